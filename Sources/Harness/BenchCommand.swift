@@ -1,0 +1,163 @@
+import SiteSettings
+
+/// `harness bench`: speed measurements, printed as medians of rounds run side by side.
+/// Benchmarks are measured and reported, never asserted.
+enum BenchCommand: HarnessCommand {
+    static let name = "bench"
+    static let abstract = "Measure resolution speed and the first Public Suffix List lookup."
+    static let usage = "harness bench [resolve|psl-first|all] [--sites N,N,...] [--rounds N] [--runs N]"
+    static let discussion = """
+        resolve: resolutions per second (a URL string in, a decision out) for documents of
+          --sites sizes (default 10,1000,100000), a third each host, domain and page records,
+          over 65,536 distinct URL strings; --rounds rounds (default 5) interleave the sizes, and
+          the median of each is printed with the cost ratio to the smallest size.
+        psl-first: the first registrable-domain lookup in a fresh process, timed inside
+          --runs fresh processes (default 21); prints the median and the spread.
+        Build with -c release for meaningful numbers: swift run -c release harness bench.
+        """
+
+    static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
+        let args = try CommandLineArguments(arguments, options: ["sites", "rounds", "runs"], flags: [])
+        let which = args.positionals.first ?? "all"
+        if args.positionals.count > 1 { throw .usage("unexpected argument '\(args.positionals[1])'") }
+        switch which {
+        case "psl-first-child":
+            return firstLookupChild()
+        case "resolve", "psl-first", "all":
+            break
+        default:
+            let hint = nearest(which, in: ["resolve", "psl-first", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            throw .usage("unknown benchmark '\(which)'\(hint)")
+        }
+        let rounds = try count(args, "rounds", default: 5)
+        let runs = try count(args, "runs", default: 21)
+        var sizes = [10, 1000, 100_000]
+        if let text = args.value("sites") {
+            let parsed = text.split(separator: ",").map { Int($0) }
+            guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                throw .usage("'--sites' expects positive whole numbers separated by commas, not '\(text)'")
+            }
+            sizes = parsed.map { $0! }
+        }
+        if which == "resolve" || which == "all" { benchResolve(sizes: sizes, rounds: rounds) }
+        if which == "psl-first" || which == "all" { benchFirstLookup(runs: runs) }
+        return 0
+    }
+
+    private static func count(_ args: CommandLineArguments, _ name: String, default value: Int) throws(CommandError) -> Int {
+        guard let text = args.value(name) else { return value }
+        guard let n = Int(text), n > 0 else { throw .usage("'--\(name)' expects a positive whole number, not '\(text)'") }
+        return n
+    }
+
+    // MARK: - Resolution
+
+    /// A document of `count` sites and URLs that hit them, one third each host, domain and page.
+    static func workload(sites count: Int, urls: Int = 65_536) -> (SettingsDocument, [String]) {
+        var document = SettingsDocument(documentId: DocumentID.derive(seed: 1, sequence: 0))
+        document.defaults.mode = .auto
+        let themes: [Theme] = [.sepia, .gray, .invert]
+        for i in 0..<count {
+            let key: String
+            switch i % 3 {
+            case 0: key = "www.s\(i).com"
+            case 1: key = ".s\(i).org"
+            default: key = "s\(i).net/app/p\(i)"
+            }
+            let scope = try! ScopeKey.parse(key)
+            let values = SiteValues(mode: i % 5 == 0 ? .on : nil, theme: themes[i % 3])
+            document.sites[scope] = SiteRecord(values: values, changedAt: [.theme: Stamp(at: 1)])
+        }
+        var list: [String] = []
+        list.reserveCapacity(urls)
+        for j in 0..<urls {
+            let i = (j &* 7919) % count
+            switch i % 3 {
+            case 0: list.append("https://www.s\(i).com/index.html?q=\(j)")
+            case 1: list.append("https://news.s\(i).org/a/b?j=\(j)")
+            default: list.append("https://s\(i).net/app/p\(i)#top\(j)")
+            }
+        }
+        return (document, list)
+    }
+
+    private static func benchResolve(sizes: [Int], rounds: Int) {
+        Terminal.out("resolve: preparing documents of \(sizes.map(String.init).joined(separator: ", ")) sites\n")
+        let workloads = sizes.map { size in
+            let (document, urls) = workload(sites: size)
+            return (Resolver(document: document), urls)
+        }
+        let context = DecisionContext(appearance: .dark, now: 1_783_936_800_000)
+        var nanos = Array(repeating: [Double](), count: sizes.count)
+        var sink = 0
+        let clock = ContinuousClock()
+        for round in 1...rounds {
+            for (index, (resolver, urls)) in workloads.enumerated() {
+                var done = 0
+                let start = clock.now
+                var elapsed = Duration.zero
+                repeat {
+                    for url in urls where resolver.decide(url: url, context: context).enabled { sink &+= 1 }
+                    done += urls.count
+                    elapsed = clock.now - start
+                } while elapsed < .milliseconds(300)
+                let perResolution = seconds(elapsed) * 1e9 / Double(done)
+                nanos[index].append(perResolution)
+                Terminal.out("  round \(round)/\(rounds): \(sizes[index]) sites: \(format(perResolution)) ns per resolution\n")
+            }
+        }
+        Terminal.out("resolve (median of \(rounds) rounds, checksum \(sink)):\n")
+        let base = median(nanos[0])
+        for (index, size) in sizes.enumerated() {
+            let m = median(nanos[index])
+            Terminal.out("  \(String(size).padding(8)) sites  \(format(m).padding(8)) ns  \(format(1e9 / m / 1e6)) M resolutions/s  cost ratio to \(sizes[0]) sites: \(format(m / base))\n")
+        }
+    }
+
+    // MARK: - First lookup
+
+    private static func firstLookupChild() -> Int32 {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let domain = PublicSuffixList.embedded.registrableDomain(of: "www.docs.example.co.uk")
+        let elapsed = clock.now - start
+        Terminal.out("\(Int(seconds(elapsed) * 1e9)) \(domain ?? "-")\n")
+        return 0
+    }
+
+    private static func benchFirstLookup(runs: Int) {
+        let executable = Subprocess.currentExecutable
+        var samples: [Double] = []
+        for run in 1...runs {
+            guard let result = try? Subprocess.run(executable, ["bench", "psl-first-child"]), result.status == 0,
+                  let first = String(decoding: result.output, as: UTF8.self).split(separator: " ").first,
+                  let ns = Double(first) else {
+                Terminal.err("psl-first: run \(run) failed\n")
+                continue
+            }
+            samples.append(ns)
+        }
+        guard !samples.isEmpty else { return }
+        let sorted = samples.sorted()
+        Terminal.out("psl-first (\(samples.count) fresh processes): median \(format(median(samples) / 1000)) µs, min \(format(sorted.first! / 1000)) µs, max \(format(sorted.last! / 1000)) µs\n")
+    }
+
+    // MARK: - Figures
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (s, attoseconds) = duration.components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+
+    private static func format(_ value: Double) -> String {
+        let scaled = (value * 100).rounded() / 100
+        return String(scaled)
+    }
+}

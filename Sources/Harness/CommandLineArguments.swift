@@ -1,0 +1,95 @@
+/// A small command-line reader in the manner of swift-argument-parser: options declared up
+/// front, `--name value` and `--name=value`, flags, positionals, and usage errors that name the
+/// problem and suggest the nearest valid option.
+struct CommandLineArguments {
+    private(set) var positionals: [String] = []
+    private var values: [String: String] = [:]
+    private var flags: Set<String> = []
+
+    /// Reads `arguments` for a command that takes the given options (which take a value) and
+    /// flags (which do not).
+    init(_ arguments: [String], options: [String], flags knownFlags: [String]) throws(CommandError) {
+        var i = 0
+        var onlyPositionals = false
+        while i < arguments.count {
+            let argument = arguments[i]
+            i += 1
+            if onlyPositionals || !argument.hasPrefix("--") || argument == "-" {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if knownFlags.contains(name) {
+                if inlineValue != nil { throw .usage("flag '--\(name)' takes no value") }
+                flags.insert(name)
+            } else if options.contains(name) {
+                if values[name] != nil { throw .usage("option '--\(name)' given twice") }
+                if let inlineValue {
+                    values[name] = inlineValue
+                } else {
+                    guard i < arguments.count else { throw .usage("missing value for '--\(name)'") }
+                    values[name] = arguments[i]
+                    i += 1
+                }
+            } else {
+                let known = options + knownFlags
+                let hint = nearest(name, in: known).map { "; did you mean '--\($0)'?" } ?? ""
+                throw .usage("unknown option '--\(name)'\(hint)")
+            }
+        }
+    }
+
+    func value(_ name: String) -> String? { values[name] }
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The one positional argument a command needs, or a usage error naming it.
+    func single(_ what: String) throws(CommandError) -> String {
+        guard let first = positionals.first else { throw .usage("missing \(what)") }
+        guard positionals.count == 1 else { throw .usage("unexpected argument '\(positionals[1])'") }
+        return first
+    }
+
+    func noPositionals() throws(CommandError) {
+        if let extra = positionals.first { throw .usage("unexpected argument '\(extra)'") }
+    }
+}
+
+/// The closest word by edit distance, if it is close enough to be a likely typo.
+func nearest(_ word: String, in candidates: [String]) -> String? {
+    let best = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
+    guard let best, best.1 <= max(2, word.count / 3) else { return nil }
+    return best.0
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}
+
+/// What ends a command early. Usage errors exit 2 with the command's usage line; invalid input
+/// exits 1.
+enum CommandError: Error, Equatable {
+    /// The command line itself is wrong.
+    case usage(String)
+    /// The command line is fine but what it names is not (a file that is not a valid document).
+    case invalidInput(String)
+}

@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writing to standard output and error by descriptor (C's `stdout` is not usable under strict
+/// concurrency), and reading whole files.
+enum Terminal {
+    static func out(_ text: String) { write(1, text) }
+    static func err(_ text: String) { write(2, text) }
+
+    private static func write(_ descriptor: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// The bytes of a file, or an error naming the file and the reason.
+    static func readFile(_ path: String, limit: Int = 64 << 20) throws(CommandError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw .invalidInput("\(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .invalidInput("\(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+            if bytes.count > limit { throw .invalidInput("\(path): larger than \(limit) bytes") }
+        }
+        return bytes
+    }
+}

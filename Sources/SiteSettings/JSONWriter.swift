@@ -1,0 +1,156 @@
+/// Writes JSON deterministically: object keys sorted by their UTF-8 bytes, so equal values always
+/// give the same bytes whatever the dictionaries' hash order.
+///
+/// Strings escape only `"`, `\` and U+0000–U+001F (`\b \f \n \r \t` in short form, the rest as
+/// `\u00xx`); `/` and non-ASCII characters are written as they are, in UTF-8. Doubles are written
+/// as `Double.description` gives them (`1000.0`, `1e-07`), which reads back as the same `.double`;
+/// non-finite doubles, which the parser never produces, are written as `null`.
+public enum JSONWriter {
+    /// The value as compact UTF-8 JSON with no insignificant whitespace.
+    public static func compact(_ value: JSONValue) -> [UInt8] {
+        var emitter = Emitter(pretty: false)
+        emitter.write(value, indent: 0)
+        return emitter.output
+    }
+
+    /// The value with 2-space indentation, one member or element per line, `"key": value` with
+    /// one space after the colon, `{}` and `[]` for empty containers, and a final newline.
+    public static func pretty(_ value: JSONValue) -> String {
+        var emitter = Emitter(pretty: true)
+        emitter.write(value, indent: 0)
+        emitter.output.append(UInt8(ascii: "\n"))
+        return String(decoding: emitter.output, as: UTF8.self)
+    }
+}
+
+private struct Emitter {
+    let pretty: Bool
+    var output: [UInt8] = []
+
+    init(pretty: Bool) {
+        self.pretty = pretty
+        output.reserveCapacity(1024)
+    }
+
+    mutating func write(_ value: JSONValue, indent: Int) {
+        switch value {
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        case .bool(let flag):
+            output.append(contentsOf: flag ? "true".utf8 : "false".utf8)
+        case .integer(let number):
+            writeInteger(number)
+        case .double(let number):
+            if number.isFinite {
+                output.append(contentsOf: number.description.utf8)
+            } else {
+                output.append(contentsOf: "null".utf8)
+            }
+        case .string(let text):
+            writeString(text)
+        case .array(let elements):
+            guard !elements.isEmpty else {
+                output.append(contentsOf: "[]".utf8)
+                return
+            }
+            output.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { output.append(UInt8(ascii: ",")) }
+                newline(indent: indent + 1)
+                write(element, indent: indent + 1)
+            }
+            newline(indent: indent)
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            guard !members.isEmpty else {
+                output.append(contentsOf: "{}".utf8)
+                return
+            }
+            output.append(UInt8(ascii: "{"))
+            let sorted = members.sorted { utf8Precedes($0.key, $1.key) }
+            for (i, member) in sorted.enumerated() {
+                if i > 0 { output.append(UInt8(ascii: ",")) }
+                newline(indent: indent + 1)
+                writeString(member.key)
+                output.append(UInt8(ascii: ":"))
+                if pretty { output.append(UInt8(ascii: " ")) }
+                write(member.value, indent: indent + 1)
+            }
+            newline(indent: indent)
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// In pretty output, a line break and `indent` levels of indentation; nothing in compact output.
+    mutating func newline(indent: Int) {
+        guard pretty else { return }
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
+    }
+
+    mutating func writeInteger(_ number: Int64) {
+        if number < 0 { output.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    mutating func writeString(_ text: String) {
+        output.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for i in bytes.indices {
+                let byte = bytes[i]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+                writeEscape(byte)
+                runStart = i + 1
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    mutating func writeEscape(_ byte: UInt8) {
+        output.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+        case 0x08: output.append(UInt8(ascii: "b"))
+        case 0x0C: output.append(UInt8(ascii: "f"))
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            output.append(contentsOf: "u00".utf8)
+            output.append(hex[Int(byte >> 4)])
+            output.append(hex[Int(byte & 0x0F)])
+        }
+    }
+}
+
+/// Whether `a` sorts before `b` by UTF-8 bytes (which is also code point order, unlike `<`,
+/// which compares canonical forms).
+private func utf8Precedes(_ a: String, _ b: String) -> Bool {
+    let fast = a.utf8.withContiguousStorageIfAvailable { aBytes in
+        b.utf8.withContiguousStorageIfAvailable { bBytes in
+            let common = min(aBytes.count, bBytes.count)
+            var i = 0
+            while i < common {
+                if aBytes[i] != bBytes[i] { return aBytes[i] < bBytes[i] }
+                i += 1
+            }
+            return aBytes.count < bBytes.count
+        }
+    }
+    if let fast, let result = fast { return result }
+    return a.utf8.lexicographicallyPrecedes(b.utf8)
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Runs the built `harness` executable, which `swift test` builds next to the test bundle.
+enum HarnessBinary {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var path: String {
+        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        return bundle.appendingPathComponent("harness").path
+    }
+
+    /// Output goes to temporary files rather than pipes, so a large output cannot fill a pipe
+    /// and block the child while the test waits for it.
+    static func run(_ arguments: [String]) throws -> Output {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("harness-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus,
+                      stdout: try String(contentsOf: out, encoding: .utf8),
+                      stderr: try String(contentsOf: err, encoding: .utf8))
+    }
+
+    /// Writes `text` to a temporary file and returns its path; the caller removes it.
+    static func file(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("harness-doc-\(UUID().uuidString).json")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+}

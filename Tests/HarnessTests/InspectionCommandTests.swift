@@ -1,0 +1,135 @@
+import Foundation
+import SiteSettings
+import Testing
+
+/// The inspection commands, run as a user runs them: the real binary, its output and exit status.
+@Suite(.serialized)
+struct InspectionCommandTests {
+    private static let document = """
+        {"revision": 42,
+         "defaults": {"mode": "auto", "theme": "gray", "nativeDarkPolicy": "respect",
+                      "schedule": {"start": "20:00", "end": "06:00"}},
+         "sites": {"docs.example.com": {"theme": "sepia", "modifiedAt": 1783936800},
+                   "studio.example": {"mode": "off", "modifiedAt": 1783936920},
+                   ".example.org": {"mode": "scheduled", "modifiedAt": 1783936920}}}
+        """
+
+    private func json(_ text: String) throws -> [String: JSONValue] {
+        guard case .object(let object) = try JSONParser.parse(Array(text.utf8)) else {
+            Issue.record("not a JSON object: \(text)")
+            return [:]
+        }
+        return object
+    }
+
+    @Test func resolvePrintsTheDecisionWithItsSources() throws {
+        let path = try HarnessBinary.file(Self.document)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://docs.example.com/guide", "--appearance", "dark"])
+        #expect(result.status == 0)
+        let object = try json(result.stdout)
+        #expect(object["enabled"] == .bool(true))
+        #expect(object["theme"] == .string("sepia"))
+        #expect(object["reason"] == .string("autoDark"))
+        #expect(object["scope"] == .string("docs.example.com"))
+        #expect(object["source"] == .object(["mode": .string("default"), "theme": .string("site"), "nativeDarkPolicy": .string("default")]))
+    }
+
+    @Test func resolveReadsTheScheduleAtTheGivenOffsetAndHonoursPauseAndNativeDark() throws {
+        let path = try HarnessBinary.file(Self.document)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let inside = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://www.example.org/",
+                                            "--now", "2026-03-01T19:30:00Z", "--utc-offset", "+01:00"])
+        #expect(try json(inside.stdout)["reason"] == .string("scheduleActive"))
+        #expect(try json(inside.stdout)["scope"] == .string(".example.org"))
+        let outside = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://www.example.org/", "--now", "2026-03-01T19:30:00Z"])
+        #expect(try json(outside.stdout)["reason"] == .string("scheduleInactive"))
+        let paused = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://docs.example.com/", "--appearance", "dark",
+                                            "--now", "2026-03-01T19:30:00Z", "--paused-until", "2026-03-01T20:00:00Z"])
+        #expect(try json(paused.stdout)["reason"] == .string("paused"))
+        let native = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://docs.example.com/", "--appearance", "dark", "--native-dark"])
+        #expect(try json(native.stdout)["reason"] == .string("nativeDark"))
+        #expect(try json(native.stdout)["enabled"] == .bool(false))
+    }
+
+    @Test(arguments: [
+        ("https://a.b.Docs.Example.co.uk:8443/x/../guide?q#f", "a.b.docs.example.co.uk/guide", "a.b.docs.example.co.uk", JSONValue.string(".example.co.uk")),
+        ("https://co.uk/", "co.uk/", "co.uk", .null),
+        ("https://192.0.2.1/a", "192.0.2.1/a", "192.0.2.1", .null),
+        ("https://localhost/", "localhost/", "localhost", .null),
+        ("https://bücher.example/", "xn--bcher-kva.example/", "xn--bcher-kva.example", .string(".xn--bcher-kva.example")),
+    ])
+    func scopePrintsTheKeysOfAURL(url: String, page: String, host: String, domain: JSONValue) throws {
+        let result = try HarnessBinary.run(["scope", url])
+        #expect(result.status == 0)
+        #expect(try json(result.stdout) == ["page": .string(page), "host": .string(host), "domain": domain])
+    }
+
+    @Test func scopeUsesTheListGivenWithPSL() throws {
+        let list = try HarnessBinary.file("// a tiny list\nuk\nco.uk\nexample.co.uk\n")
+        defer { try? FileManager.default.removeItem(atPath: list) }
+        let result = try HarnessBinary.run(["scope", "https://a.b.example.co.uk/", "--psl", list])
+        #expect(try json(result.stdout)["domain"] == .string(".b.example.co.uk"))
+    }
+
+    @Test func normalizePrintsTheCanonicalDocumentAndNotesOnStderr() throws {
+        let path = try HarnessBinary.file(#"{"sites": {"Docs.Example.COM.": {"theme": "sepia", "modifiedAt": 1783936800}}}"#)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try HarnessBinary.run(["normalize", path])
+        #expect(result.status == 0)
+        let object = try json(result.stdout)
+        #expect(object["schemaVersion"] == .integer(1))
+        #expect(object["sites"] == .object(["docs.example.com": .object(["theme": .string("sepia"), "modifiedAt": .integer(1_783_936_800_000)])]))
+        #expect(result.stderr.contains("note: "))
+        #expect(result.stderr.contains("key written as 'docs.example.com'"))
+    }
+
+    @Test func normalizeNamesTheJSONPathOfAnInvalidDocumentAndExitsOne() throws {
+        let path = try HarnessBinary.file(#"{"sites": {"docs..example.com": {"theme": "sepia"}}}"#)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try HarnessBinary.run(["normalize", path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "Error: \(path): sites[\"docs..example.com\"]: empty label in host\n")
+    }
+
+    @Test func normalizeRefusesToRewriteANewerSchema() throws {
+        let path = try HarnessBinary.file(#"{"schemaVersion": 2}"#)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try HarnessBinary.run(["normalize", path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("read-only"))
+    }
+
+    @Test(arguments: [
+        (["resolve", "--url", "https://a.example/"], "missing '--document FILE'"),
+        (["resolve", "--document", "x", "--url", "u", "--apperance", "dark"], "unknown option '--apperance'; did you mean '--appearance'?"),
+        (["resolve", "--document", "x", "--url", "u", "--appearance", "dim"], "'--appearance' expects light or dark, not 'dim'"),
+        (["resolve", "--document", "x", "--url", "u", "--now", "noon"], "'--now' expects an ISO 8601 time"),
+        (["scope"], "missing URL"),
+        (["normalize", "a", "b"], "unexpected argument 'b'"),
+        (["normalise", "a"], "unknown subcommand 'normalise'; did you mean 'normalize'?"),
+    ])
+    func usageErrorsExitTwoWithTheUsageLine(arguments: [String], message: String) throws {
+        let result = try HarnessBinary.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("Error: "))
+        #expect(result.stderr.contains(message))
+        #expect(result.stderr.contains("Usage: harness"))
+    }
+
+    @Test func helpGoesToStandardOutputWithExitZero() throws {
+        let result = try HarnessBinary.run(["help"])
+        #expect(result.status == 0)
+        for command in ["resolve", "scope", "normalize", "bench"] { #expect(result.stdout.contains(command)) }
+        let resolve = try HarnessBinary.run(["resolve", "--help"])
+        #expect(resolve.status == 0)
+        #expect(resolve.stdout.contains("USAGE: harness resolve --document FILE --url URL"))
+    }
+
+    @Test func aMissingFileIsInvalidInputNamingTheFile() throws {
+        let result = try HarnessBinary.run(["normalize", "/nonexistent/doc.json"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: /nonexistent/doc.json: No such file or directory\n")
+    }
+}
