@@ -12,20 +12,27 @@ let package = Package(
     ],
     targets: [
         .target(name: "SiteSettings", exclude: ["generate-public-suffix-data.py"]),
-        .executableTarget(name: "AppProcess", dependencies: ["SiteSettings"]),
+        .target(name: "ProcessKit", dependencies: ["SiteSettings"]),
+        .target(name: "HarnessCore", dependencies: ["SiteSettings", "ProcessKit"]),
+        .executableTarget(name: "AppProcess", dependencies: ["ProcessKit"]),
         .executableTarget(name: "ExtensionProcess", dependencies: ["SiteSettings"]),
         .executableTarget(
             name: "NativeHandler",
-            dependencies: ["SiteSettings"],
+            dependencies: ["ProcessKit"],
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
         .executableTarget(
             name: "Harness",
             // The process executables are dependencies so that `swift run harness` builds them
             // and they land next to it.
-            dependencies: ["SiteSettings", "AppProcess", "ExtensionProcess", "NativeHandler"]
+            dependencies: ["SiteSettings", "HarnessCore", "AppProcess", "ExtensionProcess", "NativeHandler"]
         ),
+        // A small child process for the runtime's own tests: echoes frames, writes to stderr, exits on request.
+        .executableTarget(name: "EchoChild", dependencies: ["ProcessKit"], path: "Tests/Support/EchoChild"),
         .testTarget(name: "SiteSettingsTests", dependencies: ["SiteSettings"]),
-        .testTarget(name: "HarnessTests", dependencies: ["SiteSettings"]),
+        .testTarget(name: "ProcessKitTests", dependencies: ["ProcessKit"]),
+        // Tests find the executables next to the test bundle; `swift test` builds every executable first.
+        .testTarget(name: "HarnessCoreTests", dependencies: ["ProcessKit", "HarnessCore"]),
+        .testTarget(name: "HarnessTests", dependencies: ["SiteSettings", "ProcessKit", "HarnessCore"]),
     ]
 )

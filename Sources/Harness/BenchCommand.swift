@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HarnessCore
+import ProcessKit
 import SiteSettings
 
 /// `harness bench`: speed measurements, printed as medians of rounds run side by side.
@@ -5,7 +10,7 @@ import SiteSettings
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
     static let abstract = "Measure resolution speed and the first Public Suffix List lookup."
-    static let usage = "harness bench [resolve|psl-first|all] [--sites N,N,...] [--rounds N] [--runs N]"
+    static let usage = "harness bench [resolve|psl-first|native|all] [--sites N,N,...] [--rounds N] [--runs N]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of
           --sites sizes (default 10,1000,100000), a third each host, domain and page records,
@@ -13,6 +18,9 @@ enum BenchCommand: HarnessCommand {
           the median of each is printed with the cost ratio to the smallest size.
         psl-first: the first registrable-domain lookup in a fresh process, timed inside
           --runs fresh processes (default 21); prints the median and the spread.
+        native: one native request end to end (spawn the handler, send a snapshot request, read
+          the reply, reap), beside spawning and reaping /bin/true, alternating, --runs times
+          each (default 201); prints both medians and their ratio.
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 
@@ -23,14 +31,14 @@ enum BenchCommand: HarnessCommand {
         switch which {
         case "psl-first-child":
             return firstLookupChild()
-        case "resolve", "psl-first", "all":
+        case "resolve", "psl-first", "native", "all":
             break
         default:
-            let hint = nearest(which, in: ["resolve", "psl-first", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearest(which, in: ["resolve", "psl-first", "native", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
         let rounds = try count(args, "rounds", default: 5)
-        let runs = try count(args, "runs", default: 21)
+        let runs = try count(args, "runs", default: which == "native" ? 201 : 21)
         var sizes = [10, 1000, 100_000]
         if let text = args.value("sites") {
             let parsed = text.split(separator: ",").map { Int($0) }
@@ -41,6 +49,7 @@ enum BenchCommand: HarnessCommand {
         }
         if which == "resolve" || which == "all" { benchResolve(sizes: sizes, rounds: rounds) }
         if which == "psl-first" || which == "all" { benchFirstLookup(runs: runs) }
+        if which == "native" || which == "all" { try benchNativeRequest(runs: which == "all" ? 201 : runs) }
         return 0
     }
 
@@ -140,6 +149,46 @@ enum BenchCommand: HarnessCommand {
         guard !samples.isEmpty else { return }
         let sorted = samples.sorted()
         Terminal.out("psl-first (\(samples.count) fresh processes): median \(format(median(samples) / 1000)) µs, min \(format(sorted.first! / 1000)) µs, max \(format(sorted.last! / 1000)) µs\n")
+    }
+
+    // MARK: - Native request
+
+    private static func benchNativeRequest(runs: Int) throws(CommandError) {
+        let executable = Subprocess.currentExecutable
+        let directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
+        let container = "/tmp/harness-bench-\(getpid())"
+        mkdir(container, 0o755)
+        defer {
+            for name in ["settings.json", "settings.lock"] { unlink(container + "/" + name) }
+            rmdir(container)
+        }
+        var document = workload(sites: 10).0
+        document.documentId = "BENCH"
+        let bytes = DocumentCodec.encode(document)
+        let fd = open(container + "/settings.json", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+
+        let run = NativeHandlerRun(executable: directory + "/NativeHandler", container: container)
+        let request = JSONValue.object(["type": .string("getSnapshot")])
+        let clock = ContinuousClock()
+        var native: [Double] = [], spawnOnly: [Double] = []
+        for index in 0..<runs {
+            var start = clock.now
+            do {
+                let result = try run.run(request, now: 1_783_936_800_000, seed: 1)
+                guard result.reply != nil else { throw CommandError.invalidInput("the handler gave no reply: \(result.stderrTail)") }
+            } catch {
+                throw .invalidInput("native request failed: \(error)")
+            }
+            native.append(seconds(clock.now - start) * 1e3)
+            start = clock.now
+            _ = try? Subprocess.run("/bin/true", [])
+            spawnOnly.append(seconds(clock.now - start) * 1e3)
+            if (index + 1) % 50 == 0 { Terminal.out("  native: \(index + 1)/\(runs)\n") }
+        }
+        let n = median(native), t = median(spawnOnly)
+        Terminal.out("native request end to end (\(runs) runs each, alternating): median \(format(n)) ms; /bin/true spawn and reap: median \(format(t)) ms; ratio \(format(n / t))\n")
     }
 
     // MARK: - Figures

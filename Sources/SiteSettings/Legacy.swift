@@ -7,13 +7,14 @@ public enum Legacy {
 
     /// The first document of a user of the old version: on becomes mode on with the invert
     /// theme (the only theme the old version had), off becomes mode off with the same theme.
-    /// The stamps are `imported` at the migration time so any real edit wins over them.
+    /// The stamps are `imported` at the migration time so any real edit wins over them. The
+    /// revision is 0: the write that first stores the document makes it 1.
     public static func migrate(colorInvertEnabled enabled: Bool, at time: EpochMillis, documentId: String) -> SettingsDocument {
         var defaults = Defaults.builtIn
         defaults.mode = enabled ? .on : .off
         defaults.theme = .invert
         defaults.changedAt = [.mode: Stamp(at: time), .theme: Stamp(at: time)]
-        return SettingsDocument(documentId: documentId, revision: 1, defaults: defaults)
+        return SettingsDocument(documentId: documentId, revision: 0, defaults: defaults)
     }
 
     /// `getEnabled`: whether the effective default mode is on.

@@ -8,10 +8,12 @@ enum HarnessBinary {
         var stderr: String
     }
 
-    static var path: String {
-        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        return bundle.appendingPathComponent("harness").path
+    /// The build folder: `/proc/self/exe` is the test bundle, built beside the executables.
+    static var directory: String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
     }
+
+    static var path: String { directory + "/harness" }
 
     /// Output goes to temporary files rather than pipes, so a large output cannot fill a pipe
     /// and block the child while the test waits for it.

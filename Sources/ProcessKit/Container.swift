@@ -1,0 +1,170 @@
+import SiteSettings
+
+/// The named points inside a container operation where the harness may let the process go on,
+/// run another process first, kill it, freeze it, or make the step fail. The one shared
+/// executor stops at them, never the storage implementations, so both transports reach the
+/// same points.
+public enum YieldPoint: String, CaseIterable, Sendable, Hashable {
+    case lock
+    case read
+    case writeTemp = "write-temp"
+    case rename
+    case unlock
+    /// Moving a damaged document aside before recovering.
+    case setAside = "set-aside"
+}
+
+/// What the harness answers at a yield point.
+public enum YieldAnswer: Equatable, Sendable {
+    case proceed
+    /// The step fails with this errno (an injected write error, for example), as if the system call had.
+    case fail(errno: Int32)
+}
+
+/// Where a yield goes: the harness over the wire, or a scheduler in the same process.
+public protocol YieldGate {
+    mutating func yield(_ point: YieldPoint) -> YieldAnswer
+}
+
+/// One step of work on the App Group container that a state machine asks its shell to do.
+public enum ContainerOperation: Equatable, Sendable {
+    /// Take the container's lock (granted by the harness first in step-by-step mode).
+    case lock
+    case unlock
+    /// Read the shared document's bytes (no lock needed).
+    case readDocument
+    /// Read the last good copy kept beside the document.
+    case readPreviousDocument
+    /// Read the first version's preferences (`colorInvertEnabled`).
+    case readLegacyPreferences
+    /// Replace the document atomically: write a temporary file, flush it, keep the current
+    /// document as the last good copy, rename the temporary over it, flush the folder.
+    case writeDocument([UInt8])
+    /// Move a damaged document aside, never deleting it.
+    case setAsideDocument
+}
+
+/// How a container operation ended, fed back to the machine as its next input.
+public enum ContainerOutcome: Equatable, Sendable {
+    case locked
+    case unlocked
+    /// The document's bytes, or nil when there is none.
+    case documentRead([UInt8]?)
+    case previousDocumentRead([UInt8]?)
+    /// The old boolean, or nil when the first version never stored one.
+    case legacyPreferencesRead(Bool?)
+    case documentWritten
+    case documentSetAside(name: String)
+    /// The operation failed with an errno (injected at a yield point, or real).
+    case failed(ContainerOperationKind, errno: Int32)
+}
+
+/// A container operation without its payload, for naming a failure.
+public enum ContainerOperationKind: String, Equatable, Sendable {
+    case lock, unlock, readDocument, readPreviousDocument, readLegacyPreferences, writeDocument, setAsideDocument
+}
+
+extension ContainerOperation {
+    public var kind: ContainerOperationKind {
+        switch self {
+        case .lock: .lock
+        case .unlock: .unlock
+        case .readDocument: .readDocument
+        case .readPreviousDocument: .readPreviousDocument
+        case .readLegacyPreferences: .readLegacyPreferences
+        case .writeDocument: .writeDocument
+        case .setAsideDocument: .setAsideDocument
+        }
+    }
+}
+
+/// The file operations behind the container, in two implementations: the real file system
+/// (process transport) and a simulated disk (in-process transport). Implementations do the
+/// work only; yield points belong to `ContainerExecutor`.
+public protocol ContainerStorage {
+    /// Takes the lock without waiting; a refusal is an error (the harness grants the lock first).
+    mutating func lock() throws(StoreError)
+    mutating func unlock() throws(StoreError)
+    func readDocument() throws(StoreError) -> [UInt8]?
+    func readPreviousDocument() throws(StoreError) -> [UInt8]?
+    func readLegacyPreferences() throws(StoreError) -> [UInt8]?
+    /// Writes and flushes the temporary file.
+    mutating func writeTemporary(_ bytes: [UInt8]) throws(StoreError)
+    /// Keeps the current document as the last good copy, renames the temporary file over the
+    /// document, and flushes the folder.
+    mutating func replaceDocument() throws(StoreError)
+    /// Renames the document to a new `…damaged-N…` name and returns that name.
+    mutating func setAsideDocument() throws(StoreError) -> String
+}
+
+/// A storage failure: which step and the errno.
+public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let operation: String
+    public let errno: Int32
+
+    public init(_ operation: String, errno: Int32) {
+        self.operation = operation
+        self.errno = errno
+    }
+
+    public var description: String { "\(operation) failed (errno \(errno))" }
+}
+
+/// Runs container operations on a storage, stopping at the yield points. Shared by the process
+/// shells and the in-process transport, so both reach exactly the same points in the same order.
+public struct ContainerExecutor<Storage: ContainerStorage, Gate: YieldGate> {
+    public var storage: Storage
+    public var gate: Gate
+
+    public init(storage: Storage, gate: Gate) {
+        self.storage = storage
+        self.gate = gate
+    }
+
+    public mutating func run(_ operation: ContainerOperation) -> ContainerOutcome {
+        do {
+            switch operation {
+            case .lock:
+                try pass(.lock, operation)
+                try storage.lock()
+                return .locked
+            case .unlock:
+                try pass(.unlock, operation)
+                try storage.unlock()
+                return .unlocked
+            case .readDocument:
+                try pass(.read, operation)
+                return .documentRead(try storage.readDocument())
+            case .readPreviousDocument:
+                try pass(.read, operation)
+                return .previousDocumentRead(try storage.readPreviousDocument())
+            case .readLegacyPreferences:
+                try pass(.read, operation)
+                return .legacyPreferencesRead(Self.legacyValue(try storage.readLegacyPreferences()))
+            case .writeDocument(let bytes):
+                try pass(.writeTemp, operation)
+                try storage.writeTemporary(bytes)
+                try pass(.rename, operation)
+                try storage.replaceDocument()
+                return .documentWritten
+            case .setAsideDocument:
+                try pass(.setAside, operation)
+                return .documentSetAside(name: try storage.setAsideDocument())
+            }
+        } catch {
+            return .failed(operation.kind, errno: error.errno)
+        }
+    }
+
+    private mutating func pass(_ point: YieldPoint, _ operation: ContainerOperation) throws(StoreError) {
+        if case .fail(let errno) = gate.yield(point) { throw StoreError(point.rawValue, errno: errno) }
+    }
+
+    /// The first version's preferences file holds `{"colorInvertEnabled": true}`; anything
+    /// unreadable counts as never stored.
+    static func legacyValue(_ bytes: [UInt8]?) -> Bool? {
+        guard let bytes, case .object(let members)? = try? JSONParser.parse(bytes),
+              case .bool(let enabled)? = members[Legacy.enabledKey] else { return nil }
+        return enabled
+    }
+}

@@ -1,0 +1,154 @@
+import SiteSettings
+
+/// The sequence every writer of the shared document follows, as a small machine its owner
+/// embeds: take the lock, read the document as it is now, recover it if it is damaged (set it
+/// aside, use the last good copy) or create it if there is none (migrating the first version's
+/// boolean when it is there), apply the change, write atomically if anything changed, release
+/// the lock. It never reads a clock or a random source: time and seed come from its owner.
+struct DocumentTransaction {
+    /// What to do to the document once it is read.
+    enum Change: Equatable {
+        case apply(Edit)
+        /// Seed 000's toggle, which depends on the document as read.
+        case toggleLegacy(Stamp)
+        /// Only make sure a valid document is on disk (a launch that finds none, or a damaged one).
+        case none
+    }
+
+    /// How the transaction ended. The lock is released in every case.
+    enum Result: Equatable {
+        /// The document as it is on disk now, and whether this transaction changed it.
+        case done(SettingsDocument, changed: Bool)
+        case refused(NativeErrorCode, String)
+    }
+
+    enum Progress: Equatable {
+        case next(ContainerOperation)
+        case finished(Result)
+        /// An outcome this transaction did not ask for (a late or duplicate input): nothing to do.
+        case ignored
+    }
+
+    private enum Step: Equatable {
+        case locking, reading, settingAside, readingPrevious, readingLegacy
+        case writing(SettingsDocument, changed: Bool)
+        case unlocking(Result)
+        case finished
+    }
+
+    private let change: Change
+    private let now: EpochMillis
+    private let seed: UInt64
+    private let suffixes: PublicSuffixList
+    /// Whether a missing document is created (edits) or left missing (a launch with nothing to migrate).
+    private let createsDocument: Bool
+    private var step = Step.locking
+
+    init(_ change: Change, now: EpochMillis, seed: UInt64, suffixes: PublicSuffixList, createsDocument: Bool = true) {
+        self.change = change
+        self.now = now
+        self.seed = seed
+        self.suffixes = suffixes
+        self.createsDocument = createsDocument
+    }
+
+    /// The first operation: take the lock.
+    var start: ContainerOperation { .lock }
+
+    mutating func handle(_ outcome: ContainerOutcome) -> Progress {
+        switch (step, outcome) {
+        case (.locking, .locked):
+            step = .reading
+            return .next(.readDocument)
+        case (.locking, .failed(_, let errno)):
+            step = .finished
+            return .finished(.refused(.storageFailure, "taking the lock failed (errno \(errno))"))
+
+        case (.reading, .documentRead(let bytes)):
+            guard let bytes else {
+                step = .readingLegacy
+                return .next(.readLegacyPreferences)
+            }
+            do {
+                let document = try DocumentCodec.decode(bytes, suffixes: suffixes).document
+                if document.isReadOnly {
+                    return unlock(.refused(.readOnly, EditError.readOnly(schemaVersion: document.schemaVersion).description))
+                }
+                return apply(to: document, mustWrite: false)
+            } catch where error.isNewerSchema {
+                return unlock(.refused(.readOnly, error.description))
+            } catch {
+                step = .settingAside
+                return .next(.setAsideDocument)
+            }
+        case (.settingAside, .documentSetAside):
+            step = .readingPrevious
+            return .next(.readPreviousDocument)
+        case (.readingPrevious, .previousDocumentRead(let bytes)):
+            var recovered: SettingsDocument?
+            if let bytes, let decoded = try? DocumentCodec.decode(bytes, suffixes: suffixes), !decoded.document.isReadOnly {
+                recovered = decoded.document
+            }
+            return apply(to: recovered ?? fresh(), mustWrite: true)
+        case (.readingLegacy, .legacyPreferencesRead(let enabled)):
+            if let enabled {
+                return apply(to: Legacy.migrate(colorInvertEnabled: enabled, at: now, documentId: newDocumentId()), mustWrite: true)
+            }
+            if !createsDocument && change == .none { return unlock(.done(SettingsDocument(), changed: false)) }
+            return apply(to: fresh(), mustWrite: false)
+        case (.writing(let document, let changed), .documentWritten):
+            return unlock(.done(document, changed: changed))
+        case (.reading, .failed(let kind, let errno)), (.settingAside, .failed(let kind, let errno)),
+             (.readingPrevious, .failed(let kind, let errno)), (.readingLegacy, .failed(let kind, let errno)),
+             (.writing, .failed(let kind, let errno)):
+            return unlock(.refused(.storageFailure, "\(kind.rawValue) failed (errno \(errno))"))
+        case (.unlocking(let result), .unlocked), (.unlocking(let result), .failed(.unlock, _)):
+            step = .finished
+            return .finished(result)
+        default:
+            return .ignored
+        }
+    }
+
+    /// Applies the change and writes when anything changed. `mustWrite` is for a document that
+    /// is not on disk as it is here (recovered, migrated, or lacking an id): it is written even
+    /// when the change does nothing, so the container holds a valid document again.
+    private mutating func apply(to base: SettingsDocument, mustWrite: Bool) -> Progress {
+        var document = base
+        let mustWrite = mustWrite || document.documentId == nil
+        if document.documentId == nil { document.documentId = newDocumentId() }
+        let edit: Edit? = switch change {
+        case .apply(let edit): edit
+        case .toggleLegacy(let stamp): Legacy.toggle(document, stamp: stamp)
+        case .none: nil
+        }
+        var changed = false
+        if let edit {
+            do {
+                changed = try document.apply(edit)
+            } catch {
+                let code: NativeErrorCode = if case .tooLarge = error { .tooLarge } else { .invalidMessage }
+                return unlock(.refused(code, error.description))
+            }
+        }
+        guard changed || mustWrite else { return unlock(.done(document, changed: false)) }
+        if !changed { document.revision += 1 }
+        step = .writing(document, changed: changed)
+        return .next(.writeDocument(DocumentCodec.encode(document)))
+    }
+
+    private mutating func unlock(_ result: Result) -> Progress {
+        step = .unlocking(result)
+        return .next(.unlock)
+    }
+
+    /// A document id for a document this transaction creates, derived from the run's seed and
+    /// the time so runs stay reproducible.
+    private func newDocumentId() -> String {
+        DocumentID.derive(seed: seed, sequence: UInt64(bitPattern: now))
+    }
+
+    private func fresh() -> SettingsDocument {
+        SettingsDocument(documentId: newDocumentId())
+    }
+}

@@ -1,0 +1,141 @@
+import SiteSettings
+
+/// The native app extension's logic for one request: validate, read or update the shared
+/// document under the lock, answer, and tell the app something changed. It has no memory across
+/// requests (a new machine serves each) and never reads a clock, a file or a random source: the
+/// time, the run's seed and every storage result arrive as inputs.
+public struct NativeHandlerMachine {
+    public enum Input: Equatable, Sendable {
+        /// The extension's message arrived (still unvalidated JSON).
+        case requestArrived(JSONValue, now: EpochMillis, seed: UInt64)
+        /// A container operation this machine asked for has finished.
+        case container(ContainerOutcome)
+    }
+
+    public enum Directive: Equatable, Sendable {
+        case container(ContainerOperation)
+        case reply(NativeReply)
+        /// Post the change notification (a name, no payload; lost when nobody listens).
+        case postChangeNotification
+    }
+
+    /// The Darwin notification name the handler posts after a change.
+    public static let changeNotification = "settingsChanged"
+
+    private enum State {
+        case idle
+        /// A read without the lock (snapshot, getEnabled), then perhaps of the last good copy.
+        case reading(NativeRequest)
+        case readingPrevious(NativeRequest)
+        /// An edit under the lock.
+        case updating(NativeRequest, DocumentTransaction)
+        case finished
+    }
+
+    private var state = State.idle
+    private var now: EpochMillis = 0
+    private var seed: UInt64 = 0
+    private let suffixes: PublicSuffixList
+
+    public init(suffixes: PublicSuffixList = .embedded) {
+        self.suffixes = suffixes
+    }
+
+    /// True once the answer has been given; the process may exit.
+    public var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    public mutating func handle(_ input: Input) -> [Directive] {
+        var directives: [Directive] = []
+        switch (state, input) {
+        case (.idle, .requestArrived(let json, let now, let seed)):
+            self.now = now
+            self.seed = seed
+            do {
+                let request = try NativeRequest.parse(json, now: now, suffixes: suffixes)
+                if let change = change(for: request) {
+                    let transaction = DocumentTransaction(change, now: now, seed: seed, suffixes: suffixes)
+                    state = .updating(request, transaction)
+                    directives.append(.container(transaction.start))
+                } else {
+                    state = .reading(request)
+                    directives.append(.container(.readDocument))
+                }
+            } catch {
+                directives.append(finish(.error(.invalidMessage, error.description)))
+            }
+
+        case (.reading(let request), .container(.documentRead(let bytes))):
+            directives += answerRead(request, bytes)
+        case (.readingPrevious(let request), .container(.previousDocumentRead(let bytes))):
+            let document = bytes.flatMap { try? DocumentCodec.decode($0, suffixes: suffixes).document }
+            directives.append(finish(answer(request, document ?? SettingsDocument(), changed: false)))
+        case (.reading, .container(.failed(_, let errno))), (.readingPrevious, .container(.failed(_, let errno))):
+            directives.append(finish(.error(.storageFailure, "reading the document failed (errno \(errno))")))
+
+        case (.updating(let request, var transaction), .container(let outcome)):
+            switch transaction.handle(outcome) {
+            case .next(let operation):
+                state = .updating(request, transaction)
+                directives.append(.container(operation))
+            case .finished(.done(let document, let changed)):
+                if changed { directives.append(.postChangeNotification) }
+                directives.append(finish(answer(request, document, changed: changed)))
+            case .finished(.refused(let code, let message)):
+                directives.append(finish(.error(code, message)))
+            case .ignored:
+                break
+            }
+
+        default:
+            // A late or unexpected input (a second request, an outcome nobody asked for): the
+            // machine ignores it rather than trap.
+            break
+        }
+        return directives
+    }
+
+    /// The change a request makes under the lock, or nil for a request that only reads.
+    private func change(for request: NativeRequest) -> DocumentTransaction.Change? {
+        switch request {
+        case .getSnapshot, .getEnabled: nil
+        case .patch(let scope, let set, let reset, let stamp): .apply(.changeSite(scope, set: set, reset: reset, stamp: stamp))
+        case .deleteSite(let scope, let stamp): .apply(.deleteSite(scope, stamp: stamp))
+        case .toggleEnabled: .toggleLegacy(Stamp(at: now, origin: .extension))
+        }
+    }
+
+    /// Answers a read. A damaged document is left for the next writer to set aside (reads take
+    /// no lock); the answer comes from the last good copy.
+    private mutating func answerRead(_ request: NativeRequest, _ bytes: [UInt8]?) -> [Directive] {
+        guard let bytes else { return [finish(answer(request, SettingsDocument(), changed: false))] }
+        do {
+            let document = try DocumentCodec.decode(bytes, suffixes: suffixes).document
+            return [finish(answer(request, document, changed: false))]
+        } catch where error.isNewerSchema {
+            return [finish(.error(.readOnly, error.description))]
+        } catch {
+            state = .readingPrevious(request)
+            return [.container(.readPreviousDocument)]
+        }
+    }
+
+    private func answer(_ request: NativeRequest, _ document: SettingsDocument, changed: Bool) -> NativeReply {
+        switch request {
+        case .getSnapshot(let known):
+            if let known, let version = document.version, known == version { return .notModified(version) }
+            return .snapshot(document)
+        case .getEnabled, .toggleEnabled:
+            return .enabled(Legacy.isEnabled(document))
+        case .patch, .deleteSite:
+            return .applied(document.version, changed: changed)
+        }
+    }
+
+    private mutating func finish(_ reply: NativeReply) -> Directive {
+        state = .finished
+        return .reply(reply)
+    }
+}

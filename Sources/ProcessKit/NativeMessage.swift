@@ -1,0 +1,190 @@
+import SiteSettings
+
+/// A message the extension's JavaScript sends with `sendNativeMessage`, after validation.
+///
+/// Wire form (JSON objects; unknown members are refused):
+/// - `{"type": "getSnapshot", "known": {"documentId": "…", "revision": 42}}` (`known` optional)
+/// - `{"type": "patch", "scope": "docs.example.com", "set": {"theme": "sepia"}, "reset": ["mode"], "at": 1783936800000, "edit": 7}`
+/// - `{"type": "deleteSite", "scope": "docs.example.com", "at": 1783936800000, "edit": 8}`
+/// - `{"type": "getEnabled"}` and `{"type": "toggleEnabled"}`: the first version's protocol.
+public enum NativeRequest: Equatable, Sendable {
+    case getSnapshot(known: DocumentVersion?)
+    case patch(scope: ScopeKey, set: SiteValues, reset: [SiteField], stamp: Stamp)
+    case deleteSite(scope: ScopeKey, stamp: Stamp)
+    case getEnabled
+    case toggleEnabled
+
+    /// How far in the future (relative to the handler's `now`) an edit's time may be: clocks of
+    /// the extension and the handler are the same device's, so a minute covers any skew.
+    public static let futureTolerance: EpochMillis = 60_000
+    /// The most fields a `reset` list may name.
+    static let maximumResetFields = SiteField.allCases.count
+
+    /// Validates a message. Anything that is not exactly one of the forms above is an error that
+    /// names the JSON path and the problem; nothing here touches the document.
+    public static func parse(_ json: JSONValue, now: EpochMillis, suffixes: PublicSuffixList = .embedded) throws(NativeMessageError) -> NativeRequest {
+        let root = JSONPath.root
+        let members = try object(json, root)
+        guard let typeValue = members["type"] else { throw .init(root.key("type"), "missing") }
+        guard case .string(let type) = typeValue else { throw .init(root.key("type"), "expected a string") }
+        switch type {
+        case "getSnapshot":
+            try allow(members, ["type", "known"], root)
+            guard let known = members["known"] else { return .getSnapshot(known: nil) }
+            let path = root.key("known")
+            let fields = try object(known, path)
+            try allow(fields, ["documentId", "revision"], path)
+            guard case .string(let id)? = fields["documentId"], !id.isEmpty, id.utf8.count <= 128 else {
+                throw .init(path.key("documentId"), "expected a document id string of 1 to 128 bytes")
+            }
+            guard case .integer(let revision)? = fields["revision"], revision >= 0 else {
+                throw .init(path.key("revision"), "expected a non-negative integer")
+            }
+            return .getSnapshot(known: DocumentVersion(documentId: id, revision: revision))
+        case "patch":
+            try allow(members, ["type", "scope", "set", "reset", "at", "edit"], root)
+            let scope = try scopeKey(members, root, suffixes)
+            let set = try values(members["set"], root.key("set"))
+            let reset = try resetFields(members["reset"], root.key("reset"))
+            if let both = reset.first(where: { set.has($0) }) {
+                throw .init(root.key("reset"), "field '\(both.rawValue)' is both set and reset")
+            }
+            if set.isEmpty && reset.isEmpty { throw .init(root, "a patch must set or reset at least one field") }
+            return .patch(scope: scope, set: set, reset: reset, stamp: try stamp(members, root, now: now))
+        case "deleteSite":
+            try allow(members, ["type", "scope", "at", "edit"], root)
+            return .deleteSite(scope: try scopeKey(members, root, suffixes), stamp: try stamp(members, root, now: now))
+        case "getEnabled":
+            try allow(members, ["type"], root)
+            return .getEnabled
+        case "toggleEnabled":
+            try allow(members, ["type"], root)
+            return .toggleEnabled
+        default:
+            throw .init(root.key("type"), "unknown message type '\(type.prefix(64))' (known: getSnapshot, patch, deleteSite, getEnabled, toggleEnabled)")
+        }
+    }
+
+    /// The JSON form of a request, as the extension sends it.
+    public var json: JSONValue {
+        switch self {
+        case .getSnapshot(let known):
+            var object: [String: JSONValue] = ["type": .string("getSnapshot")]
+            if let known { object["known"] = .object(["documentId": .string(known.documentId), "revision": .integer(known.revision)]) }
+            return .object(object)
+        case .patch(let scope, let set, let reset, let stamp):
+            var values: [String: JSONValue] = [:]
+            if let mode = set.mode { values["mode"] = .string(mode.rawValue) }
+            if let theme = set.theme { values["theme"] = .string(theme.rawValue) }
+            if let policy = set.nativeDarkPolicy { values["nativeDarkPolicy"] = .string(policy.rawValue) }
+            return .object(["type": .string("patch"), "scope": .string(scope.text), "set": .object(values),
+                            "reset": .array(reset.map { .string($0.rawValue) }),
+                            "at": .integer(stamp.at), "edit": .integer(Int64(truncatingIfNeeded: stamp.edit))])
+        case .deleteSite(let scope, let stamp):
+            return .object(["type": .string("deleteSite"), "scope": .string(scope.text),
+                            "at": .integer(stamp.at), "edit": .integer(Int64(truncatingIfNeeded: stamp.edit))])
+        case .getEnabled:
+            return .object(["type": .string("getEnabled")])
+        case .toggleEnabled:
+            return .object(["type": .string("toggleEnabled")])
+        }
+    }
+
+    // MARK: - Pieces
+
+    static func object(_ json: JSONValue, _ path: JSONPath) throws(NativeMessageError) -> [String: JSONValue] {
+        guard case .object(let members) = json else { throw .init(path, "expected an object") }
+        return members
+    }
+
+    static func allow(_ members: [String: JSONValue], _ names: Set<String>, _ path: JSONPath) throws(NativeMessageError) {
+        if let extra = members.keys.sorted().first(where: { !names.contains($0) }) {
+            throw .init(path.key(String(extra.prefix(64))), "unknown member")
+        }
+    }
+
+    static func scopeKey(_ members: [String: JSONValue], _ path: JSONPath, _ suffixes: PublicSuffixList) throws(NativeMessageError) -> ScopeKey {
+        guard case .string(let text)? = members["scope"] else { throw .init(path.key("scope"), "expected a scope key string") }
+        guard text.utf8.count <= 253 + 1 + ScopeKey.maximumPathBytes else {
+            throw .init(path.key("scope"), "scope key of \(text.utf8.count) bytes is too long")
+        }
+        do {
+            return try ScopeKey.parse(text, suffixes: suffixes)
+        } catch {
+            throw .init(path.key("scope"), error.description)
+        }
+    }
+
+    static func values(_ json: JSONValue?, _ path: JSONPath) throws(NativeMessageError) -> SiteValues {
+        guard let json else { return SiteValues() }
+        var result = SiteValues()
+        for (name, value) in try object(json, path).sorted(by: { $0.key < $1.key }) {
+            let fieldPath = path.key(String(name.prefix(64)))
+            guard case .string(let text) = value else { throw .init(fieldPath, "expected a string") }
+            switch name {
+            case "mode":
+                guard let mode = Mode(rawValue: text) else { throw .init(fieldPath, "unknown mode '\(text.prefix(64))'") }
+                result.mode = mode
+            case "theme":
+                let theme = Theme(rawValue: text)
+                guard theme.isKnown else { throw .init(fieldPath, "unknown theme '\(text.prefix(64))'") }
+                result.theme = theme
+            case "nativeDarkPolicy":
+                guard let policy = NativeDarkPolicy(rawValue: text) else { throw .init(fieldPath, "unknown policy '\(text.prefix(64))'") }
+                result.nativeDarkPolicy = policy
+            default:
+                throw .init(fieldPath, "unknown field")
+            }
+        }
+        return result
+    }
+
+    static func resetFields(_ json: JSONValue?, _ path: JSONPath) throws(NativeMessageError) -> [SiteField] {
+        guard let json else { return [] }
+        guard case .array(let items) = json else { throw .init(path, "expected an array of field names") }
+        if items.count > maximumResetFields { throw .init(path, "\(items.count) fields, more than the \(maximumResetFields) a site has") }
+        var fields: [SiteField] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let name) = item, let field = SiteField(rawValue: name) else {
+                throw .init(path.index(index), "expected one of mode, theme, nativeDarkPolicy")
+            }
+            if fields.contains(field) { throw .init(path.index(index), "field '\(name)' listed twice") }
+            fields.append(field)
+        }
+        return fields.sorted()
+    }
+
+    private static func stamp(_ members: [String: JSONValue], _ path: JSONPath, now: EpochMillis) throws(NativeMessageError) -> Stamp {
+        guard case .integer(let at)? = members["at"] else { throw .init(path.key("at"), "expected the edit's time in milliseconds") }
+        if at < 0 { throw .init(path.key("at"), "time \(at) is negative") }
+        if at > now + futureTolerance { throw .init(path.key("at"), "time \(at) is more than \(futureTolerance) ms after now (\(now))") }
+        guard case .integer(let edit)? = members["edit"], edit >= 0 else {
+            throw .init(path.key("edit"), "expected the edit's number, a non-negative integer")
+        }
+        return Stamp(at: at, origin: .extension, edit: UInt64(edit))
+    }
+}
+
+/// A document's identity and revision: what "not modified" compares.
+public struct DocumentVersion: Hashable, Sendable {
+    public var documentId: String
+    public var revision: Int64
+
+    public init(documentId: String, revision: Int64) {
+        self.documentId = documentId
+        self.revision = revision
+    }
+}
+
+/// Why a native message was refused: where in it, and what.
+public struct NativeMessageError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let path: JSONPath
+    public let problem: String
+
+    init(_ path: JSONPath, _ problem: String) {
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String { "\(path): \(problem)" }
+}

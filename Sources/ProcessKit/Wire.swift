@@ -1,0 +1,117 @@
+import SiteSettings
+
+/// A frame from the harness to a child process. Every frame carries the virtual time.
+///
+/// Wire form: `{"kind": "input", "now": …, "seed": …, "flaws": […], "input": {…}}`,
+/// `{"kind": "continue", "now": …}` and `{"kind": "fail", "errno": …, "now": …}` (the two
+/// answers to a yield).
+public enum ToChild: Equatable, Sendable {
+    case input(JSONValue, now: EpochMillis, seed: UInt64, flaws: [String])
+    case proceed(now: EpochMillis)
+    case fail(errno: Int32, now: EpochMillis)
+
+    public var json: JSONValue {
+        switch self {
+        case .input(let input, let now, let seed, let flaws):
+            .object(["kind": .string("input"), "now": .integer(now), "seed": .integer(Int64(bitPattern: seed)),
+                     "flaws": .array(flaws.map(JSONValue.string)), "input": input])
+        case .proceed(let now):
+            .object(["kind": .string("continue"), "now": .integer(now)])
+        case .fail(let errno, let now):
+            .object(["kind": .string("fail"), "errno": .integer(Int64(errno)), "now": .integer(now)])
+        }
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> ToChild {
+        let members = try WireError.object(bytes)
+        guard case .integer(let now)? = members["now"] else { throw .invalid("'now' missing or not an integer") }
+        switch members["kind"] {
+        case .string("input")?:
+            guard let input = members["input"] else { throw .invalid("'input' missing") }
+            var seed: UInt64 = 0
+            if let value = members["seed"] {
+                guard case .integer(let n) = value else { throw .invalid("'seed' is not an integer") }
+                seed = UInt64(bitPattern: n)
+            }
+            var flaws: [String] = []
+            if case .array(let items)? = members["flaws"] {
+                for item in items {
+                    guard case .string(let name) = item else { throw .invalid("'flaws' holds a non-string") }
+                    flaws.append(name)
+                }
+            }
+            return .input(input, now: now, seed: seed, flaws: flaws)
+        case .string("continue")?:
+            return .proceed(now: now)
+        case .string("fail")?:
+            guard case .integer(let errno)? = members["errno"], let value = Int32(exactly: errno) else {
+                throw .invalid("'errno' missing or not an integer")
+            }
+            return .fail(errno: value, now: now)
+        default:
+            throw .invalid("unknown or missing 'kind'")
+        }
+    }
+}
+
+/// A frame from a child process to the harness.
+///
+/// Wire form: `{"kind": "yield", "point": "rename", "seq": 3}` (the child waits for an answer),
+/// `{"kind": "done", "directives": [...]}` (after each input), `{"kind": "error", "message": …}`
+/// (the child could not read the harness's frame and did nothing with it).
+public enum FromChild: Equatable, Sendable {
+    case yield(YieldPoint, seq: Int)
+    case done([JSONValue])
+    case error(String)
+
+    public var json: JSONValue {
+        switch self {
+        case .yield(let point, let seq):
+            .object(["kind": .string("yield"), "point": .string(point.rawValue), "seq": .integer(Int64(seq))])
+        case .done(let directives):
+            .object(["kind": .string("done"), "directives": .array(directives)])
+        case .error(let message):
+            .object(["kind": .string("error"), "message": .string(message)])
+        }
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> FromChild {
+        let members = try WireError.object(bytes)
+        switch members["kind"] {
+        case .string("yield")?:
+            guard case .string(let name)? = members["point"], let point = YieldPoint(rawValue: name) else {
+                throw .invalid("'point' missing or unknown")
+            }
+            guard case .integer(let seq)? = members["seq"] else { throw .invalid("'seq' missing") }
+            return .yield(point, seq: Int(seq))
+        case .string("done")?:
+            guard case .array(let directives)? = members["directives"] else { throw .invalid("'directives' missing") }
+            return .done(directives)
+        case .string("error")?:
+            guard case .string(let message)? = members["message"] else { throw .invalid("'message' missing") }
+            return .error(message)
+        default:
+            throw .invalid("unknown or missing 'kind'")
+        }
+    }
+}
+
+/// Why a frame's content is not a protocol message.
+public enum WireError: Error, Equatable, Sendable, CustomStringConvertible {
+    case notJSON(JSONSyntaxError)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .notJSON(let error): "frame is not JSON: \(error)"
+        case .invalid(let why): "invalid frame: \(why)"
+        }
+    }
+
+    static func object(_ bytes: [UInt8]) throws(WireError) -> [String: JSONValue] {
+        let json: JSONValue
+        do { json = try JSONParser.parse(bytes) } catch { throw .notJSON(error) }
+        guard case .object(let members) = json else { throw .invalid("not a JSON object") }
+        return members
+    }
+}
