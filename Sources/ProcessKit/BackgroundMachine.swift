@@ -1,0 +1,406 @@
+import SiteSettings
+
+/// The extension background's logic (an MV3 service worker Safari starts for an event and
+/// unloads without notice). Cache first: it answers from the cache it loads from extension
+/// storage, never waiting for native, then asks the handler for the snapshot and corrects what
+/// differs. Popup changes apply at once, wait in a durable outbox, and leave it only when the
+/// handler acknowledges them. No clock, file or random source: time and results are inputs.
+public struct BackgroundMachine {
+    public enum Input: Equatable, Sendable {
+        /// Safari started the background (for the event that follows). `tabs` are the open tabs
+        /// as `tabs.query` reports them.
+        case started(now: EpochMillis, appearance: Appearance, utcOffsetMinutes: Int, tabs: [TabID: String])
+        /// Extension storage finished loading (nil: nothing stored or unreadable).
+        case storageLoaded(local: LocalStorage?, session: SessionStorage?, now: EpochMillis)
+        case localStorageSaved(token: Int, now: EpochMillis)
+        case tabRequestedDecision(TabID, url: String, nativeDark: Bool, now: EpochMillis)
+        case tabNativeDarkChanged(TabID, nativeDark: Bool, now: EpochMillis)
+        case tabActivated(TabID, now: EpochMillis)
+        case tabClosed(TabID, now: EpochMillis)
+        case safariCameToForeground(now: EpochMillis)
+        /// macOS only: the app dispatched a message saying the settings changed.
+        case appMessageArrived(now: EpochMillis)
+        case appearanceChanged(Appearance, now: EpochMillis)
+        case popupOpened(TabID, now: EpochMillis)
+        case popupClosed(now: EpochMillis)
+        case popupChoseScope(ScopeKey, now: EpochMillis)
+        /// The user changed fields for the selected scope.
+        case popupEdited(set: SiteValues, reset: [SiteField], now: EpochMillis)
+        /// "Forget this site": delete the selected scope's record.
+        case popupForgotSite(now: EpochMillis)
+        case popupPaused(until: EpochMillis, now: EpochMillis)
+        case nativeReplyArrived(request: Int, JSONValue, now: EpochMillis)
+        case timerFired(BackgroundTimer, now: EpochMillis)
+        case alarmFired(now: EpochMillis)
+    }
+
+    public enum Directive: Equatable, Sendable {
+        /// Load `storage.local` and `storage.session`; the result arrives as `storageLoaded`.
+        case loadStorage
+        /// Save `storage.local` (cache and outbox in one write); `localStorageSaved(token)` follows.
+        case saveLocalStorage(LocalStorage, token: Int)
+        case saveSessionStorage(SessionStorage)
+        case sendNative(request: Int, NativeRequest)
+        case setTimer(BackgroundTimer, at: EpochMillis)
+        case cancelTimer(BackgroundTimer)
+        /// An alarm survives an unload and wakes the background (`alarmFired`).
+        case setAlarm(at: EpochMillis)
+        case sendDecision(TabID, Decision)
+        case showPopup(PopupView)
+    }
+
+    /// How long the background waits for a native reply: Safari sets no limit of its own.
+    public static let nativeTimeout: EpochMillis = 5_000
+
+    private struct Tab: Equatable {
+        var url: String
+        var nativeDark = false
+        /// The decision last sent, to push only changes.
+        var sent: Decision?
+        /// Asked before there was anything to answer from (first run without a cache).
+        var waiting = false
+    }
+
+    private var loaded = false
+    private var queued: [Input] = []
+    private var local = LocalStorage()
+    private var session = SessionStorage()
+    private var resolver: Resolver?
+    private var tabs: [TabID: Tab] = [:]
+    private var popupTab: TabID?
+    private var chosenScope: ScopeKey?
+    private var appearance = Appearance.light
+    private var utcOffsetMinutes = 0
+    private var now: EpochMillis = 0
+    private var nextRequest = 1
+    private var nextToken = 1
+    private var snapshotRequest: Int?
+    /// Outbox edit numbers by the native request carrying them.
+    private var patchRequests: [Int: UInt64] = [:]
+    /// Set by a native timeout: the next event is a reconciliation point ("recovery after idle").
+    private var recovering = false
+    /// With no cache and no snapshot yet, tabs wait until the first native answer or timeout.
+    private var gaveUpOnFirstSnapshot = false
+    /// Popup changes saved to the outbox but not yet confirmed saved, by save token.
+    private var unacknowledged: [Int: UInt64] = [:]
+
+    public init() {}
+
+    public mutating func handle(_ input: Input) -> [Directive] {
+        var directives: [Directive] = []
+        switch input {
+        case .started(let now, let appearance, let offset, let openTabs):
+            self.now = now
+            self.appearance = appearance
+            utcOffsetMinutes = offset
+            for (id, url) in openTabs { tabs[id] = Tab(url: url) }
+            directives.append(.loadStorage)
+        case .storageLoaded(let stored, let storedSession, let now):
+            self.now = now
+            guard !loaded else { break }
+            loaded = true
+            local = stored ?? LocalStorage()
+            session = storedSession ?? SessionStorage()
+            rebuildResolver()
+            let waiting = queued
+            queued = []
+            for input in waiting { directives += handle(input) }
+            directives += reconcile(forceFull: false)
+            directives += pushChangedDecisions()
+        default:
+            guard loaded else {
+                queued.append(input)
+                break
+            }
+            directives += handleLoaded(input)
+        }
+        return directives
+    }
+
+    private mutating func handleLoaded(_ input: Input) -> [Directive] {
+        var directives: [Directive] = []
+        if recovering, case .nativeReplyArrived = input {} else if recovering, case .timerFired = input {} else if recovering {
+            recovering = false
+            directives += reconcile(forceFull: false)
+        }
+        switch input {
+        case .started, .storageLoaded:
+            break
+        case .localStorageSaved(let token, let now):
+            self.now = now
+            if let edit = unacknowledged.removeValue(forKey: token),
+               let entry = local.outbox.first(where: { $0.edit == edit }) {
+                // Acknowledged: now the tabs and the popup show it, and the patch goes out.
+                directives += pushChangedDecisions()
+                directives += sendPatch(entry)
+            }
+        case .tabRequestedDecision(let id, let url, let nativeDark, let now):
+            self.now = now
+            var tab = tabs[id] ?? Tab(url: url)
+            tab.url = url
+            tab.nativeDark = nativeDark
+            tabs[id] = tab
+            directives += answer(id)
+        case .tabNativeDarkChanged(let id, let nativeDark, let now):
+            self.now = now
+            tabs[id]?.nativeDark = nativeDark
+            directives += pushChangedDecisions()
+        case .tabActivated(_, let now), .safariCameToForeground(let now), .appMessageArrived(let now):
+            self.now = now
+            directives += reconcile(forceFull: false)
+        case .tabClosed(let id, let now):
+            self.now = now
+            tabs[id] = nil
+            if popupTab == id { popupTab = nil }
+        case .appearanceChanged(let appearance, let now):
+            self.now = now
+            self.appearance = appearance
+            directives += pushChangedDecisions()
+        case .popupOpened(let id, let now):
+            self.now = now
+            popupTab = id
+            chosenScope = nil
+            directives += popupDirective()
+        case .popupClosed(let now):
+            self.now = now
+            popupTab = nil
+        case .popupChoseScope(let scope, let now):
+            self.now = now
+            chosenScope = scope
+            directives += popupDirective()
+        case .popupEdited(let set, let reset, let now):
+            self.now = now
+            guard let scope = selectedScope() else { break }
+            let stamp = Stamp(at: now, origin: .extension, edit: local.nextEdit)
+            directives += recordEdit(.patch(scope: scope, set: set, reset: reset, stamp: stamp))
+        case .popupForgotSite(let now):
+            self.now = now
+            guard let scope = selectedScope() else { break }
+            directives += recordEdit(.deleteSite(scope: scope, stamp: Stamp(at: now, origin: .extension, edit: local.nextEdit)))
+        case .popupPaused(let until, let now):
+            self.now = now
+            session.pausedUntil = until
+            directives.append(.saveSessionStorage(session))
+            directives += pushChangedDecisions()
+        case .nativeReplyArrived(let request, let reply, let now):
+            self.now = now
+            directives += nativeReply(request, reply)
+        case .timerFired(.nativeTimeout(let request), let now):
+            self.now = now
+            if snapshotRequest == request || patchRequests[request] != nil {
+                if snapshotRequest == request { snapshotRequest = nil }
+                patchRequests[request] = nil
+                recovering = true
+                if local.cache == nil && !gaveUpOnFirstSnapshot {
+                    gaveUpOnFirstSnapshot = true
+                    directives += answerWaitingTabs()
+                }
+            }
+        case .alarmFired(let now):
+            self.now = now
+            directives += pushChangedDecisions()
+        }
+        return directives
+    }
+
+    // MARK: - Decisions
+
+    private var canAnswer: Bool { local.cache != nil || gaveUpOnFirstSnapshot }
+
+    private mutating func answer(_ id: TabID) -> [Directive] {
+        guard canAnswer, let tab = tabs[id] else {
+            tabs[id]?.waiting = true
+            return []
+        }
+        let decision = decide(tab)
+        tabs[id]?.sent = decision
+        tabs[id]?.waiting = false
+        return [.sendDecision(id, decision)] + alarm()
+    }
+
+    private mutating func answerWaitingTabs() -> [Directive] {
+        var directives: [Directive] = []
+        for id in tabs.keys.sorted() where tabs[id]!.waiting { directives += answer(id) }
+        return directives
+    }
+
+    private func decide(_ tab: Tab) -> Decision {
+        let context = DecisionContext(appearance: appearance, now: now, utcOffsetMinutes: utcOffsetMinutes,
+                                      pausedUntil: session.pausedUntil, pageIsNativelyDark: tab.nativeDark)
+        return (resolver ?? Resolver(document: SettingsDocument())).decide(url: tab.url, context: context)
+    }
+
+    /// Sends a new decision to every tab whose decision changed (tabs waiting for a first answer
+    /// get one when there is something to answer from), updates the popup, and sets the alarm
+    /// for the next time-driven change.
+    private mutating func pushChangedDecisions() -> [Directive] {
+        var directives: [Directive] = []
+        guard canAnswer else { return [] }
+        for id in tabs.keys.sorted() {
+            let tab = tabs[id]!
+            guard tab.sent != nil || tab.waiting else { continue }
+            let decision = decide(tab)
+            if decision != tab.sent {
+                tabs[id]?.sent = decision
+                tabs[id]?.waiting = false
+                directives.append(.sendDecision(id, decision))
+            }
+        }
+        directives += popupDirective()
+        directives += alarm()
+        return directives
+    }
+
+    /// The alarm for the earliest time an answered tab's decision could change without an
+    /// event: the end of the pause, or a schedule boundary for a tab in scheduled mode.
+    private func alarm() -> [Directive] {
+        var next: EpochMillis?
+        func consider(_ time: EpochMillis) { if time > now, next.map({ time < $0 }) ?? true { next = time } }
+        if let until = session.pausedUntil, until > now { consider(until) }
+        for tab in tabs.values where tab.sent?.settings.mode == .scheduled {
+            let schedule = tab.sent!.settings.schedule
+            for boundary in [schedule.start, schedule.end] { consider(nextOccurrence(of: boundary)) }
+        }
+        return next.map { [.setAlarm(at: $0)] } ?? []
+    }
+
+    private func nextOccurrence(of time: TimeOfDay) -> EpochMillis {
+        let offset = Int64(utcOffsetMinutes) * 60_000
+        let localNow = now + offset
+        let dayStart = localNow - ((localNow % 86_400_000) + 86_400_000) % 86_400_000
+        var candidate = dayStart + Int64(time.minutes) * 60_000
+        if candidate <= localNow { candidate += 86_400_000 }
+        return candidate - offset
+    }
+
+    private mutating func popupDirective() -> [Directive] {
+        guard let id = popupTab, let tab = tabs[id] else { return [] }
+        var view = PopupView(tab: id, url: tab.url, unsupported: true, scopes: [], selectedScope: nil,
+                             settings: nil, pausedUntil: session.pausedUntil.flatMap { $0 > now ? $0 : nil })
+        if case .success(let address) = PageAddress.parse(tab.url), let resolver {
+            view.unsupported = false
+            view.scopes = scopes(of: address)
+            view.selectedScope = selectedScope()
+            view.settings = resolver.settings(for: address)
+        }
+        return [.showPopup(view)]
+    }
+
+    private func scopes(of address: PageAddress) -> [ScopeKey] {
+        var keys = [address.pageKey, ScopeKey.host(address.host)]
+        if address.host.kind == .name, let registrable = PublicSuffixList.embedded.registrableDomain(of: address.host.text),
+           let domain = try? ScopeKey.parse("." + registrable) {
+            keys.append(domain)
+        }
+        return keys
+    }
+
+    /// The chosen scope, else the most specific existing record, else the host.
+    private func selectedScope() -> ScopeKey? {
+        guard let id = popupTab, let tab = tabs[id], case .success(let address) = PageAddress.parse(tab.url) else { return nil }
+        if let chosen = chosenScope, scopes(of: address).contains(chosen) { return chosen }
+        return resolver?.record(for: address)?.key ?? .host(address.host)
+    }
+
+    // MARK: - Edits and the outbox
+
+    /// Applies a popup change to the cache at once and saves it with its outbox entry in one
+    /// write. It is acknowledged (shown, and sent) when that write is confirmed.
+    private mutating func recordEdit(_ request: NativeRequest) -> [Directive] {
+        let entry = OutboxEntry(edit: local.nextEdit, request: request)
+        var cache = local.cache ?? SettingsDocument()
+        guard let edit = entry.modelEdit, (try? cache.apply(edit)) != nil else { return [] }
+        local.cache = cache
+        local.outbox.append(entry)
+        local.nextEdit += 1
+        rebuildResolver()
+        let token = nextToken
+        nextToken += 1
+        unacknowledged[token] = entry.edit
+        return [.saveLocalStorage(local, token: token)]
+    }
+
+    private mutating func sendPatch(_ entry: OutboxEntry) -> [Directive] {
+        guard !patchRequests.values.contains(entry.edit) else { return [] }
+        let id = nextRequest
+        nextRequest += 1
+        patchRequests[id] = entry.edit
+        return [.sendNative(request: id, entry.request), .setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout)]
+    }
+
+    // MARK: - Reconciliation
+
+    /// A reconciliation point: ask for the snapshot (with the known version unless a full one
+    /// is needed) unless a request is already in flight, and resend the outbox oldest first.
+    private mutating func reconcile(forceFull: Bool) -> [Directive] {
+        var directives: [Directive] = []
+        if snapshotRequest == nil {
+            let id = nextRequest
+            nextRequest += 1
+            snapshotRequest = id
+            let known = forceFull || local.cache == nil ? nil : local.snapshotVersion
+            directives.append(.sendNative(request: id, .getSnapshot(known: known)))
+            directives.append(.setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout))
+        }
+        for entry in local.outbox where !unacknowledged.values.contains(entry.edit) { directives += sendPatch(entry) }
+        return directives
+    }
+
+    private mutating func nativeReply(_ request: Int, _ json: JSONValue) -> [Directive] {
+        var directives: [Directive] = []
+        if request == snapshotRequest {
+            snapshotRequest = nil
+            directives.append(.cancelTimer(.nativeTimeout(request)))
+            if case .object(let reply) = json, reply["type"] == .string("snapshot"), let documentJSON = reply["document"],
+               let snapshot = try? DocumentCodec.decode(documentJSON).document, !snapshot.isReadOnly {
+                directives += adopt(snapshot)
+            } else if local.cache == nil && !gaveUpOnFirstSnapshot {
+                // No usable snapshot and nothing cached: answer waiting tabs from the defaults.
+                gaveUpOnFirstSnapshot = true
+                directives += answerWaitingTabs()
+            }
+        } else if let edit = patchRequests.removeValue(forKey: request) {
+            directives.append(.cancelTimer(.nativeTimeout(request)))
+            guard case .object(let reply) = json, case .string(let type)? = reply["type"] else { return directives }
+            if type == "applied" {
+                local.outbox.removeAll { $0.edit == edit }
+                directives += save()
+            } else if type == "error", reply["code"] == .string(NativeErrorCode.invalidMessage.rawValue) {
+                // Rejected: it leaves the outbox and a full resync shows the document again.
+                local.outbox.removeAll { $0.edit == edit }
+                directives += save()
+                if snapshotRequest == nil { directives += reconcile(forceFull: true) }
+            }
+        }
+        return directives
+    }
+
+    /// A valid snapshot always wins over the cache; patches still waiting go back on top.
+    private mutating func adopt(_ snapshot: SettingsDocument) -> [Directive] {
+        var merged = snapshot
+        for entry in local.outbox {
+            if let edit = entry.modelEdit { _ = try? merged.apply(edit) }
+        }
+        let version = snapshot.version
+        guard merged != local.cache || version != local.snapshotVersion else { return pushChangedDecisions() }
+        local.cache = merged
+        local.snapshotVersion = version
+        rebuildResolver()
+        return save() + pushChangedDecisions()
+    }
+
+    private mutating func save() -> [Directive] {
+        let token = nextToken
+        nextToken += 1
+        return [.saveLocalStorage(local, token: token)]
+    }
+
+    private mutating func rebuildResolver() {
+        resolver = local.cache.map { Resolver(document: $0) }
+    }
+}
+
+/// The background's timers. They die with it, as JavaScript timers do when Safari unloads it.
+public enum BackgroundTimer: Hashable, Sendable {
+    case nativeTimeout(Int)
+}

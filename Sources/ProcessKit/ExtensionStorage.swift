@@ -1,0 +1,97 @@
+import SiteSettings
+
+/// What the background keeps in `storage.local`: the cache (the last valid snapshot with the
+/// waiting patches applied on top), the version of that snapshot, and the outbox of patches not
+/// yet acknowledged by the handler. Saved in one write, so cache and outbox never disagree.
+public struct LocalStorage: Equatable, Sendable {
+    public var cache: SettingsDocument?
+    /// The `(documentId, revision)` of the snapshot the cache was built from.
+    public var snapshotVersion: DocumentVersion?
+    /// Oldest first.
+    public var outbox: [OutboxEntry]
+    /// The number the next popup edit gets (its stamp's edit number and outbox key).
+    public var nextEdit: UInt64
+
+    public init(cache: SettingsDocument? = nil, snapshotVersion: DocumentVersion? = nil, outbox: [OutboxEntry] = [], nextEdit: UInt64 = 1) {
+        self.cache = cache
+        self.snapshotVersion = snapshotVersion
+        self.outbox = outbox
+        self.nextEdit = nextEdit
+    }
+
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "cache": cache.map(DocumentCodec.json) ?? .null,
+            "outbox": .array(outbox.map { .object(["edit": .integer(Int64(truncatingIfNeeded: $0.edit)), "request": $0.request.json]) }),
+            "nextEdit": .integer(Int64(truncatingIfNeeded: nextEdit)),
+        ]
+        if let version = snapshotVersion {
+            object["snapshotVersion"] = .object(["documentId": .string(version.documentId), "revision": .integer(version.revision)])
+        }
+        return .object(object)
+    }
+
+    /// Reads stored JSON; anything unreadable counts as no storage (a first run), never a crash.
+    public static func decode(_ json: JSONValue?) -> LocalStorage? {
+        guard case .object(let members)? = json else { return nil }
+        var storage = LocalStorage()
+        if let cache = members["cache"], cache != .null {
+            storage.cache = try? DocumentCodec.decode(cache).document
+        }
+        if case .object(let version)? = members["snapshotVersion"], case .string(let id)? = version["documentId"],
+           case .integer(let revision)? = version["revision"] {
+            storage.snapshotVersion = DocumentVersion(documentId: id, revision: revision)
+        }
+        if case .array(let entries)? = members["outbox"] {
+            for entry in entries {
+                guard case .object(let fields) = entry, case .integer(let edit)? = fields["edit"], let request = fields["request"],
+                      let parsed = try? NativeRequest.parse(request, now: .max / 2) else { continue }
+                storage.outbox.append(OutboxEntry(edit: UInt64(edit), request: parsed))
+            }
+        }
+        if case .integer(let next)? = members["nextEdit"], next > 0 { storage.nextEdit = UInt64(next) }
+        return storage
+    }
+}
+
+/// A popup change waiting for the handler's acknowledgement.
+public struct OutboxEntry: Equatable, Sendable {
+    public var edit: UInt64
+    /// A `patch` or `deleteSite` request, stamped with the time of the user's action.
+    public var request: NativeRequest
+
+    public init(edit: UInt64, request: NativeRequest) {
+        self.edit = edit
+        self.request = request
+    }
+
+    /// The same change as a model edit, for applying to the cache.
+    public var modelEdit: Edit? {
+        switch request {
+        case .patch(let scope, let set, let reset, let stamp): .changeSite(scope, set: set, reset: reset, stamp: stamp)
+        case .deleteSite(let scope, let stamp): .deleteSite(scope, stamp: stamp)
+        case .getSnapshot, .getEnabled, .toggleEnabled: nil
+        }
+    }
+}
+
+/// What the background keeps in `storage.session`: it survives an unload of the background but
+/// not a restart of Safari.
+public struct SessionStorage: Equatable, Sendable {
+    /// The end of the extension-wide pause.
+    public var pausedUntil: EpochMillis?
+
+    public init(pausedUntil: EpochMillis? = nil) {
+        self.pausedUntil = pausedUntil
+    }
+
+    public var json: JSONValue {
+        .object(["pausedUntil": pausedUntil.map(JSONValue.integer) ?? .null])
+    }
+
+    public static func decode(_ json: JSONValue?) -> SessionStorage? {
+        guard case .object(let members)? = json else { return nil }
+        if case .integer(let until)? = members["pausedUntil"] { return SessionStorage(pausedUntil: until) }
+        return SessionStorage()
+    }
+}

@@ -1,0 +1,155 @@
+import ProcessKit
+import SiteSettings
+import Testing
+
+struct BackgroundMachineTests {
+    static let now: EpochMillis = 1_783_940_000_000
+    static let t1 = TabID("t1")
+    static let url = "https://docs.example.com/guide"
+
+    /// The shared document: default theme gray, mode on.
+    static let shared: SettingsDocument = {
+        var document = SettingsDocument(documentId: "DOC-1", revision: 7)
+        document.defaults.mode = .on
+        document.defaults.theme = .gray
+        return document
+    }()
+
+    /// A stale cache: default theme sepia.
+    static let cache: LocalStorage = {
+        var document = shared
+        document.defaults.theme = .sepia
+        document.revision = 6
+        return LocalStorage(cache: document, snapshotVersion: DocumentVersion(documentId: "DOC-1", revision: 6))
+    }()
+
+    private func decisions(_ directives: [BackgroundMachine.Directive]) -> [(TabID, Decision)] {
+        directives.compactMap { if case .sendDecision(let tab, let decision) = $0 { (tab, decision) } else { nil } }
+    }
+
+    private func nativeRequests(_ directives: [BackgroundMachine.Directive]) -> [(Int, NativeRequest)] {
+        directives.compactMap { if case .sendNative(let id, let request) = $0 { (id, request) } else { nil } }
+    }
+
+    private func snapshotReply(_ document: SettingsDocument) -> JSONValue { NativeReply.snapshot(document).json }
+
+    private func started(_ local: LocalStorage?) -> (BackgroundMachine, [BackgroundMachine.Directive]) {
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
+        let directives = machine.handle(.storageLoaded(local: local, session: nil, now: Self.now + 1))
+        return (machine, directives)
+    }
+
+    @Test func theFirstAnswerComesFromTheCacheBeforeAnyNativeRequestThenTheSnapshotCorrectsIt() throws {
+        var (machine, directives) = started(Self.cache)
+        guard case .sendDecision(Self.t1, let first)? = directives.first else {
+            Issue.record("the first directive is not the tab's answer: \(directives)")
+            return
+        }
+        #expect(first.theme == .sepia)
+        let requests = nativeRequests(directives)
+        #expect(requests.map(\.1) == [.getSnapshot(known: DocumentVersion(documentId: "DOC-1", revision: 6))])
+
+        let corrected = machine.handle(.nativeReplyArrived(request: requests[0].0, snapshotReply(Self.shared), now: Self.now + 2))
+        #expect(decisions(corrected).map(\.1.theme) == [.gray])
+        #expect(corrected.contains(.cancelTimer(.nativeTimeout(requests[0].0))))
+        #expect(corrected.contains { if case .saveLocalStorage(let stored, _) = $0 { stored.cache == Self.shared } else { false } })
+    }
+
+    @Test func withoutACacheTabsWaitForTheSnapshotOrTheTimeoutThenGetTheDefaults() {
+        var (machine, directives) = started(nil)
+        #expect(decisions(directives).isEmpty)
+        let request = nativeRequests(directives)[0].0
+        #expect(nativeRequests(directives)[0].1 == .getSnapshot(known: nil))
+        let timedOut = machine.handle(.timerFired(.nativeTimeout(request), now: Self.now + BackgroundMachine.nativeTimeout))
+        #expect(decisions(timedOut).map(\.1.theme) == [Defaults.builtIn.theme])
+        // The next event after a timeout is a reconciliation point.
+        let next = machine.handle(.tabActivated(Self.t1, now: Self.now + 6_000))
+        #expect(nativeRequests(next).map(\.1) == [.getSnapshot(known: nil)])
+    }
+
+    @Test func aPopupChangeIsSavedWithItsOutboxEntryBeforeItIsShownOrSent() throws {
+        var (machine, directives) = started(Self.cache)
+        let snapshotRequest = nativeRequests(directives)[0].0
+        _ = machine.handle(.nativeReplyArrived(request: snapshotRequest, snapshotReply(Self.shared), now: Self.now + 2))
+        let popup = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        guard case .showPopup(let view)? = popup.first else {
+            Issue.record("no popup view")
+            return
+        }
+        #expect(view.selectedScope?.text == "docs.example.com")
+        #expect(view.settings?.themeSource == .default)
+
+        let edited = machine.handle(.popupEdited(set: SiteValues(theme: .invert), reset: [], now: Self.now + 4))
+        guard edited.count == 1, case .saveLocalStorage(let stored, let token) = edited[0] else {
+            Issue.record("expected only the save, got \(edited)")
+            return
+        }
+        #expect(stored.outbox.count == 1)
+        #expect(stored.cache?.sites[try ScopeKey.parse("docs.example.com")]?.values.theme == .invert)
+
+        let acknowledged = machine.handle(.localStorageSaved(token: token, now: Self.now + 5))
+        #expect(decisions(acknowledged).map(\.1.theme) == [.invert])
+        let patch = nativeRequests(acknowledged)
+        #expect(patch.map(\.1) == [.patch(scope: try ScopeKey.parse("docs.example.com"), set: SiteValues(theme: .invert), reset: [],
+                                          stamp: Stamp(at: Self.now + 4, origin: .extension, edit: 1))])
+
+        let applied = machine.handle(.nativeReplyArrived(request: patch[0].0, NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 8), changed: true).json, now: Self.now + 6))
+        #expect(applied.contains { if case .saveLocalStorage(let stored, _) = $0 { stored.outbox.isEmpty } else { false } })
+    }
+
+    @Test func aSnapshotThatArrivesWhilePatchesWaitKeepsThemOnTop() throws {
+        var (machine, directives) = started(Self.cache)
+        let firstSnapshot = nativeRequests(directives)[0].0
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        let edited = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4))
+        guard case .saveLocalStorage(_, let token)? = edited.first else { return }
+        _ = machine.handle(.localStorageSaved(token: token, now: Self.now + 5))
+        let adopted = machine.handle(.nativeReplyArrived(request: firstSnapshot, snapshotReply(Self.shared), now: Self.now + 6))
+        let saved = adopted.compactMap { if case .saveLocalStorage(let stored, _) = $0 { stored } else { nil } }
+        #expect(saved.last?.cache?.defaults.theme == .gray)
+        #expect(saved.last?.cache?.sites[try ScopeKey.parse("docs.example.com")]?.values.mode == .off)
+        // The waiting patch stays applied: the tab's new decision is still off, now with the snapshot's theme.
+        #expect(decisions(adopted).map(\.1.reason) == [.modeOff])
+        #expect(decisions(adopted).map(\.1.theme) == [.gray])
+    }
+
+    @Test func aRejectedPatchLeavesTheOutboxAndForcesAFullResync() throws {
+        var (machine, directives) = started(Self.cache)
+        let snapshot = nativeRequests(directives)[0].0
+        _ = machine.handle(.nativeReplyArrived(request: snapshot, snapshotReply(Self.shared), now: Self.now + 2))
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else { return }
+        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
+        let rejected = machine.handle(.nativeReplyArrived(request: patch, NativeReply.error(.invalidMessage, "no").json, now: Self.now + 6))
+        #expect(rejected.contains { if case .saveLocalStorage(let stored, _) = $0 { stored.outbox.isEmpty } else { false } })
+        #expect(nativeRequests(rejected).map(\.1) == [.getSnapshot(known: nil)])
+    }
+
+    @Test func aPauseTurnsPagesOffUntilItsAlarmFires() {
+        var (machine, _) = started(Self.cache)
+        let until = Self.now + 60_000
+        let paused = machine.handle(.popupPaused(until: until, now: Self.now + 2))
+        #expect(paused.first == .saveSessionStorage(SessionStorage(pausedUntil: until)))
+        #expect(decisions(paused).map(\.1.reason) == [.paused])
+        #expect(paused.contains(.setAlarm(at: until)))
+        let resumed = machine.handle(.alarmFired(now: until))
+        #expect(decisions(resumed).map(\.1.reason) == [.modeOn])
+    }
+
+    @Test func aScheduledTabGetsAnAlarmAtTheNextBoundary() {
+        var storage = Self.cache
+        storage.cache?.defaults.mode = .scheduled
+        var machine = BackgroundMachine()
+        // 2026-07-13T10:00:00Z: the next boundary of 20:00-06:00 in UTC is 20:00 the same day.
+        let morning: EpochMillis = 1_783_936_800_000
+        _ = machine.handle(.started(now: morning, appearance: .light, utcOffsetMinutes: 0, tabs: [:]))
+        _ = machine.handle(.storageLoaded(local: storage, session: nil, now: morning))
+        let answered = machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: morning))
+        #expect(decisions(answered).map(\.1.reason) == [.scheduleInactive])
+        let evening = morning - (morning % 86_400_000) + 20 * 3_600_000
+        #expect(answered.contains(.setAlarm(at: evening)))
+        #expect(decisions(machine.handle(.alarmFired(now: evening))).map(\.1.reason) == [.scheduleActive])
+    }
+}
