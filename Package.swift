@@ -15,7 +15,7 @@ let package = Package(
         .target(name: "ProcessKit", dependencies: ["SiteSettings"]),
         .target(name: "HarnessCore", dependencies: ["SiteSettings", "ProcessKit"]),
         .executableTarget(name: "AppProcess", dependencies: ["ProcessKit"]),
-        .executableTarget(name: "ExtensionProcess", dependencies: ["SiteSettings"]),
+        .executableTarget(name: "ExtensionProcess", dependencies: ["ProcessKit"]),
         .executableTarget(
             name: "NativeHandler",
             dependencies: ["ProcessKit"],
@@ -25,7 +25,7 @@ let package = Package(
             name: "Harness",
             // The process executables are dependencies so that `swift run harness` builds them
             // and they land next to it.
-            dependencies: ["SiteSettings", "HarnessCore", "AppProcess", "ExtensionProcess", "NativeHandler"]
+            dependencies: ["SiteSettings", "ProcessKit", "HarnessCore", "AppProcess", "ExtensionProcess", "NativeHandler"]
         ),
         // A small child process for the runtime's own tests: echoes frames, writes to stderr, exits on request.
         .executableTarget(name: "EchoChild", dependencies: ["ProcessKit"], path: "Tests/Support/EchoChild"),

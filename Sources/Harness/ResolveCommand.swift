@@ -1,3 +1,4 @@
+import ProcessKit
 import SiteSettings
 
 /// `harness resolve`: the rendering decision a document gives one URL, with provenance.
@@ -41,24 +42,7 @@ enum ResolveCommand: HarnessCommand {
         let suffixes = try Inputs.suffixes(args)
         let document = try Inputs.document(path, suffixes: suffixes).document
         let decision = Resolver(document: document, suffixes: suffixes).decide(url: url, context: context)
-        Terminal.out(JSONWriter.pretty(json(decision)))
+        Terminal.out(JSONWriter.pretty(decision.json))
         return 0
-    }
-
-    static func json(_ decision: Decision) -> JSONValue {
-        let settings = decision.settings
-        return .object([
-            "enabled": .bool(decision.enabled),
-            "theme": .string(settings.theme.rawValue),
-            "reason": .string(decision.reason.rawValue),
-            "scope": settings.scope.map { .string($0.text) } ?? .null,
-            "mode": .string(settings.mode.rawValue),
-            "nativeDarkPolicy": .string(settings.nativeDarkPolicy.rawValue),
-            "source": .object([
-                "mode": .string(settings.modeSource.rawValue),
-                "theme": .string(settings.themeSource.rawValue),
-                "nativeDarkPolicy": .string(settings.nativeDarkPolicySource.rawValue),
-            ]),
-        ])
     }
 }

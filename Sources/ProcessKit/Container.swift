@@ -12,6 +12,10 @@ public enum YieldPoint: String, CaseIterable, Sendable, Hashable {
     case unlock
     /// Moving a damaged document aside before recovering.
     case setAside = "set-aside"
+    /// The same steps in the background's extension storage.
+    case storageRead = "storage-read"
+    case storageWriteTemp = "storage-write-temp"
+    case storageRename = "storage-rename"
 }
 
 /// What the harness answers at a yield point.

@@ -45,19 +45,7 @@ public struct FileContainer: ContainerStorage {
     public func readLegacyPreferences() throws(StoreError) -> [UInt8]? { try read(Self.legacyPreferencesName) }
 
     public mutating func writeTemporary(_ bytes: [UInt8]) throws(StoreError) {
-        let fd = open(path(Self.temporaryName), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 { throw StoreError("open temporary", errno: errno) }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError("write temporary", errno: errno)
-            }
-            offset += n
-        }
-        if fsync(fd) != 0 { throw StoreError("fsync temporary", errno: errno) }
+        try FileIO.writeSynced(bytes, to: path(Self.temporaryName), name: Self.temporaryName)
     }
 
     public mutating func replaceDocument() throws(StoreError) {
@@ -95,22 +83,6 @@ public struct FileContainer: ContainerStorage {
     }
 
     private func read(_ name: String) throws(StoreError) -> [UInt8]? {
-        let fd = open(path(name), O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw StoreError("open \(name)", errno: errno)
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError("read \(name)", errno: errno)
-            }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
+        try FileIO.read(path(name), name: name)
     }
 }

@@ -1,0 +1,74 @@
+import SiteSettings
+
+/// The background's process: runs until its input ends (an unload is a kill). Extension storage
+/// is asynchronous, as `storage.local` is: the process does a load or save at once (stopping at
+/// its yield points) and reports `storagePending`; the machine hears of the result only when the
+/// harness sends `storageCompleted`, so other inputs can arrive in between.
+public enum ExtensionShell {
+    public static func main(arguments: [String]) -> Int32 {
+        guard arguments.count == 2, arguments[0] == "--storage" else {
+            ChildExit.printUsage("usage: ExtensionProcess --storage DIRECTORY (started by the harness, which speaks to it in frames)\n")
+            return ChildExit.usage
+        }
+        let gate = WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit),
+                            writer: FrameWriter(descriptor: 1), now: 0)
+        var shell = Loop(store: ExtensionStore(directory: arguments[1], gate: gate))
+        while true { shell.serveOneInput() }
+    }
+
+    private struct Loop {
+        var store: ExtensionStore<WireGate>
+        var machine = BackgroundMachine()
+        /// Finished storage operations whose results the machine has not heard yet, by token.
+        var pending: [Int: BackgroundMachine.Input] = [:]
+        var nextToken = 1
+
+        mutating func serveOneInput() {
+            guard case .input(let json, let now, _, _) = store.gate.receive() else {
+                store.gate.send(.error("expected an input frame"))
+                return
+            }
+            let input: ExtensionInput
+            do { input = try ExtensionWire.decode(json, now: now) } catch {
+                store.gate.send(.error("invalid input: \(error)"))
+                return
+            }
+            var external: [JSONValue] = []
+            switch input {
+            case .machine(let event):
+                run(machine.handle(event), now: now, into: &external)
+            case .storageCompleted(let token):
+                if let result = pending.removeValue(forKey: token) {
+                    run(machine.handle(result), now: now, into: &external)
+                }
+            }
+            store.gate.send(.done(external))
+        }
+
+        private mutating func run(_ directives: [BackgroundMachine.Directive], now: EpochMillis, into external: inout [JSONValue]) {
+            for directive in directives {
+                switch directive {
+                case .loadStorage:
+                    let (local, session) = (try? store.load()) ?? (nil, nil)
+                    external.append(started(.storageLoaded(local: local, session: session, now: now)))
+                case .saveLocalStorage(let local, let token):
+                    if (try? store.save(local.json, as: ExtensionStore<WireGate>.localName)) != nil {
+                        external.append(started(.localStorageSaved(token: token, now: now)))
+                    }
+                case .saveSessionStorage(let session):
+                    _ = try? store.save(session.json, as: ExtensionStore<WireGate>.sessionName)
+                case .sendNative, .setTimer, .cancelTimer, .setAlarm, .sendDecision, .showPopup:
+                    if let json = ExtensionWire.json(directive) { external.append(json) }
+                }
+            }
+        }
+
+        /// Keeps a finished storage operation's result until the harness says it completes.
+        private mutating func started(_ result: BackgroundMachine.Input) -> JSONValue {
+            let token = nextToken
+            nextToken += 1
+            pending[token] = result
+            return .object(["type": .string("storagePending"), "token": .integer(Int64(token))])
+        }
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The two file steps both stores need, with errors naming the step and the errno.
+enum FileIO {
+    /// The whole file, or nil when it does not exist.
+    static func read(_ path: String, name: String) throws(StoreError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw StoreError("open \(name)", errno: errno)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError("read \(name)", errno: errno)
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Creates or truncates the file, writes all of `bytes` and flushes them to the disk.
+    static func writeSynced(_ bytes: [UInt8], to path: String, name: String) throws(StoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { throw StoreError("open \(name)", errno: errno) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError("write \(name)", errno: errno)
+            }
+            offset += n
+        }
+        if fsync(fd) != 0 { throw StoreError("fsync \(name)", errno: errno) }
+    }
+}
