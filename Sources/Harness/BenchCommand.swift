@@ -20,7 +20,8 @@ enum BenchCommand: HarnessCommand {
           --runs fresh processes (default 21); prints the median and the spread.
         native: one native request end to end (spawn the handler, send a snapshot request, read
           the reply, reap), beside spawning and reaping /bin/true, alternating, --runs times
-          each (default 201); prints both medians and their ratio.
+          each (default 201), both spawned the same way (posix_spawn with pipes, reaped with
+          waitpid); prints both medians and their ratio.
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 
@@ -130,21 +131,21 @@ enum BenchCommand: HarnessCommand {
         let start = clock.now
         let domain = PublicSuffixList.embedded.registrableDomain(of: "www.docs.example.co.uk")
         let elapsed = clock.now - start
-        Terminal.out("\(Int(seconds(elapsed) * 1e9)) \(domain ?? "-")\n")
-        return 0
+        let answer = JSONValue.object(["nanoseconds": .integer(Int64(seconds(elapsed) * 1e9)), "domain": .string(String(domain ?? "-"))])
+        return (try? FrameWriter(descriptor: 1).write(JSONWriter.compact(answer))) == nil ? 1 : 0
     }
 
     private static func benchFirstLookup(runs: Int) {
-        let executable = Subprocess.currentExecutable
         var samples: [Double] = []
         for run in 1...runs {
-            guard let result = try? Subprocess.run(executable, ["bench", "psl-first-child"]), result.status == 0,
-                  let first = String(decoding: result.output, as: UTF8.self).split(separator: " ").first,
-                  let ns = Double(first) else {
+            guard let child = try? ChildProcess(executable: currentExecutable, arguments: ["bench", "psl-first-child"]),
+                  let frame = try? child.receive(timeoutMilliseconds: 10_000),
+                  case .object(let answer)? = try? JSONParser.parse(frame), case .integer(let ns)? = answer["nanoseconds"] else {
                 Terminal.err("psl-first: run \(run) failed\n")
                 continue
             }
-            samples.append(ns)
+            _ = child.wait()
+            samples.append(Double(ns))
         }
         guard !samples.isEmpty else { return }
         let sorted = samples.sorted()
@@ -154,7 +155,7 @@ enum BenchCommand: HarnessCommand {
     // MARK: - Native request
 
     private static func benchNativeRequest(runs: Int) throws(CommandError) {
-        let executable = Subprocess.currentExecutable
+        let executable = currentExecutable
         let directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
         let container = "/tmp/harness-bench-\(getpid())"
         mkdir(container, 0o755)
@@ -183,7 +184,7 @@ enum BenchCommand: HarnessCommand {
             }
             native.append(seconds(clock.now - start) * 1e3)
             start = clock.now
-            _ = try? Subprocess.run("/bin/true", [])
+            if let child = try? ChildProcess(executable: "/bin/true", arguments: []) { _ = child.wait() }
             spawnOnly.append(seconds(clock.now - start) * 1e3)
             if (index + 1) % 50 == 0 { Terminal.out("  native: \(index + 1)/\(runs)\n") }
         }
@@ -192,6 +193,13 @@ enum BenchCommand: HarnessCommand {
     }
 
     // MARK: - Figures
+
+    /// The path of the running executable, whose folder also holds the process executables.
+    private static var currentExecutable: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+    }
 
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
