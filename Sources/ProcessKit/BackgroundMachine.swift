@@ -93,7 +93,8 @@ public struct BackgroundMachine {
             self.now = now
             self.appearance = appearance
             utcOffsetMinutes = offset
-            for (id, url) in openTabs { tabs[id] = Tab(url: url) }
+            // The background cannot know what tabs show after a wake: each gets a fresh decision.
+            for (id, url) in openTabs { tabs[id] = Tab(url: url, waiting: true) }
             directives.append(.loadStorage)
         case .storageLoaded(let stored, let storedSession, let now):
             self.now = now

@@ -1,0 +1,135 @@
+import ProcessKit
+import SiteSettings
+
+/// One incarnation of one of our processes (`app#1`, `background#3`, `handler#12`), spoken to in
+/// the frame protocol one input at a time. At each yield point a policy decides whether the
+/// process goes on, fails the step, is killed there, or is held there while others run.
+public final class ProcessDriver {
+    /// What the harness does at a yield point.
+    public enum YieldChoice: Equatable, Sendable {
+        case proceed
+        case fail(errno: Int32)
+        case kill
+        /// Leave the process waiting at this point; `resume` lets it go on later.
+        case hold
+    }
+
+    /// Where an input left the process.
+    public enum Step: Equatable, Sendable {
+        /// It handled the input; these are the directives the harness carries out.
+        case finished([JSONValue])
+        /// It waits at this yield point.
+        case held(YieldPoint)
+        /// It died (killed at a yield point, or on its own).
+        case died(ChildProcess.ExitStatus)
+    }
+
+    public let name: String
+    public let incarnation: Int
+    public let child: ChildProcess
+    private let trace: Trace
+    private let seed: UInt64
+    public var policy: (YieldPoint) -> YieldChoice = { _ in .proceed }
+
+    public init(name: String, incarnation: Int, executable: String, arguments: [String], seed: UInt64, trace: Trace) throws {
+        self.name = name
+        self.incarnation = incarnation
+        self.seed = seed
+        self.trace = trace
+        child = try ChildProcess(executable: executable, arguments: arguments)
+    }
+
+    /// The logical name used in traces: never a pid.
+    public var label: String { "\(name)#\(incarnation)" }
+
+    public func begin(_ input: JSONValue, now: EpochMillis) -> Step {
+        trace.record(now, label, "<-", input)
+        return send(.input(input, now: now, seed: seed, flaws: []), now: now)
+    }
+
+    /// Lets a held process go on.
+    public func resume(_ answer: YieldAnswer, now: EpochMillis) -> Step {
+        switch answer {
+        case .proceed: send(.proceed(now: now), now: now)
+        case .fail(let errno): send(.fail(errno: errno, now: now), now: now)
+        }
+    }
+
+    public func kill(now: EpochMillis, reason: String) {
+        if child.isRunning { trace.record(now, label, reason) }
+        child.kill()
+    }
+
+    private func send(_ frame: ToChild, now: EpochMillis) -> Step {
+        do {
+            try child.send(JSONWriter.compact(frame.json), timeoutMilliseconds: 10_000)
+            return pump(now: now)
+        } catch {
+            return died(now: now)
+        }
+    }
+
+    private func pump(now: EpochMillis) -> Step {
+        while true {
+            let frame: [UInt8]?
+            do { frame = try child.receive(timeoutMilliseconds: 10_000) } catch {
+                trace.record(now, label, "unreadable output: \(error)")
+                child.kill()
+                return died(now: now)
+            }
+            guard let frame else { return died(now: now) }
+            let message: FromChild
+            do { message = try FromChild.decode(frame) } catch {
+                trace.record(now, label, "invalid frame: \(error)")
+                continue
+            }
+            switch message {
+            case .yield(let point, _):
+                trace.record(now, label, "yield \(point.rawValue)")
+                switch policy(point) {
+                case .proceed:
+                    do { try child.send(JSONWriter.compact(ToChild.proceed(now: now).json), timeoutMilliseconds: 10_000) } catch { return died(now: now) }
+                case .fail(let errno):
+                    trace.record(now, label, "fail \(point.rawValue) errno \(errno)")
+                    do { try child.send(JSONWriter.compact(ToChild.fail(errno: errno, now: now).json), timeoutMilliseconds: 10_000) } catch { return died(now: now) }
+                case .kill:
+                    kill(now: now, reason: "killed at \(point.rawValue)")
+                    return died(now: now)
+                case .hold:
+                    trace.record(now, label, "held at \(point.rawValue)")
+                    return .held(point)
+                }
+            case .done(let directives):
+                for directive in directives { trace.record(now, label, "->", directive) }
+                return .finished(directives)
+            case .error(let text):
+                trace.record(now, label, "error frame: \(text)")
+            }
+        }
+    }
+
+    private func died(now: EpochMillis) -> Step {
+        let status = child.wait(timeoutMilliseconds: 10_000) ?? {
+            child.kill()
+            return child.wait()
+        }()
+        if status != .signaled(9) {
+            trace.record(now, label, "died unexpectedly (\(status)); stderr: \(child.stderrTail.suffix(400))")
+        }
+        return .died(status)
+    }
+}
+
+/// The run's trace: one line per event, with virtual time, logical process names and JSON with
+/// sorted keys; never a pid, a path or wall time, so equal runs give equal traces.
+public final class Trace {
+    public private(set) var lines: [String] = []
+
+    public init() {}
+
+    func record(_ now: EpochMillis, _ process: String, _ what: String, _ json: JSONValue? = nil) {
+        var line = "\(now) \(process) \(what)"
+        if let json { line += " " + String(decoding: JSONWriter.compact(json), as: UTF8.self) }
+        lines.append(line)
+    }
+}

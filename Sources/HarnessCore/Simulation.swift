@@ -1,0 +1,396 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ProcessKit
+import SiteSettings
+
+/// The simulated Safari, operating system and user around the three real processes, with
+/// virtual time. Every method is one thing that happens; `settle` lets the consequences play
+/// out (storage completing, native requests served by a fresh handler each, replies routed
+/// back, notifications delivered) until nothing is left to do. Time moves only with `advance`,
+/// which fires timers, alarms and the background's idle unload in order.
+public final class Simulation {
+    public enum Platform: String, Sendable { case iOS = "ios", macOS = "macos" }
+
+    /// A tab and the decision its content script last applied.
+    public struct Tab: Sendable {
+        public var url: String
+        public var nativeDark: Bool
+        public var applied: JSONValue?
+        /// When it applied its first decision, and how many native replies the background had
+        /// received by then (invariant 5: a background with a cache answers before any).
+        public var firstDecisionAt: EpochMillis?
+        public var nativeRepliesBeforeFirstDecision: Int?
+    }
+
+    /// Safari unloads the background this long after the last input it received.
+    public static let idleUnload: EpochMillis = 30_000
+
+    public let platform: Platform
+    public let seed: UInt64
+    public let trace = Trace()
+    public private(set) var now: EpochMillis
+    public private(set) var tabs: [TabID: Tab] = [:]
+    public private(set) var activeTab: TabID?
+    public private(set) var popup: JSONValue?
+    public private(set) var appView: JSONValue?
+    public private(set) var lastEditAnswer: JSONValue?
+    /// How many handler processes were started: one per native request.
+    public private(set) var handlerSpawns = 0
+    public private(set) var safariInForeground = true
+    public private(set) var appInForeground = false
+
+    public let containerDirectory: String
+    public let storageDirectory: String
+    private let executables: String
+    private var app: ProcessDriver?
+    private var background: ProcessDriver?
+    private var incarnations: [String: Int] = [:]
+    private var appearance = Appearance.light
+    private var queue: [Work] = []
+    /// Events for a frozen background (iOS, Safari in the background), delivered when it thaws.
+    private var heldForBackground: [JSONValue] = []
+    private var timers: [String: EpochMillis] = [:]
+    private var alarm: EpochMillis?
+    private var lastBackgroundInput: EpochMillis = 0
+    private var nativeRepliesDelivered = 0
+
+    private enum Work {
+        case backgroundInput(JSONValue)
+        case storageCompletion(incarnation: Int, token: Int64)
+        case nativeRequest(incarnation: Int, request: Int64, message: JSONValue)
+        case nativeReply(incarnation: Int, request: Int64, message: JSONValue)
+        case appInput(JSONValue)
+    }
+
+    /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`;
+    /// `directory` an empty folder for the container and the extension storage.
+    public init(platform: Platform, seed: UInt64, epoch: EpochMillis, executables: String, directory: String) {
+        self.platform = platform
+        self.seed = seed
+        self.now = epoch
+        self.executables = executables
+        containerDirectory = directory + "/container"
+        storageDirectory = directory + "/extension-storage"
+        mkdir(containerDirectory, 0o755)
+        mkdir(storageDirectory, 0o755)
+    }
+
+    deinit { teardown() }
+
+    /// Kills every process still running. Safe to call more than once.
+    public func teardown() {
+        app?.kill(now: now, reason: "teardown")
+        background?.kill(now: now, reason: "teardown")
+        app = nil
+        background = nil
+    }
+
+    // MARK: - The app
+
+    public func launchApp() {
+        if app == nil {
+            app = try? spawn("app", "AppProcess", ["--container", containerDirectory])
+            deliverToApp(.object(["type": .string("launched")]))
+        }
+        appForeground()
+    }
+
+    /// The app comes to the front. On iOS, Safari goes to the background.
+    public func appForeground() {
+        guard app != nil else { return launchApp() }
+        appInForeground = true
+        if platform == .iOS && safariInForeground { safariBackground() }
+        deliverToApp(.object(["type": .string("foreground")]))
+    }
+
+    /// The app is suspended: it misses notifications and re-reads when it returns.
+    public func appBackground() { appInForeground = false }
+
+    public func killApp() {
+        app?.kill(now: now, reason: "killed")
+        app = nil
+        appInForeground = false
+    }
+
+    /// A user edit in the app, as `AppWire` writes it; the answer is in `lastEditAnswer`.
+    public func appEdit(_ edit: JSONValue) {
+        if app == nil || !appInForeground { appForeground() }
+        deliverToApp(.object(["type": .string("edit"), "edit": edit]))
+    }
+
+    // MARK: - Safari
+
+    public func safariForeground() {
+        if platform == .iOS && appInForeground { appInForeground = false }
+        if !safariInForeground {
+            safariInForeground = true
+            background?.child.thaw()
+            queue += heldForBackground.map(Work.backgroundInput)
+            heldForBackground = []
+        }
+        event(.object(["type": .string("safariForeground")]))
+        if let active = activeTab { askForDecision(active) }
+    }
+
+    /// On iOS, Safari in the background freezes the background and its timers.
+    public func safariBackground() {
+        safariInForeground = false
+        if platform == .iOS { try? background?.child.freeze() }
+    }
+
+    /// Quits and reopens Safari: the background is gone and session storage with it.
+    public func safariRestart() {
+        background?.kill(now: now, reason: "safari restart")
+        background = nil
+        unlink(storageDirectory + "/session.json")
+        safariInForeground = true
+        for id in tabs.keys.sorted() { askForDecision(id) }
+    }
+
+    public func openTab(_ id: TabID, url: String, nativeDark: Bool = false) {
+        tabs[id] = Tab(url: url, nativeDark: nativeDark)
+        activeTab = id
+        askForDecision(id)
+    }
+
+    public func activateTab(_ id: TabID) {
+        guard tabs[id] != nil else { return }
+        activeTab = id
+        event(.object(["type": .string("tabActivated"), "tab": .string(id.rawValue)]))
+        askForDecision(id)
+    }
+
+    public func closeTab(_ id: TabID) {
+        tabs[id] = nil
+        if activeTab == id { activeTab = tabs.keys.sorted().first }
+        if background != nil { event(.object(["type": .string("tabClosed"), "tab": .string(id.rawValue)])) }
+    }
+
+    public func openPopup(on id: TabID) {
+        event(.object(["type": .string("popupOpened"), "tab": .string(id.rawValue)]))
+    }
+
+    public func popupEdit(set: JSONValue = .object([:]), reset: [String] = []) {
+        event(.object(["type": .string("popupEdited"), "set": set, "reset": .array(reset.map(JSONValue.string))]))
+    }
+
+    public func popupPause(for duration: EpochMillis) {
+        event(.object(["type": .string("popupPaused"), "until": .integer(now + duration)]))
+    }
+
+    /// Safari unloads the background without notice.
+    public func unloadBackground() {
+        background?.kill(now: now, reason: "unloaded")
+        background = nil
+    }
+
+    public func setAppearance(_ value: Appearance) {
+        appearance = value
+        if background != nil { event(.object(["type": .string("appearanceChanged"), "appearance": .string(value.rawValue)])) }
+    }
+
+    // MARK: - Time and settling
+
+    /// The kinds of pending work, to stop `settle` before one.
+    public enum WorkKind: Sendable { case backgroundInput, storageCompletion, nativeRequest, nativeReply, appInput }
+
+    /// Lets everything pending play out, at the current virtual time; with `stopBefore`, stops
+    /// when the next piece of work is of that kind (to unload the background while a native
+    /// request waits, for example).
+    public func settle(stopBefore: WorkKind? = nil) {
+        while let work = queue.first {
+            if let stopBefore, Self.kind(of: work) == stopBefore { return }
+            queue.removeFirst()
+            switch work {
+            case .backgroundInput(let input):
+                deliverToBackground(input)
+            case .storageCompletion(let incarnation, let token):
+                guard background?.incarnation == incarnation else { continue }
+                deliverToBackground(.object(["type": .string("storageCompleted"), "token": .integer(token)]), countsAsEvent: false)
+            case .nativeRequest(let incarnation, let request, let message):
+                serveNativeRequest(incarnation: incarnation, request: request, message: message)
+            case .nativeReply(let incarnation, let request, let message):
+                // A reply addressed to an earlier incarnation is dropped.
+                guard background?.incarnation == incarnation else {
+                    trace.record(now, "safari", "dropped reply for background#\(incarnation)")
+                    continue
+                }
+                nativeRepliesDelivered += 1
+                deliverToBackground(.object(["type": .string("nativeReply"), "request": .integer(request), "message": message]), countsAsEvent: false)
+            case .appInput(let input):
+                deliverToApp(input)
+            }
+        }
+    }
+
+    private static func kind(of work: Work) -> WorkKind {
+        switch work {
+        case .backgroundInput: .backgroundInput
+        case .storageCompletion: .storageCompletion
+        case .nativeRequest: .nativeRequest
+        case .nativeReply: .nativeReply
+        case .appInput: .appInput
+        }
+    }
+
+    /// Moves virtual time forward, firing what falls due in order.
+    public func advance(by duration: EpochMillis) {
+        let end = now + duration
+        settle()
+        while let (at, fire) = nextDue(before: end) {
+            now = at
+            fire()
+            settle()
+        }
+        now = end
+    }
+
+    private func nextDue(before end: EpochMillis) -> (EpochMillis, () -> Void)? {
+        var best: (EpochMillis, () -> Void)?
+        func consider(_ at: EpochMillis, _ action: @escaping () -> Void) {
+            if at <= end, best.map({ at < $0.0 }) ?? true { best = (at, action) }
+        }
+        let frozen = platform == .iOS && !safariInForeground
+        if let background, !frozen {
+            consider(max(now, lastBackgroundInput + Self.idleUnload)) { [weak self] in self?.unloadBackground() }
+            for (key, at) in timers.sorted(by: { $0.key < $1.key }) where key.hasPrefix("\(background.incarnation):") {
+                let request = Int64(key.split(separator: ":").last!)!
+                consider(at) { [weak self] in
+                    self?.timers[key] = nil
+                    self?.event(.object(["type": .string("nativeTimeout"), "request": .integer(request)]))
+                }
+            }
+        }
+        if let at = alarm, !frozen {
+            consider(at) { [weak self] in
+                self?.alarm = nil
+                self?.event(.object(["type": .string("alarmFired")]))
+            }
+        }
+        return best
+    }
+
+    // MARK: - Delivery
+
+    private func askForDecision(_ id: TabID) {
+        guard let tab = tabs[id] else { return }
+        event(.object(["type": .string("tabRequestedDecision"), "tab": .string(id.rawValue), "url": .string(tab.url),
+                       "nativeDark": .bool(tab.nativeDark)]))
+    }
+
+    /// An event for the background: Safari starts it if needed and queues the event meanwhile.
+    private func event(_ input: JSONValue) {
+        queue.append(.backgroundInput(input))
+    }
+
+    private func deliverToBackground(_ input: JSONValue, countsAsEvent: Bool = true) {
+        if platform == .iOS && !safariInForeground {
+            // A frozen background takes nothing until Safari returns.
+            heldForBackground.append(input)
+            return
+        }
+        if background == nil {
+            guard countsAsEvent else { return }
+            guard let started = try? spawn("background", "ExtensionProcess", ["--storage", storageDirectory]) else { return }
+            background = started
+            timers = [:]
+            var open: [String: JSONValue] = [:]
+            for (id, tab) in tabs { open[id.rawValue] = .string(tab.url) }
+            handleBackground(started.begin(.object(["type": .string("started"), "appearance": .string(appearance.rawValue),
+                                                     "tabs": .object(open)]), now: now), from: started)
+        }
+        guard let background else { return }
+        lastBackgroundInput = now
+        handleBackground(background.begin(input, now: now), from: background)
+    }
+
+    private func handleBackground(_ step: ProcessDriver.Step, from driver: ProcessDriver) {
+        guard case .finished(let directives) = step else {
+            if background === driver { background = nil }
+            return
+        }
+        for case .object(let directive) in directives {
+            switch directive["type"] {
+            case .string("storagePending")?:
+                if case .integer(let token)? = directive["token"] {
+                    queue.append(.storageCompletion(incarnation: driver.incarnation, token: token))
+                }
+            case .string("sendNative")?:
+                if case .integer(let request)? = directive["request"], let message = directive["message"] {
+                    queue.append(.nativeRequest(incarnation: driver.incarnation, request: request, message: message))
+                }
+            case .string("setTimer")?:
+                if case .object(let timer)? = directive["timer"], case .integer(let request)? = timer["nativeTimeout"],
+                   case .integer(let at)? = directive["at"] {
+                    timers["\(driver.incarnation):\(request)"] = at
+                }
+            case .string("cancelTimer")?:
+                if case .object(let timer)? = directive["timer"], case .integer(let request)? = timer["nativeTimeout"] {
+                    timers["\(driver.incarnation):\(request)"] = nil
+                }
+            case .string("setAlarm")?:
+                if case .integer(let at)? = directive["at"] { alarm = at }
+            case .string("decision")?:
+                if case .string(let name)? = directive["tab"], tabs[TabID(name)] != nil {
+                    let id = TabID(name)
+                    tabs[id]?.applied = directive["decision"]
+                    if tabs[id]?.firstDecisionAt == nil {
+                        tabs[id]?.firstDecisionAt = now
+                        tabs[id]?.nativeRepliesBeforeFirstDecision = nativeRepliesDelivered
+                    }
+                }
+            case .string("popup")?:
+                popup = directive["view"]
+            default:
+                trace.record(now, "safari", "unknown directive", .object(directive))
+            }
+        }
+    }
+
+    /// Safari starts one handler process per native request.
+    private func serveNativeRequest(incarnation: Int, request: Int64, message: JSONValue) {
+        handlerSpawns += 1
+        guard let handler = try? spawn("handler", "NativeHandler", ["--container", containerDirectory]) else { return }
+        defer {
+            // The handler exits after its answer; one that does not is killed.
+            handler.child.closeInput()
+            if handler.child.wait(timeoutMilliseconds: 10_000) == nil { handler.child.kill() }
+        }
+        guard case .finished(let directives) = handler.begin(NativeHandlerWire.input(message), now: now) else { return }
+        for case .object(let directive) in directives {
+            if directive["type"] == .string("reply"), let reply = directive["message"] {
+                queue.append(.nativeReply(incarnation: incarnation, request: request, message: reply))
+            }
+            if directive["type"] == .string("notify") {
+                // Darwin notifications reach only a running app that is not suspended.
+                if app != nil && appInForeground { queue.append(.appInput(.object(["type": .string("changeNotification")]))) }
+            }
+        }
+    }
+
+    private func deliverToApp(_ input: JSONValue) {
+        guard let app else { return }
+        guard case .finished(let directives) = app.begin(input, now: now) else {
+            self.app = nil
+            return
+        }
+        for case .object(let directive) in directives {
+            switch directive["type"] {
+            case .string("view")?: appView = directive["view"]
+            case .string("editSaved")?, .string("editRefused")?: lastEditAnswer = .object(directive)
+            case .string("messageExtension")?:
+                // Only macOS has a path from the app to the extension.
+                if platform == .macOS { event(.object(["type": .string("appMessage")])) }
+            default: break
+            }
+        }
+    }
+
+    private func spawn(_ name: String, _ executable: String, _ arguments: [String]) throws -> ProcessDriver {
+        let incarnation = (incarnations[name] ?? 0) + 1
+        incarnations[name] = incarnation
+        return try ProcessDriver(name: name, incarnation: incarnation, executable: executables + "/" + executable,
+                                 arguments: arguments, seed: seed, trace: trace)
+    }
+}

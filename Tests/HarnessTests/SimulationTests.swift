@@ -1,0 +1,151 @@
+import Foundation
+import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// Lifecycle transitions with all three real processes, the simulation playing Safari, the OS
+/// and the user.
+@Suite(.serialized)
+struct SimulationTests {
+    /// 2026-07-13T19:59:00Z
+    static let epoch: EpochMillis = 1_783_972_740_000
+
+    private func simulation(_ platform: Simulation.Platform, shared: SettingsDocument?) throws -> (Simulation, String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simulation-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let simulation = Simulation(platform: platform, seed: 42, epoch: Self.epoch, executables: HarnessBinary.directory, directory: folder)
+        if let shared {
+            try Data(DocumentCodec.encode(shared)).write(to: URL(fileURLWithPath: simulation.containerDirectory + "/settings.json"))
+        }
+        return (simulation, folder)
+    }
+
+    private func sharedDocument(_ simulation: Simulation) throws -> SettingsDocument {
+        try DocumentCodec.decode(Array(try #require(FileManager.default.contents(atPath: simulation.containerDirectory + "/settings.json")))).document
+    }
+
+    private static let base: SettingsDocument = {
+        var document = SettingsDocument(documentId: "DOC-1", revision: 3)
+        document.defaults.mode = .on
+        document.defaults.theme = .gray
+        return document
+    }()
+
+    private func theme(_ simulation: Simulation, _ tab: String) -> JSONValue? {
+        simulation.tabs[TabID(tab)]?.applied?.objectValue?["theme"]
+    }
+
+    @Test func anAppChangeWhileSafariIsAwayReachesTheOpenTabWhenSafariReturns() throws {
+        let (simulation, folder) = try simulation(.iOS, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        #expect(theme(simulation, "t1") == .string("gray"))
+
+        simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["theme": .string("dark")])]))
+        simulation.settle()
+        #expect(!simulation.safariInForeground)
+        #expect(simulation.lastEditAnswer?.objectValue?["type"] == .string("editSaved"))
+        #expect(theme(simulation, "t1") == .string("gray"), "iOS gives the app no way to reach the extension")
+
+        simulation.safariForeground()
+        simulation.settle()
+        #expect(theme(simulation, "t1") == .string("dark"))
+    }
+
+    @Test func aPopupChangeReachesTheDocumentAndTheAppShowsItOnItsNextForeground() throws {
+        let (simulation, folder) = try simulation(.iOS, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.launchApp()
+        simulation.settle()
+        simulation.safariForeground()
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.openPopup(on: TabID("t1"))
+        simulation.popupEdit(set: .object(["theme": .string("sepia")]))
+        simulation.settle()
+        #expect(theme(simulation, "t1") == .string("sepia"))
+        #expect(try sharedDocument(simulation).sites[try ScopeKey.parse("docs.example.com")]?.values.theme == .sepia)
+        let before = simulation.appView?.objectValue?["sites"]
+        #expect(before == .array([]), "the suspended app has not seen it yet")
+
+        simulation.appForeground()
+        simulation.settle()
+        guard case .array(let sites)? = simulation.appView?.objectValue?["sites"] else {
+            Issue.record("no app view")
+            return
+        }
+        #expect(sites.first?.objectValue?["key"] == .string("docs.example.com"))
+        #expect(sites.first?.objectValue?["overrides"] == .object(["theme": .string("sepia")]))
+    }
+
+    @Test func aPatchWaitingWhenTheBackgroundIsUnloadedReachesTheDocumentOnceAfterTheWake() throws {
+        let (simulation, folder) = try simulation(.iOS, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.openPopup(on: TabID("t1"))
+        simulation.popupEdit(set: .object(["mode": .string("off")]))
+        // Run until the patch is about to go to the handler, then unload the background.
+        simulation.settle(stopBefore: .nativeRequest)
+        simulation.unloadBackground()
+        simulation.settle()
+        let afterFirst = try sharedDocument(simulation)
+        #expect(afterFirst.sites[try ScopeKey.parse("docs.example.com")]?.values.mode == .off)
+
+        // The next wake resends the outbox: the handler sees the same patch again.
+        simulation.advance(by: 40_000)
+        simulation.activateTab(TabID("t1"))
+        simulation.settle()
+        let afterWake = try sharedDocument(simulation)
+        #expect(afterWake.revision == afterFirst.revision, "the resent patch is not applied twice")
+        #expect(afterWake.revision == Self.base.revision + 1)
+        #expect(theme(simulation, "t1") == .string("gray"))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["enabled"] == .bool(false))
+        let stored = try JSONParser.parse(Array(try #require(FileManager.default.contents(atPath: simulation.storageDirectory + "/local.json"))))
+        #expect(LocalStorage.decode(stored)?.outbox.isEmpty == true)
+    }
+
+    @Test func aScheduleBoundaryAndAPauseExpiryChangeAnOpenTabAcrossAnUnload() throws {
+        var scheduled = Self.base
+        scheduled.defaults.mode = .scheduled
+        let (simulation, folder) = try simulation(.macOS, shared: scheduled)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
+        simulation.settle()
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("scheduleInactive"))
+        // 20:00 comes 60 s later; the idle background is unloaded after 30 s; the alarm wakes it.
+        simulation.advance(by: 61_000)
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("scheduleActive"))
+        #expect(simulation.trace.lines.contains { $0.contains("background#1 unloaded") })
+
+        simulation.openPopup(on: TabID("t1"))
+        simulation.popupPause(for: 120_000)
+        simulation.settle()
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("paused"))
+        simulation.advance(by: 121_000)
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("scheduleActive"))
+    }
+
+    @Test func theSameRunGivesTheSameTraceTwice() throws {
+        func run() throws -> [String] {
+            let (simulation, folder) = try simulation(.iOS, shared: nil)
+            defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+            simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+            simulation.openTab(TabID("t2"), url: "https://a.example.org/")
+            simulation.settle()
+            simulation.openPopup(on: TabID("t2"))
+            simulation.popupEdit(set: .object(["theme": .string("sepia")]))
+            simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["mode": .string("on")])]))
+            simulation.safariForeground()
+            simulation.advance(by: 45_000)
+            simulation.activateTab(TabID("t1"))
+            simulation.settle()
+            return simulation.trace.lines
+        }
+        let first = try run(), second = try run()
+        #expect(first.count > 20)
+        #expect(first == second)
+        #expect(!first.contains { $0.contains("/tmp/") || $0.contains("harness-") })
+    }
+}
