@@ -80,6 +80,8 @@ public final class Simulation {
 
     /// Kills every process still running. Safe to call more than once.
     public func teardown() {
+        for entry in held { entry.driver.kill(now: now, reason: "teardown") }
+        held = []
         app?.kill(now: now, reason: "teardown")
         background?.kill(now: now, reason: "teardown")
         app = nil
@@ -91,7 +93,7 @@ public final class Simulation {
     public func launchApp() {
         if app == nil {
             app = try? spawn("app", "AppProcess", ["--container", containerDirectory])
-            deliverToApp(.object(["type": .string("launched")]))
+            queue.append(.appInput(.object(["type": .string("launched")])))
         }
         appForeground()
     }
@@ -101,14 +103,14 @@ public final class Simulation {
         guard app != nil else { return launchApp() }
         appInForeground = true
         if platform == .iOS && safariInForeground { safariBackground() }
-        deliverToApp(.object(["type": .string("foreground")]))
+        queue.append(.appInput(.object(["type": .string("foreground")])))
     }
 
     /// The app is suspended: it misses notifications and re-reads when it returns.
     public func appBackground() { appInForeground = false }
 
     public func killApp() {
-        app?.kill(now: now, reason: "killed")
+        if let app { kill(app) }
         app = nil
         appInForeground = false
     }
@@ -116,7 +118,7 @@ public final class Simulation {
     /// A user edit in the app, as `AppWire` writes it; the answer is in `lastEditAnswer`.
     public func appEdit(_ edit: JSONValue) {
         if app == nil || !appInForeground { appForeground() }
-        deliverToApp(.object(["type": .string("edit"), "edit": edit]))
+        queue.append(.appInput(.object(["type": .string("edit"), "edit": edit])))
     }
 
     // MARK: - Safari
@@ -141,7 +143,7 @@ public final class Simulation {
 
     /// Quits and reopens Safari: the background is gone and session storage with it.
     public func safariRestart() {
-        background?.kill(now: now, reason: "safari restart")
+        if let background { kill(background, reason: "safari restart") }
         background = nil
         unlink(storageDirectory + "/session.json")
         safariInForeground = true
@@ -181,7 +183,7 @@ public final class Simulation {
 
     /// Safari unloads the background without notice.
     public func unloadBackground() {
-        background?.kill(now: now, reason: "unloaded")
+        if let background { kill(background, reason: "unloaded") }
         background = nil
     }
 
@@ -199,9 +201,11 @@ public final class Simulation {
     /// when the next piece of work is of that kind (to unload the background while a native
     /// request waits, for example).
     public func settle(stopBefore: WorkKind? = nil) {
-        while let work = queue.first {
+        // Work for a process held at a yield point waits; everything else goes on.
+        while let index = queue.firstIndex(where: { !isBusy($0) }) {
+            let work = queue[index]
             if let stopBefore, Self.kind(of: work) == stopBefore { return }
-            queue.removeFirst()
+            queue.remove(at: index)
             switch work {
             case .backgroundInput(let input):
                 deliverToBackground(input)
@@ -221,6 +225,14 @@ public final class Simulation {
             case .appInput(let input):
                 deliverToApp(input)
             }
+        }
+    }
+
+    private func isBusy(_ work: Work) -> Bool {
+        switch work {
+        case .backgroundInput, .storageCompletion, .nativeReply: background.map(isHeld) ?? false
+        case .appInput: app.map(isHeld) ?? false
+        case .nativeRequest: false
         }
     }
 
@@ -297,19 +309,23 @@ public final class Simulation {
             timers = [:]
             var open: [String: JSONValue] = [:]
             for (id, tab) in tabs { open[id.rawValue] = .string(tab.url) }
-            handleBackground(started.begin(.object(["type": .string("started"), "appearance": .string(appearance.rawValue),
-                                                     "tabs": .object(open)]), now: now), from: started)
+            complete(started.begin(.object(["type": .string("started"), "appearance": .string(appearance.rawValue),
+                                             "tabs": .object(open)]), now: now), driver: started, role: .background)
         }
-        guard let background else { return }
-        lastBackgroundInput = now
-        handleBackground(background.begin(input, now: now), from: background)
-    }
-
-    private func handleBackground(_ step: ProcessDriver.Step, from driver: ProcessDriver) {
-        guard case .finished(let directives) = step else {
-            if background === driver { background = nil }
+        guard let background else {
+            trace.record(now, "safari", "background did not start; event dropped", input)
             return
         }
+        if isHeld(background) {
+            // The start itself stopped at a yield point: the event waits for it.
+            queue.insert(.backgroundInput(input), at: 0)
+            return
+        }
+        lastBackgroundInput = now
+        complete(background.begin(input, now: now), driver: background, role: .background)
+    }
+
+    private func backgroundDirectives(_ directives: [JSONValue], from driver: ProcessDriver) {
         for case .object(let directive) in directives {
             switch directive["type"] {
             case .string("storagePending")?:
@@ -352,12 +368,14 @@ public final class Simulation {
     private func serveNativeRequest(incarnation: Int, request: Int64, message: JSONValue) {
         handlerSpawns += 1
         guard let handler = try? spawn("handler", "NativeHandler", ["--container", containerDirectory]) else { return }
-        defer {
-            // The handler exits after its answer; one that does not is killed.
-            handler.child.closeInput()
-            if handler.child.wait(timeoutMilliseconds: 10_000) == nil { handler.child.kill() }
-        }
-        guard case .finished(let directives) = handler.begin(NativeHandlerWire.input(message), now: now) else { return }
+        complete(handler.begin(NativeHandlerWire.input(message), now: now), driver: handler,
+                 role: .handler(incarnation: incarnation, request: request))
+    }
+
+    private func handlerDirectives(_ directives: [JSONValue], from handler: ProcessDriver, incarnation: Int, request: Int64) {
+        // The handler exits after its answer; one that does not is killed.
+        handler.child.closeInput()
+        if handler.child.wait(timeoutMilliseconds: 10_000) == nil { handler.child.kill() }
         for case .object(let directive) in directives {
             if directive["type"] == .string("reply"), let reply = directive["message"] {
                 queue.append(.nativeReply(incarnation: incarnation, request: request, message: reply))
@@ -371,10 +389,10 @@ public final class Simulation {
 
     private func deliverToApp(_ input: JSONValue) {
         guard let app else { return }
-        guard case .finished(let directives) = app.begin(input, now: now) else {
-            self.app = nil
-            return
-        }
+        complete(app.begin(input, now: now), driver: app, role: .app)
+    }
+
+    private func appDirectives(_ directives: [JSONValue]) {
         for case .object(let directive) in directives {
             switch directive["type"] {
             case .string("view")?: appView = directive["view"]
@@ -390,7 +408,98 @@ public final class Simulation {
     private func spawn(_ name: String, _ executable: String, _ arguments: [String]) throws -> ProcessDriver {
         let incarnation = (incarnations[name] ?? 0) + 1
         incarnations[name] = incarnation
-        return try ProcessDriver(name: name, incarnation: incarnation, executable: executables + "/" + executable,
-                                 arguments: arguments, seed: seed, trace: trace)
+        let driver = try ProcessDriver(name: name, incarnation: incarnation, executable: executables + "/" + executable,
+                                       arguments: arguments, seed: seed, trace: trace)
+        driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
+        return driver
+    }
+
+    // MARK: - Yield points, holds and the container's lock
+
+    private enum Role {
+        case app, background
+        case handler(incarnation: Int, request: Int64)
+    }
+
+    /// Processes waiting at a yield point: held by the user, or waiting for the lock.
+    private var held: [(driver: ProcessDriver, role: Role, point: YieldPoint)] = []
+    /// `hold PROCESS at POINT`: by logical name (`app`, `background`, `handler`).
+    private var holds: [String: YieldPoint] = [:]
+    /// The process past `lock` and not yet at `unlock`. The harness never lets a second one past
+    /// `lock`; a frozen holder keeps the others waiting; a killed one releases it, as flock does.
+    public private(set) var lockHolder: String?
+
+    /// Stops the named process at the yield point the next time it gets there, until `release`.
+    public func hold(_ process: String, at point: YieldPoint) {
+        holds[process] = point
+    }
+
+    /// Lets a held process go on (it may still wait for the lock) and plays out what follows.
+    public func release(_ process: String) {
+        holds[process] = nil
+        wakeWaiters()
+    }
+
+    /// The yield points where processes wait now, as `name#n@point`.
+    public var waiting: [String] { held.map { "\($0.driver.label)@\($0.point.rawValue)" } }
+
+    private func isHeld(_ driver: ProcessDriver) -> Bool { held.contains { $0.driver === driver } }
+
+    private func decide(_ driver: ProcessDriver, at point: YieldPoint) -> ProcessDriver.YieldChoice {
+        if holds[driver.name] == point { return .hold }
+        if point == .lock {
+            if let holder = lockHolder, holder != driver.label { return .hold }
+            lockHolder = driver.label
+        }
+        if point == .unlock && lockHolder == driver.label { lockHolder = nil }
+        return .proceed
+    }
+
+    /// Carries out where an input left a process.
+    private func complete(_ step: ProcessDriver.Step, driver: ProcessDriver, role: Role) {
+        switch step {
+        case .finished(let directives):
+            // Container operations finish within one input: no process keeps the lock past it
+            // (one whose lock step failed never took it).
+            if lockHolder == driver.label { lockHolder = nil }
+            switch role {
+            case .app: appDirectives(directives)
+            case .background: backgroundDirectives(directives, from: driver)
+            case .handler(let incarnation, let request): handlerDirectives(directives, from: driver, incarnation: incarnation, request: request)
+            }
+        case .held(let point):
+            held.append((driver, role, point))
+        case .died:
+            forget(driver)
+        }
+        wakeWaiters()
+    }
+
+    /// Resumes the first waiting process that may go on: not held by the user, and not waiting
+    /// for a lock someone else holds.
+    private func wakeWaiters() {
+        guard let index = held.firstIndex(where: { entry in
+            holds[entry.driver.name] != entry.point
+                && !(entry.point == .lock && lockHolder != nil && lockHolder != entry.driver.label)
+        }) else { return }
+        let entry = held.remove(at: index)
+        if entry.point == .lock { lockHolder = entry.driver.label }
+        if entry.point == .unlock && lockHolder == entry.driver.label { lockHolder = nil }
+        trace.record(now, entry.driver.label, "resumed at \(entry.point.rawValue)")
+        complete(entry.driver.resume(.proceed, now: now), driver: entry.driver, role: entry.role)
+    }
+
+    private func kill(_ driver: ProcessDriver, reason: String = "killed") {
+        driver.kill(now: now, reason: reason)
+        forget(driver)
+        wakeWaiters()
+    }
+
+    /// A dead process holds nothing: its lock is released and it waits nowhere.
+    private func forget(_ driver: ProcessDriver) {
+        held.removeAll { $0.driver === driver }
+        if lockHolder == driver.label { lockHolder = nil }
+        if app === driver { app = nil }
+        if background === driver { background = nil }
     }
 }

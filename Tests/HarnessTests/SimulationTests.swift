@@ -148,4 +148,38 @@ struct SimulationTests {
         #expect(first == second)
         #expect(!first.contains { $0.contains("/tmp/") || $0.contains("harness-") })
     }
+
+    /// Both orders: the handler's merge held at its rename while the app saves, and the app's
+    /// save held at its rename while the handler merges. The second writer waits for the lock.
+    @Test(arguments: ["handler", "app"])
+    func anAppSaveAndAHandlerMergeInterleavedAtTheLockLoseNeitherChange(heldFirst: String) throws {
+        let (simulation, folder) = try simulation(.macOS, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.launchApp()
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.hold(heldFirst, at: .rename)
+        let popupChange = {
+            simulation.openPopup(on: TabID("t1"))
+            simulation.popupEdit(set: .object(["mode": .string("off")]))
+            simulation.settle()
+        }
+        let appChange = {
+            simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["theme": .string("dark")])]))
+            simulation.settle()
+        }
+        if heldFirst == "handler" { popupChange() } else { appChange() }
+        #expect(simulation.waiting.count == 1 && simulation.waiting[0].hasSuffix("@rename"), "\(simulation.waiting)")
+        if heldFirst == "handler" { appChange() } else { popupChange() }
+        #expect(simulation.waiting.count == 2 && simulation.waiting[1].hasSuffix("@lock"), "the second writer waits for the lock: \(simulation.waiting)")
+
+        simulation.release(heldFirst)
+        simulation.settle()
+        #expect(simulation.waiting.isEmpty)
+        #expect(simulation.lockHolder == nil)
+        let document = try sharedDocument(simulation)
+        #expect(document.sites[try ScopeKey.parse("docs.example.com")]?.values.mode == .off)
+        #expect(document.defaults.theme == .dark)
+        #expect(document.revision == Self.base.revision + 2)
+    }
 }
