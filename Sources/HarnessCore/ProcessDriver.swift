@@ -26,17 +26,17 @@ public final class ProcessDriver {
 
     public let name: String
     public let incarnation: Int
-    public let child: ChildProcess
+    public let child: FrameEndpoint
     private let trace: Trace
     private let seed: UInt64
     public var policy: (YieldPoint) -> YieldChoice = { _ in .proceed }
 
-    public init(name: String, incarnation: Int, executable: String, arguments: [String], seed: UInt64, trace: Trace) throws {
+    public init(name: String, incarnation: Int, endpoint: FrameEndpoint, seed: UInt64, trace: Trace) {
         self.name = name
         self.incarnation = incarnation
         self.seed = seed
         self.trace = trace
-        child = try ChildProcess(executable: executable, arguments: arguments)
+        child = endpoint
     }
 
     /// The logical name used in traces: never a pid.

@@ -12,6 +12,11 @@ import SiteSettings
 public final class Simulation {
     public enum Platform: String, Sendable { case iOS = "ios", macOS = "macos" }
 
+    /// How the three processes run: as real OS processes (the default and the truth), or as
+    /// the same shells on threads of the harness over a simulated disk (for speed). The same
+    /// run gives the same trace on both.
+    public enum Transport: String, Sendable { case process, inProcess = "in-process" }
+
     /// A tab and the decision its content script last applied.
     public struct Tab: Sendable {
         public var url: String
@@ -27,7 +32,12 @@ public final class Simulation {
     public static let idleUnload: EpochMillis = 30_000
 
     public let platform: Platform
+    public let transport: Transport
     public let seed: UInt64
+    /// The in-process transport's disk (container and extension storage).
+    public let disk = SimulatedDisk()
+    /// Only for proving the transport-equality check: in-process processes hide this yield point.
+    public var inProcessHiddenYield: YieldPoint?
     public let trace = Trace()
     public private(set) var now: EpochMillis
     public private(set) var tabs: [TabID: Tab] = [:]
@@ -65,8 +75,9 @@ public final class Simulation {
 
     /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`;
     /// `directory` an empty folder for the container and the extension storage.
-    public init(platform: Platform, seed: UInt64, epoch: EpochMillis, executables: String, directory: String) {
+    public init(platform: Platform, transport: Transport = .process, seed: UInt64, epoch: EpochMillis, executables: String, directory: String) {
         self.platform = platform
+        self.transport = transport
         self.seed = seed
         self.now = epoch
         self.executables = executables
@@ -77,6 +88,39 @@ public final class Simulation {
     }
 
     deinit { teardown() }
+
+    // MARK: - Files
+
+    /// Puts a file in the App Group container (before the run: the starting shared document).
+    public func writeContainerFile(_ name: String, _ bytes: [UInt8]) {
+        switch transport {
+        case .process:
+            let fd = open(containerDirectory + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        case .inProcess:
+            disk.write(SimulatedContainer.folder + name, bytes)
+        }
+    }
+
+    public func containerFile(_ name: String) -> [UInt8]? { file(containerDirectory, SimulatedContainer.folder, name) }
+    public func storageFile(_ name: String) -> [UInt8]? { file(storageDirectory, SimulatedExtensionFolder.folder, name) }
+
+    private func file(_ directory: String, _ folder: String, _ name: String) -> [UInt8]? {
+        switch transport {
+        case .inProcess: return disk.read(folder + name)
+        case .process:
+            let fd = open(directory + "/" + name, O_RDONLY)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { return bytes }
+                bytes += chunk[0..<n]
+            }
+        }
+    }
 
     /// Kills every process still running. Safe to call more than once.
     public func teardown() {
@@ -92,7 +136,7 @@ public final class Simulation {
 
     public func launchApp() {
         if app == nil {
-            app = try? spawn("app", "AppProcess", ["--container", containerDirectory])
+            app = try? spawn("app")
             queue.append(.appInput(.object(["type": .string("launched")])))
         }
         appForeground()
@@ -146,6 +190,7 @@ public final class Simulation {
         if let background { kill(background, reason: "safari restart") }
         background = nil
         unlink(storageDirectory + "/session.json")
+        disk.write(SimulatedExtensionFolder.folder + "session.json", nil)
         safariInForeground = true
         for id in tabs.keys.sorted() { askForDecision(id) }
     }
@@ -304,7 +349,7 @@ public final class Simulation {
         }
         if background == nil {
             guard countsAsEvent else { return }
-            guard let started = try? spawn("background", "ExtensionProcess", ["--storage", storageDirectory]) else { return }
+            guard let started = try? spawn("background") else { return }
             background = started
             timers = [:]
             var open: [String: JSONValue] = [:]
@@ -367,7 +412,7 @@ public final class Simulation {
     /// Safari starts one handler process per native request.
     private func serveNativeRequest(incarnation: Int, request: Int64, message: JSONValue) {
         handlerSpawns += 1
-        guard let handler = try? spawn("handler", "NativeHandler", ["--container", containerDirectory]) else { return }
+        guard let handler = try? spawn("handler") else { return }
         complete(handler.begin(NativeHandlerWire.input(message), now: now), driver: handler,
                  role: .handler(incarnation: incarnation, request: request))
     }
@@ -405,11 +450,29 @@ public final class Simulation {
         }
     }
 
-    private func spawn(_ name: String, _ executable: String, _ arguments: [String]) throws -> ProcessDriver {
+    /// Starts the next incarnation of `app`, `background` or `handler` on this run's transport.
+    private func spawn(_ name: String) throws -> ProcessDriver {
         let incarnation = (incarnations[name] ?? 0) + 1
         incarnations[name] = incarnation
-        let driver = try ProcessDriver(name: name, incarnation: incarnation, executable: executables + "/" + executable,
-                                       arguments: arguments, seed: seed, trace: trace)
+        let endpoint: FrameEndpoint
+        switch (transport, name) {
+        case (.process, "app"):
+            endpoint = try ChildProcess(executable: executables + "/AppProcess", arguments: ["--container", containerDirectory])
+        case (.process, "background"):
+            endpoint = try ChildProcess(executable: executables + "/ExtensionProcess", arguments: ["--storage", storageDirectory])
+        case (.process, _):
+            endpoint = try ChildProcess(executable: executables + "/NativeHandler", arguments: ["--container", containerDirectory])
+        case (.inProcess, "app"):
+            let storage = SimulatedContainer(disk: disk, owner: "\(name)#\(incarnation)")
+            endpoint = try InProcessChild(hidingYield: inProcessHiddenYield) { gate in AppShell.serve(gate: gate, storage: storage) }
+        case (.inProcess, "background"):
+            let files = SimulatedExtensionFolder(disk: disk)
+            endpoint = try InProcessChild(hidingYield: inProcessHiddenYield) { gate in ExtensionShell.serve(gate: gate, files: files) }
+        case (.inProcess, _):
+            let storage = SimulatedContainer(disk: disk, owner: "\(name)#\(incarnation)")
+            endpoint = try InProcessChild(hidingYield: inProcessHiddenYield) { gate in NativeHandlerShell.serve(gate: gate, storage: storage) }
+        }
+        let driver = ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
         driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
         return driver
     }
@@ -498,6 +561,7 @@ public final class Simulation {
     /// A dead process holds nothing: its lock is released and it waits nowhere.
     private func forget(_ driver: ProcessDriver) {
         held.removeAll { $0.driver === driver }
+        disk.releaseLock(heldBy: driver.label)
         if lockHolder == driver.label { lockHolder = nil }
         if app === driver { app = nil }
         if background === driver { background = nil }

@@ -3,16 +3,20 @@ import SiteSettings
 /// The app's process: runs until its input ends, one input frame at a time.
 public enum AppShell {
     public static func main(arguments: [String]) -> Int32 {
-        guard arguments.count == 2, arguments[0] == "--container" else {
+        guard let directory = ChildExit.directory(arguments, option: "--container") else {
             ChildExit.printUsage("usage: AppProcess --container DIRECTORY (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        let gate = WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit),
-                            writer: FrameWriter(descriptor: 1), now: 0)
-        var executor = ContainerExecutor(storage: FileContainer(directory: arguments[1]), gate: gate)
+        return serve(gate: WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1)),
+                     storage: FileContainer(directory: directory))
+    }
+
+    /// The shell on any transport: frames through `gate`, the container in `storage`.
+    public static func serve<Storage: ContainerStorage>(gate: WireGate, storage: Storage) -> Int32 {
+        var executor = ContainerExecutor(storage: storage, gate: gate)
         var machine = AppMachine()
-        while true {
-            guard case .input(let json, let now, let seed, _) = executor.gate.receive() else {
+        while let message = executor.gate.receive() {
+            guard case .input(let json, let now, let seed, _) = message else {
                 executor.gate.send(.error("expected an input frame"))
                 continue
             }
@@ -24,5 +28,6 @@ public enum AppShell {
             let directives = machine.run(input, on: &executor)
             executor.gate.send(.done(directives.compactMap(AppWire.json)))
         }
+        return ChildExit.harnessGone
     }
 }

@@ -6,32 +6,39 @@ import SiteSettings
 /// harness sends `storageCompleted`, so other inputs can arrive in between.
 public enum ExtensionShell {
     public static func main(arguments: [String]) -> Int32 {
-        guard arguments.count == 2, arguments[0] == "--storage" else {
+        guard let directory = ChildExit.directory(arguments, option: "--storage") else {
             ChildExit.printUsage("usage: ExtensionProcess --storage DIRECTORY (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        let gate = WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit),
-                            writer: FrameWriter(descriptor: 1), now: 0)
-        var shell = Loop(store: ExtensionStore(directory: arguments[1], gate: gate))
-        while true { shell.serveOneInput() }
+        return serve(gate: WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1)),
+                     files: ExtensionFolder(directory: directory))
     }
 
-    private struct Loop {
-        var store: ExtensionStore<WireGate>
+    /// The shell on any transport: frames through `gate`, extension storage in `files`.
+    public static func serve<Files: ExtensionFiles>(gate: WireGate, files: Files) -> Int32 {
+        var shell = Loop(store: ExtensionStore(files: files, gate: gate))
+        while shell.serveOneInput() {}
+        return ChildExit.harnessGone
+    }
+
+    private struct Loop<Files: ExtensionFiles> {
+        var store: ExtensionStore<Files, WireGate>
         var machine = BackgroundMachine()
         /// Finished storage operations whose results the machine has not heard yet, by token.
         var pending: [Int: BackgroundMachine.Input] = [:]
         var nextToken = 1
 
-        mutating func serveOneInput() {
-            guard case .input(let json, let now, _, _) = store.gate.receive() else {
+        /// Serves one frame; false once the harness has hung up.
+        mutating func serveOneInput() -> Bool {
+            guard let message = store.gate.receive() else { return false }
+            guard case .input(let json, let now, _, _) = message else {
                 store.gate.send(.error("expected an input frame"))
-                return
+                return true
             }
             let input: ExtensionInput
             do { input = try ExtensionWire.decode(json, now: now) } catch {
                 store.gate.send(.error("invalid input: \(error)"))
-                return
+                return true
             }
             var external: [JSONValue] = []
             switch input {
@@ -43,6 +50,7 @@ public enum ExtensionShell {
                 }
             }
             store.gate.send(.done(external))
+            return true
         }
 
         private mutating func run(_ directives: [BackgroundMachine.Directive], now: EpochMillis, into external: inout [JSONValue]) {
@@ -52,11 +60,11 @@ public enum ExtensionShell {
                     let (local, session) = (try? store.load()) ?? (nil, nil)
                     external.append(started(.storageLoaded(local: local, session: session, now: now)))
                 case .saveLocalStorage(let local, let token):
-                    if (try? store.save(local.json, as: ExtensionStore<WireGate>.localName)) != nil {
+                    if (try? store.save(local.json, as: ExtensionStore<Files, WireGate>.localName)) != nil {
                         external.append(started(.localStorageSaved(token: token, now: now)))
                     }
                 case .saveSessionStorage(let session):
-                    _ = try? store.save(session.json, as: ExtensionStore<WireGate>.sessionName)
+                    _ = try? store.save(session.json, as: ExtensionStore<Files, WireGate>.sessionName)
                 case .sendNative, .setTimer, .cancelTimer, .setAlarm, .sendDecision, .showPopup:
                     if let json = ExtensionWire.json(directive) { external.append(json) }
                 }

@@ -3,44 +3,68 @@ import Glibc
 #endif
 import SiteSettings
 
-/// The background's own extension storage on disk: `local.json` (cache and outbox, one atomic
-/// write) and `session.json` (the pause; Safari removes it when it restarts). The background
-/// never learns the App Group container's path: this folder is all it has. Each step stops at
-/// a yield point, like the container's.
-public struct ExtensionStore<Gate: YieldGate> {
+/// The files behind extension storage: the real file system or a simulated disk.
+public protocol ExtensionFiles {
+    func read(_ name: String) throws(StoreError) -> [UInt8]?
+    /// Creates or truncates `name`, writes `bytes` and flushes them.
+    mutating func writeSynced(_ bytes: [UInt8], as name: String) throws(StoreError)
+    mutating func rename(_ name: String, to target: String) throws(StoreError)
+}
+
+/// Extension storage in a folder of the real file system.
+public struct ExtensionFolder: ExtensionFiles {
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    public func read(_ name: String) throws(StoreError) -> [UInt8]? {
+        try FileIO.read(directory + "/" + name, name: name)
+    }
+
+    public mutating func writeSynced(_ bytes: [UInt8], as name: String) throws(StoreError) {
+        try FileIO.writeSynced(bytes, to: directory + "/" + name, name: name)
+    }
+
+    public mutating func rename(_ name: String, to target: String) throws(StoreError) {
+        if Glibc.rename(directory + "/" + name, directory + "/" + target) != 0 { throw StoreError("rename \(target)", errno: errno) }
+    }
+}
+
+/// The background's own extension storage: `local.json` (cache and outbox, one atomic write) and
+/// `session.json` (the pause; Safari removes it when it restarts). The background never learns
+/// the App Group container's path: this is all it has. Each step stops at a yield point, like
+/// the container's.
+public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
     public static var localName: String { "local.json" }
     public static var sessionName: String { "session.json" }
 
-    public let directory: String
+    public var files: Files
     public var gate: Gate
 
-    public init(directory: String, gate: Gate) {
-        self.directory = directory
+    public init(files: Files, gate: Gate) {
+        self.files = files
         self.gate = gate
     }
 
     /// Both stores; an unreadable one counts as empty (a first run), never as a crash.
     public mutating func load() throws(StoreError) -> (LocalStorage?, SessionStorage?) {
         try pass(.storageRead)
-        let local = try read(Self.localName).flatMap { try? JSONParser.parse($0) }
-        let session = try read(Self.sessionName).flatMap { try? JSONParser.parse($0) }
+        let local = try files.read(Self.localName).flatMap { try? JSONParser.parse($0) }
+        let session = try files.read(Self.sessionName).flatMap { try? JSONParser.parse($0) }
         return (LocalStorage.decode(local), SessionStorage.decode(session))
     }
 
+    /// Replaces one store atomically: a temporary file, flushed, renamed over it.
     public mutating func save(_ json: JSONValue, as name: String) throws(StoreError) {
-        let path = directory + "/" + name
-        let temporary = path + ".tmp"
         try pass(.storageWriteTemp)
-        try FileIO.writeSynced(JSONWriter.compact(json), to: temporary, name: name + ".tmp")
+        try files.writeSynced(JSONWriter.compact(json), as: name + ".tmp")
         try pass(.storageRename)
-        if rename(temporary, path) != 0 { throw StoreError("rename \(name)", errno: errno) }
+        try files.rename(name + ".tmp", to: name)
     }
 
     private mutating func pass(_ point: YieldPoint) throws(StoreError) {
         if case .fail(let errno) = gate.yield(point) { throw StoreError(point.rawValue, errno: errno) }
-    }
-
-    private func read(_ name: String) throws(StoreError) -> [UInt8]? {
-        try FileIO.read(directory + "/" + name, name: name)
     }
 }

@@ -3,42 +3,44 @@ import Glibc
 #endif
 import SiteSettings
 
-/// A yield gate for a child process: each yield point becomes a `yield` frame on stdout, and
-/// the child blocks until the harness answers `continue` or `fail`. A frame it cannot read gets
-/// an `error` frame and is otherwise ignored; if the harness goes away, the child exits.
+/// A yield gate over the frame protocol: each yield point becomes a `yield` frame, and the
+/// process blocks until the harness answers `continue` or `fail`. A frame it cannot read gets an
+/// `error` frame and is otherwise ignored. When the harness hangs up (end of input, a broken
+/// pipe), every later step fails and nothing more is sent: a process that lost its harness,
+/// like one killed at a yield point, changes nothing after that point.
 public struct WireGate: YieldGate {
     private var reader: FrameReader
     private let writer: FrameWriter
     private var seq = 0
-    /// The virtual time of the latest frame from the harness.
-    public private(set) var now: EpochMillis
+    /// True once the harness has gone away.
+    public private(set) var hungUp = false
 
-    public init(reader: FrameReader, writer: FrameWriter, now: EpochMillis) {
+    public init(reader: FrameReader, writer: FrameWriter) {
         self.reader = reader
         self.writer = writer
-        self.now = now
     }
 
-    /// The next frame from the harness that is a protocol message. A frame that is not gets an
-    /// `error` frame back and is skipped; the end of input or an unreadable stream ends the child.
-    public mutating func receive() -> ToChild {
-        while true {
+    /// The next protocol message from the harness, or nil once it has hung up. A frame that is
+    /// not a message gets an `error` frame back and is skipped.
+    public mutating func receive() -> ToChild? {
+        while !hungUp {
             let frame: [UInt8]?
             do { frame = try reader.next() } catch {
                 send(.error(error.description))
-                exit(ChildExit.harnessGone)
+                hungUp = true
+                return nil
             }
-            guard let frame else { exit(ChildExit.harnessGone) }
+            guard let frame else {
+                hungUp = true
+                return nil
+            }
             do {
-                let message = try ToChild.decode(frame)
-                switch message {
-                case .input(_, let now, _, _), .proceed(let now), .fail(_, let now): self.now = now
-                }
-                return message
+                return try ToChild.decode(frame)
             } catch {
                 send(.error(error.description))
             }
         }
+        return nil
     }
 
     public mutating func yield(_ point: YieldPoint) -> YieldAnswer {
@@ -46,19 +48,22 @@ public struct WireGate: YieldGate {
         send(.yield(point, seq: seq))
         while true {
             switch receive() {
-            case .proceed:
+            case .proceed?:
                 return .proceed
-            case .fail(let errno, _):
+            case .fail(let errno, _)?:
                 return .fail(errno: errno)
-            case .input:
+            case .input?:
                 send(.error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored"))
+            case nil:
+                return .fail(errno: ECANCELED)
             }
         }
     }
 
-    /// Writes a frame; a harness that has gone away ends the child.
-    public func send(_ message: FromChild) {
-        do { try writer.write(JSONWriter.compact(message.json)) } catch { exit(ChildExit.harnessGone) }
+    /// Writes a frame; a harness that has gone away is noted, not an error.
+    public mutating func send(_ message: FromChild) {
+        guard !hungUp else { return }
+        do { try writer.write(JSONWriter.compact(message.json)) } catch { hungUp = true }
     }
 }
 
@@ -73,5 +78,10 @@ public enum ChildExit {
     /// Writes a usage line to stderr (descriptor 2; C's `stderr` is unavailable under strict concurrency).
     public static func printUsage(_ text: String) {
         _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// The two arguments `--NAME DIRECTORY`, or nil.
+    public static func directory(_ arguments: [String], option: String) -> String? {
+        arguments.count == 2 && arguments[0] == option ? arguments[1] : nil
     }
 }

@@ -11,18 +11,19 @@ struct SimulationTests {
     /// 2026-07-13T19:59:00Z
     static let epoch: EpochMillis = 1_783_972_740_000
 
-    private func simulation(_ platform: Simulation.Platform, shared: SettingsDocument?) throws -> (Simulation, String) {
+    static let transports: [Simulation.Transport] = [.process, .inProcess]
+
+    private func simulation(_ platform: Simulation.Platform, _ transport: Simulation.Transport, shared: SettingsDocument?) throws -> (Simulation, String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simulation-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let simulation = Simulation(platform: platform, seed: 42, epoch: Self.epoch, executables: HarnessBinary.directory, directory: folder)
-        if let shared {
-            try Data(DocumentCodec.encode(shared)).write(to: URL(fileURLWithPath: simulation.containerDirectory + "/settings.json"))
-        }
+        let simulation = Simulation(platform: platform, transport: transport, seed: 42, epoch: Self.epoch,
+                                    executables: HarnessBinary.directory, directory: folder)
+        if let shared { simulation.writeContainerFile("settings.json", DocumentCodec.encode(shared)) }
         return (simulation, folder)
     }
 
     private func sharedDocument(_ simulation: Simulation) throws -> SettingsDocument {
-        try DocumentCodec.decode(Array(try #require(FileManager.default.contents(atPath: simulation.containerDirectory + "/settings.json")))).document
+        try DocumentCodec.decode(try #require(simulation.containerFile("settings.json"))).document
     }
 
     private static let base: SettingsDocument = {
@@ -36,8 +37,9 @@ struct SimulationTests {
         simulation.tabs[TabID(tab)]?.applied?.objectValue?["theme"]
     }
 
-    @Test func anAppChangeWhileSafariIsAwayReachesTheOpenTabWhenSafariReturns() throws {
-        let (simulation, folder) = try simulation(.iOS, shared: Self.base)
+    @Test(arguments: transports)
+    func anAppChangeWhileSafariIsAwayReachesTheOpenTabWhenSafariReturns(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.iOS, transport, shared: Self.base)
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
@@ -54,8 +56,9 @@ struct SimulationTests {
         #expect(theme(simulation, "t1") == .string("dark"))
     }
 
-    @Test func aPopupChangeReachesTheDocumentAndTheAppShowsItOnItsNextForeground() throws {
-        let (simulation, folder) = try simulation(.iOS, shared: Self.base)
+    @Test(arguments: transports)
+    func aPopupChangeReachesTheDocumentAndTheAppShowsItOnItsNextForeground(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.iOS, transport, shared: Self.base)
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.launchApp()
         simulation.settle()
@@ -79,8 +82,9 @@ struct SimulationTests {
         #expect(sites.first?.objectValue?["overrides"] == .object(["theme": .string("sepia")]))
     }
 
-    @Test func aPatchWaitingWhenTheBackgroundIsUnloadedReachesTheDocumentOnceAfterTheWake() throws {
-        let (simulation, folder) = try simulation(.iOS, shared: Self.base)
+    @Test(arguments: transports)
+    func aPatchWaitingWhenTheBackgroundIsUnloadedReachesTheDocumentOnceAfterTheWake(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.iOS, transport, shared: Self.base)
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
@@ -102,14 +106,15 @@ struct SimulationTests {
         #expect(afterWake.revision == Self.base.revision + 1)
         #expect(theme(simulation, "t1") == .string("gray"))
         #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["enabled"] == .bool(false))
-        let stored = try JSONParser.parse(Array(try #require(FileManager.default.contents(atPath: simulation.storageDirectory + "/local.json"))))
+        let stored = try JSONParser.parse(try #require(simulation.storageFile("local.json")))
         #expect(LocalStorage.decode(stored)?.outbox.isEmpty == true)
     }
 
-    @Test func aScheduleBoundaryAndAPauseExpiryChangeAnOpenTabAcrossAnUnload() throws {
+    @Test(arguments: transports)
+    func aScheduleBoundaryAndAPauseExpiryChangeAnOpenTabAcrossAnUnload(transport: Simulation.Transport) throws {
         var scheduled = Self.base
         scheduled.defaults.mode = .scheduled
-        let (simulation, folder) = try simulation(.macOS, shared: scheduled)
+        let (simulation, folder) = try simulation(.macOS, transport, shared: scheduled)
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.settle()
@@ -127,33 +132,60 @@ struct SimulationTests {
         #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("scheduleActive"))
     }
 
-    @Test func theSameRunGivesTheSameTraceTwice() throws {
-        func run() throws -> [String] {
-            let (simulation, folder) = try simulation(.iOS, shared: nil)
-            defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
-            simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
-            simulation.openTab(TabID("t2"), url: "https://a.example.org/")
-            simulation.settle()
-            simulation.openPopup(on: TabID("t2"))
-            simulation.popupEdit(set: .object(["theme": .string("sepia")]))
-            simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["mode": .string("on")])]))
-            simulation.safariForeground()
-            simulation.advance(by: 45_000)
-            simulation.activateTab(TabID("t1"))
-            simulation.settle()
-            return simulation.trace.lines
-        }
-        let first = try run(), second = try run()
-        #expect(first.count > 20)
+    /// A run mixing tabs, the popup, the app, unloads, time and a lock contention.
+    private func mixedRun(_ transport: Simulation.Transport, hiding hidden: YieldPoint? = nil) throws -> [String] {
+        let (simulation, folder) = try simulation(.macOS, transport, shared: nil)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.inProcessHiddenYield = hidden
+        simulation.launchApp()
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.openTab(TabID("t2"), url: "https://a.example.org/")
+        simulation.settle()
+        simulation.openPopup(on: TabID("t2"))
+        simulation.hold("handler", at: .rename)
+        simulation.popupEdit(set: .object(["theme": .string("sepia")]))
+        simulation.settle()
+        simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["mode": .string("on")])]))
+        simulation.settle()
+        simulation.release("handler")
+        simulation.settle()
+        simulation.advance(by: 45_000)
+        simulation.activateTab(TabID("t1"))
+        simulation.popupPause(for: 10_000)
+        simulation.advance(by: 11_000)
+        simulation.settle()
+        return simulation.trace.lines
+    }
+
+    @Test(arguments: transports)
+    func theSameRunGivesTheSameTraceTwice(transport: Simulation.Transport) throws {
+        let first = try mixedRun(transport), second = try mixedRun(transport)
+        #expect(first.count > 40)
         #expect(first == second)
         #expect(!first.contains { $0.contains("/tmp/") || $0.contains("harness-") })
     }
 
+    @Test func bothTransportsGiveTheSameTrace() throws {
+        let real = try mixedRun(.process), simulated = try mixedRun(.inProcess)
+        #expect(real == simulated)
+        if let index = zip(real, simulated).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            Issue.record("first difference at line \(index): \(real[index]) | \(simulated[index])")
+        }
+    }
+
+    /// The equality check notices a single yield point missing from one transport.
+    @Test(arguments: [YieldPoint.rename, .storageRead])
+    func theTransportCheckNoticesOneMissingYieldPoint(point: YieldPoint) throws {
+        let real = try mixedRun(.process), simulated = try mixedRun(.inProcess, hiding: point)
+        #expect(real != simulated)
+        #expect(real.filter { $0.hasSuffix("yield \(point.rawValue)") }.count > simulated.filter { $0.hasSuffix("yield \(point.rawValue)") }.count)
+    }
+
     /// Both orders: the handler's merge held at its rename while the app saves, and the app's
     /// save held at its rename while the handler merges. The second writer waits for the lock.
-    @Test(arguments: ["handler", "app"])
-    func anAppSaveAndAHandlerMergeInterleavedAtTheLockLoseNeitherChange(heldFirst: String) throws {
-        let (simulation, folder) = try simulation(.macOS, shared: Self.base)
+    @Test(arguments: ["handler", "app"], transports)
+    func anAppSaveAndAHandlerMergeInterleavedAtTheLockLoseNeitherChange(heldFirst: String, transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.macOS, transport, shared: Self.base)
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.launchApp()
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
