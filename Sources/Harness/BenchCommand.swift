@@ -10,7 +10,7 @@ import SiteSettings
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
     static let abstract = "Measure resolution speed and the first Public Suffix List lookup."
-    static let usage = "harness bench [resolve|psl-first|native|all] [--sites N,N,...] [--rounds N] [--runs N]"
+    static let usage = "harness bench [resolve|psl-first|native|events|all] [--sites N,N,...] [--rounds N] [--runs N]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of
           --sites sizes (default 10,1000,100000), a third each host, domain and page records,
@@ -22,6 +22,9 @@ enum BenchCommand: HarnessCommand {
           the reply, reap), beside spawning and reaping /bin/true, alternating, --runs times
           each (default 201), both spawned the same way (posix_spawn with pipes, reaped with
           waitpid); prints both medians and their ratio.
+        events: inputs delivered per second on each transport, for a run with tabs, the popup,
+          the app, a lock contention, unloads and time; --rounds rounds (default 5) alternate
+          the transports; prints the medians and their ratio.
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 
@@ -32,10 +35,10 @@ enum BenchCommand: HarnessCommand {
         switch which {
         case "psl-first-child":
             return firstLookupChild()
-        case "resolve", "psl-first", "native", "all":
+        case "resolve", "psl-first", "native", "events", "all":
             break
         default:
-            let hint = nearest(which, in: ["resolve", "psl-first", "native", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearest(which, in: ["resolve", "psl-first", "native", "events", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
         let rounds = try count(args, "rounds", default: 5)
@@ -51,6 +54,7 @@ enum BenchCommand: HarnessCommand {
         if which == "resolve" || which == "all" { benchResolve(sizes: sizes, rounds: rounds) }
         if which == "psl-first" || which == "all" { benchFirstLookup(runs: runs) }
         if which == "native" || which == "all" { try benchNativeRequest(runs: which == "all" ? 201 : runs) }
+        if which == "events" || which == "all" { benchEvents(rounds: rounds) }
         return 0
     }
 
@@ -155,8 +159,7 @@ enum BenchCommand: HarnessCommand {
     // MARK: - Native request
 
     private static func benchNativeRequest(runs: Int) throws(CommandError) {
-        let executable = currentExecutable
-        let directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
+        let directory = executablesDirectory
         let container = "/tmp/harness-bench-\(getpid())"
         mkdir(container, 0o755)
         defer {
@@ -190,6 +193,75 @@ enum BenchCommand: HarnessCommand {
         }
         let n = median(native), t = median(spawnOnly)
         Terminal.out("native request end to end (\(runs) runs each, alternating): median \(format(n)) ms; /bin/true spawn and reap: median \(format(t)) ms; ratio \(format(n / t))\n")
+    }
+
+    // MARK: - Events per transport
+
+    /// One run of a fixed sequence of user and system events; returns the inputs delivered.
+    private static func eventRun(_ transport: Simulation.Transport, directory: String) -> Int {
+        mkdir(directory, 0o755)
+        let simulation = Simulation(platform: .macOS, transport: transport, seed: 7, epoch: 1_783_972_740_000,
+                                    executables: executablesDirectory, directory: directory)
+        defer { simulation.teardown() }
+        simulation.launchApp()
+        for index in 1...6 { simulation.openTab(TabID("t\(index)"), url: "https://site\(index).example/page") }
+        simulation.settle()
+        for index in 1...6 {
+            simulation.openPopup(on: TabID("t\(index)"))
+            simulation.popupEdit(set: .object(["theme": .string(index % 2 == 0 ? "sepia" : "dark")]))
+            simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["mode": .string(index % 2 == 0 ? "on" : "auto")])]))
+            simulation.settle()
+        }
+        simulation.hold("handler", at: .rename)
+        simulation.popupEdit(set: .object(["mode": .string("off")]))
+        simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string("other.example"), "set": .object(["mode": .string("on")])]))
+        simulation.settle()
+        simulation.release("handler")
+        simulation.advance(by: 45_000)
+        for index in 1...6 { simulation.activateTab(TabID("t\(index)")) }
+        simulation.advance(by: 45_000)
+        return simulation.trace.lines.filter { $0.contains(" <- ") }.count
+    }
+
+    private static func benchEvents(rounds: Int) {
+        let root = "/tmp/harness-bench-events-\(getpid())"
+        mkdir(root, 0o755)
+        defer { removeTree(root) }
+        let clock = ContinuousClock()
+        var rates: [Simulation.Transport: [Double]] = [.process: [], .inProcess: []]
+        for round in 1...rounds {
+            for transport in [Simulation.Transport.process, .inProcess] {
+                let directory = root + "/\(transport.rawValue)-\(round)"
+                let start = clock.now
+                let events = eventRun(transport, directory: directory)
+                let rate = Double(events) / seconds(clock.now - start)
+                rates[transport]!.append(rate)
+                Terminal.out("  round \(round)/\(rounds): \(transport.rawValue): \(events) inputs, \(format(rate)) per second\n")
+            }
+        }
+        let process = median(rates[.process]!), inProcess = median(rates[.inProcess]!)
+        Terminal.out("events (median of \(rounds) rounds): process \(format(process))/s, in-process \(format(inProcess))/s, ratio \(format(inProcess / process))\n")
+    }
+
+    /// Removes a folder the benchmark made, and everything in it.
+    private static func removeTree(_ path: String) {
+        guard let directory = opendir(path) else {
+            unlink(path)
+            return
+        }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." { continue }
+            let child = path + "/" + name
+            if entry.pointee.d_type == UInt8(DT_DIR) { removeTree(child) } else { unlink(child) }
+        }
+        closedir(directory)
+        rmdir(path)
+    }
+
+    private static var executablesDirectory: String {
+        let executable = currentExecutable
+        return String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
     }
 
     // MARK: - Figures

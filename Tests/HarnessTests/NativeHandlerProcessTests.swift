@@ -151,3 +151,16 @@ extension JSONValue {
         return nil
     }
 }
+
+/// A child that dies on its own is reported with the tail of what it wrote to stderr.
+struct ProcessDriverTests {
+    @Test func aChildThatDiesUnexpectedlyIsReportedWithItsStderr() throws {
+        let trace = Trace()
+        let child = try ChildProcess(executable: HarnessBinary.directory + "/NativeHandler", arguments: ["--wrong"])
+        let driver = ProcessDriver(name: "handler", incarnation: 1, endpoint: child, seed: 1, trace: trace)
+        let step = driver.begin(.object(["type": .string("nativeRequest"), "message": .object(["type": .string("getEnabled")])]), now: 5)
+        #expect(step == .died(.exited(ChildExit.usage)))
+        let report = try #require(trace.lines.last)
+        #expect(report.hasPrefix("5 handler#1 died unexpectedly (exited with code 64); stderr: usage: NativeHandler --container DIRECTORY"))
+    }
+}
