@@ -19,6 +19,8 @@ public final class Simulation {
 
     /// A tab and the decision its content script last applied.
     public struct Tab: Sendable {
+        /// The window it is in (macOS has several, all visible at once; iOS shows one).
+        public var window: Int
         public var url: String
         public var nativeDark: Bool
         public var applied: JSONValue?
@@ -41,7 +43,10 @@ public final class Simulation {
     public let trace = Trace()
     public private(set) var now: EpochMillis
     public private(set) var tabs: [TabID: Tab] = [:]
-    public private(set) var activeTab: TabID?
+    /// The active tab of each window.
+    public private(set) var activeTabs: [Int: TabID] = [:]
+    /// The window in front.
+    public private(set) var frontWindow = 1
     public private(set) var popup: JSONValue?
     public private(set) var appView: JSONValue?
     public private(set) var lastEditAnswer: JSONValue?
@@ -176,7 +181,7 @@ public final class Simulation {
             heldForBackground = []
         }
         event(.object(["type": .string("safariForeground")]))
-        if let active = activeTab { askForDecision(active) }
+        for id in visibleTabs { askForDecision(id) }
     }
 
     /// On iOS, Safari in the background freezes the background and its timers.
@@ -195,22 +200,39 @@ public final class Simulation {
         for id in tabs.keys.sorted() { askForDecision(id) }
     }
 
-    public func openTab(_ id: TabID, url: String, nativeDark: Bool = false) {
-        tabs[id] = Tab(url: url, nativeDark: nativeDark)
-        activeTab = id
+    /// The active tab of the window in front.
+    public var activeTab: TabID? { activeTabs[frontWindow] }
+
+    /// The tabs a user sees: on macOS the active tab of every window, on iOS the one in front.
+    public var visibleTabs: [TabID] {
+        switch platform {
+        case .macOS: activeTabs.keys.sorted().compactMap { activeTabs[$0] }
+        case .iOS: activeTab.map { [$0] } ?? []
+        }
+    }
+
+    /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there.
+    public func openTab(_ id: TabID, url: String, nativeDark: Bool = false, window: Int? = nil) {
+        let window = platform == .iOS ? 1 : (window ?? frontWindow)
+        tabs[id] = Tab(window: window, url: url, nativeDark: nativeDark)
+        activeTabs[window] = id
+        frontWindow = window
         askForDecision(id)
     }
 
     public func activateTab(_ id: TabID) {
-        guard tabs[id] != nil else { return }
-        activeTab = id
+        guard let tab = tabs[id] else { return }
+        activeTabs[tab.window] = id
+        frontWindow = tab.window
         event(.object(["type": .string("tabActivated"), "tab": .string(id.rawValue)]))
         askForDecision(id)
     }
 
     public func closeTab(_ id: TabID) {
-        tabs[id] = nil
-        if activeTab == id { activeTab = tabs.keys.sorted().first }
+        guard let tab = tabs.removeValue(forKey: id) else { return }
+        if activeTabs[tab.window] == id {
+            activeTabs[tab.window] = tabs.filter { $0.value.window == tab.window }.keys.sorted().first
+        }
         if background != nil { event(.object(["type": .string("tabClosed"), "tab": .string(id.rawValue)])) }
     }
 

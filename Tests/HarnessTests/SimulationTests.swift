@@ -132,6 +132,25 @@ struct SimulationTests {
         #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("scheduleActive"))
     }
 
+    /// macOS: the app's message reaches the background with no foreground event, and the new
+    /// decision reaches the visible tab of every window.
+    @Test(arguments: transports)
+    func onMacOSAnAppChangeReachesTheVisibleTabsOfEveryWindow(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.macOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide", window: 1)
+        simulation.openTab(TabID("t2"), url: "https://a.example.org/", window: 2)
+        simulation.settle()
+        #expect(simulation.visibleTabs == [TabID("t1"), TabID("t2")])
+        simulation.launchApp()
+        simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["theme": .string("invert")])]))
+        simulation.settle()
+        #expect(simulation.safariInForeground)
+        #expect(theme(simulation, "t1") == .string("invert"))
+        #expect(theme(simulation, "t2") == .string("invert"))
+        #expect(!simulation.trace.lines.contains { $0.contains("safariForeground") })
+    }
+
     /// A run mixing tabs, the popup, the app, unloads, time and a lock contention.
     private func mixedRun(_ transport: Simulation.Transport, hiding hidden: YieldPoint? = nil) throws -> [String] {
         let (simulation, folder) = try simulation(.macOS, transport, shared: nil)
