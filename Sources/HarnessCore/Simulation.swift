@@ -24,6 +24,8 @@ public final class Simulation {
         public var url: String
         public var nativeDark: Bool
         public var applied: JSONValue?
+        /// It asked for a decision and has had no answer since.
+        public var awaitingAnswer = false
         /// When it applied its first decision, and how many native replies the background had
         /// received by then (invariant 5: a background with a cache answers before any).
         public var firstDecisionAt: EpochMillis?
@@ -98,13 +100,22 @@ public final class Simulation {
 
     /// Puts a file in the App Group container (before the run: the starting shared document).
     public func writeContainerFile(_ name: String, _ bytes: [UInt8]) {
+        writeFile(containerDirectory, SimulatedContainer.folder, name, bytes)
+    }
+
+    /// Puts a file in the background's extension storage (before the run: the starting cache).
+    public func writeStorageFile(_ name: String, _ bytes: [UInt8]) {
+        writeFile(storageDirectory, SimulatedExtensionFolder.folder, name, bytes)
+    }
+
+    private func writeFile(_ directory: String, _ folder: String, _ name: String, _ bytes: [UInt8]) {
         switch transport {
         case .process:
-            let fd = open(containerDirectory + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            let fd = open(directory + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             close(fd)
         case .inProcess:
-            disk.write(SimulatedContainer.folder + name, bytes)
+            disk.write(folder + name, bytes)
         }
     }
 
@@ -254,6 +265,39 @@ public final class Simulation {
         background = nil
     }
 
+    /// Kills the background mid-work (a crash, not an unload: the same to the process).
+    public func killBackground() {
+        if let background { kill(background, reason: "killed") }
+        background = nil
+    }
+
+    /// Freezes the background (SIGSTOP): it takes nothing and its timers stop until `thawBackground`.
+    public func freezeBackground() {
+        backgroundFrozen = true
+        try? background?.child.freeze()
+    }
+
+    public func thawBackground() {
+        backgroundFrozen = false
+        background?.child.thaw()
+        queue += heldForBackground.map(Work.backgroundInput)
+        heldForBackground = []
+    }
+
+    /// The content script of a tab detects (or stops detecting) a native dark theme after its
+    /// first decision.
+    public func setNativeDark(_ id: TabID, _ nativeDark: Bool) {
+        guard tabs[id] != nil else { return }
+        tabs[id]?.nativeDark = nativeDark
+        event(.object(["type": .string("tabNativeDarkChanged"), "tab": .string(id.rawValue), "nativeDark": .bool(nativeDark)]))
+    }
+
+    /// Kills the named process (`app`, `background`, `handler`) when it next reaches `point`:
+    /// a crash between two steps of a storage operation.
+    public func crash(_ process: String, at point: YieldPoint) {
+        crashes[process] = point
+    }
+
     public func setAppearance(_ value: Appearance) {
         appearance = value
         if background != nil { event(.object(["type": .string("appearanceChanged"), "appearance": .string(value.rawValue)])) }
@@ -330,7 +374,7 @@ public final class Simulation {
         func consider(_ at: EpochMillis, _ action: @escaping () -> Void) {
             if at <= end, best.map({ at < $0.0 }) ?? true { best = (at, action) }
         }
-        let frozen = platform == .iOS && !safariInForeground
+        let frozen = isBackgroundFrozen
         if let background, !frozen {
             consider(max(now, lastBackgroundInput + Self.idleUnload)) { [weak self] in self?.unloadBackground() }
             for (key, at) in timers.sorted(by: { $0.key < $1.key }) where key.hasPrefix("\(background.incarnation):") {
@@ -352,8 +396,12 @@ public final class Simulation {
 
     // MARK: - Delivery
 
+    /// Frozen by Safari being away on iOS, or by the user's `freezeBackground`.
+    private var isBackgroundFrozen: Bool { backgroundFrozen || (platform == .iOS && !safariInForeground) }
+
     private func askForDecision(_ id: TabID) {
         guard let tab = tabs[id] else { return }
+        tabs[id]?.awaitingAnswer = true
         event(.object(["type": .string("tabRequestedDecision"), "tab": .string(id.rawValue), "url": .string(tab.url),
                        "nativeDark": .bool(tab.nativeDark)]))
     }
@@ -364,8 +412,8 @@ public final class Simulation {
     }
 
     private func deliverToBackground(_ input: JSONValue, countsAsEvent: Bool = true) {
-        if platform == .iOS && !safariInForeground {
-            // A frozen background takes nothing until Safari returns.
+        if isBackgroundFrozen {
+            // A frozen background takes nothing until it thaws.
             heldForBackground.append(input)
             return
         }
@@ -418,6 +466,7 @@ public final class Simulation {
                 if case .string(let name)? = directive["tab"], tabs[TabID(name)] != nil {
                     let id = TabID(name)
                     tabs[id]?.applied = directive["decision"]
+                    tabs[id]?.awaitingAnswer = false
                     if tabs[id]?.firstDecisionAt == nil {
                         tabs[id]?.firstDecisionAt = now
                         tabs[id]?.nativeRepliesBeforeFirstDecision = nativeRepliesDelivered
@@ -510,6 +559,9 @@ public final class Simulation {
     private var held: [(driver: ProcessDriver, role: Role, point: YieldPoint)] = []
     /// `hold PROCESS at POINT`: by logical name (`app`, `background`, `handler`).
     private var holds: [String: YieldPoint] = [:]
+    /// `crash PROCESS at POINT`, once.
+    private var crashes: [String: YieldPoint] = [:]
+    private var backgroundFrozen = false
     /// The process past `lock` and not yet at `unlock`. The harness never lets a second one past
     /// `lock`; a frozen holder keeps the others waiting; a killed one releases it, as flock does.
     public private(set) var lockHolder: String?
@@ -531,6 +583,10 @@ public final class Simulation {
     private func isHeld(_ driver: ProcessDriver) -> Bool { held.contains { $0.driver === driver } }
 
     private func decide(_ driver: ProcessDriver, at point: YieldPoint) -> ProcessDriver.YieldChoice {
+        if crashes[driver.name] == point {
+            crashes[driver.name] = nil
+            return .kill
+        }
         if holds[driver.name] == point { return .hold }
         if point == .lock {
             if let holder = lockHolder, holder != driver.label { return .hold }
@@ -556,6 +612,12 @@ public final class Simulation {
             held.append((driver, role, point))
         case .died:
             forget(driver)
+            if case .handler(let incarnation, let request) = role {
+                // Safari rejects the request's promise when the native extension dies unanswered.
+                let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
+                                                  "message": .string("the native extension ended without an answer")])
+                queue.append(.nativeReply(incarnation: incarnation, request: request, message: rejection))
+            }
         }
         wakeWaiters()
     }
@@ -586,6 +648,13 @@ public final class Simulation {
         disk.releaseLock(heldBy: driver.label)
         if lockHolder == driver.label { lockHolder = nil }
         if app === driver { app = nil }
-        if background === driver { background = nil }
+        if background === driver {
+            background = nil
+            // A tab whose answer was lost with the background asks again; Safari wakes a new one.
+            for id in tabs.keys.sorted() where tabs[id]!.awaitingAnswer && visibleTabs.contains(id) {
+                trace.record(now, "safari", "tab \(id.rawValue) asks again")
+                askForDecision(id)
+            }
+        }
     }
 }

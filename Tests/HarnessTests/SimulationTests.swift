@@ -151,6 +151,84 @@ struct SimulationTests {
         #expect(!simulation.trace.lines.contains { $0.contains("safariForeground") })
     }
 
+    @Test(arguments: transports)
+    func aBackgroundWithACacheAnswersBeforeAnyNativeReplyThenTheSnapshotCorrectsIt(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.iOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        var stale = Self.base
+        stale.defaults.theme = .sepia
+        stale.revision = 2
+        simulation.writeStorageFile("local.json", JSONWriter.compact(LocalStorage(cache: stale, snapshotVersion: stale.version).json))
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle(stopBefore: .nativeReply)
+        #expect(theme(simulation, "t1") == .string("sepia"))
+        #expect(simulation.tabs[TabID("t1")]?.nativeRepliesBeforeFirstDecision == 0)
+        simulation.settle()
+        #expect(theme(simulation, "t1") == .string("gray"))
+    }
+
+    @Test(arguments: transports)
+    func aTabWhoseAnswerWasLostWithAnUnloadedBackgroundGetsOneAfterTheWake(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.iOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        // No cache: the background waits for the snapshot; it is unloaded before it arrives.
+        simulation.settle(stopBefore: .nativeRequest)
+        #expect(simulation.tabs[TabID("t1")]?.applied == nil)
+        simulation.unloadBackground()
+        simulation.settle()
+        #expect(theme(simulation, "t1") == .string("gray"))
+        #expect(simulation.trace.lines.contains { $0.contains("safari tab t1 asks again") })
+        #expect(simulation.trace.lines.contains { $0.contains("background#2 <-") })
+    }
+
+    @Test(arguments: transports)
+    func aNativeDarkSignalDetectedAfterTheFirstDecisionTurnsThePageOffUnderRespect(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.macOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["enabled"] == .bool(true))
+        simulation.setNativeDark(TabID("t1"), true)
+        simulation.settle()
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("nativeDark"))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["enabled"] == .bool(false))
+    }
+
+    @Test(arguments: transports)
+    func aHandlerCrashAtRenameLosesNothingAcknowledged(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.iOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.crash("handler", at: .rename)
+        simulation.openPopup(on: TabID("t1"))
+        simulation.popupEdit(set: .object(["mode": .string("off")]))
+        simulation.settle()
+        #expect(try sharedDocument(simulation) == Self.base, "the crash came before the rename")
+        #expect(simulation.trace.lines.contains { $0.hasSuffix("killed at rename") })
+        simulation.safariForeground()
+        simulation.settle()
+        #expect(try sharedDocument(simulation).sites[try ScopeKey.parse("docs.example.com")]?.values.mode == .off)
+    }
+
+    @Test(arguments: transports)
+    func aFrozenBackgroundTakesNothingUntilItThaws(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.macOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.freezeBackground()
+        simulation.setNativeDark(TabID("t1"), true)
+        simulation.settle()
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["enabled"] == .bool(true))
+        simulation.advance(by: 60_000)
+        #expect(!simulation.trace.lines.contains { $0.contains("background#1 unloaded") }, "a frozen background's idle clock stops")
+        simulation.thawBackground()
+        simulation.settle()
+        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("nativeDark"))
+    }
+
     /// A run mixing tabs, the popup, the app, unloads, time and a lock contention.
     private func mixedRun(_ transport: Simulation.Transport, hiding hidden: YieldPoint? = nil) throws -> [String] {
         let (simulation, folder) = try simulation(.macOS, transport, shared: nil)
