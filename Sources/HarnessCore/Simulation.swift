@@ -32,6 +32,15 @@ public final class Simulation {
         public var nativeRepliesBeforeFirstDecision: Int?
     }
 
+    /// How the native handler behaves: the harness delays or withholds its real reply.
+    public enum HandlerBehaviour: Equatable, Sendable {
+        case healthy
+        /// Every reply arrives this long (virtual time) after the request.
+        case slow(EpochMillis)
+        /// No reply ever arrives (Safari puts no timeout on a native request).
+        case hung
+    }
+
     /// Safari unloads the background this long after the last input it received.
     public static let idleUnload: EpochMillis = 30_000
 
@@ -55,6 +64,9 @@ public final class Simulation {
     /// How many handler processes were started: one per native request.
     public private(set) var handlerSpawns = 0
     public private(set) var safariInForeground = true
+    public var handlerBehaviour = HandlerBehaviour.healthy
+    /// Replies held back by a slow handler, with when they arrive.
+    private var delayedReplies: [(at: EpochMillis, work: Work)] = []
     public private(set) var appInForeground = false
 
     public let containerDirectory: String
@@ -385,6 +397,13 @@ public final class Simulation {
                 }
             }
         }
+        for (index, delayed) in delayedReplies.enumerated() {
+            consider(delayed.at) { [weak self] in
+                guard let self else { return }
+                let work = self.delayedReplies.remove(at: index).work
+                self.queue.append(work)
+            }
+        }
         if let at = alarm, !frozen {
             consider(at) { [weak self] in
                 self?.alarm = nil
@@ -494,7 +513,12 @@ public final class Simulation {
         if handler.child.wait(timeoutMilliseconds: 10_000) == nil { handler.child.kill() }
         for case .object(let directive) in directives {
             if directive["type"] == .string("reply"), let reply = directive["message"] {
-                queue.append(.nativeReply(incarnation: incarnation, request: request, message: reply))
+                let work = Work.nativeReply(incarnation: incarnation, request: request, message: reply)
+                switch handlerBehaviour {
+                case .healthy: queue.append(work)
+                case .slow(let delay): delayedReplies.append((now + delay, work))
+                case .hung: trace.record(now, handler.label, "reply withheld (hung)")
+                }
             }
             if directive["type"] == .string("notify") {
                 // Darwin notifications reach only a running app that is not suspended.

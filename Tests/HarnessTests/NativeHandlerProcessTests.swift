@@ -143,6 +143,26 @@ struct NativeHandlerProcessTests {
         #expect(child.wait() == .exited(ChildExit.harnessGone))
         #expect(bytes(folder) == before)
     }
+
+    @Test func anOversizedFrameIsRefusedWithoutReadingItAndTheHandlerEnds() throws {
+        let folder = try container()
+        defer { cleanUp(folder) }
+        let before = bytes(folder)
+        // A shell feeds the handler a length of 64 MiB + 1 and nothing else; the handler must
+        // refuse after the 4 length bytes, answer, and end. (ChildProcess itself never sends
+        // an oversized frame.)
+        let handler = HarnessBinary.directory + "/NativeHandler"
+        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "printf '\\001\\000\\000\\004' | '\(handler)' --container '\(folder)'"])
+        defer { child.kill() }
+        let frame = try #require(try child.receive(timeoutMilliseconds: 10_000))
+        guard case .error(let message) = try FromChild.decode(frame) else {
+            Issue.record("expected an error frame")
+            return
+        }
+        #expect(message.contains("\(Framing.requestLimit + 1)"))
+        #expect(child.wait(timeoutMilliseconds: 10_000) == .exited(ChildExit.harnessGone))
+        #expect(bytes(folder) == before)
+    }
 }
 
 extension JSONValue {

@@ -229,6 +229,37 @@ struct SimulationTests {
         #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("nativeDark"))
     }
 
+    @Test(arguments: transports)
+    func aHungHandlerLeavesTabsOnTheCacheAndTheNextReconciliationRecovers(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.macOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        var stale = Self.base
+        stale.defaults.theme = .sepia
+        stale.revision = 2
+        simulation.writeStorageFile("local.json", JSONWriter.compact(LocalStorage(cache: stale, snapshotVersion: stale.version).json))
+        simulation.handlerBehaviour = .hung
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.advance(by: 6_000)
+        #expect(theme(simulation, "t1") == .string("sepia"), "still on the cache")
+        simulation.handlerBehaviour = .healthy
+        simulation.activateTab(TabID("t1"))
+        simulation.settle()
+        #expect(theme(simulation, "t1") == .string("gray"))
+    }
+
+    @Test(arguments: transports)
+    func aSlowHandlersReplyArrivesLater(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.macOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.handlerBehaviour = .slow(2_000)
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        #expect(simulation.tabs[TabID("t1")]?.applied == nil, "no cache: the tab waits for the snapshot")
+        simulation.advance(by: 2_500)
+        #expect(theme(simulation, "t1") == .string("gray"))
+    }
+
     /// A run mixing tabs, the popup, the app, unloads, time and a lock contention.
     private func mixedRun(_ transport: Simulation.Transport, hiding hidden: YieldPoint? = nil) throws -> [String] {
         let (simulation, folder) = try simulation(.macOS, transport, shared: nil)
