@@ -7,7 +7,7 @@ public enum AppShell {
             ChildExit.printUsage("usage: AppProcess --container DIRECTORY (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        return serve(gate: WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1)),
+        return serve(gate: .standardStreams,
                      storage: FileContainer(directory: directory))
     }
 

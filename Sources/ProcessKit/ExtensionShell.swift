@@ -10,7 +10,7 @@ public enum ExtensionShell {
             ChildExit.printUsage("usage: ExtensionProcess --storage DIRECTORY (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        return serve(gate: WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1)),
+        return serve(gate: .standardStreams,
                      files: ExtensionFolder(directory: directory))
     }
 

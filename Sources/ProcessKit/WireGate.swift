@@ -20,6 +20,11 @@ public struct WireGate: YieldGate {
         self.writer = writer
     }
 
+    /// The gate of a child process: frames on its standard input and output.
+    public static var standardStreams: WireGate {
+        WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1))
+    }
+
     /// The next protocol message from the harness, or nil once it has hung up. A frame that is
     /// not a message gets an `error` frame back and is skipped.
     public mutating func receive() -> ToChild? {

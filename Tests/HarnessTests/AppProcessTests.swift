@@ -8,20 +8,7 @@ import Testing
 @Suite(.serialized)
 struct AppProcessTests {
     private func exchange(_ child: ChildProcess, _ input: JSONValue, now: EpochMillis) throws -> [JSONValue] {
-        try child.send(JSONWriter.compact(ToChild.input(input, now: now, seed: 5, flaws: []).json))
-        while let frame = try child.receive(timeoutMilliseconds: 10_000) {
-            switch try FromChild.decode(frame) {
-            case .yield:
-                try child.send(JSONWriter.compact(ToChild.proceed(now: now).json))
-            case .done(let directives):
-                return directives
-            case .error(let message):
-                Issue.record("error frame: \(message)")
-                return []
-            }
-        }
-        Issue.record("the app ended its output: \(child.stderrTail)")
-        return []
+        try HarnessBinary.exchange(child, input, now: now)
     }
 
     @Test func theAppMigratesOnLaunchSavesAnEditAndShowsIt() throws {

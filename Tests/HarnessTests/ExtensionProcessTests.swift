@@ -16,22 +16,8 @@ struct ExtensionProcessTests {
         return path
     }
 
-    /// Sends one input and returns the directives, letting every yield point proceed.
     private func exchange(_ child: ChildProcess, _ input: JSONValue, now: EpochMillis) throws -> [[String: JSONValue]] {
-        try child.send(JSONWriter.compact(ToChild.input(input, now: now, seed: 1, flaws: []).json))
-        while let frame = try child.receive(timeoutMilliseconds: 10_000) {
-            switch try FromChild.decode(frame) {
-            case .yield:
-                try child.send(JSONWriter.compact(ToChild.proceed(now: now).json))
-            case .done(let directives):
-                return directives.compactMap(\.objectValue)
-            case .error(let message):
-                Issue.record("error frame: \(message)")
-                return []
-            }
-        }
-        Issue.record("the background ended its output: \(child.stderrTail)")
-        return []
+        try HarnessBinary.exchange(child, input, now: now).compactMap(\.objectValue)
     }
 
     private func document(theme: Theme, revision: Int64) -> SettingsDocument {

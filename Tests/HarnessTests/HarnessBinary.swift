@@ -1,4 +1,8 @@
 import Foundation
+import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
 
 /// Runs the built `harness` executable, which `swift test` builds next to the test bundle.
 enum HarnessBinary {
@@ -42,5 +46,24 @@ enum HarnessBinary {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("harness-doc-\(UUID().uuidString).json")
         try text.write(to: url, atomically: true, encoding: .utf8)
         return url.path
+    }
+
+    /// Sends one input frame to a long-running process of ours and returns the directives of its
+    /// `done` frame, letting every yield point proceed.
+    static func exchange(_ child: ChildProcess, _ input: JSONValue, now: EpochMillis) throws -> [JSONValue] {
+        try child.send(JSONWriter.compact(ToChild.input(input, now: now, seed: 1, flaws: []).json))
+        while let frame = try child.receive(timeoutMilliseconds: 10_000) {
+            switch try FromChild.decode(frame) {
+            case .yield:
+                try child.send(JSONWriter.compact(ToChild.proceed(now: now).json))
+            case .done(let directives):
+                return directives
+            case .error(let message):
+                Issue.record("error frame: \(message)")
+                return []
+            }
+        }
+        Issue.record("the process ended its output: \(child.stderrTail)")
+        return []
     }
 }
