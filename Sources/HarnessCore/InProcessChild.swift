@@ -28,7 +28,8 @@ public final class InProcessChild: FrameEndpoint {
     private let hiddenYield: YieldPoint?
 
     /// Starts `body` on its own thread with the gate it should serve frames through.
-    public init(hidingYield hiddenYield: YieldPoint? = nil, _ body: @escaping @Sendable (WireGate) -> Int32) throws {
+    /// `limit` caps frames read from it, as `ChildProcess`'s `replyLimit` does.
+    public init(limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil, _ body: @escaping @Sendable (WireGate) -> Int32) throws {
         self.hiddenYield = hiddenYield
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
         guard pipe(&input) == 0 else { throw StoreError("pipe", errno: errno) }
@@ -39,7 +40,7 @@ public final class InProcessChild: FrameEndpoint {
         for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         toChild = input[1]
         fromChild = output[0]
-        reader = FrameReader(descriptor: output[0], limit: Framing.requestLimit)
+        reader = FrameReader(descriptor: output[0], limit: limit)
         writer = FrameWriter(descriptor: input[1])
         let childIn = input[0], childOut = output[1]
         let outcome = self.outcome

@@ -114,7 +114,10 @@ public final class ProcessDriver {
             return child.wait()
         }()
         if status != .signaled(9) {
-            trace.record(now, label, "died unexpectedly (\(status)); stderr: \(child.stderrTail.suffix(400))")
+            // The trace says that it died and how; what it wrote to stderr (addresses, paths)
+            // would make traces differ between runs, so it goes to `diagnostics` instead.
+            trace.record(now, label, "died unexpectedly (\(status))")
+            trace.diagnostics.append("\(label) died unexpectedly (\(status)); stderr: \(child.stderrTail.suffix(1000))")
         }
         return .died(status)
     }
@@ -124,6 +127,8 @@ public final class ProcessDriver {
 /// sorted keys; never a pid, a path or wall time, so equal runs give equal traces.
 public final class Trace {
     public private(set) var lines: [String] = []
+    /// What helps a person but must not be compared: the stderr of a process that died.
+    public var diagnostics: [String] = []
 
     public init() {}
 

@@ -41,6 +41,9 @@ public final class Simulation {
         case hung
     }
 
+    /// The largest frame read from a handler: a 1 MiB reply and its envelope.
+    public static let handlerFrameLimit = Framing.replyLimit + 4096
+
     /// Safari unloads the background this long after the last input it received.
     public static let idleUnload: EpochMillis = 30_000
 
@@ -217,6 +220,10 @@ public final class Simulation {
     public func safariRestart() {
         if let background { kill(background, reason: "safari restart") }
         background = nil
+        if !heldForBackground.isEmpty { trace.record(now, "safari", "restart drops \(heldForBackground.count) events held for the frozen background") }
+        heldForBackground = []
+        backgroundFrozen = false
+        if platform == .iOS { appInForeground = false }
         unlink(storageDirectory + "/session.json")
         disk.write(SimulatedExtensionFolder.folder + "session.json", nil)
         safariInForeground = true
@@ -459,7 +466,12 @@ public final class Simulation {
         complete(background.begin(input, now: now), driver: background, role: .background)
     }
 
+    /// Backgrounds that died in a row without finishing an input, and how many Safari tolerates.
+    private var backgroundDeathsInARow = 0
+    static let wakesBeforeGivingUp = 3
+
     private func backgroundDirectives(_ directives: [JSONValue], from driver: ProcessDriver) {
+        backgroundDeathsInARow = 0
         for case .object(let directive) in directives {
             switch directive["type"] {
             case .string("storagePending")?:
@@ -550,22 +562,25 @@ public final class Simulation {
         let incarnation = (incarnations[name] ?? 0) + 1
         incarnations[name] = incarnation
         let endpoint: FrameEndpoint
+        // Browsers cap a native reply at 1 MiB; the frame around it adds a small envelope. The
+        // app's and the background's frames are capped like frames to a child.
+        let limit = name == "handler" ? Self.handlerFrameLimit : Framing.requestLimit
         switch (transport, name) {
         case (.process, "app"):
-            endpoint = try ChildProcess(executable: executables + "/AppProcess", arguments: ["--container", containerDirectory])
+            endpoint = try ChildProcess(executable: executables + "/AppProcess", arguments: ["--container", containerDirectory], replyLimit: limit)
         case (.process, "background"):
-            endpoint = try ChildProcess(executable: executables + "/ExtensionProcess", arguments: ["--storage", storageDirectory])
+            endpoint = try ChildProcess(executable: executables + "/ExtensionProcess", arguments: ["--storage", storageDirectory], replyLimit: limit)
         case (.process, _):
-            endpoint = try ChildProcess(executable: executables + "/NativeHandler", arguments: ["--container", containerDirectory])
+            endpoint = try ChildProcess(executable: executables + "/NativeHandler", arguments: ["--container", containerDirectory], replyLimit: limit)
         case (.inProcess, "app"):
             let storage = SimulatedContainer(disk: disk, owner: "\(name)#\(incarnation)")
-            endpoint = try InProcessChild(hidingYield: inProcessHiddenYield) { gate in AppShell.serve(gate: gate, storage: storage) }
+            endpoint = try InProcessChild(limit: limit, hidingYield: inProcessHiddenYield) { gate in AppShell.serve(gate: gate, storage: storage) }
         case (.inProcess, "background"):
             let files = SimulatedExtensionFolder(disk: disk)
-            endpoint = try InProcessChild(hidingYield: inProcessHiddenYield) { gate in ExtensionShell.serve(gate: gate, files: files) }
+            endpoint = try InProcessChild(limit: limit, hidingYield: inProcessHiddenYield) { gate in ExtensionShell.serve(gate: gate, files: files) }
         case (.inProcess, _):
             let storage = SimulatedContainer(disk: disk, owner: "\(name)#\(incarnation)")
-            endpoint = try InProcessChild(hidingYield: inProcessHiddenYield) { gate in NativeHandlerShell.serve(gate: gate, storage: storage) }
+            endpoint = try InProcessChild(limit: limit, hidingYield: inProcessHiddenYield) { gate in NativeHandlerShell.serve(gate: gate, storage: storage) }
         }
         let driver = ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
         driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
@@ -674,7 +689,13 @@ public final class Simulation {
         if app === driver { app = nil }
         if background === driver {
             background = nil
-            // A tab whose answer was lost with the background asks again; Safari wakes a new one.
+            backgroundDeathsInARow += 1
+            // A tab whose answer was lost with the background asks again; Safari wakes a new one,
+            // unless backgrounds keep dying before they finish anything.
+            guard backgroundDeathsInARow <= Self.wakesBeforeGivingUp else {
+                trace.record(now, "safari", "background keeps dying; tabs stop asking")
+                return
+            }
             for id in tabs.keys.sorted() where tabs[id]!.awaitingAnswer && visibleTabs.contains(id) {
                 trace.record(now, "safari", "tab \(id.rawValue) asks again")
                 askForDecision(id)

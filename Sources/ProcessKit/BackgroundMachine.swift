@@ -81,6 +81,8 @@ public struct BackgroundMachine {
     private var recovering = false
     /// With no cache and no snapshot yet, tabs wait until the first native answer or timeout.
     private var gaveUpOnFirstSnapshot = false
+    /// A refused patch arrived while a snapshot request was out: ask again in full after it.
+    private var resyncAfterSnapshot = false
     /// Popup changes saved to the outbox but not yet confirmed saved, by save token.
     private var unacknowledged: [Int: UInt64] = [:]
 
@@ -171,7 +173,7 @@ public struct BackgroundMachine {
             directives += popupDirective()
         case .popupEdited(let set, let reset, let now):
             self.now = now
-            guard let scope = selectedScope() else { break }
+            guard !set.isEmpty || !reset.isEmpty, let scope = selectedScope() else { break }
             let stamp = Stamp(at: now, origin: .extension, edit: local.nextEdit)
             directives += recordEdit(.patch(scope: scope, set: set, reset: reset, stamp: stamp))
         case .popupForgotSite(let now):
@@ -278,7 +280,8 @@ public struct BackgroundMachine {
         guard let id = popupTab, let tab = tabs[id] else { return [] }
         var view = PopupView(tab: id, url: tab.url, unsupported: true, scopes: [], selectedScope: nil,
                              settings: nil, pausedUntil: session.pausedUntil.flatMap { $0 > now ? $0 : nil })
-        if case .success(let address) = PageAddress.parse(tab.url), let resolver {
+        if case .success(let address) = PageAddress.parse(tab.url) {
+            let resolver = self.resolver ?? Resolver(document: SettingsDocument())
             view.unsupported = false
             view.scopes = scopes(of: address)
             view.selectedScope = selectedScope()
@@ -352,8 +355,15 @@ public struct BackgroundMachine {
         if request == snapshotRequest {
             snapshotRequest = nil
             directives.append(.cancelTimer(.nativeTimeout(request)))
+            defer {
+                if resyncAfterSnapshot {
+                    resyncAfterSnapshot = false
+                    directives += reconcile(forceFull: true)
+                }
+            }
             if case .object(let reply) = json, reply["type"] == .string("snapshot"), let documentJSON = reply["document"],
-               let snapshot = try? DocumentCodec.decode(documentJSON).document, !snapshot.isReadOnly {
+               let snapshot = try? DocumentCodec.decode(documentJSON).document {
+                // A newer schema's document is read-only, not invalid: it is used as it is.
                 directives += adopt(snapshot)
             } else if local.cache == nil && !gaveUpOnFirstSnapshot {
                 // No usable snapshot and nothing cached: answer waiting tabs from the defaults.
@@ -363,14 +373,17 @@ public struct BackgroundMachine {
         } else if let edit = patchRequests.removeValue(forKey: request) {
             directives.append(.cancelTimer(.nativeTimeout(request)))
             guard case .object(let reply) = json, case .string(let type)? = reply["type"] else { return directives }
+            let refusals: Set<String> = [NativeErrorCode.invalidMessage.rawValue, NativeErrorCode.tooLarge.rawValue,
+                                         NativeErrorCode.readOnly.rawValue]
             if type == "applied" {
                 local.outbox.removeAll { $0.edit == edit }
                 directives += save()
-            } else if type == "error", reply["code"] == .string(NativeErrorCode.invalidMessage.rawValue) {
-                // Rejected: it leaves the outbox and a full resync shows the document again.
+            } else if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) {
+                // Refused for good: it leaves the outbox and a full resync shows the document
+                // again (after the snapshot already on its way, if one is).
                 local.outbox.removeAll { $0.edit == edit }
                 directives += save()
-                if snapshotRequest == nil { directives += reconcile(forceFull: true) }
+                if snapshotRequest == nil { directives += reconcile(forceFull: true) } else { resyncAfterSnapshot = true }
             }
         }
         return directives

@@ -89,7 +89,11 @@ struct DocumentTransaction {
             if let bytes, let decoded = try? DocumentCodec.decode(bytes, suffixes: suffixes), !decoded.document.isReadOnly {
                 recovered = decoded.document
             }
-            return apply(to: recovered ?? fresh(), mustWrite: true)
+            // A recovered document is a new document: a new id, so no one's "not modified" can
+            // mistake it for the one that was lost.
+            var document = recovered ?? fresh()
+            document.documentId = DocumentID.created(seed: seed, at: now, recovered: true, revision: document.revision)
+            return apply(to: document, mustWrite: true)
         case (.readingLegacy, .legacyPreferencesRead(let enabled)):
             if let enabled {
                 return apply(to: Legacy.migrate(colorInvertEnabled: enabled, at: now, documentId: newDocumentId()), mustWrite: true)
@@ -142,10 +146,9 @@ struct DocumentTransaction {
         return .next(.unlock)
     }
 
-    /// A document id for a document this transaction creates, derived from the run's seed and
-    /// the time so runs stay reproducible.
+    /// The id of a document this transaction creates, derived from the run's seed and the time.
     private func newDocumentId() -> String {
-        DocumentID.derive(seed: seed, sequence: UInt64(bitPattern: now))
+        DocumentID.created(seed: seed, at: now)
     }
 
     private func fresh() -> SettingsDocument {

@@ -44,7 +44,7 @@ public struct LocalStorage: Equatable, Sendable {
         }
         if case .array(let entries)? = members["outbox"] {
             for entry in entries {
-                guard case .object(let fields) = entry, case .integer(let edit)? = fields["edit"], let request = fields["request"],
+                guard case .object(let fields) = entry, case .integer(let edit)? = fields["edit"], edit > 0, let request = fields["request"],
                       let parsed = try? NativeRequest.parse(request, now: .max / 2) else { continue }
                 storage.outbox.append(OutboxEntry(edit: UInt64(edit), request: parsed))
             }

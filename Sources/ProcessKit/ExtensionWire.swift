@@ -44,6 +44,7 @@ public enum ExtensionWire {
                 for (id, url) in open { if case .string(let text) = url { tabs[TabID(id)] = text } }
             }
             let offset = members["utcOffsetMinutes"].flatMap { if case .integer(let n) = $0 { Int(n) } else { nil } } ?? 0
+            guard (-18 * 60...18 * 60).contains(offset) else { throw NativeMessageError(root.key("utcOffsetMinutes"), "expected minutes within ±18 hours") }
             return .machine(.started(now: now, appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs))
         case "storageCompleted": return .storageCompleted(token: Int(try integer("token")))
         case "tabRequestedDecision": return .machine(.tabRequestedDecision(try tab(), url: try string("url"), nativeDark: bool("nativeDark"), now: now))
@@ -64,7 +65,10 @@ public enum ExtensionWire {
             return .machine(.popupEdited(set: try NativeRequest.values(members["set"], root.key("set")),
                                          reset: try NativeRequest.resetFields(members["reset"], root.key("reset")), now: now))
         case "popupForgotSite": return .machine(.popupForgotSite(now: now))
-        case "popupPaused": return .machine(.popupPaused(until: try integer("until"), now: now))
+        case "popupPaused":
+            let until = try integer("until")
+            guard (0...DocumentCodec.latestTime).contains(until) else { throw NativeMessageError(root.key("until"), "time \(until) is out of range") }
+            return .machine(.popupPaused(until: until, now: now))
         case "nativeReply":
             guard let message = members["message"] else { throw NativeMessageError(root.key("message"), "missing") }
             return .machine(.nativeReplyArrived(request: Int(try integer("request")), message, now: now))

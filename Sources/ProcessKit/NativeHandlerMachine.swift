@@ -27,6 +27,8 @@ public struct NativeHandlerMachine {
         /// A read without the lock (snapshot, getEnabled), then perhaps of the last good copy.
         case reading(NativeRequest)
         case readingPrevious(NativeRequest)
+        /// No document yet: the first version's boolean decides what a read answers.
+        case readingLegacy(NativeRequest)
         /// An edit under the lock.
         case updating(NativeRequest, DocumentTransaction)
         case finished
@@ -72,7 +74,16 @@ public struct NativeHandlerMachine {
         case (.readingPrevious(let request), .container(.previousDocumentRead(let bytes))):
             let document = bytes.flatMap { try? DocumentCodec.decode($0, suffixes: suffixes).document }
             directives.append(finish(answer(request, document ?? SettingsDocument(), changed: false)))
-        case (.reading, .container(.failed(_, let errno))), (.readingPrevious, .container(.failed(_, let errno))):
+        case (.readingLegacy(let request), .container(.legacyPreferencesRead(let enabled))):
+            // Reads take no lock and write nothing: the migration happens at the first write.
+            var document = SettingsDocument()
+            if let enabled {
+                document = Legacy.migrate(colorInvertEnabled: enabled, at: now, documentId: "unsaved")
+                document.documentId = nil
+            }
+            directives.append(finish(answer(request, document, changed: false)))
+        case (.reading, .container(.failed(_, let errno))), (.readingPrevious, .container(.failed(_, let errno))),
+             (.readingLegacy, .container(.failed(_, let errno))):
             directives.append(finish(.error(.storageFailure, "reading the document failed (errno \(errno))")))
 
         case (.updating(let request, var transaction), .container(let outcome)):
@@ -110,7 +121,10 @@ public struct NativeHandlerMachine {
     /// Answers a read. A damaged document is left for the next writer to set aside (reads take
     /// no lock); the answer comes from the last good copy.
     private mutating func answerRead(_ request: NativeRequest, _ bytes: [UInt8]?) -> [Directive] {
-        guard let bytes else { return [finish(answer(request, SettingsDocument(), changed: false))] }
+        guard let bytes else {
+            state = .readingLegacy(request)
+            return [.container(.readLegacyPreferences)]
+        }
         do {
             let document = try DocumentCodec.decode(bytes, suffixes: suffixes).document
             return [finish(answer(request, document, changed: false))]

@@ -157,6 +157,7 @@ public enum NativeRequest: Equatable, Sendable {
     private static func stamp(_ members: [String: JSONValue], _ path: JSONPath, now: EpochMillis) throws(NativeMessageError) -> Stamp {
         guard case .integer(let at)? = members["at"] else { throw .init(path.key("at"), "expected the edit's time in milliseconds") }
         if at < 0 { throw .init(path.key("at"), "time \(at) is negative") }
+        if at < DocumentCodec.secondsThreshold { throw .init(path.key("at"), "time \(at) is before 10^11 ms (1973-03-03)") }
         if at > now + futureTolerance { throw .init(path.key("at"), "time \(at) is more than \(futureTolerance) ms after now (\(now))") }
         guard case .integer(let edit)? = members["edit"], edit >= 0 else {
             throw .init(path.key("edit"), "expected the edit's number, a non-negative integer")

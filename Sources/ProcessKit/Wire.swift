@@ -25,6 +25,8 @@ public enum ToChild: Equatable, Sendable {
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> ToChild {
         let members = try WireError.object(bytes)
         guard case .integer(let now)? = members["now"] else { throw .invalid("'now' missing or not an integer") }
+        // Virtual time stays within what documents can hold, so no arithmetic on it can overflow.
+        guard (0...DocumentCodec.latestTime).contains(now) else { throw .invalid("'now' \(now) is outside 0...\(DocumentCodec.latestTime)") }
         switch members["kind"] {
         case .string("input")?:
             guard let input = members["input"] else { throw .invalid("'input' missing") }

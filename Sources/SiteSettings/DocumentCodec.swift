@@ -58,9 +58,15 @@ public enum DocumentCodec {
         return .object(top)
     }
 
+    /// A time as stored: milliseconds, except below 10^11, which reading takes for seconds; such
+    /// a time can only have come from seconds (edits cannot carry one), so it goes back as seconds.
+    static func stored(_ time: EpochMillis) -> JSONValue {
+        .integer(time < secondsThreshold ? time / 1000 : time)
+    }
+
     static func json(_ stamp: Stamp) -> JSONValue {
-        if stamp.origin == .imported && stamp.edit == 0 { return .integer(stamp.at) }
-        var object: [String: JSONValue] = ["at": .integer(stamp.at), "by": .string(stamp.origin.rawValue)]
+        if stamp.origin == .imported && stamp.edit == 0 { return stored(stamp.at) }
+        var object: [String: JSONValue] = ["at": stored(stamp.at), "by": .string(stamp.origin.rawValue)]
         if stamp.edit != 0 { object["edit"] = .integer(Int64(truncatingIfNeeded: stamp.edit)) }
         return .object(object)
     }
@@ -87,7 +93,7 @@ public enum DocumentCodec {
         if let theme = record.values.theme { object["theme"] = .string(theme.rawValue) }
         if let policy = record.values.nativeDarkPolicy { object["nativeDarkPolicy"] = .string(policy.rawValue) }
         let modifiedAt = record.modifiedAt
-        object["modifiedAt"] = .integer(modifiedAt)
+        object["modifiedAt"] = stored(modifiedAt)
         // The seed's short form (one `modifiedAt`) says everything when every present field was
         // last set at that time by an unknown editor and nothing was reset.
         let plain = Stamp(at: modifiedAt)

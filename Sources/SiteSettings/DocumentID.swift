@@ -21,6 +21,13 @@ public enum DocumentID {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// The id of a document a writer creates at `time`: fresh (none on disk) or recovered
+    /// (rebuilt after damage from a copy at `revision`). Distinct kinds, times or revisions give
+    /// distinct ids within a run.
+    public static func created(seed: UInt64, at time: EpochMillis, recovered: Bool = false, revision: Int64 = 0) -> String {
+        derive(seed: seed, sequence: UInt64(bitPattern: time) &* 31 &+ (recovered ? 7 : 0) &+ UInt64(bitPattern: revision) &* 1_000_003)
+    }
+
     private static func splitMix(_ state: inout UInt64) -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

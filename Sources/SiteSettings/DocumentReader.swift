@@ -1,5 +1,8 @@
 /// Turns parsed JSON into a `SettingsDocument`, normalizing on the way and collecting notes.
 struct DocumentReader {
+    /// 2^53: far beyond any real count of writes, and far from overflow when one is added.
+    static let largestRevision: Int64 = 1 << 53
+
     let suffixes: PublicSuffixList
     var notes: [DocumentNote] = []
 
@@ -43,6 +46,9 @@ struct DocumentReader {
                 guard case .integer(let revision) = value else { throw mismatch("an integer", value, path) }
                 guard revision >= 0 else {
                     throw DocumentError(.invalidRevision("revision \(revision) is negative"), at: path)
+                }
+                guard revision <= Self.largestRevision else {
+                    throw DocumentError(.invalidRevision("revision \(revision) is larger than \(Self.largestRevision)"), at: path)
                 }
                 document.revision = revision
             case "defaults":

@@ -46,6 +46,9 @@ public enum EditError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The serialized result would be larger than the 1 MiB a native reply can carry.
     case tooLarge(bytes: Int)
     case negativeTime(EpochMillis)
+    /// A time before 10^11 ms (1973-03-03): a stored time that small reads back as seconds, so
+    /// no edit may carry one.
+    case timeTooEarly(EpochMillis)
 
     public var description: String {
         switch self {
@@ -57,6 +60,7 @@ public enum EditError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooLarge(let bytes):
             "edit refused: the document would be \(bytes) bytes, over the limit of \(DocumentCodec.maximumBytes)"
         case .negativeTime(let t): "edit time \(t) is negative"
+        case .timeTooEarly(let t): "edit time \(t) is before 10^11 ms (1973-03-03), which a stored document reads as seconds"
         }
     }
 }
@@ -116,6 +120,7 @@ extension Edit {
         case .deleteSite:
             break
         }
+        if stamp.at < DocumentCodec.secondsThreshold { throw .timeTooEarly(stamp.at) }
     }
 }
 

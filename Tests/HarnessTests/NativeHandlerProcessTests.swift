@@ -180,7 +180,8 @@ struct ProcessDriverTests {
         let driver = ProcessDriver(name: "handler", incarnation: 1, endpoint: child, seed: 1, trace: trace)
         let step = driver.begin(.object(["type": .string("nativeRequest"), "message": .object(["type": .string("getEnabled")])]), now: 5)
         #expect(step == .died(.exited(ChildExit.usage)))
-        let report = try #require(trace.lines.last)
-        #expect(report.hasPrefix("5 handler#1 died unexpectedly (exited with code 64); stderr: usage: NativeHandler --container DIRECTORY"))
+        #expect(trace.lines.last == "5 handler#1 died unexpectedly (exited with code 64)")
+        let report = try #require(trace.diagnostics.last)
+        #expect(report.hasPrefix("handler#1 died unexpectedly (exited with code 64); stderr: usage: NativeHandler --container DIRECTORY"))
     }
 }

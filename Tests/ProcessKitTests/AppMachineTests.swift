@@ -14,7 +14,7 @@ struct AppMachineTests {
 
     @Test func theViewListsOverridesInheritedFieldsAndRedundantOnes() throws {
         var document = try DocumentCodec.decode(NativeHandlerMachineTests.stored).document
-        try document.apply(.changeSite(try ScopeKey.parse("a.example"), set: SiteValues(theme: .gray), reset: [], stamp: Stamp(at: 1)))
+        try document.apply(.changeSite(try ScopeKey.parse("a.example"), set: SiteValues(theme: .gray), reset: [], stamp: Stamp(at: 1_783_936_800_000)))
         let view = AppView(document)
         #expect(view.sites.map(\.key.text) == ["a.example", "docs.example.com", "studio.example"])
         #expect(view.sites[0].overrides == SiteValues(theme: .gray))
@@ -47,7 +47,7 @@ struct AppMachineTests {
         #expect(machine.handle(.container(.documentRead(nil))) == [.container(.lock)])
         #expect(machine.handle(.container(.locked)) == [.container(.readDocument)])
         #expect(machine.handle(.container(.documentRead(nil))) == [.container(.readLegacyPreferences)])
-        var migrated = Legacy.migrate(colorInvertEnabled: true, at: Self.now, documentId: DocumentID.derive(seed: 3, sequence: UInt64(Self.now)))
+        var migrated = Legacy.migrate(colorInvertEnabled: true, at: Self.now, documentId: DocumentID.created(seed: 3, at: Self.now))
         migrated.revision = 1
         #expect(machine.handle(.container(.legacyPreferencesRead(true))) == [.container(.writeDocument(DocumentCodec.encode(migrated)))])
         #expect(machine.handle(.container(.documentWritten)) == [.container(.unlock)])

@@ -70,7 +70,8 @@ struct NativeHandlerMachineTests {
         (#"{"type": "patch", "scope": "a.example", "set": {}, "at": 1, "edit": 1}"#, "document: a patch must set or reset at least one field"),
         (#"{"type": "patch", "scope": "a.example", "set": {"mode": "on"}, "at": -1, "edit": 1}"#, "at: time -1 is negative"),
         (#"{"type": "patch", "scope": "a.example", "set": {"mode": "on"}, "at": 1783940060001, "edit": 1}"#, "at: time 1783940060001 is more than 60000 ms after now (1783940000000)"),
-        (#"{"type": "patch", "scope": "a.example", "set": {"mode": "on"}, "at": 1}"#, "edit: expected the edit's number, a non-negative integer"),
+        (#"{"type": "patch", "scope": "a.example", "set": {"mode": "on"}, "at": 1783939999000}"#, "edit: expected the edit's number, a non-negative integer"),
+        (#"{"type": "patch", "scope": "a.example", "set": {"mode": "on"}, "at": 99999999999, "edit": 1}"#, "at: time 99999999999 is before 10^11 ms (1973-03-03)"),
         (#"{"type": "patch", "scope": "a.example", "set": {"mode": "on"}, "at": 1, "edit": 1, "extra": true}"#, "extra: unknown member"),
         (#"{"type": "deleteSite", "scope": ".co.uk", "at": 1, "edit": 1}"#, "scope: 'co.uk' is a public suffix, not a registrable domain"),
         (#"{"type": "getSnapshot", "known": {"documentId": "", "revision": 1}}"#, "known.documentId: expected a document id string of 1 to 128 bytes"),
@@ -101,7 +102,7 @@ struct NativeHandlerMachineTests {
 
     @Test func aNewerSchemaIsNeverRewritten() throws {
         var machine = NativeHandlerMachine()
-        _ = machine.handle(.requestArrived(try message(#"{"type": "deleteSite", "scope": "a.example", "at": 1, "edit": 1}"#), now: Self.now, seed: 1))
+        _ = machine.handle(.requestArrived(try message(#"{"type": "deleteSite", "scope": "a.example", "at": 1783939999000, "edit": 1}"#), now: Self.now, seed: 1))
         _ = machine.handle(.container(.locked))
         let directives = machine.handle(.container(.documentRead(Array(#"{"schemaVersion": 9, "sites": []}"#.utf8))))
         #expect(directives == [.container(.unlock)])
@@ -124,9 +125,16 @@ struct NativeHandlerMachineTests {
         let written = try document(bytes)
         #expect(written.defaults.mode == .off)
         #expect(written.defaults.theme == .invert)
-        #expect(written.documentId == DocumentID.derive(seed: 7, sequence: UInt64(Self.now)))
+        #expect(written.documentId == DocumentID.created(seed: 7, at: Self.now))
         #expect(machine.handle(.container(.documentWritten)) == [.container(.unlock)])
         #expect(machine.handle(.container(.unlocked)) == [.postChangeNotification, .reply(.enabled(false))])
+    }
+
+    @Test func withNoDocumentAReadAnswersFromTheFirstVersionsBoolean() throws {
+        var machine = NativeHandlerMachine()
+        _ = machine.handle(.requestArrived(try message(#"{"type": "getEnabled"}"#), now: Self.now, seed: 1))
+        #expect(machine.handle(.container(.documentRead(nil))) == [.container(.readLegacyPreferences)])
+        #expect(machine.handle(.container(.legacyPreferencesRead(true))) == [.reply(.enabled(true))])
     }
 
     @Test func getEnabledAnswersWhetherTheDefaultModeIsOn() throws {

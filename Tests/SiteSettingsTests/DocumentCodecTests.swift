@@ -63,6 +63,20 @@ struct DocumentCodecTests {
         #expect(document.sites[Fixture.key("a.example")]?.modifiedAt == millis)
     }
 
+    @Test func timesReadAsSecondsAreWrittenBackAsSecondsSoNormalizingTwiceChangesNothing() throws {
+        let once = DocumentCodec.encode(try Fixture.decode(#"{"sites": {"a.example": {"mode": "on", "modifiedAt": 5}}, "tombstones": {"b.example": 7}}"#))
+        let twice = DocumentCodec.encode(try DocumentCodec.decode(once).document)
+        #expect(once == twice)
+        #expect(try DocumentCodec.decode(once).document.sites[Fixture.key("a.example")]?.modifiedAt == 5_000)
+    }
+
+    @Test func anEditTimeThatWouldReadBackAsSecondsIsRefused() throws {
+        var document = SettingsDocument()
+        #expect(throws: EditError.timeTooEarly(5_000)) {
+            try document.apply(Fixture.set("a.example", SiteValues(mode: .on), Fixture.app(5_000)))
+        }
+    }
+
     @Test func anUnknownThemeIsKeptAsWrittenAndRendersAsTheDefault() throws {
         let document = try Fixture.decode(#"{"defaults": {"theme": "gray"}, "sites": {"a.example": {"theme": "aurora", "modifiedAt": 5}}}"#)
         #expect(document.sites[Fixture.key("a.example")]?.values.theme == Theme(rawValue: "aurora"))
