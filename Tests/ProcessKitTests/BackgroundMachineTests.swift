@@ -152,4 +152,41 @@ struct BackgroundMachineTests {
         #expect(answered.contains(.setAlarm(at: evening)))
         #expect(decisions(machine.handle(.alarmFired(now: evening))).map(\.1.reason) == [.scheduleActive])
     }
+
+    @Test func aNewerSchemaSnapshotIsUsedReadOnly() throws {
+        var (machine, directives) = started(nil)
+        var newer = Self.shared
+        newer.schemaVersion = 2
+        newer.defaults.theme = .invert
+        let answered = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(newer), now: Self.now + 2))
+        #expect(decisions(answered).map(\.1.theme) == [.invert])
+    }
+
+    @Test(arguments: [NativeErrorCode.tooLarge, .readOnly, .invalidMessage])
+    func aPatchRefusedForGoodLeavesTheOutbox(code: NativeErrorCode) throws {
+        var (machine, directives) = started(Self.cache)
+        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else {
+            Issue.record("no save")
+            return
+        }
+        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
+        let refused = machine.handle(.nativeReplyArrived(request: patch, NativeReply.error(code, "no").json, now: Self.now + 6))
+        #expect(refused.contains { if case .saveLocalStorage(let stored, _) = $0 { stored.outbox.isEmpty } else { false } })
+        #expect(nativeRequests(refused).map(\.1) == [.getSnapshot(known: nil)])
+    }
+
+    @Test func anEmptyPopupEditIsIgnored() {
+        var (machine, _) = started(Self.cache)
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        #expect(machine.handle(.popupEdited(set: SiteValues(), reset: [], now: Self.now + 4)) == [])
+    }
+
+    @Test func storedOutboxEntriesWithImpossibleNumbersAreSkippedNotFatal() throws {
+        let stored = try JSONParser.parse(#"{"outbox": [{"edit": -1, "request": {"type": "deleteSite", "scope": "a.example", "at": 1783939999000, "edit": 1}}], "nextEdit": -5}"#)
+        let local = try #require(LocalStorage.decode(stored))
+        #expect(local.outbox.isEmpty)
+        #expect(local.nextEdit == 1)
+    }
 }

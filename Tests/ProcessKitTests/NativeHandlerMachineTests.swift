@@ -98,6 +98,8 @@ struct NativeHandlerMachineTests {
         #expect(written.sites[try ScopeKey.parse("studio.example")] != nil)
         #expect(written.sites[try ScopeKey.parse("new.example")]?.values.theme == .dark)
         #expect(written.revision == 43)
+        #expect(written.documentId != "DOC-1", "a recovered document is a new document")
+        #expect(written.documentId == DocumentID.created(seed: 1, at: Self.now, recovered: true, revision: 42))
     }
 
     @Test func aNewerSchemaIsNeverRewritten() throws {
