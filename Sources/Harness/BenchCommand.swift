@@ -9,7 +9,7 @@ import SiteSettings
 /// Benchmarks are measured and reported, never asserted.
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
-    static let abstract = "Measure resolution speed and the first Public Suffix List lookup."
+    static let abstract = "Measure resolution speed, process start-up, native requests and events per second."
     static let usage = "harness bench [resolve|psl-first|native|events|all] [--sites N,N,...] [--rounds N] [--runs N]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of

@@ -13,6 +13,10 @@ public struct BackgroundMachine {
         /// Extension storage finished loading (nil: nothing stored or unreadable).
         case storageLoaded(local: LocalStorage?, session: SessionStorage?, now: EpochMillis)
         case localStorageSaved(token: Int, now: EpochMillis)
+        /// A save of `storage.local` failed: a popup change it carried was never acknowledged.
+        case localStorageSaveFailed(token: Int, now: EpochMillis)
+        /// Extension storage could not be read: nothing may be saved over it in this incarnation.
+        case storageLoadFailed(now: EpochMillis)
         case tabRequestedDecision(TabID, url: String, nativeDark: Bool, now: EpochMillis)
         case tabNativeDarkChanged(TabID, nativeDark: Bool, now: EpochMillis)
         case tabActivated(TabID, now: EpochMillis)
@@ -83,8 +87,12 @@ public struct BackgroundMachine {
     private var gaveUpOnFirstSnapshot = false
     /// A refused patch arrived while a snapshot request was out: ask again in full after it.
     private var resyncAfterSnapshot = false
-    /// Popup changes saved to the outbox but not yet confirmed saved, by save token.
+    /// Popup changes saved to the outbox but not yet confirmed saved, by save token. They are
+    /// in the outbox (so every later save carries them) but not shown until confirmed.
     private var unacknowledged: [Int: UInt64] = [:]
+    /// Storage could not be read: saving would overwrite what it holds, so nothing is saved and
+    /// popup changes, which could not be made durable, are refused.
+    private var storageUnreadable = false
 
     public init() {}
 
@@ -104,12 +112,13 @@ public struct BackgroundMachine {
             loaded = true
             local = stored ?? LocalStorage()
             session = storedSession ?? SessionStorage()
-            rebuildResolver()
-            let waiting = queued
-            queued = []
-            for input in waiting { directives += handle(input) }
-            directives += reconcile(forceFull: false)
-            directives += pushChangedDecisions()
+            directives += finishLoading()
+        case .storageLoadFailed(let now):
+            self.now = now
+            guard !loaded else { break }
+            loaded = true
+            storageUnreadable = true
+            directives += finishLoading()
         default:
             guard loaded else {
                 queued.append(input)
@@ -120,6 +129,17 @@ public struct BackgroundMachine {
         return directives
     }
 
+    private mutating func finishLoading() -> [Directive] {
+        var directives: [Directive] = []
+            rebuildResolver()
+            let waiting = queued
+            queued = []
+            for input in waiting { directives += handle(input) }
+            directives += reconcile(forceFull: false)
+            directives += pushChangedDecisions()
+        return directives
+    }
+
     private mutating func handleLoaded(_ input: Input) -> [Directive] {
         var directives: [Directive] = []
         if recovering, case .nativeReplyArrived = input {} else if recovering, case .timerFired = input {} else if recovering {
@@ -127,15 +147,22 @@ public struct BackgroundMachine {
             directives += reconcile(forceFull: false)
         }
         switch input {
-        case .started, .storageLoaded:
+        case .started, .storageLoaded, .storageLoadFailed:
             break
         case .localStorageSaved(let token, let now):
             self.now = now
             if let edit = unacknowledged.removeValue(forKey: token),
                let entry = local.outbox.first(where: { $0.edit == edit }) {
                 // Acknowledged: now the tabs and the popup show it, and the patch goes out.
+                rebuildResolver()
                 directives += pushChangedDecisions()
                 directives += sendPatch(entry)
+            }
+        case .localStorageSaveFailed(let token, let now):
+            self.now = now
+            if let edit = unacknowledged.removeValue(forKey: token) {
+                // Never durable, never shown: it is dropped, as if the user's change was refused.
+                local.outbox.removeAll { $0.edit == edit }
             }
         case .tabRequestedDecision(let id, let url, let nativeDark, let now):
             self.now = now
@@ -308,16 +335,15 @@ public struct BackgroundMachine {
 
     // MARK: - Edits and the outbox
 
-    /// Applies a popup change to the cache at once and saves it with its outbox entry in one
-    /// write. It is acknowledged (shown, and sent) when that write is confirmed.
+    /// Puts a popup change in the outbox and saves it with the cache in one write. It is
+    /// acknowledged (shown on top of the cache, and sent) when that write is confirmed.
     private mutating func recordEdit(_ request: NativeRequest) -> [Directive] {
+        guard !storageUnreadable else { return [] }
         let entry = OutboxEntry(edit: local.nextEdit, request: request)
-        var cache = local.cache ?? SettingsDocument()
-        guard let edit = entry.modelEdit, (try? cache.apply(edit)) != nil else { return [] }
-        local.cache = cache
+        var check = local.cache ?? SettingsDocument()
+        guard let edit = entry.modelEdit, (try? check.apply(edit)) != nil else { return [] }
         local.outbox.append(entry)
         local.nextEdit += 1
-        rebuildResolver()
         let token = nextToken
         nextToken += 1
         unacknowledged[token] = entry.edit
@@ -389,28 +415,36 @@ public struct BackgroundMachine {
         return directives
     }
 
-    /// A valid snapshot always wins over the cache; patches still waiting go back on top.
+    /// A valid snapshot always wins over the cache; patches still waiting go back on top (the
+    /// stored cache is the snapshot; what tabs see is the snapshot with the acknowledged patches).
     private mutating func adopt(_ snapshot: SettingsDocument) -> [Directive] {
-        var merged = snapshot
-        for entry in local.outbox {
-            if let edit = entry.modelEdit { _ = try? merged.apply(edit) }
-        }
         let version = snapshot.version
-        guard merged != local.cache || version != local.snapshotVersion else { return pushChangedDecisions() }
-        local.cache = merged
+        guard snapshot != local.cache || version != local.snapshotVersion else { return pushChangedDecisions() }
+        local.cache = snapshot
         local.snapshotVersion = version
         rebuildResolver()
         return save() + pushChangedDecisions()
     }
 
     private mutating func save() -> [Directive] {
+        guard !storageUnreadable else { return [] }
         let token = nextToken
         nextToken += 1
         return [.saveLocalStorage(local, token: token)]
     }
 
+    /// What tabs and the popup see: the cached snapshot with every acknowledged patch applied.
     private mutating func rebuildResolver() {
-        resolver = local.cache.map { Resolver(document: $0) }
+        guard local.cache != nil || !local.outbox.isEmpty else {
+            resolver = nil
+            return
+        }
+        var visible = local.cache ?? SettingsDocument()
+        let waiting = Set(unacknowledged.values)
+        for entry in local.outbox where !waiting.contains(entry.edit) {
+            if let edit = entry.modelEdit { _ = try? visible.apply(edit) }
+        }
+        resolver = Resolver(document: visible)
     }
 }
 

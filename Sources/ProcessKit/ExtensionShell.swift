@@ -57,11 +57,16 @@ public enum ExtensionShell {
             for directive in directives {
                 switch directive {
                 case .loadStorage:
-                    let (local, session) = (try? store.load()) ?? (nil, nil)
-                    external.append(started(.storageLoaded(local: local, session: session, now: now)))
+                    if let (local, session) = try? store.load() {
+                        external.append(started(.storageLoaded(local: local, session: session, now: now)))
+                    } else {
+                        external.append(started(.storageLoadFailed(now: now)))
+                    }
                 case .saveLocalStorage(let local, let token):
                     if (try? store.save(local.json, as: ExtensionStore<Files, WireGate>.localName)) != nil {
                         external.append(started(.localStorageSaved(token: token, now: now)))
+                    } else {
+                        external.append(started(.localStorageSaveFailed(token: token, now: now)))
                     }
                 case .saveSessionStorage(let session):
                     _ = try? store.save(session.json, as: ExtensionStore<Files, WireGate>.sessionName)

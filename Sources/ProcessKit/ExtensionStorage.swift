@@ -1,8 +1,9 @@
 import SiteSettings
 
-/// What the background keeps in `storage.local`: the cache (the last valid snapshot with the
-/// waiting patches applied on top), the version of that snapshot, and the outbox of patches not
-/// yet acknowledged by the handler. Saved in one write, so cache and outbox never disagree.
+/// What the background keeps in `storage.local`: the cache (the last valid snapshot from the
+/// handler), its version, and the outbox of patches the handler has not acknowledged yet; what
+/// tabs see is the cache with the outbox applied on top. Saved in one write, so cache and outbox
+/// never disagree.
 public struct LocalStorage: Equatable, Sendable {
     public var cache: SettingsDocument?
     /// The `(documentId, revision)` of the snapshot the cache was built from.

@@ -86,8 +86,9 @@ struct BackgroundMachineTests {
             Issue.record("expected only the save, got \(edited)")
             return
         }
-        #expect(stored.outbox.count == 1)
-        #expect(stored.cache?.sites[try ScopeKey.parse("docs.example.com")]?.values.theme == .invert)
+        #expect(stored.outbox.map(\.request) == [.patch(scope: try ScopeKey.parse("docs.example.com"), set: SiteValues(theme: .invert), reset: [],
+                                                          stamp: Stamp(at: Self.now + 4, origin: .extension, edit: 1))])
+        #expect(stored.cache == Self.shared, "the stored cache is the snapshot; the outbox goes on top")
 
         let acknowledged = machine.handle(.localStorageSaved(token: token, now: Self.now + 5))
         #expect(decisions(acknowledged).map(\.1.theme) == [.invert])
@@ -109,7 +110,7 @@ struct BackgroundMachineTests {
         let adopted = machine.handle(.nativeReplyArrived(request: firstSnapshot, snapshotReply(Self.shared), now: Self.now + 6))
         let saved = adopted.compactMap { if case .saveLocalStorage(let stored, _) = $0 { stored } else { nil } }
         #expect(saved.last?.cache?.defaults.theme == .gray)
-        #expect(saved.last?.cache?.sites[try ScopeKey.parse("docs.example.com")]?.values.mode == .off)
+        #expect(saved.last?.outbox.count == 1, "the waiting patch is still in the outbox")
         // The waiting patch stays applied: the tab's new decision is still off, now with the snapshot's theme.
         #expect(decisions(adopted).map(\.1.reason) == [.modeOff])
         #expect(decisions(adopted).map(\.1.theme) == [.gray])
@@ -188,5 +189,45 @@ struct BackgroundMachineTests {
         let local = try #require(LocalStorage.decode(stored))
         #expect(local.outbox.isEmpty)
         #expect(local.nextEdit == 1)
+    }
+
+    @Test func aTabThatAsksBeforeTheSaveIsConfirmedDoesNotSeeTheChangeYet() throws {
+        var (machine, directives) = started(Self.cache)
+        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else {
+            Issue.record("no save")
+            return
+        }
+        let early = machine.handle(.tabRequestedDecision(TabID("t2"), url: Self.url, nativeDark: false, now: Self.now + 5))
+        #expect(decisions(early).map(\.1.reason) == [.modeOn], "not acknowledged yet: not shown")
+        let acknowledged = machine.handle(.localStorageSaved(token: token, now: Self.now + 6))
+        #expect(decisions(acknowledged).map(\.1.reason) == [.modeOff, .modeOff])
+    }
+
+    @Test func aPopupChangeWhoseSaveFailsIsNeverShownOrSent() throws {
+        var (machine, directives) = started(Self.cache)
+        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else {
+            Issue.record("no save")
+            return
+        }
+        #expect(machine.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)) == [])
+        let later = machine.handle(.safariCameToForeground(now: Self.now + 6))
+        #expect(nativeRequests(later).allSatisfy { if case .getSnapshot = $0.1 { true } else { false } }, "nothing to resend")
+        #expect(decisions(machine.handle(.tabRequestedDecision(TabID("t2"), url: Self.url, nativeDark: false, now: Self.now + 7))).map(\.1.reason) == [.modeOn])
+    }
+
+    @Test func unreadableStorageIsNeverOverwrittenAndPopupChangesAreRefused() throws {
+        var machine = BackgroundMachine()
+        _ = machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:]))
+        let loaded = machine.handle(.storageLoadFailed(now: Self.now))
+        let request = nativeRequests(loaded)[0].0
+        let adopted = machine.handle(.nativeReplyArrived(request: request, snapshotReply(Self.shared), now: Self.now + 1))
+        #expect(!adopted.contains { if case .saveLocalStorage = $0 { true } else { false } })
+        _ = machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 2))
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [])
     }
 }
