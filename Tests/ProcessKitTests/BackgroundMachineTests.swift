@@ -230,4 +230,22 @@ struct BackgroundMachineTests {
         _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
         #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [])
     }
+
+    @Test func aSnapshotAdoptedBeforeTheSaveIsConfirmedStillHidesTheChange() throws {
+        var (machine, directives) = started(Self.cache)
+        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        let request = nativeRequests(machine.handle(.safariCameToForeground(now: Self.now + 4)))[0].0
+        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 5)).first else {
+            Issue.record("no save")
+            return
+        }
+        var newer = Self.shared
+        newer.defaults.theme = .dark
+        newer.revision = 8
+        let adopted = machine.handle(.nativeReplyArrived(request: request, snapshotReply(newer), now: Self.now + 6))
+        #expect(decisions(adopted).map(\.1.reason) == [.modeOn])
+        #expect(decisions(adopted).map(\.1.theme) == [.dark])
+        #expect(decisions(machine.handle(.localStorageSaved(token: token, now: Self.now + 7))).map(\.1.reason) == [.modeOff])
+    }
 }
