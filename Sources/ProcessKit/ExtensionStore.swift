@@ -27,8 +27,13 @@ public struct ExtensionFolder: ExtensionFiles {
         try FileIO.writeSynced(bytes, to: directory + "/" + name, name: name)
     }
 
+    /// Renames and flushes the folder, so a confirmed save survives a power loss.
     public mutating func rename(_ name: String, to target: String) throws(StoreError) {
         if Glibc.rename(directory + "/" + name, directory + "/" + target) != 0 { throw StoreError("rename \(target)", errno: errno) }
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 { throw StoreError("open storage folder", errno: errno) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw StoreError("fsync storage folder", errno: errno) }
     }
 }
 

@@ -1,40 +1,4 @@
-import Synchronization
 import SiteSettings
-
-/// A disk in memory, shared by every process of an in-process run: the App Group container and
-/// the extension storage live on it as files named `folder/name`. The container's lock has one
-/// holder at a time, named by process; the harness frees it when the holder dies, as `flock`
-/// does.
-public final class SimulatedDisk: Sendable {
-    struct State {
-        var files: [String: [UInt8]] = [:]
-        var lockHolder: String?
-    }
-
-    private let state: Mutex<State>
-
-    public init(files: [String: [UInt8]] = [:]) {
-        state = Mutex(State(files: files))
-    }
-
-    /// Every file by its full name.
-    public var files: [String: [UInt8]] {
-        get { state.withLock { $0.files } }
-        set { state.withLock { $0.files = newValue } }
-    }
-
-    public func read(_ path: String) -> [UInt8]? { state.withLock { $0.files[path] } }
-    public func write(_ path: String, _ bytes: [UInt8]?) { state.withLock { $0.files[path] = bytes } }
-
-    /// Frees the lock if `owner` holds it.
-    public func releaseLock(heldBy owner: String) {
-        state.withLock { if $0.lockHolder == owner { $0.lockHolder = nil } }
-    }
-
-    public var lockHolder: String? { state.withLock { $0.lockHolder } }
-
-    func withState<R>(_ body: (inout State) -> R) -> R { state.withLock { body(&$0) } }
-}
 
 /// The App Group container on a simulated disk, as one process sees it. Same file names and
 /// semantics as `FileContainer`.
@@ -69,14 +33,8 @@ public struct SimulatedContainer: ContainerStorage, Sendable {
     private func path(_ name: String) -> String { Self.folder + name }
 
     public mutating func lock() throws(StoreError) {
-        let owner = self.owner
-        let taken = disk.withState { state -> Bool in
-            guard state.lockHolder == nil || state.lockHolder == owner else { return false }
-            state.lockHolder = owner
-            return true
-        }
         // EWOULDBLOCK, as a non-blocking flock reports a lock held elsewhere.
-        if !taken { throw StoreError("flock", errno: 11) }
+        if !disk.takeLock(for: owner) { throw StoreError("flock", errno: 11) }
     }
 
     public mutating func unlock() throws(StoreError) { disk.releaseLock(heldBy: owner) }
@@ -87,31 +45,26 @@ public struct SimulatedContainer: ContainerStorage, Sendable {
 
     public mutating func writeTemporary(_ bytes: [UInt8]) throws(StoreError) {
         disk.write(path(FileContainer.temporaryName), bytes)
+        disk.sync(path(FileContainer.temporaryName))
     }
 
     public mutating func replaceDocument() throws(StoreError) {
         let temporary = path(FileContainer.temporaryName), document = path(FileContainer.documentName)
-        let moved = disk.withState { state -> Bool in
-            guard let bytes = state.files.removeValue(forKey: temporary) else { return false }
-            if let current = state.files[document] { state.files[Self.folder + FileContainer.previousName] = current }
-            state.files[document] = bytes
-            return true
-        }
         // ENOENT, as rename(2) reports a missing source.
-        if !moved { throw StoreError("rename", errno: 2) }
+        guard disk.read(temporary) != nil else { throw StoreError("rename", errno: 2) }
+        if disk.read(document) != nil { disk.link(document, to: path(FileContainer.previousName)) }
+        _ = disk.rename(temporary, to: document)
+        disk.syncDirectory(Self.folder)
     }
 
     public mutating func setAsideDocument() throws(StoreError) -> String {
         let document = path(FileContainer.documentName)
-        let name = disk.withState { state -> String? in
-            guard let current = state.files.removeValue(forKey: document) else { return nil }
-            var n = 1
-            while state.files[Self.folder + "settings.damaged-\(n).json"] != nil { n += 1 }
-            state.files[Self.folder + "settings.damaged-\(n).json"] = current
-            return "settings.damaged-\(n).json"
-        }
-        guard let name else { throw StoreError("set aside", errno: 2) }
-        return name
+        guard disk.read(document) != nil else { throw StoreError("set aside", errno: 2) }
+        var n = 1
+        while disk.read(path("settings.damaged-\(n).json")) != nil { n += 1 }
+        _ = disk.rename(document, to: path("settings.damaged-\(n).json"))
+        disk.syncDirectory(Self.folder)
+        return "settings.damaged-\(n).json"
     }
 }
 
@@ -128,16 +81,12 @@ public struct SimulatedExtensionFolder: ExtensionFiles, Sendable {
 
     public mutating func writeSynced(_ bytes: [UInt8], as name: String) throws(StoreError) {
         disk.write(Self.folder + name, bytes)
+        disk.sync(Self.folder + name)
     }
 
     public mutating func rename(_ name: String, to target: String) throws(StoreError) {
-        let source = Self.folder + name, destination = Self.folder + target
-        let moved = disk.withState { state -> Bool in
-            guard let bytes = state.files.removeValue(forKey: source) else { return false }
-            state.files[destination] = bytes
-            return true
-        }
-        if !moved { throw StoreError("rename \(target)", errno: 2) }
+        if !disk.rename(Self.folder + name, to: Self.folder + target) { throw StoreError("rename \(target)", errno: 2) }
+        disk.syncDirectory(Self.folder)
     }
 }
 

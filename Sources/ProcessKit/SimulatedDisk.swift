@@ -1,0 +1,159 @@
+import Synchronization
+
+/// A disk in memory, shared by every process of an in-process run: the App Group container and
+/// the extension storage live on it as files named `folder/name`.
+///
+/// It keeps unsynced changes apart, as a real disk's page cache does: reads see every change,
+/// but a change survives a power loss only once flushed (a file's data by `sync`, a rename or
+/// removal by `syncDirectory` on its folder). `powerLoss(keeping:)` drops any subset of the
+/// changes not yet flushed, in the order they were made, and every process then restarts from
+/// what survived. A kill loses nothing that reached the disk, flushed or not.
+///
+/// The container's lock has one holder at a time, named by process; the harness frees it when
+/// the holder dies, as `flock` does.
+public final class SimulatedDisk: Sendable {
+    /// A change that has not reached the platter yet.
+    public enum Change: Equatable, Sendable, CustomStringConvertible {
+        /// A file's data (nil: the file removed).
+        case write(String, [UInt8]?)
+        case rename(String, to: String)
+        /// A second name for a file's bytes, as a hard link.
+        case link(String, to: String)
+
+        public var description: String {
+            switch self {
+            case .write(let path, let bytes): bytes == nil ? "remove \(path)" : "write \(path)"
+            case .rename(let from, let to): "rename \(from) to \(to)"
+            case .link(let from, let to): "link \(from) to \(to)"
+            }
+        }
+
+        /// Whether a folder flush makes it durable: names (renames, links, removals), not data.
+        var isMetadata: Bool {
+            switch self {
+            case .write(_, let bytes): bytes == nil
+            case .rename, .link: true
+            }
+        }
+
+        var paths: [String] {
+            switch self {
+            case .write(let path, _): [path]
+            case .rename(let from, let to), .link(let from, let to): [from, to]
+            }
+        }
+    }
+
+    struct State {
+        /// What reads see.
+        var files: [String: [UInt8]] = [:]
+        /// What a power loss keeps.
+        var durable: [String: [UInt8]] = [:]
+        var unsynced: [Change] = []
+        var lockHolder: String?
+    }
+
+    private let state: Mutex<State>
+
+    /// A disk whose files are all flushed already.
+    public init(files: [String: [UInt8]] = [:]) {
+        state = Mutex(State(files: files, durable: files))
+    }
+
+    /// Every file by its full name, as reads see it. Setting replaces the disk, flushed.
+    public var files: [String: [UInt8]] {
+        get { state.withLock { $0.files } }
+        set { state.withLock { $0 = State(files: newValue, durable: newValue, lockHolder: $0.lockHolder) } }
+    }
+
+    /// The changes a power loss could drop now, oldest first.
+    public var unsynced: [Change] { state.withLock { $0.unsynced } }
+
+    public func read(_ path: String) -> [UInt8]? { state.withLock { $0.files[path] } }
+
+    /// Writes (or with nil removes) a file; durable only after `sync(path)`.
+    public func write(_ path: String, _ bytes: [UInt8]?) {
+        state.withLock {
+            $0.files[path] = bytes
+            $0.unsynced.append(.write(path, bytes))
+        }
+    }
+
+    /// Gives a file's bytes a second name, as a hard link does; durable after `syncDirectory`.
+    public func link(_ path: String, to target: String) {
+        state.withLock {
+            $0.files[target] = $0.files[path]
+            $0.unsynced.append(.link(path, to: target))
+        }
+    }
+
+    /// Renames a file; false if there is none. Durable only after `syncDirectory`.
+    public func rename(_ path: String, to target: String) -> Bool {
+        state.withLock {
+            guard let bytes = $0.files.removeValue(forKey: path) else { return false }
+            $0.files[target] = bytes
+            $0.unsynced.append(.rename(path, to: target))
+            return true
+        }
+    }
+
+    /// Flushes a file's data: its pending writes become durable.
+    public func sync(_ path: String) {
+        flush { if case .write(let written, _) = $0 { written == path } else { false } }
+    }
+
+    /// Flushes a folder: pending renames, links and removals in it become durable. File data
+    /// written there is not flushed by this (a rename of unflushed data can survive a power loss
+    /// without the data, as on a real disk).
+    public func syncDirectory(_ folder: String) {
+        flush { change in change.isMetadata && change.paths.contains { $0.hasPrefix(folder) } }
+    }
+
+    /// The power fails: only flushed changes and the unsynced ones `keep` accepts (by their
+    /// position in `unsynced`) survive, applied in the order they were made. Reads then see
+    /// what survived, and nobody holds the lock.
+    public func powerLoss(keeping keep: (Int) -> Bool = { _ in false }) {
+        state.withLock { state in
+            var durable = state.durable
+            for (index, change) in state.unsynced.enumerated() where keep(index) { Self.apply(change, to: &durable) }
+            state = State(files: durable, durable: durable, unsynced: [], lockHolder: nil)
+        }
+    }
+
+    /// Takes the container's lock for `owner`; false if another holds it.
+    func takeLock(for owner: String) -> Bool {
+        state.withLock {
+            guard $0.lockHolder == nil || $0.lockHolder == owner else { return false }
+            $0.lockHolder = owner
+            return true
+        }
+    }
+
+    /// Frees the lock if `owner` holds it.
+    public func releaseLock(heldBy owner: String) {
+        state.withLock { if $0.lockHolder == owner { $0.lockHolder = nil } }
+    }
+
+    public var lockHolder: String? { state.withLock { $0.lockHolder } }
+
+    private func flush(_ selected: (Change) -> Bool) {
+        state.withLock { state in
+            var remaining: [Change] = []
+            for change in state.unsynced {
+                if selected(change) { Self.apply(change, to: &state.durable) } else { remaining.append(change) }
+            }
+            state.unsynced = remaining
+        }
+    }
+
+    private static func apply(_ change: Change, to files: inout [String: [UInt8]]) {
+        switch change {
+        case .write(let path, let bytes):
+            files[path] = bytes
+        case .rename(let from, let to):
+            files[to] = files.removeValue(forKey: from)
+        case .link(let from, let to):
+            files[to] = files[from]
+        }
+    }
+}

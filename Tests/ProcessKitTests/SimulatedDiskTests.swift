@@ -1,0 +1,55 @@
+import ProcessKit
+import Testing
+
+struct SimulatedDiskTests {
+    @Test func aChangeSurvivesAPowerLossOnlyOnceFlushed() {
+        let disk = SimulatedDisk(files: ["c/a": [1]])
+        disk.write("c/a", [2])
+        #expect(disk.read("c/a") == [2], "reads see unsynced changes")
+        #expect(disk.unsynced == [.write("c/a", [2])])
+        disk.powerLoss()
+        #expect(disk.read("c/a") == [1])
+        disk.write("c/a", [3])
+        disk.sync("c/a")
+        disk.powerLoss()
+        #expect(disk.read("c/a") == [3])
+    }
+
+    @Test func aRenameNeedsTheFolderFlushedAndItsDataFlushedSeparately() {
+        let disk = SimulatedDisk(files: ["c/doc": [1]])
+        disk.write("c/tmp", [2])
+        _ = disk.rename("c/tmp", to: "c/doc")
+        disk.syncDirectory("c/")
+        disk.powerLoss()
+        #expect(disk.read("c/doc") == nil, "the rename survived without the data that was never flushed")
+        let again = SimulatedDisk(files: ["c/doc": [1]])
+        again.write("c/tmp", [2])
+        again.sync("c/tmp")
+        _ = again.rename("c/tmp", to: "c/doc")
+        again.powerLoss(keeping: { _ in false })
+        #expect(again.read("c/doc") == [1])
+        #expect(again.read("c/tmp") == [2])
+    }
+
+    @Test func anySubsetOfUnsyncedChangesCanSurvive() {
+        let disk = SimulatedDisk()
+        disk.write("c/a", [1])
+        disk.write("c/b", [2])
+        disk.powerLoss(keeping: { $0 == 1 })
+        #expect(disk.files == ["c/b": [2]])
+    }
+
+    @Test func theContainersAtomicReplaceLeavesTheOldOrTheNewDocumentNeverATornOne() throws {
+        let disk = SimulatedDisk(files: ["container/settings.json": [1]])
+        var container = SimulatedContainer(disk: disk, owner: "handler#1")
+        try container.writeTemporary([2])
+        disk.powerLoss(keeping: { _ in true })
+        #expect(disk.read("container/settings.json") == [1])
+        try container.writeTemporary([3])
+        try container.replaceDocument()
+        #expect(disk.unsynced.isEmpty)
+        disk.powerLoss()
+        #expect(disk.read("container/settings.json") == [3])
+        #expect(disk.read("container/settings.previous.json") == [1])
+    }
+}
