@@ -293,6 +293,23 @@ struct SimulationTests {
         #expect(!first.contains { $0.contains("/tmp/") || $0.contains("harness-") })
     }
 
+    @Test(arguments: transports)
+    func everyNativeRequestStartsItsOwnHandler(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.macOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.openPopup(on: TabID("t1"))
+        simulation.popupEdit(set: .object(["mode": .string("off")]))
+        simulation.activateTab(TabID("t1"))
+        simulation.settle()
+        let requests = simulation.trace.lines.filter { $0.contains("\"type\":\"sendNative\"") }.count
+        let handlers = Set(simulation.trace.lines.compactMap { $0.split(separator: " ").dropFirst().first.flatMap { $0.hasPrefix("handler#") ? String($0) : nil } })
+        #expect(requests >= 3)
+        #expect(simulation.handlerSpawns == requests)
+        #expect(handlers.count == requests)
+    }
+
     @Test func bothTransportsGiveTheSameTrace() throws {
         let real = try mixedRun(.process), simulated = try mixedRun(.inProcess)
         #expect(real == simulated)
