@@ -41,6 +41,18 @@ struct BackgroundMachineTests {
         return (machine, directives)
     }
 
+    /// A background that adopted the shared snapshot, with a popup change (mode off on t1's
+    /// host) saved to the outbox and not yet confirmed; returns the save's token.
+    private func popupEditAwaitingSave() throws -> (BackgroundMachine, Int) {
+        var (machine, directives) = started(Self.cache)
+        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
+        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else {
+            throw TestFailure("the popup change was not saved")
+        }
+        return (machine, token)
+    }
+
     @Test func theFirstAnswerComesFromTheCacheBeforeAnyNativeRequestThenTheSnapshotCorrectsIt() throws {
         var (machine, directives) = started(Self.cache)
         guard case .sendDecision(Self.t1, let first)? = directives.first else {
@@ -165,13 +177,7 @@ struct BackgroundMachineTests {
 
     @Test(arguments: [NativeErrorCode.tooLarge, .readOnly, .invalidMessage])
     func aPatchRefusedForGoodLeavesTheOutbox(code: NativeErrorCode) throws {
-        var (machine, directives) = started(Self.cache)
-        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else {
-            Issue.record("no save")
-            return
-        }
+        var (machine, token) = try popupEditAwaitingSave()
         let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
         let refused = machine.handle(.nativeReplyArrived(request: patch, NativeReply.error(code, "no").json, now: Self.now + 6))
         #expect(refused.contains { if case .saveLocalStorage(let stored, _) = $0 { stored.outbox.isEmpty } else { false } })
@@ -192,13 +198,7 @@ struct BackgroundMachineTests {
     }
 
     @Test func aTabThatAsksBeforeTheSaveIsConfirmedDoesNotSeeTheChangeYet() throws {
-        var (machine, directives) = started(Self.cache)
-        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else {
-            Issue.record("no save")
-            return
-        }
+        var (machine, token) = try popupEditAwaitingSave()
         let early = machine.handle(.tabRequestedDecision(TabID("t2"), url: Self.url, nativeDark: false, now: Self.now + 5))
         #expect(decisions(early).map(\.1.reason) == [.modeOn], "not acknowledged yet: not shown")
         let acknowledged = machine.handle(.localStorageSaved(token: token, now: Self.now + 6))
@@ -206,13 +206,7 @@ struct BackgroundMachineTests {
     }
 
     @Test func aPopupChangeWhoseSaveFailsIsNeverShownOrSent() throws {
-        var (machine, directives) = started(Self.cache)
-        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else {
-            Issue.record("no save")
-            return
-        }
+        var (machine, token) = try popupEditAwaitingSave()
         #expect(machine.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)) == [])
         let later = machine.handle(.safariCameToForeground(now: Self.now + 6))
         #expect(nativeRequests(later).allSatisfy { if case .getSnapshot = $0.1 { true } else { false } }, "nothing to resend")
@@ -248,4 +242,9 @@ struct BackgroundMachineTests {
         #expect(decisions(adopted).map(\.1.theme) == [.dark])
         #expect(decisions(machine.handle(.localStorageSaved(token: token, now: Self.now + 7))).map(\.1.reason) == [.modeOff])
     }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
