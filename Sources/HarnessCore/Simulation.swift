@@ -468,7 +468,7 @@ public final class Simulation {
 
     /// Backgrounds that died in a row without finishing an input, and how many Safari tolerates.
     private var backgroundDeathsInARow = 0
-    static let wakesBeforeGivingUp = 3
+    public static let wakesBeforeGivingUp = 3
 
     private func backgroundDirectives(_ directives: [JSONValue], from driver: ProcessDriver) {
         backgroundDeathsInARow = 0

@@ -310,6 +310,23 @@ struct SimulationTests {
         #expect(handlers.count == requests)
     }
 
+    @Test func aBackgroundThatKeepsDyingAtStartDoesNotMakeSettleLoop() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simulation-\(UUID().uuidString)").path
+        let executables = folder + "/bin"
+        try FileManager.default.createDirectory(atPath: executables, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["AppProcess", "NativeHandler"] {
+            try FileManager.default.createSymbolicLink(atPath: executables + "/" + name, withDestinationPath: HarnessBinary.directory + "/" + name)
+        }
+        try FileManager.default.createSymbolicLink(atPath: executables + "/ExtensionProcess", withDestinationPath: "/bin/false")
+        let simulation = Simulation(platform: .iOS, seed: 1, epoch: Self.epoch, executables: executables, directory: folder)
+        defer { simulation.teardown() }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
+        simulation.settle()
+        #expect(simulation.trace.lines.contains { $0.hasSuffix("safari background keeps dying; tabs stop asking") })
+        #expect(simulation.trace.lines.filter { $0.contains("died unexpectedly") }.count == Simulation.wakesBeforeGivingUp + 1)
+    }
+
     @Test func bothTransportsGiveTheSameTrace() throws {
         let real = try mixedRun(.process), simulated = try mixedRun(.inProcess)
         #expect(real == simulated)
