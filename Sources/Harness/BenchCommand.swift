@@ -38,7 +38,7 @@ enum BenchCommand: HarnessCommand {
         case "resolve", "psl-first", "native", "events", "all":
             break
         default:
-            let hint = nearest(which, in: ["resolve", "psl-first", "native", "events", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
         let rounds = try count(args, "rounds", default: 5)

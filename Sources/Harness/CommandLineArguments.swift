@@ -1,3 +1,5 @@
+import HarnessCore
+
 /// A small command-line reader in the manner of swift-argument-parser: options declared up
 /// front, `--name value` and `--name=value`, flags, positionals, and usage errors that name the
 /// problem and suggest the nearest valid option.
@@ -42,7 +44,7 @@ struct CommandLineArguments {
                 }
             } else {
                 let known = options + knownFlags
-                let hint = nearest(name, in: known).map { "; did you mean '--\($0)'?" } ?? ""
+                let hint = nearestWord(name, in: known).map { "; did you mean '--\($0)'?" } ?? ""
                 throw .usage("unknown option '--\(name)'\(hint)")
             }
         }
@@ -61,28 +63,6 @@ struct CommandLineArguments {
     func noPositionals() throws(CommandError) {
         if let extra = positionals.first { throw .usage("unexpected argument '\(extra)'") }
     }
-}
-
-/// The closest word by edit distance, if it is close enough to be a likely typo.
-func nearest(_ word: String, in candidates: [String]) -> String? {
-    let best = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
-    guard let best, best.1 <= max(2, word.count / 3) else { return nil }
-    return best.0
-}
-
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }
 
 /// What ends a command early. Usage errors exit 2 with the command's usage line; invalid input

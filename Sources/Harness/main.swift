@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HarnessCore
 
 @MainActor func overview() -> String {
     var text = "OVERVIEW: A lifecycle harness for Safari web extensions.\n\nUSAGE: harness <subcommand> [options]\n\nSUBCOMMANDS:\n"
@@ -45,7 +46,7 @@ extension String {
         return 0
     }
     guard let command = HarnessCommands.all.first(where: { $0.name == name }) else {
-        let hint = nearest(name, in: HarnessCommands.all.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+        let hint = nearestWord(name, in: HarnessCommands.all.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
         Terminal.err("Error: unknown subcommand '\(name)'\(hint)\nUsage: harness <subcommand> [options] (see 'harness help')\n")
         return 2
     }

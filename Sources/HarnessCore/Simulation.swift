@@ -30,6 +30,8 @@ public final class Simulation {
         /// received by then (invariant 5: a background with a cache answers before any).
         public var firstDecisionAt: EpochMillis?
         public var nativeRepliesBeforeFirstDecision: Int?
+        /// Native replies delivered when the page (re)loaded, to count those before its first decision.
+        var repliesAtLoad = 0
     }
 
     /// How the native handler behaves: the harness delays or withholds its real reply.
@@ -244,9 +246,19 @@ public final class Simulation {
     /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there.
     public func openTab(_ id: TabID, url: String, nativeDark: Bool = false, window: Int? = nil) {
         let window = platform == .iOS ? 1 : (window ?? frontWindow)
-        tabs[id] = Tab(window: window, url: url, nativeDark: nativeDark)
+        tabs[id] = Tab(window: window, url: url, nativeDark: nativeDark, repliesAtLoad: nativeRepliesDelivered)
         activeTabs[window] = id
         frontWindow = window
+        askForDecision(id)
+    }
+
+    /// The page reloads: its content script starts over and asks for a decision.
+    public func reloadTab(_ id: TabID) {
+        guard tabs[id] != nil else { return }
+        tabs[id]?.applied = nil
+        tabs[id]?.firstDecisionAt = nil
+        tabs[id]?.nativeRepliesBeforeFirstDecision = nil
+        tabs[id]?.repliesAtLoad = nativeRepliesDelivered
         askForDecision(id)
     }
 
@@ -272,6 +284,15 @@ public final class Simulation {
 
     public func popupEdit(set: JSONValue = .object([:]), reset: [String] = []) {
         event(.object(["type": .string("popupEdited"), "set": set, "reset": .array(reset.map(JSONValue.string))]))
+    }
+
+    /// "Forget this site": the popup deletes the selected scope's record.
+    public func popupForget() {
+        event(.object(["type": .string("popupForgotSite")]))
+    }
+
+    public func closePopup() {
+        event(.object(["type": .string("popupClosed")]))
     }
 
     public func popupPause(for duration: EpochMillis) {
@@ -329,10 +350,11 @@ public final class Simulation {
 
     /// Lets everything pending play out, at the current virtual time; with `stopBefore`, stops
     /// when the next piece of work is of that kind (to unload the background while a native
-    /// request waits, for example).
-    public func settle(stopBefore: WorkKind? = nil) {
+    /// request waits, for example); with `deferring`, work of that kind stays queued while
+    /// everything else plays out (native replies that are slower than the user).
+    public func settle(stopBefore: WorkKind? = nil, deferring: WorkKind? = nil) {
         // Work for a process held at a yield point waits; everything else goes on.
-        while let index = queue.firstIndex(where: { !isBusy($0) }) {
+        while let index = queue.firstIndex(where: { !isBusy($0) && (deferring == nil || Self.kind(of: $0) != deferring) }) {
             let work = queue[index]
             if let stopBefore, Self.kind(of: work) == stopBefore { return }
             queue.remove(at: index)
@@ -500,7 +522,8 @@ public final class Simulation {
                     tabs[id]?.awaitingAnswer = false
                     if tabs[id]?.firstDecisionAt == nil {
                         tabs[id]?.firstDecisionAt = now
-                        tabs[id]?.nativeRepliesBeforeFirstDecision = nativeRepliesDelivered
+                        let atLoad = tabs[id]?.repliesAtLoad ?? 0
+                        tabs[id]?.nativeRepliesBeforeFirstDecision = nativeRepliesDelivered - atLoad
                     }
                 }
             case .string("popup")?:

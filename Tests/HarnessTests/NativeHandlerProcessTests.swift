@@ -165,12 +165,6 @@ struct NativeHandlerProcessTests {
     }
 }
 
-extension JSONValue {
-    var objectValue: [String: JSONValue]? {
-        if case .object(let members) = self { return members }
-        return nil
-    }
-}
 
 /// A child that dies on its own is reported with the tail of what it wrote to stderr.
 struct ProcessDriverTests {

@@ -1,0 +1,445 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ProcessKit
+import SiteSettings
+
+/// Plays a scenario on a `Simulation`. Setup steps (`platform`, `epoch`, `seed`, `shared`,
+/// `cache`) come first; each action then lets its consequences play out except native replies,
+/// which wait (so a tab's first answer can be checked before native corrects it), and `settle`
+/// plays out everything. Expectations compare what a tab applied, what the popup and the app show,
+/// and the shared document.
+public final class ScenarioRunner {
+    /// What a run found.
+    public struct Outcome: Sendable {
+        public var failures: [String]
+        public var steps: Int
+        /// Virtual time from the epoch to the end of the run.
+        public var virtualTime: EpochMillis
+        public var trace: [String]
+        public var passed: Bool { failures.isEmpty }
+    }
+
+    public let scenario: Scenario
+    private let transport: Simulation.Transport
+    private let executables: String
+    private let directory: String
+    private var platform = Simulation.Platform.iOS
+    private var epoch: EpochMillis = 1_772_355_600_000
+    private var seed: UInt64
+    private var shared: SettingsDocument?
+    private var cache: SettingsDocument?
+    private var simulation: Simulation?
+    private var failures: [String] = []
+
+    public init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String) {
+        self.scenario = scenario
+        self.transport = transport
+        self.seed = seed
+        self.executables = executables
+        self.directory = directory
+    }
+
+    /// Runs every step. A step that cannot run as written is a `ScenarioError` (a usage error);
+    /// a failed expectation is recorded and the run goes on.
+    public func run() throws(ScenarioError) -> Outcome {
+        defer { simulation?.teardown() }
+        for step in scenario.steps { try perform(step) }
+        let simulation = try started(at: scenario.steps.last)
+        simulation.settle()
+        return Outcome(failures: failures, steps: scenario.steps.count, virtualTime: simulation.now - epoch, trace: simulation.trace.lines)
+    }
+
+    // MARK: - Steps
+
+    private func perform(_ step: Scenario.Step) throws(ScenarioError) {
+        let words = step.words
+        func word(_ index: Int, _ what: String) throws(ScenarioError) -> String {
+            guard index < words.count else { throw error(step, "missing \(what) after '\(words[..<index].joined(separator: " "))'") }
+            return words[index]
+        }
+        func choose(_ index: Int, _ options: [String]) throws(ScenarioError) -> String {
+            let value = try word(index, options.joined(separator: "|"))
+            guard options.contains(value) else {
+                throw ScenarioError(file: scenario.name, line: step.line, message: "unknown word '\(value)' (expected \(options.joined(separator: ", ")))",
+                                    suggestion: nearestWord(value, in: options))
+            }
+            return value
+        }
+        switch words[0] {
+        case "platform":
+            try setup(step)
+            platform = try choose(1, ["ios", "macos"]) == "ios" ? .iOS : .macOS
+        case "epoch":
+            try setup(step)
+            guard let time = Timestamp.parse(try word(1, "an ISO 8601 time")) else { throw error(step, "'\(words[1])' is not an ISO 8601 time") }
+            epoch = time
+        case "seed":
+            try setup(step)
+            guard let value = UInt64(try word(1, "a number")) else { throw error(step, "'\(words[1])' is not a seed") }
+            seed = value
+        case "shared", "cache":
+            try setup(step)
+            var document = (words[0] == "cache" ? cache ?? shared : shared) ?? SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1)
+            try change(&document, step, from: 1)
+            if words[0] == "cache" {
+                document.revision = max(0, (shared?.revision ?? 1) - 1)
+                cache = document
+            } else {
+                shared = document
+            }
+        case "settle":
+            try started(at: step).settle()
+        case "advance":
+            try started(at: step).advance(by: try duration(try word(1, "a duration"), step))
+        case "expect":
+            try expect(step)
+        default:
+            try act(step, choose: choose)
+            simulation?.settle(deferring: .nativeReply)
+        }
+    }
+
+    private func act(_ step: Scenario.Step, choose: (Int, [String]) throws(ScenarioError) -> String) throws(ScenarioError) {
+        let simulation = try started(at: step)
+        let words = step.words
+        func argument(_ index: Int, _ what: String) throws(ScenarioError) -> String {
+            guard index < words.count else { throw error(step, "missing \(what)") }
+            return words[index]
+        }
+        switch words[0] {
+        case "app":
+            switch try choose(1, ["launch", "foreground", "background", "kill", "set", "reset", "delete"]) {
+            case "launch": simulation.launchApp()
+            case "foreground": simulation.appForeground()
+            case "background": simulation.appBackground()
+            case "kill": simulation.killApp()
+            case "set":
+                if try choose(2, ["default", "site"]) == "default" {
+                    simulation.appEdit(.object(["kind": .string("setDefaults"), "set": try settings(step, from: 3, allowSchedule: true)]))
+                } else {
+                    simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(try argument(3, "a site key")),
+                                                "set": try settings(step, from: 4, allowSchedule: false)]))
+                }
+            case "reset":
+                _ = try choose(2, ["site"])
+                simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(try argument(3, "a site key")),
+                                            "reset": .array(try fields(step, from: 4).map(JSONValue.string))]))
+            default:
+                _ = try choose(2, ["site"])
+                simulation.appEdit(.object(["kind": .string("deleteSite"), "scope": .string(try argument(3, "a site key"))]))
+            }
+        case "safari":
+            switch try choose(1, ["foreground", "background", "restart"]) {
+            case "foreground": simulation.safariForeground()
+            case "background": simulation.safariBackground()
+            default: simulation.safariRestart()
+            }
+        case "tab":
+            let verb = try choose(1, ["open", "activate", "reload", "close", "native-dark"])
+            let tab = TabID(try argument(2, "a tab name"))
+            switch verb {
+            case "open":
+                let window = words.dropFirst(4).first { $0.hasPrefix("window=") }.flatMap { Int($0.dropFirst(7)) }
+                simulation.openTab(tab, url: try argument(3, "a URL"), nativeDark: words.dropFirst(4).contains("native-dark"), window: window)
+            case "activate": simulation.activateTab(tab)
+            case "reload": simulation.reloadTab(tab)
+            case "close": simulation.closeTab(tab)
+            default: simulation.setNativeDark(tab, try choose(3, ["on", "off"]) == "on")
+            }
+        case "popup":
+            switch try choose(1, ["open", "set", "reset", "forget", "pause", "close"]) {
+            case "open": simulation.openPopup(on: TabID(try argument(2, "a tab name")))
+            case "set": simulation.popupEdit(set: try settings(step, from: 2, allowSchedule: false))
+            case "reset": simulation.popupEdit(reset: try fields(step, from: 2))
+            case "forget": simulation.popupForget()
+            case "pause": simulation.popupPause(for: try duration(try argument(2, "a duration"), step))
+            default: simulation.closePopup()
+            }
+        case "background":
+            switch try choose(1, ["unload", "kill", "freeze", "thaw"]) {
+            case "unload": simulation.unloadBackground()
+            case "kill": simulation.killBackground()
+            case "freeze": simulation.freezeBackground()
+            default: simulation.thawBackground()
+            }
+        case "handler":
+            switch try choose(1, ["healthy", "slow", "hung"]) {
+            case "healthy": simulation.handlerBehaviour = .healthy
+            case "slow": simulation.handlerBehaviour = .slow(try duration(try argument(2, "a duration"), step))
+            default: simulation.handlerBehaviour = .hung
+            }
+        case "hold", "crash":
+            let process = try choose(1, ["app", "background", "handler"])
+            _ = try choose(2, ["at"])
+            let point = try yieldPoint(try choose(3, YieldPoint.allCases.map(\.rawValue)))
+            if words[0] == "hold" { simulation.hold(process, at: point) } else { simulation.crash(process, at: point) }
+        case "release":
+            simulation.release(try choose(1, ["app", "background", "handler"]))
+        case "appearance":
+            simulation.setAppearance(try choose(1, ["light", "dark"]) == "dark" ? .dark : .light)
+        default:
+            throw error(step, "'\(words[0])' cannot be used here")
+        }
+    }
+
+    // MARK: - Expectations
+
+    private func expect(_ step: Scenario.Step) throws(ScenarioError) {
+        let simulation = try started(at: step)
+        let words = step.words
+        guard words.count >= 2 else { throw error(step, "missing what to expect (tab, shared, first-decision, app, popup)") }
+        switch words[1] {
+        case "tab":
+            guard words.count >= 3 else { throw error(step, "missing a tab name") }
+            guard let decision = simulation.tabs[TabID(words[2])]?.applied?.objectValue else {
+                return fail(step, "tab \(words[2]) has applied no decision")
+            }
+            for word in words.dropFirst(3) {
+                let (key, expected) = try pair(word, step, bare: ["enabled": "true", "disabled": "false"])
+                let actual: JSONValue? = key.hasPrefix("source.") ? decision["source"]?.objectValue?[String(key.dropFirst(7))] : decision[key == "disabled" ? "enabled" : key]
+                compare(step, "tab \(words[2]) \(key)", expected, actual)
+            }
+        case "first-decision":
+            guard words.count >= 5, words[3] == "before", words[4] == "native-reply" else {
+                throw error(step, "write 'expect first-decision TAB before native-reply'")
+            }
+            let replies = simulation.tabs[TabID(words[2])]?.nativeRepliesBeforeFirstDecision
+            if replies != 0 { fail(step, "tab \(words[2])'s first decision came after \(replies.map(String.init) ?? "no decision,") native replies") }
+        case "shared":
+            let document = try? DocumentCodec.decode(simulation.containerFile("settings.json") ?? []).document
+            guard words.count >= 3 else { throw error(step, "missing defaults, site or tombstone") }
+            switch words[2] {
+            case "defaults":
+                let defaults = document?.defaults ?? Defaults.builtIn
+                for word in words.dropFirst(3) {
+                    let (key, expected) = try pair(word, step)
+                    compare(step, "shared defaults \(key)", expected, defaultsValue(defaults, key))
+                }
+            case "site":
+                guard words.count >= 4 else { throw error(step, "missing a site key") }
+                let key = try scopeKey(words[3], step)
+                let record = document?.sites[key]
+                if words.dropFirst(4).first == "absent" {
+                    if record != nil { fail(step, "shared site \(key.text): expected absent, found \(record!.values)") }
+                    return
+                }
+                guard let record else { return fail(step, "shared site \(key.text) is absent") }
+                for word in words.dropFirst(4) {
+                    let (field, expected) = try pair(word, step)
+                    if expected == .string("absent") {
+                        if let value = siteValue(record.values, field) { fail(step, "shared site \(key.text) \(field): expected absent, found \(value)") }
+                    } else {
+                        compare(step, "shared site \(key.text) \(field)", expected, siteValue(record.values, field))
+                    }
+                }
+            case "tombstone":
+                guard words.count >= 4 else { throw error(step, "missing a site key") }
+                let key = try scopeKey(words[3], step)
+                if document?.tombstones[key] == nil { fail(step, "shared has no tombstone for \(key.text)") }
+            default:
+                throw ScenarioError(file: scenario.name, line: step.line, message: "unknown word '\(words[2])'",
+                                    suggestion: nearestWord(words[2], in: ["defaults", "site", "tombstone"]))
+            }
+        case "app":
+            guard words.count >= 3 else { throw error(step, "missing sites or site") }
+            var sites: [JSONValue] = []
+            if case .array(let items)? = simulation.appView?.objectValue?["sites"] { sites = items }
+            let keys: [JSONValue] = sites.compactMap { $0.objectValue?["key"] }
+            if words[2] == "sites" {
+                let expected = words.dropFirst(3).flatMap { $0.split(separator: ",").map { JSONValue.string(String($0)) } }
+                compare(step, "app sites", .array(expected), .array(keys))
+            } else if words[2] == "site", words.count >= 4 {
+                let key = try scopeKey(words[3], step)
+                guard let row = sites.first(where: { $0.objectValue?["key"] == JSONValue.string(key.text) })?.objectValue else {
+                    return fail(step, "the app does not list \(key.text)")
+                }
+                for word in words.dropFirst(4) {
+                    let (field, expected) = try pair(word, step)
+                    compare(step, "app site \(key.text) \(field)", expected, row["overrides"]?.objectValue?[field])
+                }
+            } else {
+                throw error(step, "write 'expect app sites KEY,KEY' or 'expect app site KEY field=value'")
+            }
+        case "popup":
+            guard let view = simulation.popup?.objectValue else { return fail(step, "no popup is showing") }
+            for word in words.dropFirst(2) {
+                let (key, expected) = try pair(word, step)
+                let actual: JSONValue? = if key.hasPrefix("source.") {
+                    view["fields"]?.objectValue?[String(key.dropFirst(7))]?.objectValue?["source"]
+                } else if key == "scope" {
+                    view["selectedScope"]
+                } else {
+                    view["fields"]?.objectValue?[key]?.objectValue?["value"]
+                }
+                compare(step, "popup \(key)", expected, actual)
+            }
+        default:
+            throw ScenarioError(file: scenario.name, line: step.line, message: "unknown expectation '\(words[1])'",
+                                suggestion: nearestWord(words[1], in: ["tab", "shared", "first-decision", "app", "popup"]))
+        }
+    }
+
+    private func compare(_ step: Scenario.Step, _ what: String, _ expected: JSONValue, _ actual: JSONValue?) {
+        guard expected != actual else { return }
+        fail(step, "\(what): expected \(render(expected)), got \(actual.map(render) ?? "nothing")")
+    }
+
+    private func render(_ value: JSONValue) -> String { String(decoding: JSONWriter.compact(value), as: UTF8.self) }
+
+    private func fail(_ step: Scenario.Step, _ message: String) {
+        let tail = simulation?.trace.lines.suffix(8).map { "    " + $0 }.joined(separator: "\n") ?? ""
+        failures.append("\(scenario.name):\(step.line): \(step.text)\n  \(message)\n  trace so far (last lines):\n\(tail)")
+    }
+
+    // MARK: - Values
+
+    private func setup(_ step: Scenario.Step) throws(ScenarioError) {
+        if simulation != nil { throw error(step, "'\(step.words[0])' must come before the first action") }
+    }
+
+    private func started(at step: Scenario.Step?) throws(ScenarioError) -> Simulation {
+        if let simulation { return simulation }
+        mkdir(directory, 0o755)
+        let simulation = Simulation(platform: platform, transport: transport, seed: seed, epoch: epoch, executables: executables, directory: directory)
+        if let shared { simulation.writeContainerFile(FileContainer.documentName, DocumentCodec.encode(shared)) }
+        if let cache {
+            simulation.writeStorageFile("local.json", JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
+        }
+        self.simulation = simulation
+        return simulation
+    }
+
+    private func error(_ step: Scenario.Step, _ message: String) -> ScenarioError {
+        ScenarioError(file: scenario.name, line: step.line, message: message)
+    }
+
+    /// `defaults k=v ...` or `site KEY k=v ...` applied to a starting document.
+    private func change(_ document: inout SettingsDocument, _ step: Scenario.Step, from index: Int) throws(ScenarioError) {
+        let words = step.words
+        guard index < words.count else { throw error(step, "missing defaults or site") }
+        let stamp = Stamp(at: epoch)
+        do {
+            if words[index] == "defaults" {
+                let values = try settings(step, from: index + 1, allowSchedule: true)
+                for (key, value) in values.objectValue ?? [:] {
+                    guard case .string(let text) = value else { continue }
+                    switch key {
+                    case "mode": document.defaults.mode = Mode(rawValue: text)!
+                    case "theme": document.defaults.theme = Theme(rawValue: text)
+                    case "nativeDarkPolicy": document.defaults.nativeDarkPolicy = NativeDarkPolicy(rawValue: text)!
+                    default: document.defaults.schedule = schedule(text)!
+                    }
+                }
+            } else if words[index] == "site", index + 1 < words.count {
+                let key = try scopeKey(words[index + 1], step)
+                let set = try settings(step, from: index + 2, allowSchedule: false).objectValue ?? [:]
+                var values = document.sites[key]?.values ?? SiteValues()
+                if case .string(let mode)? = set["mode"] { values.mode = Mode(rawValue: mode) }
+                if case .string(let theme)? = set["theme"] { values.theme = Theme(rawValue: theme) }
+                if case .string(let policy)? = set["nativeDarkPolicy"] { values.nativeDarkPolicy = NativeDarkPolicy(rawValue: policy) }
+                var changed: [SiteField: Stamp] = [:]
+                for field in values.fields { changed[field] = stamp }
+                document.sites[key] = SiteRecord(values: values, changedAt: changed)
+            } else {
+                throw ScenarioError(file: scenario.name, line: step.line, message: "unknown word '\(words[index])'",
+                                    suggestion: nearestWord(words[index], in: ["defaults", "site"]))
+            }
+        }
+    }
+
+    /// `mode=on theme=gray nativeDarkPolicy=respect schedule=20:00-06:00` as a JSON object, each
+    /// value checked.
+    private func settings(_ step: Scenario.Step, from index: Int, allowSchedule: Bool) throws(ScenarioError) -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        for word in step.words.dropFirst(index) {
+            let (key, value) = try pair(word, step)
+            guard case .string(let text) = value else { throw error(step, "'\(word)' needs a word after '='") }
+            let known = allowSchedule ? ["mode", "theme", "nativeDarkPolicy", "schedule"] : ["mode", "theme", "nativeDarkPolicy"]
+            guard known.contains(key) else {
+                throw ScenarioError(file: scenario.name, line: step.line, message: "unknown field '\(key)'", suggestion: nearestWord(key, in: known))
+            }
+            let valid = switch key {
+            case "mode": Mode(rawValue: text) != nil
+            case "theme": Theme(rawValue: text).isKnown
+            case "nativeDarkPolicy": NativeDarkPolicy(rawValue: text) != nil
+            default: schedule(text) != nil
+            }
+            guard valid else { throw error(step, "'\(text)' is not a valid \(key)") }
+            object[key] = key == "schedule" ? .object(["start": .string(String(text.prefix(5))), "end": .string(String(text.suffix(5)))]) : .string(text)
+        }
+        if object.isEmpty { throw error(step, "missing field=value pairs") }
+        return .object(object)
+    }
+
+    private func fields(_ step: Scenario.Step, from index: Int) throws(ScenarioError) -> [String] {
+        let names = Array(step.words.dropFirst(index))
+        if names.isEmpty { throw error(step, "missing the fields to reset") }
+        for name in names where SiteField(rawValue: name) == nil {
+            throw ScenarioError(file: scenario.name, line: step.line, message: "unknown field '\(name)'",
+                                suggestion: nearestWord(name, in: SiteField.allCases.map(\.rawValue)))
+        }
+        return names
+    }
+
+    /// `key=value` (a bare word may stand for a pair, as `enabled` for `enabled=true`).
+    private func pair(_ word: String, _ step: Scenario.Step, bare: [String: String] = [:]) throws(ScenarioError) -> (String, JSONValue) {
+        if let value = bare[word] { return (word, .bool(value == "true")) }
+        let parts = word.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { throw error(step, "'\(word)' is not key=value") }
+        switch parts[1] {
+        case "true": return (parts[0], .bool(true))
+        case "false": return (parts[0], .bool(false))
+        case "null": return (parts[0], .null)
+        default: return (parts[0], .string(parts[1]))
+        }
+    }
+
+    private func scopeKey(_ text: String, _ step: Scenario.Step) throws(ScenarioError) -> ScopeKey {
+        do { return try ScopeKey.parse(text) } catch { throw ScenarioError(file: scenario.name, line: step.line, message: "\(text): \(error)") }
+    }
+
+    private func schedule(_ text: String) -> Schedule? {
+        let parts = text.split(separator: "-").map(String.init)
+        guard parts.count == 2, let start = TimeOfDay(parts[0]), let end = TimeOfDay(parts[1]) else { return nil }
+        return Schedule(start: start, end: end)
+    }
+
+    private func yieldPoint(_ text: String) throws(ScenarioError) -> YieldPoint { YieldPoint(rawValue: text)! }
+
+    /// `30s`, `500ms`, `2m`, `1h`.
+    private func duration(_ text: String, _ step: Scenario.Step) throws(ScenarioError) -> EpochMillis {
+        let units: [(String, EpochMillis)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        for (unit, scale) in units where text.hasSuffix(unit) {
+            if let value = Int64(text.dropLast(unit.count)), value >= 0, value < 10_000_000 { return value * scale }
+        }
+        throw error(step, "'\(text)' is not a duration (30s, 500ms, 2m, 1h)")
+    }
+
+    private func defaultsValue(_ defaults: Defaults, _ key: String) -> JSONValue? {
+        switch key {
+        case "mode": .string(defaults.mode.rawValue)
+        case "theme": .string(defaults.theme.rawValue)
+        case "nativeDarkPolicy": .string(defaults.nativeDarkPolicy.rawValue)
+        case "schedule": .string("\(defaults.schedule.start)-\(defaults.schedule.end)")
+        default: nil
+        }
+    }
+
+    private func siteValue(_ values: SiteValues, _ field: String) -> JSONValue? {
+        switch field {
+        case "mode": values.mode.map { .string($0.rawValue) }
+        case "theme": values.theme.map { .string($0.rawValue) }
+        case "nativeDarkPolicy": values.nativeDarkPolicy.map { .string($0.rawValue) }
+        default: nil
+        }
+    }
+}
+
+extension JSONValue {
+    /// The members of an object, or nil.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+}

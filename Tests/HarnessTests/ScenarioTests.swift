@@ -1,0 +1,65 @@
+import Foundation
+import HarnessCore
+import Testing
+
+/// Every scenario file under Scenarios/ is its own test case, on both transports: a new file is
+/// a new test with no code change.
+@Suite(.serialized)
+struct ScenarioTests {
+    static let folder: String = {
+        let file = #filePath
+        let root = file[..<file.range(of: "/Tests/HarnessTests/")!.lowerBound]
+        return root + "/Scenarios"
+    }()
+
+    static let files: [String] = {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
+        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".scenario") }.sorted()
+    }()
+
+    @Test(arguments: files, [Simulation.Transport.process, .inProcess])
+    func namedScenarioPasses(file: String, transport: Simulation.Transport) throws {
+        let text = try String(contentsOfFile: Self.folder + "/" + file, encoding: .utf8)
+        let scenario = try Scenario.parse(text, name: file)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let outcome = try ScenarioRunner(scenario, transport: transport, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+        for failure in outcome.failures { Issue.record(Comment(rawValue: failure)) }
+    }
+
+    @Test func thereAreNamedScenarios() {
+        #expect(Self.files.count >= 4)
+    }
+
+    @Test(arguments: [
+        ("tab opn t1 https://a.example/", "s:1: unknown word 'opn' (expected open, activate, reload, close, native-dark); did you mean 'open'?"),
+        ("teb open t1 https://a.example/", "s:1: unknown step 'teb'; did you mean 'tab'?"),
+        ("tab open t1 https://a.example/\nexpect tab t1 them=gray", nil),
+        ("popup set tehme=dark", "s:1: unknown field 'tehme'; did you mean 'theme'?"),
+        ("advance soon", "s:1: 'soon' is not a duration (30s, 500ms, 2m, 1h)"),
+        ("tab open t1 https://a.example/\nplatform macos", "s:2: 'platform' must come before the first action"),
+    ] as [(String, String?)])
+    func mistakesNameTheFileLineAndNearestWord(text: String, message: String?) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let scenario = try Scenario.parse(text, name: "s")
+            let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+            if let message { Issue.record("expected the error \(message)") } else { #expect(!outcome.passed) }
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func aFailedExpectationShowsExpectedActualTheLineAndTheTrace() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = try Scenario.parse("# A wrong expectation.\nshared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 theme=sepia\n", name: "wrong.scenario")
+        let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+        #expect(scenario.description == "A wrong expectation.")
+        let failure = try #require(outcome.failures.first)
+        #expect(failure.hasPrefix("wrong.scenario:5: expect tab t1 theme=sepia\n  tab t1 theme: expected \"sepia\", got \"gray\""))
+        #expect(failure.contains("trace so far"))
+        #expect(failure.contains("background#1"))
+    }
+}
