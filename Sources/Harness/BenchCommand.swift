@@ -142,7 +142,7 @@ enum BenchCommand: HarnessCommand {
     private static func benchFirstLookup(runs: Int) {
         var samples: [Double] = []
         for run in 1...runs {
-            guard let child = try? ChildProcess(executable: currentExecutable, arguments: ["bench", "psl-first-child"]),
+            guard let child = try? ChildProcess(executable: Executables.current, arguments: ["bench", "psl-first-child"]),
                   let frame = try? child.receive(timeoutMilliseconds: 10_000),
                   case .object(let answer)? = try? JSONParser.parse(frame), case .integer(let ns)? = answer["nanoseconds"] else {
                 Terminal.err("psl-first: run \(run) failed\n")
@@ -159,7 +159,7 @@ enum BenchCommand: HarnessCommand {
     // MARK: - Native request
 
     private static func benchNativeRequest(runs: Int) throws(CommandError) {
-        let directory = executablesDirectory
+        let directory = Executables.directory
         let container = "/tmp/harness-bench-\(getpid())"
         mkdir(container, 0o755)
         defer {
@@ -201,7 +201,7 @@ enum BenchCommand: HarnessCommand {
     private static func eventRun(_ transport: Simulation.Transport, directory: String) -> Int {
         mkdir(directory, 0o755)
         let simulation = Simulation(platform: .macOS, transport: transport, seed: 7, epoch: 1_783_972_740_000,
-                                    executables: executablesDirectory, directory: directory)
+                                    executables: Executables.directory, directory: directory)
         defer { simulation.teardown() }
         simulation.launchApp()
         for index in 1...6 { simulation.openTab(TabID("t\(index)"), url: "https://site\(index).example/page") }
@@ -226,7 +226,7 @@ enum BenchCommand: HarnessCommand {
     private static func benchEvents(rounds: Int) {
         let root = "/tmp/harness-bench-events-\(getpid())"
         mkdir(root, 0o755)
-        defer { removeTree(root) }
+        defer { Executables.removeTree(root) }
         let clock = ContinuousClock()
         var rates: [Simulation.Transport: [Double]] = [.process: [], .inProcess: []]
         for round in 1...rounds {
@@ -243,35 +243,7 @@ enum BenchCommand: HarnessCommand {
         Terminal.out("events (median of \(rounds) rounds): process \(format(process))/s, in-process \(format(inProcess))/s, ratio \(format(inProcess / process))\n")
     }
 
-    /// Removes a folder the benchmark made, and everything in it.
-    private static func removeTree(_ path: String) {
-        guard let directory = opendir(path) else {
-            unlink(path)
-            return
-        }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." { continue }
-            let child = path + "/" + name
-            if entry.pointee.d_type == UInt8(DT_DIR) { removeTree(child) } else { unlink(child) }
-        }
-        closedir(directory)
-        rmdir(path)
-    }
-
-    private static var executablesDirectory: String {
-        let executable = currentExecutable
-        return String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
-    }
-
     // MARK: - Figures
-
-    /// The path of the running executable, whose folder also holds the process executables.
-    private static var currentExecutable: String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        return n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
-    }
 
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
@@ -280,10 +252,7 @@ enum BenchCommand: HarnessCommand {
         return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        let (s, attoseconds) = duration.components
-        return Double(s) + Double(attoseconds) / 1e18
-    }
+    private static func seconds(_ duration: Duration) -> Double { Executables.seconds(duration) }
 
     private static func format(_ value: Double) -> String {
         let scaled = (value * 100).rounded() / 100

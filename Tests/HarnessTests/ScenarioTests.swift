@@ -62,4 +62,20 @@ struct ScenarioTests {
         #expect(failure.contains("trace so far"))
         #expect(failure.contains("background#1"))
     }
+
+    /// Every step the grammar documents runs as written (expectations may fail; the words must not).
+    @Test func everyDocumentedStepIsAccepted() throws {
+        let readme = try String(contentsOfFile: Self.folder + "/README.md", encoding: .utf8)
+        var inBlock = false
+        var lines: [String] = []
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inBlock.toggle(); continue }
+            if inBlock { lines.append(String(line)) }
+        }
+        #expect(lines.count > 40)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = try Scenario.parse(lines.joined(separator: "\n"), name: "README.md")
+        _ = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+    }
 }

@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HarnessCore
+
+/// `harness run`: plays named scenarios and reports each.
+enum RunCommand: HarnessCommand {
+    static let name = "run"
+    static let abstract = "Run named scenarios and print a table of results."
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--keep]"
+    static let discussion = """
+        With no file or --all, runs every scenario under Scenarios/. Prints a line per scenario
+        (result, steps, virtual time, wall time), the failures with their trace, and the total
+        wall time. --trace writes every run's trace to FILE; --keep keeps the run folders.
+        Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
+        """
+
+    static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace"], flags: ["all", "keep"])
+        let transport: Simulation.Transport
+        switch args.value("transport") ?? "process" {
+        case "process": transport = .process
+        case "in-process": transport = .inProcess
+        case let other:
+            throw .usage("'--transport' expects process or in-process, not '\(other)'")
+        }
+        var seed: UInt64 = 1
+        if let text = args.value("seed") {
+            guard let value = UInt64(text) else { throw .usage("'--seed' expects a whole number, not '\(text)'") }
+            seed = value
+        }
+        let files = try ScenarioFiles.collect(args.positionals.isEmpty || args.flag("all") ? [ScenarioFiles.root] : args.positionals)
+        if files.isEmpty { throw .usage("no scenario files found") }
+        let scenarios = try files.map { (file: String) throws(CommandError) -> Scenario in try ScenarioFiles.load(file) }
+
+        let executables = Executables.directory
+        let clock = ContinuousClock()
+        let total = clock.now
+        var failed = 0
+        var traces: [String] = []
+        Terminal.out("seed \(seed), transport \(transport.rawValue)\n")
+        for (index, scenario) in scenarios.enumerated() {
+            let directory = "/tmp/harness-run-\(getpid())-\(index)"
+            let start = clock.now
+            let outcome: ScenarioRunner.Outcome
+            do {
+                outcome = try ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory).run()
+            } catch {
+                throw .usage(error.description)
+            }
+            if !args.flag("keep") { Executables.removeTree(directory) }
+            let wall = Executables.seconds(clock.now - start) * 1000
+            if !outcome.passed { failed += 1 }
+            let result = outcome.passed ? "pass" : "FAIL"
+            Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\n")
+            for failure in outcome.failures { Terminal.out(failure + "\n") }
+            traces.append("# \(scenario.name)\n" + outcome.trace.joined(separator: "\n"))
+        }
+        let seconds = Executables.seconds(clock.now - total)
+        Terminal.out("\(scenarios.count - failed) passed, \(failed) failed, \((seconds * 100).rounded() / 100) s wall time\n")
+        if let path = args.value("trace") {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard fd >= 0 else { throw .invalidInput("\(path): cannot write the trace") }
+            let text = traces.joined(separator: "\n") + "\n"
+            _ = text.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
+            close(fd)
+        }
+        return failed == 0 ? 0 : 1
+    }
+}
