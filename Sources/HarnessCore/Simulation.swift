@@ -278,7 +278,12 @@ public final class Simulation {
         if background != nil { event(.object(["type": .string("tabClosed"), "tab": .string(id.rawValue)])) }
     }
 
+    /// The tab the open popup belongs to, and the background incarnation that was told.
+    private var popupTab: TabID?
+    private var popupKnownTo: Int?
+
     public func openPopup(on id: TabID) {
+        popupTab = id
         event(.object(["type": .string("popupOpened"), "tab": .string(id.rawValue)]))
     }
 
@@ -292,6 +297,7 @@ public final class Simulation {
     }
 
     public func closePopup() {
+        popupTab = nil
         event(.object(["type": .string("popupClosed")]))
     }
 
@@ -485,6 +491,21 @@ public final class Simulation {
             return
         }
         lastBackgroundInput = now
+        if case .string(let type)? = input.objectValue?["type"], type.hasPrefix("popup") {
+            if type == "popupOpened" {
+                popupKnownTo = background.incarnation
+            } else if let tab = popupTab, popupKnownTo != background.incarnation {
+                // The popup stays open across an unload; a new background learns of it from the
+                // popup's next message, which names its tab.
+                popupKnownTo = background.incarnation
+                complete(background.begin(.object(["type": .string("popupOpened"), "tab": .string(tab.rawValue)]), now: now),
+                         driver: background, role: .background)
+                guard let current = self.background, current === background, !isHeld(background) else {
+                    queue.insert(.backgroundInput(input), at: 0)
+                    return
+                }
+            }
+        }
         complete(background.begin(input, now: now), driver: background, role: .background)
     }
 
