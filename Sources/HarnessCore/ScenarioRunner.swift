@@ -261,6 +261,8 @@ public final class ScenarioRunner {
             } else {
                 throw error(step, "write 'expect app sites KEY,KEY' or 'expect app site KEY field=value'")
             }
+        case "converged":
+            for problem in convergence(simulation) { fail(step, problem) }
         case "popup":
             guard let view = simulation.popup?.objectValue else { return fail(step, "no popup is showing") }
             for word in words.dropFirst(2) {
@@ -276,8 +278,47 @@ public final class ScenarioRunner {
             }
         default:
             throw ScenarioError(file: scenario.name, line: step.line, message: "unknown expectation '\(words[1])'",
-                                suggestion: nearestWord(words[1], in: ["tab", "shared", "first-decision", "app", "popup"]))
+                                suggestion: nearestWord(words[1], in: ["tab", "shared", "first-decision", "app", "popup", "converged"]))
         }
+    }
+
+    /// Invariant 4: every visible tab, the open popup, the app if it is running and in front,
+    /// and the cache once its outbox is empty agree with the shared document. Call it after a
+    /// reconciliation point with a healthy handler (`settle` first).
+    func convergence(_ simulation: Simulation) -> [String] {
+        var problems: [String] = []
+        guard let bytes = simulation.containerFile(FileContainer.documentName) else { return ["there is no shared document"] }
+        let document: SettingsDocument
+        do { document = try DocumentCodec.decode(bytes).document } catch { return ["the shared document does not parse: \(error)"] }
+        let resolver = Resolver(document: document)
+        let session = simulation.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName)
+            .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
+        for id in simulation.visibleTabs {
+            guard let tab = simulation.tabs[id] else { continue }
+            let context = DecisionContext(appearance: simulation.appearance, now: simulation.now, utcOffsetMinutes: 0,
+                                          pausedUntil: session?.pausedUntil, pageIsNativelyDark: tab.nativeDark)
+            let expected = resolver.decide(url: tab.url, context: context).json
+            if tab.applied != expected {
+                problems.append("tab \(id.rawValue) shows \(tab.applied.map(render) ?? "nothing"), the shared document gives \(render(expected))")
+            }
+        }
+        if let tab = simulation.popupTab, let view = simulation.popup?.objectValue, let url = simulation.tabs[tab]?.url,
+           case .success(let address) = PageAddress.parse(url) {
+            let settings = resolver.settings(for: address)
+            let shown = view["fields"]?.objectValue?["theme"]?.objectValue?["value"]
+            if shown != .string(settings.theme.rawValue) {
+                problems.append("the popup shows theme \(shown.map(render) ?? "nothing"), the shared document gives \(settings.theme)")
+            }
+        }
+        if simulation.appIsRunning && simulation.appInForeground, let view = simulation.appView {
+            let expected = AppView(document).json
+            if view != expected { problems.append("the app shows \(render(view)), the shared document gives \(render(expected))") }
+        }
+        if let stored = simulation.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap({ try? JSONParser.parse($0) }),
+           let local = LocalStorage.decode(stored), local.outbox.isEmpty, let cache = local.cache, cache != document {
+            problems.append("the cache (revision \(cache.revision)) differs from the shared document (revision \(document.revision))")
+        }
+        return problems
     }
 
     private func compare(_ step: Scenario.Step, _ what: String, _ expected: JSONValue, _ actual: JSONValue?) {

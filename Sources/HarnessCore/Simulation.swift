@@ -78,9 +78,11 @@ public final class Simulation {
     public let storageDirectory: String
     private let executables: String
     private var app: ProcessDriver?
+    /// Whether the app is running (launched and not killed).
+    public var appIsRunning: Bool { app != nil }
     private var background: ProcessDriver?
     private var incarnations: [String: Int] = [:]
-    private var appearance = Appearance.light
+    public private(set) var appearance = Appearance.light
     private var queue: [Work] = []
     /// Events for a frozen background (iOS, Safari in the background), delivered when it thaws.
     private var heldForBackground: [JSONValue] = []
@@ -279,7 +281,7 @@ public final class Simulation {
     }
 
     /// The tab the open popup belongs to, and the background incarnation that was told.
-    private var popupTab: TabID?
+    public private(set) var popupTab: TabID?
     private var popupKnownTo: Int?
 
     public func openPopup(on id: TabID) {

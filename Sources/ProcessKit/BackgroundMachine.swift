@@ -402,8 +402,7 @@ public struct BackgroundMachine {
             let refusals: Set<String> = [NativeErrorCode.invalidMessage.rawValue, NativeErrorCode.tooLarge.rawValue,
                                          NativeErrorCode.readOnly.rawValue]
             if type == "applied" {
-                local.outbox.removeAll { $0.edit == edit }
-                directives += save()
+                directives += acknowledged(edit, reply)
             } else if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) {
                 // Refused for good: it leaves the outbox and a full resync shows the document
                 // again (after the snapshot already on its way, if one is).
@@ -412,6 +411,30 @@ public struct BackgroundMachine {
                 if snapshotRequest == nil { directives += reconcile(forceFull: true) } else { resyncAfterSnapshot = true }
             }
         }
+        return directives
+    }
+
+    /// The handler applied a patch: it leaves the outbox and is folded into the cache, so tabs
+    /// keep showing it. When the handler's new revision is the cached one plus this write, the
+    /// cache now is that revision exactly (the same merge of the same edit); otherwise another
+    /// write came between, the cache keeps its old version, and a snapshot is asked for.
+    private mutating func acknowledged(_ edit: UInt64, _ reply: [String: JSONValue]) -> [Directive] {
+        var directives: [Directive] = []
+        var converged = false
+        if let entry = local.outbox.first(where: { $0.edit == edit }), let change = entry.modelEdit, var cache = local.cache {
+            _ = try? cache.apply(change)
+            local.cache = cache
+            if case .string(let id)? = reply["documentId"], case .integer(let revision)? = reply["revision"],
+               cache.documentId == id, cache.revision == revision {
+                local.snapshotVersion = DocumentVersion(documentId: id, revision: revision)
+                converged = true
+            }
+        }
+        local.outbox.removeAll { $0.edit == edit }
+        rebuildResolver()
+        directives += save()
+        if !converged && snapshotRequest == nil { directives += reconcile(forceFull: false) }
+        directives += pushChangedDecisions()
         return directives
     }
 

@@ -78,4 +78,15 @@ struct ScenarioTests {
         let scenario = try Scenario.parse(lines.joined(separator: "\n"), name: "README.md")
         _ = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
     }
+
+    @Test func convergenceFailsWhileATabStillShowsAnOldDecision() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = "platform ios\nshared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\napp set default theme=dark\nsettle\nexpect converged\nsafari foreground\nsettle\nexpect converged\n"
+        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "c"), transport: .inProcess, seed: 1,
+                                         executables: HarnessBinary.directory, directory: directory).run()
+        #expect(outcome.failures.first?.hasPrefix("c:7: expect converged\n  tab t1 shows") == true)
+        #expect(outcome.failures.contains { $0.contains("the cache (revision 1) differs") })
+        #expect(outcome.failures.allSatisfy { $0.hasPrefix("c:7:") }, "after Safari returns, everything agrees")
+    }
 }

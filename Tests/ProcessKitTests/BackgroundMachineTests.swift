@@ -242,6 +242,26 @@ struct BackgroundMachineTests {
         #expect(decisions(adopted).map(\.1.theme) == [.dark])
         #expect(decisions(machine.handle(.localStorageSaved(token: token, now: Self.now + 7))).map(\.1.reason) == [.modeOff])
     }
+
+    @Test func anAcknowledgedPatchIsFoldedIntoTheCacheSoTabsKeepShowingIt() throws {
+        var (machine, token) = try popupEditAwaitingSave()
+        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
+        let applied = machine.handle(.nativeReplyArrived(request: patch, NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 8), changed: true).json, now: Self.now + 6))
+        let saved = applied.compactMap { if case .saveLocalStorage(let stored, _) = $0 { stored } else { nil } }
+        #expect(saved.last?.outbox.isEmpty == true)
+        #expect(saved.last?.cache?.revision == 8)
+        #expect(saved.last?.snapshotVersion == DocumentVersion(documentId: "DOC-1", revision: 8))
+        #expect(saved.last?.cache?.sites[try ScopeKey.parse("docs.example.com")]?.values.mode == .off)
+        #expect(nativeRequests(applied).isEmpty, "the cache is that revision exactly: nothing to ask")
+        #expect(decisions(machine.handle(.tabRequestedDecision(TabID("t2"), url: Self.url, nativeDark: false, now: Self.now + 7))).map(\.1.reason) == [.modeOff])
+    }
+
+    @Test func anAcknowledgementAfterAnotherWriteAsksForTheSnapshot() throws {
+        var (machine, token) = try popupEditAwaitingSave()
+        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
+        let applied = machine.handle(.nativeReplyArrived(request: patch, NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 9), changed: true).json, now: Self.now + 6))
+        #expect(nativeRequests(applied).map(\.1) == [.getSnapshot(known: DocumentVersion(documentId: "DOC-1", revision: 7))])
+    }
 }
 
 struct TestFailure: Error, CustomStringConvertible {
