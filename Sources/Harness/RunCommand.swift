@@ -7,16 +7,18 @@ import HarnessCore
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--keep]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/. Prints a line per scenario
         (result, steps, virtual time, wall time), the failures with their trace, and the total
-        wall time. --trace writes every run's trace to FILE; --keep keeps the run folders.
+        wall time. --trace writes every run's trace to FILE; --mermaid writes a Mermaid sequence
+        diagram of each run (GitHub renders it); --junit writes JUnit XML; --keep keeps the run
+        folders.
         Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace"], flags: ["all", "keep"])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit"], flags: ["all", "keep"])
         let transport: Simulation.Transport
         switch args.value("transport") ?? "process" {
         case "process": transport = .process
@@ -38,6 +40,8 @@ enum RunCommand: HarnessCommand {
         let total = clock.now
         var failed = 0
         var traces: [String] = []
+        var diagrams: [String] = []
+        var results: [Reports.Result] = []
         Terminal.out("seed \(seed), transport \(transport.rawValue)\n")
         for (index, scenario) in scenarios.enumerated() {
             let directory = "/tmp/harness-run-\(getpid())-\(index)"
@@ -55,16 +59,23 @@ enum RunCommand: HarnessCommand {
             Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\n")
             for failure in outcome.failures { Terminal.out(failure + "\n") }
             traces.append("# \(scenario.name)\n" + outcome.trace.joined(separator: "\n"))
+            diagrams.append("## \(scenario.name)\n\n\(scenario.description)\n\n" + Reports.mermaid(title: scenario.name, trace: outcome.trace))
+            results.append(Reports.Result(name: scenario.name, failures: outcome.failures, wallSeconds: wall / 1000))
         }
         let seconds = Executables.seconds(clock.now - total)
         Terminal.out("\(scenarios.count - failed) passed, \(failed) failed, \((seconds * 100).rounded() / 100) s wall time\n")
-        if let path = args.value("trace") {
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard fd >= 0 else { throw .invalidInput("\(path): cannot write the trace") }
-            let text = traces.joined(separator: "\n") + "\n"
-            _ = text.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
-            close(fd)
-        }
+        if let path = args.value("trace") { try save(traces.joined(separator: "\n") + "\n", to: path) }
+        if let path = args.value("mermaid") { try save(diagrams.joined(separator: "\n"), to: path) }
+        if let path = args.value("junit") { try save(Reports.junit(suite: "scenarios (\(transport.rawValue))", results: results), to: path) }
         return failed == 0 ? 0 : 1
+    }
+
+    private static func save(_ text: String, to path: String) throws(CommandError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .invalidInput("\(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var text = text
+        let written = text.withUTF8 { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if written < 0 { throw .invalidInput("\(path): \(String(cString: strerror(errno)))") }
     }
 }

@@ -1,0 +1,30 @@
+import HarnessCore
+import Testing
+
+struct ReportsTests {
+    @Test func aTraceBecomesASequenceDiagramWithAnArrowPerMessage() {
+        let trace = [
+            #"100 background#1 <- {"tab":"t1","type":"tabRequestedDecision","url":"https://a.example/"}"#,
+            #"100 background#1 -> {"decision":{"enabled":true,"theme":"gray"},"tab":"t1","type":"decision"}"#,
+            "100 handler#2 yield rename",
+            "100 safari tab t1 asks again",
+        ]
+        let diagram = Reports.mermaid(title: "a: b#c", trace: trace)
+        #expect(diagram.hasPrefix("```mermaid\nsequenceDiagram\n    title a  b c\n"))
+        #expect(diagram.contains("    S->>B: [1] tabRequestedDecision t1\n"))
+        #expect(diagram.contains("    B-->>S: [1] decision t1 on gray\n"))
+        #expect(diagram.contains("    Note over N: [2] yield rename\n"))
+        #expect(diagram.contains("    Note over S: tab t1 asks again\n"))
+        #expect(diagram.hasSuffix("```\n"))
+    }
+
+    @Test func junitHasACasePerScenarioAndEscapedFailures() {
+        let xml = Reports.junit(suite: "s", results: [
+            Reports.Result(name: "ok.scenario", failures: [], wallSeconds: 0.5),
+            Reports.Result(name: "bad.scenario", failures: ["bad.scenario:3: expect tab t1 theme=<dark>\n  expected \"dark\" & more"], wallSeconds: 0.25),
+        ])
+        #expect(xml.contains(#"<testsuite name="s" tests="2" failures="1" time="0.75">"#))
+        #expect(xml.contains(#"<testcase classname="s" name="ok.scenario" time="0.5"/>"#))
+        #expect(xml.contains(#"<failure message="bad.scenario:3: expect tab t1 theme=&lt;dark&gt;   expected &quot;dark&quot; &amp; more">"#))
+    }
+}
