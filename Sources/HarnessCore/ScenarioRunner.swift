@@ -29,6 +29,8 @@ public final class ScenarioRunner {
     private var seed: UInt64
     private var shared: SettingsDocument?
     private var cache: SettingsDocument?
+    /// The first version's boolean in the group's preferences, if the scenario plants one.
+    private var legacyEnabled: Bool?
     private var simulation: Simulation?
     private var failures: [String] = []
 
@@ -78,6 +80,9 @@ public final class ScenarioRunner {
             try setup(step)
             guard let value = UInt64(try word(1, "a number")) else { throw error(step, "'\(words[1])' is not a seed") }
             seed = value
+        case "shared" where words.count > 1 && words[1] == "legacy":
+            try setup(step)
+            legacyEnabled = try choose(2, ["enabled", "disabled"]) == "enabled"
         case "shared", "cache":
             try setup(step)
             var document = (words[0] == "cache" ? cache ?? shared : shared) ?? SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1)
@@ -178,6 +183,8 @@ public final class ScenarioRunner {
             simulation.release(try choose(1, ["app", "background", "handler"]))
         case "appearance":
             simulation.setAppearance(try choose(1, ["light", "dark"]) == "dark" ? .dark : .light)
+        case "legacy":
+            simulation.legacyMessage(try choose(1, ["get-enabled", "toggle"]) == "toggle" ? "toggleEnabled" : "getEnabled")
         default:
             throw error(step, "'\(words[0])' cannot be used here")
         }
@@ -263,6 +270,9 @@ public final class ScenarioRunner {
             }
         case "converged":
             for problem in convergence(simulation) { fail(step, problem) }
+        case "legacy":
+            guard words.count >= 3, ["enabled", "disabled"].contains(words[2]) else { throw error(step, "write 'expect legacy enabled' or 'expect legacy disabled'") }
+            compare(step, "the first version's enabled", .bool(words[2] == "enabled"), simulation.lastLegacyAnswer?.objectValue?["enabled"])
         case "popup":
             guard let view = simulation.popup?.objectValue else { return fail(step, "no popup is showing") }
             for word in words.dropFirst(2) {
@@ -278,7 +288,7 @@ public final class ScenarioRunner {
             }
         default:
             throw ScenarioError(file: scenario.name, line: step.line, message: "unknown expectation '\(words[1])'",
-                                suggestion: nearestWord(words[1], in: ["tab", "shared", "first-decision", "app", "popup", "converged"]))
+                                suggestion: nearestWord(words[1], in: ["tab", "shared", "first-decision", "app", "popup", "converged", "legacy"]))
         }
     }
 
@@ -344,6 +354,9 @@ public final class ScenarioRunner {
         mkdir(directory, 0o755)
         let simulation = Simulation(platform: platform, transport: transport, seed: seed, epoch: epoch, executables: executables, directory: directory)
         if let shared { simulation.writeContainerFile(FileContainer.documentName, DocumentCodec.encode(shared)) }
+        if let legacyEnabled {
+            simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))
+        }
         if let cache {
             simulation.writeStorageFile("local.json", JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
         }

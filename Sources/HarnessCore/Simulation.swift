@@ -66,6 +66,8 @@ public final class Simulation {
     public private(set) var popup: JSONValue?
     public private(set) var appView: JSONValue?
     public private(set) var lastEditAnswer: JSONValue?
+    /// The last answer the first version's extension got from the handler.
+    public private(set) var lastLegacyAnswer: JSONValue?
     /// How many handler processes were started: one per native request.
     public private(set) var handlerSpawns = 0
     public private(set) var safariInForeground = true
@@ -557,6 +559,14 @@ public final class Simulation {
         }
     }
 
+    /// The first version's extension (not yet updated) sends `getEnabled` or `toggleEnabled`
+    /// straight to a native handler, as its background did.
+    public func legacyMessage(_ type: String) {
+        handlerSpawns += 1
+        guard let handler = try? spawn("handler") else { return }
+        complete(handler.begin(NativeHandlerWire.input(.object(["type": .string(type)])), now: now), driver: handler, role: .legacy)
+    }
+
     /// Safari starts one handler process per native request.
     private func serveNativeRequest(incarnation: Int, request: Int64, message: JSONValue) {
         handlerSpawns += 1
@@ -638,6 +648,8 @@ public final class Simulation {
     private enum Role {
         case app, background
         case handler(incarnation: Int, request: Int64)
+        /// A handler serving the first version's extension.
+        case legacy
     }
 
     /// Processes waiting at a yield point: held by the user, or waiting for the lock.
@@ -692,6 +704,12 @@ public final class Simulation {
             case .app: appDirectives(directives)
             case .background: backgroundDirectives(directives, from: driver)
             case .handler(let incarnation, let request): handlerDirectives(directives, from: driver, incarnation: incarnation, request: request)
+            case .legacy:
+                driver.child.closeInput()
+                if driver.child.wait(timeoutMilliseconds: 10_000) == nil { driver.child.kill() }
+                for case .object(let directive) in directives where directive["type"] == .string("reply") {
+                    lastLegacyAnswer = directive["message"]
+                }
             }
         case .held(let point):
             held.append((driver, role, point))
