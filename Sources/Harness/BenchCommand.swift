@@ -169,9 +169,9 @@ enum BenchCommand: HarnessCommand {
         var document = workload(sites: 10).0
         document.documentId = "BENCH"
         let bytes = DocumentCodec.encode(document)
-        let fd = open(container + "/settings.json", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        do { try FileIO.writeSynced(bytes, to: container + "/settings.json", name: "settings.json") } catch {
+            throw .invalidInput("cannot write the benchmark's document: \(error)")
+        }
 
         let run = NativeHandlerRun(executable: directory + "/NativeHandler", container: container)
         let request = JSONValue.object(["type": .string("getSnapshot")])

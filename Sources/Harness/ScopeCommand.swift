@@ -19,14 +19,10 @@ enum ScopeCommand: HarnessCommand {
         case .success(let parsed): address = parsed
         case .failure(let error): throw .invalidInput("\(url): \(error)")
         }
-        var domain = JSONValue.null
-        if address.host.kind == .name, let registrable = suffixes.registrableDomain(of: address.host.text) {
-            domain = .string("." + registrable)
-        }
         Terminal.out(JSONWriter.pretty(.object([
             "page": .string(address.pageKey.text),
             "host": .string(address.host.text),
-            "domain": domain,
+            "domain": address.domainKey(suffixes: suffixes).map { .string($0.text) } ?? .null,
         ])))
         return 0
     }

@@ -4,7 +4,7 @@ import SiteSettings
 /// One native request served by a real `NativeHandler` process, as Safari starts one per
 /// `sendNativeMessage`: spawn, send the request, answer each yield point, read the directives,
 /// reap. The caller decides at each yield point whether the handler goes on, fails the step, or
-/// is killed there.
+/// is killed there. Built on `ProcessDriver`, like the simulation's handlers.
 public struct NativeHandlerRun {
     /// What the harness does at a yield point.
     public enum Decision: Equatable, Sendable {
@@ -28,52 +28,39 @@ public struct NativeHandlerRun {
 
     public let executable: String
     public let container: String
-    /// How long to wait for any one frame before treating the handler as hung (wall time).
-    public var frameTimeoutMilliseconds = 10_000
 
     public init(executable: String, container: String) {
         self.executable = executable
         self.container = container
     }
 
+    /// `decide` gets each yield point and its position (1 for the first).
     public func run(_ message: JSONValue, now: EpochMillis, seed: UInt64,
-                    decide: (YieldPoint, Int) -> Decision = { _, _ in .proceed }) throws -> Result {
-        let child = try ChildProcess(executable: executable, arguments: ["--container", container])
-        defer { if child.isRunning { child.kill() } }
-        var result = Result(reply: nil, notified: false, yields: [], exit: .exited(0), errors: [], stderrTail: "")
-        try child.send(JSONWriter.compact(ToChild.input(NativeHandlerWire.input(message), now: now, seed: seed, flaws: []).json))
-        reading: while let frame = try child.receive(timeoutMilliseconds: frameTimeoutMilliseconds) {
-            switch try FromChild.decode(frame) {
-            case .yield(let point, let seq):
-                result.yields.append(point)
-                switch decide(point, seq) {
-                case .proceed:
-                    try child.send(JSONWriter.compact(ToChild.proceed(now: now).json))
-                case .fail(let errno):
-                    try child.send(JSONWriter.compact(ToChild.fail(errno: errno, now: now).json))
-                case .kill:
-                    child.kill()
-                    break reading
-                }
-            case .done(let directives):
-                for directive in directives {
-                    guard case .object(let members) = directive else { continue }
-                    if members["type"] == .string("reply") { result.reply = members["message"] }
-                    if members["type"] == .string("notify") { result.notified = true }
-                }
-            case .error(let message):
-                result.errors.append(message)
+                    decide: @escaping (YieldPoint, Int) -> Decision = { _, _ in .proceed }) throws -> Result {
+        let trace = Trace()
+        let driver = ProcessDriver(name: "handler", incarnation: 1,
+                                   endpoint: try ChildProcess(executable: executable, arguments: ["--container", container]),
+                                   seed: seed, trace: trace)
+        var yields: [YieldPoint] = []
+        driver.policy = { point in
+            yields.append(point)
+            switch decide(point, yields.count) {
+            case .proceed: return .proceed
+            case .fail(let errno): return .fail(errno: errno)
+            case .kill: return .kill
             }
         }
-        child.closeInput()
-        // A handler that does not exit after its answer is a bug; it is killed, not waited for.
-        if let status = child.wait(timeoutMilliseconds: frameTimeoutMilliseconds) {
-            result.exit = status
-        } else {
-            child.kill()
-            result.exit = child.wait()
+        var result = Result(reply: nil, notified: false, yields: [], exit: .exited(0), errors: [], stderrTail: "")
+        if case .finished(let directives) = driver.begin(NativeHandlerWire.input(message), now: now) {
+            for case .object(let members) in directives {
+                if members["type"] == .string("reply") { result.reply = members["message"] }
+                if members["type"] == .string("notify") { result.notified = true }
+            }
         }
-        result.stderrTail = child.stderrTail
+        result.exit = driver.finish()
+        result.yields = yields
+        result.errors = trace.lines.compactMap { line in line.firstRange(of: " error frame: ").map { String(line[$0.upperBound...]) } }
+        result.stderrTail = driver.child.stderrTail
         return result
     }
 }

@@ -24,6 +24,9 @@ public final class ProcessDriver {
         case died(ChildProcess.ExitStatus)
     }
 
+    /// How long (wall time) the harness waits for any one frame before it treats the process as hung.
+    public static let frameTimeout = 10_000
+
     public let name: String
     public let incarnation: Int
     public let child: FrameEndpoint
@@ -55,6 +58,16 @@ public final class ProcessDriver {
         }
     }
 
+    /// For a process that serves one input and ends (the handler): closes its input and reaps
+    /// it; one that does not end within the frame timeout is a bug, and is killed.
+    @discardableResult
+    public func finish() -> ChildProcess.ExitStatus {
+        child.closeInput()
+        if let status = child.wait(timeoutMilliseconds: Self.frameTimeout) { return status }
+        child.kill()
+        return child.wait()
+    }
+
     public func kill(now: EpochMillis, reason: String) {
         if child.isRunning { trace.record(now, label, reason) }
         child.kill()
@@ -62,7 +75,7 @@ public final class ProcessDriver {
 
     private func send(_ frame: ToChild, now: EpochMillis) -> Step {
         do {
-            try child.send(JSONWriter.compact(frame.json), timeoutMilliseconds: 10_000)
+            try child.send(JSONWriter.compact(frame.json), timeoutMilliseconds: Self.frameTimeout)
             return pump(now: now)
         } catch {
             return died(now: now)
@@ -72,7 +85,7 @@ public final class ProcessDriver {
     private func pump(now: EpochMillis) -> Step {
         while true {
             let frame: [UInt8]?
-            do { frame = try child.receive(timeoutMilliseconds: 10_000) } catch {
+            do { frame = try child.receive(timeoutMilliseconds: Self.frameTimeout) } catch {
                 trace.record(now, label, "unreadable output: \(error)")
                 child.kill()
                 return died(now: now)
@@ -88,10 +101,10 @@ public final class ProcessDriver {
                 trace.record(now, label, "yield \(point.rawValue)")
                 switch policy(point) {
                 case .proceed:
-                    do { try child.send(JSONWriter.compact(ToChild.proceed(now: now).json), timeoutMilliseconds: 10_000) } catch { return died(now: now) }
+                    do { try child.send(JSONWriter.compact(ToChild.proceed(now: now).json), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
                 case .fail(let errno):
                     trace.record(now, label, "fail \(point.rawValue) errno \(errno)")
-                    do { try child.send(JSONWriter.compact(ToChild.fail(errno: errno, now: now).json), timeoutMilliseconds: 10_000) } catch { return died(now: now) }
+                    do { try child.send(JSONWriter.compact(ToChild.fail(errno: errno, now: now).json), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
                 case .kill:
                     kill(now: now, reason: "killed at \(point.rawValue)")
                     return died(now: now)
@@ -109,7 +122,7 @@ public final class ProcessDriver {
     }
 
     private func died(now: EpochMillis) -> Step {
-        let status = child.wait(timeoutMilliseconds: 10_000) ?? {
+        let status = child.wait(timeoutMilliseconds: Self.frameTimeout) ?? {
             child.kill()
             return child.wait()
         }()

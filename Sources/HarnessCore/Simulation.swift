@@ -132,9 +132,7 @@ public final class Simulation {
     private func writeFile(_ directory: String, _ folder: String, _ name: String, _ bytes: [UInt8]) {
         switch transport {
         case .process:
-            let fd = open(directory + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            close(fd)
+            try? FileIO.writeSynced(bytes, to: directory + "/" + name, name: name)
         case .inProcess:
             disk.write(folder + name, bytes)
         }
@@ -146,16 +144,7 @@ public final class Simulation {
     private func file(_ directory: String, _ folder: String, _ name: String) -> [UInt8]? {
         switch transport {
         case .inProcess: return disk.read(folder + name)
-        case .process:
-            let fd = open(directory + "/" + name, O_RDONLY)
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n <= 0 { return bytes }
-                bytes += chunk[0..<n]
-            }
+        case .process: return (try? FileIO.read(directory + "/" + name, name: name)) ?? nil
         }
     }
 
@@ -576,9 +565,7 @@ public final class Simulation {
     }
 
     private func handlerDirectives(_ directives: [JSONValue], from handler: ProcessDriver, incarnation: Int, request: Int64) {
-        // The handler exits after its answer; one that does not is killed.
-        handler.child.closeInput()
-        if handler.child.wait(timeoutMilliseconds: 10_000) == nil { handler.child.kill() }
+        handler.finish()
         for case .object(let directive) in directives {
             if directive["type"] == .string("reply"), let reply = directive["message"] {
                 let work = Work.nativeReply(incarnation: incarnation, request: request, message: reply)
@@ -705,8 +692,7 @@ public final class Simulation {
             case .background: backgroundDirectives(directives, from: driver)
             case .handler(let incarnation, let request): handlerDirectives(directives, from: driver, incarnation: incarnation, request: request)
             case .legacy:
-                driver.child.closeInput()
-                if driver.child.wait(timeoutMilliseconds: 10_000) == nil { driver.child.kill() }
+                driver.finish()
                 for case .object(let directive) in directives where directive["type"] == .string("reply") {
                     lastLegacyAnswer = directive["message"]
                 }

@@ -310,26 +310,17 @@ public struct BackgroundMachine {
         if case .success(let address) = PageAddress.parse(tab.url) {
             let resolver = self.resolver ?? Resolver(document: SettingsDocument())
             view.unsupported = false
-            view.scopes = scopes(of: address)
+            view.scopes = address.scopeKeys()
             view.selectedScope = selectedScope()
             view.settings = resolver.settings(for: address)
         }
         return [.showPopup(view)]
     }
 
-    private func scopes(of address: PageAddress) -> [ScopeKey] {
-        var keys = [address.pageKey, ScopeKey.host(address.host)]
-        if address.host.kind == .name, let registrable = PublicSuffixList.embedded.registrableDomain(of: address.host.text),
-           let domain = try? ScopeKey.parse("." + registrable) {
-            keys.append(domain)
-        }
-        return keys
-    }
-
     /// The chosen scope, else the most specific existing record, else the host.
     private func selectedScope() -> ScopeKey? {
         guard let id = popupTab, let tab = tabs[id], case .success(let address) = PageAddress.parse(tab.url) else { return nil }
-        if let chosen = chosenScope, scopes(of: address).contains(chosen) { return chosen }
+        if let chosen = chosenScope, address.scopeKeys().contains(chosen) { return chosen }
         return resolver?.record(for: address)?.key ?? .host(address.host)
     }
 

@@ -126,19 +126,20 @@ struct DocumentTransaction {
         case .toggleLegacy(let stamp): Legacy.toggle(document, stamp: stamp)
         case .none: nil
         }
-        var changed = false
+        var encoded: [UInt8]?
         if let edit {
             do {
-                changed = try document.apply(edit)
+                encoded = try document.applyEncoded(edit)
             } catch {
                 let code: NativeErrorCode = if case .tooLarge = error { .tooLarge } else { .invalidMessage }
                 return unlock(.refused(code, error.description))
             }
         }
+        let changed = encoded != nil
         guard changed || mustWrite else { return unlock(.done(document, changed: false)) }
         if !changed { document.revision += 1 }
         step = .writing(document, changed: changed)
-        return .next(.writeDocument(DocumentCodec.encode(document)))
+        return .next(.writeDocument(encoded ?? DocumentCodec.encode(document)))
     }
 
     private mutating func unlock(_ result: Result) -> Progress {

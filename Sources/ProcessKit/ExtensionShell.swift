@@ -58,15 +58,15 @@ public enum ExtensionShell {
                 switch directive {
                 case .loadStorage:
                     if let (local, session) = try? store.load() {
-                        external.append(started(.storageLoaded(local: local, session: session, now: now)))
+                        external.append(pending(.storageLoaded(local: local, session: session, now: now)))
                     } else {
-                        external.append(started(.storageLoadFailed(now: now)))
+                        external.append(pending(.storageLoadFailed(now: now)))
                     }
                 case .saveLocalStorage(let local, let token):
                     if (try? store.save(local.json, as: ExtensionStore<Files, WireGate>.localName)) != nil {
-                        external.append(started(.localStorageSaved(token: token, now: now)))
+                        external.append(pending(.localStorageSaved(token: token, now: now)))
                     } else {
-                        external.append(started(.localStorageSaveFailed(token: token, now: now)))
+                        external.append(pending(.localStorageSaveFailed(token: token, now: now)))
                     }
                 case .saveSessionStorage(let session):
                     _ = try? store.save(session.json, as: ExtensionStore<Files, WireGate>.sessionName)
@@ -77,7 +77,7 @@ public enum ExtensionShell {
         }
 
         /// Keeps a finished storage operation's result until the harness says it completes.
-        private mutating func started(_ result: BackgroundMachine.Input) -> JSONValue {
+        private mutating func pending(_ result: BackgroundMachine.Input) -> JSONValue {
             let token = nextToken
             nextToken += 1
             pending[token] = result

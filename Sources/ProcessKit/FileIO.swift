@@ -2,10 +2,11 @@
 import Glibc
 #endif
 
-/// The two file steps both stores need, with errors naming the step and the errno.
-enum FileIO {
+/// The two file steps both stores (and the harness, for a run's files) need, with errors naming
+/// the step and the errno.
+public enum FileIO {
     /// The whole file, or nil when it does not exist.
-    static func read(_ path: String, name: String) throws(StoreError) -> [UInt8]? {
+    public static func read(_ path: String, name: String) throws(StoreError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -26,7 +27,7 @@ enum FileIO {
     }
 
     /// Creates or truncates the file, writes all of `bytes` and flushes them to the disk.
-    static func writeSynced(_ bytes: [UInt8], to path: String, name: String) throws(StoreError) {
+    public static func writeSynced(_ bytes: [UInt8], to path: String, name: String) throws(StoreError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw StoreError("open \(name)", errno: errno) }
         defer { close(fd) }

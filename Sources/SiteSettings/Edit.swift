@@ -72,6 +72,12 @@ extension SettingsDocument {
     /// Returns whether the document changed; a change increments `revision`.
     @discardableResult
     public mutating func apply(_ edit: Edit) throws(EditError) -> Bool {
+        try applyEncoded(edit) != nil
+    }
+
+    /// `apply`, returning the serialized document it checked against the size limit when the
+    /// edit changed it (nil when it changed nothing), so a writer need not serialize it again.
+    public mutating func applyEncoded(_ edit: Edit) throws(EditError) -> [UInt8]? {
         if isReadOnly { throw .readOnly(schemaVersion: schemaVersion) }
         try edit.validate()
         var next = self
@@ -92,12 +98,12 @@ extension SettingsDocument {
             for field in SiteField.allCases { change.changedAt[field] = stamp }
             changed = next.join(change, at: key)
         }
-        guard changed else { return false }
+        guard changed else { return nil }
         next.revision += 1
-        let size = DocumentCodec.encode(next).count
-        if size > DocumentCodec.maximumBytes { throw .tooLarge(bytes: size) }
+        let encoded = DocumentCodec.encode(next)
+        if encoded.count > DocumentCodec.maximumBytes { throw .tooLarge(bytes: encoded.count) }
         self = next
-        return true
+        return encoded
     }
 
     private mutating func join(_ change: SiteRecord, at key: ScopeKey) -> Bool {

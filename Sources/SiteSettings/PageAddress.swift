@@ -13,6 +13,18 @@ public struct PageAddress: Hashable, Sendable {
     /// The page key this address would be stored under.
     public var pageKey: ScopeKey { .page(host, path: path) }
 
+    /// The domain key of the host's registrable domain, or nil for an IP address, a public
+    /// suffix or a single label.
+    public func domainKey(suffixes: PublicSuffixList = .embedded) -> ScopeKey? {
+        guard host.kind == .name, let registrable = suffixes.registrableDomain(of: host.text) else { return nil }
+        return .domain(registrable: String(registrable))
+    }
+
+    /// The keys a record for this address could have, most specific first: page, host, domain.
+    public func scopeKeys(suffixes: PublicSuffixList = .embedded) -> [ScopeKey] {
+        [pageKey, .host(host)] + (domainKey(suffixes: suffixes).map { [$0] } ?? [])
+    }
+
     /// Parses an absolute URL. Only `http` and `https` pages are supported; anything else is
     /// `unsupportedScheme`, which the rendering decision turns into "off".
     ///

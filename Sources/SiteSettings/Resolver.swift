@@ -32,10 +32,8 @@ public struct Resolver: Sendable {
             if let values = pages[key.text] { return (key, values) }
         }
         if let values = hosts[address.host.text] { return (.host(address.host), values) }
-        if !domains.isEmpty, address.host.kind == .name,
-           let registrable = suffixes.registrableDomain(of: address.host.text) {
-            let name = String(registrable)
-            if let values = domains[name] { return (.domain(registrable: name), values) }
+        if !domains.isEmpty, let key = address.domainKey(suffixes: suffixes), let values = domains[key.host] {
+            return (key, values)
         }
         return nil
     }
