@@ -31,8 +31,17 @@ public final class ScenarioRunner {
     private var cache: SettingsDocument?
     /// The first version's boolean in the group's preferences, if the scenario plants one.
     private var legacyEnabled: Bool?
+    /// `shared damaged`: the document on disk is cut off halfway, its last good copy beside it.
+    private var damaged = false
     private var simulation: Simulation?
     private var failures: [String] = []
+    /// The shared document's bytes as a `shared damaged` step planted them: exempt from
+    /// invariant 1 until a process sets them aside.
+    private var plantedDamage: [UInt8]?
+    private var oracle = Oracle(start: nil)
+    /// Invariant 5 violations already taken from the simulation, and every problem reported.
+    private var reportedViolations = 0
+    private var reportedProblems: Set<String> = []
 
     public init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String) {
         self.scenario = scenario
@@ -44,12 +53,73 @@ public final class ScenarioRunner {
 
     /// Runs every step. A step that cannot run as written is a `ScenarioError` (a usage error);
     /// a failed expectation is recorded and the run goes on.
+    /// Invariants 1, 3 and 5 are checked after every step; after the last, the run is healed
+    /// (faults off, everything answered, Safari in front) and all five are checked.
     public func run() throws(ScenarioError) -> Outcome {
         defer { simulation?.teardown() }
-        for step in scenario.steps { try perform(step) }
-        let simulation = try started(at: scenario.steps.last)
+        for step in scenario.steps {
+            try perform(step)
+            if simulation != nil { checkInvariants(after: step) }
+        }
+        let last = scenario.steps.last ?? Scenario.Step(line: 0, words: ["(end)"])
+        let simulation = try started(at: last)
         simulation.settle()
-        return Outcome(failures: failures, steps: scenario.steps.count, virtualTime: simulation.now - epoch, trace: simulation.trace.lines)
+        let virtualTime = simulation.now - epoch
+        simulation.heal()
+        checkInvariants(after: last, healed: true)
+        return Outcome(failures: failures, steps: scenario.steps.count, virtualTime: virtualTime, trace: simulation.trace.lines)
+    }
+
+    /// Invariants 1, 3 and 5 (and, once healed, 2 and 4), each problem a failure at `step`.
+    private func checkInvariants(after step: Scenario.Step, healed: Bool = false) {
+        guard let simulation else { return }
+        let label = healed ? "after the run (healed)" : "after this step"
+        // A broken invariant is reported where it is first seen, not again after every step.
+        for problem in invariantProblems(simulation, healed: healed) where reportedProblems.insert(problem).inserted {
+            fail(step, "\(label): \(problem)")
+        }
+    }
+
+    func invariantProblems(_ simulation: Simulation, healed: Bool) -> [String] {
+        var problems: [String] = []
+        let violations = simulation.violations
+        problems += violations.dropFirst(reportedViolations)
+        reportedViolations = violations.count
+        let bytes = simulation.containerFile(FileContainer.documentName)
+        var document: SettingsDocument?
+        if let bytes, bytes != plantedDamage {
+            do { document = try DocumentCodec.decode(bytes).document } catch {
+                problems.append("the shared document does not parse: \(error) (invariant 1)")
+            }
+        }
+        if let plantedDamage, bytes != plantedDamage,
+           !(1...16).contains(where: { simulation.containerFile("settings.damaged-\($0).json") == plantedDamage }) {
+            problems.append("the damaged shared document was replaced without being set aside (invariant 1)")
+        }
+        if let previous = simulation.containerFile(FileContainer.previousName), previous != plantedDamage,
+           (try? DocumentCodec.decode(previous)) == nil {
+            problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
+        }
+        let localName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+        var local: LocalStorage?
+        if let bytes = simulation.storageFile(localName) {
+            local = (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode)
+            if local == nil { problems.append("the background's \(localName) does not parse (invariant 1)") }
+        }
+        if healed, let waiting = local?.outbox, !waiting.isEmpty {
+            // With a healthy handler and Safari in front, every waiting patch must have gone out.
+            problems.append("the background's outbox still holds \(waiting.count) patch(es) after healing (invariant 4)")
+        }
+        if let document { problems += oracle.strayValues(in: document) }
+        if healed {
+            if let document {
+                problems += oracle.check(document, answers: simulation.editAnswers)
+            } else if simulation.editAnswers.values.contains(true) {
+                problems.append("edits were saved but there is no shared document (invariant 2)")
+            }
+            if document != nil { problems += convergence(simulation).map { $0 + " (invariant 4)" } }
+        }
+        return problems
     }
 
     // MARK: - Steps
@@ -80,6 +150,10 @@ public final class ScenarioRunner {
             try setup(step)
             guard let value = UInt64(try word(1, "a number")) else { throw error(step, "'\(words[1])' is not a seed") }
             seed = value
+        case "shared" where words.count > 1 && words[1] == "damaged":
+            try setup(step)
+            guard words.count == 2 else { throw error(step, "write 'shared damaged' alone on its line") }
+            damaged = true
         case "shared" where words.count > 1 && words[1] == "legacy":
             try setup(step)
             legacyEnabled = try choose(2, ["enabled", "disabled"]) == "enabled"
@@ -121,18 +195,26 @@ public final class ScenarioRunner {
             case "kill": simulation.killApp()
             case "set":
                 if try choose(2, ["default", "site"]) == "default" {
-                    simulation.appEdit(.object(["kind": .string("setDefaults"), "set": try settings(step, from: 3, allowSchedule: true)]))
+                    let set = try settings(step, from: 3, allowSchedule: true)
+                    let number = simulation.appEdit(.object(["kind": .string("setDefaults"), "set": set]))
+                    record(number, .app, owner: nil, set: set)
                 } else {
-                    simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(try argument(3, "a site key")),
-                                                "set": try settings(step, from: 4, allowSchedule: false)]))
+                    let key = try argument(3, "a site key")
+                    let set = try settings(step, from: 4, allowSchedule: false)
+                    let number = simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(key), "set": set]))
+                    record(number, .app, owner: try scopeKey(key, step).text, set: set)
                 }
             case "reset":
                 _ = try choose(2, ["site"])
-                simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(try argument(3, "a site key")),
-                                            "reset": .array(try fields(step, from: 4).map(JSONValue.string))]))
+                let key = try argument(3, "a site key")
+                let reset = try fields(step, from: 4)
+                let number = simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(key), "reset": .array(reset.map(JSONValue.string))]))
+                record(number, .app, owner: try scopeKey(key, step).text, reset: reset)
             default:
                 _ = try choose(2, ["site"])
-                simulation.appEdit(.object(["kind": .string("deleteSite"), "scope": .string(try argument(3, "a site key"))]))
+                let key = try argument(3, "a site key")
+                let number = simulation.appEdit(.object(["kind": .string("deleteSite"), "scope": .string(key)]))
+                oracle.record(number: number, at: simulation.now, origin: .app, values: Oracle.deletion(of: try scopeKey(key, step).text))
             }
         case "safari":
             switch try choose(1, ["foreground", "background", "restart"]) {
@@ -153,11 +235,22 @@ public final class ScenarioRunner {
             default: simulation.setNativeDark(tab, try choose(3, ["on", "off"]) == "on")
             }
         case "popup":
-            switch try choose(1, ["open", "set", "reset", "forget", "pause", "close"]) {
+            // The record a popup change goes to: the one the popup shows as selected.
+            let selected: String? = if case .string(let key)? = simulation.popup?.objectValue?["selectedScope"] { key } else { nil }
+            switch try choose(1, ["open", "scope", "set", "reset", "forget", "pause", "close"]) {
             case "open": simulation.openPopup(on: TabID(try argument(2, "a tab name")))
-            case "set": simulation.popupEdit(set: try settings(step, from: 2, allowSchedule: false))
-            case "reset": simulation.popupEdit(reset: try fields(step, from: 2))
-            case "forget": simulation.popupForget()
+            case "scope": simulation.choosePopupScope(try scopeKey(try argument(2, "a site key"), step).text)
+            case "set":
+                let set = try settings(step, from: 2, allowSchedule: false)
+                let number = simulation.popupEdit(set: set)
+                if let selected { record(number, .popup, owner: selected, set: set) }
+            case "reset":
+                let reset = try fields(step, from: 2)
+                let number = simulation.popupEdit(reset: reset)
+                if let selected { record(number, .popup, owner: selected, reset: reset) }
+            case "forget":
+                let number = simulation.popupForget()
+                if let selected { oracle.record(number: number, at: simulation.now, origin: .popup, values: Oracle.deletion(of: selected)) }
             case "pause": simulation.popupPause(for: try duration(try argument(2, "a duration"), step))
             default: simulation.closePopup()
             }
@@ -184,10 +277,38 @@ public final class ScenarioRunner {
         case "appearance":
             simulation.setAppearance(try choose(1, ["light", "dark"]) == "dark" ? .dark : .light)
         case "legacy":
-            simulation.legacyMessage(try choose(1, ["get-enabled", "toggle"]) == "toggle" ? "toggleEnabled" : "getEnabled")
+            let toggle = try choose(1, ["get-enabled", "toggle"]) == "toggle"
+            simulation.legacyMessage(toggle ? "toggleEnabled" : "getEnabled")
+            if toggle {
+                // The old extension shows the flipped state the handler answered; with no
+                // answer, either state may be stored.
+                let mode = Oracle.defaults("mode")
+                if case .bool(let enabled)? = simulation.lastLegacyAnswer?.objectValue?["enabled"] {
+                    oracle.record(number: nil, answer: .saved, at: simulation.now, origin: .popup, values: [mode: enabled ? "on" : "off"])
+                } else {
+                    for value in ["on", "off"] { oracle.record(number: nil, at: simulation.now, origin: .popup, values: [mode: value]) }
+                }
+            }
         default:
             throw error(step, "'\(words[0])' cannot be used here")
         }
+    }
+
+    /// Tells the oracle of an edit: `set` as the step's JSON object, `reset` as field names;
+    /// `owner` is the site's key, nil for the defaults.
+    private func record(_ number: Int, _ origin: Oracle.Origin, owner: String?, set: JSONValue = .object([:]), reset: [String] = []) {
+        var values: [Oracle.Field: String?] = [:]
+        func field(_ name: String) -> Oracle.Field { owner.map { Oracle.site($0, name) } ?? Oracle.defaults(name) }
+        for (name, value) in set.objectValue ?? [:] {
+            switch value {
+            case .string(let text): values[field(name)] = text
+            case .object(let schedule):
+                if case .string(let start)? = schedule["start"], case .string(let end)? = schedule["end"] { values[field(name)] = "\(start)-\(end)" }
+            default: break
+            }
+        }
+        for name in reset { values[field(name)] = String?.none }
+        oracle.record(number: number, at: simulation?.now ?? epoch, origin: origin, values: values)
     }
 
     // MARK: - Expectations
@@ -353,7 +474,19 @@ public final class ScenarioRunner {
         if let simulation { return simulation }
         mkdir(directory, 0o755)
         let simulation = Simulation(platform: platform, transport: transport, seed: seed, epoch: epoch, executables: executables, directory: directory)
-        if let shared { simulation.writeContainerFile(FileContainer.documentName, DocumentCodec.encode(shared)) }
+        let good = shared ?? SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1)
+        if damaged {
+            let bytes = DocumentCodec.encode(good)
+            plantedDamage = Array(bytes.prefix(bytes.count / 2))
+            simulation.writeContainerFile(FileContainer.previousName, bytes)
+            simulation.writeContainerFile(FileContainer.documentName, plantedDamage!)
+            oracle = Oracle(start: good)
+        } else if let shared {
+            simulation.writeContainerFile(FileContainer.documentName, DocumentCodec.encode(shared))
+            oracle = Oracle(start: shared)
+        } else if let legacyEnabled {
+            oracle = Oracle(legacyEnabled: legacyEnabled)
+        }
         if let legacyEnabled {
             simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))
         }
@@ -420,7 +553,11 @@ public final class ScenarioRunner {
             default: schedule(text) != nil
             }
             guard valid else { throw error(step, "'\(text)' is not a valid \(key)") }
-            object[key] = key == "schedule" ? .object(["start": .string(String(text.prefix(5))), "end": .string(String(text.suffix(5)))]) : .string(text)
+            if key == "schedule", let window = schedule(text) {
+                object[key] = .object(["start": .string(window.start.description), "end": .string(window.end.description)])
+            } else {
+                object[key] = .string(text)
+            }
         }
         if object.isEmpty { throw error(step, "missing field=value pairs") }
         return .object(object)

@@ -66,6 +66,17 @@ public final class Simulation {
     public private(set) var popup: JSONValue?
     public private(set) var appView: JSONValue?
     public private(set) var lastEditAnswer: JSONValue?
+    /// The answer to each user edit, by the number `appEdit`, `popupEdit` or `popupForget`
+    /// returned: saved (the app wrote it; the popup made it durable in the outbox) or refused.
+    /// An edit with no answer was lost with its process or is still under way.
+    public private(set) var editAnswers: [Int: Bool] = [:]
+    private var nextEditNumber = 1
+    /// The app's edits delivered to its current incarnation and not yet answered, oldest first
+    /// (the app answers its edits in order).
+    private var appEditsUnanswered: [Int] = []
+    /// Invariant 5 broken: a background that started with a cache let a native reply in
+    /// before answering a tab that asked. Each entry says when and which.
+    public private(set) var violations: [String] = []
     /// The last answer the first version's extension got from the handler.
     public private(set) var lastLegacyAnswer: JSONValue?
     /// How many handler processes were started: one per native request.
@@ -98,7 +109,7 @@ public final class Simulation {
         case storageCompletion(incarnation: Int, token: Int64)
         case nativeRequest(incarnation: Int, request: Int64, message: JSONValue)
         case nativeReply(incarnation: Int, request: Int64, message: JSONValue)
-        case appInput(JSONValue)
+        case appInput(JSONValue, edit: Int? = nil)
     }
 
     /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`;
@@ -182,13 +193,23 @@ public final class Simulation {
     public func killApp() {
         if let app { kill(app) }
         app = nil
+        appEditsUnanswered = []
         appInForeground = false
     }
 
-    /// A user edit in the app, as `AppWire` writes it; the answer is in `lastEditAnswer`.
-    public func appEdit(_ edit: JSONValue) {
+    /// A user edit in the app, as `AppWire` writes it; the answer is in `lastEditAnswer`, and
+    /// under the returned number in `editAnswers`.
+    @discardableResult
+    public func appEdit(_ edit: JSONValue) -> Int {
         if app == nil || !appInForeground { appForeground() }
-        queue.append(.appInput(.object(["type": .string("edit"), "edit": edit])))
+        let number = newEditNumber()
+        queue.append(.appInput(.object(["type": .string("edit"), "edit": edit]), edit: number))
+        return number
+    }
+
+    private func newEditNumber() -> Int {
+        defer { nextEditNumber += 1 }
+        return nextEditNumber
     }
 
     // MARK: - Safari
@@ -275,22 +296,40 @@ public final class Simulation {
     public private(set) var popupTab: TabID?
     private var popupKnownTo: Int?
 
+    /// The scope the user chose in the open popup, if any.
+    private var popupScope: String?
+
     public func openPopup(on id: TabID) {
         popupTab = id
+        popupScope = nil
         event(.object(["type": .string("popupOpened"), "tab": .string(id.rawValue)]))
     }
 
-    public func popupEdit(set: JSONValue = .object([:]), reset: [String] = []) {
-        event(.object(["type": .string("popupEdited"), "set": set, "reset": .array(reset.map(JSONValue.string))]))
+    /// The user picks which record the popup edits: host, domain or page.
+    public func choosePopupScope(_ key: String) {
+        popupScope = key
+        event(.object(["type": .string("popupChoseScope"), "scope": .string(key)]))
+    }
+
+    /// A change in the popup; its answer is in `editAnswers` under the returned number.
+    @discardableResult
+    public func popupEdit(set: JSONValue = .object([:]), reset: [String] = []) -> Int {
+        let number = newEditNumber()
+        event(.object(["type": .string("popupEdited"), "set": set, "reset": .array(reset.map(JSONValue.string)), "message": .integer(Int64(number))]))
+        return number
     }
 
     /// "Forget this site": the popup deletes the selected scope's record.
-    public func popupForget() {
-        event(.object(["type": .string("popupForgotSite")]))
+    @discardableResult
+    public func popupForget() -> Int {
+        let number = newEditNumber()
+        event(.object(["type": .string("popupForgotSite"), "message": .integer(Int64(number))]))
+        return number
     }
 
     public func closePopup() {
         popupTab = nil
+        popupScope = nil
         event(.object(["type": .string("popupClosed")]))
     }
 
@@ -372,9 +411,15 @@ public final class Simulation {
                     continue
                 }
                 nativeRepliesDelivered += 1
+                if let tab = owedFromCache {
+                    let problem = "background#\(incarnation) started with a cache but took a native reply before answering tab \(tab) (invariant 5)"
+                    violations.append(problem)
+                    trace.record(now, "check", problem)
+                    owedFromCache = nil
+                }
                 deliverToBackground(.object(["type": .string("nativeReply"), "request": .integer(request), "message": message]), countsAsEvent: false)
-            case .appInput(let input):
-                deliverToApp(input)
+            case .appInput(let input, let edit):
+                deliverToApp(input, edit: edit)
             }
         }
     }
@@ -395,6 +440,22 @@ public final class Simulation {
         case .nativeReply: .nativeReply
         case .appInput: .appInput
         }
+    }
+
+    /// Ends the faults and lets everything catch up, as the checks after a run expect: no holds
+    /// or planned crashes, a healthy handler, a thawed background, every waiting reply and
+    /// timeout played out, then Safari in front (a reconciliation point) and everything settled.
+    public func heal() {
+        trace.record(now, "harness", "heal")
+        holds = [:]
+        crashes = [:]
+        handlerBehaviour = .healthy
+        if backgroundFrozen { thawBackground() }
+        wakeWaiters()
+        let lastDue = ([now + BackgroundMachine.nativeTimeout] + delayedReplies.map(\.at) + timers.values).max()!
+        advance(by: lastDue - now + 1)
+        safariForeground()
+        settle()
     }
 
     /// Moves virtual time forward, firing what falls due in order.
@@ -469,6 +530,10 @@ public final class Simulation {
             guard let started = try? spawn("background") else { return }
             background = started
             timers = [:]
+            let stored = storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap { try? JSONParser.parse($0) }
+            startedWithCache = stored.flatMap(LocalStorage.decode)?.cache != nil
+            answeredSinceStart = false
+            owedFromCache = nil
             var open: [String: JSONValue] = [:]
             for (id, tab) in tabs { open[id.rawValue] = .string(tab.url) }
             complete(started.begin(.object(["type": .string("started"), "appearance": .string(appearance.rawValue),
@@ -484,23 +549,38 @@ public final class Simulation {
             return
         }
         lastBackgroundInput = now
+        if startedWithCache, !answeredSinceStart, owedFromCache == nil, input.objectValue?["type"] == .string("tabRequestedDecision"),
+           case .string(let tab)? = input.objectValue?["tab"] {
+            owedFromCache = tab
+        }
         if case .string(let type)? = input.objectValue?["type"], type.hasPrefix("popup") {
             if type == "popupOpened" {
                 popupKnownTo = background.incarnation
             } else if let tab = popupTab, popupKnownTo != background.incarnation {
                 // The popup stays open across an unload; a new background learns of it from the
                 // popup's next message, which names its tab.
-                popupKnownTo = background.incarnation
-                complete(background.begin(.object(["type": .string("popupOpened"), "tab": .string(tab.rawValue)]), now: now),
-                         driver: background, role: .background)
-                guard let current = self.background, current === background, !isHeld(background) else {
-                    queue.insert(.backgroundInput(input), at: 0)
-                    return
+                var announcements: [JSONValue] = [.object(["type": .string("popupOpened"), "tab": .string(tab.rawValue)])]
+                if let scope = popupScope, type != "popupChoseScope" {
+                    announcements.append(.object(["type": .string("popupChoseScope"), "scope": .string(scope)]))
                 }
+                for announcement in announcements {
+                    complete(background.begin(announcement, now: now), driver: background, role: .background)
+                    guard let current = self.background, current === background, !isHeld(background) else {
+                        queue.insert(.backgroundInput(input), at: 0)
+                        return
+                    }
+                }
+                popupKnownTo = background.incarnation
             }
         }
         complete(background.begin(input, now: now), driver: background, role: .background)
     }
+
+    /// Invariant 5's watch: whether the current background found a cache in storage when it
+    /// started, whether it has sent any decision, and the tab it owes an answer from the cache.
+    private var startedWithCache = false
+    private var answeredSinceStart = false
+    private var owedFromCache: String?
 
     /// Backgrounds that died in a row without finishing an input, and how many Safari tolerates.
     private var backgroundDeathsInARow = 0
@@ -530,6 +610,8 @@ public final class Simulation {
             case .string("setAlarm")?:
                 if case .integer(let at)? = directive["at"] { alarm = at }
             case .string("decision")?:
+                answeredSinceStart = true
+                owedFromCache = nil
                 if case .string(let name)? = directive["tab"], tabs[TabID(name)] != nil {
                     let id = TabID(name)
                     tabs[id]?.applied = directive["decision"]
@@ -542,6 +624,10 @@ public final class Simulation {
                 }
             case .string("popup")?:
                 popup = directive["view"]
+            case .string("popupAnswer")?:
+                if case .integer(let number)? = directive["message"], case .bool(let saved)? = directive["saved"] {
+                    editAnswers[Int(number)] = saved
+                }
             default:
                 trace.record(now, "safari", "unknown directive", .object(directive))
             }
@@ -582,8 +668,9 @@ public final class Simulation {
         }
     }
 
-    private func deliverToApp(_ input: JSONValue) {
+    private func deliverToApp(_ input: JSONValue, edit: Int?) {
         guard let app else { return }
+        if let edit { appEditsUnanswered.append(edit) }
         complete(app.begin(input, now: now), driver: app, role: .app)
     }
 
@@ -591,7 +678,9 @@ public final class Simulation {
         for case .object(let directive) in directives {
             switch directive["type"] {
             case .string("view")?: appView = directive["view"]
-            case .string("editSaved")?, .string("editRefused")?: lastEditAnswer = .object(directive)
+            case .string("editSaved")?, .string("editRefused")?:
+                lastEditAnswer = .object(directive)
+                if !appEditsUnanswered.isEmpty { editAnswers[appEditsUnanswered.removeFirst()] = directive["type"] == .string("editSaved") }
             case .string("messageExtension")?:
                 // Only macOS has a path from the app to the extension.
                 if platform == .macOS { event(.object(["type": .string("appMessage")])) }
@@ -736,7 +825,10 @@ public final class Simulation {
         held.removeAll { $0.driver === driver }
         disk.releaseLock(heldBy: driver.label)
         if lockHolder == driver.label { lockHolder = nil }
-        if app === driver { app = nil }
+        if app === driver {
+            app = nil
+            appEditsUnanswered = []
+        }
         if background === driver {
             background = nil
             backgroundDeathsInARow += 1

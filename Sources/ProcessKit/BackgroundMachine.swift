@@ -28,10 +28,11 @@ public struct BackgroundMachine {
         case popupOpened(TabID, now: EpochMillis)
         case popupClosed(now: EpochMillis)
         case popupChoseScope(ScopeKey, now: EpochMillis)
-        /// The user changed fields for the selected scope.
-        case popupEdited(set: SiteValues, reset: [SiteField], now: EpochMillis)
+        /// The user changed fields for the selected scope. `message` numbers the popup's message;
+        /// its answer (`popupAnswer`) says whether the change was saved.
+        case popupEdited(set: SiteValues, reset: [SiteField], message: Int = 0, now: EpochMillis)
         /// "Forget this site": delete the selected scope's record.
-        case popupForgotSite(now: EpochMillis)
+        case popupForgotSite(message: Int = 0, now: EpochMillis)
         case popupPaused(until: EpochMillis, now: EpochMillis)
         case nativeReplyArrived(request: Int, JSONValue, now: EpochMillis)
         case timerFired(BackgroundTimer, now: EpochMillis)
@@ -51,6 +52,8 @@ public struct BackgroundMachine {
         case setAlarm(at: EpochMillis)
         case sendDecision(TabID, Decision)
         case showPopup(PopupView)
+        /// The answer to a popup change: saved (durable in the outbox, and shown) or not.
+        case popupAnswer(message: Int, saved: Bool)
     }
 
     /// How long the background waits for a native reply: Safari sets no limit of its own.
@@ -89,7 +92,7 @@ public struct BackgroundMachine {
     private var resyncAfterSnapshot = false
     /// Popup changes saved to the outbox but not yet confirmed saved, by save token. They are
     /// in the outbox (so every later save carries them) but not shown until confirmed.
-    private var unacknowledged: [Int: UInt64] = [:]
+    private var unacknowledged: [Int: (edit: UInt64, message: Int)] = [:]
     /// Storage could not be read: saving would overwrite what it holds, so nothing is saved and
     /// popup changes, which could not be made durable, are refused.
     private var storageUnreadable = false
@@ -151,18 +154,20 @@ public struct BackgroundMachine {
             break
         case .localStorageSaved(let token, let now):
             self.now = now
-            if let edit = unacknowledged.removeValue(forKey: token),
-               let entry = local.outbox.first(where: { $0.edit == edit }) {
+            if let waiting = unacknowledged.removeValue(forKey: token),
+               let entry = local.outbox.first(where: { $0.edit == waiting.edit }) {
                 // Acknowledged: now the tabs and the popup show it, and the patch goes out.
                 rebuildResolver()
+                directives.append(.popupAnswer(message: waiting.message, saved: true))
                 directives += pushChangedDecisions()
                 directives += sendPatch(entry)
             }
         case .localStorageSaveFailed(let token, let now):
             self.now = now
-            if let edit = unacknowledged.removeValue(forKey: token) {
+            if let waiting = unacknowledged.removeValue(forKey: token) {
                 // Never durable, never shown: it is dropped, as if the user's change was refused.
-                local.outbox.removeAll { $0.edit == edit }
+                local.outbox.removeAll { $0.edit == waiting.edit }
+                directives.append(.popupAnswer(message: waiting.message, saved: false))
             }
         case .tabRequestedDecision(let id, let url, let nativeDark, let now):
             self.now = now
@@ -198,15 +203,21 @@ public struct BackgroundMachine {
             self.now = now
             chosenScope = scope
             directives += popupDirective()
-        case .popupEdited(let set, let reset, let now):
+        case .popupEdited(let set, let reset, let message, let now):
             self.now = now
-            guard !set.isEmpty || !reset.isEmpty, let scope = selectedScope() else { break }
+            guard !set.isEmpty || !reset.isEmpty, let scope = selectedScope() else {
+                directives.append(.popupAnswer(message: message, saved: false))
+                break
+            }
             let stamp = Stamp(at: now, origin: .extension, edit: local.nextEdit)
-            directives += recordEdit(.patch(scope: scope, set: set, reset: reset, stamp: stamp))
-        case .popupForgotSite(let now):
+            directives += recordEdit(.patch(scope: scope, set: set, reset: reset, stamp: stamp), message: message)
+        case .popupForgotSite(let message, let now):
             self.now = now
-            guard let scope = selectedScope() else { break }
-            directives += recordEdit(.deleteSite(scope: scope, stamp: Stamp(at: now, origin: .extension, edit: local.nextEdit)))
+            guard let scope = selectedScope() else {
+                directives.append(.popupAnswer(message: message, saved: false))
+                break
+            }
+            directives += recordEdit(.deleteSite(scope: scope, stamp: Stamp(at: now, origin: .extension, edit: local.nextEdit)), message: message)
         case .popupPaused(let until, let now):
             self.now = now
             session.pausedUntil = until
@@ -328,16 +339,17 @@ public struct BackgroundMachine {
 
     /// Puts a popup change in the outbox and saves it with the cache in one write. It is
     /// acknowledged (shown on top of the cache, and sent) when that write is confirmed.
-    private mutating func recordEdit(_ request: NativeRequest) -> [Directive] {
-        guard !storageUnreadable else { return [] }
+    private mutating func recordEdit(_ request: NativeRequest, message: Int) -> [Directive] {
         let entry = OutboxEntry(edit: local.nextEdit, request: request)
         var check = local.cache ?? SettingsDocument()
-        guard let edit = entry.modelEdit, (try? check.apply(edit)) != nil else { return [] }
+        guard !storageUnreadable, let edit = entry.modelEdit, (try? check.apply(edit)) != nil else {
+            return [.popupAnswer(message: message, saved: false)]
+        }
         local.outbox.append(entry)
         local.nextEdit += 1
         let token = nextToken
         nextToken += 1
-        unacknowledged[token] = entry.edit
+        unacknowledged[token] = (entry.edit, message)
         return [.saveLocalStorage(local, token: token)]
     }
 
@@ -363,7 +375,7 @@ public struct BackgroundMachine {
             directives.append(.sendNative(request: id, .getSnapshot(known: known)))
             directives.append(.setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout))
         }
-        for entry in local.outbox where !unacknowledged.values.contains(entry.edit) { directives += sendPatch(entry) }
+        for entry in local.outbox where !unacknowledged.values.contains(where: { $0.edit == entry.edit }) { directives += sendPatch(entry) }
         return directives
     }
 
@@ -454,7 +466,7 @@ public struct BackgroundMachine {
             return
         }
         var visible = local.cache ?? SettingsDocument()
-        let waiting = Set(unacknowledged.values)
+        let waiting = Set(unacknowledged.values.map(\.edit))
         for entry in local.outbox where !waiting.contains(entry.edit) {
             if let edit = entry.modelEdit { _ = try? visible.apply(edit) }
         }

@@ -70,7 +70,7 @@ public enum ExtensionShell {
                     }
                 case .saveSessionStorage(let session):
                     _ = try? store.save(session.json, as: ExtensionStore<Files, WireGate>.sessionName)
-                case .sendNative, .setTimer, .cancelTimer, .setAlarm, .sendDecision, .showPopup:
+                case .sendNative, .setTimer, .cancelTimer, .setAlarm, .sendDecision, .showPopup, .popupAnswer:
                     if let json = ExtensionWire.json(directive) { external.append(json) }
                 }
             }

@@ -6,14 +6,14 @@ import SiteSettings
 /// `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
 /// `safariForeground`, `appMessage`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
-/// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`),
-/// `popupForgotSite`, `popupPaused` (`until`), `nativeReply` (`request`, `message`),
+/// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`),
+/// `popupForgotSite` (`message`), `popupPaused` (`until`), `nativeReply` (`request`, `message`),
 /// `nativeTimeout` (`request`), `alarmFired`.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
 /// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `decision` (`tab`,
-/// `decision`), `popup` (`view`).
+/// `decision`), `popup` (`view`), `popupAnswer` (`message`, `saved`).
 public enum ExtensionWire {
     public static func decode(_ json: JSONValue, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
         let root = JSONPath.root
@@ -27,6 +27,8 @@ public enum ExtensionWire {
             return value
         }
         func bool(_ name: String) -> Bool { members[name] == .bool(true) }
+        /// The popup's message number: optional, 0 when absent.
+        func message() throws(NativeMessageError) -> Int { members["message"] == nil ? 0 : Int(clamping: try integer("message")) }
         func appearance() throws(NativeMessageError) -> Appearance {
             guard let value = Appearance(rawValue: try string("appearance")) else {
                 throw NativeMessageError(root.key("appearance"), "expected light or dark")
@@ -63,8 +65,9 @@ public enum ExtensionWire {
             return .machine(.popupChoseScope(scope, now: now))
         case "popupEdited":
             return .machine(.popupEdited(set: try NativeRequest.values(members["set"], root.key("set")),
-                                         reset: try NativeRequest.resetFields(members["reset"], root.key("reset")), now: now))
-        case "popupForgotSite": return .machine(.popupForgotSite(now: now))
+                                         reset: try NativeRequest.resetFields(members["reset"], root.key("reset")),
+                                         message: try message(), now: now))
+        case "popupForgotSite": return .machine(.popupForgotSite(message: try message(), now: now))
         case "popupPaused":
             let until = try integer("until")
             guard (0...DocumentCodec.latestTime).contains(until) else { throw NativeMessageError(root.key("until"), "time \(until) is out of range") }
@@ -90,6 +93,7 @@ public enum ExtensionWire {
         case .setAlarm(let at): .object(["type": .string("setAlarm"), "at": .integer(at)])
         case .sendDecision(let tab, let decision): .object(["type": .string("decision"), "tab": .string(tab.rawValue), "decision": decision.json])
         case .showPopup(let view): .object(["type": .string("popup"), "view": view.json])
+        case .popupAnswer(let message, let saved): .object(["type": .string("popupAnswer"), "message": .integer(Int64(message)), "saved": .bool(saved)])
         }
     }
 }

@@ -140,6 +140,20 @@ struct BackgroundMachineTests {
         #expect(nativeRequests(rejected).map(\.1) == [.getSnapshot(known: nil)])
     }
 
+    @Test func aPopupChangeIsAnsweredSavedOnlyOnceItsSaveIsConfirmed() throws {
+        var (machine, _) = try popupEditAwaitingSave()
+        let saved = machine.handle(.localStorageSaved(token: 1, now: Self.now + 5))
+        #expect(!saved.contains(.popupAnswer(message: 0, saved: true)), "token 1 is the snapshot's save, not the change's")
+        var (other, token) = try popupEditAwaitingSave()
+        #expect(other.handle(.localStorageSaved(token: token, now: Self.now + 5)).contains(.popupAnswer(message: 0, saved: true)))
+        (other, token) = try popupEditAwaitingSave()
+        #expect(other.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)) == [.popupAnswer(message: 0, saved: false)])
+        // Nothing to change, and no popup open: refused at once, by the message's number.
+        #expect(other.handle(.popupEdited(set: SiteValues(), reset: [], message: 7, now: Self.now + 6)) == [.popupAnswer(message: 7, saved: false)])
+        _ = other.handle(.popupClosed(now: Self.now + 7))
+        #expect(other.handle(.popupForgotSite(message: 8, now: Self.now + 8)) == [.popupAnswer(message: 8, saved: false)])
+    }
+
     @Test func aPauseTurnsPagesOffUntilItsAlarmFires() {
         var (machine, _) = started(Self.cache)
         let until = Self.now + 60_000
@@ -187,7 +201,7 @@ struct BackgroundMachineTests {
     @Test func anEmptyPopupEditIsIgnored() {
         var (machine, _) = started(Self.cache)
         _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        #expect(machine.handle(.popupEdited(set: SiteValues(), reset: [], now: Self.now + 4)) == [])
+        #expect(machine.handle(.popupEdited(set: SiteValues(), reset: [], now: Self.now + 4)) == [.popupAnswer(message: 0, saved: false)])
     }
 
     @Test func storedOutboxEntriesWithImpossibleNumbersAreSkippedNotFatal() throws {
@@ -207,7 +221,7 @@ struct BackgroundMachineTests {
 
     @Test func aPopupChangeWhoseSaveFailsIsNeverShownOrSent() throws {
         var (machine, token) = try popupEditAwaitingSave()
-        #expect(machine.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)) == [])
+        #expect(machine.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)) == [.popupAnswer(message: 0, saved: false)])
         let later = machine.handle(.safariCameToForeground(now: Self.now + 6))
         #expect(nativeRequests(later).allSatisfy { if case .getSnapshot = $0.1 { true } else { false } }, "nothing to resend")
         #expect(decisions(machine.handle(.tabRequestedDecision(TabID("t2"), url: Self.url, nativeDark: false, now: Self.now + 7))).map(\.1.reason) == [.modeOn])
@@ -222,7 +236,7 @@ struct BackgroundMachineTests {
         #expect(!adopted.contains { if case .saveLocalStorage = $0 { true } else { false } })
         _ = machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 2))
         _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [])
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [.popupAnswer(message: 0, saved: false)])
     }
 
     @Test func aSnapshotAdoptedBeforeTheSaveIsConfirmedStillHidesTheChange() throws {

@@ -1,0 +1,139 @@
+import SiteSettings
+
+/// Predicts the shared document's settings from the user's actions alone (invariant 2), and
+/// checks that no record holds a value nobody gave it (invariant 3).
+///
+/// It knows nothing of stamps, revisions, tombstones or the merge: a field is a name and a
+/// value, an edit sets or clears fields, and each field ends with the value of the last edit
+/// made to it. "Last" is by virtual time; at the same instant the app's edit comes after the
+/// popup's (the app wins ties), then the order the user made them. An edit confirmed saved must
+/// be there unless a later one replaced it; an edit with no answer (lost with its process, or
+/// still on its way) may or may not be; a refused edit never lands.
+public struct Oracle: Sendable {
+    /// Who made an edit, in the order that breaks a tie at the same instant.
+    public enum Origin: Int, Sendable { case popup = 1, app = 2 }
+
+    /// One setting: `defaults` or a site's key, and the field's name.
+    public struct Field: Hashable, Comparable, Sendable, CustomStringConvertible {
+        public var owner: String
+        public var name: String
+        public static func < (a: Field, b: Field) -> Bool { (a.owner, a.name) < (b.owner, b.name) }
+        public var description: String { owner == Self.defaults ? "defaults \(name)" : "site \(owner) \(name)" }
+        static let defaults = "defaults"
+    }
+
+    /// What became of an edit, as far as the user can tell.
+    public enum Answer: Sendable { case saved, refused, unknown }
+
+    private struct Edit: Sendable {
+        var number: Int?
+        var answer: Answer
+        var at: EpochMillis
+        var origin: Origin
+        /// New values; nil clears the field (a reset, or a deletion of the whole record).
+        var values: [Field: String?]
+    }
+
+    private let start: [Field: String]
+    private var edits: [Edit] = []
+
+    /// The fields a site record can hold, as the popup and the app name them.
+    public static let siteFields = ["mode", "theme", "nativeDarkPolicy"]
+
+    /// `start` is the shared document when the run begins (nil: none, so the built-in defaults).
+    public init(start: SettingsDocument?) {
+        self.start = start.map(Self.fields) ?? Self.fields(of: SettingsDocument())
+    }
+
+    /// The first version's boolean becomes the default mode, with its one theme, invert.
+    public init(legacyEnabled: Bool) {
+        var start = Self.fields(of: SettingsDocument())
+        start[Field(owner: Field.defaults, name: "mode")] = legacyEnabled ? "on" : "off"
+        start[Field(owner: Field.defaults, name: "theme")] = "invert"
+        self.start = start
+    }
+
+    /// An edit the user made. `number` finds its answer later; `answer` is for an edit whose
+    /// outcome the user saw at once.
+    public mutating func record(number: Int?, answer: Answer = .unknown, at: EpochMillis, origin: Origin, values: [Field: String?]) {
+        edits.append(Edit(number: number, answer: answer, at: at, origin: origin, values: values))
+    }
+
+    public static func defaults(_ name: String) -> Field { Field(owner: Field.defaults, name: name) }
+    public static func site(_ key: String, _ name: String) -> Field { Field(owner: key, name: name) }
+
+    /// Every field of `key` cleared: "delete this site".
+    public static func deletion(of key: String) -> [Field: String?] {
+        Dictionary(uniqueKeysWithValues: siteFields.map { (site(key, $0), String?.none) })
+    }
+
+    /// Invariant 2: the document's fields against the prediction, given the answers the
+    /// processes gave (by edit number). Returns one line per field that is wrong.
+    public func check(_ document: SettingsDocument, answers: [Int: Bool]) -> [String] {
+        let actual = Self.fields(of: document)
+        var problems: [String] = []
+        for field in Set(actual.keys).union(start.keys).union(edits.flatMap(\.values.keys)).sorted() {
+            let allowed = predicted(field, answers: answers)
+            let value = actual[field]
+            if !allowed.contains(value) {
+                let expected = allowed.map { $0 ?? "absent" }.sorted().joined(separator: " or ")
+                problems.append("\(field): the user's edits give \(expected), the shared document has \(value ?? "absent") (invariant 2)")
+            }
+        }
+        return problems
+    }
+
+    /// Invariant 3: every value in the document is the starting value of its field or one the
+    /// user gave that very field (so an edit to one site never shows up in another).
+    public func strayValues(in document: SettingsDocument) -> [String] {
+        var given: [Field: Set<String?>] = [:]
+        for (field, value) in start { given[field, default: []].insert(value) }
+        for edit in edits { for (field, value) in edit.values { given[field, default: []].insert(value) } }
+        let actual = Self.fields(of: document)
+        var problems: [String] = []
+        for field in Set(actual.keys).union(start.keys).sorted() where !(given[field]?.contains(actual[field]) ?? (actual[field] == nil)) {
+            problems.append("\(field) is \(actual[field] ?? "absent"), which no edit of it gave (invariant 3)")
+        }
+        return problems
+    }
+
+    /// The values `field` may end with: the last saved edit's (or the start's when none was
+    /// saved), and those of unanswered edits made after it.
+    private func predicted(_ field: Field, answers: [Int: Bool]) -> Set<String?> {
+        let touching = edits.indices.filter { edits[$0].values.keys.contains(field) }.sorted { a, b in
+            let (x, y) = (edits[a], edits[b])
+            if x.at != y.at { return x.at < y.at }
+            if x.origin != y.origin { return x.origin.rawValue < y.origin.rawValue }
+            return a < b
+        }
+        var allowed: Set<String?> = [start[field]]
+        for index in touching {
+            let edit = edits[index]
+            let answer = edit.number.flatMap { answers[$0] }.map { $0 ? Answer.saved : .refused } ?? edit.answer
+            switch answer {
+            case .saved: allowed = [edit.values[field]!]
+            case .unknown: allowed.insert(edit.values[field]!)
+            case .refused: break
+            }
+        }
+        return allowed
+    }
+
+    /// The document as fields: each default, and each field a site record holds.
+    public static func fields(of document: SettingsDocument) -> [Field: String] {
+        let defaults = document.defaults
+        var fields: [Field: String] = [
+            Self.defaults("mode"): defaults.mode.rawValue,
+            Self.defaults("theme"): defaults.theme.rawValue,
+            Self.defaults("nativeDarkPolicy"): defaults.nativeDarkPolicy.rawValue,
+            Self.defaults("schedule"): "\(defaults.schedule.start)-\(defaults.schedule.end)",
+        ]
+        for (key, record) in document.sites {
+            let values = record.values
+            if let mode = values.mode { fields[site(key.text, "mode")] = mode.rawValue }
+            if let theme = values.theme { fields[site(key.text, "theme")] = theme.rawValue }
+            if let policy = values.nativeDarkPolicy { fields[site(key.text, "nativeDarkPolicy")] = policy.rawValue }
+        }
+        return fields
+    }
+}
