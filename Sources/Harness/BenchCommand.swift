@@ -9,8 +9,8 @@ import SiteSettings
 /// Benchmarks are measured and reported, never asserted.
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
-    static let abstract = "Measure resolution speed, process start-up, native requests and events per second."
-    static let usage = "harness bench [resolve|psl-first|native|events|all] [--sites N,N,...] [--rounds N] [--runs N]"
+    static let abstract = "Measure resolution speed, process start-up, native requests, events per second and memory."
+    static let usage = "harness bench [resolve|psl-first|native|events|memory|all] [--sites N,N,...] [--rounds N] [--runs N]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of
           --sites sizes (default 10,1000,100000), a third each host, domain and page records,
@@ -25,6 +25,10 @@ enum BenchCommand: HarnessCommand {
         events: inputs delivered per second on each transport, for a run with tabs, the popup,
           the app, a lock contention, unloads and time; --rounds rounds (default 5) alternate
           the transports; prints the medians and their ratio.
+        memory: runs every named scenario on real processes while sampling the resident memory
+          of the harness and its running children each millisecond; prints the sampled peak of
+          the sum (a lower bound) and the harness's peak plus the most children at once times the
+          largest child's peak (an upper bound).
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 
@@ -35,10 +39,10 @@ enum BenchCommand: HarnessCommand {
         switch which {
         case "psl-first-child":
             return firstLookupChild()
-        case "resolve", "psl-first", "native", "events", "all":
+        case "resolve", "psl-first", "native", "events", "memory", "all":
             break
         default:
-            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
         let rounds = try count(args, "rounds", default: 5)
@@ -55,6 +59,7 @@ enum BenchCommand: HarnessCommand {
         if which == "psl-first" || which == "all" { benchFirstLookup(runs: runs) }
         if which == "native" || which == "all" { try benchNativeRequest(runs: which == "all" ? 201 : runs) }
         if which == "events" || which == "all" { benchEvents(rounds: rounds) }
+        if which == "memory" || which == "all" { try MemoryBench.run() }
         return 0
     }
 

@@ -161,6 +161,10 @@ public final class ChildProcess: Sendable {
         switch started {
         case .success(let started):
             pid = started
+            Self.census.withLock { census in
+                census.running.insert(started)
+                census.mostAtOnce = max(census.mostAtOnce, census.running.count)
+            }
         case .failure(let error):
             Self.close(stdinPipe.write, stdoutPipe.read)
             throw .spawn(executable: executable, errno: error.code)
@@ -359,14 +363,25 @@ public final class ChildProcess: Sendable {
             let result = waitpid(pid, &raw, WNOHANG)
             if result == pid {
                 status = ExitStatus(waitStatus: raw)
+                _ = census.withLock { $0.running.remove(pid) }
                 return status
             }
             if result == 0 { return nil }
             if errno == EINTR { continue }
             status = .unknown
+            _ = census.withLock { $0.running.remove(pid) }
             return status
         }
     }
+
+    /// The children of this process not yet reaped, and the most there were at once: for
+    /// measuring the memory of a run (`harness bench memory`).
+    public struct Census: Sendable {
+        public var running: Set<pid_t> = []
+        public var mostAtOnce = 0
+    }
+
+    public static let census = Mutex(Census())
 
     private static func close(_ descriptors: Int32...) {
         for descriptor in descriptors { Glibc.close(descriptor) }
