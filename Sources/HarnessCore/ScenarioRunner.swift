@@ -24,6 +24,7 @@ public final class ScenarioRunner {
     private let transport: Simulation.Transport
     private let executables: String
     private let directory: String
+    private let folder: String
     private var platform = Simulation.Platform.iOS
     private var epoch: EpochMillis = 1_772_355_600_000
     private var seed: UInt64
@@ -43,8 +44,11 @@ public final class ScenarioRunner {
     private var reportedViolations = 0
     private var reportedProblems: Set<String> = []
 
-    public init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String) {
+    /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
+    /// folder of the scenario's name, read as a path.
+    public init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String, folder: String? = nil) {
         self.scenario = scenario
+        self.folder = folder ?? scenario.name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         self.transport = transport
         self.seed = seed
         self.executables = executables
@@ -157,6 +161,10 @@ public final class ScenarioRunner {
         case "shared" where words.count > 1 && words[1] == "legacy":
             try setup(step)
             legacyEnabled = try choose(2, ["enabled", "disabled"]) == "enabled"
+        case "shared" where words.count > 1 && words[1] == "file", "cache" where words.count > 1 && words[1] == "file":
+            try setup(step)
+            let document = try documentFile(try word(2, "a path"), step)
+            if words[0] == "cache" { cache = document } else { shared = document }
         case "shared", "cache":
             try setup(step)
             var document = (words[0] == "cache" ? cache ?? shared : shared) ?? SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1)
@@ -223,7 +231,7 @@ public final class ScenarioRunner {
             default: simulation.safariRestart()
             }
         case "tab":
-            let verb = try choose(1, ["open", "activate", "reload", "close", "native-dark"])
+            let verb = try choose(1, ["open", "activate", "reload", "navigate", "close", "native-dark"])
             let tab = TabID(try argument(2, "a tab name"))
             switch verb {
             case "open":
@@ -231,6 +239,7 @@ public final class ScenarioRunner {
                 simulation.openTab(tab, url: try argument(3, "a URL"), nativeDark: words.dropFirst(4).contains("native-dark"), window: window)
             case "activate": simulation.activateTab(tab)
             case "reload": simulation.reloadTab(tab)
+            case "navigate": simulation.navigateTab(tab, to: try argument(3, "a URL"))
             case "close": simulation.closeTab(tab)
             default: simulation.setNativeDark(tab, try choose(3, ["on", "off"]) == "on")
             }
@@ -262,10 +271,11 @@ public final class ScenarioRunner {
             default: simulation.thawBackground()
             }
         case "handler":
-            switch try choose(1, ["healthy", "slow", "hung"]) {
+            switch try choose(1, ["healthy", "slow", "hung", "crashing"]) {
             case "healthy": simulation.handlerBehaviour = .healthy
             case "slow": simulation.handlerBehaviour = .slow(try duration(try argument(2, "a duration"), step))
-            default: simulation.handlerBehaviour = .hung
+            case "hung": simulation.handlerBehaviour = .hung
+            default: simulation.handlerBehaviour = .crashing(afterWrite: try choose(2, ["before-write", "after-write"]) == "after-write")
             }
         case "hold", "crash":
             let process = try choose(1, ["app", "background", "handler"])
@@ -499,6 +509,15 @@ public final class ScenarioRunner {
 
     private func error(_ step: Scenario.Step, _ message: String) -> ScenarioError {
         ScenarioError(file: scenario.name, line: step.line, message: message)
+    }
+
+    /// A settings document from a file, its path relative to the scenario's folder.
+    private func documentFile(_ path: String, _ step: Scenario.Step) throws(ScenarioError) -> SettingsDocument {
+        let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+        let bytes: [UInt8]?
+        do { bytes = try FileIO.read(full, name: path) } catch { throw self.error(step, "\(path): \(error)") }
+        guard let bytes else { throw self.error(step, "\(path): no such file") }
+        do { return try DocumentCodec.decode(bytes).document } catch { throw self.error(step, "\(path): \(error)") }
     }
 
     /// `defaults k=v ...` or `site KEY k=v ...` applied to a starting document.

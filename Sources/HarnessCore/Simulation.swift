@@ -41,6 +41,9 @@ public final class Simulation {
         case slow(EpochMillis)
         /// No reply ever arrives (Safari puts no timeout on a native request).
         case hung
+        /// Every handler dies: at its first yield point, before it reads or writes anything, or
+        /// once it has done its work and before its reply leaves. Safari rejects the request.
+        case crashing(afterWrite: Bool)
     }
 
     /// The largest frame read from a handler: a 1 MiB reply and its envelope.
@@ -274,6 +277,13 @@ public final class Simulation {
         tabs[id]?.nativeRepliesBeforeFirstDecision = nil
         tabs[id]?.repliesAtLoad = nativeRepliesDelivered
         askForDecision(id)
+    }
+
+    /// The tab goes to another page: its content script starts over there and asks.
+    public func navigateTab(_ id: TabID, to url: String) {
+        guard tabs[id] != nil else { return }
+        tabs[id]?.url = url
+        reloadTab(id)
     }
 
     public func activateTab(_ id: TabID) {
@@ -651,12 +661,17 @@ public final class Simulation {
     }
 
     private func handlerDirectives(_ directives: [JSONValue], from handler: ProcessDriver, incarnation: Int, request: Int64) {
+        if handlerBehaviour == .crashing(afterWrite: true) {
+            kill(handler, reason: "crashed before replying")
+            queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.rejection))
+            return
+        }
         handler.finish()
         for case .object(let directive) in directives {
             if directive["type"] == .string("reply"), let reply = directive["message"] {
                 let work = Work.nativeReply(incarnation: incarnation, request: request, message: reply)
                 switch handlerBehaviour {
-                case .healthy: queue.append(work)
+                case .healthy, .crashing: queue.append(work)
                 case .slow(let delay): delayedReplies.append((now + delay, work))
                 case .hung: trace.record(now, handler.label, "reply withheld (hung)")
                 }
@@ -755,7 +770,13 @@ public final class Simulation {
 
     private func isHeld(_ driver: ProcessDriver) -> Bool { held.contains { $0.driver === driver } }
 
+    /// What Safari answers a request whose native extension ended without a reply: it rejects
+    /// the request's promise.
+    private static let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
+                                                     "message": .string("the native extension ended without an answer")])
+
     private func decide(_ driver: ProcessDriver, at point: YieldPoint) -> ProcessDriver.YieldChoice {
+        if driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false) { return .kill }
         if crashes[driver.name] == point {
             crashes[driver.name] = nil
             return .kill
@@ -791,10 +812,7 @@ public final class Simulation {
         case .died:
             forget(driver)
             if case .handler(let incarnation, let request) = role {
-                // Safari rejects the request's promise when the native extension dies unanswered.
-                let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
-                                                  "message": .string("the native extension ended without an answer")])
-                queue.append(.nativeReply(incarnation: incarnation, request: request, message: rejection))
+                queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.rejection))
             }
         }
         wakeWaiters()

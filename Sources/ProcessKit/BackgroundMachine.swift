@@ -394,10 +394,15 @@ public struct BackgroundMachine {
                let snapshot = try? DocumentCodec.decode(documentJSON).document {
                 // A newer schema's document is read-only, not invalid: it is used as it is.
                 directives += adopt(snapshot)
-            } else if local.cache == nil && !gaveUpOnFirstSnapshot {
-                // No usable snapshot and nothing cached: answer waiting tabs from the defaults.
-                gaveUpOnFirstSnapshot = true
-                directives += answerWaitingTabs()
+            } else {
+                // No usable snapshot (the handler failed or answered nonsense): the next event
+                // is a reconciliation point, as after a timeout.
+                recovering = true
+                if local.cache == nil && !gaveUpOnFirstSnapshot {
+                    // Nothing cached either: answer waiting tabs from the defaults.
+                    gaveUpOnFirstSnapshot = true
+                    directives += answerWaitingTabs()
+                }
             }
         } else if let edit = patchRequests.removeValue(forKey: request) {
             directives.append(.cancelTimer(.nativeTimeout(request)))
@@ -412,6 +417,10 @@ public struct BackgroundMachine {
                 local.outbox.removeAll { $0.edit == edit }
                 directives += save()
                 if snapshotRequest == nil { directives += reconcile(forceFull: true) } else { resyncAfterSnapshot = true }
+            } else {
+                // Not applied, for now (the handler died, or failed to store it): the patch stays
+                // in the outbox and the next event resends it, as after a timeout.
+                recovering = true
             }
         }
         return directives

@@ -23,7 +23,9 @@ struct ScenarioTests {
         let scenario = try Scenario.parse(text, name: file)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let outcome = try ScenarioRunner(scenario, transport: transport, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+        let folder = (Self.folder + "/" + file).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let outcome = try ScenarioRunner(scenario, transport: transport, seed: 1, executables: HarnessBinary.directory,
+                                         directory: directory, folder: folder).run()
         for failure in outcome.failures { Issue.record(Comment(rawValue: failure)) }
     }
 
@@ -32,12 +34,14 @@ struct ScenarioTests {
     }
 
     @Test(arguments: [
-        ("tab opn t1 https://a.example/", "s:1: unknown word 'opn' (expected open, activate, reload, close, native-dark); did you mean 'open'?"),
+        ("tab opn t1 https://a.example/", "s:1: unknown word 'opn' (expected open, activate, reload, navigate, close, native-dark); did you mean 'open'?"),
         ("teb open t1 https://a.example/", "s:1: unknown step 'teb'; did you mean 'tab'?"),
         ("tab open t1 https://a.example/\nexpect tab t1 them=gray", nil),
         ("popup set tehme=dark", "s:1: unknown field 'tehme'; did you mean 'theme'?"),
         ("advance soon", "s:1: 'soon' is not a duration (30s, 500ms, 2m, 1h)"),
         ("tab open t1 https://a.example/\nplatform macos", "s:2: 'platform' must come before the first action"),
+        ("platform ios\nshared file nowhere.json", "s:2: nowhere.json: no such file"),
+        ("handler crashing befor-write", "s:1: unknown word 'befor-write' (expected before-write, after-write); did you mean 'before-write'?"),
     ] as [(String, String?)])
     func mistakesNameTheFileLineAndNearestWord(text: String, message: String?) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
@@ -76,7 +80,9 @@ struct ScenarioTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = try Scenario.parse(lines.joined(separator: "\n"), name: "README.md")
-        _ = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+        // Paths in the examples are written as from a scenario in one of the folders.
+        _ = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory,
+                               folder: Self.folder + "/lifecycle").run()
     }
 
     @Test func convergenceFailsWhileATabStillShowsAnOldDecision() throws {

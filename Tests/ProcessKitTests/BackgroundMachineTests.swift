@@ -154,6 +154,15 @@ struct BackgroundMachineTests {
         #expect(other.handle(.popupForgotSite(message: 8, now: Self.now + 8)) == [.popupAnswer(message: 8, saved: false)])
     }
 
+    @Test func aPatchWhoseHandlerDiedIsResentAtTheNextEvent() throws {
+        var (machine, token) = try popupEditAwaitingSave()
+        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
+        let failed = machine.handle(.nativeReplyArrived(request: patch, NativeReply.error(.storageFailure, "died").json, now: Self.now + 6))
+        #expect(nativeRequests(failed).isEmpty)
+        let next = machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 7))
+        #expect(nativeRequests(next).contains { if case .patch = $0.1 { true } else { false } }, "the patch was not resent: \(next)")
+    }
+
     @Test func aPauseTurnsPagesOffUntilItsAlarmFires() {
         var (machine, _) = started(Self.cache)
         let until = Self.now + 60_000
