@@ -2,23 +2,25 @@
 import Glibc
 #endif
 import HarnessCore
+import ProcessKit
 
 /// `harness run`: plays named scenarios and reports each.
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep] [--flaw NAME[,NAME...]]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/. Prints a line per scenario
         (result, steps, virtual time, wall time), the failures with their trace, and the total
         wall time. --trace writes every run's trace to FILE; --mermaid writes a Mermaid sequence
         diagram of each run (GitHub renders it); --junit writes JUnit XML; --keep keeps the run
-        folders.
+        folders. --flaw switches on known bugs in every process (see 'harness flaws'): the
+        scenarios that catch them fail, showing the bug.
         Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit"], flags: ["all", "keep"])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "flaw"], flags: ["all", "keep"])
         let transport: Simulation.Transport
         switch args.value("transport") ?? "process" {
         case "process": transport = .process
@@ -31,6 +33,7 @@ enum RunCommand: HarnessCommand {
             guard let value = UInt64(text) else { throw .usage("'--seed' expects a whole number, not '\(text)'") }
             seed = value
         }
+        let flaws = try parseFlaws(args.value("flaw"))
         let files = try ScenarioFiles.collect(args.positionals.isEmpty || args.flag("all") ? [ScenarioFiles.root] : args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         let scenarios = try files.map { (file: String) throws(CommandError) -> Scenario in try ScenarioFiles.load(file) }
@@ -42,13 +45,14 @@ enum RunCommand: HarnessCommand {
         var traces: [String] = []
         var diagrams: [String] = []
         var results: [Reports.Result] = []
-        Terminal.out("seed \(seed), transport \(transport.rawValue)\n")
+        Terminal.out("seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))") + "\n")
         for (index, scenario) in scenarios.enumerated() {
             let directory = "/tmp/harness-run-\(getpid())-\(index)"
             let start = clock.now
             let outcome: ScenarioRunner.Outcome
             do {
-                outcome = try ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory).run()
+                outcome = try ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
+                                             flaws: flaws).run()
             } catch {
                 throw .usage(error.description)
             }
@@ -68,6 +72,20 @@ enum RunCommand: HarnessCommand {
         if let path = args.value("mermaid") { try save(diagrams.joined(separator: "\n"), to: path) }
         if let path = args.value("junit") { try save(Reports.junit(suite: "scenarios (\(transport.rawValue))", results: results), to: path) }
         return failed == 0 ? 0 : 1
+    }
+
+    /// `--flaw a,b`: known names only, with the nearest one suggested for a typo.
+    static func parseFlaws(_ text: String?) throws(CommandError) -> Set<Flaw> {
+        guard let text else { return [] }
+        var flaws: Set<Flaw> = []
+        for name in text.split(separator: ",").map(String.init) {
+            guard let flaw = Flaw(rawValue: name) else {
+                let hint = nearestWord(name, in: Flaw.allCases.map(\.rawValue)).map { "; did you mean '\($0)'?" } ?? ""
+                throw .usage("unknown flaw '\(name)'\(hint) (harness flaws lists them)")
+            }
+            flaws.insert(flaw)
+        }
+        return flaws
     }
 
     private static func save(_ text: String, to path: String) throws(CommandError) {

@@ -33,6 +33,8 @@ public final class ProcessDriver {
     private let trace: Trace
     private let seed: UInt64
     public var policy: (YieldPoint) -> YieldChoice = { _ in .proceed }
+    /// Known bugs to switch on in the process, sent with every input.
+    public var flaws: [String] = []
 
     public init(name: String, incarnation: Int, endpoint: FrameEndpoint, seed: UInt64, trace: Trace) {
         self.name = name
@@ -47,7 +49,7 @@ public final class ProcessDriver {
 
     public func begin(_ input: JSONValue, now: EpochMillis) -> Step {
         trace.record(now, label, "<-", input)
-        return send(.input(input, now: now, seed: seed, flaws: []), now: now)
+        return send(.input(input, now: now, seed: seed, flaws: flaws), now: now)
     }
 
     /// Lets a held process go on.

@@ -25,6 +25,7 @@ public final class ScenarioRunner {
     private let executables: String
     private let directory: String
     private let folder: String
+    private let flaws: Set<Flaw>
     private var platform = Simulation.Platform.iOS
     private var epoch: EpochMillis = 1_772_355_600_000
     private var seed: UInt64
@@ -46,8 +47,10 @@ public final class ScenarioRunner {
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
-    public init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String, folder: String? = nil) {
+    public init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String,
+                folder: String? = nil, flaws: Set<Flaw> = []) {
         self.scenario = scenario
+        self.flaws = flaws
         self.folder = folder ?? scenario.name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         self.transport = transport
         self.seed = seed
@@ -333,17 +336,18 @@ public final class ScenarioRunner {
             guard let decision = simulation.tabs[TabID(words[2])]?.applied?.objectValue else {
                 return fail(step, "tab \(words[2]) has applied no decision")
             }
-            for word in words.dropFirst(3) {
-                let (key, expected) = try pair(word, step, bare: ["enabled": "true", "disabled": "false"])
-                let actual: JSONValue? = key.hasPrefix("source.") ? decision["source"]?.objectValue?[String(key.dropFirst(7))] : decision[key == "disabled" ? "enabled" : key]
-                compare(step, "tab \(words[2]) \(key)", expected, actual)
-            }
+            try compareDecision(step, "tab \(words[2])", decision, words.dropFirst(3))
         case "first-decision":
-            guard words.count >= 5, words[3] == "before", words[4] == "native-reply" else {
-                throw error(step, "write 'expect first-decision TAB before native-reply'")
+            guard words.count >= 4 else { throw error(step, "write 'expect first-decision TAB before native-reply' or 'expect first-decision TAB theme=sepia'") }
+            if words.count == 5, words[3] == "before", words[4] == "native-reply" {
+                let replies = simulation.tabs[TabID(words[2])]?.nativeRepliesBeforeFirstDecision
+                if replies != 0 { fail(step, "tab \(words[2])'s first decision came after \(replies.map(String.init) ?? "no decision,") native replies") }
+            } else {
+                guard let decision = simulation.tabs[TabID(words[2])]?.firstDecision?.objectValue else {
+                    return fail(step, "tab \(words[2]) has applied no decision since it loaded")
+                }
+                try compareDecision(step, "tab \(words[2])'s first decision", decision, words.dropFirst(3))
             }
-            let replies = simulation.tabs[TabID(words[2])]?.nativeRepliesBeforeFirstDecision
-            if replies != 0 { fail(step, "tab \(words[2])'s first decision came after \(replies.map(String.init) ?? "no decision,") native replies") }
         case "shared":
             let document = try? DocumentCodec.decode(simulation.containerFile("settings.json") ?? []).document
             guard words.count >= 3 else { throw error(step, "missing defaults, site or tombstone") }
@@ -423,6 +427,15 @@ public final class ScenarioRunner {
         }
     }
 
+    /// `enabled`, `disabled`, `theme=sepia`, `source.theme=default` against a decision.
+    private func compareDecision(_ step: Scenario.Step, _ what: String, _ decision: [String: JSONValue], _ words: ArraySlice<String>) throws(ScenarioError) {
+        for word in words {
+            let (key, expected) = try pair(word, step, bare: ["enabled": "true", "disabled": "false"])
+            let actual: JSONValue? = key.hasPrefix("source.") ? decision["source"]?.objectValue?[String(key.dropFirst(7))] : decision[key == "disabled" ? "enabled" : key]
+            compare(step, "\(what) \(key)", expected, actual)
+        }
+    }
+
     /// Invariant 4: every visible tab, the open popup, the app if it is running and in front,
     /// and the cache once its outbox is empty agree with the shared document. Call it after a
     /// reconciliation point with a healthy handler (`settle` first).
@@ -484,6 +497,7 @@ public final class ScenarioRunner {
         if let simulation { return simulation }
         mkdir(directory, 0o755)
         let simulation = Simulation(platform: platform, transport: transport, seed: seed, epoch: epoch, executables: executables, directory: directory)
+        simulation.flaws = flaws
         let good = shared ?? SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1)
         if damaged {
             let bytes = DocumentCodec.encode(good)

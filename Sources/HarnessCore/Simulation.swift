@@ -29,6 +29,8 @@ public final class Simulation {
         /// When it applied its first decision, and how many native replies the background had
         /// received by then (invariant 5: a background with a cache answers before any).
         public var firstDecisionAt: EpochMillis?
+        /// The first decision it applied since it (re)loaded: a flash of the wrong look shows here.
+        public var firstDecision: JSONValue?
         public var nativeRepliesBeforeFirstDecision: Int?
         /// Native replies delivered when the page (re)loaded, to count those before its first decision.
         var repliesAtLoad = 0
@@ -86,6 +88,8 @@ public final class Simulation {
     public private(set) var handlerSpawns = 0
     public private(set) var safariInForeground = true
     public var handlerBehaviour = HandlerBehaviour.healthy
+    /// Known bugs switched on in every process of the run (`harness run --flaw`).
+    public var flaws: Set<Flaw> = []
     /// Replies held back by a slow handler, with when they arrive.
     private var delayedReplies: [(at: EpochMillis, work: Work)] = []
     public private(set) var appInForeground = false
@@ -274,6 +278,7 @@ public final class Simulation {
         guard tabs[id] != nil else { return }
         tabs[id]?.applied = nil
         tabs[id]?.firstDecisionAt = nil
+        tabs[id]?.firstDecision = nil
         tabs[id]?.nativeRepliesBeforeFirstDecision = nil
         tabs[id]?.repliesAtLoad = nativeRepliesDelivered
         askForDecision(id)
@@ -628,6 +633,7 @@ public final class Simulation {
                     tabs[id]?.awaitingAnswer = false
                     if tabs[id]?.firstDecisionAt == nil {
                         tabs[id]?.firstDecisionAt = now
+                        tabs[id]?.firstDecision = directive["decision"]
                         let atLoad = tabs[id]?.repliesAtLoad ?? 0
                         tabs[id]?.nativeRepliesBeforeFirstDecision = nativeRepliesDelivered - atLoad
                     }
@@ -731,6 +737,7 @@ public final class Simulation {
         }
         let driver = ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
         driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
+        driver.flaws = flaws.map(\.rawValue).sorted()
         return driver
     }
 

@@ -47,6 +47,8 @@ public struct AppMachine {
     private var seed: UInt64 = 0
     private var document = SettingsDocument()
     private let suffixes: PublicSuffixList
+    /// Known bugs switched on for this run (none in normal use).
+    public var flaws: Set<Flaw> = []
 
     public init(suffixes: PublicSuffixList = .embedded) {
         self.suffixes = suffixes
@@ -127,7 +129,8 @@ public struct AppMachine {
     }
 
     private mutating func transact(_ change: DocumentTransaction.Change, edit: Bool) -> [Directive] {
-        let transaction = DocumentTransaction(change, now: now, seed: seed, suffixes: suffixes, createsDocument: edit)
+        let transaction = DocumentTransaction(change, now: now, seed: seed, suffixes: suffixes, flaws: flaws,
+                                              staleBase: edit ? document : nil, createsDocument: edit)
         work = .transacting(transaction, edit: edit)
         return [.container(transaction.start)]
     }

@@ -16,7 +16,7 @@ public enum AppShell {
         var executor = ContainerExecutor(storage: storage, gate: gate)
         var machine = AppMachine()
         while let message = executor.gate.receive() {
-            guard case .input(let json, let now, let seed, _) = message else {
+            guard case .input(let json, let now, let seed, let flaws) = message else {
                 executor.gate.send(.error("expected an input frame"))
                 continue
             }
@@ -25,6 +25,8 @@ public enum AppShell {
                 executor.gate.send(.error("invalid input: \(error)"))
                 continue
             }
+            machine.flaws = Flaw.set(flaws)
+            executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
             let directives = machine.run(input, on: &executor)
             executor.gate.send(.done(directives.compactMap(AppWire.json)))
         }

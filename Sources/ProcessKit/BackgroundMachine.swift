@@ -96,6 +96,8 @@ public struct BackgroundMachine {
     /// Storage could not be read: saving would overwrite what it holds, so nothing is saved and
     /// popup changes, which could not be made durable, are refused.
     private var storageUnreadable = false
+    /// Known bugs switched on for this run (none in normal use).
+    public var flaws: Set<Flaw> = []
 
     public init() {}
 
@@ -123,6 +125,15 @@ public struct BackgroundMachine {
             storageUnreadable = true
             directives += finishLoading()
         default:
+            if !loaded, flaws.contains(.answerBeforeCacheLoaded), case .tabRequestedDecision(let id, let url, let nativeDark, let now) = input {
+                // Answers from the built-in defaults at once; the cache corrects it once loaded.
+                self.now = now
+                var tab = Tab(url: url, nativeDark: nativeDark)
+                tab.sent = decide(tab)
+                tabs[id] = tab
+                directives.append(.sendDecision(id, tab.sent!))
+                break
+            }
             guard loaded else {
                 queued.append(input)
                 break
@@ -180,6 +191,8 @@ public struct BackgroundMachine {
             self.now = now
             tabs[id]?.nativeDark = nativeDark
             directives += pushChangedDecisions()
+        case .safariCameToForeground(let now) where flaws.contains(.noReconcileOnForeground):
+            self.now = now
         case .tabActivated(_, let now), .safariCameToForeground(let now), .appMessageArrived(let now):
             self.now = now
             directives += reconcile(forceFull: false)
@@ -221,7 +234,7 @@ public struct BackgroundMachine {
         case .popupPaused(let until, let now):
             self.now = now
             session.pausedUntil = until
-            directives.append(.saveSessionStorage(session))
+            if !flaws.contains(.pauseInMemory) { directives.append(.saveSessionStorage(session)) }
             directives += pushChangedDecisions()
         case .nativeReplyArrived(let request, let reply, let now):
             self.now = now
@@ -246,7 +259,13 @@ public struct BackgroundMachine {
 
     // MARK: - Decisions
 
-    private var canAnswer: Bool { local.cache != nil || gaveUpOnFirstSnapshot }
+    private var canAnswer: Bool {
+        if flaws.contains(.nativeFirstStartup) && !heardFromNative { return gaveUpOnFirstSnapshot }
+        return local.cache != nil || gaveUpOnFirstSnapshot
+    }
+    /// Whether this incarnation has had an answer to a snapshot request (for the
+    /// native-first-startup flaw, which waits for one).
+    private var heardFromNative = false
 
     private mutating func answer(_ id: TabID) -> [Directive] {
         guard canAnswer, let tab = tabs[id] else {
@@ -268,6 +287,22 @@ public struct BackgroundMachine {
     private func decide(_ tab: Tab) -> Decision {
         let context = DecisionContext(appearance: appearance, now: now, utcOffsetMinutes: utcOffsetMinutes,
                                       pausedUntil: session.pausedUntil, pageIsNativelyDark: tab.nativeDark)
+        if flaws.contains(.mergingAcrossScopes), resolver != nil, case .success(let address) = PageAddress.parse(tab.url) {
+            // Fills the most specific record's missing fields from the less specific ones.
+            var document = visibleDocument
+            let keys = address.scopeKeys().filter { document.sites[$0] != nil }
+            if let first = keys.first {
+                var merged = document.sites[first]!
+                for key in keys.dropFirst() {
+                    let values = document.sites[key]!.values
+                    if merged.values.mode == nil { merged.values.mode = values.mode }
+                    if merged.values.theme == nil { merged.values.theme = values.theme }
+                    if merged.values.nativeDarkPolicy == nil { merged.values.nativeDarkPolicy = values.nativeDarkPolicy }
+                }
+                document.sites[first] = merged
+            }
+            return Resolver(document: document).decide(url: tab.url, context: context)
+        }
         return (resolver ?? Resolver(document: SettingsDocument())).decide(url: tab.url, context: context)
     }
 
@@ -347,10 +382,15 @@ public struct BackgroundMachine {
         }
         local.outbox.append(entry)
         local.nextEdit += 1
+        if flaws.contains(.noOutbox) {
+            // Shown and sent at once, kept only in memory.
+            rebuildResolver()
+            return [.popupAnswer(message: message, saved: true)] + pushChangedDecisions() + sendPatch(entry)
+        }
         let token = nextToken
         nextToken += 1
         unacknowledged[token] = (entry.edit, message)
-        return [.saveLocalStorage(local, token: token)]
+        return [.saveLocalStorage(stored, token: token)]
     }
 
     private mutating func sendPatch(_ entry: OutboxEntry) -> [Directive] {
@@ -358,7 +398,14 @@ public struct BackgroundMachine {
         let id = nextRequest
         nextRequest += 1
         patchRequests[id] = entry.edit
-        return [.sendNative(request: id, entry.request), .setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout)]
+        var request = entry.request
+        if flaws.contains(.toggleProtocol), case .patch(_, let set, _, _) = request, set.mode != nil {
+            // The first version's switch: "flip it", whatever it is now, and for everyone.
+            request = .toggleEnabled
+        } else if flaws.contains(.popupFullSnapshot) {
+            request = .putDocument(visibleDocument)
+        }
+        return [.sendNative(request: id, request), .setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout)]
     }
 
     // MARK: - Reconciliation
@@ -393,7 +440,12 @@ public struct BackgroundMachine {
             if case .object(let reply) = json, reply["type"] == .string("snapshot"), let documentJSON = reply["document"],
                let snapshot = try? DocumentCodec.decode(documentJSON).document {
                 // A newer schema's document is read-only, not invalid: it is used as it is.
+                heardFromNative = true
                 directives += adopt(snapshot)
+            } else if case .object(let reply) = json, reply["type"] == .string("notModified") {
+                // The cache is the document as it is: nothing to correct.
+                heardFromNative = true
+                directives += pushChangedDecisions()
             } else {
                 // No usable snapshot (the handler failed or answered nonsense): the next event
                 // is a reconciliation point, as after a timeout.
@@ -409,7 +461,7 @@ public struct BackgroundMachine {
             guard case .object(let reply) = json, case .string(let type)? = reply["type"] else { return directives }
             let refusals: Set<String> = [NativeErrorCode.invalidMessage.rawValue, NativeErrorCode.tooLarge.rawValue,
                                          NativeErrorCode.readOnly.rawValue]
-            if type == "applied" {
+            if type == "applied" || (type == "enabled" && flaws.contains(.toggleProtocol)) {
                 directives += acknowledged(edit, reply)
             } else if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) {
                 // Refused for good: it leaves the outbox and a full resync shows the document
@@ -455,6 +507,12 @@ public struct BackgroundMachine {
     private mutating func adopt(_ snapshot: SettingsDocument) -> [Directive] {
         let version = snapshot.version
         guard snapshot != local.cache || version != local.snapshotVersion else { return pushChangedDecisions() }
+        if flaws.contains(.cacheAsAuthority) && local.cache != nil { return pushChangedDecisions() }
+        if flaws.contains(.snapshotDropsWaitingPatches) {
+            local.outbox.removeAll()
+            unacknowledged.removeAll()
+            patchRequests.removeAll()
+        }
         local.cache = snapshot
         local.snapshotVersion = version
         rebuildResolver()
@@ -465,7 +523,19 @@ public struct BackgroundMachine {
         guard !storageUnreadable else { return [] }
         let token = nextToken
         nextToken += 1
-        return [.saveLocalStorage(local, token: token)]
+        return [.saveLocalStorage(stored, token: token)]
+    }
+
+    /// What goes to `storage.local`: the cache and the outbox, unless a flaw keeps one of them
+    /// only in memory.
+    private var stored: LocalStorage {
+        var stored = local
+        if flaws.contains(.cacheInMemoryOnly) {
+            stored.cache = nil
+            stored.snapshotVersion = nil
+        }
+        if flaws.contains(.noOutbox) { stored.outbox = [] }
+        return stored
     }
 
     /// What tabs and the popup see: the cached snapshot with every acknowledged patch applied.
@@ -474,12 +544,16 @@ public struct BackgroundMachine {
             resolver = nil
             return
         }
+        resolver = Resolver(document: visibleDocument)
+    }
+
+    private var visibleDocument: SettingsDocument {
         var visible = local.cache ?? SettingsDocument()
         let waiting = Set(unacknowledged.values.map(\.edit))
         for entry in local.outbox where !waiting.contains(entry.edit) {
             if let edit = entry.modelEdit { _ = try? visible.apply(edit) }
         }
-        resolver = Resolver(document: visible)
+        return visible
     }
 }
 

@@ -97,6 +97,9 @@ public protocol ContainerStorage {
     /// Keeps the current document as the last good copy, renames the temporary file over the
     /// document, and flushes the folder.
     mutating func replaceDocument() throws(StoreError)
+    /// Overwrites the document where it is, with no temporary file (only the in-place-writes
+    /// flaw does this).
+    mutating func writeDocumentInPlace(_ bytes: [UInt8]) throws(StoreError)
     /// Renames the document to a new `…damaged-N…` name and returns that name.
     mutating func setAsideDocument() throws(StoreError) -> String
 }
@@ -119,6 +122,9 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct ContainerExecutor<Storage: ContainerStorage, Gate: YieldGate> {
     public var storage: Storage
     public var gate: Gate
+    /// The in-place-writes flaw: the document is rewritten where it is, half first (at
+    /// `write-temp`) and the rest at `rename`, so a crash between leaves it torn.
+    public var inPlaceWrites = false
 
     public init(storage: Storage, gate: Gate) {
         self.storage = storage
@@ -145,6 +151,12 @@ public struct ContainerExecutor<Storage: ContainerStorage, Gate: YieldGate> {
             case .readLegacyPreferences:
                 try pass(.read, operation)
                 return .legacyPreferencesRead(Self.legacyValue(try storage.readLegacyPreferences()))
+            case .writeDocument(let bytes) where inPlaceWrites:
+                try pass(.writeTemp, operation)
+                try storage.writeDocumentInPlace(Array(bytes.prefix(bytes.count / 2)))
+                try pass(.rename, operation)
+                try storage.writeDocumentInPlace(bytes)
+                return .documentWritten
             case .writeDocument(let bytes):
                 try pass(.writeTemp, operation)
                 try storage.writeTemporary(bytes)

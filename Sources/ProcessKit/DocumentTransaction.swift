@@ -11,6 +11,8 @@ struct DocumentTransaction {
         case apply(Edit)
         /// Seed 000's toggle, which depends on the document as read.
         case toggleLegacy(Stamp)
+        /// The popup-full-snapshot flaw: store this document as it is (with the next revision).
+        case replace(SettingsDocument)
         /// Only make sure a valid document is on disk (a launch that finds none, or a damaged one).
         case none
     }
@@ -42,9 +44,16 @@ struct DocumentTransaction {
     private let suffixes: PublicSuffixList
     /// Whether a missing document is created (edits) or left missing (a launch with nothing to migrate).
     private let createsDocument: Bool
+    private let flaws: Set<Flaw>
+    /// The app-saves-stale-snapshot flaw: the document the app read earlier, used in place of
+    /// the one on disk.
+    private let staleBase: SettingsDocument?
     private var step = Step.locking
 
-    init(_ change: Change, now: EpochMillis, seed: UInt64, suffixes: PublicSuffixList, createsDocument: Bool = true) {
+    init(_ change: Change, now: EpochMillis, seed: UInt64, suffixes: PublicSuffixList, flaws: Set<Flaw> = [],
+         staleBase: SettingsDocument? = nil, createsDocument: Bool = true) {
+        self.flaws = flaws
+        self.staleBase = flaws.contains(.appSavesStaleSnapshot) ? staleBase : nil
         self.change = change
         self.now = now
         self.seed = seed
@@ -52,10 +61,11 @@ struct DocumentTransaction {
         self.createsDocument = createsDocument
     }
 
-    /// The first operation: take the lock.
-    var start: ContainerOperation { .lock }
+    /// The first operation: take the lock (the read-modify-write-without-lock flaw reads at once).
+    var start: ContainerOperation { flaws.contains(.readModifyWriteWithoutLock) ? .readDocument : .lock }
 
     mutating func handle(_ outcome: ContainerOutcome) -> Progress {
+        if step == .locking, flaws.contains(.readModifyWriteWithoutLock) { step = .reading }
         switch (step, outcome) {
         case (.locking, .locked):
             step = .reading
@@ -74,6 +84,7 @@ struct DocumentTransaction {
                 if document.isReadOnly {
                     return unlock(.refused(.readOnly, EditError.readOnly(schemaVersion: document.schemaVersion).description))
                 }
+                if let staleBase, staleBase.documentId != nil { return apply(to: staleBase, mustWrite: false) }
                 return apply(to: document, mustWrite: false)
             } catch where error.isNewerSchema {
                 return unlock(.refused(.readOnly, error.description))
@@ -122,12 +133,26 @@ struct DocumentTransaction {
         let mustWrite = mustWrite || document.documentId == nil
         if document.documentId == nil { document.documentId = newDocumentId() }
         let edit: Edit? = switch change {
-        case .apply(let edit): edit
+        case .apply(let edit): flawed(edit, on: document)
         case .toggleLegacy(let stamp): Legacy.toggle(document, stamp: stamp)
-        case .none: nil
+        case .none, .replace: nil
         }
         var encoded: [UInt8]?
-        if let edit {
+        if case .replace(var replacement) = change {
+            replacement.documentId = document.documentId
+            replacement.revision = document.revision + 1
+            document = replacement
+            encoded = DocumentCodec.encode(document)
+        } else if case .apply(.deleteSite(let key, _)) = change, flaws.contains(.deletionByOmission) {
+            guard document.sites[key] != nil else { return unlock(.done(document, changed: false)) }
+            document.sites[key] = nil
+            document.tombstones[key] = nil
+            document.revision += 1
+            encoded = DocumentCodec.encode(document)
+        } else if let edit, flaws.contains(.oneTimestampForDocument), let latest = Self.latestStamp(document), edit.stamp < latest {
+            // One timestamp for the whole document: anything older than its latest change is stale.
+            return unlock(.done(document, changed: false))
+        } else if let edit {
             do {
                 encoded = try document.applyEncoded(edit)
             } catch {
@@ -143,8 +168,43 @@ struct DocumentTransaction {
     }
 
     private mutating func unlock(_ result: Result) -> Progress {
+        if flaws.contains(.readModifyWriteWithoutLock) {
+            step = .finished
+            return .finished(result)
+        }
         step = .unlocking(result)
         return .next(.unlock)
+    }
+
+    /// The edit as the flaws switched on would make it (unchanged with none).
+    private func flawed(_ edit: Edit, on document: SettingsDocument) -> Edit {
+        guard case .changeSite(let key, var set, var reset, let stamp) = edit else { return edit }
+        let defaults = document.defaults
+        if flaws.contains(.resetStoresDefault) {
+            // The reset field gets today's default instead of going away.
+            for field in reset {
+                switch field {
+                case .mode: set.mode = defaults.mode
+                case .theme: set.theme = defaults.theme
+                case .nativeDarkPolicy: set.nativeDarkPolicy = defaults.nativeDarkPolicy
+                }
+            }
+            reset = []
+        }
+        if flaws.contains(.siteRecordsCopyDefaults), document.sites[key] == nil {
+            // A new record starts as a copy of the defaults.
+            if set.mode == nil && !reset.contains(.mode) { set.mode = defaults.mode }
+            if set.theme == nil && !reset.contains(.theme) { set.theme = defaults.theme }
+            if set.nativeDarkPolicy == nil && !reset.contains(.nativeDarkPolicy) { set.nativeDarkPolicy = defaults.nativeDarkPolicy }
+        }
+        return .changeSite(key, set: set, reset: reset, stamp: stamp)
+    }
+
+    /// The newest stamp anywhere in the document.
+    private static func latestStamp(_ document: SettingsDocument) -> Stamp? {
+        let stamps = Array(document.defaults.changedAt.values) + document.sites.values.flatMap(\.changedAt.values)
+            + document.tombstones.values.flatMap(\.values)
+        return stamps.max()
     }
 
     /// The id of a document this transaction creates, derived from the run's seed and the time.

@@ -31,10 +31,11 @@ public enum ExtensionShell {
         /// Serves one frame; false once the harness has hung up.
         mutating func serveOneInput() -> Bool {
             guard let message = store.gate.receive() else { return false }
-            guard case .input(let json, let now, _, _) = message else {
+            guard case .input(let json, let now, _, let flaws) = message else {
                 store.gate.send(.error("expected an input frame"))
                 return true
             }
+            machine.flaws = Flaw.set(flaws)
             let input: ExtensionInput
             do { input = try ExtensionWire.decode(json, now: now) } catch {
                 store.gate.send(.error("invalid input: \(error)"))

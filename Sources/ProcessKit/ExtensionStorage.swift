@@ -71,7 +71,7 @@ public struct OutboxEntry: Equatable, Sendable {
         switch request {
         case .patch(let scope, let set, let reset, let stamp): .changeSite(scope, set: set, reset: reset, stamp: stamp)
         case .deleteSite(let scope, let stamp): .deleteSite(scope, stamp: stamp)
-        case .getSnapshot, .getEnabled, .toggleEnabled: nil
+        case .getSnapshot, .getEnabled, .toggleEnabled, .putDocument: nil
         }
     }
 }

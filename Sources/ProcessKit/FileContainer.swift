@@ -48,6 +48,10 @@ public struct FileContainer: ContainerStorage {
         try FileIO.writeSynced(bytes, to: path(Self.temporaryName), name: Self.temporaryName)
     }
 
+    public mutating func writeDocumentInPlace(_ bytes: [UInt8]) throws(StoreError) {
+        try FileIO.writeSynced(bytes, to: path(Self.documentName), name: Self.documentName)
+    }
+
     public mutating func replaceDocument() throws(StoreError) {
         // Keep the current document as the last good copy: a hard link made under a temporary
         // name and renamed, so the previous copy is never half there.

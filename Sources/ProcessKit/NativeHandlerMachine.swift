@@ -38,6 +38,8 @@ public struct NativeHandlerMachine {
     private var now: EpochMillis = 0
     private var seed: UInt64 = 0
     private let suffixes: PublicSuffixList
+    /// Known bugs switched on for this run (none in normal use).
+    public var flaws: Set<Flaw> = []
 
     public init(suffixes: PublicSuffixList = .embedded) {
         self.suffixes = suffixes
@@ -56,9 +58,9 @@ public struct NativeHandlerMachine {
             self.now = now
             self.seed = seed
             do {
-                let request = try NativeRequest.parse(json, now: now, suffixes: suffixes)
+                let request = try NativeRequest.parse(json, now: now, suffixes: suffixes, flaws: flaws)
                 if let change = change(for: request) {
-                    let transaction = DocumentTransaction(change, now: now, seed: seed, suffixes: suffixes)
+                    let transaction = DocumentTransaction(change, now: now, seed: seed, suffixes: suffixes, flaws: flaws)
                     state = .updating(request, transaction)
                     directives.append(.container(transaction.start))
                 } else {
@@ -115,6 +117,7 @@ public struct NativeHandlerMachine {
         case .patch(let scope, let set, let reset, let stamp): .apply(.changeSite(scope, set: set, reset: reset, stamp: stamp))
         case .deleteSite(let scope, let stamp): .apply(.deleteSite(scope, stamp: stamp))
         case .toggleEnabled: .toggleLegacy(Stamp(at: now, origin: .extension))
+        case .putDocument(let document): .replace(document)
         }
     }
 
@@ -143,7 +146,7 @@ public struct NativeHandlerMachine {
             return .snapshot(document)
         case .getEnabled, .toggleEnabled:
             return .enabled(Legacy.isEnabled(document))
-        case .patch, .deleteSite:
+        case .patch, .deleteSite, .putDocument:
             return .applied(document.version, changed: changed)
         }
     }

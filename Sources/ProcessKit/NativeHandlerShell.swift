@@ -24,7 +24,7 @@ public enum NativeHandlerShell {
     public static func serve<Storage: ContainerStorage>(gate: WireGate, storage: Storage) -> Int32 {
         var executor = ContainerExecutor(storage: storage, gate: gate)
         while let message = executor.gate.receive() {
-            guard case .input(let input, let now, let seed, _) = message else {
+            guard case .input(let input, let now, let seed, let flaws) = message else {
                 executor.gate.send(.error("expected an input frame"))
                 continue
             }
@@ -33,6 +33,8 @@ public enum NativeHandlerShell {
                 continue
             }
             var machine = NativeHandlerMachine()
+            machine.flaws = Flaw.set(flaws)
+            executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
             let directives = machine.run(.requestArrived(request, now: now, seed: seed), on: &executor)
             executor.gate.send(.done(directives.compactMap(NativeHandlerWire.json)))
             return ChildExit.success

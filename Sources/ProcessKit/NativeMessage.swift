@@ -13,6 +13,9 @@ public enum NativeRequest: Equatable, Sendable {
     case deleteSite(scope: ScopeKey, stamp: Stamp)
     case getEnabled
     case toggleEnabled
+    /// The popup-full-snapshot flaw: the extension's whole cached document, to be stored as is.
+    /// Accepted only with that flaw switched on.
+    case putDocument(SettingsDocument)
 
     /// How far in the future (relative to the handler's `now`) an edit's time may be: clocks of
     /// the extension and the handler are the same device's, so a minute covers any skew.
@@ -22,12 +25,18 @@ public enum NativeRequest: Equatable, Sendable {
 
     /// Validates a message. Anything that is not exactly one of the forms above is an error that
     /// names the JSON path and the problem; nothing here touches the document.
-    public static func parse(_ json: JSONValue, now: EpochMillis, suffixes: PublicSuffixList = .embedded) throws(NativeMessageError) -> NativeRequest {
+    public static func parse(_ json: JSONValue, now: EpochMillis, suffixes: PublicSuffixList = .embedded,
+                             flaws: Set<Flaw> = []) throws(NativeMessageError) -> NativeRequest {
         let root = JSONPath.root
         let members = try object(json, root)
         guard let typeValue = members["type"] else { throw .init(root.key("type"), "missing") }
         guard case .string(let type) = typeValue else { throw .init(root.key("type"), "expected a string") }
         switch type {
+        case "putDocument" where flaws.contains(.popupFullSnapshot):
+            guard let document = members["document"], let decoded = try? DocumentCodec.decode(document, suffixes: suffixes) else {
+                throw .init(root.key("document"), "expected a settings document")
+            }
+            return .putDocument(decoded.document)
         case "getSnapshot":
             try allow(members, ["type", "known"], root)
             guard let known = members["known"] else { return .getSnapshot(known: nil) }
@@ -87,6 +96,8 @@ public enum NativeRequest: Equatable, Sendable {
             return .object(["type": .string("getEnabled")])
         case .toggleEnabled:
             return .object(["type": .string("toggleEnabled")])
+        case .putDocument(let document):
+            return .object(["type": .string("putDocument"), "document": DocumentCodec.json(document)])
         }
     }
 

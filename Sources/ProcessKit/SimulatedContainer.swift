@@ -48,6 +48,11 @@ public struct SimulatedContainer: ContainerStorage, Sendable {
         disk.sync(path(FileContainer.temporaryName))
     }
 
+    public mutating func writeDocumentInPlace(_ bytes: [UInt8]) throws(StoreError) {
+        disk.write(path(FileContainer.documentName), bytes)
+        disk.sync(path(FileContainer.documentName))
+    }
+
     public mutating func replaceDocument() throws(StoreError) {
         let temporary = path(FileContainer.temporaryName), document = path(FileContainer.documentName)
         // ENOENT, as rename(2) reports a missing source.
