@@ -27,8 +27,9 @@ enum BenchCommand: HarnessCommand {
           the transports; prints the medians and their ratio.
         memory: runs every named scenario on real processes while sampling the resident memory
           of the harness and its running children each millisecond; prints the sampled peak of
-          the sum (a lower bound) and the harness's peak plus the most children at once times the
-          largest child's peak (an upper bound).
+          the sum (a lower bound) and the sum of peaks: the harness's peak plus the most children
+          at once times the largest peak seen in a child (nearly an upper bound: a child's last
+          moments can fall between two samples).
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 

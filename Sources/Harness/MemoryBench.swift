@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import HarnessCore
+import ProcessKit
 import Synchronization
 
 /// `harness bench memory`: the resident memory of the harness and its children together while
@@ -15,6 +16,13 @@ enum MemoryBench {
     static func run() throws(CommandError) {
         let files = try ScenarioFiles.collect([ScenarioFiles.root])
         let scenarios = try files.map { (file: String) throws(CommandError) -> Scenario in try ScenarioFiles.load(file) }
+        // Peaks start from here: not from an earlier benchmark in the same process.
+        let clear = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
+        if clear >= 0 {
+            _ = write(clear, "5", 1)
+            close(clear)
+        }
+        ChildProcess.census.withLock { $0.mostAtOnce = $0.running.count }
         let sampler = Sampler()
         var thread = pthread_t()
         let context = Unmanaged.passRetained(sampler).toOpaque()
@@ -26,20 +34,23 @@ enum MemoryBench {
             Unmanaged<Sampler>.fromOpaque(context).release()
             throw .invalidInput("could not start the sampling thread")
         }
+        defer {
+            sampler.stop.store(true, ordering: .relaxed)
+            pthread_join(thread, nil)
+        }
         var failed = 0
         for (index, scenario) in scenarios.enumerated() {
             sampler.scenario.withLock { $0 = index }
             let directory = "/tmp/harness-bench-memory-\(getpid())-\(index)"
+            defer { Executables.removeTree(directory) }
             do {
                 let outcome = try ScenarioRunner(scenario, transport: .process, seed: 1, executables: Executables.directory, directory: directory).run()
                 if !outcome.passed { failed += 1 }
             } catch {
                 throw .usage(error.description)
             }
-            Executables.removeTree(directory)
         }
         sampler.stop.store(true, ordering: .relaxed)
-        pthread_join(thread, nil)
 
         let (peak, where_, samples) = sampler.peak.withLock { ($0.bytes, $0.scenario, $0.samples) }
         let harnessPeak = status(nil)?.peak ?? 0
@@ -57,7 +68,9 @@ enum MemoryBench {
     /// A process's resident set now and at its peak (VmRSS, VmHWM in `/proc/PID/status`), in
     /// bytes; nil for this process. Nil when it has ended (a zombie has no memory fields).
     static func status(_ pid: pid_t?) -> (resident: Int, peak: Int)? {
-        guard let text = readProc(pid.map { "/proc/\($0)/status" } ?? "/proc/self/status") else { return nil }
+        let path = pid.map { "/proc/\($0)/status" } ?? "/proc/self/status"
+        guard let bytes = try? FileIO.read(path, name: path) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
         var resident: Int?, peak: Int?
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") || line.hasPrefix("VmHWM:") {
             let kibibytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
@@ -65,15 +78,6 @@ enum MemoryBench {
         }
         guard let resident, let peak else { return nil }
         return (resident * 1024, peak * 1024)
-    }
-
-    private static func readProc(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
     }
 
     /// Samples every millisecond until told to stop.
@@ -85,13 +89,15 @@ enum MemoryBench {
 
         func loop() {
             while !stop.load(ordering: .relaxed) {
-                let children = ChildProcess.census.withLock { $0.running }
                 var total = status(nil)?.resident ?? 0
                 var largestChild = 0
-                for pid in children {
-                    guard let child = status(pid) else { continue }
-                    total += child.resident
-                    largestChild = max(largestChild, child.peak)
+                // Read under the census lock, so that no child is reaped (and its pid reused) meanwhile.
+                ChildProcess.census.withLock { census in
+                    for pid in census.running {
+                        guard let child = status(pid) else { continue }
+                        total += child.resident
+                        largestChild = max(largestChild, child.peak)
+                    }
                 }
                 let current = scenario.withLock { $0 }
                 peak.withLock { peak in

@@ -8,7 +8,8 @@ import SiteSettings
 /// made to it. "Last" is by virtual time; at the same instant the app's edit comes after the
 /// popup's (the app wins ties), then the order the user made them. An edit confirmed saved must
 /// be there unless a later one replaced it; an edit with no answer (lost with its process, or
-/// still on its way) may or may not be; a refused edit never lands.
+/// still on its way) may or may not be; a refused edit never lands. An edit made before the
+/// starting value of its field was written (a document from the future) does not replace it.
 public struct Oracle: Sendable {
     /// Who made an edit, in the order that breaks a tie at the same instant.
     public enum Origin: Int, Sendable { case popup = 1, app = 2 }
@@ -34,22 +35,30 @@ public struct Oracle: Sendable {
         var values: [Field: String?]
     }
 
-    private let start: [Field: String]
+    /// Each field's value when the run begins (nil: absent) and when it was written.
+    private let start: [Field: (value: String?, at: EpochMillis)]
     private var edits: [Edit] = []
-
-    /// The fields a site record can hold, as the popup and the app name them.
-    public static let siteFields = ["mode", "theme", "nativeDarkPolicy"]
 
     /// `start` is the shared document when the run begins (nil: none, so the built-in defaults).
     public init(start: SettingsDocument?) {
-        self.start = start.map(Self.fields) ?? Self.fields(of: SettingsDocument())
+        let document = start ?? SettingsDocument()
+        var fields: [Field: (value: String?, at: EpochMillis)] = [:]
+        for (field, value) in Self.fields(of: document) { fields[field] = (value, 0) }
+        for (name, stamp) in document.defaults.changedAt { fields[Self.defaults(name.rawValue)]?.at = stamp.at }
+        for (key, record) in document.sites {
+            for (name, stamp) in record.changedAt { fields[Self.site(key.text, name.rawValue), default: (nil, 0)].at = stamp.at }
+        }
+        for (key, stamps) in document.tombstones {
+            for (name, stamp) in stamps { fields[Self.site(key.text, name.rawValue)] = (nil, stamp.at) }
+        }
+        self.start = fields
     }
 
     /// The first version's boolean becomes the default mode, with its one theme, invert.
     public init(legacyEnabled: Bool) {
-        var start = Self.fields(of: SettingsDocument())
-        start[Field(owner: Field.defaults, name: "mode")] = legacyEnabled ? "on" : "off"
-        start[Field(owner: Field.defaults, name: "theme")] = "invert"
+        var start = Oracle(start: nil).start
+        start[Self.defaults("mode")] = (legacyEnabled ? "on" : "off", 0)
+        start[Self.defaults("theme")] = ("invert", 0)
         self.start = start
     }
 
@@ -64,7 +73,7 @@ public struct Oracle: Sendable {
 
     /// Every field of `key` cleared: "delete this site".
     public static func deletion(of key: String) -> [Field: String?] {
-        Dictionary(uniqueKeysWithValues: siteFields.map { (site(key, $0), String?.none) })
+        Dictionary(uniqueKeysWithValues: SiteField.allCases.map { (site(key, $0.rawValue), String?.none) })
     }
 
     /// Invariant 2: the document's fields against the prediction, given the answers the
@@ -87,7 +96,7 @@ public struct Oracle: Sendable {
     /// user gave that very field (so an edit to one site never shows up in another).
     public func strayValues(in document: SettingsDocument) -> [String] {
         var given: [Field: Set<String?>] = [:]
-        for (field, value) in start { given[field, default: []].insert(value) }
+        for (field, value) in start { given[field, default: []].insert(value.value) }
         for edit in edits { for (field, value) in edit.values { given[field, default: []].insert(value) } }
         let actual = Self.fields(of: document)
         var problems: [String] = []
@@ -106,8 +115,8 @@ public struct Oracle: Sendable {
             if x.origin != y.origin { return x.origin.rawValue < y.origin.rawValue }
             return a < b
         }
-        var allowed: Set<String?> = [start[field]]
-        for index in touching {
+        var allowed: Set<String?> = [start[field]?.value]
+        for index in touching where edits[index].at >= start[field]?.at ?? 0 {
             let edit = edits[index]
             let answer = edit.number.flatMap { answers[$0] }.map { $0 ? Answer.saved : .refused } ?? edit.answer
             switch answer {

@@ -40,7 +40,49 @@ public final class ScenarioRunner {
     /// The shared document's bytes as a `shared damaged` step planted them: exempt from
     /// invariant 1 until a process sets them aside.
     private var plantedDamage: [UInt8]?
-    private var oracle = Oracle(start: nil)
+    /// The oracle before any edit, and the edits the user made, in order.
+    private var startOracle = Oracle(start: nil)
+    private var userEdits: [UserEdit] = []
+
+    /// An edit as the user made it, for the oracle.
+    private struct UserEdit {
+        enum Target {
+            case defaults
+            case site(String)
+            /// A popup change: the record the background says it used, else the one the popup
+            /// showed as selected when the user made it (none: it cannot be told).
+            case popupSite(shown: String?)
+        }
+        var number: Int?
+        var answer: Oracle.Answer = .unknown
+        var origin: Oracle.Origin
+        var at: EpochMillis
+        var target: Target
+        /// Field names and new values (nil clears the field).
+        var values: [String: String?]
+    }
+
+    /// The oracle with every edit so far. A popup change is stamped with the time of the
+    /// user's action; the app's with the time the app took it (it may have been busy).
+    private var oracle: Oracle {
+        var oracle = startOracle
+        for edit in userEdits {
+            var at = edit.at
+            if let number = edit.number, let taken = simulation?.appEditTimes[number] { at = taken }
+            let owner: String?
+            switch edit.target {
+            case .defaults: owner = nil
+            case .site(let key): owner = key
+            case .popupSite(let shown):
+                guard let key = edit.number.flatMap({ simulation?.popupEditScopes[$0] }) ?? shown else { continue }
+                owner = key
+            }
+            var values: [Oracle.Field: String?] = [:]
+            for (name, value) in edit.values { values[owner.map { Oracle.site($0, name) } ?? Oracle.defaults(name)] = value }
+            oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, values: values)
+        }
+        return oracle
+    }
     /// Invariant 5 violations already taken from the simulation, and every problem reported.
     private var reportedViolations = 0
     private var reportedProblems: Set<String> = []
@@ -117,6 +159,7 @@ public final class ScenarioRunner {
             // With a healthy handler and Safari in front, every waiting patch must have gone out.
             problems.append("the background's outbox still holds \(waiting.count) patch(es) after healing (invariant 4)")
         }
+        let oracle = self.oracle
         if let document { problems += oracle.strayValues(in: document) }
         if healed {
             if let document {
@@ -208,24 +251,25 @@ public final class ScenarioRunner {
                 if try choose(2, ["default", "site"]) == "default" {
                     let set = try settings(step, from: 3, allowSchedule: true)
                     let number = simulation.appEdit(.object(["kind": .string("setDefaults"), "set": set]))
-                    record(number, .app, owner: nil, set: set)
+                    record(number, .app, .defaults, set: set)
                 } else {
                     let key = try argument(3, "a site key")
                     let set = try settings(step, from: 4, allowSchedule: false)
                     let number = simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(key), "set": set]))
-                    record(number, .app, owner: try scopeKey(key, step).text, set: set)
+                    record(number, .app, .site(try scopeKey(key, step).text), set: set)
                 }
             case "reset":
                 _ = try choose(2, ["site"])
                 let key = try argument(3, "a site key")
                 let reset = try fields(step, from: 4)
                 let number = simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(key), "reset": .array(reset.map(JSONValue.string))]))
-                record(number, .app, owner: try scopeKey(key, step).text, reset: reset)
+                record(number, .app, .site(try scopeKey(key, step).text), reset: reset)
             default:
                 _ = try choose(2, ["site"])
                 let key = try argument(3, "a site key")
                 let number = simulation.appEdit(.object(["kind": .string("deleteSite"), "scope": .string(key)]))
-                oracle.record(number: number, at: simulation.now, origin: .app, values: Oracle.deletion(of: try scopeKey(key, step).text))
+                userEdits.append(UserEdit(number: number, origin: .app, at: simulation.now, target: .site(try scopeKey(key, step).text),
+                                          values: Self.deletion))
             }
         case "safari":
             switch try choose(1, ["foreground", "background", "restart"]) {
@@ -255,14 +299,14 @@ public final class ScenarioRunner {
             case "set":
                 let set = try settings(step, from: 2, allowSchedule: false)
                 let number = simulation.popupEdit(set: set)
-                if let selected { record(number, .popup, owner: selected, set: set) }
+                record(number, .popup, .popupSite(shown: selected), set: set)
             case "reset":
                 let reset = try fields(step, from: 2)
                 let number = simulation.popupEdit(reset: reset)
-                if let selected { record(number, .popup, owner: selected, reset: reset) }
+                record(number, .popup, .popupSite(shown: selected), reset: reset)
             case "forget":
                 let number = simulation.popupForget()
-                if let selected { oracle.record(number: number, at: simulation.now, origin: .popup, values: Oracle.deletion(of: selected)) }
+                userEdits.append(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(shown: selected), values: Self.deletion))
             case "pause": simulation.popupPause(for: try duration(try argument(2, "a duration"), step))
             default: simulation.closePopup()
             }
@@ -295,11 +339,12 @@ public final class ScenarioRunner {
             if toggle {
                 // The old extension shows the flipped state the handler answered; with no
                 // answer, either state may be stored.
-                let mode = Oracle.defaults("mode")
                 if case .bool(let enabled)? = simulation.lastLegacyAnswer?.objectValue?["enabled"] {
-                    oracle.record(number: nil, answer: .saved, at: simulation.now, origin: .popup, values: [mode: enabled ? "on" : "off"])
+                    userEdits.append(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"]))
                 } else {
-                    for value in ["on", "off"] { oracle.record(number: nil, at: simulation.now, origin: .popup, values: [mode: value]) }
+                    for value in ["on", "off"] {
+                        userEdits.append(UserEdit(origin: .popup, at: simulation.now, target: .defaults, values: ["mode": value]))
+                    }
                 }
             }
         default:
@@ -307,21 +352,22 @@ public final class ScenarioRunner {
         }
     }
 
-    /// Tells the oracle of an edit: `set` as the step's JSON object, `reset` as field names;
-    /// `owner` is the site's key, nil for the defaults.
-    private func record(_ number: Int, _ origin: Oracle.Origin, owner: String?, set: JSONValue = .object([:]), reset: [String] = []) {
-        var values: [Oracle.Field: String?] = [:]
-        func field(_ name: String) -> Oracle.Field { owner.map { Oracle.site($0, name) } ?? Oracle.defaults(name) }
+    /// Every field of a site cleared: "delete this site".
+    private static let deletion: [String: String?] = Dictionary(uniqueKeysWithValues: SiteField.allCases.map { ($0.rawValue, String?.none) })
+
+    /// Keeps an edit for the oracle: `set` as the step's JSON object, `reset` as field names.
+    private func record(_ number: Int, _ origin: Oracle.Origin, _ target: UserEdit.Target, set: JSONValue = .object([:]), reset: [String] = []) {
+        var values: [String: String?] = [:]
         for (name, value) in set.objectValue ?? [:] {
             switch value {
-            case .string(let text): values[field(name)] = text
+            case .string(let text): values[name] = text
             case .object(let schedule):
-                if case .string(let start)? = schedule["start"], case .string(let end)? = schedule["end"] { values[field(name)] = "\(start)-\(end)" }
+                if case .string(let start)? = schedule["start"], case .string(let end)? = schedule["end"] { values[name] = "\(start)-\(end)" }
             default: break
             }
         }
-        for name in reset { values[field(name)] = String?.none }
-        oracle.record(number: number, at: simulation?.now ?? epoch, origin: origin, values: values)
+        for name in reset { values[name] = String?.none }
+        userEdits.append(UserEdit(number: number, origin: origin, at: simulation?.now ?? epoch, target: target, values: values))
     }
 
     // MARK: - Expectations
@@ -504,12 +550,12 @@ public final class ScenarioRunner {
             plantedDamage = Array(bytes.prefix(bytes.count / 2))
             simulation.writeContainerFile(FileContainer.previousName, bytes)
             simulation.writeContainerFile(FileContainer.documentName, plantedDamage!)
-            oracle = Oracle(start: good)
+            startOracle = Oracle(start: good)
         } else if let shared {
             simulation.writeContainerFile(FileContainer.documentName, DocumentCodec.encode(shared))
-            oracle = Oracle(start: shared)
+            startOracle = Oracle(start: shared)
         } else if let legacyEnabled {
-            oracle = Oracle(legacyEnabled: legacyEnabled)
+            startOracle = Oracle(legacyEnabled: legacyEnabled)
         }
         if let legacyEnabled {
             simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))

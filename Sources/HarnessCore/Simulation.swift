@@ -75,6 +75,10 @@ public final class Simulation {
     /// returned: saved (the app wrote it; the popup made it durable in the outbox) or refused.
     /// An edit with no answer was lost with its process or is still under way.
     public private(set) var editAnswers: [Int: Bool] = [:]
+    /// The record each answered popup change went to, as the background reports it.
+    public private(set) var popupEditScopes: [Int: String] = [:]
+    /// When the app took each of its edits (it stamps them then).
+    public private(set) var appEditTimes: [Int: EpochMillis] = [:]
     private var nextEditNumber = 1
     /// The app's edits delivered to its current incarnation and not yet answered, oldest first
     /// (the app answers its edits in order).
@@ -301,6 +305,7 @@ public final class Simulation {
 
     public func closeTab(_ id: TabID) {
         guard let tab = tabs.removeValue(forKey: id) else { return }
+        if owedFromCache == id.rawValue { owedFromCache = nil }
         if activeTabs[tab.window] == id {
             activeTabs[tab.window] = tabs.filter { $0.value.window == tab.window }.keys.sorted().first
         }
@@ -330,7 +335,8 @@ public final class Simulation {
     @discardableResult
     public func popupEdit(set: JSONValue = .object([:]), reset: [String] = []) -> Int {
         let number = newEditNumber()
-        event(.object(["type": .string("popupEdited"), "set": set, "reset": .array(reset.map(JSONValue.string)), "message": .integer(Int64(number))]))
+        event(.object(["type": .string("popupEdited"), "set": set, "reset": .array(reset.map(JSONValue.string)),
+                       "message": .integer(Int64(number)), "at": .integer(now)]))
         return number
     }
 
@@ -338,7 +344,7 @@ public final class Simulation {
     @discardableResult
     public func popupForget() -> Int {
         let number = newEditNumber()
-        event(.object(["type": .string("popupForgotSite"), "message": .integer(Int64(number))]))
+        event(.object(["type": .string("popupForgotSite"), "message": .integer(Int64(number)), "at": .integer(now)]))
         return number
     }
 
@@ -467,10 +473,19 @@ public final class Simulation {
         handlerBehaviour = .healthy
         if backgroundFrozen { thawBackground() }
         wakeWaiters()
+        // Safari in front first, so that on iOS the background's timers run while time passes.
+        safariForeground()
+        settle()
         let lastDue = ([now + BackgroundMachine.nativeTimeout] + delayedReplies.map(\.at) + timers.values).max()!
         advance(by: lastDue - now + 1)
         safariForeground()
         settle()
+        // The app, if it runs, comes to the front too, so that its view is checked (on iOS
+        // Safari then goes to the background, with every tab settled).
+        if appIsRunning {
+            appForeground()
+            settle()
+        }
     }
 
     /// Moves virtual time forward, firing what falls due in order.
@@ -626,7 +641,7 @@ public final class Simulation {
                 if case .integer(let at)? = directive["at"] { alarm = at }
             case .string("decision")?:
                 answeredSinceStart = true
-                owedFromCache = nil
+                if directive["tab"] == owedFromCache.map(JSONValue.string) { owedFromCache = nil }
                 if case .string(let name)? = directive["tab"], tabs[TabID(name)] != nil {
                     let id = TabID(name)
                     tabs[id]?.applied = directive["decision"]
@@ -643,6 +658,7 @@ public final class Simulation {
             case .string("popupAnswer")?:
                 if case .integer(let number)? = directive["message"], case .bool(let saved)? = directive["saved"] {
                     editAnswers[Int(number)] = saved
+                    if case .string(let scope)? = directive["scope"] { popupEditScopes[Int(number)] = scope }
                 }
             default:
                 trace.record(now, "safari", "unknown directive", .object(directive))
@@ -653,6 +669,7 @@ public final class Simulation {
     /// The first version's extension (not yet updated) sends `getEnabled` or `toggleEnabled`
     /// straight to a native handler, as its background did.
     public func legacyMessage(_ type: String) {
+        lastLegacyAnswer = nil
         handlerSpawns += 1
         guard let handler = try? spawn("handler") else { return }
         complete(handler.begin(NativeHandlerWire.input(.object(["type": .string(type)])), now: now), driver: handler, role: .legacy)
@@ -691,7 +708,10 @@ public final class Simulation {
 
     private func deliverToApp(_ input: JSONValue, edit: Int?) {
         guard let app else { return }
-        if let edit { appEditsUnanswered.append(edit) }
+        if let edit {
+            appEditsUnanswered.append(edit)
+            appEditTimes[edit] = now
+        }
         complete(app.begin(input, now: now), driver: app, role: .app)
     }
 
@@ -809,9 +829,15 @@ public final class Simulation {
             case .background: backgroundDirectives(directives, from: driver)
             case .handler(let incarnation, let request): handlerDirectives(directives, from: driver, incarnation: incarnation, request: request)
             case .legacy:
-                driver.finish()
-                for case .object(let directive) in directives where directive["type"] == .string("reply") {
-                    lastLegacyAnswer = directive["message"]
+                // The first version's extension awaits its answer: a slow one still arrives, a
+                // hung or crashed handler leaves it with none.
+                if handlerBehaviour == .crashing(afterWrite: true) {
+                    kill(driver, reason: "crashed before replying")
+                } else {
+                    driver.finish()
+                    for case .object(let directive) in directives where directive["type"] == .string("reply") && handlerBehaviour != .hung {
+                        lastLegacyAnswer = directive["message"]
+                    }
                 }
             }
         case .held(let point):

@@ -29,10 +29,12 @@ public struct BackgroundMachine {
         case popupClosed(now: EpochMillis)
         case popupChoseScope(ScopeKey, now: EpochMillis)
         /// The user changed fields for the selected scope. `message` numbers the popup's message;
-        /// its answer (`popupAnswer`) says whether the change was saved.
-        case popupEdited(set: SiteValues, reset: [SiteField], message: Int = 0, now: EpochMillis)
+        /// its answer (`popupAnswer`) says whether the change was saved. `at` is when the user
+        /// acted (the popup's own clock); the edit is stamped with it, not with when the
+        /// background got round to it.
+        case popupEdited(set: SiteValues, reset: [SiteField], message: Int = 0, at: EpochMillis? = nil, now: EpochMillis)
         /// "Forget this site": delete the selected scope's record.
-        case popupForgotSite(message: Int = 0, now: EpochMillis)
+        case popupForgotSite(message: Int = 0, at: EpochMillis? = nil, now: EpochMillis)
         case popupPaused(until: EpochMillis, now: EpochMillis)
         case nativeReplyArrived(request: Int, JSONValue, now: EpochMillis)
         case timerFired(BackgroundTimer, now: EpochMillis)
@@ -52,8 +54,10 @@ public struct BackgroundMachine {
         case setAlarm(at: EpochMillis)
         case sendDecision(TabID, Decision)
         case showPopup(PopupView)
-        /// The answer to a popup change: saved (durable in the outbox, and shown) or not.
-        case popupAnswer(message: Int, saved: Bool)
+        /// The answer to a popup change: saved (durable in the outbox, and shown) or not, and the
+        /// record it changes. A saved change the handler later refuses for good is answered
+        /// again, not saved.
+        case popupAnswer(message: Int, saved: Bool, scope: ScopeKey?)
     }
 
     /// How long the background waits for a native reply: Safari sets no limit of its own.
@@ -169,7 +173,7 @@ public struct BackgroundMachine {
                let entry = local.outbox.first(where: { $0.edit == waiting.edit }) {
                 // Acknowledged: now the tabs and the popup show it, and the patch goes out.
                 rebuildResolver()
-                directives.append(.popupAnswer(message: waiting.message, saved: true))
+                directives.append(.popupAnswer(message: waiting.message, saved: true, scope: entry.request.scope))
                 directives += pushChangedDecisions()
                 directives += sendPatch(entry)
             }
@@ -178,7 +182,7 @@ public struct BackgroundMachine {
             if let waiting = unacknowledged.removeValue(forKey: token) {
                 // Never durable, never shown: it is dropped, as if the user's change was refused.
                 local.outbox.removeAll { $0.edit == waiting.edit }
-                directives.append(.popupAnswer(message: waiting.message, saved: false))
+                directives.append(.popupAnswer(message: waiting.message, saved: false, scope: nil))
             }
         case .tabRequestedDecision(let id, let url, let nativeDark, let now):
             self.now = now
@@ -216,21 +220,22 @@ public struct BackgroundMachine {
             self.now = now
             chosenScope = scope
             directives += popupDirective()
-        case .popupEdited(let set, let reset, let message, let now):
+        case .popupEdited(let set, let reset, let message, let at, let now):
             self.now = now
             guard !set.isEmpty || !reset.isEmpty, let scope = selectedScope() else {
-                directives.append(.popupAnswer(message: message, saved: false))
+                directives.append(.popupAnswer(message: message, saved: false, scope: nil))
                 break
             }
-            let stamp = Stamp(at: now, origin: .extension, edit: local.nextEdit)
+            let stamp = Stamp(at: min(at ?? now, now), origin: .extension, edit: local.nextEdit)
             directives += recordEdit(.patch(scope: scope, set: set, reset: reset, stamp: stamp), message: message)
-        case .popupForgotSite(let message, let now):
+        case .popupForgotSite(let message, let at, let now):
             self.now = now
             guard let scope = selectedScope() else {
-                directives.append(.popupAnswer(message: message, saved: false))
+                directives.append(.popupAnswer(message: message, saved: false, scope: nil))
                 break
             }
-            directives += recordEdit(.deleteSite(scope: scope, stamp: Stamp(at: now, origin: .extension, edit: local.nextEdit)), message: message)
+            let stamp = Stamp(at: min(at ?? now, now), origin: .extension, edit: local.nextEdit)
+            directives += recordEdit(.deleteSite(scope: scope, stamp: stamp), message: message)
         case .popupPaused(let until, let now):
             self.now = now
             session.pausedUntil = until
@@ -375,17 +380,17 @@ public struct BackgroundMachine {
     /// Puts a popup change in the outbox and saves it with the cache in one write. It is
     /// acknowledged (shown on top of the cache, and sent) when that write is confirmed.
     private mutating func recordEdit(_ request: NativeRequest, message: Int) -> [Directive] {
-        let entry = OutboxEntry(edit: local.nextEdit, request: request)
+        let entry = OutboxEntry(edit: local.nextEdit, request: request, message: message)
         var check = local.cache ?? SettingsDocument()
         guard !storageUnreadable, let edit = entry.modelEdit, (try? check.apply(edit)) != nil else {
-            return [.popupAnswer(message: message, saved: false)]
+            return [.popupAnswer(message: message, saved: false, scope: nil)]
         }
         local.outbox.append(entry)
         local.nextEdit += 1
         if flaws.contains(.noOutbox) {
             // Shown and sent at once, kept only in memory.
             rebuildResolver()
-            return [.popupAnswer(message: message, saved: true)] + pushChangedDecisions() + sendPatch(entry)
+            return [.popupAnswer(message: message, saved: true, scope: entry.request.scope)] + pushChangedDecisions() + sendPatch(entry)
         }
         let token = nextToken
         nextToken += 1
@@ -466,6 +471,9 @@ public struct BackgroundMachine {
             } else if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) {
                 // Refused for good: it leaves the outbox and a full resync shows the document
                 // again (after the snapshot already on its way, if one is).
+                if let entry = local.outbox.first(where: { $0.edit == edit }), entry.message != 0 {
+                    directives.append(.popupAnswer(message: entry.message, saved: false, scope: entry.request.scope))
+                }
                 local.outbox.removeAll { $0.edit == edit }
                 directives += save()
                 if snapshotRequest == nil { directives += reconcile(forceFull: true) } else { resyncAfterSnapshot = true }

@@ -23,7 +23,11 @@ public struct LocalStorage: Equatable, Sendable {
     public var json: JSONValue {
         var object: [String: JSONValue] = [
             "cache": cache.map(DocumentCodec.json) ?? .null,
-            "outbox": .array(outbox.map { .object(["edit": .integer(Int64(truncatingIfNeeded: $0.edit)), "request": $0.request.json]) }),
+            "outbox": .array(outbox.map { entry in
+                var fields: [String: JSONValue] = ["edit": .integer(Int64(truncatingIfNeeded: entry.edit)), "request": entry.request.json]
+                if entry.message != 0 { fields["message"] = .integer(Int64(entry.message)) }
+                return .object(fields)
+            }),
             "nextEdit": .integer(Int64(truncatingIfNeeded: nextEdit)),
         ]
         if let version = snapshotVersion {
@@ -47,7 +51,9 @@ public struct LocalStorage: Equatable, Sendable {
             for entry in entries {
                 guard case .object(let fields) = entry, case .integer(let edit)? = fields["edit"], edit > 0, let request = fields["request"],
                       let parsed = try? NativeRequest.parse(request, now: .max / 2) else { continue }
-                storage.outbox.append(OutboxEntry(edit: UInt64(edit), request: parsed))
+                var message = 0
+                if case .integer(let number)? = fields["message"], let fits = Int(exactly: number) { message = fits }
+                storage.outbox.append(OutboxEntry(edit: UInt64(edit), request: parsed, message: message))
             }
         }
         if case .integer(let next)? = members["nextEdit"], next > 0 { storage.nextEdit = UInt64(next) }
@@ -60,10 +66,13 @@ public struct OutboxEntry: Equatable, Sendable {
     public var edit: UInt64
     /// A `patch` or `deleteSite` request, stamped with the time of the user's action.
     public var request: NativeRequest
+    /// The popup's number for the message that made it, to answer it if the handler refuses.
+    public var message: Int
 
-    public init(edit: UInt64, request: NativeRequest) {
+    public init(edit: UInt64, request: NativeRequest, message: Int = 0) {
         self.edit = edit
         self.request = request
+        self.message = message
     }
 
     /// The same change as a model edit, for applying to the cache.

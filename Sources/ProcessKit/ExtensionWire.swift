@@ -6,14 +6,14 @@ import SiteSettings
 /// `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
 /// `safariForeground`, `appMessage`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
-/// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`),
-/// `popupForgotSite` (`message`), `popupPaused` (`until`), `nativeReply` (`request`, `message`),
+/// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
+/// `popupForgotSite` (`message`, `at`), `popupPaused` (`until`), `nativeReply` (`request`, `message`),
 /// `nativeTimeout` (`request`), `alarmFired`.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
 /// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `decision` (`tab`,
-/// `decision`), `popup` (`view`), `popupAnswer` (`message`, `saved`).
+/// `decision`), `popup` (`view`), `popupAnswer` (`message`, `saved`, `scope`).
 public enum ExtensionWire {
     public static func decode(_ json: JSONValue, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
         let root = JSONPath.root
@@ -29,6 +29,13 @@ public enum ExtensionWire {
         func bool(_ name: String) -> Bool { members[name] == .bool(true) }
         /// The popup's message number: optional, 0 when absent.
         func message() throws(NativeMessageError) -> Int { members["message"] == nil ? 0 : Int(clamping: try integer("message")) }
+        /// When the user acted, if the popup says (optional).
+        func actionTime() throws(NativeMessageError) -> EpochMillis? {
+            guard members["at"] != nil else { return nil }
+            let at = try integer("at")
+            guard (0...DocumentCodec.latestTime).contains(at) else { throw NativeMessageError(root.key("at"), "time \(at) is out of range") }
+            return at
+        }
         func appearance() throws(NativeMessageError) -> Appearance {
             guard let value = Appearance(rawValue: try string("appearance")) else {
                 throw NativeMessageError(root.key("appearance"), "expected light or dark")
@@ -66,8 +73,8 @@ public enum ExtensionWire {
         case "popupEdited":
             return .machine(.popupEdited(set: try NativeRequest.values(members["set"], root.key("set")),
                                          reset: try NativeRequest.resetFields(members["reset"], root.key("reset")),
-                                         message: try message(), now: now))
-        case "popupForgotSite": return .machine(.popupForgotSite(message: try message(), now: now))
+                                         message: try message(), at: try actionTime(), now: now))
+        case "popupForgotSite": return .machine(.popupForgotSite(message: try message(), at: try actionTime(), now: now))
         case "popupPaused":
             let until = try integer("until")
             guard (0...DocumentCodec.latestTime).contains(until) else { throw NativeMessageError(root.key("until"), "time \(until) is out of range") }
@@ -93,7 +100,9 @@ public enum ExtensionWire {
         case .setAlarm(let at): .object(["type": .string("setAlarm"), "at": .integer(at)])
         case .sendDecision(let tab, let decision): .object(["type": .string("decision"), "tab": .string(tab.rawValue), "decision": decision.json])
         case .showPopup(let view): .object(["type": .string("popup"), "view": view.json])
-        case .popupAnswer(let message, let saved): .object(["type": .string("popupAnswer"), "message": .integer(Int64(message)), "saved": .bool(saved)])
+        case .popupAnswer(let message, let saved, let scope):
+            .object(["type": .string("popupAnswer"), "message": .integer(Int64(message)), "saved": .bool(saved),
+                     "scope": scope.map { .string($0.text) } ?? .null])
         }
     }
 }

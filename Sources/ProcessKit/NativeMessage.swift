@@ -74,6 +74,14 @@ public enum NativeRequest: Equatable, Sendable {
         }
     }
 
+    /// The record a patch or deletion changes.
+    public var scope: ScopeKey? {
+        switch self {
+        case .patch(let scope, _, _, _), .deleteSite(let scope, _): scope
+        case .getSnapshot, .getEnabled, .toggleEnabled, .putDocument: nil
+        }
+    }
+
     /// The JSON form of a request, as the extension sends it.
     public var json: JSONValue {
         switch self {

@@ -74,6 +74,15 @@ struct OracleTests {
         #expect(oracle.strayValues(in: document { $0.sites[site("a.example")] = nil }).count == 1)
     }
 
+    @Test func anEditMadeBeforeTheStartingValueWasWrittenDoesNotReplaceIt() {
+        var oracle = Oracle(start: Self.start)
+        let theme = Oracle.site("a.example", "theme")
+        oracle.record(number: 1, at: 0, origin: .app, values: [theme: "dark"])
+        #expect(oracle.check(Self.start, answers: [1: true]).isEmpty, "a.example's theme was written at 1, after the edit")
+        oracle.record(number: 2, at: 5, origin: .app, values: [theme: "invert"])
+        #expect(oracle.check(Self.start, answers: [1: true, 2: true]).count == 1)
+    }
+
     @Test func theFirstVersionsBooleanStartsTheDefaults() {
         let oracle = Oracle(legacyEnabled: false)
         var migrated = SettingsDocument()

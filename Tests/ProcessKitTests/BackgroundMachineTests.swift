@@ -143,15 +143,15 @@ struct BackgroundMachineTests {
     @Test func aPopupChangeIsAnsweredSavedOnlyOnceItsSaveIsConfirmed() throws {
         var (machine, _) = try popupEditAwaitingSave()
         let saved = machine.handle(.localStorageSaved(token: 1, now: Self.now + 5))
-        #expect(!saved.contains(.popupAnswer(message: 0, saved: true)), "token 1 is the snapshot's save, not the change's")
+        #expect(!saved.contains(.popupAnswer(message: 0, saved: true, scope: try ScopeKey.parse("docs.example.com"))), "token 1 is the snapshot's save, not the change's")
         var (other, token) = try popupEditAwaitingSave()
-        #expect(other.handle(.localStorageSaved(token: token, now: Self.now + 5)).contains(.popupAnswer(message: 0, saved: true)))
+        #expect(other.handle(.localStorageSaved(token: token, now: Self.now + 5)).contains(.popupAnswer(message: 0, saved: true, scope: try ScopeKey.parse("docs.example.com"))))
         (other, token) = try popupEditAwaitingSave()
-        #expect(other.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)) == [.popupAnswer(message: 0, saved: false)])
+        #expect(other.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)) == [.popupAnswer(message: 0, saved: false, scope: nil)])
         // Nothing to change, and no popup open: refused at once, by the message's number.
-        #expect(other.handle(.popupEdited(set: SiteValues(), reset: [], message: 7, now: Self.now + 6)) == [.popupAnswer(message: 7, saved: false)])
+        #expect(other.handle(.popupEdited(set: SiteValues(), reset: [], message: 7, now: Self.now + 6)) == [.popupAnswer(message: 7, saved: false, scope: nil)])
         _ = other.handle(.popupClosed(now: Self.now + 7))
-        #expect(other.handle(.popupForgotSite(message: 8, now: Self.now + 8)) == [.popupAnswer(message: 8, saved: false)])
+        #expect(other.handle(.popupForgotSite(message: 8, now: Self.now + 8)) == [.popupAnswer(message: 8, saved: false, scope: nil)])
     }
 
     @Test func aPatchWhoseHandlerDiedIsResentAtTheNextEvent() throws {
@@ -207,10 +207,54 @@ struct BackgroundMachineTests {
         #expect(nativeRequests(refused).map(\.1) == [.getSnapshot(known: nil)])
     }
 
+    @Test func aSavedPopupChangeTheHandlerRefusesIsAnsweredAgainAsRefused() throws {
+        var machine = BackgroundMachine()
+        _ = machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url]))
+        _ = machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1))
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 2))
+        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 9, now: Self.now + 3)).first else {
+            throw TestFailure("the popup change was not saved")
+        }
+        let saved = machine.handle(.localStorageSaved(token: token, now: Self.now + 4))
+        let scope = try ScopeKey.parse("docs.example.com")
+        #expect(saved.contains(.popupAnswer(message: 9, saved: true, scope: scope)))
+        let patch = try #require(nativeRequests(saved).first { if case .patch = $0.1 { true } else { false } })
+        let refused = machine.handle(.nativeReplyArrived(request: patch.0, NativeReply.error(.readOnly, "newer").json, now: Self.now + 5))
+        #expect(refused.contains(.popupAnswer(message: 9, saved: false, scope: scope)))
+    }
+
+    @Test func aPopupChangeIsStampedWithTheTimeTheUserMadeIt() throws {
+        var machine = BackgroundMachine()
+        _ = machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url]))
+        _ = machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1))
+        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 2))
+        let edited = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 1, at: Self.now - 500, now: Self.now + 3))
+        guard case .saveLocalStorage(let stored, _)? = edited.first, case .patch(_, _, _, let stamp)? = stored.outbox.first?.request else {
+            throw TestFailure("the popup change was not saved: \(edited)")
+        }
+        #expect(stamp.at == Self.now - 500)
+        // A time after the background's own now is not believed.
+        let later = machine.handle(.popupForgotSite(message: 2, at: Self.now + 60_000, now: Self.now + 4))
+        guard case .saveLocalStorage(let next, _)? = later.first, case .deleteSite(_, let deleted)? = next.outbox.last?.request else {
+            throw TestFailure("the deletion was not saved: \(later)")
+        }
+        #expect(deleted.at == Self.now + 4)
+    }
+
+    @Test func aNotModifiedAnswerEndsTheReconciliation() throws {
+        var (machine, directives) = started(Self.cache)
+        let request = nativeRequests(directives)[0].0
+        let version = try #require(Self.cache.snapshotVersion)
+        _ = machine.handle(.nativeReplyArrived(request: request, NativeReply.notModified(version).json, now: Self.now + 2))
+        // A tab asking is not a reconciliation point: no new snapshot request.
+        let asked = machine.handle(.tabRequestedDecision(TabID("t2"), url: "https://a.example/", nativeDark: false, now: Self.now + 3))
+        #expect(nativeRequests(asked).isEmpty, "\(asked)")
+    }
+
     @Test func anEmptyPopupEditIsIgnored() {
         var (machine, _) = started(Self.cache)
         _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        #expect(machine.handle(.popupEdited(set: SiteValues(), reset: [], now: Self.now + 4)) == [.popupAnswer(message: 0, saved: false)])
+        #expect(machine.handle(.popupEdited(set: SiteValues(), reset: [], now: Self.now + 4)) == [.popupAnswer(message: 0, saved: false, scope: nil)])
     }
 
     @Test func storedOutboxEntriesWithImpossibleNumbersAreSkippedNotFatal() throws {
@@ -230,7 +274,7 @@ struct BackgroundMachineTests {
 
     @Test func aPopupChangeWhoseSaveFailsIsNeverShownOrSent() throws {
         var (machine, token) = try popupEditAwaitingSave()
-        #expect(machine.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)) == [.popupAnswer(message: 0, saved: false)])
+        #expect(machine.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)) == [.popupAnswer(message: 0, saved: false, scope: nil)])
         let later = machine.handle(.safariCameToForeground(now: Self.now + 6))
         #expect(nativeRequests(later).allSatisfy { if case .getSnapshot = $0.1 { true } else { false } }, "nothing to resend")
         #expect(decisions(machine.handle(.tabRequestedDecision(TabID("t2"), url: Self.url, nativeDark: false, now: Self.now + 7))).map(\.1.reason) == [.modeOn])
@@ -245,7 +289,7 @@ struct BackgroundMachineTests {
         #expect(!adopted.contains { if case .saveLocalStorage = $0 { true } else { false } })
         _ = machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 2))
         _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [.popupAnswer(message: 0, saved: false)])
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [.popupAnswer(message: 0, saved: false, scope: nil)])
     }
 
     @Test func aSnapshotAdoptedBeforeTheSaveIsConfirmedStillHidesTheChange() throws {
