@@ -8,32 +8,30 @@ import ProcessKit
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep] [--flaw NAME[,NAME...]]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/. Prints a line per scenario
         (result, steps, virtual time, wall time), the failures with their trace, and the total
         wall time. --trace writes every run's trace to FILE; --mermaid writes a Mermaid sequence
         diagram of each run (GitHub renders it); --junit writes JUnit XML; --keep keeps the run
         folders. --flaw switches on known bugs in every process (see 'harness flaws'): the
-        scenarios that catch them fail, showing the bug.
+        scenarios that catch them fail, showing the bug. --crash kills a process the Nth time it
+        reaches a yield point (as 'harness sweep' does) and checks only the invariants.
         Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "flaw"], flags: ["all", "keep"])
-        let transport: Simulation.Transport
-        switch args.value("transport") ?? "process" {
-        case "process": transport = .process
-        case "in-process": transport = .inProcess
-        case let other:
-            throw .usage("'--transport' expects process or in-process, not '\(other)'")
-        }
-        var seed: UInt64 = 1
-        if let text = args.value("seed") {
-            guard let value = UInt64(text) else { throw .usage("'--seed' expects a whole number, not '\(text)'") }
-            seed = value
-        }
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "flaw", "crash"], flags: ["all", "keep"])
+        let transport = try transport(args, default: .process)
+        let seed = try seed(args)
         let flaws = try parseFlaws(args.value("flaw"))
+        var crashAt: Simulation.YieldArrival?
+        if let text = args.value("crash") {
+            guard let arrival = Simulation.YieldArrival(text) else {
+                throw .usage("'--crash' expects PROCESS@POINT#N, as 'handler@rename#2', not '\(text)'")
+            }
+            crashAt = arrival
+        }
         let files = try ScenarioFiles.collect(args.positionals.isEmpty || args.flag("all") ? [ScenarioFiles.root] : args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         let scenarios = try files.map { (file: String) throws(CommandError) -> Scenario in try ScenarioFiles.load(file) }
@@ -52,7 +50,7 @@ enum RunCommand: HarnessCommand {
             let outcome: ScenarioRunner.Outcome
             do {
                 outcome = try ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
-                                             flaws: flaws).run()
+                                             flaws: flaws, crashAt: crashAt).run()
             } catch {
                 throw .usage(error.description)
             }
@@ -72,6 +70,23 @@ enum RunCommand: HarnessCommand {
         if let path = args.value("mermaid") { try save(diagrams.joined(separator: "\n"), to: path) }
         if let path = args.value("junit") { try save(Reports.junit(suite: "scenarios (\(transport.rawValue))", results: results), to: path) }
         return failed == 0 ? 0 : 1
+    }
+
+    /// `--transport process|in-process`.
+    static func transport(_ args: CommandLineArguments, default value: Simulation.Transport) throws(CommandError) -> Simulation.Transport {
+        switch args.value("transport") {
+        case nil: return value
+        case "process": return .process
+        case "in-process": return .inProcess
+        case let other?: throw .usage("'--transport' expects process or in-process, not '\(other)'")
+        }
+    }
+
+    /// `--seed N`, 1 by default.
+    static func seed(_ args: CommandLineArguments) throws(CommandError) -> UInt64 {
+        guard let text = args.value("seed") else { return 1 }
+        guard let value = UInt64(text) else { throw .usage("'--seed' expects a whole number, not '\(text)'") }
+        return value
     }
 
     /// `--flaw a,b`: known names only, with the nearest one suggested for a typo.

@@ -15,7 +15,7 @@ public struct Scenario: Sendable {
     public let steps: [Step]
 
     /// The first word of every step this version understands.
-    public static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background",
+    public static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background", "fail",
                                "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect"]
 
     /// Reads a scenario, checking every line's first word (the runner checks the rest, with the

@@ -17,6 +17,8 @@ public final class ScenarioRunner {
         /// Virtual time from the epoch to the end of the run.
         public var virtualTime: EpochMillis
         public var trace: [String]
+        /// Every arrival of a process at a yield point before healing, in order.
+        public var arrivals: [Simulation.YieldArrival]
         public var passed: Bool { failures.isEmpty }
     }
 
@@ -26,6 +28,7 @@ public final class ScenarioRunner {
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
+    private let crashAt: Simulation.YieldArrival?
     private var platform = Simulation.Platform.iOS
     private var epoch: EpochMillis = 1_772_355_600_000
     private var seed: UInt64
@@ -89,10 +92,13 @@ public final class ScenarioRunner {
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
+    /// `crashAt` kills a process at one arrival at a yield point; the scenario's expectations
+    /// are then not checked (they describe the run without the crash), only the invariants.
     public init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String,
-                folder: String? = nil, flaws: Set<Flaw> = []) {
+                folder: String? = nil, flaws: Set<Flaw> = [], crashAt: Simulation.YieldArrival? = nil) {
         self.scenario = scenario
         self.flaws = flaws
+        self.crashAt = crashAt
         self.folder = folder ?? scenario.name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         self.transport = transport
         self.seed = seed
@@ -114,9 +120,10 @@ public final class ScenarioRunner {
         let simulation = try started(at: last)
         simulation.settle()
         let virtualTime = simulation.now - epoch
+        let arrivals = simulation.arrivals
         simulation.heal()
         checkInvariants(after: last, healed: true)
-        return Outcome(failures: failures, steps: scenario.steps.count, virtualTime: virtualTime, trace: simulation.trace.lines)
+        return Outcome(failures: failures, steps: scenario.steps.count, virtualTime: virtualTime, trace: simulation.trace.lines, arrivals: arrivals)
     }
 
     /// Invariants 1, 3 and 5 (and, once healed, 2 and 4), each problem a failure at `step`.
@@ -226,7 +233,7 @@ public final class ScenarioRunner {
         case "advance":
             try started(at: step).advance(by: try duration(try word(1, "a duration"), step))
         case "expect":
-            try expect(step)
+            if crashAt == nil { try expect(step) }
         default:
             try act(step, choose: choose)
             simulation?.settle(deferring: .nativeReply)
@@ -324,11 +331,18 @@ public final class ScenarioRunner {
             case "hung": simulation.handlerBehaviour = .hung
             default: simulation.handlerBehaviour = .crashing(afterWrite: try choose(2, ["before-write", "after-write"]) == "after-write")
             }
-        case "hold", "crash":
+        case "hold", "crash", "fail":
             let process = try choose(1, ["app", "background", "handler"])
             _ = try choose(2, ["at"])
             let point = try yieldPoint(try choose(3, YieldPoint.allCases.map(\.rawValue)))
-            if words[0] == "hold" { simulation.hold(process, at: point) } else { simulation.crash(process, at: point) }
+            switch words[0] {
+            case "hold": simulation.hold(process, at: point)
+            case "crash": simulation.crash(process, at: point)
+            default:
+                _ = try choose(4, ["with"])
+                let errno: Int32 = try choose(5, ["ENOSPC", "EIO"]) == "ENOSPC" ? 28 : 5
+                simulation.failStorage(process, at: point, errno: errno)
+            }
         case "release":
             simulation.release(try choose(1, ["app", "background", "handler"]))
         case "appearance":
@@ -544,6 +558,7 @@ public final class ScenarioRunner {
         mkdir(directory, 0o755)
         let simulation = Simulation(platform: platform, transport: transport, seed: seed, epoch: epoch, executables: executables, directory: directory)
         simulation.flaws = flaws
+        simulation.crashAt = crashAt
         let good = shared ?? SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1)
         if damaged {
             let bytes = DocumentCodec.encode(good)

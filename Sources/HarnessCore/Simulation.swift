@@ -397,6 +397,43 @@ public final class Simulation {
         crashes[process] = point
     }
 
+    /// Makes the storage step after `point` fail with `errno` the next time the named process
+    /// gets there (a full disk, an I/O error): the process must report it and keep what it had.
+    public func failStorage(_ process: String, at point: YieldPoint, errno: Int32) {
+        plannedFailures[process] = (point, errno)
+    }
+
+    /// One arrival of a process at a yield point: the `occurrence`-th time (from 1) a process of
+    /// that name got there in the run. A crash sweep kills the process at each in turn.
+    public struct YieldArrival: Hashable, Sendable, CustomStringConvertible {
+        public var process: String
+        public var point: YieldPoint
+        public var occurrence: Int
+
+        public init(process: String, point: YieldPoint, occurrence: Int) {
+            self.process = process
+            self.point = point
+            self.occurrence = occurrence
+        }
+
+        /// `handler@rename#2`.
+        public var description: String { "\(process)@\(point.rawValue)#\(occurrence)" }
+
+        public init?(_ text: String) {
+            let parts = text.split(separator: "@", maxSplits: 1)
+            guard parts.count == 2, ["app", "background", "handler"].contains(parts[0]) else { return nil }
+            let rest = parts[1].split(separator: "#", maxSplits: 1)
+            guard rest.count == 2, let point = YieldPoint(rawValue: String(rest[0])), let occurrence = Int(rest[1]), occurrence > 0 else { return nil }
+            self.init(process: String(parts[0]), point: point, occurrence: occurrence)
+        }
+    }
+
+    /// Every arrival at a yield point so far, in order.
+    public private(set) var arrivals: [YieldArrival] = []
+    private var arrivalCounts: [String: Int] = [:]
+    /// The arrival at which to kill its process (a crash sweep's one crash per run).
+    public var crashAt: YieldArrival?
+
     public func setAppearance(_ value: Appearance) {
         appearance = value
         if background != nil { event(.object(["type": .string("appearanceChanged"), "appearance": .string(value.rawValue)])) }
@@ -465,11 +502,14 @@ public final class Simulation {
 
     /// Ends the faults and lets everything catch up, as the checks after a run expect: no holds
     /// or planned crashes, a healthy handler, a thawed background, every waiting reply and
-    /// timeout played out, then Safari in front (a reconciliation point) and everything settled.
+    /// timeout played out, Safari in front (a reconciliation point), an open popup shown afresh,
+    /// everything settled, and a running app in front.
     public func heal() {
         trace.record(now, "harness", "heal")
         holds = [:]
         crashes = [:]
+        plannedFailures = [:]
+        crashAt = nil
         handlerBehaviour = .healthy
         if backgroundFrozen { thawBackground() }
         wakeWaiters()
@@ -479,6 +519,9 @@ public final class Simulation {
         let lastDue = ([now + BackgroundMachine.nativeTimeout] + delayedReplies.map(\.at) + timers.values).max()!
         advance(by: lastDue - now + 1)
         safariForeground()
+        // The user looks at an open popup again: it shows what the background holds now (a
+        // background that died since it opened knows nothing of it).
+        if let tab = popupTab { openPopup(on: tab) }
         settle()
         // The app, if it runs, comes to the front too, so that its view is checked (on iOS
         // Safari then goes to the background, with every tab settled).
@@ -776,6 +819,8 @@ public final class Simulation {
     private var holds: [String: YieldPoint] = [:]
     /// `crash PROCESS at POINT`, once.
     private var crashes: [String: YieldPoint] = [:]
+    /// `fail PROCESS at POINT with ERRNO`, once.
+    private var plannedFailures: [String: (point: YieldPoint, errno: Int32)] = [:]
     private var backgroundFrozen = false
     /// The process past `lock` and not yet at `unlock`. The harness never lets a second one past
     /// `lock`; a frozen holder keeps the others waiting; a killed one releases it, as flock does.
@@ -803,7 +848,16 @@ public final class Simulation {
                                                      "message": .string("the native extension ended without an answer")])
 
     private func decide(_ driver: ProcessDriver, at point: YieldPoint) -> ProcessDriver.YieldChoice {
+        let key = "\(driver.name)@\(point.rawValue)"
+        arrivalCounts[key, default: 0] += 1
+        let arrival = YieldArrival(process: driver.name, point: point, occurrence: arrivalCounts[key]!)
+        arrivals.append(arrival)
+        if arrival == crashAt { return .kill }
         if driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false) { return .kill }
+        if let failure = plannedFailures[driver.name], failure.point == point {
+            plannedFailures[driver.name] = nil
+            return .fail(errno: failure.errno)
+        }
         if crashes[driver.name] == point {
             crashes[driver.name] = nil
             return .kill

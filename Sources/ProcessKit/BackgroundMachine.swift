@@ -487,17 +487,20 @@ public struct BackgroundMachine {
     }
 
     /// The handler applied a patch: it leaves the outbox and is folded into the cache, so tabs
-    /// keep showing it. When the handler's new revision is the cached one plus this write, the
-    /// cache now is that revision exactly (the same merge of the same edit); otherwise another
-    /// write came between, the cache keeps its old version, and a snapshot is asked for.
+    /// keep showing it. When the patch changed the cache exactly as it changed the document (both
+    /// or neither) and both end at the same revision, the cache now is that revision (the same
+    /// merge of the same edit); otherwise another write came between, the cache keeps its old
+    /// version, and a snapshot is asked for.
     private mutating func acknowledged(_ edit: UInt64, _ reply: [String: JSONValue]) -> [Directive] {
         var directives: [Directive] = []
         var converged = false
         if let entry = local.outbox.first(where: { $0.edit == edit }), let change = entry.modelEdit, var cache = local.cache {
-            _ = try? cache.apply(change)
+            let changedHere = (try? cache.apply(change)) ?? false
             local.cache = cache
+            // The same edit changed (or left) both alike, ending at the same revision: the cache
+            // is that revision. Anything else means another write came between.
             if case .string(let id)? = reply["documentId"], case .integer(let revision)? = reply["revision"],
-               cache.documentId == id, cache.revision == revision {
+               cache.documentId == id, cache.revision == revision, reply["changed"] == .bool(changedHere) {
                 local.snapshotVersion = DocumentVersion(documentId: id, revision: revision)
                 converged = true
             }

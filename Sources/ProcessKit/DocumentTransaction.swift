@@ -32,7 +32,9 @@ struct DocumentTransaction {
     }
 
     private enum Step: Equatable {
-        case locking, reading, settingAside, readingPrevious, readingLegacy
+        /// `missing`: there was no document at all (a writer died after setting a damaged one
+        /// aside), so without a last good copy the first version's boolean is next.
+        case locking, reading, settingAside, readingPrevious(missing: Bool), readingLegacy
         case writing(SettingsDocument, changed: Bool)
         case unlocking(Result)
         case finished
@@ -76,8 +78,10 @@ struct DocumentTransaction {
 
         case (.reading, .documentRead(let bytes)):
             guard let bytes else {
-                step = .readingLegacy
-                return .next(.readLegacyPreferences)
+                // No document: the last good copy, if a crash took the document away, else the
+                // first version's boolean.
+                step = .readingPrevious(missing: true)
+                return .next(.readPreviousDocument)
             }
             do {
                 let document = try DocumentCodec.decode(bytes, suffixes: suffixes).document
@@ -93,12 +97,16 @@ struct DocumentTransaction {
                 return .next(.setAsideDocument)
             }
         case (.settingAside, .documentSetAside):
-            step = .readingPrevious
+            step = .readingPrevious(missing: false)
             return .next(.readPreviousDocument)
-        case (.readingPrevious, .previousDocumentRead(let bytes)):
+        case (.readingPrevious(let missing), .previousDocumentRead(let bytes)):
             var recovered: SettingsDocument?
             if let bytes, let decoded = try? DocumentCodec.decode(bytes, suffixes: suffixes), !decoded.document.isReadOnly {
                 recovered = decoded.document
+            }
+            if missing && recovered == nil {
+                step = .readingLegacy
+                return .next(.readLegacyPreferences)
             }
             // A recovered document is a new document: a new id, so no one's "not modified" can
             // mistake it for the one that was lost.

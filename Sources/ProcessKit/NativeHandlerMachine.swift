@@ -26,7 +26,9 @@ public struct NativeHandlerMachine {
         case idle
         /// A read without the lock (snapshot, getEnabled), then perhaps of the last good copy.
         case reading(NativeRequest)
-        case readingPrevious(NativeRequest)
+        /// `missing`: there was no document at all, so without a last good copy the first
+        /// version's boolean is next.
+        case readingPrevious(NativeRequest, missing: Bool)
         /// No document yet: the first version's boolean decides what a read answers.
         case readingLegacy(NativeRequest)
         /// An edit under the lock.
@@ -73,9 +75,14 @@ public struct NativeHandlerMachine {
 
         case (.reading(let request), .container(.documentRead(let bytes))):
             directives += answerRead(request, bytes)
-        case (.readingPrevious(let request), .container(.previousDocumentRead(let bytes))):
+        case (.readingPrevious(let request, let missing), .container(.previousDocumentRead(let bytes))):
             let document = bytes.flatMap { try? DocumentCodec.decode($0, suffixes: suffixes).document }
-            directives.append(finish(answer(request, document ?? SettingsDocument(), changed: false)))
+            if missing && document == nil {
+                state = .readingLegacy(request)
+                directives.append(.container(.readLegacyPreferences))
+            } else {
+                directives.append(finish(answer(request, document ?? SettingsDocument(), changed: false)))
+            }
         case (.readingLegacy(let request), .container(.legacyPreferencesRead(let enabled))):
             // Reads take no lock and write nothing: the migration happens at the first write.
             var document = SettingsDocument()
@@ -125,8 +132,8 @@ public struct NativeHandlerMachine {
     /// no lock); the answer comes from the last good copy.
     private mutating func answerRead(_ request: NativeRequest, _ bytes: [UInt8]?) -> [Directive] {
         guard let bytes else {
-            state = .readingLegacy(request)
-            return [.container(.readLegacyPreferences)]
+            state = .readingPrevious(request, missing: true)
+            return [.container(.readPreviousDocument)]
         }
         do {
             let document = try DocumentCodec.decode(bytes, suffixes: suffixes).document
@@ -134,7 +141,7 @@ public struct NativeHandlerMachine {
         } catch where error.isNewerSchema {
             return [finish(.error(.readOnly, error.description))]
         } catch {
-            state = .readingPrevious(request)
+            state = .readingPrevious(request, missing: false)
             return [.container(.readPreviousDocument)]
         }
     }

@@ -46,12 +46,32 @@ struct AppMachineTests {
         _ = machine.handle(.launched(now: Self.now, seed: 3))
         #expect(machine.handle(.container(.documentRead(nil))) == [.container(.lock)])
         #expect(machine.handle(.container(.locked)) == [.container(.readDocument)])
-        #expect(machine.handle(.container(.documentRead(nil))) == [.container(.readLegacyPreferences)])
+        #expect(machine.handle(.container(.documentRead(nil))) == [.container(.readPreviousDocument)])
+        #expect(machine.handle(.container(.previousDocumentRead(nil))) == [.container(.readLegacyPreferences)])
         var migrated = Legacy.migrate(colorInvertEnabled: true, at: Self.now, documentId: DocumentID.created(seed: 3, at: Self.now))
         migrated.revision = 1
         #expect(machine.handle(.container(.legacyPreferencesRead(true))) == [.container(.writeDocument(DocumentCodec.encode(migrated)))])
         #expect(machine.handle(.container(.documentWritten)) == [.container(.unlock)])
         #expect(machine.handle(.container(.unlocked)) == [.showView(AppView(migrated))])
+    }
+
+    @Test func aLaunchThatFindsOnlyTheLastGoodCopyRecoversIt() throws {
+        // A writer died after setting a damaged document aside and before writing its recovery.
+        var machine = AppMachine()
+        _ = machine.handle(.launched(now: Self.now, seed: 3))
+        _ = machine.handle(.container(.documentRead(nil)))
+        _ = machine.handle(.container(.locked))
+        _ = machine.handle(.container(.documentRead(nil)))
+        var good = SettingsDocument(documentId: "DOC-1", revision: 4)
+        good.defaults.theme = .sepia
+        let directives = machine.handle(.container(.previousDocumentRead(DocumentCodec.encode(good))))
+        guard case .container(.writeDocument(let bytes))? = directives.first else {
+            Issue.record("expected the recovered copy to be written, got \(directives)")
+            return
+        }
+        let written = try DocumentCodec.decode(bytes).document
+        #expect(written.defaults.theme == .sepia)
+        #expect(written.documentId != "DOC-1", "a recovered document gets a new id")
     }
 
     @Test func aLaunchWithNothingStoredShowsTheBuiltInDefaultsAndWritesNothing() {
@@ -60,6 +80,7 @@ struct AppMachineTests {
         _ = machine.handle(.container(.documentRead(nil)))
         _ = machine.handle(.container(.locked))
         _ = machine.handle(.container(.documentRead(nil)))
+        _ = machine.handle(.container(.previousDocumentRead(nil)))
         #expect(machine.handle(.container(.legacyPreferencesRead(nil))) == [.container(.unlock)])
         #expect(machine.handle(.container(.unlocked)) == [.showView(AppView(SettingsDocument()))])
     }

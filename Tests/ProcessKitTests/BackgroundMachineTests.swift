@@ -241,6 +241,16 @@ struct BackgroundMachineTests {
         #expect(deleted.at == Self.now + 4)
     }
 
+    @Test func aPatchThatChangedNothingThereDoesNotPassTheCacheOffAsCurrent() throws {
+        // Another write (which nobody announced) came first and won: the handler changed
+        // nothing, at a revision the cache would reach by applying the patch itself.
+        var (machine, token) = try popupEditAwaitingSave()
+        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
+        let reply = NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 8), changed: false).json
+        let acknowledged = machine.handle(.nativeReplyArrived(request: patch, reply, now: Self.now + 6))
+        #expect(nativeRequests(acknowledged).map(\.1) == [.getSnapshot(known: DocumentVersion(documentId: "DOC-1", revision: 7))])
+    }
+
     @Test func aNotModifiedAnswerEndsTheReconciliation() throws {
         var (machine, directives) = started(Self.cache)
         let request = nativeRequests(directives)[0].0

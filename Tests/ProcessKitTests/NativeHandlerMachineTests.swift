@@ -118,7 +118,8 @@ struct NativeHandlerMachineTests {
         var machine = NativeHandlerMachine()
         _ = machine.handle(.requestArrived(try message(#"{"type": "toggleEnabled"}"#), now: Self.now, seed: 7))
         _ = machine.handle(.container(.locked))
-        #expect(machine.handle(.container(.documentRead(nil))) == [.container(.readLegacyPreferences)])
+        #expect(machine.handle(.container(.documentRead(nil))) == [.container(.readPreviousDocument)])
+        #expect(machine.handle(.container(.previousDocumentRead(nil))) == [.container(.readLegacyPreferences)])
         let directives = machine.handle(.container(.legacyPreferencesRead(true)))
         guard case .container(.writeDocument(let bytes))? = directives.first else {
             Issue.record("expected a write, got \(directives)")
@@ -135,8 +136,18 @@ struct NativeHandlerMachineTests {
     @Test func withNoDocumentAReadAnswersFromTheFirstVersionsBoolean() throws {
         var machine = NativeHandlerMachine()
         _ = machine.handle(.requestArrived(try message(#"{"type": "getEnabled"}"#), now: Self.now, seed: 1))
-        #expect(machine.handle(.container(.documentRead(nil))) == [.container(.readLegacyPreferences)])
+        #expect(machine.handle(.container(.documentRead(nil))) == [.container(.readPreviousDocument)])
+        #expect(machine.handle(.container(.previousDocumentRead(nil))) == [.container(.readLegacyPreferences)])
         #expect(machine.handle(.container(.legacyPreferencesRead(true))) == [.reply(.enabled(true))])
+    }
+
+    @Test func withNoDocumentButALastGoodCopyAReadAnswersFromTheCopy() throws {
+        var machine = NativeHandlerMachine()
+        _ = machine.handle(.requestArrived(try message(#"{"type": "getEnabled"}"#), now: Self.now, seed: 1))
+        var good = SettingsDocument(documentId: "DOC-1", revision: 4)
+        good.defaults.mode = .off
+        #expect(machine.handle(.container(.documentRead(nil))) == [.container(.readPreviousDocument)])
+        #expect(machine.handle(.container(.previousDocumentRead(DocumentCodec.encode(good)))) == [.reply(.enabled(false))])
     }
 
     @Test func getEnabledAnswersWhetherTheDefaultModeIsOn() throws {

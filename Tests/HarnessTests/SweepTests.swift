@@ -1,0 +1,57 @@
+import Foundation
+import HarnessCore
+import ProcessKit
+import Testing
+
+/// A small sample of the crash sweep (`harness sweep` runs all of it): every arrival at a yield
+/// point in two scenarios, with that process killed there, breaks no invariant.
+@Suite(.serialized)
+struct SweepTests {
+    static let sample = [
+        "transitions/07-rapid-changes-in-both-interfaces.scenario",
+        "lifecycle/a-crash-before-the-rename-keeps-the-old-document.scenario",
+    ]
+
+    private func run(_ file: String, transport: Simulation.Transport, flaws: Set<Flaw> = [],
+                     crashAt: Simulation.YieldArrival? = nil) throws -> ScenarioRunner.Outcome {
+        let text = try String(contentsOfFile: ScenarioTests.folder + "/" + file, encoding: .utf8)
+        let scenario = try Scenario.parse(text, name: file)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sweep-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try ScenarioRunner(scenario, transport: transport, seed: 1, executables: HarnessBinary.directory,
+                                  directory: directory, flaws: flaws, crashAt: crashAt).run()
+    }
+
+    @Test(arguments: sample)
+    func aCrashAtEveryPointBreaksNoInvariant(_ file: String) throws {
+        let base = try run(file, transport: .inProcess)
+        #expect(base.passed)
+        #expect(base.arrivals.count > 10)
+        for arrival in base.arrivals {
+            let outcome = try run(file, transport: .inProcess, crashAt: arrival)
+            #expect(outcome.failures.isEmpty, "a crash at \(arrival): \(outcome.failures.first ?? "")")
+        }
+    }
+
+    @Test func realProcessesReachTheSamePointsInTheSameOrder() throws {
+        var points: Set<String> = []
+        for file in Self.sample {
+            let inProcess = try run(file, transport: .inProcess).arrivals
+            let process = try run(file, transport: .process).arrivals
+            #expect(inProcess == process, "\(file)")
+            points.formUnion(inProcess.map { "\($0.process)@\($0.point.rawValue)" })
+        }
+        for point in ["app@write-temp", "app@rename", "handler@write-temp", "handler@rename", "background@storage-rename"] {
+            #expect(points.contains(point), "the sample never reaches \(point)")
+        }
+    }
+
+    /// The sweep can fail: with documents written in place, a crash between the two halves of
+    /// the write leaves a torn document.
+    @Test func theSweepFindsATornDocumentWhenWritesAreInPlace() throws {
+        let file = Self.sample[1]
+        let arrival = Simulation.YieldArrival(process: "app", point: .rename, occurrence: 1)
+        let outcome = try run(file, transport: .inProcess, flaws: [.inPlaceWrites], crashAt: arrival)
+        #expect(outcome.failures.contains { $0.contains("the shared document does not parse") && $0.contains("(invariant 1)") })
+    }
+}
