@@ -325,8 +325,9 @@ public final class ScenarioRunner {
             default: simulation.thawBackground()
             }
         case "handler":
-            switch try choose(1, ["healthy", "slow", "hung", "crashing"]) {
+            switch try choose(1, ["healthy", "slow", "hung", "crashing", "garbage"]) {
             case "healthy": simulation.handlerBehaviour = .healthy
+            case "garbage": simulation.handlerBehaviour = .garbage
             case "slow": simulation.handlerBehaviour = .slow(try duration(try argument(2, "a duration"), step))
             case "hung": simulation.handlerBehaviour = .hung
             default: simulation.handlerBehaviour = .crashing(afterWrite: try choose(2, ["before-write", "after-write"]) == "after-write")

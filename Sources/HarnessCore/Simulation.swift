@@ -46,7 +46,13 @@ public final class Simulation {
         /// Every handler dies: at its first yield point, before it reads or writes anything, or
         /// once it has done its work and before its reply leaves. Safari rejects the request.
         case crashing(afterWrite: Bool)
+        /// Every reply to the extension is replaced by a snapshot whose document is invalid.
+        case garbage
     }
+
+    /// What a garbage-answering handler sends instead of its reply.
+    static let garbageReply = JSONValue.object(["type": .string("snapshot"),
+                                                "document": .object(["defaults": .object(["mode": .string("sideways")]), "revision": .integer(-3)])])
 
     /// The largest frame read from a handler: a 1 MiB reply and its envelope.
     public static let handlerFrameLimit = Framing.replyLimit + 4096
@@ -738,6 +744,9 @@ public final class Simulation {
                 let work = Work.nativeReply(incarnation: incarnation, request: request, message: reply)
                 switch handlerBehaviour {
                 case .healthy, .crashing: queue.append(work)
+                case .garbage:
+                    trace.record(now, handler.label, "reply replaced by garbage")
+                    queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.garbageReply))
                 case .slow(let delay): delayedReplies.append((now + delay, work))
                 case .hung: trace.record(now, handler.label, "reply withheld (hung)")
                 }
