@@ -24,21 +24,27 @@ public enum NativeHandlerShell {
     public static func serve<Storage: ContainerStorage>(gate: WireGate, storage: Storage) -> Int32 {
         var executor = ContainerExecutor(storage: storage, gate: gate)
         while let message = executor.gate.receive() {
-            guard case .input(let input, let now, let seed, let flaws) = message else {
-                executor.gate.send(.error("expected an input frame"))
-                continue
-            }
-            guard let request = NativeHandlerWire.message(in: input) else {
-                executor.gate.send(.error("invalid frame: the native handler takes only nativeRequest inputs"))
-                continue
-            }
-            var machine = NativeHandlerMachine()
-            machine.flaws = Flaw.set(flaws)
-            executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
-            let directives = machine.run(.requestArrived(request, now: now, seed: seed), on: &executor)
-            executor.gate.send(.done(directives.compactMap(NativeHandlerWire.json)))
-            return ChildExit.success
+            let (answer, served) = respond(to: message, on: &executor)
+            executor.gate.send(answer)
+            if served { return ChildExit.success }
         }
         return ChildExit.harnessGone
+    }
+
+    /// The handler's answer to one frame from the harness: the `done` frame with its reply
+    /// once a request has run (`served`), or an `error` frame for anything else. Shared by the
+    /// process and by the native fuzzer, which runs millions of frames without one.
+    public static func respond<Storage, Gate>(to message: ToChild, on executor: inout ContainerExecutor<Storage, Gate>) -> (FromChild, served: Bool) {
+        guard case .input(let input, let now, let seed, let flaws) = message else {
+            return (.error("expected an input frame"), false)
+        }
+        guard let request = NativeHandlerWire.message(in: input) else {
+            return (.error("invalid frame: the native handler takes only nativeRequest inputs"), false)
+        }
+        var machine = NativeHandlerMachine()
+        machine.flaws = Flaw.set(flaws)
+        executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
+        let directives = machine.run(.requestArrived(request, now: now, seed: seed), on: &executor)
+        return (.done(directives.compactMap(NativeHandlerWire.json)), true)
     }
 }

@@ -55,3 +55,16 @@ struct SweepTests {
         #expect(outcome.failures.contains { $0.contains("the shared document does not parse") && $0.contains("(invariant 1)") })
     }
 }
+
+/// A small seeded batch of the native fuzzer on real handler processes (`harness fuzz-native`
+/// runs a million in process).
+struct NativeFuzzProcessTests {
+    @Test func realHandlersAnswerASeededBatchAsItsLabelsSay() {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let tally = NativeFuzz.runOnProcesses(seed: 11, from: 0, count: 150, executables: HarnessBinary.directory, directory: directory)
+        #expect(tally.wrong == 0, "\(tally.examples)")
+        #expect(tally.answered == 150)
+        #expect(tally.applied > 30 && tally.rejected > 30)
+    }
+}

@@ -1,0 +1,349 @@
+import ProcessKit
+import SiteSettings
+
+/// The native handler's boundary under fire: seeded messages, most of them mutated, each labelled
+/// valid or invalid by how it was made (never by the handler's own validator), sent as the
+/// handler receives them (inside an input frame), and judged: a valid message gets a normal
+/// answer and leaves a readable document; an invalid one gets an error answer and leaves every
+/// file's bytes as they were.
+public enum NativeFuzz {
+    /// The handler's clock for every message (2026-07-13T10:53:20Z).
+    public static let now: EpochMillis = 1_783_940_000_000
+    /// How far past `now` an edit's time may be (the handler's documented tolerance).
+    static let tolerance = NativeRequest.futureTolerance
+
+    /// The document every message meets.
+    public static let document: [UInt8] = {
+        var document = SettingsDocument(documentId: "FUZZ-1", revision: 9)
+        let stamp = Stamp(at: now - 3_600_000)
+        document.sites[try! ScopeKey.parse("docs.example.com")] = SiteRecord(values: SiteValues(theme: .sepia), changedAt: [.theme: stamp])
+        document.sites[try! ScopeKey.parse(".example.org")] = SiteRecord(values: SiteValues(mode: .off), changedAt: [.mode: stamp])
+        document.tombstones[try! ScopeKey.parse("studio.example")] = [.mode: stamp, .theme: stamp, .nativeDarkPolicy: stamp]
+        return DocumentCodec.encode(document)
+    }()
+
+    /// Scope keys the design accepts (mixed case, Unicode and a trailing dot are canonicalized).
+    static let validScopes = ["docs.example.com", "DOCS.Example.COM", ".example.org", "example.net/tools/editor", "bücher.example",
+                              "docs.example.com.", "192.168.1.20", "a.example", "studio.example", "a.example/../../etc"]
+    /// Scope keys it refuses: path tricks, empty labels, spaces, long labels, ports, schemes,
+    /// a public suffix as a domain, a NUL, and thousands of labels.
+    static let invalidScopes = ["../../x", "", ".", "a..b", "exa mple.com", String(repeating: "a", count: 64) + ".com",
+                                "http://a.example", "a.example:8080", ".com", "exa\u{0}mple.com",
+                                String(repeating: "a.", count: 3000) + "example"]
+
+    /// One message and how it was made.
+    public struct Mutant: Sendable {
+        public var bytes: [UInt8]
+        public var valid: Bool
+        /// What was done to it, for reports: `patch`, `patch/future-time`, `getSnapshot/truncated`.
+        public var kind: String
+
+        public init(bytes: [UInt8], valid: Bool, kind: String) {
+            self.bytes = bytes
+            self.valid = valid
+            self.kind = kind
+        }
+    }
+
+    /// The `index`-th message of the `seed`'s sequence: the same on every machine.
+    public static func mutant(seed: UInt64, index: Int) -> Mutant {
+        var random = SeededRandom(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index))
+        var (message, kind) = baseMessage(&random)
+        var valid = true
+        var bytes: [UInt8]
+        // Half the messages stay valid; the rest get one mutation.
+        if random.chance(1, in: 2) {
+            bytes = JSONWriter.compact(.object(message))
+        } else {
+            let mutation = random.below(12)
+            switch mutation {
+            case 0, 1, 2:
+                (message, kind, valid) = mutateMembers(message, kind, &random)
+                bytes = JSONWriter.compact(.object(message))
+            case 3:
+                bytes = JSONWriter.compact(.object(message))
+                bytes = Array(bytes.prefix(random.below(bytes.count)))
+                (kind, valid) = (kind + "/truncated", false)
+            case 4:
+                bytes = JSONWriter.compact(.object(message))
+                insideAString(&bytes, [0xFF, 0xFE], &random)
+                (kind, valid) = (kind + "/invalid-utf8", false)
+            case 5:
+                bytes = JSONWriter.compact(.object(message))
+                insideAString(&bytes, [0x00], &random)
+                (kind, valid) = (kind + "/raw-nul", false)
+            case 6:
+                bytes = JSONWriter.compact(.object(["type": .string(["setDocument", "GETSNAPSHOT", "patch ", "", "eval"][random.below(5)])]))
+                (kind, valid) = ("unknown-type", false)
+            case 7:
+                bytes = deeplyNested(random.below(3) == 0 ? 100_000 : 300)
+                (kind, valid) = ("patch/deep-nesting", false)
+            case 8:
+                message["extra" + String(random.below(10))] = .string("x")
+                bytes = JSONWriter.compact(.object(message))
+                (kind, valid) = (kind + "/unknown-member", false)
+            case 9:
+                let top: [JSONValue] = [.array([.object(message)]), .string("patch"), .integer(7), .null, .bool(true)]
+                bytes = JSONWriter.compact(top[random.below(top.count)])
+                (kind, valid) = ("not-an-object", false)
+            default:
+                (message, kind, valid) = mutateHostile(message, kind, &random)
+                bytes = JSONWriter.compact(.object(message))
+            }
+        }
+        return Mutant(bytes: bytes, valid: valid, kind: kind)
+    }
+
+    /// A valid message of a random type.
+    private static func baseMessage(_ random: inout SeededRandom) -> ([String: JSONValue], String) {
+        switch random.below(8) {
+        case 0:
+            var message: [String: JSONValue] = ["type": .string("getSnapshot")]
+            if random.chance(1, in: 2) {
+                message["known"] = .object(["documentId": .string(random.chance(1, in: 2) ? "FUZZ-1" : "OTHER"), "revision": .integer(Int64(random.below(20)))])
+            }
+            return (message, "getSnapshot")
+        case 1: return (["type": .string("getEnabled")], "getEnabled")
+        case 2: return (["type": .string("toggleEnabled")], "toggleEnabled")
+        case 3:
+            return (["type": .string("deleteSite"), "scope": .string(validScopes[random.below(validScopes.count)]),
+                     "at": .integer(validTime(&random)), "edit": .integer(Int64(random.below(1000)))], "deleteSite")
+        default:
+            var set: [String: JSONValue] = [:]
+            var reset: [JSONValue] = []
+            let values: [(String, [String])] = [("mode", ["on", "off", "auto", "scheduled"]), ("theme", Theme.catalogue.map(\.rawValue)),
+                                                ("nativeDarkPolicy", ["respect", "override"])]
+            for (field, options) in values {
+                switch random.below(3) {
+                case 0: set[field] = .string(options[random.below(options.count)])
+                case 1: reset.append(.string(field))
+                default: break
+                }
+            }
+            if set.isEmpty && reset.isEmpty { set["theme"] = .string("dark") }
+            var message: [String: JSONValue] = ["type": .string("patch"), "scope": .string(validScopes[random.below(validScopes.count)]),
+                                                "at": .integer(validTime(&random)), "edit": .integer(Int64(random.below(1000)))]
+            if !set.isEmpty || random.chance(1, in: 4) { message["set"] = .object(set) }
+            if !reset.isEmpty || random.chance(1, in: 4) { message["reset"] = .array(reset) }
+            return (message, "patch")
+        }
+    }
+
+    /// A time from a day before `now` to the edge of the tolerance after it.
+    private static func validTime(_ random: inout SeededRandom) -> Int64 {
+        now - Int64(random.below(86_400_000)) + (random.chance(1, in: 8) ? tolerance : 0)
+    }
+
+    /// Wrong types, missing members, and invalid values of the right type.
+    private static func mutateMembers(_ message: [String: JSONValue], _ kind: String, _ random: inout SeededRandom) -> ([String: JSONValue], String, Bool) {
+        var message = message
+        let wrong: [JSONValue] = [.integer(5), .string("5"), .array([]), .object([:]), .null, .bool(false), .double(1.5)]
+        let members = message.keys.sorted()
+        let name = members[random.below(members.count)]
+        switch random.below(3) {
+        case 0:
+            // A member of the wrong type. A replacement of the member's own type is swapped for
+            // another (an empty `set` beside a non-empty `reset` would still be valid).
+            var replacement = wrong[random.below(wrong.count)]
+            switch (message[name], replacement) {
+            case (.string?, .string): replacement = .integer(5)
+            case (.integer?, .integer): replacement = .string("5")
+            case (.object?, .object), (.array?, .array): replacement = .null
+            default: break
+            }
+            message[name] = replacement
+            return (message, kind + "/wrong-type:\(name)", false)
+        case 1 where name != "type" && ["patch", "deleteSite"].contains(kind) && ["scope", "at", "edit"].contains(name):
+            message[name] = nil
+            return (message, kind + "/missing:\(name)", false)
+        default:
+            return mutateValue(message, kind, &random)
+        }
+    }
+
+    /// A value of the right type that the protocol refuses (or, for a few, accepts).
+    private static func mutateValue(_ message: [String: JSONValue], _ kind: String, _ random: inout SeededRandom) -> ([String: JSONValue], String, Bool) {
+        var message = message
+        switch kind {
+        case "patch", "deleteSite":
+            switch random.below(7) {
+            case 0: message["at"] = .integer(now + tolerance + 1 + Int64(random.below(1_000_000_000))); return (message, kind + "/future-time", false)
+            case 1: message["at"] = .integer(-Int64(random.below(1_000_000)) - 1); return (message, kind + "/negative-time", false)
+            case 2: message["at"] = .integer(now / 1000); return (message, kind + "/time-in-seconds", false)
+            case 3: message["edit"] = .integer(-1 - Int64(random.below(100))); return (message, kind + "/negative-edit", false)
+            case 4 where kind == "patch":
+                message["set"] = .object(["theme": .string(["neon", "DARK", "", "dark "][random.below(4)])])
+                message["reset"] = nil
+                return (message, kind + "/unknown-theme", false)
+            case 5 where kind == "patch":
+                message["set"] = .object(["mode": .string("off")])
+                message["reset"] = .array([.string("mode")])
+                return (message, kind + "/set-and-reset", false)
+            case 6 where kind == "patch":
+                message["set"] = nil
+                message["reset"] = .array(random.chance(1, in: 2) ? [] : Array(repeating: .string("theme"), count: 2 + random.below(5000)))
+                return (message, kind + "/empty-or-repeated-reset", false)
+            default:
+                message["at"] = .integer(now + tolerance)
+                return (message, kind + "/time-at-the-tolerance", true)
+            }
+        case "getSnapshot":
+            switch random.below(3) {
+            case 0: message["known"] = .object(["documentId": .string(""), "revision": .integer(1)])
+            case 1: message["known"] = .object(["documentId": .string(String(repeating: "x", count: 129 + random.below(100_000))), "revision": .integer(1)])
+            default: message["known"] = .object(["documentId": .string("FUZZ-1"), "revision": .integer(-1 - Int64(random.below(9)))])
+            }
+            return (message, kind + "/bad-known", false)
+        default:
+            message["extra"] = .integer(1)
+            return (message, kind + "/unknown-member", false)
+        }
+    }
+
+    /// A hostile scope key, or a huge string in place of one.
+    private static func mutateHostile(_ message: [String: JSONValue], _ kind: String, _ random: inout SeededRandom) -> ([String: JSONValue], String, Bool) {
+        var message = message
+        guard kind == "patch" || kind == "deleteSite" else {
+            message["type"] = .string(String(repeating: "A", count: 1 + random.below(200_000)))
+            return (message, "huge-type", false)
+        }
+        if random.chance(1, in: 5) {
+            message["scope"] = .string(String(repeating: "a", count: 300 + random.below(300_000)) + ".example")
+            return (message, kind + "/huge-scope", false)
+        }
+        message["scope"] = .string(invalidScopes[random.below(invalidScopes.count)])
+        return (message, kind + "/hostile-scope", false)
+    }
+
+    /// A patch whose mode is `depth` nested arrays.
+    private static func deeplyNested(_ depth: Int) -> [UInt8] {
+        Array("{\"type\":\"patch\",\"scope\":\"a.example\",\"at\":\(now),\"edit\":1,\"set\":{\"mode\":".utf8)
+            + Array(repeating: UInt8(ascii: "["), count: depth) + Array(repeating: UInt8(ascii: "]"), count: depth) + Array("}}".utf8)
+    }
+
+    /// Puts `insert` just after the opening quote of a random string.
+    private static func insideAString(_ bytes: inout [UInt8], _ insert: [UInt8], _ random: inout SeededRandom) {
+        let quotes = bytes.indices.filter { bytes[$0] == UInt8(ascii: "\"") }
+        let at = quotes.isEmpty ? 0 : quotes[random.below(quotes.count)] + 1
+        bytes.insert(contentsOf: insert, at: min(at, bytes.count))
+    }
+}
+
+extension NativeFuzz {
+    /// What became of a run of messages.
+    public struct Tally: Sendable, Equatable {
+        public var sent = 0
+        /// Messages the handler answered (a reply, or an error frame for one it could not read).
+        public var answered = 0
+        /// Valid messages answered normally.
+        public var applied = 0
+        /// Invalid messages answered with an error, every file unchanged.
+        public var rejected = 0
+        /// Messages judged wrongly handled, and the first few of them.
+        public var wrong = 0
+        public var examples: [String] = []
+
+        public init() {}
+
+        public mutating func add(_ other: Tally) {
+            sent += other.sent
+            answered += other.answered
+            applied += other.applied
+            rejected += other.rejected
+            wrong += other.wrong
+            examples += other.examples.prefix(max(0, 5 - examples.count))
+        }
+
+        public var json: JSONValue {
+            .object(["sent": .integer(Int64(sent)), "answered": .integer(Int64(answered)), "applied": .integer(Int64(applied)),
+                     "rejected": .integer(Int64(rejected)), "wrong": .integer(Int64(wrong)), "examples": .array(examples.map(JSONValue.string))])
+        }
+
+        public init?(_ json: JSONValue) {
+            guard case .object(let members) = json else { return nil }
+            func count(_ name: String) -> Int? { if case .integer(let value)? = members[name] { Int(value) } else { nil } }
+            guard let sent = count("sent"), let answered = count("answered"), let applied = count("applied"),
+                  let rejected = count("rejected"), let wrong = count("wrong") else { return nil }
+            (self.sent, self.answered, self.applied, self.rejected, self.wrong) = (sent, answered, applied, rejected, wrong)
+            if case .array(let items)? = members["examples"] { examples = items.compactMap { if case .string(let text) = $0 { text } else { nil } } }
+        }
+    }
+
+    /// The input frame that carries `message` to the handler, its bytes spliced in as they are.
+    public static func frame(_ message: [UInt8]) -> [UInt8] {
+        Array("{\"kind\":\"input\",\"now\":\(now),\"seed\":1,\"flaws\":[],\"input\":{\"type\":\"nativeRequest\",\"message\":".utf8)
+            + message + Array("}}".utf8)
+    }
+
+    /// How the handler answered one frame: its reply message, an error frame, or nothing.
+    public enum Answer: Sendable, Equatable {
+        case reply(JSONValue)
+        case errorFrame(String)
+        case none(String)
+    }
+
+    /// Judges one message: how it was answered and the container's files before and after.
+    public static func judge(_ mutant: Mutant, index: Int, answer: Answer, before: [String: [UInt8]], after: [String: [UInt8]], into tally: inout Tally) {
+        tally.sent += 1
+        var problem: String?
+        var rejected = false
+        switch answer {
+        case .none(let why): problem = "no answer (\(why))"
+        case .errorFrame: rejected = true
+        case .reply(let reply): rejected = reply.objectValue?["type"] == .string("error")
+        }
+        if case .none = answer {} else { tally.answered += 1 }
+        if problem == nil {
+            if mutant.valid {
+                if rejected {
+                    problem = "a valid message was refused: \(answer)"
+                } else if let bytes = after[FileContainer.documentName], (try? DocumentCodec.decode(bytes)) == nil {
+                    problem = "the document does not parse after a valid message"
+                } else {
+                    tally.applied += 1
+                }
+            } else if !rejected {
+                problem = "an invalid message was accepted: \(answer)"
+            } else if before != after {
+                problem = "an invalid message changed the files"
+            } else {
+                tally.rejected += 1
+            }
+        }
+        if let problem {
+            tally.wrong += 1
+            if tally.examples.count < 5 {
+                let shown = String(decoding: mutant.bytes.prefix(160), as: UTF8.self)
+                tally.examples.append("#\(index) \(mutant.kind): \(problem); message \(shown)")
+            }
+        }
+    }
+
+    /// Messages `from..<from+count` of the seed's sequence through the handler's own frame
+    /// handling, in this process, each against a fresh copy of the document.
+    public static func runInProcess(seed: UInt64, from: Int, count: Int, progress: ((Int) -> Void)? = nil) -> Tally {
+        var tally = Tally()
+        for index in from..<(from + count) {
+            let mutant = mutant(seed: seed, index: index)
+            let before = [FileContainer.documentName: document]
+            var executor = ContainerExecutor(storage: SimulatedContainer(files: before), gate: RecordingGate())
+            let answer: Answer
+            do {
+                let message = try ToChild.decode(frame(mutant.bytes))
+                switch NativeHandlerShell.respond(to: message, on: &executor) {
+                case (.done(let directives), _):
+                    let reply = directives.first { $0.objectValue?["type"] == .string("reply") }?.objectValue?["message"]
+                    answer = reply.map(Answer.reply) ?? .none("a done frame without a reply")
+                case (.error(let text), _): answer = .errorFrame(text)
+                case (let other, _): answer = .none("unexpected frame \(other)")
+                }
+            } catch {
+                // The handler's gate answers a frame it cannot read with an error frame.
+                answer = .errorFrame(error.description)
+            }
+            judge(mutant, index: index, answer: answer, before: before, after: executor.storage.files, into: &tally)
+            if let progress, (index - from + 1) % 10_000 == 0 { progress(index - from + 1) }
+        }
+        return tally
+    }
+}
