@@ -8,7 +8,7 @@ import ProcessKit
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss FLUSH:none|all|sample-SEED]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/. Prints a line per scenario
         (result, steps, virtual time, wall time), the failures with their trace, and the total
@@ -16,12 +16,14 @@ enum RunCommand: HarnessCommand {
         diagram of each run (GitHub renders it); --junit writes JUnit XML; --keep keeps the run
         folders. --flaw switches on known bugs in every process (see 'harness flaws'): the
         scenarios that catch them fail, showing the bug. --crash kills a process the Nth time it
-        reaches a yield point (as 'harness sweep' does) and checks only the invariants.
+        reaches a yield point (as 'harness sweep' does) and checks only the invariants;
+        --power-loss (in process) cuts the power before the FLUSH-th flush of the simulated disk,
+        keeping none, all or a seeded sample of the unsynced changes, and restarts everything.
         Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "flaw", "crash"], flags: ["all", "keep"])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "flaw", "crash", "power-loss"], flags: ["all", "keep"])
         let transport = try transport(args, default: .process)
         let seed = try seed(args)
         let flaws = try parseFlaws(args.value("flaw"))
@@ -31,6 +33,14 @@ enum RunCommand: HarnessCommand {
                 throw .usage("'--crash' expects PROCESS@POINT#N, as 'handler@rename#2', not '\(text)'")
             }
             crashAt = arrival
+        }
+        var powerCut: Simulation.PowerCutPlan?
+        if let text = args.value("power-loss") {
+            guard let plan = Simulation.PowerCutPlan(text) else {
+                throw .usage("'--power-loss' expects FLUSH:none, FLUSH:all or FLUSH:sample-SEED, as '12:none', not '\(text)'")
+            }
+            guard transport == .inProcess else { throw .usage("'--power-loss' needs '--transport in-process' (the simulated disk)") }
+            powerCut = plan
         }
         let files = try ScenarioFiles.collect(args.positionals.isEmpty || args.flag("all") ? [ScenarioFiles.root] : args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
@@ -50,7 +60,7 @@ enum RunCommand: HarnessCommand {
             let outcome: ScenarioRunner.Outcome
             do {
                 outcome = try ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
-                                             flaws: flaws, crashAt: crashAt).run()
+                                             flaws: flaws, crashAt: crashAt, powerCut: powerCut).run()
             } catch {
                 throw .usage(error.description)
             }

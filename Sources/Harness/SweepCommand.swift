@@ -8,33 +8,41 @@ import HarnessCore
 enum SweepCommand: HarnessCommand {
     static let name = "sweep"
     static let abstract = "Crash every process at every yield point it reaches in each scenario, and check the invariants."
-    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N]"
+    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N] [--subsets N]"
     static let discussion = """
         Runs each scenario once to list every arrival of a process at a yield point (the
         app's write-temp, the handler's rename, the background's storage-write-temp, ...), then
         once per arrival with that process killed there. The scenario's own expectations are
         not checked in those runs (they describe the run without the crash); the invariants
         are: no torn document, no lost acknowledged edit, no value where nobody put it, a
-        cache-first answer, and convergence once healed. Prints a line per scenario, then each
-        failure with the command that reproduces it. In process by default.
+        cache-first answer, and convergence once healed. In process (the default), it also cuts
+        the power once before every flush of the simulated disk, keeping none of the unsynced
+        changes, all of them, and --subsets seeded samples (default 2); every process restarts.
+        Prints a line per scenario, then each failure with the command that reproduces it.
         Exit status: 0 when no crash broke an invariant, 1 otherwise, 2 for a usage error.
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed"], flags: [])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets"], flags: [])
         let transport = try RunCommand.transport(args, default: .inProcess)
         let seed = try RunCommand.seed(args)
+        var subsets = 2
+        if let text = args.value("subsets") {
+            guard let value = Int(text), value >= 0 else { throw .usage("'--subsets' expects a whole number, not '\(text)'") }
+            subsets = value
+        }
         let files = try ScenarioFiles.collect(args.positionals.isEmpty ? [ScenarioFiles.root] : args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         let clock = ContinuousClock()
         let start = clock.now
         var tried = 0
+        var cuts = 0
         var failures: [String] = []
         Terminal.out("crash sweep: seed \(seed), transport \(transport.rawValue)\n")
         for file in files {
             let scenario = try ScenarioFiles.load(file)
             let began = clock.now
-            let base = try play(scenario, transport: transport, seed: seed, crashAt: nil)
+            let base = try play(scenario, transport: transport, seed: seed)
             guard base.passed else {
                 failures.append("\(file) fails without a crash: run 'swift run harness run \(file)'")
                 Terminal.out("FAIL  \(file)  fails without a crash\n")
@@ -49,22 +57,38 @@ enum SweepCommand: HarnessCommand {
                 let command = "swift run harness run \(file) --crash \(arrival) --transport \(transport.rawValue) --seed \(seed)"
                 failures.append("\(file) with a crash at \(arrival):\n\(first)\n  reproduce: \(command)")
             }
+            var plans: [Simulation.PowerCutPlan] = []
+            if transport == .inProcess && base.flushes > 0 {
+                for flush in 1...base.flushes {
+                    plans += [.init(flush: flush, kept: .none), .init(flush: flush, kept: .all)]
+                    plans += (0..<subsets).map { .init(flush: flush, kept: .sample(seed &* 1_000 &+ UInt64(flush * 10 + $0))) }
+                }
+            }
+            for plan in plans {
+                cuts += 1
+                let outcome = try play(scenario, transport: transport, seed: seed, powerCut: plan)
+                guard let first = outcome.failures.first else { continue }
+                broken += 1
+                let command = "swift run harness run \(file) --power-loss \(plan) --transport in-process --seed \(seed)"
+                failures.append("\(file) with a power loss at \(plan):\n\(first)\n  reproduce: \(command)")
+            }
             let wall = (Executables.seconds(clock.now - began) * 10).rounded() / 10
-            Terminal.out("\(broken == 0 ? "pass" : "FAIL")  \(file)  \(base.arrivals.count) points, \(broken) broke an invariant, \(wall) s\n")
+            let cutsText = plans.isEmpty ? "" : ", \(plans.count) power losses (\(base.flushes) flushes)"
+            Terminal.out("\(broken == 0 ? "pass" : "FAIL")  \(file)  \(base.arrivals.count) crash points\(cutsText), \(broken) broke an invariant, \(wall) s\n")
         }
         for failure in failures { Terminal.out("\n" + failure + "\n") }
         let seconds = (Executables.seconds(clock.now - start) * 10).rounded() / 10
-        Terminal.out("\n\(files.count) scenarios, \(tried) crash points tried, \(failures.count) failures, \(seconds) s wall time\n")
+        Terminal.out("\n\(files.count) scenarios, \(tried) crash points and \(cuts) power losses tried, \(failures.count) failures, \(seconds) s wall time\n")
         return failures.isEmpty ? 0 : 1
     }
 
-    private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64,
-                             crashAt: Simulation.YieldArrival?) throws(CommandError) -> ScenarioRunner.Outcome {
+    private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, crashAt: Simulation.YieldArrival? = nil,
+                             powerCut: Simulation.PowerCutPlan? = nil) throws(CommandError) -> ScenarioRunner.Outcome {
         let directory = "/tmp/harness-sweep-\(getpid())"
         defer { Executables.removeTree(directory) }
         do {
             return try ScenarioRunner(scenario, transport: transport, seed: seed, executables: Executables.directory,
-                                      directory: directory, crashAt: crashAt).run()
+                                      directory: directory, crashAt: crashAt, powerCut: powerCut).run()
         } catch {
             throw .usage(error.description)
         }

@@ -19,6 +19,8 @@ public final class ScenarioRunner {
         public var trace: [String]
         /// Every arrival of a process at a yield point before healing, in order.
         public var arrivals: [Simulation.YieldArrival]
+        /// Flushes of the simulated disk before healing (in-process transport).
+        public var flushes: Int
         public var passed: Bool { failures.isEmpty }
     }
 
@@ -29,6 +31,7 @@ public final class ScenarioRunner {
     private let folder: String
     private let flaws: Set<Flaw>
     private let crashAt: Simulation.YieldArrival?
+    private let powerCut: Simulation.PowerCutPlan?
     private var platform = Simulation.Platform.iOS
     private var epoch: EpochMillis = 1_772_355_600_000
     private var seed: UInt64
@@ -92,13 +95,16 @@ public final class ScenarioRunner {
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
-    /// `crashAt` kills a process at one arrival at a yield point; the scenario's expectations
-    /// are then not checked (they describe the run without the crash), only the invariants.
+    /// `crashAt` kills a process at one arrival at a yield point, and `powerCut` (in-process)
+    /// cuts the power at one flush; the scenario's expectations are then not checked (they
+    /// describe the run without it), only the invariants.
     public init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String,
-                folder: String? = nil, flaws: Set<Flaw> = [], crashAt: Simulation.YieldArrival? = nil) {
+                folder: String? = nil, flaws: Set<Flaw> = [], crashAt: Simulation.YieldArrival? = nil,
+                powerCut: Simulation.PowerCutPlan? = nil) {
         self.scenario = scenario
         self.flaws = flaws
         self.crashAt = crashAt
+        self.powerCut = powerCut
         self.folder = folder ?? scenario.name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         self.transport = transport
         self.seed = seed
@@ -121,9 +127,11 @@ public final class ScenarioRunner {
         simulation.settle()
         let virtualTime = simulation.now - epoch
         let arrivals = simulation.arrivals
+        let flushes = simulation.disk.flushes
         simulation.heal()
         checkInvariants(after: last, healed: true)
-        return Outcome(failures: failures, steps: scenario.steps.count, virtualTime: virtualTime, trace: simulation.trace.lines, arrivals: arrivals)
+        return Outcome(failures: failures, steps: scenario.steps.count, virtualTime: virtualTime, trace: simulation.trace.lines,
+                       arrivals: arrivals, flushes: flushes)
     }
 
     /// Invariants 1, 3 and 5 (and, once healed, 2 and 4), each problem a failure at `step`.
@@ -233,7 +241,7 @@ public final class ScenarioRunner {
         case "advance":
             try started(at: step).advance(by: try duration(try word(1, "a duration"), step))
         case "expect":
-            if crashAt == nil { try expect(step) }
+            if crashAt == nil && powerCut == nil { try expect(step) }
         default:
             try act(step, choose: choose)
             simulation?.settle(deferring: .nativeReply)
@@ -560,10 +568,12 @@ public final class ScenarioRunner {
         let simulation = Simulation(platform: platform, transport: transport, seed: seed, epoch: epoch, executables: executables, directory: directory)
         simulation.flaws = flaws
         simulation.crashAt = crashAt
+        if let powerCut { simulation.cutPower(powerCut) }
         let good = shared ?? SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1)
         if damaged {
             let bytes = DocumentCodec.encode(good)
             plantedDamage = Array(bytes.prefix(bytes.count / 2))
+            simulation.plantedDamage = plantedDamage
             simulation.writeContainerFile(FileContainer.previousName, bytes)
             simulation.writeContainerFile(FileContainer.documentName, plantedDamage!)
             startOracle = Oracle(start: good)

@@ -162,7 +162,7 @@ public final class Simulation {
         case .process:
             try? FileIO.writeSynced(bytes, to: directory + "/" + name, name: name)
         case .inProcess:
-            disk.write(folder + name, bytes)
+            disk.place(folder + name, bytes)
         }
     }
 
@@ -258,7 +258,7 @@ public final class Simulation {
         backgroundFrozen = false
         if platform == .iOS { appInForeground = false }
         unlink(storageDirectory + "/session.json")
-        disk.write(SimulatedExtensionFolder.folder + "session.json", nil)
+        disk.place(SimulatedExtensionFolder.folder + "session.json", nil)
         safariInForeground = true
         for id in tabs.keys.sorted() { askForDecision(id) }
     }
@@ -432,6 +432,58 @@ public final class Simulation {
             guard rest.count == 2, let point = YieldPoint(rawValue: String(rest[0])), let occurrence = Int(rest[1]), occurrence > 0 else { return nil }
             self.init(process: String(parts[0]), point: point, occurrence: occurrence)
         }
+    }
+
+    /// A power cut for an in-process run: before the `flush`-th flush, keeping none, all, or a
+    /// seeded sample of the changes not yet flushed. Written `12:none`, `12:all`, `12:sample-7`.
+    public struct PowerCutPlan: Hashable, Sendable, CustomStringConvertible {
+        public enum Kept: Hashable, Sendable { case none, all, sample(UInt64) }
+        public var flush: Int
+        public var kept: Kept
+
+        public init(flush: Int, kept: Kept) {
+            self.flush = flush
+            self.kept = kept
+        }
+
+        public var description: String {
+            switch kept {
+            case .none: "\(flush):none"
+            case .all: "\(flush):all"
+            case .sample(let seed): "\(flush):sample-\(seed)"
+            }
+        }
+
+        public init?(_ text: String) {
+            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let flush = Int(parts[0]), flush > 0 else { return nil }
+            switch parts[1] {
+            case "none": self.init(flush: flush, kept: .none)
+            case "all": self.init(flush: flush, kept: .all)
+            case let other where other.hasPrefix("sample-"):
+                guard let seed = UInt64(other.dropFirst(7)) else { return nil }
+                self.init(flush: flush, kept: .sample(seed))
+            default: return nil
+            }
+        }
+
+        /// The disk's plan: which unsynced changes, by position, survive.
+        var cut: SimulatedDisk.PowerCut {
+            switch kept {
+            case .none: SimulatedDisk.PowerCut(flush: flush) { _ in false }
+            case .all: SimulatedDisk.PowerCut(flush: flush) { _ in true }
+            case .sample(let seed):
+                SimulatedDisk.PowerCut(flush: flush) { index in
+                    var random = SeededRandom(seed: seed &+ UInt64(index))
+                    return random.next() & 1 == 1
+                }
+            }
+        }
+    }
+
+    /// Plans a power cut (in-process transport only: real disks are not ours to cut).
+    public func cutPower(_ plan: PowerCutPlan) {
+        disk.cutPower(plan.cut)
     }
 
     /// Every arrival at a yield point so far, in order.
@@ -882,6 +934,10 @@ public final class Simulation {
 
     /// Carries out where an input left a process.
     private func complete(_ step: ProcessDriver.Step, driver: ProcessDriver, role: Role) {
+        if transport == .inProcess && disk.generation != bootGeneration {
+            // The power failed while this step ran: whatever it produced is lost with it.
+            return reboot(also: driver)
+        }
         switch step {
         case .finished(let directives):
             // Container operations finish within one input: no process keeps the lock past it
@@ -906,6 +962,7 @@ public final class Simulation {
         case .held(let point):
             held.append((driver, role, point))
         case .died:
+            checkWhatWasLeft("\(driver.label) died")
             forget(driver)
             if case .handler(let incarnation, let request) = role {
                 queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.rejection))
@@ -926,6 +983,60 @@ public final class Simulation {
         if entry.point == .unlock && lockHolder == entry.driver.label { lockHolder = nil }
         trace.record(now, entry.driver.label, "resumed at \(entry.point.rawValue)")
         complete(entry.driver.resume(.proceed, now: now), driver: entry.driver, role: entry.role)
+    }
+
+    /// A shared document the scenario planted damaged: exempt from the check below.
+    public var plantedDamage: [UInt8]?
+
+    /// Invariant 1 at the moment a process dies or the power fails, before another process can
+    /// repair anything: the shared document and the stored cache our processes left must parse.
+    private func checkWhatWasLeft(_ event: String) {
+        var problems: [String] = []
+        if let bytes = containerFile(FileContainer.documentName), bytes != plantedDamage, (try? DocumentCodec.decode(bytes)) == nil {
+            problems.append("the shared document is torn")
+        }
+        let local = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+        if let bytes = storageFile(local), (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode) == nil {
+            problems.append("the background's \(local) is torn")
+        }
+        for problem in problems {
+            let text = "\(problem) when \(event) (invariant 1)"
+            violations.append(text)
+            trace.record(now, "check", text)
+        }
+    }
+
+    /// The disk generation the running processes started in (in-process transport).
+    private var bootGeneration = 0
+
+    /// After a power cut: every process is gone, with Safari's session and every queued event;
+    /// the device starts again, Safari restores its tabs and each page asks afresh.
+    private func reboot(also driver: ProcessDriver) {
+        bootGeneration = disk.generation
+        let cut = disk.lastCut
+        trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts")
+        checkWhatWasLeft("the power failed")
+        for process in [driver, app, background].compactMap({ $0 }) + held.map(\.driver) { process.kill(now: now, reason: "power lost") }
+        held = []
+        app = nil
+        background = nil
+        appInForeground = false
+        appEditsUnanswered = []
+        lockHolder = nil
+        queue = []
+        delayedReplies = []
+        timers = [:]
+        heldForBackground = []
+        backgroundFrozen = false
+        backgroundDeathsInARow = 0
+        owedFromCache = nil
+        popupTab = nil
+        popup = nil
+        popupScope = nil
+        // Session storage lives in memory: a restart loses it.
+        disk.place(SimulatedExtensionFolder.folder + "session.json", nil)
+        safariInForeground = true
+        for id in tabs.keys.sorted() { reloadTab(id) }
     }
 
     private func kill(_ driver: ProcessDriver, reason: String = "killed") {

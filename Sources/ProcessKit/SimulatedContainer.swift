@@ -7,11 +7,16 @@ public struct SimulatedContainer: ContainerStorage, Sendable {
     public let disk: SimulatedDisk
     /// The process this view belongs to, for the lock.
     public let owner: String
+    /// The disk's generation when the process started: after a power cut it does nothing more.
+    private let generation: Int
 
     public init(disk: SimulatedDisk, owner: String) {
         self.disk = disk
         self.owner = owner
+        generation = disk.generation
     }
+
+    private func powered() throws(StoreError) { try disk.ensurePowered(since: generation) }
 
     /// A container of its own with these files (by plain name), for tests of one process.
     public init(files: [String: [UInt8]] = [:]) {
@@ -33,27 +38,45 @@ public struct SimulatedContainer: ContainerStorage, Sendable {
     private func path(_ name: String) -> String { Self.folder + name }
 
     public mutating func lock() throws(StoreError) {
+        try powered()
         // EWOULDBLOCK, as a non-blocking flock reports a lock held elsewhere.
         if !disk.takeLock(for: owner) { throw StoreError("flock", errno: 11) }
     }
 
-    public mutating func unlock() throws(StoreError) { disk.releaseLock(heldBy: owner) }
+    public mutating func unlock() throws(StoreError) {
+        try powered()
+        disk.releaseLock(heldBy: owner)
+    }
 
-    public func readDocument() throws(StoreError) -> [UInt8]? { disk.read(path(FileContainer.documentName)) }
-    public func readPreviousDocument() throws(StoreError) -> [UInt8]? { disk.read(path(FileContainer.previousName)) }
-    public func readLegacyPreferences() throws(StoreError) -> [UInt8]? { disk.read(path(FileContainer.legacyPreferencesName)) }
+    public func readDocument() throws(StoreError) -> [UInt8]? {
+        try powered()
+        return disk.read(path(FileContainer.documentName))
+    }
+
+    public func readPreviousDocument() throws(StoreError) -> [UInt8]? {
+        try powered()
+        return disk.read(path(FileContainer.previousName))
+    }
+
+    public func readLegacyPreferences() throws(StoreError) -> [UInt8]? {
+        try powered()
+        return disk.read(path(FileContainer.legacyPreferencesName))
+    }
 
     public mutating func writeTemporary(_ bytes: [UInt8]) throws(StoreError) {
+        try powered()
         disk.write(path(FileContainer.temporaryName), bytes)
         disk.sync(path(FileContainer.temporaryName))
     }
 
     public mutating func writeDocumentInPlace(_ bytes: [UInt8]) throws(StoreError) {
+        try powered()
         disk.write(path(FileContainer.documentName), bytes)
         disk.sync(path(FileContainer.documentName))
     }
 
     public mutating func replaceDocument() throws(StoreError) {
+        try powered()
         let temporary = path(FileContainer.temporaryName), document = path(FileContainer.documentName)
         // ENOENT, as rename(2) reports a missing source.
         guard disk.read(temporary) != nil else { throw StoreError("rename", errno: 2) }
@@ -63,6 +86,7 @@ public struct SimulatedContainer: ContainerStorage, Sendable {
     }
 
     public mutating func setAsideDocument() throws(StoreError) -> String {
+        try powered()
         let document = path(FileContainer.documentName)
         guard disk.read(document) != nil else { throw StoreError("set aside", errno: 2) }
         var n = 1
@@ -77,19 +101,29 @@ public struct SimulatedContainer: ContainerStorage, Sendable {
 public struct SimulatedExtensionFolder: ExtensionFiles, Sendable {
     public static let folder = "extension-storage/"
     public let disk: SimulatedDisk
+    /// The disk's generation when the process started: after a power cut it does nothing more.
+    private let generation: Int
 
     public init(disk: SimulatedDisk) {
         self.disk = disk
+        generation = disk.generation
     }
 
-    public func read(_ name: String) throws(StoreError) -> [UInt8]? { disk.read(Self.folder + name) }
+    private func powered() throws(StoreError) { try disk.ensurePowered(since: generation) }
+
+    public func read(_ name: String) throws(StoreError) -> [UInt8]? {
+        try powered()
+        return disk.read(Self.folder + name)
+    }
 
     public mutating func writeSynced(_ bytes: [UInt8], as name: String) throws(StoreError) {
+        try powered()
         disk.write(Self.folder + name, bytes)
         disk.sync(Self.folder + name)
     }
 
     public mutating func rename(_ name: String, to target: String) throws(StoreError) {
+        try powered()
         if !disk.rename(Self.folder + name, to: Self.folder + target) { throw StoreError("rename \(target)", errno: 2) }
         disk.syncDirectory(Self.folder)
     }

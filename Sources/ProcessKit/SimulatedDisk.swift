@@ -11,7 +11,24 @@ import Synchronization
 ///
 /// The container's lock has one holder at a time, named by process; the harness frees it when
 /// the holder dies, as `flock` does.
+///
+/// A planned power cut (`cutPower`) happens at a chosen flush, before it takes effect: the
+/// unsynced changes the plan keeps survive, and the disk's `generation` moves on, so storage
+/// views opened before the cut (`SimulatedContainer`, `SimulatedExtensionFolder`) fail every
+/// later step, as processes that lost power do nothing more.
 public final class SimulatedDisk: Sendable {
+    /// Where the power fails: before the `flush`-th flush of the run (from 1), keeping the
+    /// unsynced changes `keep` accepts by their position.
+    public struct PowerCut: Sendable {
+        public var flush: Int
+        public var keep: @Sendable (Int) -> Bool
+
+        public init(flush: Int, keep: @escaping @Sendable (Int) -> Bool) {
+            self.flush = flush
+            self.keep = keep
+        }
+    }
+
     /// A change that has not reached the platter yet.
     public enum Change: Equatable, Sendable, CustomStringConvertible {
         /// A file's data (nil: the file removed).
@@ -51,6 +68,11 @@ public final class SimulatedDisk: Sendable {
         var durable: [String: [UInt8]] = [:]
         var unsynced: [Change] = []
         var lockHolder: String?
+        var flushes = 0
+        var generation = 0
+        var powerCut: PowerCut?
+        /// What the last power cut kept and dropped.
+        var lastCut: (kept: Int, dropped: Int)?
     }
 
     private let state: Mutex<State>
@@ -63,8 +85,25 @@ public final class SimulatedDisk: Sendable {
     /// Every file by its full name, as reads see it. Setting replaces the disk, flushed.
     public var files: [String: [UInt8]] {
         get { state.withLock { $0.files } }
-        set { state.withLock { $0 = State(files: newValue, durable: newValue, lockHolder: $0.lockHolder) } }
+        set { state.withLock { $0 = State(files: newValue, durable: newValue, lockHolder: $0.lockHolder, flushes: $0.flushes, generation: $0.generation) } }
     }
+
+    /// How many flushes (`sync`, `syncDirectory`) there have been.
+    public var flushes: Int { state.withLock { $0.flushes } }
+
+    /// Moves on at every power cut: storage opened in an earlier generation is dead.
+    public var generation: Int { state.withLock { $0.generation } }
+
+    /// EIO for a process that started in an earlier generation: its power has failed since.
+    public func ensurePowered(since generation: Int) throws(StoreError) {
+        if self.generation != generation { throw StoreError("power lost", errno: 5) }
+    }
+
+    /// Plans a power cut (nil: none).
+    public func cutPower(_ cut: PowerCut?) { state.withLock { $0.powerCut = cut } }
+
+    /// How many unsynced changes the last power cut kept and dropped.
+    public var lastCut: (kept: Int, dropped: Int)? { state.withLock { $0.lastCut } }
 
     /// The changes a power loss could drop now, oldest first.
     public var unsynced: [Change] { state.withLock { $0.unsynced } }
@@ -76,6 +115,15 @@ public final class SimulatedDisk: Sendable {
         state.withLock {
             $0.files[path] = bytes
             $0.unsynced.append(.write(path, bytes))
+        }
+    }
+
+    /// Puts a file on the platter at once, as the world outside the run does (a starting
+    /// document, a restart clearing memory-backed storage): no flush is counted.
+    public func place(_ path: String, _ bytes: [UInt8]?) {
+        state.withLock {
+            $0.files[path] = bytes
+            $0.durable[path] = bytes
         }
     }
 
@@ -113,11 +161,22 @@ public final class SimulatedDisk: Sendable {
     /// position in `unsynced`) survive, applied in the order they were made. Reads then see
     /// what survived, and nobody holds the lock.
     public func powerLoss(keeping keep: (Int) -> Bool = { _ in false }) {
-        state.withLock { state in
-            var durable = state.durable
-            for (index, change) in state.unsynced.enumerated() where keep(index) { Self.apply(change, to: &durable) }
-            state = State(files: durable, durable: durable, unsynced: [], lockHolder: nil)
+        state.withLock { Self.loseUnsynced(&$0, keeping: keep) }
+    }
+
+    private static func loseUnsynced(_ state: inout State, keeping keep: (Int) -> Bool) {
+        var durable = state.durable
+        var kept = 0
+        for (index, change) in state.unsynced.enumerated() where keep(index) {
+            Self.apply(change, to: &durable)
+            kept += 1
         }
+        state.lastCut = (kept, state.unsynced.count - kept)
+        state.files = durable
+        state.durable = durable
+        state.unsynced = []
+        state.lockHolder = nil
+        state.generation += 1
     }
 
     /// Takes the container's lock for `owner`; false if another holds it.
@@ -138,6 +197,12 @@ public final class SimulatedDisk: Sendable {
 
     private func flush(_ selected: (Change) -> Bool) {
         state.withLock { state in
+            state.flushes += 1
+            if let cut = state.powerCut, cut.flush == state.flushes {
+                state.powerCut = nil
+                Self.loseUnsynced(&state, keeping: cut.keep)
+                return
+            }
             var remaining: [Change] = []
             for change in state.unsynced {
                 if selected(change) { Self.apply(change, to: &state.durable) } else { remaining.append(change) }

@@ -68,3 +68,41 @@ struct NativeFuzzProcessTests {
         #expect(tally.applied > 30 && tally.rejected > 30)
     }
 }
+
+/// A sample of the power-loss sweep (in process): a cut before every flush of one scenario,
+/// keeping none or all of the unsynced changes, breaks no invariant; with documents written in
+/// place, some cut leaves a torn document, and the check says so.
+@Suite(.serialized)
+struct PowerLossTests {
+    static let file = "transitions/02-popup-change-reaches-the-app.scenario"
+
+    private func run(flaws: Set<Flaw> = [], powerCut: Simulation.PowerCutPlan? = nil) throws -> ScenarioRunner.Outcome {
+        let text = try String(contentsOfFile: ScenarioTests.folder + "/" + Self.file, encoding: .utf8)
+        let scenario = try Scenario.parse(text, name: Self.file)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("power-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory,
+                                  directory: directory, flaws: flaws, powerCut: powerCut).run()
+    }
+
+    @Test func aPowerLossBeforeAnyFlushBreaksNoInvariant() throws {
+        let flushes = try run().flushes
+        #expect(flushes > 4)
+        for flush in 1...flushes {
+            for kept in [Simulation.PowerCutPlan.Kept.none, .all, .sample(9)] {
+                let outcome = try run(powerCut: .init(flush: flush, kept: kept))
+                #expect(outcome.failures.isEmpty, "power lost at \(flush): \(outcome.failures.first ?? "")")
+                #expect(outcome.trace.contains { $0.contains("power lost") })
+            }
+        }
+    }
+
+    @Test func somePowerLossTearsADocumentWrittenInPlace() throws {
+        let flushes = try run(flaws: [.inPlaceWrites]).flushes
+        let torn = try (1...flushes).contains { flush in
+            try run(flaws: [.inPlaceWrites], powerCut: .init(flush: flush, kept: .none)).failures
+                .contains { $0.contains("the shared document is torn when the power failed (invariant 1)") }
+        }
+        #expect(torn)
+    }
+}

@@ -45,11 +45,27 @@ struct SimulatedDiskTests {
         try container.writeTemporary([2])
         disk.powerLoss(keeping: { _ in true })
         #expect(disk.read("container/settings.json") == [1])
+        // The process that lost power does nothing more; a restarted one carries on.
+        #expect(throws: StoreError("power lost", errno: 5)) { try container.replaceDocument() }
+        container = SimulatedContainer(disk: disk, owner: "handler#2")
         try container.writeTemporary([3])
         try container.replaceDocument()
         #expect(disk.unsynced.isEmpty)
         disk.powerLoss()
         #expect(disk.read("container/settings.json") == [3])
         #expect(disk.read("container/settings.previous.json") == [1])
+    }
+
+    @Test func aPlannedPowerCutHappensBeforeItsFlushAndKeepsWhatThePlanSays() throws {
+        let disk = SimulatedDisk(files: ["c/doc": [1]])
+        disk.cutPower(SimulatedDisk.PowerCut(flush: 2) { $0 == 0 })
+        disk.write("c/a", [2])
+        disk.sync("c/a")                       // flush 1: made durable
+        disk.write("c/b", [3])
+        disk.write("c/doc", [4])
+        disk.sync("c/doc")                     // flush 2: the power fails first
+        #expect(disk.files == ["c/doc": [1], "c/a": [2], "c/b": [3]])
+        #expect(disk.lastCut?.kept == 1 && disk.lastCut?.dropped == 1)
+        #expect(disk.generation == 1 && disk.flushes == 2)
     }
 }
