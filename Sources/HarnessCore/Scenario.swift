@@ -16,7 +16,7 @@ public struct Scenario: Sendable {
 
     /// The first word of every step this version understands.
     public static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background", "fail",
-                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect"]
+                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile"]
 
     /// Reads a scenario, checking every line's first word (the runner checks the rest, with the
     /// same file and line in its errors).

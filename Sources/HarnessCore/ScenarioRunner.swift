@@ -33,6 +33,7 @@ public final class ScenarioRunner {
     private let crashAt: Simulation.YieldArrival?
     private let powerCut: Simulation.PowerCutPlan?
     private var platform = Simulation.Platform.iOS
+    private var initialProfile = Simulation.defaultProfile
     private var epoch: EpochMillis = 1_772_355_600_000
     private var seed: UInt64
     private var shared: SettingsDocument?
@@ -165,14 +166,16 @@ public final class ScenarioRunner {
             problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
         }
         let localName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
-        var local: LocalStorage?
-        if let bytes = simulation.storageFile(localName) {
-            local = (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode)
-            if local == nil { problems.append("the background's \(localName) does not parse (invariant 1)") }
-        }
-        if healed, let waiting = local?.outbox, !waiting.isEmpty {
-            // With a healthy handler and Safari in front, every waiting patch must have gone out.
-            problems.append("the background's outbox still holds \(waiting.count) patch(es) after healing (invariant 4)")
+        for (profile, bytes) in simulation.storageFiles(localName).sorted(by: { $0.key < $1.key }) {
+            let owner = profile == Simulation.defaultProfile ? "the background's" : "profile \(profile)'s background's"
+            guard let local = (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode) else {
+                problems.append("\(owner) \(localName) does not parse (invariant 1)")
+                continue
+            }
+            if healed && !local.outbox.isEmpty {
+                // With a healthy handler and each profile in front once, every waiting patch must have gone out.
+                problems.append("\(owner) outbox still holds \(local.outbox.count) patch(es) after healing (invariant 4)")
+            }
         }
         let oracle = self.oracle
         if let document { problems += oracle.strayValues(in: document) }
@@ -207,6 +210,9 @@ public final class ScenarioRunner {
         case "platform":
             try setup(step)
             platform = try choose(1, ["ios", "macos"]) == "ios" ? .iOS : .macOS
+        case "profile" where simulation == nil:
+            // Before the first action: the profile in front at the start (its storage gets the cache).
+            initialProfile = try profileName(try word(1, "a profile name"), step)
         case "epoch":
             try setup(step)
             guard let time = Timestamp.parse(try word(1, "an ISO 8601 time")) else { throw error(step, "'\(words[1])' is not an ISO 8601 time") }
@@ -354,6 +360,8 @@ public final class ScenarioRunner {
             }
         case "release":
             simulation.release(try choose(1, ["app", "background", "handler"]))
+        case "profile":
+            simulation.switchProfile(try profileName(try argument(1, "a profile name"), step))
         case "appearance":
             simulation.setAppearance(try choose(1, ["light", "dark"]) == "dark" ? .dark : .light)
         case "legacy":
@@ -567,6 +575,7 @@ public final class ScenarioRunner {
         mkdir(directory, 0o755)
         let simulation = Simulation(platform: platform, transport: transport, seed: seed, epoch: epoch, executables: executables, directory: directory)
         simulation.flaws = flaws
+        simulation.switchProfile(initialProfile)
         simulation.crashAt = crashAt
         if let powerCut { simulation.cutPower(powerCut) }
         let good = shared ?? SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1)
@@ -689,6 +698,13 @@ public final class ScenarioRunner {
         case "null": return (parts[0], .null)
         default: return (parts[0], .string(parts[1]))
         }
+    }
+
+    /// A Safari profile's name: lower-case letters, digits and hyphens.
+    private func profileName(_ text: String, _ step: Scenario.Step) throws(ScenarioError) -> String {
+        let allowed = text.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
+        guard !text.isEmpty, text.utf8.count <= 32, allowed else { throw error(step, "'\(text)' is not a profile name (lower-case letters, digits, '-')") }
+        return text
     }
 
     private func scopeKey(_ text: String, _ step: Scenario.Step) throws(ScenarioError) -> ScopeKey {

@@ -105,8 +105,28 @@ public final class Simulation {
     public private(set) var appInForeground = false
 
     public let containerDirectory: String
-    public let storageDirectory: String
+    /// The run's folder, holding the container and each profile's extension storage.
+    private let directory: String
     private let executables: String
+
+    /// The Safari profile in front. Each profile runs its own instance of the extension, with
+    /// its own extension storage (cache, outbox, pause), tabs and popup; the app and the App
+    /// Group container are shared. Profiles are shown one at a time, as on iOS.
+    public private(set) var profile = Simulation.defaultProfile
+    public static let defaultProfile = "default"
+    /// Every profile shown so far, and the tabs of those not in front.
+    private var profiles: Set<String> = [Simulation.defaultProfile]
+    private var stashedTabs: [String: (tabs: [TabID: Tab], activeTabs: [Int: TabID], frontWindow: Int, alarm: EpochMillis?)] = [:]
+
+    /// The profile's extension storage folder (real files).
+    public var storageDirectory: String { Self.storageDirectory(in: directory, profile: profile) }
+    private static func storageDirectory(in directory: String, profile: String) -> String {
+        directory + (profile == defaultProfile ? "/extension-storage" : "/extension-storage-\(profile)")
+    }
+    /// The profile's extension storage folder on the simulated disk.
+    private static func storageFolder(_ profile: String) -> String {
+        profile == defaultProfile ? SimulatedExtensionFolder.folder : "extension-storage-\(profile)/"
+    }
     private var app: ProcessDriver?
     /// Whether the app is running (launched and not killed).
     public var appIsRunning: Bool { app != nil }
@@ -137,10 +157,10 @@ public final class Simulation {
         self.seed = seed
         self.now = epoch
         self.executables = executables
+        self.directory = directory
         containerDirectory = directory + "/container"
-        storageDirectory = directory + "/extension-storage"
         mkdir(containerDirectory, 0o755)
-        mkdir(storageDirectory, 0o755)
+        mkdir(Self.storageDirectory(in: directory, profile: Self.defaultProfile), 0o755)
     }
 
     deinit { teardown() }
@@ -154,7 +174,7 @@ public final class Simulation {
 
     /// Puts a file in the background's extension storage (before the run: the starting cache).
     public func writeStorageFile(_ name: String, _ bytes: [UInt8]) {
-        writeFile(storageDirectory, SimulatedExtensionFolder.folder, name, bytes)
+        writeFile(storageDirectory, Self.storageFolder(profile), name, bytes)
     }
 
     private func writeFile(_ directory: String, _ folder: String, _ name: String, _ bytes: [UInt8]) {
@@ -167,7 +187,7 @@ public final class Simulation {
     }
 
     public func containerFile(_ name: String) -> [UInt8]? { file(containerDirectory, SimulatedContainer.folder, name) }
-    public func storageFile(_ name: String) -> [UInt8]? { file(storageDirectory, SimulatedExtensionFolder.folder, name) }
+    public func storageFile(_ name: String) -> [UInt8]? { file(storageDirectory, Self.storageFolder(profile), name) }
 
     private func file(_ directory: String, _ folder: String, _ name: String) -> [UInt8]? {
         switch transport {
@@ -257,10 +277,42 @@ public final class Simulation {
         heldForBackground = []
         backgroundFrozen = false
         if platform == .iOS { appInForeground = false }
-        unlink(storageDirectory + "/session.json")
-        disk.place(SimulatedExtensionFolder.folder + "session.json", nil)
+        forgetSessions()
         safariInForeground = true
         for id in tabs.keys.sorted() { askForDecision(id) }
+    }
+
+    /// Session storage lives in Safari's memory: quitting it (or losing power) loses every
+    /// profile's.
+    private func forgetSessions() {
+        for name in profiles {
+            unlink(Self.storageDirectory(in: directory, profile: name) + "/session.json")
+            disk.place(Self.storageFolder(name) + "session.json", nil)
+        }
+    }
+
+    /// Brings another Safari profile to the front: the extension instance of the one that was
+    /// in front is unloaded and its tabs and popup go out of sight; the other profile's tabs
+    /// come back (each page asks, being visible again) over its own extension storage.
+    public func switchProfile(_ name: String) {
+        guard name != profile else { return }
+        if let background { kill(background, reason: "profile \(profile) left the front") }
+        background = nil
+        queue.removeAll { if case .backgroundInput = $0 { true } else if case .storageCompletion = $0 { true } else { false } }
+        heldForBackground = []
+        timers = [:]
+        popupTab = nil
+        popup = nil
+        popupScope = nil
+        owedFromCache = nil
+        stashedTabs[profile] = (tabs, activeTabs, frontWindow, alarm)
+        let restored = stashedTabs.removeValue(forKey: name)
+        (tabs, activeTabs, frontWindow, alarm) = restored ?? ([:], [:], 1, nil)
+        profile = name
+        profiles.insert(name)
+        mkdir(storageDirectory, 0o755)
+        trace.record(now, "safari", "profile \(name) in front")
+        for id in visibleTabs { askForDecision(id) }
     }
 
     /// The active tab of the window in front.
@@ -571,12 +623,15 @@ public final class Simulation {
         handlerBehaviour = .healthy
         if backgroundFrozen { thawBackground() }
         wakeWaiters()
-        // Safari in front first, so that on iOS the background's timers run while time passes.
-        safariForeground()
-        settle()
-        let lastDue = ([now + BackgroundMachine.nativeTimeout] + delayedReplies.map(\.at) + timers.values).max()!
-        advance(by: lastDue - now + 1)
-        safariForeground()
+        // Every other profile comes to the front in turn, so that its extension sends what its
+        // outbox holds; then the one that was in front.
+        let front = profile
+        for other in profiles.sorted() where other != front {
+            switchProfile(other)
+            catchUp()
+        }
+        switchProfile(front)
+        catchUp()
         // The user looks at an open popup again: it shows what the background holds now (a
         // background that died since it opened knows nothing of it).
         if let tab = popupTab { openPopup(on: tab) }
@@ -587,6 +642,25 @@ public final class Simulation {
             appForeground()
             settle()
         }
+    }
+
+    /// Safari in front (first, so that on iOS the background's timers run while time passes),
+    /// every waiting reply and timeout played out, and Safari in front again.
+    private func catchUp() {
+        safariForeground()
+        settle()
+        let lastDue = ([now + BackgroundMachine.nativeTimeout] + delayedReplies.map(\.at) + timers.values).max()!
+        advance(by: lastDue - now + 1)
+        safariForeground()
+    }
+
+    /// Every profile's copy of a file in extension storage, by profile.
+    public func storageFiles(_ name: String) -> [String: [UInt8]] {
+        var found: [String: [UInt8]] = [:]
+        for other in profiles {
+            if let bytes = file(Self.storageDirectory(in: directory, profile: other), Self.storageFolder(other), name) { found[other] = bytes }
+        }
+        return found
     }
 
     /// Moves virtual time forward, firing what falls due in order.
@@ -853,7 +927,7 @@ public final class Simulation {
             let storage = SimulatedContainer(disk: disk, owner: "\(name)#\(incarnation)")
             endpoint = try InProcessChild(limit: limit, hidingYield: inProcessHiddenYield) { gate in AppShell.serve(gate: gate, storage: storage) }
         case (.inProcess, "background"):
-            let files = SimulatedExtensionFolder(disk: disk)
+            let files = SimulatedExtensionFolder(disk: disk, location: Self.storageFolder(profile))
             endpoint = try InProcessChild(limit: limit, hidingYield: inProcessHiddenYield) { gate in ExtensionShell.serve(gate: gate, files: files) }
         case (.inProcess, _):
             let storage = SimulatedContainer(disk: disk, owner: "\(name)#\(incarnation)")
@@ -1033,8 +1107,7 @@ public final class Simulation {
         popupTab = nil
         popup = nil
         popupScope = nil
-        // Session storage lives in memory: a restart loses it.
-        disk.place(SimulatedExtensionFolder.folder + "session.json", nil)
+        forgetSessions()
         safariInForeground = true
         for id in tabs.keys.sorted() { reloadTab(id) }
     }
