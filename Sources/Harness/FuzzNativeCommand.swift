@@ -75,7 +75,7 @@ enum FuzzNativeCommand: HarnessCommand {
             }
         }
         let seconds = (Executables.seconds(clock.now - start) * 10).rounded() / 10
-        Terminal.out("\(tally.sent) sent, \(tally.answered) answered, \(tally.applied) applied (valid), \(tally.rejected) rejected (invalid), "
+        Terminal.out("\(tally.sent) sent, \(tally.answered) answered, \(tally.applied) applied (valid), \(tally.rejected) rejected (invalid; \(tally.refusedAsFrames) of them as unreadable frames), "
                      + "\(tally.wrong) handled wrongly, \(crashes.count) worker crashes, \(seconds) s\n")
         for example in tally.examples { Terminal.out("  wrong: \(example)\n") }
         for crash in crashes { Terminal.out("  crash: \(crash)\n") }

@@ -9,22 +9,38 @@ import SiteSettings
 public enum NativeFuzz {
     /// The handler's clock for every message (2026-07-13T10:53:20Z).
     public static let now: EpochMillis = 1_783_940_000_000
-    /// How far past `now` an edit's time may be (the handler's documented tolerance).
-    static let tolerance = NativeRequest.futureTolerance
+    /// How far past `now` an edit's time may be: the documented tolerance, written here rather
+    /// than taken from the handler, so a handler that drifts from it is caught.
+    static let tolerance: EpochMillis = 60_000
+    /// The sample document's revision, and when its site fields were last written.
+    static let revision: Int64 = 9
+    static let written = now - 3_600_000
+    /// The sample document's site fields: docs.example.com's theme, .example.org's mode, and
+    /// studio.example deleted (every field cleared) at `written`.
+    static let sampleSites: [String: [String: String?]] = [
+        "docs.example.com": ["theme": "sepia"], ".example.org": ["mode": "off"],
+        "studio.example": ["mode": nil, "theme": nil, "nativeDarkPolicy": nil],
+    ]
 
     /// The document every message meets.
     public static let document: [UInt8] = {
-        var document = SettingsDocument(documentId: "FUZZ-1", revision: 9)
-        let stamp = Stamp(at: now - 3_600_000)
+        var document = SettingsDocument(documentId: "FUZZ-1", revision: revision)
+        let stamp = Stamp(at: written)
         document.sites[try! ScopeKey.parse("docs.example.com")] = SiteRecord(values: SiteValues(theme: .sepia), changedAt: [.theme: stamp])
         document.sites[try! ScopeKey.parse(".example.org")] = SiteRecord(values: SiteValues(mode: .off), changedAt: [.mode: stamp])
         document.tombstones[try! ScopeKey.parse("studio.example")] = [.mode: stamp, .theme: stamp, .nativeDarkPolicy: stamp]
         return DocumentCodec.encode(document)
     }()
 
-    /// Scope keys the design accepts (mixed case, Unicode and a trailing dot are canonicalized).
-    static let validScopes = ["docs.example.com", "DOCS.Example.COM", ".example.org", "example.net/tools/editor", "bücher.example",
-                              "docs.example.com.", "192.168.1.20", "a.example", "studio.example", "a.example/../../etc"]
+    /// Scope keys the design accepts, with the key each is stored under (lower case, A-labels,
+    /// no trailing dot, dot segments removed).
+    static let canonicalScopes: KeyValuePairs<String, String> = [
+        "docs.example.com": "docs.example.com", "DOCS.Example.COM": "docs.example.com", ".example.org": ".example.org",
+        "example.net/tools/editor": "example.net/tools/editor", "bücher.example": "xn--bcher-kva.example",
+        "docs.example.com.": "docs.example.com", "192.168.1.20": "192.168.1.20", "a.example": "a.example",
+        "studio.example": "studio.example", "a.example/../../etc": "a.example/etc",
+    ]
+    static let validScopes = canonicalScopes.map(\.key)
     /// Scope keys it refuses: path tricks, empty labels, spaces, long labels, ports, schemes,
     /// a public suffix as a domain, a NUL, and thousands of labels.
     static let invalidScopes = ["../../x", "", ".", "a..b", "exa mple.com", String(repeating: "a", count: 64) + ".com",
@@ -239,6 +255,9 @@ extension NativeFuzz {
         public var applied = 0
         /// Invalid messages answered with an error, every file unchanged.
         public var rejected = 0
+        /// Of those, the ones refused before the handler's validator saw them: frames that are
+        /// not JSON at all (truncated, invalid UTF-8, raw NUL bytes, nesting past the limit).
+        public var refusedAsFrames = 0
         /// Messages judged wrongly handled, and the first few of them.
         public var wrong = 0
         public var examples: [String] = []
@@ -250,21 +269,22 @@ extension NativeFuzz {
             answered += other.answered
             applied += other.applied
             rejected += other.rejected
+            refusedAsFrames += other.refusedAsFrames
             wrong += other.wrong
             examples += other.examples.prefix(max(0, 5 - examples.count))
         }
 
         public var json: JSONValue {
             .object(["sent": .integer(Int64(sent)), "answered": .integer(Int64(answered)), "applied": .integer(Int64(applied)),
-                     "rejected": .integer(Int64(rejected)), "wrong": .integer(Int64(wrong)), "examples": .array(examples.map(JSONValue.string))])
+                     "rejected": .integer(Int64(rejected)), "refusedAsFrames": .integer(Int64(refusedAsFrames)), "wrong": .integer(Int64(wrong)), "examples": .array(examples.map(JSONValue.string))])
         }
 
         public init?(_ json: JSONValue) {
             guard case .object(let members) = json else { return nil }
             func count(_ name: String) -> Int? { if case .integer(let value)? = members[name] { Int(value) } else { nil } }
             guard let sent = count("sent"), let answered = count("answered"), let applied = count("applied"),
-                  let rejected = count("rejected"), let wrong = count("wrong") else { return nil }
-            (self.sent, self.answered, self.applied, self.rejected, self.wrong) = (sent, answered, applied, rejected, wrong)
+                  let rejected = count("rejected"), let frames = count("refusedAsFrames"), let wrong = count("wrong") else { return nil }
+            (self.sent, self.answered, self.applied, self.rejected, self.refusedAsFrames, self.wrong) = (sent, answered, applied, rejected, frames, wrong)
             if case .array(let items)? = members["examples"] { examples = items.compactMap { if case .string(let text) = $0 { text } else { nil } } }
         }
     }
@@ -297,8 +317,8 @@ extension NativeFuzz {
             if mutant.valid {
                 if rejected {
                     problem = "a valid message was refused: \(answer)"
-                } else if let bytes = after[FileContainer.documentName], (try? DocumentCodec.decode(bytes)) == nil {
-                    problem = "the document does not parse after a valid message"
+                } else if case .reply(let reply) = answer, let wrong = effectProblem(mutant.bytes, reply: reply, before: before, after: after) {
+                    problem = wrong
                 } else {
                     tally.applied += 1
                 }
@@ -308,6 +328,7 @@ extension NativeFuzz {
                 problem = "an invalid message changed the files"
             } else {
                 tally.rejected += 1
+                if case .errorFrame = answer { tally.refusedAsFrames += 1 }
             }
         }
         if let problem {
@@ -316,6 +337,60 @@ extension NativeFuzz {
                 let shown = String(decoding: mutant.bytes.prefix(160), as: UTF8.self)
                 tally.examples.append("#\(index) \(mutant.kind): \(problem); message \(shown)")
             }
+        }
+    }
+
+    /// What is wrong with the effect of a valid message (nil: nothing), stated from the
+    /// message and the sample document alone: the reply's type, the revision, and each field.
+    static func effectProblem(_ bytes: [UInt8], reply: JSONValue, before: [String: [UInt8]], after: [String: [UInt8]]) -> String? {
+        guard case .object(let message)? = try? JSONParser.parse(bytes), case .string(let type)? = message["type"] else { return "unreadable valid message" }
+        guard let stored = after[FileContainer.documentName], let document = try? DocumentCodec.decode(stored).document else {
+            return "no readable document after a valid message"
+        }
+        let answer = reply.objectValue ?? [:]
+        let unchanged = before == after
+        switch type {
+        case "getSnapshot":
+            var notModified = false
+            if case .object(let known)? = message["known"] {
+                notModified = known["documentId"] == .string("FUZZ-1") && known["revision"] == .integer(revision)
+            }
+            guard answer["type"] == .string(notModified ? "notModified" : "snapshot") else { return "answered \(reply) to \(type)" }
+            return unchanged ? nil : "a read changed the files"
+        case "getEnabled":
+            // The sample's default mode is the built-in auto: not enabled.
+            guard answer["type"] == .string("enabled"), answer["enabled"] == .bool(false) else { return "answered \(reply) to getEnabled" }
+            return unchanged ? nil : "a read changed the files"
+        case "toggleEnabled":
+            guard answer["type"] == .string("enabled"), answer["enabled"] == .bool(true) else { return "answered \(reply) to toggleEnabled" }
+            return document.defaults.mode == .on && document.revision == revision + 1 ? nil : "the toggle did not turn the default mode on"
+        default:
+            guard answer["type"] == .string("applied"), case .bool(let changed)? = answer["changed"],
+                  answer["revision"] == .integer(document.revision), document.revision == revision + (changed ? 1 : 0) else {
+                return "answered \(reply) to \(type) with the document at revision \(document.revision)"
+            }
+            if !changed && !unchanged { return "the files changed though the answer says nothing did" }
+            guard case .string(let written)? = message["scope"], let key = canonicalScopes.first(where: { $0.key == written })?.value,
+                  case .integer(let at)? = message["at"] else { return "unreadable valid message" }
+            var expected: [String: String?] = [:]
+            if type == "deleteSite" {
+                for field in ["mode", "theme", "nativeDarkPolicy"] { expected[field] = String?.none }
+            } else {
+                for (field, value) in message["set"]?.objectValue ?? [:] { if case .string(let text) = value { expected[field] = text } }
+                if case .array(let names)? = message["reset"] { for case .string(let field) in names { expected[field] = String?.none } }
+            }
+            let record = document.sites[try! ScopeKey.parse(key)]?.values
+            let actual: [String: String?] = ["mode": record?.mode?.rawValue, "theme": record?.theme?.rawValue,
+                                             "nativeDarkPolicy": record?.nativeDarkPolicy?.rawValue]
+            for (field, value) in expected {
+                // The sample's own values were written at `written`; an older edit loses to them
+                // (at the same instant the extension's edit wins over the imported value).
+                let old = sampleSites[key]?[field]
+                let wins = old == nil || at >= Self.written
+                let want = wins ? value : old!
+                if actual[field]! != want { return "\(key) \(field) is \(actual[field]!.map { $0 } ?? "absent"), expected \(want ?? "absent")" }
+            }
+            return nil
         }
     }
 

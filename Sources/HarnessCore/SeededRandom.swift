@@ -1,18 +1,14 @@
-/// A small deterministic generator (SplitMix64) for the harness's seeded choices (fuzzing,
-/// sampling): the same seed gives the same sequence on every machine, so a printed seed
-/// replays a run. The processes' state machines never use it.
+import SiteSettings
+
+/// A small deterministic generator (SplitMix64, as document ids use) for the harness's seeded
+/// choices (fuzzing, sampling): the same seed gives the same sequence on every machine, so a
+/// printed seed replays a run. The processes' state machines never use it.
 public struct SeededRandom: Sendable {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { DocumentID.splitMix(&state) }
 
     /// A number in `0..<bound` (bound > 0).
     public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }

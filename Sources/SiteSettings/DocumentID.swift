@@ -28,7 +28,8 @@ public enum DocumentID {
         derive(seed: seed, sequence: UInt64(bitPattern: time) &* 31 &+ (recovered ? 7 : 0) &+ UInt64(bitPattern: revision) &* 1_000_003)
     }
 
-    private static func splitMix(_ state: inout UInt64) -> UInt64 {
+    /// One step of SplitMix64: a small, well-mixed deterministic sequence.
+    public static func splitMix(_ state: inout UInt64) -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
