@@ -64,14 +64,15 @@ extension NativeFuzz {
         }
     }
 
-    /// Every file in a folder, by name.
+    /// Every file in a container folder, by name, but the lock file (empty, created by the
+    /// first writer to take the lock: it holds no data).
     private static func files(in directory: String) -> [String: [UInt8]] {
         var found: [String: [UInt8]] = [:]
         guard let handle = opendir(directory) else { return found }
         defer { closedir(handle) }
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." { continue }
+            if name == "." || name == ".." || name == FileContainer.lockName { continue }
             if let bytes = try? FileIO.read(directory + "/" + name, name: name) { found[name] = bytes }
         }
         return found

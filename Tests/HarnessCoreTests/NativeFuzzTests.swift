@@ -38,7 +38,8 @@ struct NativeFuzzTests {
         let invalid = NativeFuzz.Mutant(bytes: Array(#"{"type":"nope"}"#.utf8), valid: false, kind: "unknown-type")
         let files = [FileContainer.documentName: NativeFuzz.document]
         let refusal = NativeFuzz.Answer.reply(NativeReply.error(.invalidMessage, "no").json)
-        let fine = NativeFuzz.Answer.reply(NativeReply.enabled(true).json)
+        // The sample document's default mode is auto: not enabled.
+        let fine = NativeFuzz.Answer.reply(NativeReply.enabled(false).json)
         var tally = NativeFuzz.Tally()
         NativeFuzz.judge(valid, index: 0, answer: refusal, before: files, after: files, into: &tally)
         NativeFuzz.judge(invalid, index: 1, answer: fine, before: files, after: files, into: &tally)
@@ -48,5 +49,8 @@ struct NativeFuzzTests {
         NativeFuzz.judge(valid, index: 4, answer: fine, before: files, after: files, into: &tally)
         NativeFuzz.judge(invalid, index: 5, answer: .errorFrame("unreadable"), before: files, after: files, into: &tally)
         #expect(tally.wrong == 4 && tally.applied == 1 && tally.rejected == 1)
+        // A valid read answered with the wrong value is wrong too.
+        NativeFuzz.judge(valid, index: 6, answer: .reply(NativeReply.enabled(true).json), before: files, after: files, into: &tally)
+        #expect(tally.wrong == 5)
     }
 }
