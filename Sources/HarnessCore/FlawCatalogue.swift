@@ -22,7 +22,7 @@ public enum FlawCatalogue {
         case .toggleProtocol: ["transitions/07-rapid-changes-in-both-interfaces.scenario", "lifecycle/a-patch-survives-an-unload-before-its-answer.scenario"]
         case .snapshotDropsWaitingPatches: ["lifecycle/a-snapshot-arriving-while-a-patch-waits-keeps-the-patch.scenario"]
         case .readModifyWriteWithoutLock: ["lifecycle/the-handler-holds-the-lock-from-its-read-to-its-rename.scenario"]
-        case .oneTimestampForDocument: ["transitions/07-rapid-changes-in-both-interfaces.scenario", "lifecycle/a-popup-change-never-carries-a-stale-cache-to-the-document.scenario"]
+        case .oneTimestampForDocument: ["lifecycle/a-popup-change-never-carries-a-stale-cache-to-the-document.scenario"]
         case .answerBeforeCacheLoaded: ["transitions/06-cold-start-answers-from-the-cache.scenario", "lifecycle/a-tab-whose-answer-was-lost-gets-one-after-the-wake.scenario"]
         }
     }

@@ -61,8 +61,9 @@ public struct ScenarioError: Error, Equatable, Sendable, CustomStringConvertible
         self.suggestion = suggestion
     }
 
+    /// `file:line: message`; line 0 stands for the whole run (a command-line fault).
     public var description: String {
-        "\(file):\(line): \(message)" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+        (line > 0 ? "\(file):\(line): " : "\(file): ") + message + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
     }
 }
 

@@ -127,12 +127,29 @@ public final class ScenarioRunner {
         let simulation = try started(at: last)
         simulation.settle()
         let virtualTime = simulation.now - epoch
+        try checkFaultsWereReached(simulation)
         let arrivals = simulation.arrivals
         let flushes = simulation.disk.flushes
         simulation.heal()
         checkInvariants(after: last, healed: true)
         return Outcome(failures: failures, steps: scenario.steps.count, virtualTime: virtualTime, trace: simulation.trace.lines,
                        arrivals: arrivals, flushes: flushes)
+    }
+
+    /// A planned fault that never happened is a mistake in the scenario or the command line
+    /// (a usage error), not a pass: a reproduction that reproduces nothing must say so. In a
+    /// sweep's run the scenario's own faults may be pre-empted by the sweep's, so only the
+    /// sweep's must have happened.
+    private func checkFaultsWereReached(_ simulation: Simulation) throws(ScenarioError) {
+        if let crashAt, !simulation.crashAtReached {
+            throw ScenarioError(file: scenario.name, line: 0, message: "no process reached \(crashAt): nothing was crashed")
+        }
+        if let powerCut, simulation.disk.powerCutPending {
+            throw ScenarioError(file: scenario.name, line: 0, message: "the run made fewer than \(powerCut.flush) flushes: the power was never cut")
+        }
+        guard crashAt == nil && powerCut == nil, let fault = simulation.faultsNeverReached.first else { return }
+        let step = scenario.steps.last { $0.words.first == fault.kind && $0.words.dropFirst().first == fault.process } ?? scenario.steps.last!
+        throw ScenarioError(file: scenario.name, line: step.line, message: "'\(fault)' was never reached: the \(fault.process) never got to \(fault.point.rawValue) after it")
     }
 
     /// Invariants 1, 3 and 5 (and, once healed, 2 and 4), each problem a failure at `step`.

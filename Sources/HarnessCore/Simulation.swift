@@ -954,6 +954,29 @@ public final class Simulation {
     private var holds: [String: YieldPoint] = [:]
     /// `crash PROCESS at POINT`, once.
     private var crashes: [String: YieldPoint] = [:]
+    /// Holds whose process got to the point.
+    private var holdsReached: Set<String> = []
+    /// Holds released before their process ever got there.
+    private var unreached: [Fault] = []
+    /// Whether `crashAt` happened.
+    public private(set) var crashAtReached = false
+
+    /// A hold, crash or storage failure a scenario planned for a process at a yield point.
+    public struct Fault: Hashable, Sendable, CustomStringConvertible {
+        public var kind: String
+        public var process: String
+        public var point: YieldPoint
+        public var description: String { "\(kind) \(process) at \(point.rawValue)" }
+    }
+
+    /// The holds, crashes and storage failures planned so far that no process ever got to: a
+    /// scenario that plans one is wrong (the process never does that work there).
+    public var faultsNeverReached: [Fault] {
+        unreached
+            + holds.filter { !holdsReached.contains($0.key) }.map { Fault(kind: "hold", process: $0.key, point: $0.value) }
+            + crashes.map { Fault(kind: "crash", process: $0.key, point: $0.value) }
+            + plannedFailures.map { Fault(kind: "fail", process: $0.key, point: $0.value.point) }
+    }
     /// `fail PROCESS at POINT with ERRNO`, once.
     private var plannedFailures: [String: (point: YieldPoint, errno: Int32)] = [:]
     private var backgroundFrozen = false
@@ -963,11 +986,14 @@ public final class Simulation {
 
     /// Stops the named process at the yield point the next time it gets there, until `release`.
     public func hold(_ process: String, at point: YieldPoint) {
+        if let earlier = holds[process], !holdsReached.contains(process) { unreached.append(Fault(kind: "hold", process: process, point: earlier)) }
+        holdsReached.remove(process)
         holds[process] = point
     }
 
     /// Lets a held process go on (it may still wait for the lock) and plays out what follows.
     public func release(_ process: String) {
+        if let point = holds[process], !holdsReached.contains(process) { unreached.append(Fault(kind: "hold", process: process, point: point)) }
         holds[process] = nil
         wakeWaiters()
     }
@@ -987,7 +1013,10 @@ public final class Simulation {
         arrivalCounts[key, default: 0] += 1
         let arrival = YieldArrival(process: driver.name, point: point, occurrence: arrivalCounts[key]!)
         arrivals.append(arrival)
-        if arrival == crashAt { return .kill }
+        if arrival == crashAt {
+            crashAtReached = true
+            return .kill
+        }
         if driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false) { return .kill }
         if let failure = plannedFailures[driver.name], failure.point == point {
             plannedFailures[driver.name] = nil
@@ -997,7 +1026,10 @@ public final class Simulation {
             crashes[driver.name] = nil
             return .kill
         }
-        if holds[driver.name] == point { return .hold }
+        if holds[driver.name] == point {
+            holdsReached.insert(driver.name)
+            return .hold
+        }
         if point == .lock {
             if let holder = lockHolder, holder != driver.label { return .hold }
             lockHolder = driver.label

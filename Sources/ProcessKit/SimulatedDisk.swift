@@ -102,6 +102,9 @@ public final class SimulatedDisk: Sendable {
     /// Plans a power cut (nil: none).
     public func cutPower(_ cut: PowerCut?) { state.withLock { $0.powerCut = cut } }
 
+    /// Whether a planned power cut has not happened yet.
+    public var powerCutPending: Bool { state.withLock { $0.powerCut != nil } }
+
     /// How many unsynced changes the last power cut kept and dropped.
     public var lastCut: (kept: Int, dropped: Int)? { state.withLock { $0.lastCut } }
 
