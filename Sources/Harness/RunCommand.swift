@@ -50,6 +50,7 @@ enum RunCommand: HarnessCommand {
         let clock = ContinuousClock()
         let total = clock.now
         var failed = 0
+        var unusable = 0
         var traces: [String] = []
         var diagrams: [String] = []
         var results: [Reports.Result] = []
@@ -62,7 +63,13 @@ enum RunCommand: HarnessCommand {
                 outcome = try ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
                                              flaws: flaws, crashAt: crashAt, powerCut: powerCut).run()
             } catch {
-                throw .usage(error.description)
+                // A step that could not run as written (a fault never reached, say): this
+                // scenario is a usage error; the others still run.
+                if !args.flag("keep") { Executables.removeTree(directory) }
+                unusable += 1
+                Terminal.out("ERROR  \(error.description)\n")
+                results.append(Reports.Result(name: scenario.name, failures: ["usage error: \(error.description)"], wallSeconds: 0))
+                continue
             }
             if !args.flag("keep") { Executables.removeTree(directory) }
             let wall = Executables.seconds(clock.now - start) * 1000
@@ -75,11 +82,12 @@ enum RunCommand: HarnessCommand {
             results.append(Reports.Result(name: scenario.name, failures: outcome.failures, wallSeconds: wall / 1000))
         }
         let seconds = Executables.seconds(clock.now - total)
-        Terminal.out("\(scenarios.count - failed) passed, \(failed) failed, \((seconds * 100).rounded() / 100) s wall time\n")
+        let errors = unusable == 0 ? "" : ", \(unusable) could not run as written"
+        Terminal.out("\(scenarios.count - failed - unusable) passed, \(failed) failed\(errors), \((seconds * 100).rounded() / 100) s wall time\n")
         if let path = args.value("trace") { try save(traces.joined(separator: "\n") + "\n", to: path) }
         if let path = args.value("mermaid") { try save(diagrams.joined(separator: "\n"), to: path) }
         if let path = args.value("junit") { try save(Reports.junit(suite: "scenarios (\(transport.rawValue))", results: results), to: path) }
-        return failed == 0 ? 0 : 1
+        return unusable > 0 ? 2 : failed == 0 ? 0 : 1
     }
 
     /// `--transport process|in-process`.
