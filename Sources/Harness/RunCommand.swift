@@ -67,7 +67,8 @@ enum RunCommand: HarnessCommand {
                 // scenario is a usage error; the others still run.
                 if !args.flag("keep") { Executables.removeTree(directory) }
                 unusable += 1
-                Terminal.out("ERROR  \(error.description)\n")
+                Terminal.out("ERROR  \(scenario.name)  could not run as written\n")
+                Terminal.err("Error: \(error.description)\n")
                 results.append(Reports.Result(name: scenario.name, failures: ["usage error: \(error.description)"], wallSeconds: 0))
                 continue
             }
