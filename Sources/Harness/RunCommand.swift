@@ -8,7 +8,7 @@ import ProcessKit
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss FLUSH:none|all|sample-SEED]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/. Prints a line per scenario
         (result, steps, virtual time, wall time), the failures with their trace, and the total
@@ -17,8 +17,10 @@ enum RunCommand: HarnessCommand {
         folders. --flaw switches on known bugs in every process (see 'harness flaws'): the
         scenarios that catch them fail, showing the bug. --crash kills a process the Nth time it
         reaches a yield point (as 'harness sweep' does) and checks only the invariants;
-        --power-loss (in process) cuts the power before the FLUSH-th flush of the simulated disk,
-        keeping none, all or a seeded sample of the unsynced changes, and restarts everything.
+        --power-loss (in process) cuts the power before the Nth flush of the simulated disk
+        ('12:none'), when a process reaches a yield point ('handler@rename#2:all') or after the
+        last step ('end:mask-5'), keeping none, all, the changes a bit mask names or a seeded
+        sample of those not yet flushed, and restarts everything.
         Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
         """
 
@@ -37,7 +39,7 @@ enum RunCommand: HarnessCommand {
         var powerCut: Simulation.PowerCutPlan?
         if let text = args.value("power-loss") {
             guard let plan = Simulation.PowerCutPlan(text) else {
-                throw .usage("'--power-loss' expects FLUSH:none, FLUSH:all or FLUSH:sample-SEED, as '12:none', not '\(text)'")
+                throw .usage("'--power-loss' expects WHERE:KEPT (WHERE a flush number, PROCESS@POINT#N or end; KEPT none, all, mask-N or sample-SEED), as '12:none', not '\(text)'")
             }
             guard transport == .inProcess else { throw .usage("'--power-loss' needs '--transport in-process' (the simulated disk)") }
             powerCut = plan

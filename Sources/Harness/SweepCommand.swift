@@ -16,8 +16,10 @@ enum SweepCommand: HarnessCommand {
         not checked in those runs (they describe the run without the crash); the invariants
         are: no torn document, no lost acknowledged edit, no value where nobody put it, a
         cache-first answer, and convergence once healed. In process (the default), it also cuts
-        the power once before every flush of the simulated disk, keeping none of the unsynced
-        changes, all of them, and --subsets seeded samples (default 2); every process restarts.
+        the power before every flush of the simulated disk, and wherever a process reaches a
+        yield point or the run ends with changes not yet flushed, keeping each subset of those
+        changes (when six or fewer; else none, all and --subsets seeded samples, default 2);
+        every process restarts.
         Prints a line per scenario, then each failure with the command that reproduces it.
         Exit status: 0 when no crash broke an invariant, 1 otherwise, 2 for a usage error.
         """
@@ -57,13 +59,7 @@ enum SweepCommand: HarnessCommand {
                 let command = "swift run harness run \(file) --crash \(arrival) --transport \(transport.rawValue) --seed \(seed)"
                 failures.append("\(file) with a crash at \(arrival):\n\(first)\n  reproduce: \(command)")
             }
-            var plans: [Simulation.PowerCutPlan] = []
-            if transport == .inProcess && base.flushes > 0 {
-                for flush in 1...base.flushes {
-                    plans += [.init(flush: flush, kept: .none), .init(flush: flush, kept: .all)]
-                    plans += (0..<subsets).map { .init(flush: flush, kept: .sample(seed &* 1_000 &+ UInt64(flush * 10 + $0))) }
-                }
-            }
+            let plans = transport == .inProcess ? powerCuts(base, subsets: subsets, seed: seed) : []
             for plan in plans {
                 cuts += 1
                 let outcome = try play(scenario, transport: transport, seed: seed, powerCut: plan)
@@ -73,13 +69,30 @@ enum SweepCommand: HarnessCommand {
                 failures.append("\(file) with a power loss at \(plan):\n\(first)\n  reproduce: \(command)")
             }
             let wall = (Executables.seconds(clock.now - began) * 10).rounded() / 10
-            let cutsText = plans.isEmpty ? "" : ", \(plans.count) power losses (\(base.flushes) flushes)"
+            let cutsText = plans.isEmpty ? "" : ", \(plans.count) power losses (\(base.unsyncedAtFlushes.count) flushes)"
             Terminal.out("\(broken == 0 ? "pass" : "FAIL")  \(file)  \(base.arrivals.count) crash points\(cutsText), \(broken) broke an invariant, \(wall) s\n")
         }
         for failure in failures { Terminal.out("\n" + failure + "\n") }
         let seconds = (Executables.seconds(clock.now - start) * 10).rounded() / 10
         Terminal.out("\n\(files.count) scenarios, \(tried) crash points and \(cuts) power losses tried, \(failures.count) failures, \(seconds) s wall time\n")
         return failures.isEmpty ? 0 : 1
+    }
+
+    /// Where to cut the power in a run like `base`, and what to keep: before every flush, at
+    /// every yield arrival and after the last step where changes wait unflushed (each subset
+    /// of them when there are few), and before every flush with nothing waiting, once.
+    private static func powerCuts(_ base: ScenarioRunner.Outcome, subsets: Int, seed: UInt64) -> [Simulation.PowerCutPlan] {
+        var plans: [Simulation.PowerCutPlan] = []
+        for (index, pending) in base.unsyncedAtFlushes.enumerated() {
+            plans += Simulation.PowerCutPlan.plans(at: .flush(index + 1), pending: pending, samples: subsets, seed: seed &+ UInt64(index))
+        }
+        for (arrival, pending) in zip(base.arrivals, base.unsyncedAtArrivals) where pending > 0 {
+            plans += Simulation.PowerCutPlan.plans(at: .arrival(arrival), pending: pending, samples: subsets, seed: seed)
+        }
+        if base.unsyncedAtEnd > 0 {
+            plans += Simulation.PowerCutPlan.plans(at: .end, pending: base.unsyncedAtEnd, samples: subsets, seed: seed)
+        }
+        return plans
     }
 
     private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, crashAt: Simulation.YieldArrival? = nil,

@@ -19,8 +19,11 @@ public final class ScenarioRunner {
         public var trace: [String]
         /// Every arrival of a process at a yield point before healing, in order.
         public var arrivals: [Simulation.YieldArrival]
-        /// Flushes of the simulated disk before healing (in-process transport).
-        public var flushes: Int
+        /// How many changes waited to be flushed at each flush of the simulated disk, at each
+        /// arrival at a yield point, and after the last step (in-process transport; before healing).
+        public var unsyncedAtFlushes: [Int]
+        public var unsyncedAtArrivals: [Int]
+        public var unsyncedAtEnd: Int
         public var passed: Bool { failures.isEmpty }
     }
 
@@ -127,13 +130,16 @@ public final class ScenarioRunner {
         let simulation = try started(at: last)
         simulation.settle()
         let virtualTime = simulation.now - epoch
+        let unsyncedAtEnd = transport == .inProcess ? simulation.disk.unsynced.count : 0
+        simulation.cutPowerAtTheEnd()
         try checkFaultsWereReached(simulation)
-        let arrivals = simulation.arrivals
-        let flushes = simulation.disk.flushes
+        let arrivals = simulation.arrivals, unsyncedAtArrivals = simulation.unsyncedAtArrivals
+        let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
         simulation.heal()
         checkInvariants(after: last, healed: true)
         return Outcome(failures: failures, steps: scenario.steps.count, virtualTime: virtualTime, trace: simulation.trace.lines,
-                       arrivals: arrivals, flushes: flushes)
+                       arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
+                       unsyncedAtEnd: unsyncedAtEnd)
     }
 
     /// A planned fault that never happened is a mistake in the scenario or the command line
@@ -144,8 +150,8 @@ public final class ScenarioRunner {
         if let crashAt, !simulation.crashAtReached {
             throw ScenarioError(file: scenario.name, line: 0, message: "no process reached \(crashAt): nothing was crashed")
         }
-        if let powerCut, simulation.disk.powerCutPending {
-            throw ScenarioError(file: scenario.name, line: 0, message: "the run made fewer than \(powerCut.flush) flushes: the power was never cut")
+        if let powerCut, simulation.powerCutPending {
+            throw ScenarioError(file: scenario.name, line: 0, message: "the run never got to \(powerCut): the power was never cut")
         }
         guard crashAt == nil && powerCut == nil, let fault = simulation.faultsNeverReached.first else { return }
         let step = scenario.steps.last { $0.words.first == fault.kind && $0.words.dropFirst().first == fault.process } ?? scenario.steps.last!

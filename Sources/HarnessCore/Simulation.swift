@@ -486,57 +486,117 @@ public final class Simulation {
         }
     }
 
-    /// A power cut for an in-process run: before the `flush`-th flush, keeping none, all, or a
-    /// seeded sample of the changes not yet flushed. Written `12:none`, `12:all`, `12:sample-7`.
+    /// A power cut for an in-process run, and which of the changes not yet flushed survive it.
+    /// Where: before the Nth flush of the simulated disk (`12`), when a process reaches a yield
+    /// point (`handler@rename#2`), or after the last step (`end`). Kept: `none`, `all`,
+    /// `mask-5` (bit i keeps the i-th pending change) or `sample-7` (a seeded coin per change).
+    /// Written `12:none`, `handler@rename#2:mask-1`, `end:all`.
     public struct PowerCutPlan: Hashable, Sendable, CustomStringConvertible {
-        public enum Kept: Hashable, Sendable { case none, all, sample(UInt64) }
-        public var flush: Int
+        public enum Place: Hashable, Sendable {
+            case flush(Int)
+            case arrival(YieldArrival)
+            case end
+        }
+        public enum Kept: Hashable, Sendable { case none, all, mask(UInt64), sample(UInt64) }
+        public var place: Place
         public var kept: Kept
 
-        public init(flush: Int, kept: Kept) {
-            self.flush = flush
+        public init(_ place: Place, kept: Kept) {
+            self.place = place
             self.kept = kept
         }
 
         public var description: String {
-            switch kept {
-            case .none: "\(flush):none"
-            case .all: "\(flush):all"
-            case .sample(let seed): "\(flush):sample-\(seed)"
+            let at = switch place {
+            case .flush(let n): "\(n)"
+            case .arrival(let arrival): arrival.description
+            case .end: "end"
             }
+            let what = switch kept {
+            case .none: "none"
+            case .all: "all"
+            case .mask(let bits): "mask-\(bits)"
+            case .sample(let seed): "sample-\(seed)"
+            }
+            return at + ":" + what
         }
 
         public init?(_ text: String) {
-            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let flush = Int(parts[0]), flush > 0 else { return nil }
-            switch parts[1] {
-            case "none": self.init(flush: flush, kept: .none)
-            case "all": self.init(flush: flush, kept: .all)
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            let at = String(text[..<colon]), what = String(text[text.index(after: colon)...])
+            let place: Place
+            if at == "end" {
+                place = .end
+            } else if let flush = Int(at), flush > 0 {
+                place = .flush(flush)
+            } else if let arrival = YieldArrival(at) {
+                place = .arrival(arrival)
+            } else {
+                return nil
+            }
+            let kept: Kept
+            switch what {
+            case "none": kept = .none
+            case "all": kept = .all
+            case let other where other.hasPrefix("mask-"):
+                guard let bits = UInt64(other.dropFirst(5)) else { return nil }
+                kept = .mask(bits)
             case let other where other.hasPrefix("sample-"):
                 guard let seed = UInt64(other.dropFirst(7)) else { return nil }
-                self.init(flush: flush, kept: .sample(seed))
+                kept = .sample(seed)
             default: return nil
             }
+            self.init(place, kept: kept)
         }
 
-        /// The disk's plan: which unsynced changes, by position, survive.
-        var cut: SimulatedDisk.PowerCut {
+        /// Which pending changes, by position, survive.
+        var keep: @Sendable (Int) -> Bool {
             switch kept {
-            case .none: SimulatedDisk.PowerCut(flush: flush) { _ in false }
-            case .all: SimulatedDisk.PowerCut(flush: flush) { _ in true }
+            case .none: { _ in false }
+            case .all: { _ in true }
+            case .mask(let bits): { index in index < 64 && bits & (1 << UInt64(index)) != 0 }
             case .sample(let seed):
-                SimulatedDisk.PowerCut(flush: flush) { index in
-                    var random = SeededRandom(seed: seed &+ UInt64(index))
+                { index in
+                    var random = SeededRandom(seed: seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
                     return random.next() & 1 == 1
                 }
             }
+        }
+
+        /// Every plan worth trying at a place where `pending` changes are unflushed: each subset
+        /// when there are at most six, else none, all and `samples` seeded samples.
+        public static func plans(at place: Place, pending: Int, samples: Int, seed: UInt64) -> [PowerCutPlan] {
+            if pending <= 6 { return (0..<(UInt64(1) << UInt64(pending))).map { PowerCutPlan(place, kept: .mask($0)) } }
+            var random = SeededRandom(seed: seed)
+            return [PowerCutPlan(place, kept: .none), PowerCutPlan(place, kept: .all)]
+                + (0..<samples).map { _ in PowerCutPlan(place, kept: .sample(random.next())) }
         }
     }
 
     /// Plans a power cut (in-process transport only: real disks are not ours to cut).
     public func cutPower(_ plan: PowerCutPlan) {
-        disk.cutPower(plan.cut)
+        switch plan.place {
+        case .flush(let flush): disk.cutPower(SimulatedDisk.PowerCut(flush: flush, keep: plan.keep))
+        case .arrival, .end: powerCutPlan = plan
+        }
     }
+
+    /// A power cut planned for a yield arrival or the end of the run, not yet carried out.
+    private var powerCutPlan: PowerCutPlan?
+
+    /// Whether a planned power cut has not happened.
+    public var powerCutPending: Bool { powerCutPlan != nil || disk.powerCutPending }
+
+    /// Carries out a cut planned for the end of the run (after the last step, before healing).
+    public func cutPowerAtTheEnd() {
+        guard let plan = powerCutPlan, plan.place == .end else { return }
+        powerCutPlan = nil
+        disk.cutPowerNow(keeping: plan.keep)
+        reboot(also: nil)
+    }
+
+    /// How many changes were waiting to be flushed at each arrival at a yield point.
+    public private(set) var unsyncedAtArrivals: [Int] = []
 
     /// Every arrival at a yield point so far, in order.
     public private(set) var arrivals: [YieldArrival] = []
@@ -1013,6 +1073,13 @@ public final class Simulation {
         arrivalCounts[key, default: 0] += 1
         let arrival = YieldArrival(process: driver.name, point: point, occurrence: arrivalCounts[key]!)
         arrivals.append(arrival)
+        unsyncedAtArrivals.append(transport == .inProcess ? disk.unsynced.count : 0)
+        if let plan = powerCutPlan, case .arrival(let at) = plan.place, at == arrival {
+            // The power fails with this process at this point: it and everyone else stop here.
+            powerCutPlan = nil
+            disk.cutPowerNow(keeping: plan.keep)
+            return .kill
+        }
         if arrival == crashAt {
             crashAtReached = true
             return .kill
@@ -1117,7 +1184,7 @@ public final class Simulation {
 
     /// After a power cut: every process is gone, with Safari's session and every queued event;
     /// the device starts again, Safari restores its tabs and each page asks afresh.
-    private func reboot(also driver: ProcessDriver) {
+    private func reboot(also driver: ProcessDriver?) {
         bootGeneration = disk.generation
         let cut = disk.lastCut
         trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts")

@@ -69,6 +69,7 @@ public final class SimulatedDisk: Sendable {
         var unsynced: [Change] = []
         var lockHolder: String?
         var flushes = 0
+        var unsyncedAtFlushes: [Int] = []
         var generation = 0
         var powerCut: PowerCut?
         /// What the last power cut kept and dropped.
@@ -85,7 +86,8 @@ public final class SimulatedDisk: Sendable {
     /// Every file by its full name, as reads see it. Setting replaces the disk, flushed.
     public var files: [String: [UInt8]] {
         get { state.withLock { $0.files } }
-        set { state.withLock { $0 = State(files: newValue, durable: newValue, lockHolder: $0.lockHolder, flushes: $0.flushes, generation: $0.generation) } }
+        set { state.withLock { $0 = State(files: newValue, durable: newValue, lockHolder: $0.lockHolder, flushes: $0.flushes,
+                                           unsyncedAtFlushes: $0.unsyncedAtFlushes, generation: $0.generation) } }
     }
 
     /// How many flushes (`sync`, `syncDirectory`) there have been.
@@ -101,6 +103,15 @@ public final class SimulatedDisk: Sendable {
 
     /// Plans a power cut (nil: none).
     public func cutPower(_ cut: PowerCut?) { state.withLock { $0.powerCut = cut } }
+
+    /// The power fails now: the unsynced changes `keep` accepts survive, and storage opened
+    /// before is dead.
+    public func cutPowerNow(keeping keep: (Int) -> Bool) {
+        state.withLock { Self.loseUnsynced(&$0, keeping: keep) }
+    }
+
+    /// How many changes were waiting when each flush of the run was asked for.
+    public var unsyncedAtFlushes: [Int] { state.withLock { $0.unsyncedAtFlushes } }
 
     /// Whether a planned power cut has not happened yet.
     public var powerCutPending: Bool { state.withLock { $0.powerCut != nil } }
@@ -201,6 +212,7 @@ public final class SimulatedDisk: Sendable {
     private func flush(_ selected: (Change) -> Bool) {
         state.withLock { state in
             state.flushes += 1
+            state.unsyncedAtFlushes.append(state.unsynced.count)
             if let cut = state.powerCut, cut.flush == state.flushes {
                 state.powerCut = nil
                 Self.loseUnsynced(&state, keeping: cut.keep)

@@ -86,23 +86,42 @@ struct PowerLossTests {
     }
 
     @Test func aPowerLossBeforeAnyFlushBreaksNoInvariant() throws {
-        let flushes = try run().flushes
-        #expect(flushes > 4)
-        for flush in 1...flushes {
-            for kept in [Simulation.PowerCutPlan.Kept.none, .all, .sample(9)] {
-                let outcome = try run(powerCut: .init(flush: flush, kept: kept))
-                #expect(outcome.failures.isEmpty, "power lost at \(flush): \(outcome.failures.first ?? "")")
+        let base = try run()
+        #expect(base.unsyncedAtFlushes.count > 4)
+        for (index, pending) in base.unsyncedAtFlushes.enumerated() {
+            for plan in Simulation.PowerCutPlan.plans(at: .flush(index + 1), pending: pending, samples: 1, seed: 9) {
+                let outcome = try run(powerCut: plan)
+                #expect(outcome.failures.isEmpty, "power lost at \(plan): \(outcome.failures.first ?? "")")
                 #expect(outcome.trace.contains { $0.contains("power lost") })
             }
         }
     }
 
+    @Test func aPowerLossAtAYieldPointOrAfterTheLastStepRestartsEverything() throws {
+        let base = try run()
+        for plan in [Simulation.PowerCutPlan(.arrival(base.arrivals[base.arrivals.count / 2]), kept: .none), .init(.end, kept: .all)] {
+            let outcome = try run(powerCut: plan)
+            #expect(outcome.failures.isEmpty, "power lost at \(plan): \(outcome.failures.first ?? "")")
+            #expect(outcome.trace.contains { $0.contains("power lost") }, "\(plan)")
+        }
+    }
+
     @Test func somePowerLossTearsADocumentWrittenInPlace() throws {
-        let flushes = try run(flaws: [.inPlaceWrites]).flushes
+        let flushes = try run(flaws: [.inPlaceWrites]).unsyncedAtFlushes.count
         let torn = try (1...flushes).contains { flush in
-            try run(flaws: [.inPlaceWrites], powerCut: .init(flush: flush, kept: .none)).failures
+            try run(flaws: [.inPlaceWrites], powerCut: .init(.flush(flush), kept: .none)).failures
                 .contains { $0.contains("the shared document is torn when the power failed (invariant 1)") }
         }
         #expect(torn)
+    }
+
+    @Test func everySubsetOfAFewPendingChangesIsTriedAndPlansReadBack() {
+        let plans = Simulation.PowerCutPlan.plans(at: .flush(3), pending: 3, samples: 2, seed: 1)
+        #expect(plans.map(\.kept) == (0..<8).map { .mask(UInt64($0)) })
+        #expect(Simulation.PowerCutPlan.plans(at: .end, pending: 9, samples: 2, seed: 1).count == 4)
+        for text in ["12:none", "handler@rename#2:mask-5", "end:all", "3:sample-77"] {
+            #expect(Simulation.PowerCutPlan(text)?.description == text)
+        }
+        #expect(Simulation.PowerCutPlan("0:none") == nil && Simulation.PowerCutPlan("12:some") == nil)
     }
 }
