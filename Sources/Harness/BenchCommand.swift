@@ -232,7 +232,7 @@ enum BenchCommand: HarnessCommand {
     private static func benchEvents(rounds: Int) {
         let root = "/tmp/harness-bench-events-\(getpid())"
         mkdir(root, 0o755)
-        defer { Executables.removeTree(root) }
+        defer { Folder.remove(root) }
         let clock = ContinuousClock()
         var rates: [Simulation.Transport: [Double]] = [.process: [], .inProcess: []]
         for round in 1...rounds {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HarnessCore
 
 /// Where the harness and the process executables built beside it are, and file chores of the
 /// commands.
@@ -16,22 +17,6 @@ enum Executables {
     static var directory: String {
         let path = current
         return String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-    }
-
-    /// Removes a folder a command made, and everything in it.
-    static func removeTree(_ path: String) {
-        guard let directory = opendir(path) else {
-            unlink(path)
-            return
-        }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." { continue }
-            let child = path + "/" + name
-            if entry.pointee.d_type == UInt8(DT_DIR) { removeTree(child) } else { unlink(child) }
-        }
-        closedir(directory)
-        rmdir(path)
     }
 
     /// A duration in seconds.

@@ -45,7 +45,7 @@ enum FuzzNativeCommand: HarnessCommand {
         var crashes: [String] = []
         if transport == .process {
             let root = "/tmp/harness-fuzz-native-\(getpid())"
-            defer { Executables.removeTree(root) }
+            defer { Folder.remove(root) }
             tally = NativeFuzz.runOnProcesses(seed: seed, from: from, count: count, executables: Executables.directory, directory: root) { done in
                 if done % 100 == 0 { Terminal.out("  \(done) of \(count)\n") }
             }

@@ -42,7 +42,7 @@ enum MemoryBench {
         for (index, scenario) in scenarios.enumerated() {
             sampler.scenario.withLock { $0 = index }
             let directory = "/tmp/harness-bench-memory-\(getpid())-\(index)"
-            defer { Executables.removeTree(directory) }
+            defer { Folder.remove(directory) }
             do {
                 let outcome = try ScenarioRunner(scenario, transport: .process, seed: 1, executables: Executables.directory, directory: directory).run()
                 if !outcome.passed { failed += 1 }

@@ -67,14 +67,14 @@ enum RunCommand: HarnessCommand {
             } catch {
                 // A step that could not run as written (a fault never reached, say): this
                 // scenario is a usage error; the others still run.
-                if !args.flag("keep") { Executables.removeTree(directory) }
+                if !args.flag("keep") { Folder.remove(directory) }
                 unusable += 1
                 Terminal.out("ERROR  \(scenario.name)  could not run as written\n")
                 Terminal.err("Error: \(error.description)\n")
                 results.append(Reports.Result(name: scenario.name, failures: ["usage error: \(error.description)"], wallSeconds: 0))
                 continue
             }
-            if !args.flag("keep") { Executables.removeTree(directory) }
+            if !args.flag("keep") { Folder.remove(directory) }
             let wall = Executables.seconds(clock.now - start) * 1000
             if !outcome.passed { failed += 1 }
             let result = outcome.passed ? "pass" : "FAIL"

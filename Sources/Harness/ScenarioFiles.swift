@@ -20,14 +20,10 @@ enum ScenarioFiles {
     }
 
     private static func walk(_ folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
         var found: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix(".") { continue }
-            let path = folder + "/" + name
-            if entry.pointee.d_type == UInt8(DT_DIR) { found += walk(path) } else if name.hasSuffix(".scenario") { found.append(path) }
+        for entry in Folder.entries(in: folder) where !entry.name.hasPrefix(".") {
+            let path = folder + "/" + entry.name
+            if entry.isFolder { found += walk(path) } else if entry.name.hasSuffix(".scenario") { found.append(path) }
         }
         return found
     }

@@ -46,7 +46,7 @@ enum SweepCommand: HarnessCommand {
             let began = clock.now
             let base = try play(scenario, transport: transport, seed: seed)
             guard base.passed else {
-                failures.append("\(file) fails without a crash: run 'swift run harness run \(file)'")
+                failures.append("\(file) fails without a crash: run 'swift run harness run \(file) --transport \(transport.rawValue) --seed \(seed)'")
                 Terminal.out("FAIL  \(file)  fails without a crash\n")
                 continue
             }
@@ -98,7 +98,7 @@ enum SweepCommand: HarnessCommand {
     private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, crashAt: Simulation.YieldArrival? = nil,
                              powerCut: Simulation.PowerCutPlan? = nil) throws(CommandError) -> ScenarioRunner.Outcome {
         let directory = "/tmp/harness-sweep-\(getpid())"
-        defer { Executables.removeTree(directory) }
+        defer { Folder.remove(directory) }
         do {
             return try ScenarioRunner(scenario, transport: transport, seed: seed, executables: Executables.directory,
                                       directory: directory, crashAt: crashAt, powerCut: powerCut).run()

@@ -16,7 +16,7 @@ extension NativeFuzz {
             let mutant = mutant(seed: seed, index: index)
             let container = directory + "/\(index)"
             mkdir(container, 0o755)
-            defer { removeFolder(container) }
+            defer { Folder.remove(container) }
             let path = container + "/" + FileContainer.documentName
             guard (try? FileIO.writeSynced(document, to: path, name: FileContainer.documentName)) != nil else {
                 judge(mutant, index: index, answer: .none("could not write \(path)"), before: [:], after: [:], into: &tally)
@@ -67,20 +67,6 @@ extension NativeFuzz {
     /// Every file in a container folder, by name, but the lock file (empty, created by the
     /// first writer to take the lock: it holds no data).
     private static func files(in directory: String) -> [String: [UInt8]] {
-        var found: [String: [UInt8]] = [:]
-        guard let handle = opendir(directory) else { return found }
-        defer { closedir(handle) }
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." || name == FileContainer.lockName { continue }
-            if let bytes = try? FileIO.read(directory + "/" + name, name: name) { found[name] = bytes }
-        }
-        return found
-    }
-
-    /// Removes a container folder and its files (it holds no folders).
-    private static func removeFolder(_ directory: String) {
-        for name in files(in: directory).keys { unlink(directory + "/" + name) }
-        rmdir(directory)
+        Folder.files(in: directory).filter { $0.key != FileContainer.lockName }
     }
 }

@@ -46,13 +46,24 @@ public final class Simulation {
         /// Every handler dies: at its first yield point, before it reads or writes anything, or
         /// once it has done its work and before its reply leaves. Safari rejects the request.
         case crashing(afterWrite: Bool)
-        /// Every reply to the extension is replaced by a snapshot whose document is invalid.
+        /// Every reply to the extension is replaced by a snapshot the background must refuse,
+        /// of one shape after another (`garbageReplies`).
         case garbage
     }
 
-    /// What a garbage-answering handler sends instead of its reply.
-    static let garbageReply = JSONValue.object(["type": .string("snapshot"),
-                                                "document": .object(["defaults": .object(["mode": .string("sideways")]), "revision": .integer(-3)])])
+    /// What a garbage-answering handler sends instead of its replies, in turn; each is refused
+    /// by one rule of the document's reading.
+    static let garbageReplies: [JSONValue] = [
+        // The document is not an object.
+        .object(["type": .string("snapshot"), "document": .string("settings")]),
+        // Defaults of the wrong type.
+        .object(["type": .string("snapshot"), "document": .object(["revision": .integer(3), "defaults": .array([])])]),
+        // No document at all.
+        .object(["type": .string("snapshot")]),
+        // A revision that cannot be one.
+        .object(["type": .string("snapshot"), "document": .object(["revision": .integer(-3)])]),
+    ]
+    private var garbageSent = 0
 
     /// The largest frame read from a handler: a 1 MiB reply and its envelope.
     public static let handlerFrameLimit = Framing.replyLimit + 4096
@@ -932,7 +943,9 @@ public final class Simulation {
                 case .healthy, .crashing: queue.append(work)
                 case .garbage:
                     trace.record(now, handler.label, "reply replaced by garbage")
-                    queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.garbageReply))
+                    let garbage = Self.garbageReplies[garbageSent % Self.garbageReplies.count]
+                    garbageSent += 1
+                    queue.append(.nativeReply(incarnation: incarnation, request: request, message: garbage))
                 case .slow(let delay): delayedReplies.append((now + delay, work))
                 case .hung: trace.record(now, handler.label, "reply withheld (hung)")
                 }
@@ -1168,9 +1181,13 @@ public final class Simulation {
         if let bytes = containerFile(FileContainer.documentName), bytes != plantedDamage, (try? DocumentCodec.decode(bytes)) == nil {
             problems.append("the shared document is torn")
         }
+        if let bytes = containerFile(FileContainer.previousName), bytes != plantedDamage, (try? DocumentCodec.decode(bytes)) == nil {
+            problems.append("the last good copy is torn")
+        }
         let local = ExtensionStore<ExtensionFolder, RecordingGate>.localName
-        if let bytes = storageFile(local), (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode) == nil {
-            problems.append("the background's \(local) is torn")
+        for (profile, bytes) in storageFiles(local).sorted(by: { $0.key < $1.key })
+            where (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode) == nil {
+            problems.append("profile \(profile)'s \(local) is torn")
         }
         for problem in problems {
             let text = "\(problem) when \(event) (invariant 1)"
