@@ -9,6 +9,8 @@ public final class ProcessDriver {
     public enum YieldChoice: Equatable, Sendable {
         case proceed
         case fail(errno: Int32)
+        /// The step takes effect, then fails with the errno.
+        case failAfter(errno: Int32)
         case kill
         /// Leave the process waiting at this point; `resume` lets it go on later.
         case hold
@@ -57,6 +59,7 @@ public final class ProcessDriver {
         switch answer {
         case .proceed: send(.proceed(now: now), now: now)
         case .fail(let errno): send(.fail(errno: errno, now: now), now: now)
+        case .failAfter(let errno): send(.fail(errno: errno, now: now, after: true), now: now)
         }
     }
 
@@ -101,12 +104,15 @@ public final class ProcessDriver {
             switch message {
             case .yield(let point, _):
                 trace.record(now, label, "yield \(point.rawValue)")
-                switch policy(point) {
+                let choice = policy(point)
+                switch choice {
                 case .proceed:
                     do { try child.send(JSONWriter.compact(ToChild.proceed(now: now).json), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
-                case .fail(let errno):
-                    trace.record(now, label, "fail \(point.rawValue) errno \(errno)")
-                    do { try child.send(JSONWriter.compact(ToChild.fail(errno: errno, now: now).json), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
+                case .fail(let errno), .failAfter(let errno):
+                    let after = choice == .failAfter(errno: errno)
+                    trace.record(now, label, "fail \(point.rawValue)\(after ? " after it takes effect" : "") errno \(errno)")
+                    let frame = ToChild.fail(errno: errno, now: now, after: after)
+                    do { try child.send(JSONWriter.compact(frame.json), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
                 case .kill:
                     kill(now: now, reason: "killed at \(point.rawValue)")
                     return died(now: now)

@@ -379,7 +379,12 @@ public final class ScenarioRunner {
             default:
                 _ = try choose(4, ["with"])
                 let errno: Int32 = try choose(5, ["ENOSPC", "EIO"]) == "ENOSPC" ? 28 : 5
-                simulation.failStorage(process, at: point, errno: errno)
+                var after = false
+                if words.count > 6 { after = try choose(6, ["after"]) == "after" }
+                if after && ![.writeTemp, .rename, .storageWriteTemp, .storageRename].contains(point) {
+                    throw error(step, "'after' needs a point that writes: write-temp, rename, storage-write-temp or storage-rename")
+                }
+                simulation.failStorage(process, at: point, errno: errno, after: after)
             }
         case "release":
             simulation.release(try choose(1, ["app", "background", "handler"]))

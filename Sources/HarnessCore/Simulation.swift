@@ -468,8 +468,10 @@ public final class Simulation {
 
     /// Makes the storage step after `point` fail with `errno` the next time the named process
     /// gets there (a full disk, an I/O error): the process must report it and keep what it had.
-    public func failStorage(_ process: String, at point: YieldPoint, errno: Int32) {
-        plannedFailures[process] = (point, errno)
+    /// With `after`, the step takes effect first (the data written, the rename done) and then
+    /// reports the error, as a failed fsync does.
+    public func failStorage(_ process: String, at point: YieldPoint, errno: Int32, after: Bool = false) {
+        plannedFailures[process] = (point, errno, after)
     }
 
     /// One arrival of a process at a yield point: the `occurrence`-th time (from 1) a process of
@@ -972,7 +974,12 @@ public final class Simulation {
             case .string("view")?: appView = directive["view"]
             case .string("editSaved")?, .string("editRefused")?:
                 lastEditAnswer = .object(directive)
-                if !appEditsUnanswered.isEmpty { editAnswers[appEditsUnanswered.removeFirst()] = directive["type"] == .string("editSaved") }
+                guard !appEditsUnanswered.isEmpty else { break }
+                let edit = appEditsUnanswered.removeFirst()
+                // A storage failure may have struck after the write took effect: no answer.
+                if directive["code"] != .string(NativeErrorCode.storageFailure.rawValue) {
+                    editAnswers[edit] = directive["type"] == .string("editSaved")
+                }
             case .string("messageExtension")?:
                 // Only macOS has a path from the app to the extension.
                 if platform == .macOS { event(.object(["type": .string("appMessage")])) }
@@ -1051,7 +1058,7 @@ public final class Simulation {
             + plannedFailures.map { Fault(kind: "fail", process: $0.key, point: $0.value.point) }
     }
     /// `fail PROCESS at POINT with ERRNO`, once.
-    private var plannedFailures: [String: (point: YieldPoint, errno: Int32)] = [:]
+    private var plannedFailures: [String: (point: YieldPoint, errno: Int32, after: Bool)] = [:]
     private var backgroundFrozen = false
     /// The process past `lock` and not yet at `unlock`. The harness never lets a second one past
     /// `lock`; a frozen holder keeps the others waiting; a killed one releases it, as flock does.
@@ -1100,7 +1107,7 @@ public final class Simulation {
         if driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false) { return .kill }
         if let failure = plannedFailures[driver.name], failure.point == point {
             plannedFailures[driver.name] = nil
-            return .fail(errno: failure.errno)
+            return failure.after ? .failAfter(errno: failure.errno) : .fail(errno: failure.errno)
         }
         if crashes[driver.name] == point {
             crashes[driver.name] = nil

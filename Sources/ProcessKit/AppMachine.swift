@@ -119,7 +119,14 @@ public struct AppMachine {
                 return directives
             case .finished(.refused(let code, let message)):
                 work = nil
-                return edit ? [.editRefused(code, message)] : []
+                guard edit else { return [] }
+                if code == .storageFailure {
+                    // The write may have taken effect before it failed: read the document again
+                    // so the view shows what is there.
+                    work = .reading
+                    return [.editRefused(code, message), .container(.readDocument)]
+                }
+                return [.editRefused(code, message)]
             case .ignored:
                 return []
             }

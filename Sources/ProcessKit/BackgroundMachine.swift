@@ -54,10 +54,10 @@ public struct BackgroundMachine {
         case setAlarm(at: EpochMillis)
         case sendDecision(TabID, Decision)
         case showPopup(PopupView)
-        /// The answer to a popup change: saved (durable in the outbox, and shown) or not, and the
-        /// record it changes. A saved change the handler later refuses for good is answered
-        /// again, not saved.
-        case popupAnswer(message: Int, saved: Bool, scope: ScopeKey?)
+        /// The answer to a popup change: saved (durable in the outbox, and shown), not saved, or
+        /// nil when its save failed and may or may not have reached the disk; and the record it
+        /// changes. A saved change the handler later refuses for good is answered again, not saved.
+        case popupAnswer(message: Int, saved: Bool?, scope: ScopeKey?)
     }
 
     /// How long the background waits for a native reply: Safari sets no limit of its own.
@@ -180,9 +180,10 @@ public struct BackgroundMachine {
         case .localStorageSaveFailed(let token, let now):
             self.now = now
             if let waiting = unacknowledged.removeValue(forKey: token) {
-                // Never durable, never shown: it is dropped, as if the user's change was refused.
+                // Not known to be durable, never shown: it is dropped here. A save that failed
+                // after it took effect leaves it in storage, for the next incarnation to send.
                 local.outbox.removeAll { $0.edit == waiting.edit }
-                directives.append(.popupAnswer(message: waiting.message, saved: false, scope: nil))
+                directives.append(.popupAnswer(message: waiting.message, saved: nil, scope: nil))
             }
         case .tabRequestedDecision(let id, let url, let nativeDark, let now):
             self.now = now

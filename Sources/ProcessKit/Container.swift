@@ -23,6 +23,28 @@ public enum YieldAnswer: Equatable, Sendable {
     case proceed
     /// The step fails with this errno (an injected write error, for example), as if the system call had.
     case fail(errno: Int32)
+    /// The step takes effect, then reports this errno: an fsync that fails after the write, a
+    /// folder flush that fails after the rename. The writer cannot tell whether it stuck.
+    case failAfter(errno: Int32)
+}
+
+/// A failure the harness asked for after a step: thrown once the step has taken effect.
+struct LateFailure {
+    let point: YieldPoint
+    let errno: Int32?
+
+    /// Throws a failure meant for before the step; keeps one meant for after it.
+    static func pass(_ point: YieldPoint, _ answer: YieldAnswer) throws(StoreError) -> LateFailure {
+        switch answer {
+        case .proceed: LateFailure(point: point, errno: nil)
+        case .fail(let errno): throw StoreError(point.rawValue, errno: errno)
+        case .failAfter(let errno): LateFailure(point: point, errno: errno)
+        }
+    }
+
+    func afterwards() throws(StoreError) {
+        if let errno { throw StoreError(point.rawValue + " (after it took effect)", errno: errno) }
+    }
 }
 
 /// Where a yield goes: the harness over the wire, or a scheduler in the same process.
@@ -152,16 +174,20 @@ public struct ContainerExecutor<Storage: ContainerStorage, Gate: YieldGate> {
                 try pass(.read, operation)
                 return .legacyPreferencesRead(Self.legacyValue(try storage.readLegacyPreferences()))
             case .writeDocument(let bytes) where inPlaceWrites:
-                try pass(.writeTemp, operation)
+                let first = try pass(.writeTemp, operation)
                 try storage.writeDocumentInPlace(Array(bytes.prefix(bytes.count / 2)))
-                try pass(.rename, operation)
+                try first.afterwards()
+                let second = try pass(.rename, operation)
                 try storage.writeDocumentInPlace(bytes)
+                try second.afterwards()
                 return .documentWritten
             case .writeDocument(let bytes):
-                try pass(.writeTemp, operation)
+                let written = try pass(.writeTemp, operation)
                 try storage.writeTemporary(bytes)
-                try pass(.rename, operation)
+                try written.afterwards()
+                let renamed = try pass(.rename, operation)
                 try storage.replaceDocument()
+                try renamed.afterwards()
                 return .documentWritten
             case .setAsideDocument:
                 try pass(.setAside, operation)
@@ -172,8 +198,9 @@ public struct ContainerExecutor<Storage: ContainerStorage, Gate: YieldGate> {
         }
     }
 
-    private mutating func pass(_ point: YieldPoint, _ operation: ContainerOperation) throws(StoreError) {
-        if case .fail(let errno) = gate.yield(point) { throw StoreError(point.rawValue, errno: errno) }
+    @discardableResult
+    private mutating func pass(_ point: YieldPoint, _ operation: ContainerOperation) throws(StoreError) -> LateFailure {
+        try LateFailure.pass(point, gate.yield(point))
     }
 
     /// The first version's preferences file holds `{"colorInvertEnabled": true}`; anything

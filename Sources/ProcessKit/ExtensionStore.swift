@@ -63,13 +63,16 @@ public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
 
     /// Replaces one store atomically: a temporary file, flushed, renamed over it.
     public mutating func save(_ json: JSONValue, as name: String) throws(StoreError) {
-        try pass(.storageWriteTemp)
+        let written = try pass(.storageWriteTemp)
         try files.writeSynced(JSONWriter.compact(json), as: name + ".tmp")
-        try pass(.storageRename)
+        try written.afterwards()
+        let renamed = try pass(.storageRename)
         try files.rename(name + ".tmp", to: name)
+        try renamed.afterwards()
     }
 
-    private mutating func pass(_ point: YieldPoint) throws(StoreError) {
-        if case .fail(let errno) = gate.yield(point) { throw StoreError(point.rawValue, errno: errno) }
+    @discardableResult
+    private mutating func pass(_ point: YieldPoint) throws(StoreError) -> LateFailure {
+        try LateFailure.pass(point, gate.yield(point))
     }
 }

@@ -101,7 +101,7 @@ public enum ExtensionWire {
         case .sendDecision(let tab, let decision): .object(["type": .string("decision"), "tab": .string(tab.rawValue), "decision": decision.json])
         case .showPopup(let view): .object(["type": .string("popup"), "view": view.json])
         case .popupAnswer(let message, let saved, let scope):
-            .object(["type": .string("popupAnswer"), "message": .integer(Int64(message)), "saved": .bool(saved),
+            .object(["type": .string("popupAnswer"), "message": .integer(Int64(message)), "saved": saved.map(JSONValue.bool) ?? .null,
                      "scope": scope.map { .string($0.text) } ?? .null])
         }
     }

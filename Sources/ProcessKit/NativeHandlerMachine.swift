@@ -104,6 +104,9 @@ public struct NativeHandlerMachine {
                 if changed { directives.append(.postChangeNotification) }
                 directives.append(finish(answer(request, document, changed: changed)))
             case .finished(.refused(let code, let message)):
+                // A storage failure may strike after the write took effect: readers are told to
+                // look again, which costs them a read if nothing changed.
+                if code == .storageFailure { directives.append(.postChangeNotification) }
                 directives.append(finish(.error(code, message)))
             case .ignored:
                 break

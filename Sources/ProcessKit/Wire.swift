@@ -4,11 +4,11 @@ import SiteSettings
 ///
 /// Wire form: `{"kind": "input", "now": …, "seed": …, "flaws": […], "input": {…}}`,
 /// `{"kind": "continue", "now": …}` and `{"kind": "fail", "errno": …, "now": …}` (the two
-/// answers to a yield).
+/// answers to a yield; `"after": true` makes the step fail once it has taken effect).
 public enum ToChild: Equatable, Sendable {
     case input(JSONValue, now: EpochMillis, seed: UInt64, flaws: [String])
     case proceed(now: EpochMillis)
-    case fail(errno: Int32, now: EpochMillis)
+    case fail(errno: Int32, now: EpochMillis, after: Bool = false)
 
     public var json: JSONValue {
         switch self {
@@ -17,8 +17,9 @@ public enum ToChild: Equatable, Sendable {
                      "flaws": .array(flaws.map(JSONValue.string)), "input": input])
         case .proceed(let now):
             .object(["kind": .string("continue"), "now": .integer(now)])
-        case .fail(let errno, let now):
-            .object(["kind": .string("fail"), "errno": .integer(Int64(errno)), "now": .integer(now)])
+        case .fail(let errno, let now, let after):
+            .object(["kind": .string("fail"), "errno": .integer(Int64(errno)), "now": .integer(now)]
+                .merging(after ? ["after": .bool(true)] : [:]) { a, _ in a })
         }
     }
 
@@ -49,7 +50,7 @@ public enum ToChild: Equatable, Sendable {
             guard case .integer(let errno)? = members["errno"], let value = Int32(exactly: errno) else {
                 throw .invalid("'errno' missing or not an integer")
             }
-            return .fail(errno: value, now: now)
+            return .fail(errno: value, now: now, after: members["after"] == .bool(true))
         default:
             throw .invalid("unknown or missing 'kind'")
         }

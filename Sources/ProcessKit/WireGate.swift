@@ -55,8 +55,8 @@ public struct WireGate: YieldGate {
             switch receive() {
             case .proceed?:
                 return .proceed
-            case .fail(let errno, _)?:
-                return .fail(errno: errno)
+            case .fail(let errno, _, let after)?:
+                return after ? .failAfter(errno: errno) : .fail(errno: errno)
             case .input?:
                 send(.error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored"))
             case nil:

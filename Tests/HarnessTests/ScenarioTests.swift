@@ -43,6 +43,7 @@ struct ScenarioTests {
         ("platform ios\nshared file nowhere.json", "s:2: nowhere.json: no such file"),
         ("platform ios\ntab open t1 https://a.example/\ncrash app at rename", "s:3: 'crash app at rename' was never reached: the app never got to rename after it"),
         ("tab open t1 https://a.example/\nhold handler at rename\nrelease handler", "s:2: 'hold handler at rename' was never reached: the handler never got to rename after it"),
+        ("fail app at lock with EIO after", "s:1: 'after' needs a point that writes: write-temp, rename, storage-write-temp or storage-rename"),
         ("handler crashing befor-write", "s:1: unknown word 'befor-write' (expected before-write, after-write); did you mean 'before-write'?"),
     ] as [(String, String?)])
     func mistakesNameTheFileLineAndNearestWord(text: String, message: String?) throws {
