@@ -50,23 +50,19 @@ enum SweepCommand: HarnessCommand {
                 Terminal.out("FAIL  \(file)  fails without a crash\n")
                 continue
             }
-            var broken = 0
-            for arrival in base.arrivals {
-                tried += 1
-                let outcome = try play(scenario, transport: transport, seed: seed, crashAt: arrival)
-                guard let first = outcome.failures.first else { continue }
-                broken += 1
-                let command = "swift run harness run \(file) --crash \(arrival) --transport \(transport.rawValue) --seed \(seed)"
-                failures.append("\(file) with a crash at \(arrival):\n\(first)\n  reproduce: \(command)")
-            }
+            // Each fault: what it is, the options that reproduce it, and the run's plan.
             let plans = transport == .inProcess ? powerCuts(base, subsets: subsets, seed: seed) : []
-            for plan in plans {
-                cuts += 1
-                let outcome = try play(scenario, transport: transport, seed: seed, powerCut: plan)
+            let faults: [(what: String, options: String, crashAt: Simulation.YieldArrival?, powerCut: Simulation.PowerCutPlan?)] =
+                base.arrivals.map { ("a crash at \($0)", "--crash \($0) --transport \(transport.rawValue)", $0, nil) }
+                + plans.map { ("a power loss at \($0)", "--power-loss \($0) --transport in-process", nil, $0) }
+            var broken = 0
+            for fault in faults {
+                if fault.crashAt != nil { tried += 1 } else { cuts += 1 }
+                let outcome = try play(scenario, transport: transport, seed: seed, crashAt: fault.crashAt, powerCut: fault.powerCut)
                 guard let first = outcome.failures.first else { continue }
                 broken += 1
-                let command = "swift run harness run \(file) --power-loss \(plan) --transport in-process --seed \(seed)"
-                failures.append("\(file) with a power loss at \(plan):\n\(first)\n  reproduce: \(command)")
+                let command = "swift run harness run \(file) \(fault.options) --seed \(seed)"
+                failures.append("\(file) with \(fault.what):\n\(first)\n  reproduce: \(command)")
             }
             let wall = (Executables.seconds(clock.now - began) * 10).rounded() / 10
             let cutsText = plans.isEmpty ? "" : ", \(plans.count) power losses (\(base.unsyncedAtFlushes.count) flushes)"
