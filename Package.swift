@@ -3,7 +3,10 @@ import PackageDescription
 
 // The three process executables are started once per event (the native handler once per
 // request), so they and everything they link import at most FoundationEssentials and use no
-// bundle resources. The handler also links the standard library statically.
+// bundle resources. They link the standard library statically: they start faster and each
+// keeps only the pages it uses resident (about 5.5 MiB against 9 MiB dynamically linked).
+let processLinking: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"])]
+
 let package = Package(
     name: "SafariExtensionLifecycle",
     products: [
@@ -14,13 +17,9 @@ let package = Package(
         .target(name: "SiteSettings", exclude: ["generate-public-suffix-data.py"]),
         .target(name: "ProcessKit", dependencies: ["SiteSettings"]),
         .target(name: "HarnessCore", dependencies: ["SiteSettings", "ProcessKit"]),
-        .executableTarget(name: "AppProcess", dependencies: ["ProcessKit"]),
-        .executableTarget(name: "ExtensionProcess", dependencies: ["ProcessKit"]),
-        .executableTarget(
-            name: "NativeHandler",
-            dependencies: ["ProcessKit"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
-        ),
+        .executableTarget(name: "AppProcess", dependencies: ["ProcessKit"], linkerSettings: processLinking),
+        .executableTarget(name: "ExtensionProcess", dependencies: ["ProcessKit"], linkerSettings: processLinking),
+        .executableTarget(name: "NativeHandler", dependencies: ["ProcessKit"], linkerSettings: processLinking),
         .executableTarget(
             name: "Harness",
             // The process executables are dependencies so that `swift run harness` builds them
