@@ -39,12 +39,20 @@ enum SweepCommand: HarnessCommand {
         let start = clock.now
         var tried = 0
         var cuts = 0
+        var unusable = 0
         var failures: [String] = []
         Terminal.out("crash sweep: seed \(seed), transport \(transport.rawValue)\n")
         for file in files {
             let scenario = try ScenarioFiles.load(file)
             let began = clock.now
-            let base = try play(scenario, transport: transport, seed: seed)
+            let base: ScenarioRunner.Outcome
+            do { base = try play(scenario, transport: transport, seed: seed) } catch {
+                // A scenario that cannot run as written: reported, and the others still swept.
+                unusable += 1
+                Terminal.out("ERROR \(file)  could not run as written\n")
+                if case .usage(let message) = error { Terminal.err("Error: \(message)\n") }
+                continue
+            }
             guard base.passed else {
                 failures.append("\(file) fails without a crash: run 'swift run harness run \(file) --transport \(transport.rawValue) --seed \(seed)'")
                 Terminal.out("FAIL  \(file)  fails without a crash\n")
@@ -71,7 +79,7 @@ enum SweepCommand: HarnessCommand {
         for failure in failures { Terminal.out("\n" + failure + "\n") }
         let seconds = (Executables.seconds(clock.now - start) * 10).rounded() / 10
         Terminal.out("\n\(files.count) scenarios, \(tried) crash points and \(cuts) power losses tried, \(failures.count) failures, \(seconds) s wall time\n")
-        return failures.isEmpty ? 0 : 1
+        return unusable > 0 ? 2 : failures.isEmpty ? 0 : 1
     }
 
     /// Where to cut the power in a run like `base`, and what to keep: before every flush, at

@@ -126,7 +126,7 @@ public final class Simulation {
     public private(set) var profile = Simulation.defaultProfile
     public static let defaultProfile = "default"
     /// Every profile shown so far, and the tabs of those not in front.
-    private var profiles: Set<String> = [Simulation.defaultProfile]
+    private var profiles: Set<String>
     private var stashedTabs: [String: (tabs: [TabID: Tab], activeTabs: [Int: TabID], frontWindow: Int, alarm: EpochMillis?)] = [:]
 
     /// The profile's extension storage folder (real files).
@@ -162,7 +162,11 @@ public final class Simulation {
 
     /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`;
     /// `directory` an empty folder for the container and the extension storage.
-    public init(platform: Platform, transport: Transport = .process, seed: UInt64, epoch: EpochMillis, executables: String, directory: String) {
+    /// `profile` is the Safari profile in front at the start.
+    public init(platform: Platform, transport: Transport = .process, seed: UInt64, epoch: EpochMillis, executables: String, directory: String,
+                profile: String = Simulation.defaultProfile) {
+        self.profile = profile
+        profiles = [profile]
         self.platform = platform
         self.transport = transport
         self.seed = seed
@@ -171,7 +175,7 @@ public final class Simulation {
         self.directory = directory
         containerDirectory = directory + "/container"
         mkdir(containerDirectory, 0o755)
-        mkdir(Self.storageDirectory(in: directory, profile: Self.defaultProfile), 0o755)
+        mkdir(Self.storageDirectory(in: directory, profile: profile), 0o755)
     }
 
     deinit { teardown() }
@@ -311,6 +315,7 @@ public final class Simulation {
         background = nil
         queue.removeAll { if case .backgroundInput = $0 { true } else if case .storageCompletion = $0 { true } else { false } }
         heldForBackground = []
+        backgroundFrozen = false
         timers = [:]
         popupTab = nil
         popup = nil
@@ -696,10 +701,13 @@ public final class Simulation {
         handlerBehaviour = .healthy
         if backgroundFrozen { thawBackground() }
         wakeWaiters()
-        // Every other profile comes to the front in turn, so that its extension sends what its
-        // outbox holds; then the one that was in front.
+        // Every other profile whose outbox still holds patches comes to the front in turn, so its
+        // extension sends them; then the one that was in front (whose extension then starts
+        // afresh and whose popup has closed: only in runs that need the detour).
         let front = profile
-        for other in profiles.sorted() where other != front {
+        let local = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+        for (other, bytes) in storageFiles(local).sorted(by: { $0.key < $1.key }) where other != front {
+            guard let stored = (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode), !stored.outbox.isEmpty else { continue }
             switchProfile(other)
             catchUp()
         }
@@ -750,7 +758,10 @@ public final class Simulation {
 
     private func nextDue(before end: EpochMillis) -> (EpochMillis, () -> Void)? {
         var best: (EpochMillis, () -> Void)?
-        func consider(_ at: EpochMillis, _ action: @escaping () -> Void) {
+        func consider(_ due: EpochMillis, _ action: @escaping () -> Void) {
+            // Something overdue (an alarm of a profile that was out of sight) fires now: time
+            // never runs backwards.
+            let at = max(now, due)
             if at <= end, best.map({ at < $0.0 }) ?? true { best = (at, action) }
         }
         let frozen = isBackgroundFrozen
@@ -904,8 +915,9 @@ public final class Simulation {
             case .string("popup")?:
                 popup = directive["view"]
             case .string("popupAnswer")?:
-                if case .integer(let number)? = directive["message"], case .bool(let saved)? = directive["saved"] {
-                    editAnswers[Int(number)] = saved
+                if case .integer(let number)? = directive["message"] {
+                    // `saved` null: the save failed, perhaps after it took effect (no answer).
+                    if case .bool(let saved)? = directive["saved"] { editAnswers[Int(number)] = saved }
                     if case .string(let scope)? = directive["scope"] { popupEditScopes[Int(number)] = scope }
                 }
             default:
@@ -1068,6 +1080,8 @@ public final class Simulation {
     public func hold(_ process: String, at point: YieldPoint) {
         if let earlier = holds[process], !holdsReached.contains(process) { unreached.append(Fault(kind: "hold", process: process, point: earlier)) }
         holdsReached.remove(process)
+        // A process already waiting there (for the lock) is held from now on: reached.
+        if held.contains(where: { $0.driver.name == process && $0.point == point }) { holdsReached.insert(process) }
         holds[process] = point
     }
 
@@ -1104,15 +1118,19 @@ public final class Simulation {
             crashAtReached = true
             return .kill
         }
-        if driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false) { return .kill }
-        if let failure = plannedFailures[driver.name], failure.point == point {
-            plannedFailures[driver.name] = nil
-            return failure.after ? .failAfter(errno: failure.errno) : .fail(errno: failure.errno)
-        }
+        // A planned crash or failure is used at the first arrival at its point, whatever else
+        // happens there.
         if crashes[driver.name] == point {
             crashes[driver.name] = nil
             return .kill
         }
+        if let failure = plannedFailures[driver.name], failure.point == point {
+            plannedFailures[driver.name] = nil
+            if !(driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false)) {
+                return failure.after ? .failAfter(errno: failure.errno) : .fail(errno: failure.errno)
+            }
+        }
+        if driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false) { return .kill }
         if holds[driver.name] == point {
             holdsReached.insert(driver.name)
             return .hold
@@ -1172,6 +1190,19 @@ public final class Simulation {
                 && !(entry.point == .lock && lockHolder != nil && lockHolder != entry.driver.label)
         }) else { return }
         let entry = held.remove(at: index)
+        let name = entry.driver.name
+        // A crash or failure planned for this point while the process waited there applies now.
+        if crashes[name] == entry.point {
+            crashes[name] = nil
+            entry.driver.kill(now: now, reason: "killed at \(entry.point.rawValue)")
+            return complete(.died(.unknown), driver: entry.driver, role: entry.role)
+        }
+        if let failure = plannedFailures[name], failure.point == entry.point {
+            plannedFailures[name] = nil
+            trace.record(now, entry.driver.label, "resumed at \(entry.point.rawValue) to fail")
+            let answer: YieldAnswer = failure.after ? .failAfter(errno: failure.errno) : .fail(errno: failure.errno)
+            return complete(entry.driver.resume(answer, now: now), driver: entry.driver, role: entry.role)
+        }
         if entry.point == .lock { lockHolder = entry.driver.label }
         if entry.point == .unlock && lockHolder == entry.driver.label { lockHolder = nil }
         trace.record(now, entry.driver.label, "resumed at \(entry.point.rawValue)")

@@ -122,9 +122,9 @@ public struct AppMachine {
                 guard edit else { return [] }
                 if code == .storageFailure {
                     // The write may have taken effect before it failed: read the document again
-                    // so the view shows what is there.
+                    // so the view shows what is there, and tell the extension to look too.
                     work = .reading
-                    return [.editRefused(code, message), .container(.readDocument)]
+                    return [.editRefused(code, message), .messageExtension, .container(.readDocument)]
                 }
                 return [.editRefused(code, message)]
             case .ignored:

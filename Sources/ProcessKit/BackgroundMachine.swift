@@ -179,11 +179,15 @@ public struct BackgroundMachine {
             }
         case .localStorageSaveFailed(let token, let now):
             self.now = now
-            if let waiting = unacknowledged.removeValue(forKey: token) {
-                // Not known to be durable, never shown: it is dropped here. A save that failed
-                // after it took effect leaves it in storage, for the next incarnation to send.
-                local.outbox.removeAll { $0.edit == waiting.edit }
-                directives.append(.popupAnswer(message: waiting.message, saved: nil, scope: nil))
+            if let waiting = unacknowledged.removeValue(forKey: token),
+               let entry = local.outbox.first(where: { $0.edit == waiting.edit }) {
+                // The save failed, perhaps after it took effect: the change may or may not
+                // survive a restart. Memory keeps it as storage may have (the next save that
+                // works makes it durable), it is shown and sent, and the answer says "unknown".
+                rebuildResolver()
+                directives.append(.popupAnswer(message: waiting.message, saved: nil, scope: entry.request.scope))
+                directives += pushChangedDecisions()
+                directives += sendPatch(entry)
             }
         case .tabRequestedDecision(let id, let url, let nativeDark, let now):
             self.now = now
