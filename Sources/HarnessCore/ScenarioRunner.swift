@@ -165,7 +165,9 @@ public final class ScenarioRunner {
             throw ScenarioError(file: scenario.name, line: 0, message: "the run never got to \(powerCut): the power was never cut")
         }
         guard crashAt == nil && powerCut == nil, let fault = simulation.faultsNeverReached.first else { return }
-        let step = scenario.steps.last { $0.words.first == fault.kind && $0.words.dropFirst().first == fault.process } ?? scenario.steps.last!
+        // The step that planned it: the last one naming this kind, process and point.
+        let step = scenario.steps.last { $0.words.count > 3 && $0.words[0] == fault.kind && $0.words[1] == fault.process && $0.words[3] == fault.point.rawValue }
+            ?? scenario.steps.last!
         let message = "'\(fault)' was never reached: the \(fault.process) never got to \(fault.point.rawValue) after it"
         // A flaw may skip the very step a fault waits for (no lock, no write): that run shows a
         // difference, reported as a failure, which a flaw test does not count as a catch.
