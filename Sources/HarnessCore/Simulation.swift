@@ -468,6 +468,7 @@ public final class Simulation {
     /// Kills the named process (`app`, `background`, `handler`) when it next reaches `point`:
     /// a crash between two steps of a storage operation.
     public func crash(_ process: String, at point: YieldPoint) {
+        if let earlier = crashes[process] { unreached.append(Fault(kind: "crash", process: process, point: earlier)) }
         crashes[process] = point
     }
 
@@ -476,6 +477,7 @@ public final class Simulation {
     /// With `after`, the step takes effect first (the data written, the rename done) and then
     /// reports the error, as a failed fsync does.
     public func failStorage(_ process: String, at point: YieldPoint, errno: Int32, after: Bool = false) {
+        if let earlier = plannedFailures[process] { unreached.append(Fault(kind: "fail", process: process, point: earlier.point)) }
         plannedFailures[process] = (point, errno, after)
     }
 
