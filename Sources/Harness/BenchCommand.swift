@@ -46,8 +46,8 @@ enum BenchCommand: HarnessCommand {
             let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
-        let rounds = try count(args, "rounds", default: 5)
-        let runs = try count(args, "runs", default: which == "native" ? 201 : 21)
+        let rounds = try args.count("rounds", default: 5)
+        let runs = try args.count("runs", default: which == "native" ? 201 : 21)
         var sizes = [10, 1000, 100_000]
         if let text = args.value("sites") {
             let parsed = text.split(separator: ",").map { Int($0) }
@@ -62,12 +62,6 @@ enum BenchCommand: HarnessCommand {
         if which == "events" || which == "all" { benchEvents(rounds: rounds) }
         if which == "memory" || which == "all" { try MemoryBench.run() }
         return 0
-    }
-
-    private static func count(_ args: CommandLineArguments, _ name: String, default value: Int) throws(CommandError) -> Int {
-        guard let text = args.value(name) else { return value }
-        guard let n = Int(text), n > 0 else { throw .usage("'--\(name)' expects a positive whole number, not '\(text)'") }
-        return n
     }
 
     // MARK: - Resolution

@@ -51,6 +51,15 @@ struct CommandLineArguments {
     }
 
     func value(_ name: String) -> String? { values[name] }
+
+    /// `--name N`: a whole number, positive unless `allowingZero`; `value` when absent.
+    func count(_ name: String, default value: Int, allowingZero: Bool = false) throws(CommandError) -> Int {
+        guard let text = values[name] else { return value }
+        guard let n = Int(text), allowingZero ? n >= 0 : n > 0 else {
+            throw .usage("'--\(name)' expects a \(allowingZero ? "non-negative" : "positive") whole number, not '\(text)'")
+        }
+        return n
+    }
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// The one positional argument a command needs, or a usage error naming it.

@@ -32,10 +32,10 @@ enum FuzzNativeCommand: HarnessCommand {
         let args = try CommandLineArguments(arguments, options: ["count", "seed", "from", "batch", "workers", "transport"], flags: ["worker"])
         try args.noPositionals()
         if args.flag("worker") { return try worker(args) }
-        let count = try number(args, "count", default: 100_000)
-        let from = try number(args, "from", default: 0)
-        let batch = try number(args, "batch", default: 50_000)
-        let workers = try number(args, "workers", default: 2)
+        let count = try args.count("count", default: 100_000)
+        let from = try args.count("from", default: 0, allowingZero: true)
+        let batch = try args.count("batch", default: 50_000)
+        let workers = try args.count("workers", default: 2)
         let seed = try RunCommand.seed(args)
         let transport = try RunCommand.transport(args, default: .inProcess)
         let clock = ContinuousClock()
@@ -85,17 +85,10 @@ enum FuzzNativeCommand: HarnessCommand {
     /// `--worker` (used by the command itself): one batch in this process; the tally goes out
     /// as one frame on standard output.
     private static func worker(_ args: CommandLineArguments) throws(CommandError) -> Int32 {
-        let tally = NativeFuzz.runInProcess(seed: try RunCommand.seed(args), from: try number(args, "from", default: 0),
-                                            count: try number(args, "count", default: 1))
+        let tally = NativeFuzz.runInProcess(seed: try RunCommand.seed(args), from: try args.count("from", default: 0, allowingZero: true),
+                                            count: try args.count("count", default: 1))
         do { try FrameWriter(descriptor: 1).write(JSONWriter.compact(tally.json)) } catch { return 1 }
         return 0
     }
 
-    private static func number(_ args: CommandLineArguments, _ name: String, default value: Int) throws(CommandError) -> Int {
-        guard let text = args.value(name) else { return value }
-        guard let parsed = Int(text), parsed >= 0, name == "from" || parsed > 0 else {
-            throw .usage("'--\(name)' expects a \(name == "from" ? "non-negative" : "positive") whole number, not '\(text)'")
-        }
-        return parsed
-    }
 }

@@ -28,11 +28,7 @@ enum SweepCommand: HarnessCommand {
         let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets"], flags: [])
         let transport = try RunCommand.transport(args, default: .inProcess)
         let seed = try RunCommand.seed(args)
-        var subsets = 2
-        if let text = args.value("subsets") {
-            guard let value = Int(text), value >= 0 else { throw .usage("'--subsets' expects a whole number, not '\(text)'") }
-            subsets = value
-        }
+        let subsets = try args.count("subsets", default: 2, allowingZero: true)
         let files = try ScenarioFiles.collect(args.positionals.isEmpty ? [ScenarioFiles.root] : args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         let clock = ContinuousClock()

@@ -47,9 +47,6 @@ public final class ScenarioRunner {
     private var damaged = false
     private var simulation: Simulation?
     private var failures: [String] = []
-    /// The shared document's bytes as a `shared damaged` step planted them: exempt from
-    /// invariant 1 until a process sets them aside.
-    private var plantedDamage: [UInt8]?
     /// The oracle before any edit, and the edits the user made, in order.
     private var startOracle = Oracle(start: nil)
     private var userEdits: [UserEdit] = []
@@ -190,6 +187,7 @@ public final class ScenarioRunner {
         let violations = simulation.violations
         problems += violations.dropFirst(reportedViolations)
         reportedViolations = violations.count
+        let plantedDamage = simulation.plantedDamage
         let bytes = simulation.containerFile(FileContainer.documentName)
         var document: SettingsDocument?
         if let bytes, bytes != plantedDamage {
@@ -630,10 +628,10 @@ public final class ScenarioRunner {
         let good = shared ?? SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1)
         if damaged {
             let bytes = DocumentCodec.encode(good)
-            plantedDamage = Array(bytes.prefix(bytes.count / 2))
+            let plantedDamage = Array(bytes.prefix(bytes.count / 2))
             simulation.plantedDamage = plantedDamage
             simulation.writeContainerFile(FileContainer.previousName, bytes)
-            simulation.writeContainerFile(FileContainer.documentName, plantedDamage!)
+            simulation.writeContainerFile(FileContainer.documentName, plantedDamage)
             startOracle = Oracle(start: good)
         } else if let shared {
             simulation.writeContainerFile(FileContainer.documentName, DocumentCodec.encode(shared))

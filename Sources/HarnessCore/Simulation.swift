@@ -1126,13 +1126,12 @@ public final class Simulation {
             crashes[driver.name] = nil
             return .kill
         }
+        let crashingHandler = driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false)
         if let failure = plannedFailures[driver.name], failure.point == point {
             plannedFailures[driver.name] = nil
-            if !(driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false)) {
-                return failure.after ? .failAfter(errno: failure.errno) : .fail(errno: failure.errno)
-            }
+            if !crashingHandler { return failure.after ? .failAfter(errno: failure.errno) : .fail(errno: failure.errno) }
         }
-        if driver.name == "handler" && handlerBehaviour == .crashing(afterWrite: false) { return .kill }
+        if crashingHandler { return .kill }
         if holds[driver.name] == point {
             holdsReached.insert(driver.name)
             return .hold
@@ -1211,7 +1210,8 @@ public final class Simulation {
         complete(entry.driver.resume(.proceed, now: now), driver: entry.driver, role: entry.role)
     }
 
-    /// A shared document the scenario planted damaged: exempt from the check below.
+    /// A shared document the scenario planted damaged: exempt from the invariant 1 checks
+    /// until a process sets it aside, and then its bytes must be kept.
     public var plantedDamage: [UInt8]?
 
     /// Invariant 1 at the moment a process dies or the power fails, before another process can
