@@ -2,48 +2,43 @@ import SiteSettings
 
 /// A named scenario: a plain-text file, one step per line, `#` comments; the first comment
 /// block describes it. The grammar, with an example for every step, is in Scenarios/README.md.
+/// A scenario is parsed whole before it runs (`parse`), and printed back from its steps
+/// (`ScenarioPrinter`).
 public struct Scenario: Sendable {
-    public struct Step: Sendable {
-        public let line: Int
+    /// One step and where it was written.
+    public struct Line: Equatable, Sendable {
+        public let number: Int
         /// The words of the line, comments removed.
-        public let words: [String]
-        public var text: String { words.joined(separator: " ") }
+        public let text: String
+        public let step: Step
+
+        public init(number: Int, text: String, step: Step) {
+            self.number = number
+            self.text = text
+            self.step = step
+        }
     }
 
     public let name: String
     public let description: String
-    public let steps: [Step]
+    public let lines: [Line]
+    public var steps: [Step] { lines.map(\.step) }
+
+    public init(name: String, description: String, lines: [Line]) {
+        self.name = name
+        self.description = description
+        self.lines = lines
+    }
 
     /// The first word of every step this version understands.
     public static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background", "fail",
                                "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile"]
 
-    /// Reads a scenario, checking every line's first word (the runner checks the rest, with the
-    /// same file and line in its errors).
-    public static func parse(_ text: String, name: String) throws(ScenarioError) -> Scenario {
-        var description: [String] = []
-        var inHeader = true
-        var steps: [Step] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = index + 1
-            let trimmed = raw.drop { $0 == " " || $0 == "\t" }
-            if trimmed.hasPrefix("#") {
-                if inHeader { description.append(String(trimmed.dropFirst().drop { $0 == " " })) }
-                continue
-            }
-            let content = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let words = content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
-            guard let verb = words.first else {
-                if !description.isEmpty { inHeader = false }
-                continue
-            }
-            inHeader = false
-            guard verbs.contains(verb) else {
-                throw ScenarioError(file: name, line: line, message: "unknown step '\(verb)'", suggestion: nearestWord(verb, in: verbs))
-            }
-            steps.append(Step(line: line, words: words))
-        }
-        return Scenario(name: name, description: description.joined(separator: " "), steps: steps)
+    /// Reads a whole scenario into typed steps. Throws every mistake in it, each with its line;
+    /// a file with no steps is a mistake too.
+    public static func parse(_ text: String, name: String) throws(ScenarioErrors) -> Scenario {
+        var parser = ScenarioParser(file: name)
+        return try parser.parse(text)
     }
 }
 

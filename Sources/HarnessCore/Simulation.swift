@@ -10,7 +10,7 @@ import SiteSettings
 /// back, notifications delivered) until nothing is left to do. Time moves only with `advance`,
 /// which fires timers, alarms and the background's idle unload in order.
 public final class Simulation {
-    public enum Platform: String, Sendable { case iOS = "ios", macOS = "macos" }
+    public enum Platform: String, CaseIterable, Sendable { case iOS = "ios", macOS = "macos" }
 
     /// How the three processes run: as real OS processes (the default and the truth), or as
     /// the same shells on threads of the harness over a simulated disk (for speed). The same
@@ -92,6 +92,8 @@ public final class Simulation {
     /// returned: saved (the app wrote it; the popup made it durable in the outbox) or refused.
     /// An edit with no answer was lost with its process or is still under way.
     public private(set) var editAnswers: [Int: Bool] = [:]
+    /// What the app answered each of its edits, by edit number (none: no answer yet).
+    public private(set) var appAnswers: [Int: AppAnswer] = [:]
     /// The record each answered popup change went to, as the background reports it.
     public private(set) var popupEditScopes: [Int: String] = [:]
     /// When the app took each of its edits (it stamps them then).
@@ -143,6 +145,17 @@ public final class Simulation {
     public var appIsRunning: Bool { app != nil }
     private var background: ProcessDriver?
     private var incarnations: [String: Int] = [:]
+    /// How the front profile's background last stopped, while none is loaded.
+    private var backgroundStop = BackgroundState.unloaded
+
+    /// Where the front profile's background is: running, frozen, or how it last stopped.
+    public var backgroundState: BackgroundState {
+        guard background != nil else { return backgroundStop }
+        return isBackgroundFrozen ? .frozen : .running
+    }
+
+    /// The number of the background's latest incarnation (`background#N` in the trace; 0 before the first).
+    public var backgroundIncarnation: Int { incarnations["background"] ?? 0 }
     public private(set) var appearance = Appearance.light
     private var queue: [Work] = []
     /// Events for a frozen background (iOS, Safari in the background), delivered when it thaws.
@@ -288,6 +301,7 @@ public final class Simulation {
     public func safariRestart() {
         if let background { kill(background, reason: "safari restart") }
         background = nil
+        backgroundStop = .unloaded
         if !heldForBackground.isEmpty { trace.record(now, "safari", "restart drops \(heldForBackground.count) events held for the frozen background") }
         heldForBackground = []
         backgroundFrozen = false
@@ -313,6 +327,7 @@ public final class Simulation {
         guard name != profile else { return }
         if let background { kill(background, reason: "profile \(profile) left the front") }
         background = nil
+        backgroundStop = .unloaded
         queue.removeAll { if case .backgroundInput = $0 { true } else if case .storageCompletion = $0 { true } else { false } }
         heldForBackground = []
         backgroundFrozen = false
@@ -434,13 +449,19 @@ public final class Simulation {
 
     /// Safari unloads the background without notice.
     public func unloadBackground() {
-        if let background { kill(background, reason: "unloaded") }
+        if let background {
+            kill(background, reason: "unloaded")
+            backgroundStop = .unloaded
+        }
         background = nil
     }
 
     /// Kills the background mid-work (a crash, not an unload: the same to the process).
     public func killBackground() {
-        if let background { kill(background, reason: "killed") }
+        if let background {
+            kill(background, reason: "killed")
+            backgroundStop = .killed
+        }
         background = nil
     }
 
@@ -990,6 +1011,7 @@ public final class Simulation {
                 lastEditAnswer = .object(directive)
                 guard !appEditsUnanswered.isEmpty else { break }
                 let edit = appEditsUnanswered.removeFirst()
+                appAnswers[edit] = directive["type"] == .string("editSaved") ? .saved : .refused
                 // A storage failure may have struck after the write took effect: no answer.
                 if directive["code"] != .string(NativeErrorCode.storageFailure.rawValue) {
                     editAnswers[edit] = directive["type"] == .string("editSaved")
@@ -1250,6 +1272,7 @@ public final class Simulation {
         held = []
         app = nil
         background = nil
+        backgroundStop = .unloaded
         appInForeground = false
         appEditsUnanswered = []
         lockHolder = nil
@@ -1285,6 +1308,8 @@ public final class Simulation {
         }
         if background === driver {
             background = nil
+            // Unloads say so after this; anything else that ends it is a kill.
+            backgroundStop = .killed
             backgroundDeathsInARow += 1
             // A tab whose answer was lost with the background asks again; Safari wakes a new one,
             // unless backgrounds keep dying before they finish anything.

@@ -100,6 +100,6 @@ public enum DefaultsField: String, CaseIterable, Sendable, Hashable, Comparable 
 }
 
 /// Where an effective value came from, as a popup shows it ("Default (Gray)").
-public enum ValueSource: String, Sendable, Hashable {
+public enum ValueSource: String, CaseIterable, Sendable, Hashable {
     case site, `default`
 }

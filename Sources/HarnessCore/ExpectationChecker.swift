@@ -1,0 +1,207 @@
+import ProcessKit
+import SiteSettings
+
+/// Compares expectations with a simulation: each mismatch is a message saying what was
+/// expected and what was there. It changes nothing.
+struct ExpectationChecker {
+    let simulation: Simulation
+    /// The number of the scenario's last app edit, for `expect app answer`.
+    let lastAppEdit: Int?
+
+    /// Every mismatch, empty when the expectation holds.
+    func problems(_ expectation: Expectation) -> [String] {
+        switch expectation {
+        case .tab(let id, let checks):
+            guard let decision = simulation.tabs[id]?.applied?.objectValue else { return ["tab \(id.rawValue) has applied no decision"] }
+            return compare(checks, "tab \(id.rawValue)", decision)
+        case .tabUndecided(let id):
+            guard let decision = simulation.tabs[id]?.applied else { return [] }
+            return ["tab \(id.rawValue): expected no decision yet, got \(render(decision))"]
+        case .firstDecision(let id, let checks):
+            guard let decision = simulation.tabs[id]?.firstDecision?.objectValue else {
+                return ["tab \(id.rawValue) has applied no decision since it loaded"]
+            }
+            return compare(checks, "tab \(id.rawValue)'s first decision", decision)
+        case .firstDecisionBeforeNativeReply(let id):
+            let replies = simulation.tabs[id]?.nativeRepliesBeforeFirstDecision
+            if replies == 0 { return [] }
+            return ["tab \(id.rawValue)'s first decision came after \(replies.map(String.init) ?? "no decision,") native replies"]
+        case .sharedDefaults(let values):
+            let defaults = sharedDocument?.defaults ?? Defaults.builtIn
+            let actual = FieldValues(mode: defaults.mode, theme: defaults.theme, nativeDarkPolicy: defaults.nativeDarkPolicy,
+                                     schedule: defaults.schedule)
+            return compare(values, "shared defaults", actual)
+        case .sharedSite(let key, let checks):
+            guard let record = sharedDocument?.sites[key.key] else { return ["shared site \(key.key.text) is absent"] }
+            return compare(checks, "shared site \(key.key.text)", record.values)
+        case .sharedSiteAbsent(let key):
+            guard let record = sharedDocument?.sites[key.key] else { return [] }
+            return ["shared site \(key.key.text): expected absent, found \(record.values)"]
+        case .sharedTombstone(let key):
+            return sharedDocument?.tombstones[key.key] == nil ? ["shared has no tombstone for \(key.key.text)"] : []
+        case .sharedDamaged(let count):
+            return damaged(count)
+        case .appSites(let keys):
+            let expected = JSONValue.array(keys.map { .string($0.key.text) })
+            return compare("app sites", expected, .array(appSites.compactMap { $0.objectValue?["key"] }))
+        case .appSite(let key, let checks):
+            guard let row = appSites.first(where: { $0.objectValue?["key"] == .string(key.key.text) })?.objectValue else {
+                return ["the app does not list \(key.key.text)"]
+            }
+            let overrides = row["overrides"]?.objectValue ?? [:]
+            var problems: [String] = []
+            for check in checks {
+                let expected: JSONValue? = check.value.map(JSONValue.string)
+                let actual = overrides[check.field.rawValue]
+                if expected != actual {
+                    problems.append("app site \(key.key.text) \(check.field.rawValue): expected \(check.value.map { "\"\($0)\"" } ?? "absent"), got \(actual.map(render) ?? "absent")")
+                }
+            }
+            return problems
+        case .appDefaults(let values):
+            guard let defaults = simulation.appView?.objectValue?["defaults"]?.objectValue else { return ["the app shows no defaults (is it running?)"] }
+            return values.texts.flatMap { pair in compare("app defaults \(pair.name)", .string(pair.value), defaults[pair.name]) }
+        case .appAnswer(let answer):
+            let actual = lastAppEdit.flatMap { simulation.appAnswers[$0] } ?? AppAnswer.none
+            return actual == answer ? [] : ["the app's answer to its last edit: expected \(answer.rawValue), got \(actual.rawValue)"]
+        case .popup(let checks):
+            guard let view = simulation.popup?.objectValue else { return ["no popup is showing"] }
+            return checks.flatMap { check in compare("popup \(check.key)", expected(check), popupValue(check, view)) }
+        case .background(let state, let incarnation):
+            var problems: [String] = []
+            if let state, simulation.backgroundState != state {
+                problems.append("the background: expected \(state.rawValue), got \(simulation.backgroundState.rawValue)")
+            }
+            if let incarnation, simulation.backgroundIncarnation != incarnation {
+                problems.append("the background's incarnation: expected \(incarnation), got \(simulation.backgroundIncarnation)")
+            }
+            return problems
+        case .converged:
+            return Self.convergence(simulation)
+        case .legacy(let enabled):
+            return compare("the first version's enabled", .bool(enabled), simulation.lastLegacyAnswer?.objectValue?["enabled"])
+        }
+    }
+
+    // MARK: - Reading the run
+
+    private var sharedDocument: SettingsDocument? {
+        try? DocumentCodec.decode(simulation.containerFile(FileContainer.documentName) ?? []).document
+    }
+
+    private var appSites: [JSONValue] {
+        if case .array(let items)? = simulation.appView?.objectValue?["sites"] { return items }
+        return []
+    }
+
+    /// `expect shared damaged N`: N documents set aside, one of them the planted one's bytes.
+    private func damaged(_ count: Int) -> [String] {
+        let files = (1...16).compactMap { simulation.containerFile("settings.damaged-\($0).json") }
+        var problems: [String] = []
+        if files.count != count { problems.append("damaged documents set aside: expected \(count), got \(files.count)") }
+        if let planted = simulation.plantedDamage, count > 0, !files.contains(planted) {
+            problems.append("no damaged document set aside holds the planted document's \(planted.count) bytes")
+        }
+        return problems
+    }
+
+    // MARK: - Comparing
+
+    private func compare(_ checks: [DecisionCheck], _ what: String, _ decision: [String: JSONValue]) -> [String] {
+        checks.flatMap { check -> [String] in
+            let actual: JSONValue? = switch check {
+            case .source(let field, _): decision["source"]?.objectValue?[field.rawValue]
+            default: decision[check.key]
+            }
+            return compare("\(what) \(check.key)", expected(check), actual)
+        }
+    }
+
+    private func compare(_ expected: FieldValues, _ what: String, _ actual: FieldValues) -> [String] {
+        let actual = Dictionary(uniqueKeysWithValues: actual.texts.map { ($0.name, $0.value) })
+        return expected.texts.flatMap { pair in compare("\(what) \(pair.name)", .string(pair.value), actual[pair.name].map(JSONValue.string)) }
+    }
+
+    private func compare(_ checks: [SiteFieldCheck], _ what: String, _ values: SiteValues) -> [String] {
+        let actual = FieldValues(mode: values.mode, theme: values.theme, nativeDarkPolicy: values.nativeDarkPolicy)
+        let texts = Dictionary(uniqueKeysWithValues: actual.texts.map { ($0.name, $0.value) })
+        var problems: [String] = []
+        for check in checks {
+            let found = texts[check.field.rawValue]
+            switch (check.value, found) {
+            case (nil, nil): continue
+            case (nil, let found?): problems.append("\(what) \(check.field.rawValue): expected absent, found \(found)")
+            case (let value?, _): problems += compare("\(what) \(check.field.rawValue)", .string(value), found.map(JSONValue.string))
+            }
+        }
+        return problems
+    }
+
+    private func expected(_ check: DecisionCheck) -> JSONValue {
+        switch check {
+        case .enabled(let enabled): .bool(enabled)
+        case .theme(let theme): .string(theme.rawValue)
+        case .reason(let reason): .string(reason.rawValue)
+        case .scope(let key): key.map { .string($0.key.text) } ?? .null
+        case .mode(let mode): .string(mode.rawValue)
+        case .nativeDarkPolicy(let policy): .string(policy.rawValue)
+        case .source(_, let source): .string(source.rawValue)
+        }
+    }
+
+    private func popupValue(_ check: DecisionCheck, _ view: [String: JSONValue]) -> JSONValue? {
+        switch check {
+        case .source(let field, _): view["fields"]?.objectValue?[field.rawValue]?.objectValue?["source"]
+        case .scope: view["selectedScope"]
+        default: view["fields"]?.objectValue?[check.key]?.objectValue?["value"]
+        }
+    }
+
+    private func compare(_ what: String, _ expected: JSONValue, _ actual: JSONValue?) -> [String] {
+        expected == actual ? [] : ["\(what): expected \(render(expected)), got \(actual.map(render) ?? "nothing")"]
+    }
+
+    // MARK: - Convergence
+
+    /// Invariant 4: every visible tab, the open popup, the app if it is running and in front,
+    /// and the cache once its outbox is empty agree with the shared document. Call it after a
+    /// reconciliation point with a healthy handler (`settle` first).
+    static func convergence(_ simulation: Simulation) -> [String] {
+        var problems: [String] = []
+        guard let bytes = simulation.containerFile(FileContainer.documentName) else { return ["there is no shared document"] }
+        let document: SettingsDocument
+        do { document = try DocumentCodec.decode(bytes).document } catch { return ["the shared document does not parse: \(error)"] }
+        let resolver = Resolver(document: document)
+        let session = simulation.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName)
+            .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
+        for id in simulation.visibleTabs {
+            guard let tab = simulation.tabs[id] else { continue }
+            let context = DecisionContext(appearance: simulation.appearance, now: simulation.now, utcOffsetMinutes: 0,
+                                          pausedUntil: session?.pausedUntil, pageIsNativelyDark: tab.nativeDark)
+            let expected = resolver.decide(url: tab.url, context: context).json
+            if tab.applied != expected {
+                problems.append("tab \(id.rawValue) shows \(tab.applied.map(render) ?? "nothing"), the shared document gives \(render(expected))")
+            }
+        }
+        if let tab = simulation.popupTab, let view = simulation.popup?.objectValue, let url = simulation.tabs[tab]?.url,
+           case .success(let address) = PageAddress.parse(url) {
+            let settings = resolver.settings(for: address)
+            let shown = view["fields"]?.objectValue?["theme"]?.objectValue?["value"]
+            if shown != .string(settings.theme.rawValue) {
+                problems.append("the popup shows theme \(shown.map(render) ?? "nothing"), the shared document gives \(settings.theme)")
+            }
+        }
+        if simulation.appIsRunning && simulation.appInForeground, let view = simulation.appView {
+            let expected = AppView(document).json
+            if view != expected { problems.append("the app shows \(render(view)), the shared document gives \(render(expected))") }
+        }
+        if let stored = simulation.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap({ try? JSONParser.parse($0) }),
+           let local = LocalStorage.decode(stored), local.outbox.isEmpty, let cache = local.cache, cache != document {
+            problems.append("the cache (revision \(cache.revision)) differs from the shared document (revision \(document.revision))")
+        }
+        return problems
+    }
+}
+
+/// Compact JSON, as failures show values.
+func render(_ value: JSONValue) -> String { String(decoding: JSONWriter.compact(value), as: UTF8.self) }

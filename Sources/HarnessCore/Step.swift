@@ -1,0 +1,169 @@
+import ProcessKit
+import SiteSettings
+
+/// One step of a scenario, parsed and checked: what the user, Safari or the operating system
+/// does, a fault, time passing, or an expectation. `ScenarioParser` makes steps from text and
+/// `ScenarioPrinter` writes them back, so `parse(print(steps)) == steps`.
+public enum Step: Equatable, Sendable {
+    // MARK: Setup (before the first action)
+    case platform(Simulation.Platform)
+    case epoch(EpochMillis)
+    case seed(UInt64)
+    /// The starting shared document: a defaults or site line applied to it, or a file.
+    case shared(StartingDocument)
+    /// The background's starting cache: the shared document changed by these lines, or a file.
+    case cache(StartingDocument)
+    /// The first version's boolean in the group's preferences.
+    case sharedLegacy(enabled: Bool)
+    /// The document on disk is cut off halfway; the document described so far is its last good copy.
+    case sharedDamaged
+    /// Before the first action, the profile in front at the start; after it, a profile switch.
+    case profile(String)
+
+    // MARK: Actions
+    case app(AppStep)
+    case safari(SafariStep)
+    case tab(TabStep)
+    case popup(PopupStep)
+    case appearance(Appearance)
+    case background(BackgroundStep)
+    case handler(Simulation.HandlerBehaviour)
+    case hold(ProcessName, at: YieldPoint)
+    case release(ProcessName)
+    case crash(ProcessName, at: YieldPoint)
+    case fail(ProcessName, at: YieldPoint, with: StorageErrno, after: Bool)
+    case legacy(LegacyStep)
+    case advance(EpochMillis)
+    case settle
+    case expect(Expectation)
+
+    /// Setup steps must come before the first action (`profile` is both).
+    public var isSetup: Bool {
+        switch self {
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged: true
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .advance, .settle, .expect: false
+        }
+    }
+}
+
+/// A process of the extension, by the name scenarios use.
+public enum ProcessName: String, CaseIterable, Equatable, Sendable {
+    case app, background, handler
+}
+
+/// The storage errors a `fail` step can inject.
+public enum StorageErrno: String, CaseIterable, Equatable, Sendable {
+    case noSpace = "ENOSPC"
+    case io = "EIO"
+
+    public var code: Int32 {
+        switch self {
+        case .noSpace: 28
+        case .io: 5
+        }
+    }
+}
+
+/// A site key as the scenario wrote it (the app receives it so), checked to be a valid key.
+/// Two keys are the same step only when written the same way.
+public struct WrittenScope: Equatable, Sendable {
+    public let text: String
+    public let key: ScopeKey
+
+    public init(_ text: String) throws(ScopeKeyError) {
+        self.text = text
+        key = try ScopeKey.parse(text)
+    }
+
+    public static func == (a: WrittenScope, b: WrittenScope) -> Bool { a.text == b.text }
+}
+
+/// Field values a step sets or expects: `mode=on theme=gray nativeDarkPolicy=respect
+/// schedule=20:00-06:00` (a schedule only for the defaults).
+public struct FieldValues: Equatable, Sendable {
+    public var mode: Mode?
+    public var theme: Theme?
+    public var nativeDarkPolicy: NativeDarkPolicy?
+    public var schedule: Schedule?
+
+    public init(mode: Mode? = nil, theme: Theme? = nil, nativeDarkPolicy: NativeDarkPolicy? = nil, schedule: Schedule? = nil) {
+        self.mode = mode
+        self.theme = theme
+        self.nativeDarkPolicy = nativeDarkPolicy
+        self.schedule = schedule
+    }
+
+    public var isEmpty: Bool { self == FieldValues() }
+
+    /// As the app's and the popup's messages carry them: field names to strings, a schedule as
+    /// `{start, end}`.
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        if let mode { object["mode"] = .string(mode.rawValue) }
+        if let theme { object["theme"] = .string(theme.rawValue) }
+        if let nativeDarkPolicy { object["nativeDarkPolicy"] = .string(nativeDarkPolicy.rawValue) }
+        if let schedule { object["schedule"] = .object(["start": .string(schedule.start.description), "end": .string(schedule.end.description)]) }
+        return .object(object)
+    }
+
+    /// Each value set, by field name, as text (`20:00-06:00` for a schedule).
+    public var texts: [(name: String, value: String)] {
+        var pairs: [(String, String)] = []
+        if let mode { pairs.append(("mode", mode.rawValue)) }
+        if let theme { pairs.append(("theme", theme.rawValue)) }
+        if let nativeDarkPolicy { pairs.append(("nativeDarkPolicy", nativeDarkPolicy.rawValue)) }
+        if let schedule { pairs.append(("schedule", "\(schedule.start)-\(schedule.end)")) }
+        return pairs
+    }
+}
+
+/// How a setup line describes a starting document.
+public enum StartingDocument: Equatable, Sendable {
+    case defaults(FieldValues)
+    case site(WrittenScope, FieldValues)
+    /// A document file, its path relative to the scenario's folder.
+    case file(String)
+}
+
+public enum AppStep: Equatable, Sendable {
+    case launch, foreground, background, kill
+    case setDefaults(FieldValues)
+    case setSite(WrittenScope, FieldValues)
+    case resetSite(WrittenScope, [SiteField])
+    case deleteSite(WrittenScope)
+}
+
+public enum SafariStep: String, CaseIterable, Equatable, Sendable {
+    case foreground, background, restart
+}
+
+public enum TabStep: Equatable, Sendable {
+    case open(TabID, url: String, nativeDark: Bool, window: Int?)
+    case activate(TabID)
+    case reload(TabID)
+    case navigate(TabID, url: String)
+    case close(TabID)
+    /// The content script detects (or stops detecting) a native dark theme.
+    case nativeDark(TabID, Bool)
+}
+
+public enum PopupStep: Equatable, Sendable {
+    case open(TabID)
+    case scope(WrittenScope)
+    case set(FieldValues)
+    case reset([SiteField])
+    case forget
+    case pause(EpochMillis)
+    case close
+}
+
+public enum BackgroundStep: String, CaseIterable, Equatable, Sendable {
+    case unload, kill, freeze, thaw
+}
+
+/// The first version's messages, straight to a native handler.
+public enum LegacyStep: String, CaseIterable, Equatable, Sendable {
+    case getEnabled = "get-enabled"
+    case toggle
+}

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading a file a user named (a scenario, a document it points at): only a regular file, and
+/// only up to a limit, so `/dev/zero`, a FIFO or a huge file is a clear error instead of a hang
+/// or an allocation of gigabytes.
+public enum UserFile {
+    /// Why a file could not be read.
+    public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        case missing
+        /// A folder, a device, a FIFO or a socket.
+        case notRegular
+        case tooLarge(limit: Int)
+        case system(String)
+
+        public var description: String {
+            switch self {
+            case .missing: "no such file"
+            case .notRegular: "not a regular file"
+            case .tooLarge(let limit): "larger than \(limit) bytes"
+            case .system(let message): message
+            }
+        }
+    }
+
+    /// The whole file, at most `limit` bytes.
+    public static func read(_ path: String, limit: Int) throws(Problem) -> [UInt8] {
+        // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 { throw errno == ENOENT ? .missing : .system(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .system(String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegular }
+        guard info.st_size <= limit else { throw .tooLarge(limit: limit) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system(String(cString: strerror(errno)))
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+            // The file may grow while it is read.
+            if bytes.count > limit { throw .tooLarge(limit: limit) }
+        }
+    }
+}

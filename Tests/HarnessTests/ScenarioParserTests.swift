@@ -1,0 +1,288 @@
+import Foundation
+import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// The scenario language read whole before anything runs: every mistake with its line and the
+/// nearest valid word, line endings of every kind, and steps printed back as they were read.
+struct ScenarioParserTests {
+    private func mistakes(_ text: String) -> [String] {
+        do {
+            _ = try Scenario.parse(text, name: "s")
+            return []
+        } catch {
+            return error.errors.map(\.description)
+        }
+    }
+
+    @Test func everyMistakeInAFileIsReportedWithItsLine() {
+        let text = """
+            # Three mistakes, one per line, and nothing runs.
+            tab opn t1 https://a.example/
+            tab open t1 https://a.example/
+            popup set tehme=dark
+            advance soon
+            """
+        #expect(mistakes(text) == [
+            "s:2: unknown word 'opn' (expected open, activate, reload, navigate, close, native-dark); did you mean 'open'?",
+            "s:4: unknown key 'tehme' (expected mode, theme, nativeDarkPolicy); did you mean 'theme'?",
+            "s:5: 'soon' is not a duration (30s, 500ms, 2m, 1h)",
+        ])
+    }
+
+    @Test(arguments: [
+        // Line endings: CRLF and CR are line breaks, so a comment line does not swallow the file.
+        ("# A comment.\r\ntab open t1 https://a.example/\r\nexpect tab t1 thme=gray\r\n",
+         "s:3: unknown key 'thme' (expected theme, reason, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy, enabled); did you mean 'theme'?"),
+        ("# A comment.\rtab open t1 https://a.example/\rtab activate t2\r",
+         "s:3: tab t2 was never opened (open: t1); did you mean 't1'?"),
+        ("# Only comments.\r\n# and no steps\r\n", "s: the scenario has no steps"),
+        ("", "s: the scenario has no steps"),
+        // Options after a URL.
+        ("tab open t1 https://a.example/ window=abc", "s:1: 'abc' is not a window number (1 to 64)"),
+        ("tab open t1 https://a.example/ windw=2",
+         "s:1: unknown option 'windw=2' after the URL (expected native-dark or window=N; a URL has no spaces); did you mean 'window=N'?"),
+        ("tab open t1 https://a.example/ nativ-dark",
+         "s:1: unknown option 'nativ-dark' after the URL (expected native-dark or window=N; a URL has no spaces); did you mean 'native-dark'?"),
+        ("tab open t1 https://a.example/my page",
+         "s:1: unknown option 'page' after the URL (expected native-dark or window=N; a URL has no spaces)"),
+        ("tab open t1 https://a.example/ native-dark native-dark", "s:1: 'native-dark' is given twice"),
+        // Tabs that were never opened, or were closed.
+        ("tab activate nosuch", "s:1: tab nosuch was never opened (open: none)"),
+        ("tab open t1 https://a.example/\npopup open nosuch", "s:2: tab nosuch was never opened (open: t1)"),
+        ("tab open t1 https://a.example/\ntab close t1\nexpect tab t1 enabled", "s:3: tab t1 was closed on line 2"),
+        ("tab open t1 https://a.example/\ntab open t1 https://b.example/", "s:2: tab t1 is already open (line 1); use 'tab navigate'"),
+        ("profile work\ntab open t1 https://a.example/\nprofile home\ntab reload t1", "s:4: tab t1 was never opened in profile home (open: none)"),
+        // Words a step does not take, and keys an expectation does not know.
+        ("settle now", "s:1: unexpected 'now' after 'settle'"),
+        ("app launch quickly", "s:1: unexpected 'quickly' after 'app launch'"),
+        ("tab open t1 https://a.example/\nexpect tab t1", "s:2: missing what to check (enabled, disabled, theme, reason, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy)"),
+        ("tab open t1 https://a.example/\nexpect tab t1 theme=sepa", "s:2: 'sepa' is not a valid theme (expected dark, gray, sepia, invert); did you mean 'sepia'?"),
+        ("tab open t1 https://a.example/\nexpect tab t1 enabled disabled", "s:2: 'enabled' is checked twice"),
+        ("expect shared site a.example colour=red", "s:1: unknown key 'colour' (expected mode, theme, nativeDarkPolicy)"),
+        ("expect popup enabled", "s:1: unknown key 'enabled' (expected theme, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy)"),
+        ("expect background runing", "s:1: unknown word 'runing' (expected running, frozen, unloaded, killed or incarnation=N, each once); did you mean 'running'?"),
+        ("expect app answer saved", "s:1: 'expect app answer' with no app edit before it (app set, reset or delete)"),
+        ("app set default theme=dark theme=gray", "s:1: 'theme' is given twice"),
+        ("app set site a.example schedule=20:00-06:00", "s:1: a schedule belongs to the defaults, not to a site"),
+        ("app set site ..bad theme=dark", "s:1: '..bad' is not a site key: empty label in host"),
+        ("release handler", "s:1: 'release handler' with no 'hold handler at POINT' before it"),
+        ("hold handler at renme", "s:1: unknown word 'renme' (expected lock, read, write-temp, rename, unlock, set-aside, storage-read, storage-write-temp, storage-rename); did you mean 'rename'?"),
+        ("fail app at lock with EIO after", "s:1: 'after' needs a point that writes: write-temp, rename, storage-write-temp or storage-rename"),
+        ("handler crashing befor-write", "s:1: unknown word 'befor-write' (expected before-write, after-write); did you mean 'before-write'?"),
+        ("teb open t1 https://a.example/", "s:1: unknown step 'teb'; did you mean 'tab'?"),
+        ("tab open t1 https://a.example/\nplatform macos", "s:2: 'platform' must come before the first action"),
+        ("advance 5x", "s:1: '5x' is not a duration (30s, 500ms, 2m, 1h)"),
+        ("advance -5s", "s:1: '-5s' is not a duration (30s, 500ms, 2m, 1h)"),
+    ] as [(String, String)])
+    func aMistakeNamesItsLineAndTheNearestWord(text: String, message: String) {
+        #expect(mistakes(text) == [message])
+    }
+
+    @Test func aHashInsideAWordIsPartOfIt() throws {
+        let scenario = try Scenario.parse("tab open t1 https://a.example/#top   # a comment\n", name: "s")
+        #expect(scenario.steps == [.tab(.open(TabID("t1"), url: "https://a.example/#top", nativeDark: false, window: nil))])
+    }
+
+    @Test func aCRLFFileReadsAsTheSameStepsAndDescription() throws {
+        let text = "# Cold start.\n# Second line.\n\nplatform macos\ntab open t1 https://a.example/ window=2\nsettle\nexpect tab t1 enabled\n"
+        let unix = try Scenario.parse(text, name: "s")
+        let windows = try Scenario.parse(text.replacingOccurrences(of: "\n", with: "\r\n"), name: "s")
+        let classic = try Scenario.parse(text.replacingOccurrences(of: "\n", with: "\r"), name: "s")
+        #expect(unix.steps.count == 4)
+        #expect(windows.lines == unix.lines && classic.lines == unix.lines)
+        #expect(windows.description == "Cold start. Second line." && classic.description == unix.description)
+    }
+
+    // MARK: - Printing
+
+    static let folder: String = {
+        let file = #filePath
+        return String(file[..<file.range(of: "/Tests/HarnessTests/")!.lowerBound]) + "/Scenarios"
+    }()
+
+    static let files: [String] = {
+        let walker = FileManager.default.enumerator(atPath: folder)!
+        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".scenario") }.sorted()
+    }()
+
+    @Test(arguments: files)
+    func everyNamedScenarioPrintsBackToTheSameSteps(file: String) throws {
+        let text = try String(contentsOfFile: Self.folder + "/" + file, encoding: .utf8)
+        let scenario = try Scenario.parse(text, name: file)
+        let printed = ScenarioPrinter.print(scenario.steps, description: [scenario.description])
+        let again = try Scenario.parse(printed, name: file)
+        #expect(again.steps == scenario.steps)
+        #expect(again.description == scenario.description)
+    }
+
+    @Test(arguments: 1...200)
+    func generatedStepsPrintBackToTheSameSteps(seed: UInt64) throws {
+        let steps = StepSample.scenario(seed: seed)
+        let printed = ScenarioPrinter.print(steps)
+        let parsed: Scenario
+        do { parsed = try Scenario.parse(printed, name: "generated") } catch {
+            Issue.record("seed \(seed): \(error)\n\(printed)")
+            return
+        }
+        #expect(parsed.steps == steps, "seed \(seed):\n\(printed)")
+    }
+
+    @Test func theSampleReachesEveryKindOfStep() {
+        var kinds: Set<String> = []
+        for seed in 1...200 as ClosedRange<UInt64> {
+            for step in StepSample.scenario(seed: seed) {
+                kinds.insert(String(ScenarioPrinter.line(step).split(separator: " ").prefix(2).joined(separator: " ")))
+            }
+        }
+        // Each verb with each of its first arguments: a case the sample never makes is a case
+        // the round trip never checks.
+        for expected in ["platform ios", "platform macos", "shared defaults", "shared site", "shared file", "shared legacy", "shared damaged",
+                         "cache defaults", "cache site", "cache file", "app set", "app reset", "app delete", "app launch", "tab open",
+                         "tab native-dark", "popup set", "popup pause", "handler slow", "handler crashing", "fail handler",
+                         "expect tab", "expect first-decision", "expect shared", "expect app", "expect popup", "expect background",
+                         "expect converged", "expect legacy", "advance", "seed", "epoch", "profile", "hold", "release"]
+        where !kinds.contains(where: { $0.hasPrefix(expected) }) {
+            Issue.record("the sample never makes '\(expected)'")
+        }
+    }
+}
+
+/// Arbitrary valid steps for the round-trip test: setup first, tabs opened before they are
+/// named, a hold before its release, an app edit before `expect app answer`.
+enum StepSample {
+    static func scenario(seed: UInt64) -> [Step] {
+        var random = SeededRandom(seed: seed)
+        func pick<T>(_ items: [T]) -> T { items[random.below(items.count)] }
+        func values(schedule: Bool) -> FieldValues {
+            var values = FieldValues()
+            repeat {
+                if random.chance(1, in: 2) { values.mode = pick(Mode.allCases) }
+                if random.chance(1, in: 2) { values.theme = pick(Theme.catalogue) }
+                if random.chance(1, in: 3) { values.nativeDarkPolicy = pick(NativeDarkPolicy.allCases) }
+                if schedule && random.chance(1, in: 3) {
+                    values.schedule = Schedule(start: TimeOfDay(minutes: random.below(1440))!, end: TimeOfDay(minutes: random.below(1440))!)
+                }
+            } while values.isEmpty
+            return values
+        }
+        func scope() -> WrittenScope {
+            try! WrittenScope(pick(["a.example", "docs.example.com", ".example.org", "example.net/tools/editor", "DOCS.Example.com.", "192.0.2.1"]))
+        }
+        func fields() -> [SiteField] { Array(SiteField.allCases.shuffledPrefix(1 + random.below(3), &random)) }
+        func duration() -> EpochMillis { pick([0, 500, 1000, 30_000, 90_000, 3_600_000, 7_200_000, 1234]) }
+        func checks(popup: Bool) -> [DecisionCheck] {
+            var all: [DecisionCheck] = [.theme(pick(Theme.catalogue)), .mode(pick(Mode.allCases)),
+                                        .nativeDarkPolicy(pick(NativeDarkPolicy.allCases)), .source(pick(SiteField.allCases), pick(ValueSource.allCases)),
+                                        .scope(random.chance(1, in: 2) ? nil : scope())]
+            if !popup { all += [.enabled(random.chance(1, in: 2)), .reason(pick(DecisionReason.allCases))] }
+            var chosen: [DecisionCheck] = []
+            for check in all where random.chance(1, in: 2) && !chosen.contains(where: { $0.key == check.key }) { chosen.append(check) }
+            return chosen.isEmpty ? [all[0]] : chosen
+        }
+        func fieldChecks() -> [SiteFieldCheck] {
+            fields().map { field in
+                let value: String? = switch field {
+                case .mode: pick(Mode.allCases).rawValue
+                case .theme: pick(Theme.catalogue).rawValue
+                case .nativeDarkPolicy: pick(NativeDarkPolicy.allCases).rawValue
+                }
+                return SiteFieldCheck(field, random.chance(1, in: 3) ? nil : value)
+            }
+        }
+
+        var steps: [Step] = []
+        // Setup.
+        if random.chance(1, in: 2) { steps.append(.platform(pick(Simulation.Platform.allCases))) }
+        if random.chance(1, in: 3) { steps.append(.epoch(1_772_355_600_000 + Int64(random.below(1_000_000)) * 1000)) }
+        if random.chance(1, in: 3) { steps.append(.seed(UInt64(random.below(1000)))) }
+        for _ in 0..<random.below(3) {
+            let document: StartingDocument = switch random.below(3) {
+            case 0: .defaults(values(schedule: true))
+            case 1: .site(scope(), values(schedule: false))
+            default: .file("../documents/settings.json")
+            }
+            steps.append(random.chance(1, in: 2) ? .shared(document) : .cache(document))
+        }
+        if random.chance(1, in: 4) { steps.append(.sharedLegacy(enabled: random.chance(1, in: 2))) }
+        if random.chance(1, in: 4) { steps.append(.sharedDamaged) }
+        // Actions, on tabs that are open.
+        var open: [TabID] = [TabID("t1")]
+        var made = 1
+        var held: [ProcessName] = []
+        var appEdited = false
+        steps.append(.tab(.open(open[0], url: "https://docs.example.com/guide", nativeDark: false, window: nil)))
+        for _ in 0..<(5 + random.below(30)) {
+            let tab = pick(open)
+            let step: Step = switch random.below(22) {
+            case 0:
+                { () -> Step in
+                    made += 1
+                    let id = TabID("t\(made)")
+                    open.append(id)
+                    return .tab(.open(id, url: pick(["https://a.example/", "http://[2001:db8::1]/x", "https://b.example/#frag", "about:blank"]),
+                                      nativeDark: random.chance(1, in: 2), window: random.chance(1, in: 2) ? 1 + random.below(3) : nil))
+                }()
+            case 1: .tab(pick([.activate(tab), .reload(tab), .navigate(tab, url: "https://c.example/p"), .nativeDark(tab, random.chance(1, in: 2))]))
+            case 2:
+                { () -> Step in
+                    appEdited = true
+                    return .app(pick([.setDefaults(values(schedule: true)), .setSite(scope(), values(schedule: false)),
+                                      .resetSite(scope(), fields()), .deleteSite(scope())]))
+                }()
+            case 3: .app(pick([.launch, .foreground, .background, .kill]))
+            case 4: .safari(pick(SafariStep.allCases))
+            case 5: .popup(pick([.open(tab), .scope(scope()), .set(values(schedule: false)), .reset(fields()), .forget, .pause(duration()), .close]))
+            case 6: .appearance(pick(Appearance.allCases))
+            case 7: .background(pick(BackgroundStep.allCases))
+            case 8: .handler(pick([.healthy, .slow(duration()), .hung, .crashing(afterWrite: random.chance(1, in: 2)), .garbage]))
+            case 9:
+                { () -> Step in
+                    let process = pick(ProcessName.allCases)
+                    if let index = held.firstIndex(of: process) {
+                        held.remove(at: index)
+                        return .release(process)
+                    }
+                    held.append(process)
+                    return .hold(process, at: pick(YieldPoint.allCases))
+                }()
+            case 10: .crash(pick(ProcessName.allCases), at: pick(YieldPoint.allCases))
+            case 11:
+                .fail(pick(ProcessName.allCases), at: pick([.writeTemp, .rename, .storageRename]), with: pick(StorageErrno.allCases), after: random.chance(1, in: 2))
+            case 12: .legacy(pick(LegacyStep.allCases))
+            case 13: .advance(duration())
+            case 14: .settle
+            case 15: .expect(pick([.tab(tab, checks(popup: false)), .tabUndecided(tab), .firstDecision(tab, checks(popup: false)),
+                                   .firstDecisionBeforeNativeReply(tab)]))
+            case 16: .expect(pick([.sharedDefaults(values(schedule: true)), .sharedSite(scope(), fieldChecks()), .sharedSiteAbsent(scope()),
+                                   .sharedTombstone(scope()), .sharedDamaged(count: random.below(3))]))
+            case 17: .expect(pick([.appSites(random.chance(1, in: 3) ? [] : [scope(), scope()]), .appSite(scope(), fieldChecks()),
+                                   .appDefaults(values(schedule: true))] + (appEdited ? [.appAnswer(pick(AppAnswer.allCases))] : [])))
+            case 18: .expect(.popup(checks(popup: true)))
+            case 19: .expect(pick([.background(pick(BackgroundState.allCases), incarnation: nil),
+                                   .background(nil, incarnation: random.below(5)),
+                                   .background(pick(BackgroundState.allCases), incarnation: random.below(5))]))
+            case 20: .expect(pick([.converged, .legacy(enabled: random.chance(1, in: 2))]))
+            default: .profile(pick(["default", "work"]))
+            }
+            steps.append(step)
+            // A profile switch leaves the tabs of the other profile behind: open one there.
+            if case .profile = step {
+                made += 1
+                open = [TabID("t\(made)")]
+                steps.append(.tab(.open(open[0], url: "https://d.example/", nativeDark: false, window: nil)))
+            }
+        }
+        return steps
+    }
+}
+
+extension Array {
+    /// The first `count` elements of a seeded shuffle.
+    func shuffledPrefix(_ count: Int, _ random: inout SeededRandom) -> ArraySlice<Element> {
+        var items = self
+        for index in items.indices.reversed() where index > 0 { items.swapAt(index, random.below(index + 1)) }
+        return items.prefix(count)
+    }
+}
