@@ -81,4 +81,6 @@ enum CommandError: Error, Equatable {
     case usage(String)
     /// The command line is fine but what it names is not (a file that is not a valid document).
     case invalidInput(String)
+    /// Scenario files with mistakes, each already printed with its file and line: nothing ran.
+    case invalidScenarios(String)
 }

@@ -15,7 +15,7 @@ import Synchronization
 enum MemoryBench {
     static func run() throws(CommandError) {
         let files = try ScenarioFiles.collect([ScenarioFiles.root])
-        let scenarios = try files.map { (file: String) throws(CommandError) -> Scenario in try ScenarioFiles.load(file) }
+        let scenarios = try ScenarioFiles.loadAll(files)
         // Peaks start from here: not from an earlier benchmark in the same process.
         let clear = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
         if clear >= 0 {

@@ -21,6 +21,8 @@ enum RunCommand: HarnessCommand {
         ('12:none'), when a process reaches a yield point ('handler@rename#2:all') or after the
         last step ('end:mask-5'), keeping none, all, the changes a bit mask names or a seeded
         sample of those not yet flushed, and restarts everything.
+        Every file is read and checked before anything runs: a mistake in any of them is
+        printed with its file and line, and nothing runs.
         Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
         """
 
@@ -46,7 +48,7 @@ enum RunCommand: HarnessCommand {
         }
         let files = try ScenarioFiles.collect(args.positionals.isEmpty || args.flag("all") ? [ScenarioFiles.root] : args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
-        let scenarios = try files.map { (file: String) throws(CommandError) -> Scenario in try ScenarioFiles.load(file) }
+        let scenarios = try ScenarioFiles.loadAll(files)
 
         let executables = Executables.directory
         let clock = ContinuousClock()

@@ -38,8 +38,9 @@ enum SweepCommand: HarnessCommand {
         var unusable = 0
         var failures: [String] = []
         Terminal.out("crash sweep: seed \(seed), transport \(transport.rawValue)\n")
-        for file in files {
-            let scenario = try ScenarioFiles.load(file)
+        let scenarios = try ScenarioFiles.loadAll(files)
+        for scenario in scenarios {
+            let file = scenario.name
             let began = clock.now
             let base: ScenarioRunner.Outcome
             do { base = try play(scenario, transport: transport, seed: seed) } catch {

@@ -65,6 +65,9 @@ extension String {
         case .invalidInput(let message):
             Terminal.err("Error: \(message)\n")
             return 1
+        case .invalidScenarios(let message):
+            Terminal.err("Error: \(message)\n")
+            return 2
         }
     }
 }

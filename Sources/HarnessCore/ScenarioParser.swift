@@ -210,6 +210,9 @@ struct ScenarioParser {
         if verb == "open" {
             if let line = openTabs[profile]?[tab] { throw words.error("tab \(tab.rawValue) is already open (line \(line)); use 'tab navigate'") }
             let url = try words.next("a URL")
+            // Opened even when an option below is wrong, so later lines are not wrong with it.
+            openTabs[profile, default: [:]][tab] = words.line
+            closedTabs[profile]?[tab] = nil
             var nativeDark = false
             var window: Int?
             while !words.atEnd {
@@ -230,8 +233,6 @@ struct ScenarioParser {
                                         suggestion: twice ? nil : nearestWord(key, in: ["native-dark", "window"]).map { $0 == "window" ? "window=N" : $0 })
                 }
             }
-            openTabs[profile, default: [:]][tab] = words.line
-            closedTabs[profile]?[tab] = nil
             return .open(tab, url: url, nativeDark: nativeDark, window: window)
         }
         try requireOpen(tab, words)

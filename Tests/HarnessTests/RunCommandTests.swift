@@ -36,4 +36,34 @@ struct RunCommandTests {
         #expect(result.stderr.contains("\(path):2: unknown word 'actvate'"))
         #expect(result.stderr.contains("did you mean 'activate'?"))
     }
+
+    @Test func aMistakeInAnyFileStopsTheRunBeforeAnythingStarts() throws {
+        let good = try scenario("# Passes.\ntab open t1 https://a.example/\nsettle\n")
+        let bad = try scenario("# Two mistakes.\r\ntab open t1 https://a.example/ windw=2\r\nexpect tab t1 thme=gray\r\n")
+        defer { for path in [good, bad] { try? FileManager.default.removeItem(atPath: path) } }
+        let result = try HarnessBinary.run(["run", good, bad, "--transport", "in-process"])
+        #expect(result.status == 2)
+        #expect(!result.stdout.contains("pass"), "nothing runs: \(result.stdout)")
+        #expect(result.stderr.contains("\(bad):2: unknown option 'windw=2'"))
+        #expect(result.stderr.contains("\(bad):3: unknown key 'thme'"))
+        #expect(result.stderr.contains("1 of 2 scenario files have mistakes"))
+    }
+
+    @Test func checkValidatesWithoutRunningAndListReportsInvalidFiles() throws {
+        let good = try scenario("# Passes.\ntab open t1 https://a.example/\nsettle\n")
+        let bad = try scenario("# Only a comment, with CRLF endings.\r\n")
+        defer { for path in [good, bad] { try? FileManager.default.removeItem(atPath: path) } }
+        let check = try HarnessBinary.run(["check", good, bad])
+        #expect(check.status == 2)
+        #expect(check.stdout.contains("ok       \(good)  2 steps"))
+        #expect(check.stdout.contains("INVALID  \(bad)  1 mistake(s)"))
+        #expect(check.stdout.contains("1 valid, 1 invalid"))
+        #expect(check.stderr.contains("\(bad): the scenario has no steps"))
+        let list = try HarnessBinary.run(["list", good, bad])
+        #expect(list.status == 2)
+        #expect(list.stdout.contains("\(good)\n    Passes."))
+        #expect(list.stdout.contains("\(bad)\n    INVALID"))
+        let valid = try HarnessBinary.run(["check", good])
+        #expect(valid.status == 0 && valid.stdout.contains("1 valid, 0 invalid"))
+    }
 }
