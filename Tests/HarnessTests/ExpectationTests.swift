@@ -1,0 +1,84 @@
+import Foundation
+import HarnessCore
+import Testing
+
+/// The expectations that say what the background, the app and the container are doing: each
+/// holds when it should and fails, naming expected and actual, when it should not.
+struct ExpectationTests {
+    /// A run that passes only if every expectation in it holds.
+    static let lifecycle = """
+        # The background's states, an undecided tab, the app's answers and defaults.
+        platform ios
+        shared defaults mode=on theme=gray
+        handler slow 2s
+        expect background unloaded incarnation=0
+        tab open t1 https://a.example/
+        expect tab t1 undecided
+        expect background running incarnation=1
+        advance 2s
+        expect tab t1 enabled theme=gray
+        handler healthy
+        background kill
+        expect background killed incarnation=1
+        tab reload t1
+        expect background running incarnation=2
+        background freeze
+        expect background frozen
+        background thaw
+        advance 1m
+        expect background unloaded incarnation=2
+        app launch
+        app set default theme=dark
+        expect app answer saved
+        expect app defaults theme=dark mode=on
+        fail app at write-temp with ENOSPC
+        app set default theme=sepia
+        expect app answer refused
+        hold app at rename
+        app set default theme=invert
+        expect app answer none
+        app kill
+        expect app answer none
+        expect shared damaged 0
+        """
+
+    private func failures(_ text: String) throws -> [String] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("expectation-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = try Scenario.parse(text, name: "e")
+        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run().failures
+    }
+
+    @Test func eachHoldsWhereItShould() throws {
+        #expect(try failures(Self.lifecycle) == [])
+    }
+
+    /// The same run with one expectation changed after the line that follows it: the change
+    /// must be the only failure, with this message.
+    @Test(arguments: [
+        ("expect tab t1 enabled theme=gray", "expect tab t1 undecided", "tab t1: expected no decision yet, got {\"enabled\":true"),
+        ("expect background unloaded incarnation=0", "expect background running", "the background: expected running, got unloaded"),
+        ("expect background killed incarnation=1", "expect background unloaded", "the background: expected unloaded, got killed"),
+        ("expect background running incarnation=2", "expect background incarnation=1", "the background's incarnation: expected 1, got 2"),
+        ("expect background frozen", "expect background running", "the background: expected running, got frozen"),
+        ("expect background unloaded incarnation=2", "expect background killed", "the background: expected killed, got unloaded"),
+        ("expect app answer saved", "expect app answer refused", "the app's answer to its last edit: expected refused, got saved"),
+        ("expect app defaults theme=dark mode=on", "expect app defaults theme=gray", "app defaults theme: expected \"gray\", got \"dark\""),
+        ("expect app answer refused", "expect app answer none", "the app's answer to its last edit: expected none, got refused"),
+        ("expect shared damaged 0", "expect shared damaged 1", "damaged documents set aside: expected 1, got 0"),
+    ] as [(String, String, String)])
+    func eachFailsWhereItShould(after line: String, wrong: String, message: String) throws {
+        var lines = Self.lifecycle.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let index = try #require(lines.firstIndex(of: line), "the line must be in the run")
+        lines.insert(wrong, at: index + 1)
+        let found = try failures(lines.joined(separator: "\n"))
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.contains("\n  " + message) == true, "\(found)")
+    }
+
+    @Test func aPlantedDamagedDocumentMustBeTheOneSetAside() throws {
+        let text = "shared defaults mode=on\nshared damaged\napp launch\nexpect shared damaged 1\nexpect shared damaged 2\n"
+        let found = try failures(text)
+        #expect(found.count == 1 && found[0].hasPrefix("e:5: expect shared damaged 2\n  damaged documents set aside: expected 2, got 1"), "\(found)")
+    }
+}
