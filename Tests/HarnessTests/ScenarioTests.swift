@@ -38,8 +38,28 @@ struct ScenarioTests {
         }
     }
 
+    /// The walk that makes the test cases finds every scenario: the same files as the walk
+    /// `harness run --all` makes (over `readdir`, not `FileManager`), and some in every folder
+    /// of `Scenarios/` but the one that holds example documents. A walk that finds nothing, or
+    /// that skips a folder or a file, fails here rather than leaving scenarios untested.
     @Test func thereAreNamedScenarios() {
-        #expect(Self.files.count >= 4)
+        func walk(_ relative: String) -> [String] {
+            Folder.entries(in: Self.folder + relative).filter { !$0.name.hasPrefix(".") }.flatMap { entry in
+                let path = relative + "/" + entry.name
+                return entry.isFolder ? walk(path) : path.hasSuffix(".scenario") ? [String(path.dropFirst())] : []
+            }
+        }
+        let found = walk("").sorted()
+        #expect(!found.isEmpty, "no scenario under \(Self.folder)")
+        let missed = Set(found).subtracting(Self.files).sorted(), extra = Set(Self.files).subtracting(found).sorted()
+        #expect(missed.isEmpty, "no test case for \(missed)")
+        #expect(extra.isEmpty, "test cases for files readdir does not find: \(extra)")
+        #expect(Self.files.count == found.count, "a file walked twice")
+        let folders = Folder.entries(in: Self.folder).filter { $0.isFolder && $0.name != "documents" }.map(\.name)
+        #expect(!folders.isEmpty)
+        for name in folders {
+            #expect(Self.files.contains { $0.hasPrefix(name + "/") }, "no scenario in Scenarios/\(name)")
+        }
     }
 
     @Test(arguments: [
