@@ -28,7 +28,8 @@ let package = Package(
         ),
         // A small child process for the runtime's own tests: echoes frames, writes to stderr, exits on request.
         .executableTarget(name: "EchoChild", dependencies: ["ProcessKit"], path: "Tests/Support/EchoChild"),
-        .testTarget(name: "SiteSettingsTests", dependencies: ["SiteSettings"]),
+        // Fixtures are read beside the test files.
+        .testTarget(name: "SiteSettingsTests", dependencies: ["SiteSettings"], exclude: ["Fixtures"]),
         .testTarget(name: "ProcessKitTests", dependencies: ["ProcessKit"]),
         // Tests find the executables next to the test bundle; `swift test` builds every executable first.
         .testTarget(name: "HarnessCoreTests", dependencies: ["ProcessKit", "HarnessCore"]),

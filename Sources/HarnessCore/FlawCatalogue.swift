@@ -1,29 +1,123 @@
 import ProcessKit
 
-/// Which named scenarios catch each flaw (paths under `Scenarios/`). A test runs every pair
-/// with the flaw switched on and requires an expectation or an invariant to fail; another
+/// Which named scenarios catch each flaw (paths under `Scenarios/`), and by which failure. A
+/// test runs every pair with the flaw switched on and requires that failure among those the
+/// run reports: a run that fails for some other reason has not caught the flaw. Another test
 /// requires every flaw to have at least one.
 public enum FlawCatalogue {
-    public static func scenarios(catching flaw: Flaw) -> [String] {
-        switch flaw {
-        case .popupFullSnapshot: ["lifecycle/a-popup-change-never-carries-a-stale-cache-to-the-document.scenario"]
-        case .siteRecordsCopyDefaults: ["transitions/02-popup-change-reaches-the-app.scenario", "transitions/07-rapid-changes-in-both-interfaces.scenario"]
-        case .resetStoresDefault: ["transitions/03-reset-then-change-the-default.scenario", "transitions/04-removing-the-last-override-removes-the-site.scenario"]
-        case .deletionByOmission: ["lifecycle/a-deletion-is-not-undone-by-an-older-delayed-patch.scenario"]
-        case .nativeFirstStartup: ["transitions/06-cold-start-answers-from-the-cache.scenario", "lifecycle/a-hung-handler-leaves-tabs-on-the-cache.scenario"]
-        case .cacheInMemoryOnly: ["transitions/06-cold-start-answers-from-the-cache.scenario"]
-        case .appSavesStaleSnapshot: ["transitions/07-rapid-changes-in-both-interfaces.scenario", "lifecycle/the-handler-holds-the-lock-from-its-read-to-its-rename.scenario"]
-        case .inPlaceWrites: ["lifecycle/a-crash-before-the-rename-keeps-the-old-document.scenario", "transitions/07-rapid-changes-in-both-interfaces.scenario"]
-        case .noOutbox: ["lifecycle/a-crashing-handler-loses-nothing-the-outbox-keeps.scenario"]
-        case .pauseInMemory: ["lifecycle/a-pause-survives-an-unload-but-not-a-safari-restart.scenario"]
-        case .noReconcileOnForeground: ["transitions/01-an-app-default-change-reaches-an-open-tab.scenario", "seed-000/an-app-change-is-seen-when-the-page-becomes-visible-again.scenario"]
-        case .mergingAcrossScopes: ["transitions/05-the-most-specific-scope-wins.scenario"]
-        case .cacheAsAuthority: ["transitions/06-cold-start-answers-from-the-cache.scenario", "transitions/01-an-app-default-change-reaches-an-open-tab.scenario"]
-        case .toggleProtocol: ["transitions/07-rapid-changes-in-both-interfaces.scenario", "lifecycle/a-patch-survives-an-unload-before-its-answer.scenario"]
-        case .snapshotDropsWaitingPatches: ["lifecycle/a-snapshot-arriving-while-a-patch-waits-keeps-the-patch.scenario"]
-        case .readModifyWriteWithoutLock: ["lifecycle/the-handler-holds-the-lock-from-its-read-to-its-rename.scenario"]
-        case .oneTimestampForDocument: ["lifecycle/a-popup-change-never-carries-a-stale-cache-to-the-document.scenario"]
-        case .answerBeforeCacheLoaded: ["transitions/06-cold-start-answers-from-the-cache.scenario", "lifecycle/a-tab-whose-answer-was-lost-gets-one-after-the-wake.scenario"]
+    /// A failure that shows a flaw, as `ScenarioRunner` reports it.
+    public enum Failure: Hashable, Sendable, CustomStringConvertible {
+        /// The expectation on this line of the scenario fails.
+        case expectation(line: Int)
+        /// This invariant of the design breaks, after whichever step.
+        case invariant(Int)
+
+        public var description: String {
+            switch self {
+            case .expectation(let line): "the expectation on line \(line)"
+            case .invariant(let number): "invariant \(number)"
+            }
         }
+
+        /// Whether a failure `ScenarioRunner` reported for `scenario` is this one. A report
+        /// starts `NAME:LINE: STEP`, and the problem follows on the next line; a broken
+        /// invariant's problem ends with `(invariant N)`.
+        public func matches(_ report: String, in scenario: String) -> Bool {
+            let lines = report.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
+            guard lines.count >= 2 else { return false }
+            let header = lines[0], problem = lines[1]
+            switch self {
+            case .expectation(let line):
+                let prefix = "\(scenario):\(line): "
+                return header.hasPrefix(prefix) && header.dropFirst(prefix.count).hasPrefix("expect ")
+                    && !problem.contains("(invariant ")
+            case .invariant(let number):
+                return header.hasPrefix("\(scenario):") && problem.hasSuffix("(invariant \(number))")
+            }
+        }
+    }
+
+    /// A named scenario that catches a flaw, and the failure by which it does.
+    public struct Catch: Hashable, Sendable {
+        public var scenario: String
+        public var failure: Failure
+
+        public init(_ scenario: String, _ failure: Failure) {
+            self.scenario = scenario
+            self.failure = failure
+        }
+    }
+
+    public static func catches(of flaw: Flaw) -> [Catch] {
+        switch flaw {
+        case .popupFullSnapshot:
+            // The popup's stale cache carries the old default over the app's newer one.
+            [Catch("lifecycle/a-popup-change-never-carries-a-stale-cache-to-the-document.scenario", .expectation(line: 14))]
+        case .siteRecordsCopyDefaults:
+            // A site gets fields no edit of it gave.
+            [Catch("transitions/02-popup-change-reaches-the-app.scenario", .invariant(3)),
+             Catch("transitions/07-rapid-changes-in-both-interfaces.scenario", .invariant(3))]
+        case .resetStoresDefault:
+            // The reset field stays in the document, holding the default.
+            [Catch("transitions/03-reset-then-change-the-default.scenario", .expectation(line: 14)),
+             Catch("transitions/04-removing-the-last-override-removes-the-site.scenario", .expectation(line: 14))]
+        case .deletionByOmission:
+            // The older delayed patch brings the deleted site back.
+            [Catch("lifecycle/a-deletion-is-not-undone-by-an-older-delayed-patch.scenario", .expectation(line: 17))]
+        case .nativeFirstStartup:
+            // A background with a cache waits for native before answering (for ever, if it hangs).
+            [Catch("transitions/06-cold-start-answers-from-the-cache.scenario", .invariant(5)),
+             Catch("lifecycle/a-hung-handler-leaves-tabs-on-the-cache.scenario", .expectation(line: 10))]
+        case .cacheInMemoryOnly:
+            // After the unload there is no cache to answer from before native.
+            [Catch("transitions/06-cold-start-answers-from-the-cache.scenario", .expectation(line: 19))]
+        case .appSavesStaleSnapshot:
+            // The app's save erases the popup's change made meanwhile.
+            [Catch("transitions/07-rapid-changes-in-both-interfaces.scenario", .expectation(line: 16)),
+             Catch("lifecycle/the-handler-holds-the-lock-from-its-read-to-its-rename.scenario", .expectation(line: 16))]
+        case .inPlaceWrites:
+            // A process dies mid-write and leaves the document torn.
+            [Catch("lifecycle/a-crash-before-the-rename-keeps-the-old-document.scenario", .invariant(1)),
+             Catch("transitions/07-rapid-changes-in-both-interfaces.scenario", .invariant(1))]
+        case .noOutbox:
+            // The popup's change is lost with the handler that crashed and the unload.
+            [Catch("lifecycle/a-crashing-handler-loses-nothing-the-outbox-keeps.scenario", .expectation(line: 19))]
+        case .pauseInMemory:
+            // The unload ends the pause.
+            [Catch("lifecycle/a-pause-survives-an-unload-but-not-a-safari-restart.scenario", .expectation(line: 15))]
+        case .noReconcileOnForeground:
+            // Safari comes to the front and the tab keeps the old decision.
+            [Catch("transitions/01-an-app-default-change-reaches-an-open-tab.scenario", .expectation(line: 16)),
+             Catch("seed-000/an-app-change-is-seen-when-the-page-becomes-visible-again.scenario", .expectation(line: 14))]
+        case .mergingAcrossScopes:
+            // The page's and the host's records take fields from less specific records.
+            [Catch("transitions/05-the-most-specific-scope-wins.scenario", .expectation(line: 13))]
+        case .cacheAsAuthority:
+            // A different snapshot arrives and the tab keeps the cache's decision.
+            [Catch("transitions/06-cold-start-answers-from-the-cache.scenario", .expectation(line: 13)),
+             Catch("transitions/01-an-app-default-change-reaches-an-open-tab.scenario", .expectation(line: 16))]
+        case .toggleProtocol:
+            // A site's switch flips the default instead.
+            [Catch("transitions/07-rapid-changes-in-both-interfaces.scenario", .invariant(3)),
+             Catch("lifecycle/a-patch-survives-an-unload-before-its-answer.scenario", .invariant(3))]
+        case .snapshotDropsWaitingPatches:
+            // The tab goes back to the snapshot's decision while the patch still waits.
+            [Catch("lifecycle/a-snapshot-arriving-while-a-patch-waits-keeps-the-patch.scenario", .expectation(line: 14))]
+        case .readModifyWriteWithoutLock:
+            // The handler's write, from its earlier read, loses the app's change.
+            [Catch("lifecycle/the-handler-holds-the-lock-from-its-read-to-its-rename.scenario", .expectation(line: 17))]
+        case .oneTimestampForDocument:
+            // The popup's change to a site, no newer than the app's change to the defaults, is dropped.
+            [Catch("lifecycle/a-popup-change-never-carries-a-stale-cache-to-the-document.scenario", .expectation(line: 15))]
+        case .answerBeforeCacheLoaded:
+            // A tab's first answer comes from the built-in defaults: before the cache is read,
+            // or, with no cache, before the snapshot (and the tab, answered, never asks again).
+            [Catch("transitions/06-cold-start-answers-from-the-cache.scenario", .expectation(line: 11)),
+             Catch("lifecycle/a-tab-whose-answer-was-lost-gets-one-after-the-wake.scenario", .expectation(line: 8))]
+        }
+    }
+
+    public static func scenarios(catching flaw: Flaw) -> [String] {
+        catches(of: flaw).map(\.scenario)
     }
 }

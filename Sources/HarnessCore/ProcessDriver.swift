@@ -37,6 +37,11 @@ public final class ProcessDriver {
     public var policy: (YieldPoint) -> YieldChoice = { _ in .proceed }
     /// Known bugs to switch on in the process, sent with every input.
     public var flaws: [String] = []
+    /// Whether the run still counts the process as alive: from its start until the harness saw
+    /// it die, killed it or finished it. Decided by what the harness did and saw, never by
+    /// asking the operating system, whose answer depends on timing (a handler that has sent its
+    /// reply may or may not have exited yet), so the trace does not.
+    public private(set) var isAlive = true
 
     public init(name: String, incarnation: Int, endpoint: FrameEndpoint, seed: UInt64, trace: Trace) {
         self.name = name
@@ -67,14 +72,17 @@ public final class ProcessDriver {
     /// it; one that does not end within the frame timeout is a bug, and is killed.
     @discardableResult
     public func finish() -> ChildProcess.ExitStatus {
+        isAlive = false
         child.closeInput()
         if let status = child.wait(timeoutMilliseconds: Self.frameTimeout) { return status }
         child.kill()
         return child.wait()
     }
 
+    /// Kills the process; the trace says why, unless the process had already ended for the run.
     public func kill(now: EpochMillis, reason: String) {
-        if child.isRunning { trace.record(now, label, reason) }
+        if isAlive { trace.record(now, label, reason) }
+        isAlive = false
         child.kill()
     }
 
@@ -130,6 +138,7 @@ public final class ProcessDriver {
     }
 
     private func died(now: EpochMillis) -> Step {
+        isAlive = false
         let status = child.wait(timeoutMilliseconds: Self.frameTimeout) ?? {
             child.kill()
             return child.wait()

@@ -102,8 +102,9 @@ public final class Simulation {
     /// The app's edits delivered to its current incarnation and not yet answered, oldest first
     /// (the app answers its edits in order).
     private var appEditsUnanswered: [Int] = []
-    /// Invariant 5 broken: a background that started with a cache let a native reply in
-    /// before answering a tab that asked. Each entry says when and which.
+    /// Problems found as the run went: invariant 5 broken (a background that started with a
+    /// cache let a native reply in before answering a tab that asked), invariant 1 broken at a
+    /// death or a power cut, and processes that could not be started. Each says which.
     public private(set) var violations: [String] = []
     /// The last answer the first version's extension got from the handler.
     public private(set) var lastLegacyAnswer: JSONValue?
@@ -238,7 +239,8 @@ public final class Simulation {
 
     public func launchApp() {
         if app == nil {
-            app = try? spawn("app")
+            guard let started = start("app") else { return }
+            app = started
             queue.append(.appInput(.object(["type": .string("launched")])))
         }
         appForeground()
@@ -839,7 +841,7 @@ public final class Simulation {
         }
         if background == nil {
             guard countsAsEvent else { return }
-            guard let started = try? spawn("background") else { return }
+            guard let started = start("background") else { return }
             background = started
             timers = [:]
             let stored = storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap { try? JSONParser.parse($0) }
@@ -954,14 +956,14 @@ public final class Simulation {
     public func legacyMessage(_ type: String) {
         lastLegacyAnswer = nil
         handlerSpawns += 1
-        guard let handler = try? spawn("handler") else { return }
+        guard let handler = start("handler") else { return }
         complete(handler.begin(NativeHandlerWire.input(.object(["type": .string(type)])), now: now), driver: handler, role: .legacy)
     }
 
     /// Safari starts one handler process per native request.
     private func serveNativeRequest(incarnation: Int, request: Int64, message: JSONValue) {
         handlerSpawns += 1
-        guard let handler = try? spawn("handler") else { return }
+        guard let handler = start("handler") else { return }
         complete(handler.begin(NativeHandlerWire.input(message), now: now), driver: handler,
                  role: .handler(incarnation: incarnation, request: request))
     }
@@ -1021,6 +1023,20 @@ public final class Simulation {
                 if platform == .macOS { event(.object(["type": .string("appMessage")])) }
             default: break
             }
+        }
+    }
+
+    /// Starts the next incarnation of a process, or records why it could not: a run that cannot
+    /// start one of its processes has failed, and the problem names the executable. The trace,
+    /// which never holds a path, says only which incarnation did not start.
+    private func start(_ name: String) -> ProcessDriver? {
+        do {
+            return try spawn(name)
+        } catch {
+            let label = "\(name)#\(incarnations[name] ?? 0)"
+            trace.record(now, label, "could not start")
+            violations.append(error is ChildProcess.SpawnError ? "\(error)" : "cannot start \(label): \(error)")
+            return nil
         }
     }
 

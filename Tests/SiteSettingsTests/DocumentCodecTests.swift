@@ -21,8 +21,10 @@ struct DocumentCodecTests {
         #expect(document.tombstones.isEmpty)
     }
 
+    /// The settings article's example as it writes it (tabs, members in its order, times in
+    /// seconds): `Fixtures/article-example.json`.
     @Test func theArticleExampleLoadsExactlyAsWritten() throws {
-        guard let text = Fixture.articleExampleFromSeed() else { return }
+        let text = try Fixture.text("article-example.json")
         let decoded = try DocumentCodec.decode(Array(text.utf8))
         #expect(decoded.document == (try Fixture.decode(Fixture.articleShape)))
         #expect(decoded.notes.isEmpty)

@@ -30,26 +30,10 @@ enum Fixture {
                    "studio.example": {"mode": "off", "modifiedAt": 1783936920}}}
         """
 
-    /// The first JSON object in the settings article, read from `../shared/seeds` beside the
-    /// package when it is there (it is in CI), exactly as the article writes it.
-    static func articleExampleFromSeed() -> String? {
+    /// A file of `Fixtures/` beside this one. A missing file is an error that fails the test.
+    static func text(_ name: String) throws -> String {
         let testFile = #filePath
-        guard let range = testFile.range(of: "/Tests/SiteSettingsTests/") else { return nil }
-        let folder = String(testFile[..<range.lowerBound]) + "/../shared/seeds"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder),
-              let name = names.first(where: { $0.hasPrefix("001_") }),
-              let text = try? String(contentsOfFile: folder + "/" + name, encoding: .utf8) else { return nil }
-        guard let start = text.firstIndex(of: "{") else { return nil }
-        var depth = 0
-        var index = start
-        while index < text.endIndex {
-            if text[index] == "{" { depth += 1 }
-            if text[index] == "}" {
-                depth -= 1
-                if depth == 0 { return String(text[start...index]) }
-            }
-            index = text.index(after: index)
-        }
-        return nil
+        let folder = testFile[..<(testFile.lastIndex(of: "/") ?? testFile.startIndex)]
+        return try String(contentsOfFile: folder + "/Fixtures/" + name, encoding: .utf8)
     }
 }

@@ -1,0 +1,37 @@
+import HarnessCore
+import Testing
+
+/// What the trace says of a process follows what the harness did and saw, never the moment
+/// the operating system (or a thread) happened to end it: the same run gives the same lines.
+extension ProcessDriverTests {
+    private static func ended(_ transport: String) throws -> FrameEndpoint {
+        let endpoint: FrameEndpoint = transport == "process"
+            ? try ChildProcess(executable: "/bin/true", arguments: [])
+            : try InProcessChild { _ in 0 }
+        #expect(endpoint.wait(timeoutMilliseconds: 10_000) == .exited(0))
+        return endpoint
+    }
+
+    /// A handler that has sent its reply may already have exited when the harness kills it
+    /// (a crash before its reply leaves): the kill is in the trace all the same, once.
+    @Test(arguments: ["process", "in-process"])
+    func aKillIsTracedEvenWhenTheProcessHadAlreadyEnded(transport: String) throws {
+        let trace = Trace()
+        let driver = ProcessDriver(name: "handler", incarnation: 4, endpoint: try Self.ended(transport), seed: 1, trace: trace)
+        #expect(driver.isAlive)
+        driver.kill(now: 7, reason: "crashed before replying")
+        driver.kill(now: 8, reason: "teardown")
+        #expect(!driver.isAlive)
+        #expect(trace.lines == ["7 handler#4 crashed before replying"])
+    }
+
+    /// A process the harness has finished is over for the run: killing it again says nothing.
+    @Test(arguments: ["process", "in-process"])
+    func aFinishedProcessIsNotKilledAgainInTheTrace(transport: String) throws {
+        let trace = Trace()
+        let driver = ProcessDriver(name: "handler", incarnation: 1, endpoint: try Self.ended(transport), seed: 1, trace: trace)
+        #expect(driver.finish() == .exited(0))
+        driver.kill(now: 7, reason: "teardown")
+        #expect(trace.lines.isEmpty)
+    }
+}
