@@ -170,6 +170,10 @@ public final class ScenarioRunner {
         // The step that planned it: the last one naming this kind, process and point.
         let line = scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!
         let message = "'\(fault)' was never reached: the \(fault.process) never got to \(fault.point.rawValue) after it"
+        // A process stuck (held, or waiting for a lock that is never released) is a run that
+        // stopped short, not a scenario asking for something impossible: say where each is.
+        let stuck = simulation.stuck
+        if !stuck.isEmpty { return fail(line, message + "; when the run ended, " + stuck.joined(separator: "; ")) }
         // A flaw may skip the very step a fault waits for (no lock, no write): that run shows a
         // difference, reported as a failure, which a flaw test does not count as a catch.
         if !flaws.isEmpty { return fail(line, message) }

@@ -1135,6 +1135,27 @@ public final class Simulation {
     /// The yield points where processes wait now, as `name#n@point`.
     public var waiting: [String] { held.map { "\($0.driver.label)@\($0.point.rawValue)" } }
 
+    /// What each waiting process waits for, and who holds the container's lock: how a run
+    /// that stopped short explains itself (`app#1 is held at rename by 'hold app at rename'`,
+    /// `handler#2 waits at lock for the lock, which app#1 holds`).
+    public var stuck: [String] {
+        var lines: [String] = []
+        for entry in held {
+            let label = entry.driver.label, point = entry.point.rawValue
+            if holds[entry.driver.name] == entry.point {
+                lines.append("\(label) is held at \(point) by 'hold \(entry.driver.name) at \(point)', never released")
+            } else if entry.point == .lock, let holder = lockHolder, holder != label {
+                lines.append("\(label) waits at lock for the lock, which \(holder) holds")
+            } else {
+                lines.append("\(label) waits at \(point)")
+            }
+        }
+        if let holder = lockHolder, !held.contains(where: { $0.driver.label == holder }) {
+            lines.append("\(holder) holds the lock" + (backgroundFrozen && background?.label == holder ? " and is frozen" : ""))
+        }
+        return lines
+    }
+
     private func isHeld(_ driver: ProcessDriver) -> Bool { held.contains { $0.driver === driver } }
 
     /// What Safari answers a request whose native extension ended without a reply: it rejects

@@ -84,6 +84,22 @@ struct ScenarioTests {
         }
     }
 
+    /// A fault nobody got to because a process is stuck is a run that stopped short: a failure
+    /// saying where each process waits and who holds the lock, not a mistake in the scenario.
+    @Test func aFaultBehindAStuckProcessSaysWhereEachWaits() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = "platform macos\ntab open t1 https://a.example/\nsettle\napp launch\nhold app at rename\napp set default theme=dark\npopup open t1\npopup set theme=sepia\ncrash handler at write-temp\n"
+        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .inProcess, seed: 1, executables: HarnessBinary.directory,
+                                         directory: directory).run()
+        #expect(outcome.failures.count == 1)
+        #expect(outcome.failures.first?.hasPrefix("""
+            s:9: crash handler at write-temp
+              'crash handler at write-temp' was never reached: the handler never got to write-temp after it; when the run ended, \
+            app#1 is held at rename by 'hold app at rename', never released; handler#2 waits at lock for the lock, which app#1 holds
+            """) == true, "\(outcome.failures)")
+    }
+
     @Test func aDocumentFileLargerThanADocumentIsRefused() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
