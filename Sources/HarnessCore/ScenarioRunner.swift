@@ -68,23 +68,54 @@ public final class ScenarioRunner {
     /// user's action; the app's with the time the app took it (it may have been busy).
     private var oracle: Oracle {
         var oracle = startOracle
-        for edit in userEdits {
-            var at = edit.at
-            if let number = edit.number, let taken = simulation?.appEditTimes[number] { at = taken }
-            let owner: String?
-            switch edit.target {
-            case .defaults: owner = nil
-            case .site(let key): owner = key
-            case .popupSite(let shown):
-                guard let key = edit.number.flatMap({ simulation?.popupEditScopes[$0] }) ?? shown else { continue }
-                owner = key
-            }
-            var values: [Oracle.Field: String?] = [:]
-            for (name, value) in edit.values { values[owner.map { Oracle.site($0, name) } ?? Oracle.defaults(name)] = value }
-            oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, values: values)
-        }
+        for edit in userEdits { record(edit, in: &oracle) }
         return oracle
     }
+
+    /// Records an edit, unless the record it went to cannot be told.
+    private func record(_ edit: UserEdit, in oracle: inout Oracle) {
+        var at = edit.at
+        if let number = edit.number, let taken = simulation?.appEditTimes[number] { at = taken }
+        guard let owner = owner(of: edit) else { return }
+        var values: [Oracle.Field: String?] = [:]
+        for (name, value) in edit.values { values[owner.key.map { Oracle.site($0, name) } ?? Oracle.defaults(name)] = value }
+        oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, values: values)
+    }
+
+    /// The record an edit went to (`key` nil: the defaults), and whether that can still change
+    /// (a popup change the background has not answered yet).
+    private func owner(of edit: UserEdit) -> (key: String?, final: Bool)? {
+        switch edit.target {
+        case .defaults: return (nil, true)
+        case .site(let key): return (key, true)
+        case .popupSite(let shown):
+            if let key = edit.number.flatMap({ simulation?.popupEditScopes[$0] }) { return (key, true) }
+            return shown.map { ($0, false) }
+        }
+    }
+
+    /// Invariant 3 after every step, at the cost of the edits since the last step: edits whose
+    /// record is known for good are kept in `givenOracle`; the others are tried again each time.
+    private func strayValues(in document: SettingsDocument) -> [String] {
+        for index in givenUpTo..<userEdits.count { undecided.append(index) }
+        givenUpTo = userEdits.count
+        undecided.removeAll { index in
+            guard let owner = owner(of: userEdits[index]), owner.final else { return false }
+            record(userEdits[index], in: &givenOracle)
+            return true
+        }
+        var extra: [Oracle.Field: Set<String?>] = [:]
+        for index in undecided {
+            guard let owner = owner(of: userEdits[index]) else { continue }
+            for (name, value) in userEdits[index].values { extra[Oracle.site(owner.key!, name), default: []].insert(value) }
+        }
+        return givenOracle.strayValues(in: document, alsoGiven: extra)
+    }
+    /// The oracle of the edits whose record is known for good, the edits it has seen, and
+    /// those still waiting for their record.
+    private var givenOracle = Oracle(start: nil)
+    private var givenUpTo = 0
+    private var undecided: [Int] = []
     /// Invariant 5 violations already taken from the simulation, and every problem reported.
     private var reportedViolations = 0
     private var reportedProblems: Set<String> = []
@@ -233,8 +264,7 @@ public final class ScenarioRunner {
                 problems.append("\(owner) outbox still holds \(local.outbox.count) patch(es) after healing (invariant 4)")
             }
         }
-        let oracle = self.oracle
-        if let document { problems += oracle.strayValues(in: document) }
+        if let document { problems += strayValues(in: document) }
         if healed, let backwards = Self.clockRanBackwards(simulation.trace.lines) {
             // Not one of the five: the harness's own clock must never run backwards.
             problems.append("virtual time ran backwards: \(backwards)")
@@ -408,11 +438,14 @@ public final class ScenarioRunner {
             simulation.writeContainerFile(FileContainer.previousName, bytes)
             simulation.writeContainerFile(FileContainer.documentName, plantedDamage)
             startOracle = Oracle(start: good)
+            givenOracle = startOracle
         } else if let shared = setup.shared {
             simulation.writeContainerFile(FileContainer.documentName, DocumentCodec.encode(shared))
             startOracle = Oracle(start: shared)
+            givenOracle = startOracle
         } else if let legacyEnabled = setup.legacyEnabled {
             startOracle = Oracle(legacyEnabled: legacyEnabled)
+            givenOracle = startOracle
         }
         if let legacyEnabled = setup.legacyEnabled {
             simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))
