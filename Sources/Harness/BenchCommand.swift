@@ -212,11 +212,11 @@ enum BenchCommand: HarnessCommand {
             simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["mode": .string(index % 2 == 0 ? "on" : "auto")])]))
             simulation.settle()
         }
-        simulation.hold("handler", at: .rename)
+        simulation.hold(.handler, at: .rename)
         simulation.popupEdit(set: .object(["mode": .string("off")]))
         simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string("other.example"), "set": .object(["mode": .string("on")])]))
         simulation.settle()
-        simulation.release("handler")
+        simulation.release(.handler)
         simulation.advance(by: 45_000)
         for index in 1...6 { simulation.activateTab(TabID("t\(index)")) }
         simulation.advance(by: 45_000)

@@ -31,16 +31,16 @@ enum RunCommand: HarnessCommand {
         let transport = try transport(args, default: .process)
         let seed = try seed(args)
         let flaws = try parseFlaws(args.value("flaw"))
-        var crashAt: Simulation.YieldArrival?
+        var crashAt: YieldArrival?
         if let text = args.value("crash") {
-            guard let arrival = Simulation.YieldArrival(text) else {
+            guard let arrival = YieldArrival(text) else {
                 throw .usage("'--crash' expects PROCESS@POINT#N, as 'handler@rename#2', not '\(text)'")
             }
             crashAt = arrival
         }
-        var powerCut: Simulation.PowerCutPlan?
+        var powerCut: PowerCutPlan?
         if let text = args.value("power-loss") {
-            guard let plan = Simulation.PowerCutPlan(text) else {
+            guard let plan = PowerCutPlan(text) else {
                 throw .usage("'--power-loss' expects WHERE:KEPT (WHERE a flush number, PROCESS@POINT#N or end; KEPT none, all, mask-N or sample-SEED), as '12:none', not '\(text)'")
             }
             guard transport == .inProcess else { throw .usage("'--power-loss' needs '--transport in-process' (the simulated disk)") }

@@ -57,7 +57,7 @@ enum SweepCommand: HarnessCommand {
             }
             // Each fault: what it is, the options that reproduce it, and the run's plan.
             let plans = transport == .inProcess ? powerCuts(base, subsets: subsets, seed: seed) : []
-            let faults: [(what: String, options: String, crashAt: Simulation.YieldArrival?, powerCut: Simulation.PowerCutPlan?)] =
+            let faults: [(what: String, options: String, crashAt: YieldArrival?, powerCut: PowerCutPlan?)] =
                 base.arrivals.map { ("a crash at \($0)", "--crash \($0) --transport \(transport.rawValue)", $0, nil) }
                 + plans.map { ("a power loss at \($0)", "--power-loss \($0) --transport in-process", nil, $0) }
             var broken = 0
@@ -82,22 +82,22 @@ enum SweepCommand: HarnessCommand {
     /// Where to cut the power in a run like `base`, and what to keep: before every flush, at
     /// every yield arrival and after the last step where changes wait unflushed (each subset
     /// of them when there are few), and before every flush with nothing waiting, once.
-    private static func powerCuts(_ base: ScenarioRunner.Outcome, subsets: Int, seed: UInt64) -> [Simulation.PowerCutPlan] {
-        var plans: [Simulation.PowerCutPlan] = []
+    private static func powerCuts(_ base: ScenarioRunner.Outcome, subsets: Int, seed: UInt64) -> [PowerCutPlan] {
+        var plans: [PowerCutPlan] = []
         for (index, pending) in base.unsyncedAtFlushes.enumerated() {
-            plans += Simulation.PowerCutPlan.plans(at: .flush(index + 1), pending: pending, samples: subsets, seed: seed &+ UInt64(index))
+            plans += PowerCutPlan.plans(at: .flush(index + 1), pending: pending, samples: subsets, seed: seed &+ UInt64(index))
         }
         for (arrival, pending) in zip(base.arrivals, base.unsyncedAtArrivals) where pending > 0 {
-            plans += Simulation.PowerCutPlan.plans(at: .arrival(arrival), pending: pending, samples: subsets, seed: seed)
+            plans += PowerCutPlan.plans(at: .arrival(arrival), pending: pending, samples: subsets, seed: seed)
         }
         if base.unsyncedAtEnd > 0 {
-            plans += Simulation.PowerCutPlan.plans(at: .end, pending: base.unsyncedAtEnd, samples: subsets, seed: seed)
+            plans += PowerCutPlan.plans(at: .end, pending: base.unsyncedAtEnd, samples: subsets, seed: seed)
         }
         return plans
     }
 
-    private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, crashAt: Simulation.YieldArrival? = nil,
-                             powerCut: Simulation.PowerCutPlan? = nil) throws(CommandError) -> ScenarioRunner.Outcome {
+    private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, crashAt: YieldArrival? = nil,
+                             powerCut: PowerCutPlan? = nil) throws(CommandError) -> ScenarioRunner.Outcome {
         let directory = "/tmp/harness-sweep-\(getpid())"
         defer { Folder.remove(directory) }
         do {

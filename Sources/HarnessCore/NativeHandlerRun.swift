@@ -38,7 +38,7 @@ public struct NativeHandlerRun {
     public func run(_ message: JSONValue, now: EpochMillis, seed: UInt64,
                     decide: @escaping (YieldPoint, Int) -> Decision = { _, _ in .proceed }) throws -> Result {
         let trace = Trace()
-        let driver = ProcessDriver(name: "handler", incarnation: 1,
+        let driver = ProcessDriver(name: .handler, incarnation: 1,
                                    endpoint: try ChildProcess(executable: executable, arguments: ["--container", container]),
                                    seed: seed, trace: trace)
         var yields: [YieldPoint] = []

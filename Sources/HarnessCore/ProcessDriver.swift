@@ -29,7 +29,7 @@ public final class ProcessDriver {
     /// How long (wall time) the harness waits for any one frame before it treats the process as hung.
     public static let frameTimeout = 10_000
 
-    public let name: String
+    public let name: ProcessName
     public let incarnation: Int
     public let child: FrameEndpoint
     private let trace: Trace
@@ -43,7 +43,7 @@ public final class ProcessDriver {
     /// reply may or may not have exited yet), so the trace does not.
     public private(set) var isAlive = true
 
-    public init(name: String, incarnation: Int, endpoint: FrameEndpoint, seed: UInt64, trace: Trace) {
+    public init(name: ProcessName, incarnation: Int, endpoint: FrameEndpoint, seed: UInt64, trace: Trace) {
         self.name = name
         self.incarnation = incarnation
         self.seed = seed
@@ -52,7 +52,7 @@ public final class ProcessDriver {
     }
 
     /// The logical name used in traces: never a pid.
-    public var label: String { "\(name)#\(incarnation)" }
+    public var label: String { "\(name.rawValue)#\(incarnation)" }
 
     public func begin(_ input: JSONValue, now: EpochMillis) -> Step {
         trace.record(now, label, "<-", input)

@@ -10,6 +10,7 @@ import SiteSettings
 /// plays out everything. Expectations compare what a tab applied, what the popup and the app show,
 /// and the shared document.
 public final class ScenarioRunner {
+    private typealias UserEdit = InvariantMonitor.UserEdit
     /// What a run found.
     public struct Outcome: Sendable {
         public var failures: [String]
@@ -18,7 +19,7 @@ public final class ScenarioRunner {
         public var virtualTime: EpochMillis
         public var trace: [String]
         /// Every arrival of a process at a yield point before healing, in order.
-        public var arrivals: [Simulation.YieldArrival]
+        public var arrivals: [YieldArrival]
         /// How many changes waited to be flushed at each flush of the simulated disk, at each
         /// arrival at a yield point, and after the last step (in-process transport; before healing).
         public var unsyncedAtFlushes: [Int]
@@ -33,8 +34,8 @@ public final class ScenarioRunner {
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
-    private let crashAt: Simulation.YieldArrival?
-    private let powerCut: Simulation.PowerCutPlan?
+    private let crashAt: YieldArrival?
+    private let powerCut: PowerCutPlan?
     private let seed: UInt64
     /// The starting state, read from the setup lines before anything starts.
     private var setup: ScenarioSetup?
@@ -42,83 +43,6 @@ public final class ScenarioRunner {
     /// The number of the last app edit, for `expect app answer`.
     private var lastAppEdit: Int?
     private var failures: [String] = []
-    /// The oracle before any edit, and the edits the user made, in order.
-    private var startOracle = Oracle(start: nil)
-    private var userEdits: [UserEdit] = []
-
-    /// An edit as the user made it, for the oracle.
-    private struct UserEdit {
-        enum Target {
-            case defaults
-            case site(String)
-            /// A popup change: the record the background says it used, else the one the popup
-            /// showed as selected when the user made it (none: it cannot be told).
-            case popupSite(shown: String?)
-        }
-        var number: Int?
-        var answer: Oracle.Answer = .unknown
-        var origin: Oracle.Origin
-        var at: EpochMillis
-        var target: Target
-        /// Field names and new values (nil clears the field).
-        var values: [String: String?]
-    }
-
-    /// The oracle with every edit so far. A popup change is stamped with the time of the
-    /// user's action; the app's with the time the app took it (it may have been busy).
-    private var oracle: Oracle {
-        var oracle = startOracle
-        for edit in userEdits { record(edit, in: &oracle) }
-        return oracle
-    }
-
-    /// Records an edit, unless the record it went to cannot be told.
-    private func record(_ edit: UserEdit, in oracle: inout Oracle) {
-        var at = edit.at
-        if let number = edit.number, let taken = simulation?.appEditTimes[number] { at = taken }
-        guard let owner = owner(of: edit) else { return }
-        var values: [Oracle.Field: String?] = [:]
-        for (name, value) in edit.values { values[owner.key.map { Oracle.site($0, name) } ?? Oracle.defaults(name)] = value }
-        oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, values: values)
-    }
-
-    /// The record an edit went to (`key` nil: the defaults), and whether that can still change
-    /// (a popup change the background has not answered yet).
-    private func owner(of edit: UserEdit) -> (key: String?, final: Bool)? {
-        switch edit.target {
-        case .defaults: return (nil, true)
-        case .site(let key): return (key, true)
-        case .popupSite(let shown):
-            if let key = edit.number.flatMap({ simulation?.popupEditScopes[$0] }) { return (key, true) }
-            return shown.map { ($0, false) }
-        }
-    }
-
-    /// Invariant 3 after every step, at the cost of the edits since the last step: edits whose
-    /// record is known for good are kept in `givenOracle`; the others are tried again each time.
-    private func strayValues(in document: SettingsDocument) -> [String] {
-        for index in givenUpTo..<userEdits.count { undecided.append(index) }
-        givenUpTo = userEdits.count
-        undecided.removeAll { index in
-            guard let owner = owner(of: userEdits[index]), owner.final else { return false }
-            record(userEdits[index], in: &givenOracle)
-            return true
-        }
-        var extra: [Oracle.Field: Set<String?>] = [:]
-        for index in undecided {
-            guard let owner = owner(of: userEdits[index]) else { continue }
-            for (name, value) in userEdits[index].values { extra[Oracle.site(owner.key!, name), default: []].insert(value) }
-        }
-        return givenOracle.strayValues(in: document, alsoGiven: extra)
-    }
-    /// The oracle of the edits whose record is known for good, the edits it has seen, and
-    /// those still waiting for their record.
-    private var givenOracle = Oracle(start: nil)
-    private var givenUpTo = 0
-    private var undecided: [Int] = []
-    /// Invariant 5 violations already taken from the simulation, and every problem reported.
-    private var reportedViolations = 0
-    private var reportedProblems: Set<String> = []
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
@@ -126,8 +50,8 @@ public final class ScenarioRunner {
     /// cuts the power at one flush; the scenario's expectations are then not checked (they
     /// describe the run without it), only the invariants.
     public init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String,
-                folder: String? = nil, flaws: Set<Flaw> = [], crashAt: Simulation.YieldArrival? = nil,
-                powerCut: Simulation.PowerCutPlan? = nil) {
+                folder: String? = nil, flaws: Set<Flaw> = [], crashAt: YieldArrival? = nil,
+                powerCut: PowerCutPlan? = nil) {
         self.scenario = scenario
         self.flaws = flaws
         self.crashAt = crashAt
@@ -175,17 +99,6 @@ public final class ScenarioRunner {
                        unsyncedAtEnd: unsyncedAtEnd)
     }
 
-    /// The first trace line whose time is earlier than the line before it, if any.
-    static func clockRanBackwards(_ lines: [String]) -> String? {
-        var last: EpochMillis = .min
-        for line in lines {
-            guard let time = line.split(separator: " ", maxSplits: 1).first.flatMap({ EpochMillis($0) }) else { continue }
-            if time < last { return line }
-            last = time
-        }
-        return nil
-    }
-
     /// A planned fault that never happened is a mistake in the scenario or the command line
     /// (a usage error), not a pass: a reproduction that reproduces nothing must say so. In a
     /// sweep's run the scenario's own faults may be pre-empted by the sweep's, so only the
@@ -200,7 +113,7 @@ public final class ScenarioRunner {
         guard crashAt == nil && powerCut == nil, let fault = simulation.faultsNeverReached.first else { return }
         // The step that planned it: the last one naming this kind, process and point.
         let line = scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!
-        let message = "'\(fault)' was never reached: the \(fault.process) never got to \(fault.point.rawValue) after it"
+        let message = "'\(fault)' was never reached: the \(fault.process.rawValue) never got to \(fault.point.rawValue) after it"
         // A process stuck (held, or waiting for a lock that is never released) is a run that
         // stopped short, not a scenario asking for something impossible: say where each is.
         let stuck = simulation.stuck
@@ -212,72 +125,21 @@ public final class ScenarioRunner {
     }
 
     /// Whether a step planned this fault.
-    private static func plans(_ step: Step, _ fault: Simulation.Fault) -> Bool {
+    private static func plans(_ step: Step, _ fault: PlannedFault) -> Bool {
         switch step {
-        case .hold(let process, let point): fault.kind == "hold" && fault.process == process.rawValue && fault.point == point
-        case .crash(let process, let point): fault.kind == "crash" && fault.process == process.rawValue && fault.point == point
-        case .fail(let process, let point, _, _): fault.kind == "fail" && fault.process == process.rawValue && fault.point == point
+        case .hold(let process, let point): fault == PlannedFault(.hold, process, at: point)
+        case .crash(let process, let point): fault == PlannedFault(.crash, process, at: point)
+        case .fail(let process, let point, _, _): fault == PlannedFault(.fail, process, at: point)
         default: false
         }
     }
 
-    /// Invariants 1, 3 and 5 (and, once healed, 2 and 4), each problem a failure at `step`.
+    /// Invariants 1, 3 and 5 (and, once healed, 2 and 4), each problem a failure at `step`,
+    /// reported where it is first seen.
     private func checkInvariants(after step: Scenario.Line, healed: Bool = false) {
         guard let simulation else { return }
         let label = healed ? "after the run (healed)" : "after this step"
-        // A broken invariant is reported where it is first seen, not again after every step.
-        for problem in invariantProblems(simulation, healed: healed) where reportedProblems.insert(problem).inserted {
-            fail(step, "\(label): \(problem)")
-        }
-    }
-
-    func invariantProblems(_ simulation: Simulation, healed: Bool) -> [String] {
-        var problems: [String] = []
-        let violations = simulation.violations
-        problems += violations.dropFirst(reportedViolations)
-        reportedViolations = violations.count
-        let plantedDamage = simulation.plantedDamage
-        let bytes = simulation.containerFile(FileContainer.documentName)
-        var document: SettingsDocument?
-        if let bytes, bytes != plantedDamage {
-            do { document = try DocumentCodec.decode(bytes).document } catch {
-                problems.append("the shared document does not parse: \(error) (invariant 1)")
-            }
-        }
-        if let plantedDamage, bytes != plantedDamage,
-           !(1...16).contains(where: { simulation.containerFile("settings.damaged-\($0).json") == plantedDamage }) {
-            problems.append("the damaged shared document was replaced without being set aside (invariant 1)")
-        }
-        if let previous = simulation.containerFile(FileContainer.previousName), previous != plantedDamage,
-           (try? DocumentCodec.decode(previous)) == nil {
-            problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
-        }
-        let localName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
-        for (profile, bytes) in simulation.storageFiles(localName).sorted(by: { $0.key < $1.key }) {
-            let owner = profile == Simulation.defaultProfile ? "the background's" : "profile \(profile)'s background's"
-            guard let local = (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode) else {
-                problems.append("\(owner) \(localName) does not parse (invariant 1)")
-                continue
-            }
-            if healed && !local.outbox.isEmpty {
-                // With a healthy handler and each profile in front once, every waiting patch must have gone out.
-                problems.append("\(owner) outbox still holds \(local.outbox.count) patch(es) after healing (invariant 4)")
-            }
-        }
-        if let document { problems += strayValues(in: document) }
-        if healed, let backwards = Self.clockRanBackwards(simulation.trace.lines) {
-            // Not one of the five: the harness's own clock must never run backwards.
-            problems.append("virtual time ran backwards: \(backwards)")
-        }
-        if healed {
-            if let document {
-                problems += oracle.check(document, answers: simulation.editAnswers)
-            } else if simulation.editAnswers.values.contains(true) {
-                problems.append("edits were saved but there is no shared document (invariant 2)")
-            }
-            if document != nil { problems += ExpectationChecker.convergence(simulation).map { $0 + " (invariant 4)" } }
-        }
-        return problems
+        for problem in simulation.monitor.newProblems(simulation, healed: healed) { fail(step, "\(label): \(problem)") }
     }
 
     // MARK: - Steps
@@ -319,10 +181,10 @@ public final class ScenarioRunner {
         case .background(.freeze): simulation.freezeBackground()
         case .background(.thaw): simulation.thawBackground()
         case .handler(let behaviour): simulation.handlerBehaviour = behaviour
-        case .hold(let process, let point): simulation.hold(process.rawValue, at: point)
-        case .crash(let process, let point): simulation.crash(process.rawValue, at: point)
-        case .fail(let process, let point, let errno, let after): simulation.failStorage(process.rawValue, at: point, errno: errno.code, after: after)
-        case .release(let process): simulation.release(process.rawValue)
+        case .hold(let process, let point): simulation.hold(process, at: point)
+        case .crash(let process, let point): simulation.crash(process, at: point)
+        case .fail(let process, let point, let errno, let after): simulation.failStorage(process, at: point, errno: errno.code, after: after)
+        case .release(let process): simulation.release(process)
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
@@ -350,7 +212,7 @@ public final class ScenarioRunner {
         case .deleteSite(let key):
             let number = simulation.appEdit(.object(["kind": .string("deleteSite"), "scope": .string(key.text)]))
             lastAppEdit = number
-            userEdits.append(UserEdit(number: number, origin: .app, at: simulation.now, target: .site(key.key.text), values: Self.deletion))
+            simulation.monitor.userEdited(UserEdit(number: number, origin: .app, at: simulation.now, target: .site(key.key.text), values: Self.deletion))
         }
     }
 
@@ -379,7 +241,7 @@ public final class ScenarioRunner {
             record(number, .popup, .popupSite(shown: selected), reset: fields)
         case .forget:
             let number = simulation.popupForget()
-            userEdits.append(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(shown: selected), values: Self.deletion))
+            simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(shown: selected), values: Self.deletion))
         case .pause(let duration): simulation.popupPause(for: duration)
         case .close: simulation.closePopup()
         }
@@ -394,10 +256,10 @@ public final class ScenarioRunner {
             // The old extension shows the flipped state the handler answered; with no
             // answer, either state may be stored.
             if case .bool(let enabled)? = simulation.lastLegacyAnswer?.objectValue?["enabled"] {
-                userEdits.append(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"]))
+                simulation.monitor.userEdited(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"]))
             } else {
                 for value in ["on", "off"] {
-                    userEdits.append(UserEdit(origin: .popup, at: simulation.now, target: .defaults, values: ["mode": value]))
+                    simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .defaults, values: ["mode": value]))
                 }
             }
         }
@@ -412,7 +274,8 @@ public final class ScenarioRunner {
         var values: [String: String?] = [:]
         for pair in set.texts { values[pair.name] = pair.value }
         for field in reset { values[field.rawValue] = String?.none }
-        userEdits.append(UserEdit(number: number, origin: origin, at: simulation?.now ?? setup!.epoch, target: target, values: values))
+        let simulation = started()
+        simulation.monitor.userEdited(UserEdit(number: number, origin: origin, at: simulation.now, target: target, values: values))
     }
 
     private func fail(_ line: Scenario.Line, _ message: String) {
@@ -437,15 +300,12 @@ public final class ScenarioRunner {
             simulation.plantedDamage = plantedDamage
             simulation.writeContainerFile(FileContainer.previousName, bytes)
             simulation.writeContainerFile(FileContainer.documentName, plantedDamage)
-            startOracle = Oracle(start: good)
-            givenOracle = startOracle
+            simulation.monitor.start(from: Oracle(start: good))
         } else if let shared = setup.shared {
             simulation.writeContainerFile(FileContainer.documentName, DocumentCodec.encode(shared))
-            startOracle = Oracle(start: shared)
-            givenOracle = startOracle
+            simulation.monitor.start(from: Oracle(start: shared))
         } else if let legacyEnabled = setup.legacyEnabled {
-            startOracle = Oracle(legacyEnabled: legacyEnabled)
-            givenOracle = startOracle
+            simulation.monitor.start(from: Oracle(legacyEnabled: legacyEnabled))
         }
         if let legacyEnabled = setup.legacyEnabled {
             simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))

@@ -47,11 +47,6 @@ public enum Step: Equatable, Sendable {
     }
 }
 
-/// A process of the extension, by the name scenarios use.
-public enum ProcessName: String, CaseIterable, Equatable, Sendable {
-    case app, background, handler
-}
-
 /// The storage errors a `fail` step can inject.
 public enum StorageErrno: String, CaseIterable, Equatable, Sendable {
     case noSpace = "ENOSPC"

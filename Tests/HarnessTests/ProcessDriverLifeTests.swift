@@ -17,7 +17,7 @@ extension ProcessDriverTests {
     @Test(arguments: ["process", "in-process"])
     func aKillIsTracedEvenWhenTheProcessHadAlreadyEnded(transport: String) throws {
         let trace = Trace()
-        let driver = ProcessDriver(name: "handler", incarnation: 4, endpoint: try Self.ended(transport), seed: 1, trace: trace)
+        let driver = ProcessDriver(name: .handler, incarnation: 4, endpoint: try Self.ended(transport), seed: 1, trace: trace)
         #expect(driver.isAlive)
         driver.kill(now: 7, reason: "crashed before replying")
         driver.kill(now: 8, reason: "teardown")
@@ -29,7 +29,7 @@ extension ProcessDriverTests {
     @Test(arguments: ["process", "in-process"])
     func aFinishedProcessIsNotKilledAgainInTheTrace(transport: String) throws {
         let trace = Trace()
-        let driver = ProcessDriver(name: "handler", incarnation: 1, endpoint: try Self.ended(transport), seed: 1, trace: trace)
+        let driver = ProcessDriver(name: .handler, incarnation: 1, endpoint: try Self.ended(transport), seed: 1, trace: trace)
         #expect(driver.finish() == .exited(0))
         driver.kill(now: 7, reason: "teardown")
         #expect(trace.lines.isEmpty)

@@ -201,7 +201,7 @@ struct SimulationTests {
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
-        simulation.crash("handler", at: .rename)
+        simulation.crash(.handler, at: .rename)
         simulation.openPopup(on: TabID("t1"))
         simulation.popupEdit(set: .object(["mode": .string("off")]))
         simulation.settle()
@@ -270,12 +270,12 @@ struct SimulationTests {
         simulation.openTab(TabID("t2"), url: "https://a.example.org/")
         simulation.settle()
         simulation.openPopup(on: TabID("t2"))
-        simulation.hold("handler", at: .rename)
+        simulation.hold(.handler, at: .rename)
         simulation.popupEdit(set: .object(["theme": .string("sepia")]))
         simulation.settle()
         simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["mode": .string("on")])]))
         simulation.settle()
-        simulation.release("handler")
+        simulation.release(.handler)
         simulation.settle()
         simulation.advance(by: 45_000)
         simulation.activateTab(TabID("t1"))
@@ -345,8 +345,8 @@ struct SimulationTests {
 
     /// Both orders: the handler's merge held at its rename while the app saves, and the app's
     /// save held at its rename while the handler merges. The second writer waits for the lock.
-    @Test(arguments: ["handler", "app"], transports)
-    func anAppSaveAndAHandlerMergeInterleavedAtTheLockLoseNeitherChange(heldFirst: String, transport: Simulation.Transport) throws {
+    @Test(arguments: [ProcessName.handler, .app], transports)
+    func anAppSaveAndAHandlerMergeInterleavedAtTheLockLoseNeitherChange(heldFirst: ProcessName, transport: Simulation.Transport) throws {
         let (simulation, folder) = try simulation(.macOS, transport, shared: Self.base)
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.launchApp()
@@ -362,9 +362,9 @@ struct SimulationTests {
             simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["theme": .string("dark")])]))
             simulation.settle()
         }
-        if heldFirst == "handler" { popupChange() } else { appChange() }
+        if heldFirst == .handler { popupChange() } else { appChange() }
         #expect(simulation.waiting.count == 1 && simulation.waiting[0].hasSuffix("@rename"), "\(simulation.waiting)")
-        if heldFirst == "handler" { appChange() } else { popupChange() }
+        if heldFirst == .handler { appChange() } else { popupChange() }
         #expect(simulation.waiting.count == 2 && simulation.waiting[1].hasSuffix("@lock"), "the second writer waits for the lock: \(simulation.waiting)")
 
         simulation.release(heldFirst)

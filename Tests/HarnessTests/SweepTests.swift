@@ -13,7 +13,7 @@ struct SweepTests {
     ]
 
     private func run(_ file: String, transport: Simulation.Transport, flaws: Set<Flaw> = [],
-                     crashAt: Simulation.YieldArrival? = nil) throws -> ScenarioRunner.Outcome {
+                     crashAt: YieldArrival? = nil) throws -> ScenarioRunner.Outcome {
         let text = try String(contentsOfFile: ScenarioTests.folder + "/" + file, encoding: .utf8)
         let scenario = try Scenario.parse(text, name: file)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sweep-\(UUID().uuidString)").path
@@ -50,7 +50,7 @@ struct SweepTests {
     /// the write leaves a torn document.
     @Test func theSweepFindsATornDocumentWhenWritesAreInPlace() throws {
         let file = Self.sample[1]
-        let arrival = Simulation.YieldArrival(process: "app", point: .rename, occurrence: 1)
+        let arrival = YieldArrival(process: .app, point: .rename, occurrence: 1)
         let outcome = try run(file, transport: .inProcess, flaws: [.inPlaceWrites], crashAt: arrival)
         #expect(outcome.failures.contains { $0.contains("the shared document does not parse") && $0.contains("(invariant 1)") })
     }
@@ -76,7 +76,7 @@ struct NativeFuzzProcessTests {
 struct PowerLossTests {
     static let file = "transitions/02-popup-change-reaches-the-app.scenario"
 
-    private func run(flaws: Set<Flaw> = [], powerCut: Simulation.PowerCutPlan? = nil) throws -> ScenarioRunner.Outcome {
+    private func run(flaws: Set<Flaw> = [], powerCut: PowerCutPlan? = nil) throws -> ScenarioRunner.Outcome {
         let text = try String(contentsOfFile: ScenarioTests.folder + "/" + Self.file, encoding: .utf8)
         let scenario = try Scenario.parse(text, name: Self.file)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("power-\(UUID().uuidString)").path
@@ -89,7 +89,7 @@ struct PowerLossTests {
         let base = try run()
         #expect(base.unsyncedAtFlushes.count > 4)
         for (index, pending) in base.unsyncedAtFlushes.enumerated() {
-            for plan in Simulation.PowerCutPlan.plans(at: .flush(index + 1), pending: pending, samples: 1, seed: 9) {
+            for plan in PowerCutPlan.plans(at: .flush(index + 1), pending: pending, samples: 1, seed: 9) {
                 let outcome = try run(powerCut: plan)
                 #expect(outcome.failures.isEmpty, "power lost at \(plan): \(outcome.failures.first ?? "")")
                 #expect(outcome.trace.contains { $0.contains("power lost") })
@@ -99,7 +99,7 @@ struct PowerLossTests {
 
     @Test func aPowerLossAtAYieldPointOrAfterTheLastStepRestartsEverything() throws {
         let base = try run()
-        for plan in [Simulation.PowerCutPlan(.arrival(base.arrivals[base.arrivals.count / 2]), kept: .none), .init(.end, kept: .all)] {
+        for plan in [PowerCutPlan(.arrival(base.arrivals[base.arrivals.count / 2]), kept: .none), .init(.end, kept: .all)] {
             let outcome = try run(powerCut: plan)
             #expect(outcome.failures.isEmpty, "power lost at \(plan): \(outcome.failures.first ?? "")")
             #expect(outcome.trace.contains { $0.contains("power lost") }, "\(plan)")
@@ -116,12 +116,12 @@ struct PowerLossTests {
     }
 
     @Test func everySubsetOfAFewPendingChangesIsTriedAndPlansReadBack() {
-        let plans = Simulation.PowerCutPlan.plans(at: .flush(3), pending: 3, samples: 2, seed: 1)
+        let plans = PowerCutPlan.plans(at: .flush(3), pending: 3, samples: 2, seed: 1)
         #expect(plans.map(\.kept) == (0..<8).map { .mask(UInt64($0)) })
-        #expect(Simulation.PowerCutPlan.plans(at: .end, pending: 9, samples: 2, seed: 1).count == 4)
+        #expect(PowerCutPlan.plans(at: .end, pending: 9, samples: 2, seed: 1).count == 4)
         for text in ["12:none", "handler@rename#2:mask-5", "end:all", "3:sample-77"] {
-            #expect(Simulation.PowerCutPlan(text)?.description == text)
+            #expect(PowerCutPlan(text)?.description == text)
         }
-        #expect(Simulation.PowerCutPlan("0:none") == nil && Simulation.PowerCutPlan("12:some") == nil)
+        #expect(PowerCutPlan("0:none") == nil && PowerCutPlan("12:some") == nil)
     }
 }

@@ -1,0 +1,235 @@
+import ProcessKit
+import SiteSettings
+
+/// The design's five invariants, in one place. The simulation tells it what happens as it
+/// happens (a background starting with a cache, a tab asking, a native reply arriving, a
+/// process dying), so that invariant 5 and invariant 1 at the moment of a death are caught
+/// when they break; the runner tells it the user's edits, and asks after every step (1, 3, 5)
+/// and once the run is healed (all five, with the oracle and convergence) what is broken.
+/// Each problem is reported once, where it is first seen.
+public final class InvariantMonitor {
+    /// An edit as the user made it, for the oracle.
+    public struct UserEdit: Sendable {
+        public enum Target: Sendable {
+            case defaults
+            case site(String)
+            /// A popup change: the record the background says it used, else the one the popup
+            /// showed as selected when the user made it (none: it cannot be told).
+            case popupSite(shown: String?)
+        }
+        /// The number the simulation gave the edit, to find its answer; nil for an edit whose
+        /// answer the user saw at once (`answer`).
+        public var number: Int?
+        public var answer: Oracle.Answer = .unknown
+        public var origin: Oracle.Origin
+        public var at: EpochMillis
+        public var target: Target
+        /// Field names and new values (nil clears the field).
+        public var values: [String: String?]
+    }
+
+    private let trace: Trace
+    /// Problems caught as they happened (invariants 5, and 1 when a process dies or the power
+    /// fails), in order.
+    public private(set) var violations: [String] = []
+    private var reportedViolations = 0
+    private var reported: Set<String> = []
+
+    /// Invariant 5's watch: whether the current background found a cache in storage when it
+    /// started, whether it has sent any decision, and the tab it owes an answer from the cache.
+    private var startedWithCache = false
+    private var answeredSinceStart = false
+    private var owedFromCache: String?
+
+    /// The oracle before any edit, the edits the user made, and for invariant 3 after each step
+    /// the oracle of the edits whose record is known for good (others are tried again).
+    private var startOracle = Oracle(start: nil)
+    private var edits: [UserEdit] = []
+    private var givenOracle = Oracle(start: nil)
+    private var givenUpTo = 0
+    private var undecided: [Int] = []
+
+    init(trace: Trace) { self.trace = trace }
+
+    // MARK: - What happens
+
+    /// A violation caught as it happened, recorded in the trace too.
+    func caught(_ problem: String, now: EpochMillis) {
+        violations.append(problem)
+        trace.record(now, "check", problem)
+    }
+
+    /// A problem that is not an invariant of the product (a process that could not start).
+    func record(_ problem: String) { violations.append(problem) }
+
+    func backgroundStarted(withCache: Bool) {
+        startedWithCache = withCache
+        answeredSinceStart = false
+        owedFromCache = nil
+    }
+
+    /// A started background took a tab's request for a decision.
+    func backgroundTook(requestFrom tab: String) {
+        if startedWithCache, !answeredSinceStart, owedFromCache == nil { owedFromCache = tab }
+    }
+
+    func decisionSent(to tab: String) {
+        answeredSinceStart = true
+        if tab == owedFromCache { owedFromCache = nil }
+    }
+
+    /// The tab no longer needs an answer (it closed), or nobody does (the background is gone
+    /// with its profile, or with the power).
+    func noAnswerOwed(by tab: String? = nil) {
+        if tab == nil || tab == owedFromCache { owedFromCache = nil }
+    }
+
+    /// Invariant 5: a native reply reaches a background that started with a cache before it
+    /// answered the tab that asked.
+    func nativeReplyArrives(incarnation: Int, now: EpochMillis) {
+        guard let tab = owedFromCache else { return }
+        caught("background#\(incarnation) started with a cache but took a native reply before answering tab \(tab) (invariant 5)", now: now)
+        owedFromCache = nil
+    }
+
+    /// Invariant 1 at the moment a process dies or the power fails, before another process can
+    /// repair anything: the shared document and the stored caches our processes left must parse.
+    func checkWhatWasLeft(_ event: String, in simulation: Simulation) {
+        let planted = simulation.plantedDamage
+        var problems: [String] = []
+        if let bytes = simulation.containerFile(FileContainer.documentName), bytes != planted, (try? DocumentCodec.decode(bytes)) == nil {
+            problems.append("the shared document is torn")
+        }
+        if let bytes = simulation.containerFile(FileContainer.previousName), bytes != planted, (try? DocumentCodec.decode(bytes)) == nil {
+            problems.append("the last good copy is torn")
+        }
+        let local = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+        for (profile, bytes) in simulation.storageFiles(local).sorted(by: { $0.key < $1.key })
+            where (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode) == nil {
+            problems.append("profile \(profile)'s \(local) is torn")
+        }
+        for problem in problems { caught("\(problem) when \(event) (invariant 1)", now: simulation.now) }
+    }
+
+    // MARK: - The user's edits
+
+    /// The shared document when the run begins, for the oracle.
+    public func start(from oracle: Oracle) {
+        startOracle = oracle
+        givenOracle = oracle
+    }
+
+    public func userEdited(_ edit: UserEdit) { edits.append(edit) }
+
+    /// The oracle with every edit so far. A popup change is stamped with the time of the
+    /// user's action; the app's with the time the app took it (it may have been busy).
+    func oracle(_ simulation: Simulation) -> Oracle {
+        var oracle = startOracle
+        for edit in edits { record(edit, in: &oracle, simulation) }
+        return oracle
+    }
+
+    /// Records an edit, unless the record it went to cannot be told.
+    private func record(_ edit: UserEdit, in oracle: inout Oracle, _ simulation: Simulation) {
+        var at = edit.at
+        if let number = edit.number, let taken = simulation.appEditTimes[number] { at = taken }
+        guard let owner = owner(of: edit, simulation) else { return }
+        var values: [Oracle.Field: String?] = [:]
+        for (name, value) in edit.values { values[owner.key.map { Oracle.site($0, name) } ?? Oracle.defaults(name)] = value }
+        oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, values: values)
+    }
+
+    /// The record an edit went to (`key` nil: the defaults), and whether that can still change
+    /// (a popup change the background has not answered yet).
+    private func owner(of edit: UserEdit, _ simulation: Simulation) -> (key: String?, final: Bool)? {
+        switch edit.target {
+        case .defaults: return (nil, true)
+        case .site(let key): return (key, true)
+        case .popupSite(let shown):
+            if let key = edit.number.flatMap({ simulation.popupEditScopes[$0] }) { return (key, true) }
+            return shown.map { ($0, false) }
+        }
+    }
+
+    /// Invariant 3 at the cost of the edits since the last check.
+    private func strayValues(in document: SettingsDocument, _ simulation: Simulation) -> [String] {
+        for index in givenUpTo..<edits.count { undecided.append(index) }
+        givenUpTo = edits.count
+        undecided.removeAll { index in
+            guard let owner = owner(of: edits[index], simulation), owner.final else { return false }
+            record(edits[index], in: &givenOracle, simulation)
+            return true
+        }
+        var extra: [Oracle.Field: Set<String?>] = [:]
+        for index in undecided {
+            guard let owner = owner(of: edits[index], simulation) else { continue }
+            for (name, value) in edits[index].values { extra[Oracle.site(owner.key!, name), default: []].insert(value) }
+        }
+        return givenOracle.strayValues(in: document, alsoGiven: extra)
+    }
+
+    // MARK: - Checks
+
+    /// What is broken now and was not reported before: invariants 1, 3 and 5, and once the run
+    /// is healed 2 and 4 too (and that virtual time never ran backwards).
+    public func newProblems(_ simulation: Simulation, healed: Bool) -> [String] {
+        problems(simulation, healed: healed).filter { reported.insert($0).inserted }
+    }
+
+    private func problems(_ simulation: Simulation, healed: Bool) -> [String] {
+        var problems = Array(violations.dropFirst(reportedViolations))
+        reportedViolations = violations.count
+        let planted = simulation.plantedDamage
+        let bytes = simulation.containerFile(FileContainer.documentName)
+        var document: SettingsDocument?
+        if let bytes, bytes != planted {
+            do { document = try DocumentCodec.decode(bytes).document } catch {
+                problems.append("the shared document does not parse: \(error) (invariant 1)")
+            }
+        }
+        if let planted, bytes != planted,
+           !(1...16).contains(where: { simulation.containerFile("settings.damaged-\($0).json") == planted }) {
+            problems.append("the damaged shared document was replaced without being set aside (invariant 1)")
+        }
+        if let previous = simulation.containerFile(FileContainer.previousName), previous != planted,
+           (try? DocumentCodec.decode(previous)) == nil {
+            problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
+        }
+        let localName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+        for (profile, bytes) in simulation.storageFiles(localName).sorted(by: { $0.key < $1.key }) {
+            let owner = profile == Simulation.defaultProfile ? "the background's" : "profile \(profile)'s background's"
+            guard let local = (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode) else {
+                problems.append("\(owner) \(localName) does not parse (invariant 1)")
+                continue
+            }
+            if healed && !local.outbox.isEmpty {
+                // With a healthy handler and each profile in front once, every waiting patch must have gone out.
+                problems.append("\(owner) outbox still holds \(local.outbox.count) patch(es) after healing (invariant 4)")
+            }
+        }
+        if let document { problems += strayValues(in: document, simulation) }
+        guard healed else { return problems }
+        if let backwards = Self.clockRanBackwards(simulation.trace.lines) {
+            // Not one of the five: the harness's own clock must never run backwards.
+            problems.append("virtual time ran backwards: \(backwards)")
+        }
+        if let document {
+            problems += oracle(simulation).check(document, answers: simulation.editAnswers)
+            problems += ExpectationChecker.convergence(simulation).map { $0 + " (invariant 4)" }
+        } else if simulation.editAnswers.values.contains(true) {
+            problems.append("edits were saved but there is no shared document (invariant 2)")
+        }
+        return problems
+    }
+
+    /// The first trace line whose time is earlier than the line before it, if any.
+    static func clockRanBackwards(_ lines: [String]) -> String? {
+        var last: EpochMillis = .min
+        for line in lines {
+            guard let time = line.split(separator: " ", maxSplits: 1).first.flatMap({ EpochMillis($0) }) else { continue }
+            if time < last { return line }
+            last = time
+        }
+        return nil
+    }
+}

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ProcessKit
+import SiteSettings
+
+/// Starts incarnations of the three processes on a run's transport: real executables over
+/// pipes, or the same shells on threads of the harness over the simulated disk. It numbers
+/// incarnations per process (`handler#12`) and knows where each one's files are.
+struct ProcessLauncher {
+    let transport: Simulation.Transport
+    /// The folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`.
+    let executables: String
+    let containerDirectory: String
+    let disk: SimulatedDisk
+    let seed: UInt64
+    let trace: Trace
+    /// Only for proving the transport-equality check: in-process processes hide this yield point.
+    var hiddenYield: YieldPoint?
+    private(set) var incarnations: [ProcessName: Int] = [:]
+
+    /// The largest frame read from a handler: a 1 MiB reply and its envelope.
+    static let handlerFrameLimit = Framing.replyLimit + 4096
+
+    init(transport: Simulation.Transport, executables: String, containerDirectory: String, disk: SimulatedDisk, seed: UInt64, trace: Trace) {
+        self.transport = transport
+        self.executables = executables
+        self.containerDirectory = containerDirectory
+        self.disk = disk
+        self.seed = seed
+        self.trace = trace
+    }
+
+    /// The number of the latest incarnation of a process (0 before the first).
+    func incarnation(of name: ProcessName) -> Int { incarnations[name] ?? 0 }
+
+    /// Starts the next incarnation. A background runs over a profile's extension storage: its
+    /// folder on disk, or its folder on the simulated disk.
+    mutating func start(_ name: ProcessName, storageDirectory: String, storageFolder: String) throws -> ProcessDriver {
+        let incarnation = self.incarnation(of: name) + 1
+        incarnations[name] = incarnation
+        // Browsers cap a native reply at 1 MiB; the frame around it adds a small envelope. The
+        // app's and the background's frames are capped like frames to a child.
+        let limit = name == .handler ? Self.handlerFrameLimit : Framing.requestLimit
+        let endpoint: FrameEndpoint
+        switch (transport, name) {
+        case (.process, .app):
+            endpoint = try ChildProcess(executable: executables + "/AppProcess", arguments: ["--container", containerDirectory], replyLimit: limit)
+        case (.process, .background):
+            endpoint = try ChildProcess(executable: executables + "/ExtensionProcess", arguments: ["--storage", storageDirectory], replyLimit: limit)
+        case (.process, .handler):
+            endpoint = try ChildProcess(executable: executables + "/NativeHandler", arguments: ["--container", containerDirectory], replyLimit: limit)
+        case (.inProcess, .app):
+            let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
+            endpoint = try InProcessChild(limit: limit, hidingYield: hiddenYield) { gate in AppShell.serve(gate: gate, storage: storage) }
+        case (.inProcess, .background):
+            let files = SimulatedExtensionFolder(disk: disk, location: storageFolder)
+            endpoint = try InProcessChild(limit: limit, hidingYield: hiddenYield) { gate in ExtensionShell.serve(gate: gate, files: files) }
+        case (.inProcess, .handler):
+            let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
+            endpoint = try InProcessChild(limit: limit, hidingYield: hiddenYield) { gate in NativeHandlerShell.serve(gate: gate, storage: storage) }
+        }
+        return ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
+    }
+}
