@@ -21,7 +21,7 @@ public enum AppShell {
                 continue
             }
             let input: AppMachine.Input
-            do { input = try AppWire.decode(json, now: now, seed: seed) } catch {
+            do { input = try AppWire.input(for: AppWire.decode(json), now: now, seed: seed) } catch {
                 executor.gate.send(.error("invalid input: \(error)"))
                 continue
             }

@@ -1,31 +1,84 @@
 import SiteSettings
 
-/// How the app's inputs and directives travel in `input` and `done` frames.
+/// How the app's inputs and directives travel in `input` and `done` frames, both ways: the
+/// harness encodes events and decodes directives, the app's shell decodes events and encodes
+/// directives, with the same code.
 ///
 /// Inputs: `{"type": "launched"}`, `{"type": "foreground"}`, `{"type": "changeNotification"}`,
 /// `{"type": "edit", "edit": E}` where E is `{"kind": "setDefaults", "set": {"mode": …, "theme":
 /// …, "nativeDarkPolicy": …, "schedule": {"start": "20:00", "end": "06:00"}}}`, `{"kind":
-/// "changeSite", "scope": …, "set": {…}, "reset": […]}` or `{"kind": "deleteSite", "scope": …}`.
-/// Directives: `{"type": "view", "view": {…}}`, `{"type": "editSaved", "revision": 43,
-/// "changed": true}`, `{"type": "editRefused", "code": …, "message": …}`, `{"type": "messageExtension"}`.
+/// "changeSite", "scope": …, "set": {…}, "reset": […]}` (`set` and `reset` each left out when
+/// empty) or `{"kind": "deleteSite", "scope": …}`.
+/// Directives: `{"type": "view", "view": {…}}` (see `AppView`), `{"type": "editSaved",
+/// "revision": 43, "changed": true}`, `{"type": "editRefused", "code": …, "message": …}`,
+/// `{"type": "messageExtension"}`.
 public enum AppWire {
-    public static func decode(_ input: JSONValue, now: EpochMillis, seed: UInt64,
-                              suffixes: PublicSuffixList = .embedded) throws(NativeMessageError) -> AppMachine.Input {
+    /// An input as the harness sends it; the frame carries the time and the seed.
+    public enum Event: Equatable, Sendable {
+        case launched
+        case foreground
+        /// The handler's change notification, delivered while the app runs and is not suspended.
+        case changeNotification
+        case edit(UserEdit)
+    }
+
+    /// An edit in the app's settings screen as it travels: a scope key is the text the user
+    /// typed, which the app reads into its canonical form (`AppMachine.UserEdit` holds that).
+    public enum UserEdit: Equatable, Sendable {
+        case setDefaults(DefaultsValues)
+        /// `reset` in the order the user named the fields.
+        case changeSite(scope: String, set: SiteValues, reset: [SiteField])
+        case deleteSite(scope: String)
+    }
+
+    // MARK: - Inputs
+
+    /// The JSON the harness sends for an event.
+    public static func encode(_ event: Event) -> JSONValue {
+        switch event {
+        case .launched: .object(["type": .string("launched")])
+        case .foreground: .object(["type": .string("foreground")])
+        case .changeNotification: .object(["type": .string("changeNotification")])
+        case .edit(let edit): .object(["type": .string("edit"), "edit": json(edit)])
+        }
+    }
+
+    private static func json(_ edit: UserEdit) -> JSONValue {
+        switch edit {
+        case .setDefaults(let values):
+            var set = SiteValues(mode: values.mode, theme: values.theme, nativeDarkPolicy: values.nativeDarkPolicy).jsonMembers
+            if let schedule = values.schedule {
+                set["schedule"] = .object(["start": .string(schedule.start.description), "end": .string(schedule.end.description)])
+            }
+            return .object(["kind": .string("setDefaults"), "set": .object(set)])
+        case .changeSite(let scope, let set, let reset):
+            var object: [String: JSONValue] = ["kind": .string("changeSite"), "scope": .string(scope)]
+            if !set.isEmpty { object["set"] = set.json }
+            if !reset.isEmpty { object["reset"] = .fields(reset) }
+            return .object(object)
+        case .deleteSite(let scope):
+            return .object(["kind": .string("deleteSite"), "scope": .string(scope)])
+        }
+    }
+
+    /// Reads an input's JSON; anything that is not one of the forms above is an error naming
+    /// the member at fault. Scope keys are read later, by `input(for:now:seed:suffixes:)`.
+    public static func decode(_ json: JSONValue) throws(NativeMessageError) -> Event {
         let root = JSONPath.root
-        let members = try NativeRequest.object(input, root)
+        let members = try NativeRequest.object(json, root)
         switch members["type"] {
-        case .string("launched")?: return .launched(now: now, seed: seed)
-        case .string("foreground")?: return .cameToForeground(now: now)
-        case .string("changeNotification")?: return .changeNotificationArrived(now: now)
+        case .string("launched")?: return .launched
+        case .string("foreground")?: return .foreground
+        case .string("changeNotification")?: return .changeNotification
         case .string("edit")?:
             guard let edit = members["edit"] else { throw NativeMessageError(root.key("edit"), "missing") }
-            return .userEdited(try userEdit(edit, root.key("edit"), suffixes), now: now)
+            return .edit(try userEdit(edit, root.key("edit")))
         default:
             throw NativeMessageError(root.key("type"), "expected launched, foreground, changeNotification or edit")
         }
     }
 
-    private static func userEdit(_ json: JSONValue, _ path: JSONPath, _ suffixes: PublicSuffixList) throws(NativeMessageError) -> AppMachine.UserEdit {
+    private static func userEdit(_ json: JSONValue, _ path: JSONPath) throws(NativeMessageError) -> UserEdit {
         let members = try NativeRequest.object(json, path)
         switch members["kind"] {
         case .string("setDefaults")?:
@@ -46,17 +99,43 @@ public enum AppWire {
                                                nativeDarkPolicy: values.nativeDarkPolicy, schedule: schedule))
         case .string("changeSite")?:
             try NativeRequest.allow(members, ["kind", "scope", "set", "reset"], path)
-            return .changeSite(try NativeRequest.scopeKey(members, path, suffixes),
-                               set: try NativeRequest.values(members["set"], path.key("set")),
-                               reset: try NativeRequest.resetFields(members["reset"], path.key("reset")))
+            let scope = try NativeRequest.scopeText(members, path)
+            let set = try NativeRequest.values(members["set"], path.key("set"))
+            var reset: [SiteField] = []
+            if let list = members["reset"] { reset = try NativeRequest.fieldList(list, path.key("reset")) }
+            return .changeSite(scope: scope, set: set, reset: reset)
         case .string("deleteSite")?:
             try NativeRequest.allow(members, ["kind", "scope"], path)
-            return .deleteSite(try NativeRequest.scopeKey(members, path, suffixes))
+            return .deleteSite(scope: try NativeRequest.scopeText(members, path))
         default:
             throw NativeMessageError(path.key("kind"), "expected setDefaults, changeSite or deleteSite")
         }
     }
 
+    /// The machine's input for an event that arrived at `now`: scope keys are read into their
+    /// canonical form (an invalid one is an error at `edit.scope`), reset fields sorted.
+    public static func input(for event: Event, now: EpochMillis, seed: UInt64,
+                             suffixes: PublicSuffixList = .embedded) throws(NativeMessageError) -> AppMachine.Input {
+        switch event {
+        case .launched: return .launched(now: now, seed: seed)
+        case .foreground: return .cameToForeground(now: now)
+        case .changeNotification: return .changeNotificationArrived(now: now)
+        case .edit(let edit):
+            let scope = JSONPath.root.key("edit").key("scope")
+            return switch edit {
+            case .setDefaults(let values):
+                .userEdited(.setDefaults(values), now: now)
+            case .changeSite(let text, let set, let reset):
+                .userEdited(.changeSite(try NativeRequest.scopeKey(text, scope, suffixes), set: set, reset: reset.sorted()), now: now)
+            case .deleteSite(let text):
+                .userEdited(.deleteSite(try NativeRequest.scopeKey(text, scope, suffixes)), now: now)
+            }
+        }
+    }
+
+    // MARK: - Directives
+
+    /// A directive as it travels, or nil for container work, which stays inside the process.
     public static func json(_ directive: AppMachine.Directive) -> JSONValue? {
         switch directive {
         case .container: nil
@@ -64,6 +143,29 @@ public enum AppWire {
         case .editSaved(let revision, let changed): .object(["type": .string("editSaved"), "revision": .integer(revision), "changed": .bool(changed)])
         case .editRefused(let code, let message): .object(["type": .string("editRefused"), "code": .string(code.rawValue), "message": .string(message)])
         case .messageExtension: .object(["type": .string("messageExtension")])
+        }
+    }
+
+    /// Reads a directive back from its JSON form (`json`), as the harness reads a `done` frame;
+    /// anything else is an error naming the member at fault.
+    public static func directive(_ json: JSONValue) throws(NativeMessageError) -> AppMachine.Directive {
+        let directive = try WireObject(json, at: .root)
+        let type = try directive.string("type")
+        switch type {
+        case "view":
+            try directive.allow(["type", "view"])
+            return .showView(try AppView.decode(try directive.value("view"), at: directive.path.key("view")))
+        case "editSaved":
+            try directive.allow(["type", "revision", "changed"])
+            return .editSaved(revision: try directive.integer("revision"), changed: try directive.bool("changed"))
+        case "editRefused":
+            try directive.allow(["type", "code", "message"])
+            return .editRefused(try directive.choice("code"), try directive.string("message"))
+        case "messageExtension":
+            try directive.allow(["type"])
+            return .messageExtension
+        default:
+            throw NativeMessageError(directive.path.key("type"), "unknown directive '\(type.prefix(64))'")
         }
     }
 }

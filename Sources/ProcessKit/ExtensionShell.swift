@@ -37,52 +37,53 @@ public enum ExtensionShell {
             }
             machine.flaws = Flaw.set(flaws)
             let input: ExtensionInput
-            do { input = try ExtensionWire.decode(json, now: now) } catch {
+            do { input = try ExtensionWire.input(for: ExtensionWire.decode(json), now: now) } catch {
                 store.gate.send(.error("invalid input: \(error)"))
                 return true
             }
-            var external: [JSONValue] = []
+            var outputs: [ExtensionWire.Output] = []
             switch input {
             case .machine(let event):
-                run(machine.handle(event), now: now, into: &external)
+                run(machine.handle(event), now: now, into: &outputs)
             case .storageCompleted(let token):
                 if let result = pending.removeValue(forKey: token) {
-                    run(machine.handle(result), now: now, into: &external)
+                    run(machine.handle(result), now: now, into: &outputs)
                 }
             }
-            store.gate.send(.done(external))
+            store.gate.send(.done(outputs.compactMap(ExtensionWire.json)))
             return true
         }
 
-        private mutating func run(_ directives: [BackgroundMachine.Directive], now: EpochMillis, into external: inout [JSONValue]) {
+        /// Carries out extension storage at once; everything else goes out in the `done` frame.
+        private mutating func run(_ directives: [BackgroundMachine.Directive], now: EpochMillis, into outputs: inout [ExtensionWire.Output]) {
             for directive in directives {
                 switch directive {
                 case .loadStorage:
                     if let (local, session) = try? store.load() {
-                        external.append(pending(.storageLoaded(local: local, session: session, now: now)))
+                        outputs.append(pending(.storageLoaded(local: local, session: session, now: now)))
                     } else {
-                        external.append(pending(.storageLoadFailed(now: now)))
+                        outputs.append(pending(.storageLoadFailed(now: now)))
                     }
                 case .saveLocalStorage(let local, let token):
                     if (try? store.save(local.json, as: ExtensionStore<Files, WireGate>.localName)) != nil {
-                        external.append(pending(.localStorageSaved(token: token, now: now)))
+                        outputs.append(pending(.localStorageSaved(token: token, now: now)))
                     } else {
-                        external.append(pending(.localStorageSaveFailed(token: token, now: now)))
+                        outputs.append(pending(.localStorageSaveFailed(token: token, now: now)))
                     }
                 case .saveSessionStorage(let session):
                     _ = try? store.save(session.json, as: ExtensionStore<Files, WireGate>.sessionName)
                 case .sendNative, .setTimer, .cancelTimer, .setAlarm, .sendDecision, .showPopup, .popupAnswer:
-                    if let json = ExtensionWire.json(directive) { external.append(json) }
+                    outputs.append(.machine(directive))
                 }
             }
         }
 
         /// Keeps a finished storage operation's result until the harness says it completes.
-        private mutating func pending(_ result: BackgroundMachine.Input) -> JSONValue {
+        private mutating func pending(_ result: BackgroundMachine.Input) -> ExtensionWire.Output {
             let token = nextToken
             nextToken += 1
             pending[token] = result
-            return .object(["type": .string("storagePending"), "token": .integer(Int64(token))])
+            return .storagePending(token: token)
         }
     }
 }

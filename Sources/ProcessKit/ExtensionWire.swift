@@ -1,9 +1,11 @@
 import SiteSettings
 
-/// How the background's inputs and directives travel in `input` and `done` frames.
+/// How the background's inputs and directives travel in `input` and `done` frames, both ways:
+/// the harness encodes events and decodes outputs, the background's shell decodes events and
+/// encodes outputs, with the same code.
 ///
-/// Inputs (`type`): `started` (`appearance`, `utcOffsetMinutes`, `tabs`: {id: url}),
-/// `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
+/// Inputs (`type`): `started` (`appearance`, `utcOffsetMinutes` (left out when 0), `tabs`: {id:
+/// url}), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
 /// `safariForeground`, `appMessage`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
@@ -15,7 +17,85 @@ import SiteSettings
 /// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `decision` (`tab`,
 /// `decision`), `popup` (`view`), `popupAnswer` (`message`, `saved`, `scope`).
 public enum ExtensionWire {
-    public static func decode(_ json: JSONValue, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
+    /// An input as the harness sends it; the frame carries the time. Named as on the wire.
+    public enum Event: Equatable, Sendable {
+        /// `tabs`: the open tabs as `tabs.query` reports them, by id.
+        case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String])
+        case storageCompleted(token: Int)
+        case tabRequestedDecision(TabID, url: String, nativeDark: Bool)
+        case tabNativeDarkChanged(TabID, nativeDark: Bool)
+        case tabActivated(TabID)
+        case tabClosed(TabID)
+        case safariForeground
+        /// macOS only: the app said the settings changed.
+        case appMessage
+        case appearanceChanged(Appearance)
+        case popupOpened(TabID)
+        case popupClosed
+        /// The scope key as the user picked it; the background reads it into its canonical form.
+        case popupChoseScope(scope: String)
+        /// `reset` in the order the popup names the fields; `message` numbers the popup's
+        /// message (0: none); `at` is when the user acted.
+        case popupEdited(set: SiteValues, reset: [SiteField], message: Int, at: EpochMillis?)
+        case popupForgotSite(message: Int, at: EpochMillis?)
+        case popupPaused(until: EpochMillis)
+        /// The handler's reply as it arrived: whatever a handler sent, valid or not.
+        case nativeReply(request: Int, message: JSONValue)
+        case nativeTimeout(request: Int)
+        case alarmFired
+    }
+
+    /// What the background's process sends in a `done` frame: a machine directive, or the
+    /// shell's own news that a storage operation finished and waits for `storageCompleted`.
+    public enum Output: Equatable, Sendable {
+        case storagePending(token: Int)
+        case machine(BackgroundMachine.Directive)
+    }
+
+    // MARK: - Inputs
+
+    /// The JSON the harness sends for an event.
+    public static func encode(_ event: Event) -> JSONValue {
+        func input(_ type: String, _ members: [String: JSONValue] = [:]) -> JSONValue {
+            .object(members.merging(["type": .string(type)]) { _, type in type })
+        }
+        switch event {
+        case .started(let appearance, let offset, let tabs):
+            var members: [String: JSONValue] = ["appearance": .string(appearance.rawValue),
+                                                "tabs": .object(Dictionary(uniqueKeysWithValues: tabs.map { ($0.key.rawValue, .string($0.value)) }))]
+            if offset != 0 { members["utcOffsetMinutes"] = .integer(Int64(offset)) }
+            return input("started", members)
+        case .storageCompleted(let token): return input("storageCompleted", ["token": .integer(Int64(token))])
+        case .tabRequestedDecision(let tab, let url, let nativeDark):
+            return input("tabRequestedDecision", ["tab": .string(tab.rawValue), "url": .string(url), "nativeDark": .bool(nativeDark)])
+        case .tabNativeDarkChanged(let tab, let nativeDark):
+            return input("tabNativeDarkChanged", ["tab": .string(tab.rawValue), "nativeDark": .bool(nativeDark)])
+        case .tabActivated(let tab): return input("tabActivated", ["tab": .string(tab.rawValue)])
+        case .tabClosed(let tab): return input("tabClosed", ["tab": .string(tab.rawValue)])
+        case .safariForeground: return input("safariForeground")
+        case .appMessage: return input("appMessage")
+        case .appearanceChanged(let appearance): return input("appearanceChanged", ["appearance": .string(appearance.rawValue)])
+        case .popupOpened(let tab): return input("popupOpened", ["tab": .string(tab.rawValue)])
+        case .popupClosed: return input("popupClosed")
+        case .popupChoseScope(let scope): return input("popupChoseScope", ["scope": .string(scope)])
+        case .popupEdited(let set, let reset, let message, let at):
+            var members: [String: JSONValue] = ["set": set.json, "reset": .fields(reset), "message": .integer(Int64(message))]
+            if let at { members["at"] = .integer(at) }
+            return input("popupEdited", members)
+        case .popupForgotSite(let message, let at):
+            var members: [String: JSONValue] = ["message": .integer(Int64(message))]
+            if let at { members["at"] = .integer(at) }
+            return input("popupForgotSite", members)
+        case .popupPaused(let until): return input("popupPaused", ["until": .integer(until)])
+        case .nativeReply(let request, let message): return input("nativeReply", ["request": .integer(Int64(request)), "message": message])
+        case .nativeTimeout(let request): return input("nativeTimeout", ["request": .integer(Int64(request))])
+        case .alarmFired: return input("alarmFired")
+        }
+    }
+
+    /// Reads an input's JSON; anything that is not one of the forms above is an error naming
+    /// the member at fault. A chosen scope is read later, by `input(for:now:)`.
+    public static func decode(_ json: JSONValue) throws(NativeMessageError) -> Event {
         let root = JSONPath.root
         let members = try NativeRequest.object(json, root)
         func string(_ name: String) throws(NativeMessageError) -> String {
@@ -43,7 +123,6 @@ public enum ExtensionWire {
             return value
         }
         func tab() throws(NativeMessageError) -> TabID { TabID(try string("tab")) }
-        typealias Input = BackgroundMachine.Input
 
         guard case .string(let type)? = members["type"] else { throw NativeMessageError(root.key("type"), "expected a string") }
         switch type {
@@ -54,49 +133,87 @@ public enum ExtensionWire {
             }
             let offset = members["utcOffsetMinutes"].flatMap { if case .integer(let n) = $0 { Int(n) } else { nil } } ?? 0
             guard (-18 * 60...18 * 60).contains(offset) else { throw NativeMessageError(root.key("utcOffsetMinutes"), "expected minutes within ±18 hours") }
-            return .machine(.started(now: now, appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs))
+            return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs)
         case "storageCompleted": return .storageCompleted(token: Int(try integer("token")))
-        case "tabRequestedDecision": return .machine(.tabRequestedDecision(try tab(), url: try string("url"), nativeDark: bool("nativeDark"), now: now))
-        case "tabNativeDarkChanged": return .machine(.tabNativeDarkChanged(try tab(), nativeDark: bool("nativeDark"), now: now))
-        case "tabActivated": return .machine(.tabActivated(try tab(), now: now))
-        case "tabClosed": return .machine(.tabClosed(try tab(), now: now))
-        case "safariForeground": return .machine(.safariCameToForeground(now: now))
-        case "appMessage": return .machine(.appMessageArrived(now: now))
-        case "appearanceChanged": return .machine(.appearanceChanged(try appearance(), now: now))
-        case "popupOpened": return .machine(.popupOpened(try tab(), now: now))
-        case "popupClosed": return .machine(.popupClosed(now: now))
-        case "popupChoseScope":
-            let text = try string("scope")
-            let scope: ScopeKey
-            do { scope = try ScopeKey.parse(text) } catch { throw NativeMessageError(root.key("scope"), error.description) }
-            return .machine(.popupChoseScope(scope, now: now))
+        case "tabRequestedDecision": return .tabRequestedDecision(try tab(), url: try string("url"), nativeDark: bool("nativeDark"))
+        case "tabNativeDarkChanged": return .tabNativeDarkChanged(try tab(), nativeDark: bool("nativeDark"))
+        case "tabActivated": return .tabActivated(try tab())
+        case "tabClosed": return .tabClosed(try tab())
+        case "safariForeground": return .safariForeground
+        case "appMessage": return .appMessage
+        case "appearanceChanged": return .appearanceChanged(try appearance())
+        case "popupOpened": return .popupOpened(try tab())
+        case "popupClosed": return .popupClosed
+        case "popupChoseScope": return .popupChoseScope(scope: try string("scope"))
         case "popupEdited":
-            return .machine(.popupEdited(set: try NativeRequest.values(members["set"], root.key("set")),
-                                         reset: try NativeRequest.resetFields(members["reset"], root.key("reset")),
-                                         message: try message(), at: try actionTime(), now: now))
-        case "popupForgotSite": return .machine(.popupForgotSite(message: try message(), at: try actionTime(), now: now))
+            let set = try NativeRequest.values(members["set"], root.key("set"))
+            var reset: [SiteField] = []
+            if let list = members["reset"] { reset = try NativeRequest.fieldList(list, root.key("reset")) }
+            return .popupEdited(set: set, reset: reset, message: try message(), at: try actionTime())
+        case "popupForgotSite": return .popupForgotSite(message: try message(), at: try actionTime())
         case "popupPaused":
             let until = try integer("until")
             guard (0...DocumentCodec.latestTime).contains(until) else { throw NativeMessageError(root.key("until"), "time \(until) is out of range") }
-            return .machine(.popupPaused(until: until, now: now))
+            return .popupPaused(until: until)
         case "nativeReply":
             guard let message = members["message"] else { throw NativeMessageError(root.key("message"), "missing") }
-            return .machine(.nativeReplyArrived(request: Int(try integer("request")), message, now: now))
-        case "nativeTimeout": return .machine(.timerFired(.nativeTimeout(Int(try integer("request"))), now: now))
-        case "alarmFired": return .machine(.alarmFired(now: now))
+            return .nativeReply(request: Int(try integer("request")), message: message)
+        case "nativeTimeout": return .nativeTimeout(request: Int(try integer("request")))
+        case "alarmFired": return .alarmFired
         default: throw NativeMessageError(root.key("type"), "unknown input '\(type.prefix(64))'")
         }
     }
 
+    /// What the process does with an event that arrived at `now`: hand it to the machine, or
+    /// complete a storage operation. A chosen scope is read into its canonical form (an invalid
+    /// one is an error at `scope`), reset fields sorted.
+    public static func input(for event: Event, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
+        switch event {
+        case .started(let appearance, let offset, let tabs):
+            return .machine(.started(now: now, appearance: appearance, utcOffsetMinutes: offset, tabs: tabs))
+        case .storageCompleted(let token): return .storageCompleted(token: token)
+        case .tabRequestedDecision(let tab, let url, let nativeDark): return .machine(.tabRequestedDecision(tab, url: url, nativeDark: nativeDark, now: now))
+        case .tabNativeDarkChanged(let tab, let nativeDark): return .machine(.tabNativeDarkChanged(tab, nativeDark: nativeDark, now: now))
+        case .tabActivated(let tab): return .machine(.tabActivated(tab, now: now))
+        case .tabClosed(let tab): return .machine(.tabClosed(tab, now: now))
+        case .safariForeground: return .machine(.safariCameToForeground(now: now))
+        case .appMessage: return .machine(.appMessageArrived(now: now))
+        case .appearanceChanged(let appearance): return .machine(.appearanceChanged(appearance, now: now))
+        case .popupOpened(let tab): return .machine(.popupOpened(tab, now: now))
+        case .popupClosed: return .machine(.popupClosed(now: now))
+        case .popupChoseScope(let text):
+            let scope: ScopeKey
+            do { scope = try ScopeKey.parse(text) } catch { throw NativeMessageError(JSONPath.root.key("scope"), error.description) }
+            return .machine(.popupChoseScope(scope, now: now))
+        case .popupEdited(let set, let reset, let message, let at):
+            return .machine(.popupEdited(set: set, reset: reset.sorted(), message: message, at: at, now: now))
+        case .popupForgotSite(let message, let at): return .machine(.popupForgotSite(message: message, at: at, now: now))
+        case .popupPaused(let until): return .machine(.popupPaused(until: until, now: now))
+        case .nativeReply(let request, let message): return .machine(.nativeReplyArrived(request: request, message, now: now))
+        case .nativeTimeout(let request): return .machine(.timerFired(.nativeTimeout(request), now: now))
+        case .alarmFired: return .machine(.alarmFired(now: now))
+        }
+    }
+
+    // MARK: - Outputs
+
+    /// An output as it travels, or nil for a machine directive the process carries out itself
+    /// (extension storage).
+    public static func json(_ output: Output) -> JSONValue? {
+        switch output {
+        case .storagePending(let token): .object(["type": .string("storagePending"), "token": .integer(Int64(token))])
+        case .machine(let directive): json(directive)
+        }
+    }
+
+    /// A machine directive as it travels, or nil for extension storage, which stays inside the process.
     public static func json(_ directive: BackgroundMachine.Directive) -> JSONValue? {
         switch directive {
         case .loadStorage, .saveLocalStorage, .saveSessionStorage: nil
         case .sendNative(let request, let message):
             .object(["type": .string("sendNative"), "request": .integer(Int64(request)), "message": message.json])
-        case .setTimer(.nativeTimeout(let request), let at):
-            .object(["type": .string("setTimer"), "timer": .object(["nativeTimeout": .integer(Int64(request))]), "at": .integer(at)])
-        case .cancelTimer(.nativeTimeout(let request)):
-            .object(["type": .string("cancelTimer"), "timer": .object(["nativeTimeout": .integer(Int64(request))])])
+        case .setTimer(let timer, let at): .object(["type": .string("setTimer"), "timer": json(timer), "at": .integer(at)])
+        case .cancelTimer(let timer): .object(["type": .string("cancelTimer"), "timer": json(timer)])
         case .setAlarm(let at): .object(["type": .string("setAlarm"), "at": .integer(at)])
         case .sendDecision(let tab, let decision): .object(["type": .string("decision"), "tab": .string(tab.rawValue), "decision": decision.json])
         case .showPopup(let view): .object(["type": .string("popup"), "view": view.json])
@@ -104,6 +221,58 @@ public enum ExtensionWire {
             .object(["type": .string("popupAnswer"), "message": .integer(Int64(message)), "saved": saved.map(JSONValue.bool) ?? .null,
                      "scope": scope.map { .string($0.text) } ?? .null])
         }
+    }
+
+    private static func json(_ timer: BackgroundTimer) -> JSONValue {
+        switch timer {
+        case .nativeTimeout(let request): .object(["nativeTimeout": .integer(Int64(request))])
+        }
+    }
+
+    /// Reads an output back from its JSON form (`json`), as the harness reads a `done` frame;
+    /// anything else is an error naming the member at fault. A `sendNative` message is read as
+    /// sent (`NativeRequest.decode`), not validated as the handler will.
+    public static func directive(_ json: JSONValue) throws(NativeMessageError) -> Output {
+        let directive = try WireObject(json, at: .root)
+        let path = directive.path
+        let type = try directive.string("type")
+        switch type {
+        case "storagePending":
+            try directive.allow(["type", "token"])
+            return .storagePending(token: Int(try directive.integer("token")))
+        case "sendNative":
+            try directive.allow(["type", "request", "message"])
+            return .machine(.sendNative(request: Int(try directive.integer("request")),
+                                        try NativeRequest.decode(try directive.value("message"), at: path.key("message"))))
+        case "setTimer":
+            try directive.allow(["type", "timer", "at"])
+            return .machine(.setTimer(try timer(directive.object("timer")), at: try directive.integer("at")))
+        case "cancelTimer":
+            try directive.allow(["type", "timer"])
+            return .machine(.cancelTimer(try timer(directive.object("timer"))))
+        case "setAlarm":
+            try directive.allow(["type", "at"])
+            return .machine(.setAlarm(at: try directive.integer("at")))
+        case "decision":
+            try directive.allow(["type", "tab", "decision"])
+            return .machine(.sendDecision(TabID(try directive.string("tab")),
+                                          try Decision.decode(try directive.value("decision"), at: path.key("decision"))))
+        case "popup":
+            try directive.allow(["type", "view"])
+            return .machine(.showPopup(try PopupView.decode(try directive.value("view"), at: path.key("view"))))
+        case "popupAnswer":
+            try directive.allow(["type", "message", "saved", "scope"])
+            let saved = try directive.nullable("saved") == nil ? nil : try directive.bool("saved")
+            let scope = try directive.nullable("scope") == nil ? nil : try directive.scopeKey("scope")
+            return .machine(.popupAnswer(message: Int(try directive.integer("message")), saved: saved, scope: scope))
+        default:
+            throw NativeMessageError(path.key("type"), "unknown directive '\(type.prefix(64))'")
+        }
+    }
+
+    private static func timer(_ timer: WireObject) throws(NativeMessageError) -> BackgroundTimer {
+        try timer.allow(["nativeTimeout"])
+        return .nativeTimeout(Int(try timer.integer("nativeTimeout")))
     }
 }
 

@@ -38,13 +38,13 @@ public enum NativeHandlerShell {
         guard case .input(let input, let now, let seed, let flaws) = message else {
             return (.error("expected an input frame"), false)
         }
-        guard let request = NativeHandlerWire.message(in: input) else {
+        guard let event = try? NativeHandlerWire.decode(input) else {
             return (.error("invalid frame: the native handler takes only nativeRequest inputs"), false)
         }
         var machine = NativeHandlerMachine()
         machine.flaws = Flaw.set(flaws)
         executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
-        let directives = machine.run(.requestArrived(request, now: now, seed: seed), on: &executor)
+        let directives = machine.run(NativeHandlerWire.input(for: event, now: now, seed: seed), on: &executor)
         return (.done(directives.compactMap(NativeHandlerWire.json)), true)
     }
 }

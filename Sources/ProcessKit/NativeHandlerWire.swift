@@ -1,26 +1,75 @@
 import SiteSettings
 
-/// How the native handler's inputs and directives travel in `input` and `done` frames.
+/// How the native handler's inputs and directives travel in `input` and `done` frames, both
+/// ways: the harness encodes the request and decodes directives, the handler's shell decodes the
+/// request and encodes directives, with the same code.
 ///
 /// Input: `{"type": "nativeRequest", "message": {…}}`. Directives: `{"type": "reply", "message":
-/// {…}}` and `{"type": "notify", "name": "settingsChanged"}`.
+/// {…}}` (see `NativeReply`) and `{"type": "notify", "name": "settingsChanged"}`.
 public enum NativeHandlerWire {
+    /// An input as the harness sends it; the frame carries the time, the seed and the flaws.
+    public enum Event: Equatable, Sendable {
+        /// The extension's message as sent, unvalidated: a real extension may send anything,
+        /// and the handler must answer it with a clear error.
+        case nativeRequest(JSONValue)
+    }
+
+    // MARK: - Inputs
+
+    /// The JSON the harness sends for an event.
+    public static func encode(_ event: Event) -> JSONValue {
+        switch event {
+        case .nativeRequest(let message): .object(["type": .string("nativeRequest"), "message": message])
+        }
+    }
+
+    /// The input that carries `message`: `encode(.nativeRequest(message))`.
     public static func input(_ message: JSONValue) -> JSONValue {
-        .object(["type": .string("nativeRequest"), "message": message])
+        encode(.nativeRequest(message))
     }
 
-    /// The message inside an input, or nil when the input is not a native request.
-    public static func message(in input: JSONValue) -> JSONValue? {
-        guard case .object(let members) = input, members["type"] == .string("nativeRequest") else { return nil }
-        return members["message"]
+    /// Reads an input's JSON; anything but a native request with its message is an error.
+    public static func decode(_ json: JSONValue) throws(NativeMessageError) -> Event {
+        let input = try WireObject(json, at: .root)
+        guard input["type"] == .string("nativeRequest") else { throw NativeMessageError(input.path.key("type"), "expected nativeRequest") }
+        return .nativeRequest(try input.value("message"))
     }
 
-    /// The directives the harness carries out; container operations stay inside the child.
+    /// The machine's input for an event that arrived at `now` in a run with `seed`.
+    public static func input(for event: Event, now: EpochMillis, seed: UInt64) -> NativeHandlerMachine.Input {
+        switch event {
+        case .nativeRequest(let message): .requestArrived(message, now: now, seed: seed)
+        }
+    }
+
+    // MARK: - Directives
+
+    /// A directive as it travels, or nil for container work, which stays inside the process.
     public static func json(_ directive: NativeHandlerMachine.Directive) -> JSONValue? {
         switch directive {
         case .reply(let reply): .object(["type": .string("reply"), "message": reply.json])
         case .postChangeNotification: .object(["type": .string("notify"), "name": .string(NativeHandlerMachine.changeNotification)])
         case .container: nil
+        }
+    }
+
+    /// Reads a directive back from its JSON form (`json`), as the harness reads a `done` frame;
+    /// anything else is an error naming the member at fault.
+    public static func directive(_ json: JSONValue) throws(NativeMessageError) -> NativeHandlerMachine.Directive {
+        let directive = try WireObject(json, at: .root)
+        let type = try directive.string("type")
+        switch type {
+        case "reply":
+            try directive.allow(["type", "message"])
+            return .reply(try NativeReply.decode(try directive.value("message"), at: directive.path.key("message")))
+        case "notify":
+            try directive.allow(["type", "name"])
+            guard try directive.string("name") == NativeHandlerMachine.changeNotification else {
+                throw NativeMessageError(directive.path.key("name"), "expected \(NativeHandlerMachine.changeNotification)")
+            }
+            return .postChangeNotification
+        default:
+            throw NativeMessageError(directive.path.key("type"), "unknown directive '\(type.prefix(64))'")
         }
     }
 }

@@ -90,12 +90,7 @@ public enum NativeRequest: Equatable, Sendable {
             if let known { object["known"] = .object(["documentId": .string(known.documentId), "revision": .integer(known.revision)]) }
             return .object(object)
         case .patch(let scope, let set, let reset, let stamp):
-            var values: [String: JSONValue] = [:]
-            if let mode = set.mode { values["mode"] = .string(mode.rawValue) }
-            if let theme = set.theme { values["theme"] = .string(theme.rawValue) }
-            if let policy = set.nativeDarkPolicy { values["nativeDarkPolicy"] = .string(policy.rawValue) }
-            return .object(["type": .string("patch"), "scope": .string(scope.text), "set": .object(values),
-                            "reset": .array(reset.map { .string($0.rawValue) }),
+            return .object(["type": .string("patch"), "scope": .string(scope.text), "set": set.json, "reset": .fields(reset),
                             "at": .integer(stamp.at), "edit": .integer(Int64(truncatingIfNeeded: stamp.edit))])
         case .deleteSite(let scope, let stamp):
             return .object(["type": .string("deleteSite"), "scope": .string(scope.text),
@@ -106,6 +101,44 @@ public enum NativeRequest: Equatable, Sendable {
             return .object(["type": .string("toggleEnabled")])
         case .putDocument(let document):
             return .object(["type": .string("putDocument"), "document": DocumentCodec.json(document)])
+        }
+    }
+
+    /// Reads a request back from its JSON form (`json`), as the harness reads what the extension
+    /// sends: the exact inverse of `json`, with none of the handler's checks of times, sizes and
+    /// sense, so that even a message the handler must refuse is read as it was sent. The wire
+    /// names no origin: a stamp read here is the extension's. `parse` is the handler's reading.
+    public static func decode(_ json: JSONValue, at path: JSONPath = .root) throws(NativeMessageError) -> NativeRequest {
+        let message = try WireObject(json, at: path)
+        func stamp() throws(NativeMessageError) -> Stamp {
+            Stamp(at: try message.integer("at"), origin: .extension, edit: UInt64(bitPattern: try message.integer("edit")))
+        }
+        let type = try message.string("type")
+        switch type {
+        case "getSnapshot":
+            try message.allow(["type", "known"])
+            guard message["known"] != nil else { return .getSnapshot(known: nil) }
+            let known = try message.object("known")
+            try known.allow(["documentId", "revision"])
+            return .getSnapshot(known: DocumentVersion(documentId: try known.string("documentId"), revision: try known.integer("revision")))
+        case "patch":
+            try message.allow(["type", "scope", "set", "reset", "at", "edit"])
+            return .patch(scope: try message.scopeKey("scope"), set: try message.siteValues("set"), reset: try message.fields("reset"),
+                          stamp: try stamp())
+        case "deleteSite":
+            try message.allow(["type", "scope", "at", "edit"])
+            return .deleteSite(scope: try message.scopeKey("scope"), stamp: try stamp())
+        case "getEnabled":
+            try message.allow(["type"])
+            return .getEnabled
+        case "toggleEnabled":
+            try message.allow(["type"])
+            return .toggleEnabled
+        case "putDocument":
+            try message.allow(["type", "document"])
+            return .putDocument(try message.document("document"))
+        default:
+            throw .init(path.key("type"), "unknown message type '\(type.prefix(64))'")
         }
     }
 
@@ -123,14 +156,24 @@ public enum NativeRequest: Equatable, Sendable {
     }
 
     static func scopeKey(_ members: [String: JSONValue], _ path: JSONPath, _ suffixes: PublicSuffixList) throws(NativeMessageError) -> ScopeKey {
+        try scopeKey(try scopeText(members, path), path.key("scope"), suffixes)
+    }
+
+    /// The `scope` member as written, before it is read as a key.
+    static func scopeText(_ members: [String: JSONValue], _ path: JSONPath) throws(NativeMessageError) -> String {
         guard case .string(let text)? = members["scope"] else { throw .init(path.key("scope"), "expected a scope key string") }
+        return text
+    }
+
+    /// A scope key a user or the extension wrote, at `path`, in its canonical form.
+    static func scopeKey(_ text: String, _ path: JSONPath, _ suffixes: PublicSuffixList) throws(NativeMessageError) -> ScopeKey {
         guard text.utf8.count <= 253 + 1 + ScopeKey.maximumPathBytes else {
-            throw .init(path.key("scope"), "scope key of \(text.utf8.count) bytes is too long")
+            throw .init(path, "scope key of \(text.utf8.count) bytes is too long")
         }
         do {
             return try ScopeKey.parse(text, suffixes: suffixes)
         } catch {
-            throw .init(path.key("scope"), error.description)
+            throw .init(path, error.description)
         }
     }
 
@@ -158,8 +201,14 @@ public enum NativeRequest: Equatable, Sendable {
         return result
     }
 
+    /// The fields a `reset` list names, sorted; none when the list is absent.
     static func resetFields(_ json: JSONValue?, _ path: JSONPath) throws(NativeMessageError) -> [SiteField] {
         guard let json else { return [] }
+        return try fieldList(json, path).sorted()
+    }
+
+    /// A list of field names in the order written: each a field a site has, none twice.
+    static func fieldList(_ json: JSONValue, _ path: JSONPath) throws(NativeMessageError) -> [SiteField] {
         guard case .array(let items) = json else { throw .init(path, "expected an array of field names") }
         if items.count > maximumResetFields { throw .init(path, "\(items.count) fields, more than the \(maximumResetFields) a site has") }
         var fields: [SiteField] = []
@@ -170,7 +219,7 @@ public enum NativeRequest: Equatable, Sendable {
             if fields.contains(field) { throw .init(path.index(index), "field '\(name)' listed twice") }
             fields.append(field)
         }
-        return fields.sorted()
+        return fields
     }
 
     private static func stamp(_ members: [String: JSONValue], _ path: JSONPath, now: EpochMillis) throws(NativeMessageError) -> Stamp {

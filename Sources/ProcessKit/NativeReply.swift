@@ -32,11 +32,42 @@ public enum NativeReply: Equatable, Sendable {
             return .object(["type": .string("error"), "code": .string(code.rawValue), "message": .string(message)])
         }
     }
+
+    /// Reads a reply back from its JSON form (`json`); anything else is an error naming the
+    /// member at fault. A snapshot's document is read as `DocumentCodec` reads one.
+    public static func decode(_ json: JSONValue, at path: JSONPath = .root) throws(NativeMessageError) -> NativeReply {
+        let reply = try WireObject(json, at: path)
+        let type = try reply.string("type")
+        switch type {
+        case "snapshot":
+            try reply.allow(["type", "document"])
+            return .snapshot(try reply.document("document"))
+        case "notModified":
+            try reply.allow(["type", "documentId", "revision"])
+            return .notModified(DocumentVersion(documentId: try reply.string("documentId"), revision: try reply.integer("revision")))
+        case "applied":
+            try reply.allow(["type", "changed", "documentId", "revision"])
+            var version: DocumentVersion?
+            // A document never written has no id, and then neither member is sent.
+            if reply["documentId"] != nil || reply["revision"] != nil {
+                version = DocumentVersion(documentId: try reply.string("documentId"), revision: try reply.integer("revision"))
+            }
+            return .applied(version, changed: try reply.bool("changed"))
+        case "enabled":
+            try reply.allow(["type", "enabled"])
+            return .enabled(try reply.bool("enabled"))
+        case "error":
+            try reply.allow(["type", "code", "message"])
+            return .error(try reply.choice("code"), try reply.string("message"))
+        default:
+            throw NativeMessageError(path.key("type"), "unknown reply '\(type.prefix(64))'")
+        }
+    }
 }
 
 /// The kinds of error a handler answers. The extension treats `invalidMessage` as a rejected
 /// patch (it leaves the outbox and forces a resync) and the others as "try again later".
-public enum NativeErrorCode: String, Sendable, Equatable {
+public enum NativeErrorCode: String, CaseIterable, Sendable, Equatable {
     /// The message failed validation; nothing was touched.
     case invalidMessage
     /// The document has a newer schema: it cannot be changed by this version.

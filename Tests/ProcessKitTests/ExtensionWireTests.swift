@@ -1,0 +1,171 @@
+import ProcessKit
+import SiteSettings
+import Testing
+
+struct ExtensionWireTests {
+    static let now: EpochMillis = 1_783_940_000_000
+
+    /// One event of every kind, with random payloads.
+    static func everyEvent(_ s: inout WireSamples) -> [ExtensionWire.Event] {
+        [.started(appearance: s.appearance(), utcOffsetMinutes: s.int(-18 * 60...18 * 60),
+                  tabs: Dictionary((0..<s.int(0...3)).map { _ in (s.tab(), s.url()) }) { a, _ in a }),
+         .storageCompleted(token: s.int(Int.min...Int.max)),
+         .tabRequestedDecision(s.tab(), url: s.url(), nativeDark: s.bool()),
+         .tabNativeDarkChanged(s.tab(), nativeDark: s.bool()),
+         .tabActivated(s.tab()),
+         .tabClosed(s.tab()),
+         .safariForeground,
+         .appMessage,
+         .appearanceChanged(s.appearance()),
+         .popupOpened(s.tab()),
+         .popupClosed,
+         .popupChoseScope(scope: s.typedScope()),
+         .popupEdited(set: s.siteValues(), reset: s.fields(), message: s.int(Int.min...Int.max), at: s.maybe { $0.time() }),
+         .popupForgotSite(message: s.int(Int.min...Int.max), at: s.maybe { $0.time() }),
+         .popupPaused(until: s.time()),
+         .nativeReply(request: s.int(Int.min...Int.max), message: s.json()),
+         .nativeTimeout(request: s.int(Int.min...Int.max)),
+         .alarmFired]
+    }
+
+    /// One output of every kind that travels, with random payloads.
+    static func everyOutput(_ s: inout WireSamples) -> [ExtensionWire.Output] {
+        [.storagePending(token: s.int(Int.min...Int.max)),
+         .machine(.sendNative(request: s.int(Int.min...Int.max), s.request())),
+         .machine(.setTimer(.nativeTimeout(s.int(Int.min...Int.max)), at: s.int64(Int64.min...Int64.max))),
+         .machine(.cancelTimer(.nativeTimeout(s.int(Int.min...Int.max)))),
+         .machine(.setAlarm(at: s.int64(Int64.min...Int64.max))),
+         .machine(.sendDecision(s.tab(), s.decision())),
+         .machine(.showPopup(s.popupView())),
+         .machine(.popupAnswer(message: s.int(Int.min...Int.max), saved: s.maybe { $0.bool() }, scope: s.maybe { $0.scopeKey() }))]
+    }
+
+    @Test func everyEventReadsBackAsItWasSent() throws {
+        for seed in UInt64(0)..<300 {
+            var samples = WireSamples(seed: seed)
+            for event in Self.everyEvent(&samples) {
+                let sent = try throughBytes(ExtensionWire.encode(event))
+                #expect(try ExtensionWire.decode(sent) == event, "seed \(seed): \(sent)")
+            }
+        }
+    }
+
+    @Test func everyTravellingOutputReadsBackAsItWasSent() throws {
+        for seed in UInt64(0)..<300 {
+            var samples = WireSamples(seed: seed)
+            for output in Self.everyOutput(&samples) {
+                let sent = try throughBytes(try #require(ExtensionWire.json(output)))
+                #expect(try ExtensionWire.directive(sent) == output, "seed \(seed): \(sent)")
+            }
+        }
+    }
+
+    @Test func extensionStorageNeverTravels() {
+        #expect(ExtensionWire.json(.loadStorage) == nil)
+        #expect(ExtensionWire.json(.saveLocalStorage(LocalStorage(), token: 1)) == nil)
+        #expect(ExtensionWire.json(.machine(.saveSessionStorage(SessionStorage()))) == nil)
+    }
+
+    @Test func eventsAreWrittenAsTheHarnessHasAlwaysSentThem() throws {
+        let t1 = TabID("t1")
+        let examples: [(ExtensionWire.Event, String)] = [
+            (.started(appearance: .dark, tabs: [t1: "https://docs.example.com/guide"]),
+             #"{"type": "started", "appearance": "dark", "tabs": {"t1": "https://docs.example.com/guide"}}"#),
+            (.started(appearance: .light, utcOffsetMinutes: 60, tabs: [:]),
+             #"{"type": "started", "appearance": "light", "utcOffsetMinutes": 60, "tabs": {}}"#),
+            (.storageCompleted(token: 3), #"{"type": "storageCompleted", "token": 3}"#),
+            (.tabRequestedDecision(t1, url: "https://a.example/", nativeDark: false),
+             #"{"type": "tabRequestedDecision", "tab": "t1", "url": "https://a.example/", "nativeDark": false}"#),
+            (.tabNativeDarkChanged(t1, nativeDark: true), #"{"type": "tabNativeDarkChanged", "tab": "t1", "nativeDark": true}"#),
+            (.tabActivated(t1), #"{"type": "tabActivated", "tab": "t1"}"#),
+            (.tabClosed(t1), #"{"type": "tabClosed", "tab": "t1"}"#),
+            (.safariForeground, #"{"type": "safariForeground"}"#),
+            (.appMessage, #"{"type": "appMessage"}"#),
+            (.appearanceChanged(.dark), #"{"type": "appearanceChanged", "appearance": "dark"}"#),
+            (.popupOpened(t1), #"{"type": "popupOpened", "tab": "t1"}"#),
+            (.popupClosed, #"{"type": "popupClosed"}"#),
+            (.popupChoseScope(scope: "Docs.Example.COM"), #"{"type": "popupChoseScope", "scope": "Docs.Example.COM"}"#),
+            (.popupEdited(set: SiteValues(mode: .off), reset: [], message: 4, at: Self.now),
+             #"{"type": "popupEdited", "set": {"mode": "off"}, "reset": [], "message": 4, "at": 1783940000000}"#),
+            (.popupEdited(set: SiteValues(), reset: [.theme, .mode], message: 5, at: Self.now),
+             #"{"type": "popupEdited", "set": {}, "reset": ["theme", "mode"], "message": 5, "at": 1783940000000}"#),
+            (.popupForgotSite(message: 6, at: Self.now), #"{"type": "popupForgotSite", "message": 6, "at": 1783940000000}"#),
+            (.popupPaused(until: Self.now + 60_000), #"{"type": "popupPaused", "until": 1783940060000}"#),
+            (.nativeReply(request: 2, message: .object(["type": .string("notModified")])),
+             #"{"type": "nativeReply", "request": 2, "message": {"type": "notModified"}}"#),
+            (.nativeTimeout(request: 2), #"{"type": "nativeTimeout", "request": 2}"#),
+            (.alarmFired, #"{"type": "alarmFired"}"#),
+        ]
+        for (event, expected) in examples {
+            #expect(ExtensionWire.encode(event) == (try json(expected)), "\(event)")
+        }
+    }
+
+    @Test func outputsAreWrittenAsBefore() throws {
+        let examples: [(ExtensionWire.Output, String)] = [
+            (.storagePending(token: 4), #"{"type": "storagePending", "token": 4}"#),
+            (.machine(.sendNative(request: 1, .getSnapshot(known: DocumentVersion(documentId: "doc-1", revision: 42)))),
+             #"{"type": "sendNative", "request": 1, "message": {"type": "getSnapshot", "known": {"documentId": "doc-1", "revision": 42}}}"#),
+            (.machine(.setTimer(.nativeTimeout(1), at: Self.now)), #"{"type": "setTimer", "timer": {"nativeTimeout": 1}, "at": 1783940000000}"#),
+            (.machine(.cancelTimer(.nativeTimeout(1))), #"{"type": "cancelTimer", "timer": {"nativeTimeout": 1}}"#),
+            (.machine(.setAlarm(at: Self.now)), #"{"type": "setAlarm", "at": 1783940000000}"#),
+            (.machine(.popupAnswer(message: 3, saved: nil, scope: nil)), #"{"type": "popupAnswer", "message": 3, "saved": null, "scope": null}"#),
+            (.machine(.popupAnswer(message: 3, saved: true, scope: try ScopeKey.parse("a.example"))),
+             #"{"type": "popupAnswer", "message": 3, "saved": true, "scope": "a.example"}"#),
+        ]
+        for (output, expected) in examples {
+            #expect(ExtensionWire.json(output) == (try json(expected)), "\(output)")
+        }
+    }
+
+    @Test func theMachineGetsCanonicalKeysSortedResetsAndItsTimers() throws {
+        let now = Self.now
+        #expect(try ExtensionWire.input(for: .popupChoseScope(scope: "Docs.Example.COM."), now: now)
+            == .machine(.popupChoseScope(try ScopeKey.parse("docs.example.com"), now: now)))
+        #expect(try ExtensionWire.input(for: .popupEdited(set: SiteValues(), reset: [.theme, .mode], message: 2, at: nil), now: now)
+            == .machine(.popupEdited(set: SiteValues(), reset: [.mode, .theme], message: 2, at: nil, now: now)))
+        #expect(try ExtensionWire.input(for: .nativeTimeout(request: 7), now: now) == .machine(.timerFired(.nativeTimeout(7), now: now)))
+        #expect(try ExtensionWire.input(for: .storageCompleted(token: 7), now: now) == .storageCompleted(token: 7))
+        #expect(try ExtensionWire.input(for: .safariForeground, now: now) == .machine(.safariCameToForeground(now: now)))
+        let garbage = JSONValue.object(["type": .string("snapshot"), "document": .string("settings")])
+        #expect(try ExtensionWire.input(for: .nativeReply(request: 1, message: garbage), now: now)
+            == .machine(.nativeReplyArrived(request: 1, garbage, now: now)))
+    }
+
+    @Test func inputsThatCannotBeReadNameTheMemberAtFault() throws {
+        func input(_ text: String) throws -> String? {
+            let value = try json(text)
+            return failure { () throws(NativeMessageError) in try ExtensionWire.input(for: try ExtensionWire.decode(value), now: 0) }
+        }
+        #expect(try input(#"{"type": "popupChoseScope", "scope": "has?query"}"#) == "scope: '?' not allowed: a page key has no query or fragment")
+        #expect(try input(#"{"type": "popupChoseScope"}"#) == "scope: expected a string")
+        #expect(try input(#"{"type": "started", "appearance": "dim"}"#) == "appearance: expected light or dark")
+        #expect(try input(#"{"type": "started", "appearance": "dark", "utcOffsetMinutes": 1200}"#)
+            == "utcOffsetMinutes: expected minutes within ±18 hours")
+        #expect(try input(#"{"type": "popupEdited", "set": {"mode": "dim"}}"#) == "set.mode: unknown mode 'dim'")
+        #expect(try input(#"{"type": "popupEdited", "reset": ["mode", "colour"]}"#) == "reset[1]: expected one of mode, theme, nativeDarkPolicy")
+        #expect(try input(#"{"type": "popupPaused", "until": -1}"#) == "until: time -1 is out of range")
+        #expect(try input(#"{"type": "nativeReply", "request": 1}"#) == "message: missing")
+        #expect(try input(#"{"type": "wake"}"#) == "type: unknown input 'wake'")
+    }
+
+    @Test func aMalformedOutputIsRefusedNamingTheMemberAtFault() throws {
+        func directive(_ text: String) throws -> String? {
+            let value = try json(text)
+            return failure { try ExtensionWire.directive(value) }
+        }
+        #expect(try directive(#"{"type": "storagePending"}"#) == "token: expected an integer")
+        #expect(try directive(#"{"type": "setTimer", "timer": {"alarm": 1}, "at": 5}"#) == "timer.alarm: unknown member")
+        #expect(try directive(#"{"type": "sendNative", "request": 1, "message": {"type": "patch", "scope": "a.example", "set": {}, "reset": [], "at": 1}}"#)
+            == "message.edit: expected an integer")
+        #expect(try directive(#"{"type": "popupAnswer", "message": 1, "saved": "yes", "scope": null}"#) == "saved: expected true or false")
+        #expect(try directive(#"{"type": "popupAnswer", "message": 1, "saved": null}"#) == "scope: missing")
+        #expect(try directive("""
+            {"type": "decision", "tab": "t1", "decision": {"enabled": true, "theme": "dark", "reason": "modeOn", "scope": null,
+             "mode": "on", "nativeDarkPolicy": "respect", "schedule": "20:00 to 06:00",
+             "source": {"mode": "site", "theme": "default", "nativeDarkPolicy": "default"}}}
+            """) == "decision.schedule: expected a schedule written HH:MM-HH:MM")
+        #expect(try directive(#"{"type": "popup", "view": {"tab": "t1", "url": "", "unsupported": true, "scopes": [".co.uk"], "selectedScope": null, "pausedUntil": null}}"#)
+            == "view.scopes[0]: 'co.uk' is a public suffix, not a registrable domain")
+    }
+}

@@ -1,0 +1,64 @@
+import ProcessKit
+import SiteSettings
+import Testing
+
+struct NativeHandlerWireTests {
+    @Test func everyRequestReadsBackAsItWasSentEvenWhenItIsGarbage() throws {
+        for seed in UInt64(0)..<300 {
+            var samples = WireSamples(seed: seed)
+            for message in [samples.json(), samples.request().json] {
+                let event = NativeHandlerWire.Event.nativeRequest(message)
+                let sent = try throughBytes(NativeHandlerWire.encode(event))
+                #expect(try NativeHandlerWire.decode(sent) == event, "seed \(seed): \(sent)")
+            }
+        }
+    }
+
+    @Test func everyTravellingDirectiveReadsBackAsItWasSent() throws {
+        for seed in UInt64(0)..<300 {
+            var samples = WireSamples(seed: seed)
+            for directive in [NativeHandlerMachine.Directive.reply(samples.reply()), .postChangeNotification] {
+                let sent = try throughBytes(try #require(NativeHandlerWire.json(directive)))
+                #expect(try NativeHandlerWire.directive(sent) == directive, "seed \(seed): \(sent)")
+            }
+        }
+    }
+
+    @Test func containerWorkNeverTravels() {
+        #expect(NativeHandlerWire.json(.container(.lock)) == nil)
+    }
+
+    @Test func theRequestAndTheDirectivesAreWrittenAsBefore() throws {
+        let message = JSONValue.object(["type": .string("getEnabled")])
+        #expect(NativeHandlerWire.encode(.nativeRequest(message)) == (try json(#"{"type": "nativeRequest", "message": {"type": "getEnabled"}}"#)))
+        #expect(NativeHandlerWire.input(message) == NativeHandlerWire.encode(.nativeRequest(message)))
+        #expect(NativeHandlerWire.json(.postChangeNotification) == (try json(#"{"type": "notify", "name": "settingsChanged"}"#)))
+        #expect(NativeHandlerWire.json(.reply(.applied(DocumentVersion(documentId: "doc-1", revision: 43), changed: true)))
+            == (try json(#"{"type": "reply", "message": {"type": "applied", "documentId": "doc-1", "revision": 43, "changed": true}}"#)))
+    }
+
+    @Test func theMachineGetsTheMessageAsItArrived() {
+        let garbage = JSONValue.array([.integer(1)])
+        #expect(NativeHandlerWire.input(for: .nativeRequest(garbage), now: 5, seed: 9) == .requestArrived(garbage, now: 5, seed: 9))
+    }
+
+    @Test func anInputThatIsNoRequestIsRefused() throws {
+        #expect(failure { try NativeHandlerWire.decode(try! json(#"{"type": "launched"}"#)) } == "type: expected nativeRequest")
+        #expect(failure { try NativeHandlerWire.decode(try! json(#"{"type": "nativeRequest"}"#)) } == "message: missing")
+    }
+
+    @Test func aMalformedDirectiveIsRefusedNamingTheMemberAtFault() throws {
+        func directive(_ text: String) throws -> String? {
+            let value = try json(text)
+            return failure { try NativeHandlerWire.directive(value) }
+        }
+        #expect(try directive(#"{"type": "reply", "message": {"type": "error", "code": "sad", "message": "x"}}"#)
+            == "message.code: expected one of invalidMessage, readOnly, tooLarge, storageFailure")
+        #expect(try directive(#"{"type": "reply", "message": {"type": "applied", "changed": true, "revision": 3}}"#)
+            == "message.documentId: expected a string")
+        #expect(try directive(#"{"type": "reply", "message": {"type": "snapshot", "document": {"revision": -3}}}"#)
+            == "message.document: not a settings document: revision: revision -3 is negative")
+        #expect(try directive(#"{"type": "notify", "name": "somethingElse"}"#) == "name: expected settingsChanged")
+        #expect(try directive(#"["reply"]"#) == "document: expected an object")
+    }
+}
