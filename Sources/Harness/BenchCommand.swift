@@ -208,13 +208,13 @@ enum BenchCommand: HarnessCommand {
         simulation.settle()
         for index in 1...6 {
             simulation.openPopup(on: TabID("t\(index)"))
-            simulation.popupEdit(set: .object(["theme": .string(index % 2 == 0 ? "sepia" : "dark")]))
-            simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["mode": .string(index % 2 == 0 ? "on" : "auto")])]))
+            simulation.popupEdit(set: SiteValues(theme: index % 2 == 0 ? .sepia : .dark))
+            simulation.appEdit(.setDefaults(DefaultsValues(mode: index % 2 == 0 ? .on : .auto)))
             simulation.settle()
         }
         simulation.hold(.handler, at: .rename)
-        simulation.popupEdit(set: .object(["mode": .string("off")]))
-        simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string("other.example"), "set": .object(["mode": .string("on")])]))
+        simulation.popupEdit(set: SiteValues(mode: .off))
+        simulation.appEdit(.changeSite(scope: "other.example", set: SiteValues(mode: .on), reset: []))
         simulation.settle()
         simulation.release(.handler)
         simulation.advance(by: 45_000)

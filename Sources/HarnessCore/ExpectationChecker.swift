@@ -12,13 +12,13 @@ struct ExpectationChecker {
     func problems(_ expectation: Expectation) -> [String] {
         switch expectation {
         case .tab(let id, let checks):
-            guard let decision = simulation.tabs[id]?.applied?.objectValue else { return ["tab \(id.rawValue) has applied no decision"] }
+            guard let decision = simulation.tabs[id]?.applied else { return ["tab \(id.rawValue) has applied no decision"] }
             return compare(checks, "tab \(id.rawValue)", decision)
         case .tabUndecided(let id):
             guard let decision = simulation.tabs[id]?.applied else { return [] }
-            return ["tab \(id.rawValue): expected no decision yet, got \(render(decision))"]
+            return ["tab \(id.rawValue): expected no decision yet, got \(render(decision.json))"]
         case .firstDecision(let id, let checks):
-            guard let decision = simulation.tabs[id]?.firstDecision?.objectValue else {
+            guard let decision = simulation.tabs[id]?.firstDecision else {
                 return ["tab \(id.rawValue) has applied no decision since it loaded"]
             }
             return compare(checks, "tab \(id.rawValue)'s first decision", decision)
@@ -43,29 +43,28 @@ struct ExpectationChecker {
             return damaged(count)
         case .appSites(let keys):
             let expected = JSONValue.array(keys.map { .string($0.key.text) })
-            return compare("app sites", expected, .array(appSites.compactMap { $0.objectValue?["key"] }))
+            return compare("app sites", expected, .array((simulation.appView?.sites ?? []).map { .string($0.key.text) }))
         case .appSite(let key, let checks):
-            guard let row = appSites.first(where: { $0.objectValue?["key"] == .string(key.key.text) })?.objectValue else {
+            guard let row = simulation.appView?.sites.first(where: { $0.key == key.key }) else {
                 return ["the app does not list \(key.key.text)"]
             }
-            let overrides = row["overrides"]?.objectValue ?? [:]
+            let overrides = FieldValues(mode: row.overrides.mode, theme: row.overrides.theme, nativeDarkPolicy: row.overrides.nativeDarkPolicy)
+            let shown = Dictionary(uniqueKeysWithValues: overrides.texts.map { ($0.name, $0.value) })
             var problems: [String] = []
-            for check in checks {
-                let expected: JSONValue? = check.value.map(JSONValue.string)
-                let actual = overrides[check.field.rawValue]
-                if expected != actual {
-                    problems.append("app site \(key.key.text) \(check.field.rawValue): expected \(check.value.map { "\"\($0)\"" } ?? "absent"), got \(actual.map(render) ?? "absent")")
-                }
+            for check in checks where check.value != shown[check.field.rawValue] {
+                let actual = shown[check.field.rawValue].map { "\"\($0)\"" } ?? "absent"
+                problems.append("app site \(key.key.text) \(check.field.rawValue): expected \(check.value.map { "\"\($0)\"" } ?? "absent"), got \(actual)")
             }
             return problems
         case .appDefaults(let values):
-            guard let defaults = simulation.appView?.objectValue?["defaults"]?.objectValue else { return ["the app shows no defaults (is it running?)"] }
-            return values.texts.flatMap { pair in compare("app defaults \(pair.name)", .string(pair.value), defaults[pair.name]) }
+            guard let defaults = simulation.appView?.defaults else { return ["the app shows no defaults (is it running?)"] }
+            let shown = FieldValues(mode: defaults.mode, theme: defaults.theme, nativeDarkPolicy: defaults.nativeDarkPolicy, schedule: defaults.schedule)
+            return compare(values, "app defaults", shown)
         case .appAnswer(let answer):
             let actual = lastAppEdit.flatMap { simulation.appAnswers[$0] } ?? AppAnswer.none
             return actual == answer ? [] : ["the app's answer to its last edit: expected \(answer.rawValue), got \(actual.rawValue)"]
         case .popup(let checks):
-            guard let view = simulation.popup?.objectValue else { return ["no popup is showing"] }
+            guard let view = simulation.popup else { return ["no popup is showing"] }
             return checks.flatMap { check in compare("popup \(check.key)", expected(check), popupValue(check, view)) }
         case .background(let state, let incarnation):
             var problems: [String] = []
@@ -79,7 +78,8 @@ struct ExpectationChecker {
         case .converged:
             return Self.convergence(simulation)
         case .legacy(let enabled):
-            return compare("the first version's enabled", .bool(enabled), simulation.lastLegacyAnswer?.objectValue?["enabled"])
+            let answered: JSONValue? = if case .enabled(let value)? = simulation.lastLegacyAnswer { .bool(value) } else { nil }
+            return compare("the first version's enabled", .bool(enabled), answered)
         }
     }
 
@@ -87,11 +87,6 @@ struct ExpectationChecker {
 
     private var sharedDocument: SettingsDocument? {
         try? DocumentCodec.decode(simulation.containerFile(FileContainer.documentName) ?? []).document
-    }
-
-    private var appSites: [JSONValue] {
-        if case .array(let items)? = simulation.appView?.objectValue?["sites"] { return items }
-        return []
     }
 
     /// `expect shared damaged N`: N documents set aside, one of them the planted one's bytes.
@@ -107,11 +102,17 @@ struct ExpectationChecker {
 
     // MARK: - Comparing
 
-    private func compare(_ checks: [DecisionCheck], _ what: String, _ decision: [String: JSONValue]) -> [String] {
+    private func compare(_ checks: [DecisionCheck], _ what: String, _ decision: Decision) -> [String] {
         checks.flatMap { check -> [String] in
-            let actual: JSONValue? = switch check {
-            case .source(let field, _): decision["source"]?.objectValue?[field.rawValue]
-            default: decision[check.key]
+            let settings = decision.settings
+            let actual: JSONValue = switch check {
+            case .enabled: .bool(decision.enabled)
+            case .theme: .string(settings.theme.rawValue)
+            case .reason: .string(decision.reason.rawValue)
+            case .scope: settings.scope.map { .string($0.text) } ?? .null
+            case .mode: .string(settings.mode.rawValue)
+            case .nativeDarkPolicy: .string(settings.nativeDarkPolicy.rawValue)
+            case .source(let field, _): .string(settings.source(of: field).rawValue)
             }
             return compare("\(what) \(check.key)", expected(check), actual)
         }
@@ -149,11 +150,16 @@ struct ExpectationChecker {
         }
     }
 
-    private func popupValue(_ check: DecisionCheck, _ view: [String: JSONValue]) -> JSONValue? {
-        switch check {
-        case .source(let field, _): view["fields"]?.objectValue?[field.rawValue]?.objectValue?["source"]
-        case .scope: view["selectedScope"]
-        default: view["fields"]?.objectValue?[check.key]?.objectValue?["value"]
+    /// What the popup shows for a check (nothing for a field of an unsupported page).
+    private func popupValue(_ check: DecisionCheck, _ view: PopupView) -> JSONValue? {
+        let settings = view.settings
+        return switch check {
+        case .scope: view.selectedScope.map { .string($0.text) } ?? .null
+        case .source(let field, _): settings.map { .string($0.source(of: field).rawValue) }
+        case .theme: settings.map { .string($0.theme.rawValue) }
+        case .mode: settings.map { .string($0.mode.rawValue) }
+        case .nativeDarkPolicy: settings.map { .string($0.nativeDarkPolicy.rawValue) }
+        case .enabled, .reason: nil
         }
     }
 
@@ -178,22 +184,22 @@ struct ExpectationChecker {
             guard let tab = simulation.tabs[id] else { continue }
             let context = DecisionContext(appearance: simulation.appearance, now: simulation.now, utcOffsetMinutes: 0,
                                           pausedUntil: session?.pausedUntil, pageIsNativelyDark: tab.nativeDark)
-            let expected = resolver.decide(url: tab.url, context: context).json
+            let expected = resolver.decide(url: tab.url, context: context)
             if tab.applied != expected {
-                problems.append("tab \(id.rawValue) shows \(tab.applied.map(render) ?? "nothing"), the shared document gives \(render(expected))")
+                problems.append("tab \(id.rawValue) shows \(tab.applied.map { render($0.json) } ?? "nothing"), the shared document gives \(render(expected.json))")
             }
         }
-        if let tab = simulation.popupTab, let view = simulation.popup?.objectValue, let url = simulation.tabs[tab]?.url,
+        if let tab = simulation.popupTab, let view = simulation.popup, let url = simulation.tabs[tab]?.url,
            case .success(let address) = PageAddress.parse(url) {
             let settings = resolver.settings(for: address)
-            let shown = view["fields"]?.objectValue?["theme"]?.objectValue?["value"]
-            if shown != .string(settings.theme.rawValue) {
-                problems.append("the popup shows theme \(shown.map(render) ?? "nothing"), the shared document gives \(settings.theme)")
+            let shown = view.settings?.theme
+            if shown != settings.theme {
+                problems.append("the popup shows theme \(shown.map { "\"\($0)\"" } ?? "nothing"), the shared document gives \(settings.theme)")
             }
         }
         if simulation.appIsRunning && simulation.appInForeground, let view = simulation.appView {
-            let expected = AppView(document).json
-            if view != expected { problems.append("the app shows \(render(view)), the shared document gives \(render(expected))") }
+            let expected = AppView(document)
+            if view != expected { problems.append("the app shows \(render(view.json)), the shared document gives \(render(expected.json))") }
         }
         if let stored = simulation.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap({ try? JSONParser.parse($0) }),
            let local = LocalStorage.decode(stored), local.outbox.isEmpty, let cache = local.cache, cache != document {

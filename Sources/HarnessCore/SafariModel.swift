@@ -12,13 +12,13 @@ public struct SafariModel: Sendable {
         public var window: Int
         public var url: String
         public var nativeDark: Bool
-        public var applied: JSONValue?
+        public var applied: Decision?
         /// It asked for a decision and has had no answer since.
         public var awaitingAnswer = false
         /// When it applied its first decision since it (re)loaded.
         public var firstDecisionAt: EpochMillis?
         /// The first decision it applied since it (re)loaded: a flash of the wrong look shows here.
-        public var firstDecision: JSONValue?
+        public var firstDecision: Decision?
         /// How many native replies the background had received by its first decision
         /// (invariant 5: a background with a cache answers before any).
         public var nativeRepliesBeforeFirstDecision: Int?
@@ -59,8 +59,8 @@ public struct SafariModel: Sendable {
     public internal(set) var popupScope: String?
     var popupKnownTo: Int?
     /// What the popup and the app show now.
-    public internal(set) var popup: JSONValue?
-    public internal(set) var appView: JSONValue?
+    public internal(set) var popup: PopupView?
+    public internal(set) var appView: AppView?
 
     init(platform: Simulation.Platform, profile: String) {
         self.platform = platform
@@ -120,7 +120,7 @@ public struct SafariModel: Sendable {
     }
 
     /// The content script applied a decision the background sent.
-    mutating func apply(_ decision: JSONValue?, to id: TabID, now: EpochMillis, repliesDelivered: Int) {
+    mutating func apply(_ decision: Decision, to id: TabID, now: EpochMillis, repliesDelivered: Int) {
         guard tabs[id] != nil else { return }
         tabs[id]?.applied = decision
         tabs[id]?.awaitingAnswer = false

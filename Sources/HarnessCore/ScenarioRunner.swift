@@ -200,17 +200,16 @@ public final class ScenarioRunner {
         case .background: simulation.appBackground()
         case .kill: simulation.killApp()
         case .setDefaults(let values):
-            let number = simulation.appEdit(.object(["kind": .string("setDefaults"), "set": values.json]))
+            let number = simulation.appEdit(.setDefaults(values.defaults))
             record(number, .app, .defaults, set: values)
         case .setSite(let key, let values):
-            let number = simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(key.text), "set": values.json]))
+            let number = simulation.appEdit(.changeSite(scope: key.text, set: values.site, reset: []))
             record(number, .app, .site(key.key.text), set: values)
         case .resetSite(let key, let fields):
-            let number = simulation.appEdit(.object(["kind": .string("changeSite"), "scope": .string(key.text),
-                                                     "reset": .array(fields.map { .string($0.rawValue) })]))
+            let number = simulation.appEdit(.changeSite(scope: key.text, set: SiteValues(), reset: fields))
             record(number, .app, .site(key.key.text), reset: fields)
         case .deleteSite(let key):
-            let number = simulation.appEdit(.object(["kind": .string("deleteSite"), "scope": .string(key.text)]))
+            let number = simulation.appEdit(.deleteSite(scope: key.text))
             lastAppEdit = number
             simulation.monitor.userEdited(UserEdit(number: number, origin: .app, at: simulation.now, target: .site(key.key.text), values: Self.deletion))
         }
@@ -229,15 +228,15 @@ public final class ScenarioRunner {
 
     private func popup(_ step: PopupStep, _ simulation: Simulation) {
         // The record a popup change goes to: the one the popup shows as selected.
-        let selected: String? = if case .string(let key)? = simulation.popup?.objectValue?["selectedScope"] { key } else { nil }
+        let selected = simulation.popup?.selectedScope?.text
         switch step {
         case .open(let id): simulation.openPopup(on: id)
         case .scope(let key): simulation.choosePopupScope(key.key.text)
         case .set(let values):
-            let number = simulation.popupEdit(set: values.json)
+            let number = simulation.popupEdit(set: values.site)
             record(number, .popup, .popupSite(shown: selected), set: values)
         case .reset(let fields):
-            let number = simulation.popupEdit(reset: fields.map(\.rawValue))
+            let number = simulation.popupEdit(reset: fields)
             record(number, .popup, .popupSite(shown: selected), reset: fields)
         case .forget:
             let number = simulation.popupForget()
@@ -250,12 +249,12 @@ public final class ScenarioRunner {
     private func legacy(_ message: LegacyStep, _ simulation: Simulation) {
         switch message {
         case .getEnabled:
-            simulation.legacyMessage("getEnabled")
+            simulation.legacyMessage(.getEnabled)
         case .toggle:
-            simulation.legacyMessage("toggleEnabled")
+            simulation.legacyMessage(.toggleEnabled)
             // The old extension shows the flipped state the handler answered; with no
             // answer, either state may be stored.
-            if case .bool(let enabled)? = simulation.lastLegacyAnswer?.objectValue?["enabled"] {
+            if case .enabled(let enabled)? = simulation.lastLegacyAnswer {
                 simulation.monitor.userEdited(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"]))
             } else {
                 for value in ["on", "off"] {

@@ -7,11 +7,14 @@ import SiteSettings
 struct Scheduler {
     /// A piece of work for a process, queued until the simulation gets to it.
     enum Work {
-        case backgroundInput(JSONValue)
-        case storageCompletion(incarnation: Int, token: Int64)
-        case nativeRequest(incarnation: Int, request: Int64, message: JSONValue)
-        case nativeReply(incarnation: Int, request: Int64, message: JSONValue)
-        case appInput(JSONValue, edit: Int? = nil)
+        case backgroundInput(ExtensionWire.Event)
+        case storageCompletion(incarnation: Int, token: Int)
+        case nativeRequest(incarnation: Int, request: Int, message: NativeRequest)
+        /// A reply for the background: what the handler answered, or what stood in for it (a
+        /// garbage reply, Safari's rejection), as it travels.
+        case nativeReply(incarnation: Int, request: Int, message: JSONValue)
+        /// `edit`: the number of the user's edit it carries.
+        case appInput(AppWire.Event, edit: Int? = nil)
 
         var kind: Simulation.WorkKind {
             switch self {
@@ -27,7 +30,7 @@ struct Scheduler {
     /// A native-timeout timer: one background incarnation's request.
     struct NativeTimer: Hashable, Comparable {
         var incarnation: Int
-        var request: Int64
+        var request: Int
         static func < (a: NativeTimer, b: NativeTimer) -> Bool { (a.incarnation, a.request) < (b.incarnation, b.request) }
     }
 

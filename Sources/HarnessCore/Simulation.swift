@@ -57,7 +57,8 @@ public final class Simulation {
     private var garbageSent = 0
 
     /// What Safari answers a request whose native extension ended without a reply: it rejects
-    /// the request's promise.
+    /// the request's promise. (Safari's own message, not one our handler can send: it stays JSON,
+    /// as the garbage replies do.)
     private static let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
                                                      "message": .string("the native extension ended without an answer")])
 
@@ -87,7 +88,7 @@ public final class Simulation {
     /// Why a process is running: its part in the run.
     private enum Role {
         case app, background
-        case handler(incarnation: Int, request: Int64)
+        case handler(incarnation: Int, request: Int)
         /// A handler serving the first version's extension.
         case legacy
     }
@@ -97,7 +98,7 @@ public final class Simulation {
     /// How the front profile's background last stopped, while none is loaded.
     private var backgroundStop = BackgroundState.unloaded
     /// Events for a frozen background, delivered when it thaws.
-    private var heldForBackground: [JSONValue] = []
+    private var heldForBackground: [ExtensionWire.Event] = []
     /// Native replies delivered to any background so far (to count those before a first decision).
     private var nativeRepliesDelivered = 0
     /// Backgrounds that died in a row without finishing an input.
@@ -126,9 +127,10 @@ public final class Simulation {
     public private(set) var popupEditScopes: [Int: String] = [:]
     /// When the app took each of its edits (it stamps them then).
     public private(set) var appEditTimes: [Int: EpochMillis] = [:]
-    public private(set) var lastEditAnswer: JSONValue?
+    /// The app's answer to its last edit (`editSaved` or `editRefused`).
+    public private(set) var lastEditAnswer: AppMachine.Directive?
     /// The last answer the first version's extension got from the handler.
-    public private(set) var lastLegacyAnswer: JSONValue?
+    public private(set) var lastLegacyAnswer: NativeReply?
     /// How many handler processes were started: one per native request.
     public private(set) var handlerSpawns = 0
     private var nextEditNumber = 1
@@ -165,9 +167,9 @@ public final class Simulation {
     public var frontWindow: Int { safari.frontWindow }
     public var activeTab: TabID? { safari.activeTab }
     public var visibleTabs: [TabID] { safari.visibleTabs }
-    public var popup: JSONValue? { safari.popup }
+    public var popup: PopupView? { safari.popup }
     public var popupTab: TabID? { safari.popupTab }
-    public var appView: JSONValue? { safari.appView }
+    public var appView: AppView? { safari.appView }
     public var appearance: Appearance { safari.appearance }
     public var profile: String { safari.profile }
     public var safariInForeground: Bool { safari.safariInForeground }
@@ -279,7 +281,7 @@ public final class Simulation {
         if app == nil {
             guard let started = start(.app) else { return }
             app = started
-            clock.queue.append(.appInput(.object(["type": .string("launched")])))
+            clock.queue.append(.appInput(.launched))
         }
         appForeground()
     }
@@ -289,7 +291,7 @@ public final class Simulation {
         guard app != nil else { return launchApp() }
         safari.appInForeground = true
         if platform == .iOS && safari.safariInForeground { safariBackground() }
-        clock.queue.append(.appInput(.object(["type": .string("foreground")])))
+        clock.queue.append(.appInput(.foreground))
     }
 
     /// The app is suspended: it misses notifications and re-reads when it returns.
@@ -302,13 +304,13 @@ public final class Simulation {
         safari.appInForeground = false
     }
 
-    /// A user edit in the app, as `AppWire` writes it; the answer is in `lastEditAnswer`, and
-    /// under the returned number in `editAnswers`.
+    /// A user edit in the app; the answer is in `lastEditAnswer`, and under the returned number
+    /// in `editAnswers` and `appAnswers`.
     @discardableResult
-    public func appEdit(_ edit: JSONValue) -> Int {
+    public func appEdit(_ edit: AppWire.UserEdit) -> Int {
         if app == nil || !safari.appInForeground { appForeground() }
         let number = newEditNumber()
-        clock.queue.append(.appInput(.object(["type": .string("edit"), "edit": edit]), edit: number))
+        clock.queue.append(.appInput(.edit(edit), edit: number))
         return number
     }
 
@@ -324,10 +326,10 @@ public final class Simulation {
         if !safari.safariInForeground {
             safari.safariInForeground = true
             background?.child.thaw()
-            clock.queue += heldForBackground.map(Scheduler.Work.backgroundInput)
+            clock.queue += heldForBackground.map { .backgroundInput($0) }
             heldForBackground = []
         }
-        event(.object(["type": .string("safariForeground")]))
+        event(.safariForeground)
         for id in visibleTabs { askForDecision(id) }
     }
 
@@ -402,14 +404,14 @@ public final class Simulation {
     public func activateTab(_ id: TabID) {
         guard tabs[id] != nil else { return }
         safari.activate(id)
-        event(.object(["type": .string("tabActivated"), "tab": .string(id.rawValue)]))
+        event(.tabActivated(id))
         askForDecision(id)
     }
 
     public func closeTab(_ id: TabID) {
         guard safari.close(id) != nil else { return }
         monitor.noAnswerOwed(by: id.rawValue)
-        if background != nil { event(.object(["type": .string("tabClosed"), "tab": .string(id.rawValue)])) }
+        if background != nil { event(.tabClosed(id)) }
     }
 
     /// The content script of a tab detects (or stops detecting) a native dark theme after its
@@ -417,33 +419,32 @@ public final class Simulation {
     public func setNativeDark(_ id: TabID, _ nativeDark: Bool) {
         guard tabs[id] != nil else { return }
         safari.tabs[id]?.nativeDark = nativeDark
-        event(.object(["type": .string("tabNativeDarkChanged"), "tab": .string(id.rawValue), "nativeDark": .bool(nativeDark)]))
+        event(.tabNativeDarkChanged(id, nativeDark: nativeDark))
     }
 
     public func setAppearance(_ value: Appearance) {
         safari.appearance = value
-        if background != nil { event(.object(["type": .string("appearanceChanged"), "appearance": .string(value.rawValue)])) }
+        if background != nil { event(.appearanceChanged(value)) }
     }
 
     // MARK: - The popup
 
     public func openPopup(on id: TabID) {
         safari.openPopup(on: id)
-        event(.object(["type": .string("popupOpened"), "tab": .string(id.rawValue)]))
+        event(.popupOpened(id))
     }
 
-    /// The user picks which record the popup edits: host, domain or page.
+    /// The user picks which record the popup edits: host, domain or page (the key as written).
     public func choosePopupScope(_ key: String) {
         safari.popupScope = key
-        event(.object(["type": .string("popupChoseScope"), "scope": .string(key)]))
+        event(.popupChoseScope(scope: key))
     }
 
     /// A change in the popup; its answer is in `editAnswers` under the returned number.
     @discardableResult
-    public func popupEdit(set: JSONValue = .object([:]), reset: [String] = []) -> Int {
+    public func popupEdit(set: SiteValues = SiteValues(), reset: [SiteField] = []) -> Int {
         let number = newEditNumber()
-        event(.object(["type": .string("popupEdited"), "set": set, "reset": .array(reset.map(JSONValue.string)),
-                       "message": .integer(Int64(number)), "at": .integer(now)]))
+        event(.popupEdited(set: set, reset: reset, message: number, at: now))
         return number
     }
 
@@ -451,17 +452,17 @@ public final class Simulation {
     @discardableResult
     public func popupForget() -> Int {
         let number = newEditNumber()
-        event(.object(["type": .string("popupForgotSite"), "message": .integer(Int64(number)), "at": .integer(now)]))
+        event(.popupForgotSite(message: number, at: now))
         return number
     }
 
     public func closePopup() {
         safari.closePopup()
-        event(.object(["type": .string("popupClosed")]))
+        event(.popupClosed)
     }
 
     public func popupPause(for duration: EpochMillis) {
-        event(.object(["type": .string("popupPaused"), "until": .integer(now + duration)]))
+        event(.popupPaused(until: now + duration))
     }
 
     // MARK: - The background
@@ -493,7 +494,7 @@ public final class Simulation {
     public func thawBackground() {
         safari.backgroundFrozenByUser = false
         background?.child.thaw()
-        clock.queue += heldForBackground.map(Scheduler.Work.backgroundInput)
+        clock.queue += heldForBackground.map { .backgroundInput($0) }
         heldForBackground = []
     }
 
@@ -554,7 +555,7 @@ public final class Simulation {
                 deliverToBackground(input)
             case .storageCompletion(let incarnation, let token):
                 guard background?.incarnation == incarnation else { continue }
-                deliverToBackground(.object(["type": .string("storageCompleted"), "token": .integer(token)]), countsAsEvent: false)
+                deliverToBackground(.storageCompleted(token: token), countsAsEvent: false)
             case .nativeRequest(let incarnation, let request, let message):
                 serveNativeRequest(incarnation: incarnation, request: request, message: message)
             case .nativeReply(let incarnation, let request, let message):
@@ -565,7 +566,7 @@ public final class Simulation {
                 }
                 nativeRepliesDelivered += 1
                 monitor.nativeReplyArrives(incarnation: incarnation, now: now)
-                deliverToBackground(.object(["type": .string("nativeReply"), "request": .integer(request), "message": message]), countsAsEvent: false)
+                deliverToBackground(.nativeReply(request: request, message: message), countsAsEvent: false)
             case .appInput(let input, let edit):
                 deliverToApp(input, edit: edit)
             }
@@ -598,12 +599,12 @@ public final class Simulation {
             unloadBackground()
         case .nativeTimeout(let timer):
             clock.timers[timer] = nil
-            event(.object(["type": .string("nativeTimeout"), "request": .integer(timer.request)]))
+            event(.nativeTimeout(request: timer.request))
         case .delayedReply(let index):
             clock.queue.append(clock.delayedReplies.remove(at: index).work)
         case .alarm:
             clock.alarm = nil
-            event(.object(["type": .string("alarmFired")]))
+            event(.alarmFired)
         }
     }
 
@@ -655,16 +656,15 @@ public final class Simulation {
     private func askForDecision(_ id: TabID) {
         guard let tab = tabs[id] else { return }
         safari.tabs[id]?.awaitingAnswer = true
-        event(.object(["type": .string("tabRequestedDecision"), "tab": .string(id.rawValue), "url": .string(tab.url),
-                       "nativeDark": .bool(tab.nativeDark)]))
+        event(.tabRequestedDecision(id, url: tab.url, nativeDark: tab.nativeDark))
     }
 
     /// An event for the background: Safari starts it if needed and queues the event meanwhile.
-    private func event(_ input: JSONValue) {
+    private func event(_ input: ExtensionWire.Event) {
         clock.queue.append(.backgroundInput(input))
     }
 
-    private func deliverToBackground(_ input: JSONValue, countsAsEvent: Bool = true) {
+    private func deliverToBackground(_ input: ExtensionWire.Event, countsAsEvent: Bool = true) {
         if safari.isBackgroundFrozen {
             // A frozen background takes nothing until it thaws.
             heldForBackground.append(input)
@@ -677,13 +677,10 @@ public final class Simulation {
             clock.timers = [:]
             let stored = storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap { try? JSONParser.parse($0) }
             monitor.backgroundStarted(withCache: stored.flatMap(LocalStorage.decode)?.cache != nil)
-            var open: [String: JSONValue] = [:]
-            for (id, tab) in tabs { open[id.rawValue] = .string(tab.url) }
-            complete(started.begin(.object(["type": .string("started"), "appearance": .string(appearance.rawValue),
-                                             "tabs": .object(open)]), now: now), driver: started, role: .background)
+            complete(begin(started, .started(appearance: appearance, tabs: tabs.mapValues(\.url))), driver: started, role: .background)
         }
         guard let background else {
-            trace.record(now, "safari", "background did not start; event dropped", input)
+            trace.record(now, "safari", "background did not start; event dropped", ExtensionWire.encode(input))
             return
         }
         if arbiter.isWaiting(background.label) {
@@ -692,21 +689,17 @@ public final class Simulation {
             return
         }
         clock.lastBackgroundInput = now
-        if input.objectValue?["type"] == .string("tabRequestedDecision"), case .string(let tab)? = input.objectValue?["tab"] {
-            monitor.backgroundTook(requestFrom: tab)
-        }
-        if case .string(let type)? = input.objectValue?["type"], type.hasPrefix("popup") {
-            if type == "popupOpened" {
+        if case .tabRequestedDecision(let tab, _, _) = input { monitor.backgroundTook(requestFrom: tab.rawValue) }
+        if input.isFromThePopup {
+            if case .popupOpened = input {
                 safari.popupKnownTo = background.incarnation
             } else if let tab = popupTab, safari.popupKnownTo != background.incarnation {
                 // The popup stays open across an unload; a new background learns of it from the
                 // popup's next message, which names its tab.
-                var announcements: [JSONValue] = [.object(["type": .string("popupOpened"), "tab": .string(tab.rawValue)])]
-                if let scope = safari.popupScope, type != "popupChoseScope" {
-                    announcements.append(.object(["type": .string("popupChoseScope"), "scope": .string(scope)]))
-                }
+                var announcements: [ExtensionWire.Event] = [.popupOpened(tab)]
+                if let scope = safari.popupScope, !input.isScopeChoice { announcements.append(.popupChoseScope(scope: scope)) }
                 for announcement in announcements {
-                    complete(background.begin(announcement, now: now), driver: background, role: .background)
+                    complete(begin(background, announcement), driver: background, role: .background)
                     guard let current = self.background, current === background, !arbiter.isWaiting(background.label) else {
                         clock.queue.insert(.backgroundInput(input), at: 0)
                         return
@@ -715,78 +708,85 @@ public final class Simulation {
                 safari.popupKnownTo = background.incarnation
             }
         }
-        complete(background.begin(input, now: now), driver: background, role: .background)
+        complete(begin(background, input), driver: background, role: .background)
+    }
+
+    /// Sends a process one input, as its codec writes it.
+    private func begin(_ driver: ProcessDriver, _ event: ExtensionWire.Event) -> ProcessDriver.Step {
+        driver.begin(ExtensionWire.encode(event), now: now)
     }
 
     private func backgroundDirectives(_ directives: [JSONValue], from driver: ProcessDriver) {
         backgroundDeathsInARow = 0
-        for case .object(let directive) in directives {
-            switch directive["type"] {
-            case .string("storagePending")?:
-                if case .integer(let token)? = directive["token"] {
-                    clock.queue.append(.storageCompletion(incarnation: driver.incarnation, token: token))
-                }
-            case .string("sendNative")?:
-                if case .integer(let request)? = directive["request"], let message = directive["message"] {
-                    clock.queue.append(.nativeRequest(incarnation: driver.incarnation, request: request, message: message))
-                }
-            case .string("setTimer")?:
-                if case .object(let timer)? = directive["timer"], case .integer(let request)? = timer["nativeTimeout"],
-                   case .integer(let at)? = directive["at"] {
-                    clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = at
-                }
-            case .string("cancelTimer")?:
-                if case .object(let timer)? = directive["timer"], case .integer(let request)? = timer["nativeTimeout"] {
-                    clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = nil
-                }
-            case .string("setAlarm")?:
-                if case .integer(let at)? = directive["at"] { clock.alarm = at }
-            case .string("decision")?:
-                if case .string(let name)? = directive["tab"] {
-                    monitor.decisionSent(to: name)
-                    safari.apply(directive["decision"], to: TabID(name), now: now, repliesDelivered: nativeRepliesDelivered)
-                }
-            case .string("popup")?:
-                safari.popup = directive["view"]
-            case .string("popupAnswer")?:
-                if case .integer(let number)? = directive["message"] {
-                    // `saved` null: the save failed, perhaps after it took effect (no answer).
-                    if case .bool(let saved)? = directive["saved"] { editAnswers[Int(number)] = saved }
-                    if case .string(let scope)? = directive["scope"] { popupEditScopes[Int(number)] = scope }
-                }
-            default:
-                trace.record(now, "safari", "unknown directive", .object(directive))
+        for json in directives {
+            let output: ExtensionWire.Output
+            do { output = try ExtensionWire.directive(json) } catch {
+                trace.record(now, "safari", "unreadable directive: \(error)", json)
+                continue
             }
+            switch output {
+            case .storagePending(let token):
+                clock.queue.append(.storageCompletion(incarnation: driver.incarnation, token: token))
+            case .machine(let directive):
+                carryOut(directive, from: driver)
+            }
+        }
+    }
+
+    /// What Safari does with a directive of the background's.
+    private func carryOut(_ directive: BackgroundMachine.Directive, from driver: ProcessDriver) {
+        switch directive {
+        case .sendNative(let request, let message):
+            clock.queue.append(.nativeRequest(incarnation: driver.incarnation, request: request, message: message))
+        case .setTimer(.nativeTimeout(let request), let at):
+            clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = at
+        case .cancelTimer(.nativeTimeout(let request)):
+            clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = nil
+        case .setAlarm(let at):
+            clock.alarm = at
+        case .sendDecision(let tab, let decision):
+            monitor.decisionSent(to: tab.rawValue)
+            safari.apply(decision, to: tab, now: now, repliesDelivered: nativeRepliesDelivered)
+        case .showPopup(let view):
+            safari.popup = view
+        case .popupAnswer(let number, let saved, let scope):
+            // `saved` nil: the save failed, perhaps after it took effect (no answer).
+            if let saved { editAnswers[number] = saved }
+            if let scope { popupEditScopes[number] = scope.text }
+        case .loadStorage, .saveLocalStorage, .saveSessionStorage:
+            // The process does its storage work itself; these never travel.
+            trace.record(now, "safari", "unexpected storage directive", ExtensionWire.json(directive))
         }
     }
 
     /// The first version's extension (not yet updated) sends `getEnabled` or `toggleEnabled`
     /// straight to a native handler, as its background did.
-    public func legacyMessage(_ type: String) {
+    public func legacyMessage(_ message: NativeRequest) {
         lastLegacyAnswer = nil
         handlerSpawns += 1
         guard let handler = start(.handler) else { return }
-        complete(handler.begin(NativeHandlerWire.input(.object(["type": .string(type)])), now: now), driver: handler, role: .legacy)
+        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json)), now: now), driver: handler, role: .legacy)
     }
 
     /// Safari starts one handler process per native request.
-    private func serveNativeRequest(incarnation: Int, request: Int64, message: JSONValue) {
+    private func serveNativeRequest(incarnation: Int, request: Int, message: NativeRequest) {
         handlerSpawns += 1
         guard let handler = start(.handler) else { return }
-        complete(handler.begin(NativeHandlerWire.input(message), now: now), driver: handler,
+        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json)), now: now), driver: handler,
                  role: .handler(incarnation: incarnation, request: request))
     }
 
-    private func handlerDirectives(_ directives: [JSONValue], from handler: ProcessDriver, incarnation: Int, request: Int64) {
+    private func handlerDirectives(_ directives: [JSONValue], from handler: ProcessDriver, incarnation: Int, request: Int) {
         if handlerBehaviour == .crashing(afterWrite: true) {
             kill(handler, reason: "crashed before replying")
             clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.rejection))
             return
         }
         handler.finish()
-        for case .object(let directive) in directives {
-            if directive["type"] == .string("reply"), let reply = directive["message"] {
-                let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, message: reply)
+        for directive in decoded(directives, from: handler, NativeHandlerWire.directive) {
+            switch directive {
+            case .reply(let reply):
+                let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, message: reply.json)
                 switch handlerBehaviour {
                 case .healthy, .crashing: clock.queue.append(work)
                 case .garbage:
@@ -797,40 +797,61 @@ public final class Simulation {
                 case .slow(let delay): clock.delayedReplies.append((now + delay, work))
                 case .hung: trace.record(now, handler.label, "reply withheld (hung)")
                 }
-            }
-            if directive["type"] == .string("notify") {
+            case .postChangeNotification:
                 // Darwin notifications reach only a running app that is not suspended.
-                if app != nil && safari.appInForeground { clock.queue.append(.appInput(.object(["type": .string("changeNotification")]))) }
+                if app != nil && safari.appInForeground { clock.queue.append(.appInput(.changeNotification)) }
+            case .container:
+                trace.record(now, "harness", "unexpected container directive from \(handler.label)")
             }
         }
     }
 
-    private func deliverToApp(_ input: JSONValue, edit: Int?) {
+    private func deliverToApp(_ input: AppWire.Event, edit: Int?) {
         guard let app else { return }
         if let edit {
             appEditsUnanswered.append(edit)
             appEditTimes[edit] = now
         }
-        complete(app.begin(input, now: now), driver: app, role: .app)
+        complete(app.begin(AppWire.encode(input), now: now), driver: app, role: .app)
     }
 
-    private func appDirectives(_ directives: [JSONValue]) {
-        for case .object(let directive) in directives {
-            switch directive["type"] {
-            case .string("view")?: safari.appView = directive["view"]
-            case .string("editSaved")?, .string("editRefused")?:
-                lastEditAnswer = .object(directive)
+    private func appDirectives(_ directives: [JSONValue], from app: ProcessDriver) {
+        for directive in decoded(directives, from: app, AppWire.directive) {
+            switch directive {
+            case .showView(let view):
+                safari.appView = view
+            case .editSaved, .editRefused:
+                lastEditAnswer = directive
                 guard !appEditsUnanswered.isEmpty else { break }
                 let edit = appEditsUnanswered.removeFirst()
-                appAnswers[edit] = directive["type"] == .string("editSaved") ? .saved : .refused
-                // A storage failure may have struck after the write took effect: no answer.
-                if directive["code"] != .string(NativeErrorCode.storageFailure.rawValue) {
-                    editAnswers[edit] = directive["type"] == .string("editSaved")
+                switch directive {
+                case .editRefused(.storageFailure, _):
+                    // A storage failure may have struck after the write took effect: no answer
+                    // for the oracle, though the app told the user it failed.
+                    appAnswers[edit] = .refused
+                case .editRefused:
+                    appAnswers[edit] = .refused
+                    editAnswers[edit] = false
+                default:
+                    appAnswers[edit] = .saved
+                    editAnswers[edit] = true
                 }
-            case .string("messageExtension")?:
+            case .messageExtension:
                 // Only macOS has a path from the app to the extension.
-                if platform == .macOS { event(.object(["type": .string("appMessage")])) }
-            default: break
+                if platform == .macOS { event(.appMessage) }
+            case .container:
+                trace.record(now, "harness", "unexpected container directive from \(app.label)")
+            }
+        }
+    }
+
+    /// A process's directives read with its codec; one that cannot be read is traced and skipped.
+    private func decoded<Directive>(_ directives: [JSONValue], from driver: ProcessDriver,
+                                    _ read: (JSONValue) throws(NativeMessageError) -> Directive) -> [Directive] {
+        directives.compactMap { json in
+            do { return try read(json) } catch {
+                trace.record(now, "harness", "unreadable directive from \(driver.label): \(error)", json)
+                return nil
             }
         }
     }
@@ -880,7 +901,7 @@ public final class Simulation {
         case .finished(let directives):
             arbiter.finished(driver.label)
             switch role {
-            case .app: appDirectives(directives)
+            case .app: appDirectives(directives, from: driver)
             case .background: backgroundDirectives(directives, from: driver)
             case .handler(let incarnation, let request): handlerDirectives(directives, from: driver, incarnation: incarnation, request: request)
             case .legacy:
@@ -890,8 +911,8 @@ public final class Simulation {
                     kill(driver, reason: "crashed before replying")
                 } else {
                     driver.finish()
-                    for case .object(let directive) in directives where directive["type"] == .string("reply") && handlerBehaviour != .hung {
-                        lastLegacyAnswer = directive["message"]
+                    for case .reply(let reply) in decoded(directives, from: driver, NativeHandlerWire.directive) where handlerBehaviour != .hung {
+                        lastLegacyAnswer = reply
                     }
                 }
             }
@@ -982,5 +1003,22 @@ public final class Simulation {
                 askForDecision(id)
             }
         }
+    }
+}
+
+private extension ExtensionWire.Event {
+    /// A message from the popup: a background that does not know the popup is open learns of
+    /// it first.
+    var isFromThePopup: Bool {
+        switch self {
+        case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
+        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
+             .appMessage, .appearanceChanged, .nativeReply, .nativeTimeout, .alarmFired: false
+        }
+    }
+
+    var isScopeChoice: Bool {
+        if case .popupChoseScope = self { return true }
+        return false
     }
 }

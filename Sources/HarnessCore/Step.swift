@@ -91,16 +91,11 @@ public struct FieldValues: Equatable, Sendable {
 
     public var isEmpty: Bool { self == FieldValues() }
 
-    /// As the app's and the popup's messages carry them: field names to strings, a schedule as
-    /// `{start, end}`.
-    public var json: JSONValue {
-        var object: [String: JSONValue] = [:]
-        if let mode { object["mode"] = .string(mode.rawValue) }
-        if let theme { object["theme"] = .string(theme.rawValue) }
-        if let nativeDarkPolicy { object["nativeDarkPolicy"] = .string(nativeDarkPolicy.rawValue) }
-        if let schedule { object["schedule"] = .object(["start": .string(schedule.start.description), "end": .string(schedule.end.description)]) }
-        return .object(object)
-    }
+    /// The values as an edit of the defaults.
+    public var defaults: DefaultsValues { DefaultsValues(mode: mode, theme: theme, nativeDarkPolicy: nativeDarkPolicy, schedule: schedule) }
+
+    /// The values as an edit of a site (which has no schedule).
+    public var site: SiteValues { SiteValues(mode: mode, theme: theme, nativeDarkPolicy: nativeDarkPolicy) }
 
     /// Each value set, by field name, as text (`20:00-06:00` for a schedule).
     public var texts: [(name: String, value: String)] {

@@ -7,6 +7,16 @@ import Testing
 struct SafariModelTests {
     private func model(_ platform: Simulation.Platform) -> SafariModel { SafariModel(platform: platform, profile: "default") }
 
+    /// A decision, told apart by the appearance it was made in.
+    private func decision(_ appearance: Appearance) -> Decision {
+        Resolver(document: SettingsDocument()).decide(url: "https://a.example/",
+                                                      context: DecisionContext(appearance: appearance, now: 0, utcOffsetMinutes: 0, pausedUntil: nil, pageIsNativelyDark: false))
+    }
+
+    private var view: PopupView {
+        PopupView(tab: TabID("a"), url: "https://a.example/", unsupported: false, scopes: [], selectedScope: nil, settings: nil, pausedUntil: nil)
+    }
+
     @Test func onIOSOnlyTheFrontTabIsVisibleAndEveryTabIsInOneWindow() {
         var safari = model(.iOS)
         safari.open(TabID("a"), url: "https://a.example/", nativeDark: false, window: 3, repliesDelivered: 0)
@@ -40,7 +50,7 @@ struct SafariModelTests {
         var safari = model(.iOS)
         safari.open(TabID("a"), url: "https://a.example/", nativeDark: false, window: nil, repliesDelivered: 0)
         safari.openPopup(on: TabID("a"))
-        safari.popup = .object([:])
+        safari.popup = view
         #expect(safari.switchProfile(to: "work", alarm: 42) == nil)
         #expect(safari.tabs.isEmpty && safari.popupTab == nil && safari.popup == nil)
         #expect(safari.profiles == ["default", "work"])
@@ -52,11 +62,12 @@ struct SafariModelTests {
     @Test func theFirstDecisionSinceALoadIsKeptWithTheRepliesBeforeIt() {
         var safari = model(.iOS)
         safari.open(TabID("a"), url: "https://a.example/", nativeDark: false, window: nil, repliesDelivered: 2)
-        safari.apply(.string("first"), to: TabID("a"), now: 10, repliesDelivered: 3)
-        safari.apply(.string("second"), to: TabID("a"), now: 20, repliesDelivered: 5)
-        #expect(safari.tabs[TabID("a")]?.firstDecision == .string("first"))
+        safari.apply(decision(.light), to: TabID("a"), now: 10, repliesDelivered: 3)
+        safari.apply(decision(.dark), to: TabID("a"), now: 20, repliesDelivered: 5)
+        #expect(safari.tabs[TabID("a")]?.firstDecision == decision(.light))
         #expect(safari.tabs[TabID("a")]?.nativeRepliesBeforeFirstDecision == 1)
-        #expect(safari.tabs[TabID("a")]?.applied == .string("second"))
+        #expect(safari.tabs[TabID("a")]?.applied == decision(.dark))
+        #expect(decision(.light) != decision(.dark))
         safari.reload(TabID("a"), repliesDelivered: 5)
         #expect(safari.tabs[TabID("a")]?.applied == nil && safari.tabs[TabID("a")]?.firstDecision == nil)
     }
@@ -64,7 +75,7 @@ struct SafariModelTests {
     @Test func closingThePopupKeepsWhatItShowedLastButLosingItDoesNot() {
         var safari = model(.iOS)
         safari.openPopup(on: TabID("a"))
-        safari.popup = .object([:])
+        safari.popup = view
         safari.closePopup()
         #expect(safari.popupTab == nil && safari.popup != nil)
         safari.forgetPopup()

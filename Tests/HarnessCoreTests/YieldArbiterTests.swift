@@ -130,7 +130,7 @@ struct SchedulerTests {
         var clock = Scheduler(now: 0)
         clock.timers[.init(incarnation: 1, request: 1)] = 5_000
         clock.alarm = 1_000
-        clock.delayedReplies = [(at: 2_000, work: .appInput(.null))]
+        clock.delayedReplies = [(at: 2_000, work: .appInput(.launched))]
         let due = try #require(clock.nextDue(before: 60_000, background: 1, frozen: true))
         #expect(due.at == 2_000 && due.due == .delayedReply(index: 0))
     }
@@ -140,7 +140,7 @@ struct SchedulerTests {
         clock.lastBackgroundInput = -30_000 + 10_000
         clock.timers[.init(incarnation: 1, request: 10)] = 10_000
         clock.timers[.init(incarnation: 1, request: 9)] = 10_000
-        clock.delayedReplies = [(at: 10_000, work: .appInput(.null))]
+        clock.delayedReplies = [(at: 10_000, work: .appInput(.launched))]
         clock.alarm = 10_000
         var order: [Scheduler.Due] = []
         while let (at, due) = clock.nextDue(before: 20_000, background: 1, frozen: false) {
@@ -173,7 +173,7 @@ struct SchedulerTests {
 
     @Test func workForABusyProcessOrOfADeferredKindWaitsAndStopBeforeLeavesItQueued() throws {
         var clock = Scheduler(now: 0)
-        clock.queue = [.nativeReply(incarnation: 1, request: 1, message: .null), .appInput(.null), .backgroundInput(.null)]
+        clock.queue = [.nativeReply(incarnation: 1, request: 1, message: .null), .appInput(.launched), .backgroundInput(.alarmFired)]
         let first = clock.takeWork(deferring: .nativeReply, stopBefore: nil, isBusy: { if case .appInput = $0 { true } else { false } })
         #expect(first?.kind == .backgroundInput)
         let stopped = clock.takeWork(deferring: nil, stopBefore: .nativeReply, isBusy: { _ in false })

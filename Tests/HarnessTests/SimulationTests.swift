@@ -34,7 +34,7 @@ struct SimulationTests {
     }()
 
     private func theme(_ simulation: Simulation, _ tab: String) -> JSONValue? {
-        simulation.tabs[TabID(tab)]?.applied?.objectValue?["theme"]
+        simulation.tabs[TabID(tab)]?.applied?.json.objectValue?["theme"]
     }
 
     @Test(arguments: transports)
@@ -45,10 +45,10 @@ struct SimulationTests {
         simulation.settle()
         #expect(theme(simulation, "t1") == .string("gray"))
 
-        simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["theme": .string("dark")])]))
+        simulation.appEdit(.setDefaults(DefaultsValues(theme: .dark)))
         simulation.settle()
         #expect(!simulation.safariInForeground)
-        #expect(simulation.lastEditAnswer?.objectValue?["type"] == .string("editSaved"))
+        #expect({ if case .editSaved? = simulation.lastEditAnswer { true } else { false } }(), "\(String(describing: simulation.lastEditAnswer))")
         #expect(theme(simulation, "t1") == .string("gray"), "iOS gives the app no way to reach the extension")
 
         simulation.safariForeground()
@@ -65,21 +65,17 @@ struct SimulationTests {
         simulation.safariForeground()
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.openPopup(on: TabID("t1"))
-        simulation.popupEdit(set: .object(["theme": .string("sepia")]))
+        simulation.popupEdit(set: SiteValues(theme: .sepia))
         simulation.settle()
         #expect(theme(simulation, "t1") == .string("sepia"))
         #expect(try sharedDocument(simulation).sites[try ScopeKey.parse("docs.example.com")]?.values.theme == .sepia)
-        let before = simulation.appView?.objectValue?["sites"]
-        #expect(before == .array([]), "the suspended app has not seen it yet")
+        #expect(simulation.appView?.sites == [], "the suspended app has not seen it yet")
 
         simulation.appForeground()
         simulation.settle()
-        guard case .array(let sites)? = simulation.appView?.objectValue?["sites"] else {
-            Issue.record("no app view")
-            return
-        }
-        #expect(sites.first?.objectValue?["key"] == .string("docs.example.com"))
-        #expect(sites.first?.objectValue?["overrides"] == .object(["theme": .string("sepia")]))
+        let sites = try #require(simulation.appView?.sites, "no app view")
+        #expect(sites.first?.key.text == "docs.example.com")
+        #expect(sites.first?.overrides == SiteValues(theme: .sepia))
     }
 
     @Test(arguments: transports)
@@ -89,7 +85,7 @@ struct SimulationTests {
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
         simulation.openPopup(on: TabID("t1"))
-        simulation.popupEdit(set: .object(["mode": .string("off")]))
+        simulation.popupEdit(set: SiteValues(mode: .off))
         // Run until the patch is about to go to the handler, then unload the background.
         simulation.settle(stopBefore: .nativeRequest)
         simulation.unloadBackground()
@@ -105,7 +101,7 @@ struct SimulationTests {
         #expect(afterWake.revision == afterFirst.revision, "the resent patch is not applied twice")
         #expect(afterWake.revision == Self.base.revision + 1)
         #expect(theme(simulation, "t1") == .string("gray"))
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["enabled"] == .bool(false))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["enabled"] == .bool(false))
         let stored = try JSONParser.parse(try #require(simulation.storageFile("local.json")))
         #expect(LocalStorage.decode(stored)?.outbox.isEmpty == true)
     }
@@ -118,18 +114,18 @@ struct SimulationTests {
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.settle()
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("scheduleInactive"))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["reason"] == .string("scheduleInactive"))
         // 20:00 comes 60 s later; the idle background is unloaded after 30 s; the alarm wakes it.
         simulation.advance(by: 61_000)
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("scheduleActive"))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["reason"] == .string("scheduleActive"))
         #expect(simulation.trace.lines.contains { $0.contains("background#1 unloaded") })
 
         simulation.openPopup(on: TabID("t1"))
         simulation.popupPause(for: 120_000)
         simulation.settle()
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("paused"))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["reason"] == .string("paused"))
         simulation.advance(by: 121_000)
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("scheduleActive"))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["reason"] == .string("scheduleActive"))
     }
 
     /// macOS: the app's message reaches the background with no foreground event, and the new
@@ -143,7 +139,7 @@ struct SimulationTests {
         simulation.settle()
         #expect(simulation.visibleTabs == [TabID("t1"), TabID("t2")])
         simulation.launchApp()
-        simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["theme": .string("invert")])]))
+        simulation.appEdit(.setDefaults(DefaultsValues(theme: .invert)))
         simulation.settle()
         #expect(simulation.safariInForeground)
         #expect(theme(simulation, "t1") == .string("invert"))
@@ -188,11 +184,11 @@ struct SimulationTests {
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["enabled"] == .bool(true))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["enabled"] == .bool(true))
         simulation.setNativeDark(TabID("t1"), true)
         simulation.settle()
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("nativeDark"))
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["enabled"] == .bool(false))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["reason"] == .string("nativeDark"))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["enabled"] == .bool(false))
     }
 
     @Test(arguments: transports)
@@ -203,7 +199,7 @@ struct SimulationTests {
         simulation.settle()
         simulation.crash(.handler, at: .rename)
         simulation.openPopup(on: TabID("t1"))
-        simulation.popupEdit(set: .object(["mode": .string("off")]))
+        simulation.popupEdit(set: SiteValues(mode: .off))
         simulation.settle()
         #expect(try sharedDocument(simulation) == Self.base, "the crash came before the rename")
         #expect(simulation.trace.lines.contains { $0.hasSuffix("killed at rename") })
@@ -221,12 +217,12 @@ struct SimulationTests {
         simulation.freezeBackground()
         simulation.setNativeDark(TabID("t1"), true)
         simulation.settle()
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["enabled"] == .bool(true))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["enabled"] == .bool(true))
         simulation.advance(by: 60_000)
         #expect(!simulation.trace.lines.contains { $0.contains("background#1 unloaded") }, "a frozen background's idle clock stops")
         simulation.thawBackground()
         simulation.settle()
-        #expect(simulation.tabs[TabID("t1")]?.applied?.objectValue?["reason"] == .string("nativeDark"))
+        #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["reason"] == .string("nativeDark"))
     }
 
     @Test(arguments: transports)
@@ -271,9 +267,9 @@ struct SimulationTests {
         simulation.settle()
         simulation.openPopup(on: TabID("t2"))
         simulation.hold(.handler, at: .rename)
-        simulation.popupEdit(set: .object(["theme": .string("sepia")]))
+        simulation.popupEdit(set: SiteValues(theme: .sepia))
         simulation.settle()
-        simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["mode": .string("on")])]))
+        simulation.appEdit(.setDefaults(DefaultsValues(mode: .on)))
         simulation.settle()
         simulation.release(.handler)
         simulation.settle()
@@ -300,7 +296,7 @@ struct SimulationTests {
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
         simulation.openPopup(on: TabID("t1"))
-        simulation.popupEdit(set: .object(["mode": .string("off")]))
+        simulation.popupEdit(set: SiteValues(mode: .off))
         simulation.activateTab(TabID("t1"))
         simulation.settle()
         let requests = simulation.trace.lines.filter { $0.contains("\"type\":\"sendNative\"") }.count
@@ -355,11 +351,11 @@ struct SimulationTests {
         simulation.hold(heldFirst, at: .rename)
         let popupChange = {
             simulation.openPopup(on: TabID("t1"))
-            simulation.popupEdit(set: .object(["mode": .string("off")]))
+            simulation.popupEdit(set: SiteValues(mode: .off))
             simulation.settle()
         }
         let appChange = {
-            simulation.appEdit(.object(["kind": .string("setDefaults"), "set": .object(["theme": .string("dark")])]))
+            simulation.appEdit(.setDefaults(DefaultsValues(theme: .dark)))
             simulation.settle()
         }
         if heldFirst == .handler { popupChange() } else { appChange() }
