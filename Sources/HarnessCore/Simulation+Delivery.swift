@@ -1,0 +1,379 @@
+import ProcessKit
+import SiteSettings
+
+/// How the simulation carries messages between Safari, the OS and the processes: events
+/// delivered to the background (starting it when needed), directives carried out, one handler
+/// started per native request, and where each input leaves a process (finished, waiting at a
+/// yield point, dead), as the yield arbiter decides.
+extension Simulation {
+    // MARK: - Delivery
+
+    func askForDecision(_ id: TabID) {
+        guard let tab = tabs[id] else { return }
+        safari.tabs[id]?.awaitingAnswer = true
+        event(.tabRequestedDecision(id, url: tab.url, nativeDark: tab.nativeDark))
+    }
+
+    /// An event for the background: Safari starts it if needed and queues the event meanwhile.
+    func event(_ input: ExtensionWire.Event) {
+        clock.queue.append(.backgroundInput(input))
+    }
+
+    func deliverToBackground(_ input: ExtensionWire.Event, countsAsEvent: Bool = true) {
+        if safari.isBackgroundFrozen {
+            // A frozen background takes nothing until it thaws.
+            heldForBackground.append(input)
+            return
+        }
+        if background == nil {
+            guard countsAsEvent else { return }
+            guard let started = start(.background) else { return }
+            background = started
+            clock.timers = [:]
+            let stored = storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap { try? JSONParser.parse($0) }
+            monitor.backgroundStarted(withCache: stored.flatMap(LocalStorage.decode)?.cache != nil)
+            complete(begin(started, .started(appearance: appearance, tabs: tabs.mapValues(\.url))), driver: started, role: .background)
+        }
+        guard let background else {
+            trace.record(now, "safari", "background did not start; event dropped", ExtensionWire.encode(input))
+            return
+        }
+        if arbiter.isWaiting(background.label) {
+            // The start itself stopped at a yield point: the event waits for it.
+            clock.queue.insert(.backgroundInput(input), at: 0)
+            return
+        }
+        clock.lastBackgroundInput = now
+        if case .tabRequestedDecision(let tab, _, _) = input { monitor.backgroundTook(requestFrom: tab.rawValue) }
+        if input.isFromThePopup {
+            if case .popupOpened = input {
+                safari.popupKnownTo = background.incarnation
+            } else if let tab = popupTab, safari.popupKnownTo != background.incarnation {
+                // The popup stays open across an unload; a new background learns of it from the
+                // popup's next message, which names its tab.
+                var announcements: [ExtensionWire.Event] = [.popupOpened(tab)]
+                if let scope = safari.popupScope, !input.isScopeChoice { announcements.append(.popupChoseScope(scope: scope)) }
+                for announcement in announcements {
+                    complete(begin(background, announcement), driver: background, role: .background)
+                    guard let current = self.background, current === background, !arbiter.isWaiting(background.label) else {
+                        clock.queue.insert(.backgroundInput(input), at: 0)
+                        return
+                    }
+                }
+                safari.popupKnownTo = background.incarnation
+            }
+        }
+        complete(begin(background, input), driver: background, role: .background)
+    }
+
+    /// Sends a process one input, as its codec writes it.
+    func begin(_ driver: ProcessDriver, _ event: ExtensionWire.Event) -> ProcessDriver.Step {
+        driver.begin(ExtensionWire.encode(event), now: now)
+    }
+
+    func backgroundDirectives(_ directives: [JSONValue], from driver: ProcessDriver) {
+        backgroundDeathsInARow = 0
+        for json in directives {
+            let output: ExtensionWire.Output
+            do { output = try ExtensionWire.directive(json) } catch {
+                trace.record(now, "safari", "unreadable directive: \(error)", json)
+                continue
+            }
+            switch output {
+            case .storagePending(let token):
+                clock.queue.append(.storageCompletion(incarnation: driver.incarnation, token: token))
+            case .machine(let directive):
+                carryOut(directive, from: driver)
+            }
+        }
+    }
+
+    /// What Safari does with a directive of the background's.
+    func carryOut(_ directive: BackgroundMachine.Directive, from driver: ProcessDriver) {
+        switch directive {
+        case .sendNative(let request, let message):
+            clock.queue.append(.nativeRequest(incarnation: driver.incarnation, request: request, message: message))
+        case .setTimer(.nativeTimeout(let request), let at):
+            clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = at
+        case .cancelTimer(.nativeTimeout(let request)):
+            clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = nil
+        case .setAlarm(let at):
+            clock.alarm = at
+        case .sendDecision(let tab, let decision):
+            monitor.decisionSent(to: tab.rawValue)
+            safari.apply(decision, to: tab, now: now, repliesDelivered: nativeRepliesDelivered)
+        case .showPopup(let view):
+            safari.popup = view
+        case .popupAnswer(let number, let saved, let scope):
+            // `saved` nil: the save failed, perhaps after it took effect (no answer).
+            if let saved { editAnswers[number] = saved }
+            if let scope { popupEditScopes[number] = scope.text }
+        case .loadStorage, .saveLocalStorage, .saveSessionStorage:
+            // The process does its storage work itself; these never travel.
+            trace.record(now, "safari", "unexpected storage directive", ExtensionWire.json(directive))
+        }
+    }
+
+    /// The first version's extension (not yet updated) sends `getEnabled` or `toggleEnabled`
+    /// straight to a native handler, as its background did.
+    public func legacyMessage(_ message: NativeRequest) {
+        lastLegacyAnswer = nil
+        handlerSpawns += 1
+        guard let handler = start(.handler) else { return }
+        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json)), now: now), driver: handler, role: .legacy)
+    }
+
+    /// Safari starts one handler process per native request.
+    func serveNativeRequest(incarnation: Int, request: Int, message: NativeRequest) {
+        handlerSpawns += 1
+        guard let handler = start(.handler) else { return }
+        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json)), now: now), driver: handler,
+                 role: .handler(incarnation: incarnation, request: request))
+    }
+
+    func handlerDirectives(_ directives: [JSONValue], from handler: ProcessDriver, incarnation: Int, request: Int) {
+        if handlerBehaviour == .crashing(afterWrite: true) {
+            kill(handler, reason: "crashed before replying")
+            clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.rejection))
+            return
+        }
+        handler.finish()
+        for directive in decoded(directives, from: handler, NativeHandlerWire.directive) {
+            switch directive {
+            case .reply(let reply):
+                let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, message: reply.json)
+                switch handlerBehaviour {
+                case .healthy, .crashing: clock.queue.append(work)
+                case .garbage:
+                    trace.record(now, handler.label, "reply replaced by garbage")
+                    let garbage = Self.garbageReplies[garbageSent % Self.garbageReplies.count]
+                    garbageSent += 1
+                    clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: garbage))
+                case .slow(let delay): clock.delayedReplies.append((now + delay, work))
+                case .hung: trace.record(now, handler.label, "reply withheld (hung)")
+                }
+            case .postChangeNotification:
+                // Darwin notifications reach only a running app that is not suspended.
+                if app != nil && safari.appInForeground { clock.queue.append(.appInput(.changeNotification)) }
+            case .container:
+                trace.record(now, "harness", "unexpected container directive from \(handler.label)")
+            }
+        }
+    }
+
+    func deliverToApp(_ input: AppWire.Event, edit: Int?) {
+        guard let app else { return }
+        if let edit {
+            appEditsUnanswered.append(edit)
+            appEditTimes[edit] = now
+        }
+        complete(app.begin(AppWire.encode(input), now: now), driver: app, role: .app)
+    }
+
+    func appDirectives(_ directives: [JSONValue], from app: ProcessDriver) {
+        for directive in decoded(directives, from: app, AppWire.directive) {
+            switch directive {
+            case .showView(let view):
+                safari.appView = view
+            case .editSaved, .editRefused:
+                lastEditAnswer = directive
+                guard !appEditsUnanswered.isEmpty else { break }
+                let edit = appEditsUnanswered.removeFirst()
+                switch directive {
+                case .editRefused(.storageFailure, _):
+                    // A storage failure may have struck after the write took effect: no answer
+                    // for the oracle, though the app told the user it failed.
+                    appAnswers[edit] = .refused
+                case .editRefused:
+                    appAnswers[edit] = .refused
+                    editAnswers[edit] = false
+                default:
+                    appAnswers[edit] = .saved
+                    editAnswers[edit] = true
+                }
+            case .messageExtension:
+                // Only macOS has a path from the app to the extension.
+                if platform == .macOS { event(.appMessage) }
+            case .container:
+                trace.record(now, "harness", "unexpected container directive from \(app.label)")
+            }
+        }
+    }
+
+    /// A process's directives read with its codec; one that cannot be read is traced and skipped.
+    func decoded<Directive>(_ directives: [JSONValue], from driver: ProcessDriver,
+                                    _ read: (JSONValue) throws(NativeMessageError) -> Directive) -> [Directive] {
+        directives.compactMap { json in
+            do { return try read(json) } catch {
+                trace.record(now, "harness", "unreadable directive from \(driver.label): \(error)", json)
+                return nil
+            }
+        }
+    }
+
+    // MARK: - Processes
+
+    /// Starts the next incarnation of a process, or records why it could not: a run that cannot
+    /// start one of its processes has failed, and the problem names the executable. The trace,
+    /// which never holds a path, says only which incarnation did not start.
+    func start(_ name: ProcessName) -> ProcessDriver? {
+        do {
+            let driver = try launcher.start(name, storageDirectory: storageDirectory, storageFolder: Self.storageFolder(profile))
+            driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
+            driver.flaws = flaws.map(\.rawValue).sorted()
+            return driver
+        } catch {
+            let label = "\(name.rawValue)#\(launcher.incarnation(of: name))"
+            trace.record(now, label, "could not start")
+            monitor.record(error is ChildProcess.SpawnError ? "\(error)" : "cannot start \(label): \(error)")
+            return nil
+        }
+    }
+
+    /// The arbiter's verdict for a process at a yield point, as the driver carries it out.
+    func decide(_ driver: ProcessDriver, at point: YieldPoint) -> ProcessDriver.YieldChoice {
+        unsyncedAtArrivals.append(transport == .inProcess ? disk.unsynced.count : 0)
+        let crashingHandler = driver.name == .handler && handlerBehaviour == .crashing(afterWrite: false)
+        switch arbiter.arrive(driver.name, label: driver.label, at: point, crashingHandler: crashingHandler) {
+        case .proceed: return .proceed
+        case .fail(let errno, let after): return after ? .failAfter(errno: errno) : .fail(errno: errno)
+        case .kill: return .kill
+        case .wait: return .hold
+        case .cutPower(let plan):
+            // The power fails with this process at this point: it and everyone else stop here.
+            disk.cutPowerNow(keeping: plan.keep)
+            return .kill
+        }
+    }
+
+    /// Carries out where an input left a process.
+    func complete(_ step: ProcessDriver.Step, driver: ProcessDriver, role: Role) {
+        if transport == .inProcess && disk.generation != bootGeneration {
+            // The power failed while this step ran: whatever it produced is lost with it.
+            return reboot(also: driver)
+        }
+        switch step {
+        case .finished(let directives):
+            arbiter.finished(driver.label)
+            switch role {
+            case .app: appDirectives(directives, from: driver)
+            case .background: backgroundDirectives(directives, from: driver)
+            case .handler(let incarnation, let request): handlerDirectives(directives, from: driver, incarnation: incarnation, request: request)
+            case .legacy:
+                // The first version's extension awaits its answer: a slow one still arrives, a
+                // hung or crashed handler leaves it with none.
+                if handlerBehaviour == .crashing(afterWrite: true) {
+                    kill(driver, reason: "crashed before replying")
+                } else {
+                    driver.finish()
+                    for case .reply(let reply) in decoded(directives, from: driver, NativeHandlerWire.directive) where handlerBehaviour != .hung {
+                        lastLegacyAnswer = reply
+                    }
+                }
+            }
+        case .held(let point):
+            arbiter.wait((driver, role), name: driver.name, label: driver.label, at: point)
+        case .died:
+            monitor.checkWhatWasLeft("\(driver.label) died", in: self)
+            forget(driver)
+            if case .handler(let incarnation, let request) = role {
+                clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.rejection))
+            }
+        }
+        wakeWaiters()
+    }
+
+    /// Resumes the first waiting process that may go on: not held by the user, and not waiting
+    /// for a lock someone else holds.
+    func wakeWaiters() {
+        guard let (entry, resumption) = arbiter.nextToResume() else { return }
+        let (driver, role) = entry.process
+        switch resumption {
+        case .kill:
+            driver.kill(now: now, reason: "killed at \(entry.point.rawValue)")
+            complete(.died(.unknown), driver: driver, role: role)
+        case .fail(let errno, let after):
+            trace.record(now, driver.label, "resumed at \(entry.point.rawValue) to fail")
+            complete(driver.resume(after ? .failAfter(errno: errno) : .fail(errno: errno), now: now), driver: driver, role: role)
+        case .proceed:
+            trace.record(now, driver.label, "resumed at \(entry.point.rawValue)")
+            complete(driver.resume(.proceed, now: now), driver: driver, role: role)
+        }
+    }
+
+    /// After a power cut: every process is gone, with Safari's session and every queued event;
+    /// the device starts again, Safari restores its tabs and each page asks afresh.
+    func reboot(also driver: ProcessDriver?) {
+        bootGeneration = disk.generation
+        let cut = disk.lastCut
+        trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts")
+        monitor.checkWhatWasLeft("the power failed", in: self)
+        for process in [driver, app, background].compactMap({ $0 }) + arbiter.waiting.map(\.process.driver) { process.kill(now: now, reason: "power lost") }
+        arbiter.powerLost()
+        app = nil
+        background = nil
+        backgroundStop = .unloaded
+        safari.appInForeground = false
+        appEditsUnanswered = []
+        clock.queue = []
+        clock.delayedReplies = []
+        clock.timers = [:]
+        heldForBackground = []
+        safari.backgroundFrozenByUser = false
+        backgroundDeathsInARow = 0
+        monitor.noAnswerOwed()
+        safari.forgetPopup()
+        forgetSessions()
+        safari.safariInForeground = true
+        for id in tabs.keys.sorted() { reloadTab(id) }
+    }
+
+    func kill(_ driver: ProcessDriver, reason: String = "killed") {
+        driver.kill(now: now, reason: reason)
+        forget(driver)
+        wakeWaiters()
+    }
+
+    /// A dead process holds nothing: its lock is released and it waits nowhere.
+    func forget(_ driver: ProcessDriver) {
+        arbiter.forget(driver.label)
+        disk.releaseLock(heldBy: driver.label)
+        if app === driver {
+            app = nil
+            appEditsUnanswered = []
+        }
+        if background === driver {
+            background = nil
+            // Unloads say so after this; anything else that ends it is a kill.
+            backgroundStop = .killed
+            backgroundDeathsInARow += 1
+            // A tab whose answer was lost with the background asks again; Safari wakes a new one,
+            // unless backgrounds keep dying before they finish anything.
+            guard backgroundDeathsInARow <= Self.wakesBeforeGivingUp else {
+                trace.record(now, "safari", "background keeps dying; tabs stop asking")
+                return
+            }
+            for id in tabs.keys.sorted() where tabs[id]!.awaitingAnswer && visibleTabs.contains(id) {
+                trace.record(now, "safari", "tab \(id.rawValue) asks again")
+                askForDecision(id)
+            }
+        }
+    }
+}
+
+private extension ExtensionWire.Event {
+    /// A message from the popup: a background that does not know the popup is open learns of
+    /// it first.
+    var isFromThePopup: Bool {
+        switch self {
+        case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
+        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
+             .appMessage, .appearanceChanged, .nativeReply, .nativeTimeout, .alarmFired: false
+        }
+    }
+
+    var isScopeChoice: Bool {
+        if case .popupChoseScope = self { return true }
+        return false
+    }
+}
