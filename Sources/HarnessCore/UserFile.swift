@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ProcessKit
 
 /// Reading a file a user named (a scenario, a document it points at): only a regular file, and
 /// only up to a limit, so `/dev/zero`, a FIFO or a huge file is a clear error instead of a hang
@@ -34,18 +35,10 @@ public enum UserFile {
         guard fstat(fd, &info) == 0 else { throw .system(String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegular }
         guard info.st_size <= limit else { throw .tooLarge(limit: limit) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .system(String(cString: strerror(errno)))
-            }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<n])
-            // The file may grow while it is read.
-            if bytes.count > limit { throw .tooLarge(limit: limit) }
-        }
+        let bytes: [UInt8]
+        do { bytes = try FileIO.readToEnd(fd, name: path, limit: limit) } catch { throw .system(String(cString: strerror(error.errno))) }
+        // The file may have grown since it was measured.
+        if bytes.count > limit { throw .tooLarge(limit: limit) }
+        return bytes
     }
 }

@@ -13,17 +13,24 @@ public enum FileIO {
             throw StoreError("open \(name)", errno: errno)
         }
         defer { close(fd) }
+        return try readToEnd(fd, name: name)
+    }
+
+    /// Everything left to read from a descriptor, or, when there is more than `limit`, the
+    /// first `limit` bytes and at least one more (the caller sees it was too much).
+    public static func readToEnd(_ fd: Int32, name: String, limit: Int = .max) throws(StoreError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
+        while bytes.count <= limit {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw StoreError("read \(name)", errno: errno)
             }
-            if n == 0 { return bytes }
+            if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
         }
+        return bytes
     }
 
     /// Creates or truncates the file, writes all of `bytes` and flushes them to the disk.
