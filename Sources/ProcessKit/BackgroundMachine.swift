@@ -5,6 +5,9 @@ import SiteSettings
 /// storage, never waiting for native, then asks the handler for the snapshot and corrects what
 /// differs. Popup changes apply at once, wait in a durable outbox, and leave it only when the
 /// handler acknowledges them. No clock, file or random source: time and results are inputs.
+///
+/// Known bugs (`flaws`) branch off the path below at calls named `flawed…`, kept in
+/// `BackgroundMachine+Flaws.swift`; with no flaw switched on they change nothing.
 public struct BackgroundMachine {
     public enum Input: Equatable, Sendable {
         /// Safari started the background (for the event that follows). `tabs` are the open tabs
@@ -63,7 +66,7 @@ public struct BackgroundMachine {
     /// How long the background waits for a native reply: Safari sets no limit of its own.
     public static let nativeTimeout: EpochMillis = 5_000
 
-    private struct Tab: Equatable {
+    struct Tab: Equatable {
         var url: String
         var nativeDark = false
         /// The decision last sent, to push only changes.
@@ -72,22 +75,24 @@ public struct BackgroundMachine {
         var waiting = false
     }
 
+    // Internal rather than private where the flaw hooks in BackgroundMachine+Flaws.swift reach it.
+
     private var loaded = false
     private var queued: [Input] = []
-    private var local = LocalStorage()
+    var local = LocalStorage()
     private var session = SessionStorage()
-    private var resolver: Resolver?
-    private var tabs: [TabID: Tab] = [:]
+    var resolver: Resolver?
+    var tabs: [TabID: Tab] = [:]
     private var popupTab: TabID?
     private var chosenScope: ScopeKey?
     private var appearance = Appearance.light
     private var utcOffsetMinutes = 0
-    private var now: EpochMillis = 0
+    var now: EpochMillis = 0
     private var nextRequest = 1
     private var nextToken = 1
     private var snapshotRequest: Int?
     /// Outbox edit numbers by the native request carrying them.
-    private var patchRequests: [Int: UInt64] = [:]
+    var patchRequests: [Int: UInt64] = [:]
     /// Set by a native timeout: the next event is a reconciliation point ("recovery after idle").
     private var recovering = false
     /// With no cache and no snapshot yet, tabs wait until the first native answer or timeout.
@@ -96,7 +101,7 @@ public struct BackgroundMachine {
     private var resyncAfterSnapshot = false
     /// Popup changes saved to the outbox but not yet confirmed saved, by save token. They are
     /// in the outbox (so every later save carries them) but not shown until confirmed.
-    private var unacknowledged: [Int: (edit: UInt64, message: Int)] = [:]
+    var unacknowledged: [Int: (edit: UInt64, message: Int)] = [:]
     /// Storage could not be read: saving would overwrite what it holds, so nothing is saved and
     /// popup changes, which could not be made durable, are refused.
     private var storageUnreadable = false
@@ -129,13 +134,8 @@ public struct BackgroundMachine {
             storageUnreadable = true
             directives += finishLoading()
         default:
-            if !loaded, flaws.contains(.answerBeforeCacheLoaded), case .tabRequestedDecision(let id, let url, let nativeDark, let now) = input {
-                // Answers from the built-in defaults at once; the cache corrects it once loaded.
-                self.now = now
-                var tab = Tab(url: url, nativeDark: nativeDark)
-                tab.sent = decide(tab)
-                tabs[id] = tab
-                directives.append(.sendDecision(id, tab.sent!))
+            if !loaded, let early = flawedAnswerBeforeLoading(input) {
+                directives += early
                 break
             }
             guard loaded else {
@@ -200,7 +200,7 @@ public struct BackgroundMachine {
             self.now = now
             tabs[id]?.nativeDark = nativeDark
             directives += pushChangedDecisions()
-        case .safariCameToForeground(let now) where flaws.contains(.noReconcileOnForeground):
+        case .safariCameToForeground(let now) where flawedIgnoresForeground:
             self.now = now
         case .tabActivated(_, let now), .safariCameToForeground(let now), .appMessageArrived(let now):
             self.now = now
@@ -244,7 +244,7 @@ public struct BackgroundMachine {
         case .popupPaused(let until, let now):
             self.now = now
             session.pausedUntil = until
-            if !flaws.contains(.pauseInMemory) { directives.append(.saveSessionStorage(session)) }
+            if !flawedKeepsPauseInMemory { directives.append(.saveSessionStorage(session)) }
             directives += pushChangedDecisions()
         case .nativeReplyArrived(let request, let reply, let now):
             self.now = now
@@ -270,12 +270,11 @@ public struct BackgroundMachine {
     // MARK: - Decisions
 
     private var canAnswer: Bool {
-        if flaws.contains(.nativeFirstStartup) && !heardFromNative { return gaveUpOnFirstSnapshot }
-        return local.cache != nil || gaveUpOnFirstSnapshot
+        gaveUpOnFirstSnapshot || (local.cache != nil && !flawedWaitsForNative)
     }
     /// Whether this incarnation has had an answer to a snapshot request (for the
     /// native-first-startup flaw, which waits for one).
-    private var heardFromNative = false
+    var heardFromNative = false
 
     private mutating func answer(_ id: TabID) -> [Directive] {
         guard canAnswer, let tab = tabs[id] else {
@@ -294,32 +293,17 @@ public struct BackgroundMachine {
         return directives
     }
 
-    private func decide(_ tab: Tab) -> Decision {
+    func decide(_ tab: Tab) -> Decision {
         let context = DecisionContext(appearance: appearance, now: now, utcOffsetMinutes: utcOffsetMinutes,
                                       pausedUntil: session.pausedUntil, pageIsNativelyDark: tab.nativeDark)
-        if flaws.contains(.mergingAcrossScopes), resolver != nil, case .success(let address) = PageAddress.parse(tab.url) {
-            // Fills the most specific record's missing fields from the less specific ones.
-            var document = visibleDocument
-            let keys = address.scopeKeys().filter { document.sites[$0] != nil }
-            if let first = keys.first {
-                var merged = document.sites[first]!
-                for key in keys.dropFirst() {
-                    let values = document.sites[key]!.values
-                    if merged.values.mode == nil { merged.values.mode = values.mode }
-                    if merged.values.theme == nil { merged.values.theme = values.theme }
-                    if merged.values.nativeDarkPolicy == nil { merged.values.nativeDarkPolicy = values.nativeDarkPolicy }
-                }
-                document.sites[first] = merged
-            }
-            return Resolver(document: document).decide(url: tab.url, context: context)
-        }
+        if let flawed = flawedDecision(tab, context) { return flawed }
         return (resolver ?? Resolver(document: SettingsDocument())).decide(url: tab.url, context: context)
     }
 
     /// Sends a new decision to every tab whose decision changed (tabs waiting for a first answer
     /// get one when there is something to answer from), updates the popup, and sets the alarm
     /// for the next time-driven change.
-    private mutating func pushChangedDecisions() -> [Directive] {
+    mutating func pushChangedDecisions() -> [Directive] {
         var directives: [Directive] = []
         guard canAnswer else { return [] }
         for id in tabs.keys.sorted() {
@@ -392,30 +376,19 @@ public struct BackgroundMachine {
         }
         local.outbox.append(entry)
         local.nextEdit += 1
-        if flaws.contains(.noOutbox) {
-            // Shown and sent at once, kept only in memory.
-            rebuildResolver()
-            return [.popupAnswer(message: message, saved: true, scope: entry.request.scope)] + pushChangedDecisions() + sendPatch(entry)
-        }
+        if let unsaved = flawedUnsavedEdit(entry) { return unsaved }
         let token = nextToken
         nextToken += 1
         unacknowledged[token] = (entry.edit, message)
         return [.saveLocalStorage(stored, token: token)]
     }
 
-    private mutating func sendPatch(_ entry: OutboxEntry) -> [Directive] {
+    mutating func sendPatch(_ entry: OutboxEntry) -> [Directive] {
         guard !patchRequests.values.contains(entry.edit) else { return [] }
         let id = nextRequest
         nextRequest += 1
         patchRequests[id] = entry.edit
-        var request = entry.request
-        if flaws.contains(.toggleProtocol), case .patch(_, let set, _, _) = request, set.mode != nil {
-            // The first version's switch: "flip it", whatever it is now, and for everyone.
-            request = .toggleEnabled
-        } else if flaws.contains(.popupFullSnapshot) {
-            request = .putDocument(visibleDocument)
-        }
-        return [.sendNative(request: id, request), .setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout)]
+        return [.sendNative(request: id, flawedRequest(entry.request)), .setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout)]
     }
 
     // MARK: - Reconciliation
@@ -471,7 +444,7 @@ public struct BackgroundMachine {
             guard case .object(let reply) = json, case .string(let type)? = reply["type"] else { return directives }
             let refusals: Set<String> = [NativeErrorCode.invalidMessage.rawValue, NativeErrorCode.tooLarge.rawValue,
                                          NativeErrorCode.readOnly.rawValue]
-            if type == "applied" || (type == "enabled" && flaws.contains(.toggleProtocol)) {
+            if type == "applied" || flawedCountsAsApplied(type) {
                 directives += acknowledged(edit, reply)
             } else if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) {
                 // Refused for good: it leaves the outbox and a full resync shows the document
@@ -523,12 +496,8 @@ public struct BackgroundMachine {
     private mutating func adopt(_ snapshot: SettingsDocument) -> [Directive] {
         let version = snapshot.version
         guard snapshot != local.cache || version != local.snapshotVersion else { return pushChangedDecisions() }
-        if flaws.contains(.cacheAsAuthority) && local.cache != nil { return pushChangedDecisions() }
-        if flaws.contains(.snapshotDropsWaitingPatches) {
-            local.outbox.removeAll()
-            unacknowledged.removeAll()
-            patchRequests.removeAll()
-        }
+        if flawedKeepsCache { return pushChangedDecisions() }
+        flawedDropWaitingPatches()
         local.cache = snapshot
         local.snapshotVersion = version
         rebuildResolver()
@@ -542,20 +511,11 @@ public struct BackgroundMachine {
         return [.saveLocalStorage(stored, token: token)]
     }
 
-    /// What goes to `storage.local`: the cache and the outbox, unless a flaw keeps one of them
-    /// only in memory.
-    private var stored: LocalStorage {
-        var stored = local
-        if flaws.contains(.cacheInMemoryOnly) {
-            stored.cache = nil
-            stored.snapshotVersion = nil
-        }
-        if flaws.contains(.noOutbox) { stored.outbox = [] }
-        return stored
-    }
+    /// What goes to `storage.local`: the cache and the outbox.
+    private var stored: LocalStorage { flawedStored(local) }
 
     /// What tabs and the popup see: the cached snapshot with every acknowledged patch applied.
-    private mutating func rebuildResolver() {
+    mutating func rebuildResolver() {
         guard local.cache != nil || !local.outbox.isEmpty else {
             resolver = nil
             return
@@ -563,7 +523,7 @@ public struct BackgroundMachine {
         resolver = Resolver(document: visibleDocument)
     }
 
-    private var visibleDocument: SettingsDocument {
+    var visibleDocument: SettingsDocument {
         var visible = local.cache ?? SettingsDocument()
         let waiting = Set(unacknowledged.values.map(\.edit))
         for entry in local.outbox where !waiting.contains(entry.edit) {
