@@ -10,10 +10,8 @@ extension BackgroundMachine {
         guard flaws.contains(.answerBeforeCacheLoaded),
               case .tabRequestedDecision(let id, let url, let nativeDark, let now) = input else { return nil }
         self.now = now
-        var tab = Tab(url: url, nativeDark: nativeDark)
-        let decision = decide(tab)
-        tab.sent = decision
-        tabs[id] = tab
+        let decision = decide(Tab(url: url, nativeDark: nativeDark, answer: .waiting(lastSent: nil)))
+        tabs[id] = Tab(url: url, nativeDark: nativeDark, answer: .answered(decision))
         return [.sendDecision(id, decision)]
     }
 
@@ -89,7 +87,7 @@ extension BackgroundMachine {
     mutating func flawedDropWaitingPatches() {
         if flaws.contains(.snapshotDropsWaitingPatches) {
             local.outbox.removeAll()
-            unacknowledged.removeAll()
+            unconfirmed.removeAll()
             patchRequests.removeAll()
         }
     }
