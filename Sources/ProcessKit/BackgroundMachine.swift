@@ -229,7 +229,11 @@ public struct BackgroundMachine {
             if !flawedKeepsPauseInMemory { directives.append(.saveSessionStorage(session)) }
             directives += pushChangedDecisions()
         case .nativeReplyArrived(let request, let reply, _):
-            directives += nativeReply(request, reply)
+            if request == snapshotRequest {
+                directives += snapshotAnswered(request, reply)
+            } else if let edit = patchRequests.removeValue(forKey: request) {
+                directives += patchAnswered(request, edit: edit, reply)
+            }
         case .timerFired(.nativeTimeout(let request), _):
             if request == snapshotRequest || patchRequests[request] != nil {
                 if request == snapshotRequest { snapshotRequest = nil }
@@ -427,51 +431,44 @@ public struct BackgroundMachine {
         return directives
     }
 
-    private mutating func nativeReply(_ request: Int, _ json: JSONValue) -> [Directive] {
-        var directives: [Directive] = []
-        if request == snapshotRequest {
-            snapshotRequest = nil
-            directives.append(.cancelTimer(.nativeTimeout(request)))
-            defer {
-                if fullResyncAfterNextSnapshot {
-                    fullResyncAfterNextSnapshot = false
-                    directives += reconcile(forceFull: true)
-                }
-            }
-            if case .object(let reply) = json, reply["type"] == .string("snapshot"), let documentJSON = reply["document"],
-               let snapshot = try? DocumentCodec.decode(documentJSON).document {
-                // A newer schema's document is read-only, not invalid: it is used as it is.
-                heardFromNative = true
-                directives += adopt(snapshot)
+    /// What an answer to a snapshot request says.
+    private enum SnapshotAnswer {
+        /// The handler's document (a newer schema's is read-only, not invalid: it is used as is).
+        case snapshot(SettingsDocument)
+        /// The cache is the document as it is.
+        case notModified
+        /// The handler failed or answered nonsense.
+        case unusable
+
+        init(_ json: JSONValue) {
+            if case .object(let reply) = json, reply["type"] == .string("snapshot"), let document = reply["document"],
+               let snapshot = try? DocumentCodec.decode(document).document {
+                self = .snapshot(snapshot)
             } else if case .object(let reply) = json, reply["type"] == .string("notModified") {
-                // The cache is the document as it is: nothing to correct.
-                heardFromNative = true
-                directives += pushChangedDecisions()
+                self = .notModified
             } else {
-                // No usable snapshot (the handler failed or answered nonsense): as after a timeout.
-                directives += nativeWentUnanswered()
+                self = .unusable
             }
-        } else if let edit = patchRequests.removeValue(forKey: request) {
-            directives.append(.cancelTimer(.nativeTimeout(request)))
-            guard case .object(let reply) = json, case .string(let type)? = reply["type"] else { return directives }
-            let refusals: Set<String> = [NativeErrorCode.invalidMessage.rawValue, NativeErrorCode.tooLarge.rawValue,
-                                         NativeErrorCode.readOnly.rawValue]
-            if type == "applied" || flawedCountsAsApplied(type) {
-                directives += acknowledged(edit, reply)
-            } else if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) {
-                // Refused for good: it leaves the outbox and a full resync shows the document
-                // again (after the snapshot already on its way, if one is).
-                if let entry = local.outbox.first(where: { $0.edit == edit }), entry.message != 0 {
-                    directives.append(.popupAnswer(message: entry.message, saved: false, scope: entry.request.scope))
-                }
-                local.outbox.removeAll { $0.edit == edit }
-                directives += save()
-                if snapshotRequest == nil { directives += reconcile(forceFull: true) } else { fullResyncAfterNextSnapshot = true }
-            } else {
-                // Not applied, for now (the handler died, or failed to store it): the patch stays
-                // in the outbox and the next event resends it, as after a timeout.
-                recoveryDue = true
-            }
+        }
+    }
+
+    /// The snapshot request was answered. A full resync owed by a refused patch follows.
+    private mutating func snapshotAnswered(_ request: Int, _ reply: JSONValue) -> [Directive] {
+        var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
+        snapshotRequest = nil
+        switch SnapshotAnswer(reply) {
+        case .snapshot(let snapshot):
+            heardFromNative = true
+            directives += adopt(snapshot)
+        case .notModified:
+            heardFromNative = true
+            directives += pushChangedDecisions()
+        case .unusable:
+            directives += nativeWentUnanswered()
+        }
+        if fullResyncAfterNextSnapshot {
+            fullResyncAfterNextSnapshot = false
+            directives += reconcile(forceFull: true)
         }
         return directives
     }
@@ -484,6 +481,56 @@ public struct BackgroundMachine {
         if local.cache == nil && !gaveUpOnFirstSnapshot {
             gaveUpOnFirstSnapshot = true
             directives += answerWaitingTabs()
+        }
+        return directives
+    }
+
+    /// What an answer to a patch says.
+    private enum PatchAnswer {
+        /// Applied (or found already applied): the answer's fields say at which revision.
+        case applied([String: JSONValue])
+        /// Refused for good (invalid, too large, or a read-only document).
+        case refused
+        /// Not applied, for now: the handler died or failed to store it.
+        case notApplied
+        /// Not an answer at all (no type): the request is over, and nothing else changes.
+        case unreadable
+    }
+
+    /// Reads an answer to a patch.
+    private func patchAnswer(_ json: JSONValue) -> PatchAnswer {
+        guard case .object(let reply) = json, case .string(let type)? = reply["type"] else { return .unreadable }
+        let refusals: Set<String> = [NativeErrorCode.invalidMessage.rawValue, NativeErrorCode.tooLarge.rawValue,
+                                     NativeErrorCode.readOnly.rawValue]
+        if type == "applied" || flawedCountsAsApplied(type) { return .applied(reply) }
+        if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) { return .refused }
+        return .notApplied
+    }
+
+    /// A patch request was answered.
+    private mutating func patchAnswered(_ request: Int, edit: UInt64, _ reply: JSONValue) -> [Directive] {
+        var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
+        switch patchAnswer(reply) {
+        case .applied(let fields):
+            directives += acknowledged(edit, fields)
+        case .refused:
+            // It leaves the outbox and a full resync shows the document again (after the
+            // snapshot already on its way, if one is).
+            if let entry = local.outbox.first(where: { $0.edit == edit }), entry.message != 0 {
+                directives.append(.popupAnswer(message: entry.message, saved: false, scope: entry.request.scope))
+            }
+            local.outbox.removeAll { $0.edit == edit }
+            directives += save()
+            if snapshotRequest == nil {
+                directives += reconcile(forceFull: true)
+            } else {
+                fullResyncAfterNextSnapshot = true
+            }
+        case .notApplied:
+            // The patch stays in the outbox and the next event resends it, as after a timeout.
+            recoveryDue = true
+        case .unreadable:
+            break
         }
         return directives
     }
