@@ -535,6 +535,27 @@ struct BackgroundMachineTests {
         #expect(machine.handle(.tabNativeDarkChanged(Self.t1, nativeDark: true, now: Self.now + 2)) == [], "nothing changed")
     }
 
+    // MARK: - Flaws
+
+    @Test func underAnswerBeforeCacheLoadedATabAnsweredEarlyIsSentOnlyAChange() {
+        var machine = BackgroundMachine()
+        machine.flaws = [.answerBeforeCacheLoaded]
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        let builtIn = decision(SettingsDocument())
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [.sendDecision(Self.t1, builtIn)])
+        #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
+            .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
+        ])
+        // Nothing cached: the tab asking again waits, keeping what it was sent early.
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 1)) == [])
+        let fresh = SettingsDocument(documentId: "DOC-1", revision: 1)
+        #expect(decision(fresh) == builtIn)
+        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(fresh), now: Self.now + 2)) == [
+            .cancelTimer(.nativeTimeout(1)),
+            .saveLocalStorage(LocalStorage(cache: fresh, snapshotVersion: DocumentVersion(documentId: "DOC-1", revision: 1)), token: 1),
+        ])
+    }
+
     // MARK: - Storage
 
     @Test func storedOutboxEntriesWithImpossibleNumbersAreSkippedNotFatal() throws {
