@@ -5,6 +5,9 @@ import SiteSettings
 /// storage, never waiting for native, then asks the handler for the snapshot and corrects what
 /// differs. Popup changes apply at once, wait in a durable outbox, and leave it only when the
 /// handler acknowledges them. No clock, file or random source: time and results are inputs.
+///
+/// Known bugs (`flaws`) branch off the path below at calls named `flawed…`, kept in
+/// `BackgroundMachine+Flaws.swift`; with no flaw switched on they change nothing.
 public struct BackgroundMachine {
     public enum Input: Equatable, Sendable {
         /// Safari started the background (for the event that follows). `tabs` are the open tabs
@@ -63,47 +66,54 @@ public struct BackgroundMachine {
     /// How long the background waits for a native reply: Safari sets no limit of its own.
     public static let nativeTimeout: EpochMillis = 5_000
 
-    private struct Tab: Equatable {
-        var url: String
-        var nativeDark = false
-        /// The decision last sent, to push only changes.
-        var sent: Decision?
-        /// Asked before there was anything to answer from (first run without a cache).
-        var waiting = false
-    }
+    // MARK: - State
 
-    private var loaded = false
-    private var queued: [Input] = []
-    private var local = LocalStorage()
-    private var session = SessionStorage()
-    private var resolver: Resolver?
-    private var tabs: [TabID: Tab] = [:]
-    private var popupTab: TabID?
-    private var chosenScope: ScopeKey?
-    private var appearance = Appearance.light
-    private var utcOffsetMinutes = 0
-    private var now: EpochMillis = 0
-    private var nextRequest = 1
-    private var nextToken = 1
-    private var snapshotRequest: Int?
-    /// Outbox edit numbers by the native request carrying them.
-    private var patchRequests: [Int: UInt64] = [:]
-    /// Set by a native timeout: the next event is a reconciliation point ("recovery after idle").
-    private var recovering = false
-    /// With no cache and no snapshot yet, tabs wait until the first native answer or timeout.
-    private var gaveUpOnFirstSnapshot = false
-    /// A refused patch arrived while a snapshot request was out: ask again in full after it.
-    private var resyncAfterSnapshot = false
-    /// Popup changes saved to the outbox but not yet confirmed saved, by save token. They are
-    /// in the outbox (so every later save carries them) but not shown until confirmed.
-    private var unacknowledged: [Int: (edit: UInt64, message: Int)] = [:]
-    /// Storage could not be read: saving would overwrite what it holds, so nothing is saved and
-    /// popup changes, which could not be made durable, are refused.
-    private var storageUnreadable = false
+    // Its types are in BackgroundState.swift. It is internal rather than private so that the
+    // flaw hooks in BackgroundMachine+Flaws.swift can reach it.
+
+    var storage = Storage.loading(waiting: [])
+    var local = LocalStorage()
+    var session = SessionStorage()
+    /// What tabs and the popup see: the cache with the confirmed outbox on top (see
+    /// `visibleDocument`), rebuilt when a change should become visible; nil while there is
+    /// neither cache nor outbox.
+    var resolver: Resolver?
+    var tabs: [TabID: Tab] = [:]
+    var popup: OpenPopup?
+    /// By the token of the save that carries each.
+    var unconfirmed: [Int: UnconfirmedChange] = [:]
+    var appearance = Appearance.light
+    var utcOffsetMinutes = 0
+    var now: EpochMillis = 0
+    var nextRequest = 1
+    var nextToken = 1
+
+    // Native requests. Each fact below is independent of the others: a patch can fail while a
+    // snapshot request is out, and a full resync can be owed with none out.
+
+    /// The snapshot request that is out, if any.
+    var snapshotRequest: Int?
+    /// Patch requests that are out, by request id: the outbox edit each carries.
+    var patchRequests: [Int: UInt64] = [:]
+    /// A native request failed or timed out: the next event other than a native reply or a
+    /// timer is a reconciliation point ("recovery after idle").
+    var recoveryDue = false
+    /// A patch was refused for good while a snapshot request was out: a full resync follows the
+    /// answer to the next snapshot request (one that times out passes it on to the next).
+    var fullResyncAfterNextSnapshot = false
+    /// With nothing cached, a native request timed out or a snapshot answer was unusable: tabs
+    /// are answered from the built-in defaults instead of waiting.
+    var gaveUpOnFirstSnapshot = false
+    /// A snapshot request had a usable answer in this incarnation (the native-first-startup flaw
+    /// waits for one).
+    var heardFromNative = false
+
     /// Known bugs switched on for this run (none in normal use).
     public var flaws: Set<Flaw> = []
 
     public init() {}
+
+    // MARK: - Inputs
 
     public mutating func handle(_ input: Input) -> [Directive] {
         var directives: [Directive] = []
@@ -113,155 +123,124 @@ public struct BackgroundMachine {
             self.appearance = appearance
             utcOffsetMinutes = offset
             // The background cannot know what tabs show after a wake: each gets a fresh decision.
-            for (id, url) in openTabs { tabs[id] = Tab(url: url, waiting: true) }
+            for (id, url) in openTabs { tabs[id] = Tab(url: url, answer: .waiting(lastSent: nil)) }
             directives.append(.loadStorage)
         case .storageLoaded(let stored, let storedSession, let now):
             self.now = now
-            guard !loaded else { break }
-            loaded = true
-            local = stored ?? LocalStorage()
-            session = storedSession ?? SessionStorage()
-            directives += finishLoading()
+            if case .loading(let waiting) = storage {
+                local = stored ?? LocalStorage()
+                session = storedSession ?? SessionStorage()
+                directives += finishLoading(.loaded, waiting: waiting)
+            }
         case .storageLoadFailed(let now):
             self.now = now
-            guard !loaded else { break }
-            loaded = true
-            storageUnreadable = true
-            directives += finishLoading()
-        default:
-            if !loaded, flaws.contains(.answerBeforeCacheLoaded), case .tabRequestedDecision(let id, let url, let nativeDark, let now) = input {
-                // Answers from the built-in defaults at once; the cache corrects it once loaded.
-                self.now = now
-                var tab = Tab(url: url, nativeDark: nativeDark)
-                tab.sent = decide(tab)
-                tabs[id] = tab
-                directives.append(.sendDecision(id, tab.sent!))
-                break
+            if case .loading(let waiting) = storage {
+                directives += finishLoading(.unreadable, waiting: waiting)
             }
-            guard loaded else {
-                queued.append(input)
-                break
+        case .localStorageSaved, .localStorageSaveFailed, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated,
+             .tabClosed, .safariCameToForeground, .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed,
+             .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired:
+            switch storage {
+            case .loading(let waiting):
+                if let early = flawedAnswerBeforeLoading(input) {
+                    directives += early
+                } else {
+                    storage = .loading(waiting: waiting + [input])
+                }
+            case .loaded, .unreadable:
+                directives += handleLoaded(input)
             }
-            directives += handleLoaded(input)
         }
         return directives
     }
 
-    private mutating func finishLoading() -> [Directive] {
+    /// Storage is loaded (or unreadable): handles the inputs that waited for it in order, then
+    /// reconciles and answers the tabs that can now be answered.
+    private mutating func finishLoading(_ loaded: Storage, waiting: [Input]) -> [Directive] {
         var directives: [Directive] = []
-            rebuildResolver()
-            let waiting = queued
-            queued = []
-            for input in waiting { directives += handle(input) }
-            directives += reconcile(forceFull: false)
-            directives += pushChangedDecisions()
+        storage = loaded
+        rebuildResolver()
+        for input in waiting { directives += handle(input) }
+        directives += reconcile(forceFull: false)
+        directives += pushChangedDecisions()
         return directives
     }
 
+    /// Handles any input but the start and the load's result, once storage is loaded.
     private mutating func handleLoaded(_ input: Input) -> [Directive] {
         var directives: [Directive] = []
-        if recovering, case .nativeReplyArrived = input {} else if recovering, case .timerFired = input {} else if recovering {
-            recovering = false
+        if recoveryDue && !input.isNativeExchange {
+            // Recovery after idle comes first, still at the previous input's time.
+            recoveryDue = false
             directives += reconcile(forceFull: false)
         }
+        now = input.now
         switch input {
         case .started, .storageLoaded, .storageLoadFailed:
-            break
-        case .localStorageSaved(let token, let now):
-            self.now = now
-            if let waiting = unacknowledged.removeValue(forKey: token),
-               let entry = local.outbox.first(where: { $0.edit == waiting.edit }) {
-                // Acknowledged: now the tabs and the popup show it, and the patch goes out.
-                rebuildResolver()
-                directives.append(.popupAnswer(message: waiting.message, saved: true, scope: entry.request.scope))
-                directives += pushChangedDecisions()
-                directives += sendPatch(entry)
-            }
-        case .localStorageSaveFailed(let token, let now):
-            self.now = now
-            if let waiting = unacknowledged.removeValue(forKey: token),
-               let entry = local.outbox.first(where: { $0.edit == waiting.edit }) {
-                // The save failed, perhaps after it took effect: the change may or may not
-                // survive a restart. Memory keeps it as storage may have (the next save that
-                // works makes it durable), it is shown and sent, and the answer says "unknown".
-                rebuildResolver()
-                directives.append(.popupAnswer(message: waiting.message, saved: nil, scope: entry.request.scope))
-                directives += pushChangedDecisions()
-                directives += sendPatch(entry)
-            }
-        case .tabRequestedDecision(let id, let url, let nativeDark, let now):
-            self.now = now
-            var tab = tabs[id] ?? Tab(url: url)
+            preconditionFailure("\(input) is handled before storage is consulted")
+        case .localStorageSaved(let token, _):
+            directives += saveFinished(token: token, saved: true)
+        case .localStorageSaveFailed(let token, _):
+            // The save failed, perhaps after it took effect: the change may or may not survive a
+            // restart. Memory keeps it as storage may have (the next save that works makes it
+            // durable), it is shown and sent, and the answer says "unknown".
+            directives += saveFinished(token: token, saved: nil)
+        case .tabRequestedDecision(let id, let url, let nativeDark, _):
+            var tab = tabs[id] ?? Tab(url: url, answer: .waiting(lastSent: nil))
             tab.url = url
             tab.nativeDark = nativeDark
             tabs[id] = tab
             directives += answer(id)
-        case .tabNativeDarkChanged(let id, let nativeDark, let now):
-            self.now = now
+        case .tabNativeDarkChanged(let id, let nativeDark, _):
             tabs[id]?.nativeDark = nativeDark
             directives += pushChangedDecisions()
-        case .safariCameToForeground(let now) where flaws.contains(.noReconcileOnForeground):
-            self.now = now
-        case .tabActivated(_, let now), .safariCameToForeground(let now), .appMessageArrived(let now):
-            self.now = now
+        case .safariCameToForeground where flawedIgnoresForeground:
+            break
+        case .tabActivated, .safariCameToForeground, .appMessageArrived:
             directives += reconcile(forceFull: false)
-        case .tabClosed(let id, let now):
-            self.now = now
+        case .tabClosed(let id, _):
             tabs[id] = nil
-            if popupTab == id { popupTab = nil }
-        case .appearanceChanged(let appearance, let now):
-            self.now = now
+            if popup?.tab == id { popup = nil }
+        case .appearanceChanged(let appearance, _):
             self.appearance = appearance
             directives += pushChangedDecisions()
-        case .popupOpened(let id, let now):
-            self.now = now
-            popupTab = id
-            chosenScope = nil
+        case .popupOpened(let id, _):
+            popup = OpenPopup(tab: id)
             directives += popupDirective()
-        case .popupClosed(let now):
-            self.now = now
-            popupTab = nil
-        case .popupChoseScope(let scope, let now):
-            self.now = now
-            chosenScope = scope
+        case .popupClosed:
+            popup = nil
+        case .popupChoseScope(let scope, _):
+            popup?.chosenScope = scope
             directives += popupDirective()
-        case .popupEdited(let set, let reset, let message, let at, let now):
-            self.now = now
-            guard !set.isEmpty || !reset.isEmpty, let scope = selectedScope() else {
+        case .popupEdited(let set, let reset, let message, let at, _):
+            if !set.isEmpty || !reset.isEmpty, let scope = selectedScope() {
+                directives += recordEdit(.patch(scope: scope, set: set, reset: reset, stamp: popupStamp(at)), message: message)
+            } else {
                 directives.append(.popupAnswer(message: message, saved: false, scope: nil))
-                break
             }
-            let stamp = Stamp(at: min(at ?? now, now), origin: .extension, edit: local.nextEdit)
-            directives += recordEdit(.patch(scope: scope, set: set, reset: reset, stamp: stamp), message: message)
-        case .popupForgotSite(let message, let at, let now):
-            self.now = now
-            guard let scope = selectedScope() else {
+        case .popupForgotSite(let message, let at, _):
+            if let scope = selectedScope() {
+                directives += recordEdit(.deleteSite(scope: scope, stamp: popupStamp(at)), message: message)
+            } else {
                 directives.append(.popupAnswer(message: message, saved: false, scope: nil))
-                break
             }
-            let stamp = Stamp(at: min(at ?? now, now), origin: .extension, edit: local.nextEdit)
-            directives += recordEdit(.deleteSite(scope: scope, stamp: stamp), message: message)
-        case .popupPaused(let until, let now):
-            self.now = now
+        case .popupPaused(let until, _):
             session.pausedUntil = until
-            if !flaws.contains(.pauseInMemory) { directives.append(.saveSessionStorage(session)) }
+            if !flawedKeepsPauseInMemory { directives.append(.saveSessionStorage(session)) }
             directives += pushChangedDecisions()
-        case .nativeReplyArrived(let request, let reply, let now):
-            self.now = now
-            directives += nativeReply(request, reply)
-        case .timerFired(.nativeTimeout(let request), let now):
-            self.now = now
-            if snapshotRequest == request || patchRequests[request] != nil {
-                if snapshotRequest == request { snapshotRequest = nil }
-                patchRequests[request] = nil
-                recovering = true
-                if local.cache == nil && !gaveUpOnFirstSnapshot {
-                    gaveUpOnFirstSnapshot = true
-                    directives += answerWaitingTabs()
-                }
+        case .nativeReplyArrived(let request, let reply, _):
+            if request == snapshotRequest {
+                directives += snapshotAnswered(request, reply)
+            } else if let edit = patchRequests.removeValue(forKey: request) {
+                directives += patchAnswered(request, edit: edit, reply)
             }
-        case .alarmFired(let now):
-            self.now = now
+        case .timerFired(.nativeTimeout(let request), _):
+            if request == snapshotRequest || patchRequests[request] != nil {
+                if request == snapshotRequest { snapshotRequest = nil }
+                patchRequests[request] = nil
+                directives += nativeWentUnanswered()
+            }
+        case .alarmFired:
             directives += pushChangedDecisions()
         }
         return directives
@@ -269,71 +248,61 @@ public struct BackgroundMachine {
 
     // MARK: - Decisions
 
+    /// Whether tabs can be answered: from the cache, or from the built-in defaults once the
+    /// first snapshot was given up on.
     private var canAnswer: Bool {
-        if flaws.contains(.nativeFirstStartup) && !heardFromNative { return gaveUpOnFirstSnapshot }
-        return local.cache != nil || gaveUpOnFirstSnapshot
+        gaveUpOnFirstSnapshot || (local.cache != nil && !flawedWaitsForNative)
     }
-    /// Whether this incarnation has had an answer to a snapshot request (for the
-    /// native-first-startup flaw, which waits for one).
-    private var heardFromNative = false
 
+    /// Answers a tab that asked, or marks it waiting when there is nothing to answer from yet.
     private mutating func answer(_ id: TabID) -> [Directive] {
-        guard canAnswer, let tab = tabs[id] else {
-            tabs[id]?.waiting = true
-            return []
-        }
-        let decision = decide(tab)
-        tabs[id]?.sent = decision
-        tabs[id]?.waiting = false
-        return [.sendDecision(id, decision)] + alarm()
-    }
-
-    private mutating func answerWaitingTabs() -> [Directive] {
         var directives: [Directive] = []
-        for id in tabs.keys.sorted() where tabs[id]!.waiting { directives += answer(id) }
+        if let tab = tabs[id] {
+            if canAnswer {
+                let decision = decide(tab)
+                tabs[id]?.answer = .answered(decision)
+                directives.append(.sendDecision(id, decision))
+                directives += alarm()
+            } else {
+                tabs[id]?.answer = .waiting(lastSent: tab.lastSent)
+            }
+        }
         return directives
     }
 
-    private func decide(_ tab: Tab) -> Decision {
+    /// Answers every waiting tab, in the order of their ids.
+    private mutating func answerWaitingTabs() -> [Directive] {
+        var directives: [Directive] = []
+        for id in tabs.keys.sorted() {
+            if case .waiting = tabs[id]?.answer { directives += answer(id) }
+        }
+        return directives
+    }
+
+    /// The tab's decision now, from what tabs see (the built-in defaults with nothing cached).
+    func decide(_ tab: Tab) -> Decision {
         let context = DecisionContext(appearance: appearance, now: now, utcOffsetMinutes: utcOffsetMinutes,
                                       pausedUntil: session.pausedUntil, pageIsNativelyDark: tab.nativeDark)
-        if flaws.contains(.mergingAcrossScopes), resolver != nil, case .success(let address) = PageAddress.parse(tab.url) {
-            // Fills the most specific record's missing fields from the less specific ones.
-            var document = visibleDocument
-            let keys = address.scopeKeys().filter { document.sites[$0] != nil }
-            if let first = keys.first {
-                var merged = document.sites[first]!
-                for key in keys.dropFirst() {
-                    let values = document.sites[key]!.values
-                    if merged.values.mode == nil { merged.values.mode = values.mode }
-                    if merged.values.theme == nil { merged.values.theme = values.theme }
-                    if merged.values.nativeDarkPolicy == nil { merged.values.nativeDarkPolicy = values.nativeDarkPolicy }
-                }
-                document.sites[first] = merged
-            }
-            return Resolver(document: document).decide(url: tab.url, context: context)
-        }
+        if let flawed = flawedDecision(tab, context) { return flawed }
         return (resolver ?? Resolver(document: SettingsDocument())).decide(url: tab.url, context: context)
     }
 
     /// Sends a new decision to every tab whose decision changed (tabs waiting for a first answer
     /// get one when there is something to answer from), updates the popup, and sets the alarm
     /// for the next time-driven change.
-    private mutating func pushChangedDecisions() -> [Directive] {
+    mutating func pushChangedDecisions() -> [Directive] {
         var directives: [Directive] = []
-        guard canAnswer else { return [] }
-        for id in tabs.keys.sorted() {
-            let tab = tabs[id]!
-            guard tab.sent != nil || tab.waiting else { continue }
-            let decision = decide(tab)
-            if decision != tab.sent {
-                tabs[id]?.sent = decision
-                tabs[id]?.waiting = false
-                directives.append(.sendDecision(id, decision))
+        if canAnswer {
+            for (id, tab) in tabs.sorted(by: { $0.key < $1.key }) {
+                let decision = decide(tab)
+                if decision != tab.lastSent {
+                    tabs[id]?.answer = .answered(decision)
+                    directives.append(.sendDecision(id, decision))
+                }
             }
+            directives += popupDirective()
+            directives += alarm()
         }
-        directives += popupDirective()
-        directives += alarm()
         return directives
     }
 
@@ -343,9 +312,9 @@ public struct BackgroundMachine {
         var next: EpochMillis?
         func consider(_ time: EpochMillis) { if time > now, next.map({ time < $0 }) ?? true { next = time } }
         if let until = session.pausedUntil, until > now { consider(until) }
-        for tab in tabs.values where tab.sent?.settings.mode == .scheduled {
-            let schedule = tab.sent!.settings.schedule
-            for boundary in [schedule.start, schedule.end] { consider(nextOccurrence(of: boundary)) }
+        for tab in tabs.values {
+            guard let settings = tab.lastSent?.settings, settings.mode == .scheduled else { continue }
+            for boundary in [settings.schedule.start, settings.schedule.end] { consider(nextOccurrence(of: boundary)) }
         }
         return next.map { [.setAlarm(at: $0)] } ?? []
     }
@@ -359,8 +328,9 @@ public struct BackgroundMachine {
         return candidate - offset
     }
 
-    private mutating func popupDirective() -> [Directive] {
-        guard let id = popupTab, let tab = tabs[id] else { return [] }
+    /// What the open popup shows, if one is open on a known tab.
+    private func popupDirective() -> [Directive] {
+        guard let id = popup?.tab, let tab = tabs[id] else { return [] }
         var view = PopupView(tab: id, url: tab.url, unsupported: true, scopes: [], selectedScope: nil,
                              settings: nil, pausedUntil: session.pausedUntil.flatMap { $0 > now ? $0 : nil })
         if case .success(let address) = PageAddress.parse(tab.url) {
@@ -373,49 +343,74 @@ public struct BackgroundMachine {
         return [.showPopup(view)]
     }
 
-    /// The chosen scope, else the most specific existing record, else the host.
+    /// Where a popup change goes: the chosen scope, else the most specific existing record, else
+    /// the host; nil with no popup open on a tab with a supported URL.
     private func selectedScope() -> ScopeKey? {
-        guard let id = popupTab, let tab = tabs[id], case .success(let address) = PageAddress.parse(tab.url) else { return nil }
-        if let chosen = chosenScope, address.scopeKeys().contains(chosen) { return chosen }
+        guard let popup, let tab = tabs[popup.tab], case .success(let address) = PageAddress.parse(tab.url) else { return nil }
+        if let chosen = popup.chosenScope, address.scopeKeys().contains(chosen) { return chosen }
         return resolver?.record(for: address)?.key ?? .host(address.host)
     }
 
     // MARK: - Edits and the outbox
 
+    /// A popup change's stamp: when the user acted (never later than now), from the extension,
+    /// numbered as the next outbox edit.
+    private func popupStamp(_ at: EpochMillis?) -> Stamp {
+        Stamp(at: min(at ?? now, now), origin: .extension, edit: local.nextEdit)
+    }
+
     /// Puts a popup change in the outbox and saves it with the cache in one write. It is
     /// acknowledged (shown on top of the cache, and sent) when that write is confirmed.
     private mutating func recordEdit(_ request: NativeRequest, message: Int) -> [Directive] {
+        var directives: [Directive] = []
         let entry = OutboxEntry(edit: local.nextEdit, request: request, message: message)
-        var check = local.cache ?? SettingsDocument()
-        guard !storageUnreadable, let edit = entry.modelEdit, (try? check.apply(edit)) != nil else {
-            return [.popupAnswer(message: message, saved: false, scope: nil)]
+        if canRecord(entry) {
+            local.outbox.append(entry)
+            local.nextEdit += 1
+            if let unsaved = flawedUnsavedEdit(entry) {
+                directives += unsaved
+            } else {
+                let token = newToken()
+                unconfirmed[token] = UnconfirmedChange(edit: entry.edit, message: message)
+                directives.append(.saveLocalStorage(stored, token: token))
+            }
+        } else {
+            directives.append(.popupAnswer(message: message, saved: false, scope: nil))
         }
-        local.outbox.append(entry)
-        local.nextEdit += 1
-        if flaws.contains(.noOutbox) {
-            // Shown and sent at once, kept only in memory.
-            rebuildResolver()
-            return [.popupAnswer(message: message, saved: true, scope: entry.request.scope)] + pushChangedDecisions() + sendPatch(entry)
-        }
-        let token = nextToken
-        nextToken += 1
-        unacknowledged[token] = (entry.edit, message)
-        return [.saveLocalStorage(stored, token: token)]
+        return directives
     }
 
-    private mutating func sendPatch(_ entry: OutboxEntry) -> [Directive] {
-        guard !patchRequests.values.contains(entry.edit) else { return [] }
-        let id = nextRequest
-        nextRequest += 1
-        patchRequests[id] = entry.edit
-        var request = entry.request
-        if flaws.contains(.toggleProtocol), case .patch(_, let set, _, _) = request, set.mode != nil {
-            // The first version's switch: "flip it", whatever it is now, and for everyone.
-            request = .toggleEnabled
-        } else if flaws.contains(.popupFullSnapshot) {
-            request = .putDocument(visibleDocument)
+    /// Whether a popup change can go into the outbox: storage may be written, and the change is
+    /// one the cache (or an empty document) accepts.
+    private func canRecord(_ entry: OutboxEntry) -> Bool {
+        guard mayWriteStorage, let edit = entry.modelEdit else { return false }
+        var check = local.cache ?? SettingsDocument()
+        return (try? check.apply(edit)) != nil
+    }
+
+    /// The result of the save that carried a popup change: it is answered (saved, or unknown
+    /// when the save failed), shown, and sent. Other saves need no answer.
+    private mutating func saveFinished(token: Int, saved: Bool?) -> [Directive] {
+        var directives: [Directive] = []
+        if let change = unconfirmed.removeValue(forKey: token), let entry = local.outbox.first(where: { $0.edit == change.edit }) {
+            rebuildResolver()
+            directives.append(.popupAnswer(message: change.message, saved: saved, scope: entry.request.scope))
+            directives += pushChangedDecisions()
+            directives += sendPatch(entry)
         }
-        return [.sendNative(request: id, request), .setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout)]
+        return directives
+    }
+
+    /// Sends an outbox entry as a patch, unless a request carrying it is already out.
+    mutating func sendPatch(_ entry: OutboxEntry) -> [Directive] {
+        var directives: [Directive] = []
+        if !patchRequests.values.contains(entry.edit) {
+            let id = newRequest()
+            patchRequests[id] = entry.edit
+            directives.append(.sendNative(request: id, flawedRequest(entry.request)))
+            directives.append(.setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout))
+        }
+        return directives
     }
 
     // MARK: - Reconciliation
@@ -425,68 +420,117 @@ public struct BackgroundMachine {
     private mutating func reconcile(forceFull: Bool) -> [Directive] {
         var directives: [Directive] = []
         if snapshotRequest == nil {
-            let id = nextRequest
-            nextRequest += 1
+            let id = newRequest()
             snapshotRequest = id
             let known = forceFull || local.cache == nil ? nil : local.snapshotVersion
             directives.append(.sendNative(request: id, .getSnapshot(known: known)))
             directives.append(.setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout))
         }
-        for entry in local.outbox where !unacknowledged.values.contains(where: { $0.edit == entry.edit }) { directives += sendPatch(entry) }
+        let waitingForSave = Set(unconfirmed.values.map(\.edit))
+        for entry in local.outbox where !waitingForSave.contains(entry.edit) { directives += sendPatch(entry) }
         return directives
     }
 
-    private mutating func nativeReply(_ request: Int, _ json: JSONValue) -> [Directive] {
-        var directives: [Directive] = []
-        if request == snapshotRequest {
-            snapshotRequest = nil
-            directives.append(.cancelTimer(.nativeTimeout(request)))
-            defer {
-                if resyncAfterSnapshot {
-                    resyncAfterSnapshot = false
-                    directives += reconcile(forceFull: true)
-                }
-            }
-            if case .object(let reply) = json, reply["type"] == .string("snapshot"), let documentJSON = reply["document"],
-               let snapshot = try? DocumentCodec.decode(documentJSON).document {
-                // A newer schema's document is read-only, not invalid: it is used as it is.
-                heardFromNative = true
-                directives += adopt(snapshot)
+    /// What an answer to a snapshot request says.
+    private enum SnapshotAnswer {
+        /// The handler's document (a newer schema's is read-only, not invalid: it is used as is).
+        case snapshot(SettingsDocument)
+        /// The cache is the document as it is.
+        case notModified
+        /// The handler failed or answered nonsense.
+        case unusable
+
+        init(_ json: JSONValue) {
+            if case .object(let reply) = json, reply["type"] == .string("snapshot"), let document = reply["document"],
+               let snapshot = try? DocumentCodec.decode(document).document {
+                self = .snapshot(snapshot)
             } else if case .object(let reply) = json, reply["type"] == .string("notModified") {
-                // The cache is the document as it is: nothing to correct.
-                heardFromNative = true
-                directives += pushChangedDecisions()
+                self = .notModified
             } else {
-                // No usable snapshot (the handler failed or answered nonsense): the next event
-                // is a reconciliation point, as after a timeout.
-                recovering = true
-                if local.cache == nil && !gaveUpOnFirstSnapshot {
-                    // Nothing cached either: answer waiting tabs from the defaults.
-                    gaveUpOnFirstSnapshot = true
-                    directives += answerWaitingTabs()
-                }
+                self = .unusable
             }
-        } else if let edit = patchRequests.removeValue(forKey: request) {
-            directives.append(.cancelTimer(.nativeTimeout(request)))
-            guard case .object(let reply) = json, case .string(let type)? = reply["type"] else { return directives }
-            let refusals: Set<String> = [NativeErrorCode.invalidMessage.rawValue, NativeErrorCode.tooLarge.rawValue,
-                                         NativeErrorCode.readOnly.rawValue]
-            if type == "applied" || (type == "enabled" && flaws.contains(.toggleProtocol)) {
-                directives += acknowledged(edit, reply)
-            } else if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) {
-                // Refused for good: it leaves the outbox and a full resync shows the document
-                // again (after the snapshot already on its way, if one is).
-                if let entry = local.outbox.first(where: { $0.edit == edit }), entry.message != 0 {
-                    directives.append(.popupAnswer(message: entry.message, saved: false, scope: entry.request.scope))
-                }
-                local.outbox.removeAll { $0.edit == edit }
-                directives += save()
-                if snapshotRequest == nil { directives += reconcile(forceFull: true) } else { resyncAfterSnapshot = true }
+        }
+    }
+
+    /// The snapshot request was answered. A full resync owed by a refused patch follows.
+    private mutating func snapshotAnswered(_ request: Int, _ reply: JSONValue) -> [Directive] {
+        var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
+        snapshotRequest = nil
+        switch SnapshotAnswer(reply) {
+        case .snapshot(let snapshot):
+            heardFromNative = true
+            directives += adopt(snapshot)
+        case .notModified:
+            heardFromNative = true
+            directives += pushChangedDecisions()
+        case .unusable:
+            directives += nativeWentUnanswered()
+        }
+        if fullResyncAfterNextSnapshot {
+            fullResyncAfterNextSnapshot = false
+            directives += reconcile(forceFull: true)
+        }
+        return directives
+    }
+
+    /// A request got no usable answer: the next event is a reconciliation point, and with
+    /// nothing cached the tabs waiting for a first answer get the built-in defaults.
+    private mutating func nativeWentUnanswered() -> [Directive] {
+        var directives: [Directive] = []
+        recoveryDue = true
+        if local.cache == nil && !gaveUpOnFirstSnapshot {
+            gaveUpOnFirstSnapshot = true
+            directives += answerWaitingTabs()
+        }
+        return directives
+    }
+
+    /// What an answer to a patch says.
+    private enum PatchAnswer {
+        /// Applied (or found already applied): the answer's fields say at which revision.
+        case applied([String: JSONValue])
+        /// Refused for good (invalid, too large, or a read-only document).
+        case refused
+        /// Not applied, for now: the handler died or failed to store it.
+        case notApplied
+        /// Not an answer at all (no type): the request is over, and nothing else changes.
+        case unreadable
+    }
+
+    /// Reads an answer to a patch.
+    private func patchAnswer(_ json: JSONValue) -> PatchAnswer {
+        guard case .object(let reply) = json, case .string(let type)? = reply["type"] else { return .unreadable }
+        let refusals: Set<String> = [NativeErrorCode.invalidMessage.rawValue, NativeErrorCode.tooLarge.rawValue,
+                                     NativeErrorCode.readOnly.rawValue]
+        if type == "applied" || flawedCountsAsApplied(type) { return .applied(reply) }
+        if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) { return .refused }
+        return .notApplied
+    }
+
+    /// A patch request was answered.
+    private mutating func patchAnswered(_ request: Int, edit: UInt64, _ reply: JSONValue) -> [Directive] {
+        var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
+        switch patchAnswer(reply) {
+        case .applied(let fields):
+            directives += acknowledged(edit, fields)
+        case .refused:
+            // It leaves the outbox and a full resync shows the document again (after the
+            // snapshot already on its way, if one is).
+            if let entry = local.outbox.first(where: { $0.edit == edit }), entry.message != 0 {
+                directives.append(.popupAnswer(message: entry.message, saved: false, scope: entry.request.scope))
+            }
+            local.outbox.removeAll { $0.edit == edit }
+            directives += save()
+            if snapshotRequest == nil {
+                directives += reconcile(forceFull: true)
             } else {
-                // Not applied, for now (the handler died, or failed to store it): the patch stays
-                // in the outbox and the next event resends it, as after a timeout.
-                recovering = true
+                fullResyncAfterNextSnapshot = true
             }
+        case .notApplied:
+            // The patch stays in the outbox and the next event resends it, as after a timeout.
+            recoveryDue = true
+        case .unreadable:
+            break
         }
         return directives
     }
@@ -502,8 +546,6 @@ public struct BackgroundMachine {
         if let entry = local.outbox.first(where: { $0.edit == edit }), let change = entry.modelEdit, var cache = local.cache {
             let changedHere = (try? cache.apply(change)) ?? false
             local.cache = cache
-            // The same edit changed (or left) both alike, ending at the same revision: the cache
-            // is that revision. Anything else means another write came between.
             if case .string(let id)? = reply["documentId"], case .integer(let revision)? = reply["revision"],
                cache.documentId == id, cache.revision == revision, reply["changed"] == .bool(changedHere) {
                 local.snapshotVersion = DocumentVersion(documentId: id, revision: revision)
@@ -521,55 +563,66 @@ public struct BackgroundMachine {
     /// A valid snapshot always wins over the cache; patches still waiting go back on top (the
     /// stored cache is the snapshot; what tabs see is the snapshot with the acknowledged patches).
     private mutating func adopt(_ snapshot: SettingsDocument) -> [Directive] {
-        let version = snapshot.version
-        guard snapshot != local.cache || version != local.snapshotVersion else { return pushChangedDecisions() }
-        if flaws.contains(.cacheAsAuthority) && local.cache != nil { return pushChangedDecisions() }
-        if flaws.contains(.snapshotDropsWaitingPatches) {
-            local.outbox.removeAll()
-            unacknowledged.removeAll()
-            patchRequests.removeAll()
+        var directives: [Directive] = []
+        let differs = snapshot != local.cache || snapshot.version != local.snapshotVersion
+        if differs && !flawedKeepsCache {
+            flawedDropWaitingPatches()
+            local.cache = snapshot
+            local.snapshotVersion = snapshot.version
+            rebuildResolver()
+            directives += save()
         }
-        local.cache = snapshot
-        local.snapshotVersion = version
-        rebuildResolver()
-        return save() + pushChangedDecisions()
+        directives += pushChangedDecisions()
+        return directives
     }
 
+    // MARK: - Storage
+
+    /// Saves `storage.local`, unless it could not be read.
     private mutating func save() -> [Directive] {
-        guard !storageUnreadable else { return [] }
-        let token = nextToken
-        nextToken += 1
-        return [.saveLocalStorage(stored, token: token)]
+        var directives: [Directive] = []
+        if mayWriteStorage { directives.append(.saveLocalStorage(stored, token: newToken())) }
+        return directives
     }
 
-    /// What goes to `storage.local`: the cache and the outbox, unless a flaw keeps one of them
-    /// only in memory.
-    private var stored: LocalStorage {
-        var stored = local
-        if flaws.contains(.cacheInMemoryOnly) {
-            stored.cache = nil
-            stored.snapshotVersion = nil
+    /// Storage may be written unless it could not be read.
+    private var mayWriteStorage: Bool {
+        switch storage {
+        case .loading, .loaded: true
+        case .unreadable: false
         }
-        if flaws.contains(.noOutbox) { stored.outbox = [] }
-        return stored
     }
 
-    /// What tabs and the popup see: the cached snapshot with every acknowledged patch applied.
-    private mutating func rebuildResolver() {
-        guard local.cache != nil || !local.outbox.isEmpty else {
+    /// What goes to `storage.local`: the cache and the outbox.
+    private var stored: LocalStorage { flawedStored(local) }
+
+    /// Rebuilds what tabs and the popup see from the cache and the confirmed outbox.
+    mutating func rebuildResolver() {
+        if local.cache == nil && local.outbox.isEmpty {
             resolver = nil
-            return
+        } else {
+            resolver = Resolver(document: visibleDocument)
         }
-        resolver = Resolver(document: visibleDocument)
     }
 
-    private var visibleDocument: SettingsDocument {
+    /// The cached snapshot with every confirmed outbox entry applied.
+    var visibleDocument: SettingsDocument {
         var visible = local.cache ?? SettingsDocument()
-        let waiting = Set(unacknowledged.values.map(\.edit))
-        for entry in local.outbox where !waiting.contains(entry.edit) {
+        let waitingForSave = Set(unconfirmed.values.map(\.edit))
+        for entry in local.outbox where !waitingForSave.contains(entry.edit) {
             if let edit = entry.modelEdit { _ = try? visible.apply(edit) }
         }
         return visible
+    }
+
+    private mutating func newRequest() -> Int {
+        defer { nextRequest += 1 }
+        return nextRequest
+    }
+
+    private mutating func newToken() -> Int {
+        defer { nextToken += 1 }
+        return nextToken
     }
 }
 

@@ -1,13 +1,23 @@
-import ProcessKit
+@testable import ProcessKit
 import SiteSettings
 import Testing
 
+/// The background's logic driven directly, as a machine: every input's answer is checked as the
+/// complete list of directives, so an extra or a missing one fails.
 struct BackgroundMachineTests {
-    static let now: EpochMillis = 1_783_940_000_000
-    static let t1 = TabID("t1")
-    static let url = "https://docs.example.com/guide"
+    typealias Directive = BackgroundMachine.Directive
 
-    /// The shared document: default theme gray, mode on.
+    static let now: EpochMillis = 1_783_940_000_000
+    static let timeout = BackgroundMachine.nativeTimeout
+    static let t1 = TabID("t1")
+    static let t2 = TabID("t2")
+    static let url = "https://docs.example.com/guide"
+    static let host = try! ScopeKey.parse("docs.example.com")
+    static let v6 = DocumentVersion(documentId: "DOC-1", revision: 6)
+    static let v7 = DocumentVersion(documentId: "DOC-1", revision: 7)
+    static let v8 = DocumentVersion(documentId: "DOC-1", revision: 8)
+
+    /// The shared document: default theme gray, mode on, revision 7.
     static let shared: SettingsDocument = {
         var document = SettingsDocument(documentId: "DOC-1", revision: 7)
         document.defaults.mode = .on
@@ -15,257 +25,538 @@ struct BackgroundMachineTests {
         return document
     }()
 
-    /// A stale cache: default theme sepia.
+    /// A stale cache: default theme sepia, revision 6.
     static let cache: LocalStorage = {
         var document = shared
         document.defaults.theme = .sepia
         document.revision = 6
-        return LocalStorage(cache: document, snapshotVersion: DocumentVersion(documentId: "DOC-1", revision: 6))
+        return LocalStorage(cache: document, snapshotVersion: v6)
     }()
 
-    private func decisions(_ directives: [BackgroundMachine.Directive]) -> [(TabID, Decision)] {
-        directives.compactMap { if case .sendDecision(let tab, let decision) = $0 { (tab, decision) } else { nil } }
+    static let cached = cache.cache!
+
+    // MARK: - Expected values
+
+    /// The popup's change turning t1's host off, made at `at` as outbox edit `edit`.
+    private func turnOff(at: EpochMillis = Self.now + 4, edit: UInt64 = 1) -> NativeRequest {
+        .patch(scope: Self.host, set: SiteValues(mode: .off), reset: [], stamp: Stamp(at: at, origin: .extension, edit: edit))
     }
 
-    private func nativeRequests(_ directives: [BackgroundMachine.Directive]) -> [(Int, NativeRequest)] {
-        directives.compactMap { if case .sendNative(let id, let request) = $0 { (id, request) } else { nil } }
+    /// `document` with the outbox entry `request` applied, as tabs see it while it waits.
+    private func applying(_ request: NativeRequest, to document: SettingsDocument) throws -> SettingsDocument {
+        var document = document
+        try document.apply(try #require(OutboxEntry(edit: 1, request: request).modelEdit))
+        return document
+    }
+
+    /// The decision `document` gives `url` in the light appearance in UTC.
+    private func decision(_ document: SettingsDocument, url: String = Self.url, at now: EpochMillis = Self.now,
+                          pausedUntil: EpochMillis? = nil) -> Decision {
+        Resolver(document: document).decide(url: url, context: DecisionContext(now: now, pausedUntil: pausedUntil))
+    }
+
+    /// What the popup open on t1 shows with `document` in force and t1's host selected.
+    private func popup(_ document: SettingsDocument, pausedUntil: EpochMillis? = nil) throws -> PopupView {
+        let address = try PageAddress.parse(Self.url).get()
+        return PopupView(tab: Self.t1, url: Self.url, unsupported: false, scopes: address.scopeKeys(), selectedScope: Self.host,
+                         settings: Resolver(document: document).settings(for: address), pausedUntil: pausedUntil)
     }
 
     private func snapshotReply(_ document: SettingsDocument) -> JSONValue { NativeReply.snapshot(document).json }
 
-    private func started(_ local: LocalStorage?) -> (BackgroundMachine, [BackgroundMachine.Directive]) {
+    private func nativeTimer(_ request: Int, sentAt: EpochMillis) -> Directive {
+        .setTimer(.nativeTimeout(request), at: sentAt + Self.timeout)
+    }
+
+    // MARK: - Backgrounds in a known state
+
+    /// A background started with the stale cache in storage while t1 asked for its decision:
+    /// t1 is answered from the cache and snapshot request 1 is out.
+    private func startedWithTheStaleCache() -> BackgroundMachine {
         var machine = BackgroundMachine()
         #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
-        let directives = machine.handle(.storageLoaded(local: local, session: nil, now: Self.now + 1))
-        return (machine, directives)
+        #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now)) == [
+            .sendDecision(Self.t1, decision(Self.cached)),
+            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now),
+        ])
+        return machine
     }
 
-    /// A background that adopted the shared snapshot, with a popup change (mode off on t1's
-    /// host) saved to the outbox and not yet confirmed; returns the save's token.
-    private func popupEditAwaitingSave() throws -> (BackgroundMachine, Int) {
-        var (machine, directives) = started(Self.cache)
-        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else {
-            throw TestFailure("the popup change was not saved")
-        }
-        return (machine, token)
+    /// Then the snapshot arrived and replaced the cache (save 1).
+    private func adoptedTheSnapshot() -> BackgroundMachine {
+        var machine = startedWithTheStaleCache()
+        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 2)) == [
+            .cancelTimer(.nativeTimeout(1)),
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7), token: 1),
+            .sendDecision(Self.t1, decision(Self.shared)),
+        ])
+        return machine
     }
 
-    @Test func theFirstAnswerComesFromTheCacheBeforeAnyNativeRequestThenTheSnapshotCorrectsIt() throws {
-        var (machine, directives) = started(Self.cache)
-        guard case .sendDecision(Self.t1, let first)? = directives.first else {
-            Issue.record("the first directive is not the tab's answer: \(directives)")
-            return
-        }
-        #expect(first.theme == .sepia)
-        let requests = nativeRequests(directives)
-        #expect(requests.map(\.1) == [.getSnapshot(known: DocumentVersion(documentId: "DOC-1", revision: 6))])
+    /// Then the popup opened on t1 and turned its host off: the change is in the outbox of
+    /// save 2, which is not confirmed yet.
+    private func popupChangeAwaitingItsSave() throws -> BackgroundMachine {
+        var machine = adoptedTheSnapshot()
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 3)) == [.showPopup(try popup(Self.shared))])
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, outbox: [OutboxEntry(edit: 1, request: turnOff())], nextEdit: 2),
+                              token: 2),
+        ])
+        return machine
+    }
 
-        let corrected = machine.handle(.nativeReplyArrived(request: requests[0].0, snapshotReply(Self.shared), now: Self.now + 2))
-        #expect(decisions(corrected).map(\.1.theme) == [.gray])
-        #expect(corrected.contains(.cancelTimer(.nativeTimeout(requests[0].0))))
-        #expect(corrected.contains { if case .saveLocalStorage(let stored, _) = $0 { stored.cache == Self.shared } else { false } })
+    /// Then save 2 was confirmed: the change is shown and sent as native request 2.
+    private func popupChangeSent() throws -> BackgroundMachine {
+        var machine = try popupChangeAwaitingItsSave()
+        let off = try applying(turnOff(), to: Self.shared)
+        #expect(machine.handle(.localStorageSaved(token: 2, now: Self.now + 5)) == [
+            .popupAnswer(message: 0, saved: true, scope: Self.host),
+            .sendDecision(Self.t1, decision(off)), .showPopup(try popup(off)),
+            .sendNative(request: 2, turnOff()), nativeTimer(2, sentAt: Self.now + 5),
+        ])
+        return machine
+    }
+
+    // MARK: - Start-up
+
+    @Test func theFirstAnswerComesFromTheCacheBeforeAnyNativeRequestThenTheSnapshotCorrectsIt() {
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
+        // Sepia, from the cache; then the snapshot is asked for with the cache's version.
+        #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now)) == [
+            .sendDecision(Self.t1, decision(Self.cached)),
+            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now),
+        ])
+        // Gray, from the snapshot, which replaces the cache.
+        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 2)) == [
+            .cancelTimer(.nativeTimeout(1)),
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7), token: 1),
+            .sendDecision(Self.t1, decision(Self.shared)),
+        ])
     }
 
     @Test func withoutACacheTabsWaitForTheSnapshotOrTheTimeoutThenGetTheDefaults() {
-        var (machine, directives) = started(nil)
-        #expect(decisions(directives).isEmpty)
-        let request = nativeRequests(directives)[0].0
-        #expect(nativeRequests(directives)[0].1 == .getSnapshot(known: nil))
-        let timedOut = machine.handle(.timerFired(.nativeTimeout(request), now: Self.now + BackgroundMachine.nativeTimeout))
-        #expect(decisions(timedOut).map(\.1.theme) == [Defaults.builtIn.theme])
-        // The next event after a timeout is a reconciliation point.
-        let next = machine.handle(.tabActivated(Self.t1, now: Self.now + 6_000))
-        #expect(nativeRequests(next).map(\.1) == [.getSnapshot(known: nil)])
-    }
-
-    @Test func aPopupChangeIsSavedWithItsOutboxEntryBeforeItIsShownOrSent() throws {
-        var (machine, directives) = started(Self.cache)
-        let snapshotRequest = nativeRequests(directives)[0].0
-        _ = machine.handle(.nativeReplyArrived(request: snapshotRequest, snapshotReply(Self.shared), now: Self.now + 2))
-        let popup = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        guard case .showPopup(let view)? = popup.first else {
-            Issue.record("no popup view")
-            return
-        }
-        #expect(view.selectedScope?.text == "docs.example.com")
-        #expect(view.settings?.themeSource == .default)
-
-        let edited = machine.handle(.popupEdited(set: SiteValues(theme: .invert), reset: [], now: Self.now + 4))
-        guard edited.count == 1, case .saveLocalStorage(let stored, let token) = edited[0] else {
-            Issue.record("expected only the save, got \(edited)")
-            return
-        }
-        #expect(stored.outbox.map(\.request) == [.patch(scope: try ScopeKey.parse("docs.example.com"), set: SiteValues(theme: .invert), reset: [],
-                                                          stamp: Stamp(at: Self.now + 4, origin: .extension, edit: 1))])
-        #expect(stored.cache == Self.shared, "the stored cache is the snapshot; the outbox goes on top")
-
-        let acknowledged = machine.handle(.localStorageSaved(token: token, now: Self.now + 5))
-        #expect(decisions(acknowledged).map(\.1.theme) == [.invert])
-        let patch = nativeRequests(acknowledged)
-        #expect(patch.map(\.1) == [.patch(scope: try ScopeKey.parse("docs.example.com"), set: SiteValues(theme: .invert), reset: [],
-                                          stamp: Stamp(at: Self.now + 4, origin: .extension, edit: 1))])
-
-        let applied = machine.handle(.nativeReplyArrived(request: patch[0].0, NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 8), changed: true).json, now: Self.now + 6))
-        #expect(applied.contains { if case .saveLocalStorage(let stored, _) = $0 { stored.outbox.isEmpty } else { false } })
-    }
-
-    @Test func aSnapshotThatArrivesWhilePatchesWaitKeepsThemOnTop() throws {
-        var (machine, directives) = started(Self.cache)
-        let firstSnapshot = nativeRequests(directives)[0].0
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        let edited = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4))
-        guard case .saveLocalStorage(_, let token)? = edited.first else { return }
-        _ = machine.handle(.localStorageSaved(token: token, now: Self.now + 5))
-        let adopted = machine.handle(.nativeReplyArrived(request: firstSnapshot, snapshotReply(Self.shared), now: Self.now + 6))
-        let saved = adopted.compactMap { if case .saveLocalStorage(let stored, _) = $0 { stored } else { nil } }
-        #expect(saved.last?.cache?.defaults.theme == .gray)
-        #expect(saved.last?.outbox.count == 1, "the waiting patch is still in the outbox")
-        // The waiting patch stays applied: the tab's new decision is still off, now with the snapshot's theme.
-        #expect(decisions(adopted).map(\.1.reason) == [.modeOff])
-        #expect(decisions(adopted).map(\.1.theme) == [.gray])
-    }
-
-    @Test func aRejectedPatchLeavesTheOutboxAndForcesAFullResync() throws {
-        var (machine, directives) = started(Self.cache)
-        let snapshot = nativeRequests(directives)[0].0
-        _ = machine.handle(.nativeReplyArrived(request: snapshot, snapshotReply(Self.shared), now: Self.now + 2))
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)).first else { return }
-        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
-        let rejected = machine.handle(.nativeReplyArrived(request: patch, NativeReply.error(.invalidMessage, "no").json, now: Self.now + 6))
-        #expect(rejected.contains { if case .saveLocalStorage(let stored, _) = $0 { stored.outbox.isEmpty } else { false } })
-        #expect(nativeRequests(rejected).map(\.1) == [.getSnapshot(known: nil)])
-    }
-
-    @Test func aPopupChangeIsAnsweredSavedOnlyOnceItsSaveIsConfirmed() throws {
-        var (machine, _) = try popupEditAwaitingSave()
-        let saved = machine.handle(.localStorageSaved(token: 1, now: Self.now + 5))
-        #expect(!saved.contains(.popupAnswer(message: 0, saved: true, scope: try ScopeKey.parse("docs.example.com"))), "token 1 is the snapshot's save, not the change's")
-        var (other, token) = try popupEditAwaitingSave()
-        #expect(other.handle(.localStorageSaved(token: token, now: Self.now + 5)).contains(.popupAnswer(message: 0, saved: true, scope: try ScopeKey.parse("docs.example.com"))))
-        (other, token) = try popupEditAwaitingSave()
-        #expect(other.handle(.localStorageSaveFailed(token: token, now: Self.now + 5)).first == .popupAnswer(message: 0, saved: nil, scope: try ScopeKey.parse("docs.example.com")))
-        // Nothing to change, and no popup open: refused at once, by the message's number.
-        #expect(other.handle(.popupEdited(set: SiteValues(), reset: [], message: 7, now: Self.now + 6)) == [.popupAnswer(message: 7, saved: false, scope: nil)])
-        _ = other.handle(.popupClosed(now: Self.now + 7))
-        #expect(other.handle(.popupForgotSite(message: 8, now: Self.now + 8)) == [.popupAnswer(message: 8, saved: false, scope: nil)])
-    }
-
-    @Test func aPatchWhoseHandlerDiedIsResentAtTheNextEvent() throws {
-        var (machine, token) = try popupEditAwaitingSave()
-        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
-        let failed = machine.handle(.nativeReplyArrived(request: patch, NativeReply.error(.storageFailure, "died").json, now: Self.now + 6))
-        #expect(nativeRequests(failed).isEmpty)
-        let next = machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 7))
-        #expect(nativeRequests(next).contains { if case .patch = $0.1 { true } else { false } }, "the patch was not resent: \(next)")
-    }
-
-    @Test func aPauseTurnsPagesOffUntilItsAlarmFires() {
-        var (machine, _) = started(Self.cache)
-        let until = Self.now + 60_000
-        let paused = machine.handle(.popupPaused(until: until, now: Self.now + 2))
-        #expect(paused.first == .saveSessionStorage(SessionStorage(pausedUntil: until)))
-        #expect(decisions(paused).map(\.1.reason) == [.paused])
-        #expect(paused.contains(.setAlarm(at: until)))
-        let resumed = machine.handle(.alarmFired(now: until))
-        #expect(decisions(resumed).map(\.1.reason) == [.modeOn])
-    }
-
-    @Test func aScheduledTabGetsAnAlarmAtTheNextBoundary() {
-        var storage = Self.cache
-        storage.cache?.defaults.mode = .scheduled
         var machine = BackgroundMachine()
-        // 2026-07-13T10:00:00Z: the next boundary of 20:00-06:00 in UTC is 20:00 the same day.
-        let morning: EpochMillis = 1_783_936_800_000
-        _ = machine.handle(.started(now: morning, appearance: .light, utcOffsetMinutes: 0, tabs: [:]))
-        _ = machine.handle(.storageLoaded(local: storage, session: nil, now: morning))
-        let answered = machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: morning))
-        #expect(decisions(answered).map(\.1.reason) == [.scheduleInactive])
-        let evening = morning - (morning % 86_400_000) + 20 * 3_600_000
-        #expect(answered.contains(.setAlarm(at: evening)))
-        #expect(decisions(machine.handle(.alarmFired(now: evening))).map(\.1.reason) == [.scheduleActive])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
+        #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
+            .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
+        ])
+        let timedOut = Self.now + Self.timeout
+        #expect(machine.handle(.timerFired(.nativeTimeout(1), now: timedOut)) == [.sendDecision(Self.t1, decision(SettingsDocument()))])
+        // The next event after a timeout is a reconciliation point.
+        #expect(machine.handle(.tabActivated(Self.t1, now: timedOut)) == [
+            .sendNative(request: 2, .getSnapshot(known: nil)), nativeTimer(2, sentAt: timedOut),
+        ])
+    }
+
+    @Test func inputsThatArriveBeforeStorageLoadsAreHandledInOrderOnceItHas() {
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.loadStorage])
+        #expect(machine.handle(.tabRequestedDecision(Self.t2, url: "https://a.example/", nativeDark: false, now: Self.now)) == [])
+        #expect(machine.handle(.appearanceChanged(.dark, now: Self.now)) == [])
+        var auto = Self.cached
+        auto.defaults.mode = .auto
+        let dark = DecisionContext(appearance: .dark, now: Self.now)
+        // In the order they came: t2 is answered in the light, then the change to dark reaches t1
+        // (open before the start) and t2; then the snapshot is asked for.
+        #expect(machine.handle(.storageLoaded(local: LocalStorage(cache: auto, snapshotVersion: Self.v6), session: nil, now: Self.now)) == [
+            .sendDecision(Self.t2, decision(auto, url: "https://a.example/")),
+            .sendDecision(Self.t1, Resolver(document: auto).decide(url: Self.url, context: dark)),
+            .sendDecision(Self.t2, Resolver(document: auto).decide(url: "https://a.example/", context: dark)),
+            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now),
+        ])
+        // A second result for the same load changes nothing: the cache still answers.
+        #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now + 1)) == [])
+        #expect(machine.handle(.storageLoadFailed(now: Self.now + 1)) == [])
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: "https://a.example/", nativeDark: false, now: Self.now + 2)) == [
+            .sendDecision(Self.t1, Resolver(document: auto).decide(url: "https://a.example/", context: dark)),
+        ])
     }
 
     @Test func aNewerSchemaSnapshotIsUsedReadOnly() throws {
-        var (machine, directives) = started(nil)
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.loadStorage])
+        #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
+            .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
+        ])
         var newer = Self.shared
         newer.schemaVersion = 2
         newer.defaults.theme = .invert
-        let answered = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(newer), now: Self.now + 2))
-        #expect(decisions(answered).map(\.1.theme) == [.invert])
+        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(newer), now: Self.now + 2)) == [
+            .cancelTimer(.nativeTimeout(1)),
+            .saveLocalStorage(LocalStorage(cache: newer, snapshotVersion: Self.v7), token: 1),
+            .sendDecision(Self.t1, decision(newer)),
+        ])
     }
 
-    @Test(arguments: [NativeErrorCode.tooLarge, .readOnly, .invalidMessage])
-    func aPatchRefusedForGoodLeavesTheOutbox(code: NativeErrorCode) throws {
-        var (machine, token) = try popupEditAwaitingSave()
-        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
-        let refused = machine.handle(.nativeReplyArrived(request: patch, NativeReply.error(code, "no").json, now: Self.now + 6))
-        #expect(refused.contains { if case .saveLocalStorage(let stored, _) = $0 { stored.outbox.isEmpty } else { false } })
-        #expect(nativeRequests(refused).map(\.1) == [.getSnapshot(known: nil)])
+    @Test func aNotModifiedAnswerEndsTheReconciliation() {
+        var machine = startedWithTheStaleCache()
+        #expect(machine.handle(.nativeReplyArrived(request: 1, NativeReply.notModified(Self.v6).json, now: Self.now + 2)) == [
+            .cancelTimer(.nativeTimeout(1)),
+        ])
+        // A tab asking is not a reconciliation point: no new snapshot request.
+        #expect(machine.handle(.tabRequestedDecision(Self.t2, url: "https://a.example/", nativeDark: false, now: Self.now + 3)) == [
+            .sendDecision(Self.t2, decision(Self.cached, url: "https://a.example/")),
+        ])
     }
 
-    @Test func aSavedPopupChangeTheHandlerRefusesIsAnsweredAgainAsRefused() throws {
+    @Test func unreadableStorageIsNeverOverwrittenAndPopupChangesAreRefused() throws {
         var machine = BackgroundMachine()
-        _ = machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url]))
-        _ = machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1))
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 2))
-        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 9, now: Self.now + 3)).first else {
-            throw TestFailure("the popup change was not saved")
-        }
-        let saved = machine.handle(.localStorageSaved(token: token, now: Self.now + 4))
-        let scope = try ScopeKey.parse("docs.example.com")
-        #expect(saved.contains(.popupAnswer(message: 9, saved: true, scope: scope)))
-        let patch = try #require(nativeRequests(saved).first { if case .patch = $0.1 { true } else { false } })
-        let refused = machine.handle(.nativeReplyArrived(request: patch.0, NativeReply.error(.readOnly, "newer").json, now: Self.now + 5))
-        #expect(refused.contains(.popupAnswer(message: 9, saved: false, scope: scope)))
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.storageLoadFailed(now: Self.now)) == [
+            .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
+        ])
+        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 1)) == [
+            .cancelTimer(.nativeTimeout(1)),
+        ])
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 2)) == [
+            .sendDecision(Self.t1, decision(Self.shared)),
+        ])
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 3)) == [.showPopup(try popup(Self.shared))])
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [
+            .popupAnswer(message: 0, saved: false, scope: nil),
+        ])
+    }
+
+    // MARK: - Popup changes and the outbox
+
+    @Test func aPopupChangeIsSavedWithItsOutboxEntryBeforeItIsShownOrSent() throws {
+        var machine = adoptedTheSnapshot()
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 3)) == [.showPopup(try popup(Self.shared))])
+        let invert = NativeRequest.patch(scope: Self.host, set: SiteValues(theme: .invert), reset: [],
+                                         stamp: Stamp(at: Self.now + 4, origin: .extension, edit: 1))
+        // Only the save: the stored cache is the snapshot, and the outbox goes on top.
+        #expect(machine.handle(.popupEdited(set: SiteValues(theme: .invert), reset: [], now: Self.now + 4)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, outbox: [OutboxEntry(edit: 1, request: invert)], nextEdit: 2),
+                              token: 2),
+        ])
+        let inverted = try applying(invert, to: Self.shared)
+        #expect(machine.handle(.localStorageSaved(token: 2, now: Self.now + 5)) == [
+            .popupAnswer(message: 0, saved: true, scope: Self.host),
+            .sendDecision(Self.t1, decision(inverted)), .showPopup(try popup(inverted)),
+            .sendNative(request: 2, invert), nativeTimer(2, sentAt: Self.now + 5),
+        ])
+        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.applied(Self.v8, changed: true).json, now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(2)),
+            .saveLocalStorage(LocalStorage(cache: inverted, snapshotVersion: Self.v8, nextEdit: 2), token: 3),
+            .showPopup(try popup(inverted)),
+        ])
+    }
+
+    @Test func aPopupChangeIsAnsweredSavedOnlyOnceItsSaveIsConfirmed() throws {
+        var machine = try popupChangeAwaitingItsSave()
+        #expect(machine.handle(.localStorageSaved(token: 1, now: Self.now + 5)) == [], "save 1 is the snapshot's, not the change's")
+        let off = try applying(turnOff(), to: Self.shared)
+        #expect(machine.handle(.localStorageSaved(token: 2, now: Self.now + 6)) == [
+            .popupAnswer(message: 0, saved: true, scope: Self.host),
+            .sendDecision(Self.t1, decision(off)), .showPopup(try popup(off)),
+            .sendNative(request: 2, turnOff()), nativeTimer(2, sentAt: Self.now + 6),
+        ])
+    }
+
+    @Test func aPopupChangeWithNothingToChangeOrNoPopupIsRefusedAtOnce() throws {
+        var machine = startedWithTheStaleCache()
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 3)) == [.showPopup(try popup(Self.cached))])
+        #expect(machine.handle(.popupEdited(set: SiteValues(), reset: [], message: 7, now: Self.now + 4)) == [
+            .popupAnswer(message: 7, saved: false, scope: nil),
+        ])
+        #expect(machine.handle(.popupClosed(now: Self.now + 5)) == [])
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 8, now: Self.now + 6)) == [
+            .popupAnswer(message: 8, saved: false, scope: nil),
+        ])
+        #expect(machine.handle(.popupForgotSite(message: 9, now: Self.now + 7)) == [.popupAnswer(message: 9, saved: false, scope: nil)])
     }
 
     @Test func aPopupChangeIsStampedWithTheTimeTheUserMadeIt() throws {
-        var machine = BackgroundMachine()
-        _ = machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url]))
-        _ = machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1))
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 2))
-        let edited = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 1, at: Self.now - 500, now: Self.now + 3))
-        guard case .saveLocalStorage(let stored, _)? = edited.first, case .patch(_, _, _, let stamp)? = stored.outbox.first?.request else {
-            throw TestFailure("the popup change was not saved: \(edited)")
-        }
-        #expect(stamp.at == Self.now - 500)
+        var machine = startedWithTheStaleCache()
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 2)) == [.showPopup(try popup(Self.cached))])
+        let made = Self.now - 500
+        var outbox = [OutboxEntry(edit: 1, request: turnOff(at: made), message: 1)]
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 1, at: made, now: Self.now + 3)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, outbox: outbox, nextEdit: 2), token: 1),
+        ])
         // A time after the background's own now is not believed.
-        let later = machine.handle(.popupForgotSite(message: 2, at: Self.now + 60_000, now: Self.now + 4))
-        guard case .saveLocalStorage(let next, _)? = later.first, case .deleteSite(_, let deleted)? = next.outbox.last?.request else {
-            throw TestFailure("the deletion was not saved: \(later)")
-        }
-        #expect(deleted.at == Self.now + 4)
+        outbox.append(OutboxEntry(edit: 2, request: .deleteSite(scope: Self.host, stamp: Stamp(at: Self.now + 4, origin: .extension, edit: 2)), message: 2))
+        #expect(machine.handle(.popupForgotSite(message: 2, at: Self.now + 60_000, now: Self.now + 4)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, outbox: outbox, nextEdit: 3), token: 2),
+        ])
+    }
+
+    @Test func aTabThatAsksBeforeTheSaveIsConfirmedDoesNotSeeTheChangeYet() throws {
+        var machine = try popupChangeAwaitingItsSave()
+        #expect(machine.handle(.tabRequestedDecision(Self.t2, url: Self.url, nativeDark: false, now: Self.now + 5)) == [
+            .sendDecision(Self.t2, decision(Self.shared)),
+        ])
+        let off = try applying(turnOff(), to: Self.shared)
+        #expect(machine.handle(.localStorageSaved(token: 2, now: Self.now + 6)) == [
+            .popupAnswer(message: 0, saved: true, scope: Self.host),
+            .sendDecision(Self.t1, decision(off)), .sendDecision(Self.t2, decision(off)), .showPopup(try popup(off)),
+            .sendNative(request: 2, turnOff()), nativeTimer(2, sentAt: Self.now + 6),
+        ])
+    }
+
+    @Test func aPopupChangeWhoseSaveFailsIsStillShownAndSentButAnsweredUnknown() throws {
+        // The save may have failed after it took effect: memory keeps the change, as storage may.
+        var machine = try popupChangeAwaitingItsSave()
+        let off = try applying(turnOff(), to: Self.shared)
+        #expect(machine.handle(.localStorageSaveFailed(token: 2, now: Self.now + 5)) == [
+            .popupAnswer(message: 0, saved: nil, scope: Self.host),
+            .sendDecision(Self.t1, decision(off)), .showPopup(try popup(off)),
+            .sendNative(request: 2, turnOff()), nativeTimer(2, sentAt: Self.now + 5),
+        ])
+        #expect(machine.handle(.tabRequestedDecision(Self.t2, url: Self.url, nativeDark: false, now: Self.now + 7)) == [
+            .sendDecision(Self.t2, decision(off)),
+        ])
+    }
+
+    @Test func aSnapshotThatArrivesWhilePatchesWaitKeepsThemOnTop() throws {
+        var machine = startedWithTheStaleCache()
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 3)) == [.showPopup(try popup(Self.cached))])
+        let entry = OutboxEntry(edit: 1, request: turnOff())
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, outbox: [entry], nextEdit: 2), token: 1),
+        ])
+        let cachedOff = try applying(turnOff(), to: Self.cached)
+        #expect(machine.handle(.localStorageSaved(token: 1, now: Self.now + 5)) == [
+            .popupAnswer(message: 0, saved: true, scope: Self.host),
+            .sendDecision(Self.t1, decision(cachedOff)), .showPopup(try popup(cachedOff)),
+            .sendNative(request: 2, turnOff()), nativeTimer(2, sentAt: Self.now + 5),
+        ])
+        // The waiting patch stays in the outbox and applied: still off, now with the snapshot's theme.
+        let sharedOff = try applying(turnOff(), to: Self.shared)
+        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(1)),
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, outbox: [entry], nextEdit: 2), token: 2),
+            .sendDecision(Self.t1, decision(sharedOff)), .showPopup(try popup(sharedOff)),
+        ])
+    }
+
+    @Test func aSnapshotAdoptedBeforeTheSaveIsConfirmedStillHidesTheChange() throws {
+        var machine = adoptedTheSnapshot()
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 3)) == [.showPopup(try popup(Self.shared))])
+        #expect(machine.handle(.safariCameToForeground(now: Self.now + 4)) == [
+            .sendNative(request: 2, .getSnapshot(known: Self.v7)), nativeTimer(2, sentAt: Self.now + 4),
+        ])
+        let entry = OutboxEntry(edit: 1, request: turnOff(at: Self.now + 5))
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 5)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, outbox: [entry], nextEdit: 2), token: 2),
+        ])
+        var newer = Self.shared
+        newer.defaults.theme = .dark
+        newer.revision = 8
+        #expect(machine.handle(.nativeReplyArrived(request: 2, snapshotReply(newer), now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(2)),
+            .saveLocalStorage(LocalStorage(cache: newer, snapshotVersion: Self.v8, outbox: [entry], nextEdit: 2), token: 3),
+            .sendDecision(Self.t1, decision(newer)), .showPopup(try popup(newer)),
+        ])
+        let newerOff = try applying(turnOff(at: Self.now + 5), to: newer)
+        #expect(machine.handle(.localStorageSaved(token: 2, now: Self.now + 7)) == [
+            .popupAnswer(message: 0, saved: true, scope: Self.host),
+            .sendDecision(Self.t1, decision(newerOff)), .showPopup(try popup(newerOff)),
+            .sendNative(request: 3, turnOff(at: Self.now + 5)), nativeTimer(3, sentAt: Self.now + 7),
+        ])
+    }
+
+    // MARK: - The handler's answers to patches
+
+    @Test func anAcknowledgedPatchIsFoldedIntoTheCacheSoTabsKeepShowingIt() throws {
+        var machine = try popupChangeSent()
+        let off = try applying(turnOff(), to: Self.shared)
+        #expect(off.revision == 8)
+        // The cache is that revision exactly: nothing to ask.
+        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.applied(Self.v8, changed: true).json, now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(2)),
+            .saveLocalStorage(LocalStorage(cache: off, snapshotVersion: Self.v8, nextEdit: 2), token: 3),
+            .showPopup(try popup(off)),
+        ])
+        #expect(machine.handle(.tabRequestedDecision(Self.t2, url: Self.url, nativeDark: false, now: Self.now + 7)) == [
+            .sendDecision(Self.t2, decision(off)),
+        ])
+    }
+
+    @Test func anAcknowledgementAfterAnotherWriteAsksForTheSnapshot() throws {
+        var machine = try popupChangeSent()
+        let off = try applying(turnOff(), to: Self.shared)
+        let reply = NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 9), changed: true).json
+        #expect(machine.handle(.nativeReplyArrived(request: 2, reply, now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(2)),
+            .saveLocalStorage(LocalStorage(cache: off, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
+            .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: Self.now + 6),
+            .showPopup(try popup(off)),
+        ])
     }
 
     @Test func aPatchThatChangedNothingThereDoesNotPassTheCacheOffAsCurrent() throws {
         // Another write (which nobody announced) came first and won: the handler changed
         // nothing, at a revision the cache would reach by applying the patch itself.
-        var (machine, token) = try popupEditAwaitingSave()
-        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
-        let reply = NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 8), changed: false).json
-        let acknowledged = machine.handle(.nativeReplyArrived(request: patch, reply, now: Self.now + 6))
-        #expect(nativeRequests(acknowledged).map(\.1) == [.getSnapshot(known: DocumentVersion(documentId: "DOC-1", revision: 7))])
+        var machine = try popupChangeSent()
+        let off = try applying(turnOff(), to: Self.shared)
+        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.applied(Self.v8, changed: false).json, now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(2)),
+            .saveLocalStorage(LocalStorage(cache: off, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
+            .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: Self.now + 6),
+            .showPopup(try popup(off)),
+        ])
     }
 
-    @Test func aNotModifiedAnswerEndsTheReconciliation() throws {
-        var (machine, directives) = started(Self.cache)
-        let request = nativeRequests(directives)[0].0
-        let version = try #require(Self.cache.snapshotVersion)
-        _ = machine.handle(.nativeReplyArrived(request: request, NativeReply.notModified(version).json, now: Self.now + 2))
-        // A tab asking is not a reconciliation point: no new snapshot request.
-        let asked = machine.handle(.tabRequestedDecision(TabID("t2"), url: "https://a.example/", nativeDark: false, now: Self.now + 3))
-        #expect(nativeRequests(asked).isEmpty, "\(asked)")
+    @Test(arguments: [NativeErrorCode.tooLarge, .readOnly, .invalidMessage])
+    func aPatchRefusedForGoodLeavesTheOutboxAndForcesAFullResync(code: NativeErrorCode) throws {
+        var machine = try popupChangeSent()
+        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.error(code, "no").json, now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(2)),
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
+            .sendNative(request: 3, .getSnapshot(known: nil)), nativeTimer(3, sentAt: Self.now + 6),
+        ])
     }
 
-    @Test func anEmptyPopupEditIsIgnored() {
-        var (machine, _) = started(Self.cache)
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        #expect(machine.handle(.popupEdited(set: SiteValues(), reset: [], now: Self.now + 4)) == [.popupAnswer(message: 0, saved: false, scope: nil)])
+    @Test func aSavedPopupChangeTheHandlerRefusesIsAnsweredAgainAsRefused() throws {
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.loadStorage])
+        #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1)) == [
+            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now + 1),
+            .sendDecision(Self.t1, decision(Self.cached)),
+        ])
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 2)) == [.showPopup(try popup(Self.cached))])
+        let change = turnOff(at: Self.now + 3)
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 9, now: Self.now + 3)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, outbox: [OutboxEntry(edit: 1, request: change, message: 9)],
+                                           nextEdit: 2), token: 1),
+        ])
+        let off = try applying(change, to: Self.cached)
+        #expect(machine.handle(.localStorageSaved(token: 1, now: Self.now + 4)) == [
+            .popupAnswer(message: 9, saved: true, scope: Self.host),
+            .sendDecision(Self.t1, decision(off)), .showPopup(try popup(off)),
+            .sendNative(request: 2, change), nativeTimer(2, sentAt: Self.now + 4),
+        ])
+        // Refused while the snapshot request is out: the full resync waits for its answer.
+        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.error(.readOnly, "newer").json, now: Self.now + 5)) == [
+            .cancelTimer(.nativeTimeout(2)),
+            .popupAnswer(message: 9, saved: false, scope: Self.host),
+            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, nextEdit: 2), token: 2),
+        ])
+        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(1)),
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
+            .sendDecision(Self.t1, decision(Self.shared)), .showPopup(try popup(Self.shared)),
+            .sendNative(request: 3, .getSnapshot(known: nil)), nativeTimer(3, sentAt: Self.now + 6),
+        ])
     }
+
+    @Test func aPatchWhoseHandlerDiedIsResentAtTheNextEvent() throws {
+        var machine = try popupChangeSent()
+        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.error(.storageFailure, "died").json, now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(2)),
+        ])
+        // The next event is a reconciliation point: the snapshot is asked for and the patch resent.
+        let off = try applying(turnOff(), to: Self.shared)
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 6)) == [
+            .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: Self.now + 6),
+            .sendNative(request: 4, turnOff()), nativeTimer(4, sentAt: Self.now + 6),
+            .sendDecision(Self.t1, decision(off)),
+        ])
+    }
+
+    @Test func aPatchWhoseAnswerNeverCameIsResentAtTheNextEvent() throws {
+        var machine = try popupChangeSent()
+        let timedOut = Self.now + 5 + Self.timeout
+        #expect(machine.handle(.timerFired(.nativeTimeout(2), now: timedOut)) == [])
+        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.applied(Self.v8, changed: true).json, now: timedOut)) == [],
+                "a late answer to a request given up on is dropped")
+        #expect(machine.handle(.appMessageArrived(now: timedOut)) == [
+            .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: timedOut),
+            .sendNative(request: 4, turnOff()), nativeTimer(4, sentAt: timedOut),
+        ])
+    }
+
+    // MARK: - The popup
+
+    @Test func thePopupFollowsTheChosenScopeAndClosesWithItsTab() throws {
+        var machine = startedWithTheStaleCache()
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 1)) == [.showPopup(try popup(Self.cached))])
+        let domain = try ScopeKey.parse(".example.com")
+        var view = try popup(Self.cached)
+        view.selectedScope = domain
+        #expect(machine.handle(.popupChoseScope(domain, now: Self.now + 2)) == [.showPopup(view)])
+        let change = NativeRequest.patch(scope: domain, set: SiteValues(theme: .dark), reset: [], stamp: Stamp(at: Self.now + 3, origin: .extension, edit: 1))
+        #expect(machine.handle(.popupEdited(set: SiteValues(theme: .dark), reset: [], now: Self.now + 3)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, outbox: [OutboxEntry(edit: 1, request: change)], nextEdit: 2),
+                              token: 1),
+        ])
+        // Closing the tab closes its popup: a tab opened under the same id later has none.
+        #expect(machine.handle(.tabClosed(Self.t1, now: Self.now + 4)) == [])
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 5)) == [
+            .sendDecision(Self.t1, decision(Self.cached)),
+        ])
+        #expect(machine.handle(.popupForgotSite(message: 3, now: Self.now + 6)) == [.popupAnswer(message: 3, saved: false, scope: nil)])
+    }
+
+    // MARK: - Time and the page
+
+    @Test func aPauseTurnsPagesOffUntilItsAlarmFires() {
+        var machine = startedWithTheStaleCache()
+        let until = Self.now + 60_000
+        #expect(machine.handle(.popupPaused(until: until, now: Self.now + 2)) == [
+            .saveSessionStorage(SessionStorage(pausedUntil: until)),
+            .sendDecision(Self.t1, decision(Self.cached, at: Self.now + 2, pausedUntil: until)),
+            .setAlarm(at: until),
+        ])
+        #expect(machine.handle(.alarmFired(now: until)) == [.sendDecision(Self.t1, decision(Self.cached))])
+    }
+
+    @Test func aScheduledTabGetsAnAlarmAtTheNextBoundary() {
+        var storage = Self.cache
+        storage.cache?.defaults.mode = .scheduled
+        let scheduled = storage.cache!
+        var machine = BackgroundMachine()
+        // 2026-07-13T10:00:00Z: the next boundary of 20:00-06:00 in UTC is 20:00 the same day.
+        let morning: EpochMillis = 1_783_936_800_000
+        let evening = morning - (morning % 86_400_000) + 20 * 3_600_000
+        let nextMorning = evening + 10 * 3_600_000
+        #expect(machine.handle(.started(now: morning, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.storageLoaded(local: storage, session: nil, now: morning)) == [
+            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: morning),
+        ])
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: morning)) == [
+            .sendDecision(Self.t1, decision(scheduled, at: morning)), .setAlarm(at: evening),
+        ])
+        #expect(decision(scheduled, at: morning).reason == .scheduleInactive)
+        #expect(machine.handle(.alarmFired(now: evening)) == [.sendDecision(Self.t1, decision(scheduled, at: evening)), .setAlarm(at: nextMorning)])
+        #expect(decision(scheduled, at: evening).reason == .scheduleActive)
+    }
+
+    @Test func aPageThatTurnsOutNativelyDarkIsLeftAlone() {
+        var machine = startedWithTheStaleCache()
+        let dark = Resolver(document: Self.cached).decide(url: Self.url, context: DecisionContext(now: Self.now + 1, pageIsNativelyDark: true))
+        #expect(dark.reason == .nativeDark)
+        #expect(machine.handle(.tabNativeDarkChanged(Self.t1, nativeDark: true, now: Self.now + 1)) == [.sendDecision(Self.t1, dark)])
+        #expect(machine.handle(.tabNativeDarkChanged(Self.t1, nativeDark: true, now: Self.now + 2)) == [], "nothing changed")
+    }
+
+    // MARK: - Flaws
+
+    @Test func underAnswerBeforeCacheLoadedATabAnsweredEarlyIsSentOnlyAChange() {
+        var machine = BackgroundMachine()
+        machine.flaws = [.answerBeforeCacheLoaded]
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        let builtIn = decision(SettingsDocument())
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [.sendDecision(Self.t1, builtIn)])
+        #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
+            .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
+        ])
+        // Nothing cached: the tab asking again waits, keeping what it was sent early.
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 1)) == [])
+        let fresh = SettingsDocument(documentId: "DOC-1", revision: 1)
+        #expect(decision(fresh) == builtIn)
+        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(fresh), now: Self.now + 2)) == [
+            .cancelTimer(.nativeTimeout(1)),
+            .saveLocalStorage(LocalStorage(cache: fresh, snapshotVersion: DocumentVersion(documentId: "DOC-1", revision: 1)), token: 1),
+        ])
+    }
+
+    // MARK: - Storage
 
     @Test func storedOutboxEntriesWithImpossibleNumbersAreSkippedNotFatal() throws {
         let stored = try JSONParser.parse(#"{"outbox": [{"edit": -1, "request": {"type": "deleteSite", "scope": "a.example", "at": 1783939999000, "edit": 1}}], "nextEdit": -5}"#)
@@ -273,76 +564,4 @@ struct BackgroundMachineTests {
         #expect(local.outbox.isEmpty)
         #expect(local.nextEdit == 1)
     }
-
-    @Test func aTabThatAsksBeforeTheSaveIsConfirmedDoesNotSeeTheChangeYet() throws {
-        var (machine, token) = try popupEditAwaitingSave()
-        let early = machine.handle(.tabRequestedDecision(TabID("t2"), url: Self.url, nativeDark: false, now: Self.now + 5))
-        #expect(decisions(early).map(\.1.reason) == [.modeOn], "not acknowledged yet: not shown")
-        let acknowledged = machine.handle(.localStorageSaved(token: token, now: Self.now + 6))
-        #expect(decisions(acknowledged).map(\.1.reason) == [.modeOff, .modeOff])
-    }
-
-    @Test func aPopupChangeWhoseSaveFailsIsStillShownAndSentButAnsweredUnknown() throws {
-        // The save may have failed after it took effect: memory keeps the change, as storage may.
-        var (machine, token) = try popupEditAwaitingSave()
-        let failed = machine.handle(.localStorageSaveFailed(token: token, now: Self.now + 5))
-        #expect(failed.first == .popupAnswer(message: 0, saved: nil, scope: try ScopeKey.parse("docs.example.com")))
-        #expect(nativeRequests(failed).contains { if case .patch = $0.1 { true } else { false } })
-        #expect(decisions(machine.handle(.tabRequestedDecision(TabID("t2"), url: Self.url, nativeDark: false, now: Self.now + 7))).map(\.1.reason) == [.modeOff])
-    }
-
-    @Test func unreadableStorageIsNeverOverwrittenAndPopupChangesAreRefused() throws {
-        var machine = BackgroundMachine()
-        _ = machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:]))
-        let loaded = machine.handle(.storageLoadFailed(now: Self.now))
-        let request = nativeRequests(loaded)[0].0
-        let adopted = machine.handle(.nativeReplyArrived(request: request, snapshotReply(Self.shared), now: Self.now + 1))
-        #expect(!adopted.contains { if case .saveLocalStorage = $0 { true } else { false } })
-        _ = machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 2))
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 4)) == [.popupAnswer(message: 0, saved: false, scope: nil)])
-    }
-
-    @Test func aSnapshotAdoptedBeforeTheSaveIsConfirmedStillHidesTheChange() throws {
-        var (machine, directives) = started(Self.cache)
-        _ = machine.handle(.nativeReplyArrived(request: nativeRequests(directives)[0].0, snapshotReply(Self.shared), now: Self.now + 2))
-        _ = machine.handle(.popupOpened(Self.t1, now: Self.now + 3))
-        let request = nativeRequests(machine.handle(.safariCameToForeground(now: Self.now + 4)))[0].0
-        guard case .saveLocalStorage(_, let token)? = machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], now: Self.now + 5)).first else {
-            Issue.record("no save")
-            return
-        }
-        var newer = Self.shared
-        newer.defaults.theme = .dark
-        newer.revision = 8
-        let adopted = machine.handle(.nativeReplyArrived(request: request, snapshotReply(newer), now: Self.now + 6))
-        #expect(decisions(adopted).map(\.1.reason) == [.modeOn])
-        #expect(decisions(adopted).map(\.1.theme) == [.dark])
-        #expect(decisions(machine.handle(.localStorageSaved(token: token, now: Self.now + 7))).map(\.1.reason) == [.modeOff])
-    }
-
-    @Test func anAcknowledgedPatchIsFoldedIntoTheCacheSoTabsKeepShowingIt() throws {
-        var (machine, token) = try popupEditAwaitingSave()
-        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
-        let applied = machine.handle(.nativeReplyArrived(request: patch, NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 8), changed: true).json, now: Self.now + 6))
-        let saved = applied.compactMap { if case .saveLocalStorage(let stored, _) = $0 { stored } else { nil } }
-        #expect(saved.last?.outbox.isEmpty == true)
-        #expect(saved.last?.cache?.revision == 8)
-        #expect(saved.last?.snapshotVersion == DocumentVersion(documentId: "DOC-1", revision: 8))
-        #expect(saved.last?.cache?.sites[try ScopeKey.parse("docs.example.com")]?.values.mode == .off)
-        #expect(nativeRequests(applied).isEmpty, "the cache is that revision exactly: nothing to ask")
-        #expect(decisions(machine.handle(.tabRequestedDecision(TabID("t2"), url: Self.url, nativeDark: false, now: Self.now + 7))).map(\.1.reason) == [.modeOff])
-    }
-
-    @Test func anAcknowledgementAfterAnotherWriteAsksForTheSnapshot() throws {
-        var (machine, token) = try popupEditAwaitingSave()
-        let patch = nativeRequests(machine.handle(.localStorageSaved(token: token, now: Self.now + 5)))[0].0
-        let applied = machine.handle(.nativeReplyArrived(request: patch, NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 9), changed: true).json, now: Self.now + 6))
-        #expect(nativeRequests(applied).map(\.1) == [.getSnapshot(known: DocumentVersion(documentId: "DOC-1", revision: 7))])
-    }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,88 @@
+import SiteSettings
+
+/// The shapes of the background machine's state: enums whose cases carry their data, so that a
+/// combination that cannot happen cannot be written either.
+extension BackgroundMachine {
+    /// Where this incarnation is with loading extension storage.
+    enum Storage {
+        /// Not loaded yet. Other inputs wait here, oldest first, and are handled once it is
+        /// (`started` and the load's own result are handled at once).
+        case loading(waiting: [Input])
+        /// Loaded, or found empty (a first run): what the background saves goes to it.
+        case loaded
+        /// It could not be read: saving would overwrite what it holds, so nothing is saved in
+        /// this incarnation and popup changes, which could not be made durable, are refused.
+        case unreadable
+    }
+
+    /// An open tab as the background knows it.
+    struct Tab {
+        var url: String
+        var nativeDark = false
+        var answer: Answer
+
+        /// The decision last sent to the tab, if any.
+        var lastSent: Decision? {
+            switch answer {
+            case .waiting(let lastSent): lastSent
+            case .answered(let decision): decision
+            }
+        }
+    }
+
+    /// Where a tab is with its decision.
+    enum Answer {
+        /// Due an answer that could not be given yet (nothing cached, or a wake: the background
+        /// cannot know what the tab shows); the first push with something to answer from sends
+        /// one. `lastSent` is the decision it had before, if any.
+        case waiting(lastSent: Decision?)
+        /// Sent this decision; later pushes send only a change.
+        case answered(Decision)
+    }
+
+    /// The popup while it is open, on the tab it was opened for.
+    struct OpenPopup {
+        var tab: TabID
+        /// The scope the user picked, if any; otherwise edits go to the most specific existing
+        /// record, else the host.
+        var chosenScope: ScopeKey?
+    }
+
+    /// A popup change in the outbox whose save is not confirmed yet: every later save carries it,
+    /// but it is neither shown nor sent until the confirmation (or failure) arrives.
+    struct UnconfirmedChange {
+        var edit: UInt64
+        /// The popup's message that made it, answered when the save's result arrives.
+        var message: Int
+    }
+}
+
+/// What the background machine reads from any input.
+extension BackgroundMachine.Input {
+    /// When the input happened.
+    var now: EpochMillis {
+        switch self {
+        case .started(let now, _, _, _), .storageLoaded(_, _, let now), .localStorageSaved(_, let now),
+             .localStorageSaveFailed(_, let now), .storageLoadFailed(let now), .tabRequestedDecision(_, _, _, let now),
+             .tabNativeDarkChanged(_, _, let now), .tabActivated(_, let now), .tabClosed(_, let now),
+             .safariCameToForeground(let now), .appMessageArrived(let now), .appearanceChanged(_, let now),
+             .popupOpened(_, let now), .popupClosed(let now), .popupChoseScope(_, let now),
+             .popupEdited(_, _, _, _, let now), .popupForgotSite(_, _, let now), .popupPaused(_, let now),
+             .nativeReplyArrived(_, _, let now), .timerFired(_, let now), .alarmFired(let now):
+            now
+        }
+    }
+
+    /// A native reply or a native timeout: part of an exchange with the handler, not an event
+    /// that makes a reconciliation point.
+    var isNativeExchange: Bool {
+        switch self {
+        case .nativeReplyArrived, .timerFired:
+            true
+        case .started, .storageLoaded, .localStorageSaved, .localStorageSaveFailed, .storageLoadFailed, .tabRequestedDecision,
+             .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground, .appMessageArrived, .appearanceChanged,
+             .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .alarmFired:
+            false
+        }
+    }
+}
