@@ -82,8 +82,10 @@ enum RunCommand: HarnessCommand {
             let result = outcome.passed ? "pass" : "FAIL"
             Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\n")
             for failure in outcome.failures { Terminal.out(failure + "\n") }
-            traces.append("# \(scenario.name)\n" + outcome.trace.joined(separator: "\n"))
-            diagrams.append("## \(scenario.name)\n\n\(scenario.description)\n\n" + Reports.mermaid(title: scenario.name, trace: outcome.trace))
+            if args.value("trace") != nil { traces.append("# \(scenario.name)\n" + outcome.trace.joined(separator: "\n")) }
+            if args.value("mermaid") != nil {
+                diagrams.append("## \(scenario.name)\n\n\(scenario.description)\n\n" + Reports.mermaid(title: scenario.name, trace: outcome.trace))
+            }
             results.append(Reports.Result(name: scenario.name, failures: outcome.failures, wallSeconds: wall / 1000))
         }
         let seconds = Executables.seconds(clock.now - total)

@@ -48,7 +48,7 @@ struct Scheduler {
     static let idleUnload: EpochMillis = 30_000
 
     var now: EpochMillis
-    var queue: [Work] = []
+    var queue = WorkQueue()
     var timers: [NativeTimer: EpochMillis] = [:]
     var alarm: EpochMillis?
     /// Replies held back by a slow handler, with when they arrive.
@@ -80,17 +80,88 @@ struct Scheduler {
         return best
     }
 
-    /// The first queued work that may run now: `isBusy` work waits (its process is held at a
-    /// yield point), and so does work of the `deferring` kind; none when it is of the
+    /// The first queued work that may run now: work of a `isBusy` kind waits (its process is
+    /// held at a yield point), and so does work of the `deferring` kind; none when it is of the
     /// `stopBefore` kind (it stays queued).
-    mutating func takeWork(deferring: Simulation.WorkKind?, stopBefore: Simulation.WorkKind?, isBusy: (Work) -> Bool) -> Work? {
-        guard let index = queue.firstIndex(where: { !isBusy($0) && $0.kind != deferring }), queue[index].kind != stopBefore else { return nil }
-        return queue.remove(at: index)
+    mutating func takeWork(deferring: Simulation.WorkKind?, stopBefore: Simulation.WorkKind?,
+                           isBusy: (Simulation.WorkKind) -> Bool) -> Work? {
+        queue.take({ kind in kind != deferring && !isBusy(kind) }, stopBefore: stopBefore)
     }
 
     /// The last moment anything pending falls due: a native timeout from now, a held-back
     /// reply or a timer.
     func lastDue(nativeTimeout: EpochMillis) -> EpochMillis {
         ([now + nativeTimeout] + delayedReplies.map(\.at) + timers.values).max()!
+    }
+}
+
+/// Work waiting for its process, first in first out, kept in one lane per kind so that taking
+/// the first work of the kinds that may run costs the same however much of other kinds waits
+/// (native replies held back while the user goes on pile up in their lane, unread).
+struct WorkQueue {
+    /// Work with its place in the queue (smaller: earlier), oldest first from `head`.
+    private struct Lane {
+        var items: [(order: Int, work: Scheduler.Work)] = []
+        var head = 0
+        var first: (order: Int, work: Scheduler.Work)? { head < items.count ? items[head] : nil }
+
+        mutating func removeFirst() -> Scheduler.Work {
+            defer {
+                head += 1
+                if head > 64 && head * 2 > items.count {
+                    items.removeFirst(head)
+                    head = 0
+                }
+            }
+            return items[head].work
+        }
+    }
+
+    private static let kinds: [Simulation.WorkKind] = [.backgroundInput, .storageCompletion, .nativeRequest, .nativeReply, .appInput]
+    private var lanes: [Simulation.WorkKind: Lane] = [:]
+    private var nextOrder = 0
+    /// Below every place given so far: for work put back at the front.
+    private var frontOrder = -1
+
+    var isEmpty: Bool { lanes.values.allSatisfy { $0.first == nil } }
+
+    mutating func append(_ work: Scheduler.Work) {
+        lanes[work.kind, default: Lane()].items.append((nextOrder, work))
+        nextOrder += 1
+    }
+
+    static func += (queue: inout WorkQueue, works: [Scheduler.Work]) {
+        for work in works { queue.append(work) }
+    }
+
+    /// Puts work back before everything queued.
+    mutating func pushFront(_ work: Scheduler.Work) {
+        var lane = lanes[work.kind, default: Lane()]
+        if lane.head > 0 {
+            lane.head -= 1
+            lane.items[lane.head] = (frontOrder, work)
+        } else {
+            lane.items.insert((frontOrder, work), at: 0)
+        }
+        lanes[work.kind] = lane
+        frontOrder -= 1
+    }
+
+    /// Drops every queued work of these kinds.
+    mutating func removeAll(of kinds: Set<Simulation.WorkKind>) {
+        for kind in kinds { lanes[kind] = nil }
+    }
+
+    mutating func removeAll() { lanes = [:] }
+
+    /// The earliest work among the kinds `eligible` accepts, taken off the queue; nil when there
+    /// is none, or when it is of the `stopBefore` kind (it stays).
+    mutating func take(_ eligible: (Simulation.WorkKind) -> Bool, stopBefore: Simulation.WorkKind?) -> Scheduler.Work? {
+        var best: (kind: Simulation.WorkKind, order: Int)?
+        for kind in Self.kinds where eligible(kind) {
+            if let first = lanes[kind]?.first, first.order < best?.order ?? .max { best = (kind, first.order) }
+        }
+        guard let best, best.kind != stopBefore else { return nil }
+        return lanes[best.kind]!.removeFirst()
     }
 }

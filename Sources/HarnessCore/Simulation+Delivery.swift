@@ -40,7 +40,7 @@ extension Simulation {
         }
         if arbiter.isWaiting(background.label) {
             // The start itself stopped at a yield point: the event waits for it.
-            clock.queue.insert(.backgroundInput(input), at: 0)
+            clock.queue.pushFront(.backgroundInput(input))
             return
         }
         clock.lastBackgroundInput = now
@@ -56,7 +56,7 @@ extension Simulation {
                 for announcement in announcements {
                     complete(begin(background, announcement), driver: background, role: .background)
                     guard let current = self.background, current === background, !arbiter.isWaiting(background.label) else {
-                        clock.queue.insert(.backgroundInput(input), at: 0)
+                        clock.queue.pushFront(.backgroundInput(input))
                         return
                     }
                 }
@@ -315,7 +315,7 @@ extension Simulation {
         backgroundStop = .unloaded
         safari.appInForeground = false
         appEditsUnanswered = []
-        clock.queue = []
+        clock.queue.removeAll()
         clock.delayedReplies = []
         clock.timers = [:]
         heldForBackground = []

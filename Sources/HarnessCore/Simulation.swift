@@ -370,7 +370,7 @@ public final class Simulation {
         if let background { kill(background, reason: "profile \(profile) left the front") }
         background = nil
         backgroundStop = .unloaded
-        clock.queue.removeAll { if case .backgroundInput = $0 { true } else if case .storageCompletion = $0 { true } else { false } }
+        clock.queue.removeAll(of: [.backgroundInput, .storageCompletion])
         heldForBackground = []
         safari.backgroundFrozenByUser = false
         clock.timers = [:]
@@ -573,8 +573,9 @@ public final class Simulation {
         }
     }
 
-    private func isBusy(_ work: Scheduler.Work) -> Bool {
-        switch work {
+    /// Whether work of this kind must wait: its process is held at a yield point.
+    private func isBusy(_ kind: WorkKind) -> Bool {
+        switch kind {
         case .backgroundInput, .storageCompletion, .nativeReply: background.map { arbiter.isWaiting($0.label) } ?? false
         case .appInput: app.map { arbiter.isWaiting($0.label) } ?? false
         case .nativeRequest: false

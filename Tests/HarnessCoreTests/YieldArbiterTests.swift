@@ -171,14 +171,34 @@ struct SchedulerTests {
         #expect(due.at == 50_000 && due.due == .alarm)
     }
 
-    @Test func workForABusyProcessOrOfADeferredKindWaitsAndStopBeforeLeavesItQueued() throws {
+    @Test func workForABusyProcessOrOfADeferredKindWaitsAndStopBeforeLeavesItQueued() {
         var clock = Scheduler(now: 0)
-        clock.queue = [.nativeReply(incarnation: 1, request: 1, message: .null), .appInput(.launched), .backgroundInput(.alarmFired)]
-        let first = clock.takeWork(deferring: .nativeReply, stopBefore: nil, isBusy: { if case .appInput = $0 { true } else { false } })
+        clock.queue += [.nativeReply(incarnation: 1, request: 1, message: .null), .appInput(.launched), .backgroundInput(.alarmFired)]
+        let first = clock.takeWork(deferring: .nativeReply, stopBefore: nil, isBusy: { $0 == .appInput })
         #expect(first?.kind == .backgroundInput)
         let stopped = clock.takeWork(deferring: nil, stopBefore: .nativeReply, isBusy: { _ in false })
         #expect(stopped == nil)
-        #expect(clock.queue.count == 2)
+        let next = clock.takeWork(deferring: .nativeReply, stopBefore: nil, isBusy: { _ in false })
+        #expect(next?.kind == .appInput)
+    }
+
+    @Test func workPutBackAtTheFrontComesBeforeEverythingQueued() {
+        var queue = WorkQueue()
+        for request in 1...100 { queue.append(.nativeRequest(incarnation: 1, request: request, message: .getEnabled)) }
+        queue.append(.backgroundInput(.alarmFired))
+        for _ in 1...80 { _ = queue.take({ $0 == .nativeRequest }, stopBefore: nil) }
+        queue.pushFront(.backgroundInput(.safariForeground))
+        queue.pushFront(.nativeRequest(incarnation: 1, request: 0, message: .getEnabled))
+        var order: [String] = []
+        while let work = queue.take({ _ in true }, stopBefore: nil) {
+            switch work {
+            case .nativeRequest(_, let request, _): order.append("request \(request)")
+            case .backgroundInput(let event): order.append("\(event)")
+            default: order.append("other")
+            }
+        }
+        #expect(order == ["request 0", "safariForeground"] + (81...100).map { "request \($0)" } + ["alarmFired"])
+        #expect(queue.isEmpty)
     }
 }
 
