@@ -365,6 +365,12 @@ public struct BackgroundMachine {
         var directives: [Directive] = []
         let entry = OutboxEntry(edit: local.nextEdit, request: request, message: message)
         if canRecord(entry) {
+            // A saved change this one replaces field for field need not travel: the newer
+            // stamp wins every field it names anyway. So the outbox, written whole at every
+            // change, stays as small as the set of records and fields waiting, however many
+            // changes the user makes before the handler answers.
+            let waitingForSave = Set(unconfirmed.values.map(\.edit))
+            local.outbox.removeAll { !waitingForSave.contains($0.edit) && entry.replaces($0) }
             local.outbox.append(entry)
             local.nextEdit += 1
             if let unsaved = flawedUnsavedEdit(entry) {

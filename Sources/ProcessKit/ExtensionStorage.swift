@@ -75,6 +75,22 @@ public struct OutboxEntry: Equatable, Sendable {
         self.message = message
     }
 
+    /// Whether this change, made later, sets or clears every field `earlier` does on the same
+    /// record, so that `earlier` changes nothing once this one is applied.
+    public func replaces(_ earlier: OutboxEntry) -> Bool {
+        guard let mine = changed, let theirs = earlier.changed else { return false }
+        return mine.scope == theirs.scope && theirs.fields.isSubset(of: mine.fields)
+    }
+
+    /// The record a patch or deletion changes, and the fields it sets or clears.
+    private var changed: (scope: ScopeKey, fields: Set<SiteField>)? {
+        switch request {
+        case .patch(let scope, let set, let reset, _): (scope, Set(set.fields).union(reset))
+        case .deleteSite(let scope, _): (scope, Set(SiteField.allCases))
+        case .getSnapshot, .getEnabled, .toggleEnabled, .putDocument: nil
+        }
+    }
+
     /// The same change as a model edit, for applying to the cache.
     public var modelEdit: Edit? {
         switch request {

@@ -257,6 +257,45 @@ struct BackgroundMachineTests {
         ])
     }
 
+    @Test func aSavedChangeThatALaterOneReplacesFieldForFieldLeavesTheOutbox() throws {
+        var machine = try popupChangeSent()
+        let stamp = { (at: EpochMillis, edit: UInt64) in Stamp(at: at, origin: .extension, edit: edit) }
+        let modeOn = NativeRequest.patch(scope: Self.host, set: SiteValues(mode: .on), reset: [], stamp: stamp(Self.now + 7, 2))
+        // Edit 1 (mode off) is saved and out as request 2; edit 2 sets mode again: it alone waits.
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .on), reset: [], message: 5, now: Self.now + 7)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, outbox: [OutboxEntry(edit: 2, request: modeOn, message: 5)],
+                                           nextEdit: 3), token: 3),
+        ])
+        // Edit 3 changes the theme, which edit 2 does not: both wait (and edit 2, whose save is
+        // not confirmed yet, could not leave anyway).
+        let invert = NativeRequest.patch(scope: Self.host, set: SiteValues(theme: .invert), reset: [], stamp: stamp(Self.now + 8, 3))
+        let both = [OutboxEntry(edit: 2, request: modeOn, message: 5), OutboxEntry(edit: 3, request: invert, message: 6)]
+        #expect(machine.handle(.popupEdited(set: SiteValues(theme: .invert), reset: [], message: 6, now: Self.now + 8)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, outbox: both, nextEdit: 4), token: 4),
+        ])
+        _ = machine.handle(.localStorageSaved(token: 3, now: Self.now + 9))
+        _ = machine.handle(.localStorageSaved(token: 4, now: Self.now + 9))
+        // A deletion of the record clears every field: it replaces both.
+        let forget = NativeRequest.deleteSite(scope: Self.host, stamp: stamp(Self.now + 10, 4))
+        #expect(machine.handle(.popupForgotSite(message: 7, now: Self.now + 10)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, outbox: [OutboxEntry(edit: 4, request: forget, message: 7)],
+                                           nextEdit: 5), token: 5),
+        ])
+    }
+
+    @Test func aChangeReplacesAnotherOnlyOnTheSameRecordAndEveryFieldOfIt() throws {
+        let other = try ScopeKey.parse(".example.com")
+        func entry(_ request: NativeRequest) -> OutboxEntry { OutboxEntry(edit: 1, request: request) }
+        let stamp = Stamp(at: Self.now, origin: .extension, edit: 1)
+        let mode = entry(.patch(scope: Self.host, set: SiteValues(mode: .on), reset: [], stamp: stamp))
+        let modeAndTheme = entry(.patch(scope: Self.host, set: SiteValues(mode: .off), reset: [.theme], stamp: stamp))
+        let deletion = entry(.deleteSite(scope: Self.host, stamp: stamp))
+        #expect(modeAndTheme.replaces(mode) && !mode.replaces(modeAndTheme))
+        #expect(deletion.replaces(modeAndTheme) && !modeAndTheme.replaces(deletion))
+        #expect(!entry(.patch(scope: other, set: SiteValues(mode: .on), reset: [], stamp: stamp)).replaces(mode))
+        #expect(!entry(.getSnapshot(known: nil)).replaces(mode) && !mode.replaces(entry(.toggleEnabled)))
+    }
+
     @Test func aPopupChangeWithNothingToChangeOrNoPopupIsRefusedAtOnce() throws {
         var machine = startedWithTheStaleCache()
         #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 3)) == [.showPopup(try popup(Self.cached))])
