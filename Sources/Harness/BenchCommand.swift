@@ -10,7 +10,7 @@ import SiteSettings
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
     static let abstract = "Measure resolution speed, process start-up, native requests, events per second and memory."
-    static let usage = "harness bench [resolve|psl-first|native|events|memory|all] [--sites N,N,...] [--rounds N] [--runs N]"
+    static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of
           --sites sizes (default 10,1000,100000), a third each host, domain and page records,
@@ -30,23 +30,28 @@ enum BenchCommand: HarnessCommand {
           the sum (a lower bound) and the sum of peaks: the harness's peak plus the most children
           at once times the largest peak seen in a child (nearly an upper bound: a child's last
           moments can fall between two samples).
+        steps: what a scenario costs as it grows: scenarios of --steps lengths (default
+          250,500,1000,2000) of popup changes with no settle between, and of app edits, made as
+          typed steps, printed and parsed, and run in process; --rounds rounds (default 3)
+          interleave the lengths; prints each median, the cost per step, and its ratio to the
+          shortest's (1 for a cost that grows linearly).
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["sites", "rounds", "runs"], flags: [])
+        let args = try CommandLineArguments(arguments, options: ["sites", "steps", "rounds", "runs"], flags: [])
         let which = args.positionals.first ?? "all"
         if args.positionals.count > 1 { throw .usage("unexpected argument '\(args.positionals[1])'") }
         switch which {
         case "psl-first-child":
             return firstLookupChild()
-        case "resolve", "psl-first", "native", "events", "memory", "all":
+        case "resolve", "psl-first", "native", "events", "memory", "steps", "all":
             break
         default:
-            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
-        let rounds = try args.count("rounds", default: 5)
+        let rounds = try args.count("rounds", default: which == "steps" ? 3 : 5)
         let runs = try args.count("runs", default: which == "native" ? 201 : 21)
         var sizes = [10, 1000, 100_000]
         if let text = args.value("sites") {
@@ -56,11 +61,20 @@ enum BenchCommand: HarnessCommand {
             }
             sizes = parsed.map { $0! }
         }
+        var lengths = [250, 500, 1000, 2000]
+        if let text = args.value("steps") {
+            let parsed = text.split(separator: ",").map { Int($0) }
+            guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) > 0 && ($0 ?? 0) <= 1_000_000 }) else {
+                throw .usage("'--steps' expects whole numbers from 1 to 1000000 separated by commas, not '\(text)'")
+            }
+            lengths = parsed.map { $0! }
+        }
         if which == "resolve" || which == "all" { benchResolve(sizes: sizes, rounds: rounds) }
         if which == "psl-first" || which == "all" { benchFirstLookup(runs: runs) }
         if which == "native" || which == "all" { try benchNativeRequest(runs: which == "all" ? 201 : runs) }
         if which == "events" || which == "all" { benchEvents(rounds: rounds) }
         if which == "memory" || which == "all" { try MemoryBench.run() }
+        if which == "steps" || which == "all" { try StepsBench.run(lengths: lengths, rounds: rounds) }
         return 0
     }
 

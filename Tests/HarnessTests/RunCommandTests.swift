@@ -66,4 +66,16 @@ struct RunCommandTests {
         let valid = try HarnessBinary.run(["check", good])
         #expect(valid.status == 0 && valid.stdout.contains("1 valid, 0 invalid"))
     }
+
+    /// The growth benchmark runs its generated scenarios (typed steps, printed, parsed, run)
+    /// and reports each length; its figures are measured, never asserted.
+    @Test func theStepsBenchmarkRunsEveryLengthOfBothKinds() throws {
+        let result = try HarnessBinary.run(["bench", "steps", "--steps", "5,10", "--rounds", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for line in ["popup set (median of 1 rounds):", "app set (median of 1 rounds):", "  5 steps: ", "  10 steps: "] {
+            #expect(result.stdout.contains(line), "\(result.stdout)")
+        }
+        let usage = try HarnessBinary.run(["bench", "steps", "--steps", "0"])
+        #expect(usage.status == 2 && usage.stderr.contains("'--steps' expects whole numbers"))
+    }
 }
