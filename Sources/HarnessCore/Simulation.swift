@@ -240,7 +240,8 @@ public final class Simulation {
     private func writeFile(_ directory: String, _ folder: String, _ name: String, _ bytes: [UInt8]) {
         switch transport {
         case .process:
-            try? FileIO.writeSynced(bytes, to: directory + "/" + name, name: name)
+            // A run that cannot set up its files has failed: the monitor reports it.
+            do { try FileIO.writeSynced(bytes, to: directory + "/" + name, name: name) } catch { monitor.record("cannot write \(name): \(error)") }
         case .inProcess:
             disk.place(folder + name, bytes)
         }

@@ -47,4 +47,15 @@ struct SpawnFailureTests {
         #expect(outcome.failures.contains { $0.contains(": \(message)\n") }, "\(outcome.failures)")
         #expect(!outcome.failures.contains { $0.contains("cannot start") && !$0.contains(message) })
     }
+
+    /// The starting document cannot be put in place (the run's folder is under a file): the
+    /// run fails saying so, instead of starting from no document.
+    @Test func aStartingFileThatCannotBeWrittenFailsTheRun() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("blocker-\(UUID().uuidString)").path
+        FileManager.default.createFile(atPath: file, contents: Data())
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let outcome = try ScenarioRunner(try Scenario.parse(Self.scenario, name: "s"), transport: .process, seed: 1,
+                                         executables: HarnessBinary.directory, directory: file + "/run").run()
+        #expect(outcome.failures.first?.contains("cannot write settings.json: open settings.json failed (errno 20)") == true, "\(outcome.failures)")
+    }
 }
