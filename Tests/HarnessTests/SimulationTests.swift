@@ -372,4 +372,25 @@ struct SimulationTests {
         #expect(document.defaults.theme == .dark)
         #expect(document.revision == Self.base.revision + 2)
     }
+
+    /// A reply reaches only the incarnation that asked: one addressed to a background that was
+    /// unloaded meanwhile is dropped, and the new incarnation gets its own.
+    @Test(arguments: transports)
+    func aReplyForAnEarlierIncarnationIsDroppedAndTheNewOneGetsItsOwn(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.iOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.handlerBehaviour = .slow(2_000)
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.unloadBackground()
+        simulation.reloadTab(TabID("t1"))
+        simulation.settle()
+        #expect(simulation.backgroundIncarnation == 2)
+        simulation.advance(by: 2_000)
+        let dropped = simulation.trace.lines.filter { $0.hasSuffix("safari dropped reply for background#1") }
+        #expect(dropped.count == 1, "\(simulation.trace.lines.suffix(12))")
+        #expect(simulation.trace.lines.contains { $0.contains("background#2 <- ") && $0.contains("\"nativeReply\"") })
+        #expect(!simulation.trace.lines.contains { $0.contains("background#1 <- ") && $0.contains("\"nativeReply\"") })
+        #expect(theme(simulation, "t1") == .string("gray"))
+    }
 }
