@@ -36,7 +36,7 @@ struct Scheduler {
 
     /// Something that falls due at a moment of virtual time.
     enum Due: Equatable {
-        /// Safari unloads the background: `idleUnload` after its last input.
+        /// Safari unloads the background: `idleUnload` after it was last woken.
         case idleUnload
         case nativeTimeout(NativeTimer)
         /// The reply a slow handler held back, by its place in `delayedReplies`.
@@ -44,7 +44,9 @@ struct Scheduler {
         case alarm
     }
 
-    /// Safari unloads the background this long after the last input it received.
+    /// Safari unloads a non-persistent background this long after it was last woken (WebKit,
+    /// `WebExtensionContext::scheduleBackgroundContentToUnload`: `delayBeforeUnloading`, 30 s,
+    /// on macOS and iOS alike).
     static let idleUnload: EpochMillis = 30_000
 
     var now: EpochMillis
@@ -53,8 +55,12 @@ struct Scheduler {
     var alarm: EpochMillis?
     /// Replies held back by a slow handler, with when they arrive.
     var delayedReplies: [(at: EpochMillis, work: Work)] = []
-    /// When the loaded background last received an input.
-    var lastBackgroundInput: EpochMillis = 0
+    /// When the loaded background was last woken: loaded, or handed an event it listens for.
+    /// Safari's unload timer is re-armed only then (WebKit,
+    /// `WebExtensionContext::wakeUpBackgroundContentIfNecessary` and
+    /// `performTasksAfterBackgroundContentLoads`), never by native replies, storage, its own
+    /// timers or messages arriving on a port.
+    var lastWake: EpochMillis = 0
 
     init(now: EpochMillis) { self.now = now }
 
@@ -70,7 +76,7 @@ struct Scheduler {
             if at <= end, best.map({ at < $0.at }) ?? true { best = (at, what) }
         }
         if let background, !frozen {
-            consider(lastBackgroundInput + Self.idleUnload, .idleUnload)
+            consider(lastWake + Self.idleUnload, .idleUnload)
             for (timer, at) in timers.sorted(by: { $0.key < $1.key }) where timer.incarnation == background {
                 consider(at, .nativeTimeout(timer))
             }

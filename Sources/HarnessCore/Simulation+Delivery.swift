@@ -30,6 +30,8 @@ extension Simulation {
             guard let started = start(.background) else { return }
             background = started
             clock.timers = [:]
+            // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
+            clock.lastWake = now
             let stored = storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap { try? JSONParser.parse($0) }
             monitor.backgroundStarted(withCache: stored.flatMap(LocalStorage.decode)?.cache != nil)
             complete(begin(started, .started(appearance: appearance, tabs: tabs.mapValues(\.url))), driver: started, role: .background)
@@ -43,7 +45,7 @@ extension Simulation {
             clock.queue.pushFront(.backgroundInput(input))
             return
         }
-        clock.lastBackgroundInput = now
+        if input.wakesTheBackground { clock.lastWake = now }
         if case .tabRequestedDecision(let tab, _, _) = input { monitor.backgroundTook(requestFrom: tab.rawValue) }
         if input.isFromThePopup {
             if case .popupOpened = input {
@@ -369,6 +371,19 @@ private extension ExtensionWire.Event {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
              .appMessage, .appearanceChanged, .nativeReply, .nativeTimeout, .alarmFired: false
+        }
+    }
+
+    /// Whether Safari dispatches it as an event the background listens for (a message from a
+    /// content script or the popup, a tab event, an alarm) or it is the load itself: those wake
+    /// the background and re-arm its unload timer (WebKit,
+    /// `WebExtensionContext::wakeUpBackgroundContentIfNecessaryToFireEvents`). A native reply,
+    /// a storage completion, its own timer and a message on a port do not.
+    var wakesTheBackground: Bool {
+        switch self {
+        case .started, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground, .appearanceChanged,
+             .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .alarmFired: true
+        case .storageCompleted, .nativeReply, .nativeTimeout, .appMessage: false
         }
     }
 

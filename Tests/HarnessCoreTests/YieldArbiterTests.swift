@@ -119,7 +119,7 @@ struct YieldArbiterTests {
 struct SchedulerTests {
     @Test func theIdleUnloadFallsDue30SecondsAfterTheLastInput() throws {
         var clock = Scheduler(now: 1_000_000)
-        clock.lastBackgroundInput = 1_000_000
+        clock.lastWake = 1_000_000
         #expect(clock.nextDue(before: 1_029_999, background: 1, frozen: false) == nil)
         let due = try #require(clock.nextDue(before: 1_100_000, background: 1, frozen: false))
         #expect(due.at == 1_030_000 && due.due == .idleUnload)
@@ -137,7 +137,7 @@ struct SchedulerTests {
 
     @Test func atOneInstantTheIdleUnloadThenTimersByRequestThenRepliesThenTheAlarm() throws {
         var clock = Scheduler(now: 0)
-        clock.lastBackgroundInput = -30_000 + 10_000
+        clock.lastWake = -30_000 + 10_000
         clock.timers[.init(incarnation: 1, request: 10)] = 10_000
         clock.timers[.init(incarnation: 1, request: 9)] = 10_000
         clock.delayedReplies = [(at: 10_000, work: .appInput(.launched))]
@@ -147,7 +147,7 @@ struct SchedulerTests {
             #expect(at == 10_000)
             order.append(due)
             switch due {
-            case .idleUnload: clock.lastBackgroundInput = 100_000
+            case .idleUnload: clock.lastWake = 100_000
             case .nativeTimeout(let timer): clock.timers[timer] = nil
             case .delayedReply(let index): clock.delayedReplies.remove(at: index)
             case .alarm: clock.alarm = nil
@@ -159,7 +159,7 @@ struct SchedulerTests {
 
     @Test func onlyTheLoadedIncarnationsTimersFire() {
         var clock = Scheduler(now: 0)
-        clock.lastBackgroundInput = 0
+        clock.lastWake = 0
         clock.timers[.init(incarnation: 1, request: 1)] = 5_000
         #expect(clock.nextDue(before: 10_000, background: 2, frozen: false) == nil)
     }
