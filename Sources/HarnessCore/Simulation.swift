@@ -326,6 +326,7 @@ public final class Simulation {
         if platform == .iOS && safari.appInForeground { safari.appInForeground = false }
         if !safari.safariInForeground {
             safari.safariInForeground = true
+            if platform == .iOS { fireOverdue() }
             background?.child.thaw()
             clock.queue += heldForBackground.map { .backgroundInput($0) }
             heldForBackground = []
@@ -593,6 +594,19 @@ public final class Simulation {
             settle()
         }
         clock.now = end
+    }
+
+    /// Safari returns from an iOS suspension: its unload timer and the alarms are timers of
+    /// Safari's own process, which did not run while it was suspended, so every overdue one fires
+    /// at once, each once. The unload check may unload the background before the events that
+    /// waited reach it, and an alarm missed for an hour fires once, late (WebKit has no iOS
+    /// app-state handling: `WebExtensionContextCocoa.mm`, `scheduleBackgroundContentToUnload`;
+    /// `WebExtensionAlarm.cpp`).
+    private func fireOverdue() {
+        while let (_, due) = clock.nextDue(before: now, background: background?.incarnation, frozen: safari.backgroundFrozenByUser) {
+            trace.record(now, "safari", "overdue on return: \(due)")
+            fire(due)
+        }
     }
 
     private func fire(_ due: Scheduler.Due) {
