@@ -146,6 +146,11 @@ public struct SafariModel: Sendable {
         return restored.alarm
     }
 
+    /// The profiles out of sight lose their alarms (Safari quit).
+    mutating func forgetAlarms() {
+        for name in putAway.keys { putAway[name]?.alarm = nil }
+    }
+
     mutating func openPopup(on id: TabID) {
         popupTab = id
         popupScope = nil

@@ -32,7 +32,7 @@ public struct Scenario: Sendable {
 
     /// The first word of every step this version understands.
     public static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background", "fail",
-                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile"]
+                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile", "alarm-minimum"]
 
     /// Reads a whole scenario into typed steps. Throws every mistake in it, each with its line;
     /// a file with no steps is a mistake too.

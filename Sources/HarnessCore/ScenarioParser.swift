@@ -109,6 +109,8 @@ struct ScenarioParser {
             case "damaged": step = .sharedDamaged
             case let kind: step = .shared(try startingDocument(kind, &words))
             }
+        case "alarm-minimum":
+            step = .alarmMinimum(try duration(try words.next("a duration (30s, or 1m as older Safari releases had)"), words))
         case "cache":
             step = .cache(try startingDocument(try words.choose(["defaults", "site", "file"]), &words))
         case "profile":

@@ -23,6 +23,7 @@ public enum ScenarioPrinter {
         case .sharedLegacy(let enabled): "shared legacy \(enabled ? "enabled" : "disabled")"
         case .sharedDamaged: "shared damaged"
         case .profile(let name): "profile \(name)"
+        case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
         case .app(let app): "app " + self.app(app)
         case .safari(let step): "safari \(step.rawValue)"
         case .tab(let tab): "tab " + self.tab(tab)

@@ -146,7 +146,7 @@ public final class ScenarioRunner {
 
     private func perform(_ line: Scenario.Line) {
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -188,7 +188,7 @@ public final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .advance, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .advance, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }
@@ -291,6 +291,7 @@ public final class ScenarioRunner {
                                     executables: executables, directory: directory, profile: setup.profile)
         simulation.flaws = flaws
         simulation.crashAt = crashAt
+        simulation.alarmMinimum = setup.alarmMinimum
         if let powerCut { simulation.cutPower(powerCut) }
         let good = setup.shared ?? setup.emptyDocument
         if setup.damaged {

@@ -16,6 +16,8 @@ public struct ScenarioSetup: Sendable {
     public var legacyEnabled: Bool?
     /// `shared damaged`: the document on disk is cut off halfway, its last good copy beside it.
     public var damaged = false
+    /// The shortest delay Safari allows an alarm.
+    public var alarmMinimum = Simulation.alarmMinimum
 
     /// `folder` is where the files a scenario names are found (paths are relative to it);
     /// `seed` is the run's, unless the scenario sets its own.
@@ -47,6 +49,7 @@ public struct ScenarioSetup: Sendable {
         case .profile(let name): profile = name
         case .sharedLegacy(let enabled): legacyEnabled = enabled
         case .sharedDamaged: damaged = true
+        case .alarmMinimum(let minimum): alarmMinimum = minimum
         case .shared(.file(let path)): shared = try Self.document(path, folder: folder, file: file, line: line.number)
         case .cache(.file(let path)): cache = try Self.document(path, folder: folder, file: file, line: line.number)
         case .shared(let change):

@@ -100,7 +100,8 @@ extension Simulation {
         case .cancelTimer(.nativeTimeout(let request)):
             clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = nil
         case .setAlarm(let at):
-            clock.alarm = at
+            if at < now + alarmMinimum { trace.record(now, "safari", "alarm raised to the minimum delay, \(alarmMinimum / 1000) s") }
+            clock.alarm = max(at, now + alarmMinimum)
         case .sendDecision(let tab, let decision):
             monitor.decisionSent(to: tab.rawValue)
             safari.apply(decision, to: tab, now: now, repliesDelivered: nativeRepliesDelivered)
@@ -326,6 +327,7 @@ extension Simulation {
         monitor.noAnswerOwed()
         safari.forgetPopup()
         forgetSessions()
+        forgetAlarms()
         safari.safariInForeground = true
         for id in tabs.keys.sorted() { reloadTab(id) }
     }

@@ -65,6 +65,10 @@ public final class Simulation {
     public static let handlerFrameLimit = ProcessLauncher.handlerFrameLimit
     public static let idleUnload = Scheduler.idleUnload
     public static let defaultProfile = SafariModel.defaultProfile
+    /// The shortest delay Safari allows an alarm: shorter delays and periods are raised to it
+    /// (WebKit, `WebExtensionAPIAlarms.cpp` `createAlarm` with `webExtensionMinimumAlarmInterval`,
+    /// 30 s; the older `WebExtensionAPIAlarmsCocoa.mm` enforced 1 minute).
+    public static let alarmMinimum: EpochMillis = 30_000
     /// Backgrounds that may die in a row without finishing an input before tabs stop asking.
     public static let wakesBeforeGivingUp = 3
 
@@ -109,6 +113,8 @@ public final class Simulation {
     private var powerCutAtEnd: PowerCutPlan?
 
     public var handlerBehaviour = HandlerBehaviour.healthy
+    /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
+    public var alarmMinimum = Simulation.alarmMinimum
     /// Known bugs switched on in every process of the run (`harness run --flaw`).
     public var flaws: Set<Flaw> = []
     /// A shared document the scenario planted damaged: exempt from the invariant 1 checks
@@ -351,6 +357,7 @@ public final class Simulation {
         safari.backgroundFrozenByUser = false
         if platform == .iOS { safari.appInForeground = false }
         forgetSessions()
+        forgetAlarms()
         safari.safariInForeground = true
         for id in tabs.keys.sorted() { askForDecision(id) }
     }
@@ -362,6 +369,14 @@ public final class Simulation {
             unlink(Self.storageDirectory(in: directory, profile: name) + "/session.json")
             disk.place(Self.storageFolder(name) + "session.json", nil)
         }
+    }
+
+    /// Alarms live in Safari's memory only (WebKit keeps them in `m_alarmMap` and writes them
+    /// nowhere): quitting Safari, or losing power, drops every profile's. A background sets its
+    /// alarms again when it starts.
+    func forgetAlarms() {
+        clock.alarm = nil
+        safari.forgetAlarms()
     }
 
     /// Brings another Safari profile to the front: the extension instance of the one that was

@@ -19,6 +19,8 @@ public enum Step: Equatable, Sendable {
     case sharedDamaged
     /// Before the first action, the profile in front at the start; after it, a profile switch.
     case profile(String)
+    /// The shortest delay Safari allows an alarm (30 s; 1 minute in older releases).
+    case alarmMinimum(EpochMillis)
 
     // MARK: Actions
     case app(AppStep)
@@ -40,7 +42,7 @@ public enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     public var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .settle, .expect: false
         }

@@ -142,7 +142,7 @@ struct ScenarioParserTests {
                          "cache defaults", "cache site", "cache file", "app set", "app reset", "app delete", "app launch", "tab open",
                          "tab native-dark", "popup set", "popup pause", "handler slow", "handler crashing", "fail handler",
                          "expect tab", "expect first-decision", "expect shared", "expect app", "expect popup", "expect background",
-                         "expect converged", "expect legacy", "advance", "seed", "epoch", "profile", "hold", "release"]
+                         "expect converged", "expect legacy", "advance", "seed", "epoch", "profile", "hold", "release", "alarm-minimum"]
         where !kinds.contains(where: { $0.hasPrefix(expected) }) {
             Issue.record("the sample never makes '\(expected)'")
         }
@@ -197,6 +197,7 @@ enum StepSample {
         if random.chance(1, in: 2) { steps.append(.platform(pick(Simulation.Platform.allCases))) }
         if random.chance(1, in: 3) { steps.append(.epoch(1_772_355_600_000 + Int64(random.below(1_000_000)) * 1000)) }
         if random.chance(1, in: 3) { steps.append(.seed(UInt64(random.below(1000)))) }
+        if random.chance(1, in: 4) { steps.append(.alarmMinimum(pick([30_000, 60_000, 0]))) }
         for _ in 0..<random.below(3) {
             let document: StartingDocument = switch random.below(3) {
             case 0: .defaults(values(schedule: true))
