@@ -121,6 +121,7 @@ extension Simulation {
     /// straight to a native handler, as its background did.
     public func legacyMessage(_ message: NativeRequest) {
         lastLegacyAnswer = nil
+        guard mayStartNativeRequest() else { return }
         handlerSpawns += 1
         guard let handler = start(.handler) else { return }
         complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json)), now: now), driver: handler, role: .legacy)
@@ -128,10 +129,23 @@ extension Simulation {
 
     /// Safari starts one handler process per native request.
     func serveNativeRequest(incarnation: Int, request: Int, message: NativeRequest) {
+        guard mayStartNativeRequest() else {
+            return clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.tooManyRequests))
+        }
+        activeNativeRequests.insert(Scheduler.NativeTimer(incarnation: incarnation, request: request))
         handlerSpawns += 1
         guard let handler = start(.handler) else { return }
         complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json)), now: now), driver: handler,
                  role: .handler(incarnation: incarnation, request: request))
+    }
+
+    /// Whether Safari takes one more native request: it refuses it at once while the most it
+    /// allows are in flight.
+    func mayStartNativeRequest() -> Bool {
+        let active = activeNativeRequests.count + hungLegacyRequests
+        guard active >= Self.maximumActiveNativeRequests else { return true }
+        trace.record(now, "safari", "refused a native request: \(active) in flight")
+        return false
     }
 
     func handlerDirectives(_ directives: [JSONValue], from handler: ProcessDriver, incarnation: Int, request: Int) {
@@ -269,6 +283,8 @@ extension Simulation {
                     kill(driver, reason: "crashed before replying")
                 } else {
                     driver.finish()
+                    // A withheld answer leaves its request in flight for good.
+                    if handlerBehaviour == .hung { hungLegacyRequests += 1 }
                     for case .reply(let reply) in decoded(directives, from: driver, NativeHandlerWire.directive) where handlerBehaviour != .hung {
                         lastLegacyAnswer = reply
                     }
@@ -328,6 +344,7 @@ extension Simulation {
         safari.forgetPopup()
         forgetSessions()
         forgetAlarms()
+        forgetNativeRequests()
         safari.safariInForeground = true
         for id in tabs.keys.sorted() { reloadTab(id) }
     }

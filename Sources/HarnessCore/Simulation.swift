@@ -61,10 +61,18 @@ public final class Simulation {
     /// as the garbage replies do.)
     static let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
                                                      "message": .string("the native extension ended without an answer")])
+    /// What Safari answers a request it refuses because too many are in flight.
+    static let tooManyRequests = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
+                                                   "message": .string("there are too many active native message requests")])
 
     public static let handlerFrameLimit = ProcessLauncher.handlerFrameLimit
     public static let idleUnload = Scheduler.idleUnload
     public static let defaultProfile = SafariModel.defaultProfile
+    /// How many native requests Safari lets be in flight at once, across every extension; it
+    /// refuses one more at once (WebKit, `WebExtensionContext::sendNativeMessage`:
+    /// `maximumActiveRequestCount`, "too many active native message requests").
+    public static let maximumActiveNativeRequests = 150
+
     /// The shortest delay Safari allows an alarm: shorter delays and periods are raised to it
     /// (WebKit, `WebExtensionAPIAlarms.cpp` `createAlarm` with `webExtensionMinimumAlarmInterval`,
     /// 30 s; the older `WebExtensionAPIAlarmsCocoa.mm` enforced 1 minute).
@@ -139,6 +147,11 @@ public final class Simulation {
     public internal(set) var lastLegacyAnswer: NativeReply?
     /// How many handler processes were started: one per native request.
     public internal(set) var handlerSpawns = 0
+    /// The background's native requests still in flight (by incarnation and request: a reply
+    /// held back or withheld keeps its request in flight), and the first version's requests a
+    /// hung handler never answered.
+    var activeNativeRequests: Set<Scheduler.NativeTimer> = []
+    var hungLegacyRequests = 0
     private var nextEditNumber = 1
     /// The app's edits delivered to its current incarnation and not yet answered, oldest first
     /// (the app answers its edits in order).
@@ -358,6 +371,7 @@ public final class Simulation {
         if platform == .iOS { safari.appInForeground = false }
         forgetSessions()
         forgetAlarms()
+        forgetNativeRequests()
         safari.safariInForeground = true
         for id in tabs.keys.sorted() { askForDecision(id) }
     }
@@ -369,6 +383,12 @@ public final class Simulation {
             unlink(Self.storageDirectory(in: directory, profile: name) + "/session.json")
             disk.place(Self.storageFolder(name) + "session.json", nil)
         }
+    }
+
+    /// Native requests end with Safari.
+    func forgetNativeRequests() {
+        activeNativeRequests = []
+        hungLegacyRequests = 0
     }
 
     /// Alarms live in Safari's memory only (WebKit keeps them in `m_alarmMap` and writes them
@@ -576,6 +596,7 @@ public final class Simulation {
             case .nativeRequest(let incarnation, let request, let message):
                 serveNativeRequest(incarnation: incarnation, request: request, message: message)
             case .nativeReply(let incarnation, let request, let message):
+                activeNativeRequests.remove(Scheduler.NativeTimer(incarnation: incarnation, request: request))
                 // A reply addressed to an earlier incarnation is dropped.
                 guard background?.incarnation == incarnation else {
                     trace.record(now, "safari", "dropped reply for background#\(incarnation)")

@@ -393,4 +393,27 @@ struct SimulationTests {
         #expect(!simulation.trace.lines.contains { $0.contains("background#1 <- ") && $0.contains("\"nativeReply\"") })
         #expect(theme(simulation, "t1") == .string("gray"))
     }
+
+    /// Safari refuses a native request at once while 150 are in flight (a hung handler's stay
+    /// in flight for good): no handler starts, and the background hears the refusal at once.
+    @Test func aNativeRequestBeyond150InFlightIsRefusedAtOnce() throws {
+        let (simulation, folder) = try simulation(.macOS, .inProcess, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.handlerBehaviour = .hung
+        for _ in 1...Simulation.maximumActiveNativeRequests { simulation.legacyMessage(.getEnabled) }
+        #expect(simulation.handlerSpawns == 150)
+        #expect(!simulation.trace.lines.contains { $0.contains("refused a native request") })
+        simulation.legacyMessage(.getEnabled)
+        #expect(simulation.handlerSpawns == 150)
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        #expect(simulation.handlerSpawns == 150, "the snapshot request is refused too")
+        let refusals = simulation.trace.lines.filter { $0.hasSuffix("safari refused a native request: 150 in flight") }
+        #expect(refusals.count == 2)
+        #expect(simulation.trace.lines.contains { $0.contains("background#1 <- ") && $0.contains("too many active native message requests") })
+        simulation.safariRestart()
+        simulation.handlerBehaviour = .healthy
+        simulation.settle()
+        #expect(simulation.handlerSpawns == 151, "requests end with Safari")
+    }
 }
