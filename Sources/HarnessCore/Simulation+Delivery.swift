@@ -124,7 +124,7 @@ extension Simulation {
         guard mayStartNativeRequest() else { return }
         handlerSpawns += 1
         guard let handler = start(.handler) else { return }
-        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json)), now: now), driver: handler, role: .legacy)
+        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler, role: .legacy)
     }
 
     /// Safari starts one handler process per native request.
@@ -135,7 +135,7 @@ extension Simulation {
         activeNativeRequests.insert(Scheduler.NativeTimer(incarnation: incarnation, request: request))
         handlerSpawns += 1
         guard let handler = start(.handler) else { return }
-        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json)), now: now), driver: handler,
+        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler,
                  role: .handler(incarnation: incarnation, request: request))
     }
 

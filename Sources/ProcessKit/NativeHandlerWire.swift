@@ -4,14 +4,17 @@ import SiteSettings
 /// ways: the harness encodes the request and decodes directives, the handler's shell decodes the
 /// request and encodes directives, with the same code.
 ///
-/// Input: `{"type": "nativeRequest", "message": {…}}`. Directives: `{"type": "reply", "message":
+/// Input: `{"type": "nativeRequest", "message": {…}, "profile": "work"}` (the Safari profile the
+/// request comes from, as `SFExtensionProfileKey` gives it since Safari 17; one native extension
+/// serves every profile over the one App Group container, so the handler needs nothing from it).
+/// Directives: `{"type": "reply", "message":
 /// {…}}` (see `NativeReply`) and `{"type": "notify", "name": "settingsChanged"}`.
 public enum NativeHandlerWire {
     /// An input as the harness sends it; the frame carries the time, the seed and the flaws.
     public enum Event: Equatable, Sendable {
         /// The extension's message as sent, unvalidated: a real extension may send anything,
-        /// and the handler must answer it with a clear error.
-        case nativeRequest(JSONValue)
+        /// and the handler must answer it with a clear error; and the profile it came from.
+        case nativeRequest(JSONValue, profile: String? = nil)
     }
 
     // MARK: - Inputs
@@ -19,7 +22,8 @@ public enum NativeHandlerWire {
     /// The JSON the harness sends for an event.
     public static func encode(_ event: Event) -> JSONValue {
         switch event {
-        case .nativeRequest(let message): .object(["type": .string("nativeRequest"), "message": message])
+        case .nativeRequest(let message, let profile):
+            .object(["type": .string("nativeRequest"), "message": message].merging(profile.map { ["profile": .string($0)] } ?? [:]) { a, _ in a })
         }
     }
 
@@ -32,13 +36,15 @@ public enum NativeHandlerWire {
     public static func decode(_ json: JSONValue) throws(NativeMessageError) -> Event {
         let input = try WireObject(json, at: .root)
         guard input["type"] == .string("nativeRequest") else { throw NativeMessageError(input.path.key("type"), "expected nativeRequest") }
-        return .nativeRequest(try input.value("message"))
+        var profile: String?
+        if input["profile"] != nil { profile = try input.string("profile") }
+        return .nativeRequest(try input.value("message"), profile: profile)
     }
 
     /// The machine's input for an event that arrived at `now` in a run with `seed`.
     public static func input(for event: Event, now: EpochMillis, seed: UInt64) -> NativeHandlerMachine.Input {
         switch event {
-        case .nativeRequest(let message): .requestArrived(message, now: now, seed: seed)
+        case .nativeRequest(let message, _): .requestArrived(message, now: now, seed: seed)
         }
     }
 

@@ -416,4 +416,21 @@ struct SimulationTests {
         simulation.settle()
         #expect(simulation.handlerSpawns == 151, "requests end with Safari")
     }
+
+    /// One native extension serves every profile: each request carries the profile it came
+    /// from, over the one shared container.
+    @Test(arguments: transports)
+    func everyNativeRequestNamesTheProfileItCameFrom(transport: Simulation.Transport) throws {
+        let (simulation, folder) = try simulation(.iOS, transport, shared: Self.base)
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.switchProfile("work")
+        simulation.openTab(TabID("w1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        let requests = simulation.trace.lines.filter { $0.contains(" handler#") && $0.contains("\"type\":\"nativeRequest\"") }
+        #expect(requests.count == 2)
+        #expect(requests.first?.contains("\"profile\":\"default\"") == true && requests.last?.contains("\"profile\":\"work\"") == true, "\(requests)")
+        #expect(theme(simulation, "w1") == .string("gray"), "the work profile reads the same document")
+    }
 }

@@ -7,9 +7,11 @@ struct NativeHandlerWireTests {
         for seed in UInt64(0)..<300 {
             var samples = WireSamples(seed: seed)
             for message in [samples.json(), samples.request().json] {
-                let event = NativeHandlerWire.Event.nativeRequest(message)
-                let sent = try throughBytes(NativeHandlerWire.encode(event))
-                #expect(try NativeHandlerWire.decode(sent) == event, "seed \(seed): \(sent)")
+                for profile in [nil, "default", "work"] as [String?] {
+                    let event = NativeHandlerWire.Event.nativeRequest(message, profile: profile)
+                    let sent = try throughBytes(NativeHandlerWire.encode(event))
+                    #expect(try NativeHandlerWire.decode(sent) == event, "seed \(seed): \(sent)")
+                }
             }
         }
     }
@@ -32,6 +34,8 @@ struct NativeHandlerWireTests {
         let message = JSONValue.object(["type": .string("getEnabled")])
         #expect(NativeHandlerWire.encode(.nativeRequest(message)) == (try json(#"{"type": "nativeRequest", "message": {"type": "getEnabled"}}"#)))
         #expect(NativeHandlerWire.input(message) == NativeHandlerWire.encode(.nativeRequest(message)))
+        #expect(NativeHandlerWire.encode(.nativeRequest(message, profile: "work"))
+            == (try json(#"{"type": "nativeRequest", "message": {"type": "getEnabled"}, "profile": "work"}"#)))
         #expect(NativeHandlerWire.json(.postChangeNotification) == (try json(#"{"type": "notify", "name": "settingsChanged"}"#)))
         #expect(NativeHandlerWire.json(.reply(.applied(DocumentVersion(documentId: "doc-1", revision: 43), changed: true)))
             == (try json(#"{"type": "reply", "message": {"type": "applied", "documentId": "doc-1", "revision": 43, "changed": true}}"#)))
