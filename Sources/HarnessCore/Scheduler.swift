@@ -61,6 +61,32 @@ struct Scheduler {
     /// `performTasksAfterBackgroundContentLoads`), never by native replies, storage, its own
     /// timers or messages arriving on a port.
     var lastWake: EpochMillis = 0
+    /// The native port the loaded background holds, if any.
+    var nativePort: NativePort?
+
+    /// A background's port to the native app, and when it last opened or posted on it.
+    struct NativePort: Equatable {
+        var incarnation: Int
+        var lastActivity: EpochMillis
+    }
+
+    /// Safari postpones an unload, 30 s at a time, while the background holds an open port it
+    /// opened or posted on less than this long ago (WebKit,
+    /// `WebExtensionContext::unloadBackgroundContentIfPossible`: `delayForInactivePorts`;
+    /// `m_lastBackgroundPortActivityTime` is set only by the background's own `addPorts` and
+    /// `portPostMessage`, never by messages arriving on the port).
+    static let portKeepAlive: EpochMillis = 120_000
+
+    /// When Safari unloads the loaded background `incarnation` if nothing wakes it first: at
+    /// the first 30 s check after its last wake at which no recently used port holds it.
+    func unloadTime(of incarnation: Int) -> EpochMillis {
+        var at = lastWake + Self.idleUnload
+        if let port = nativePort, port.incarnation == incarnation, at < port.lastActivity + Self.portKeepAlive {
+            let checks = (port.lastActivity + Self.portKeepAlive - lastWake + Self.idleUnload - 1) / Self.idleUnload
+            at = lastWake + checks * Self.idleUnload
+        }
+        return at
+    }
 
     init(now: EpochMillis) { self.now = now }
 
@@ -76,7 +102,7 @@ struct Scheduler {
             if at <= end, best.map({ at < $0.at }) ?? true { best = (at, what) }
         }
         if let background, !frozen {
-            consider(lastWake + Self.idleUnload, .idleUnload)
+            consider(unloadTime(of: background), .idleUnload)
             for (timer, at) in timers.sorted(by: { $0.key < $1.key }) where timer.incarnation == background {
                 consider(at, .nativeTimeout(timer))
             }

@@ -34,7 +34,8 @@ extension Simulation {
             clock.lastWake = now
             let stored = storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap { try? JSONParser.parse($0) }
             monitor.backgroundStarted(withCache: stored.flatMap(LocalStorage.decode)?.cache != nil)
-            complete(begin(started, .started(appearance: appearance, tabs: tabs.mapValues(\.url))), driver: started, role: .background)
+            complete(begin(started, .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS)),
+                     driver: started, role: .background)
         }
         guard let background else {
             trace.record(now, "safari", "background did not start; event dropped", ExtensionWire.encode(input))
@@ -99,6 +100,10 @@ extension Simulation {
             clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = at
         case .cancelTimer(.nativeTimeout(let request)):
             clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = nil
+        case .connectNative:
+            // The port lives as long as this incarnation (WebKit disconnects a page's ports when
+            // it closes); opening it counts as port activity for the unload check.
+            clock.nativePort = Scheduler.NativePort(incarnation: driver.incarnation, lastActivity: now)
         case .setAlarm(let at):
             if at < now + alarmMinimum { trace.record(now, "safari", "alarm raised to the minimum delay, \(alarmMinimum / 1000) s") }
             clock.alarm = max(at, now + alarmMinimum)
@@ -209,12 +214,27 @@ extension Simulation {
                     editAnswers[edit] = true
                 }
             case .messageExtension:
-                // Only macOS has a path from the app to the extension.
-                if platform == .macOS { event(.appMessage) }
+                pushToTheExtension(from: app)
             case .container:
                 trace.record(now, "harness", "unexpected container directive from \(app.label)")
             }
         }
+    }
+
+    /// The app messages the extension (`SFSafariApplication.dispatchMessage`, macOS only: "You
+    /// can't send messages from a containing iOS app to your web extension's JavaScript"). It
+    /// arrives on the native port a loaded background opened and holds (`port.onMessage`); an
+    /// unloaded background, or one without the port, misses it and the app's send fails
+    /// (`WebExtensionMessagePort::sendMessage` answers `NotConnected`). It wakes nothing and
+    /// re-arms no unload timer; whether Safari's own layer would wake the background is not
+    /// known, so the stricter reading is taken.
+    private func pushToTheExtension(from app: ProcessDriver) {
+        guard platform == .macOS else { return }
+        guard let background, clock.nativePort?.incarnation == background.incarnation else {
+            trace.record(now, app.label, "message to the extension failed: no native port is open (NotConnected)")
+            return
+        }
+        event(.appMessage)
     }
 
     /// A process's directives read with its codec; one that cannot be read is traced and skipped.
@@ -365,6 +385,7 @@ extension Simulation {
         }
         if background === driver {
             background = nil
+            clock.nativePort = nil
             // Unloads say so after this; anything else that ends it is a kill.
             backgroundStop = .killed
             backgroundDeathsInARow += 1

@@ -12,7 +12,9 @@ public struct BackgroundMachine {
     public enum Input: Equatable, Sendable {
         /// Safari started the background (for the event that follows). `tabs` are the open tabs
         /// as `tabs.query` reports them.
-        case started(now: EpochMillis, appearance: Appearance, utcOffsetMinutes: Int, tabs: [TabID: String])
+        /// `appMessages`: the containing app can message the extension on this platform (macOS),
+        /// through a native port the background opens.
+        case started(now: EpochMillis, appearance: Appearance, utcOffsetMinutes: Int, tabs: [TabID: String], appMessages: Bool = false)
         /// Extension storage finished loading (nil: nothing stored or unreadable).
         case storageLoaded(local: LocalStorage?, session: SessionStorage?, now: EpochMillis)
         case localStorageSaved(token: Int, now: EpochMillis)
@@ -55,6 +57,9 @@ public struct BackgroundMachine {
         case cancelTimer(BackgroundTimer)
         /// An alarm survives an unload and wakes the background (`alarmFired`).
         case setAlarm(at: EpochMillis)
+        /// Open a port to the native app (`runtime.connectNative`): the app's messages arrive on
+        /// it (`appMessageArrived`) while this background lives and holds it.
+        case connectNative
         case sendDecision(TabID, Decision)
         case showPopup(PopupView)
         /// The answer to a popup change: saved (durable in the outbox, and shown), not saved, or
@@ -118,13 +123,15 @@ public struct BackgroundMachine {
     public mutating func handle(_ input: Input) -> [Directive] {
         var directives: [Directive] = []
         switch input {
-        case .started(let now, let appearance, let offset, let openTabs):
+        case .started(let now, let appearance, let offset, let openTabs, let appMessages):
             self.now = now
             self.appearance = appearance
             utcOffsetMinutes = offset
             // The background cannot know what tabs show after a wake: each gets a fresh decision.
             for (id, url) in openTabs { tabs[id] = Tab(url: url, answer: .waiting(lastSent: nil)) }
             directives.append(.loadStorage)
+            // The app's changes arrive only on a port the background holds open.
+            if appMessages { directives.append(.connectNative) }
         case .storageLoaded(let stored, let storedSession, let now):
             self.now = now
             if case .loading(let waiting) = storage {

@@ -5,7 +5,7 @@ import SiteSettings
 /// encodes outputs, with the same code.
 ///
 /// Inputs (`type`): `started` (`appearance`, `utcOffsetMinutes` (left out when 0), `tabs`: {id:
-/// url}), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
+/// url}, `appMessages`: true where the app can message the extension), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
 /// `safariForeground`, `appMessage`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
@@ -14,13 +14,13 @@ import SiteSettings
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
-/// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `decision` (`tab`,
+/// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `connectNative`, `decision` (`tab`,
 /// `decision`), `popup` (`view`), `popupAnswer` (`message`, `saved`, `scope`).
 public enum ExtensionWire {
     /// An input as the harness sends it; the frame carries the time. Named as on the wire.
     public enum Event: Equatable, Sendable {
         /// `tabs`: the open tabs as `tabs.query` reports them, by id.
-        case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String])
+        case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String], appMessages: Bool = false)
         case storageCompleted(token: Int)
         case tabRequestedDecision(TabID, url: String, nativeDark: Bool)
         case tabNativeDarkChanged(TabID, nativeDark: Bool)
@@ -60,10 +60,11 @@ public enum ExtensionWire {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch event {
-        case .started(let appearance, let offset, let tabs):
+        case .started(let appearance, let offset, let tabs, let appMessages):
             var members: [String: JSONValue] = ["appearance": .string(appearance.rawValue),
                                                 "tabs": .object(Dictionary(uniqueKeysWithValues: tabs.map { ($0.key.rawValue, .string($0.value)) }))]
             if offset != 0 { members["utcOffsetMinutes"] = .integer(Int64(offset)) }
+            if appMessages { members["appMessages"] = .bool(true) }
             return input("started", members)
         case .storageCompleted(let token): return input("storageCompleted", ["token": .integer(Int64(token))])
         case .tabRequestedDecision(let tab, let url, let nativeDark):
@@ -133,7 +134,7 @@ public enum ExtensionWire {
             }
             let offset = members["utcOffsetMinutes"].flatMap { if case .integer(let n) = $0 { Int(n) } else { nil } } ?? 0
             guard (-18 * 60...18 * 60).contains(offset) else { throw NativeMessageError(root.key("utcOffsetMinutes"), "expected minutes within ±18 hours") }
-            return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs)
+            return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"))
         case "storageCompleted": return .storageCompleted(token: Int(try integer("token")))
         case "tabRequestedDecision": return .tabRequestedDecision(try tab(), url: try string("url"), nativeDark: bool("nativeDark"))
         case "tabNativeDarkChanged": return .tabNativeDarkChanged(try tab(), nativeDark: bool("nativeDark"))
@@ -169,8 +170,8 @@ public enum ExtensionWire {
     /// one is an error at `scope`), reset fields sorted.
     public static func input(for event: Event, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
         switch event {
-        case .started(let appearance, let offset, let tabs):
-            return .machine(.started(now: now, appearance: appearance, utcOffsetMinutes: offset, tabs: tabs))
+        case .started(let appearance, let offset, let tabs, let appMessages):
+            return .machine(.started(now: now, appearance: appearance, utcOffsetMinutes: offset, tabs: tabs, appMessages: appMessages))
         case .storageCompleted(let token): return .storageCompleted(token: token)
         case .tabRequestedDecision(let tab, let url, let nativeDark): return .machine(.tabRequestedDecision(tab, url: url, nativeDark: nativeDark, now: now))
         case .tabNativeDarkChanged(let tab, let nativeDark): return .machine(.tabNativeDarkChanged(tab, nativeDark: nativeDark, now: now))
@@ -215,6 +216,7 @@ public enum ExtensionWire {
         case .setTimer(let timer, let at): .object(["type": .string("setTimer"), "timer": json(timer), "at": .integer(at)])
         case .cancelTimer(let timer): .object(["type": .string("cancelTimer"), "timer": json(timer)])
         case .setAlarm(let at): .object(["type": .string("setAlarm"), "at": .integer(at)])
+        case .connectNative: .object(["type": .string("connectNative")])
         case .sendDecision(let tab, let decision): .object(["type": .string("decision"), "tab": .string(tab.rawValue), "decision": decision.json])
         case .showPopup(let view): .object(["type": .string("popup"), "view": view.json])
         case .popupAnswer(let message, let saved, let scope):
@@ -253,6 +255,9 @@ public enum ExtensionWire {
         case "setAlarm":
             try directive.allow(["type", "at"])
             return .machine(.setAlarm(at: try directive.integer("at")))
+        case "connectNative":
+            try directive.allow(["type"])
+            return .machine(.connectNative)
         case "decision":
             try directive.allow(["type", "tab", "decision"])
             return .machine(.sendDecision(TabID(try directive.string("tab")),

@@ -157,6 +157,18 @@ struct SchedulerTests {
                           .delayedReply(index: 0), .alarm])
     }
 
+    @Test func aRecentlyUsedPortPostponesTheUnloadTo30SecondChecksUntil2MinutesHavePassed() {
+        var clock = Scheduler(now: 0)
+        clock.lastWake = 10_000
+        #expect(clock.unloadTime(of: 1) == 40_000)
+        clock.nativePort = .init(incarnation: 1, lastActivity: 0)
+        // Checks at 40, 70 and 100 s find the port used less than 120 s ago; 130 s does not.
+        #expect(clock.unloadTime(of: 1) == 130_000)
+        #expect(clock.unloadTime(of: 2) == 40_000, "another incarnation's port holds nothing")
+        clock.lastWake = 200_000
+        #expect(clock.unloadTime(of: 1) == 230_000, "an old port holds nothing")
+    }
+
     @Test func onlyTheLoadedIncarnationsTimersFire() {
         var clock = Scheduler(now: 0)
         clock.lastWake = 0

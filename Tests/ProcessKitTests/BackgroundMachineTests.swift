@@ -120,6 +120,12 @@ struct BackgroundMachineTests {
 
     // MARK: - Start-up
 
+    @Test func whereTheAppCanMessageItTheBackgroundOpensANativePortAtStart() {
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:], appMessages: true))
+            == [.loadStorage, .connectNative])
+    }
+
     @Test func theFirstAnswerComesFromTheCacheBeforeAnyNativeRequestThenTheSnapshotCorrectsIt() {
         var machine = BackgroundMachine()
         #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])

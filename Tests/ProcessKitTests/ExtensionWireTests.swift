@@ -8,7 +8,7 @@ struct ExtensionWireTests {
     /// One event of every kind, with random payloads.
     static func everyEvent(_ s: inout WireSamples) -> [ExtensionWire.Event] {
         [.started(appearance: s.appearance(), utcOffsetMinutes: s.int(-18 * 60...18 * 60),
-                  tabs: Dictionary((0..<s.int(0...3)).map { _ in (s.tab(), s.url()) }) { a, _ in a }),
+                  tabs: Dictionary((0..<s.int(0...3)).map { _ in (s.tab(), s.url()) }) { a, _ in a }, appMessages: s.bool()),
          .storageCompleted(token: s.int(Int.min...Int.max)),
          .tabRequestedDecision(s.tab(), url: s.url(), nativeDark: s.bool()),
          .tabNativeDarkChanged(s.tab(), nativeDark: s.bool()),
@@ -35,6 +35,7 @@ struct ExtensionWireTests {
          .machine(.setTimer(.nativeTimeout(s.int(Int.min...Int.max)), at: s.int64(Int64.min...Int64.max))),
          .machine(.cancelTimer(.nativeTimeout(s.int(Int.min...Int.max)))),
          .machine(.setAlarm(at: s.int64(Int64.min...Int64.max))),
+         .machine(.connectNative),
          .machine(.sendDecision(s.tab(), s.decision())),
          .machine(.showPopup(s.popupView())),
          .machine(.popupAnswer(message: s.int(Int.min...Int.max), saved: s.maybe { $0.bool() }, scope: s.maybe { $0.scopeKey() }))]
@@ -73,6 +74,8 @@ struct ExtensionWireTests {
              #"{"type": "started", "appearance": "dark", "tabs": {"t1": "https://docs.example.com/guide"}}"#),
             (.started(appearance: .light, utcOffsetMinutes: 60, tabs: [:]),
              #"{"type": "started", "appearance": "light", "utcOffsetMinutes": 60, "tabs": {}}"#),
+            (.started(appearance: .light, tabs: [:], appMessages: true),
+             #"{"type": "started", "appearance": "light", "tabs": {}, "appMessages": true}"#),
             (.storageCompleted(token: 3), #"{"type": "storageCompleted", "token": 3}"#),
             (.tabRequestedDecision(t1, url: "https://a.example/", nativeDark: false),
              #"{"type": "tabRequestedDecision", "tab": "t1", "url": "https://a.example/", "nativeDark": false}"#),
@@ -109,6 +112,7 @@ struct ExtensionWireTests {
             (.machine(.setTimer(.nativeTimeout(1), at: Self.now)), #"{"type": "setTimer", "timer": {"nativeTimeout": 1}, "at": 1783940000000}"#),
             (.machine(.cancelTimer(.nativeTimeout(1))), #"{"type": "cancelTimer", "timer": {"nativeTimeout": 1}}"#),
             (.machine(.setAlarm(at: Self.now)), #"{"type": "setAlarm", "at": 1783940000000}"#),
+            (.machine(.connectNative), #"{"type": "connectNative"}"#),
             (.machine(.popupAnswer(message: 3, saved: nil, scope: nil)), #"{"type": "popupAnswer", "message": 3, "saved": null, "scope": null}"#),
             (.machine(.popupAnswer(message: 3, saved: true, scope: try ScopeKey.parse("a.example"))),
              #"{"type": "popupAnswer", "message": 3, "saved": true, "scope": "a.example"}"#),
