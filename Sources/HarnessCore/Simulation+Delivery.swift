@@ -27,9 +27,16 @@ extension Simulation {
         }
         if background == nil {
             guard countsAsEvent else { return }
+            if let listener = input.listener, let saved = savedListeners[profile], !saved.contains(listener) {
+                // Safari wakes a background only for an event it listens for
+                // (`wakeUpBackgroundContentIfNecessaryToFireEvents`).
+                trace.record(now, "safari", "\(input.name) wakes nothing: the background does not listen for \(listener.rawValue)")
+                return
+            }
             guard let started = start(.background) else { return }
             background = started
             clock.timers = [:]
+            registeredListeners = []
             // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
             clock.lastWake = now
             let stored = storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap { try? JSONParser.parse($0) }
@@ -44,6 +51,11 @@ extension Simulation {
         if arbiter.isWaiting(background.label) {
             // The start itself stopped at a yield point: the event waits for it.
             clock.queue.pushFront(.backgroundInput(input))
+            return
+        }
+        if let listener = input.listener, !registeredListeners.contains(listener) {
+            // An event that arrives before its listener exists is lost; it re-arms nothing.
+            trace.record(now, "safari", "\(input.name) lost: background#\(background.incarnation) has no \(listener.rawValue) listener")
             return
         }
         if input.wakesTheBackground { clock.lastWake = now }
@@ -100,6 +112,9 @@ extension Simulation {
             clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = at
         case .cancelTimer(.nativeTimeout(let request)):
             clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = nil
+        case .listen(let events):
+            registeredListeners = Set(events)
+            savedListeners[profile] = Set(events)
         case .connectNative:
             // The port lives as long as this incarnation (WebKit disconnects a page's ports when
             // it closes); opening it counts as port activity for the unload check.
@@ -425,6 +440,26 @@ private extension ExtensionWire.Event {
              .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .alarmFired: true
         case .storageCompleted, .nativeReply, .nativeTimeout, .appMessage: false
         }
+    }
+
+    /// The listener Safari dispatches it to, or nil for what is not an event: the load, a
+    /// storage completion, a native reply, the background's own timer, a message on its port.
+    var listener: BackgroundListener? {
+        switch self {
+        case .tabRequestedDecision, .tabNativeDarkChanged, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited,
+             .popupForgotSite, .popupPaused: .message
+        case .tabActivated: .tabActivated
+        case .tabClosed: .tabRemoved
+        case .safariForeground: .windowFocus
+        case .alarmFired: .alarm
+        case .started, .storageCompleted, .nativeReply, .nativeTimeout, .appMessage: nil
+        }
+    }
+
+    /// The event's name, as traces say it.
+    var name: String {
+        if case .string(let type)? = ExtensionWire.encode(self).objectValue?["type"] { return type }
+        return "event"
     }
 
     var isScopeChoice: Bool {

@@ -68,6 +68,12 @@ public final class Simulation {
     public static let handlerFrameLimit = ProcessLauncher.handlerFrameLimit
     public static let idleUnload = Scheduler.idleUnload
     public static let defaultProfile = SafariModel.defaultProfile
+    /// The events each profile's extension listens for, as Safari keeps them across wakes and
+    /// restarts (WebKit persists them as `BackgroundContentEventListeners`), and what the
+    /// loaded background has registered since it started.
+    var savedListeners: [String: Set<BackgroundListener>] = [:]
+    var registeredListeners: Set<BackgroundListener> = []
+
     /// How many native requests Safari lets be in flight at once, across every extension; it
     /// refuses one more at once (WebKit, `WebExtensionContext::sendNativeMessage`:
     /// `maximumActiveRequestCount`, "too many active native message requests").

@@ -15,6 +15,12 @@ extension BackgroundMachine {
         return [.sendDecision(id, decision)]
     }
 
+    /// listeners-after-cache-read: listeners are registered only once storage has been read,
+    /// so an event that arrives before (the one that woke the background) finds none.
+    var flawedListensLate: Bool {
+        flaws.contains(.listenersAfterCacheRead)
+    }
+
     /// native-first-startup: the cache may not answer until a snapshot request has been answered.
     var flawedWaitsForNative: Bool {
         flaws.contains(.nativeFirstStartup) && !heardFromNative

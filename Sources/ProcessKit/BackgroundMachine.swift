@@ -60,6 +60,9 @@ public struct BackgroundMachine {
         /// Open a port to the native app (`runtime.connectNative`): the app's messages arrive on
         /// it (`appMessageArrived`) while this background lives and holds it.
         case connectNative
+        /// Register listeners for these events: Safari dispatches an event to the background,
+        /// and wakes it for one, only while it listens for it.
+        case listen([BackgroundListener])
         case sendDecision(TabID, Decision)
         case showPopup(PopupView)
         /// The answer to a popup change: saved (durable in the outbox, and shown), not saved, or
@@ -129,6 +132,9 @@ public struct BackgroundMachine {
             utcOffsetMinutes = offset
             // The background cannot know what tabs show after a wake: each gets a fresh decision.
             for (id, url) in openTabs { tabs[id] = Tab(url: url, answer: .waiting(lastSent: nil)) }
+            // Listeners are registered at once, before anything asynchronous, so the event that
+            // woke the background finds them.
+            if !flawedListensLate { directives.append(.listen(BackgroundListener.allCases)) }
             directives.append(.loadStorage)
             // The app's changes arrive only on a port the background holds open.
             if appMessages { directives.append(.connectNative) }
@@ -166,6 +172,7 @@ public struct BackgroundMachine {
     private mutating func finishLoading(_ loaded: Storage, waiting: [Input]) -> [Directive] {
         var directives: [Directive] = []
         storage = loaded
+        if flawedListensLate { directives.append(.listen(BackgroundListener.allCases)) }
         rebuildResolver()
         for input in waiting { directives += handle(input) }
         directives += reconcile(forceFull: false)
@@ -640,6 +647,14 @@ public struct BackgroundMachine {
 }
 
 /// The background's timers. They die with it, as JavaScript timers do when Safari unloads it.
+/// The events a background can listen for, as Safari dispatches them: a message from a content
+/// script or the popup (`runtime.onMessage`), a tab made active (`tabs.onActivated`) or closed
+/// (`tabs.onRemoved`), Safari's window coming to the front (`windows.onFocusChanged`), an alarm
+/// (`alarms.onAlarm`).
+public enum BackgroundListener: String, CaseIterable, Hashable, Sendable {
+    case message, tabActivated, tabRemoved, windowFocus, alarm
+}
+
 public enum BackgroundTimer: Hashable, Sendable {
     case nativeTimeout(Int)
 }

@@ -72,7 +72,7 @@ public enum ExtensionShell {
                     }
                 case .saveSessionStorage(let session):
                     _ = try? store.save(session.json, as: ExtensionStore<Files, WireGate>.sessionName)
-                case .sendNative, .setTimer, .cancelTimer, .setAlarm, .connectNative, .sendDecision, .showPopup, .popupAnswer:
+                case .sendNative, .setTimer, .cancelTimer, .setAlarm, .connectNative, .listen, .sendDecision, .showPopup, .popupAnswer:
                     outputs.append(.machine(directive))
                 }
             }

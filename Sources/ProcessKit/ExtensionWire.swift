@@ -14,7 +14,7 @@ import SiteSettings
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
-/// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `connectNative`, `decision` (`tab`,
+/// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `connectNative`, `listen` (`events`), `decision` (`tab`,
 /// `decision`), `popup` (`view`), `popupAnswer` (`message`, `saved`, `scope`).
 public enum ExtensionWire {
     /// An input as the harness sends it; the frame carries the time. Named as on the wire.
@@ -217,6 +217,7 @@ public enum ExtensionWire {
         case .cancelTimer(let timer): .object(["type": .string("cancelTimer"), "timer": json(timer)])
         case .setAlarm(let at): .object(["type": .string("setAlarm"), "at": .integer(at)])
         case .connectNative: .object(["type": .string("connectNative")])
+        case .listen(let events): .object(["type": .string("listen"), "events": .array(events.map { .string($0.rawValue) })])
         case .sendDecision(let tab, let decision): .object(["type": .string("decision"), "tab": .string(tab.rawValue), "decision": decision.json])
         case .showPopup(let view): .object(["type": .string("popup"), "view": view.json])
         case .popupAnswer(let message, let saved, let scope):
@@ -258,6 +259,17 @@ public enum ExtensionWire {
         case "connectNative":
             try directive.allow(["type"])
             return .machine(.connectNative)
+        case "listen":
+            try directive.allow(["type", "events"])
+            guard case .array(let items) = try directive.value("events") else { throw NativeMessageError(path.key("events"), "expected an array") }
+            var events: [BackgroundListener] = []
+            for (index, item) in items.enumerated() {
+                guard case .string(let name) = item, let event = BackgroundListener(rawValue: name) else {
+                    throw NativeMessageError(path.key("events").index(index), "expected one of \(BackgroundListener.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                events.append(event)
+            }
+            return .machine(.listen(events))
         case "decision":
             try directive.allow(["type", "tab", "decision"])
             return .machine(.sendDecision(TabID(try directive.string("tab")),

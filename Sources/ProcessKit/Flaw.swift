@@ -21,6 +21,7 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
     case readModifyWriteWithoutLock = "read-modify-write-without-lock"
     case oneTimestampForDocument = "one-timestamp-for-document"
     case answerBeforeCacheLoaded = "answer-before-cache-loaded"
+    case listenersAfterCacheRead = "listeners-after-cache-read"
 
     /// The bug, and the rule it breaks.
     public var explanation: String {
@@ -126,6 +127,13 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
             The background answers a request that arrives before its cache is loaded from the built- \
             in defaults, then corrects it: a flash of the wrong look. Breaks the rule that the first \
             answer comes from the cache.
+            """
+        case .listenersAfterCacheRead:
+            """
+            The background registers its listeners only after it has read its storage, a classic \
+            MV3 mistake: Safari delivers the event that woke it before that, finds no listener, \
+            and drops it, so the tab that asked never gets an answer. Breaks the rule that no event \
+            is lost in a wake.
             """
         }
     }

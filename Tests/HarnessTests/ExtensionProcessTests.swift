@@ -40,8 +40,11 @@ struct ExtensionProcessTests {
         let background = try ChildProcess(executable: HarnessBinary.directory + "/ExtensionProcess", arguments: ["--storage", storage])
         defer { background.kill() }
         let start = try exchange(background, .object(["type": .string("started"), "appearance": .string("light"), "tabs": .object([:])]), now: Self.now)
-        guard let load = start.first, load["type"] == .string("storagePending"), case .integer(let token)? = load["token"] else {
-            Issue.record("expected a pending load: \(start)")
+        // It registers its listeners first, then starts loading its storage.
+        #expect(start.first?["type"] == .string("listen"), "\(start)")
+        let load = try #require(start.first { $0["type"] == .string("storagePending") }, "expected a pending load: \(start)")
+        guard case .integer(let token)? = load["token"] else {
+            Issue.record("expected a token: \(load)")
             return
         }
         // The tab asks while storage is still loading: Safari queues it, the background answers once loaded.

@@ -74,7 +74,7 @@ struct BackgroundMachineTests {
     /// t1 is answered from the cache and snapshot request 1 is out.
     private func startedWithTheStaleCache() -> BackgroundMachine {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
         #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now)) == [
             .sendDecision(Self.t1, decision(Self.cached)),
@@ -120,15 +120,25 @@ struct BackgroundMachineTests {
 
     // MARK: - Start-up
 
+    @Test func underItsFlawTheBackgroundListensOnlyOnceItsStorageIsRead() {
+        var machine = BackgroundMachine()
+        machine.flaws = [.listenersAfterCacheRead]
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
+            .listen(BackgroundListener.allCases),
+            .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
+        ])
+    }
+
     @Test func whereTheAppCanMessageItTheBackgroundOpensANativePortAtStart() {
         var machine = BackgroundMachine()
         #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:], appMessages: true))
-            == [.loadStorage, .connectNative])
+            == [.listen(BackgroundListener.allCases), .loadStorage, .connectNative])
     }
 
     @Test func theFirstAnswerComesFromTheCacheBeforeAnyNativeRequestThenTheSnapshotCorrectsIt() {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
         // Sepia, from the cache; then the snapshot is asked for with the cache's version.
         #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now)) == [
@@ -145,7 +155,7 @@ struct BackgroundMachineTests {
 
     @Test func withoutACacheTabsWaitForTheSnapshotOrTheTimeoutThenGetTheDefaults() {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
         #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
             .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
@@ -160,7 +170,7 @@ struct BackgroundMachineTests {
 
     @Test func inputsThatArriveBeforeStorageLoadsAreHandledInOrderOnceItHas() {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
         #expect(machine.handle(.tabRequestedDecision(Self.t2, url: "https://a.example/", nativeDark: false, now: Self.now)) == [])
         #expect(machine.handle(.appearanceChanged(.dark, now: Self.now)) == [])
         var auto = Self.cached
@@ -184,7 +194,7 @@ struct BackgroundMachineTests {
 
     @Test func aNewerSchemaSnapshotIsUsedReadOnly() throws {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
         #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
             .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
         ])
@@ -211,7 +221,7 @@ struct BackgroundMachineTests {
 
     @Test func unreadableStorageIsNeverOverwrittenAndPopupChangesAreRefused() throws {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
         #expect(machine.handle(.storageLoadFailed(now: Self.now)) == [
             .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
         ])
@@ -459,7 +469,7 @@ struct BackgroundMachineTests {
 
     @Test func aSavedPopupChangeTheHandlerRefusesIsAnsweredAgainAsRefused() throws {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
         #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1)) == [
             .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now + 1),
             .sendDecision(Self.t1, decision(Self.cached)),
@@ -560,7 +570,7 @@ struct BackgroundMachineTests {
         let morning: EpochMillis = 1_783_936_800_000
         let evening = morning - (morning % 86_400_000) + 20 * 3_600_000
         let nextMorning = evening + 10 * 3_600_000
-        #expect(machine.handle(.started(now: morning, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.started(now: morning, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
         #expect(machine.handle(.storageLoaded(local: storage, session: nil, now: morning)) == [
             .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: morning),
         ])
@@ -585,7 +595,7 @@ struct BackgroundMachineTests {
     @Test func underAnswerBeforeCacheLoadedATabAnsweredEarlyIsSentOnlyAChange() {
         var machine = BackgroundMachine()
         machine.flaws = [.answerBeforeCacheLoaded]
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
         let builtIn = decision(SettingsDocument())
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [.sendDecision(Self.t1, builtIn)])
         #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [

@@ -36,6 +36,7 @@ struct ExtensionWireTests {
          .machine(.cancelTimer(.nativeTimeout(s.int(Int.min...Int.max)))),
          .machine(.setAlarm(at: s.int64(Int64.min...Int64.max))),
          .machine(.connectNative),
+         .machine(.listen(BackgroundListener.allCases.filter { _ in s.bool() })),
          .machine(.sendDecision(s.tab(), s.decision())),
          .machine(.showPopup(s.popupView())),
          .machine(.popupAnswer(message: s.int(Int.min...Int.max), saved: s.maybe { $0.bool() }, scope: s.maybe { $0.scopeKey() }))]
@@ -113,6 +114,7 @@ struct ExtensionWireTests {
             (.machine(.cancelTimer(.nativeTimeout(1))), #"{"type": "cancelTimer", "timer": {"nativeTimeout": 1}}"#),
             (.machine(.setAlarm(at: Self.now)), #"{"type": "setAlarm", "at": 1783940000000}"#),
             (.machine(.connectNative), #"{"type": "connectNative"}"#),
+            (.machine(.listen([.message, .alarm])), #"{"type": "listen", "events": ["message", "alarm"]}"#),
             (.machine(.popupAnswer(message: 3, saved: nil, scope: nil)), #"{"type": "popupAnswer", "message": 3, "saved": null, "scope": null}"#),
             (.machine(.popupAnswer(message: 3, saved: true, scope: try ScopeKey.parse("a.example"))),
              #"{"type": "popupAnswer", "message": 3, "saved": true, "scope": "a.example"}"#),
