@@ -1,0 +1,47 @@
+import Foundation
+@testable import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// Safari's listener rule on its own, in process: an event wakes an unloaded background only if
+/// the background listens for it, and one that reaches a loaded background before its listener
+/// exists is lost.
+struct ListenerRuleTests {
+    private func simulation() throws -> (Simulation, String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("listeners-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return (Simulation(platform: .iOS, transport: .inProcess, seed: 1, epoch: 1_772_355_600_000, executables: "", directory: folder), folder)
+    }
+
+    @Test func anEventTheBackgroundDoesNotListenForWakesNothing() throws {
+        let (simulation, folder) = try simulation()
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
+        simulation.settle()
+        #expect(simulation.savedListeners["default"] == Set(BackgroundListener.allCases))
+        simulation.unloadBackground()
+        simulation.savedListeners["default"] = [.message]
+        simulation.activateTab(TabID("t1"))
+        simulation.settle()
+        #expect(simulation.trace.lines.contains { $0.hasSuffix("safari tabActivated wakes nothing: the background does not listen for tabActivated") })
+        // The tab's own message does wake it.
+        #expect(simulation.backgroundIncarnation == 2 && simulation.backgroundState == .running)
+        #expect(!simulation.trace.lines.contains { $0.contains("background#2 <- ") && $0.contains("\"tabActivated\"") })
+    }
+
+    @Test func anEventBeforeItsListenerIsLostAndReArmsNothing() throws {
+        let (simulation, folder) = try simulation()
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
+        simulation.openTab(TabID("t2"), url: "https://docs.example.com/")
+        simulation.settle()
+        simulation.registeredListeners = [.message]
+        simulation.advance(by: 20_000)
+        simulation.closeTab(TabID("t1"))
+        simulation.settle()
+        #expect(simulation.trace.lines.contains { $0.hasSuffix("safari tabClosed lost: background#1 has no tabRemoved listener") })
+        simulation.advance(by: 10_000)
+        #expect(simulation.backgroundState == .unloaded, "the lost event re-armed no unload timer")
+    }
+}
