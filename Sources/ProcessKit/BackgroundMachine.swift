@@ -174,7 +174,10 @@ public struct BackgroundMachine {
         storage = loaded
         if flawedListensLate { directives.append(.listen(BackgroundListener.allCases)) }
         rebuildResolver()
+        let loadedAt = now
         for input in waiting { directives += handle(input) }
+        // The inputs that waited carry their own, earlier times; what follows happens now.
+        now = loadedAt
         directives += reconcile(forceFull: false)
         directives += pushChangedDecisions()
         return directives
@@ -183,12 +186,13 @@ public struct BackgroundMachine {
     /// Handles any input but the start and the load's result, once storage is loaded.
     private mutating func handleLoaded(_ input: Input) -> [Directive] {
         var directives: [Directive] = []
+        now = input.now
         if recoveryDue && !input.isNativeExchange {
-            // Recovery after idle comes first, still at the previous input's time.
+            // Recovery after a timeout comes first, at this input's time: every request gets the
+            // whole timeout from the moment it is sent.
             recoveryDue = false
             directives += reconcile(forceFull: false)
         }
-        now = input.now
         switch input {
         case .started, .storageLoaded, .storageLoadFailed:
             preconditionFailure("\(input) is handled before storage is consulted")

@@ -520,9 +520,12 @@ struct BackgroundMachineTests {
         #expect(machine.handle(.timerFired(.nativeTimeout(2), now: timedOut)) == [])
         #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.applied(Self.v8, changed: true).json, now: timedOut)) == [],
                 "a late answer to a request given up on is dropped")
-        #expect(machine.handle(.appMessageArrived(now: timedOut)) == [
-            .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: timedOut),
-            .sendNative(request: 4, turnOff()), nativeTimer(4, sentAt: timedOut),
+        // Four seconds later: each new request gets the whole timeout from then, not from the
+        // timeout's own time.
+        let later = timedOut + 4_000
+        #expect(machine.handle(.appMessageArrived(now: later)) == [
+            .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: later),
+            .sendNative(request: 4, turnOff()), nativeTimer(4, sentAt: later),
         ])
     }
 
