@@ -550,6 +550,10 @@ public struct BackgroundMachine {
             } else {
                 fullResyncAfterNextSnapshot = true
             }
+            // Tabs and the popup stop showing the refused change at once: what they see is the
+            // cache with the changes still waiting, and the resync corrects the cache.
+            rebuildResolver()
+            directives += pushChangedDecisions()
         case .notApplied:
             // The patch stays in the outbox and the next event resends it, as after a timeout.
             recoveryDue = true

@@ -464,6 +464,8 @@ struct BackgroundMachineTests {
             .cancelTimer(.nativeTimeout(2)),
             .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
             .sendNative(request: 3, .getSnapshot(known: nil)), nativeTimer(3, sentAt: Self.now + 6),
+            // The tab and the popup show the document again at once, not the refused change.
+            .sendDecision(Self.t1, decision(Self.shared)), .showPopup(try popup(Self.shared)),
         ])
     }
 
@@ -491,6 +493,7 @@ struct BackgroundMachineTests {
             .cancelTimer(.nativeTimeout(2)),
             .popupAnswer(message: 9, saved: false, scope: Self.host),
             .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, nextEdit: 2), token: 2),
+            .sendDecision(Self.t1, decision(Self.cached)), .showPopup(try popup(Self.cached)),
         ])
         #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(1)),
