@@ -25,27 +25,33 @@ struct ExpectationChecker {
         case .firstDecisionBeforeNativeReply(let id):
             let replies = simulation.tabs[id]?.nativeRepliesBeforeFirstDecision
             if replies == 0 { return [] }
-            return ["tab \(id.rawValue)'s first decision came after \(replies.map(String.init) ?? "no decision,") native replies"]
+            guard let replies else { return ["tab \(id.rawValue) has applied no decision since it loaded"] }
+            return ["tab \(id.rawValue)'s first decision came after \(replies) native replies"]
         case .sharedDefaults(let values):
-            let defaults = sharedDocument?.defaults ?? Defaults.builtIn
+            guard let defaults = sharedDocument?.defaults else { return [noDocument] }
             let actual = FieldValues(mode: defaults.mode, theme: defaults.theme, nativeDarkPolicy: defaults.nativeDarkPolicy,
                                      schedule: defaults.schedule)
             return compare(values, "shared defaults", actual)
         case .sharedSite(let key, let checks):
-            guard let record = sharedDocument?.sites[key.key] else { return ["shared site \(key.key.text) is absent"] }
+            guard let document = sharedDocument else { return [noDocument] }
+            guard let record = document.sites[key.key] else { return ["shared site \(key.key.text) is absent"] }
             return compare(checks, "shared site \(key.key.text)", record.values)
         case .sharedSiteAbsent(let key):
-            guard let record = sharedDocument?.sites[key.key] else { return [] }
+            guard let document = sharedDocument else { return [noDocument] }
+            guard let record = document.sites[key.key] else { return [] }
             return ["shared site \(key.key.text): expected absent, found \(record.values)"]
         case .sharedTombstone(let key):
-            return sharedDocument?.tombstones[key.key] == nil ? ["shared has no tombstone for \(key.key.text)"] : []
+            guard let document = sharedDocument else { return [noDocument] }
+            return document.tombstones[key.key] == nil ? ["shared has no tombstone for \(key.key.text)"] : []
         case .sharedDamaged(let count):
             return damaged(count)
         case .appSites(let keys):
+            guard let view = simulation.appView else { return [Self.noAppView] }
             let expected = JSONValue.array(keys.map { .string($0.key.text) })
-            return compare("app sites", expected, .array((simulation.appView?.sites ?? []).map { .string($0.key.text) }))
+            return compare("app sites", expected, .array(view.sites.map { .string($0.key.text) }))
         case .appSite(let key, let checks):
-            guard let row = simulation.appView?.sites.first(where: { $0.key == key.key }) else {
+            guard let view = simulation.appView else { return [Self.noAppView] }
+            guard let row = view.sites.first(where: { $0.key == key.key }) else {
                 return ["the app does not list \(key.key.text)"]
             }
             let overrides = FieldValues(mode: row.overrides.mode, theme: row.overrides.theme, nativeDarkPolicy: row.overrides.nativeDarkPolicy)
@@ -57,7 +63,7 @@ struct ExpectationChecker {
             }
             return problems
         case .appDefaults(let values):
-            guard let defaults = simulation.appView?.defaults else { return ["the app shows no defaults (is it running?)"] }
+            guard let defaults = simulation.appView?.defaults else { return [Self.noAppView] }
             let shown = FieldValues(mode: defaults.mode, theme: defaults.theme, nativeDarkPolicy: defaults.nativeDarkPolicy, schedule: defaults.schedule)
             return compare(values, "app defaults", shown)
         case .appAnswer(let answer):
@@ -88,6 +94,13 @@ struct ExpectationChecker {
     private var sharedDocument: SettingsDocument? {
         try? DocumentCodec.decode(simulation.containerFile(FileContainer.documentName) ?? []).document
     }
+
+    /// Why there is no shared document to compare with.
+    private var noDocument: String {
+        simulation.containerFile(FileContainer.documentName) == nil ? "there is no shared document" : "the shared document does not parse"
+    }
+
+    static let noAppView = "the app shows nothing: it is not running"
 
     /// `expect shared damaged N`: N documents set aside, one of them the planted one's bytes.
     private func damaged(_ count: Int) -> [String] {

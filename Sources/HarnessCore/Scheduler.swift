@@ -8,6 +8,9 @@ struct Scheduler {
     /// A piece of work for a process, queued until the simulation gets to it.
     enum Work {
         case backgroundInput(ExtensionWire.Event)
+        /// The app's message on the native port of one background incarnation: it reaches that
+        /// incarnation or nobody.
+        case portMessage(incarnation: Int)
         case storageCompletion(incarnation: Int, token: Int)
         case nativeRequest(incarnation: Int, request: Int, message: NativeRequest)
         /// A reply for the background: what the handler answered, or what stood in for it (a
@@ -18,7 +21,7 @@ struct Scheduler {
 
         var kind: Simulation.WorkKind {
             switch self {
-            case .backgroundInput: .backgroundInput
+            case .backgroundInput, .portMessage: .backgroundInput
             case .storageCompletion: .storageCompletion
             case .nativeRequest: .nativeRequest
             case .nativeReply: .nativeReply

@@ -19,14 +19,20 @@ extension Simulation {
         clock.queue.append(.backgroundInput(input))
     }
 
-    func deliverToBackground(_ input: ExtensionWire.Event, countsAsEvent: Bool = true) {
+    /// Hands an input to the background: Safari starts one for an event that wakes it; what
+    /// does not wake it (a storage completion, a native reply, a timeout, a port message) finds
+    /// no background and is dropped.
+    func deliverToBackground(_ input: ExtensionWire.Event) {
         if safari.isBackgroundFrozen {
             // A frozen background takes nothing until it thaws.
             heldForBackground.append(input)
             return
         }
         if background == nil {
-            guard countsAsEvent else { return }
+            guard input.wakesTheBackground else {
+                trace.record(now, "safari", "\(input.name) dropped: no background is loaded")
+                return
+            }
             if let listener = input.listener, let saved = savedListeners[profile], !saved.contains(listener) {
                 // Safari wakes a background only for an event it listens for
                 // (`wakeUpBackgroundContentIfNecessaryToFireEvents`).
@@ -249,7 +255,7 @@ extension Simulation {
             trace.record(now, app.label, "message to the extension failed: no native port is open (NotConnected)")
             return
         }
-        event(.appMessage)
+        clock.queue.append(.portMessage(incarnation: background.incarnation))
     }
 
     /// A process's directives read with its codec; one that cannot be read is traced and skipped.
@@ -365,6 +371,7 @@ extension Simulation {
         for process in [driver, app, background].compactMap({ $0 }) + arbiter.waiting.map(\.process.driver) { process.kill(now: now, reason: "power lost") }
         arbiter.powerLost()
         app = nil
+        safari.appView = nil
         background = nil
         backgroundStop = .unloaded
         safari.appInForeground = false
@@ -397,10 +404,17 @@ extension Simulation {
         if app === driver {
             app = nil
             appEditsUnanswered = []
+            // What the app showed is gone with it.
+            safari.appView = nil
         }
         if background === driver {
             background = nil
             clock.nativePort = nil
+            registeredListeners = []
+            // A freeze was of that process; what waited for it only reaches a new background if
+            // it would wake one (a late reply or storage completion was for this one).
+            safari.backgroundFrozenByUser = false
+            heldForBackground.removeAll { !$0.wakesTheBackground }
             // Unloads say so after this; anything else that ends it is a kill.
             backgroundStop = .killed
             backgroundDeathsInARow += 1

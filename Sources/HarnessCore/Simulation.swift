@@ -454,7 +454,8 @@ public final class Simulation {
     public func closeTab(_ id: TabID) {
         guard safari.close(id) != nil else { return }
         monitor.noAnswerOwed(by: id.rawValue)
-        if background != nil { event(.tabClosed(id)) }
+        // `tabs.onRemoved`: it wakes the background if it listens for it.
+        event(.tabClosed(id))
     }
 
     /// The content script of a tab detects (or stops detecting) a native dark theme after its
@@ -467,7 +468,8 @@ public final class Simulation {
 
     public func setAppearance(_ value: Appearance) {
         safari.appearance = value
-        if background != nil { event(.appearanceChanged(value)) }
+        // The content script reports it (`runtime.onMessage`): it wakes the background too.
+        event(.appearanceChanged(value))
     }
 
     // MARK: - The popup
@@ -596,9 +598,15 @@ public final class Simulation {
             switch work {
             case .backgroundInput(let input):
                 deliverToBackground(input)
+            case .portMessage(let incarnation):
+                guard background?.incarnation == incarnation else {
+                    trace.record(now, "safari", "the app's message dropped: background#\(incarnation)'s port closed")
+                    continue
+                }
+                deliverToBackground(.appMessage)
             case .storageCompletion(let incarnation, let token):
                 guard background?.incarnation == incarnation else { continue }
-                deliverToBackground(.storageCompleted(token: token), countsAsEvent: false)
+                deliverToBackground(.storageCompleted(token: token))
             case .nativeRequest(let incarnation, let request, let message):
                 serveNativeRequest(incarnation: incarnation, request: request, message: message)
             case .nativeReply(let incarnation, let request, let message):
@@ -610,7 +618,7 @@ public final class Simulation {
                 }
                 nativeRepliesDelivered += 1
                 monitor.nativeReplyArrives(incarnation: incarnation, now: now)
-                deliverToBackground(.nativeReply(request: request, message: message), countsAsEvent: false)
+                deliverToBackground(.nativeReply(request: request, message: message))
             case .appInput(let input, let edit):
                 deliverToApp(input, edit: edit)
             }
