@@ -20,6 +20,12 @@ struct ScenarioParser {
     /// Processes held by a `hold` step and not yet released.
     private var holds: Set<ProcessName> = []
     private var appEdits = 0
+    /// The page each open tab shows, the tab the popup is open on, the platform, and the
+    /// lines of the setup steps that may come once (and of the first shared and cache lines).
+    private var urls: [String: [TabID: String]] = [:]
+    private var popupTab: TabID?
+    private var platform = Simulation.Platform.iOS
+    private var setupLines: [String: Int] = [:]
 
     init(file: String) { self.file = file }
 
@@ -61,8 +67,9 @@ struct ScenarioParser {
     static func lines(of text: String) -> [String] {
         var lines: [String] = []
         let bytes = Array(text.utf8)
-        var start = 0
-        var index = 0
+        // A byte-order mark some editors write at the start is not part of the first line.
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var index = start
         while index < bytes.count {
             let byte = bytes[index]
             if byte == 0x0A || byte == 0x0D {
@@ -116,6 +123,8 @@ struct ScenarioParser {
         case "profile":
             // Before the first action it chooses the profile in front at the start.
             profile = try profileName(try words.next("a profile name"), words)
+            // The popup belongs to the profile that was in front.
+            popupTab = nil
             step = .profile(profile)
         case "app":
             step = .app(try appStep(&words))
@@ -169,8 +178,47 @@ struct ScenarioParser {
         if step.isSetup && started {
             throw words.error("'\(verb)' must come before the first action")
         }
+        if !started { try checkSetup(step, words) }
         if !step.isSetup, verb != "profile" { started = true }
         return step
+    }
+
+    /// Setup lines that could contradict each other: a step given twice, a document file after
+    /// lines it would replace, a `shared` line after the `cache` lines that start from it.
+    private mutating func checkSetup(_ step: Step, _ words: Cursor) throws(ScenarioError) {
+        func once(_ name: String) throws(ScenarioError) {
+            if let line = setupLines[name] { throw words.error("'\(name)' is given twice (first on line \(line))") }
+            setupLines[name] = words.line
+        }
+        switch step {
+        case .platform(let chosen):
+            try once("platform")
+            platform = chosen
+        case .epoch: try once("epoch")
+        case .seed: try once("seed")
+        case .profile: try once("profile")
+        case .sharedLegacy: try once("shared legacy")
+        case .sharedDamaged: try once("shared damaged")
+        case .alarmMinimum(let minimum):
+            try once("alarm-minimum")
+            guard (1_000...600_000).contains(minimum) else { throw words.error("an alarm minimum is from 1s to 10m, not \(ScenarioPrinter.duration(minimum))") }
+        case .shared(let document):
+            if let line = setupLines["cache"] {
+                throw words.error("a 'shared' line after the cache's (line \(line)): the cache starts from the shared document as it stands then; put every 'shared' line first")
+            }
+            if case .file = document, let line = setupLines["shared"] {
+                throw words.error("'shared file' replaces the 'shared' lines before it (line \(line)); put it first")
+            }
+            setupLines["shared"] = setupLines["shared"] ?? words.line
+        case .cache(let document):
+            if case .file = document, let line = setupLines["cache"] {
+                throw words.error("'cache file' replaces the 'cache' lines before it (line \(line)); put it first")
+            }
+            setupLines["cache"] = setupLines["cache"] ?? words.line
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .advance, .settle,
+             .expect:
+            break
+        }
     }
 
     private func startingDocument(_ kind: String, _ words: inout Cursor) throws(ScenarioError) -> StartingDocument {
@@ -215,6 +263,7 @@ struct ScenarioParser {
             // Opened even when an option below is wrong, so later lines are not wrong with it.
             openTabs[profile, default: [:]][tab] = words.line
             closedTabs[profile]?[tab] = nil
+            urls[profile, default: [:]][tab] = url
             var nativeDark = false
             var window: Int?
             while !words.atEnd {
@@ -226,6 +275,7 @@ struct ScenarioParser {
                     guard let number = Int(text), number >= 1, number <= 64 else {
                         throw words.error("'\(text)' is not a window number (1 to 64)")
                     }
+                    guard platform == .macOS else { throw words.error("iOS shows one window: 'window=' needs 'platform macos'") }
                     window = number
                 } else {
                     let key = option.split(separator: "=", maxSplits: 1).first.map { String($0) } ?? option
@@ -241,27 +291,47 @@ struct ScenarioParser {
         switch verb {
         case "activate": return .activate(tab)
         case "reload": return .reload(tab)
-        case "navigate": return .navigate(tab, url: try words.next("a URL"))
+        case "navigate":
+            let url = try words.next("a URL")
+            urls[profile, default: [:]][tab] = url
+            return .navigate(tab, url: url)
         case "close":
             closedTabs[profile, default: [:]][tab] = words.line
             openTabs[profile]?[tab] = nil
+            if popupTab == tab { popupTab = nil }
             return .close(tab)
         default: return .nativeDark(tab, try words.choose(["on", "off"]) == "on")
         }
     }
 
     private mutating func popupStep(_ words: inout Cursor) throws(ScenarioError) -> PopupStep {
-        switch try words.choose(["open", "scope", "set", "reset", "forget", "pause", "close"]) {
-        case "open":
+        let verb = try words.choose(["open", "scope", "set", "reset", "forget", "pause", "close"])
+        if verb == "open" {
             let tab = try tabName(&words)
             try requireOpen(tab, words)
+            popupTab = tab
             return .open(tab)
-        case "scope": return .scope(try scope(&words))
+        }
+        guard let tab = popupTab else { throw words.error("'popup \(verb)' with no popup open (open one with 'popup open TAB')") }
+        switch verb {
+        case "scope":
+            let key = try scope(&words)
+            // The popup edits one of its page's records: the page, the host or the domain.
+            let keys = (try? PageAddress.parse(urls[profile]?[tab] ?? "").get())?.scopeKeys() ?? []
+            guard keys.contains(key.key) else {
+                let texts = keys.map(\.text)
+                throw ScenarioError(file: file, line: words.line,
+                                    message: "'\(key.text)' is not a record of the popup's page (expected \(texts.isEmpty ? "none: the page is not supported" : texts.joined(separator: ", ")))",
+                                    suggestion: nearestWord(key.key.text, in: texts))
+            }
+            return .scope(key)
         case "set": return .set(try values(&words, allowSchedule: false))
         case "reset": return .reset(try fields(&words))
         case "forget": return .forget
         case "pause": return .pause(try duration(try words.next("a duration"), words))
-        default: return .close
+        default:
+            popupTab = nil
+            return .close
         }
     }
 

@@ -45,6 +45,7 @@ public enum ScenarioPrinter {
 
     /// `30s`, `500ms`, `2m`, `1h`: the largest unit that writes it whole.
     public static func duration(_ millis: EpochMillis) -> String {
+        if millis == 0 { return "0s" }
         for (unit, scale) in ScenarioParser.durationUnits where millis % scale == 0 && millis / scale < 10_000_000 {
             return "\(millis / scale)\(unit)"
         }

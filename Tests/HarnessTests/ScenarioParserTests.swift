@@ -21,13 +21,14 @@ struct ScenarioParserTests {
             # Three mistakes, one per line, and nothing runs.
             tab opn t1 https://a.example/
             tab open t1 https://a.example/
+            popup open t1
             popup set tehme=dark
             advance soon
             """
         #expect(mistakes(text) == [
             "s:2: unknown word 'opn' (expected open, activate, reload, navigate, close, native-dark); did you mean 'open'?",
-            "s:4: unknown key 'tehme' (expected mode, theme, nativeDarkPolicy); did you mean 'theme'?",
-            "s:5: 'soon' is not a duration (30s, 500ms, 2m, 1h)",
+            "s:5: unknown key 'tehme' (expected mode, theme, nativeDarkPolicy); did you mean 'theme'?",
+            "s:6: 'soon' is not a duration (30s, 500ms, 2m, 1h)",
         ])
     }
 
@@ -75,9 +76,26 @@ struct ScenarioParserTests {
         ("tab open t1 https://a.example/\nplatform macos", "s:2: 'platform' must come before the first action"),
         ("advance 5x", "s:1: '5x' is not a duration (30s, 500ms, 2m, 1h)"),
         ("advance -5s", "s:1: '-5s' is not a duration (30s, 500ms, 2m, 1h)"),
+        // Setup lines that would contradict each other.
+        ("platform ios\nplatform macos", "s:2: 'platform' is given twice (first on line 1)"),
+        ("cache defaults theme=sepia\nshared defaults mode=on",
+         "s:2: a 'shared' line after the cache's (line 1): the cache starts from the shared document as it stands then; put every 'shared' line first"),
+        ("shared defaults mode=on\nshared file doc.json", "s:2: 'shared file' replaces the 'shared' lines before it (line 1); put it first"),
+        ("alarm-minimum 2h", "s:1: an alarm minimum is from 1s to 10m, not 2h"),
+        ("tab open t1 https://a.example/ window=2", "s:1: iOS shows one window: 'window=' needs 'platform macos'"),
+        // The popup: open before it is used, and editing one of its page's records.
+        ("tab open t1 https://a.example/\npopup set theme=dark", "s:2: 'popup set' with no popup open (open one with 'popup open TAB')"),
+        ("tab open t1 https://a.example/\npopup open t1\ntab close t1\npopup pause 1m", "s:4: 'popup pause' with no popup open (open one with 'popup open TAB')"),
+        ("tab open t1 https://docs.example.com/guide\npopup open t1\npopup scope example.com",
+         "s:3: 'example.com' is not a record of the popup's page (expected docs.example.com/guide, docs.example.com, .example.com); did you mean '.example.com'?"),
     ] as [(String, String)])
     func aMistakeNamesItsLineAndTheNearestWord(text: String, message: String) {
         #expect(mistakes(text) == [message])
+    }
+
+    @Test func aByteOrderMarkAtTheStartIsNotPartOfTheFirstLine() throws {
+        let scenario = try Scenario.parse("\u{FEFF}# Saved by an editor that marks UTF-8.\nsettle\n", name: "s")
+        #expect(scenario.description == "Saved by an editor that marks UTF-8." && scenario.steps == [.settle])
     }
 
     @Test func aHashInsideAWordIsPartOfIt() throws {
@@ -194,17 +212,17 @@ enum StepSample {
 
         var steps: [Step] = []
         // Setup.
-        if random.chance(1, in: 2) { steps.append(.platform(pick(Simulation.Platform.allCases))) }
+        let platform = pick(Simulation.Platform.allCases)
+        if random.chance(1, in: 2) || platform == .macOS { steps.append(.platform(platform)) }
         if random.chance(1, in: 3) { steps.append(.epoch(1_772_355_600_000 + Int64(random.below(1_000_000)) * 1000)) }
         if random.chance(1, in: 3) { steps.append(.seed(UInt64(random.below(1000)))) }
-        if random.chance(1, in: 4) { steps.append(.alarmMinimum(pick([30_000, 60_000, 0]))) }
-        for _ in 0..<random.below(3) {
-            let document: StartingDocument = switch random.below(3) {
-            case 0: .defaults(values(schedule: true))
-            case 1: .site(scope(), values(schedule: false))
-            default: .file("../documents/settings.json")
+        if random.chance(1, in: 4) { steps.append(.alarmMinimum(pick([30_000, 60_000, 1_000]))) }
+        // Every shared line before the cache's, a document file first in each.
+        for target in [Step.shared, Step.cache] {
+            if random.chance(1, in: 4) { steps.append(target(.file("../documents/settings.json"))) }
+            for _ in 0..<random.below(3) {
+                steps.append(target(random.chance(1, in: 2) ? .defaults(values(schedule: true)) : .site(scope(), values(schedule: false))))
             }
-            steps.append(random.chance(1, in: 2) ? .shared(document) : .cache(document))
         }
         if random.chance(1, in: 4) { steps.append(.sharedLegacy(enabled: random.chance(1, in: 2))) }
         if random.chance(1, in: 4) { steps.append(.sharedDamaged) }
@@ -213,6 +231,8 @@ enum StepSample {
         var made = 1
         var held: [ProcessName] = []
         var appEdited = false
+        var urls: [TabID: String] = [TabID("t1"): "https://docs.example.com/guide"]
+        var popup: TabID?
         steps.append(.tab(.open(open[0], url: "https://docs.example.com/guide", nativeDark: false, window: nil)))
         for _ in 0..<(5 + random.below(30)) {
             let tab = pick(open)
@@ -222,10 +242,17 @@ enum StepSample {
                     made += 1
                     let id = TabID("t\(made)")
                     open.append(id)
-                    return .tab(.open(id, url: pick(["https://a.example/", "http://[2001:db8::1]/x", "https://b.example/#frag", "about:blank"]),
-                                      nativeDark: random.chance(1, in: 2), window: random.chance(1, in: 2) ? 1 + random.below(3) : nil))
+                    let url = pick(["https://a.example/", "http://[2001:db8::1]/x", "https://b.example/#frag", "about:blank"])
+                    urls[id] = url
+                    return .tab(.open(id, url: url, nativeDark: random.chance(1, in: 2),
+                                      window: platform == .macOS && random.chance(1, in: 2) ? 1 + random.below(3) : nil))
                 }()
-            case 1: .tab(pick([.activate(tab), .reload(tab), .navigate(tab, url: "https://c.example/p"), .nativeDark(tab, random.chance(1, in: 2))]))
+            case 1:
+                { () -> Step in
+                    let step = pick([TabStep.activate(tab), .reload(tab), .navigate(tab, url: "https://c.example/p"), .nativeDark(tab, random.chance(1, in: 2))])
+                    if case .navigate(_, let url) = step { urls[tab] = url }
+                    return .tab(step)
+                }()
             case 2:
                 { () -> Step in
                     appEdited = true
@@ -234,7 +261,21 @@ enum StepSample {
                 }()
             case 3: .app(pick([.launch, .foreground, .background, .kill]))
             case 4: .safari(pick(SafariStep.allCases))
-            case 5: .popup(pick([.open(tab), .scope(scope()), .set(values(schedule: false)), .reset(fields()), .forget, .pause(duration()), .close]))
+            case 5:
+                { () -> Step in
+                    // Popup steps need the popup open; its scope is one of its page's records.
+                    guard let on = popup else {
+                        popup = tab
+                        return .popup(.open(tab))
+                    }
+                    let keys = (try? PageAddress.parse(urls[on] ?? "").get())?.scopeKeys() ?? []
+                    var choices: [PopupStep] = [.open(tab), .set(values(schedule: false)), .reset(fields()), .forget, .pause(duration()), .close]
+                    if !keys.isEmpty { choices.append(.scope(try! WrittenScope(keys[random.below(keys.count)].text))) }
+                    let step = pick(choices)
+                    if case .open(let id) = step { popup = id }
+                    if case .close = step { popup = nil }
+                    return .popup(step)
+                }()
             case 6: .appearance(pick(Appearance.allCases))
             case 7: .background(pick(BackgroundStep.allCases))
             case 8: .handler(pick([.healthy, .slow(duration()), .hung, .crashing(afterWrite: random.chance(1, in: 2)), .garbage]))
@@ -268,10 +309,13 @@ enum StepSample {
             default: .profile(pick(["default", "work"]))
             }
             steps.append(step)
-            // A profile switch leaves the tabs of the other profile behind: open one there.
+            // A profile switch leaves the tabs and the popup of the other profile behind: open a
+            // tab there.
             if case .profile = step {
                 made += 1
                 open = [TabID("t\(made)")]
+                popup = nil
+                urls[open[0]] = "https://d.example/"
                 steps.append(.tab(.open(open[0], url: "https://d.example/", nativeDark: false, window: nil)))
             }
         }
