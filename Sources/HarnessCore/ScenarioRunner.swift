@@ -110,9 +110,11 @@ public final class ScenarioRunner {
         if let powerCut, simulation.powerCutPending {
             throw ScenarioError(file: scenario.name, line: 0, message: "the run never got to \(powerCut): the power was never cut")
         }
-        guard crashAt == nil && powerCut == nil, let fault = simulation.faultsNeverReached.first else { return }
-        // The step that planned it: the last one naming this kind, process and point.
-        let line = scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!
+        // The first unreached fault by the line that planned it (the last one naming its kind,
+        // process and point), so the report never depends on the order they were kept in.
+        let unreached = simulation.faultsNeverReached.map { fault in (fault, scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!) }
+        guard crashAt == nil && powerCut == nil,
+              let (fault, line) = unreached.min(by: { ($0.1.number, $0.0.description) < ($1.1.number, $1.0.description) }) else { return }
         let message = "'\(fault)' was never reached: the \(fault.process.rawValue) never got to \(fault.point.rawValue) after it"
         // A process stuck (held, or waiting for a lock that is never released) is a run that
         // stopped short, not a scenario asking for something impossible: say where each is.

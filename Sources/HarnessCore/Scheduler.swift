@@ -12,7 +12,8 @@ struct Scheduler {
         /// incarnation or nobody.
         case portMessage(incarnation: Int)
         case storageCompletion(incarnation: Int, token: Int)
-        case nativeRequest(incarnation: Int, request: Int, message: NativeRequest)
+        /// A request the background sent, with the Safari profile it came from.
+        case nativeRequest(incarnation: Int, request: Int, message: NativeRequest, profile: String)
         /// A reply for the background: what the handler answered, or what stood in for it (a
         /// garbage reply, Safari's rejection), as it travels.
         case nativeReply(incarnation: Int, request: Int, message: JSONValue)
@@ -30,18 +31,19 @@ struct Scheduler {
         }
     }
 
-    /// A native-timeout timer: one background incarnation's request.
-    struct NativeTimer: Hashable, Comparable {
+    /// One background incarnation's native request: what its timeout timer and its place among
+    /// the requests in flight are kept by.
+    struct NativeRequestID: Hashable, Comparable {
         var incarnation: Int
         var request: Int
-        static func < (a: NativeTimer, b: NativeTimer) -> Bool { (a.incarnation, a.request) < (b.incarnation, b.request) }
+        static func < (a: NativeRequestID, b: NativeRequestID) -> Bool { (a.incarnation, a.request) < (b.incarnation, b.request) }
     }
 
     /// Something that falls due at a moment of virtual time.
     enum Due: Equatable {
         /// Safari unloads the background: `idleUnload` after it was last woken.
         case idleUnload
-        case nativeTimeout(NativeTimer)
+        case nativeTimeout(NativeRequestID)
         /// The reply a slow handler held back, by its place in `delayedReplies`.
         case delayedReply(index: Int)
         case alarm
@@ -54,7 +56,7 @@ struct Scheduler {
 
     var now: EpochMillis
     var queue = WorkQueue()
-    var timers: [NativeTimer: EpochMillis] = [:]
+    var timers: [NativeRequestID: EpochMillis] = [:]
     var alarm: EpochMillis?
     /// Replies held back by a slow handler, with when they arrive.
     var delayedReplies: [(at: EpochMillis, work: Work)] = []

@@ -113,11 +113,11 @@ extension Simulation {
     func carryOut(_ directive: BackgroundMachine.Directive, from driver: ProcessDriver) {
         switch directive {
         case .sendNative(let request, let message):
-            clock.queue.append(.nativeRequest(incarnation: driver.incarnation, request: request, message: message))
+            clock.queue.append(.nativeRequest(incarnation: driver.incarnation, request: request, message: message, profile: profile))
         case .setTimer(.nativeTimeout(let request), let at):
-            clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = at
+            clock.timers[Scheduler.NativeRequestID(incarnation: driver.incarnation, request: request)] = at
         case .cancelTimer(.nativeTimeout(let request)):
-            clock.timers[Scheduler.NativeTimer(incarnation: driver.incarnation, request: request)] = nil
+            clock.timers[Scheduler.NativeRequestID(incarnation: driver.incarnation, request: request)] = nil
         case .listen(let events):
             registeredListeners = Set(events)
             savedListeners[profile] = Set(events)
@@ -154,11 +154,11 @@ extension Simulation {
     }
 
     /// Safari starts one handler process per native request.
-    func serveNativeRequest(incarnation: Int, request: Int, message: NativeRequest) {
+    func serveNativeRequest(incarnation: Int, request: Int, message: NativeRequest, profile: String) {
         guard mayStartNativeRequest() else {
             return clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.tooManyRequests))
         }
-        activeNativeRequests.insert(Scheduler.NativeTimer(incarnation: incarnation, request: request))
+        activeNativeRequests.insert(Scheduler.NativeRequestID(incarnation: incarnation, request: request))
         handlerSpawns += 1
         guard let handler = start(.handler) else { return }
         complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler,

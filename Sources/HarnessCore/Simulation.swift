@@ -156,7 +156,7 @@ public final class Simulation {
     /// The background's native requests still in flight (by incarnation and request: a reply
     /// held back or withheld keeps its request in flight), and the first version's requests a
     /// hung handler never answered.
-    var activeNativeRequests: Set<Scheduler.NativeTimer> = []
+    var activeNativeRequests: Set<Scheduler.NativeRequestID> = []
     var hungLegacyRequests = 0
     private var nextEditNumber = 1
     /// The app's edits delivered to its current incarnation and not yet answered, oldest first
@@ -607,10 +607,10 @@ public final class Simulation {
             case .storageCompletion(let incarnation, let token):
                 guard background?.incarnation == incarnation else { continue }
                 deliverToBackground(.storageCompleted(token: token))
-            case .nativeRequest(let incarnation, let request, let message):
-                serveNativeRequest(incarnation: incarnation, request: request, message: message)
+            case .nativeRequest(let incarnation, let request, let message, let profile):
+                serveNativeRequest(incarnation: incarnation, request: request, message: message, profile: profile)
             case .nativeReply(let incarnation, let request, let message):
-                activeNativeRequests.remove(Scheduler.NativeTimer(incarnation: incarnation, request: request))
+                activeNativeRequests.remove(Scheduler.NativeRequestID(incarnation: incarnation, request: request))
                 // A reply addressed to an earlier incarnation is dropped.
                 guard background?.incarnation == incarnation else {
                     trace.record(now, "safari", "dropped reply for background#\(incarnation)")
@@ -646,16 +646,26 @@ public final class Simulation {
         clock.now = end
     }
 
-    /// Safari returns from an iOS suspension: its unload timer and the alarms are timers of
-    /// Safari's own process, which did not run while it was suspended, so every overdue one fires
-    /// at once, each once. The unload check may unload the background before the events that
+    /// Safari returns from an iOS suspension: its unload timer, the alarms and the background's
+    /// own timers did not run while it was suspended, so every overdue one fires at once, each
+    /// once, and so do replies a slow handler held back. The unload check may unload the background before the events that
     /// waited reach it, and an alarm missed for an hour fires once, late (WebKit has no iOS
     /// app-state handling: `WebExtensionContextCocoa.mm`, `scheduleBackgroundContentToUnload`;
     /// `WebExtensionAlarm.cpp`).
     private func fireOverdue() {
         while let (_, due) = clock.nextDue(before: now, background: background?.incarnation, frozen: safari.backgroundFrozenByUser) {
-            trace.record(now, "safari", "overdue on return: \(due)")
+            trace.record(now, "safari", "overdue on return: \(describe(due))")
             fire(due)
+        }
+    }
+
+    /// What fell due, as the trace says it.
+    private func describe(_ due: Scheduler.Due) -> String {
+        switch due {
+        case .idleUnload: "the unload check"
+        case .nativeTimeout(let timer): "background#\(timer.incarnation)'s timeout for request \(timer.request)"
+        case .delayedReply: "a reply held back"
+        case .alarm: "the alarm"
         }
     }
 
