@@ -30,6 +30,8 @@ public enum Expectation: Equatable, Sendable {
     case popup([DecisionCheck])
     /// The front profile's background: its state, and which incarnation it is (or was last).
     case background(BackgroundState?, incarnation: Int?)
+    /// The front profile's alarm, as Safari holds it.
+    case alarm(AlarmCheck)
     /// Every visible tab, the popup, the app in front and the cache agree with the shared document.
     case converged
     /// What the first version's last message was answered.
@@ -72,6 +74,14 @@ public struct SiteFieldCheck: Equatable, Sendable {
         self.field = field
         self.value = value
     }
+}
+
+/// What `expect alarm` checks: no alarm pending, one due now or overdue (not fired yet), or one
+/// due after this long.
+public enum AlarmCheck: Equatable, Sendable {
+    case none
+    case due
+    case inTime(EpochMillis)
 }
 
 /// The answer an app edit got.

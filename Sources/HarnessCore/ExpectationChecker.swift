@@ -81,6 +81,15 @@ struct ExpectationChecker {
                 problems.append("the background's incarnation: expected \(incarnation), got \(simulation.backgroundIncarnation)")
             }
             return problems
+        case .alarm(let check):
+            let pending = simulation.alarm
+            let shown = pending.map { $0 <= simulation.now ? "one due \(($0 == simulation.now ? "now" : "since \(ScenarioPrinter.duration(simulation.now - $0))"))" : "one in \(ScenarioPrinter.duration($0 - simulation.now))" } ?? "none"
+            let holds = switch check {
+            case .none: pending == nil
+            case .due: pending.map { $0 <= simulation.now } ?? false
+            case .inTime(let delay): pending == simulation.now + delay
+            }
+            return holds ? [] : ["the alarm: expected \(ScenarioPrinter.line(.expect(.alarm(check))).dropFirst("expect alarm ".count)), got \(shown)"]
         case .converged:
             return Self.convergence(simulation)
         case .legacy(let enabled):

@@ -348,7 +348,7 @@ struct ScenarioParser {
     // MARK: - Expectations
 
     private mutating func expectation(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
-        let kinds = ["tab", "first-decision", "shared", "app", "popup", "background", "converged", "legacy"]
+        let kinds = ["tab", "first-decision", "shared", "app", "popup", "background", "alarm", "converged", "legacy"]
         switch try words.choose(kinds) {
         case "tab":
             let tab = try tabName(&words)
@@ -423,6 +423,12 @@ struct ScenarioParser {
             }
             if state == nil && incarnation == nil { throw words.error("missing the state (running, frozen, unloaded, killed) or incarnation=N") }
             return .background(state, incarnation: incarnation)
+        case "alarm":
+            switch try words.choose(["none", "due", "in"]) {
+            case "none": return .alarm(.none)
+            case "due": return .alarm(.due)
+            default: return .alarm(.inTime(try duration(try words.next("a duration"), words)))
+            }
         case "converged":
             return .converged
         default:

@@ -125,6 +125,9 @@ public enum ScenarioPrinter {
         case .popup(let checks): "popup " + self.checks(checks)
         case .background(let state, let incarnation):
             "background" + (state.map { " \($0.rawValue)" } ?? "") + (incarnation.map { " incarnation=\($0)" } ?? "")
+        case .alarm(.none): "alarm none"
+        case .alarm(.due): "alarm due"
+        case .alarm(.inTime(let delay)): "alarm in \(duration(delay))"
         case .converged: "converged"
         case .legacy(let enabled): "legacy \(enabled ? "enabled" : "disabled")"
         }

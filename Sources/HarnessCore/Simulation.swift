@@ -226,6 +226,9 @@ public final class Simulation {
         set { launcher.hiddenYield = newValue }
     }
 
+    /// When the front profile's alarm falls due, if one is set.
+    public var alarm: EpochMillis? { clock.alarm }
+
     /// Where the front profile's background is: running, frozen, or how it last stopped.
     public var backgroundState: BackgroundState {
         guard background != nil else { return backgroundStop }

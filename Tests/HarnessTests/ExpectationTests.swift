@@ -81,4 +81,12 @@ struct ExpectationTests {
         let found = try failures(text)
         #expect(found.count == 1 && found[0].hasPrefix("e:5: expect shared damaged 2\n  damaged documents set aside: expected 2, got 1"), "\(found)")
     }
+
+    @Test func theAlarmIsExpectedAsPendingDueOrNone() throws {
+        let text = "platform macos\ntab open t1 https://a.example/\nsettle\nexpect alarm none\npopup open t1\npopup pause 10m\nsettle\nexpect alarm in 10m\nexpect alarm none\nexpect alarm due\n"
+        let found = try failures(text)
+        #expect(found.count == 2, "\(found)")
+        #expect(found.first?.hasPrefix("e:9: expect alarm none\n  the alarm: expected none, got one in 10m") == true, "\(found)")
+        #expect(found.last?.hasPrefix("e:10: expect alarm due\n  the alarm: expected due, got one in 10m") == true, "\(found)")
+    }
 }

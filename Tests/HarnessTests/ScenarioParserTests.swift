@@ -160,7 +160,7 @@ struct ScenarioParserTests {
                          "cache defaults", "cache site", "cache file", "app set", "app reset", "app delete", "app launch", "tab open",
                          "tab native-dark", "popup set", "popup pause", "handler slow", "handler crashing", "fail handler",
                          "expect tab", "expect first-decision", "expect shared", "expect app", "expect popup", "expect background",
-                         "expect converged", "expect legacy", "advance", "seed", "epoch", "profile", "hold", "release", "alarm-minimum"]
+                         "expect converged", "expect legacy", "expect alarm", "advance", "seed", "epoch", "profile", "hold", "release", "alarm-minimum"]
         where !kinds.contains(where: { $0.hasPrefix(expected) }) {
             Issue.record("the sample never makes '\(expected)'")
         }
@@ -305,7 +305,7 @@ enum StepSample {
             case 19: .expect(pick([.background(pick(BackgroundState.allCases), incarnation: nil),
                                    .background(nil, incarnation: random.below(5)),
                                    .background(pick(BackgroundState.allCases), incarnation: random.below(5))]))
-            case 20: .expect(pick([.converged, .legacy(enabled: random.chance(1, in: 2))]))
+            case 20: .expect(pick([.converged, .legacy(enabled: random.chance(1, in: 2)), .alarm(.none), .alarm(.due), .alarm(.inTime(duration()))]))
             default: .profile(pick(["default", "work"]))
             }
             steps.append(step)
