@@ -103,7 +103,9 @@ enum RunCommand: HarnessCommand {
         case nil: return value
         case "process": return .process
         case "in-process": return .inProcess
-        case let other?: throw .usage("'--transport' expects process or in-process, not '\(other)'")
+        case let other?:
+            let hint = nearestWord(other, in: ["process", "in-process"]).map { "; did you mean '\($0)'?" } ?? ""
+            throw .usage("'--transport' expects process or in-process, not '\(other)'\(hint)")
         }
     }
 
