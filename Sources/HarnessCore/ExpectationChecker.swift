@@ -223,8 +223,7 @@ struct ExpectationChecker {
             let expected = AppView(document)
             if view != expected { problems.append("the app shows \(render(view.json)), the shared document gives \(render(expected.json))") }
         }
-        if let stored = simulation.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap({ try? JSONParser.parse($0) }),
-           let local = LocalStorage.decode(stored), local.outbox.isEmpty, let cache = local.cache, cache != document {
+        if let local = simulation.storedLocal, local.outbox.isEmpty, let cache = local.cache, cache != document {
             problems.append("the cache (revision \(cache.revision)) differs from the shared document (revision \(document.revision))")
         }
         return problems

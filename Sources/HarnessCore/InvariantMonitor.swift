@@ -103,9 +103,9 @@ public final class InvariantMonitor {
         if let bytes = simulation.containerFile(FileContainer.previousName), bytes != planted, (try? DocumentCodec.decode(bytes)) == nil {
             problems.append("the last good copy is torn")
         }
-        let local = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+        let local = Simulation.localStorageName
         for (profile, bytes) in simulation.storageFiles(local).sorted(by: { $0.key < $1.key })
-            where (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode) == nil {
+            where LocalStorage.read(bytes) == nil {
             problems.append("profile \(profile)'s \(local) is torn")
         }
         for problem in problems { caught("\(problem) when \(event) (invariant 1)", now: simulation.now) }
@@ -195,10 +195,10 @@ public final class InvariantMonitor {
            (try? DocumentCodec.decode(previous)) == nil {
             problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
         }
-        let localName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+        let localName = Simulation.localStorageName
         for (profile, bytes) in simulation.storageFiles(localName).sorted(by: { $0.key < $1.key }) {
             let owner = profile == Simulation.defaultProfile ? "the background's" : "profile \(profile)'s background's"
-            guard let local = (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode) else {
+            guard let local = LocalStorage.read(bytes) else {
                 problems.append("\(owner) \(localName) does not parse (invariant 1)")
                 continue
             }

@@ -313,7 +313,7 @@ public final class ScenarioRunner {
             simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))
         }
         if let cache = setup.cache {
-            simulation.writeStorageFile("local.json", JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
+            simulation.writeStorageFile(Simulation.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
         }
         self.simulation = simulation
         return simulation

@@ -45,8 +45,7 @@ extension Simulation {
             registeredListeners = []
             // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
             clock.lastWake = now
-            let stored = storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.localName).flatMap { try? JSONParser.parse($0) }
-            monitor.backgroundStarted(withCache: stored.flatMap(LocalStorage.decode)?.cache != nil)
+            monitor.backgroundStarted(withCache: storedLocal?.cache != nil)
             complete(begin(started, .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS)),
                      driver: started, role: .background)
         }

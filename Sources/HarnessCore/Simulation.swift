@@ -278,6 +278,12 @@ public final class Simulation {
     public func containerFile(_ name: String) -> [UInt8]? { file(containerDirectory, SimulatedContainer.folder, name) }
     public func storageFile(_ name: String) -> [UInt8]? { file(storageDirectory, Self.storageFolder(profile), name) }
 
+    /// The name of the background's `storage.local` file.
+    static let localStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+
+    /// The front profile's `storage.local` (cache and outbox), if it is there and parses.
+    public var storedLocal: LocalStorage? { LocalStorage.read(storageFile(Self.localStorageName)) }
+
     /// Every profile's copy of a file in extension storage, by profile.
     public func storageFiles(_ name: String) -> [String: [UInt8]] {
         var found: [String: [UInt8]] = [:]
@@ -701,9 +707,9 @@ public final class Simulation {
         // extension sends them; then the one that was in front (whose extension then starts
         // afresh and whose popup has closed: only in runs that need the detour).
         let front = profile
-        let local = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+        let local = Simulation.localStorageName
         for (other, bytes) in storageFiles(local).sorted(by: { $0.key < $1.key }) where other != front {
-            guard let stored = (try? JSONParser.parse(bytes)).flatMap(LocalStorage.decode), !stored.outbox.isEmpty else { continue }
+            guard let stored = LocalStorage.read(bytes), !stored.outbox.isEmpty else { continue }
             switchProfile(other)
             catchUp()
         }

@@ -37,6 +37,11 @@ public struct LocalStorage: Equatable, Sendable {
     }
 
     /// Reads stored JSON; anything unreadable counts as no storage (a first run), never a crash.
+    /// Reads the stored bytes of `local.json`; nil when there are none or they do not parse.
+    public static func read(_ bytes: [UInt8]?) -> LocalStorage? {
+        bytes.flatMap { try? JSONParser.parse($0) }.flatMap(decode)
+    }
+
     public static func decode(_ json: JSONValue?) -> LocalStorage? {
         guard case .object(let members)? = json else { return nil }
         var storage = LocalStorage()
