@@ -15,6 +15,9 @@ public struct SafariModel: Sendable {
         public var applied: Decision?
         /// It asked for a decision and has had no answer since.
         public var awaitingAnswer = false
+        /// Since when the page has been waiting for an answer it can get (liveness 6: within the
+        /// background's native timeout); nil while it waits for nothing or cannot be answered.
+        public var waitingSince: EpochMillis?
         /// When it applied its first decision since it (re)loaded.
         public var firstDecisionAt: EpochMillis?
         /// The first decision it applied since it (re)loaded: a flash of the wrong look shows here.
@@ -124,6 +127,7 @@ public struct SafariModel: Sendable {
         guard tabs[id] != nil else { return }
         tabs[id]?.applied = decision
         tabs[id]?.awaitingAnswer = false
+        tabs[id]?.waitingSince = nil
         if tabs[id]?.firstDecisionAt == nil {
             let atLoad = tabs[id]?.repliesAtLoad ?? 0
             tabs[id]?.firstDecisionAt = now

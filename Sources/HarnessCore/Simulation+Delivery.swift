@@ -11,6 +11,7 @@ extension Simulation {
     func askForDecision(_ id: TabID) {
         guard let tab = tabs[id] else { return }
         safari.tabs[id]?.awaitingAnswer = true
+        if safari.tabs[id]?.waitingSince == nil { safari.tabs[id]?.waitingSince = now }
         event(.tabRequestedDecision(id, url: tab.url, nativeDark: tab.nativeDark))
     }
 

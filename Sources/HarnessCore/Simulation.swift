@@ -647,12 +647,47 @@ public final class Simulation {
     public func advance(by duration: EpochMillis) {
         let end = now + duration
         settle()
-        while let (at, due) = clock.nextDue(before: end, background: background?.incarnation, frozen: safari.isBackgroundFrozen) {
+        while true {
+            let due = clock.nextDue(before: end, background: background?.incarnation, frozen: safari.isBackgroundFrozen)
+            // A page's deadline is checked the moment it passes, before what falls due later.
+            if let deadline = nextDecisionDeadline(), deadline <= end, due.map({ deadline < $0.at }) ?? true {
+                clock.now = deadline
+                checkDecisionDeadlines()
+                continue
+            }
+            guard let (at, what) = due else { break }
             clock.now = at
-            fire(due)
+            fire(what)
             settle()
         }
         clock.now = end
+    }
+
+    // MARK: - Liveness
+
+    /// Invariant 6, liveness: every tab that asks gets a decision within the background's native timeout,
+    /// whatever the handler does (from the cache, or from the built-in defaults). A page waits
+    /// for nothing while it cannot be answered for a reason the scenario chose and that lasts:
+    /// iOS Safari suspended, the background frozen or held at a yield point, backgrounds that
+    /// keep dying; its wait starts again when that ends.
+    private var decisionTimeout: EpochMillis { BackgroundMachine.nativeTimeout }
+
+    private func nextDecisionDeadline() -> EpochMillis? {
+        tabs.values.compactMap { $0.waitingSince.map { $0 + decisionTimeout + 1 } }.filter { $0 > now }.min()
+    }
+
+    private func checkDecisionDeadlines() {
+        let excused = (platform == .iOS && !safari.safariInForeground) || safari.backgroundFrozenByUser
+            || background.map { arbiter.isWaiting($0.label) } ?? false || backgroundDeathsInARow > Self.wakesBeforeGivingUp
+        for id in tabs.keys.sorted() {
+            guard let since = tabs[id]?.waitingSince, since + decisionTimeout < now else { continue }
+            if excused {
+                safari.tabs[id]?.waitingSince = now
+                continue
+            }
+            monitor.caught("tab \(id.rawValue) asked at \(since) and had no decision \(decisionTimeout / 1000) s later (invariant 6)", now: now)
+            safari.tabs[id]?.waitingSince = nil
+        }
     }
 
     /// Safari returns from an iOS suspension: its unload timer, the alarms and the background's

@@ -44,4 +44,21 @@ struct ListenerRuleTests {
         simulation.advance(by: 10_000)
         #expect(simulation.backgroundState == .unloaded, "the lost event re-armed no unload timer")
     }
+
+    /// Invariant 6 is checked as time passes: a tab whose request was lost fails it the moment
+    /// its native timeout has passed, not when the run ends.
+    @Test func aTabLeftWithoutADecisionFailsInvariant6AtItsDeadline() throws {
+        let (simulation, folder) = try simulation()
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
+        simulation.settle()
+        simulation.registeredListeners = []
+        simulation.reloadTab(TabID("t1"))
+        simulation.settle()
+        simulation.advance(by: 5_000)
+        #expect(simulation.violations.isEmpty, "the deadline has not passed")
+        simulation.advance(by: 60_000)
+        #expect(simulation.violations == ["tab t1 asked at 1772355600000 and had no decision 5 s later (invariant 6)"])
+        #expect(simulation.trace.lines.contains("1772355605001 check tab t1 asked at 1772355600000 and had no decision 5 s later (invariant 6)"))
+    }
 }
