@@ -116,6 +116,9 @@ public enum FlawCatalogue {
             // or, with no cache, before the snapshot (and the tab, answered, never asks again).
             [Catch("transitions/06-cold-start-answers-from-the-cache.scenario", .expectation(line: 11)),
              Catch("lifecycle/a-tab-whose-answer-was-lost-gets-one-after-the-wake.scenario", .expectation(line: 8))]
+        case .lockKeptAfterAFailure:
+            // The app's save fails on a full disk and it keeps the lock when its input is done.
+            [Catch("lifecycle/a-full-disk-refuses-a-save-and-keeps-the-document.scenario", .invariant(9))]
         case .listenersAfterCacheRead:
             // The popup change that woke the background is dropped: the page never shows it.
             [Catch("safari/the-event-that-wakes-the-background-finds-its-listener.scenario", .expectation(line: 16))]

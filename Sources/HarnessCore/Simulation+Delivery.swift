@@ -312,6 +312,11 @@ extension Simulation {
         }
         switch step {
         case .finished(let directives):
+            // Invariant 9: no process keeps the container's lock while it waits for its next
+            // input (the lock is released for it, as the next writer would otherwise wait for ever).
+            if arbiter.lockHolder == driver.label {
+                monitor.caught("\(driver.label) finished its input still holding the container's lock (invariant 9)", now: now)
+            }
             arbiter.finished(driver.label)
             switch role {
             case .app: appDirectives(directives, from: driver)

@@ -176,7 +176,9 @@ struct DocumentTransaction {
     }
 
     private mutating func unlock(_ result: Result) -> Progress {
-        if flaws.contains(.readModifyWriteWithoutLock) {
+        var skipsUnlock = flaws.contains(.readModifyWriteWithoutLock)
+        if flaws.contains(.lockKeptAfterAFailure), case .refused(.storageFailure, _) = result { skipsUnlock = true }
+        if skipsUnlock {
             step = .finished
             return .finished(result)
         }

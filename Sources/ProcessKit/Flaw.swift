@@ -22,6 +22,7 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
     case oneTimestampForDocument = "one-timestamp-for-document"
     case answerBeforeCacheLoaded = "answer-before-cache-loaded"
     case listenersAfterCacheRead = "listeners-after-cache-read"
+    case lockKeptAfterAFailure = "lock-kept-after-a-failure"
 
     /// The bug, and the rule it breaks.
     public var explanation: String {
@@ -134,6 +135,12 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
             MV3 mistake: Safari delivers the event that woke it before that, finds no listener, \
             and drops it, so the tab that asked never gets an answer. Breaks the rule that no event \
             is lost in a wake.
+            """
+        case .lockKeptAfterAFailure:
+            """
+            A writer whose storage step fails returns without releasing the container's lock (an \
+            early return that skips the unlock): every other writer then waits for it. Breaks the \
+            rule that no process keeps the lock while it waits for input.
             """
         }
     }
