@@ -133,8 +133,8 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
             """
             The background registers its listeners only after it has read its storage, a classic \
             MV3 mistake: Safari delivers the event that woke it before that, finds no listener, \
-            and drops it, so the tab that asked never gets an answer. Breaks the rule that no event \
-            is lost in a wake.
+            and drops it: the tab's request or the popup's change that woke it is lost. Breaks the \
+            rule that no event is lost in a wake.
             """
         case .lockKeptAfterAFailure:
             """
