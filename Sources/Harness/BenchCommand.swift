@@ -268,8 +268,10 @@ enum BenchCommand: HarnessCommand {
 
     private static func seconds(_ duration: Duration) -> Double { Executables.seconds(duration) }
 
-    private static func format(_ value: Double) -> String {
-        let scaled = (value * 100).rounded() / 100
-        return String(scaled)
+    /// A figure rounded to `places` decimals (two by default).
+    static func format(_ value: Double, places: Int = 2) -> String {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return String((value * scale).rounded() / scale)
     }
 }

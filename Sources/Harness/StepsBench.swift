@@ -68,8 +68,5 @@ enum StepsBench {
         } + [.settle]
     }
 
-    private static func format(_ value: Double, places: Int = 1) -> String {
-        let scale = places == 2 ? 100.0 : 10.0
-        return String((value * scale).rounded() / scale)
-    }
+    private static func format(_ value: Double, places: Int = 1) -> String { BenchCommand.format(value, places: places) }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ProcessKit
 
 /// Writing to standard output and error by descriptor (C's `stdout` is not usable under strict
 /// concurrency), and reading whole files.
@@ -30,18 +31,11 @@ enum Terminal {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw .invalidInput("\(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .invalidInput("\(path): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > limit { throw .invalidInput("\(path): larger than \(limit) bytes") }
+        let bytes: [UInt8]
+        do { bytes = try FileIO.readToEnd(fd, name: path, limit: limit) } catch {
+            throw .invalidInput("\(path): \(String(cString: strerror(error.errno)))")
         }
+        if bytes.count > limit { throw .invalidInput("\(path): larger than \(limit) bytes") }
         return bytes
     }
 }

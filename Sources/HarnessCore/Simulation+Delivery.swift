@@ -453,13 +453,7 @@ private extension ExtensionWire.Event {
     /// the background and re-arm its unload timer (WebKit,
     /// `WebExtensionContext::wakeUpBackgroundContentIfNecessaryToFireEvents`). A native reply,
     /// a storage completion, its own timer and a message on a port do not.
-    var wakesTheBackground: Bool {
-        switch self {
-        case .started, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground, .appearanceChanged,
-             .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .alarmFired: true
-        case .storageCompleted, .nativeReply, .nativeTimeout, .appMessage: false
-        }
-    }
+    var wakesTheBackground: Bool { listener != nil }
 
     /// The listener Safari dispatches it to, or nil for what is not an event: the load, a
     /// storage completion, a native reply, the background's own timer, a message on its port.

@@ -273,6 +273,9 @@ enum FrameClock {
         }
     }
 
+    /// The monotonic clock, read only for wall-time limits on reading and writing frames: an
+    /// I/O deadline, never an input to a state machine. Only the harness's side of a pipe asks
+    /// for one; a child's `WireGate` reads without a deadline.
     static func nowNanoseconds() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
