@@ -66,7 +66,6 @@ public final class Simulation {
                                                    "message": .string("there are too many active native message requests")])
 
     public static let handlerFrameLimit = ProcessLauncher.handlerFrameLimit
-    public static let idleUnload = Scheduler.idleUnload
     public static let defaultProfile = SafariModel.defaultProfile
     /// The events each profile's extension listens for, as Safari keeps them across wakes and
     /// restarts (WebKit persists them as `BackgroundContentEventListeners`), and what the
