@@ -130,7 +130,7 @@ enum RunCommand: HarnessCommand {
         return flaws
     }
 
-    private static func save(_ text: String, to path: String) throws(CommandError) {
+    static func save(_ text: String, to path: String) throws(CommandError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .invalidInput("\(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }

@@ -39,3 +39,31 @@ enum Terminal {
         return bytes
     }
 }
+
+/// A progress line: on a terminal, one line rewritten in place at most ten times a second;
+/// otherwise a plain line every ten seconds, so a CI log shows the run moving without flooding.
+final class Progress {
+    private let onTerminal = isatty(1) == 1
+    private let clock = ContinuousClock()
+    private var last: ContinuousClock.Instant?
+    private var shown = false
+
+    func show(_ text: String) {
+        let now = clock.now
+        if let last, now - last < (onTerminal ? .milliseconds(100) : .seconds(10)) { return }
+        last = now
+        if onTerminal {
+            Terminal.out("\r\u{1B}[K" + text)
+            shown = true
+        } else {
+            Terminal.out(text + "\n")
+        }
+    }
+
+    /// Removes the line before other output.
+    func clear() {
+        guard shown else { return }
+        Terminal.out("\r\u{1B}[K")
+        shown = false
+    }
+}

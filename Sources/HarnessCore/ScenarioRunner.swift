@@ -14,6 +14,11 @@ public final class ScenarioRunner {
     /// What a run found.
     public struct Outcome: Sendable {
         public var failures: [String]
+        /// What each failure broke, in the same order: `invariant 6`, `expectation` (a failed
+        /// `expect` line), or `run` (the run itself went wrong, as a fault never reached).
+        public var properties: [String]
+        /// The lines of planned faults no process reached (only when `faultsMayGoUnreached`).
+        public var unreachedFaultLines: [Int]
         public var steps: Int
         /// Virtual time from the epoch to the end of the run.
         public var virtualTime: EpochMillis
@@ -43,6 +48,13 @@ public final class ScenarioRunner {
     /// The number of the last app edit, for `expect app answer`.
     private var lastAppEdit: Int?
     private var failures: [String] = []
+    private var properties: [String] = []
+    private var unreachedFaultLines: [Int] = []
+    /// An explored schedule plans faults at random: one no process reaches is not a mistake
+    /// there (it is reported in the outcome, and a shrunk scenario leaves it out).
+    public var faultsMayGoUnreached = false
+    /// Only for proving a determinism check: in-process processes hide this yield point.
+    public var inProcessHiddenYield: YieldPoint?
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
@@ -94,7 +106,7 @@ public final class ScenarioRunner {
         let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
         simulation.heal()
         checkInvariants(after: last, healed: true)
-        return Outcome(failures: failures, steps: scenario.lines.count, virtualTime: virtualTime, trace: simulation.trace.lines,
+        return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, trace: simulation.trace.lines,
                        arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
                        unsyncedAtEnd: unsyncedAtEnd)
     }
@@ -113,6 +125,10 @@ public final class ScenarioRunner {
         // The first unreached fault by the line that planned it (the last one naming its kind,
         // process and point), so the report never depends on the order they were kept in.
         let unreached = simulation.faultsNeverReached.map { fault in (fault, scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!) }
+        if faultsMayGoUnreached && crashAt == nil && powerCut == nil {
+            unreachedFaultLines = Set(unreached.map(\.1.number)).sorted()
+            return
+        }
         guard crashAt == nil && powerCut == nil,
               let (fault, line) = unreached.min(by: { ($0.1.number, $0.0.description) < ($1.1.number, $1.0.description) }) else { return }
         let message = "'\(fault)' was never reached: the \(fault.process.rawValue) never got to \(fault.point.rawValue) after it"
@@ -280,8 +296,20 @@ public final class ScenarioRunner {
     }
 
     private func fail(_ line: Scenario.Line, _ message: String) {
+        properties.append(Self.property(of: message, at: line.step))
         let tail = simulation?.trace.lines.suffix(8).map { "    " + $0 }.joined(separator: "\n") ?? ""
         failures.append("\(scenario.name):\(line.number): \(line.text)\n  \(message)\n  trace so far (last lines):\n\(tail)")
+    }
+
+    /// The property a failure message names: the last `(invariant N)` in it, else `expectation`
+    /// for an `expect` line, else `run`.
+    static func property(of message: String, at step: Step) -> String {
+        let parts = message.split(separator: "(invariant ", omittingEmptySubsequences: false)
+        if parts.count > 1, let number = parts.last!.split(separator: ")").first, Int(number) != nil {
+            return "invariant " + number
+        }
+        if case .expect = step { return "expectation" }
+        return "run"
     }
 
     /// The simulation, started from the setup at the first step that needs it.
@@ -293,6 +321,7 @@ public final class ScenarioRunner {
                                     executables: executables, directory: directory, profile: setup.profile)
         simulation.flaws = flaws
         simulation.crashAt = crashAt
+        simulation.inProcessHiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
         if let powerCut { simulation.cutPower(powerCut) }
         let good = setup.shared ?? setup.emptyDocument

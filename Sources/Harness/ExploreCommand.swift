@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HarnessCore
+import ProcessKit
+import SiteSettings
+
+/// `harness explore`: random schedules nobody wrote, checked as they run, each failure shrunk
+/// to a scenario anyone can rerun.
+enum ExploreCommand: HarnessCommand {
+    static let name = "explore"
+    static let abstract = "Run random schedules, check every invariant and liveness bound, and shrink each failure to a scenario."
+    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--replay-check] [--transport in-process|process]\n       harness explore --merge FILE..."
+    static let discussion = """
+        Each seed picks a set of options (swarm testing: the platform, a subset of the kinds
+        of step with a weight each, how the run starts; printed with each failure) and makes a
+        schedule of --steps actions (default 30) from them: tabs, edits in the app and the
+        popup on shared and unrelated sites, the app's and Safari's lifecycle, unloads, kills,
+        freezes, profiles, the first version's messages, a handler slow, hung, crashing or
+        answering garbage, holds, crashes and write errors at yield points, and time passing
+        across timeouts, schedule boundaries and pause ends. Each run checks the invariants and
+        the liveness bounds as it goes, then heals and checks convergence and the oracle.
+        Seeds run from --seed (default 1) for --runs (default 1000) or for --time (30s, 10m).
+        The first failure of each property is shrunk (fewer steps, plainer arguments) while it
+        still fails the same way, and written to --out (default explore-failures/) as a
+        scenario with the seed, options, what broke and the command that reruns it.
+        --replay-check runs each schedule twice (every 50th also on the process transport)
+        and compares the traces; a difference is a failure. --shard I/N runs every Nth seed
+        from the Ith; --json writes a line per failure and a last summary line, and
+        'harness explore --merge FILE...' adds shards' summaries up.
+        Prints the coverage counters (yield points, faults, reconciliation points, reply
+        outcomes), naming any still at zero. On a terminal a progress line updates in place.
+        Exit status: 0 when nothing failed, 1 when a failure was found, 2 for a usage error.
+        """
+
+    static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
+        let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport"],
+                                            flags: ["replay-check", "merge"])
+        if args.flag("merge") { return try merge(args) }
+        try args.noPositionals()
+        if args.value("runs") != nil && args.value("time") != nil { throw .usage("give --runs or --time, not both") }
+        let seed = try RunCommand.seed(args)
+        let runs = try args.count("runs", default: 1000)
+        let limit = try args.value("time").map { text throws(CommandError) in try seconds(text) }
+        let steps = try args.count("steps", default: 30)
+        let flaws = try RunCommand.parseFlaws(args.value("flaw"))
+        let transport = try RunCommand.transport(args, default: .inProcess)
+        let shard = try self.shard(args.value("shard"))
+        let out = args.value("out") ?? "explore-failures"
+        let explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: Executables.directory,
+                                directory: "/tmp/harness-explore-\(getpid())")
+        var session = ExploreSession(explorer: explorer, replayCheck: args.flag("replay-check"))
+        let flawText = flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))"
+        Terminal.out("explore: seed \(seed), \(limit.map { "for \($0) s" } ?? "\(runs) runs"), \(steps) steps, shard \(shard.index)/\(shard.count), transport \(transport.rawValue)\(flawText)\n")
+        let progress = Progress()
+        let clock = ContinuousClock()
+        let start = clock.now
+        var index = 0
+        while limit == nil ? index < runs : Executables.seconds(clock.now - start) < Double(limit!) {
+            let runSeed = seed &+ UInt64(index * shard.count + shard.index - 1)
+            index += 1
+            if let found = session.explore(seed: runSeed) {
+                progress.clear()
+                Terminal.out(report(found, out: out))
+                try write(found, out: out, flaws: flaws)
+            }
+            progress.show("\(session.runs) runs, \(rate(session.runs, clock.now - start)) runs/s, \(session.failures.count) failures, \(session.coverage.unreached.count) counters at zero")
+        }
+        progress.clear()
+        let elapsed = Executables.seconds(clock.now - start)
+        Terminal.out(summary(session, seconds: elapsed))
+        if let path = args.value("json") {
+            let lines = session.failures.map { $0.json(flaws: flaws) } + [session.summaryJSON(seconds: elapsed, shard: shard, seed: seed)]
+            try RunCommand.save(lines.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)
+        }
+        return session.failures.isEmpty ? 0 : 1
+    }
+
+    /// A finding as printed when it is found.
+    private static func report(_ finding: Finding, out: String) -> String {
+        """
+        FAIL  seed \(finding.seed)  breaks \(finding.property)  (\(finding.options))
+        \(finding.message)
+          shrunk from \(finding.originalSteps) steps to \(finding.shrunk.count) (\(finding.shrinkRuns) runs): \(file(finding, out: out))
+
+        """
+    }
+
+    private static func file(_ finding: Finding, out: String) -> String {
+        "\(out)/seed-\(finding.seed)-\(finding.property.replacing(" ", with: "-")).scenario"
+    }
+
+    /// Writes the shrunk scenario into `out`, made if missing.
+    private static func write(_ finding: Finding, out: String, flaws: Set<Flaw>) throws(CommandError) {
+        if mkdir(out, 0o755) != 0 && errno != EEXIST { throw .invalidInput("\(out): \(String(cString: strerror(errno)))") }
+        let path = file(finding, out: out)
+        try RunCommand.save(finding.scenarioText(file: path, flaws: flaws), to: path)
+    }
+
+    private static func summary(_ session: ExploreSession, seconds: Double) -> String {
+        var text = "\n\(session.runs) runs, \(session.steps) steps, \(BenchCommand.format(Double(session.runs) / max(seconds, 1e-9), places: 0)) runs/s, \(BenchCommand.format(seconds, places: 1)) s; "
+        text += "\(session.failures.count) properties broken\n"
+        for (property, seen) in session.broken.sorted(by: { $0.key < $1.key }) {
+            text += "  \(property): \(seen.seeds) seed(s), first \(seen.first)\n"
+        }
+        for problem in session.invalid { text += "  generator: \(problem)\n" }
+        text += "coverage:\n"
+        for key in Coverage.keys { text += "  \(key)  \(session.coverage.counts[key] ?? 0)\n" }
+        let unreached = session.coverage.unreached
+        text += unreached.isEmpty ? "every counter reached\n" : "unreached: \(unreached.joined(separator: ", "))\n"
+        return text
+    }
+
+    /// `--merge FILE...`: adds up the summary lines of shards and lists their failures.
+    private static func merge(_ args: CommandLineArguments) throws(CommandError) -> Int32 {
+        guard !args.positionals.isEmpty else { throw .usage("--merge needs the JSON files the shards wrote") }
+        var merged = ExploreMerge()
+        for path in args.positionals {
+            let text = String(decoding: try Terminal.readFile(path), as: UTF8.self)
+            do { try merged.add(text, file: path) } catch { throw .invalidInput(error.description) }
+        }
+        Terminal.out(merged.report)
+        return merged.failures.isEmpty ? 0 : 1
+    }
+
+    /// `--shard I/N` (1 ≤ I ≤ N), or 1/1.
+    private static func shard(_ text: String?) throws(CommandError) -> (index: Int, count: Int) {
+        guard let text else { return (1, 1) }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, (1...count).contains(index) else {
+            throw .usage("'--shard' expects I/N with 1 <= I <= N, as '3/8', not '\(text)'")
+        }
+        return (index, count)
+    }
+
+    /// `--time 30s`, `10m`, `2h` or plain seconds.
+    private static func seconds(_ text: String) throws(CommandError) -> Int {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600]
+        let unit = text.last.flatMap { units[$0] }
+        guard let number = Int(unit == nil ? text : String(text.dropLast())), number > 0 else {
+            throw .usage("'--time' expects a duration as 30s, 10m or 2h, not '\(text)'")
+        }
+        return number * (unit ?? 1)
+    }
+
+    private static func rate(_ count: Int, _ elapsed: Duration) -> String {
+        BenchCommand.format(Double(count) / max(Executables.seconds(elapsed), 1e-9), places: 0)
+    }
+}

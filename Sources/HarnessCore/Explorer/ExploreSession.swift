@@ -1,0 +1,155 @@
+import ProcessKit
+import SiteSettings
+
+/// A failure the explorer found: the seed whose schedule first broke a property, the options it
+/// ran with, and the schedule shrunk to a scenario that breaks it the same way.
+public struct Finding: Sendable {
+    public let seed: UInt64
+    public let options: SwarmOptions
+    /// `invariant 6`, `expectation`, `run`, or `determinism` (a replay gave another trace).
+    public let property: String
+    /// The failure as the shrunk scenario reports it.
+    public let message: String
+    public let originalSteps: Int
+    public let shrunk: [Step]
+    /// Runs the shrinking took.
+    public let shrinkRuns: Int
+
+    /// The scenario's actions, without its setup lines.
+    public var shrunkActions: Int { shrunk.count(where: { !$0.isSetup }) }
+
+    /// The shrunk scenario as a file: a header saying where it came from, what broke and how
+    /// to rerun it, then its steps.
+    public func scenarioText(file: String, flaws: Set<Flaw>) -> String {
+        let flawOption = flaws.isEmpty ? "" : " --flaw " + flaws.map(\.rawValue).sorted().joined(separator: ",")
+        let firstLine = message.split(separator: "\n").dropFirst().first.map { $0.drop { $0 == " " } } ?? Substring(message)
+        return ScenarioPrinter.print(shrunk, description: [
+            "Found by harness explore: seed \(seed), \(options).",
+            "Breaks \(property): \(firstLine)",
+            "Shrunk from \(originalSteps) steps to \(shrunk.count) in \(shrinkRuns) runs.",
+            "Rerun: swift run harness run \(file)\(flawOption) (on either transport)",
+        ])
+    }
+
+    public func json(flaws: Set<Flaw>) -> JSONValue {
+        .object(["type": .string("failure"), "seed": .integer(Int64(bitPattern: seed)), "options": .string(options.description),
+                 "property": .string(property), "message": .string(message), "steps": .integer(Int64(originalSteps)),
+                 "shrunkSteps": .integer(Int64(shrunk.count)), "flaws": .array(flaws.map(\.rawValue).sorted().map(JSONValue.string)),
+                 "scenario": .string(ScenarioPrinter.print(shrunk))])
+    }
+}
+
+/// Explores seed after seed: runs each, adds up coverage, checks replays when asked, and
+/// shrinks the first failure of each property (later ones are counted by property).
+public struct ExploreSession {
+    public let explorer: Explorer
+    /// When set, every schedule runs a second time with `replayer` and the traces must match.
+    public let replayCheck: Bool
+    /// The explorer a replay runs with (the same one unless a test plants a difference).
+    public var replayer: Explorer
+    /// Every how many runs a replay also runs on the process transport (0: never).
+    public var processSampleEvery = 0
+    public private(set) var runs = 0
+    public private(set) var steps = 0
+    public private(set) var coverage = Coverage()
+    public private(set) var failures: [Finding] = []
+    /// How many seeds broke each property, and the first that did.
+    public private(set) var broken: [String: (seeds: Int, first: UInt64)] = [:]
+    /// Schedules the parser refused: a fault in the generator, reported as a failure.
+    public private(set) var invalid: [String] = []
+
+    public init(explorer: Explorer, replayCheck: Bool = false) {
+        self.explorer = explorer
+        self.replayCheck = replayCheck
+        replayer = explorer
+    }
+
+    /// Runs one seed; a finding when it broke a property no earlier seed broke.
+    public mutating func explore(seed: UInt64) -> Finding? {
+        runs += 1
+        let run: Explorer.Run
+        do { run = try explorer.run(seed: seed) } catch {
+            invalid.append("seed \(seed): the generated schedule is not a valid scenario: \(error)")
+            return nil
+        }
+        steps += run.steps.count
+        coverage.add(Coverage(steps: run.steps, unreached: run.unreachedFaults, outcome: run.outcome))
+        if let failure = run.failure { return found(run, property: failure.property) }
+        if replayCheck, let difference = replayDifference(run) {
+            return note(Finding(seed: seed, options: run.options, property: "determinism", message: difference,
+                                originalSteps: run.steps.count, shrunk: run.steps, shrinkRuns: 0))
+        }
+        return nil
+    }
+
+    private mutating func found(_ run: Explorer.Run, property: String) -> Finding? {
+        if let seen = broken[property] {
+            broken[property] = (seen.seeds + 1, seen.first)
+            return nil
+        }
+        var shrinker = Shrinker(explorer: explorer, property: property)
+        let shrunk = shrinker.shrink(run.steps, unreached: run.unreachedFaults)
+        // The shrunk scenario's own report of the property, as `harness run` will print it.
+        let outcome = try? explorer.play(shrunk, name: "seed-\(run.seed)")
+        let message = outcome.flatMap { outcome in zip(outcome.properties, outcome.failures).first { $0.0 == property }?.1 }
+            ?? run.failure!.message
+        return note(Finding(seed: run.seed, options: run.options, property: property, message: message,
+                            originalSteps: run.steps.count, shrunk: shrunk, shrinkRuns: shrinker.tries))
+    }
+
+    private mutating func note(_ finding: Finding) -> Finding {
+        broken[finding.property] = (1, finding.seed)
+        failures.append(finding)
+        return finding
+    }
+
+    /// Runs the schedule again (and on the process transport, every `processSampleEvery`
+    /// runs) and describes the first difference between the traces, if any.
+    private func replayDifference(_ run: Explorer.Run) -> String? {
+        var replays: [(String, Explorer)] = [("a replay", replayer)]
+        if processSampleEvery > 0 && runs % processSampleEvery == 0 {
+            var process = replayer
+            process.transport = .process
+            replays.append(("the process transport", process))
+        }
+        for (what, explorer) in replays {
+            guard let again = try? explorer.play(run.steps, name: "seed-\(run.seed)", exploring: true) else {
+                return "\(what) could not run the schedule"
+            }
+            if let difference = Self.firstDifference(run.outcome.trace, again.trace) {
+                return "\(what) gave another trace (hash \(Self.hash(run.outcome.trace)) against \(Self.hash(again.trace))); \(difference)"
+            }
+        }
+        return nil
+    }
+
+    /// FNV-1a over the trace's lines: the same on every machine and every run.
+    public static func hash(_ trace: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for line in trace {
+            for byte in line.utf8 + [10] {
+                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+            }
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Where two traces part, with the lines around it from each.
+    static func firstDifference(_ a: [String], _ b: [String]) -> String? {
+        guard a != b else { return nil }
+        let index = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+        let first = a[max(0, index - 2)..<min(a.count, index + 3)].map { "    " + $0 }.joined(separator: "\n")
+        let second = b[max(0, index - 2)..<min(b.count, index + 3)].map { "    " + $0 }.joined(separator: "\n")
+        return "the traces part at line \(index + 1):\n  first run:\n\(first)\n  replay:\n\(second)"
+    }
+
+    /// The summary line of a run of the session, for `--json`.
+    public func summaryJSON(seconds: Double, shard: (index: Int, count: Int), seed: UInt64) -> JSONValue {
+        .object(["type": .string("summary"), "seed": .integer(Int64(bitPattern: seed)),
+                 "shard": .string("\(shard.index)/\(shard.count)"), "runs": .integer(Int64(runs)), "steps": .integer(Int64(steps)),
+                 "seconds": .double(seconds), "failures": .integer(Int64(failures.count + invalid.count)),
+                 "broken": .object(broken.mapValues { .object(["seeds": .integer(Int64($0.seeds)), "first": .integer(Int64(bitPattern: $0.first))]) }),
+                 "coverage": .object(Coverage.keys.reduce(into: [:]) { $0[$1] = .integer(Int64(coverage.counts[$1] ?? 0)) })])
+    }
+}

@@ -1,0 +1,70 @@
+import ProcessKit
+import SiteSettings
+
+/// Runs random schedules (`ScheduleGenerator`) as scenarios, with every invariant and liveness
+/// check the named scenarios get, and shrinks each failure to a short scenario that fails the
+/// same way. A seed gives the same schedule, options and run every time.
+public struct Explorer: Sendable {
+    public var steps: Int
+    public var flaws: Set<Flaw>
+    public var transport: Simulation.Transport
+    public var executables: String
+    /// A folder this explorer may use for its runs (nothing is left in it).
+    public var directory: String
+    /// Only for proving the replay check: in-process processes hide this yield point.
+    public var hiddenYield: YieldPoint?
+
+    public init(steps: Int = 30, flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess, executables: String, directory: String) {
+        self.steps = steps
+        self.flaws = flaws
+        self.transport = transport
+        self.executables = executables
+        self.directory = directory
+    }
+
+    /// One seed's run.
+    public struct Run: Sendable {
+        public let seed: UInt64
+        public let options: SwarmOptions
+        public let steps: [Step]
+        public let outcome: ScenarioRunner.Outcome
+        /// The steps planning a fault no process reached, by index.
+        public var unreachedFaults: Set<Int> { Set(outcome.unreachedFaultLines.map { $0 - 1 }) }
+        /// The first property the run broke, and the failure that says so.
+        public var failure: (property: String, message: String)? {
+            outcome.properties.first.map { ($0, outcome.failures[0]) }
+        }
+    }
+
+    /// The schedule of a seed, with the seed as its first line so the scenario reruns alone.
+    public func schedule(seed: UInt64) -> (options: SwarmOptions, steps: [Step]) {
+        let (options, steps) = ScheduleGenerator.schedule(seed: seed, count: self.steps)
+        return (options, [.seed(seed)] + steps)
+    }
+
+    /// Generates and runs one seed's schedule.
+    public func run(seed: UInt64) throws(ScenarioErrors) -> Run {
+        let (options, steps) = schedule(seed: seed)
+        let outcome = try play(steps, name: "seed-\(seed)", exploring: true)
+        return Run(seed: seed, options: options, steps: steps, outcome: outcome)
+    }
+
+    /// Runs steps as a scenario of that name. While exploring, a planned fault no process
+    /// reaches is allowed (the generator plans them blindly); otherwise it is a mistake, as in
+    /// `harness run`.
+    public func play(_ steps: [Step], name: String, exploring: Bool = false) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
+        let scenario = try Scenario.parse(ScenarioPrinter.print(steps), name: name)
+        precondition(scenario.lines.count == steps.count, "a printed step is one line")
+        let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws)
+        runner.faultsMayGoUnreached = exploring
+        runner.inProcessHiddenYield = hiddenYield
+        defer { Folder.remove(directory) }
+        return try runner.run()
+    }
+
+    /// Whether steps still break `property`, and the steps planning a fault no process reached.
+    func fails(_ steps: [Step], breaking property: String) -> (fails: Bool, unreached: Set<Int>) {
+        guard let outcome = try? play(steps, name: "shrinking", exploring: true) else { return (false, []) }
+        return (outcome.properties.contains(property), Set(outcome.unreachedFaultLines.map { $0 - 1 }))
+    }
+}

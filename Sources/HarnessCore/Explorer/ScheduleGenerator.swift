@@ -1,0 +1,231 @@
+import ProcessKit
+import SiteSettings
+
+/// What one explored run may do, chosen per seed (swarm testing): a subset of the kinds of step
+/// with a weight each, the platform, and how the run starts. Leaving kinds out is what lets a
+/// run get deep into one corner (many popup edits with no app in the way, a handler that keeps
+/// failing with nothing to heal it) instead of every run being the same average mix.
+public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: String, CaseIterable, Comparable, Sendable {
+        case tab, appEdit = "app-edit", app, popup, safari, appearance, background, handler, hold, crash, fail, profile, legacy, time
+
+        public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public var platform: Simulation.Platform
+    /// The kinds a run draws its steps from, each with a weight from 1 to 4.
+    public var weights: [Kind: Int]
+    /// Whether the run starts with a shared document, a cache made from an older one, and a
+    /// damaged document on disk.
+    public var sharedStart: Bool
+    public var staleCache: Bool
+    public var damaged: Bool
+
+    /// The options of a seed. Tabs and time are always in: a run needs a tab to ask and time to
+    /// pass for any deadline to come due.
+    public static func choose(_ random: inout SeededRandom) -> SwarmOptions {
+        let platform: Simulation.Platform = random.chance(1, in: 2) ? .iOS : .macOS
+        var weights: [Kind: Int] = [.tab: 1 + random.below(4), .time: 1 + random.below(4)]
+        for kind in Kind.allCases where weights[kind] == nil && random.chance(1, in: 2) { weights[kind] = 1 + random.below(4) }
+        if weights[.appEdit] == nil && weights[.popup] == nil { weights[random.chance(1, in: 2) ? .appEdit : .popup] = 1 + random.below(4) }
+        return SwarmOptions(platform: platform, weights: weights, sharedStart: random.chance(2, in: 3),
+                            staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8))
+    }
+
+    /// `platform=ios kinds=app-edit:2,tab:1,time:3 start=shared,stale-cache`
+    public var description: String {
+        let kinds = weights.keys.sorted().map { "\($0.rawValue):\(weights[$0]!)" }.joined(separator: ",")
+        var start = [sharedStart ? "shared" : "empty"]
+        if staleCache { start.append("stale-cache") }
+        if damaged { start.append("damaged") }
+        return "platform=\(platform == .iOS ? "ios" : "macos") kinds=\(kinds) start=\(start.joined(separator: ","))"
+    }
+}
+
+/// Random schedules in the scenario language: valid by construction (tabs opened before they
+/// are named, in the profile in front; the popup open before it is used; a hold before its
+/// release), so every one prints to a scenario `harness run` accepts. Nothing here knows a flaw:
+/// the same generator finds every one.
+public struct ScheduleGenerator {
+    /// Sites the tabs visit and the editors change: pages on one registrable domain (so page,
+    /// host and domain records overlap), another domain, and a page no record applies to.
+    static let urls = ["https://docs.example.com/guide", "https://docs.example.com/api", "https://example.com/",
+                       "https://news.example.org/today", "about:blank"]
+    static let scopes = ["docs.example.com", "example.com", "docs.example.com/guide", "news.example.org", "other.example.net"]
+    /// Durations that cross the native timeout (5 s), the idle unload (30 s), the port's
+    /// keep-alive (2 min), the shortest alarm, a popup pause and a schedule boundary.
+    static let durations: [EpochMillis] = [100, 1_000, 2_000, 4_900, 5_000, 6_000, 29_000, 31_000, 120_000, 600_000, 3_600_000]
+    /// Schedules with boundaries inside the first hours of a run starting 09:00 UTC.
+    static let schedules = ["09:00-09:01", "09:01-17:00", "20:00-06:00", "08:00-09:30"]
+    static let profiles = [Simulation.defaultProfile, "work"]
+
+    public let options: SwarmOptions
+    private var random: SeededRandom
+    private var steps: [Step] = []
+    private var profile = Simulation.defaultProfile
+    /// Open tabs of each profile and their pages; tab names are never reused.
+    private var open: [String: [(id: TabID, url: String)]] = [:]
+    private var tabsMade = 0
+    private var popup: TabID?
+    private var held: Set<ProcessName> = []
+
+    /// A schedule of `count` actions (besides its setup lines) for a seed.
+    public static func schedule(seed: UInt64, count: Int) -> (options: SwarmOptions, steps: [Step]) {
+        var random = SeededRandom(seed: seed)
+        let options = SwarmOptions.choose(&random)
+        var generator = ScheduleGenerator(options: options, random: random)
+        return (options, generator.make(count: count))
+    }
+
+    private init(options: SwarmOptions, random: SeededRandom) {
+        self.options = options
+        self.random = random
+    }
+
+    private mutating func make(count: Int) -> [Step] {
+        if options.platform == .macOS { steps.append(.platform(.macOS)) }
+        if options.sharedStart {
+            steps.append(.shared(.defaults(values(schedule: true))))
+            steps.append(.shared(.site(scope(), values(schedule: false))))
+        }
+        if options.staleCache { steps.append(.cache(.site(scope(), values(schedule: false)))) }
+        if options.damaged { steps.append(.sharedDamaged) }
+        openTab()
+        let kinds = options.weights.keys.sorted()
+        let total = kinds.reduce(0) { $0 + options.weights[$1]! }
+        while steps.count(where: { !$0.isSetup }) < count {
+            var roll = random.below(total)
+            let kind = kinds.first { roll -= options.weights[$0]!; return roll < 0 }!
+            step(kind)
+        }
+        return steps
+    }
+
+    private mutating func step(_ kind: SwarmOptions.Kind) {
+        switch kind {
+        case .tab: tabStep()
+        case .appEdit:
+            steps.append(.app(pick([.setDefaults(values(schedule: true)), .setSite(scope(), values(schedule: false)),
+                                    .setSite(scope(), values(schedule: false)), .resetSite(scope(), fields()), .deleteSite(scope())])))
+        case .app: steps.append(.app(pick([.launch, .foreground, .background, .kill])))
+        case .popup: popupStep()
+        case .safari: steps.append(.safari(pick(SafariStep.allCases)))
+        case .appearance: steps.append(.appearance(pick(Appearance.allCases)))
+        case .background: steps.append(.background(pick(BackgroundStep.allCases)))
+        case .handler:
+            steps.append(.handler(pick([.healthy, .healthy, .slow(pick([500, 2_000, 4_000, 6_000])), .hung,
+                                        .crashing(afterWrite: random.chance(1, in: 2)), .garbage])))
+        case .hold:
+            let process = pick(ProcessName.allCases)
+            if held.remove(process) != nil {
+                steps.append(.release(process))
+            } else {
+                held.insert(process)
+                steps.append(.hold(process, at: point(of: process)))
+            }
+        case .crash:
+            let process = pick(ProcessName.allCases)
+            steps.append(.crash(process, at: point(of: process)))
+        case .fail:
+            let process = pick(ProcessName.allCases)
+            let point = point(of: process)
+            let writes: Set<YieldPoint> = [.writeTemp, .rename, .storageWriteTemp, .storageRename]
+            steps.append(.fail(process, at: point, with: pick(StorageErrno.allCases), after: writes.contains(point) && random.chance(1, in: 2)))
+        case .profile:
+            let next = pick(Self.profiles.filter { $0 != profile })
+            profile = next
+            popup = nil
+            steps.append(.profile(next))
+        case .legacy: steps.append(.legacy(pick(LegacyStep.allCases)))
+        case .time:
+            steps.append(random.chance(1, in: 6) ? .settle : .advance(pick(Self.durations)))
+        }
+    }
+
+    private mutating func tabStep() {
+        let tabs = open[profile, default: []]
+        guard tabs.count < 4, !tabs.isEmpty, random.chance(3, in: 4) else { return openTab() }
+        let index = random.below(tabs.count)
+        let tab = tabs[index].id
+        switch random.below(6) {
+        case 0: steps.append(.tab(.activate(tab)))
+        case 1: steps.append(.tab(.reload(tab)))
+        case 2:
+            let url = pick(Self.urls)
+            open[profile]![index].url = url
+            steps.append(.tab(.navigate(tab, url: url)))
+        case 3:
+            open[profile]!.remove(at: index)
+            if popup == tab { popup = nil }
+            steps.append(.tab(.close(tab)))
+        case 4: steps.append(.tab(.nativeDark(tab, random.chance(1, in: 2))))
+        default: openTab()
+        }
+    }
+
+    private mutating func openTab() {
+        tabsMade += 1
+        let id = TabID("t\(tabsMade)")
+        let url = pick(Self.urls)
+        open[profile, default: []].append((id, url))
+        let window = options.platform == .macOS && random.chance(1, in: 4) ? 2 : nil
+        steps.append(.tab(.open(id, url: url, nativeDark: random.chance(1, in: 5), window: window)))
+    }
+
+    private mutating func popupStep() {
+        let tabs = open[profile, default: []]
+        guard let shown = popup, let url = tabs.first(where: { $0.id == shown })?.url else {
+            guard !tabs.isEmpty else { return openTab() }
+            let tab = pick(tabs).id
+            popup = tab
+            return steps.append(.popup(.open(tab)))
+        }
+        let keys = (try? PageAddress.parse(url).get())?.scopeKeys() ?? []
+        switch random.below(8) {
+        case 0 where !keys.isEmpty: steps.append(.popup(.scope(try! WrittenScope(pick(keys).text))))
+        case 1: steps.append(.popup(.reset(fields())))
+        case 2: steps.append(.popup(.forget))
+        case 3: steps.append(.popup(.pause(pick([60_000, 600_000, 3_600_000]))))
+        case 4:
+            popup = nil
+            steps.append(.popup(.close))
+        default: steps.append(.popup(.set(values(schedule: false))))
+        }
+    }
+
+    // MARK: - Arguments
+
+    private mutating func pick<T>(_ items: [T]) -> T { items[random.below(items.count)] }
+
+    private mutating func values(schedule: Bool) -> FieldValues {
+        var values = FieldValues()
+        repeat {
+            if random.chance(1, in: 2) { values.mode = pick(Mode.allCases) }
+            if random.chance(1, in: 2) { values.theme = pick(Theme.catalogue) }
+            if random.chance(1, in: 4) { values.nativeDarkPolicy = pick(NativeDarkPolicy.allCases) }
+            if schedule && random.chance(1, in: 4) {
+                let parts = pick(Self.schedules).split(separator: "-").map { TimeOfDay(String($0))! }
+                values.schedule = Schedule(start: parts[0], end: parts[1])
+            }
+        } while values.isEmpty
+        return values
+    }
+
+    private mutating func scope() -> WrittenScope { try! WrittenScope(pick(Self.scopes)) }
+
+    private mutating func fields() -> [SiteField] {
+        SiteField.allCases.filter { _ in random.chance(1, in: 2) }.nonEmpty ?? [pick(SiteField.allCases)]
+    }
+
+    /// A yield point the process reaches: the container's steps for the app and the handler,
+    /// extension storage's for the background.
+    private mutating func point(of process: ProcessName) -> YieldPoint {
+        process == .background ? pick([.storageRead, .storageWriteTemp, .storageRename])
+            : pick([.lock, .read, .writeTemp, .rename, .unlock, .lock, .rename])
+    }
+}
+
+extension Array {
+    /// The array, or nil when it is empty.
+    var nonEmpty: [Element]? { isEmpty ? nil : self }
+}
