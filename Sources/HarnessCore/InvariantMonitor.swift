@@ -26,6 +26,8 @@ public final class InvariantMonitor {
         public var target: Target
         /// Field names and new values (nil clears the field).
         public var values: [String: String?]
+        /// The extension instance that made a popup edit: its profile, or `legacy`.
+        public var source: String?
     }
 
     private let trace: Trace
@@ -65,6 +67,13 @@ public final class InvariantMonitor {
     func backgroundStarted(withCache: Bool) {
         startedWithCache = withCache
         answeredSinceStart = false
+        owedFromCache = nil
+    }
+
+    /// The background's read of its storage failed: it has no cache to answer from, and waits
+    /// for a snapshot as a background with none does (invariant 6 still bounds the wait).
+    func cacheUnreadable() {
+        startedWithCache = false
         owedFromCache = nil
     }
 
@@ -136,7 +145,7 @@ public final class InvariantMonitor {
         guard let owner = owner(of: edit, simulation) else { return }
         var values: [Oracle.Field: String?] = [:]
         for (name, value) in edit.values { values[owner.key.map { Oracle.site($0, name) } ?? Oracle.defaults(name)] = value }
-        oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, values: values)
+        oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, source: edit.source, values: values)
     }
 
     /// The record an edit went to (`key` nil: the defaults), and whether that can still change

@@ -8,7 +8,9 @@ import SiteSettings
 /// made to it. "Last" is by virtual time; at the same instant the app's edit comes after the
 /// popup's (the app wins ties), then the order the user made them. An edit confirmed saved must
 /// be there unless a later one replaced it; an edit with no answer (lost with its process, or
-/// still on its way) may or may not be; a refused edit never lands. An edit made before the
+/// still on its way) may or may not be; a refused edit never lands. Popup edits made at the same
+/// instant by different extension instances (two Safari profiles, or the first version) have
+/// no order between them: the instances number their edits apart, so any one may come last. An edit made before the
 /// starting value of its field was written (a document from the future) does not replace it.
 public struct Oracle: Sendable {
     /// Who made an edit, in the order that breaks a tie at the same instant.
@@ -31,6 +33,8 @@ public struct Oracle: Sendable {
         var answer: Answer
         var at: EpochMillis
         var origin: Origin
+        /// The extension instance that made a popup edit (its profile), if known.
+        var source: String?
         /// New values; nil clears the field (a reset, or a deletion of the whole record).
         var values: [Field: String?]
     }
@@ -69,8 +73,9 @@ public struct Oracle: Sendable {
 
     /// An edit the user made. `number` finds its answer later; `answer` is for an edit whose
     /// outcome the user saw at once.
-    public mutating func record(number: Int?, answer: Answer = .unknown, at: EpochMillis, origin: Origin, values: [Field: String?]) {
-        edits.append(Edit(number: number, answer: answer, at: at, origin: origin, values: values))
+    public mutating func record(number: Int?, answer: Answer = .unknown, at: EpochMillis, origin: Origin, source: String? = nil,
+                                values: [Field: String?]) {
+        edits.append(Edit(number: number, answer: answer, at: at, origin: origin, source: source, values: values))
         for (field, value) in values { given[field, default: []].insert(value) }
     }
 
@@ -120,15 +125,47 @@ public struct Oracle: Sendable {
             if x.origin != y.origin { return x.origin.rawValue < y.origin.rawValue }
             return a < b
         }
-        var allowed: Set<String?> = [start[field]?.value]
-        for index in touching where edits[index].at >= start[field]?.at ?? 0 {
-            let edit = edits[index]
-            let answer = edit.number.flatMap { answers[$0] }.map { $0 ? Answer.saved : .refused } ?? edit.answer
-            switch answer {
-            case .saved: allowed = [edit.values[field]!]
-            case .unknown: allowed.insert(edit.values[field]!)
-            case .refused: break
+        func answer(_ index: Int) -> Answer {
+            edits[index].number.flatMap { answers[$0] }.map { $0 ? Answer.saved : .refused } ?? edits[index].answer
+        }
+        func apply(_ indices: some Sequence<Int>, to allowed: Set<String?>) -> Set<String?> {
+            var allowed = allowed
+            for index in indices {
+                let edit = edits[index]
+                switch answer(index) {
+                case .saved: allowed = [edit.values[field]!]
+                case .unknown: allowed.insert(edit.values[field]!)
+                case .refused: break
+                }
             }
+            return allowed
+        }
+        var allowed: Set<String?> = [start[field]?.value]
+        let counted = touching.filter { edits[$0].at >= start[field]?.at ?? 0 }
+        var position = 0
+        while position < counted.count {
+            // Popup edits at one instant, from one extension instance or several.
+            let first = edits[counted[position]]
+            var group = [counted[position]]
+            while first.origin == .popup, position + group.count < counted.count,
+                  case let next = edits[counted[position + group.count]], next.at == first.at, next.origin == .popup {
+                group.append(counted[position + group.count])
+            }
+            position += group.count
+            let sources = Set(group.map { edits[$0].source })
+            guard sources.count > 1 else {
+                allowed = apply(group, to: allowed)
+                continue
+            }
+            // Any instance's edits may come last: each instance's in order, after any of the others'.
+            var outcomes: Set<String?> = []
+            for source in sources {
+                let others = group.filter { edits[$0].source != source }
+                let landed = others.filter { answer($0) != .refused }.map { edits[$0].values[field]! }
+                let before = apply(others, to: allowed).union(landed)
+                outcomes.formUnion(apply(group.filter { edits[$0].source == source }, to: before))
+            }
+            allowed = outcomes
         }
         return allowed
     }

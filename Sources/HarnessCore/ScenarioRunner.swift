@@ -258,7 +258,8 @@ public final class ScenarioRunner {
             record(number, .popup, .popupSite(shown: selected), reset: fields)
         case .forget:
             let number = simulation.popupForget()
-            simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(shown: selected), values: Self.deletion))
+            simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(shown: selected), values: Self.deletion,
+                                                   source: simulation.profile))
         case .pause(let duration): simulation.popupPause(for: duration)
         case .close: simulation.closePopup()
         }
@@ -273,10 +274,10 @@ public final class ScenarioRunner {
             // The old extension shows the flipped state the handler answered; with no
             // answer, either state may be stored.
             if case .enabled(let enabled)? = simulation.lastLegacyAnswer {
-                simulation.monitor.userEdited(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"]))
+                simulation.monitor.userEdited(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"], source: "legacy"))
             } else {
                 for value in ["on", "off"] {
-                    simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .defaults, values: ["mode": value]))
+                    simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .defaults, values: ["mode": value], source: "legacy"))
                 }
             }
         }
@@ -292,7 +293,8 @@ public final class ScenarioRunner {
         for pair in set.texts { values[pair.name] = pair.value }
         for field in reset { values[field.rawValue] = String?.none }
         let simulation = started()
-        simulation.monitor.userEdited(UserEdit(number: number, origin: origin, at: simulation.now, target: target, values: values))
+        simulation.monitor.userEdited(UserEdit(number: number, origin: origin, at: simulation.now, target: target, values: values,
+                                               source: origin == .popup ? simulation.profile : nil))
     }
 
     private func fail(_ line: Scenario.Line, _ message: String) {

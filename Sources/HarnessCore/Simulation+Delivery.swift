@@ -294,7 +294,9 @@ extension Simulation {
         let crashingHandler = driver.name == .handler && handlerBehaviour == .crashing(afterWrite: false)
         switch arbiter.arrive(driver.name, label: driver.label, at: point, crashingHandler: crashingHandler) {
         case .proceed: return .proceed
-        case .fail(let errno, let after): return after ? .failAfter(errno: errno) : .fail(errno: errno)
+        case .fail(let errno, let after):
+            if point == .storageRead { monitor.cacheUnreadable() }
+            return after ? .failAfter(errno: errno) : .fail(errno: errno)
         case .kill: return .kill
         case .wait: return .hold
         case .cutPower(let plan):
@@ -314,7 +316,7 @@ extension Simulation {
         case .finished(let directives):
             // Invariant 9: no process keeps the container's lock while it waits for its next
             // input (the lock is released for it, as the next writer would otherwise wait for ever).
-            if arbiter.lockHolder == driver.label {
+            if arbiter.lockHolder == driver.label || transport == .inProcess && disk.lockHolder == driver.label {
                 monitor.caught("\(driver.label) finished its input still holding the container's lock (invariant 9)", now: now)
             }
             arbiter.finished(driver.label)
@@ -358,6 +360,7 @@ extension Simulation {
             driver.kill(now: now, reason: "killed at \(entry.point.rawValue)")
             complete(.died(.unknown), driver: driver, role: role)
         case .fail(let errno, let after):
+            if entry.point == .storageRead { monitor.cacheUnreadable() }
             trace.record(now, driver.label, "resumed at \(entry.point.rawValue) to fail")
             complete(driver.resume(after ? .failAfter(errno: errno) : .fail(errno: errno), now: now), driver: driver, role: role)
         case .proceed:

@@ -656,10 +656,12 @@ public final class Simulation {
             }
             guard let (at, what) = due else { break }
             clock.now = at
+            restartExcusedWaits()
             fire(what)
             settle()
         }
         clock.now = end
+        restartExcusedWaits()
     }
 
     // MARK: - Liveness
@@ -675,9 +677,22 @@ public final class Simulation {
         tabs.values.compactMap { $0.waitingSince.map { $0 + decisionTimeout + 1 } }.filter { $0 > now }.min()
     }
 
-    private func checkDecisionDeadlines() {
-        let excused = (platform == .iOS && !safari.safariInForeground) || safari.backgroundFrozenByUser
+    /// Whether pages may wait now for a reason the scenario chose.
+    private var waitsAreExcused: Bool {
+        (platform == .iOS && !safari.safariInForeground) || safari.backgroundFrozenByUser
             || background.map { arbiter.isWaiting($0.label) } ?? false || backgroundDeathsInARow > Self.wakesBeforeGivingUp
+    }
+
+    /// Called as time moves (before an event fires, and at the end of an advance): while an
+    /// excuse lasts, every waiting page's wait starts again from now, so its deadline falls one
+    /// timeout after the excuse ends, whatever ends it.
+    private func restartExcusedWaits() {
+        guard waitsAreExcused else { return }
+        for id in tabs.keys where tabs[id]?.waitingSince != nil { safari.tabs[id]?.waitingSince = now }
+    }
+
+    private func checkDecisionDeadlines() {
+        let excused = waitsAreExcused
         for id in tabs.keys.sorted() {
             guard let since = tabs[id]?.waitingSince, since + decisionTimeout < now else { continue }
             if excused {

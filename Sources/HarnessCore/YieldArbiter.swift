@@ -125,7 +125,10 @@ struct YieldArbiter<Process> {
         }
         if let failure = failures[name], failure.point == point {
             failures[name] = nil
-            if !crashingHandler { return .fail(errno: failure.errno, after: failure.after) }
+            if !crashingHandler {
+                releaseAfterFailedUnlock(label, at: point)
+                return .fail(errno: failure.errno, after: failure.after)
+            }
         }
         if crashingHandler { return .kill }
         if holds[name] == point {
@@ -159,11 +162,18 @@ struct YieldArbiter<Process> {
         }
         if let failure = failures[entry.name], failure.point == entry.point {
             failures[entry.name] = nil
+            releaseAfterFailedUnlock(entry.label, at: entry.point)
             return (entry, .fail(errno: failure.errno, after: failure.after))
         }
         if entry.point == .lock { lockHolder = entry.label }
         if entry.point == .unlock && lockHolder == entry.label { lockHolder = nil }
         return (entry, .proceed)
+    }
+
+    /// A failed unlock still lets the lock go: the process closes the lock's descriptor
+    /// (`ContainerStorage.closeLock`). Invariant 9 checks that it does, on the simulated disk.
+    private mutating func releaseAfterFailedUnlock(_ label: String, at point: YieldPoint) {
+        if point == .unlock && lockHolder == label { lockHolder = nil }
     }
 
     /// Whether this process waits at a yield point.

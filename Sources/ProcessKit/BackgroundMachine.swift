@@ -112,6 +112,13 @@ public struct BackgroundMachine {
     /// With nothing cached, a native request timed out or a snapshot answer was unusable: tabs
     /// are answered from the built-in defaults instead of waiting.
     var gaveUpOnFirstSnapshot = false
+    /// The last save of `storage.local` failed: storage may hold an older cache and outbox
+    /// than memory, so the next reconciliation point saves again.
+    var saveOwed = false
+    /// Outbox edits whose save failed, oldest first: they wait for a save that works before
+    /// they go out, since a later incarnation that never read them could give their numbers to
+    /// other changes, and two patches with one stamp cannot be told apart.
+    var unsavedEdits: [UInt64] = []
     /// A snapshot request had a usable answer in this incarnation (the native-first-startup flaw
     /// waits for one).
     var heardFromNative = false
@@ -141,8 +148,16 @@ public struct BackgroundMachine {
         case .storageLoaded(let stored, let storedSession, let now):
             self.now = now
             if case .loading(let waiting) = storage {
+                // A cache in memory before a load came from native after an earlier load
+                // failed: it is newer than any stored one, which it replaces (and is saved).
+                let fromNative = local.cache == nil ? nil : local
                 local = stored ?? LocalStorage()
                 session = storedSession ?? SessionStorage()
+                if let fromNative, fromNative.snapshotVersion != local.snapshotVersion {
+                    local.cache = fromNative.cache
+                    local.snapshotVersion = fromNative.snapshotVersion
+                    directives += save()
+                }
                 directives += finishLoading(.loaded, waiting: waiting)
             }
         case .storageLoadFailed(let now):
@@ -160,6 +175,11 @@ public struct BackgroundMachine {
                 } else {
                     storage = .loading(waiting: waiting + [input])
                 }
+            case .unreadable where input.retriesAnUnreadableStorage:
+                // A reconciliation point tries storage again: a read that failed once may work
+                // now, and until it does nothing can be saved. The input waits for the result.
+                storage = .loading(waiting: [input])
+                directives.append(.loadStorage)
             case .loaded, .unreadable:
                 directives += handleLoaded(input)
             }
@@ -175,7 +195,8 @@ public struct BackgroundMachine {
         if flawedListensLate { directives.append(.listen(BackgroundListener.allCases)) }
         rebuildResolver()
         let loadedAt = now
-        for input in waiting { directives += handle(input) }
+        // Straight to the loaded handling: an input that waited is not a reason to load again.
+        for input in waiting { directives += handleLoaded(input) }
         // The inputs that waited carry their own, earlier times; what follows happens now.
         now = loadedAt
         directives += reconcile(forceFull: false)
@@ -197,11 +218,16 @@ public struct BackgroundMachine {
         case .started, .storageLoaded, .storageLoadFailed:
             preconditionFailure("\(input) is handled before storage is consulted")
         case .localStorageSaved(let token, _):
+            saveOwed = false
             directives += saveFinished(token: token, saved: true)
+            let saved = unsavedEdits
+            unsavedEdits = []
+            for entry in local.outbox where saved.contains(entry.edit) { directives += sendPatch(entry) }
         case .localStorageSaveFailed(let token, _):
             // The save failed, perhaps after it took effect: the change may or may not survive a
             // restart. Memory keeps it as storage may have (the next save that works makes it
             // durable), it is shown and sent, and the answer says "unknown".
+            saveOwed = true
             directives += saveFinished(token: token, saved: nil)
         case .tabRequestedDecision(let id, let url, let nativeDark, _):
             var tab = tabs[id] ?? Tab(url: url, answer: .waiting(lastSent: nil))
@@ -313,10 +339,10 @@ public struct BackgroundMachine {
         if canAnswer {
             for (id, tab) in tabs.sorted(by: { $0.key < $1.key }) {
                 let decision = decide(tab)
-                if decision != tab.lastSent {
-                    tabs[id]?.answer = .answered(decision)
-                    directives.append(.sendDecision(id, decision))
-                }
+                // A tab that asked gets an answer even when it is the one it last had.
+                guard tab.isWaiting || decision != tab.lastSent else { continue }
+                tabs[id]?.answer = .answered(decision)
+                directives.append(.sendDecision(id, decision))
             }
             directives += popupDirective()
             directives += alarm()
@@ -387,7 +413,7 @@ public struct BackgroundMachine {
             // stamp wins every field it names anyway. So the outbox, written whole at every
             // change, stays as small as the set of records and fields waiting, however many
             // changes the user makes before the handler answers.
-            let waitingForSave = Set(unconfirmed.values.map(\.edit))
+            let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
             local.outbox.removeAll { !waitingForSave.contains($0.edit) && entry.replaces($0) }
             local.outbox.append(entry)
             local.nextEdit += 1
@@ -420,7 +446,7 @@ public struct BackgroundMachine {
             rebuildResolver()
             directives.append(.popupAnswer(message: change.message, saved: saved, scope: entry.request.scope))
             directives += pushChangedDecisions()
-            directives += sendPatch(entry)
+            if saved == nil { unsavedEdits.append(entry.edit) } else { directives += sendPatch(entry) }
         }
         return directives
     }
@@ -443,6 +469,7 @@ public struct BackgroundMachine {
     /// is needed) unless a request is already in flight, and resend the outbox oldest first.
     private mutating func reconcile(forceFull: Bool) -> [Directive] {
         var directives: [Directive] = []
+        if saveOwed { directives += save() }
         if snapshotRequest == nil {
             let id = newRequest()
             snapshotRequest = id
@@ -450,7 +477,7 @@ public struct BackgroundMachine {
             directives.append(.sendNative(request: id, .getSnapshot(known: known)))
             directives.append(.setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout))
         }
-        let waitingForSave = Set(unconfirmed.values.map(\.edit))
+        let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
         for entry in local.outbox where !waitingForSave.contains(entry.edit) { directives += sendPatch(entry) }
         return directives
     }
@@ -636,7 +663,7 @@ public struct BackgroundMachine {
     /// The cached snapshot with every confirmed outbox entry applied.
     var visibleDocument: SettingsDocument {
         var visible = local.cache ?? SettingsDocument()
-        let waitingForSave = Set(unconfirmed.values.map(\.edit))
+        let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
         for entry in local.outbox where !waitingForSave.contains(entry.edit) {
             if let edit = entry.modelEdit { _ = try? visible.apply(edit) }
         }

@@ -21,6 +21,12 @@ extension BackgroundMachine {
         var nativeDark = false
         var answer: Answer
 
+        /// Whether the tab asked and has no answer yet.
+        var isWaiting: Bool {
+            if case .waiting = answer { return true }
+            return false
+        }
+
         /// The decision last sent to the tab, if any.
         var lastSent: Decision? {
             switch answer {
@@ -82,6 +88,19 @@ extension BackgroundMachine.Input {
         case .started, .storageLoaded, .localStorageSaved, .localStorageSaveFailed, .storageLoadFailed, .tabRequestedDecision,
              .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground, .appMessageArrived, .appearanceChanged,
              .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .alarmFired:
+            false
+        }
+    }
+
+    /// The reconciliation points that try an unreadable storage again: Safari to the front,
+    /// a tab activated, the alarm.
+    var retriesAnUnreadableStorage: Bool {
+        switch self {
+        case .safariCameToForeground, .tabActivated, .alarmFired:
+            true
+        case .started, .storageLoaded, .localStorageSaved, .localStorageSaveFailed, .storageLoadFailed, .tabRequestedDecision,
+             .tabNativeDarkChanged, .tabClosed, .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed,
+             .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired:
             false
         }
     }

@@ -110,7 +110,10 @@ extension ContainerOperation {
 public protocol ContainerStorage {
     /// Takes the lock without waiting; a refusal is an error (the harness grants the lock first).
     mutating func lock() throws(StoreError)
+    /// Lets the lock go; when that fails, closes the lock's descriptor, which lets it go too.
     mutating func unlock() throws(StoreError)
+    /// Closes the lock's descriptor after a failed unlock: the lock goes with it.
+    mutating func closeLock()
     func readDocument() throws(StoreError) -> [UInt8]?
     func readPreviousDocument() throws(StoreError) -> [UInt8]?
     func readLegacyPreferences() throws(StoreError) -> [UInt8]?
@@ -154,14 +157,19 @@ public struct ContainerExecutor<Storage: ContainerStorage, Gate: YieldGate> {
     }
 
     public mutating func run(_ operation: ContainerOperation) -> ContainerOutcome {
-        do {
+        do throws(StoreError) {
             switch operation {
             case .lock:
                 try pass(.lock, operation)
                 try storage.lock()
                 return .locked
             case .unlock:
-                try pass(.unlock, operation)
+                do throws(StoreError) { try pass(.unlock, operation) } catch {
+                    // The unlock failed: closing the descriptor still lets the lock go, so no
+                    // writer waits for ever behind an error.
+                    storage.closeLock()
+                    throw error
+                }
                 try storage.unlock()
                 return .unlocked
             case .readDocument:

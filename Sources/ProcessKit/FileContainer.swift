@@ -37,7 +37,17 @@ public struct FileContainer: ContainerStorage {
 
     public mutating func unlock() throws(StoreError) {
         guard lockDescriptor >= 0 else { return }
-        if flock(lockDescriptor, LOCK_UN) != 0 { throw StoreError("unlock", errno: errno) }
+        if flock(lockDescriptor, LOCK_UN) != 0 {
+            let error = StoreError("unlock", errno: errno)
+            closeLock()
+            throw error
+        }
+    }
+
+    public mutating func closeLock() {
+        guard lockDescriptor >= 0 else { return }
+        close(lockDescriptor)
+        lockDescriptor = -1
     }
 
     public func readDocument() throws(StoreError) -> [UInt8]? { try read(Self.documentName) }

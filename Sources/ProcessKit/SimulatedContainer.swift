@@ -48,6 +48,8 @@ public struct SimulatedContainer: ContainerStorage, Sendable {
         disk.releaseLock(heldBy: owner)
     }
 
+    public mutating func closeLock() { disk.releaseLock(heldBy: owner) }
+
     public func readDocument() throws(StoreError) -> [UInt8]? {
         try powered()
         return disk.read(path(FileContainer.documentName))
