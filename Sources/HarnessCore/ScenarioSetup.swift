@@ -57,8 +57,10 @@ public struct ScenarioSetup: Sendable {
             apply(change, to: &document)
             shared = document
         case .cache(let change):
-            // The cache starts as the shared document so far, one revision behind it.
-            var document = cache ?? shared ?? emptyDocument
+            // The cache starts as the shared document so far, one revision behind it. With no
+            // shared document it came from one since gone: another document, which the
+            // handler's new one never matches (a cache can only equal what it was made from).
+            var document = cache ?? shared ?? SettingsDocument(documentId: DocumentID.created(seed: ~seed, at: epoch), revision: 1)
             apply(change, to: &document)
             document.revision = max(0, (shared?.revision ?? 1) - 1)
             cache = document

@@ -423,6 +423,11 @@ extension Simulation {
             // it would wake one (a late reply or storage completion was for this one).
             safari.backgroundFrozenByUser = false
             heldForBackground.removeAll { !$0.wakesTheBackground }
+            if !safari.isBackgroundFrozen {
+                // They were sent before anything that follows: they go first, in their order.
+                for input in heldForBackground.reversed() { clock.queue.pushFront(.backgroundInput(input)) }
+                heldForBackground = []
+            }
             // Unloads say so after this; anything else that ends it is a kill.
             backgroundStop = .killed
             backgroundDeathsInARow += 1
