@@ -57,7 +57,7 @@ enum ExploreCommand: HarnessCommand {
         let start = clock.now
         var index = 0
         while limit == nil ? index < runs : Executables.seconds(clock.now - start) < Double(limit!) {
-            let runSeed = seed &+ UInt64(index * shard.count + shard.index - 1)
+            let runSeed = ExploreSession.seed(run: index, from: seed, shard: shard)
             index += 1
             if let found = session.explore(seed: runSeed) {
                 progress.clear()

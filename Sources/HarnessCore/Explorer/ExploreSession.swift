@@ -64,6 +64,12 @@ public struct ExploreSession {
         replayer = explorer
     }
 
+    /// The seed of run `run` (from 0) of shard `index` of `count`: shards take every `count`th
+    /// seed from `first`, so together they run the seeds one unsharded run would.
+    public static func seed(run: Int, from first: UInt64, shard: (index: Int, count: Int)) -> UInt64 {
+        first &+ UInt64(run * shard.count + shard.index - 1)
+    }
+
     /// Runs one seed; a finding when it broke a property no earlier seed broke.
     public mutating func explore(seed: UInt64) -> Finding? {
         runs += 1

@@ -1,0 +1,115 @@
+import Foundation
+import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// The explorer: schedules that are valid scenarios, failures found blind and shrunk to a
+/// scenario that fails the same way on both transports, shards that add up to the unsharded
+/// run, and a replay check that notices a run that does not repeat.
+@Suite(.serialized)
+struct ExplorerTests {
+    private static func explorer(flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess) -> Explorer {
+        Explorer(steps: 30, flaws: flaws, transport: transport, executables: HarnessBinary.directory,
+                 directory: NSTemporaryDirectory() + "explore-test-\(UUID().uuidString)")
+    }
+
+    @Test func everyGeneratedScheduleIsAValidScenarioThatPrintsBack() throws {
+        var kinds: Set<String> = []
+        for seed in 1...300 as ClosedRange<UInt64> {
+            let (options, steps) = Self.explorer().schedule(seed: seed)
+            let text = ScenarioPrinter.print(steps)
+            let parsed = try Scenario.parse(text, name: "seed-\(seed)")
+            #expect(parsed.steps == steps, "seed \(seed) (\(options)):\n\(text)")
+            #expect(steps.count(where: { !$0.isSetup }) >= 30)
+            for step in steps { kinds.insert(String(ScenarioPrinter.line(step).split(separator: " ")[0])) }
+        }
+        // Every verb but those that only check or only set up a file is reached.
+        for verb in Scenario.verbs where !["expect", "epoch", "alarm-minimum"].contains(verb) {
+            #expect(kinds.contains(verb), "no schedule uses '\(verb)'")
+        }
+    }
+
+    @Test func aSeedGivesTheSameScheduleAndOptionsEveryTime() {
+        let a = Self.explorer().schedule(seed: 77), b = Self.explorer().schedule(seed: 77)
+        #expect(a.options == b.options)
+        #expect(a.steps == b.steps)
+        #expect(Self.explorer().schedule(seed: 78).steps != a.steps)
+    }
+
+    /// A flaw switched on in every process is found within a fixed budget of seeds, with no
+    /// flaw-specific generation, and shrunk to a short scenario that breaks the same property
+    /// when rerun as `harness run` would, on both transports.
+    @Test func aFlawIsFoundBlindAndItsShrunkScenarioReproducesIt() throws {
+        let explorer = Self.explorer(flaws: [.lockKeptAfterAFailure])
+        var session = ExploreSession(explorer: explorer)
+        var finding: Finding?
+        for seed in 1...60 as ClosedRange<UInt64> where finding == nil { finding = session.explore(seed: seed) }
+        let found = try #require(finding, "no failure in 60 seeds")
+        #expect(found.property == "invariant 9", "\(found.message)")
+        #expect(found.shrunk.count < found.originalSteps)
+        #expect(found.shrunkActions <= 12, "\(ScenarioPrinter.print(found.shrunk))")
+        let text = found.scenarioText(file: "found.scenario", flaws: explorer.flaws)
+        let scenario = try Scenario.parse(text, name: "found.scenario")
+        #expect(scenario.description.contains("seed \(found.seed)"))
+        #expect(scenario.description.contains("--flaw lock-kept-after-a-failure"))
+        for transport in [Simulation.Transport.inProcess, .process] {
+            var rerun = explorer
+            rerun.transport = transport
+            let outcome = try rerun.play(scenario.steps, name: "found.scenario")
+            #expect(outcome.properties.contains(found.property), "\(transport): \(outcome.failures)")
+        }
+        // Without the flaw the same scenario passes: the failure is the flaw's.
+        var correct = explorer
+        correct.flaws = []
+        #expect(try correct.play(scenario.steps, name: "found.scenario").passed)
+    }
+
+    @Test func shardsTogetherEqualTheUnshardedRun() throws {
+        func summary(_ shard: (index: Int, count: Int), runs: Int) throws -> String {
+            var session = ExploreSession(explorer: Self.explorer(flaws: [.lockKeptAfterAFailure]))
+            for run in 0..<runs { _ = session.explore(seed: ExploreSession.seed(run: run, from: 5, shard: shard)) }
+            let lines = session.failures.map { $0.json(flaws: [.lockKeptAfterAFailure]) } + [session.summaryJSON(seconds: 1, shard: shard, seed: 5)]
+            return lines.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n"
+        }
+        var whole = ExploreMerge()
+        try whole.add(try summary((1, 1), runs: 24), file: "whole.json")
+        var parts = ExploreMerge()
+        try parts.add(try summary((2, 3), runs: 8), file: "2.json")
+        try parts.add(try summary((1, 3), runs: 8), file: "1.json")
+        try parts.add(try summary((3, 3), runs: 8), file: "3.json")
+        #expect(whole.runs == 24)
+        #expect(!whole.broken.isEmpty, "the sample finds the flaw, so failures are compared too")
+        #expect(parts == whole, "\(parts.report)\nagainst\n\(whole.report)")
+    }
+
+    @Test func aMergeRefusesALineItCannotRead() {
+        var merge = ExploreMerge()
+        #expect(throws: ExploreMerge.Problem.self) { try merge.add("{\"type\":\"summary\"}\n", file: "s.json") }
+        #expect((try? merge.add("not json\n", file: "s.json")) == nil)
+    }
+
+    /// A run that does not repeat (planted: the replay hides one yield point) is a failure
+    /// showing where the two traces part.
+    @Test func theReplayCheckCatchesAPlantedNondeterminism() {
+        var session = ExploreSession(explorer: Self.explorer(), replayCheck: true)
+        var clean: Finding?
+        for seed in 1...5 as ClosedRange<UInt64> where clean == nil { clean = session.explore(seed: seed) }
+        #expect(clean == nil, "\(clean?.message ?? "")")
+        var planted = ExploreSession(explorer: Self.explorer(), replayCheck: true)
+        planted.replayer.hiddenYield = .read
+        let finding = planted.explore(seed: 1)
+        #expect(finding?.property == "determinism")
+        #expect(finding?.message.contains("the traces part at line") == true, "\(finding?.message ?? "")")
+    }
+
+    @Test func coverageCountsWhatRunsReachedAndNamesWhatTheyDidNot() {
+        var session = ExploreSession(explorer: Self.explorer())
+        for seed in 1...40 as ClosedRange<UInt64> { _ = session.explore(seed: seed) }
+        #expect(session.coverage.counts["yield handler@read", default: 0] > 0)
+        #expect(session.coverage.counts["reconcile background-start", default: 0] > 0)
+        #expect(session.coverage.counts["reply applied", default: 0] > 0)
+        #expect(Coverage().unreached == Coverage.keys)
+        #expect(!session.coverage.unreached.contains("yield handler@read"))
+    }
+}
