@@ -439,6 +439,9 @@ extension Simulation {
             }
             for id in tabs.keys.sorted() where tabs[id]!.awaitingAnswer && visibleTabs.contains(id) {
                 trace.record(now, "safari", "tab \(id.rawValue) asks again")
+                // Its question died with the background (a fault the scenario chose): the new
+                // one gets a whole timeout to answer it.
+                safari.tabs[id]?.waitingSince = now
                 askForDecision(id)
             }
         }

@@ -71,7 +71,7 @@ public enum ExtensionShell {
                         outputs.append(pending(.localStorageSaveFailed(token: token, now: now)))
                     }
                 case .saveSessionStorage(let session):
-                    _ = try? store.save(session.json, as: ExtensionStore<Files, WireGate>.sessionName)
+                    _ = try? store.saveSession(session.json)
                 case .sendNative, .setTimer, .cancelTimer, .setAlarm, .connectNative, .listen, .sendDecision, .showPopup, .popupAnswer:
                     outputs.append(.machine(directive))
                 }

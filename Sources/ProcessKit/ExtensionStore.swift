@@ -71,6 +71,13 @@ public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
         try renamed.afterwards()
     }
 
+    /// Replaces `storage.session`. Safari keeps it in memory (an in-memory SQLite store owned by
+    /// the extension's context): no temporary file, no flush, and no write error to meet, so no
+    /// yield point either. The file stands for that memory; Safari removes it when it restarts.
+    public mutating func saveSession(_ json: JSONValue) throws(StoreError) {
+        try files.writeSynced(JSONWriter.compact(json), as: Self.sessionName)
+    }
+
     @discardableResult
     private mutating func pass(_ point: YieldPoint) throws(StoreError) -> LateFailure {
         try LateFailure.pass(point, gate.yield(point))

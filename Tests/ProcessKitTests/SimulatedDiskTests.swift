@@ -69,3 +69,18 @@ struct SimulatedDiskTests {
         #expect(disk.generation == 1 && disk.flushes == 2)
     }
 }
+
+struct ExtensionStoreTests {
+    /// `storage.local` is a file written whole and renamed into place, stopping at each step;
+    /// `storage.session` is Safari's memory: written at once, with no step a fault can stop.
+    @Test func onlyTheLocalStoreStopsAtYieldPoints() throws {
+        let disk = SimulatedDisk(files: [:])
+        var store = ExtensionStore(files: SimulatedExtensionFolder(disk: disk, location: SimulatedExtensionFolder.folder), gate: RecordingGate())
+        try store.saveSession(SessionStorage(pausedUntil: 5).json)
+        #expect(store.gate.points.isEmpty)
+        try store.save(LocalStorage().json, as: "local.json")
+        #expect(store.gate.points == [.storageWriteTemp, .storageRename])
+        let (_, session) = try store.load()
+        #expect(session?.pausedUntil == 5)
+    }
+}
