@@ -2,15 +2,17 @@
 import Glibc
 #endif
 import HarnessCore
+import Dispatch
 import ProcessKit
 import SiteSettings
+import Synchronization
 
 /// `harness explore`: random schedules nobody wrote, checked as they run, each failure shrunk
 /// to a scenario anyone can rerun.
 enum ExploreCommand: HarnessCommand {
     static let name = "explore"
     static let abstract = "Run random schedules, check every invariant and liveness bound, and shrink each failure to a scenario."
-    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--replay-check] [--transport in-process|process]\n       harness explore --merge FILE..."
+    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--stop] [--replay-check] [--transport in-process|process]\n       harness explore --merge FILE..."
     static let discussion = """
         Each seed picks a set of options (swarm testing: the platform, a subset of the kinds
         of step with a weight each, how the run starts; printed with each failure) and makes a
@@ -28,14 +30,25 @@ enum ExploreCommand: HarnessCommand {
         and compares the traces; a difference is a failure. --shard I/N runs every Nth seed
         from the Ith; --json writes a line per failure and a last summary line, and
         'harness explore --merge FILE...' adds shards' summaries up.
+        --workers runs schedules on that many threads (default: one per core); --stop ends
+        the exploration at the first failure, once it is shrunk.
         Prints the coverage counters (yield points, faults, reconciliation points, reply
         outcomes), naming any still at zero. On a terminal a progress line updates in place.
         Exit status: 0 when nothing failed, 1 when a failure was found, 2 for a usage error.
         """
 
+    /// What the workers share: the progress line, counts, and the sessions they finish.
+    private struct Shared: ~Copyable {
+        var progress = Progress()
+        var runs = 0
+        var found = 0
+        var errors: [String] = []
+        var sessions: [ExploreSession] = []
+    }
+
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport"],
-                                            flags: ["replay-check", "merge"])
+        let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers"],
+                                            flags: ["replay-check", "merge", "stop"])
         if args.flag("merge") { return try merge(args) }
         try args.noPositionals()
         if args.value("runs") != nil && args.value("time") != nil { throw .usage("give --runs or --time, not both") }
@@ -47,26 +60,45 @@ enum ExploreCommand: HarnessCommand {
         let transport = try RunCommand.transport(args, default: .inProcess)
         let shard = try self.shard(args.value("shard"))
         let out = args.value("out") ?? "explore-failures"
+        let workers = try args.count("workers", default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
         let explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: Executables.directory,
                                 directory: "/tmp/harness-explore-\(getpid())")
-        var session = ExploreSession(explorer: explorer, replayCheck: args.flag("replay-check"))
+        let replayCheck = args.flag("replay-check")
+        let stopAtFirst = args.flag("stop")
         let flawText = flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))"
-        Terminal.out("explore: seed \(seed), \(limit.map { "for \($0) s" } ?? "\(runs) runs"), \(steps) steps, shard \(shard.index)/\(shard.count), transport \(transport.rawValue)\(flawText)\n")
-        let progress = Progress()
+        Terminal.out("explore: seed \(seed), \(limit.map { "for \($0) s" } ?? "\(runs) runs"), \(steps) steps, shard \(shard.index)/\(shard.count), \(workers) workers, transport \(transport.rawValue)\(flawText)\n")
         let clock = ContinuousClock()
         let start = clock.now
-        var index = 0
-        while limit == nil ? index < runs : Executables.seconds(clock.now - start) < Double(limit!) {
-            let runSeed = ExploreSession.seed(run: index, from: seed, shard: shard)
-            index += 1
-            if let found = session.explore(seed: runSeed) {
-                progress.clear()
-                Terminal.out(report(found, out: out))
-                try write(found, out: out, flaws: flaws)
+        // Worker w runs the shard's runs w, w + workers, ...: together, the shard's seeds.
+        let shared = Mutex(Shared())
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var session = ExploreSession(explorer: explorer.folder(suffix: "-\(worker)"), replayCheck: replayCheck)
+            if replayCheck { session.processSampleEvery = 50 }
+            var run = worker
+            while limit.map({ Executables.seconds(clock.now - start) < Double($0) }) ?? (run < runs),
+                  !stopAtFirst || shared.withLock({ $0.found == 0 }) {
+                let found = session.explore(seed: ExploreSession.seed(run: run, from: seed, shard: shard))
+                run += workers
+                shared.withLock { state in
+                    state.runs += 1
+                    if let found {
+                        state.found += 1
+                        state.progress.clear()
+                        Terminal.out(report(found, out: out))
+                        do { try write(found, out: out, flaws: flaws) } catch { state.errors.append("\(error)") }
+                    }
+                    state.progress.show("\(state.runs) runs, \(rate(state.runs, clock.now - start)) runs/s, \(state.found) failures")
+                }
             }
-            progress.show("\(session.runs) runs, \(rate(session.runs, clock.now - start)) runs/s, \(session.failures.count) failures, \(session.coverage.unreached.count) counters at zero")
+            shared.withLock { $0.sessions.append(session) }
         }
-        progress.clear()
+        let (sessions, errors) = shared.withLock { state in
+            state.progress.clear()
+            return (state.sessions, state.errors)
+        }
+        var session = ExploreSession(explorer: explorer)
+        for part in sessions { session.absorb(part) }
+        for error in errors { Terminal.err("Error: \(error)\n") }
         let elapsed = Executables.seconds(clock.now - start)
         Terminal.out(summary(session, seconds: elapsed))
         if let path = args.value("json") {

@@ -51,7 +51,26 @@ public final class InvariantMonitor {
     private var givenUpTo = 0
     private var undecided: [Int] = []
 
+    /// The last shared document and stored caches read, by their bytes: checked after every
+    /// step, they are decoded again only when they changed.
+    private var lastDocuments: [String: (bytes: [UInt8], decoded: Result<SettingsDocument, DocumentError>)] = [:]
+    private var lastLocal: [String: (bytes: [UInt8], decoded: LocalStorage?)] = [:]
+
     init(trace: Trace) { self.trace = trace }
+
+    private func decodeDocument(_ bytes: [UInt8], name: String = FileContainer.documentName) -> Result<SettingsDocument, DocumentError> {
+        if let last = lastDocuments[name], last.bytes == bytes { return last.decoded }
+        let decoded = Result { () throws(DocumentError) in try DocumentCodec.decode(bytes).document }
+        lastDocuments[name] = (bytes, decoded)
+        return decoded
+    }
+
+    private func decodeLocal(_ bytes: [UInt8], profile: String) -> LocalStorage? {
+        if let last = lastLocal[profile], last.bytes == bytes { return last.decoded }
+        let decoded = LocalStorage.read(bytes)
+        lastLocal[profile] = (bytes, decoded)
+        return decoded
+    }
 
     // MARK: - What happens
 
@@ -192,8 +211,9 @@ public final class InvariantMonitor {
         let bytes = simulation.containerFile(FileContainer.documentName)
         var document: SettingsDocument?
         if let bytes, bytes != planted {
-            do { document = try DocumentCodec.decode(bytes).document } catch {
-                problems.append("the shared document does not parse: \(error) (invariant 1)")
+            switch decodeDocument(bytes) {
+            case .success(let decoded): document = decoded
+            case .failure(let error): problems.append("the shared document does not parse: \(error) (invariant 1)")
             }
         }
         if let planted, bytes != planted,
@@ -201,13 +221,13 @@ public final class InvariantMonitor {
             problems.append("the damaged shared document was replaced without being set aside (invariant 1)")
         }
         if let previous = simulation.containerFile(FileContainer.previousName), previous != planted,
-           (try? DocumentCodec.decode(previous)) == nil {
+           (try? decodeDocument(previous, name: FileContainer.previousName).get()) == nil {
             problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
         }
         let localName = Simulation.localStorageName
         for (profile, bytes) in simulation.storageFiles(localName).sorted(by: { $0.key < $1.key }) {
             let owner = profile == Simulation.defaultProfile ? "the background's" : "profile \(profile)'s background's"
-            guard let local = LocalStorage.read(bytes) else {
+            guard let local = decodeLocal(bytes, profile: profile) else {
                 problems.append("\(owner) \(localName) does not parse (invariant 1)")
                 continue
             }

@@ -437,7 +437,7 @@ extension Simulation {
                 trace.record(now, "safari", "background keeps dying; tabs stop asking")
                 return
             }
-            for id in tabs.keys.sorted() where tabs[id]!.awaitingAnswer && visibleTabs.contains(id) {
+            for id in tabs.keys.sorted() where tabs[id]!.awaitingAnswer {
                 trace.record(now, "safari", "tab \(id.rawValue) asks again")
                 // Its question died with the background (a fault the scenario chose): the new
                 // one gets a whole timeout to answer it.

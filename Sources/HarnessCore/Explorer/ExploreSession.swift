@@ -41,7 +41,7 @@ public struct Finding: Sendable {
 
 /// Explores seed after seed: runs each, adds up coverage, checks replays when asked, and
 /// shrinks the first failure of each property (later ones are counted by property).
-public struct ExploreSession {
+public struct ExploreSession: Sendable {
     public let explorer: Explorer
     /// When set, every schedule runs a second time with `replayer` and the traces must match.
     public let replayCheck: Bool
@@ -62,6 +62,27 @@ public struct ExploreSession {
         self.explorer = explorer
         self.replayCheck = replayCheck
         replayer = explorer
+    }
+
+    /// Adds another session's runs to this one (workers of one exploration): counts and
+    /// coverage add up, and each property keeps the finding of the lowest seed.
+    public mutating func absorb(_ other: ExploreSession) {
+        runs += other.runs
+        steps += other.steps
+        coverage.add(other.coverage)
+        invalid += other.invalid
+        for (property, seen) in other.broken {
+            let known = broken[property]
+            broken[property] = ((known?.seeds ?? 0) + seen.seeds, min(known?.first ?? seen.first, seen.first))
+        }
+        for finding in other.failures {
+            if let index = failures.firstIndex(where: { $0.property == finding.property }) {
+                if finding.seed < failures[index].seed { failures[index] = finding }
+            } else {
+                failures.append(finding)
+            }
+        }
+        failures.sort { $0.seed < $1.seed }
     }
 
     /// The seed of run `run` (from 0) of shard `index` of `count`: shards take every `count`th

@@ -22,6 +22,13 @@ public struct Explorer: Sendable {
         self.directory = directory
     }
 
+    /// The same explorer with its own run folder (for a worker beside others).
+    public func folder(suffix: String) -> Explorer {
+        var copy = self
+        copy.directory += suffix
+        return copy
+    }
+
     /// One seed's run.
     public struct Run: Sendable {
         public let seed: UInt64
