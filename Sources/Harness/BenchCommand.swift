@@ -10,7 +10,7 @@ import SiteSettings
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
     static let abstract = "Measure resolution speed, process start-up, native requests, events per second and memory."
-    static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N]"
+    static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|explore|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of
           --sites sizes (default 10,1000,100000), a third each host, domain and page records,
@@ -35,6 +35,9 @@ enum BenchCommand: HarnessCommand {
           typed steps, printed and parsed, and run in process; --rounds rounds (default 3)
           interleave the lengths; prints each median, the cost per step, and its ratio to the
           shortest's (1 for a cost that grows linearly).
+        explore: schedules explored per second at the default length (30 steps), in process,
+          --runs schedules (default 500) with one worker and with one per core, --rounds rounds
+          (default 3) alternating; prints the medians, steps per second and the ratio.
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 
@@ -45,14 +48,14 @@ enum BenchCommand: HarnessCommand {
         switch which {
         case "psl-first-child":
             return firstLookupChild()
-        case "resolve", "psl-first", "native", "events", "memory", "steps", "all":
+        case "resolve", "psl-first", "native", "events", "memory", "steps", "explore", "all":
             break
         default:
-            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "explore", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
-        let rounds = try args.count("rounds", default: which == "steps" ? 3 : 5)
-        let runs = try args.count("runs", default: which == "native" ? 201 : 21)
+        let rounds = try args.count("rounds", default: which == "steps" || which == "explore" ? 3 : 5)
+        let runs = try args.count("runs", default: which == "native" ? 201 : which == "explore" ? 500 : 21)
         var sizes = [10, 1000, 100_000]
         if let text = args.value("sites") {
             let parsed = text.split(separator: ",").map { Int($0) }
@@ -75,6 +78,7 @@ enum BenchCommand: HarnessCommand {
         if which == "events" || which == "all" { benchEvents(rounds: rounds) }
         if which == "memory" || which == "all" { try MemoryBench.run() }
         if which == "steps" || which == "all" { try StepsBench.run(lengths: lengths, rounds: rounds) }
+        if which == "explore" || which == "all" { try ExploreBench.run(runs: which == "all" ? 500 : runs, rounds: rounds) }
         return 0
     }
 

@@ -37,15 +37,6 @@ enum ExploreCommand: HarnessCommand {
         Exit status: 0 when nothing failed, 1 when a failure was found, 2 for a usage error.
         """
 
-    /// What the workers share: the progress line, counts, and the sessions they finish.
-    private struct Shared: ~Copyable {
-        var progress = Progress()
-        var runs = 0
-        var found = 0
-        var errors: [String] = []
-        var sessions: [ExploreSession] = []
-    }
-
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers"],
                                             flags: ["replay-check", "merge", "stop"])
@@ -69,36 +60,25 @@ enum ExploreCommand: HarnessCommand {
         Terminal.out("explore: seed \(seed), \(limit.map { "for \($0) s" } ?? "\(runs) runs"), \(steps) steps, shard \(shard.index)/\(shard.count), \(workers) workers, transport \(transport.rawValue)\(flawText)\n")
         let clock = ContinuousClock()
         let start = clock.now
-        // Worker w runs the shard's runs w, w + workers, ...: together, the shard's seeds.
-        let shared = Mutex(Shared())
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var session = ExploreSession(explorer: explorer.folder(suffix: "-\(worker)"), replayCheck: replayCheck)
-            if replayCheck { session.processSampleEvery = 50 }
-            var run = worker
-            while limit.map({ Executables.seconds(clock.now - start) < Double($0) }) ?? (run < runs),
-                  !stopAtFirst || shared.withLock({ $0.found == 0 }) {
-                let found = session.explore(seed: ExploreSession.seed(run: run, from: seed, shard: shard))
-                run += workers
-                shared.withLock { state in
-                    state.runs += 1
-                    if let found {
-                        state.found += 1
-                        state.progress.clear()
-                        Terminal.out(report(found, out: out))
-                        do { try write(found, out: out, flaws: flaws) } catch { state.errors.append("\(error)") }
-                    }
-                    state.progress.show("\(state.runs) runs, \(rate(state.runs, clock.now - start)) runs/s, \(state.found) failures")
+        let progress = Mutex(Progress())
+        let found = Mutex(0)
+        let errors = Mutex<[String]>([])
+        let session = explore(explorer, workers: workers, replayCheck: replayCheck, seed: { run in
+            let more = limit.map { Executables.seconds(clock.now - start) < Double($0) } ?? (run < runs)
+            return more && !(stopAtFirst && found.withLock { $0 > 0 }) ? ExploreSession.seed(run: run, from: seed, shard: shard) : nil
+        }, ran: { finding, runs in
+            progress.withLock { progress in
+                if let finding {
+                    found.withLock { $0 += 1 }
+                    progress.clear()
+                    Terminal.out(report(finding, out: out))
+                    do { try write(finding, out: out, flaws: flaws) } catch { errors.withLock { $0.append("\(error)") } }
                 }
+                progress.show("\(runs) runs, \(rate(runs, clock.now - start)) runs/s, \(found.withLock { $0 }) failures")
             }
-            shared.withLock { $0.sessions.append(session) }
-        }
-        let (sessions, errors) = shared.withLock { state in
-            state.progress.clear()
-            return (state.sessions, state.errors)
-        }
-        var session = ExploreSession(explorer: explorer)
-        for part in sessions { session.absorb(part) }
-        for error in errors { Terminal.err("Error: \(error)\n") }
+        })
+        progress.withLock { $0.clear() }
+        for error in errors.withLock({ $0 }) { Terminal.err("Error: \(error)\n") }
         let elapsed = Executables.seconds(clock.now - start)
         Terminal.out(summary(session, seconds: elapsed))
         if let path = args.value("json") {
@@ -106,6 +86,30 @@ enum ExploreCommand: HarnessCommand {
             try RunCommand.save(lines.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)
         }
         return session.failures.isEmpty ? 0 : 1
+    }
+
+    /// Runs seeds on `workers` threads, each with its own session: worker w takes runs w,
+    /// w + workers, ... while `seed` gives one for the run's number, and `ran` hears of every
+    /// run (its finding, if new to that worker, and the runs done so far). The sessions are
+    /// added up at the end.
+    static func explore(_ explorer: Explorer, workers: Int, replayCheck: Bool = false, seed: @escaping @Sendable (Int) -> UInt64?,
+                        ran: @escaping @Sendable (Finding?, Int) -> Void) -> ExploreSession {
+        let sessions = Mutex<[ExploreSession]>([])
+        let done = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var session = ExploreSession(explorer: explorer.folder(suffix: "-\(worker)"), replayCheck: replayCheck)
+            if replayCheck { session.processSampleEvery = 50 }
+            var run = worker
+            while let next = seed(run) {
+                let finding = session.explore(seed: next)
+                run += workers
+                ran(finding, done.withLock { $0 += 1; return $0 })
+            }
+            sessions.withLock { $0.append(session) }
+        }
+        var total = ExploreSession(explorer: explorer, replayCheck: replayCheck)
+        for part in sessions.withLock({ $0 }) { total.absorb(part) }
+        return total
     }
 
     /// A finding as printed when it is found.
