@@ -194,23 +194,42 @@ struct ExpectationChecker {
     /// Invariant 4: every visible tab, the open popup, the app if it is running and in front,
     /// and the cache once its outbox is empty agree with the shared document. Call it after a
     /// reconciliation point with a healthy handler (`settle` first).
+    /// Each visible tab whose decision is not the shared document's (none when there is no
+    /// readable document).
+    static func tabsDisagreeing(_ simulation: Simulation, resolver: Resolver? = nil, steadySince: EpochMillis? = nil) -> [String] {
+        let resolver = resolver ?? simulation.containerFile(FileContainer.documentName)
+            .flatMap { try? DocumentCodec.decode($0).document }.map { Resolver(document: $0) }
+        guard let resolver else { return [] }
+        let session = simulation.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName)
+            .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
+        var problems: [String] = []
+        for id in simulation.visibleTabs {
+            guard let tab = simulation.tabs[id] else { continue }
+            let context = DecisionContext(appearance: simulation.appearance, now: simulation.now, utcOffsetMinutes: 0,
+                                          pausedUntil: session?.pausedUntil, pageIsNativelyDark: tab.nativeDark)
+            let expected = resolver.decide(url: tab.url, context: context)
+            if let since = steadySince {
+                // A decision that changed with time since then (a schedule boundary, the end of
+                // a pause) is the alarm's to bring, which Safari may delay: not checked.
+                var then = context
+                then.now = since
+                if resolver.decide(url: tab.url, context: then) != expected { continue }
+            }
+            if tab.applied != expected {
+                let shown = tab.applied.map { difference($0.json, from: expected.json) } ?? "nothing"
+                problems.append("tab \(id.rawValue) shows \(shown), the shared document gives \(difference(expected.json, from: tab.applied?.json))")
+            }
+        }
+        return problems
+    }
+
     static func convergence(_ simulation: Simulation) -> [String] {
         var problems: [String] = []
         guard let bytes = simulation.containerFile(FileContainer.documentName) else { return ["there is no shared document"] }
         let document: SettingsDocument
         do { document = try DocumentCodec.decode(bytes).document } catch { return ["the shared document does not parse: \(error)"] }
         let resolver = Resolver(document: document)
-        let session = simulation.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName)
-            .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
-        for id in simulation.visibleTabs {
-            guard let tab = simulation.tabs[id] else { continue }
-            let context = DecisionContext(appearance: simulation.appearance, now: simulation.now, utcOffsetMinutes: 0,
-                                          pausedUntil: session?.pausedUntil, pageIsNativelyDark: tab.nativeDark)
-            let expected = resolver.decide(url: tab.url, context: context)
-            if tab.applied != expected {
-                problems.append("tab \(id.rawValue) shows \(tab.applied.map { render($0.json) } ?? "nothing"), the shared document gives \(render(expected.json))")
-            }
-        }
+        problems += tabsDisagreeing(simulation, resolver: resolver)
         if let tab = simulation.popupTab, let view = simulation.popup, let url = simulation.tabs[tab]?.url,
            case .success(let address) = PageAddress.parse(url) {
             let settings = resolver.settings(for: address)
@@ -232,3 +251,29 @@ struct ExpectationChecker {
 
 /// Compact JSON, as failures show values.
 func render(_ value: JSONValue) -> String { String(decoding: JSONWriter.compact(value), as: UTF8.self) }
+
+/// The members of an object in which it differs from `other` (one level of nesting flattened,
+/// as `source.theme`), as `theme=gray source.theme=site`; the whole value when there is no
+/// other to compare with or nothing differs member by member.
+func difference(_ value: JSONValue, from other: JSONValue?) -> String {
+    func flat(_ value: JSONValue) -> [String: JSONValue]? {
+        guard case .object(let members) = value else { return nil }
+        var flat: [String: JSONValue] = [:]
+        for (key, member) in members {
+            if case .object(let inner) = member {
+                for (name, value) in inner { flat[key + "." + name] = value }
+            } else {
+                flat[key] = member
+            }
+        }
+        return flat
+    }
+    guard let other, let mine = flat(value), let theirs = flat(other) else { return render(value) }
+    let differing = Set(mine.keys).union(theirs.keys).sorted().filter { mine[$0] != theirs[$0] }
+    guard !differing.isEmpty else { return render(value) }
+    return differing.map { key in
+        guard let member = mine[key] else { return "\(key)=(none)" }
+        if case .string(let text) = member { return "\(key)=\(text)" }
+        return "\(key)=\(render(member))"
+    }.joined(separator: " ")
+}

@@ -119,6 +119,11 @@ public enum FlawCatalogue {
         case .lockKeptAfterAFailure:
             // The app's save fails on a full disk and it keeps the lock when its input is done.
             [Catch("lifecycle/a-full-disk-refuses-a-save-and-keeps-the-document.scenario", .invariant(9))]
+        case .timeoutFromTheLastInput:
+            // The recovery request is given up at once: the tab stays on the stale cache, and
+            // invariant 7 sees it one timeout and the handler's delay after the activation.
+            [Catch("lifecycle/a-request-after-a-native-timeout-gets-the-full-timeout.scenario", .invariant(7)),
+             Catch("lifecycle/a-request-after-a-native-timeout-gets-the-full-timeout.scenario", .expectation(line: 19))]
         case .listenersAfterCacheRead:
             // The popup change that woke the background is dropped: the page never shows it.
             [Catch("safari/the-event-that-wakes-the-background-finds-its-listener.scenario", .expectation(line: 16))]

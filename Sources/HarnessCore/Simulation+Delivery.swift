@@ -49,6 +49,7 @@ extension Simulation {
             monitor.backgroundStarted(withCache: storedLocal?.cache != nil)
             complete(begin(started, .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS)),
                      driver: started, role: .background)
+            reconciliationReached("background#\(started.incarnation) started", invariant: 7)
         }
         guard let background else {
             trace.record(now, "safari", "background did not start; event dropped", ExtensionWire.encode(input))
@@ -85,6 +86,21 @@ extension Simulation {
             }
         }
         complete(begin(background, input), driver: background, role: .background)
+        if case .nativeTimeout = input {
+            recoveryOwedBy = background.incarnation
+        } else if recoveryOwedBy == background.incarnation, !input.isNativeExchange {
+            // The first input after a native timeout that is not itself a native exchange is
+            // the background's recovery (`BackgroundMachine.recoveryDue`).
+            recoveryOwedBy = nil
+            reconciliationReached("the first event after a native timeout", invariant: 7)
+        }
+        switch input {
+        case .safariForeground: reconciliationReached("Safari came to the front", invariant: 7)
+        case .tabActivated(let tab): reconciliationReached("tab \(tab.rawValue) was activated", invariant: 7)
+        case .alarmFired: reconciliationReached("the alarm fired", invariant: 7)
+        case .appMessage: reconciliationReached("the app's change arrived on the port", invariant: 8)
+        default: break
+        }
     }
 
     /// Sends a process one input, as its codec writes it.
@@ -431,6 +447,7 @@ extension Simulation {
             // Unloads say so after this; anything else that ends it is a kill.
             backgroundStop = .killed
             backgroundDeathsInARow += 1
+            backgroundDeaths += 1
             // A tab whose answer was lost with the background asks again; Safari wakes a new one,
             // unless backgrounds keep dying before they finish anything.
             guard backgroundDeathsInARow <= Self.wakesBeforeGivingUp else {
@@ -451,6 +468,16 @@ extension Simulation {
 private extension ExtensionWire.Event {
     /// A message from the popup: a background that does not know the popup is open learns of
     /// it first.
+    /// A native reply or the background's native timeout.
+    var isNativeExchange: Bool {
+        switch self {
+        case .nativeReply, .nativeTimeout: true
+        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
+             .appMessage, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
+             .popupPaused, .alarmFired: false
+        }
+    }
+
     var isFromThePopup: Bool {
         switch self {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true

@@ -120,6 +120,12 @@ public final class Simulation {
     var nativeRepliesDelivered = 0
     /// Backgrounds that died in a row without finishing an input.
     var backgroundDeathsInARow = 0
+    /// Every death of a background so far, and invariants 7 and 8's pending check.
+    var backgroundDeaths = 0
+    var convergenceWatch: ConvergenceWatch?
+    /// The incarnation of the background whose native request last timed out, until its next
+    /// event (its recovery, a reconciliation point).
+    var recoveryOwedBy: Int?
     /// The disk generation the running processes started in (in-process transport).
     var bootGeneration = 0
     /// A power cut planned for the end of the run, not yet carried out.
@@ -656,6 +662,11 @@ public final class Simulation {
                 checkDecisionDeadlines()
                 continue
             }
+            if let watch = convergenceWatch, watch.due <= end, due.map({ watch.due < $0.at }) ?? true {
+                clock.now = watch.due
+                checkConvergence(watch)
+                continue
+            }
             guard let (at, what) = due else { break }
             clock.now = at
             restartExcusedWaits()
@@ -667,6 +678,46 @@ public final class Simulation {
     }
 
     // MARK: - Liveness
+
+    /// Invariants 7 and 8: a reconciliation point reached by a live background (7), or on macOS
+    /// an app change arriving on its port (8), brings every visible tab to the shared document's
+    /// decision within one native timeout plus the handler's delay, if nothing disturbs the run
+    /// meanwhile: no action of the user or the scenario, no planned or pending fault, no death,
+    /// no freeze, a handler that answers within the timeout.
+    struct ConvergenceWatch {
+        var since: EpochMillis
+        var due: EpochMillis
+        var cause: String
+        var invariant: Int
+        var deaths: Int
+        var faults: Int
+    }
+
+    /// A background took a reconciliation point or an app change: its tabs are due to agree
+    /// with the shared document once the handler has had time to answer.
+    func reconciliationReached(_ cause: String, invariant: Int) {
+        let delay: EpochMillis
+        switch handlerBehaviour {
+        case .healthy: delay = 0
+        case .slow(let d) where d < decisionTimeout: delay = d
+        case .slow, .hung, .crashing, .garbage:
+            convergenceWatch = nil
+            return
+        }
+        convergenceWatch = ConvergenceWatch(since: now, due: now + decisionTimeout + delay + 1, cause: cause, invariant: invariant, deaths: backgroundDeaths, faults: arbiter.faultsUsed)
+    }
+
+    /// The user or the scenario did something: what follows is a new story.
+    public func userActed() { convergenceWatch = nil }
+
+    private func checkConvergence(_ watch: ConvergenceWatch) {
+        convergenceWatch = nil
+        guard background != nil, backgroundDeaths == watch.deaths, arbiter.faultsUsed == watch.faults, !arbiter.isDisturbed, !safari.isBackgroundFrozen,
+              platform == .macOS || safari.safariInForeground, containerFile(FileContainer.documentName) != nil else { return }
+        for problem in ExpectationChecker.tabsDisagreeing(self, steadySince: watch.since) {
+            monitor.caught("\(problem), \(ScenarioPrinter.duration(now - watch.since)) after \(watch.cause) at \(watch.since) (invariant \(watch.invariant))", now: now)
+        }
+    }
 
     /// Invariant 6, liveness: every tab that asks gets a decision within the background's native timeout,
     /// whatever the handler does (from the cache, or from the built-in defaults). A page waits

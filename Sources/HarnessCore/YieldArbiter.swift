@@ -115,16 +115,19 @@ struct YieldArbiter<Process> {
         }
         if arrival == crashAt {
             crashAtReached = true
+            faultsUsed += 1
             return .kill
         }
         // A planned crash or failure is used at the first arrival at its point, whatever else
         // happens there.
         if crashes[name] == point {
             crashes[name] = nil
+            faultsUsed += 1
             return .kill
         }
         if let failure = failures[name], failure.point == point {
             failures[name] = nil
+            faultsUsed += 1
             if !crashingHandler {
                 releaseAfterFailedUnlock(label, at: point)
                 return .fail(errno: failure.errno, after: failure.after)
@@ -133,6 +136,7 @@ struct YieldArbiter<Process> {
         if crashingHandler { return .kill }
         if holds[name] == point {
             holdsReached.insert(name)
+            faultsUsed += 1
             return .wait
         }
         if point == .lock {
@@ -158,10 +162,12 @@ struct YieldArbiter<Process> {
         // A crash or failure planned for this point while the process waited there applies now.
         if crashes[entry.name] == entry.point {
             crashes[entry.name] = nil
+            faultsUsed += 1
             return (entry, .kill)
         }
         if let failure = failures[entry.name], failure.point == entry.point {
             failures[entry.name] = nil
+            faultsUsed += 1
             releaseAfterFailedUnlock(entry.label, at: entry.point)
             return (entry, .fail(errno: failure.errno, after: failure.after))
         }
@@ -175,6 +181,13 @@ struct YieldArbiter<Process> {
     private mutating func releaseAfterFailedUnlock(_ label: String, at point: YieldPoint) {
         if point == .unlock && lockHolder == label { lockHolder = nil }
     }
+
+    /// How many planned crashes, failures and holds have taken effect so far.
+    private(set) var faultsUsed = 0
+
+    /// Whether a hold, crash or failure is planned and not yet used, or a process waits at a
+    /// yield point: the run is not quiet.
+    var isDisturbed: Bool { !holds.isEmpty || !crashes.isEmpty || !failures.isEmpty || !waiting.isEmpty }
 
     /// Whether this process waits at a yield point.
     func isWaiting(_ label: String) -> Bool { waiting.contains { $0.label == label } }

@@ -31,6 +31,12 @@ extension BackgroundMachine {
         flaws.contains(.noReconcileOnForeground)
     }
 
+    /// timeout-from-the-last-input: the recovery after a timeout still runs at the previous
+    /// input's time, so its request's timeout may already have passed.
+    var flawedRecoversAtTheLastInput: Bool {
+        flaws.contains(.timeoutFromTheLastInput)
+    }
+
     /// pause-in-memory: the pause is not saved to session storage.
     var flawedKeepsPauseInMemory: Bool {
         flaws.contains(.pauseInMemory)

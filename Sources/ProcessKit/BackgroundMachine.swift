@@ -112,6 +112,12 @@ public struct BackgroundMachine {
     /// With nothing cached, a native request timed out or a snapshot answer was unusable: tabs
     /// are answered from the built-in defaults instead of waiting.
     var gaveUpOnFirstSnapshot = false
+    /// A reconciliation point came while the snapshot request was out, whose answer may carry a
+    /// document read before the point: a new request goes when that one ends.
+    var snapshotOwed = false
+    /// Patch requests out at a reconciliation point: one that ends unapplied (no answer, a
+    /// failed store) is sent again at once rather than at the next event.
+    var patchesOwed: Set<Int> = []
     /// The last save of `storage.local` failed: storage may hold an older cache and outbox
     /// than memory, so the next reconciliation point saves again.
     var saveOwed = false
@@ -207,13 +213,14 @@ public struct BackgroundMachine {
     /// Handles any input but the start and the load's result, once storage is loaded.
     private mutating func handleLoaded(_ input: Input) -> [Directive] {
         var directives: [Directive] = []
-        now = input.now
+        if !flawedRecoversAtTheLastInput { now = input.now }
         if recoveryDue && !input.isNativeExchange {
             // Recovery after a timeout comes first, at this input's time: every request gets the
             // whole timeout from the moment it is sent.
             recoveryDue = false
             directives += reconcile(forceFull: false)
         }
+        now = input.now
         switch input {
         case .started, .storageLoaded, .storageLoadFailed:
             preconditionFailure("\(input) is handled before storage is consulted")
@@ -275,14 +282,19 @@ public struct BackgroundMachine {
         case .nativeReplyArrived(let request, let reply, _):
             if request == snapshotRequest {
                 directives += snapshotAnswered(request, reply)
+                directives += snapshotIfOwed()
             } else if let edit = patchRequests.removeValue(forKey: request) {
                 directives += patchAnswered(request, edit: edit, reply)
+                directives += resendIfOwed(request, edit: edit)
             }
         case .timerFired(.nativeTimeout(let request), _):
-            if request == snapshotRequest || patchRequests[request] != nil {
-                if request == snapshotRequest { snapshotRequest = nil }
-                patchRequests[request] = nil
+            if request == snapshotRequest {
+                snapshotRequest = nil
                 directives += nativeWentUnanswered()
+                directives += snapshotIfOwed()
+            } else if let edit = patchRequests.removeValue(forKey: request) {
+                directives += nativeWentUnanswered()
+                directives += resendIfOwed(request, edit: edit)
             }
         case .alarmFired:
             directives += pushChangedDecisions()
@@ -466,19 +478,53 @@ public struct BackgroundMachine {
     // MARK: - Reconciliation
 
     /// A reconciliation point: ask for the snapshot (with the known version unless a full one
-    /// is needed) unless a request is already in flight, and resend the outbox oldest first.
+    /// is needed), and resend the outbox oldest first. A request already out is not sent again
+    /// (its answer may still come within its timeout), but it is owed once: its answer may
+    /// carry a document read before the change that made this point, or never come (its
+    /// handler hung when it was sent), so when it ends the snapshot is asked for again and a
+    /// patch that ended unapplied is sent again, each within a timeout of the point.
     private mutating func reconcile(forceFull: Bool) -> [Directive] {
         var directives: [Directive] = []
         if saveOwed { directives += save() }
         if snapshotRequest == nil {
-            let id = newRequest()
-            snapshotRequest = id
-            let known = forceFull || local.cache == nil ? nil : local.snapshotVersion
-            directives.append(.sendNative(request: id, .getSnapshot(known: known)))
-            directives.append(.setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout))
+            directives += requestSnapshot(full: forceFull)
+        } else {
+            snapshotOwed = true
         }
+        patchesOwed.formUnion(patchRequests.keys)
         let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
         for entry in local.outbox where !waitingForSave.contains(entry.edit) { directives += sendPatch(entry) }
+        return directives
+    }
+
+    private mutating func requestSnapshot(full: Bool) -> [Directive] {
+        let id = newRequest()
+        snapshotRequest = id
+        let known = full || local.cache == nil ? nil : local.snapshotVersion
+        return [.sendNative(request: id, .getSnapshot(known: known)), .setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout)]
+    }
+
+    /// The snapshot request ended: the one owed since a reconciliation point goes now, unless
+    /// a request sent since then is already out.
+    private mutating func snapshotIfOwed() -> [Directive] {
+        var directives: [Directive] = []
+        if snapshotOwed {
+            snapshotOwed = false
+            if snapshotRequest == nil { directives += requestSnapshot(full: false) }
+        }
+        return directives
+    }
+
+    /// A patch request ended: if it was out at a reconciliation point and its edit is still in
+    /// the outbox (no answer, or not applied), the edit goes again now, once; a later failure
+    /// waits for the next event.
+    private mutating func resendIfOwed(_ request: Int, edit: UInt64) -> [Directive] {
+        var directives: [Directive] = []
+        let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
+        if patchesOwed.remove(request) != nil, !waitingForSave.contains(edit),
+           let entry = local.outbox.first(where: { $0.edit == edit }) {
+            directives += sendPatch(entry)
+        }
         return directives
     }
 

@@ -23,6 +23,7 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
     case answerBeforeCacheLoaded = "answer-before-cache-loaded"
     case listenersAfterCacheRead = "listeners-after-cache-read"
     case lockKeptAfterAFailure = "lock-kept-after-a-failure"
+    case timeoutFromTheLastInput = "timeout-from-the-last-input"
 
     /// The bug, and the rule it breaks.
     public var explanation: String {
@@ -141,6 +142,13 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
             A writer whose storage step fails returns without releasing the container's lock (an \
             early return that skips the unlock): every other writer then waits for it. Breaks the \
             rule that no process keeps the lock while it waits for input.
+            """
+        case .timeoutFromTheLastInput:
+            """
+            After a native timeout, the recovery request at the next event is timed from the \
+            previous input's moment, often already past: it is given up at once, its answer is \
+            dropped, and the tab stays on a stale cache however often it retries. Breaks the rule \
+            that every native request gets the whole timeout from the moment it is sent.
             """
         }
     }

@@ -543,6 +543,52 @@ struct BackgroundMachineTests {
         ])
     }
 
+    @Test func aReconciliationPointWhileTheSnapshotIsOutAsksAgainWhenItEnds() {
+        var machine = startedWithTheStaleCache()
+        // Request 1 is out: it is not sent twice, but its answer may carry a document read
+        // before the app's change that this point is about.
+        #expect(machine.handle(.safariCameToForeground(now: Self.now + 1)) == [])
+        #expect(machine.handle(.nativeReplyArrived(request: 1, NativeReply.notModified(Self.v6).json, now: Self.now + 2)) == [
+            .cancelTimer(.nativeTimeout(1)),
+            .sendNative(request: 2, .getSnapshot(known: Self.v6)), nativeTimer(2, sentAt: Self.now + 2),
+        ])
+        // Owed once: the second answer asks for nothing more.
+        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.notModified(Self.v6).json, now: Self.now + 3)) == [
+            .cancelTimer(.nativeTimeout(2)),
+        ])
+    }
+
+    @Test func aSnapshotOwedToAPointIsAskedForAtOnceWhenTheRequestOutTimesOut() {
+        var machine = startedWithTheStaleCache()
+        #expect(machine.handle(.tabActivated(Self.t1, now: Self.now + 1_000)) == [])
+        let timedOut = Self.now + Self.timeout
+        #expect(machine.handle(.timerFired(.nativeTimeout(1), now: timedOut)) == [
+            .sendNative(request: 2, .getSnapshot(known: Self.v6)), nativeTimer(2, sentAt: timedOut),
+        ])
+        // The second one times out too: the next event recovers, not this one.
+        #expect(machine.handle(.timerFired(.nativeTimeout(2), now: timedOut + Self.timeout)) == [])
+    }
+
+    @Test func aPatchOutAtAPointThatEndsUnappliedIsResentAtOnceAndOnlyOnce() throws {
+        var machine = try popupChangeSent()
+        let off = try applying(turnOff(), to: Self.shared)
+        #expect(machine.handle(.safariCameToForeground(now: Self.now + 6)) == [
+            .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: Self.now + 6),
+        ])
+        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.error(.storageFailure, "died").json, now: Self.now + 7)) == [
+            .cancelTimer(.nativeTimeout(2)),
+            .sendNative(request: 4, turnOff()), nativeTimer(4, sentAt: Self.now + 7),
+        ])
+        // A second failure waits for the next event: a crashing handler is not asked forever.
+        #expect(machine.handle(.nativeReplyArrived(request: 4, NativeReply.error(.storageFailure, "died").json, now: Self.now + 8)) == [
+            .cancelTimer(.nativeTimeout(4)),
+        ])
+        #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 9)) == [
+            .sendNative(request: 5, turnOff()), nativeTimer(5, sentAt: Self.now + 9),
+            .sendDecision(Self.t1, decision(off)),
+        ])
+    }
+
     // MARK: - The popup
 
     @Test func thePopupFollowsTheChosenScopeAndClosesWithItsTab() throws {

@@ -1,0 +1,84 @@
+import Foundation
+import HarnessCore
+import ProcessKit
+import Testing
+
+/// Invariants 7 and 8, the liveness of reconciliation, checked as time passes: a background that
+/// stalls under a fault fails the property at its deadline, naming the tab, the point and how
+/// long after it; the same run with the product's rule kept passes. Each stall is planted by a
+/// known bug, switched on for the run.
+struct LivenessTests {
+    private func failures(_ text: String, flaws: Set<Flaw> = []) throws -> [String] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = try Scenario.parse(text, name: "l")
+        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory,
+                                  flaws: flaws).run().failures
+    }
+
+    /// On iOS an app change waits for the next reconciliation point; Safari coming to the
+    /// front is one, and the tab must show the change one timeout later.
+    static let foreground = """
+        shared defaults mode=on theme=gray
+        tab open t1 https://docs.example.com/guide
+        settle
+        app launch
+        app set default theme=dark
+        safari background
+        safari foreground
+        advance 10s
+        """
+
+    @Test func aForegroundThatReconcilesNothingFailsInvariant7AtItsDeadline() throws {
+        #expect(try failures(Self.foreground) == [])
+        let found = try duringTheRun(failures(Self.foreground, flaws: [.noReconcileOnForeground]))
+        #expect(found == ["""
+            l:8: advance 10s
+              after this step: tab t1 shows theme=gray, the shared document gives theme=dark, \
+            5001ms after Safari came to the front at 1772355600000 (invariant 7)
+            """])
+    }
+
+    /// A deadline not yet passed is not a failure: the same stall, looked at before its bound.
+    @Test func invariant7WaitsForItsWholeBound() throws {
+        let early = Self.foreground.replacing("advance 10s", with: "advance 5s")
+        #expect(try duringTheRun(failures(early, flaws: [.noReconcileOnForeground])) == [])
+    }
+
+    /// On macOS, while the background holds its port to the app, an app change reaches every
+    /// visible tab with no foreground event.
+    static let appMessage = """
+        platform macos
+        shared defaults mode=on theme=gray
+        tab open t1 https://docs.example.com/guide
+        settle
+        app launch
+        app set default theme=dark
+        advance 10s
+        """
+
+    @Test func anAppChangeOnThePortThatReachesNoTabFailsInvariant8() throws {
+        #expect(try failures(Self.appMessage) == [])
+        // The background keeps its cache over the snapshot the app's message made it ask for.
+        let found = try duringTheRun(failures(Self.appMessage, flaws: [.cacheAsAuthority]))
+        #expect(found == ["""
+            l:7: advance 10s
+              after this step: tab t1 shows theme=gray, the shared document gives theme=dark, \
+            5001ms after the app's change arrived on the port at 1772355600000 (invariant 8)
+            """])
+    }
+
+    /// A handler slower than the timeout is a fault the bound does not cover: nothing fails
+    /// while it lasts, and the run converges once it is healed.
+    @Test func aHandlerSlowerThanTheTimeoutIsNotHeldToTheBound() throws {
+        #expect(try failures(Self.appMessage.replacing("app launch", with: "handler slow 6s\napp launch")) == [])
+    }
+
+    /// Failures reported at a step, without those found after the run was healed, and
+    /// without the trace each ends with.
+    private func duringTheRun(_ failures: [String]) -> [String] {
+        failures.filter { !$0.contains("after the run (healed)") }.map { failure in
+            failure.split(separator: "\n").prefix { !$0.hasPrefix("  trace so far") }.joined(separator: "\n")
+        }
+    }
+}
