@@ -79,7 +79,7 @@ public struct Coverage: Equatable, Sendable {
                 counts["reconcile safari-foreground", default: 0] += 1
             } else if json.hasSuffix("\"type\":\"tabActivated\"}") {
                 counts["reconcile tab-activated", default: 0] += 1
-            } else if json.hasSuffix("\"type\":\"alarm\"}") {
+            } else if json.hasSuffix("\"type\":\"alarmFired\"}") {
                 counts["reconcile alarm", default: 0] += 1
             }
         }
