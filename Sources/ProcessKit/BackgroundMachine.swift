@@ -159,6 +159,9 @@ public struct BackgroundMachine {
                 let fromNative = local.cache == nil ? nil : local
                 local = stored ?? LocalStorage()
                 session = storedSession ?? SessionStorage()
+                // Tabs Safari named at the start are natively dark as their content scripts
+                // last said; those no longer open are forgotten with the next change.
+                for id in session.nativelyDarkTabs where tabs[id] != nil { tabs[id]?.nativeDark = true }
                 if let fromNative, fromNative.snapshotVersion != local.snapshotVersion {
                     local.cache = fromNative.cache
                     local.snapshotVersion = fromNative.snapshotVersion
@@ -241,9 +244,11 @@ public struct BackgroundMachine {
             tab.url = url
             tab.nativeDark = nativeDark
             tabs[id] = tab
+            directives += rememberNativeDark(id, nativeDark)
             directives += answer(id)
         case .tabNativeDarkChanged(let id, let nativeDark, _):
             tabs[id]?.nativeDark = nativeDark
+            directives += rememberNativeDark(id, nativeDark)
             directives += pushChangedDecisions()
         case .safariCameToForeground where flawedIgnoresForeground:
             break
@@ -252,6 +257,7 @@ public struct BackgroundMachine {
         case .tabClosed(let id, _):
             tabs[id] = nil
             if popup?.tab == id { popup = nil }
+            directives += rememberNativeDark(id, false)
         case .appearanceChanged(let appearance, _):
             self.appearance = appearance
             directives += pushChangedDecisions()
@@ -298,6 +304,22 @@ public struct BackgroundMachine {
             }
         case .alarmFired:
             directives += pushChangedDecisions()
+        }
+        return directives
+    }
+
+    /// Keeps whether a tab's page is natively dark in session storage, saved when it changed.
+    private mutating func rememberNativeDark(_ id: TabID, _ nativeDark: Bool) -> [Directive] {
+        var directives: [Directive] = []
+        let known = session.nativelyDarkTabs.filter { tabs[$0] != nil }
+        var next = known
+        if nativeDark { next.insert(id) } else { next.remove(id) }
+        if next != session.nativelyDarkTabs {
+            session.nativelyDarkTabs = next
+            var saved = session
+            // Under pause-in-memory no pause ever reaches storage.
+            if flawedKeepsPauseInMemory { saved.pausedUntil = nil }
+            directives.append(.saveSessionStorage(saved))
         }
         return directives
     }

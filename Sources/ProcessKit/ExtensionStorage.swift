@@ -111,18 +111,28 @@ public struct OutboxEntry: Equatable, Sendable {
 public struct SessionStorage: Equatable, Sendable {
     /// The end of the extension-wide pause.
     public var pausedUntil: EpochMillis?
+    /// The open tabs whose content script reported a natively dark page. Only a content script
+    /// can tell, and it says so when it asks; a background woken later learns the open tabs'
+    /// pages from Safari, not how they look, so it keeps this where an unload cannot lose it.
+    public var nativelyDarkTabs: Set<TabID>
 
-    public init(pausedUntil: EpochMillis? = nil) {
+    public init(pausedUntil: EpochMillis? = nil, nativelyDarkTabs: Set<TabID> = []) {
         self.pausedUntil = pausedUntil
+        self.nativelyDarkTabs = nativelyDarkTabs
     }
 
     public var json: JSONValue {
-        .object(["pausedUntil": pausedUntil.map(JSONValue.integer) ?? .null])
+        .object(["pausedUntil": pausedUntil.map(JSONValue.integer) ?? .null,
+                 "nativelyDarkTabs": .array(nativelyDarkTabs.map(\.rawValue).sorted().map(JSONValue.string))])
     }
 
     public static func decode(_ json: JSONValue?) -> SessionStorage? {
         guard case .object(let members)? = json else { return nil }
-        if case .integer(let until)? = members["pausedUntil"] { return SessionStorage(pausedUntil: until) }
-        return SessionStorage()
+        var session = SessionStorage()
+        if case .integer(let until)? = members["pausedUntil"] { session.pausedUntil = until }
+        if case .array(let tabs)? = members["nativelyDarkTabs"] {
+            for case .string(let tab) in tabs { session.nativelyDarkTabs.insert(TabID(tab)) }
+        }
+        return session
     }
 }

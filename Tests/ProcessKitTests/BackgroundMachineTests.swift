@@ -649,8 +649,31 @@ struct BackgroundMachineTests {
         var machine = startedWithTheStaleCache()
         let dark = Resolver(document: Self.cached).decide(url: Self.url, context: DecisionContext(now: Self.now + 1, pageIsNativelyDark: true))
         #expect(dark.reason == .nativeDark)
-        #expect(machine.handle(.tabNativeDarkChanged(Self.t1, nativeDark: true, now: Self.now + 1)) == [.sendDecision(Self.t1, dark)])
+        #expect(machine.handle(.tabNativeDarkChanged(Self.t1, nativeDark: true, now: Self.now + 1)) == [
+            .saveSessionStorage(SessionStorage(nativelyDarkTabs: [Self.t1])),
+            .sendDecision(Self.t1, dark),
+        ])
         #expect(machine.handle(.tabNativeDarkChanged(Self.t1, nativeDark: true, now: Self.now + 2)) == [], "nothing changed")
+        #expect(machine.handle(.tabClosed(Self.t1, now: Self.now + 3)) == [.saveSessionStorage(SessionStorage())])
+    }
+
+    /// Safari tells a new background which pages are open, not how they look: what the content
+    /// scripts said is kept in session storage, so the next background leaves a dark page alone.
+    @Test func theNextBackgroundLeavesANativelyDarkPageAlone() {
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url, Self.t2: Self.url]))
+                == [.listen(BackgroundListener.allCases), .loadStorage])
+        let session = SessionStorage(nativelyDarkTabs: [Self.t1, TabID("closed")])
+        let dark = Resolver(document: Self.cached).decide(url: Self.url, context: DecisionContext(now: Self.now, pageIsNativelyDark: true))
+        #expect(machine.handle(.storageLoaded(local: Self.cache, session: session, now: Self.now)) == [
+            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now),
+            .sendDecision(Self.t1, dark), .sendDecision(Self.t2, decision(Self.cached)),
+        ])
+        // The next change forgets the tab that is no longer open.
+        #expect(machine.handle(.tabNativeDarkChanged(Self.t2, nativeDark: true, now: Self.now + 1)) == [
+            .saveSessionStorage(SessionStorage(nativelyDarkTabs: [Self.t1, Self.t2])),
+            .sendDecision(Self.t2, dark),
+        ])
     }
 
     // MARK: - Flaws
