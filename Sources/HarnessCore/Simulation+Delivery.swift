@@ -97,7 +97,6 @@ extension Simulation {
         switch input {
         case .safariForeground: reconciliationReached("Safari came to the front", invariant: 7)
         case .tabActivated(let tab): reconciliationReached("tab \(tab.rawValue) was activated", invariant: 7)
-        case .alarmFired: reconciliationReached("the alarm fired", invariant: 7)
         case .appMessage: reconciliationReached("the app's change arrived on the port", invariant: 8)
         default: break
         }

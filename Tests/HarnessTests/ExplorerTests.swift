@@ -113,14 +113,14 @@ struct ExplorerTests {
         #expect(!session.coverage.unreached.contains("yield handler@read"))
     }
 
-    /// Each reconciliation point is counted from the line the background received: a named
-    /// scenario with a tab activated, Safari to the front and an alarm firing reaches all three.
+    /// Reconciliation points and alarms are counted from the lines the background received: a
+    /// named scenario with a start, Safari to the front and an alarm firing reaches all three.
     @Test func coverageCountsEveryKindOfReconciliationPoint() throws {
         let file = ScenarioTests.folder + "/safari/an-overdue-alarm-fires-once-when-safari-returns-on-ios.scenario"
         let steps = try Scenario.parse(String(contentsOfFile: file, encoding: .utf8), name: "alarm").steps
         let outcome = try Self.explorer().play(steps, name: "alarm")
         let counts = Coverage(steps: steps, unreached: [], outcome: outcome).counts
-        for point in ["reconcile background-start", "reconcile safari-foreground", "reconcile alarm"] {
+        for point in ["reconcile background-start", "reconcile safari-foreground", "alarm fired"] {
             #expect(counts[point, default: 0] > 0, "\(point) not counted in \(file)")
         }
     }

@@ -18,8 +18,9 @@ public struct Coverage: Equatable, Sendable {
         keys += ["fault hold", "fault crash", "fault fail", "fault handler-slow", "fault handler-hung", "fault handler-crashing",
                  "fault handler-garbage", "fault background-unload", "fault background-kill", "fault background-freeze",
                  "fault app-kill", "fault safari-restart"]
-        keys += ["reconcile background-start", "reconcile safari-foreground", "reconcile tab-activated", "reconcile after-timeout",
-                 "reconcile alarm"]
+        keys += ["reconcile background-start", "reconcile safari-foreground", "reconcile tab-activated", "reconcile after-timeout"]
+        // Not a reconciliation point (it asks for no snapshot), but what brings time-driven change.
+        keys += ["alarm fired"]
         keys += ["reply applied", "reply unchanged", "reply refused", "reply dropped", "reply timed-out"]
         return keys
     }()
@@ -80,7 +81,7 @@ public struct Coverage: Equatable, Sendable {
             } else if json.hasSuffix("\"type\":\"tabActivated\"}") {
                 counts["reconcile tab-activated", default: 0] += 1
             } else if json.hasSuffix("\"type\":\"alarmFired\"}") {
-                counts["reconcile alarm", default: 0] += 1
+                counts["alarm fired", default: 0] += 1
             }
         }
         // A garbage reply is a snapshot the background refuses; the trace shows it replaced.
