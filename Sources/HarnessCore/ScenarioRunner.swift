@@ -180,7 +180,7 @@ public final class ScenarioRunner {
             let checker = ExpectationChecker(simulation: started(), lastAppEdit: lastAppEdit)
             for problem in checker.problems(expectation) { fail(line, problem) }
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy:
-            started().userActed()
+            if !line.step.keepsReconciliationBound { started().reconciliationBoundEnded() }
             act(line.step, started())
             simulation?.settle(deferring: .nativeReply)
         }

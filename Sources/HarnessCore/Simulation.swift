@@ -682,8 +682,9 @@ public final class Simulation {
     /// Invariants 7 and 8: a reconciliation point reached by a live background (7), or on macOS
     /// an app change arriving on its port (8), brings every visible tab to the shared document's
     /// decision within one native timeout plus the handler's delay, if nothing disturbs the run
-    /// meanwhile: no action of the user or the scenario, no planned or pending fault, no death,
-    /// no freeze, a handler that answers within the timeout.
+    /// meanwhile: no step that changes the document, the handler or a background's life
+    /// (`Step.keepsReconciliationBound`), no planned or pending fault, no death, no freeze, a
+    /// handler that answers within the timeout. The first pending point's bound holds.
     struct ConvergenceWatch {
         var since: EpochMillis
         var due: EpochMillis
@@ -704,11 +705,14 @@ public final class Simulation {
             convergenceWatch = nil
             return
         }
+        // A later point does not push back the bound of one still pending.
+        guard convergenceWatch == nil else { return }
         convergenceWatch = ConvergenceWatch(since: now, due: now + decisionTimeout + delay + 1, cause: cause, invariant: invariant, deaths: backgroundDeaths, faults: arbiter.faultsUsed)
     }
 
-    /// The user or the scenario did something: what follows is a new story.
-    public func userActed() { convergenceWatch = nil }
+    /// The scenario changed the document, the handler or a background's life: what follows is
+    /// a new story, and the pending bound no longer applies.
+    public func reconciliationBoundEnded() { convergenceWatch = nil }
 
     private func checkConvergence(_ watch: ConvergenceWatch) {
         convergenceWatch = nil

@@ -47,6 +47,19 @@ public enum Step: Equatable, Sendable {
              .advance, .settle, .expect: false
         }
     }
+
+    /// Whether the step leaves a pending reconciliation bound (invariants 7 and 8) in force: it
+    /// changes neither the shared document nor the handler, and kills, freezes or hides no
+    /// background. Tabs, the appearance and the popup's view and pause only ask for decisions
+    /// the background must give from a cache it has brought up to date; anything else (an
+    /// edit, a fault, a lifecycle event) starts a new story.
+    public var keepsReconciliationBound: Bool {
+        switch self {
+        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
+        case .popup(.set), .popup(.reset), .popup(.forget), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
+             .alarmMinimum, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy: false
+        }
+    }
 }
 
 /// The storage errors a `fail` step can inject.
