@@ -21,7 +21,8 @@ public struct BackgroundMachine {
         /// A save of `storage.local` failed: a popup change it carried was never acknowledged.
         case localStorageSaveFailed(token: Int, now: EpochMillis)
         /// Extension storage could not be read: nothing may be saved over it in this incarnation.
-        case storageLoadFailed(now: EpochMillis)
+        /// `storage.local` could not be read; `storage.session`, which Safari keeps in memory, was.
+        case storageLoadFailed(session: SessionStorage?, now: EpochMillis)
         case tabRequestedDecision(TabID, url: String, nativeDark: Bool, now: EpochMillis)
         case tabNativeDarkChanged(TabID, nativeDark: Bool, now: EpochMillis)
         case tabActivated(TabID, now: EpochMillis)
@@ -158,10 +159,7 @@ public struct BackgroundMachine {
                 // failed: it is newer than any stored one, which it replaces (and is saved).
                 let fromNative = local.cache == nil ? nil : local
                 local = stored ?? LocalStorage()
-                session = storedSession ?? SessionStorage()
-                // Tabs Safari named at the start are natively dark as their content scripts
-                // last said; those no longer open are forgotten with the next change.
-                for id in session.nativelyDarkTabs where tabs[id] != nil { tabs[id]?.nativeDark = true }
+                adopt(storedSession)
                 if let fromNative, fromNative.snapshotVersion != local.snapshotVersion {
                     local.cache = fromNative.cache
                     local.snapshotVersion = fromNative.snapshotVersion
@@ -169,9 +167,10 @@ public struct BackgroundMachine {
                 }
                 directives += finishLoading(.loaded, waiting: waiting)
             }
-        case .storageLoadFailed(let now):
+        case .storageLoadFailed(let storedSession, let now):
             self.now = now
             if case .loading(let waiting) = storage {
+                adopt(storedSession)
                 directives += finishLoading(.unreadable, waiting: waiting)
             }
         case .localStorageSaved, .localStorageSaveFailed, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated,
@@ -306,6 +305,13 @@ public struct BackgroundMachine {
             directives += pushChangedDecisions()
         }
         return directives
+    }
+
+    /// Takes the session storage read at a load. Tabs Safari named at the start are natively dark
+    /// as their content scripts last said; those no longer open are forgotten at the next change.
+    private mutating func adopt(_ stored: SessionStorage?) {
+        session = stored ?? SessionStorage()
+        for id in session.nativelyDarkTabs where tabs[id] != nil { tabs[id]?.nativeDark = true }
     }
 
     /// Keeps whether a tab's page is natively dark in session storage, saved when it changed.

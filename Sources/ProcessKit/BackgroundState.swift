@@ -69,7 +69,7 @@ extension BackgroundMachine.Input {
     var now: EpochMillis {
         switch self {
         case .started(let now, _, _, _, _), .storageLoaded(_, _, let now), .localStorageSaved(_, let now),
-             .localStorageSaveFailed(_, let now), .storageLoadFailed(let now), .tabRequestedDecision(_, _, _, let now),
+             .localStorageSaveFailed(_, let now), .storageLoadFailed(_, let now), .tabRequestedDecision(_, _, _, let now),
              .tabNativeDarkChanged(_, _, let now), .tabActivated(_, let now), .tabClosed(_, let now),
              .safariCameToForeground(let now), .appMessageArrived(let now), .appearanceChanged(_, let now),
              .popupOpened(_, let now), .popupClosed(let now), .popupChoseScope(_, let now),

@@ -59,10 +59,13 @@ public enum ExtensionShell {
             for directive in directives {
                 switch directive {
                 case .loadStorage:
-                    if let (local, session) = try? store.load() {
+                    let session = store.loadSession()
+                    do {
+                        // A missing `storage.local` is nil, a first run: not a failure.
+                        let local = try store.loadLocal()
                         outputs.append(pending(.storageLoaded(local: local, session: session, now: now)))
-                    } else {
-                        outputs.append(pending(.storageLoadFailed(now: now)))
+                    } catch {
+                        outputs.append(pending(.storageLoadFailed(session: session, now: now)))
                     }
                 case .saveLocalStorage(let local, let token):
                     if (try? store.save(local.json, as: ExtensionStore<Files, WireGate>.localName)) != nil {

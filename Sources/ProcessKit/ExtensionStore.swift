@@ -54,11 +54,15 @@ public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
     }
 
     /// Both stores; an unreadable one counts as empty (a first run), never as a crash.
-    public mutating func load() throws(StoreError) -> (LocalStorage?, SessionStorage?) {
+    public mutating func loadLocal() throws(StoreError) -> LocalStorage? {
         try pass(.storageRead)
-        let local = try files.read(Self.localName).flatMap { try? JSONParser.parse($0) }
-        let session = try files.read(Self.sessionName).flatMap { try? JSONParser.parse($0) }
-        return (LocalStorage.decode(local), SessionStorage.decode(session))
+        return LocalStorage.decode(try files.read(Self.localName).flatMap { try? JSONParser.parse($0) })
+    }
+
+    /// Reads `storage.session`, Safari's memory: no yield point, and no failure to meet (a
+    /// file that cannot be read stands for memory that holds nothing).
+    public func loadSession() -> SessionStorage? {
+        SessionStorage.decode((try? files.read(Self.sessionName))?.flatMap { try? JSONParser.parse($0) })
     }
 
     /// Replaces one store atomically: a temporary file, flushed, renamed over it.

@@ -186,7 +186,7 @@ struct BackgroundMachineTests {
         ])
         // A second result for the same load changes nothing: the cache still answers.
         #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now + 1)) == [])
-        #expect(machine.handle(.storageLoadFailed(now: Self.now + 1)) == [])
+        #expect(machine.handle(.storageLoadFailed(session: nil, now: Self.now + 1)) == [])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: "https://a.example/", nativeDark: false, now: Self.now + 2)) == [
             .sendDecision(Self.t1, Resolver(document: auto).decide(url: "https://a.example/", context: dark)),
         ])
@@ -222,7 +222,7 @@ struct BackgroundMachineTests {
     @Test func unreadableStorageIsNeverOverwrittenAndPopupChangesAreRefused() throws {
         var machine = BackgroundMachine()
         #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
-        #expect(machine.handle(.storageLoadFailed(now: Self.now)) == [
+        #expect(machine.handle(.storageLoadFailed(session: nil, now: Self.now)) == [
             .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
         ])
         #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 1)) == [

@@ -80,7 +80,9 @@ struct ExtensionStoreTests {
         #expect(store.gate.points.isEmpty)
         try store.save(LocalStorage().json, as: "local.json")
         #expect(store.gate.points == [.storageWriteTemp, .storageRename])
-        let (_, session) = try store.load()
-        #expect(session?.pausedUntil == 5)
+        #expect(store.loadSession()?.pausedUntil == 5)
+        #expect(store.gate.points == [.storageWriteTemp, .storageRename])
+        _ = try store.loadLocal()
+        #expect(store.gate.points == [.storageWriteTemp, .storageRename, .storageRead])
     }
 }
