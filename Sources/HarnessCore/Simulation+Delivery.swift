@@ -368,7 +368,9 @@ extension Simulation {
     /// Resumes the first waiting process that may go on: not held by the user, and not waiting
     /// for a lock someone else holds.
     func wakeWaiters() {
-        guard let (entry, resumption) = arbiter.nextToResume() else { return }
+        // A frozen background waits where it is, released or not, until it thaws.
+        let frozen = safari.isBackgroundFrozen ? background?.label : nil
+        guard let (entry, resumption) = arbiter.nextToResume(skipping: frozen) else { return }
         let (driver, role) = entry.process
         switch resumption {
         case .kill:

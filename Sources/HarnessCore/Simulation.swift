@@ -366,9 +366,12 @@ public final class Simulation {
         if !safari.safariInForeground {
             safari.safariInForeground = true
             if platform == .iOS { fireOverdue() }
-            background?.child.thaw()
-            clock.queue += heldForBackground.map { .backgroundInput($0) }
-            heldForBackground = []
+            if !safari.backgroundFrozenByUser {
+                background?.child.thaw()
+                clock.queue += heldForBackground.map { .backgroundInput($0) }
+                heldForBackground = []
+                wakeWaiters()
+            }
         }
         event(.safariForeground)
         for id in visibleTabs { askForDecision(id) }
@@ -554,9 +557,12 @@ public final class Simulation {
 
     public func thawBackground() {
         safari.backgroundFrozenByUser = false
+        guard !safari.isBackgroundFrozen else { return }
         background?.child.thaw()
         clock.queue += heldForBackground.map { .backgroundInput($0) }
         heldForBackground = []
+        // A hold released while it was frozen lets it go on now.
+        wakeWaiters()
     }
 
     // MARK: - Faults

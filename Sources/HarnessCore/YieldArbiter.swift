@@ -154,9 +154,12 @@ struct YieldArbiter<Process> {
 
     /// The first waiting process that may go on (not held, and not waiting for a lock someone
     /// else holds), taken off the list with what it does now; the lock changes hands with it.
-    mutating func nextToResume() -> (Waiter, Resumption)? {
+    /// `frozen` names a process that waits frozen (SIGSTOP): it cannot go on until it thaws,
+    /// whatever else was decided for it.
+    mutating func nextToResume(skipping frozen: String? = nil) -> (Waiter, Resumption)? {
         guard let index = waiting.firstIndex(where: { entry in
-            holds[entry.name] != entry.point && !(entry.point == .lock && lockHolder != nil && lockHolder != entry.label)
+            entry.label != frozen && holds[entry.name] != entry.point
+                && !(entry.point == .lock && lockHolder != nil && lockHolder != entry.label)
         }) else { return nil }
         let entry = waiting.remove(at: index)
         // A crash or failure planned for this point while the process waited there applies now.

@@ -45,6 +45,17 @@ struct YieldArbiterTests {
         #expect(arbiter.faultsNeverReached.isEmpty)
     }
 
+    @Test func aReleasedProcessThatIsFrozenWaitsUntilItThaws() {
+        var arbiter = Arbiter()
+        arbiter.hold(.background, at: .storageRename)
+        #expect(arbiter.arrive(.background, label: "background#1", at: .storageRename) == .wait)
+        arbiter.wait("b", name: .background, label: "background#1", at: .storageRename)
+        arbiter.release(.background)
+        #expect(arbiter.nextToResume(skipping: "background#1") == nil, "frozen: it cannot go on")
+        #expect(arbiter.waiting.count == 1)
+        #expect(arbiter.nextToResume()?.1 == .proceed, "thawed, it goes on")
+    }
+
     @Test func aCrashPlannedWhileTheProcessWaitsThereKillsItWhenItWouldGoOn() throws {
         var arbiter = Arbiter()
         arbiter.hold(.app, at: .rename)

@@ -2,9 +2,11 @@ import ProcessKit
 import SiteSettings
 
 /// What one explored run may do, chosen per seed (swarm testing): a subset of the kinds of step
-/// with a weight each, the platform, and how the run starts. Leaving kinds out is what lets a
-/// run get deep into one corner (many popup edits with no app in the way, a handler that keeps
-/// failing with nothing to heal it) instead of every run being the same average mix.
+/// with a weight each, a subset of the durations time moves by and of the handler's faults, the
+/// platform, and how the run starts. Leaving things out is what lets a run get deep into one
+/// corner (many popup edits with no app in the way, a handler that keeps failing with nothing to
+/// heal it, time that only ever moves past one timeout and never far enough to unload) instead
+/// of every run being the same average mix.
 public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
     public enum Kind: String, CaseIterable, Comparable, Sendable {
         case tab, appEdit = "app-edit", app, popup, safari, appearance, background, handler, hold, crash, fail, profile, legacy, time
@@ -15,6 +17,10 @@ public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
     public var platform: Simulation.Platform
     /// The kinds a run draws its steps from, each with a weight from 1 to 4.
     public var weights: [Kind: Int]
+    /// How far `advance` moves time, and what `handler` steps may make of the handler (a
+    /// healthy handler is always among them).
+    public var durations: [EpochMillis]
+    public var handlers: [Simulation.HandlerBehaviour]
     /// Whether the run starts with a shared document, a cache made from an older one, and a
     /// damaged document on disk.
     public var sharedStart: Bool
@@ -28,17 +34,22 @@ public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
         var weights: [Kind: Int] = [.tab: 1 + random.below(4), .time: 1 + random.below(4)]
         for kind in Kind.allCases where weights[kind] == nil && random.chance(1, in: 2) { weights[kind] = 1 + random.below(4) }
         if weights[.appEdit] == nil && weights[.popup] == nil { weights[random.chance(1, in: 2) ? .appEdit : .popup] = 1 + random.below(4) }
-        return SwarmOptions(platform: platform, weights: weights, sharedStart: random.chance(2, in: 3),
+        let durations = ScheduleGenerator.durations.filter { _ in random.chance(1, in: 2) }.nonEmpty
+            ?? [ScheduleGenerator.durations[random.below(ScheduleGenerator.durations.count)]]
+        let handlers = [Simulation.HandlerBehaviour.healthy] + ScheduleGenerator.handlerFaults.filter { _ in random.chance(1, in: 2) }
+        return SwarmOptions(platform: platform, weights: weights, durations: durations, handlers: handlers, sharedStart: random.chance(2, in: 3),
                             staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8))
     }
 
-    /// `platform=ios kinds=app-edit:2,tab:1,time:3 start=shared,stale-cache`
+    /// `platform=ios kinds=app-edit:2,tab:1,time:3 advance=2s,6s handler=healthy,hung start=shared,stale-cache`
     public var description: String {
         let kinds = weights.keys.sorted().map { "\($0.rawValue):\(weights[$0]!)" }.joined(separator: ",")
+        let advance = durations.map(ScenarioPrinter.duration).joined(separator: ",")
+        let handler = handlers.map { ScenarioPrinter.line(.handler($0)).dropFirst("handler ".count).replacing(" ", with: "-") }.joined(separator: ",")
         var start = [sharedStart ? "shared" : "empty"]
         if staleCache { start.append("stale-cache") }
         if damaged { start.append("damaged") }
-        return "platform=\(platform == .iOS ? "ios" : "macos") kinds=\(kinds) start=\(start.joined(separator: ","))"
+        return "platform=\(platform == .iOS ? "ios" : "macos") kinds=\(kinds) advance=\(advance) handler=\(handler) start=\(start.joined(separator: ","))"
     }
 }
 
@@ -57,6 +68,10 @@ public struct ScheduleGenerator {
     static let durations: [EpochMillis] = [100, 1_000, 2_000, 4_900, 5_000, 6_000, 29_000, 31_000, 120_000, 600_000, 3_600_000]
     /// Schedules with boundaries inside the first hours of a run starting 09:00 UTC.
     static let schedules = ["09:00-09:01", "09:01-17:00", "20:00-06:00", "08:00-09:30"]
+    /// What a handler step may do besides answering at once: answer late (under the timeout and
+    /// past it), never, by dying, or with garbage.
+    static let handlerFaults: [Simulation.HandlerBehaviour] = [.slow(500), .slow(2_000), .slow(4_000), .slow(6_000), .hung,
+                                                                .crashing(afterWrite: false), .crashing(afterWrite: true), .garbage]
     static let profiles = [Simulation.defaultProfile, "work"]
 
     public let options: SwarmOptions
@@ -113,8 +128,7 @@ public struct ScheduleGenerator {
         case .appearance: steps.append(.appearance(pick(Appearance.allCases)))
         case .background: steps.append(.background(pick(BackgroundStep.allCases)))
         case .handler:
-            steps.append(.handler(pick([.healthy, .healthy, .slow(pick([500, 2_000, 4_000, 6_000])), .hung,
-                                        .crashing(afterWrite: random.chance(1, in: 2)), .garbage])))
+            steps.append(.handler(pick(options.handlers)))
         case .hold:
             let process = pick(ProcessName.allCases)
             if held.remove(process) != nil {
@@ -138,7 +152,7 @@ public struct ScheduleGenerator {
             steps.append(.profile(next))
         case .legacy: steps.append(.legacy(pick(LegacyStep.allCases)))
         case .time:
-            steps.append(random.chance(1, in: 6) ? .settle : .advance(pick(Self.durations)))
+            steps.append(random.chance(1, in: 6) ? .settle : .advance(pick(options.durations)))
         }
     }
 
