@@ -26,6 +26,9 @@ public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
     public var sharedStart: Bool
     public var staleCache: Bool
     public var damaged: Bool
+    /// A fault the handler has before the first tab opens, if any (one of `handlers`): a run
+    /// that starts with the background unable to reach its document.
+    public var startingHandler: Simulation.HandlerBehaviour?
 
     /// The options of a seed. Tabs and time are always in: a run needs a tab to ask and time to
     /// pass for any deadline to come due.
@@ -37,19 +40,26 @@ public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
         let durations = ScheduleGenerator.durations.filter { _ in random.chance(1, in: 2) }.nonEmpty
             ?? [ScheduleGenerator.durations[random.below(ScheduleGenerator.durations.count)]]
         let handlers = [Simulation.HandlerBehaviour.healthy] + ScheduleGenerator.handlerFaults.filter { _ in random.chance(1, in: 2) }
+        let startingHandler = handlers.count > 1 && random.chance(1, in: 4) ? handlers[1 + random.below(handlers.count - 1)] : nil
         return SwarmOptions(platform: platform, weights: weights, durations: durations, handlers: handlers, sharedStart: random.chance(2, in: 3),
-                            staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8))
+                            staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8), startingHandler: startingHandler)
     }
 
     /// `platform=ios kinds=app-edit:2,tab:1,time:3 advance=2s,6s handler=healthy,hung start=shared,stale-cache`
     public var description: String {
         let kinds = weights.keys.sorted().map { "\($0.rawValue):\(weights[$0]!)" }.joined(separator: ",")
         let advance = durations.map(ScenarioPrinter.duration).joined(separator: ",")
-        let handler = handlers.map { ScenarioPrinter.line(.handler($0)).dropFirst("handler ".count).replacing(" ", with: "-") }.joined(separator: ",")
+        let handler = handlers.map(Self.name).joined(separator: ",")
         var start = [sharedStart ? "shared" : "empty"]
         if staleCache { start.append("stale-cache") }
         if damaged { start.append("damaged") }
+        if let startingHandler { start.append(Self.name(startingHandler)) }
         return "platform=\(platform == .iOS ? "ios" : "macos") kinds=\(kinds) advance=\(advance) handler=\(handler) start=\(start.joined(separator: ","))"
+    }
+
+    /// `slow-2s`, `crashing-after-write`: a handler step's words, joined.
+    private static func name(_ behaviour: Simulation.HandlerBehaviour) -> String {
+        String(ScenarioPrinter.line(.handler(behaviour)).dropFirst("handler ".count)).replacing(" ", with: "-")
     }
 }
 
@@ -105,6 +115,7 @@ public struct ScheduleGenerator {
         }
         if options.staleCache { steps.append(.cache(.site(scope(), values(schedule: false)))) }
         if options.damaged { steps.append(.sharedDamaged) }
+        if let handler = options.startingHandler { steps.append(.handler(handler)) }
         openTab()
         let kinds = options.weights.keys.sorted()
         let total = kinds.reduce(0) { $0 + options.weights[$1]! }
