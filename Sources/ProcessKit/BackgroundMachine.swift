@@ -240,11 +240,17 @@ public struct BackgroundMachine {
             directives += saveFinished(token: token, saved: nil)
         case .tabRequestedDecision(let id, let url, let nativeDark, _):
             var tab = tabs[id] ?? Tab(url: url, answer: .waiting(lastSent: nil))
+            let navigated = tab.url != url
             tab.url = url
             tab.nativeDark = nativeDark
             tabs[id] = tab
             directives += rememberNativeDark(id, nativeDark)
             directives += answer(id)
+            if navigated, popup?.tab == id {
+                // The popup is a live view of its tab: a new page has its own scopes.
+                popup?.chosenScope = nil
+                directives += popupDirective()
+            }
         case .tabNativeDarkChanged(let id, let nativeDark, _):
             tabs[id]?.nativeDark = nativeDark
             directives += rememberNativeDark(id, nativeDark)
