@@ -119,13 +119,13 @@ public final class ScenarioRunner {
         if let crashAt, !simulation.crashAtReached {
             throw ScenarioError(file: scenario.name, line: 0, message: "no process reached \(crashAt): nothing was crashed")
         }
-        if let powerCut, simulation.powerCutPending {
+        if let powerCut, simulation.powerCutPending, !faultsMayGoUnreached {
             throw ScenarioError(file: scenario.name, line: 0, message: "the run never got to \(powerCut): the power was never cut")
         }
         // The first unreached fault by the line that planned it (the last one naming its kind,
         // process and point), so the report never depends on the order they were kept in.
         let unreached = simulation.faultsNeverReached.map { fault in (fault, scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!) }
-        if faultsMayGoUnreached && crashAt == nil && powerCut == nil {
+        if faultsMayGoUnreached && crashAt == nil {
             unreachedFaultLines = Set(unreached.map(\.1.number)).sorted()
             return
         }

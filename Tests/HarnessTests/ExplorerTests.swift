@@ -113,6 +113,20 @@ struct ExplorerTests {
         #expect(!session.coverage.unreached.contains("yield handler@read"))
     }
 
+    /// Some seeds cut the power before a flush of the simulated disk, as `--power-loss` does:
+    /// the cut is carried out, counted, and checked like any other run.
+    @Test func seedsThatPlanAPowerLossCutThePower() {
+        var session = ExploreSession(explorer: Self.explorer())
+        var planned = 0
+        for seed in 1...120 as ClosedRange<UInt64> where Self.explorer().schedule(seed: seed).options.powerCut != nil {
+            planned += 1
+            #expect(session.explore(seed: seed) == nil, "seed \(seed) failed")
+        }
+        #expect(planned >= 5, "only \(planned) of 120 seeds plan a power loss")
+        #expect(session.coverage.counts["fault power-loss", default: 0] > 0)
+        #expect(session.invalid.isEmpty, "\(session.invalid)")
+    }
+
     /// Reconciliation points and alarms are counted from the lines the background received: a
     /// named scenario with a start, Safari to the front and an alarm firing reaches all three.
     @Test func coverageCountsEveryKindOfReconciliationPoint() throws {

@@ -17,7 +17,7 @@ public struct Coverage: Equatable, Sendable {
         for point in [YieldPoint.storageRead, .storageWriteTemp, .storageRename] { keys.append("yield background@\(point.rawValue)") }
         keys += ["fault hold", "fault crash", "fault fail", "fault handler-slow", "fault handler-hung", "fault handler-crashing",
                  "fault handler-garbage", "fault background-unload", "fault background-kill", "fault background-freeze",
-                 "fault app-kill", "fault safari-restart"]
+                 "fault app-kill", "fault safari-restart", "fault power-loss"]
         keys += ["reconcile background-start", "reconcile safari-foreground", "reconcile tab-activated", "reconcile after-timeout"]
         // Not a reconciliation point (it asks for no snapshot), but what brings time-driven change.
         keys += ["alarm fired"]
@@ -51,6 +51,7 @@ public struct Coverage: Equatable, Sendable {
             guard words.count == 4 else { continue }
             let who = words[1], json = words[3]
             if who == "safari", words[2] == "nativeReply", json.hasPrefix("dropped") { counts["reply dropped", default: 0] += 1 }
+            if who == "harness", words[2] == "power", json.hasPrefix("lost:") { counts["fault power-loss", default: 0] += 1 }
             if who.hasPrefix("handler#"), words[2] == "reply", json.hasPrefix("replaced by garbage") { garbage += 1 }
             guard who.hasPrefix("background#") else { continue }
             if words[2] == "->" {

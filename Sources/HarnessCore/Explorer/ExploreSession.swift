@@ -10,6 +10,8 @@ public struct Finding: Sendable {
     public let property: String
     /// The failure as the shrunk scenario reports it.
     public let message: String
+    /// The power cut its runs planned (`--power-loss`), if any.
+    public var powerCut: PowerCutPlan?
     public let originalSteps: Int
     public let shrunk: [Step]
     /// Runs the shrinking took.
@@ -21,13 +23,14 @@ public struct Finding: Sendable {
     /// The shrunk scenario as a file: a header saying where it came from, what broke and how
     /// to rerun it, then its steps.
     public func scenarioText(file: String, flaws: Set<Flaw>) -> String {
-        let flawOption = flaws.isEmpty ? "" : " --flaw " + flaws.map(\.rawValue).sorted().joined(separator: ",")
+        var flawOption = flaws.isEmpty ? "" : " --flaw " + flaws.map(\.rawValue).sorted().joined(separator: ",")
+        if let powerCut { flawOption += " --transport in-process --power-loss \(powerCut)" }
         let firstLine = message.split(separator: "\n").dropFirst().first.map { $0.drop { $0 == " " } } ?? Substring(message)
         return ScenarioPrinter.print(shrunk, description: [
             "Found by harness explore: seed \(seed), \(options).",
             "Breaks \(property): \(firstLine)",
             "Shrunk from \(originalSteps) steps to \(shrunk.count) in \(shrinkRuns) runs.",
-            "Rerun: swift run harness run \(file)\(flawOption) (on either transport)",
+            "Rerun: swift run harness run \(file)\(flawOption)\(powerCut == nil ? " (on either transport)" : "")",
         ])
     }
 
@@ -35,6 +38,7 @@ public struct Finding: Sendable {
         .object(["type": .string("failure"), "seed": .integer(Int64(bitPattern: seed)), "options": .string(options.description),
                  "property": .string(property), "message": .string(message), "steps": .integer(Int64(originalSteps)),
                  "shrunkSteps": .integer(Int64(shrunk.count)), "flaws": .array(flaws.map(\.rawValue).sorted().map(JSONValue.string)),
+                 "powerLoss": powerCut.map { .string($0.description) } ?? .null,
                  "scenario": .string(ScenarioPrinter.print(shrunk))])
     }
 }
@@ -104,7 +108,7 @@ public struct ExploreSession: Sendable {
         if let failure = run.failure { return found(run, property: failure.property) }
         if replayCheck, let difference = replayDifference(run) {
             return note(Finding(seed: seed, options: run.options, property: "determinism", message: difference,
-                                originalSteps: run.steps.count, shrunk: run.steps, shrinkRuns: 0))
+                                powerCut: run.powerCut, originalSteps: run.steps.count, shrunk: run.steps, shrinkRuns: 0))
         }
         return nil
     }
@@ -114,13 +118,14 @@ public struct ExploreSession: Sendable {
             broken[property] = (seen.seeds + 1, seen.first)
             return nil
         }
+        let explorer = self.explorer.cutting(run.powerCut)
         var shrinker = Shrinker(explorer: explorer, property: property)
         let shrunk = shrinker.shrink(run.steps, unreached: run.unreachedFaults)
         // The shrunk scenario's own report of the property, as `harness run` will print it.
         let outcome = try? explorer.play(shrunk, name: "seed-\(run.seed)")
         let message = outcome.flatMap { outcome in zip(outcome.properties, outcome.failures).first { $0.0 == property }?.1 }
             ?? run.failure!.message
-        return note(Finding(seed: run.seed, options: run.options, property: property, message: message,
+        return note(Finding(seed: run.seed, options: run.options, property: property, message: message, powerCut: run.powerCut,
                             originalSteps: run.steps.count, shrunk: shrunk, shrinkRuns: shrinker.tries))
     }
 
@@ -133,8 +138,9 @@ public struct ExploreSession: Sendable {
     /// Runs the schedule again (and on the process transport, every `processSampleEvery`
     /// runs) and describes the first difference between the traces, if any.
     private func replayDifference(_ run: Explorer.Run) -> String? {
-        var replays: [(String, Explorer)] = [("a replay", replayer)]
-        if processSampleEvery > 0 && runs % processSampleEvery == 0 {
+        var replays: [(String, Explorer)] = [("a replay", replayer.cutting(run.powerCut))]
+        // Real processes on a real disk cannot lose power: a run that cuts it is not sampled.
+        if processSampleEvery > 0 && runs % processSampleEvery == 0 && run.powerCut == nil {
             var process = replayer
             process.transport = .process
             replays.append(("the process transport", process))

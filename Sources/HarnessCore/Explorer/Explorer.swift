@@ -13,6 +13,8 @@ public struct Explorer: Sendable {
     public var directory: String
     /// Only for proving the replay check: in-process processes hide this yield point.
     public var hiddenYield: YieldPoint?
+    /// A power cut every run of this explorer plans (in process).
+    public var powerCut: PowerCutPlan?
 
     public init(steps: Int = 30, flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess, executables: String, directory: String) {
         self.steps = steps
@@ -20,6 +22,13 @@ public struct Explorer: Sendable {
         self.transport = transport
         self.executables = executables
         self.directory = directory
+    }
+
+    /// The same explorer with runs that cut the power as planned, where the transport allows.
+    public func cutting(_ plan: PowerCutPlan?) -> Explorer {
+        var copy = self
+        copy.powerCut = transport == .inProcess ? plan : nil
+        return copy
     }
 
     /// The same explorer with its own run folder (for a worker beside others).
@@ -35,6 +44,8 @@ public struct Explorer: Sendable {
         public let options: SwarmOptions
         public let steps: [Step]
         public let outcome: ScenarioRunner.Outcome
+        /// The power cut the run planned, if its transport allowed one.
+        public let powerCut: PowerCutPlan?
         /// The steps planning a fault no process reached, by index.
         public var unreachedFaults: Set<Int> { Set(outcome.unreachedFaultLines.map { $0 - 1 }) }
         /// The first property the run broke, and the failure that says so.
@@ -52,8 +63,9 @@ public struct Explorer: Sendable {
     /// Generates and runs one seed's schedule.
     public func run(seed: UInt64) throws(ScenarioErrors) -> Run {
         let (options, steps) = schedule(seed: seed)
-        let outcome = try play(steps, name: "seed-\(seed)", exploring: true)
-        return Run(seed: seed, options: options, steps: steps, outcome: outcome)
+        let explorer = cutting(options.powerCut)
+        let outcome = try explorer.play(steps, name: "seed-\(seed)", exploring: true)
+        return Run(seed: seed, options: options, steps: steps, outcome: outcome, powerCut: explorer.powerCut)
     }
 
     /// Runs steps as a scenario of that name. While exploring, a planned fault no process
@@ -62,7 +74,8 @@ public struct Explorer: Sendable {
     public func play(_ steps: [Step], name: String, exploring: Bool = false) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
         let scenario = try Scenario.parse(ScenarioPrinter.print(steps), name: name)
         precondition(scenario.lines.count == steps.count, "a printed step is one line")
-        let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws)
+        let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws,
+                                    powerCut: powerCut)
         runner.faultsMayGoUnreached = exploring
         runner.inProcessHiddenYield = hiddenYield
         defer { Folder.remove(directory) }

@@ -29,6 +29,9 @@ public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
     /// A fault the handler has before the first tab opens, if any (one of `handlers`): a run
     /// that starts with the background unable to reach its document.
     public var startingHandler: Simulation.HandlerBehaviour?
+    /// A power cut before one of the first flushes of the simulated disk, keeping a seeded
+    /// sample of what was not flushed (in process only: real disks are not ours to cut).
+    public var powerCut: PowerCutPlan?
 
     /// The options of a seed. Tabs and time are always in: a run needs a tab to ask and time to
     /// pass for any deadline to come due.
@@ -41,8 +44,10 @@ public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
             ?? [ScheduleGenerator.durations[random.below(ScheduleGenerator.durations.count)]]
         let handlers = [Simulation.HandlerBehaviour.healthy] + ScheduleGenerator.handlerFaults.filter { _ in random.chance(1, in: 2) }
         let startingHandler = handlers.count > 1 && random.chance(1, in: 4) ? handlers[1 + random.below(handlers.count - 1)] : nil
+        let powerCut = random.chance(1, in: 8) ? PowerCutPlan(.flush(1 + random.below(24)), kept: .sample(UInt64(random.below(1 << 16)))) : nil
         return SwarmOptions(platform: platform, weights: weights, durations: durations, handlers: handlers, sharedStart: random.chance(2, in: 3),
-                            staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8), startingHandler: startingHandler)
+                            staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8), startingHandler: startingHandler,
+                            powerCut: powerCut)
     }
 
     /// `platform=ios kinds=app-edit:2,tab:1,time:3 advance=2s,6s handler=healthy,hung start=shared,stale-cache`
@@ -54,7 +59,8 @@ public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
         if staleCache { start.append("stale-cache") }
         if damaged { start.append("damaged") }
         if let startingHandler { start.append(Self.name(startingHandler)) }
-        return "platform=\(platform == .iOS ? "ios" : "macos") kinds=\(kinds) advance=\(advance) handler=\(handler) start=\(start.joined(separator: ","))"
+        let power = powerCut.map { " power-loss=\($0)" } ?? ""
+        return "platform=\(platform == .iOS ? "ios" : "macos") kinds=\(kinds) advance=\(advance) handler=\(handler) start=\(start.joined(separator: ","))\(power)"
     }
 
     /// `slow-2s`, `crashing-after-write`: a handler step's words, joined.
