@@ -15,7 +15,14 @@ enum FlawsCommand: HarnessCommand {
         try CommandLineArguments(arguments, options: [], flags: []).noPositionals()
         for flaw in Flaw.allCases {
             Terminal.out("\(flaw.rawValue)\n\(wrapped(flaw.explanation, indent: "    "))    caught by:\n")
-            for scenario in FlawCatalogue.scenarios(catching: flaw) { Terminal.out("      \(ScenarioFiles.root)/\(scenario)\n") }
+            // A scenario that catches it two ways (an expectation and an invariant) is named once, with both.
+            let catches = FlawCatalogue.catches(of: flaw)
+            var named: [String] = []
+            for scenario in catches.map(\.scenario) where !named.contains(scenario) { named.append(scenario) }
+            for scenario in named {
+                let how = catches.filter { $0.scenario == scenario }.map(\.failure.description).joined(separator: ", ")
+                Terminal.out("      \(ScenarioFiles.root)/\(scenario) (\(how))\n")
+            }
         }
         return 0
     }

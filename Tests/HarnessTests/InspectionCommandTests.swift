@@ -1,4 +1,5 @@
 import Foundation
+import ProcessKit
 import SiteSettings
 import Testing
 
@@ -20,6 +21,17 @@ struct InspectionCommandTests {
             return [:]
         }
         return object
+    }
+
+    /// Each flaw once, and under it each scenario that catches it once, with every way it does.
+    @Test func flawsNamesEachCatchingScenarioOnceWithHowItCatches() throws {
+        let result = try HarnessBinary.run(["flaws"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        let hung = lines.filter { $0.contains("lifecycle/a-hung-handler-leaves-tabs-on-the-cache.scenario") }
+        #expect(hung == ["      Scenarios/lifecycle/a-hung-handler-leaves-tabs-on-the-cache.scenario (the expectation on line 10, invariant 6)"])
+        let names = lines.filter { !$0.hasPrefix(" ") }
+        #expect(names.count == Flaw.allCases.count && Set(names).count == names.count)
     }
 
     @Test func resolvePrintsTheDecisionWithItsSources() throws {
