@@ -30,6 +30,9 @@ public final class ScenarioRunner {
         public var unsyncedAtFlushes: [Int]
         public var unsyncedAtArrivals: [Int]
         public var unsyncedAtEnd: Int
+        /// A planned power cut the steps never got to (explored runs only; it was dropped
+        /// before healing, so that no cut happens where `--power-loss` could not put it).
+        public var powerCutMissed = false
         public var passed: Bool { failures.isEmpty }
     }
 
@@ -50,6 +53,7 @@ public final class ScenarioRunner {
     private var failures: [String] = []
     private var properties: [String] = []
     private var unreachedFaultLines: [Int] = []
+    private var powerCutMissed = false
     /// An explored schedule plans faults at random: one no process reaches is not a mistake
     /// there (it is reported in the outcome, and a shrunk scenario leaves it out).
     public var faultsMayGoUnreached = false
@@ -108,7 +112,7 @@ public final class ScenarioRunner {
         checkInvariants(after: last, healed: true)
         return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, trace: simulation.trace.lines,
                        arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
-                       unsyncedAtEnd: unsyncedAtEnd)
+                       unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed)
     }
 
     /// A planned fault that never happened is a mistake in the scenario or the command line
@@ -119,8 +123,12 @@ public final class ScenarioRunner {
         if let crashAt, !simulation.crashAtReached {
             throw ScenarioError(file: scenario.name, line: 0, message: "no process reached \(crashAt): nothing was crashed")
         }
-        if let powerCut, simulation.powerCutPending, !faultsMayGoUnreached {
-            throw ScenarioError(file: scenario.name, line: 0, message: "the run never got to \(powerCut): the power was never cut")
+        if let powerCut, simulation.powerCutPending {
+            guard faultsMayGoUnreached else {
+                throw ScenarioError(file: scenario.name, line: 0, message: "the run never got to \(powerCut): the power was never cut")
+            }
+            simulation.dropPlannedPowerCut()
+            powerCutMissed = true
         }
         // The first unreached fault by the line that planned it (the last one naming its kind,
         // process and point), so the report never depends on the order they were kept in.

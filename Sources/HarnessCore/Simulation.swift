@@ -597,6 +597,13 @@ public final class Simulation {
         }
     }
 
+    /// Gives up a planned power cut that has not happened (an explored run that ended before it).
+    public func dropPlannedPowerCut() {
+        disk.cutPower(nil)
+        arbiter.powerCutAt = nil
+        powerCutAtEnd = nil
+    }
+
     /// Whether a planned power cut has not happened.
     public var powerCutPending: Bool { arbiter.powerCutAt != nil || powerCutAtEnd != nil || disk.powerCutPending }
 

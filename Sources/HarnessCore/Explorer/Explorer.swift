@@ -65,7 +65,7 @@ public struct Explorer: Sendable {
         let (options, steps) = schedule(seed: seed)
         let explorer = cutting(options.powerCut)
         let outcome = try explorer.play(steps, name: "seed-\(seed)", exploring: true)
-        return Run(seed: seed, options: options, steps: steps, outcome: outcome, powerCut: explorer.powerCut)
+        return Run(seed: seed, options: options, steps: steps, outcome: outcome, powerCut: outcome.powerCutMissed ? nil : explorer.powerCut)
     }
 
     /// Runs steps as a scenario of that name. While exploring, a planned fault no process
@@ -83,8 +83,10 @@ public struct Explorer: Sendable {
     }
 
     /// Whether steps still break `property`, and the steps planning a fault no process reached.
+    /// With a power cut planned, only a run that got to it counts: the scenario must fail the
+    /// same way under `--power-loss`.
     func fails(_ steps: [Step], breaking property: String) -> (fails: Bool, unreached: Set<Int>) {
-        guard let outcome = try? play(steps, name: "shrinking", exploring: true) else { return (false, []) }
+        guard let outcome = try? play(steps, name: "shrinking", exploring: true), !outcome.powerCutMissed else { return (false, []) }
         return (outcome.properties.contains(property), Set(outcome.unreachedFaultLines.map { $0 - 1 }))
     }
 }
