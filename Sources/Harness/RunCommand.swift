@@ -3,6 +3,7 @@ import Glibc
 #endif
 import HarnessCore
 import ProcessKit
+import SiteSettings
 
 /// `harness run`: plays named scenarios and reports each.
 enum RunCommand: HarnessCommand {
@@ -81,8 +82,12 @@ enum RunCommand: HarnessCommand {
             if !outcome.passed { failed += 1 }
             let result = outcome.passed ? "pass" : "FAIL"
             Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\n")
+            // Times in failures and traces count from the run's start, given here once.
+            if !outcome.passed { Terminal.out("  times from \(Timestamp.format(outcome.epoch)) (+0.000s)\n") }
             for failure in outcome.failures { Terminal.out(failure + "\n") }
-            if args.value("trace") != nil { traces.append("# \(scenario.name)\n" + outcome.trace.joined(separator: "\n")) }
+            if args.value("trace") != nil {
+                traces.append("# \(scenario.name)\n# times from \(Timestamp.format(outcome.epoch)) (Unix \(outcome.epoch) ms)\n" + outcome.trace.joined(separator: "\n"))
+            }
             if args.value("mermaid") != nil {
                 diagrams.append("## \(scenario.name)\n\n\(scenario.description)\n\n" + Reports.mermaid(title: scenario.name, trace: outcome.trace))
             }

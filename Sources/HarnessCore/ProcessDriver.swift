@@ -159,11 +159,27 @@ public final class Trace {
     public private(set) var lines: [String] = []
     /// What helps a person but must not be compared: the stderr of a process that died.
     public var diagnostics: [String] = []
+    /// The moment the run started: lines give their time from it (`+26.000s`), as people think
+    /// of a run; nil gives times since the Unix epoch.
+    public let epoch: EpochMillis?
 
-    public init() {}
+    public init(epoch: EpochMillis? = nil) { self.epoch = epoch }
+
+    /// A moment of the run as trace lines and failures give it: `+26.000s` from the start.
+    public func time(_ now: EpochMillis) -> String {
+        guard let epoch else { return "\(now)" }
+        return Self.relative(now - epoch)
+    }
+
+    /// `+26.000s`, `-0.500s`: milliseconds as signed seconds with three decimals.
+    public static func relative(_ millis: EpochMillis) -> String {
+        let magnitude = millis.magnitude
+        let fraction = String(magnitude % 1000)
+        return (millis < 0 ? "-" : "+") + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"
+    }
 
     func record(_ now: EpochMillis, _ process: String, _ what: String, _ json: JSONValue? = nil) {
-        var line = "\(now) \(process) \(what)"
+        var line = "\(time(now)) \(process) \(what)"
         if let json { line += " " + String(decoding: JSONWriter.compact(json), as: UTF8.self) }
         lines.append(line)
     }

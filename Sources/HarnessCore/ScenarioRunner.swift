@@ -22,6 +22,8 @@ public final class ScenarioRunner {
         public var steps: Int
         /// Virtual time from the epoch to the end of the run.
         public var virtualTime: EpochMillis
+        /// When the run started, in Unix milliseconds: the trace's times count from it.
+        public var epoch: EpochMillis = 0
         public var trace: [String]
         /// Every arrival of a process at a yield point before healing, in order.
         public var arrivals: [YieldArrival]
@@ -110,7 +112,7 @@ public final class ScenarioRunner {
         let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
         simulation.heal()
         checkInvariants(after: last, healed: true)
-        return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, trace: simulation.trace.lines,
+        return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, trace: simulation.trace.lines,
                        arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
                        unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed)
     }

@@ -90,7 +90,7 @@ public final class Simulation {
     public let seed: UInt64
     /// The in-process transport's disk (container and extension storage).
     public let disk = SimulatedDisk()
-    public let trace = Trace()
+    public let trace: Trace
     public let monitor: InvariantMonitor
     public let containerDirectory: String
     /// The run's folder, holding the container and each profile's extension storage.
@@ -180,6 +180,7 @@ public final class Simulation {
         containerDirectory = directory + "/container"
         safari = SafariModel(platform: platform, profile: profile)
         clock = Scheduler(now: epoch)
+        trace = Trace(epoch: epoch)
         monitor = InvariantMonitor(trace: trace)
         launcher = ProcessLauncher(transport: transport, executables: executables, containerDirectory: containerDirectory,
                                    disk: disk, seed: seed, trace: trace)
@@ -732,7 +733,7 @@ public final class Simulation {
         guard background != nil, backgroundDeaths == watch.deaths, arbiter.faultsUsed == watch.faults, !arbiter.isDisturbed, !safari.isBackgroundFrozen,
               platform == .macOS || safari.safariInForeground, containerFile(FileContainer.documentName) != nil else { return }
         for problem in ExpectationChecker.tabsDisagreeing(self, steadySince: watch.since) {
-            monitor.caught("\(problem), \(ScenarioPrinter.duration(now - watch.since)) after \(watch.cause) at \(watch.since) (invariant \(watch.invariant))", now: now)
+            monitor.caught("\(problem), \(ScenarioPrinter.duration(now - watch.since)) after \(watch.cause) at \(trace.time(watch.since)) (invariant \(watch.invariant))", now: now)
         }
     }
 
@@ -769,7 +770,7 @@ public final class Simulation {
                 safari.tabs[id]?.waitingSince = now
                 continue
             }
-            monitor.caught("tab \(id.rawValue) asked at \(since) and had no decision \(decisionTimeout / 1000) s later (invariant 6)", now: now)
+            monitor.caught("tab \(id.rawValue) asked at \(trace.time(since)) and had no decision \(decisionTimeout / 1000) s later (invariant 6)", now: now)
             safari.tabs[id]?.waitingSince = nil
         }
     }

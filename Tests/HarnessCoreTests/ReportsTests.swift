@@ -2,6 +2,17 @@ import HarnessCore
 import Testing
 
 struct ReportsTests {
+    /// Trace times count from the run's start, in seconds with milliseconds, as people read a run.
+    @Test func traceTimesReadAsSecondsFromTheStart() {
+        #expect(Trace.relative(0) == "+0.000s")
+        #expect(Trace.relative(26_000) == "+26.000s")
+        #expect(Trace.relative(5_001) == "+5.001s")
+        #expect(Trace.relative(3_600_050) == "+3600.050s")
+        #expect(Trace.relative(-500) == "-0.500s")
+        #expect(Trace(epoch: 1_000).time(27_000) == "+26.000s")
+        #expect(Trace().time(27_000) == "27000", "with no start, Unix milliseconds")
+    }
+
     @Test func aTraceBecomesASequenceDiagramWithAnArrowPerMessage() {
         let trace = [
             #"100 background#1 <- {"tab":"t1","type":"tabRequestedDecision","url":"https://a.example/"}"#,
