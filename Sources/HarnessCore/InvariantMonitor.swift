@@ -14,8 +14,10 @@ public final class InvariantMonitor {
             case defaults
             case site(String)
             /// A popup change: the record the background says it used, else the one the popup
-            /// showed as selected when the user made it (none: it cannot be told).
-            case popupSite(shown: String?)
+            /// showed as selected when the user made it. With none shown (its view had not
+            /// arrived: the background was frozen or Safari away), `possible` are the scopes of
+            /// its page, any of which it may have gone to until the background answers.
+            case popupSite(shown: String?, possible: [String] = [])
         }
         /// The number the simulation gave the edit, to find its answer; nil for an edit whose
         /// answer the user saw at once (`answer`).
@@ -161,7 +163,17 @@ public final class InvariantMonitor {
     private func record(_ edit: UserEdit, in oracle: inout Oracle, _ simulation: Simulation) {
         var at = edit.at
         if let number = edit.number, let taken = simulation.appEditTimes[number] { at = taken }
-        guard let owner = owner(of: edit, simulation) else { return }
+        guard let owner = owner(of: edit, simulation) else {
+            // Its record cannot be told: each of its page's records may or may not hold it.
+            if case .popupSite(_, let possible) = edit.target {
+                for key in possible {
+                    var values: [Oracle.Field: String?] = [:]
+                    for (name, value) in edit.values { values[Oracle.site(key, name)] = value }
+                    oracle.record(number: nil, answer: .unknown, at: at, origin: edit.origin, source: edit.source, values: values)
+                }
+            }
+            return
+        }
         var values: [Oracle.Field: String?] = [:]
         for (name, value) in edit.values { values[owner.key.map { Oracle.site($0, name) } ?? Oracle.defaults(name)] = value }
         oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, source: edit.source, values: values)
@@ -173,7 +185,7 @@ public final class InvariantMonitor {
         switch edit.target {
         case .defaults: return (nil, true)
         case .site(let key): return (key, true)
-        case .popupSite(let shown):
+        case .popupSite(let shown, _):
             if let key = edit.number.flatMap({ simulation.popupEditScopes[$0] }) { return (key, true) }
             return shown.map { ($0, false) }
         }
@@ -190,8 +202,15 @@ public final class InvariantMonitor {
         }
         var extra: [Oracle.Field: Set<String?>] = [:]
         for index in undecided {
-            guard let owner = owner(of: edits[index], simulation) else { continue }
-            for (name, value) in edits[index].values { extra[Oracle.site(owner.key!, name), default: []].insert(value) }
+            var keys: [String] = []
+            if let owner = owner(of: edits[index], simulation) {
+                keys = [owner.key!]
+            } else if case .popupSite(_, let possible) = edits[index].target {
+                keys = possible
+            }
+            for key in keys {
+                for (name, value) in edits[index].values { extra[Oracle.site(key, name), default: []].insert(value) }
+            }
         }
         return givenOracle.strayValues(in: document, alsoGiven: extra)
     }

@@ -258,18 +258,20 @@ public final class ScenarioRunner {
     private func popup(_ step: PopupStep, _ simulation: Simulation) {
         // The record a popup change goes to: the one the popup shows as selected.
         let selected = simulation.popup?.selectedScope?.text
+        let url = simulation.popupTab.flatMap { simulation.tabs[$0]?.url }
+        let possible = url.flatMap { try? PageAddress.parse($0).get() }?.scopeKeys().map(\.text) ?? []
         switch step {
         case .open(let id): simulation.openPopup(on: id)
         case .scope(let key): simulation.choosePopupScope(key.key.text)
         case .set(let values):
             let number = simulation.popupEdit(set: values.site)
-            record(number, .popup, .popupSite(shown: selected), set: values)
+            record(number, .popup, .popupSite(shown: selected, possible: possible), set: values)
         case .reset(let fields):
             let number = simulation.popupEdit(reset: fields)
-            record(number, .popup, .popupSite(shown: selected), reset: fields)
+            record(number, .popup, .popupSite(shown: selected, possible: possible), reset: fields)
         case .forget:
             let number = simulation.popupForget()
-            simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(shown: selected), values: Self.deletion,
+            simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(shown: selected, possible: possible), values: Self.deletion,
                                                    source: simulation.profile))
         case .pause(let duration): simulation.popupPause(for: duration)
         case .close: simulation.closePopup()
