@@ -413,7 +413,11 @@ extension Simulation {
         forgetAlarms()
         forgetNativeRequests()
         safari.safariInForeground = true
-        for id in tabs.keys.sorted() { reloadTab(id) }
+        // Every question died with its background: each page's wait starts again with its reload.
+        for id in tabs.keys.sorted() {
+            if tabs[id]?.waitingSince != nil { safari.tabs[id]?.waitingSince = now }
+            reloadTab(id)
+        }
     }
 
     func kill(_ driver: ProcessDriver, reason: String = "killed") {
