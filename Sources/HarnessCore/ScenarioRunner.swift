@@ -256,9 +256,12 @@ public final class ScenarioRunner {
     }
 
     private func popup(_ step: PopupStep, _ simulation: Simulation) {
-        // The record a popup change goes to: the one the popup shows as selected.
-        let selected = simulation.popup?.selectedScope?.text
+        // The record a popup change goes to: the one the popup shows as selected, if what it
+        // shows is its tab's page (a view for another tab or page had not been replaced yet:
+        // the background was frozen, or Safari away); else any record of the page.
         let url = simulation.popupTab.flatMap { simulation.tabs[$0]?.url }
+        let view = simulation.popup.flatMap { $0.tab == simulation.popupTab && $0.url == url ? $0 : nil }
+        let selected = view?.selectedScope?.text
         let possible = url.flatMap { try? PageAddress.parse($0).get() }?.scopeKeys().map(\.text) ?? []
         switch step {
         case .open(let id): simulation.openPopup(on: id)
