@@ -270,11 +270,12 @@ public final class InvariantMonitor {
         return problems
     }
 
-    /// The first trace line whose time is earlier than the line before it, if any.
+    /// The first trace line whose time is earlier than the line before it, if any. Lines give
+    /// their time as `+26.000s` from the start (or, with no start, Unix milliseconds).
     static func clockRanBackwards(_ lines: [String]) -> String? {
         var last: EpochMillis = .min
         for line in lines {
-            guard let time = line.split(separator: " ", maxSplits: 1).first.flatMap({ EpochMillis($0) }) else { continue }
+            guard let time = line.split(separator: " ", maxSplits: 1).first.flatMap(Trace.millis) else { continue }
             if time < last { return line }
             last = time
         }

@@ -178,6 +178,15 @@ public final class Trace {
         return (millis < 0 ? "-" : "+") + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"
     }
 
+    /// A line's time read back in milliseconds (from the start for `+26.000s`), or nil.
+    public static func millis(_ word: Substring) -> EpochMillis? {
+        if let plain = EpochMillis(word) { return plain }
+        guard let sign = word.first, sign == "+" || sign == "-", word.hasSuffix("s") else { return nil }
+        let parts = word.dropFirst().dropLast().split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1].count == 3, let seconds = EpochMillis(parts[0]), let fraction = EpochMillis(parts[1]) else { return nil }
+        return (seconds * 1000 + fraction) * (sign == "-" ? -1 : 1)
+    }
+
     func record(_ now: EpochMillis, _ process: String, _ what: String, _ json: JSONValue? = nil) {
         var line = "\(time(now)) \(process) \(what)"
         if let json { line += " " + String(decoding: JSONWriter.compact(json), as: UTF8.self) }

@@ -390,6 +390,9 @@ extension Simulation {
     /// the device starts again, Safari restores its tabs and each page asks afresh.
     func reboot(also driver: ProcessDriver?) {
         bootGeneration = disk.generation
+        // Every background dies with the power: a pending reconciliation bound is void.
+        backgroundDeaths += 1
+        convergenceWatch = nil
         let cut = disk.lastCut
         trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts")
         monitor.checkWhatWasLeft("the power failed", in: self)

@@ -461,6 +461,8 @@ public final class Simulation {
     public func navigateTab(_ id: TabID, to url: String) {
         guard tabs[id] != nil else { return }
         safari.tabs[id]?.url = url
+        // The popup follows its tab to the new page, with no scope chosen there yet.
+        if popupTab == id { safari.popupScope = nil }
         reloadTab(id)
     }
 
@@ -697,8 +699,9 @@ public final class Simulation {
     /// an app change arriving on its port (8), brings every visible tab to the shared document's
     /// decision within one native timeout plus the handler's delay, if nothing disturbs the run
     /// meanwhile: no step that changes the document, the handler or a background's life
-    /// (`Step.keepsReconciliationBound`), no planned or pending fault, no death, no freeze, a
-    /// handler that answers within the timeout. The first pending point's bound holds.
+    /// (`Step.keepsReconciliationBound`), no planned or pending hold, crash or failure, no
+    /// death (a power cut is one), no freeze, a handler that answers within the timeout. The
+    /// first pending point's bound holds while it is not void.
     struct ConvergenceWatch {
         var since: EpochMillis
         var due: EpochMillis
@@ -719,8 +722,9 @@ public final class Simulation {
             convergenceWatch = nil
             return
         }
-        // A later point does not push back the bound of one still pending.
-        guard convergenceWatch == nil else { return }
+        // A later point does not push back the bound of one still pending, unless that one
+        // was made void by a death or a fault since.
+        if let pending = convergenceWatch, pending.deaths == backgroundDeaths, pending.faults == arbiter.faultsUsed { return }
         convergenceWatch = ConvergenceWatch(since: now, due: now + decisionTimeout + delay + 1, cause: cause, invariant: invariant, deaths: backgroundDeaths, faults: arbiter.faultsUsed)
     }
 

@@ -20,8 +20,8 @@ public struct BackgroundMachine {
         case localStorageSaved(token: Int, now: EpochMillis)
         /// A save of `storage.local` failed: a popup change it carried was never acknowledged.
         case localStorageSaveFailed(token: Int, now: EpochMillis)
-        /// Extension storage could not be read: nothing may be saved over it in this incarnation.
-        /// `storage.local` could not be read; `storage.session`, which Safari keeps in memory, was.
+        /// `storage.local` could not be read, so nothing may be saved over it in this incarnation;
+        /// `storage.session`, which Safari keeps in memory, was read.
         case storageLoadFailed(session: SessionStorage?, now: EpochMillis)
         case tabRequestedDecision(TabID, url: String, nativeDark: Bool, now: EpochMillis)
         case tabNativeDarkChanged(TabID, nativeDark: Bool, now: EpochMillis)
@@ -119,6 +119,9 @@ public struct BackgroundMachine {
     /// Patch requests out at a reconciliation point: one that ends unapplied (no answer, a
     /// failed store) is sent again at once rather than at the next event.
     var patchesOwed: Set<Int> = []
+    /// Native requests sent while handling the current input: a reconciliation point in the
+    /// same input (a wake replaying what waited for storage) owes nothing for them.
+    var sentThisInput: Set<Int> = []
     /// The last save of `storage.local` failed: storage may hold an older cache and outbox
     /// than memory, so the next reconciliation point saves again.
     var saveOwed = false
@@ -139,6 +142,7 @@ public struct BackgroundMachine {
 
     public mutating func handle(_ input: Input) -> [Directive] {
         var directives: [Directive] = []
+        sentThisInput = []
         switch input {
         case .started(let now, let appearance, let offset, let openTabs, let appMessages):
             self.now = now
@@ -520,12 +524,12 @@ public struct BackgroundMachine {
     private mutating func reconcile(forceFull: Bool) -> [Directive] {
         var directives: [Directive] = []
         if saveOwed { directives += save() }
-        if snapshotRequest == nil {
-            directives += requestSnapshot(full: forceFull)
+        if let out = snapshotRequest {
+            if !sentThisInput.contains(out) { snapshotOwed = true }
         } else {
-            snapshotOwed = true
+            directives += requestSnapshot(full: forceFull)
         }
-        patchesOwed.formUnion(patchRequests.keys)
+        patchesOwed.formUnion(patchRequests.keys.filter { !sentThisInput.contains($0) })
         let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
         for entry in local.outbox where !waitingForSave.contains(entry.edit) { directives += sendPatch(entry) }
         return directives
@@ -752,6 +756,7 @@ public struct BackgroundMachine {
 
     private mutating func newRequest() -> Int {
         defer { nextRequest += 1 }
+        sentThisInput.insert(nextRequest)
         return nextRequest
     }
 

@@ -53,7 +53,8 @@ public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
         self.gate = gate
     }
 
-    /// Both stores; an unreadable one counts as empty (a first run), never as a crash.
+    /// Reads `storage.local` (nil when nothing is stored: a first run), stopping at its yield
+    /// point first; a store that cannot be read throws, and one that does not parse is nil.
     public mutating func loadLocal() throws(StoreError) -> LocalStorage? {
         try pass(.storageRead)
         return LocalStorage.decode(try files.read(Self.localName).flatMap { try? JSONParser.parse($0) })

@@ -1,4 +1,6 @@
-import HarnessCore
+@testable import HarnessCore
+import ProcessKit
+import SiteSettings
 import Testing
 
 struct ReportsTests {
@@ -11,6 +13,13 @@ struct ReportsTests {
         #expect(Trace.relative(-500) == "-0.500s")
         #expect(Trace(epoch: 1_000).time(27_000) == "+26.000s")
         #expect(Trace().time(27_000) == "27000", "with no start, Unix milliseconds")
+        for millis: EpochMillis in [0, 5_001, 3_600_050, -500] { #expect(Trace.millis(Substring(Trace.relative(millis))) == millis) }
+    }
+
+    /// The harness's own clock check reads the times trace lines give.
+    @Test func aClockThatRunsBackwardsIsFoundInTheTrace() {
+        #expect(InvariantMonitor.clockRanBackwards(["+1.000s a x", "+2.500s a y", "+2.500s b z"]) == nil)
+        #expect(InvariantMonitor.clockRanBackwards(["+1.000s a x", "+2.500s a y", "+2.499s b z"]) == "+2.499s b z")
     }
 
     @Test func aTraceBecomesASequenceDiagramWithAnArrowPerMessage() {

@@ -558,6 +558,22 @@ struct BackgroundMachineTests {
         ])
     }
 
+    /// A wake by a reconciliation point replays it once storage is read, and then reconciles
+    /// for the start: the request the replay sent is the start's too, and owes nothing.
+    @Test func aWakeByAReconciliationPointAsksForTheSnapshotOnce() {
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url]))
+                == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.tabActivated(Self.t1, now: Self.now)) == [])
+        #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now)) == [
+            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now),
+            .sendDecision(Self.t1, decision(Self.cached)),
+        ])
+        #expect(machine.handle(.nativeReplyArrived(request: 1, NativeReply.notModified(Self.v6).json, now: Self.now + 1)) == [
+            .cancelTimer(.nativeTimeout(1)),
+        ])
+    }
+
     @Test func aSnapshotOwedToAPointIsAskedForAtOnceWhenTheRequestOutTimesOut() {
         var machine = startedWithTheStaleCache()
         #expect(machine.handle(.tabActivated(Self.t1, now: Self.now + 1_000)) == [])
