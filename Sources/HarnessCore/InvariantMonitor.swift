@@ -13,11 +13,11 @@ public final class InvariantMonitor {
         public enum Target: Sendable {
             case defaults
             case site(String)
-            /// A popup change: the record the background says it used, else the one the popup
-            /// showed as selected when the user made it. With none shown (its view had not
-            /// arrived: the background was frozen or Safari away), `possible` are the scopes of
-            /// its page, any of which it may have gone to until the background answers.
-            case popupSite(shown: String?, possible: [String] = [])
+            /// A popup change: the record the background says it used. Until it answers, any
+            /// of `possible`, the scopes of the popup's page: the view the user saw may be out
+            /// of date (the background frozen, Safari away, a new background that has just
+            /// learnt of the popup), so only the background can tell which it chose.
+            case popupSite(possible: [String])
         }
         /// The number the simulation gave the edit, to find its answer; nil for an edit whose
         /// answer the user saw at once (`answer`).
@@ -165,7 +165,7 @@ public final class InvariantMonitor {
         if let number = edit.number, let taken = simulation.appEditTimes[number] { at = taken }
         guard let owner = owner(of: edit, simulation) else {
             // Its record cannot be told: each of its page's records may or may not hold it.
-            if case .popupSite(_, let possible) = edit.target {
+            if case .popupSite(let possible) = edit.target {
                 for key in possible {
                     var values: [Oracle.Field: String?] = [:]
                     for (name, value) in edit.values { values[Oracle.site(key, name)] = value }
@@ -180,14 +180,13 @@ public final class InvariantMonitor {
     }
 
     /// The record an edit went to (`key` nil: the defaults), and whether that can still change
-    /// (a popup change the background has not answered yet).
+    /// (never: an unanswered popup change has no owner yet; see `possible`).
     private func owner(of edit: UserEdit, _ simulation: Simulation) -> (key: String?, final: Bool)? {
         switch edit.target {
         case .defaults: return (nil, true)
         case .site(let key): return (key, true)
-        case .popupSite(let shown, _):
-            if let key = edit.number.flatMap({ simulation.popupEditScopes[$0] }) { return (key, true) }
-            return shown.map { ($0, false) }
+        case .popupSite:
+            return edit.number.flatMap { simulation.popupEditScopes[$0] }.map { ($0, true) }
         }
     }
 
@@ -205,7 +204,7 @@ public final class InvariantMonitor {
             var keys: [String] = []
             if let owner = owner(of: edits[index], simulation) {
                 keys = [owner.key!]
-            } else if case .popupSite(_, let possible) = edits[index].target {
+            } else if case .popupSite(let possible) = edits[index].target {
                 keys = possible
             }
             for key in keys {

@@ -256,25 +256,22 @@ public final class ScenarioRunner {
     }
 
     private func popup(_ step: PopupStep, _ simulation: Simulation) {
-        // The record a popup change goes to: the one the popup shows as selected, if what it
-        // shows is its tab's page (a view for another tab or page had not been replaced yet:
-        // the background was frozen, or Safari away); else any record of the page.
+        // The record a popup change goes to is one of its page's, which the background names
+        // when it answers.
         let url = simulation.popupTab.flatMap { simulation.tabs[$0]?.url }
-        let view = simulation.popup.flatMap { $0.tab == simulation.popupTab && $0.url == url ? $0 : nil }
-        let selected = view?.selectedScope?.text
         let possible = url.flatMap { try? PageAddress.parse($0).get() }?.scopeKeys().map(\.text) ?? []
         switch step {
         case .open(let id): simulation.openPopup(on: id)
         case .scope(let key): simulation.choosePopupScope(key.key.text)
         case .set(let values):
             let number = simulation.popupEdit(set: values.site)
-            record(number, .popup, .popupSite(shown: selected, possible: possible), set: values)
+            record(number, .popup, .popupSite(possible: possible), set: values)
         case .reset(let fields):
             let number = simulation.popupEdit(reset: fields)
-            record(number, .popup, .popupSite(shown: selected, possible: possible), reset: fields)
+            record(number, .popup, .popupSite(possible: possible), reset: fields)
         case .forget:
             let number = simulation.popupForget()
-            simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(shown: selected, possible: possible), values: Self.deletion,
+            simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(possible: possible), values: Self.deletion,
                                                    source: simulation.profile))
         case .pause(let duration): simulation.popupPause(for: duration)
         case .close: simulation.closePopup()
