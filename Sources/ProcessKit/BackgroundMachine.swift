@@ -685,8 +685,12 @@ public struct BackgroundMachine {
         if let entry = local.outbox.first(where: { $0.edit == edit }), let change = entry.modelEdit, var cache = local.cache {
             let changedHere = (try? cache.apply(change)) ?? false
             local.cache = cache
+            // The cache is the document only if it was the handler's version just before this
+            // patch and the patch changed both: a count of local changes that happens to reach
+            // the document's revision proves nothing.
             if case .string(let id)? = reply["documentId"], case .integer(let revision)? = reply["revision"],
-               cache.documentId == id, cache.revision == revision, reply["changed"] == .bool(changedHere) {
+               local.snapshotVersion == DocumentVersion(documentId: id, revision: revision - 1), cache.documentId == id,
+               changedHere, reply["changed"] == .bool(true) {
                 local.snapshotVersion = DocumentVersion(documentId: id, revision: revision)
                 converged = true
             }
