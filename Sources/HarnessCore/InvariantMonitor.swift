@@ -179,14 +179,14 @@ public final class InvariantMonitor {
         oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, source: edit.source, values: values)
     }
 
-    /// The record an edit went to (`key` nil: the defaults), and whether that can still change
-    /// (never: an unanswered popup change has no owner yet; see `possible`).
-    private func owner(of edit: UserEdit, _ simulation: Simulation) -> (key: String?, final: Bool)? {
+    /// The record an edit went to (`key` nil: the defaults); none yet for a popup change the
+    /// background has not answered (see `possible`).
+    private func owner(of edit: UserEdit, _ simulation: Simulation) -> (key: String?, Void)? {
         switch edit.target {
-        case .defaults: return (nil, true)
-        case .site(let key): return (key, true)
+        case .defaults: return (nil, ())
+        case .site(let key): return (key, ())
         case .popupSite:
-            return edit.number.flatMap { simulation.popupEditScopes[$0] }.map { ($0, true) }
+            return edit.number.flatMap { simulation.popupEditScopes[$0] }.map { ($0, ()) }
         }
     }
 
@@ -195,19 +195,15 @@ public final class InvariantMonitor {
         for index in givenUpTo..<edits.count { undecided.append(index) }
         givenUpTo = edits.count
         undecided.removeAll { index in
-            guard let owner = owner(of: edits[index], simulation), owner.final else { return false }
+            guard owner(of: edits[index], simulation) != nil else { return false }
             record(edits[index], in: &givenOracle, simulation)
             return true
         }
+        // An unanswered popup change may be on any record of its page.
         var extra: [Oracle.Field: Set<String?>] = [:]
         for index in undecided {
-            var keys: [String] = []
-            if let owner = owner(of: edits[index], simulation) {
-                keys = [owner.key!]
-            } else if case .popupSite(let possible) = edits[index].target {
-                keys = possible
-            }
-            for key in keys {
+            guard case .popupSite(let possible) = edits[index].target else { continue }
+            for key in possible {
                 for (name, value) in edits[index].values { extra[Oracle.site(key, name), default: []].insert(value) }
             }
         }
