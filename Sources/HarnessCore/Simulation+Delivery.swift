@@ -85,9 +85,16 @@ extension Simulation {
                 safari.popupKnownTo = background.incarnation
             }
         }
+        if case .nativeReply(let request, _) = input {
+            if answeredRequests.incarnation != background.incarnation { answeredRequests = (background.incarnation, []) }
+            answeredRequests.requests.insert(request)
+        }
         complete(begin(background, input), driver: background, role: .background)
-        if case .nativeTimeout = input {
-            recoveryOwedBy = background.incarnation
+        if case .nativeTimeout(let request) = input {
+            // A timeout for a request already answered (its timer fired while the answer was
+            // still being handled, held at a yield point) ends nothing: no recovery follows.
+            let answered = answeredRequests.incarnation == background.incarnation && answeredRequests.requests.contains(request)
+            if !answered { recoveryOwedBy = background.incarnation }
         } else if recoveryOwedBy == background.incarnation, !input.isNativeExchange {
             // The first input after a native timeout that is not itself a native exchange is
             // the background's recovery (`BackgroundMachine.recoveryDue`).

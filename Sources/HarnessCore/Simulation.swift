@@ -126,6 +126,8 @@ public final class Simulation {
     /// The incarnation of the background whose native request last timed out, until its next
     /// event (its recovery, a reconciliation point).
     var recoveryOwedBy: Int?
+    /// The native requests whose answers reached the current background, by incarnation.
+    var answeredRequests: (incarnation: Int, requests: Set<Int>) = (0, [])
     /// The disk generation the running processes started in (in-process transport).
     var bootGeneration = 0
     /// A power cut planned for the end of the run, not yet carried out.
