@@ -65,7 +65,11 @@ public struct Explorer: Sendable {
         let (options, steps) = schedule(seed: seed)
         let explorer = cutting(options.powerCut)
         let outcome = try explorer.play(steps, name: "seed-\(seed)", exploring: true)
-        return Run(seed: seed, options: options, steps: steps, outcome: outcome, powerCut: outcome.powerCutMissed ? nil : explorer.powerCut)
+        let powerCut = outcome.powerCutMissed ? nil : explorer.powerCut
+        // The options as the run used them: no power cut where none happened.
+        var used = options
+        used.powerCut = powerCut
+        return Run(seed: seed, options: used, steps: steps, outcome: outcome, powerCut: powerCut)
     }
 
     /// Runs steps as a scenario of that name. While exploring, a planned fault no process
