@@ -44,6 +44,7 @@ extension Simulation {
             background = started
             clock.timers = [:]
             registeredListeners = []
+            answeredRequests = []
             // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
             clock.lastWake = now
             monitor.backgroundStarted(withCache: storedLocal?.cache != nil)
@@ -85,16 +86,12 @@ extension Simulation {
                 safari.popupKnownTo = background.incarnation
             }
         }
-        if case .nativeReply(let request, _) = input {
-            if answeredRequests.incarnation != background.incarnation { answeredRequests = (background.incarnation, []) }
-            answeredRequests.requests.insert(request)
-        }
+        if case .nativeReply(let request, _) = input { answeredRequests.insert(request) }
         complete(begin(background, input), driver: background, role: .background)
         if case .nativeTimeout(let request) = input {
             // A timeout for a request already answered (its timer fired while the answer was
             // still being handled, held at a yield point) ends nothing: no recovery follows.
-            let answered = answeredRequests.incarnation == background.incarnation && answeredRequests.requests.contains(request)
-            if !answered { recoveryOwedBy = background.incarnation }
+            if !answeredRequests.contains(request) { recoveryOwedBy = background.incarnation }
         } else if recoveryOwedBy == background.incarnation, !input.isNativeExchange {
             // The first input after a native timeout that is not itself a native exchange is
             // the background's recovery (`BackgroundMachine.recoveryDue`).
@@ -399,7 +396,7 @@ extension Simulation {
         bootGeneration = disk.generation
         // Every background dies with the power: a pending reconciliation bound is void.
         backgroundDeaths += 1
-        convergenceWatch = nil
+        reconciliationBoundEnded()
         let cut = disk.lastCut
         trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts")
         monitor.checkWhatWasLeft("the power failed", in: self)

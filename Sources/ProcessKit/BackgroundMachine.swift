@@ -129,6 +129,8 @@ public struct BackgroundMachine {
     /// they go out, since a later incarnation that never read them could give their numbers to
     /// other changes, and two patches with one stamp cannot be told apart.
     var unsavedEdits: [UInt64] = []
+    /// Outbox edits that may not be sent yet: their save is unconfirmed or failed.
+    var editsWaitingForSave: Set<UInt64> { Set(unconfirmed.values.map(\.edit)).union(unsavedEdits) }
     /// A snapshot request had a usable answer in this incarnation (the native-first-startup flaw
     /// waits for one).
     var heardFromNative = false
@@ -463,7 +465,7 @@ public struct BackgroundMachine {
             // stamp wins every field it names anyway. So the outbox, written whole at every
             // change, stays as small as the set of records and fields waiting, however many
             // changes the user makes before the handler answers.
-            let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
+            let waitingForSave = editsWaitingForSave
             local.outbox.removeAll { !waitingForSave.contains($0.edit) && entry.replaces($0) }
             local.outbox.append(entry)
             local.nextEdit += 1
@@ -530,7 +532,7 @@ public struct BackgroundMachine {
             directives += requestSnapshot(full: forceFull)
         }
         patchesOwed.formUnion(patchRequests.keys.filter { !sentThisInput.contains($0) })
-        let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
+        let waitingForSave = editsWaitingForSave
         for entry in local.outbox where !waitingForSave.contains(entry.edit) { directives += sendPatch(entry) }
         return directives
     }
@@ -558,8 +560,7 @@ public struct BackgroundMachine {
     /// waits for the next event.
     private mutating func resendIfOwed(_ request: Int, edit: UInt64) -> [Directive] {
         var directives: [Directive] = []
-        let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
-        if patchesOwed.remove(request) != nil, !waitingForSave.contains(edit),
+        if patchesOwed.remove(request) != nil, !editsWaitingForSave.contains(edit),
            let entry = local.outbox.first(where: { $0.edit == edit }) {
             directives += sendPatch(entry)
         }
@@ -751,7 +752,7 @@ public struct BackgroundMachine {
     /// The cached snapshot with every confirmed outbox entry applied.
     var visibleDocument: SettingsDocument {
         var visible = local.cache ?? SettingsDocument()
-        let waitingForSave = Set(unconfirmed.values.map(\.edit)).union(unsavedEdits)
+        let waitingForSave = editsWaitingForSave
         for entry in local.outbox where !waitingForSave.contains(entry.edit) {
             if let edit = entry.modelEdit { _ = try? visible.apply(edit) }
         }

@@ -42,12 +42,7 @@ struct ExpectationTests {
         expect shared damaged 0
         """
 
-    private func failures(_ text: String) throws -> [String] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("expectation-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let scenario = try Scenario.parse(text, name: "e")
-        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run().failures
-    }
+    private func failures(_ text: String) throws -> [String] { try HarnessBinary.failures(text, name: "e") }
 
     @Test func eachHoldsWhereItShould() throws {
         #expect(try failures(Self.lifecycle) == [])

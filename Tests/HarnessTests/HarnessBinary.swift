@@ -19,6 +19,16 @@ enum HarnessBinary {
 
     static var path: String { directory + "/harness" }
 
+    /// Runs a scenario's text in process, in a folder of its own removed afterwards, and gives
+    /// its failures (each starts `NAME:LINE:`).
+    static func failures(_ text: String, name: String, flaws: Set<Flaw> = [], powerCut: PowerCutPlan? = nil) throws -> [String] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = try Scenario.parse(text, name: name)
+        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: directory, directory: folder,
+                                  flaws: flaws, powerCut: powerCut).run().failures
+    }
+
     /// Output goes to temporary files rather than pipes, so a large output cannot fill a pipe
     /// and block the child while the test waits for it.
     static func run(_ arguments: [String]) throws -> Output {

@@ -9,11 +9,7 @@ import Testing
 /// known bug, switched on for the run.
 struct LivenessTests {
     private func failures(_ text: String, flaws: Set<Flaw> = [], powerCut: PowerCutPlan? = nil) throws -> [String] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let scenario = try Scenario.parse(text, name: "l")
-        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory,
-                                  flaws: flaws, powerCut: powerCut).run().failures
+        try HarnessBinary.failures(text, name: "l", flaws: flaws, powerCut: powerCut)
     }
 
     /// A native timeout whose timer fired while the answer was being handled (the background
@@ -61,9 +57,7 @@ struct LivenessTests {
         """
 
     @Test func aForegroundThatReconcilesNothingFailsInvariant7AtItsDeadline() throws {
-        #expect(try failures(Self.foreground) == [])
-        let found = try duringTheRun(failures(Self.foreground, flaws: [.noReconcileOnForeground]))
-        #expect(found == ["""
+        try expectStall(Self.foreground, under: .noReconcileOnForeground, ["""
             l:8: advance 10s
               after this step: tab t1 shows theme=gray, the shared document gives theme=dark, \
             5001ms after Safari came to the front at +0.000s (invariant 7)
@@ -89,14 +83,20 @@ struct LivenessTests {
         """
 
     @Test func anAppChangeOnThePortThatReachesNoTabFailsInvariant8() throws {
-        #expect(try failures(Self.appMessage) == [])
         // The background keeps its cache over the snapshot the app's message made it ask for.
-        let found = try duringTheRun(failures(Self.appMessage, flaws: [.cacheAsAuthority]))
-        #expect(found == ["""
+        try expectStall(Self.appMessage, under: .cacheAsAuthority, ["""
             l:7: advance 10s
               after this step: tab t1 shows theme=gray, the shared document gives theme=dark, \
             5001ms after the app's change arrived on the port at +0.000s (invariant 8)
             """])
+    }
+
+    /// The schedule passes as the product is, and under `flaw` fails with exactly `expected`
+    /// while it runs.
+    private func expectStall(_ schedule: String, under flaw: Flaw, _ expected: [String],
+                             sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try failures(schedule) == [], sourceLocation: sourceLocation)
+        #expect(try duringTheRun(failures(schedule, flaws: [flaw])) == expected, sourceLocation: sourceLocation)
     }
 
     /// A handler slower than the timeout is a fault the bound does not cover: nothing fails

@@ -63,11 +63,7 @@ struct PopupTargetTests {
     }
 
     private func failures(_ text: String, cut: String = "6:sample-43481") throws -> [String] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("popup-target-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let scenario = try Scenario.parse(text, name: "p")
-        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory,
-                                  powerCut: try #require(PowerCutPlan(cut))).run().failures
+        try HarnessBinary.failures(text, name: "p", powerCut: try #require(PowerCutPlan(cut)))
     }
 
     @Test func aChangeWhoseRecordCannotBeToldMayBeOnAnyRecordOfItsPage() throws {
