@@ -63,6 +63,8 @@ enum ExploreCommand: HarnessCommand {
         let progress = Mutex(Progress())
         let found = Mutex(0)
         let errors = Mutex<[String]>([])
+        // Each shrunk failure also gets a page (a timeline of its run), listed in out/index.html.
+        let pages = Mutex<ReportFolder?>(nil)
         let session = explore(explorer, workers: workers, replayCheck: replayCheck, seed: { run in
             let more = limit.map { Executables.seconds(clock.now - start) < Double($0) } ?? (run < runs)
             return more && !(stopAtFirst && found.withLock { $0 > 0 }) ? ExploreSession.seed(run: run, from: seed, shard: shard) : nil
@@ -72,7 +74,15 @@ enum ExploreCommand: HarnessCommand {
                     found.withLock { $0 += 1 }
                     progress.clear()
                     Terminal.out(report(finding, out: out))
-                    do { try write(finding, out: out, flaws: flaws) } catch { errors.withLock { $0.append("\(error)") } }
+                    do {
+                        try write(finding, out: out, flaws: flaws)
+                        try pages.withLock { folder throws(CommandError) in
+                            if folder == nil {
+                                do { folder = try ReportFolder(out) } catch { throw .invalidInput("\(out): \(error)") }
+                            }
+                            try addPage(finding, explorer: explorer, flaws: flaws, out: out, to: &folder!)
+                        }
+                    } catch { errors.withLock { $0.append("\(error)") } }
                 }
                 progress.show("\(runs) runs, \(rate(runs, clock.now - start)) runs/s, \(found.withLock { $0 }) failures")
             }
@@ -131,6 +141,18 @@ enum ExploreCommand: HarnessCommand {
         if mkdir(out, 0o755) != 0 && errno != EEXIST { throw .invalidInput("\(out): \(String(cString: strerror(errno)))") }
         let path = file(finding, out: out)
         try RunCommand.save(finding.scenarioText(file: path, flaws: flaws), to: path)
+    }
+
+    /// The shrunk scenario's page beside it, and the folder's index again.
+    private static func addPage(_ finding: Finding, explorer: Explorer, flaws: Set<Flaw>, out: String, to folder: inout ReportFolder) throws(CommandError) {
+        let run: RunPage.Run
+        do { run = try explorer.page(for: finding, file: file(finding, out: out), flaws: flaws) } catch {
+            throw .invalidInput("the shrunk scenario of seed \(finding.seed) could not be run for its page: \(error)")
+        }
+        do {
+            try folder.add(run)
+            try folder.writeIndex(title: "harness explore: failures found")
+        } catch { throw .invalidInput("\(out): \(error)") }
     }
 
     private static func summary(_ session: ExploreSession, seconds: Double) -> String {

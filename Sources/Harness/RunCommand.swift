@@ -9,13 +9,14 @@ import SiteSettings
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--html DIR] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/. Prints a line per scenario
         (result, steps, virtual time, wall time), the failures with their trace, and the total
         wall time. --trace writes every run's trace to FILE; --mermaid writes a Mermaid sequence
-        diagram of each run (GitHub renders it); --junit writes JUnit XML; --keep keeps the run
-        folders. --flaw switches on known bugs in every process (see 'harness flaws'): the
+        diagram of each run (GitHub renders it); --junit writes JUnit XML; --html writes a page
+        per run into DIR (a timeline of every process and tab, the steps, the failures, the
+        trace) and DIR/index.html listing them; --keep keeps the run folders. --flaw switches on known bugs in every process (see 'harness flaws'): the
         scenarios that catch them fail, showing the bug. --crash kills a process the Nth time it
         reaches a yield point (as 'harness sweep' does) and checks only the invariants;
         --power-loss (in process) cuts the power before the Nth flush of the simulated disk
@@ -28,7 +29,7 @@ enum RunCommand: HarnessCommand {
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "flaw", "crash", "power-loss"], flags: ["all", "keep"])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "html", "flaw", "crash", "power-loss"], flags: ["all", "keep"])
         let transport = try transport(args, default: .process)
         let seed = try seed(args)
         let flaws = try parseFlaws(args.value("flaw"))
@@ -50,6 +51,11 @@ enum RunCommand: HarnessCommand {
         let files = try ScenarioFiles.collect(args.positionals.isEmpty || args.flag("all") ? [ScenarioFiles.root] : args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         let scenarios = try ScenarioFiles.loadAll(files)
+        var pages: ReportFolder?
+        if let path = args.value("html") {
+            do { pages = try ReportFolder(path) } catch { throw .invalidInput("--html \(path): \(error)") }
+        }
+        let settings = "seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))")
 
         let executables = Executables.directory
         let clock = ContinuousClock()
@@ -59,20 +65,22 @@ enum RunCommand: HarnessCommand {
         var traces: [String] = []
         var diagrams: [String] = []
         var results: [Reports.Result] = []
-        Terminal.out("seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))") + "\n")
+        Terminal.out(settings + "\n")
         for (index, scenario) in scenarios.enumerated() {
             let directory = "/tmp/harness-run-\(getpid())-\(index)"
             let start = clock.now
             let outcome: ScenarioRunner.Outcome
             do {
-                outcome = try ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
-                                             flaws: flaws, crashAt: crashAt, powerCut: powerCut).run()
+                let runner = ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
+                                             flaws: flaws, crashAt: crashAt, powerCut: powerCut)
+                runner.readsRevisions = pages != nil
+                outcome = try runner.run()
             } catch {
                 // A step that could not run as written (a fault never reached, say): this
                 // scenario is a usage error; the others still run.
                 if !args.flag("keep") { Folder.remove(directory) }
                 unusable += 1
-                Terminal.out("ERROR  \(scenario.name)  could not run as written\n")
+                Terminal.out(Terminal.result("ERROR", passed: false) + "  \(scenario.name)  could not run as written\n")
                 Terminal.err("Error: \(error.description)\n")
                 results.append(Reports.Result(name: scenario.name, failures: ["usage error: \(error.description)"], wallSeconds: 0))
                 continue
@@ -80,7 +88,7 @@ enum RunCommand: HarnessCommand {
             if !args.flag("keep") { Folder.remove(directory) }
             let wall = Executables.seconds(clock.now - start) * 1000
             if !outcome.passed { failed += 1 }
-            let result = outcome.passed ? "pass" : "FAIL"
+            let result = Terminal.result(outcome.passed ? "pass" : "FAIL", passed: outcome.passed)
             Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\n")
             // Times in failures and traces count from the run's start, given here once.
             if !outcome.passed { Terminal.out("  times from \(Timestamp.format(outcome.epoch)) (+0.000s)\n") }
@@ -92,12 +100,21 @@ enum RunCommand: HarnessCommand {
                 diagrams.append("## \(scenario.name)\n\n\(scenario.description)\n\n" + Reports.mermaid(title: scenario.name, trace: outcome.trace))
             }
             results.append(Reports.Result(name: scenario.name, failures: outcome.failures, wallSeconds: wall / 1000))
+            do {
+                try pages?.add(RunPage.Run(scenario: scenario, outcome: outcome, wallSeconds: wall / 1000, settings: settings))
+            } catch {
+                throw .invalidInput("--html: \(error)")
+            }
         }
         let seconds = Executables.seconds(clock.now - total)
         let errors = unusable == 0 ? "" : ", \(unusable) could not run as written"
         Terminal.out("\(scenarios.count - failed - unusable) passed, \(failed) failed\(errors), \((seconds * 100).rounded() / 100) s wall time\n")
         if let path = args.value("trace") { try save(traces.joined(separator: "\n") + "\n", to: path) }
         if let path = args.value("mermaid") { try save(diagrams.joined(separator: "\n"), to: path) }
+        if let pages {
+            do { try pages.writeIndex(title: "harness run: \(scenarios.count) scenarios, \(settings)") } catch { throw .invalidInput("--html: \(error)") }
+            Terminal.out("pages in \(pages.directory)/index.html\n")
+        }
         if let path = args.value("junit") { try save(Reports.junit(suite: "scenarios (\(transport.rawValue))", results: results), to: path) }
         return unusable > 0 ? 2 : failed == 0 ? 0 : 1
     }

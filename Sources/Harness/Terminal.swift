@@ -26,6 +26,15 @@ enum Terminal {
         }
     }
 
+    /// Whether standard output takes colours: a terminal, and `NO_COLOR` not set (no-color.org).
+    static let colours: Bool = isatty(1) == 1 && getenv("NO_COLOR").map { String(cString: $0).isEmpty } ?? true
+
+    /// `text` in green (pass) or bold red (fail) when standard output takes colours.
+    static func result(_ text: String, passed: Bool) -> String {
+        guard colours else { return text }
+        return (passed ? "\u{1B}[32m" : "\u{1B}[1;31m") + text + "\u{1B}[0m"
+    }
+
     /// The bytes of a file, or an error naming the file and the reason.
     static func readFile(_ path: String, limit: Int = 64 << 20) throws(CommandError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -35,6 +35,8 @@ public final class ScenarioRunner {
         /// A planned power cut the steps never got to (explored runs only; it was dropped
         /// before healing, so that no cut happens where `--power-loss` could not put it).
         public var powerCutMissed = false
+        /// Where each step and failure happened in the trace, for the run's page.
+        public var marks = RunMarks()
         public var passed: Bool { failures.isEmpty }
     }
 
@@ -61,6 +63,10 @@ public final class ScenarioRunner {
     public var faultsMayGoUnreached = false
     /// Only for proving a determinism check: in-process processes hide this yield point.
     public var inProcessHiddenYield: YieldPoint?
+    /// Reads the shared document's and the cache's revisions after every step, for the run's
+    /// page (`marks.revisions`); off by default, as it parses both files each time.
+    public var readsRevisions = false
+    private var marks = RunMarks()
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
@@ -97,9 +103,14 @@ public final class ScenarioRunner {
     }
 
     private func play() throws(ScenarioError) -> Outcome {
+        marks.profile = setup!.profile
         for line in scenario.lines {
+            if !line.step.isSetup {
+                marks.steps.append(RunMarks.Step(line: line.number, traceIndex: simulation?.trace.lines.count ?? 0, at: simulation?.now ?? setup!.epoch))
+            }
             perform(line)
             if simulation != nil { checkInvariants(after: line) }
+            if readsRevisions, let simulation { marks.revisions.append(RunMarks.revisions(of: simulation)) }
         }
         let last = scenario.lines.last!
         let simulation = started()
@@ -112,9 +123,10 @@ public final class ScenarioRunner {
         let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
         simulation.heal()
         checkInvariants(after: last, healed: true)
+        if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
         return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, trace: simulation.trace.lines,
                        arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
-                       unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed)
+                       unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed, marks: marks)
     }
 
     /// A planned fault that never happened is a mistake in the scenario or the command line
@@ -312,6 +324,8 @@ public final class ScenarioRunner {
 
     private func fail(_ line: Scenario.Line, _ message: String) {
         properties.append(Self.property(of: message, at: line.step))
+        marks.failures.append(RunMarks.Failure(line: line.number, property: properties.last!, message: message,
+                                               traceIndex: simulation?.trace.lines.count ?? 0, at: simulation?.now ?? setup!.epoch))
         let tail = simulation?.trace.lines.suffix(8).map { "    " + $0 }.joined(separator: "\n") ?? ""
         failures.append("\(scenario.name):\(line.number): \(line.text)\n  \(message)\n  trace so far (last lines):\n\(tail)")
     }

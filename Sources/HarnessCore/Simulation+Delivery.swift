@@ -149,6 +149,7 @@ extension Simulation {
             clock.alarm = max(at, now + alarmMinimum)
         case .sendDecision(let tab, let decision):
             monitor.decisionSent(to: tab.rawValue)
+            if tabs[tab] == nil { trace.record(now, "safari", "tab \(tab.rawValue) is not open here: its decision is dropped") }
             safari.apply(decision, to: tab, now: now, repliesDelivered: nativeRepliesDelivered)
         case .showPopup(let view):
             safari.popup = view

@@ -338,7 +338,13 @@ public final class Simulation {
     }
 
     /// The app is suspended: it misses notifications and re-reads when it returns.
-    public func appBackground() { safari.appInForeground = false }
+    public func appBackground() { suspendApp() }
+
+    /// The app leaves the front (the user, or Safari taking the front on iOS).
+    private func suspendApp() {
+        if let app, safari.appInForeground { trace.record(now, app.label, "suspended") }
+        safari.appInForeground = false
+    }
 
     public func killApp() {
         if let app { kill(app) }
@@ -365,11 +371,12 @@ public final class Simulation {
     // MARK: - Safari
 
     public func safariForeground() {
-        if platform == .iOS && safari.appInForeground { safari.appInForeground = false }
+        if platform == .iOS && safari.appInForeground { suspendApp() }
         if !safari.safariInForeground {
             safari.safariInForeground = true
             if platform == .iOS { fireOverdue() }
             if !safari.backgroundFrozenByUser {
+                if platform == .iOS { thawed() }
                 background?.child.thaw()
                 clock.queue += heldForBackground.map { .backgroundInput($0) }
                 heldForBackground = []
@@ -382,8 +389,22 @@ public final class Simulation {
 
     /// On iOS, Safari in the background freezes the background and its timers.
     public func safariBackground() {
+        let wasFrozen = safari.isBackgroundFrozen
         safari.safariInForeground = false
-        if platform == .iOS { try? background?.child.freeze() }
+        if platform == .iOS {
+            if !wasFrozen { frozen() }
+            try? background?.child.freeze()
+        }
+    }
+
+    /// The trace notes when the background stops taking anything and when it starts again
+    /// (the user froze it, or iOS Safari left the front and came back).
+    private func frozen() {
+        if let background { trace.record(now, background.label, "frozen") }
+    }
+
+    private func thawed() {
+        if let background { trace.record(now, background.label, "thawed") }
     }
 
     /// Quits and reopens Safari: the background is gone and session storage with it.
@@ -394,7 +415,7 @@ public final class Simulation {
         if !heldForBackground.isEmpty { trace.record(now, "safari", "restart drops \(heldForBackground.count) events held for the frozen background") }
         heldForBackground = []
         safari.backgroundFrozenByUser = false
-        if platform == .iOS { safari.appInForeground = false }
+        if platform == .iOS { suspendApp() }
         forgetSessions()
         forgetAlarms()
         forgetNativeRequests()
@@ -449,13 +470,15 @@ public final class Simulation {
     /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there.
     public func openTab(_ id: TabID, url: String, nativeDark: Bool = false, window: Int? = nil) {
         safari.open(id, url: url, nativeDark: nativeDark, window: window, repliesDelivered: nativeRepliesDelivered)
+        trace.record(now, "safari", "tab \(id.rawValue) opened in profile \(profile), window \(tabs[id]!.window): \(url)")
         askForDecision(id)
     }
 
     /// The page reloads: its content script starts over and asks for a decision.
     public func reloadTab(_ id: TabID) {
-        guard tabs[id] != nil else { return }
+        guard let tab = tabs[id] else { return }
         safari.reload(id, repliesDelivered: nativeRepliesDelivered)
+        trace.record(now, "safari", "tab \(id.rawValue) loads \(tab.url)")
         askForDecision(id)
     }
 
@@ -477,6 +500,7 @@ public final class Simulation {
 
     public func closeTab(_ id: TabID) {
         guard safari.close(id) != nil else { return }
+        trace.record(now, "safari", "tab \(id.rawValue) closed")
         monitor.noAnswerOwed(by: id.rawValue)
         // `tabs.onRemoved`: it wakes the background if it listens for it.
         event(.tabClosed(id))
@@ -556,13 +580,16 @@ public final class Simulation {
 
     /// Freezes the background (SIGSTOP): it takes nothing and its timers stop until `thawBackground`.
     public func freezeBackground() {
+        if !safari.isBackgroundFrozen { frozen() }
         safari.backgroundFrozenByUser = true
         try? background?.child.freeze()
     }
 
     public func thawBackground() {
+        let wasFrozen = safari.isBackgroundFrozen
         safari.backgroundFrozenByUser = false
         guard !safari.isBackgroundFrozen else { return }
+        if wasFrozen { thawed() }
         background?.child.thaw()
         clock.queue += heldForBackground.map { .backgroundInput($0) }
         heldForBackground = []

@@ -86,6 +86,25 @@ public struct Explorer: Sendable {
         return try runner.run()
     }
 
+    /// A finding's scenario, as written to `file`, run once more for its page: the lines and
+    /// failures are the file's own.
+    public func page(for finding: Finding, file: String, flaws: Set<Flaw>) throws(ScenarioErrors) -> RunPage.Run {
+        let scenario = try Scenario.parse(finding.scenarioText(file: file, flaws: flaws), name: file)
+        let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws,
+                                    powerCut: cutting(finding.powerCut).powerCut)
+        runner.readsRevisions = true
+        defer { Folder.remove(directory) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let outcome = try runner.run()
+        let wall = clock.now - start
+        let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+        var settings = "found by harness explore, seed \(finding.seed), transport \(transport.rawValue)"
+        if !flaws.isEmpty { settings += ", flaws " + flaws.map(\.rawValue).sorted().joined(separator: ",") }
+        if let cut = finding.powerCut { settings += ", power cut \(cut)" }
+        return RunPage.Run(scenario: scenario, outcome: outcome, wallSeconds: seconds, settings: settings)
+    }
+
     /// Whether steps still break `property`, and the steps planning a fault no process reached.
     /// With a power cut planned, only a run that got to it counts: the scenario must fail the
     /// same way under `--power-loss`.

@@ -1,0 +1,285 @@
+import SiteSettings
+
+/// The timeline as two inline SVGs side by side: lane names, which stay put, and the lanes,
+/// which scroll. A lane per process incarnation, one per tab, then the shared document's
+/// revision and the cache's; steps, failures and the run's big moments as vertical rules.
+struct Lanes {
+    let timeline: RunTimeline
+    let axis: TimeAxis
+    let marks: RunMarks
+    let epoch: EpochMillis
+
+    static let axisHeight = 44.0
+    static let checkHeight = 20.0
+    static let processHeight = 22.0
+    static let tabHeight = 26.0
+    static let revisionHeight = 22.0
+    static let labelWidth = 190.0
+
+    /// A row of the timeline: its name, kind and top.
+    private struct Row {
+        var name: String
+        var kind: String
+        var top: Double
+        var height: Double
+        var middle: Double { top + height / 2 }
+    }
+
+    private var hasChecks: Bool { !timeline.checks.isEmpty || !marks.failures.isEmpty }
+
+    private var rows: [Row] {
+        var rows: [Row] = []
+        var top = Self.axisHeight
+        func add(_ name: String, _ kind: String, _ height: Double) {
+            rows.append(Row(name: name, kind: kind, top: top, height: height))
+            top += height
+        }
+        if hasChecks { add("failures", "checks", Self.checkHeight) }
+        for lane in timeline.processes { add(lane.label, "process", Self.processHeight) }
+        top += 8
+        for lane in timeline.tabs { add("tab " + lane.name, "tab", Self.tabHeight) }
+        top += 8
+        add("shared document", "revision", Self.revisionHeight)
+        add("cache", "revision", Self.revisionHeight)
+        return rows
+    }
+
+    func draw(into page: inout RunPage.Page) {
+        let rows = self.rows
+        let height = (rows.last.map { $0.top + $0.height } ?? Self.axisHeight) + 14
+        let byName = Dictionary(rows.map { ($0.kind + " " + $0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        page.add("<div class=\"timeline\">")
+        page.add("<svg class=\"labels\" width=\"\(Int(Self.labelWidth))\" height=\"\(Int(height))\">")
+        page.add("<text x=\"6\" y=\"14\" class=\"gaptext\">time</text><text x=\"6\" y=\"34\" class=\"gaptext\">step (line)</text>")
+        for row in rows { page.add("<text x=\"6\" y=\"\(f(row.middle + 4))\">\(escape(row.name))</text>") }
+        page.add("</svg>\n<div class=\"scroll\">")
+        page.add("<svg class=\"lanes\" width=\"\(Int(axis.width.rounded(.up)))\" height=\"\(Int(height))\">")
+        page.add(Self.definitions)
+        gaps(height: height, into: &page)
+        ticks(into: &page)
+        for (index, lane) in timeline.processes.enumerated() {
+            if let row = byName["process " + lane.label] { process(lane, index: index, row: row, into: &page) }
+        }
+        for lane in timeline.tabs {
+            if let row = byName["tab tab " + lane.name] { tab(lane, row: row, into: &page) }
+        }
+        revisions(timeline.shared, row: rows[rows.count - 2], into: &page)
+        revisions(timeline.cache, row: rows[rows.count - 1], into: &page)
+        arrows(byName, into: &page)
+        rules(height: height, checks: hasChecks ? rows.first : nil, into: &page)
+        page.add("</svg>\n</div>\n</div>")
+    }
+
+    // MARK: Time
+
+    /// Long idle stretches as shaded breaks with their length.
+    private func gaps(height: Double, into page: inout RunPage.Page) {
+        for gap in axis.gaps where gap.isBreak {
+            page.add("<g class=\"break\"><rect class=\"gapbreak\" x=\"\(f(gap.from + 2))\" y=\"0\" width=\"\(f(gap.to - gap.from - 4))\" height=\"\(f(height))\"/>"
+                     + "<text class=\"gaptext\" x=\"\(f(gap.from + 4))\" y=\"\(f(height - 3))\">\(TimeAxis.readable(gap.millis))</text>"
+                     + "<title>\(TimeAxis.readable(gap.millis)) with nothing happening, drawn short</title></g>")
+        }
+    }
+
+    /// The virtual time at each instant where it moved, where there is room for the label.
+    private func ticks(into page: inout RunPage.Page) {
+        var last = -1000.0
+        for index in timeline.times.indices where index == 0 || timeline.times[index] != timeline.times[index - 1] {
+            let x = axis.at(index)
+            guard x - last >= 62 else { continue }
+            last = x
+            page.add("<text x=\"\(f(x))\" y=\"14\">\(Trace.relative(timeline.times[index]))</text>")
+        }
+    }
+
+    // MARK: Processes
+
+    private func process(_ lane: RunTimeline.ProcessLane, index: Int, row: Row, into page: inout RunPage.Page) {
+        let from = axis.at(lane.from), to = axis.at(lane.to) + TimeAxis.slot / 2
+        let y = row.top + 5, h = row.height - 10
+        let end: String
+        switch lane.end {
+        case .running: end = "still running when the run ended"
+        case .exited: end = "exited after its work"
+        case .unloaded(let how): end = how
+        case .killed(let how): end = how
+        }
+        page.add("<g data-lane=\"process\" data-name=\"\(escape(lane.label))\">")
+        page.add("<rect class=\"alive\" x=\"\(f(from))\" y=\"\(f(y))\" width=\"\(f(max(to - from, 3)))\" height=\"\(f(h))\">"
+                 + "<title>\(escape(lane.label)): from \(time(lane.from)) to \(time(lane.to)); \(escape(end))</title></rect>")
+        for span in lane.spans {
+            let x = axis.at(span.from)
+            page.add("<rect class=\"\(span.state.rawValue)\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(max(axis.at(span.to) - x, 3)))\" height=\"\(f(h))\">"
+                     + "<title>\(escape(lane.label)) \(escape(span.note)), \(time(span.from)) to \(time(span.to))</title></rect>")
+        }
+        for mark in lane.marks {
+            let x = axis.at(mark.at) + TimeAxis.slot / 2
+            let title = "<title>\(escape(lane.label)) \(escape(mark.note)) at \(time(mark.at))</title>"
+            switch mark.kind {
+            case .yield:
+                page.add("<line class=\"yield\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(y))\" y2=\"\(f(y + h))\">\(title)</line>")
+            case .fault:
+                page.add("<path class=\"fault\" d=\"M\(f(x - 5)) \(f(y + h)) L\(f(x)) \(f(y - 3)) L\(f(x + 5)) \(f(y + h))Z\">\(title)</path>")
+            case .timeout:
+                page.add("<circle class=\"timeout\" cx=\"\(f(x))\" cy=\"\(f(row.middle))\" r=\"5\">\(title)</circle>")
+            case .problem:
+                page.add("<rect class=\"problem\" x=\"\(f(x - 4))\" y=\"\(f(y))\" width=\"8\" height=\"\(f(h))\">\(title)</rect>")
+            }
+        }
+        switch lane.end {
+        case .killed(let how):
+            page.add("<text class=\"killed\" x=\"\(f(to - 2))\" y=\"\(f(row.middle + 5))\" font-size=\"15\">✕<title>\(escape(lane.label)) \(escape(how)) at \(time(lane.to))</title></text>")
+        case .unloaded(let how):
+            page.add("<rect class=\"unloaded\" x=\"\(f(to - 2))\" y=\"\(f(y))\" width=\"\(f(h))\" height=\"\(f(h))\"><title>\(escape(lane.label)) \(escape(how)) at \(time(lane.to))</title></rect>")
+        case .running, .exited: break
+        }
+        page.add("</g>")
+    }
+
+    private func arrows(_ rows: [String: Row], into page: inout RunPage.Page) {
+        for arrow in timeline.arrows {
+            guard let from = rows["process " + arrow.from], let to = rows["process " + arrow.to] else { continue }
+            let x1 = axis.at(arrow.fromIndex) + TimeAxis.slot / 2, x2 = axis.at(arrow.toIndex) + TimeAxis.slot / 2
+            let down = to.top > from.top
+            let y1 = down ? from.top + from.height - 4 : from.top + 4
+            let y2 = down ? to.top + 3 : to.top + to.height - 3
+            let kind = arrow.outcome == .timedOut ? "timedout" : arrow.outcome.rawValue
+            page.add("<path class=\"arrow \(kind)\" data-outcome=\"\(arrow.outcome.rawValue)\" d=\"M\(f(x1)) \(f(y1)) L\(f(max(x2, x1 + 2))) \(f(y2))\" marker-end=\"url(#head-\(kind))\">"
+                     + "<title>\(escape(arrow.from)) → \(escape(arrow.to)): \(escape(arrow.note)) (\(arrow.outcome.rawValue)), \(time(arrow.fromIndex))</title></path>")
+        }
+    }
+
+    // MARK: Tabs and revisions
+
+    private func tab(_ lane: RunTimeline.TabLane, row: Row, into page: inout RunPage.Page) {
+        let y = row.top + 7, h = row.height - 11
+        page.add("<g data-lane=\"tab\" data-name=\"\(escape(lane.name))\">")
+        for segment in lane.segments {
+            let x = axis.at(segment.from), width = max(axis.at(segment.to) - x, 3)
+            let shown = segment.decision
+            let fill = shown.map { $0.enabled ? Self.colour(of: $0.theme) : "url(#disabled)" } ?? "#fff"
+            let words = shown.map { $0.enabled ? $0.theme : "off" } ?? "no decision"
+            let detail = shown.map { "\($0.enabled ? $0.theme : "disabled") (\($0.reason))" } ?? "no decision applied yet"
+            page.add("<rect class=\"\(shown == nil ? "waiting" : "shown")\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(width))\" height=\"\(f(h))\" fill=\"\(fill)\">"
+                     + "<title>tab \(escape(lane.name)): \(escape(detail)), \(time(segment.from)) to \(time(segment.to))</title></rect>")
+            if width > Double(words.count) * 6.5 + 6 {
+                let dark = shown.map { $0.enabled && ["dark", "invert", "gray"].contains($0.theme) } ?? false
+                page.add("<text x=\"\(f(x + 3))\" y=\"\(f(row.middle + 4))\" fill=\"\(dark ? "#fff" : "#222")\" pointer-events=\"none\">\(escape(words))</text>")
+            }
+        }
+        for first in lane.firsts {
+            let x = axis.at(first.at)
+            let fromCache = first.repliesBefore == 0
+            let what = fromCache ? "before any native reply (from the cache or the built-in defaults)" : "after \(first.repliesBefore) native replies"
+            page.add("<g class=\"first\"><path d=\"M\(f(x - 4)) \(f(row.top + 7)) L\(f(x)) \(f(row.top)) L\(f(x + 4)) \(f(row.top + 7))Z\"/>"
+                     + (fromCache ? "<text x=\"\(f(x + 5))\" y=\"\(f(row.top + 7))\" font-size=\"9\">C</text>" : "")
+                     + "<title>tab \(escape(lane.name)): first decision since its page loaded, at \(time(first.at)), \(what)</title></g>")
+        }
+        for stretch in lane.hidden {
+            let x = axis.at(stretch.lowerBound)
+            page.add("<rect class=\"hidden\" x=\"\(f(x))\" y=\"\(f(row.top + 1))\" width=\"\(f(max(axis.at(stretch.upperBound) - x, 2)))\" height=\"\(f(row.height - 2))\">"
+                     + "<title>profile \(escape(lane.profile)) out of sight, \(time(stretch.lowerBound)) to \(time(stretch.upperBound))</title></rect>")
+        }
+        page.add("</g>")
+    }
+
+    /// A revision lane: a band per stretch with one revision, its number written in it.
+    private func revisions(_ readings: [RunTimeline.Revision], row: Row, into page: inout RunPage.Page) {
+        var stretches: [(from: Int, revision: Int?, note: String)] = []
+        for reading in readings where stretches.last?.revision != reading.revision || stretches.isEmpty {
+            stretches.append((reading.at, reading.revision, reading.note))
+        }
+        let y = row.top + 4, h = row.height - 8
+        page.add("<g data-lane=\"revision\" data-name=\"\(escape(row.name))\">")
+        for (index, stretch) in stretches.enumerated() {
+            let x = axis.at(stretch.from)
+            let end = index + 1 < stretches.count ? axis.at(stretches[index + 1].from) : axis.at(timeline.count)
+            let words = stretch.revision.map { "r\($0)" } ?? "none"
+            page.add("<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(max(end - x, 2)))\" height=\"\(f(h))\" fill=\"\(index % 2 == 0 ? "#e3f2fd" : "#bbdefb")\">"
+                     + "<title>\(escape(row.name)): \(words) at \(time(stretch.from)) (\(escape(stretch.note)))</title></rect>")
+            if end - x > 20 { page.add("<text x=\"\(f(x + 3))\" y=\"\(f(row.middle + 4))\" pointer-events=\"none\">\(words)</text>") }
+        }
+        page.add("</g>")
+    }
+
+    // MARK: Rules
+
+    /// Steps, failures, failed checks and the run's big moments, across every lane.
+    private func rules(height: Double, checks: Row?, into page: inout RunPage.Page) {
+        let bottom = height - 14
+        var labelled: [Double: [Int]] = [:]
+        for step in marks.steps {
+            let x = axis.at(step.traceIndex)
+            labelled[x, default: []].append(step.line)
+            page.add("<g id=\"step-\(step.line)\" class=\"stepmark\"><line class=\"steprule\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"22\" y2=\"\(f(bottom))\"/>"
+                     + "<title>line \(step.line) at \(Trace.relative(step.at - epoch))</title></g>")
+        }
+        var lastLabel = -1000.0
+        for x in labelled.keys.sorted() where x - lastLabel >= 26 {
+            let lines = labelled[x]!
+            lastLabel = x
+            let text = lines.count == 1 ? "\(lines[0])" : "\(lines.first!)–\(lines.last!)"
+            page.add("<a href=\"#line-\(lines[0])\"><text x=\"\(f(x + 2))\" y=\"34\" fill=\"#555\">\(text)</text></a>")
+        }
+        for event in timeline.events {
+            let x = axis.at(event.at)
+            page.add("<g class=\"event\"><line class=\"eventrule\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"18\" y2=\"\(f(bottom))\"/>"
+                     + "<text x=\"\(f(x + 3))\" y=\"\(f(bottom + 11))\">\(escape(event.note == "healed" ? "healed" : "power lost"))</text>"
+                     + "<title>\(escape(event.note)) at \(time(event.at))</title></g>")
+        }
+        if let checks {
+            for check in timeline.checks {
+                let x = axis.at(check.at) + TimeAxis.slot / 2
+                page.add("<path class=\"check\" d=\"M\(f(x)) \(f(checks.top + 3)) L\(f(x + 6)) \(f(checks.middle)) L\(f(x)) \(f(checks.top + checks.height - 3)) L\(f(x - 6)) \(f(checks.middle))Z\">"
+                         + "<title>\(escape(check.note)) at \(time(check.at))</title></path>")
+            }
+        }
+        // One rule per moment, naming every line that failed there.
+        var failed: [Double: [RunMarks.Failure]] = [:]
+        for failure in marks.failures { failed[axis.at(failure.traceIndex), default: []].append(failure) }
+        for x in failed.keys.sorted() {
+            let failures = failed[x]!
+            var lines: [Int] = []
+            for failure in failures where !lines.contains(failure.line) { lines.append(failure.line) }
+            let titles = failures.map { "line \($0.line), \($0.property): \($0.message)" }.joined(separator: "\n")
+            page.add("<g class=\"failure\" data-line=\"\(lines.map(String.init).joined(separator: " "))\"><line class=\"failrule\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(checks?.top ?? 22))\" y2=\"\(f(bottom))\"/>"
+                     + "<a href=\"#line-\(lines[0])\"><text class=\"killed\" x=\"\(f(x + 3))\" y=\"\(f((checks?.middle ?? 30) + 4))\">✕ \(lines.count == 1 ? "line" : "lines") \(lines.map(String.init).joined(separator: ", "))</text></a>"
+                     + "<title>\(escape(titles))</title></g>")
+        }
+    }
+
+    // MARK: Helpers
+
+    private func time(_ index: Int) -> String {
+        guard !timeline.times.isEmpty else { return "+0.000s" }
+        return Trace.relative(timeline.times[min(max(index, 0), timeline.count - 1)])
+    }
+
+    private func escape(_ text: String) -> String { RunPage.escape(text) }
+
+    private func f(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(abs(tenths % 10))"
+    }
+
+    /// A theme as a page shows it.
+    static func colour(of theme: String) -> String {
+        switch theme {
+        case "dark": "#263238"
+        case "gray": "#8d8d8d"
+        case "sepia": "#d7b98e"
+        case "invert": "#5e35b1"
+        default: "#ffb300"
+        }
+    }
+
+    private static let definitions = """
+        <defs>
+        <pattern id="disabled" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff"/><rect width="2" height="6" fill="#777"/></pattern>
+        \(["request": "#546e7a", "applied": "#2e7d32", "unchanged": "#9e9e9e", "refused": "#ef6c00", "dropped": "#c62828", "timedout": "#c62828", "message": "#6a1b9a"]
+            .sorted { $0.key < $1.key }
+            .map { "<marker id=\"head-\($0.key)\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0L8 4L0 8Z\" fill=\"\($0.value)\"/></marker>" }
+            .joined(separator: "\n"))
+        </defs>
+        """
+}

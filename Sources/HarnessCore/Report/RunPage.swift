@@ -1,0 +1,133 @@
+import ProcessKit
+import SiteSettings
+
+/// One run as a self-contained HTML page: what went wrong, a timeline of every process
+/// incarnation and tab (inline SVG), the steps linked to their moments, and the trace, folded.
+/// No script, font or style from elsewhere, so it opens from `file://` and in CI artifacts.
+public enum RunPage {
+    /// Everything a page shows about a run.
+    public struct Run: Sendable {
+        public var scenario: Scenario
+        public var outcome: ScenarioRunner.Outcome
+        public var wallSeconds: Double
+        /// How it was run: `seed 1, transport process`, and any flaws.
+        public var settings: String
+
+        public init(scenario: Scenario, outcome: ScenarioRunner.Outcome, wallSeconds: Double, settings: String) {
+            self.scenario = scenario
+            self.outcome = outcome
+            self.wallSeconds = wallSeconds
+            self.settings = settings
+        }
+    }
+
+    public static func html(_ run: Run) -> String {
+        let outcome = run.outcome
+        let timeline = RunTimeline(trace: outcome.trace, marks: outcome.marks, epoch: outcome.epoch)
+        let axis = TimeAxis(timeline)
+        let failedLines = Set(outcome.marks.failures.map(\.line))
+        var page = Page()
+        page.add("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width\">")
+        page.add("<title>\(outcome.passed ? "pass" : "FAIL") \(escape(run.scenario.name))</title>\n<style>\(style)</style>\n</head>\n<body>")
+        page.add("<header>\n<h1>\(escape(run.scenario.name))</h1>")
+        page.add("<p class=\"result \(outcome.passed ? "pass" : "fail")\">\(outcome.passed ? "pass" : "FAIL")</p>")
+        if !run.scenario.description.isEmpty { page.add("<p class=\"description\">\(escape(run.scenario.description))</p>") }
+        page.add("<p class=\"facts\">\(escape(run.settings)) · \(run.scenario.lines.count) steps · \(TimeAxis.readable(outcome.virtualTime)) virtual · "
+                 + "\(milliseconds(run.wallSeconds)) ms wall · times from \(Timestamp.format(outcome.epoch))</p>\n</header>")
+        if !outcome.passed { failures(outcome, into: &page) }
+        page.add("<section>\n<h2>Timeline</h2>")
+        Lanes(timeline: timeline, axis: axis, marks: outcome.marks, epoch: outcome.epoch).draw(into: &page)
+        page.add(legend)
+        page.add("</section>")
+        steps(run.scenario, outcome.marks, failedLines: failedLines, epoch: outcome.epoch, into: &page)
+        page.add("<details class=\"trace\">\n<summary>Trace (\(outcome.trace.count) lines)</summary>\n<pre>")
+        page.add(escape(outcome.trace.joined(separator: "\n")))
+        page.add("</pre>\n</details>\n</body>\n</html>")
+        return page.text
+    }
+
+    private static func failures(_ outcome: ScenarioRunner.Outcome, into page: inout Page) {
+        page.add("<section class=\"problems\">\n<h2>What went wrong</h2>\n<ol>")
+        for failure in outcome.marks.failures {
+            page.add("<li class=\"failure\"><a href=\"#step-\(failure.line)\">line \(failure.line)</a>, \(escape(failure.property)), at "
+                     + "\(Trace.relative(failure.at - outcome.epoch))<pre>\(escape(failure.message))</pre></li>")
+        }
+        page.add("</ol>\n</section>")
+    }
+
+    private static func steps(_ scenario: Scenario, _ marks: RunMarks, failedLines: Set<Int>, epoch: EpochMillis, into page: inout Page) {
+        let moments = Dictionary(marks.steps.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
+        page.add("<section>\n<h2>Steps</h2>\n<ol class=\"steps\">")
+        for line in scenario.lines {
+            let failed = failedLines.contains(line.number)
+            let number: String
+            let time: String
+            if let moment = moments[line.number] {
+                number = "<a href=\"#step-\(line.number)\">\(line.number)</a>"
+                time = Trace.relative(moment.at - epoch)
+            } else {
+                number = "\(line.number)"
+                time = "setup"
+            }
+            page.add("<li id=\"line-\(line.number)\" class=\"step\(failed ? " failed" : "")\"><span class=\"number\">\(number)</span> "
+                     + "<code>\(escape(line.text))</code> <span class=\"at\">\(time)</span></li>")
+        }
+        page.add("</ol>\n</section>")
+    }
+
+    static func escape(_ text: String) -> String { Reports.escape(text) }
+
+    static func milliseconds(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10_000).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// The page's text, built a line at a time.
+    struct Page {
+        private var lines: [String] = []
+        mutating func add(_ line: String) { lines.append(line) }
+        var text: String { lines.joined(separator: "\n") + "\n" }
+    }
+
+    private static let legend = """
+        <p class="legend"><span class="swatch alive"></span>alive <span class="swatch frozen"></span>frozen \
+        <span class="swatch held"></span>held at a yield point <span class="swatch suspended"></span>app suspended \
+        <span class="mark killed">✕</span>killed or crashed <span class="mark unloaded">■</span>unloaded \
+        <span class="swatch waiting"></span>no decision yet <span class="swatch disabled"></span>disabled \
+        <span class="mark first">▲</span>first decision (C: before any native reply) · arrows: \
+        <span class="arrowkey request">request</span> <span class="arrowkey applied">applied</span> \
+        <span class="arrowkey unchanged">unchanged</span> <span class="arrowkey refused">refused</span> \
+        <span class="arrowkey dropped">dropped</span> <span class="arrowkey timedout">timed out</span> \
+        <span class="arrowkey message">app message, change notice</span></p>
+        """
+
+    private static let style = """
+        body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fff}
+        h1{font-size:1.3em;margin:0 0 .2em;word-break:break-all}h2{font-size:1.1em;margin:1.2em 0 .4em}
+        .result{display:inline-block;font-weight:bold;padding:.1em .6em;border-radius:3px;margin:.2em 0}
+        .result.pass{background:#d8f0d0;color:#1b5e20}.result.fail{background:#fbd5d5;color:#b71c1c}
+        .description{white-space:pre-line;color:#444}.facts{color:#666;font-size:.9em}
+        .problems li{margin-bottom:.6em}.problems pre{background:#fff4f4;border-left:3px solid #c62828;padding:.4em .6em;white-space:pre-wrap;margin:.2em 0}
+        .timeline{display:flex;border:1px solid #ddd}.timeline .scroll{overflow-x:auto;flex:1}
+        .timeline svg{display:block;font-size:11px}.labels text{font-weight:600}
+        .alive{fill:#a5d6a7}.frozen{fill:#90caf9}.held{fill:#ffcc80}.suspended{fill:#cfd8dc}
+        .waiting{fill:#fff;stroke:#999;stroke-dasharray:3 2}.hidden{fill:#eee;opacity:.8}
+        .yield{stroke:#2e7d32;stroke-width:1}.fault{fill:#ef6c00}.timeout{fill:#c62828}.problem{fill:#6a1b9a}
+        .killed{fill:#c62828;color:#c62828}.unloaded{fill:#757575;color:#757575}.first{fill:#000;color:#000}
+        .arrow{stroke-width:1.4;fill:none}.arrow.request{stroke:#546e7a}.arrow.applied{stroke:#2e7d32}.arrow.unchanged{stroke:#9e9e9e}
+        .arrow.refused{stroke:#ef6c00}.arrow.dropped{stroke:#c62828;stroke-dasharray:4 3}.arrow.timedout{stroke:#c62828;stroke-dasharray:1 2}
+        .arrow.message{stroke:#6a1b9a}
+        .steprule{stroke:#bbb;stroke-dasharray:2 3}.failrule{stroke:#c62828;stroke-width:2}.eventrule{stroke:#000;stroke-dasharray:6 3}
+        .gapbreak{fill:#f5f5f5}.gaptext{fill:#777}.check{fill:#c62828}
+        .legend{font-size:.85em;color:#555}.swatch{display:inline-block;width:1.6em;height:.8em;margin:0 .3em 0 .8em;vertical-align:middle;border:1px solid #aaa}
+        .swatch.alive{background:#a5d6a7}.swatch.frozen{background:#90caf9}.swatch.held{background:#ffcc80}.swatch.suspended{background:#cfd8dc}
+        .swatch.waiting{background:#fff;border-style:dashed}.swatch.disabled{background:repeating-linear-gradient(45deg,#fff 0 3px,#777 3px 5px)}
+        .mark{margin:0 .2em 0 .8em}.arrowkey{margin-left:.6em;border-bottom:2px solid}.arrowkey.request{border-color:#546e7a}
+        .arrowkey.applied{border-color:#2e7d32}.arrowkey.unchanged{border-color:#9e9e9e}.arrowkey.refused{border-color:#ef6c00}
+        .arrowkey.dropped{border-color:#c62828;border-bottom-style:dashed}.arrowkey.timedout{border-color:#c62828;border-bottom-style:dotted}
+        .arrowkey.message{border-color:#6a1b9a}
+        .steps{list-style:none;padding:0}.steps li{padding:.05em .4em}.steps .number{display:inline-block;width:3em;text-align:right;color:#777}
+        .steps .at{color:#999;font-size:.85em}.steps li.failed{background:#fbd5d5}.steps li:target{outline:2px solid #1565c0}
+        .trace pre{font-size:12px;overflow-x:auto;background:#fafafa;padding:.6em}
+        """
+}

@@ -1,0 +1,462 @@
+import SiteSettings
+
+/// A run told as lanes over time, read from its trace: what the run's page draws. Every moment
+/// is a trace line's index, so events at one virtual instant keep their order; `TimeAxis`
+/// turns indices into positions.
+public struct RunTimeline: Sendable {
+    /// One incarnation of a process (`background#2`): when it lived, and how it ended.
+    public struct ProcessLane: Sendable {
+        public enum Kind: String, Sendable { case app, background, handler }
+        public enum End: Sendable, Equatable {
+            /// Alive when the trace ends.
+            case running
+            /// It finished its work and exited (a handler after its reply).
+            case exited
+            /// Unloaded or quit by Safari, or its profile left the front.
+            case unloaded(String)
+            /// Killed, or crashed on its own.
+            case killed(String)
+        }
+        /// A stretch of its life in a state other than running.
+        public struct Span: Sendable {
+            public enum State: String, Sendable { case frozen, held, suspended }
+            public var state: State
+            public var from: Int
+            public var to: Int
+            public var note: String
+        }
+        /// Something at one moment: a yield point, a failed step, a withheld reply.
+        public struct Mark: Sendable {
+            public enum Kind: String, Sendable { case yield, fault, timeout, problem }
+            public var kind: Kind
+            public var at: Int
+            public var note: String
+        }
+
+        public var label: String
+        public var kind: Kind
+        public var from: Int
+        public var to: Int
+        public var end: End = .running
+        public var spans: [Span] = []
+        public var marks: [Mark] = []
+    }
+
+    /// One tab of one profile: what its page showed over time.
+    public struct TabLane: Sendable {
+        public struct Segment: Sendable {
+            /// nil: no decision applied since the page (re)loaded.
+            public var decision: Shown?
+            public var from: Int
+            public var to: Int
+        }
+        /// A decision as a page shows it.
+        public struct Shown: Sendable, Equatable {
+            public var enabled: Bool
+            public var theme: String
+            public var reason: String
+        }
+        /// The first decision since a load, and how many native replies the background had by then.
+        public struct First: Sendable {
+            public var at: Int
+            public var repliesBefore: Int
+        }
+
+        public var profile: String
+        public var tab: String
+        public var segments: [Segment] = []
+        public var firsts: [First] = []
+        /// When its profile was out of sight.
+        public var hidden: [ClosedRange<Int>] = []
+        public var name: String { profile == RunMarks().profile ? tab : "\(tab) (\(profile))" }
+    }
+
+    /// A message between two processes.
+    public struct Arrow: Sendable {
+        public enum Outcome: String, Sendable {
+            case request, applied, unchanged, refused, dropped, timedOut = "timed out", message
+        }
+        public var from: String
+        public var fromIndex: Int
+        public var to: String
+        public var toIndex: Int
+        public var outcome: Outcome
+        public var note: String
+    }
+
+    /// A revision read at a moment (nil: no readable document, or none written yet: a handler
+    /// reads a missing document as the built-in one, revision 0).
+    public struct Revision: Sendable, Equatable {
+        public var at: Int
+        public var revision: Int?
+        public var note: String
+
+        public init(at: Int, revision: Int?, note: String) {
+            self.at = at
+            self.revision = revision == 0 ? nil : revision
+            self.note = note
+        }
+    }
+
+    /// Each line's virtual time from the run's start.
+    public var times: [EpochMillis] = []
+    public var processes: [ProcessLane] = []
+    public var tabs: [TabLane] = []
+    public var arrows: [Arrow] = []
+    public var shared: [Revision] = []
+    public var cache: [Revision] = []
+    /// Liveness checks that failed, where they failed (`check` lines).
+    public var checks: [(at: Int, note: String)] = []
+    /// Moments of the whole run: the power failing, the run healed.
+    public var events: [(at: Int, note: String)] = []
+    /// Lines of the trace that are bookkeeping (timers, storage tokens): they take no room.
+    public var quiet: Set<Int> = []
+
+    public var count: Int { times.count }
+}
+
+extension RunTimeline {
+    /// Reads the trace (and the revisions read after each step, when the run kept them). A
+    /// trace written with Unix times (no `+`) is read from `epoch`.
+    public init(trace: [String], marks: RunMarks, epoch: EpochMillis) {
+        var reader = TraceReader(profile: marks.profile, epoch: epoch)
+        for (index, line) in trace.enumerated() { reader.read(line, at: index) }
+        self = reader.finish()
+        for sample in marks.revisions {
+            let at = min(sample.traceIndex, max(count - 1, 0))
+            shared.append(Revision(at: at, revision: sample.shared, note: "read after the step"))
+            let outbox = sample.outbox == 0 ? "" : ", \(sample.outbox) waiting in the outbox"
+            cache.append(Revision(at: at, revision: sample.cache, note: "read after the step" + outbox))
+        }
+        shared.sort { $0.at < $1.at }
+        cache.sort { $0.at < $1.at }
+    }
+}
+
+/// Builds a `RunTimeline` line by line.
+private struct TraceReader {
+    var timeline = RunTimeline()
+    var laneIndex: [String: Int] = [:]
+    var tabIndex: [String: Int] = [:]
+    var profile: String
+    /// Requests sent and not yet taken by a handler: (background, request, message, index).
+    var sent: [(background: String, request: Int, message: JSONValue, at: Int)] = []
+    /// What each handler was asked: (background, request), or nil for the first version's messages.
+    var asked: [String: (background: String, request: Int)] = [:]
+    /// Replies on their way: (background, request) → (handler, index, message).
+    var replies: [String: (handler: String, at: Int, message: JSONValue)] = [:]
+    /// Requests that timed out, by background and request.
+    var timedOut: Set<String> = []
+    var appMessages: [(from: String, at: Int)] = []
+    var notifications: [(from: String, at: Int)] = []
+    /// Native replies the backgrounds took, in all: a tab's first decision counts those since its load.
+    var repliesTaken = 0
+    var repliesAtLoad: [String: Int] = [:]
+
+    let epoch: EpochMillis
+
+    init(profile: String, epoch: EpochMillis) {
+        self.profile = profile
+        self.epoch = epoch
+    }
+
+    /// Messages that only keep timers and storage tokens: they take no room on the timeline.
+    static let bookkeeping: Set<String> = ["setTimer", "cancelTimer", "storagePending", "storageCompleted", "listen", "connectNative", "setAlarm"]
+
+    mutating func read(_ line: String, at index: Int) {
+        let words = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        let word = words.first ?? ""
+        let time = Trace.millis(word).map { word.hasPrefix("+") || word.hasPrefix("-") ? $0 : $0 - epoch }
+        timeline.times.append(time ?? timeline.times.last ?? 0)
+        guard words.count == 3 else { return }
+        let label = String(words[1])
+        let rest = String(words[2])
+        switch label {
+        case "safari": safari(rest, at: index)
+        case "harness":
+            if rest.hasPrefix("power lost") || rest == "heal" { timeline.events.append((index, rest == "heal" ? "healed" : rest)) }
+        case "check": timeline.checks.append((index, rest))
+        default: process(label, rest, at: index)
+        }
+    }
+
+    // MARK: Processes
+
+    mutating func process(_ label: String, _ rest: String, at index: Int) {
+        guard let kind = RunTimeline.ProcessLane.Kind(rawValue: String(label.prefix { $0 != "#" })) else { return }
+        if laneIndex[label] == nil {
+            laneIndex[label] = timeline.processes.count
+            timeline.processes.append(RunTimeline.ProcessLane(label: label, kind: kind, from: index, to: index))
+        }
+        let lane = laneIndex[label]!
+        timeline.processes[lane].to = index
+        if rest.hasPrefix("<- ") || rest.hasPrefix("-> ") {
+            guard let json = try? JSONParser.parse(Array(rest.dropFirst(3).utf8)) else { return }
+            if let type = json["type"]?.text, Self.bookkeeping.contains(type) { timeline.quiet.insert(index) }
+            if rest.hasPrefix("<- ") { input(label, json, at: index) } else { output(label, json, at: index) }
+            return
+        }
+        switch rest {
+        case "frozen": open(.frozen, lane, at: index, note: "frozen: takes nothing, its timers stop")
+        case "thawed": close(.frozen, lane, at: index)
+        case "suspended": open(.suspended, lane, at: index, note: "suspended: misses notifications")
+        case "unloaded", "safari restart":
+            end(lane, .unloaded(rest), at: index)
+        case "killed":
+            end(lane, .killed("killed"), at: index)
+        default:
+            if rest.hasPrefix("yield ") {
+                timeline.processes[lane].marks.append(.init(kind: .yield, at: index, note: rest))
+            } else if rest.hasPrefix("held at ") {
+                open(.held, lane, at: index, note: rest)
+            } else if rest.hasPrefix("resumed at ") {
+                close(.held, lane, at: index)
+            } else if rest.hasPrefix("fail ") {
+                timeline.processes[lane].marks.append(.init(kind: .fault, at: index, note: rest))
+            } else if rest.hasPrefix("killed at ") || rest.hasPrefix("died unexpectedly") || rest.hasPrefix("crashed") {
+                end(lane, .killed(rest), at: index)
+            } else if rest.hasPrefix("profile ") {
+                end(lane, .unloaded(rest), at: index)
+            } else {
+                // A withheld or garbled reply, an unreadable frame: shown where it happened.
+                timeline.processes[lane].marks.append(.init(kind: .problem, at: index, note: rest))
+            }
+        }
+    }
+
+    mutating func open(_ state: RunTimeline.ProcessLane.Span.State, _ lane: Int, at index: Int, note: String) {
+        timeline.processes[lane].spans.append(.init(state: state, from: index, to: -1, note: note))
+    }
+
+    mutating func close(_ state: RunTimeline.ProcessLane.Span.State, _ lane: Int, at index: Int) {
+        if let open = timeline.processes[lane].spans.lastIndex(where: { $0.state == state && $0.to < 0 }) {
+            timeline.processes[lane].spans[open].to = index
+        }
+    }
+
+    mutating func end(_ lane: Int, _ end: RunTimeline.ProcessLane.End, at index: Int) {
+        timeline.processes[lane].end = end
+        for span in timeline.processes[lane].spans.indices where timeline.processes[lane].spans[span].to < 0 {
+            timeline.processes[lane].spans[span].to = index
+        }
+    }
+
+    mutating func input(_ label: String, _ json: JSONValue, at index: Int) {
+        switch json["type"]?.text {
+        case "nativeRequest":
+            guard let message = json["message"],
+                  let match = sent.firstIndex(where: { $0.message == message }) else { return }
+            let request = sent.remove(at: match)
+            asked[label] = (request.background, request.request)
+            timeline.arrows.append(.init(from: request.background, fromIndex: request.at, to: label, toIndex: index, outcome: .request,
+                                         note: "request \(request.request): \(Self.summary(message))"))
+        case "nativeReply":
+            guard let request = json["request"]?.int else { return }
+            repliesTaken += 1
+            let key = "\(label) \(request)"
+            guard let reply = replies.removeValue(forKey: key) else { return }
+            let outcome = timedOut.contains(key) ? .timedOut : Self.outcome(of: reply.message)
+            timeline.arrows.append(.init(from: reply.handler, fromIndex: reply.at, to: label, toIndex: index, outcome: outcome,
+                                         note: "reply to request \(request): \(Self.summary(reply.message))"))
+        case "nativeTimeout":
+            guard let request = json["request"]?.int, let lane = laneIndex[label] else { return }
+            timedOut.insert("\(label) \(request)")
+            timeline.processes[lane].marks.append(.init(kind: .timeout, at: index, note: "request \(request) timed out"))
+        case "appMessage":
+            // The app's message arrives at once or never: only the latest can be this one.
+            if let message = appMessages.popLast() {
+                appMessages = []
+                timeline.arrows.append(.init(from: message.from, fromIndex: message.at, to: label, toIndex: index, outcome: .message,
+                                             note: "the app's message"))
+            }
+        case "changeNotification":
+            if let notification = notifications.popLast() {
+                notifications = []
+                timeline.arrows.append(.init(from: notification.from, fromIndex: notification.at, to: label, toIndex: index, outcome: .message,
+                                             note: "settings changed"))
+            }
+        case "foreground":
+            if let lane = laneIndex[label] { close(.suspended, lane, at: index) }
+        default: break
+        }
+    }
+
+    mutating func output(_ label: String, _ json: JSONValue, at index: Int) {
+        switch json["type"]?.text {
+        case "sendNative":
+            if let request = json["request"]?.int, let message = json["message"] {
+                sent.append((label, request, message, index))
+            }
+        case "reply":
+            guard let message = json["message"] else { return }
+            revision(reported: message, at: index, by: label)
+            if let (background, request) = asked[label] { replies["\(background) \(request)"] = (label, index, message) }
+        case "notify":
+            notifications.append((label, index))
+        case "messageExtension":
+            appMessages.append((label, index))
+        case "editSaved":
+            if let revision = json["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "written by \(label)")) }
+        case "view":
+            if let revision = json["view"]?["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "read by \(label)")) }
+        case "decision":
+            guard let tab = json["tab"]?.text, let decision = json["decision"] else { return }
+            let shown = RunTimeline.TabLane.Shown(enabled: decision["enabled"]?.bool ?? false, theme: decision["theme"]?.text ?? "?",
+                                                 reason: decision["reason"]?.text ?? "")
+            show(tab, shown, at: index)
+        default: break
+        }
+    }
+
+    /// A handler's reply says which revision it read or wrote.
+    mutating func revision(reported message: JSONValue, at index: Int, by label: String) {
+        switch message["type"]?.text {
+        case "applied":
+            if let revision = message["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "written by \(label)")) }
+        case "notModified":
+            if let revision = message["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "read by \(label)")) }
+        case "snapshot":
+            if let revision = message["document"]?["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "read by \(label)")) }
+        default: break
+        }
+    }
+
+    static func outcome(of message: JSONValue) -> RunTimeline.Arrow.Outcome {
+        switch message["type"]?.text {
+        case "applied": message["changed"]?.bool == false ? .unchanged : .applied
+        case "notModified": .unchanged
+        case "snapshot", "enabled": .applied
+        default: .refused
+        }
+    }
+
+    /// A message's type and what it concerns, short enough for a tooltip.
+    static func summary(_ message: JSONValue) -> String {
+        var words = [message["type"]?.text ?? "?"]
+        if let revision = message["revision"]?.int ?? message["document"]?["revision"]?.int { words.append("revision \(revision)") }
+        if let scope = message["scope"]?.text { words.append(scope) }
+        if case .object(let set)? = message["set"], !set.isEmpty {
+            words.append(set.keys.sorted().map { "\($0)=\(set[$0]?.text ?? "?")" }.joined(separator: " "))
+        }
+        if let error = message["error"]?.text ?? message["code"]?.text { words.append(error) }
+        return words.joined(separator: " ")
+    }
+
+    // MARK: Safari's side
+
+    mutating func safari(_ rest: String, at index: Int) {
+        let words = rest.split(separator: " ").map(String.init)
+        if words.count >= 3, words[0] == "tab" {
+            let tab = words[1]
+            switch words[2] {
+            case "opened":
+                // `tab t1 opened in profile P, window W: URL`
+                let owner = words.count > 5 ? String(words[5].dropLast()) : profile
+                load(tab, profile: owner, at: index)
+            case "loads": load(tab, profile: profile, at: index)
+            case "closed": cut(tabIndex["\(profile) \(tab)"], at: index)
+            default: break
+            }
+        } else if words.count >= 4, words[0] == "profile", words.last == "front" {
+            let next = words[1]
+            for lane in timeline.tabs.indices where timeline.tabs[lane].profile == profile { hide(lane, at: index) }
+            for lane in timeline.tabs.indices where timeline.tabs[lane].profile == next { unhide(lane, at: index) }
+            profile = next
+        } else if rest.hasPrefix("dropped reply for ") {
+            let background = String(rest.dropFirst("dropped reply for ".count))
+            for key in replies.keys.sorted() where key.hasPrefix(background + " ") {
+                let reply = replies.removeValue(forKey: key)!
+                timeline.arrows.append(.init(from: reply.handler, fromIndex: reply.at, to: background, toIndex: index, outcome: .dropped,
+                                             note: "reply dropped: \(background) is gone"))
+            }
+        }
+    }
+
+    mutating func lane(_ tab: String, profile owner: String) -> Int {
+        let key = "\(owner) \(tab)"
+        if let lane = tabIndex[key] { return lane }
+        tabIndex[key] = timeline.tabs.count
+        timeline.tabs.append(RunTimeline.TabLane(profile: owner, tab: tab))
+        return timeline.tabs.count - 1
+    }
+
+    /// The page (re)loads: nothing applied until its first decision.
+    mutating func load(_ tab: String, profile owner: String, at index: Int) {
+        let lane = lane(tab, profile: owner)
+        cut(lane, at: index)
+        timeline.tabs[lane].segments.append(.init(decision: nil, from: index, to: -1))
+        repliesAtLoad["\(owner) \(tab)"] = repliesTaken
+    }
+
+    mutating func show(_ tab: String, _ shown: RunTimeline.TabLane.Shown, at index: Int) {
+        let key = "\(profile) \(tab)"
+        guard let lane = tabIndex[key], timeline.tabs[lane].segments.last?.to ?? 0 < 0 else { return }
+        let firstSinceLoad = timeline.tabs[lane].segments.last?.decision == nil
+        cut(lane, at: index)
+        timeline.tabs[lane].segments.append(.init(decision: shown, from: index, to: -1))
+        if firstSinceLoad {
+            timeline.tabs[lane].firsts.append(.init(at: index, repliesBefore: repliesTaken - (repliesAtLoad[key] ?? 0)))
+        }
+    }
+
+    /// Ends the open segment of a tab (closed, reloaded, or a new decision).
+    mutating func cut(_ lane: Int?, at index: Int) {
+        guard let lane, let last = timeline.tabs[lane].segments.indices.last, timeline.tabs[lane].segments[last].to < 0 else { return }
+        timeline.tabs[lane].segments[last].to = index
+    }
+
+    mutating func hide(_ lane: Int, at index: Int) {
+        timeline.tabs[lane].hidden.append(index...Int.max)
+    }
+
+    mutating func unhide(_ lane: Int, at index: Int) {
+        guard let last = timeline.tabs[lane].hidden.indices.last, timeline.tabs[lane].hidden[last].upperBound == Int.max else { return }
+        timeline.tabs[lane].hidden[last] = timeline.tabs[lane].hidden[last].lowerBound...index
+    }
+
+    mutating func finish() -> RunTimeline {
+        let end = max(timeline.count - 1, 0)
+        for lane in timeline.processes.indices {
+            if timeline.processes[lane].kind == .handler && timeline.processes[lane].end == .running { timeline.processes[lane].end = .exited }
+            if timeline.processes[lane].end == .running { timeline.processes[lane].to = end }
+            for span in timeline.processes[lane].spans.indices where timeline.processes[lane].spans[span].to < 0 {
+                timeline.processes[lane].spans[span].to = timeline.processes[lane].to
+            }
+        }
+        for lane in timeline.tabs.indices {
+            cut(lane, at: end)
+            timeline.tabs[lane].hidden = timeline.tabs[lane].hidden.map { $0.lowerBound...min($0.upperBound, end) }
+        }
+        // Requests no handler took and replies no background got end nowhere: they show as marks.
+        for (key, reply) in replies.sorted(by: { $0.key < $1.key }) {
+            let background = String(key.split(separator: " ").first!)
+            let outcome: RunTimeline.Arrow.Outcome = timedOut.contains(key) ? .timedOut : .dropped
+            let to = laneIndex[background].map { timeline.processes[$0].to } ?? end
+            timeline.arrows.append(.init(from: reply.handler, fromIndex: reply.at, to: background, toIndex: max(to, reply.at), outcome: outcome,
+                                         note: "reply never taken by \(background)"))
+        }
+        return timeline
+    }
+}
+
+extension JSONValue {
+    subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    var text: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    var int: Int? {
+        if case .integer(let value) = self { return Int(value) }
+        return nil
+    }
+
+    var bool: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+}
