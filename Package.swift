@@ -33,6 +33,6 @@ let package = Package(
         .testTarget(name: "ProcessKitTests", dependencies: ["ProcessKit"]),
         // Tests find the executables next to the test bundle; `swift test` builds every executable first.
         .testTarget(name: "HarnessCoreTests", dependencies: ["ProcessKit", "HarnessCore"]),
-        .testTarget(name: "HarnessTests", dependencies: ["SiteSettings", "ProcessKit", "HarnessCore"]),
+        .testTarget(name: "HarnessTests", dependencies: ["SiteSettings", "ProcessKit", "HarnessCore"], exclude: ["Fixtures"]),
     ]
 )
