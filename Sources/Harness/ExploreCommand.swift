@@ -25,7 +25,8 @@ enum ExploreCommand: HarnessCommand {
         Seeds run from --seed (default 1) for --runs (default 1000) or for --time (30s, 10m).
         The first failure of each property is shrunk (fewer steps, plainer arguments) while it
         still fails the same way, and written to --out (default explore-failures/) as a
-        scenario with the seed, options, what broke and the command that reruns it.
+        scenario with the seed, options, what broke and the command that reruns it, and its
+        run's page beside it (a timeline of every process and tab; --out's index.html lists them).
         --replay-check runs each schedule twice (every 50th also on the process transport)
         and compares the traces; a difference is a failure. --shard I/N runs every Nth seed
         from the Ith; --json writes a line per failure and a last summary line, and

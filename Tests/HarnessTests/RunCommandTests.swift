@@ -78,4 +78,45 @@ struct RunCommandTests {
         let usage = try HarnessBinary.run(["bench", "steps", "--steps", "0"])
         #expect(usage.status == 2 && usage.stderr.contains("'--steps' expects whole numbers"))
     }
+    /// Pass and fail are coloured on a terminal (`script` gives the harness one), and plain when
+    /// `NO_COLOR` is set or the output is a file.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "no /usr/bin/script to give the harness a terminal"))
+    func passAndFailAreColouredOnlyOnATerminalWithoutNoColor() throws {
+        let passing = try scenario("shared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 theme=gray\n")
+        let failing = try scenario("shared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 theme=dark\n")
+        defer { for path in [passing, failing] { try? FileManager.default.removeItem(atPath: path) } }
+        /// The harness's output with `NO_COLOR` set or not, on a terminal or into a file.
+        func output(noColor: Bool, terminal: Bool) throws -> String {
+            var environment = ProcessInfo.processInfo.environment
+            environment["NO_COLOR"] = noColor ? "1" : nil
+            let transcript = FileManager.default.temporaryDirectory.appendingPathComponent("tty-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: transcript) }
+            _ = FileManager.default.createFile(atPath: transcript, contents: nil)
+            let arguments = ["run", passing, failing, "--transport", "in-process"]
+            let process = Process()
+            if terminal {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+                process.arguments = ["-qec", ([HarnessBinary.path] + arguments).joined(separator: " "), transcript]
+                process.standardOutput = FileHandle.nullDevice
+            } else {
+                process.executableURL = URL(fileURLWithPath: HarnessBinary.path)
+                process.arguments = arguments
+                process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: transcript))
+            }
+            process.environment = environment
+            process.standardInput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return try String(contentsOfFile: transcript, encoding: .utf8)
+        }
+        let coloured = try output(noColor: false, terminal: true)
+        #expect(coloured.contains("\u{1B}[32mpass\u{1B}[0m  \(passing)"))
+        #expect(coloured.contains("\u{1B}[1;31mFAIL\u{1B}[0m  \(failing)"))
+        let plain = try output(noColor: true, terminal: true)
+        #expect(plain.contains("pass  \(passing)") && plain.contains("FAIL  \(failing)"))
+        #expect(!plain.contains("\u{1B}["))
+        let file = try output(noColor: false, terminal: false)
+        #expect(file.contains("pass  \(passing)") && !file.contains("\u{1B}["))
+    }
 }

@@ -236,6 +236,11 @@ private struct TraceReader {
 
     mutating func end(_ lane: Int, _ end: RunTimeline.ProcessLane.End, at index: Int) {
         timeline.processes[lane].end = end
+        // A handler that dies before its reply still ends its request: Safari answers for it.
+        let label = timeline.processes[lane].label
+        if let (background, request) = asked[label], replies["\(background) \(request)"] == nil {
+            replies["\(background) \(request)"] = (label, index, .null)
+        }
         for span in timeline.processes[lane].spans.indices where timeline.processes[lane].spans[span].to < 0 {
             timeline.processes[lane].spans[span].to = index
         }
@@ -255,9 +260,11 @@ private struct TraceReader {
             repliesTaken += 1
             let key = "\(label) \(request)"
             guard let reply = replies.removeValue(forKey: key) else { return }
-            let outcome = timedOut.contains(key) ? .timedOut : Self.outcome(of: reply.message)
+            // What arrived, not what the handler wrote: a crash or garbage changes it on the way.
+            let message = json["message"] ?? .null
+            let outcome = timedOut.contains(key) ? .timedOut : Self.outcome(of: message)
             timeline.arrows.append(.init(from: reply.handler, fromIndex: reply.at, to: label, toIndex: index, outcome: outcome,
-                                         note: "reply to request \(request): \(Self.summary(reply.message))"))
+                                         note: "reply to request \(request): \(Self.summary(message))"))
         case "nativeTimeout":
             guard let request = json["request"]?.int, let lane = laneIndex[label] else { return }
             timedOut.insert("\(label) \(request)")
@@ -428,7 +435,8 @@ private struct TraceReader {
             timeline.tabs[lane].hidden = timeline.tabs[lane].hidden.map { $0.lowerBound...min($0.upperBound, end) }
         }
         // Requests no handler took and replies no background got end nowhere: they show as marks.
-        for (key, reply) in replies.sorted(by: { $0.key < $1.key }) {
+        // (A handler that died has no reply of its own to draw unless Safari's answer arrived.)
+        for (key, reply) in replies.sorted(by: { $0.key < $1.key }) where reply.message != .null {
             let background = String(key.split(separator: " ").first!)
             let outcome: RunTimeline.Arrow.Outcome = timedOut.contains(key) ? .timedOut : .dropped
             let to = laneIndex[background].map { timeline.processes[$0].to } ?? end

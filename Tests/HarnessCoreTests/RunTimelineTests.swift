@@ -1,0 +1,119 @@
+import HarnessCore
+import Testing
+
+/// The run page's reading of a trace: lanes, arrows, tabs and revisions.
+struct RunTimelineTests {
+    /// A trace as the simulation writes it: a background answers from its cache, its handler's
+    /// patch is answered after the background was unloaded (the reply is dropped), a second
+    /// background is frozen and thawed, a handler is held and killed at a yield point, and a
+    /// request times out; the app is suspended and comes back.
+    static let trace = [
+        #"+0.000s safari tab t1 opened in profile default, window 1: https://docs.example.com/"#,
+        #"+0.000s background#1 <- {"appearance":"light","tabs":{"t1":"https://docs.example.com/"},"type":"started"}"#,
+        #"+0.000s background#1 yield storage-read"#,
+        #"+0.000s background#1 -> {"token":1,"type":"storagePending"}"#,
+        #"+0.000s background#1 -> {"decision":{"enabled":true,"reason":"modeOn","theme":"gray"},"tab":"t1","type":"decision"}"#,
+        #"+0.000s background#1 -> {"message":{"at":1,"edit":1,"scope":"docs.example.com","set":{"mode":"off"},"type":"patch"},"request":1,"type":"sendNative"}"#,
+        #"+0.000s handler#1 <- {"message":{"at":1,"edit":1,"scope":"docs.example.com","set":{"mode":"off"},"type":"patch"},"profile":"default","type":"nativeRequest"}"#,
+        #"+0.000s handler#1 -> {"message":{"changed":true,"documentId":"D","revision":2,"type":"applied"},"type":"reply"}"#,
+        #"+0.000s background#1 unloaded"#,
+        #"+0.000s safari dropped reply for background#1"#,
+        #"+60.000s safari tab t1 loads https://docs.example.com/"#,
+        #"+60.000s background#2 <- {"appearance":"light","tabs":{"t1":"https://docs.example.com/"},"type":"started"}"#,
+        #"+60.000s background#2 -> {"message":{"type":"getSnapshot"},"request":1,"type":"sendNative"}"#,
+        #"+60.000s handler#2 <- {"message":{"type":"getSnapshot"},"profile":"default","type":"nativeRequest"}"#,
+        #"+60.000s handler#2 -> {"message":{"documentId":"D","revision":2,"type":"notModified"},"type":"reply"}"#,
+        #"+60.000s background#2 <- {"message":{"documentId":"D","revision":2,"type":"notModified"},"request":1,"type":"nativeReply"}"#,
+        #"+60.000s background#2 -> {"decision":{"enabled":false,"reason":"modeOff","theme":"gray"},"tab":"t1","type":"decision"}"#,
+        #"+60.000s safari tab t2 opened in profile default, window 1: https://b.example/"#,
+        #"+60.000s background#2 -> {"decision":{"enabled":true,"reason":"modeOn","theme":"dark"},"tab":"t2","type":"decision"}"#,
+        #"+60.000s background#2 frozen"#,
+        #"+70.000s background#2 thawed"#,
+        #"+70.000s background#2 -> {"message":{"type":"getSnapshot"},"request":2,"type":"sendNative"}"#,
+        #"+70.000s handler#3 <- {"message":{"type":"getSnapshot"},"profile":"default","type":"nativeRequest"}"#,
+        #"+70.000s handler#3 held at read"#,
+        #"+75.000s background#2 <- {"request":2,"type":"nativeTimeout"}"#,
+        #"+75.000s handler#3 killed at read"#,
+        #"+75.000s safari profile work in front"#,
+        #"+75.000s safari tab t1 opened in profile work, window 1: https://other.example/"#,
+        #"+75.000s check tab t1 asked at +70.000s and had no decision 5 s later (invariant 6)"#,
+        #"+75.000s harness heal"#,
+        #"+75.000s safari tab t1 closed"#,
+        #"+75.000s app#1 <- {"type":"launched"}"#,
+        #"+75.000s app#1 suspended"#,
+        #"+80.000s app#1 <- {"type":"foreground"}"#,
+        #"+80.000s app#1 yield read"#,
+    ]
+
+    static let timeline = RunTimeline(trace: trace, marks: RunMarks(), epoch: 1_772_355_600_000)
+
+    @Test func aLanePerProcessIncarnationWithHowItEnded() throws {
+        let lanes = Self.timeline.processes
+        #expect(lanes.map(\.label) == ["background#1", "handler#1", "background#2", "handler#2", "handler#3", "app#1"])
+        #expect(lanes[0].end == .unloaded("unloaded"))
+        #expect(lanes[1].end == .exited)
+        #expect(lanes[2].end == .running)
+        #expect(lanes[2].to == Self.trace.count - 1)
+        #expect(lanes[4].end == .killed("killed at read"))
+        let frozen = try #require(lanes[2].spans.first)
+        #expect(frozen.state == .frozen && frozen.from == 19 && frozen.to == 20)
+        let held = try #require(lanes[4].spans.first)
+        // Held until it was killed there.
+        #expect(held.state == .held && held.from == 23 && held.to == 25)
+        let suspended = try #require(lanes[5].spans.first)
+        #expect(suspended.state == .suspended && suspended.from == 32 && suspended.to == 33)
+        #expect(lanes[2].marks.map(\.kind) == [.timeout])
+        #expect(lanes[0].marks.map(\.kind) == [.yield])
+    }
+
+    @Test func requestsAndRepliesAreArrowsWithTheirOutcome() {
+        let arrows = Self.timeline.arrows.map { "\($0.from)>\($0.to) \($0.outcome.rawValue) \($0.fromIndex)-\($0.toIndex)" }
+        #expect(arrows == [
+            "background#1>handler#1 request 5-6",
+            "handler#1>background#1 dropped 7-9",
+            "background#2>handler#2 request 12-13",
+            "handler#2>background#2 unchanged 14-15",
+            "background#2>handler#3 request 21-22",
+        ])
+    }
+
+    @Test func aTabShowsEachDecisionAndItsFirstSinceEachLoad() throws {
+        let tabs = Self.timeline.tabs
+        #expect(tabs.map(\.name) == ["t1", "t2", "t1 (work)"])
+        let t1 = tabs[0]
+        #expect(t1.segments.map { $0.decision.map { $0.enabled ? $0.theme : "off" } ?? "none" } == ["none", "gray", "none", "off"])
+        #expect(t1.segments.map(\.from) == [0, 4, 10, 16])
+        // The first decision came before any native reply; after the reload, after one.
+        #expect(t1.firsts.map(\.repliesBefore) == [0, 1])
+        // Out of sight from the profile switch on.
+        #expect(t1.hidden == [26...(Self.trace.count - 1)])
+        // A tab opened after a native reply counts none before its own first decision.
+        #expect(tabs[1].firsts.map(\.repliesBefore) == [0])
+        #expect(tabs[1].segments.last?.decision?.theme == "dark")
+        // Closed in the work profile, where it was opened at 27.
+        #expect(tabs[2].segments.map(\.from) == [27])
+        #expect(tabs[2].segments.map(\.to) == [30])
+    }
+
+    @Test func revisionsTimesChecksAndEvents() {
+        let timeline = Self.timeline
+        #expect(timeline.shared.map(\.revision) == [2, 2])
+        #expect(timeline.times[10] == 60_000 && timeline.times.last == 80_000)
+        // Bookkeeping takes no room on the timeline.
+        #expect(timeline.quiet == [3])
+        #expect(timeline.checks.map(\.at) == [28])
+        #expect(timeline.events.map(\.note) == ["healed"])
+    }
+
+    @Test func aTraceInUnixTimesIsReadFromTheEpoch() {
+        let timeline = RunTimeline(trace: ["1772355600000 background#1 yield storage-read", "1772355601500 background#1 unloaded"],
+                                   marks: RunMarks(), epoch: 1_772_355_600_000)
+        #expect(timeline.times == [0, 1500])
+    }
+
+    @Test func revisionZeroIsNoDocumentYet() {
+        let timeline = RunTimeline(trace: [#"+0.000s handler#1 -> {"message":{"documentId":"D","revision":0,"type":"notModified"},"type":"reply"}"#],
+                                   marks: RunMarks(), epoch: 0)
+        #expect(timeline.shared.map(\.revision) == [nil])
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+/// `harness run --html`: the index and a page per run, checked as text and, when a Chromium is
+/// installed, as a browser renders it.
+@Suite(.serialized)
+struct RunPageTests {
+    /// A scenario of the repository that fails under a flaw: two backgrounds, six handlers, one
+    /// tab, failures on lines 19, 23 and 24.
+    static let scenario = ScenarioParserTests.folder + "/lifecycle/a-crashing-handler-loses-nothing-the-outbox-keeps.scenario"
+    static let page = "lifecycle--a-crashing-handler-loses-nothing-the-outbox-keeps.html"
+
+    /// Runs the scenario with `--html` and `--trace` into a new folder; the caller removes it.
+    static func report() throws -> (folder: String, page: String, trace: [String], run: HarnessBinary.Output) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pages-\(UUID().uuidString)").path
+        let run = try HarnessBinary.run(["run", scenario, "--flaw", "no-outbox", "--transport", "in-process",
+                                         "--html", folder + "/report", "--trace", folder + "/trace.txt"])
+        let trace = try String(contentsOfFile: folder + "/trace.txt", encoding: .utf8).split(separator: "\n").map(String.init)
+        let page = try String(contentsOfFile: folder + "/report/" + Self.page, encoding: .utf8)
+        return (folder, page, trace, run)
+    }
+
+    /// The process incarnations the trace shows (`background#2`), in order.
+    static func incarnations(_ trace: [String]) -> [String] {
+        var seen: [String] = []
+        for line in trace where !line.hasPrefix("#") {
+            let label = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+            if ["app#", "background#", "handler#"].contains(where: label.hasPrefix), !seen.contains(label) { seen.append(label) }
+        }
+        return seen
+    }
+
+    /// Every value of `attribute` on elements carrying `marker`, in order.
+    static func values(of attribute: String, after marker: String, in html: String) -> [String] {
+        html.components(separatedBy: marker).dropFirst().compactMap { part in
+            guard let start = part.range(of: attribute + "=\"") else { return nil }
+            return String(part[start.upperBound...].prefix { $0 != "\"" })
+        }
+    }
+
+    /// What makes a page depend on anything outside itself.
+    static func externalReferences(_ html: String) -> [String] {
+        var found: [String] = []
+        for pattern in ["<script", "<link", "<iframe", "<img", "src=", "@import", "url(http", "url(//", "href=\"http", "href=\"//", "href=\"file:"]
+            where html.range(of: pattern, options: .caseInsensitive) != nil {
+            found.append(pattern)
+        }
+        return found
+    }
+
+    @Test func theIndexListsTheRunAndItsPageShowsEveryLaneTheFailuresAndNothingFromOutside() throws {
+        let (folder, page, trace, run) = try Self.report()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("pages in \(folder)/report/index.html"))
+        let index = try String(contentsOfFile: folder + "/report/index.html", encoding: .utf8)
+        #expect(index.contains("<a href=\"\(Self.page)\">\(Self.scenario)</a>"))
+        #expect(index.contains("FAIL"))
+
+        let processes = Self.incarnations(trace)
+        #expect(processes == ["background#1", "handler#1", "handler#2", "background#2", "handler#3", "handler#4", "handler#5", "handler#6"])
+        #expect(Self.values(of: "data-name", after: "data-lane=\"process\"", in: page) == processes)
+        #expect(Self.values(of: "data-name", after: "data-lane=\"tab\"", in: page) == ["t1"])
+        // The failing steps are marked in the list, and on the timeline at their moment.
+        for line in [19, 23, 24] {
+            #expect(page.contains("<li id=\"line-\(line)\" class=\"step failed\">"))
+            #expect(page.contains("id=\"step-\(line)\""))
+        }
+        #expect(!page.contains("<li id=\"line-18\" class=\"step failed\">"))
+        #expect(Self.values(of: "data-line", after: "class=\"failure\"", in: page).joined(separator: " ").contains("19"))
+        #expect(page.contains("shared site docs.example.com is absent"))
+        // Dropped and refused replies are drawn as such.
+        #expect(page.contains("data-outcome=\"refused\""))
+        #expect(page.contains("<details class=\"trace\">"))
+        #expect(Self.externalReferences(page).isEmpty)
+        // Written whole: no temporary file is left behind.
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/report").sorted()
+        #expect(files == ["index.html", Self.page])
+    }
+
+    @Test func aFolderThatCannotBeMadeIsAnErrorBeforeAnythingRuns() throws {
+        let file = try HarnessBinary.file("not a folder")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let run = try HarnessBinary.run(["run", Self.scenario, "--html", file + "/report"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains(file + "/report"))
+        #expect(!run.stdout.contains("pass") && !run.stdout.contains("FAIL"))
+    }
+
+    @Test(.enabled(if: Chromium.path != nil, "no Chromium found (Debian's chromium package; .ci/run installs it)"))
+    func chromiumRendersThePageWithEveryLaneAndTheFailureMarked() throws {
+        let browser = try #require(Chromium.path)
+        let (folder, _, trace, _) = try Self.report()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let url = "file://" + folder + "/report/" + Self.page
+
+        let dom = try Chromium.run(browser, ["--dump-dom", url], folder: folder)
+        #expect(dom.contains("<svg class=\"lanes\""))
+        #expect(Self.values(of: "data-name", after: "data-lane=\"process\"", in: dom) == Self.incarnations(trace))
+        #expect(Self.values(of: "data-name", after: "data-lane=\"tab\"", in: dom) == ["t1"])
+        #expect(dom.contains("<li id=\"line-19\" class=\"step failed\">"))
+        #expect(Self.externalReferences(dom).isEmpty)
+
+        let shot = folder + "/shot.png"
+        _ = try Chromium.run(browser, ["--screenshot=" + shot, "--window-size=1000,700", url], folder: folder)
+        let image = try PNGImage(contentsOfFile: shot)
+        #expect(image.width == 1000 && image.height == 700)
+        #expect(image.pixelsUnlikeTheBackground > image.width * image.height / 50)
+        #expect(image.distinctColours > 20)
+        // The timeline itself is drawn: a process alive, and the failure's rule.
+        let colours = Set(stride(from: 0, to: image.pixels.count, by: 4).map { Array(image.pixels[$0..<$0 + 3]) })
+        let alive = colours.contains([0xa5, 0xd6, 0xa7]), failure = colours.contains([0xc6, 0x28, 0x28])
+        #expect(alive, "no lane of a living process in the screenshot")
+        #expect(failure, "no failure marked in the screenshot")
+    }
+}
+
+/// A headless Chromium, if one is installed.
+enum Chromium {
+    static let path: String? = {
+        var candidates = ["/usr/lib/chromium/chromium"]
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            for name in ["chromium", "chromium-browser", "google-chrome"] { candidates.append("\(folder)/\(name)") }
+        }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// Runs the browser headless with its own profile in `folder`, and gives its standard
+    /// output. Output goes to a file: the browser's helpers may outlive it holding a pipe.
+    static func run(_ browser: String, _ arguments: [String], folder: String) throws -> String {
+        let out = folder + "/browser-out", err = folder + "/browser-err"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: browser)
+        process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                             "--user-data-dir=" + folder + "/profile"] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        try process.run()
+        // A browser that hangs fails the test instead of holding the run.
+        let deadline = Date().addingTimeInterval(90)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("\(browser) did not finish within 90 s")
+        }
+        process.waitUntilExit()
+        let output = try String(contentsOfFile: out, encoding: .utf8)
+        if process.terminationStatus != 0 {
+            Issue.record("\(browser) exited with \(process.terminationStatus): \(try String(contentsOfFile: err, encoding: .utf8).suffix(2000))")
+        }
+        return output
+    }
+}
