@@ -10,7 +10,7 @@ import SiteSettings
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
     static let abstract = "Measure resolution speed, process start-up, native requests, events per second and memory."
-    static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|explore|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N]"
+    static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|explore|report|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of
           --sites sizes (default 10,1000,100000), a third each host, domain and page records,
@@ -38,6 +38,9 @@ enum BenchCommand: HarnessCommand {
         explore: schedules explored per second at the default length (30 steps), in process,
           --runs schedules (default 500) with one worker and with one per core, --rounds rounds
           (default 3) alternating; prints the medians, steps per second and the ratio.
+        report: what a run's page costs: every named scenario runs once in process, then each
+          page is made and written (--rounds rounds, default 5); prints the page of the longest
+          trace (median time, size, and its run's time beside it) and the totals.
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 
@@ -48,10 +51,10 @@ enum BenchCommand: HarnessCommand {
         switch which {
         case "psl-first-child":
             return firstLookupChild()
-        case "resolve", "psl-first", "native", "events", "memory", "steps", "explore", "all":
+        case "resolve", "psl-first", "native", "events", "memory", "steps", "explore", "report", "all":
             break
         default:
-            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "explore", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "explore", "report", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
         let rounds = try args.count("rounds", default: which == "steps" || which == "explore" ? 3 : 5)
@@ -79,6 +82,7 @@ enum BenchCommand: HarnessCommand {
         if which == "memory" || which == "all" { try MemoryBench.run() }
         if which == "steps" || which == "all" { try StepsBench.run(lengths: lengths, rounds: rounds) }
         if which == "explore" || which == "all" { try ExploreBench.run(runs: which == "all" ? 500 : runs, rounds: rounds) }
+        if which == "report" || which == "all" { try ReportBench.run(rounds: which == "all" ? 5 : rounds) }
         return 0
     }
 

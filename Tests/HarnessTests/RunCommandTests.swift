@@ -78,6 +78,16 @@ struct RunCommandTests {
         let usage = try HarnessBinary.run(["bench", "steps", "--steps", "0"])
         #expect(usage.status == 2 && usage.stderr.contains("'--steps' expects whole numbers"))
     }
+    /// The page benchmark runs every named scenario and names the longest trace; its figures
+    /// are measured, never asserted.
+    @Test func theReportBenchmarkWritesEveryPageAndNamesTheLongestTrace() throws {
+        let result = try HarnessBinary.run(["bench", "report", "--rounds", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("round 1/1: \(ScenarioParserTests.files.count) pages in "), "\(result.stdout)")
+        #expect(result.stdout.contains("longest trace: Scenarios/"), "\(result.stdout)")
+        #expect(result.stdout.contains("page made and written (median of 1 rounds): "), "\(result.stdout)")
+    }
+
     /// Pass and fail are coloured on a terminal (`script` gives the harness one), and plain when
     /// `NO_COLOR` is set or the output is a file.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "no /usr/bin/script to give the harness a terminal"))

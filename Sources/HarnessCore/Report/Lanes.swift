@@ -126,11 +126,14 @@ struct Lanes {
                 page.add("<rect class=\"problem\" x=\"\(f(x - 4))\" y=\"\(f(y))\" width=\"8\" height=\"\(f(h))\">\(title)</rect>")
             }
         }
+        // How it ended, in words beside the mark: which process missed what, without hovering.
         switch lane.end {
         case .killed(let how):
             page.add("<text class=\"killed\" x=\"\(f(to - 2))\" y=\"\(f(row.middle + 5))\" font-size=\"15\">✕<title>\(escape(lane.label)) \(escape(how)) at \(time(lane.to))</title></text>")
+            page.add("<text class=\"endnote\" x=\"\(f(to + 12))\" y=\"\(f(row.middle + 4))\">\(escape(how))</text>")
         case .unloaded(let how):
             page.add("<rect class=\"unloaded\" x=\"\(f(to - 2))\" y=\"\(f(y))\" width=\"\(f(h))\" height=\"\(f(h))\"><title>\(escape(lane.label)) \(escape(how)) at \(time(lane.to))</title></rect>")
+            page.add("<text class=\"endnote\" x=\"\(f(to + h + 2))\" y=\"\(f(row.middle + 4))\">\(escape(how))</text>")
         case .running, .exited: break
         }
         page.add("</g>")

@@ -118,7 +118,7 @@ public enum RunPage {
         .arrow.refused{stroke:#ef6c00}.arrow.dropped{stroke:#c62828;stroke-dasharray:4 3}.arrow.timedout{stroke:#c62828;stroke-dasharray:1 2}
         .arrow.message{stroke:#6a1b9a}
         .steprule{stroke:#bbb;stroke-dasharray:2 3}.failrule{stroke:#c62828;stroke-width:2}.eventrule{stroke:#000;stroke-dasharray:6 3}
-        .gapbreak{fill:#f5f5f5}.gaptext{fill:#777}.check{fill:#c62828}
+        .endnote{fill:#777;font-size:10px}.gapbreak{fill:#f5f5f5}.gaptext{fill:#777}.check{fill:#c62828}
         .legend{font-size:.85em;color:#555}.swatch{display:inline-block;width:1.6em;height:.8em;margin:0 .3em 0 .8em;vertical-align:middle;border:1px solid #aaa}
         .swatch.alive{background:#a5d6a7}.swatch.frozen{background:#90caf9}.swatch.held{background:#ffcc80}.swatch.suspended{background:#cfd8dc}
         .swatch.waiting{background:#fff;border-style:dashed}.swatch.disabled{background:repeating-linear-gradient(45deg,#fff 0 3px,#777 3px 5px)}
