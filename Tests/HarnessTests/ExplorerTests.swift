@@ -63,6 +63,12 @@ struct ExplorerTests {
         var correct = explorer
         correct.flaws = []
         #expect(try correct.play(scenario.steps, name: "found.scenario").passed)
+        // Its page is the file's scenario run once more: the same failure, marked on its line.
+        let page = try explorer.page(for: found, file: "found.scenario", flaws: explorer.flaws)
+        #expect(page.scenario.lines == scenario.lines)
+        #expect(page.outcome.properties.contains(found.property))
+        let line = try #require(page.outcome.marks.failures.first?.line)
+        #expect(RunPage.html(page).contains("<li id=\"line-\(line)\" class=\"step failed\">"))
     }
 
     @Test func shardsTogetherEqualTheUnshardedRun() throws {
