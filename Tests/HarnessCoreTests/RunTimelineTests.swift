@@ -105,6 +105,15 @@ struct RunTimelineTests {
         #expect(timeline.events.map(\.note) == ["healed"])
     }
 
+    @Test func aPowerCutEndsEveryProcess() {
+        let timeline = RunTimeline(trace: ["+0.000s background#1 yield storage-read", "+0.000s harness power lost: 0 unsynced changes kept, 1 dropped; the device restarts",
+                                           "+0.000s background#1 power lost", "+0.000s background#2 yield storage-read"],
+                                   marks: RunMarks(), epoch: 0)
+        #expect(timeline.processes.map(\.end) == [.killed("power lost"), .running])
+        #expect(timeline.processes[0].to == 2)
+        #expect(timeline.events.map(\.at) == [1])
+    }
+
     @Test func aTraceInUnixTimesIsReadFromTheEpoch() {
         let timeline = RunTimeline(trace: ["1772355600000 background#1 yield storage-read", "1772355601500 background#1 unloaded"],
                                    marks: RunMarks(), epoch: 1_772_355_600_000)

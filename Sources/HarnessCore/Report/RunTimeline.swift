@@ -202,8 +202,8 @@ private struct TraceReader {
         case "suspended": open(.suspended, lane, at: index, note: "suspended: misses notifications")
         case "unloaded", "safari restart":
             end(lane, .unloaded(rest), at: index)
-        case "killed":
-            end(lane, .killed("killed"), at: index)
+        case "killed", "power lost":
+            end(lane, .killed(rest), at: index)
         default:
             if rest.hasPrefix("yield ") {
                 timeline.processes[lane].marks.append(.init(kind: .yield, at: index, note: rest))
