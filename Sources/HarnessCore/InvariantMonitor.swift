@@ -44,6 +44,12 @@ public final class InvariantMonitor {
     private var startedWithCache = false
     private var answeredSinceStart = false
     private var owedFromCache: String?
+    /// Invariant 5 also needs the cache to last: for each profile, the save of `storage.local`
+    /// that followed a valid snapshot (or the starting cache), which its next background must
+    /// find. A read of the store that failed, or a power cut, makes no such promise.
+    private var cacheSaved: [String: String] = [:]
+    /// The current background took a valid snapshot: its next save of `storage.local` keeps it.
+    private var snapshotTaken: String?
 
     /// The oracle before any edit, the edits the user made, and for invariant 3 after each step
     /// the oracle of the edits whose record is known for good (others are tried again).
@@ -85,17 +91,41 @@ public final class InvariantMonitor {
     /// A problem that is not an invariant of the product (a process that could not start).
     func record(_ problem: String) { violations.append(problem) }
 
-    func backgroundStarted(withCache: Bool) {
+    func backgroundStarted(_ label: String, profile: String, withCache: Bool, now: EpochMillis) {
         startedWithCache = withCache
         answeredSinceStart = false
         owedFromCache = nil
+        snapshotTaken = nil
+        if !withCache, let saved = cacheSaved[profile] {
+            caught("\(label) started with no cache in storage.local, though \(saved) (invariant 5)", now: now)
+            cacheSaved[profile] = nil
+        }
     }
 
     /// The background's read of its storage failed: it has no cache to answer from, and waits
     /// for a snapshot as a background with none does (invariant 6 still bounds the wait).
-    func cacheUnreadable() {
+    func cacheUnreadable(profile: String) {
         startedWithCache = false
         owedFromCache = nil
+        cacheSaved[profile] = nil
+        snapshotTaken = nil
+    }
+
+    /// The store starts with a cache the scenario planted.
+    func cacheStored(profile: String) { cacheSaved[profile] = "the scenario stored one at the start" }
+
+    /// The current background took a valid snapshot (`what` says which, and when).
+    func snapshotTaken(_ what: String) { snapshotTaken = what }
+
+    /// The current background renamed a new `storage.local` into place.
+    func localSaved(profile: String, by label: String, at time: String) {
+        if let snapshot = snapshotTaken { cacheSaved[profile] = "\(label) saved one at \(time), after \(snapshot)" }
+    }
+
+    /// The power failed: what was saved but not flushed may be gone.
+    func cachesMayBeLost() {
+        cacheSaved = [:]
+        snapshotTaken = nil
     }
 
     /// A started background took a tab's request for a decision.

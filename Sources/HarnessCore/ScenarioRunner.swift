@@ -372,6 +372,7 @@ public final class ScenarioRunner {
         }
         if let cache = setup.cache {
             simulation.writeStorageFile(Simulation.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
+            simulation.monitor.cacheStored(profile: simulation.profile)
         }
         self.simulation = simulation
         return simulation

@@ -45,9 +45,10 @@ extension Simulation {
             clock.timers = [:]
             registeredListeners = []
             answeredRequests = []
+            timedOutRequests = []
             // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
             clock.lastWake = now
-            monitor.backgroundStarted(withCache: storedLocal?.cache != nil)
+            monitor.backgroundStarted(started.label, profile: profile, withCache: storedLocal?.cache != nil, now: now)
             complete(begin(started, .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS)),
                      driver: started, role: .background)
             reconciliationReached("background#\(started.incarnation) started", invariant: 7)
@@ -86,9 +87,18 @@ extension Simulation {
                 safari.popupKnownTo = background.incarnation
             }
         }
-        if case .nativeReply(let request, _) = input { answeredRequests.insert(request) }
+        if case .nativeReply(let request, let message) = input {
+            answeredRequests.insert(request)
+            // A valid snapshot in time becomes the cache (a late one is dropped): its next save
+            // of storage.local must keep it for the next background (invariant 5).
+            if !timedOutRequests.contains(request), case .object(let reply) = message, reply["type"] == .string("snapshot"),
+               let document = reply["document"], let snapshot = try? DocumentCodec.decode(document).document {
+                monitor.snapshotTaken("the snapshot of revision \(snapshot.revision) it took at \(trace.time(now))")
+            }
+        }
         complete(begin(background, input), driver: background, role: .background)
         if case .nativeTimeout(let request) = input {
+            timedOutRequests.insert(request)
             // A timeout for a request already answered (its timer fired while the answer was
             // still being handled, held at a yield point) ends nothing: no recovery follows.
             if !answeredRequests.contains(request) { recoveryOwedBy = background.incarnation }
@@ -313,9 +323,11 @@ extension Simulation {
         unsyncedAtArrivals.append(transport == .inProcess ? disk.unsynced.count : 0)
         let crashingHandler = driver.name == .handler && handlerBehaviour == .crashing(afterWrite: false)
         switch arbiter.arrive(driver.name, label: driver.label, at: point, crashingHandler: crashingHandler) {
-        case .proceed: return .proceed
+        case .proceed:
+            passed(driver, point, failing: false, after: false)
+            return .proceed
         case .fail(let errno, let after):
-            if point == .storageRead { monitor.cacheUnreadable() }
+            passed(driver, point, failing: true, after: after)
             return after ? .failAfter(errno: errno) : .fail(errno: errno)
         case .kill: return .kill
         case .wait: return .hold
@@ -324,6 +336,14 @@ extension Simulation {
             disk.cutPowerNow(keeping: plan.keep)
             return .kill
         }
+    }
+
+    /// What invariant 5 learns from the background going on past a yield point of its storage:
+    /// a read that fails leaves it with no cache; a rename that takes effect saves `storage.local`.
+    func passed(_ driver: ProcessDriver, _ point: YieldPoint, failing: Bool, after: Bool) {
+        guard driver === background else { return }
+        if point == .storageRead && failing { monitor.cacheUnreadable(profile: profile) }
+        if point == .storageRename && (!failing || after) { monitor.localSaved(profile: profile, by: driver.label, at: trace.time(now)) }
     }
 
     /// Carries out where an input left a process.
@@ -382,10 +402,11 @@ extension Simulation {
             driver.kill(now: now, reason: "killed at \(entry.point.rawValue)")
             complete(.died(.unknown), driver: driver, role: role)
         case .fail(let errno, let after):
-            if entry.point == .storageRead { monitor.cacheUnreadable() }
+            passed(driver, entry.point, failing: true, after: after)
             trace.record(now, driver.label, "resumed at \(entry.point.rawValue) to fail")
             complete(driver.resume(after ? .failAfter(errno: errno) : .fail(errno: errno), now: now), driver: driver, role: role)
         case .proceed:
+            passed(driver, entry.point, failing: false, after: false)
             trace.record(now, driver.label, "resumed at \(entry.point.rawValue)")
             complete(driver.resume(.proceed, now: now), driver: driver, role: role)
         }
@@ -401,6 +422,7 @@ extension Simulation {
         let cut = disk.lastCut
         trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts")
         monitor.checkWhatWasLeft("the power failed", in: self)
+        monitor.cachesMayBeLost()
         for process in [driver, app, background].compactMap({ $0 }) + arbiter.waiting.map(\.process.driver) { process.kill(now: now, reason: "power lost") }
         arbiter.powerLost()
         app = nil

@@ -126,8 +126,10 @@ public final class Simulation {
     /// The incarnation of the background whose native request last timed out, until its next
     /// event (its recovery, a reconciliation point).
     var recoveryOwedBy: Int?
-    /// The native requests whose answers reached the current background (emptied at its start).
+    /// The native requests whose answers reached the current background, and those whose
+    /// timeouts did (emptied at its start).
     var answeredRequests: Set<Int> = []
+    var timedOutRequests: Set<Int> = []
     /// The disk generation the running processes started in (in-process transport).
     var bootGeneration = 0
     /// A power cut planned for the end of the run, not yet carried out.
