@@ -19,13 +19,20 @@ final class SoakChild: Sendable {
     let label: String
     let process: ChildProcess
     private let log: SoakLog
+    private let group: ChildGroup
 
-    /// Starts `executable` free-running; registered in `group` so that the run's end kills it.
+    /// Starts `executable` free-running; in `group` while this lives, so that the run's end
+    /// kills it, and out of it afterwards, so that a long soak does not keep every pipe it opened.
     init(_ executable: String, _ arguments: [String], label: String, group: ChildGroup, log: SoakLog,
          replyLimit: Int = Framing.requestLimit) throws(ChildProcess.SpawnError) {
         process = try group.spawn(executable: executable, arguments: arguments + ["--free"], replyLimit: replyLimit)
         self.label = label
         self.log = log
+        self.group = group
+    }
+
+    deinit {
+        group.remove(process)
     }
 
     /// Sends one input and waits for its answer; reports the lock waits the process measured.
