@@ -31,6 +31,12 @@ public final class ChildGroup: Sendable {
         members.withLock { $0.append(child) }
     }
 
+    /// Lets a child the caller is done with leave the group (it is reaped when released), so a
+    /// long run keeps the pipes of its live children only, not of every child it ever started.
+    public func remove(_ child: ChildProcess) {
+        members.withLock { $0.removeAll { $0 === child } }
+    }
+
     /// The children not yet torn down, in the order they joined.
     public var children: [ChildProcess] {
         members.withLock { $0 }

@@ -406,7 +406,7 @@ extension NativeFuzz {
             do {
                 let message = try ToChild.decode(frame(mutant.bytes))
                 switch NativeHandlerShell.respond(to: message, on: &executor) {
-                case (.done(let directives), _):
+                case (.done(let directives, _), _):
                     let reply = directives.first { $0.objectValue?["type"] == .string("reply") }?.objectValue?["message"]
                     answer = reply.map(Answer.reply) ?? .none("a done frame without a reply")
                 case (.error(let text), _): answer = .errorFrame(text)

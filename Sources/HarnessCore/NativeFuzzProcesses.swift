@@ -53,7 +53,7 @@ extension NativeFuzz {
                 do { try child.send(JSONWriter.compact(ToChild.proceed(now: now).json), timeoutMilliseconds: 10_000) } catch {
                     return .none("the handler stopped at a yield point")
                 }
-            case .done(let directives)?:
+            case .done(let directives, _)?:
                 let reply = directives.first { $0.objectValue?["type"] == .string("reply") }?.objectValue?["message"]
                 return reply.map(Answer.reply) ?? .none("a done frame without a reply")
             case .error(let text)?:

@@ -128,7 +128,7 @@ public final class ProcessDriver {
                     trace.record(now, label, "held at \(point.rawValue)")
                     return .held(point)
                 }
-            case .done(let directives):
+            case .done(let directives, _):
                 for directive in directives { trace.record(now, label, "->", directive) }
                 return .finished(directives)
             case .error(let text):

@@ -3,12 +3,12 @@ import SiteSettings
 /// The app's process: runs until its input ends, one input frame at a time.
 public enum AppShell {
     public static func main(arguments: [String]) -> Int32 {
-        guard let directory = ChildExit.directory(arguments, option: "--container") else {
-            ChildExit.printUsage("usage: AppProcess --container DIRECTORY (started by the harness, which speaks to it in frames)\n")
+        guard let (directory, free) = ChildExit.options(arguments, option: "--container") else {
+            ChildExit.printUsage("usage: AppProcess --container DIRECTORY [--free] (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        return serve(gate: .standardStreams,
-                     storage: FileContainer(directory: directory))
+        return serve(gate: .standardStreams(free: free),
+                     storage: FileContainer(directory: directory, blocking: free))
     }
 
     /// The shell on any transport: frames through `gate`, the container in `storage`.
@@ -28,7 +28,7 @@ public enum AppShell {
             machine.flaws = Flaw.set(flaws)
             executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
             let directives = machine.run(input, on: &executor)
-            executor.gate.send(.done(directives.compactMap(AppWire.json)))
+            executor.gate.send(.done(directives.compactMap(AppWire.json), lockWaits: executor.storage.takeLockWaits()))
         }
         return ChildExit.harnessGone
     }

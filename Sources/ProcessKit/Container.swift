@@ -108,7 +108,8 @@ extension ContainerOperation {
 /// (process transport) and a simulated disk (in-process transport). Implementations do the
 /// work only; yield points belong to `ContainerExecutor`.
 public protocol ContainerStorage {
-    /// Takes the lock without waiting; a refusal is an error (the harness grants the lock first).
+    /// Takes the lock. Step by step it does not wait, and a refusal is an error (the harness
+    /// grants the lock first); free-running, the real container waits for it.
     mutating func lock() throws(StoreError)
     /// Lets the lock go; when that fails, closes the lock's descriptor, which lets it go too.
     mutating func unlock() throws(StoreError)
@@ -127,6 +128,13 @@ public protocol ContainerStorage {
     mutating func writeDocumentInPlace(_ bytes: [UInt8]) throws(StoreError)
     /// Renames the document to a new `…damaged-N…` name and returns that name.
     mutating func setAsideDocument() throws(StoreError) -> String
+    /// How long each lock taken since the last call waited, in microseconds, oldest first
+    /// (only a free-running container waits), and forgets them.
+    mutating func takeLockWaits() -> [Int]
+}
+
+extension ContainerStorage {
+    public mutating func takeLockWaits() -> [Int] { [] }
 }
 
 /// A storage failure: which step and the errno.

@@ -6,11 +6,11 @@ import SiteSettings
 /// harness sends `storageCompleted`, so other inputs can arrive in between.
 public enum ExtensionShell {
     public static func main(arguments: [String]) -> Int32 {
-        guard let directory = ChildExit.directory(arguments, option: "--storage") else {
-            ChildExit.printUsage("usage: ExtensionProcess --storage DIRECTORY (started by the harness, which speaks to it in frames)\n")
+        guard let (directory, free) = ChildExit.options(arguments, option: "--storage") else {
+            ChildExit.printUsage("usage: ExtensionProcess --storage DIRECTORY [--free] (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        return serve(gate: .standardStreams,
+        return serve(gate: .standardStreams(free: free),
                      files: ExtensionFolder(directory: directory))
     }
 

@@ -16,11 +16,17 @@ public struct FileContainer: ContainerStorage {
     public static let legacyPreferencesName = "group-preferences.json"
 
     public let directory: String
+    /// Free-running (`harness soak`): `lock` waits for the lock as the real extension does,
+    /// instead of taking a lock the harness has already granted.
+    public let blocking: Bool
     /// One descriptor for the lock file per process: a second `open` would get its own lock.
     private var lockDescriptor: Int32 = -1
+    /// Microseconds each blocking `lock` waited, not yet taken by `takeLockWaits`.
+    private var lockWaits: [Int] = []
 
-    public init(directory: String) {
+    public init(directory: String, blocking: Bool = false) {
         self.directory = directory
+        self.blocking = blocking
     }
 
     private func path(_ name: String) -> String { directory + "/" + name }
@@ -30,9 +36,29 @@ public struct FileContainer: ContainerStorage {
             lockDescriptor = open(path(Self.lockName), O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             if lockDescriptor < 0 { throw StoreError("open lock", errno: errno) }
         }
-        // Non-blocking: the harness grants the lock before this runs, so a refusal is a bug to
-        // report, not a wait.
-        if flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 { throw StoreError("flock", errno: errno) }
+        guard blocking else {
+            // Non-blocking: the harness grants the lock before this runs, so a refusal is a bug
+            // to report, not a wait.
+            if flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 { throw StoreError("flock", errno: errno) }
+            return
+        }
+        // The wait is measured for the soak's report; it never reaches the state machine.
+        let start = Self.monotonicMicroseconds()
+        while flock(lockDescriptor, LOCK_EX) != 0 {
+            if errno != EINTR { throw StoreError("flock", errno: errno) }
+        }
+        lockWaits.append(Self.monotonicMicroseconds() - start)
+    }
+
+    public mutating func takeLockWaits() -> [Int] {
+        defer { lockWaits = [] }
+        return lockWaits
+    }
+
+    private static func monotonicMicroseconds() -> Int {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return time.tv_sec * 1_000_000 + time.tv_nsec / 1_000
     }
 
     public mutating func unlock() throws(StoreError) {

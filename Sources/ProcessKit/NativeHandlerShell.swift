@@ -12,12 +12,12 @@ extension NativeHandlerMachine: ContainerMachine {
 /// The native handler's process: serves exactly one request, answers, and ends.
 public enum NativeHandlerShell {
     public static func main(arguments: [String]) -> Int32 {
-        guard let directory = ChildExit.directory(arguments, option: "--container") else {
-            ChildExit.printUsage("usage: NativeHandler --container DIRECTORY (started by the harness, which speaks to it in frames)\n")
+        guard let (directory, free) = ChildExit.options(arguments, option: "--container") else {
+            ChildExit.printUsage("usage: NativeHandler --container DIRECTORY [--free] (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        return serve(gate: .standardStreams,
-                     storage: FileContainer(directory: directory))
+        return serve(gate: .standardStreams(free: free),
+                     storage: FileContainer(directory: directory, blocking: free))
     }
 
     /// The shell on any transport: frames through `gate`, the container in `storage`.
@@ -45,6 +45,6 @@ public enum NativeHandlerShell {
         machine.flaws = Flaw.set(flaws)
         executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
         let directives = machine.run(NativeHandlerWire.input(for: event, now: now, seed: seed), on: &executor)
-        return (.done(directives.compactMap(NativeHandlerWire.json)), true)
+        return (.done(directives.compactMap(NativeHandlerWire.json), lockWaits: executor.storage.takeLockWaits()), true)
     }
 }

@@ -60,19 +60,22 @@ public enum ToChild: Equatable, Sendable {
 /// A frame from a child process to the harness.
 ///
 /// Wire form: `{"kind": "yield", "point": "rename", "seq": 3}` (the child waits for an answer),
-/// `{"kind": "done", "directives": [...]}` (after each input), `{"kind": "error", "message": …}`
+/// `{"kind": "done", "directives": [...]}` (after each input; free-running, `"lockWaits": [µs,
+/// …]` adds how long each lock taken for the input waited), `{"kind": "error", "message": …}`
 /// (the child could not read the harness's frame and did nothing with it).
 public enum FromChild: Equatable, Sendable {
     case yield(YieldPoint, seq: Int)
-    case done([JSONValue])
+    case done([JSONValue], lockWaits: [Int] = [])
     case error(String)
 
     public var json: JSONValue {
         switch self {
         case .yield(let point, let seq):
             .object(["kind": .string("yield"), "point": .string(point.rawValue), "seq": .integer(Int64(seq))])
-        case .done(let directives):
+        case .done(let directives, let waits) where waits.isEmpty:
             .object(["kind": .string("done"), "directives": .array(directives)])
+        case .done(let directives, let waits):
+            .object(["kind": .string("done"), "directives": .array(directives), "lockWaits": .array(waits.map { .integer(Int64($0)) })])
         case .error(let message):
             .object(["kind": .string("error"), "message": .string(message)])
         }
@@ -89,7 +92,16 @@ public enum FromChild: Equatable, Sendable {
             return .yield(point, seq: Int(seq))
         case .string("done")?:
             guard case .array(let directives)? = members["directives"] else { throw .invalid("'directives' missing") }
-            return .done(directives)
+            var waits: [Int] = []
+            if case .array(let items)? = members["lockWaits"] {
+                for item in items {
+                    guard case .integer(let micros) = item, let wait = Int(exactly: micros), wait >= 0 else {
+                        throw .invalid("'lockWaits' holds something other than a number of microseconds")
+                    }
+                    waits.append(wait)
+                }
+            }
+            return .done(directives, lockWaits: waits)
         case .string("error")?:
             guard case .string(let message)? = members["message"] else { throw .invalid("'message' missing") }
             return .error(message)

@@ -8,21 +8,28 @@ import SiteSettings
 /// `error` frame and is otherwise ignored. When the harness hangs up (end of input, a broken
 /// pipe), every later step fails and nothing more is sent: a process that lost its harness,
 /// like one killed at a yield point, changes nothing after that point.
+///
+/// A free-running gate (`harness soak`, the executables' `--free` option) sends no `yield`
+/// frame and goes on at once: the operating system's scheduling, not the harness, decides what
+/// runs between two steps.
 public struct WireGate: YieldGate {
     private var reader: FrameReader
     private let writer: FrameWriter
     private var seq = 0
+    /// Whether yield points pass without asking the harness.
+    public let free: Bool
     /// True once the harness has gone away.
     public private(set) var hungUp = false
 
-    public init(reader: FrameReader, writer: FrameWriter) {
+    public init(reader: FrameReader, writer: FrameWriter, free: Bool = false) {
         self.reader = reader
         self.writer = writer
+        self.free = free
     }
 
     /// The gate of a child process: frames on its standard input and output.
-    public static var standardStreams: WireGate {
-        WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1))
+    public static func standardStreams(free: Bool) -> WireGate {
+        WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1), free: free)
     }
 
     /// The next protocol message from the harness, or nil once it has hung up. A frame that is
@@ -49,6 +56,7 @@ public struct WireGate: YieldGate {
     }
 
     public mutating func yield(_ point: YieldPoint) -> YieldAnswer {
+        if free { return hungUp ? .fail(errno: ECANCELED) : .proceed }
         seq += 1
         send(.yield(point, seq: seq))
         while true {
@@ -85,8 +93,14 @@ public enum ChildExit {
         _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
 
-    /// The two arguments `--NAME DIRECTORY`, or nil.
-    public static func directory(_ arguments: [String], option: String) -> String? {
-        arguments.count == 2 && arguments[0] == option ? arguments[1] : nil
+    /// The arguments `--NAME DIRECTORY`, then optionally `--free` (run straight through, with
+    /// no yield frames and a blocking lock), or nil for anything else.
+    public static func options(_ arguments: [String], option: String) -> (directory: String, free: Bool)? {
+        guard arguments.count >= 2, arguments[0] == option else { return nil }
+        switch arguments.dropFirst(2) {
+        case []: return (arguments[1], false)
+        case ["--free"]: return (arguments[1], true)
+        default: return nil
+        }
     }
 }

@@ -66,7 +66,7 @@ enum HarnessBinary {
             switch try FromChild.decode(frame) {
             case .yield:
                 try child.send(JSONWriter.compact(ToChild.proceed(now: now).json))
-            case .done(let directives):
+            case .done(let directives, _):
                 return directives
             case .error(let message):
                 Issue.record("error frame: \(message)")

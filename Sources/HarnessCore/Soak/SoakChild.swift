@@ -1,0 +1,78 @@
+import ProcessKit
+import SiteSettings
+
+/// One free-running process of a soak: started with `--free`, it never stops at a yield point,
+/// so an exchange is one input frame and its `done` frame. A kill from another thread at any
+/// moment ends the exchange as a death.
+final class SoakChild: Sendable {
+    /// How an input ended.
+    enum Outcome: Sendable {
+        case done([JSONValue])
+        /// The process ended before it answered: killed, or on its own.
+        case died(ChildProcess.ExitStatus)
+    }
+
+    /// How long one input may take before the process counts as hung. Free-running processes
+    /// answer in milliseconds; only a lock that is never released could make them wait this long.
+    static let answerTimeout = 10_000
+
+    let label: String
+    let process: ChildProcess
+    private let log: SoakLog
+    private let group: ChildGroup
+
+    /// Starts `executable` free-running; in `group` while this lives, so that the run's end
+    /// kills it, and out of it afterwards, so that a long soak does not keep every pipe it opened.
+    init(_ executable: String, _ arguments: [String], label: String, group: ChildGroup, log: SoakLog,
+         replyLimit: Int = Framing.requestLimit) throws(ChildProcess.SpawnError) {
+        process = try group.spawn(executable: executable, arguments: arguments + ["--free"], replyLimit: replyLimit)
+        self.label = label
+        self.log = log
+        self.group = group
+    }
+
+    deinit {
+        group.remove(process)
+    }
+
+    /// Sends one input and waits for its answer; reports the lock waits the process measured.
+    func exchange(_ input: JSONValue, now: EpochMillis, seed: UInt64) -> Outcome {
+        do {
+            try process.send(JSONWriter.compact(ToChild.input(input, now: now, seed: seed, flaws: []).json), timeoutMilliseconds: Self.answerTimeout)
+        } catch {
+            return died()
+        }
+        while true {
+            let frame: [UInt8]?
+            do { frame = try process.receive(timeoutMilliseconds: Self.answerTimeout) } catch .timedOut {
+                log.violation("\(label) gave no answer within \(Self.answerTimeout / 1000) s (a lock never released?)")
+                process.kill()
+                return died()
+            } catch {
+                process.kill()
+                return died()
+            }
+            guard let frame else { return died() }
+            switch try? FromChild.decode(frame) {
+            case .done(let directives, let waits)?:
+                log.lockWaits(waits)
+                return .done(directives)
+            case .yield(let point, _)?:
+                log.violation("\(label) stopped at yield point \(point.rawValue) although it runs free")
+                process.kill()
+                return died()
+            case .error(let message)?:
+                log.violation("\(label) could not read its input: \(message)")
+            case nil:
+                log.violation("\(label) sent a frame that is not a protocol message")
+            }
+        }
+    }
+
+    private func died() -> Outcome {
+        .died(process.wait(timeoutMilliseconds: Self.answerTimeout) ?? {
+            process.kill()
+            return process.wait()
+        }())
+    }
+}

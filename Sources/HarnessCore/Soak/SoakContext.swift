@@ -1,0 +1,39 @@
+import ProcessKit
+import SiteSettings
+import Synchronization
+
+/// What every part of a soak shares: where the executables and files are, the clock, the log,
+/// the user's edits, the run's seed, and the group that kills every child at the end.
+final class SoakContext: Sendable {
+    let executables: String
+    let files: SoakFiles
+    let seed: UInt64
+    let clock = SoakClock()
+    let log: SoakLog
+    let edits = SoakEdits()
+    let group = ChildGroup()
+    private let over = Atomic<Bool>(false)
+
+    init(executables: String, files: SoakFiles, seed: UInt64) {
+        self.executables = executables
+        self.files = files
+        self.seed = seed
+        log = SoakLog(clock: clock)
+    }
+
+    /// Whether the user, the app's user and the faults have stopped, for healing.
+    var timeIsUp: Bool { over.load(ordering: .relaxed) }
+
+    func endTime() { over.store(true, ordering: .relaxed) }
+
+    /// A process died: invariant 1 at that moment, before anything can repair the files. A
+    /// death the soak did not cause (a crash) is a violation itself.
+    func died(_ label: String, _ status: ChildProcess.ExitStatus) {
+        if status != .signaled(9) { log.violation("\(label) died on its own (\(status))") }
+        checkFiles(when: "\(label) died")
+    }
+
+    func checkFiles(when event: String) {
+        for problem in files.torn() { log.violation("\(problem) when \(event) (invariant 1)") }
+    }
+}
