@@ -16,6 +16,7 @@ enum ReportBench {
         defer { Folder.remove(root) }
         let clock = ContinuousClock()
         let scenarios = try ScenarioFiles.loadAll(try ScenarioFiles.collect([ScenarioFiles.root]))
+        if scenarios.isEmpty { throw .usage("no scenario files found under \(ScenarioFiles.root)/") }
         var runs: [(run: RunPage.Run, runSeconds: Double)] = []
         for (index, scenario) in scenarios.enumerated() {
             let runner = ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: Executables.directory, directory: root + "/run-\(index)")

@@ -16,8 +16,9 @@ enum RunCommand: HarnessCommand {
         wall time. --trace writes every run's trace to FILE; --mermaid writes a Mermaid sequence
         diagram of each run (GitHub renders it); --junit writes JUnit XML; --html writes a page
         per run into DIR (a timeline of every process and tab, the steps, the failures, the
-        trace) and DIR/index.html listing them; --keep keeps the run folders. --flaw switches on known bugs in every process (see 'harness flaws'): the
-        scenarios that catch them fail, showing the bug. --crash kills a process the Nth time it
+        trace) and DIR/index.html listing them; --keep keeps the run folders. --flaw switches
+        on known bugs in every process (see 'harness flaws'): the scenarios that catch them
+        fail, showing the bug. --crash kills a process the Nth time it
         reaches a yield point (as 'harness sweep' does) and checks only the invariants;
         --power-loss (in process) cuts the power before the Nth flush of the simulated disk
         ('12:none'), when a process reaches a yield point ('handler@rename#2:all') or after the
@@ -53,8 +54,12 @@ enum RunCommand: HarnessCommand {
         let scenarios = try ScenarioFiles.loadAll(files)
         var pages: ReportFolder?
         if let path = args.value("html") {
+            guard !path.isEmpty else { throw .usage("'--html' expects the folder to write the pages into") }
             do { pages = try ReportFolder(path) } catch { throw .invalidInput("--html \(path): \(error)") }
         }
+        // A page that cannot be written stops the pages, not the run: the other outputs are
+        // still written, then the error is reported.
+        var pageError: String?
         let settings = "seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))")
 
         let executables = Executables.directory
@@ -83,6 +88,7 @@ enum RunCommand: HarnessCommand {
                 Terminal.out(Terminal.result("ERROR", passed: false) + "  \(scenario.name)  could not run as written\n")
                 Terminal.err("Error: \(error.description)\n")
                 results.append(Reports.Result(name: scenario.name, failures: ["usage error: \(error.description)"], wallSeconds: 0))
+                pages?.addUnusable(scenario, reason: error.description)
                 continue
             }
             if !args.flag("keep") { Folder.remove(directory) }
@@ -101,9 +107,9 @@ enum RunCommand: HarnessCommand {
             }
             results.append(Reports.Result(name: scenario.name, failures: outcome.failures, wallSeconds: wall / 1000))
             do {
-                try pages?.add(RunPage.Run(scenario: scenario, outcome: outcome, wallSeconds: wall / 1000, settings: settings))
+                if pageError == nil { try pages?.add(RunPage.Run(scenario: scenario, outcome: outcome, wallSeconds: wall / 1000, settings: settings)) }
             } catch {
-                throw .invalidInput("--html: \(error)")
+                pageError = "--html: \(error)"
             }
         }
         let seconds = Executables.seconds(clock.now - total)
@@ -111,11 +117,14 @@ enum RunCommand: HarnessCommand {
         Terminal.out("\(scenarios.count - failed - unusable) passed, \(failed) failed\(errors), \((seconds * 100).rounded() / 100) s wall time\n")
         if let path = args.value("trace") { try save(traces.joined(separator: "\n") + "\n", to: path) }
         if let path = args.value("mermaid") { try save(diagrams.joined(separator: "\n"), to: path) }
-        if let pages {
-            do { try pages.writeIndex(title: "harness run: \(scenarios.count) scenarios, \(settings)") } catch { throw .invalidInput("--html: \(error)") }
-            Terminal.out("pages in \(pages.directory)/index.html\n")
+        if let pages, pageError == nil {
+            do {
+                try pages.writeIndex(title: "harness run: \(scenarios.count) scenarios, \(settings)")
+                Terminal.out("pages in \(pages.directory)/index.html\n")
+            } catch { pageError = "--html: \(error)" }
         }
         if let path = args.value("junit") { try save(Reports.junit(suite: "scenarios (\(transport.rawValue))", results: results), to: path) }
+        if let pageError { throw .invalidInput(pageError) }
         return unusable > 0 ? 2 : failed == 0 ? 0 : 1
     }
 

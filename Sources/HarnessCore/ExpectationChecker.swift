@@ -26,7 +26,7 @@ struct ExpectationChecker {
             let replies = simulation.tabs[id]?.nativeRepliesBeforeFirstDecision
             if replies == 0 { return [] }
             guard let replies else { return ["tab \(id.rawValue) has applied no decision since it loaded"] }
-            return ["tab \(id.rawValue)'s first decision came after \(replies) native replies"]
+            return ["tab \(id.rawValue)'s first decision came after \(replies) native \(replies == 1 ? "reply" : "replies")"]
         case .sharedDefaults(let values):
             guard let defaults = sharedDocument?.defaults else { return [noDocument] }
             let actual = FieldValues(mode: defaults.mode, theme: defaults.theme, nativeDarkPolicy: defaults.nativeDarkPolicy,

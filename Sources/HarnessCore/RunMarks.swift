@@ -12,12 +12,15 @@ public struct RunMarks: Sendable {
         public var at: EpochMillis
     }
 
-    /// A failed expectation or broken invariant, reported on step `line`.
+    /// A failed expectation or broken invariant, reported on step `line` (whose text is
+    /// `step`), or once the run was healed after its last step.
     public struct Failure: Sendable, Equatable {
         public var line: Int
+        public var step: String
         /// `invariant 6`, `expectation` or `run`, as `ScenarioRunner.Outcome.properties`.
         public var property: String
         public var message: String
+        public var afterHealing: Bool
         public var traceIndex: Int
         public var at: EpochMillis
     }
@@ -29,6 +32,7 @@ public struct RunMarks: Sendable {
         public var shared: Int?
         /// The front profile's cache: the revision of the document it holds, and how many
         /// changes wait in its outbox.
+        public var profile: String
         public var cache: Int?
         public var outbox: Int
     }
@@ -45,6 +49,6 @@ public struct RunMarks: Sendable {
         let shared = simulation.containerFile(FileContainer.documentName).flatMap { try? DocumentCodec.decode($0).document }
         let local = simulation.storedLocal
         return Revisions(traceIndex: simulation.trace.lines.count, at: simulation.now, shared: shared.map { Int($0.revision) },
-                         cache: local?.cache.map { Int($0.revision) }, outbox: local?.outbox.count ?? 0)
+                         profile: simulation.profile, cache: local?.cache.map { Int($0.revision) }, outbox: local?.outbox.count ?? 0)
     }
 }

@@ -179,7 +179,7 @@ public final class ScenarioRunner {
     private func checkInvariants(after step: Scenario.Line, healed: Bool = false) {
         guard let simulation else { return }
         let label = healed ? "after the run (healed)" : "after this step"
-        for problem in simulation.monitor.newProblems(simulation, healed: healed) { fail(step, "\(label): \(problem)") }
+        for problem in simulation.monitor.newProblems(simulation, healed: healed) { fail(step, "\(label): \(problem)", healed: healed) }
     }
 
     // MARK: - Steps
@@ -322,9 +322,9 @@ public final class ScenarioRunner {
                                                source: origin == .popup ? simulation.profile : nil))
     }
 
-    private func fail(_ line: Scenario.Line, _ message: String) {
+    private func fail(_ line: Scenario.Line, _ message: String, healed: Bool = false) {
         properties.append(Self.property(of: message, at: line.step))
-        marks.failures.append(RunMarks.Failure(line: line.number, property: properties.last!, message: message,
+        marks.failures.append(RunMarks.Failure(line: line.number, step: line.text, property: properties.last!, message: message, afterHealing: healed,
                                                traceIndex: simulation?.trace.lines.count ?? 0, at: simulation?.now ?? setup!.epoch))
         let tail = simulation?.trace.lines.suffix(8).map { "    " + $0 }.joined(separator: "\n") ?? ""
         failures.append("\(scenario.name):\(line.number): \(line.text)\n  \(message)\n  trace so far (last lines):\n\(tail)")

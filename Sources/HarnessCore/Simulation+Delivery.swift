@@ -88,6 +88,10 @@ extension Simulation {
             }
         }
         if case .nativeReply(let request, let message) = input {
+            // Counted as the background takes it: one held for a frozen background is not yet
+            // before anything (invariant 5, and a page's first decision).
+            nativeRepliesDelivered += 1
+            monitor.nativeReplyArrives(incarnation: background.incarnation, now: now)
             answeredRequests.insert(request)
             // A valid snapshot in time becomes the cache (a late one is dropped): its next save
             // of storage.local must keep it for the next background (invariant 5).

@@ -679,8 +679,6 @@ public final class Simulation {
                     trace.record(now, "safari", "dropped reply for background#\(incarnation)")
                     continue
                 }
-                nativeRepliesDelivered += 1
-                monitor.nativeReplyArrives(incarnation: incarnation, now: now)
                 deliverToBackground(.nativeReply(request: request, message: message))
             case .appInput(let input, let edit):
                 deliverToApp(input, edit: edit)

@@ -1,4 +1,4 @@
-import HarnessCore
+@testable import HarnessCore
 import Testing
 
 /// The run page's reading of a trace: lanes, arrows, tabs and revisions.
@@ -120,9 +120,49 @@ struct RunTimelineTests {
         #expect(timeline.times == [0, 1500])
     }
 
-    @Test func revisionZeroIsNoDocumentYet() {
+    /// A handler reads a missing document as revision 0: no shared document yet. A cache of
+    /// revision 0 is a cache (of the starting or the built-in document).
+    @Test func revisionZeroIsNoSharedDocumentYetButACache() {
+        var marks = RunMarks()
+        marks.revisions = [RunMarks.Revisions(traceIndex: 1, at: 0, shared: nil, profile: "default", cache: 0, outbox: 0)]
         let timeline = RunTimeline(trace: [#"+0.000s handler#1 -> {"message":{"documentId":"D","revision":0,"type":"notModified"},"type":"reply"}"#],
-                                   marks: RunMarks(), epoch: 0)
-        #expect(timeline.shared.map(\.revision) == [nil])
+                                   marks: marks, epoch: 0)
+        #expect(timeline.shared.map(\.revision) == [nil, nil])
+        #expect(timeline.cache.map(\.revision) == [0])
+    }
+
+    /// Nothing on its way arrives after a power cut; a refused request and a withheld reply
+    /// draw no arrow; each dropped reply is the oldest on its way.
+    @Test func whatNeverArrivesDrawsNoArrow() {
+        let patch = #"{"at":1,"edit":1,"scope":"a.example","set":{"mode":"off"},"type":"patch"}"#
+        let trace = [
+            #"+0.000s background#1 -> {"message":\#(patch),"request":1,"type":"sendNative"}"#,
+            #"+0.000s harness power lost: 0 unsynced changes kept, 1 dropped; the device restarts"#,
+            #"+0.000s background#1 power lost"#,
+            #"+0.000s background#2 -> {"message":\#(patch),"request":1,"type":"sendNative"}"#,
+            #"+0.000s handler#1 <- {"message":\#(patch),"profile":"default","type":"nativeRequest"}"#,
+            #"+0.000s handler#1 reply withheld (hung)"#,
+            #"+0.000s background#2 -> {"message":{"type":"getSnapshot"},"request":2,"type":"sendNative"}"#,
+            #"+0.000s safari refused a native request: 150 in flight"#,
+            #"+0.000s background#2 -> {"message":{"type":"getSnapshot"},"request":3,"type":"sendNative"}"#,
+            #"+0.000s handler#2 <- {"message":{"type":"getSnapshot"},"profile":"default","type":"nativeRequest"}"#,
+            #"+0.000s background#2 -> {"message":{"type":"getSnapshot"},"request":4,"type":"sendNative"}"#,
+            #"+0.000s handler#3 <- {"message":{"type":"getSnapshot"},"profile":"default","type":"nativeRequest"}"#,
+            #"+0.000s handler#3 -> {"message":{"documentId":"D","revision":1,"type":"notModified"},"type":"reply"}"#,
+            #"+0.000s handler#2 -> {"message":{"documentId":"D","revision":1,"type":"notModified"},"type":"reply"}"#,
+            #"+0.000s background#2 unloaded"#,
+            #"+0.000s safari dropped reply for background#2"#,
+            #"+1.000s safari dropped reply for background#2"#,
+        ]
+        let timeline = RunTimeline(trace: trace, marks: RunMarks(), epoch: 0)
+        let arrows = timeline.arrows.map { "\($0.from)>\($0.to) \($0.outcome.rawValue) \($0.fromIndex)-\($0.toIndex)" }
+        #expect(arrows == [
+            "background#2>handler#1 request 3-4",
+            "background#2>handler#2 request 8-9",
+            "background#2>handler#3 request 10-11",
+            "handler#3>background#2 dropped 12-15",
+            "handler#2>background#2 dropped 13-16",
+        ])
+        #expect(timeline.processes.first { $0.label == "background#2" }?.marks.map(\.note) == ["request 2 refused by Safari (150 in flight)"])
     }
 }

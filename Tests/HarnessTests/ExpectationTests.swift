@@ -84,4 +84,25 @@ struct ExpectationTests {
         #expect(found.first?.hasPrefix("e:9: expect alarm none\n  the alarm: expected none, got one in 10m") == true, "\(found)")
         #expect(found.last?.hasPrefix("e:10: expect alarm due\n  the alarm: expected due, got one in 10m") == true, "\(found)")
     }
+
+    /// A native reply held for a frozen background counts when the background takes it: here
+    /// after the page reloaded and before its first decision, so that decision came after it.
+    @Test func aReplyHeldForAFrozenBackgroundCountsWhenItIsTaken() throws {
+        let text = """
+            platform ios
+            shared defaults mode=on theme=gray
+            cache defaults mode=on theme=sepia
+            handler slow 6s
+            tab open t1 https://docs.example.com/guide
+            settle
+            safari background
+            advance 6s
+            tab reload t1
+            safari foreground
+            settle
+            expect first-decision t1 before native-reply
+            """
+        let failures = try HarnessBinary.failures(text, name: "s")
+        #expect(failures.count == 1 && failures[0].contains("tab t1's first decision came after 1 native reply\n"), "\(failures)")
+    }
 }

@@ -69,13 +69,47 @@ struct RunPageTests {
         #expect(!page.contains("<li id=\"line-18\" class=\"step failed\">"))
         #expect(Self.values(of: "data-line", after: "class=\"failure\"", in: page).joined(separator: " ").contains("19"))
         #expect(page.contains("shared site docs.example.com is absent"))
-        // Dropped and refused replies are drawn as such.
+        // The error Safari gave for the crashed handler is drawn as a refused reply.
         #expect(page.contains("data-outcome=\"refused\""))
+        // What was expected is beside what happened.
+        #expect(page.contains("line 19 <code>expect shared site docs.example.com theme=sepia</code>"))
         #expect(page.contains("<details class=\"trace\">"))
         #expect(Self.externalReferences(page).isEmpty)
         // Written whole: no temporary file is left behind.
         let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/report").sorted()
         #expect(files == ["index.html", Self.page])
+    }
+
+    /// `harness explore` writes each shrunk failure's page beside its scenario, and an index.
+    @Test func exploreWritesAPageBesideEachShrunkFailure() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("found-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try HarnessBinary.run(["explore", "--flaw", "no-reconcile-on-foreground", "--stop", "--runs", "50", "--workers", "1", "--out", folder])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        let scenario = try #require(files.first { $0.hasSuffix(".scenario") }, "\(files)")
+        let page = String(scenario.dropLast(".scenario".count)) + ".html"
+        #expect(files == ["index.html", page, scenario])
+        let index = try String(contentsOfFile: folder + "/index.html", encoding: .utf8)
+        #expect(index.contains("<a href=\"\(page)\">\(folder)/\(scenario)</a>"))
+        let html = try String(contentsOfFile: folder + "/" + page, encoding: .utf8)
+        #expect(html.contains("found by harness explore, seed ") && html.contains("class=\"failure\""))
+    }
+
+    /// A scenario that could not run as written has no page but a line in the index.
+    @Test func theIndexListsAScenarioThatCouldNotRun() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pages-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let good = folder + "/good.scenario", unreached = folder + "/unreached.scenario"
+        try "tab open t1 https://a.example/\nsettle\n".write(toFile: good, atomically: true, encoding: .utf8)
+        try "hold app at rename\ntab open t1 https://a.example/\nsettle\n".write(toFile: unreached, atomically: true, encoding: .utf8)
+        let run = try HarnessBinary.run(["run", good, unreached, "--transport", "in-process", "--html", folder + "/report"])
+        #expect(run.status == 2)
+        let index = try String(contentsOfFile: folder + "/report/index.html", encoding: .utf8)
+        #expect(index.contains("<p>1 passed, 0 failed, 1 could not run as written</p>"))
+        #expect(index.contains("<td class=\"fail\">ERROR</td><td>\(unreached)<br><small>"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/report").sorted() == ["good.html", "index.html"])
     }
 
     @Test func aFolderThatCannotBeMadeIsAnErrorBeforeAnythingRuns() throws {
@@ -107,11 +141,16 @@ struct RunPageTests {
         #expect(image.width == 1000 && image.height == 700)
         #expect(image.pixelsUnlikeTheBackground > image.width * image.height / 50)
         #expect(image.distinctColours > 20)
-        // The timeline itself is drawn: a process alive, and the failure's rule.
-        let colours = Set(stride(from: 0, to: image.pixels.count, by: 4).map { Array(image.pixels[$0..<$0 + 3]) })
-        let alive = colours.contains([0xa5, 0xd6, 0xa7]), failure = colours.contains([0xc6, 0x28, 0x28])
-        #expect(alive, "no lane of a living process in the screenshot")
-        #expect(failure, "no failure marked in the screenshot")
+        // The timeline itself is drawn: lanes of living processes (far more of their colour
+        // than the legend's swatch holds), and the failures' rules, a colour nothing else uses.
+        var alive = 0, rule = 0
+        for offset in stride(from: 0, to: image.pixels.count, by: 4) {
+            let pixel = (image.pixels[offset], image.pixels[offset + 1], image.pixels[offset + 2])
+            if pixel == (0xa5, 0xd6, 0xa7) { alive += 1 }
+            if pixel == (0xd5, 0x00, 0x00) { rule += 1 }
+        }
+        #expect(alive > 2000, "\(alive) pixels of living processes")
+        #expect(rule > 200, "\(rule) pixels of failure rules")
     }
 }
 

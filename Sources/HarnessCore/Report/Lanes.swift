@@ -173,7 +173,7 @@ struct Lanes {
         for first in lane.firsts {
             let x = axis.at(first.at)
             let fromCache = first.repliesBefore == 0
-            let what = fromCache ? "before any native reply (from the cache or the built-in defaults)" : "after \(first.repliesBefore) native replies"
+            let what = fromCache ? "before any native reply (from the cache or the built-in defaults)" : "after \(first.repliesBefore) native \(first.repliesBefore == 1 ? "reply" : "replies")"
             page.add("<g class=\"first\"><path d=\"M\(f(x - 4)) \(f(row.top + 7)) L\(f(x)) \(f(row.top)) L\(f(x + 4)) \(f(row.top + 7))Z\"/>"
                      + (fromCache ? "<text x=\"\(f(x + 5))\" y=\"\(f(row.top + 7))\" font-size=\"9\">C</text>" : "")
                      + "<title>tab \(escape(lane.name)): first decision since its page loaded, at \(time(first.at)), \(what)</title></g>")
@@ -187,20 +187,22 @@ struct Lanes {
     }
 
     /// A revision lane: a band per stretch with one revision, its number written in it.
+    /// With several profiles, each stretch of the cache lane names whose cache it shows.
     private func revisions(_ readings: [RunTimeline.Revision], row: Row, into page: inout RunPage.Page) {
-        var stretches: [(from: Int, revision: Int?, note: String)] = []
-        for reading in readings where stretches.last?.revision != reading.revision || stretches.isEmpty {
-            stretches.append((reading.at, reading.revision, reading.note))
+        var stretches: [(from: Int, revision: Int?, note: String, profile: String?)] = []
+        for reading in readings where stretches.isEmpty || stretches.last!.revision != reading.revision || stretches.last!.profile != reading.profile {
+            stretches.append((reading.at, reading.revision, reading.note, reading.profile))
         }
+        let profiles = Set(readings.compactMap(\.profile)).count > 1
         let y = row.top + 4, h = row.height - 8
         page.add("<g data-lane=\"revision\" data-name=\"\(escape(row.name))\">")
         for (index, stretch) in stretches.enumerated() {
             let x = axis.at(stretch.from)
             let end = index + 1 < stretches.count ? axis.at(stretches[index + 1].from) : axis.at(timeline.count)
-            let words = stretch.revision.map { "r\($0)" } ?? "none"
+            let words = (profiles ? "\(stretch.profile ?? ""): " : "") + (stretch.revision.map { "r\($0)" } ?? "none")
             page.add("<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(max(end - x, 2)))\" height=\"\(f(h))\" fill=\"\(index % 2 == 0 ? "#e3f2fd" : "#bbdefb")\">"
                      + "<title>\(escape(row.name)): \(words) at \(time(stretch.from)) (\(escape(stretch.note)))</title></rect>")
-            if end - x > 20 { page.add("<text x=\"\(f(x + 3))\" y=\"\(f(row.middle + 4))\" pointer-events=\"none\">\(words)</text>") }
+            if end - x > Double(words.count) * 6.5 + 4 { page.add("<text x=\"\(f(x + 3))\" y=\"\(f(row.middle + 4))\" pointer-events=\"none\">\(words)</text>") }
         }
         page.add("</g>")
     }
@@ -210,24 +212,23 @@ struct Lanes {
     /// Steps, failures, failed checks and the run's big moments, across every lane.
     private func rules(height: Double, checks: Row?, into page: inout RunPage.Page) {
         let bottom = height - 14
-        var labelled: [Double: [Int]] = [:]
         for step in marks.steps {
             let x = axis.at(step.traceIndex)
-            labelled[x, default: []].append(step.line)
             page.add("<g id=\"step-\(step.line)\" class=\"stepmark\"><line class=\"steprule\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"22\" y2=\"\(f(bottom))\"/>"
                      + "<title>line \(step.line) at \(Trace.relative(step.at - epoch))</title></g>")
         }
-        var lastLabel = -1000.0
-        for x in labelled.keys.sorted() where x - lastLabel >= 26 {
-            let lines = labelled[x]!
-            lastLabel = x
-            let text = lines.count == 1 ? "\(lines[0])" : "\(lines.first!)–\(lines.last!)"
-            page.add("<a href=\"#line-\(lines[0])\"><text x=\"\(f(x + 2))\" y=\"34\" fill=\"#555\">\(text)</text></a>")
+        // Step numbers too close to be read apart become a range (`13–16`), linked to the first.
+        for label in Self.labels(marks.steps.map { (x: axis.at($0.traceIndex), item: $0.line) }, width: { lines in
+            6.5 * Double((lines.count == 1 ? "\(lines[0])" : "\(lines.first!)–\(lines.last!)").count) + 6
+        }) {
+            let text = label.items.count == 1 ? "\(label.items[0])" : "\(label.items.first!)–\(label.items.last!)"
+            page.add("<a href=\"#line-\(label.items[0])\"><text x=\"\(f(label.x + 2))\" y=\"34\" fill=\"#555\">\(text)</text></a>")
         }
         for event in timeline.events {
             let x = axis.at(event.at)
-            page.add("<g class=\"event\"><line class=\"eventrule\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"18\" y2=\"\(f(bottom))\"/>"
-                     + "<text x=\"\(f(x + 3))\" y=\"\(f(bottom + 11))\">\(escape(event.note == "healed" ? "healed" : "power lost"))</text>"
+            let healed = event.note == "healed"
+            page.add("<g class=\"event\"\(healed ? " id=\"healed\"" : "")><line class=\"eventrule\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"18\" y2=\"\(f(bottom))\"/>"
+                     + "<text x=\"\(f(x + 3))\" y=\"\(f(bottom + 11))\">\(healed ? "healed" : "power lost")</text>"
                      + "<title>\(escape(event.note)) at \(time(event.at))</title></g>")
         }
         if let checks {
@@ -237,18 +238,51 @@ struct Lanes {
                          + "<title>\(escape(check.note)) at \(time(check.at))</title></path>")
             }
         }
-        // One rule per moment, naming every line that failed there.
-        var failed: [Double: [RunMarks.Failure]] = [:]
-        for failure in marks.failures { failed[axis.at(failure.traceIndex), default: []].append(failure) }
-        for x in failed.keys.sorted() {
-            let failures = failed[x]!
-            var lines: [Int] = []
-            for failure in failures where !lines.contains(failure.line) { lines.append(failure.line) }
-            let titles = failures.map { "line \($0.line), \($0.property): \($0.message)" }.joined(separator: "\n")
-            page.add("<g class=\"failure\" data-line=\"\(lines.map(String.init).joined(separator: " "))\"><line class=\"failrule\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(checks?.top ?? 22))\" y2=\"\(f(bottom))\"/>"
-                     + "<a href=\"#line-\(lines[0])\"><text class=\"killed\" x=\"\(f(x + 3))\" y=\"\(f((checks?.middle ?? 30) + 4))\">✕ \(lines.count == 1 ? "line" : "lines") \(lines.map(String.init).joined(separator: ", "))</text></a>"
-                     + "<title>\(escape(titles))</title></g>")
+        // A rule per failure at its moment, and labels that name the lines failing there.
+        var moments: [(x: Double, item: Int)] = []
+        for (index, failure) in marks.failures.enumerated() {
+            let x = axis.at(moment(of: failure))
+            moments.append((x, index))
+            page.add("<line id=\"failure-\(index)\" class=\"failrule\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(checks?.top ?? 22))\" y2=\"\(f(bottom))\">"
+                     + "<title>\(escape(Self.describe(failure)))</title></line>")
         }
+        for label in Self.labels(moments, width: { items in 14 + 6.2 * Double(Self.failureWords(items.map { marks.failures[$0] }).count) }) {
+            let failures = label.items.map { marks.failures[$0] }
+            let lines = Set(failures.map { $0.line }).sorted().map(String.init).joined(separator: " ")
+            page.add("<g class=\"failure\" data-line=\"\(lines)\"><a href=\"#problem-\(label.items[0])\"><text class=\"killed\" x=\"\(f(label.x + 3))\" y=\"\(f((checks?.middle ?? 30) + 4))\">"
+                     + "✕ \(escape(Self.failureWords(failures)))</text></a><title>\(escape(failures.map(Self.describe).joined(separator: "\n")))</title></g>")
+        }
+    }
+
+    /// Where a failure happened: at the failed check it reports (a liveness deadline, a
+    /// background that started without its cache), else where the runner found it.
+    private func moment(of failure: RunMarks.Failure) -> Int {
+        timeline.checks.last { failure.message.contains($0.note) }?.at ?? failure.traceIndex
+    }
+
+    static func describe(_ failure: RunMarks.Failure) -> String {
+        (failure.afterHealing ? "after the run was healed" : "line \(failure.line), \(failure.step)") + " (\(failure.property)): \(failure.message)"
+    }
+
+    /// `lines 9, 12`, `line 4 and after healing`.
+    static func failureWords(_ failures: [RunMarks.Failure]) -> String {
+        let lines = Set(failures.filter { !$0.afterHealing }.map(\.line)).sorted().map(String.init)
+        var words = lines.isEmpty ? "" : (lines.count == 1 ? "line " : "lines ") + lines.joined(separator: ", ")
+        if failures.contains(where: \.afterHealing) { words += (words.isEmpty ? "" : " and ") + "after healing" }
+        return words
+    }
+
+    /// Labels left to right, each taking the items that start before it ends.
+    static func labels<Item>(_ placed: [(x: Double, item: Item)], width: ([Item]) -> Double = { _ in 26 }) -> [(x: Double, items: [Item])] {
+        var labels: [(x: Double, items: [Item])] = []
+        for (x, item) in placed.enumerated().sorted(by: { ($0.element.x, $0.offset) < ($1.element.x, $1.offset) }).map(\.element) {
+            if let last = labels.last, x < last.x + width(last.items) {
+                labels[labels.count - 1].items.append(item)
+            } else {
+                labels.append((x, [item]))
+            }
+        }
+        return labels
     }
 
     // MARK: Helpers

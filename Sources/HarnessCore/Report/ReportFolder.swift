@@ -8,11 +8,13 @@ import ProcessKit
 /// and renamed, so a page is never seen half-written.
 public struct ReportFolder: Sendable {
     public let directory: String
-    private var entries: [(run: RunPage.Run, file: String)] = []
+    private var entries: [Entry] = []
     private var names: Set<String> = []
 
     /// Makes the folder (and its parents) if it is missing.
     public init(_ directory: String) throws(StoreError) {
+        // An empty name would put the pages at the root of the file system.
+        guard !directory.isEmpty else { throw StoreError("an empty folder name", errno: EINVAL) }
         self.directory = directory
         var path = directory.hasPrefix("/") ? "" : "."
         for part in directory.split(separator: "/") {
@@ -21,18 +23,29 @@ public struct ReportFolder: Sendable {
         }
     }
 
+    /// A line of the index: a run and its page, or a scenario that could not run as written.
+    enum Entry: Sendable {
+        case page(RunPage.Run, file: String)
+        case unusable(name: String, steps: Int, reason: String)
+    }
+
     /// Writes the run's page and returns its file name within the folder.
     @discardableResult
     public mutating func add(_ run: RunPage.Run) throws(StoreError) -> String {
         let file = fileName(for: run.scenario.name)
         try write(RunPage.html(run), to: file)
-        entries.append((run, file))
+        entries.append(.page(run, file: file))
         return file
+    }
+
+    /// Lists a scenario that could not run as written (it has no page).
+    public mutating func addUnusable(_ scenario: Scenario, reason: String) {
+        entries.append(.unusable(name: scenario.name, steps: scenario.lines.count, reason: reason))
     }
 
     /// Writes `index.html` for the pages added so far.
     public func writeIndex(title: String) throws(StoreError) {
-        try write(Self.index(title: title, entries: entries.map { ($0.run, $0.file) }), to: "index.html")
+        try write(Self.index(title: title, entries: entries), to: "index.html")
     }
 
     /// `Scenarios/lifecycle/a-b.scenario` → `lifecycle--a-b.html`, any other path by its last
@@ -67,16 +80,29 @@ public struct ReportFolder: Sendable {
         if rename(temporary, directory + "/" + name) != 0 { throw StoreError("rename \(name)", errno: errno) }
     }
 
-    static func index(title: String, entries: [(run: RunPage.Run, file: String)]) -> String {
-        let failed = entries.filter { !$0.run.outcome.passed }.count
+    static func index(title: String, entries: [Entry]) -> String {
+        var passed = 0, failed = 0, unusable = 0
+        for entry in entries {
+            switch entry {
+            case .page(let run, _): if run.outcome.passed { passed += 1 } else { failed += 1 }
+            case .unusable: unusable += 1
+            }
+        }
         var page = RunPage.Page()
         page.add("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>\(RunPage.escape(title))</title>")
         page.add("<style>body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}"
                  + "td,th{padding:.2em .8em;border-bottom:1px solid #eee;text-align:left}td.n{text-align:right}"
                  + ".pass{color:#1b5e20}.fail{color:#b71c1c;font-weight:bold}</style>\n</head>\n<body>")
-        page.add("<h1>\(RunPage.escape(title))</h1>\n<p>\(entries.count - failed) passed, \(failed) failed</p>")
+        page.add("<h1>\(RunPage.escape(title))</h1>\n<p>\(passed) passed, \(failed) failed" + (unusable == 0 ? "" : ", \(unusable) could not run as written") + "</p>")
         page.add("<table>\n<tr><th>result</th><th>scenario</th><th>steps</th><th>virtual time</th><th>wall time</th></tr>")
-        for (run, file) in entries {
+        for entry in entries {
+            guard case .page(let run, let file) = entry else {
+                if case .unusable(let name, let steps, let reason) = entry {
+                    page.add("<tr class=\"run\"><td class=\"fail\">ERROR</td><td>\(RunPage.escape(name))<br><small>\(RunPage.escape(reason))</small></td>"
+                             + "<td class=\"n\">\(steps)</td><td></td><td></td></tr>")
+                }
+                continue
+            }
             let passed = run.outcome.passed
             page.add("<tr class=\"run\"><td class=\"\(passed ? "pass" : "fail")\">\(passed ? "pass" : "FAIL")</td>"
                      + "<td><a href=\"\(RunPage.escape(file))\">\(RunPage.escape(run.scenario.name))</a></td>"

@@ -25,7 +25,8 @@ public enum RunPage {
         let outcome = run.outcome
         let timeline = RunTimeline(trace: outcome.trace, marks: outcome.marks, epoch: outcome.epoch)
         let axis = TimeAxis(timeline)
-        let failedLines = Set(outcome.marks.failures.map(\.line))
+        // A failure found once the run was healed belongs to no step.
+        let failedLines = Set(outcome.marks.failures.filter { !$0.afterHealing }.map(\.line))
         var page = Page()
         page.add("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width\">")
         page.add("<title>\(outcome.passed ? "pass" : "FAIL") \(escape(run.scenario.name))</title>\n<style>\(style)</style>\n</head>\n<body>")
@@ -40,6 +41,9 @@ public enum RunPage {
         page.add(legend)
         page.add("</section>")
         steps(run.scenario, outcome.marks, failedLines: failedLines, epoch: outcome.epoch, into: &page)
+        if outcome.marks.failures.contains(where: \.afterHealing) {
+            page.add("<p class=\"step failed healed\"><a href=\"#healed\">After the run was healed</a>: the checks made once every fault was gone failed (see above).</p>")
+        }
         page.add("<details class=\"trace\">\n<summary>Trace (\(outcome.trace.count) lines)</summary>\n<pre>")
         page.add(escape(outcome.trace.joined(separator: "\n")))
         page.add("</pre>\n</details>\n</body>\n</html>")
@@ -48,8 +52,10 @@ public enum RunPage {
 
     private static func failures(_ outcome: ScenarioRunner.Outcome, into page: inout Page) {
         page.add("<section class=\"problems\">\n<h2>What went wrong</h2>\n<ol>")
-        for failure in outcome.marks.failures {
-            page.add("<li class=\"failure\"><a href=\"#step-\(failure.line)\">line \(failure.line)</a>, \(escape(failure.property)), at "
+        // Each with what was expected (the step) and what happened (the message).
+        for (index, failure) in outcome.marks.failures.enumerated() {
+            let step = failure.afterHealing ? "after the run was healed" : "line \(failure.line) <code>\(escape(failure.step))</code>"
+            page.add("<li class=\"failure\" id=\"problem-\(index)\"><a href=\"#failure-\(index)\">\(step)</a>, \(escape(failure.property)), found at "
                      + "\(Trace.relative(failure.at - outcome.epoch))<pre>\(escape(failure.message))</pre></li>")
         }
         page.add("</ol>\n</section>")
@@ -117,7 +123,7 @@ public enum RunPage {
         .arrow{stroke-width:1.4;fill:none}.arrow.request{stroke:#546e7a}.arrow.applied{stroke:#2e7d32}.arrow.unchanged{stroke:#9e9e9e}
         .arrow.refused{stroke:#ef6c00}.arrow.dropped{stroke:#c62828;stroke-dasharray:4 3}.arrow.timedout{stroke:#c62828;stroke-dasharray:1 2}
         .arrow.message{stroke:#6a1b9a}
-        .steprule{stroke:#bbb;stroke-dasharray:2 3}.failrule{stroke:#c62828;stroke-width:2}.eventrule{stroke:#000;stroke-dasharray:6 3}
+        .steprule{stroke:#bbb;stroke-dasharray:2 3}.failrule{stroke:#d50000;stroke-width:2}.eventrule{stroke:#000;stroke-dasharray:6 3}
         .endnote{fill:#777;font-size:10px}.gapbreak{fill:#f5f5f5}.gaptext{fill:#777}.check{fill:#c62828}
         .legend{font-size:.85em;color:#555}.swatch{display:inline-block;width:1.6em;height:.8em;margin:0 .3em 0 .8em;vertical-align:middle;border:1px solid #aaa}
         .swatch.alive{background:#a5d6a7}.swatch.frozen{background:#90caf9}.swatch.held{background:#ffcc80}.swatch.suspended{background:#cfd8dc}
@@ -127,7 +133,7 @@ public enum RunPage {
         .arrowkey.dropped{border-color:#c62828;border-bottom-style:dashed}.arrowkey.timedout{border-color:#c62828;border-bottom-style:dotted}
         .arrowkey.message{border-color:#6a1b9a}
         .steps{list-style:none;padding:0}.steps li{padding:.05em .4em}.steps .number{display:inline-block;width:3em;text-align:right;color:#777}
-        .steps .at{color:#999;font-size:.85em}.steps li.failed{background:#fbd5d5}.steps li:target{outline:2px solid #1565c0}
+        .steps .at{color:#999;font-size:.85em}.steps li.failed,p.healed{background:#fbd5d5}p.healed{padding:.2em .4em}.steps li:target{outline:2px solid #1565c0}
         .trace pre{font-size:12px;overflow-x:auto;background:#fafafa;padding:.6em}
         """
 }

@@ -84,17 +84,19 @@ public struct RunTimeline: Sendable {
         public var note: String
     }
 
-    /// A revision read at a moment (nil: no readable document, or none written yet: a handler
-    /// reads a missing document as the built-in one, revision 0).
+    /// A revision read at a moment (nil: no readable document or cache).
     public struct Revision: Sendable, Equatable {
         public var at: Int
         public var revision: Int?
         public var note: String
+        /// Whose cache (each Safari profile has its own); nil for the shared document.
+        public var profile: String?
 
-        public init(at: Int, revision: Int?, note: String) {
-            self.at = at
-            self.revision = revision == 0 ? nil : revision
-            self.note = note
+        /// The shared document as a process reported it: a handler reads a missing document as
+        /// the built-in one, revision 0, which is no document yet. (A cache of revision 0 is a
+        /// real cache: of a starting document or of the built-in one.)
+        static func shared(at: Int, revision: Int?, note: String) -> Revision {
+            Revision(at: at, revision: revision == 0 ? nil : revision, note: note)
         }
     }
 
@@ -124,12 +126,12 @@ extension RunTimeline {
         self = reader.finish()
         for sample in marks.revisions {
             let at = min(sample.traceIndex, max(count - 1, 0))
-            shared.append(Revision(at: at, revision: sample.shared, note: "read after the step"))
+            shared.append(.shared(at: at, revision: sample.shared, note: "read after the step"))
             let outbox = sample.outbox == 0 ? "" : ", \(sample.outbox) waiting in the outbox"
-            cache.append(Revision(at: at, revision: sample.cache, note: "read after the step" + outbox))
+            cache.append(Revision(at: at, revision: sample.cache, note: "read after the step" + outbox, profile: sample.profile))
         }
-        shared.sort { $0.at < $1.at }
-        cache.sort { $0.at < $1.at }
+        // In order of the trace, and in the order they were read at one line.
+        shared = shared.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
 }
 
@@ -174,6 +176,13 @@ private struct TraceReader {
         switch label {
         case "safari": safari(rest, at: index)
         case "harness":
+            if rest.hasPrefix("power lost") {
+                // Safari's queue and every process went with the power: nothing on its way arrives.
+                sent = []
+                replies = [:]
+                appMessages = []
+                notifications = []
+            }
             if rest.hasPrefix("power lost") || rest == "heal" { timeline.events.append((index, rest == "heal" ? "healed" : rest)) }
         case "check": timeline.checks.append((index, rest))
         default: process(label, rest, at: index)
@@ -220,6 +229,12 @@ private struct TraceReader {
             } else {
                 // A withheld or garbled reply, an unreadable frame: shown where it happened.
                 timeline.processes[lane].marks.append(.init(kind: .problem, at: index, note: rest))
+                if rest.hasPrefix("reply withheld"), let (background, request) = asked[label] {
+                    replies["\(background) \(request)"] = nil
+                }
+                if rest.hasPrefix("message to the extension failed"), let last = appMessages.lastIndex(where: { $0.from == label }) {
+                    appMessages.remove(at: last)
+                }
             }
         }
     }
@@ -270,15 +285,12 @@ private struct TraceReader {
             timedOut.insert("\(label) \(request)")
             timeline.processes[lane].marks.append(.init(kind: .timeout, at: index, note: "request \(request) timed out"))
         case "appMessage":
-            // The app's message arrives at once or never: only the latest can be this one.
-            if let message = appMessages.popLast() {
-                appMessages = []
+            if let message = next(&appMessages, for: label) {
                 timeline.arrows.append(.init(from: message.from, fromIndex: message.at, to: label, toIndex: index, outcome: .message,
                                              note: "the app's message"))
             }
         case "changeNotification":
-            if let notification = notifications.popLast() {
-                notifications = []
+            if let notification = next(&notifications, for: label) {
                 timeline.arrows.append(.init(from: notification.from, fromIndex: notification.at, to: label, toIndex: index, outcome: .message,
                                              note: "settings changed"))
             }
@@ -303,9 +315,9 @@ private struct TraceReader {
         case "messageExtension":
             appMessages.append((label, index))
         case "editSaved":
-            if let revision = json["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "written by \(label)")) }
+            if let revision = json["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "written by \(label)")) }
         case "view":
-            if let revision = json["view"]?["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "read by \(label)")) }
+            if let revision = json["view"]?["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "read by \(label)")) }
         case "decision":
             guard let tab = json["tab"]?.text, let decision = json["decision"] else { return }
             let shown = RunTimeline.TabLane.Shown(enabled: decision["enabled"]?.bool ?? false, theme: decision["theme"]?.text ?? "?",
@@ -319,13 +331,20 @@ private struct TraceReader {
     mutating func revision(reported message: JSONValue, at index: Int, by label: String) {
         switch message["type"]?.text {
         case "applied":
-            if let revision = message["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "written by \(label)")) }
+            if let revision = message["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "written by \(label)")) }
         case "notModified":
-            if let revision = message["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "read by \(label)")) }
+            if let revision = message["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "read by \(label)")) }
         case "snapshot":
-            if let revision = message["document"]?["revision"]?.int { timeline.shared.append(.init(at: index, revision: revision, note: "read by \(label)")) }
+            if let revision = message["document"]?["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "read by \(label)")) }
         default: break
         }
+    }
+
+    /// The oldest message still on its way, skipping those sent before `receiver` started.
+    func next(_ queue: inout [(from: String, at: Int)], for receiver: String) -> (from: String, at: Int)? {
+        let start = laneIndex[receiver].map { timeline.processes[$0].from } ?? 0
+        queue.removeAll { $0.at < start }
+        return queue.isEmpty ? nil : queue.removeFirst()
     }
 
     static func outcome(of message: JSONValue) -> RunTimeline.Arrow.Outcome {
@@ -370,12 +389,21 @@ private struct TraceReader {
             for lane in timeline.tabs.indices where timeline.tabs[lane].profile == next { unhide(lane, at: index) }
             profile = next
         } else if rest.hasPrefix("dropped reply for ") {
+            // One reply per line, the oldest on its way to that background.
             let background = String(rest.dropFirst("dropped reply for ".count))
-            for key in replies.keys.sorted() where key.hasPrefix(background + " ") {
-                let reply = replies.removeValue(forKey: key)!
+            if let (key, reply) = replies.filter({ $0.key.hasPrefix(background + " ") }).min(by: { ($0.value.at, $0.key) < ($1.value.at, $1.key) }) {
+                replies[key] = nil
                 timeline.arrows.append(.init(from: reply.handler, fromIndex: reply.at, to: background, toIndex: index, outcome: .dropped,
                                              note: "reply dropped: \(background) is gone"))
             }
+        } else if rest.hasPrefix("refused a native request") {
+            // Safari serves requests in order: the oldest not yet taken is the one refused.
+            if !sent.isEmpty, let lane = laneIndex[sent[0].background] {
+                let refused = sent.removeFirst()
+                timeline.processes[lane].marks.append(.init(kind: .problem, at: index, note: "request \(refused.request) refused by Safari (\(rest.dropFirst("refused a native request: ".count)))"))
+            }
+        } else if rest.hasPrefix("the app's message dropped") {
+            if !appMessages.isEmpty { appMessages.removeFirst() }
         }
     }
 
@@ -434,15 +462,8 @@ private struct TraceReader {
             cut(lane, at: end)
             timeline.tabs[lane].hidden = timeline.tabs[lane].hidden.map { $0.lowerBound...min($0.upperBound, end) }
         }
-        // Requests no handler took and replies no background got end nowhere: they show as marks.
-        // (A handler that died has no reply of its own to draw unless Safari's answer arrived.)
-        for (key, reply) in replies.sorted(by: { $0.key < $1.key }) where reply.message != .null {
-            let background = String(key.split(separator: " ").first!)
-            let outcome: RunTimeline.Arrow.Outcome = timedOut.contains(key) ? .timedOut : .dropped
-            let to = laneIndex[background].map { timeline.processes[$0].to } ?? end
-            timeline.arrows.append(.init(from: reply.handler, fromIndex: reply.at, to: background, toIndex: max(to, reply.at), outcome: outcome,
-                                         note: "reply never taken by \(background)"))
-        }
+        // A reply still on its way when the trace ends gets no arrow: only what arrived, or what
+        // Safari said it dropped, is drawn.
         return timeline
     }
 }
