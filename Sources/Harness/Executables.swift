@@ -19,6 +19,14 @@ enum Executables {
         return String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     }
 
+    /// Fails naming the first process executable missing beside the harness (a harness copied
+    /// away from its build folder has none), before any process is started.
+    static func requireProcesses() throws(CommandError) {
+        for name in ["AppProcess", "ExtensionProcess", "NativeHandler"] where access(directory + "/" + name, X_OK) != 0 {
+            throw .invalidInput("\(directory)/\(name): \(String(cString: strerror(errno))); the process executables are built beside the harness (swift build), which must run from there")
+        }
+    }
+
     /// A duration in seconds.
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -53,6 +53,7 @@ enum ExploreCommand: HarnessCommand {
         let shard = try self.shard(args.value("shard"))
         let out = args.value("out") ?? "explore-failures"
         if out.isEmpty { throw .usage("'--out' expects the folder to write the shrunk failures into") }
+        if transport == .process || args.flag("replay-check") { try Executables.requireProcesses() }
         let workers = try args.count("workers", default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
         let explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: Executables.directory,
                                 directory: "/tmp/harness-explore-\(getpid())")

@@ -62,6 +62,7 @@ enum RunCommand: HarnessCommand {
         var pageError: String?
         let settings = "seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))")
 
+        if transport == .process { try Executables.requireProcesses() }
         let executables = Executables.directory
         let clock = ContinuousClock()
         let total = clock.now

@@ -38,6 +38,7 @@ enum SoakCommand: HarnessCommand {
         let seconds = try args.count("seconds", default: 60)
         let handlers = try args.count("handlers", default: 4)
         let seed = try RunCommand.seed(args)
+        try Executables.requireProcesses()
         let directory = "/tmp/harness-soak-\(getpid())"
         Folder.remove(directory)
         defer { if !args.flag("keep") { Folder.remove(directory) } }

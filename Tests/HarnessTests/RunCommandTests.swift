@@ -78,6 +78,30 @@ struct RunCommandTests {
         let usage = try HarnessBinary.run(["bench", "steps", "--steps", "0"])
         #expect(usage.status == 2 && usage.stderr.contains("'--steps' expects whole numbers"))
     }
+    /// A harness copied away from its build folder cannot start the processes: the commands
+    /// that need them say so before anything runs, instead of failing every start.
+    @Test func aHarnessWithoutItsProcessesSaysSoBeforeRunning() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lonely-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: HarnessBinary.path, toPath: folder + "/harness")
+        let path = try scenario("tab open t1 https://a.example/\nsettle\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for arguments in [["soak", "--seconds", "1"], ["run", path]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: folder + "/harness")
+            process.arguments = arguments
+            let err = Pipe()
+            process.standardError = err
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 1, "\(arguments)")
+            #expect(text.contains("\(folder)/AppProcess: No such file or directory"), "\(arguments): \(text)")
+        }
+    }
+
     /// The page benchmark runs every named scenario and names the longest trace; its figures
     /// are measured, never asserted.
     @Test func theReportBenchmarkWritesEveryPageAndNamesTheLongestTrace() throws {
