@@ -1,4 +1,5 @@
 import ProcessKit
+import SiteSettings
 
 /// One of our processes as the harness speaks to it: frames in and out, kill, freeze, reap. A
 /// real child process (the process transport) or a shell running on a thread of the harness
@@ -6,6 +7,11 @@ import ProcessKit
 public protocol FrameEndpoint: AnyObject {
     func send(_ payload: [UInt8], timeoutMilliseconds: Int?) throws(FrameError)
     func receive(timeoutMilliseconds: Int?) throws(FrameError) -> [UInt8]?
+    /// The same as messages: by default encoded to a frame and sent, or received and decoded;
+    /// a shell on a thread of the harness passes them as values.
+    func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError)
+    /// The next message, `.invalid` for a frame that is not one, nil at the end of the output.
+    func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame?
     /// The process sees the end of its input.
     func closeInput()
     func kill()
@@ -18,3 +24,20 @@ public protocol FrameEndpoint: AnyObject {
 }
 
 extension ChildProcess: FrameEndpoint {}
+
+/// A frame from a process as the harness reads it.
+public enum ReceivedFrame: Equatable, Sendable {
+    case message(FromChild)
+    case invalid(WireError)
+}
+
+extension FrameEndpoint {
+    public func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
+        try send(JSONWriter.compact(message.json), timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    public func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
+        guard let frame = try receive(timeoutMilliseconds: timeoutMilliseconds) else { return nil }
+        do { return .message(try FromChild.decode(frame)) } catch { return .invalid(error) }
+    }
+}

@@ -6,50 +6,38 @@ import SiteSettings
 import Synchronization
 
 /// A process of ours run in the harness's own process: the same shell, machine and executor as
-/// the executable, on a dedicated thread, speaking the same frames over a pair of pipes, with
-/// its storage on a simulated disk. It blocks at yield points exactly as a child does, so the
-/// harness can hold, resume, fail or kill it the same way and the trace comes out the same.
+/// the executable, on a dedicated thread, with its storage on a simulated disk. It takes the
+/// same messages as a child in the same order, passed as values over a `MessageChannel` rather
+/// than encoded into frames on a pipe, and it blocks at yield points exactly as a child does, so
+/// the harness can hold, resume, fail or kill it the same way and the trace comes out the same.
 ///
-/// A kill closes its pipes: the shell then sees the harness gone, every later step fails and it
-/// sends nothing, so nothing happens after the point where it was killed, as with SIGKILL.
+/// A kill closes the channel: the shell then sees the harness gone, every later step fails and
+/// it sends nothing, so nothing happens after the point where it was killed, as with SIGKILL.
 /// Freezing is the harness's business (it delivers nothing to a frozen process): no-ops here.
 public final class InProcessChild: FrameEndpoint {
-    private let toChild: Int32
-    private let fromChild: Int32
-    private var reader: FrameReader
-    private let writer: FrameWriter
+    private let channel = MessageChannel()
     private var thread: pthread_t?
     /// The shell's exit status once its thread has ended.
     private let outcome = Outcome()
     private var killed = false
     private var inputClosed = false
+    /// The largest frame it may send, as `ChildProcess`'s `replyLimit`: checked on a handler's
+    /// answer (a native reply is capped at 1 MiB), the only one that can come near it.
+    private let limit: Int
     /// A yield point this endpoint answers by itself and hides from the harness: only for
     /// proving that the transport-equality check notices one missing point.
     private let hiddenYield: YieldPoint?
 
-    /// Starts `body` on its own thread with the gate it should serve frames through.
-    /// `limit` caps frames read from it, as `ChildProcess`'s `replyLimit` does.
+    /// Starts `body` on its own thread with the gate it should serve messages through.
     public init(limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil, _ body: @escaping @Sendable (WireGate) -> Int32) throws {
+        self.limit = limit
         self.hiddenYield = hiddenYield
-        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
-        guard pipe(&input) == 0 else { throw StoreError("pipe", errno: errno) }
-        guard pipe(&output) == 0 else {
-            close(input[0]); close(input[1])
-            throw StoreError("pipe", errno: errno)
-        }
-        for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        toChild = input[1]
-        fromChild = output[0]
-        reader = FrameReader(descriptor: output[0], limit: limit)
-        writer = FrameWriter(descriptor: input[1])
-        let childIn = input[0], childOut = output[1]
+        let channel = self.channel
         let outcome = self.outcome
         let run = Box {
-            let gate = WireGate(reader: FrameReader(descriptor: childIn, limit: Framing.requestLimit), writer: FrameWriter(descriptor: childOut))
-            let status = body(gate)
-            close(childIn)
-            close(childOut)
+            let status = body(WireGate(channel: channel))
             outcome.status.withLock { $0 = status }
+            channel.shellEnded()
         }
         var handle = pthread_t()
         let context = Unmanaged.passRetained(run).toOpaque()
@@ -65,41 +53,55 @@ public final class InProcessChild: FrameEndpoint {
         thread = handle
     }
 
-    deinit {
-        kill()
-        close(fromChild)
+    deinit { kill() }
+
+    public func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
+        guard !inputClosed, channel.send(message) else { throw .closed }
     }
 
+    public func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
+        while true {
+            switch channel.receive(waitingUpTo: timeoutMilliseconds) {
+            case .ended:
+                return nil
+            case .timedOut:
+                throw .timedOut(milliseconds: timeoutMilliseconds ?? 0)
+            case .message(.yield(let point, _)) where point == hiddenYield:
+                _ = channel.send(.proceed(now: 0))
+            case .message(let message):
+                if limit < Framing.requestLimit, case .done = message {
+                    let length = JSONWriter.compact(message.json).count
+                    if length > limit { throw .tooLarge(length: length, limit: limit) }
+                }
+                return .message(message)
+            }
+        }
+    }
+
+    /// The byte form, for a caller that speaks frames: decoded and encoded around the messages.
+    /// Bytes that are no message cannot be passed as one: an error, as a pipe's would be.
     public func send(_ payload: [UInt8], timeoutMilliseconds: Int?) throws(FrameError) {
-        guard !inputClosed else { throw .closed }
-        if let timeoutMilliseconds { try writer.write(payload, timeoutMilliseconds: timeoutMilliseconds) } else { try writer.write(payload) }
+        guard let message = try? ToChild.decode(payload) else { throw .io(errno: EINVAL) }
+        try sendMessage(message, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     public func receive(timeoutMilliseconds: Int?) throws(FrameError) -> [UInt8]? {
-        while true {
-            let frame = if let timeoutMilliseconds { try reader.next(timeoutMilliseconds: timeoutMilliseconds) } else { try reader.next() }
-            guard let hiddenYield, let frame, case .yield(hiddenYield, _)? = try? FromChild.decode(frame) else { return frame }
-            try writer.write(JSONWriter.compact(ToChild.proceed(now: 0).json))
-        }
+        guard case .message(let message)? = try receiveMessage(timeoutMilliseconds: timeoutMilliseconds) else { return nil }
+        return JSONWriter.compact(message.json)
     }
 
     public func closeInput() {
         guard !inputClosed else { return }
         inputClosed = true
-        close(toChild)
+        channel.closeInput()
     }
 
-    /// Ends it at once: its input closes, the thread unwinds without touching storage, and is joined.
+    /// Ends it at once: the channel closes, the thread unwinds without touching storage, and is joined.
     public func kill() {
         guard thread != nil else { return }
         killed = true
-        closeInput()
-        // Drain what it still writes so it never blocks on a full pipe while unwinding.
-        var scratch = [UInt8](repeating: 0, count: 65_536)
-        while outcome.status.withLock({ $0 }) == nil {
-            let n = scratch.withUnsafeMutableBytes { read(fromChild, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-        }
+        inputClosed = true
+        channel.close()
         join()
     }
 

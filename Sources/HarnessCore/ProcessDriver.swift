@@ -88,7 +88,7 @@ public final class ProcessDriver {
 
     private func send(_ frame: ToChild, now: EpochMillis) -> Step {
         do {
-            try child.send(JSONWriter.compact(frame.json), timeoutMilliseconds: Self.frameTimeout)
+            try child.sendMessage(frame, timeoutMilliseconds: Self.frameTimeout)
             return pump(now: now)
         } catch {
             return died(now: now)
@@ -97,16 +97,15 @@ public final class ProcessDriver {
 
     private func pump(now: EpochMillis) -> Step {
         while true {
-            let frame: [UInt8]?
-            do { frame = try child.receive(timeoutMilliseconds: Self.frameTimeout) } catch {
+            let frame: ReceivedFrame?
+            do { frame = try child.receiveMessage(timeoutMilliseconds: Self.frameTimeout) } catch {
                 trace.record(now, label, "unreadable output: \(error)")
                 child.kill()
                 return died(now: now)
             }
             guard let frame else { return died(now: now) }
-            let message: FromChild
-            do { message = try FromChild.decode(frame) } catch {
-                trace.record(now, label, "invalid frame: \(error)")
+            guard case .message(let message) = frame else {
+                if case .invalid(let error) = frame { trace.record(now, label, "invalid frame: \(error)") }
                 continue
             }
             switch message {
@@ -115,12 +114,11 @@ public final class ProcessDriver {
                 let choice = policy(point)
                 switch choice {
                 case .proceed:
-                    do { try child.send(JSONWriter.compact(ToChild.proceed(now: now).json), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
+                    do { try child.sendMessage(.proceed(now: now), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
                 case .fail(let errno), .failAfter(let errno):
                     let after = choice == .failAfter(errno: errno)
                     trace.record(now, label, "fail \(point.rawValue)\(after ? " after it takes effect" : "") errno \(errno)")
-                    let frame = ToChild.fail(errno: errno, now: now, after: after)
-                    do { try child.send(JSONWriter.compact(frame.json), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
+                    do { try child.sendMessage(.fail(errno: errno, now: now, after: after), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
                 case .kill:
                     kill(now: now, reason: "killed at \(point.rawValue)")
                     return died(now: now)
