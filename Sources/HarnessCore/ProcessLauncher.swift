@@ -52,13 +52,13 @@ struct ProcessLauncher {
             endpoint = try ChildProcess(executable: executables + "/NativeHandler", arguments: ["--container", containerDirectory], replyLimit: limit)
         case (.inProcess, .app):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
-            endpoint = try InProcessChild(limit: limit, hidingYield: hiddenYield) { gate in AppShell.serve(gate: gate, storage: storage) }
+            endpoint = SteppedChild(AppShell.stepped(storage: storage), limit: limit, hidingYield: hiddenYield)
         case (.inProcess, .background):
             let files = SimulatedExtensionFolder(disk: disk, location: storageFolder)
             endpoint = try InProcessChild(limit: limit, hidingYield: hiddenYield) { gate in ExtensionShell.serve(gate: gate, files: files) }
         case (.inProcess, .handler):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
-            endpoint = try InProcessChild(limit: limit, hidingYield: hiddenYield) { gate in NativeHandlerShell.serve(gate: gate, storage: storage) }
+            endpoint = SteppedChild(NativeHandlerShell.stepped(storage: storage), limit: limit, hidingYield: hiddenYield)
         }
         return ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
     }

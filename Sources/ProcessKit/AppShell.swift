@@ -20,16 +20,26 @@ public enum AppShell {
                 executor.gate.send(.error("expected an input frame"))
                 continue
             }
-            let input: AppMachine.Input
-            do { input = try AppWire.input(for: AppWire.decode(json), now: now, seed: seed) } catch {
-                executor.gate.send(.error("invalid input: \(error)"))
-                continue
+            switch prepare(json, now: now, seed: seed, flaws: flaws, machine: &machine, executor: &executor) {
+            case .failure(let refusal):
+                executor.gate.send(.error(refusal.message))
+            case .success(let input):
+                let directives = machine.run(input, on: &executor)
+                executor.gate.send(.done(directives.compactMap(AppWire.json), lockWaits: executor.storage.takeLockWaits()))
             }
-            machine.flaws = Flaw.set(flaws)
-            executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
-            let directives = machine.run(input, on: &executor)
-            executor.gate.send(.done(directives.compactMap(AppWire.json), lockWaits: executor.storage.takeLockWaits()))
         }
         return ChildExit.harnessGone
+    }
+
+    /// An input frame read into the machine's input, with its flaws switched on.
+    static func prepare<Storage, Gate>(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String], machine: inout AppMachine,
+                                       executor: inout ContainerExecutor<Storage, Gate>) -> Result<AppMachine.Input, ShellRefusal> {
+        let input: AppMachine.Input
+        do { input = try AppWire.input(for: AppWire.decode(json), now: now, seed: seed) } catch {
+            return .failure(ShellRefusal("invalid input: \(error)"))
+        }
+        machine.flaws = Flaw.set(flaws)
+        executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
+        return .success(input)
     }
 }

@@ -164,59 +164,67 @@ public struct ContainerExecutor<Storage: ContainerStorage, Gate: YieldGate> {
         self.gate = gate
     }
 
+    /// Carries out an operation, stopping at each of its yield points for the gate's answer.
     public mutating func run(_ operation: ContainerOperation) -> ContainerOutcome {
+        for (phase, point) in points(of: operation).enumerated() {
+            if let outcome = step(operation, phase: phase, answer: gate.yield(point)) { return outcome }
+        }
+        preconditionFailure("every operation ends at its last yield point")
+    }
+
+    /// The yield points an operation stops at, in order: one for each step, two for a write.
+    public func points(of operation: ContainerOperation) -> [YieldPoint] {
+        switch operation {
+        case .lock: [.lock]
+        case .unlock: [.unlock]
+        case .readDocument, .readPreviousDocument, .readLegacyPreferences: [.read]
+        case .writeDocument: [.writeTemp, .rename]
+        case .setAsideDocument: [.setAside]
+        }
+    }
+
+    /// Carries out the step behind the operation's yield point number `phase`, given the
+    /// answer there: the outcome once the operation is over, nil while a step is left. A shell
+    /// that runs straight through (`run`) and one resumed at each point between messages (the
+    /// in-process transport) go through here alike.
+    public mutating func step(_ operation: ContainerOperation, phase: Int, answer: YieldAnswer) -> ContainerOutcome? {
+        let point = points(of: operation)[phase]
         do throws(StoreError) {
+            let late: LateFailure
+            do throws(StoreError) { late = try LateFailure.pass(point, answer) } catch {
+                // The unlock failed: closing the descriptor still lets the lock go, so no
+                // writer waits for ever behind an error.
+                if case .unlock = operation { storage.closeLock() }
+                throw error
+            }
             switch operation {
             case .lock:
-                try pass(.lock, operation)
                 try storage.lock()
                 return .locked
             case .unlock:
-                do throws(StoreError) { try pass(.unlock, operation) } catch {
-                    // The unlock failed: closing the descriptor still lets the lock go, so no
-                    // writer waits for ever behind an error.
-                    storage.closeLock()
-                    throw error
-                }
                 try storage.unlock()
                 return .unlocked
             case .readDocument:
-                try pass(.read, operation)
                 return .documentRead(try storage.readDocument())
             case .readPreviousDocument:
-                try pass(.read, operation)
                 return .previousDocumentRead(try storage.readPreviousDocument())
             case .readLegacyPreferences:
-                try pass(.read, operation)
                 return .legacyPreferencesRead(Self.legacyValue(try storage.readLegacyPreferences()))
             case .writeDocument(let bytes) where inPlaceWrites:
-                let first = try pass(.writeTemp, operation)
-                try storage.writeDocumentInPlace(Array(bytes.prefix(bytes.count / 2)))
-                try first.afterwards()
-                let second = try pass(.rename, operation)
-                try storage.writeDocumentInPlace(bytes)
-                try second.afterwards()
-                return .documentWritten
+                // Half the document first (at `write-temp`), the rest at `rename`.
+                try storage.writeDocumentInPlace(phase == 0 ? Array(bytes.prefix(bytes.count / 2)) : bytes)
+                try late.afterwards()
+                return phase == 0 ? nil : .documentWritten
             case .writeDocument(let bytes):
-                let written = try pass(.writeTemp, operation)
-                try storage.writeTemporary(bytes)
-                try written.afterwards()
-                let renamed = try pass(.rename, operation)
-                try storage.replaceDocument()
-                try renamed.afterwards()
-                return .documentWritten
+                if phase == 0 { try storage.writeTemporary(bytes) } else { try storage.replaceDocument() }
+                try late.afterwards()
+                return phase == 0 ? nil : .documentWritten
             case .setAsideDocument:
-                try pass(.setAside, operation)
                 return .documentSetAside(name: try storage.setAsideDocument())
             }
         } catch {
             return .failed(operation.kind, errno: error.errno)
         }
-    }
-
-    @discardableResult
-    private mutating func pass(_ point: YieldPoint, _ operation: ContainerOperation) throws(StoreError) -> LateFailure {
-        try LateFailure.pass(point, gate.yield(point))
     }
 
     /// The first version's preferences file holds `{"colorInvertEnabled": true}`; anything

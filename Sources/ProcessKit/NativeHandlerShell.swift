@@ -38,13 +38,25 @@ public enum NativeHandlerShell {
         guard case .input(let input, let now, let seed, let flaws) = message else {
             return (.error("expected an input frame"), false)
         }
-        guard let event = try? NativeHandlerWire.decode(input) else {
-            return (.error("invalid frame: the native handler takes only nativeRequest inputs"), false)
-        }
         var machine = NativeHandlerMachine()
+        switch prepare(input, now: now, seed: seed, flaws: flaws, machine: &machine, executor: &executor) {
+        case .failure(let refusal):
+            return (.error(refusal.message), false)
+        case .success(let input):
+            let directives = machine.run(input, on: &executor)
+            return (.done(directives.compactMap(NativeHandlerWire.json), lockWaits: executor.storage.takeLockWaits()), true)
+        }
+    }
+
+    /// A request frame read into a new machine's input, with its flaws switched on.
+    static func prepare<Storage, Gate>(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String], machine: inout NativeHandlerMachine,
+                                       executor: inout ContainerExecutor<Storage, Gate>) -> Result<NativeHandlerMachine.Input, ShellRefusal> {
+        guard let event = try? NativeHandlerWire.decode(json) else {
+            return .failure(ShellRefusal("invalid frame: the native handler takes only nativeRequest inputs"))
+        }
+        machine = NativeHandlerMachine()
         machine.flaws = Flaw.set(flaws)
         executor.inPlaceWrites = machine.flaws.contains(.inPlaceWrites)
-        let directives = machine.run(NativeHandlerWire.input(for: event, now: now, seed: seed), on: &executor)
-        return (.done(directives.compactMap(NativeHandlerWire.json), lockWaits: executor.storage.takeLockWaits()), true)
+        return .success(NativeHandlerWire.input(for: event, now: now, seed: seed))
     }
 }
