@@ -9,7 +9,7 @@ import SiteSettings
 /// Benchmarks are measured and reported, never asserted.
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
-    static let abstract = "Measure resolution speed, process start-up, native requests, events per second and memory."
+    static let abstract = "Measure resolution speed, process start-up, native requests, events, memory, exploring and run pages."
     static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|explore|report|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of
