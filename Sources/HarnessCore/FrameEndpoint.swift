@@ -2,13 +2,13 @@ import ProcessKit
 import SiteSettings
 
 /// One of our processes as the harness speaks to it: frames in and out, kill, freeze, reap. A
-/// real child process (the process transport) or a shell running on a thread of the harness
-/// over a simulated disk (the in-process transport); the harness cannot tell them apart.
+/// real child process (the process transport) or a shell the harness steps itself over a
+/// simulated disk (the in-process transport); the harness cannot tell them apart.
 public protocol FrameEndpoint: AnyObject {
     func send(_ payload: [UInt8], timeoutMilliseconds: Int?) throws(FrameError)
     func receive(timeoutMilliseconds: Int?) throws(FrameError) -> [UInt8]?
     /// The same as messages: by default encoded to a frame and sent, or received and decoded;
-    /// a shell on a thread of the harness passes them as values.
+    /// a stepped shell takes and gives them as values.
     func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError)
     /// The next message, `.invalid` for a frame that is not one, nil at the end of the output.
     func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame?

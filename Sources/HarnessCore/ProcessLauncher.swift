@@ -5,7 +5,7 @@ import ProcessKit
 import SiteSettings
 
 /// Starts incarnations of the three processes on a run's transport: real executables over
-/// pipes, or the same shells on threads of the harness over the simulated disk. It numbers
+/// pipes, or the same shells stepped by the harness over the simulated disk. It numbers
 /// incarnations per process (`handler#12`) and knows where each one's files are.
 struct ProcessLauncher {
     let transport: Simulation.Transport
@@ -55,7 +55,7 @@ struct ProcessLauncher {
             endpoint = SteppedChild(AppShell.stepped(storage: storage), limit: limit, hidingYield: hiddenYield)
         case (.inProcess, .background):
             let files = SimulatedExtensionFolder(disk: disk, location: storageFolder)
-            endpoint = try InProcessChild(limit: limit, hidingYield: hiddenYield) { gate in ExtensionShell.serve(gate: gate, files: files) }
+            endpoint = SteppedChild(ExtensionShell.stepped(files: files), limit: limit, hidingYield: hiddenYield)
         case (.inProcess, .handler):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
             endpoint = SteppedChild(NativeHandlerShell.stepped(storage: storage), limit: limit, hidingYield: hiddenYield)

@@ -18,7 +18,7 @@ public final class Simulation {
     public enum Platform: String, CaseIterable, Sendable { case iOS = "ios", macOS = "macos" }
 
     /// How the three processes run: as real OS processes (the default and the truth), or as
-    /// the same shells on threads of the harness over a simulated disk (for speed). The same
+    /// the same shells stepped by the harness itself over a simulated disk (for speed). The same
     /// run gives the same trace on both.
     public enum Transport: String, Sendable { case process, inProcess = "in-process" }
 

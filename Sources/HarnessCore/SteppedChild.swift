@@ -4,14 +4,14 @@ import Glibc
 import ProcessKit
 import SiteSettings
 
-/// The app or a native handler run by the harness itself, message by message, on the
-/// harness's own thread (the in-process transport): each message it is sent is answered at once
-/// by its stepped shell, which keeps its place between them, so a process held at a yield point
-/// simply waits there. The messages, their order and the trace are those of the process.
+/// One of our processes run by the harness itself, message by message, on the harness's own
+/// thread (the in-process transport): each message it is sent is answered at once by its
+/// stepped shell, which keeps its place between them, so a process held at a yield point simply
+/// waits there. The messages, their order and the trace are those of the process.
 ///
 /// A kill drops the shell where it stands: nothing after that point happens, as with SIGKILL.
-final class SteppedChild<Machine: ContainerMachine, Storage: ContainerStorage>: FrameEndpoint {
-    private var shell: SteppedShell<Machine, Storage>
+public final class SteppedChild<Shell: SteppedProcess>: FrameEndpoint {
+    private var shell: Shell
     private var answers: [FromChild] = []
     private var killed = false
     private var inputClosed = false
@@ -22,20 +22,20 @@ final class SteppedChild<Machine: ContainerMachine, Storage: ContainerStorage>: 
     /// transport-equality check notices one missing point.
     private let hiddenYield: YieldPoint?
 
-    init(_ shell: SteppedShell<Machine, Storage>, limit: Int, hidingYield hiddenYield: YieldPoint?) {
+    public init(_ shell: Shell, limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil) {
         self.shell = shell
         self.limit = limit
         self.hiddenYield = hiddenYield
     }
 
-    func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
+    public func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
         guard !inputClosed, !killed, !shell.ended else { throw .closed }
         var answer = shell.take(message)
         while case .yield(let point, _) = answer, point == hiddenYield { answer = shell.take(.proceed(now: 0)) }
         answers.append(answer)
     }
 
-    func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
+    public func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
         guard !killed else { return nil }
         guard !answers.isEmpty else {
             // Every message gets its answer at once: none waiting means none is coming.
@@ -51,29 +51,29 @@ final class SteppedChild<Machine: ContainerMachine, Storage: ContainerStorage>: 
     }
 
     /// The byte form, for a caller that speaks frames.
-    func send(_ payload: [UInt8], timeoutMilliseconds: Int?) throws(FrameError) {
+    public func send(_ payload: [UInt8], timeoutMilliseconds: Int?) throws(FrameError) {
         guard let message = try? ToChild.decode(payload) else { throw .io(errno: EINVAL) }
         try sendMessage(message, timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    func receive(timeoutMilliseconds: Int?) throws(FrameError) -> [UInt8]? {
+    public func receive(timeoutMilliseconds: Int?) throws(FrameError) -> [UInt8]? {
         guard case .message(let message)? = try receiveMessage(timeoutMilliseconds: timeoutMilliseconds) else { return nil }
         return JSONWriter.compact(message.json)
     }
 
-    func closeInput() { inputClosed = true }
-    func kill() { killed = true }
-    func freeze() throws {}
-    func thaw() {}
+    public func closeInput() { inputClosed = true }
+    public func kill() { killed = true }
+    public func freeze() throws {}
+    public func thaw() {}
 
     /// As the process would end: killed, done after its one request (the handler), or at the
     /// end of its input.
-    func wait() -> ChildProcess.ExitStatus {
+    public func wait() -> ChildProcess.ExitStatus {
         if killed { return .signaled(SIGKILL) }
         return .exited(shell.ended ? ChildExit.success : ChildExit.harnessGone)
     }
 
-    func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? { wait() }
-    var isRunning: Bool { !killed && !shell.ended && !inputClosed }
-    var stderrTail: String { "" }
+    public func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? { wait() }
+    public var isRunning: Bool { !killed && !shell.ended && !inputClosed }
+    public var stderrTail: String { "" }
 }

@@ -16,77 +16,170 @@ public enum ExtensionShell {
 
     /// The shell on any transport: frames through `gate`, extension storage in `files`.
     public static func serve<Files: ExtensionFiles>(gate: WireGate, files: Files) -> Int32 {
-        var shell = Loop(store: ExtensionStore(files: files, gate: gate))
-        while shell.serveOneInput() {}
+        var gate = gate
+        var core = BackgroundCore(files: files)
+        while let message = gate.receive() {
+            guard case .input(let json, let now, _, let flaws) = message else {
+                gate.send(.error("expected an input frame"))
+                continue
+            }
+            var progress: BackgroundCore<Files>.Progress
+            switch core.begin(json, now: now, flaws: flaws) {
+            case .failure(let refusal):
+                gate.send(.error(refusal.message))
+                continue
+            case .success(let first):
+                progress = first
+            }
+            while case .waits(let point) = progress { progress = core.advance(answer: gate.yield(point)) }
+            if case .finished(let outputs) = progress { gate.send(.done(outputs.compactMap(ExtensionWire.json))) }
+        }
         return ChildExit.harnessGone
     }
 
-    private struct Loop<Files: ExtensionFiles> {
-        var store: ExtensionStore<Files, WireGate>
-        var machine = BackgroundMachine()
-        /// Finished storage operations whose results the machine has not heard yet, by token.
-        var pending: [Int: BackgroundMachine.Input] = [:]
-        var nextToken = 1
+    /// The background's shell, stepped: the same reading of inputs and the same outputs as
+    /// `serve`, one message at a time.
+    public static func stepped<Files: ExtensionFiles>(files: Files) -> SteppedBackground<Files> {
+        SteppedBackground(core: BackgroundCore(files: files))
+    }
+}
 
-        /// Serves one frame; false once the harness has hung up.
-        mutating func serveOneInput() -> Bool {
-            guard let message = store.gate.receive() else { return false }
-            guard case .input(let json, let now, _, let flaws) = message else {
-                store.gate.send(.error("expected an input frame"))
-                return true
-            }
-            machine.flaws = Flaw.set(flaws)
-            let input: ExtensionInput
-            do { input = try ExtensionWire.input(for: ExtensionWire.decode(json), now: now) } catch {
-                store.gate.send(.error("invalid input: \(error)"))
-                return true
-            }
-            var outputs: [ExtensionWire.Output] = []
-            switch input {
-            case .machine(let event):
-                run(machine.handle(event), now: now, into: &outputs)
-            case .storageCompleted(let token):
-                if let result = pending.removeValue(forKey: token) {
-                    run(machine.handle(result), now: now, into: &outputs)
+/// The background's work for one input, carried out a yield point at a time: extension
+/// storage is loaded and saved at once (stopping at its yield points), and the machine hears of
+/// the result only when the harness sends `storageCompleted`. `ExtensionShell.serve` drives it
+/// straight through a gate; the in-process transport message by message.
+public struct BackgroundCore<Files: ExtensionFiles> {
+    public enum Progress {
+        case waits(YieldPoint)
+        /// The input is handled: what goes out in the `done` frame.
+        case finished([ExtensionWire.Output])
+    }
+
+    /// A storage operation under way.
+    private enum Operation {
+        case load(session: SessionStorage?)
+        case save(LocalStorage, token: Int)
+    }
+
+    private var store: ExtensionStore<Files, NoGate>
+    private var machine = BackgroundMachine()
+    /// Finished storage operations whose results the machine has not heard yet, by token.
+    private var pending: [Int: BackgroundMachine.Input] = [:]
+    private var nextToken = 1
+    /// The input in progress: its time, the directives left, what goes out, and the storage
+    /// operation waiting at a yield point (with the number of that point).
+    private var now: EpochMillis = 0
+    private var directives: [BackgroundMachine.Directive] = []
+    private var outputs: [ExtensionWire.Output] = []
+    private var current: (operation: Operation, phase: Int)?
+
+    init(files: Files) {
+        store = ExtensionStore(files: files, gate: NoGate())
+    }
+
+    /// Takes an input frame's content; a refusal when it is not a valid input.
+    public mutating func begin(_ json: JSONValue, now: EpochMillis, flaws: [String]) -> Result<Progress, ShellRefusal> {
+        machine.flaws = Flaw.set(flaws)
+        let input: ExtensionInput
+        do { input = try ExtensionWire.input(for: ExtensionWire.decode(json), now: now) } catch {
+            return .failure(ShellRefusal("invalid input: \(error)"))
+        }
+        self.now = now
+        outputs = []
+        switch input {
+        case .machine(let event):
+            directives = machine.handle(event)
+        case .storageCompleted(let token):
+            directives = pending.removeValue(forKey: token).map { machine.handle($0) } ?? []
+        }
+        return .success(advance(answer: nil))
+    }
+
+    /// Goes on: with nil at the start, else with the answer at the point it waits at.
+    public mutating func advance(answer: YieldAnswer?) -> Progress {
+        if let (operation, phase) = current, let answer {
+            current = nil
+            switch operation {
+            case .load(let session):
+                do {
+                    // A missing `storage.local` is nil, a first run: not a failure.
+                    let local = try store.loadLocal(answer: answer)
+                    outputs.append(pending(.storageLoaded(local: local, session: session, now: now)))
+                } catch {
+                    outputs.append(pending(.storageLoadFailed(session: session, now: now)))
+                }
+            case .save(let local, let token):
+                do {
+                    try store.save(local.json, as: ExtensionStore<Files, NoGate>.localName, phase: phase, answer: answer)
+                    if phase == 0 {
+                        current = (operation, 1)
+                        return .waits(ExtensionStore<Files, NoGate>.savePoints[1])
+                    }
+                    outputs.append(pending(.localStorageSaved(token: token, now: now)))
+                } catch {
+                    outputs.append(pending(.localStorageSaveFailed(token: token, now: now)))
                 }
             }
-            store.gate.send(.done(outputs.compactMap(ExtensionWire.json)))
-            return true
         }
-
-        /// Carries out extension storage at once; everything else goes out in the `done` frame.
-        private mutating func run(_ directives: [BackgroundMachine.Directive], now: EpochMillis, into outputs: inout [ExtensionWire.Output]) {
-            for directive in directives {
-                switch directive {
-                case .loadStorage:
-                    let session = store.loadSession()
-                    do {
-                        // A missing `storage.local` is nil, a first run: not a failure.
-                        let local = try store.loadLocal()
-                        outputs.append(pending(.storageLoaded(local: local, session: session, now: now)))
-                    } catch {
-                        outputs.append(pending(.storageLoadFailed(session: session, now: now)))
-                    }
-                case .saveLocalStorage(let local, let token):
-                    if (try? store.save(local.json, as: ExtensionStore<Files, WireGate>.localName)) != nil {
-                        outputs.append(pending(.localStorageSaved(token: token, now: now)))
-                    } else {
-                        outputs.append(pending(.localStorageSaveFailed(token: token, now: now)))
-                    }
-                case .saveSessionStorage(let session):
-                    _ = try? store.saveSession(session.json)
-                case .sendNative, .setTimer, .cancelTimer, .setAlarm, .connectNative, .listen, .sendDecision, .showPopup, .popupAnswer:
-                    outputs.append(.machine(directive))
-                }
+        while !directives.isEmpty {
+            let directive = directives.removeFirst()
+            switch directive {
+            case .loadStorage:
+                current = (.load(session: store.loadSession()), 0)
+                return .waits(.storageRead)
+            case .saveLocalStorage(let local, let token):
+                current = (.save(local, token: token), 0)
+                return .waits(ExtensionStore<Files, NoGate>.savePoints[0])
+            case .saveSessionStorage(let session):
+                _ = try? store.saveSession(session.json)
+            case .sendNative, .setTimer, .cancelTimer, .setAlarm, .connectNative, .listen, .sendDecision, .showPopup, .popupAnswer:
+                outputs.append(.machine(directive))
             }
         }
+        return .finished(outputs)
+    }
 
-        /// Keeps a finished storage operation's result until the harness says it completes.
-        private mutating func pending(_ result: BackgroundMachine.Input) -> ExtensionWire.Output {
-            let token = nextToken
-            nextToken += 1
-            pending[token] = result
-            return .storagePending(token: token)
+    /// Keeps a finished storage operation's result until the harness says it completes.
+    private mutating func pending(_ result: BackgroundMachine.Input) -> ExtensionWire.Output {
+        let token = nextToken
+        nextToken += 1
+        pending[token] = result
+        return .storagePending(token: token)
+    }
+}
+
+/// The background's shell taking one message at a time and answering each with one, as
+/// `SteppedShell` does for the app and the handler.
+public struct SteppedBackground<Files: ExtensionFiles>: SteppedProcess {
+    private var core: BackgroundCore<Files>
+    private var waitingAt: YieldPoint?
+    private var seq = 0
+
+    init(core: BackgroundCore<Files>) { self.core = core }
+    /// The background serves until its input ends.
+    public var ended: Bool { false }
+
+    public mutating func take(_ message: ToChild) -> FromChild {
+        if let point = waitingAt {
+            guard let answer = message.answer else { return .error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored") }
+            return output(core.advance(answer: answer))
+        }
+        guard case .input(let json, let now, _, let flaws) = message else { return .error("expected an input frame") }
+        switch core.begin(json, now: now, flaws: flaws) {
+        case .failure(let refusal): return .error(refusal.message)
+        case .success(let progress): return output(progress)
+        }
+    }
+
+    private mutating func output(_ progress: BackgroundCore<Files>.Progress) -> FromChild {
+        switch progress {
+        case .waits(let point):
+            waitingAt = point
+            seq += 1
+            return .yield(point, seq: seq)
+        case .finished(let outputs):
+            waitingAt = nil
+            return .done(outputs.compactMap(ExtensionWire.json))
         }
     }
 }

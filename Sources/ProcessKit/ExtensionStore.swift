@@ -56,7 +56,12 @@ public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
     /// Reads `storage.local` (nil when nothing is stored: a first run), stopping at its yield
     /// point first; a store that cannot be read throws, and one that does not parse is nil.
     public mutating func loadLocal() throws(StoreError) -> LocalStorage? {
-        try pass(.storageRead)
+        try loadLocal(answer: gate.yield(.storageRead))
+    }
+
+    /// The read behind the load's yield point, given the answer there.
+    public mutating func loadLocal(answer: YieldAnswer) throws(StoreError) -> LocalStorage? {
+        _ = try LateFailure.pass(.storageRead, answer)
         return LocalStorage.decode(try files.read(Self.localName).flatMap { try? JSONParser.parse($0) })
     }
 
@@ -68,12 +73,22 @@ public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
 
     /// Replaces one store atomically: a temporary file, flushed, renamed over it.
     public mutating func save(_ json: JSONValue, as name: String) throws(StoreError) {
-        let written = try pass(.storageWriteTemp)
-        try files.writeSynced(JSONWriter.compact(json), as: name + ".tmp")
-        try written.afterwards()
-        let renamed = try pass(.storageRename)
-        try files.rename(name + ".tmp", to: name)
-        try renamed.afterwards()
+        try save(json, as: name, phase: 0, answer: gate.yield(.storageWriteTemp))
+        try save(json, as: name, phase: 1, answer: gate.yield(.storageRename))
+    }
+
+    /// The yield points of a save, in order: the temporary file written, then renamed.
+    public static var savePoints: [YieldPoint] { [.storageWriteTemp, .storageRename] }
+
+    /// The step of a save behind its yield point number `phase`, given the answer there.
+    public mutating func save(_ json: JSONValue, as name: String, phase: Int, answer: YieldAnswer) throws(StoreError) {
+        let late = try LateFailure.pass(Self.savePoints[phase], answer)
+        if phase == 0 {
+            try files.writeSynced(JSONWriter.compact(json), as: name + ".tmp")
+        } else {
+            try files.rename(name + ".tmp", to: name)
+        }
+        try late.afterwards()
     }
 
     /// Replaces `storage.session`. Safari keeps it in memory (an in-memory SQLite store owned by
@@ -81,10 +96,5 @@ public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
     /// yield point either. The file stands for that memory; Safari removes it when it restarts.
     public mutating func saveSession(_ json: JSONValue) throws(StoreError) {
         try files.writeSynced(JSONWriter.compact(json), as: Self.sessionName)
-    }
-
-    @discardableResult
-    private mutating func pass(_ point: YieldPoint) throws(StoreError) -> LateFailure {
-        try LateFailure.pass(point, gate.yield(point))
     }
 }

@@ -1,11 +1,28 @@
 import SiteSettings
 
-/// The app's or the native handler's shell taking one message at a time and answering each
-/// with one: a `yield` where its current operation stops, `done` once the input is handled, or
-/// `error`. It keeps its place between messages, so the harness can run it on its own thread
-/// with no thread of its own, even while it waits at a yield point. The messages are the ones
-/// the process exchanges over its pipes, in the same order.
-public struct SteppedShell<Machine: ContainerMachine, Storage: ContainerStorage> {
+/// A shell the harness runs message by message on its own thread: each message it takes gets
+/// one answer, a `yield` where its current operation stops, `done` once the input is handled,
+/// or `error`. It keeps its place between messages, even while it waits at a yield point. The
+/// messages are the ones the process exchanges over its pipes, in the same order.
+public protocol SteppedProcess {
+    mutating func take(_ message: ToChild) -> FromChild
+    /// It has served its one input (the handler) and takes nothing more.
+    var ended: Bool { get }
+}
+
+extension ToChild {
+    /// The harness's answer at a yield point, or nil for an input.
+    public var answer: YieldAnswer? {
+        switch self {
+        case .proceed: .proceed
+        case .fail(let errno, _, let after): after ? .failAfter(errno: errno) : .fail(errno: errno)
+        case .input: nil
+        }
+    }
+}
+
+/// The app's or the native handler's shell, stepped.
+public struct SteppedShell<Machine: ContainerMachine, Storage: ContainerStorage>: SteppedProcess {
     /// Reads an input frame into the machine's input, setting up the machine and executor for
     /// it (its flaws); a message that says why when the frame is not a valid input.
     public typealias Prepare = (_ input: JSONValue, _ now: EpochMillis, _ seed: UInt64, _ flaws: [String],
@@ -32,12 +49,7 @@ public struct SteppedShell<Machine: ContainerMachine, Storage: ContainerStorage>
 
     public mutating func take(_ message: ToChild) -> FromChild {
         if var run, let point = waitingAt {
-            let answer: YieldAnswer
-            switch message {
-            case .proceed: answer = .proceed
-            case .fail(let errno, _, let after): answer = after ? .failAfter(errno: errno) : .fail(errno: errno)
-            case .input: return .error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored")
-            }
+            guard let answer = message.answer else { return .error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored") }
             let progress = run.advance(&machine, on: &executor, answer: answer)
             self.run = run
             return output(progress)

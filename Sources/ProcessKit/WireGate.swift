@@ -13,11 +13,8 @@ import SiteSettings
 /// frame and goes on at once: the operating system's scheduling, not the harness, decides what
 /// runs between two steps.
 public struct WireGate: YieldGate {
-    /// Frames over descriptors (a child process), or messages over a channel (a shell on a
-    /// thread of the harness).
-    private var reader: FrameReader?
-    private let writer: FrameWriter?
-    private let channel: MessageChannel?
+    private var reader: FrameReader
+    private let writer: FrameWriter
     private var seq = 0
     /// Whether yield points pass without asking the harness.
     public let free: Bool
@@ -27,16 +24,7 @@ public struct WireGate: YieldGate {
     public init(reader: FrameReader, writer: FrameWriter, free: Bool = false) {
         self.reader = reader
         self.writer = writer
-        channel = nil
         self.free = free
-    }
-
-    /// The gate of a shell on a thread of the harness: the same messages, passed as values.
-    public init(channel: MessageChannel) {
-        reader = nil
-        writer = nil
-        self.channel = channel
-        free = false
     }
 
     /// The gate of a child process: frames on its standard input and output.
@@ -47,16 +35,9 @@ public struct WireGate: YieldGate {
     /// The next protocol message from the harness, or nil once it has hung up. A frame that is
     /// not a message gets an `error` frame back and is skipped.
     public mutating func receive() -> ToChild? {
-        if let channel {
-            guard !hungUp, let message = channel.nextForShell() else {
-                hungUp = true
-                return nil
-            }
-            return message
-        }
         while !hungUp {
             let frame: [UInt8]?
-            do { frame = try reader!.next() } catch {
+            do { frame = try reader.next() } catch {
                 send(.error(error.description))
                 hungUp = true
                 return nil
@@ -95,11 +76,7 @@ public struct WireGate: YieldGate {
     /// Writes a frame; a harness that has gone away is noted, not an error.
     public mutating func send(_ message: FromChild) {
         guard !hungUp else { return }
-        if let channel {
-            if !channel.sendFromShell(message) { hungUp = true }
-            return
-        }
-        do { try writer!.write(JSONWriter.compact(message.json)) } catch { hungUp = true }
+        do { try writer.write(JSONWriter.compact(message.json)) } catch { hungUp = true }
     }
 }
 

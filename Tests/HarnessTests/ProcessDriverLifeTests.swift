@@ -1,5 +1,12 @@
 import HarnessCore
+import ProcessKit
 import Testing
+
+/// A stepped shell that has served its one input, as a handler after its reply.
+private struct Served: SteppedProcess {
+    mutating func take(_ message: ToChild) -> FromChild { .error("served") }
+    var ended: Bool { true }
+}
 
 /// What the trace says of a process follows what the harness did and saw, never the moment
 /// the operating system (or a thread) happened to end it: the same run gives the same lines.
@@ -7,7 +14,7 @@ extension ProcessDriverTests {
     private static func ended(_ transport: String) throws -> FrameEndpoint {
         let endpoint: FrameEndpoint = transport == "process"
             ? try ChildProcess(executable: "/bin/true", arguments: [])
-            : try InProcessChild { _ in 0 }
+            : SteppedChild(Served())
         #expect(endpoint.wait(timeoutMilliseconds: 10_000) == .exited(0))
         return endpoint
     }
