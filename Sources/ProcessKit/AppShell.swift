@@ -11,7 +11,8 @@ public enum AppShell {
                      storage: FileContainer(directory: directory, blocking: free))
     }
 
-    /// The shell on any transport: frames through `gate`, the container in `storage`.
+    /// The shell of the process: frames through `gate`, the container in `storage` (the
+    /// in-process transport steps the same work through `stepped`).
     public static func serve<Storage: ContainerStorage>(gate: WireGate, storage: Storage) -> Int32 {
         var executor = ContainerExecutor(storage: storage, gate: gate)
         var machine = AppMachine()

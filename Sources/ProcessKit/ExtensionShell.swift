@@ -14,7 +14,8 @@ public enum ExtensionShell {
                      files: ExtensionFolder(directory: directory))
     }
 
-    /// The shell on any transport: frames through `gate`, extension storage in `files`.
+    /// The shell of the process: frames through `gate`, extension storage in `files` (the
+    /// in-process transport steps the same work through `stepped`).
     public static func serve<Files: ExtensionFiles>(gate: WireGate, files: Files) -> Int32 {
         var gate = gate
         var core = BackgroundCore(files: files)
