@@ -5,10 +5,8 @@ import SiteSettings
 /// real child process (the process transport) or a shell the harness steps itself over a
 /// simulated disk (the in-process transport); the harness cannot tell them apart.
 public protocol FrameEndpoint: AnyObject {
-    func send(_ payload: [UInt8], timeoutMilliseconds: Int?) throws(FrameError)
-    func receive(timeoutMilliseconds: Int?) throws(FrameError) -> [UInt8]?
-    /// The same as messages: by default encoded to a frame and sent, or received and decoded;
-    /// a stepped shell takes and gives them as values.
+    /// A child process encodes each message to a frame on its pipe, and decodes what comes
+    /// back; a stepped shell takes and gives them as values.
     func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError)
     /// The next message, `.invalid` for a frame that is not one, nil at the end of the output.
     func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame?
@@ -23,15 +21,13 @@ public protocol FrameEndpoint: AnyObject {
     var stderrTail: String { get }
 }
 
-extension ChildProcess: FrameEndpoint {}
-
 /// A frame from a process as the harness reads it.
 public enum ReceivedFrame: Equatable, Sendable {
     case message(FromChild)
     case invalid(WireError)
 }
 
-extension FrameEndpoint {
+extension ChildProcess: FrameEndpoint {
     public func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
         try send(JSONWriter.compact(message.json), timeoutMilliseconds: timeoutMilliseconds)
     }

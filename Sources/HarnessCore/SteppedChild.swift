@@ -50,17 +50,6 @@ public final class SteppedChild<Shell: SteppedProcess>: FrameEndpoint {
         return .message(answer)
     }
 
-    /// The byte form, for a caller that speaks frames.
-    public func send(_ payload: [UInt8], timeoutMilliseconds: Int?) throws(FrameError) {
-        guard let message = try? ToChild.decode(payload) else { throw .io(errno: EINVAL) }
-        try sendMessage(message, timeoutMilliseconds: timeoutMilliseconds)
-    }
-
-    public func receive(timeoutMilliseconds: Int?) throws(FrameError) -> [UInt8]? {
-        guard case .message(let message)? = try receiveMessage(timeoutMilliseconds: timeoutMilliseconds) else { return nil }
-        return JSONWriter.compact(message.json)
-    }
-
     public func closeInput() { inputClosed = true }
     public func kill() { killed = true }
     public func freeze() throws {}

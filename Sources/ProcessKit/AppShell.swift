@@ -14,21 +14,9 @@ public enum AppShell {
     /// The shell of the process: frames through `gate`, the container in `storage` (the
     /// in-process transport steps the same work through `stepped`).
     public static func serve<Storage: ContainerStorage>(gate: WireGate, storage: Storage) -> Int32 {
-        var executor = ContainerExecutor(storage: storage, gate: gate)
-        var machine = AppMachine()
-        while let message = executor.gate.receive() {
-            guard case .input(let json, let now, let seed, let flaws) = message else {
-                executor.gate.send(.error("expected an input frame"))
-                continue
-            }
-            switch prepare(json, now: now, seed: seed, flaws: flaws, machine: &machine, executor: &executor) {
-            case .failure(let refusal):
-                executor.gate.send(.error(refusal.message))
-            case .success(let input):
-                let directives = machine.run(input, on: &executor)
-                executor.gate.send(.done(directives.compactMap(AppWire.json), lockWaits: executor.storage.takeLockWaits()))
-            }
-        }
+        var gate = gate
+        var core = core(storage: storage)
+        core.serve(&gate)
         return ChildExit.harnessGone
     }
 

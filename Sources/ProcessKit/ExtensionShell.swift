@@ -19,29 +19,14 @@ public enum ExtensionShell {
     public static func serve<Files: ExtensionFiles>(gate: WireGate, files: Files) -> Int32 {
         var gate = gate
         var core = BackgroundCore(files: files)
-        while let message = gate.receive() {
-            guard case .input(let json, let now, _, let flaws) = message else {
-                gate.send(.error("expected an input frame"))
-                continue
-            }
-            var progress: BackgroundCore<Files>.Progress
-            switch core.begin(json, now: now, flaws: flaws) {
-            case .failure(let refusal):
-                gate.send(.error(refusal.message))
-                continue
-            case .success(let first):
-                progress = first
-            }
-            while case .waits(let point) = progress { progress = core.advance(answer: gate.yield(point)) }
-            if case .finished(let outputs) = progress { gate.send(.done(outputs.compactMap(ExtensionWire.json))) }
-        }
+        core.serve(&gate)
         return ChildExit.harnessGone
     }
 
     /// The background's shell, stepped: the same reading of inputs and the same outputs as
     /// `serve`, one message at a time.
-    public static func stepped<Files: ExtensionFiles>(files: Files) -> SteppedBackground<Files> {
-        SteppedBackground(core: BackgroundCore(files: files))
+    public static func stepped<Files: ExtensionFiles>(files: Files) -> SteppedShell<BackgroundCore<Files>> {
+        SteppedShell(BackgroundCore(files: files))
     }
 }
 
@@ -49,13 +34,7 @@ public enum ExtensionShell {
 /// storage is loaded and saved at once (stopping at its yield points), and the machine hears of
 /// the result only when the harness sends `storageCompleted`. `ExtensionShell.serve` drives it
 /// straight through a gate; the in-process transport message by message.
-public struct BackgroundCore<Files: ExtensionFiles> {
-    public enum Progress {
-        case waits(YieldPoint)
-        /// The input is handled: what goes out in the `done` frame.
-        case finished([ExtensionWire.Output])
-    }
-
+public struct BackgroundCore<Files: ExtensionFiles>: ShellCore {
     /// A storage operation under way.
     private enum Operation {
         case load(session: SessionStorage?)
@@ -78,8 +57,10 @@ public struct BackgroundCore<Files: ExtensionFiles> {
         store = ExtensionStore(files: files, gate: NoGate())
     }
 
-    /// Takes an input frame's content; a refusal when it is not a valid input.
-    public mutating func begin(_ json: JSONValue, now: EpochMillis, flaws: [String]) -> Result<Progress, ShellRefusal> {
+    /// The background serves until its input ends.
+    public var ended: Bool { false }
+
+    public mutating func begin(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
         machine.flaws = Flaw.set(flaws)
         let input: ExtensionInput
         do { input = try ExtensionWire.input(for: ExtensionWire.decode(json), now: now) } catch {
@@ -93,11 +74,13 @@ public struct BackgroundCore<Files: ExtensionFiles> {
         case .storageCompleted(let token):
             directives = pending.removeValue(forKey: token).map { machine.handle($0) } ?? []
         }
-        return .success(advance(answer: nil))
+        return .success(go(answer: nil))
     }
 
+    public mutating func advance(answer: YieldAnswer) -> ShellProgress { go(answer: answer) }
+
     /// Goes on: with nil at the start, else with the answer at the point it waits at.
-    public mutating func advance(answer: YieldAnswer?) -> Progress {
+    private mutating func go(answer: YieldAnswer?) -> ShellProgress {
         if let (operation, phase) = current, let answer {
             current = nil
             switch operation {
@@ -137,7 +120,7 @@ public struct BackgroundCore<Files: ExtensionFiles> {
                 outputs.append(.machine(directive))
             }
         }
-        return .finished(outputs)
+        return .finished(.done(outputs.compactMap(ExtensionWire.json)))
     }
 
     /// Keeps a finished storage operation's result until the harness says it completes.
@@ -146,41 +129,5 @@ public struct BackgroundCore<Files: ExtensionFiles> {
         nextToken += 1
         pending[token] = result
         return .storagePending(token: token)
-    }
-}
-
-/// The background's shell taking one message at a time and answering each with one, as
-/// `SteppedShell` does for the app and the handler.
-public struct SteppedBackground<Files: ExtensionFiles>: SteppedProcess {
-    private var core: BackgroundCore<Files>
-    private var waitingAt: YieldPoint?
-    private var seq = 0
-
-    init(core: BackgroundCore<Files>) { self.core = core }
-    /// The background serves until its input ends.
-    public var ended: Bool { false }
-
-    public mutating func take(_ message: ToChild) -> FromChild {
-        if let point = waitingAt {
-            guard let answer = message.answer else { return .error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored") }
-            return output(core.advance(answer: answer))
-        }
-        guard case .input(let json, let now, _, let flaws) = message else { return .error("expected an input frame") }
-        switch core.begin(json, now: now, flaws: flaws) {
-        case .failure(let refusal): return .error(refusal.message)
-        case .success(let progress): return output(progress)
-        }
-    }
-
-    private mutating func output(_ progress: BackgroundCore<Files>.Progress) -> FromChild {
-        switch progress {
-        case .waits(let point):
-            waitingAt = point
-            seq += 1
-            return .yield(point, seq: seq)
-        case .finished(let outputs):
-            waitingAt = nil
-            return .done(outputs.compactMap(ExtensionWire.json))
-        }
     }
 }

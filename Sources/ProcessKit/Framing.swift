@@ -273,9 +273,10 @@ enum FrameClock {
         }
     }
 
-    /// The monotonic clock, read only for wall-time limits on reading and writing frames: an
-    /// I/O deadline, never an input to a state machine. Only the harness's side of a pipe asks
-    /// for one; a child's `WireGate` reads without a deadline.
+    /// The monotonic clock, read only for wall-time limits on reading and writing frames (and
+    /// for a free-running lock's wait, which the soak reports): I/O measuring itself, never an
+    /// input to a state machine. Only the harness's side of a pipe asks for a deadline; a
+    /// child's `WireGate` reads without one.
     static func nowNanoseconds() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)

@@ -21,18 +21,90 @@ extension ToChild {
     }
 }
 
-/// The app's or the native handler's shell, stepped.
-public struct SteppedShell<Machine: ContainerMachine, Storage: ContainerStorage>: SteppedProcess {
+/// How far a shell's work for an input got: waiting at a yield point, or finished with the
+/// frame that answers the input.
+public enum ShellProgress {
+    case waits(YieldPoint)
+    case finished(FromChild)
+}
+
+/// A shell's work for one input, carried out a yield point at a time. The process's serve loop
+/// drives it straight through its gate; `SteppedShell` drives it message by message.
+public protocol ShellCore {
+    /// Takes an input frame's content; a refusal when it is not a valid input.
+    mutating func begin(_ input: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal>
+    /// Goes on with the answer at the point it waits at.
+    mutating func advance(answer: YieldAnswer) -> ShellProgress
+    /// It has served its one input (the handler) and takes nothing more.
+    var ended: Bool { get }
+}
+
+extension ShellCore {
+    /// Serves frames through `gate` until the harness hangs up: the process's loop.
+    public mutating func serve(_ gate: inout WireGate) {
+        while let message = gate.receive() {
+            guard case .input(let json, let now, let seed, let flaws) = message else {
+                gate.send(.error("expected an input frame"))
+                continue
+            }
+            switch begin(json, now: now, seed: seed, flaws: flaws) {
+            case .failure(let refusal):
+                gate.send(.error(refusal.message))
+            case .success(var progress):
+                while case .waits(let point) = progress { progress = advance(answer: gate.yield(point)) }
+                if case .finished(let frame) = progress { gate.send(frame) }
+            }
+            if ended { return }
+        }
+    }
+}
+
+/// A shell taken one message at a time, each answered with one.
+public struct SteppedShell<Core: ShellCore>: SteppedProcess {
+    private var core: Core
+    private var waitingAt: YieldPoint?
+    private var seq = 0
+
+    public init(_ core: Core) { self.core = core }
+
+    public var ended: Bool { core.ended }
+
+    public mutating func take(_ message: ToChild) -> FromChild {
+        if let point = waitingAt {
+            guard let answer = message.answer else { return .error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored") }
+            return output(core.advance(answer: answer))
+        }
+        guard case .input(let json, let now, let seed, let flaws) = message else { return .error("expected an input frame") }
+        switch core.begin(json, now: now, seed: seed, flaws: flaws) {
+        case .failure(let refusal): return .error(refusal.message)
+        case .success(let progress): return output(progress)
+        }
+    }
+
+    private mutating func output(_ progress: ShellProgress) -> FromChild {
+        switch progress {
+        case .waits(let point):
+            waitingAt = point
+            seq += 1
+            return .yield(point, seq: seq)
+        case .finished(let frame):
+            waitingAt = nil
+            return frame
+        }
+    }
+}
+
+/// The app's or the native handler's work for an input: its machine's container operations,
+/// a yield point at a time.
+public struct ContainerCore<Machine: ContainerMachine, Storage: ContainerStorage>: ShellCore {
     /// Reads an input frame into the machine's input, setting up the machine and executor for
-    /// it (its flaws); a message that says why when the frame is not a valid input.
+    /// it (its flaws); a refusal that says why when the frame is not a valid input.
     public typealias Prepare = (_ input: JSONValue, _ now: EpochMillis, _ seed: UInt64, _ flaws: [String],
                                 _ machine: inout Machine, _ executor: inout ContainerExecutor<Storage, NoGate>) -> Result<Machine.Input, ShellRefusal>
 
     private var machine: Machine
     private var executor: ContainerExecutor<Storage, NoGate>
     private var run: ContainerRun<Machine>?
-    private var waitingAt: YieldPoint?
-    private var seq = 0
     private let prepare: Prepare
     private let encode: (Machine.Directive) -> JSONValue?
     private let servesOnce: Bool
@@ -47,36 +119,27 @@ public struct SteppedShell<Machine: ContainerMachine, Storage: ContainerStorage>
         self.encode = encode
     }
 
-    public mutating func take(_ message: ToChild) -> FromChild {
-        if var run, let point = waitingAt {
-            guard let answer = message.answer else { return .error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored") }
-            let progress = run.advance(&machine, on: &executor, answer: answer)
-            self.run = run
-            return output(progress)
-        }
-        guard case .input(let json, let now, let seed, let flaws) = message else { return .error("expected an input frame") }
-        switch prepare(json, now, seed, flaws, &machine, &executor) {
-        case .failure(let refusal):
-            return .error(refusal.message)
-        case .success(let input):
+    public mutating func begin(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
+        prepare(json, now, seed, flaws, &machine, &executor).map { input in
             var run = ContainerRun(&machine, input)
-            let progress = run.advance(&machine, on: &executor, answer: nil)
-            self.run = run
-            return output(progress)
+            return progress(run: &run, answer: nil)
         }
     }
 
-    private mutating func output(_ progress: ContainerRun<Machine>.Progress) -> FromChild {
-        switch progress {
+    public mutating func advance(answer: YieldAnswer) -> ShellProgress {
+        guard var run else { preconditionFailure("an answer with no operation waiting") }
+        return progress(run: &run, answer: answer)
+    }
+
+    private mutating func progress(run: inout ContainerRun<Machine>, answer: YieldAnswer?) -> ShellProgress {
+        switch run.advance(&machine, on: &executor, answer: answer) {
         case .waits(let point):
-            waitingAt = point
-            seq += 1
-            return .yield(point, seq: seq)
+            self.run = run
+            return .waits(point)
         case .finished(let directives):
-            run = nil
-            waitingAt = nil
+            self.run = nil
             if servesOnce { ended = true }
-            return .done(directives.compactMap(encode), lockWaits: executor.storage.takeLockWaits())
+            return .finished(.done(directives.compactMap(encode), lockWaits: executor.storage.takeLockWaits()))
         }
     }
 }
@@ -98,18 +161,26 @@ public struct NoGate: YieldGate {
 
 extension AppShell {
     /// The app's shell, stepped: the same reading of inputs and the same directives as `serve`.
-    public static func stepped<Storage: ContainerStorage>(storage: Storage) -> SteppedShell<AppMachine, Storage> {
-        SteppedShell(machine: AppMachine(), storage: storage, servesOnce: false, prepare: { json, now, seed, flaws, machine, executor in
+    public static func core<Storage: ContainerStorage>(storage: Storage) -> ContainerCore<AppMachine, Storage> {
+        ContainerCore(machine: AppMachine(), storage: storage, servesOnce: false, prepare: { json, now, seed, flaws, machine, executor in
             prepare(json, now: now, seed: seed, flaws: flaws, machine: &machine, executor: &executor)
         }, encode: AppWire.json)
+    }
+
+    public static func stepped<Storage: ContainerStorage>(storage: Storage) -> SteppedShell<ContainerCore<AppMachine, Storage>> {
+        SteppedShell(core(storage: storage))
     }
 }
 
 extension NativeHandlerShell {
     /// The handler's shell, stepped: the same request and reply as `respond`.
-    public static func stepped<Storage: ContainerStorage>(storage: Storage) -> SteppedShell<NativeHandlerMachine, Storage> {
-        SteppedShell(machine: NativeHandlerMachine(), storage: storage, servesOnce: true, prepare: { json, now, seed, flaws, machine, executor in
+    public static func core<Storage: ContainerStorage>(storage: Storage) -> ContainerCore<NativeHandlerMachine, Storage> {
+        ContainerCore(machine: NativeHandlerMachine(), storage: storage, servesOnce: true, prepare: { json, now, seed, flaws, machine, executor in
             prepare(json, now: now, seed: seed, flaws: flaws, machine: &machine, executor: &executor)
         }, encode: NativeHandlerWire.json)
+    }
+
+    public static func stepped<Storage: ContainerStorage>(storage: Storage) -> SteppedShell<ContainerCore<NativeHandlerMachine, Storage>> {
+        SteppedShell(core(storage: storage))
     }
 }
