@@ -12,7 +12,7 @@ import Synchronization
 enum ExploreCommand: HarnessCommand {
     static let name = "explore"
     static let abstract = "Run random schedules, check every invariant and liveness bound, and shrink each failure to a scenario."
-    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--stop] [--replay-check] [--transport in-process|process]\n       harness explore --merge FILE..."
+    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--stop] [--replay-check] [--digest] [--transport in-process|process]\n       harness explore --merge FILE..."
     static let discussion = """
         Each seed picks a set of options (swarm testing: the platform, a subset of the kinds
         of step with a weight each, how the run starts; printed with each failure) and makes a
@@ -31,6 +31,8 @@ enum ExploreCommand: HarnessCommand {
         and compares the traces; a difference is a failure. --shard I/N runs every Nth seed
         from the Ith; --json writes a line per failure and a last summary line, and
         'harness explore --merge FILE...' adds shards' summaries up.
+        --digest prints a digest of every run's trace (the same seeds run the same way give
+        the same digest, whatever the workers or shards), to show two builds alike.
         --workers runs schedules on that many threads (default: one per core); --stop ends
         the exploration at the first failure, once it is shrunk.
         Prints the coverage counters (yield points, faults, reconciliation points, reply
@@ -40,7 +42,7 @@ enum ExploreCommand: HarnessCommand {
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers"],
-                                            flags: ["replay-check", "merge", "stop"])
+                                            flags: ["replay-check", "merge", "stop", "digest"])
         if args.flag("merge") { return try merge(args) }
         try args.noPositionals()
         if args.value("runs") != nil && args.value("time") != nil { throw .usage("give --runs or --time, not both") }
@@ -68,7 +70,7 @@ enum ExploreCommand: HarnessCommand {
         let errors = Mutex<[String]>([])
         // Each shrunk failure also gets a page (a timeline of its run), listed in out/index.html.
         let pages = Mutex<ReportFolder?>(nil)
-        let session = explore(explorer, workers: workers, replayCheck: replayCheck, seed: { run in
+        let session = explore(explorer, workers: workers, replayCheck: replayCheck, digests: args.flag("digest"), seed: { run in
             let more = limit.map { Executables.seconds(clock.now - start) < Double($0) } ?? (run < runs)
             return more && !(stopAtFirst && found.withLock { $0 > 0 }) ? ExploreSession.seed(run: run, from: seed, shard: shard) : nil
         }, ran: { finding, runs in
@@ -105,13 +107,14 @@ enum ExploreCommand: HarnessCommand {
     /// w + workers, ... while `seed` gives one for the run's number, and `ran` hears of every
     /// run (its finding, if new to that worker, and the runs done so far). The sessions are
     /// added up at the end.
-    static func explore(_ explorer: Explorer, workers: Int, replayCheck: Bool = false, seed: @escaping @Sendable (Int) -> UInt64?,
+    static func explore(_ explorer: Explorer, workers: Int, replayCheck: Bool = false, digests: Bool = false, seed: @escaping @Sendable (Int) -> UInt64?,
                         ran: @escaping @Sendable (Finding?, Int) -> Void) -> ExploreSession {
         let sessions = Mutex<[ExploreSession]>([])
         let done = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var session = ExploreSession(explorer: explorer.folder(suffix: "-\(worker)"), replayCheck: replayCheck)
             if replayCheck { session.processSampleEvery = 50 }
+            session.digests = digests
             var run = worker
             while let next = seed(run) {
                 let finding = session.explore(seed: next)
@@ -121,6 +124,7 @@ enum ExploreCommand: HarnessCommand {
             sessions.withLock { $0.append(session) }
         }
         var total = ExploreSession(explorer: explorer, replayCheck: replayCheck)
+        total.digests = digests
         for part in sessions.withLock({ $0 }) { total.absorb(part) }
         return total
     }
@@ -169,6 +173,7 @@ enum ExploreCommand: HarnessCommand {
         for key in Coverage.keys { text += "  \(key)  \(session.coverage.counts[key] ?? 0)\n" }
         let unreached = session.coverage.unreached
         text += unreached.isEmpty ? "every counter reached\n" : "unreached: \(unreached.joined(separator: ", "))\n"
+        if session.digests { text += "trace digest \(ExploreSession.hex(session.digest))\n" }
         return text
     }
 

@@ -74,6 +74,7 @@ struct ExplorerTests {
     @Test func shardsTogetherEqualTheUnshardedRun() throws {
         func summary(_ shard: (index: Int, count: Int), runs: Int) throws -> String {
             var session = ExploreSession(explorer: Self.explorer(flaws: [.lockKeptAfterAFailure]))
+            session.digests = true
             for run in 0..<runs { _ = session.explore(seed: ExploreSession.seed(run: run, from: 5, shard: shard)) }
             let lines = session.failures.map { $0.json(flaws: [.lockKeptAfterAFailure]) } + [session.summaryJSON(seconds: 1, shard: shard, seed: 5)]
             return lines.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n"
@@ -86,7 +87,24 @@ struct ExplorerTests {
         try parts.add(try summary((3, 3), runs: 8), file: "3.json")
         #expect(whole.runs == 24)
         #expect(!whole.broken.isEmpty, "the sample finds the flaw, so failures are compared too")
+        #expect(whole.digest != nil && whole.digest != 0, "every shard wrote its trace digest")
         #expect(parts == whole, "\(parts.report)\nagainst\n\(whole.report)")
+    }
+
+    /// The trace digest is the same for the same seeds and changes when one run's trace does
+    /// (planted: one yield point hidden from the harness).
+    @Test func theTraceDigestChangesWhenARunDoes() {
+        func digest(hiding point: YieldPoint?) -> UInt64 {
+            var explorer = Self.explorer()
+            explorer.hiddenYield = point
+            var session = ExploreSession(explorer: explorer)
+            session.digests = true
+            for seed in 1...6 as ClosedRange<UInt64> { _ = session.explore(seed: seed) }
+            return session.digest
+        }
+        let first = digest(hiding: nil)
+        #expect(first == digest(hiding: nil))
+        #expect(first != digest(hiding: .read))
     }
 
     @Test func aMergeRefusesALineItCannotRead() {

@@ -11,6 +11,9 @@ public struct ExploreMerge: Equatable {
     public private(set) var broken: [String: Pair] = [:]
     /// Failure lines by property: the one of the lowest seed.
     public private(set) var failures: [String: (seed: Int64, line: String)] = [:]
+    /// The shards' trace digests added up, when every shard wrote one (`--digest`).
+    public private(set) var digest: UInt64?
+    private var undigested = 0
 
     public struct Pair: Equatable {
         public var seeds: Int64
@@ -20,7 +23,7 @@ public struct ExploreMerge: Equatable {
     public init() {}
 
     public static func == (a: ExploreMerge, b: ExploreMerge) -> Bool {
-        a.runs == b.runs && a.steps == b.steps && a.coverage == b.coverage && a.broken == b.broken
+        a.runs == b.runs && a.steps == b.steps && a.coverage == b.coverage && a.broken == b.broken && a.digest == b.digest
             && a.failures.mapValues(\.seed) == b.failures.mapValues(\.seed)
     }
 
@@ -60,6 +63,15 @@ public struct ExploreMerge: Equatable {
         }
         self.runs += Int(runs)
         self.steps += Int(steps)
+        switch object["traceDigest"] {
+        case .string(let text)?:
+            guard text.utf8.count == 16, let value = UInt64(text, radix: 16) else {
+                throw Problem(description: "\(place): 'traceDigest' is not 16 hex digits")
+            }
+            digest = (digest ?? 0) &+ value
+        case nil, .null?: undigested += 1
+        default: throw Problem(description: "\(place): 'traceDigest' is not 16 hex digits")
+        }
         var added: [String: Int] = [:]
         for (key, value) in counts {
             guard case .integer(let count) = value else { throw Problem(description: "\(place): coverage[\"\(key)\"] is not a whole number") }
@@ -83,6 +95,9 @@ public struct ExploreMerge: Equatable {
         }
         let unreached = coverage.unreached
         text += unreached.isEmpty ? "every coverage counter reached\n" : "unreached: \(unreached.joined(separator: ", "))\n"
+        if let digest {
+            text += undigested == 0 ? "trace digest \(ExploreSession.hex(digest))\n" : "trace digest: \(undigested) shard(s) wrote none\n"
+        }
         return text
     }
 }

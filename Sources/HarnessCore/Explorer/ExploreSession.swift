@@ -61,6 +61,11 @@ public struct ExploreSession: Sendable {
     public private(set) var broken: [String: (seeds: Int, first: UInt64)] = [:]
     /// Schedules the parser refused: a fault in the generator, reported as a failure.
     public private(set) var invalid: [String] = []
+    /// With `digests` set, the sum over runs of each trace's hash mixed with its seed: the same
+    /// for the same seeds whatever the order, workers or shards, and different when any run's
+    /// trace differs, so two builds can be shown to run the same schedules the same way.
+    public var digests = false
+    public private(set) var digest: UInt64 = 0
 
     public init(explorer: Explorer, replayCheck: Bool = false) {
         self.explorer = explorer
@@ -73,6 +78,7 @@ public struct ExploreSession: Sendable {
     public mutating func absorb(_ other: ExploreSession) {
         runs += other.runs
         steps += other.steps
+        digest &+= other.digest
         coverage.add(other.coverage)
         invalid += other.invalid
         for (property, seen) in other.broken {
@@ -104,6 +110,7 @@ public struct ExploreSession: Sendable {
             return nil
         }
         steps += run.steps.count
+        if digests { digest &+= Self.digest(seed: seed, trace: run.outcome.trace) }
         coverage.add(Coverage(steps: run.steps, unreached: run.unreachedFaults, outcome: run.outcome))
         if let failure = run.failure { return found(run, property: failure.property) }
         if replayCheck, let difference = replayDifference(run) {
@@ -157,14 +164,24 @@ public struct ExploreSession: Sendable {
     }
 
     /// FNV-1a over the trace's lines: the same on every machine and every run.
-    public static func hash(_ trace: [String]) -> String {
+    public static func hash(_ trace: [String]) -> String { hex(fnv(trace)) }
+
+    private static func fnv(_ trace: [String]) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for line in trace {
-            for byte in line.utf8 + [10] {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-            }
+            for byte in line.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            hash = (hash ^ 10) &* 0x100_0000_01b3
         }
-        let digits = String(hash, radix: 16)
+        return hash
+    }
+
+    /// One run's part of `digest`: its trace's hash, mixed with its seed so that two runs
+    /// trading traces change the sum.
+    static func digest(seed: UInt64, trace: [String]) -> UInt64 { fnv(trace) &* (2 &* seed &+ 1) }
+
+    /// Sixteen hex digits.
+    public static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
@@ -183,6 +200,7 @@ public struct ExploreSession: Sendable {
                  "shard": .string("\(shard.index)/\(shard.count)"), "runs": .integer(Int64(runs)), "steps": .integer(Int64(steps)),
                  "seconds": .double(seconds), "failures": .integer(Int64(failures.count + invalid.count)),
                  "broken": .object(broken.mapValues { .object(["seeds": .integer(Int64($0.seeds)), "first": .integer(Int64(bitPattern: $0.first))]) }),
-                 "coverage": .object(Coverage.keys.reduce(into: [:]) { $0[$1] = .integer(Int64(coverage.counts[$1] ?? 0)) })])
+                 "coverage": .object(Coverage.keys.reduce(into: [:]) { $0[$1] = .integer(Int64(coverage.counts[$1] ?? 0)) }),
+                 "traceDigest": digests ? .string(Self.hex(digest)) : .null])
     }
 }
