@@ -282,7 +282,7 @@ public final class InvariantMonitor {
         }
         if let document { problems += strayValues(in: document, simulation) }
         guard healed else { return problems }
-        if let backwards = Self.clockRanBackwards(simulation.trace.lines) {
+        if let backwards = simulation.trace.log.firstStepBackwards {
             // Not one of the five: the harness's own clock must never run backwards.
             problems.append("virtual time ran backwards: \(backwards)")
         }
@@ -293,17 +293,5 @@ public final class InvariantMonitor {
             problems.append("edits were saved but there is no shared document (invariant 2)")
         }
         return problems
-    }
-
-    /// The first trace line whose time is earlier than the line before it, if any. Lines give
-    /// their time as `+26.000s` from the start (or, with no start, Unix milliseconds).
-    static func clockRanBackwards(_ lines: [String]) -> String? {
-        var last: EpochMillis = .min
-        for line in lines {
-            guard let time = line.split(separator: " ", maxSplits: 1).first.flatMap(Trace.millis) else { continue }
-            if time < last { return line }
-            last = time
-        }
-        return nil
     }
 }

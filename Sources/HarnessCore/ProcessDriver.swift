@@ -152,22 +152,25 @@ public final class ProcessDriver {
 }
 
 /// The run's trace: one line per event, with virtual time, logical process names and JSON with
-/// sorted keys; never a pid, a path or wall time, so equal runs give equal traces.
+/// sorted keys; never a pid, a path or wall time, so equal runs give equal traces. Events are
+/// kept as they happened (`log`) and written out as lines only when the lines are read.
 public final class Trace {
-    public private(set) var lines: [String] = []
+    public private(set) var log: TraceLog
     /// What helps a person but must not be compared: the stderr of a process that died.
     public var diagnostics: [String] = []
     /// The moment the run started: lines give their time from it (`+26.000s`), as people think
     /// of a run; nil gives times since the Unix epoch.
-    public let epoch: EpochMillis?
+    public var epoch: EpochMillis? { log.epoch }
 
-    public init(epoch: EpochMillis? = nil) { self.epoch = epoch }
+    public init(epoch: EpochMillis? = nil) { log = TraceLog(epoch: epoch) }
+
+    /// The trace as lines.
+    public var lines: [String] { log.lines }
+    /// How many lines it has.
+    public var count: Int { log.entries.count }
 
     /// A moment of the run as trace lines and failures give it: `+26.000s` from the start.
-    public func time(_ now: EpochMillis) -> String {
-        guard let epoch else { return "\(now)" }
-        return Self.relative(now - epoch)
-    }
+    public func time(_ now: EpochMillis) -> String { log.time(now) }
 
     /// `+26.000s`, `-0.500s`: milliseconds as signed seconds with three decimals.
     public static func relative(_ millis: EpochMillis) -> String {
@@ -186,8 +189,47 @@ public final class Trace {
     }
 
     func record(_ now: EpochMillis, _ process: String, _ what: String, _ json: JSONValue? = nil) {
-        var line = "\(time(now)) \(process) \(what)"
-        if let json { line += " " + String(decoding: JSONWriter.compact(json), as: UTF8.self) }
-        lines.append(line)
+        log.entries.append(TraceEntry(time: now, process: process, what: what, json: json))
+    }
+}
+
+/// One event of a trace: when, who (`background#2`, `safari`, `harness`), what (`<-` for an
+/// input the process took, `->` for a directive it gave, or words), and the message, if any.
+public struct TraceEntry: Sendable, Equatable {
+    public let time: EpochMillis
+    public let process: String
+    public let what: String
+    public let json: JSONValue?
+}
+
+/// A run's trace as its events, with the moment the run started.
+public struct TraceLog: Sendable, Equatable {
+    public let epoch: EpochMillis?
+    public internal(set) var entries: [TraceEntry] = []
+
+    public init(epoch: EpochMillis?) { self.epoch = epoch }
+
+    public func time(_ now: EpochMillis) -> String {
+        guard let epoch else { return "\(now)" }
+        return Trace.relative(now - epoch)
+    }
+
+    /// `TIME WHO WHAT [JSON]`.
+    public func line(_ entry: TraceEntry) -> String {
+        var line = "\(time(entry.time)) \(entry.process) \(entry.what)"
+        if let json = entry.json { line += " " + String(decoding: JSONWriter.compact(json), as: UTF8.self) }
+        return line
+    }
+
+    public var lines: [String] { entries.map(line) }
+
+    /// The last `count` lines.
+    public func lastLines(_ count: Int) -> [String] { entries.suffix(count).map(line) }
+
+    /// The first line whose time is earlier than the line before it, if any.
+    public var firstStepBackwards: String? {
+        guard entries.count > 1 else { return nil }
+        for index in 1..<entries.count where entries[index].time < entries[index - 1].time { return line(entries[index]) }
+        return nil
     }
 }

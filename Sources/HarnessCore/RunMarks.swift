@@ -48,7 +48,7 @@ public struct RunMarks: Sendable {
     static func revisions(of simulation: Simulation) -> Revisions {
         let shared = simulation.containerFile(FileContainer.documentName).flatMap { try? DocumentCodec.decode($0).document }
         let local = simulation.storedLocal
-        return Revisions(traceIndex: simulation.trace.lines.count, at: simulation.now, shared: shared.map { Int($0.revision) },
+        return Revisions(traceIndex: simulation.trace.count, at: simulation.now, shared: shared.map { Int($0.revision) },
                          profile: simulation.profile, cache: local?.cache.map { Int($0.revision) }, outbox: local?.outbox.count ?? 0)
     }
 }

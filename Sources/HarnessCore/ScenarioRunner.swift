@@ -24,7 +24,9 @@ public final class ScenarioRunner {
         public var virtualTime: EpochMillis
         /// When the run started, in Unix milliseconds: the trace's times count from it.
         public var epoch: EpochMillis = 0
-        public var trace: [String]
+        /// The run's trace as its events; `trace` gives its lines.
+        public var log: TraceLog
+        public var trace: [String] { log.lines }
         /// Every arrival of a process at a yield point before healing, in order.
         public var arrivals: [YieldArrival]
         /// How many changes waited to be flushed at each flush of the simulated disk, at each
@@ -106,7 +108,7 @@ public final class ScenarioRunner {
         marks.profile = setup!.profile
         for line in scenario.lines {
             if !line.step.isSetup {
-                marks.steps.append(RunMarks.Step(line: line.number, traceIndex: simulation?.trace.lines.count ?? 0, at: simulation?.now ?? setup!.epoch))
+                marks.steps.append(RunMarks.Step(line: line.number, traceIndex: simulation?.trace.count ?? 0, at: simulation?.now ?? setup!.epoch))
             }
             perform(line)
             if simulation != nil { checkInvariants(after: line) }
@@ -124,7 +126,7 @@ public final class ScenarioRunner {
         simulation.heal()
         checkInvariants(after: last, healed: true)
         if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
-        return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, trace: simulation.trace.lines,
+        return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, log: simulation.trace.log,
                        arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
                        unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed, marks: marks)
     }
@@ -325,8 +327,8 @@ public final class ScenarioRunner {
     private func fail(_ line: Scenario.Line, _ message: String, healed: Bool = false) {
         properties.append(Self.property(of: message, at: line.step))
         marks.failures.append(RunMarks.Failure(line: line.number, step: line.text, property: properties.last!, message: message, afterHealing: healed,
-                                               traceIndex: simulation?.trace.lines.count ?? 0, at: simulation?.now ?? setup!.epoch))
-        let tail = simulation?.trace.lines.suffix(8).map { "    " + $0 }.joined(separator: "\n") ?? ""
+                                               traceIndex: simulation?.trace.count ?? 0, at: simulation?.now ?? setup!.epoch))
+        let tail = simulation.map { $0.trace.log.lastLines(8) }?.map { "    " + $0 }.joined(separator: "\n") ?? ""
         failures.append("\(scenario.name):\(line.number): \(line.text)\n  \(message)\n  trace so far (last lines):\n\(tail)")
     }
 

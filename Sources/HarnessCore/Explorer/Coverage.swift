@@ -1,4 +1,5 @@
 import ProcessKit
+import SiteSettings
 
 /// What explored runs reached, counted: each process's yield points, each fault that took
 /// effect, each reconciliation point, each outcome of a native reply. A counter still at zero
@@ -33,8 +34,8 @@ public struct Coverage: Equatable, Sendable {
     public var unreached: [String] { Self.keys.filter { (counts[$0] ?? 0) == 0 } }
 
     /// What one run reached: its steps that took effect, its arrivals at yield points, and its
-    /// trace (reconciliation points and reply outcomes are read from the lines the background
-    /// received).
+    /// trace (reconciliation points and reply outcomes are read from the messages the
+    /// background received and sent).
     public init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
         for arrival in outcome.arrivals { counts["yield \(arrival.process.rawValue)@\(arrival.point.rawValue)", default: 0] += 1 }
         for (index, step) in steps.enumerated() where !unreached.contains(index) {
@@ -42,47 +43,42 @@ public struct Coverage: Equatable, Sendable {
             counts["fault " + fault, default: 0] += 1
         }
         var timedOut: Set<String> = []
-        var recovering: Set<Substring> = []
+        var recovering: Set<String> = []
         var garbage = 0, snapshots = 0
-        for line in outcome.trace {
-            // `TIME WHO <- {...}` (what a process received), `TIME WHO -> {...}` (what it sent),
-            // or `TIME WHO words` (what Safari or the harness did).
-            let words = line.split(separator: " ", maxSplits: 3)
-            guard words.count == 4 else { continue }
-            let who = words[1], json = words[3]
-            if who == "safari", words[2] == "nativeReply", json.hasPrefix("dropped") { counts["reply dropped", default: 0] += 1 }
-            if who == "harness", words[2] == "power", json.hasPrefix("lost:") { counts["fault power-loss", default: 0] += 1 }
-            if who.hasPrefix("handler#"), words[2] == "reply", json.hasPrefix("replaced by garbage") { garbage += 1 }
-            guard who.hasPrefix("background#") else { continue }
-            if words[2] == "->" {
-                if json.hasSuffix("\"type\":\"sendNative\"}"), recovering.remove(who) != nil {
-                    counts["reconcile after-timeout", default: 0] += 1
-                }
+        for entry in outcome.log.entries {
+            // What a process received (`<-`) or sent (`->`), or what Safari or the harness did.
+            let who = entry.process
+            if who == "safari", entry.what.hasPrefix("nativeReply dropped") { counts["reply dropped", default: 0] += 1 }
+            if who == "harness", entry.what.hasPrefix("power lost:") { counts["fault power-loss", default: 0] += 1 }
+            if who.hasPrefix("handler#"), entry.what == "reply replaced by garbage" { garbage += 1 }
+            guard who.hasPrefix("background#"), case .object(let message)? = entry.json, case .string(let type)? = message["type"] else { continue }
+            if entry.what == "->" {
+                if type == "sendNative", recovering.remove(who) != nil { counts["reconcile after-timeout", default: 0] += 1 }
                 continue
             }
-            guard words[2] == "<-" else { continue }
-            if json.hasSuffix("\"type\":\"nativeTimeout\"}") {
+            guard entry.what == "<-" else { continue }
+            switch type {
+            case "nativeTimeout":
                 counts["reply timed-out", default: 0] += 1
-                timedOut.insert(who + Self.request(json))
+                timedOut.insert(who + Self.request(message))
                 recovering.insert(who)
-            } else if json.hasSuffix("\"type\":\"nativeReply\"}") {
-                if timedOut.contains(who + Self.request(json)) {
+            case "nativeReply":
+                var reply: [String: JSONValue] = [:]
+                if case .object(let object)? = message["message"] { reply = object }
+                if timedOut.contains(who + Self.request(message)) {
                     counts["reply dropped", default: 0] += 1
-                } else if json.contains("\"type\":\"error\"") {
+                } else if reply["type"] == .string("error") {
                     counts["reply refused", default: 0] += 1
-                } else if json.contains("\"type\":\"notModified\"") || json.contains("\"changed\":false") {
+                } else if reply["type"] == .string("notModified") || reply["changed"] == .bool(false) {
                     counts["reply unchanged", default: 0] += 1
                 } else {
                     snapshots += 1
                 }
-            } else if json.hasSuffix("\"type\":\"started\"}") {
-                counts["reconcile background-start", default: 0] += 1
-            } else if json.hasSuffix("\"type\":\"safariForeground\"}") {
-                counts["reconcile safari-foreground", default: 0] += 1
-            } else if json.hasSuffix("\"type\":\"tabActivated\"}") {
-                counts["reconcile tab-activated", default: 0] += 1
-            } else if json.hasSuffix("\"type\":\"alarmFired\"}") {
-                counts["alarm fired", default: 0] += 1
+            case "started": counts["reconcile background-start", default: 0] += 1
+            case "safariForeground": counts["reconcile safari-foreground", default: 0] += 1
+            case "tabActivated": counts["reconcile tab-activated", default: 0] += 1
+            case "alarmFired": counts["alarm fired", default: 0] += 1
+            default: break
             }
         }
         // A garbage reply is a snapshot the background refuses; the trace shows it replaced.
@@ -90,10 +86,10 @@ public struct Coverage: Equatable, Sendable {
         if snapshots > garbage { counts["reply applied", default: 0] += snapshots - garbage }
     }
 
-    /// `"request":N` of a reply or timeout, as text.
-    private static func request(_ json: Substring) -> String {
-        guard let range = json.firstRange(of: "\"request\":") else { return "" }
-        return String(json[range.upperBound...].prefix { $0.isNumber })
+    /// A reply's or timeout's request number, as text.
+    private static func request(_ message: [String: JSONValue]) -> String {
+        if case .integer(let number)? = message["request"] { return "#\(number)" }
+        return ""
     }
 
     /// The fault a step injects, if it is one.
