@@ -16,9 +16,10 @@ enum RunCommand: HarnessCommand {
         wall time. --trace writes every run's trace to FILE; --mermaid writes a Mermaid sequence
         diagram of each run (GitHub renders it); --junit writes JUnit XML; --html writes a page
         per run into DIR (a timeline of every process and tab, the steps, the failures, the
-        trace) and DIR/index.html listing them; --keep keeps the run folders. --flaw switches
-        on known bugs in every process (see 'harness flaws'): the scenarios that catch them
-        fail, showing the bug. --crash kills a process the Nth time it
+        trace) and DIR/index.html listing them; --keep keeps the run folders (the process
+        transport's: in process every file is on a simulated disk). --flaw switches on known
+        bugs in every process (see 'harness flaws'): the scenarios that catch them fail,
+        showing the bug. --crash kills a process the Nth time it
         reaches a yield point (as 'harness sweep' does) and checks only the invariants;
         --power-loss (in process) cuts the power before the Nth flush of the simulated disk
         ('12:none'), when a process reaches a yield point ('handler@rename#2:all') or after the

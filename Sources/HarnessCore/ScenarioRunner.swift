@@ -347,7 +347,7 @@ public final class ScenarioRunner {
     private func started() -> Simulation {
         if let simulation { return simulation }
         let setup = setup!
-        mkdir(directory, 0o755)
+        if transport == .process { mkdir(directory, 0o755) }
         let simulation = Simulation(platform: setup.platform, transport: transport, seed: setup.seed, epoch: setup.epoch,
                                     executables: executables, directory: directory, profile: setup.profile)
         simulation.flaws = flaws

@@ -150,7 +150,7 @@ extension Simulation {
         clock.timers = [:]
         monitor.noAnswerOwed()
         clock.alarm = safari.switchProfile(to: name, alarm: clock.alarm)
-        mkdir(storageDirectory, 0o755)
+        if transport == .process { mkdir(storageDirectory, 0o755) }
         trace.record(now, "safari", "profile \(name) in front")
         // Its pages waited out of sight: their waits start again now.
         for id in tabs.keys where tabs[id]?.waitingSince != nil { safari.tabs[id]?.waitingSince = now }

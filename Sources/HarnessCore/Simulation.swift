@@ -188,8 +188,11 @@ public final class Simulation {
         monitor = InvariantMonitor(trace: trace)
         launcher = ProcessLauncher(transport: transport, executables: executables, containerDirectory: containerDirectory,
                                    disk: disk, seed: seed, trace: trace)
-        mkdir(containerDirectory, 0o755)
-        mkdir(Self.storageDirectory(in: directory, profile: profile), 0o755)
+        // In process, every file is on the simulated disk.
+        if transport == .process {
+            mkdir(containerDirectory, 0o755)
+            mkdir(Self.storageDirectory(in: directory, profile: profile), 0o755)
+        }
     }
 
     deinit { teardown() }

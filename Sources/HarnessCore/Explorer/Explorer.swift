@@ -78,11 +78,16 @@ public struct Explorer: Sendable {
     public func play(_ steps: [Step], name: String, exploring: Bool = false) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
         let scenario = try Scenario.parse(ScenarioPrinter.print(steps), name: name)
         precondition(scenario.lines.count == steps.count, "a printed step is one line")
+        return try play(scenario, exploring: exploring)
+    }
+
+    private func play(_ scenario: Scenario, exploring: Bool) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
         let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws,
                                     powerCut: powerCut)
         runner.faultsMayGoUnreached = exploring
         runner.inProcessHiddenYield = hiddenYield
-        defer { Folder.remove(directory) }
+        // Only real processes need a folder on the real file system.
+        defer { if transport == .process { Folder.remove(directory) } }
         return try runner.run()
     }
 
@@ -93,7 +98,7 @@ public struct Explorer: Sendable {
         let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws,
                                     powerCut: cutting(finding.powerCut).powerCut)
         runner.readsRevisions = true
-        defer { Folder.remove(directory) }
+        defer { if transport == .process { Folder.remove(directory) } }
         let clock = ContinuousClock()
         let start = clock.now
         let outcome = try runner.run()
