@@ -59,25 +59,12 @@ public final class InvariantMonitor {
     private var givenUpTo = 0
     private var undecided: [Int] = []
 
-    /// The last shared document and stored caches read, by their bytes: checked after every
-    /// step, they are decoded again only when they changed.
-    private var lastDocuments: [String: (bytes: [UInt8], decoded: Result<SettingsDocument, DocumentError>)] = [:]
-    private var lastLocal: [String: (bytes: [UInt8], decoded: LocalStorage?)] = [:]
-
     init(trace: Trace) { self.trace = trace }
 
-    private func decodeDocument(_ bytes: [UInt8], name: String = FileContainer.documentName) -> Result<SettingsDocument, DocumentError> {
-        if let last = lastDocuments[name], last.bytes == bytes { return last.decoded }
-        let decoded = Result { () throws(DocumentError) in try DocumentCodec.decode(bytes).document }
-        lastDocuments[name] = (bytes, decoded)
-        return decoded
-    }
-
-    private func decodeLocal(_ bytes: [UInt8], profile: String) -> LocalStorage? {
-        if let last = lastLocal[profile], last.bytes == bytes { return last.decoded }
-        let decoded = LocalStorage.read(bytes)
-        lastLocal[profile] = (bytes, decoded)
-        return decoded
+    /// Checked after every step, the files are decoded again only when they changed
+    /// (`DocumentCodec` and `LocalStorage` remember what they last read).
+    private func decodeDocument(_ bytes: [UInt8]) -> Result<SettingsDocument, DocumentError> {
+        Result { () throws(DocumentError) in try DocumentCodec.decode(bytes).document }
     }
 
     // MARK: - What happens
@@ -265,13 +252,13 @@ public final class InvariantMonitor {
             problems.append("the damaged shared document was replaced without being set aside (invariant 1)")
         }
         if let previous = simulation.containerFile(FileContainer.previousName), previous != planted,
-           (try? decodeDocument(previous, name: FileContainer.previousName).get()) == nil {
+           (try? decodeDocument(previous).get()) == nil {
             problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
         }
         let localName = Simulation.localStorageName
         for (profile, bytes) in simulation.storageFiles(localName).sorted(by: { $0.key < $1.key }) {
             let owner = profile == Simulation.defaultProfile ? "the background's" : "profile \(profile)'s background's"
-            guard let local = decodeLocal(bytes, profile: profile) else {
+            guard let local = LocalStorage.read(bytes) else {
                 problems.append("\(owner) \(localName) does not parse (invariant 1)")
                 continue
             }

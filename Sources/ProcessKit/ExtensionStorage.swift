@@ -39,8 +39,12 @@ public struct LocalStorage: Equatable, Sendable {
     /// Reads stored JSON; anything unreadable counts as no storage (a first run), never a crash.
     /// Reads the stored bytes of `local.json`; nil when there are none or they do not parse.
     public static func read(_ bytes: [UInt8]?) -> LocalStorage? {
-        bytes.flatMap { try? JSONParser.parse($0) }.flatMap(decode)
+        guard let bytes else { return nil }
+        return memo.value(for: bytes) { bytes in decode(try? JSONParser.parse(bytes)) }
     }
+
+    /// The stores last read, by their bytes.
+    private static let memo = BytesMemo<LocalStorage?>(capacity: 16)
 
     public static func decode(_ json: JSONValue?) -> LocalStorage? {
         guard case .object(let members)? = json else { return nil }

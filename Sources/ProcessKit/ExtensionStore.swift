@@ -62,7 +62,7 @@ public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
     /// The read behind the load's yield point, given the answer there.
     public mutating func loadLocal(answer: YieldAnswer) throws(StoreError) -> LocalStorage? {
         _ = try LateFailure.pass(.storageRead, answer)
-        return LocalStorage.decode(try files.read(Self.localName).flatMap { try? JSONParser.parse($0) })
+        return LocalStorage.read(try files.read(Self.localName))
     }
 
     /// Reads `storage.session`, Safari's memory: no yield point, and no failure to meet (a

@@ -20,6 +20,16 @@ public enum DocumentCodec {
     }
 
     public static func decode(_ bytes: some Collection<UInt8>, suffixes: PublicSuffixList = .embedded) throws(DocumentError) -> Decoded {
+        if suffixes.isEmbedded, let array = bytes as? [UInt8] {
+            return try memo.value(for: array) { bytes in Result { () throws(DocumentError) in try read(bytes, suffixes: .embedded) } }.get()
+        }
+        return try read(bytes, suffixes: suffixes)
+    }
+
+    /// The documents last decoded with the embedded list, by their bytes.
+    private static let memo = BytesMemo<Result<Decoded, DocumentError>>(capacity: 16)
+
+    private static func read(_ bytes: some Collection<UInt8>, suffixes: PublicSuffixList) throws(DocumentError) -> Decoded {
         if bytes.count > maximumBytes { throw DocumentError(.tooLarge(bytes: bytes.count), at: nil) }
         let json: JSONValue
         do { json = try JSONParser.parse(bytes) } catch { throw DocumentError(.syntax(error), at: nil) }

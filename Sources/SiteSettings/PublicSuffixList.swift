@@ -26,6 +26,9 @@ public struct PublicSuffixList: Sendable {
         )
     }()
 
+    /// Whether this is the list compiled into the binary.
+    var isEmbedded: Bool { storage == nil }
+
     /// The number of distinct rules (normal, wildcard and exception rules).
     public let ruleCount: Int
 

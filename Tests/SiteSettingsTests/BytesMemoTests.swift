@@ -1,0 +1,50 @@
+import SiteSettings
+import Testing
+
+/// The memo behind decoding: a result is computed once per distinct bytes it still holds, the
+/// oldest is replaced when it is full, and decoding through it gives what decoding afresh does.
+struct BytesMemoTests {
+    /// A counter the memo's computations add to.
+    final class Calls: @unchecked Sendable { var count = 0 }
+
+    @Test func aResultIsComputedOncePerBytesItHolds() {
+        let memo = BytesMemo<Int>(capacity: 2)
+        let calls = Calls()
+        func length(_ bytes: [UInt8]) -> Int { memo.value(for: bytes) { calls.count += 1; return $0.count } }
+        #expect(length([1, 2, 3]) == 3)
+        #expect(length([1, 2, 3]) == 3)
+        #expect(calls.count == 1, "the same bytes again are not computed again")
+        #expect(length([4]) == 1)
+        #expect(calls.count == 2)
+        // Full: a third string replaces the oldest, which is then computed again.
+        #expect(length([5, 6]) == 2)
+        #expect(length([4]) == 1)
+        #expect(calls.count == 3, "[4] is still held")
+        #expect(length([1, 2, 3]) == 3)
+        #expect(calls.count == 4, "[1, 2, 3] was replaced")
+    }
+
+    @Test func equalBytesInAnotherArrayFindTheResult() {
+        let memo = BytesMemo<Int>(capacity: 4)
+        let calls = Calls()
+        _ = memo.value(for: Array("abc".utf8)) { calls.count += 1; return $0.count }
+        _ = memo.value(for: [0x61, 0x62, 0x63]) { calls.count += 1; return $0.count }
+        _ = memo.value(for: [0x61, 0x62, 0x64]) { calls.count += 1; return $0.count }
+        #expect(calls.count == 2)
+    }
+
+    /// Decoding the same bytes twice, or bytes that are refused twice, gives the same answer as
+    /// the first time: the document and its notes, or the same error.
+    @Test func decodingTheSameBytesAgainGivesTheSameAnswer() throws {
+        let text = #"{"schemaVersion":1,"revision":4,"defaults":{"mode":"on"},"sites":{"Example.COM":{"theme":"dark"}}}"#
+        let first = try DocumentCodec.decode(Array(text.utf8))
+        let again = try DocumentCodec.decode(Array(text.utf8))
+        #expect(again.document == first.document)
+        #expect(again.notes == first.notes)
+        #expect(first.document.revision == 4)
+        let bad = Array(#"{"schemaVersion":1,"revision":-2}"#.utf8)
+        let error = #expect(throws: DocumentError.self) { try DocumentCodec.decode(bad) }
+        let errorAgain = #expect(throws: DocumentError.self) { try DocumentCodec.decode(bad) }
+        #expect(error == errorAgain)
+    }
+}
