@@ -65,11 +65,21 @@ public struct SteppedShell<Core: ShellCore>: SteppedProcess {
     private var waitingAt: YieldPoint?
     private var seq = 0
 
-    public init(_ core: Core) { self.core = core }
+    /// Kept as the core last said (read without copying the shell).
+    public private(set) var ended = false
 
-    public var ended: Bool { core.ended }
+    public init(_ core: Core) {
+        self.core = core
+        ended = core.ended
+    }
 
     public mutating func take(_ message: ToChild) -> FromChild {
+        let answer = answer(message)
+        ended = core.ended
+        return answer
+    }
+
+    private mutating func answer(_ message: ToChild) -> FromChild {
         if let point = waitingAt {
             guard let answer = message.answer else { return .error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored") }
             return output(core.advance(answer: answer))
