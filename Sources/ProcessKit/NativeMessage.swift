@@ -149,10 +149,11 @@ public enum NativeRequest: Equatable, Sendable {
         return members
     }
 
-    static func allow(_ members: [String: JSONValue], _ names: Set<String>, _ path: JSONPath) throws(NativeMessageError) {
-        if let extra = members.keys.sorted().first(where: { !names.contains($0) }) {
-            throw .init(path.key(String(extra.prefix(64))), "unknown member")
-        }
+    /// Refuses a member not named in `names`; of several, the first in sorted order is named.
+    static func allow(_ members: [String: JSONValue], _ names: [String], _ path: JSONPath) throws(NativeMessageError) {
+        guard members.keys.contains(where: { !names.contains($0) }) else { return }
+        let extra = members.keys.sorted().first { !names.contains($0) }!
+        throw .init(path.key(String(extra.prefix(64))), "unknown member")
     }
 
     static func scopeKey(_ members: [String: JSONValue], _ path: JSONPath, _ suffixes: PublicSuffixList) throws(NativeMessageError) -> ScopeKey {

@@ -14,7 +14,7 @@ struct WireObject {
     subscript(name: String) -> JSONValue? { members[name] }
 
     /// Refuses a member not named here.
-    func allow(_ names: Set<String>) throws(NativeMessageError) {
+    func allow(_ names: [String]) throws(NativeMessageError) {
         try NativeRequest.allow(members, names, path)
     }
 
