@@ -405,12 +405,13 @@ extension NativeFuzz {
             let answer: Answer
             do {
                 let message = try ToChild.decode(frame(mutant.bytes))
-                switch NativeHandlerShell.respond(to: message, on: &executor) {
-                case (.done(let directives, _), _):
+                // As the process writes it on its pipe.
+                switch NativeHandlerShell.respond(to: message, on: &executor).0.written {
+                case .done(let directives, _):
                     let reply = directives.first { $0.objectValue?["type"] == .string("reply") }?.objectValue?["message"]
                     answer = reply.map(Answer.reply) ?? .none("a done frame without a reply")
-                case (.error(let text), _): answer = .errorFrame(text)
-                case (let other, _): answer = .none("unexpected frame \(other)")
+                case .error(let text): answer = .errorFrame(text)
+                case let other: answer = .none("unexpected frame \(other)")
                 }
             } catch {
                 // The handler's gate answers a frame it cannot read with an error frame.

@@ -58,7 +58,8 @@ extension NativeFuzz {
                 return reply.map(Answer.reply) ?? .none("a done frame without a reply")
             case .error(let text)?:
                 return .errorFrame(text)
-            case nil:
+            case nil, .directives?:
+                // (A frame read from a pipe is never `directives`.)
                 return .none("an unreadable frame")
             }
         }

@@ -52,7 +52,7 @@ public struct NativeHandlerRun {
         }
         var result = Result(reply: nil, notified: false, yields: [], exit: .exited(0), errors: [], stderrTail: "")
         if case .finished(let directives) = driver.begin(NativeHandlerWire.input(message), now: now) {
-            for case .object(let members) in directives {
+            for case .object(let members) in directives.json {
                 if members["type"] == .string("reply") { result.reply = members["message"] }
                 if members["type"] == .string("notify") { result.notified = true }
             }

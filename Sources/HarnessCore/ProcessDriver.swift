@@ -19,11 +19,18 @@ public final class ProcessDriver {
     /// Where an input left the process.
     public enum Step: Equatable, Sendable {
         /// It handled the input; these are the directives the harness carries out.
-        case finished([JSONValue])
+        case finished(Directives)
         /// It waits at this yield point.
         case held(YieldPoint)
         /// It died (killed at a yield point, or on its own).
         case died(ChildProcess.ExitStatus)
+    }
+
+    /// The directives a process gave for an input: as they travel (and as the trace shows
+    /// them), and in process as its machine made them, which are what reading `json` back gives.
+    public struct Directives: Equatable, Sendable {
+        public let json: [JSONValue]
+        public let typed: ShellDirectives?
     }
 
     /// How long (wall time) the harness waits for any one frame before it treats the process as hung.
@@ -128,7 +135,11 @@ public final class ProcessDriver {
                 }
             case .done(let directives, _):
                 for directive in directives { trace.record(now, label, "->", directive) }
-                return .finished(directives)
+                return .finished(Directives(json: directives, typed: nil))
+            case .directives(let typed, _):
+                let directives = typed.json
+                for directive in directives { trace.record(now, label, "->", directive) }
+                return .finished(Directives(json: directives, typed: typed))
             case .error(let text):
                 trace.record(now, label, "error frame: \(text)")
             }

@@ -125,14 +125,20 @@ extension Simulation {
         driver.begin(ExtensionWire.encode(event), now: now)
     }
 
-    func backgroundDirectives(_ directives: [JSONValue], from driver: ProcessDriver) {
+    func backgroundDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver) {
         backgroundDeathsInARow = 0
-        for json in directives {
-            let output: ExtensionWire.Output
-            do { output = try ExtensionWire.directive(json) } catch {
-                trace.record(now, "safari", "unreadable directive: \(error)", json)
-                continue
+        let outputs: [ExtensionWire.Output]
+        if case .background(let typed)? = directives.typed {
+            outputs = checked(typed, directives, from: driver, ExtensionWire.directive)
+        } else {
+            outputs = directives.json.compactMap { json in
+                do { return try ExtensionWire.directive(json) } catch {
+                    trace.record(now, "safari", "unreadable directive: \(error)", json)
+                    return nil
+                }
             }
+        }
+        for output in outputs {
             switch output {
             case .storagePending(let token):
                 clock.queue.append(.storageCompletion(incarnation: driver.incarnation, token: token))
@@ -208,14 +214,14 @@ extension Simulation {
         return false
     }
 
-    func handlerDirectives(_ directives: [JSONValue], from handler: ProcessDriver, incarnation: Int, request: Int) {
+    func handlerDirectives(_ directives: ProcessDriver.Directives, from handler: ProcessDriver, incarnation: Int, request: Int) {
         if handlerBehaviour == .crashing(afterWrite: true) {
             kill(handler, reason: "crashed before replying")
             clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.rejection))
             return
         }
         handler.finish()
-        for directive in decoded(directives, from: handler, NativeHandlerWire.directive) {
+        for directive in decoded(directives, handlerTyped(directives), from: handler, NativeHandlerWire.directive) {
             switch directive {
             case .reply(let reply):
                 let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, message: reply.json)
@@ -247,8 +253,9 @@ extension Simulation {
         complete(app.begin(AppWire.encode(input), now: now), driver: app, role: .app)
     }
 
-    func appDirectives(_ directives: [JSONValue], from app: ProcessDriver) {
-        for directive in decoded(directives, from: app, AppWire.directive) {
+    func appDirectives(_ directives: ProcessDriver.Directives, from app: ProcessDriver) {
+        let typed: [AppMachine.Directive]? = if case .app(let typed)? = directives.typed { typed } else { nil }
+        for directive in decoded(directives, typed, from: app, AppWire.directive) {
             switch directive {
             case .showView(let view):
                 safari.appView = view
@@ -293,14 +300,36 @@ extension Simulation {
     }
 
     /// A process's directives read with its codec; one that cannot be read is traced and skipped.
-    func decoded<Directive>(_ directives: [JSONValue], from driver: ProcessDriver,
-                                    _ read: (JSONValue) throws(NativeMessageError) -> Directive) -> [Directive] {
-        directives.compactMap { json in
+    /// A process's directives as its machine made them: in process as they were handed over,
+    /// else read from the JSON it wrote (one that does not read is recorded and skipped).
+    func decoded<Directive: Equatable>(_ directives: ProcessDriver.Directives, _ typed: [Directive]?, from driver: ProcessDriver,
+                                       _ read: (JSONValue) throws(NativeMessageError) -> Directive) -> [Directive] {
+        if let typed { return checked(typed, directives, from: driver, read) }
+        return directives.json.compactMap { json in
             do { return try read(json) } catch {
                 trace.record(now, "harness", "unreadable directive from \(driver.label): \(error)", json)
                 return nil
             }
         }
+    }
+
+    func handlerTyped(_ directives: ProcessDriver.Directives) -> [NativeHandlerMachine.Directive]? {
+        if case .handler(let typed)? = directives.typed { typed } else { nil }
+    }
+
+    /// Directives handed over in process. A debug build (the tests) also reads their JSON back
+    /// and records a problem when that differs: the process transport would carry out what the
+    /// JSON says, so both transports must see the same directives.
+    func checked<Directive: Equatable>(_ typed: [Directive], _ directives: ProcessDriver.Directives, from driver: ProcessDriver,
+                                       _ read: (JSONValue) throws(NativeMessageError) -> Directive) -> [Directive] {
+        #if DEBUG
+        let readBack = directives.json.map { try? read($0) }
+        if readBack != typed.map(Optional.some) {
+            let written = directives.json.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: ", ")
+            monitor.record("\(driver.label)'s directives read back from their JSON differ from those it gave: \(written)")
+        }
+        #endif
+        return typed
     }
 
     // MARK: - Processes
@@ -377,7 +406,8 @@ extension Simulation {
                     driver.finish()
                     // A withheld answer leaves its request in flight for good.
                     if handlerBehaviour == .hung { hungLegacyRequests += 1 }
-                    for case .reply(let reply) in decoded(directives, from: driver, NativeHandlerWire.directive) where handlerBehaviour != .hung {
+                    for case .reply(let reply) in decoded(directives, handlerTyped(directives), from: driver, NativeHandlerWire.directive)
+                        where handlerBehaviour != .hung {
                         lastLegacyAnswer = reply
                     }
                 }

@@ -135,6 +135,12 @@ public enum AppWire {
 
     // MARK: - Directives
 
+    /// Whether a directive leaves the process (container work stays inside it).
+    public static func travels(_ directive: AppMachine.Directive) -> Bool {
+        if case .container = directive { return false }
+        return true
+    }
+
     /// A directive as it travels, or nil for container work, which stays inside the process.
     public static func json(_ directive: AppMachine.Directive) -> JSONValue? {
         switch directive {

@@ -120,7 +120,7 @@ public struct BackgroundCore<Files: ExtensionFiles>: ShellCore {
                 outputs.append(.machine(directive))
             }
         }
-        return .finished(.done(outputs.compactMap(ExtensionWire.json)))
+        return .finished(.directives(.background(outputs)))
     }
 
     /// Keeps a finished storage operation's result until the harness says it completes.

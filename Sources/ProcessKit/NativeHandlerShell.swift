@@ -45,7 +45,7 @@ public enum NativeHandlerShell {
             return (.error(refusal.message), false)
         case .success(let input):
             let directives = machine.run(input, on: &executor)
-            return (.done(directives.compactMap(NativeHandlerWire.json), lockWaits: executor.storage.takeLockWaits()), true)
+            return (.directives(.handler(directives.filter(NativeHandlerWire.travels)), lockWaits: executor.storage.takeLockWaits()), true)
         }
     }
 

@@ -116,17 +116,18 @@ public struct ContainerCore<Machine: ContainerMachine, Storage: ContainerStorage
     private var executor: ContainerExecutor<Storage, NoGate>
     private var run: ContainerRun<Machine>?
     private let prepare: Prepare
-    private let encode: (Machine.Directive) -> JSONValue?
+    private let travel: ([Machine.Directive]) -> ShellDirectives
     private let servesOnce: Bool
     /// A shell that serves one input (the handler) has ended once it answered it.
     public private(set) var ended = false
 
-    public init(machine: Machine, storage: Storage, servesOnce: Bool, prepare: @escaping Prepare, encode: @escaping (Machine.Directive) -> JSONValue?) {
+    /// `travel` gives the directives of an input that leave the process.
+    public init(machine: Machine, storage: Storage, servesOnce: Bool, prepare: @escaping Prepare, travel: @escaping ([Machine.Directive]) -> ShellDirectives) {
         self.machine = machine
         executor = ContainerExecutor(storage: storage, gate: NoGate())
         self.servesOnce = servesOnce
         self.prepare = prepare
-        self.encode = encode
+        self.travel = travel
     }
 
     public mutating func begin(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
@@ -149,7 +150,7 @@ public struct ContainerCore<Machine: ContainerMachine, Storage: ContainerStorage
         case .finished(let directives):
             self.run = nil
             if servesOnce { ended = true }
-            return .finished(.done(directives.compactMap(encode), lockWaits: executor.storage.takeLockWaits()))
+            return .finished(.directives(travel(directives), lockWaits: executor.storage.takeLockWaits()))
         }
     }
 }
@@ -174,7 +175,7 @@ extension AppShell {
     public static func core<Storage: ContainerStorage>(storage: Storage) -> ContainerCore<AppMachine, Storage> {
         ContainerCore(machine: AppMachine(), storage: storage, servesOnce: false, prepare: { json, now, seed, flaws, machine, executor in
             prepare(json, now: now, seed: seed, flaws: flaws, machine: &machine, executor: &executor)
-        }, encode: AppWire.json)
+        }, travel: { .app($0.filter(AppWire.travels)) })
     }
 
     public static func stepped<Storage: ContainerStorage>(storage: Storage) -> SteppedShell<ContainerCore<AppMachine, Storage>> {
@@ -187,7 +188,7 @@ extension NativeHandlerShell {
     public static func core<Storage: ContainerStorage>(storage: Storage) -> ContainerCore<NativeHandlerMachine, Storage> {
         ContainerCore(machine: NativeHandlerMachine(), storage: storage, servesOnce: true, prepare: { json, now, seed, flaws, machine, executor in
             prepare(json, now: now, seed: seed, flaws: flaws, machine: &machine, executor: &executor)
-        }, encode: NativeHandlerWire.json)
+        }, travel: { .handler($0.filter(NativeHandlerWire.travels)) })
     }
 
     public static func stepped<Storage: ContainerStorage>(storage: Storage) -> SteppedShell<ContainerCore<NativeHandlerMachine, Storage>> {

@@ -63,9 +63,14 @@ public enum ToChild: Equatable, Sendable {
 /// `{"kind": "done", "directives": [...]}` (after each input; free-running, `"lockWaits": [µs,
 /// …]` adds how long each lock taken for the input waited), `{"kind": "error", "message": …}`
 /// (the child could not read the harness's frame and did nothing with it).
+///
+/// A shell gives its directives as its machine made them (`directives`); they are written out
+/// as a `done` frame on the pipe, and read back as `done`. The in-process transport hands them
+/// to the harness as they are, and the harness writes them out only for its trace.
 public enum FromChild: Equatable, Sendable {
     case yield(YieldPoint, seq: Int)
     case done([JSONValue], lockWaits: [Int] = [])
+    case directives(ShellDirectives, lockWaits: [Int] = [])
     case error(String)
 
     public var json: JSONValue {
@@ -76,9 +81,17 @@ public enum FromChild: Equatable, Sendable {
             .object(["kind": .string("done"), "directives": .array(directives)])
         case .done(let directives, let waits):
             .object(["kind": .string("done"), "directives": .array(directives), "lockWaits": .array(waits.map { .integer(Int64($0)) })])
+        case .directives:
+            written.json
         case .error(let message):
             .object(["kind": .string("error"), "message": .string(message)])
         }
+    }
+
+    /// The frame as the pipe carries it: directives written out as a `done` frame.
+    public var written: FromChild {
+        guard case .directives(let directives, let waits) = self else { return self }
+        return .done(directives.json, lockWaits: waits)
     }
 
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> FromChild {
@@ -128,5 +141,21 @@ public enum WireError: Error, Equatable, Sendable, CustomStringConvertible {
         do { json = try JSONParser.parse(bytes) } catch { throw .notJSON(error) }
         guard case .object(let members) = json else { throw .invalid("not a JSON object") }
         return members
+    }
+}
+
+/// The directives of one input as a process's machine gave them, those that leave the process
+/// (a container operation stays inside it). `json` is what the process writes on its pipe.
+public enum ShellDirectives: Equatable, Sendable {
+    case app([AppMachine.Directive])
+    case background([ExtensionWire.Output])
+    case handler([NativeHandlerMachine.Directive])
+
+    public var json: [JSONValue] {
+        switch self {
+        case .app(let directives): directives.compactMap(AppWire.json)
+        case .background(let outputs): outputs.compactMap(ExtensionWire.json)
+        case .handler(let directives): directives.compactMap(NativeHandlerWire.json)
+        }
     }
 }

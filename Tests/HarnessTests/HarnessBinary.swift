@@ -71,6 +71,9 @@ enum HarnessBinary {
             case .error(let message):
                 Issue.record("error frame: \(message)")
                 return []
+            case .directives:
+                Issue.record("a frame read from a pipe is never 'directives'")
+                return []
             }
         }
         Issue.record("the process ended its output: \(child.stderrTail)")

@@ -63,7 +63,8 @@ final class SoakChild: Sendable {
                 return died()
             case .error(let message)?:
                 log.violation("\(label) could not read its input: \(message)")
-            case nil:
+            case nil, .directives?:
+                // (A frame read from a pipe is never `directives`.)
                 log.violation("\(label) sent a frame that is not a protocol message")
             }
         }
