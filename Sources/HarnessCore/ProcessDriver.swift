@@ -56,10 +56,11 @@ public final class ProcessDriver {
         self.seed = seed
         self.trace = trace
         child = endpoint
+        label = "\(name.rawValue)#\(incarnation)"
     }
 
     /// The logical name used in traces: never a pid.
-    public var label: String { "\(name.rawValue)#\(incarnation)" }
+    public let label: String
 
     public func begin(_ input: JSONValue, now: EpochMillis) -> Step {
         trace.record(now, label, "<-", input)

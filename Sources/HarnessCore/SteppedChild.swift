@@ -10,8 +10,12 @@ import SiteSettings
 /// waits there. The messages, their order and the trace are those of the process.
 ///
 /// A kill drops the shell where it stands: nothing after that point happens, as with SIGKILL.
-public final class SteppedChild<Shell: SteppedProcess>: FrameEndpoint {
-    private var shell: Shell
+///
+/// The shell is kept behind two closures made where its type is known, so that the harness,
+/// which holds any endpoint, still runs code compiled for that shell.
+public final class SteppedChild: FrameEndpoint {
+    private let take: (ToChild) -> FromChild
+    private let shellEnded: () -> Bool
     private var answers: [FromChild] = []
     private var killed = false
     private var inputClosed = false
@@ -22,16 +26,23 @@ public final class SteppedChild<Shell: SteppedProcess>: FrameEndpoint {
     /// transport-equality check notices one missing point.
     private let hiddenYield: YieldPoint?
 
-    public init(_ shell: Shell, limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil) {
-        self.shell = shell
+    public init<Shell: SteppedProcess>(_ shell: Shell, limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil) {
+        let box = Box(shell)
+        take = { box.shell.take($0) }
+        shellEnded = { box.shell.ended }
         self.limit = limit
         self.hiddenYield = hiddenYield
     }
 
+    private final class Box<Shell> {
+        var shell: Shell
+        init(_ shell: Shell) { self.shell = shell }
+    }
+
     public func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
-        guard !inputClosed, !killed, !shell.ended else { throw .closed }
-        var answer = shell.take(message)
-        while case .yield(let point, _) = answer, point == hiddenYield { answer = shell.take(.proceed(now: 0)) }
+        guard !inputClosed, !killed, !shellEnded() else { throw .closed }
+        var answer = take(message)
+        while case .yield(let point, _) = answer, point == hiddenYield { answer = take(.proceed(now: 0)) }
         answers.append(answer)
     }
 
@@ -39,11 +50,12 @@ public final class SteppedChild<Shell: SteppedProcess>: FrameEndpoint {
         guard !killed else { return nil }
         guard !answers.isEmpty else {
             // Every message gets its answer at once: none waiting means none is coming.
-            if shell.ended || inputClosed { return nil }
+            if shellEnded() || inputClosed { return nil }
             throw .timedOut(milliseconds: timeoutMilliseconds ?? 0)
         }
         let answer = answers.removeFirst()
-        if limit < Framing.requestLimit, case .done = answer {
+        if limit < Framing.requestLimit, answer.carriesDirectives {
+            // As long as the frame the process would write.
             let length = JSONWriter.compact(answer.json).count
             if length > limit { throw .tooLarge(length: length, limit: limit) }
         }
@@ -59,10 +71,20 @@ public final class SteppedChild<Shell: SteppedProcess>: FrameEndpoint {
     /// end of its input.
     public func wait() -> ChildProcess.ExitStatus {
         if killed { return .signaled(SIGKILL) }
-        return .exited(shell.ended ? ChildExit.success : ChildExit.harnessGone)
+        return .exited(shellEnded() ? ChildExit.success : ChildExit.harnessGone)
     }
 
     public func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? { wait() }
-    public var isRunning: Bool { !killed && !shell.ended && !inputClosed }
+    public var isRunning: Bool { !killed && !shellEnded() && !inputClosed }
     public var stderrTail: String { "" }
+}
+
+extension FromChild {
+    /// A `done` frame, written out or not.
+    var carriesDirectives: Bool {
+        switch self {
+        case .done, .directives: true
+        case .yield, .error: false
+        }
+    }
 }

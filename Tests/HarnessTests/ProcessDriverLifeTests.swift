@@ -42,3 +42,24 @@ extension ProcessDriverTests {
         #expect(trace.lines.isEmpty)
     }
 }
+
+/// A stepped shell that answers every input with the same frame.
+private struct Answering: SteppedProcess {
+    let answer: FromChild
+    mutating func take(_ message: ToChild) -> FromChild { answer }
+    var ended: Bool { false }
+}
+
+/// In process, a frame over the reader's limit is refused as the pipe's reader refuses it,
+/// whether its directives come written out or as the machine made them.
+@Test(arguments: [false, true])
+func aSteppedAnswerOverTheLimitIsRefused(typed: Bool) throws {
+    let reply = NativeReply.error(.invalidMessage, String(repeating: "x", count: 300))
+    let answer: FromChild = typed ? .directives(.handler([.reply(reply)])) : .directives(.handler([.reply(reply)])).written
+    let child = SteppedChild(Answering(answer: answer), limit: 200)
+    try child.sendMessage(.input(.object([:]), now: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
+    #expect(throws: FrameError.self) { try child.receiveMessage(timeoutMilliseconds: nil) }
+    let roomy = SteppedChild(Answering(answer: answer), limit: 1_000)
+    try roomy.sendMessage(.input(.object([:]), now: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
+    #expect(try roomy.receiveMessage(timeoutMilliseconds: nil) == .message(answer))
+}
