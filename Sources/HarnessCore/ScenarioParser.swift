@@ -85,11 +85,23 @@ struct ScenarioParser {
 
     /// The words of a line up to a word that starts with `#`.
     static func words(of line: String) -> [String] {
+        // Spaces, tabs and `#` are single bytes in UTF-8 and never inside another character's.
         var words: [String] = []
-        for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
-            if word.hasPrefix("#") { break }
-            words.append(String(word))
+        let bytes = line.utf8
+        var start: String.Index?
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == 0x20 || byte == 0x09 {
+                if let first = start { words.append(String(line[first..<index])) }
+                start = nil
+            } else if start == nil {
+                if byte == UInt8(ascii: "#") { return words }
+                start = index
+            }
+            index = bytes.index(after: index)
         }
+        if let first = start { words.append(String(line[first...])) }
         return words
     }
 

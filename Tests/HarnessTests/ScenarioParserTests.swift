@@ -103,6 +103,15 @@ struct ScenarioParserTests {
         #expect(scenario.steps == [.tab(.open(TabID("t1"), url: "https://a.example/#top", nativeDark: false, window: nil))])
     }
 
+    /// Words part at runs of spaces and tabs; a word that starts with `#` ends the line's words.
+    @Test func wordsPartAtSpacesAndTabsUntilAComment() throws {
+        let text = "\t tab \topen  t1\thttps://ex.ample/caf\u{E9}#x\t#\tnote here\n  settle   #done\n# whole line\nsettle"
+        let scenario = try Scenario.parse(text, name: "s")
+        #expect(scenario.lines.map(\.text) == ["tab open t1 https://ex.ample/caf\u{E9}#x", "settle", "settle"])
+        #expect(scenario.lines.map(\.number) == [1, 2, 4])
+        #expect(scenario.steps.first == .tab(.open(TabID("t1"), url: "https://ex.ample/caf\u{E9}#x", nativeDark: false, window: nil)))
+    }
+
     @Test func aCRLFFileReadsAsTheSameStepsAndDescription() throws {
         let text = "# Cold start.\n# Second line.\n\nplatform macos\ntab open t1 https://a.example/ window=2\nsettle\nexpect tab t1 enabled\n"
         let unix = try Scenario.parse(text, name: "s")
