@@ -37,7 +37,7 @@ public struct Coverage: Equatable, Sendable {
     /// trace (reconciliation points and reply outcomes are read from the messages the
     /// background received and sent).
     public init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
-        for arrival in outcome.arrivals { counts["yield \(arrival.process.rawValue)@\(arrival.point.rawValue)", default: 0] += 1 }
+        for arrival in outcome.arrivals { counts[Self.yieldKeys[arrival.process]![arrival.point]!, default: 0] += 1 }
         for (index, step) in steps.enumerated() where !unreached.contains(index) {
             guard let fault = Self.fault(step) else { continue }
             counts["fault " + fault, default: 0] += 1
@@ -85,6 +85,15 @@ public struct Coverage: Equatable, Sendable {
         if garbage > 0 { counts["reply refused", default: 0] += garbage }
         if snapshots > garbage { counts["reply applied", default: 0] += snapshots - garbage }
     }
+
+    /// The counter of each process's arrivals at each yield point, written once.
+    private static let yieldKeys: [ProcessName: [YieldPoint: String]] = {
+        var keys: [ProcessName: [YieldPoint: String]] = [:]
+        for process in ProcessName.allCases {
+            for point in YieldPoint.allCases { keys[process, default: [:]][point] = "yield \(process.rawValue)@\(point.rawValue)" }
+        }
+        return keys
+    }()
 
     /// A reply's or timeout's request number, as text.
     private static func request(_ message: [String: JSONValue]) -> String {
