@@ -44,7 +44,7 @@ public struct LocalStorage: Equatable, Sendable {
     }
 
     /// The stores last read, by their bytes.
-    private static let memo = BytesMemo<LocalStorage?>(capacity: 16)
+    private static let memo = Memo<[UInt8], LocalStorage?>(capacity: 16)
 
     public static func decode(_ json: JSONValue?) -> LocalStorage? {
         guard case .object(let members)? = json else { return nil }

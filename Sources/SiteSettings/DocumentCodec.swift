@@ -21,22 +21,32 @@ public enum DocumentCodec {
 
     public static func decode(_ bytes: some Collection<UInt8>, suffixes: PublicSuffixList = .embedded) throws(DocumentError) -> Decoded {
         if suffixes.isEmbedded, let array = bytes as? [UInt8] {
-            return try memo.value(for: array) { bytes in Result { () throws(DocumentError) in try read(bytes, suffixes: .embedded) } }.get()
+            return try bytesMemo.value(for: array) { bytes in Result { () throws(DocumentError) in try read(bytes, suffixes: .embedded) } }.get()
         }
         return try read(bytes, suffixes: suffixes)
     }
 
-    /// The documents last decoded with the embedded list, by their bytes.
-    private static let memo = BytesMemo<Result<Decoded, DocumentError>>(capacity: 16)
+    /// The documents last decoded with the embedded list, by their bytes, by their JSON, and
+    /// the JSON of the documents last written out.
+    private static let bytesMemo = Memo<[UInt8], Result<Decoded, DocumentError>>(capacity: 16)
+    private static let jsonMemo = Memo<JSONValue, Result<Decoded, DocumentError>>(capacity: 8)
+    private static let writtenMemo = Memo<SettingsDocument, JSONValue>(capacity: 8)
 
     private static func read(_ bytes: some Collection<UInt8>, suffixes: PublicSuffixList) throws(DocumentError) -> Decoded {
         if bytes.count > maximumBytes { throw DocumentError(.tooLarge(bytes: bytes.count), at: nil) }
         let json: JSONValue
         do { json = try JSONParser.parse(bytes) } catch { throw DocumentError(.syntax(error), at: nil) }
-        return try decode(json, suffixes: suffixes)
+        return try read(json, suffixes: suffixes)
     }
 
     public static func decode(_ json: JSONValue, suffixes: PublicSuffixList = .embedded) throws(DocumentError) -> Decoded {
+        if suffixes.isEmbedded {
+            return try jsonMemo.value(for: json) { json in Result { () throws(DocumentError) in try read(json, suffixes: .embedded) } }.get()
+        }
+        return try read(json, suffixes: suffixes)
+    }
+
+    private static func read(_ json: JSONValue, suffixes: PublicSuffixList) throws(DocumentError) -> Decoded {
         var reader = DocumentReader(suffixes: suffixes)
         let version = try reader.schemaVersion(json)
         do {
@@ -53,6 +63,10 @@ public enum DocumentCodec {
     }
 
     public static func json(_ document: SettingsDocument) -> JSONValue {
+        writtenMemo.value(for: document, write)
+    }
+
+    private static func write(_ document: SettingsDocument) -> JSONValue {
         var top: [String: JSONValue] = [
             "schemaVersion": .integer(Int64(document.schemaVersion)),
             "revision": .integer(document.revision),

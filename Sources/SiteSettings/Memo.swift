@@ -1,13 +1,14 @@
 import Synchronization
 
-/// The last few results of a pure function of a byte string, shared by every thread. A file
+/// The last few results of a pure function, by its argument, shared by every thread. A file
 /// read again unchanged (the shared document, by each handler of a run and by the checks after
-/// every step) is then decoded once. Results are values, so a remembered one is the one the
-/// function would give again; an array the caller still shares with the remembered bytes
-/// compares equal at once, without reading its bytes.
-public final class BytesMemo<Value: Sendable>: Sendable {
+/// every step) is then decoded once, and a document sent again unchanged is written out once.
+/// Results are values, so a remembered one is the one the function would give again. An
+/// argument that still shares its storage with the remembered one (an array, a dictionary,
+/// a document read from the memo) compares equal at once, without reading it through.
+public final class Memo<Key: Equatable & Sendable, Value: Sendable>: Sendable {
     private struct Entries {
-        var keys: [[UInt8]] = []
+        var keys: [Key] = []
         var values: [Value] = []
         /// The slot the next new result replaces, once all are full.
         var next = 0
@@ -21,19 +22,19 @@ public final class BytesMemo<Value: Sendable>: Sendable {
         self.capacity = capacity
     }
 
-    /// `compute(bytes)`, remembered; the computation runs outside the lock.
-    public func value(for bytes: [UInt8], _ compute: ([UInt8]) -> Value) -> Value {
+    /// `compute(key)`, remembered; the computation runs outside the lock.
+    public func value(for key: Key, _ compute: (Key) -> Value) -> Value {
         let known: Value? = entries.withLock { entries in
-            entries.keys.firstIndex(of: bytes).map { entries.values[$0] }
+            entries.keys.firstIndex(of: key).map { entries.values[$0] }
         }
         if let known { return known }
-        let value = compute(bytes)
+        let value = compute(key)
         entries.withLock { entries in
             if entries.keys.count < capacity {
-                entries.keys.append(bytes)
+                entries.keys.append(key)
                 entries.values.append(value)
             } else {
-                entries.keys[entries.next] = bytes
+                entries.keys[entries.next] = key
                 entries.values[entries.next] = value
                 entries.next = (entries.next + 1) % capacity
             }

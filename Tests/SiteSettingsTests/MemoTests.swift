@@ -3,12 +3,12 @@ import Testing
 
 /// The memo behind decoding: a result is computed once per distinct bytes it still holds, the
 /// oldest is replaced when it is full, and decoding through it gives what decoding afresh does.
-struct BytesMemoTests {
+struct MemoTests {
     /// A counter the memo's computations add to.
     final class Calls: @unchecked Sendable { var count = 0 }
 
     @Test func aResultIsComputedOncePerBytesItHolds() {
-        let memo = BytesMemo<Int>(capacity: 2)
+        let memo = Memo<[UInt8], Int>(capacity: 2)
         let calls = Calls()
         func length(_ bytes: [UInt8]) -> Int { memo.value(for: bytes) { calls.count += 1; return $0.count } }
         #expect(length([1, 2, 3]) == 3)
@@ -25,7 +25,7 @@ struct BytesMemoTests {
     }
 
     @Test func equalBytesInAnotherArrayFindTheResult() {
-        let memo = BytesMemo<Int>(capacity: 4)
+        let memo = Memo<[UInt8], Int>(capacity: 4)
         let calls = Calls()
         _ = memo.value(for: Array("abc".utf8)) { calls.count += 1; return $0.count }
         _ = memo.value(for: [0x61, 0x62, 0x63]) { calls.count += 1; return $0.count }
