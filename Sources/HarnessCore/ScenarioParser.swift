@@ -624,9 +624,12 @@ struct ScenarioParser {
     /// The units a duration may be written in, largest first.
     static let durationUnits: [(String, EpochMillis)] = [("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)]
 
+    /// The units as a duration's end is matched: `ms` before `s`.
+    private static let unitsLongestFirst = durationUnits.sorted { $0.0.count > $1.0.count }
+
     /// `30s`, `500ms`, `2m`, `1h`: a whole number of one unit, less than 10,000,000 of it.
     private func duration(_ text: String, _ words: Cursor) throws(ScenarioError) -> EpochMillis {
-        for (unit, scale) in Self.durationUnits.sorted(by: { $0.0.count > $1.0.count }) where text.hasSuffix(unit) {
+        for (unit, scale) in Self.unitsLongestFirst where text.hasSuffix(unit) {
             let digits = text.dropLast(unit.count)
             if !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                let value = Int64(digits), value < 10_000_000 {
@@ -659,8 +662,9 @@ struct Cursor {
         ScenarioError(file: file, line: line, message: message, suggestion: suggestion)
     }
 
-    mutating func next(_ what: String) throws(ScenarioError) -> String {
-        guard !atEnd else { throw error("missing \(what) after '\(sofar)'") }
+    /// The next word; `what` names it for the error when there is none.
+    mutating func next(_ what: @autoclosure () -> String) throws(ScenarioError) -> String {
+        guard !atEnd else { throw error("missing \(what()) after '\(sofar)'") }
         index += 1
         return words[index - 1]
     }
@@ -680,9 +684,9 @@ struct Cursor {
     }
 
     mutating func choose<T: RawRepresentable & CaseIterable>(_ type: T.Type, what: String? = nil) throws(ScenarioError) -> T where T.RawValue == String {
-        let options = T.allCases.map(\.rawValue)
-        let value = try next(what ?? options.joined(separator: "|"))
+        let value = try next(what ?? T.allCases.map(\.rawValue).joined(separator: "|"))
         guard let result = T(rawValue: value) else {
+            let options = T.allCases.map(\.rawValue)
             let word = what.map { "\($0) '\(value)'" } ?? "word '\(value)'"
             throw error("unknown \(word) (expected \(options.joined(separator: ", ")))", suggestion: nearestWord(value, in: options))
         }
