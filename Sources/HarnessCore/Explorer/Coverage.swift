@@ -37,69 +37,95 @@ public struct Coverage: Equatable, Sendable {
     /// trace (reconciliation points and reply outcomes are read from the messages the
     /// background received and sent).
     public init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
-        for arrival in outcome.arrivals { counts[Self.yieldKeys[arrival.process]![arrival.point]!, default: 0] += 1 }
+        // Counted by slot (each counter's place in `keys`), then named once.
+        var tally = [Int](repeating: 0, count: Self.keys.count)
+        for arrival in outcome.arrivals {
+            if let slot = Self.yieldSlots[arrival.process]?[arrival.point] {
+                tally[slot] += 1
+            } else {
+                counts["yield \(arrival.process.rawValue)@\(arrival.point.rawValue)", default: 0] += 1
+            }
+        }
         for (index, step) in steps.enumerated() where !unreached.contains(index) {
             guard let fault = Self.fault(step) else { continue }
-            counts["fault " + fault, default: 0] += 1
+            tally[Self.slot["fault " + fault]!] += 1
         }
-        var timedOut: Set<String> = []
+        var timedOut: Set<Request> = []
         var recovering: Set<String> = []
         var garbage = 0, snapshots = 0
         for entry in outcome.log.entries {
             // What a process received (`<-`) or sent (`->`), or what Safari or the harness did.
             let who = entry.process
-            if who == "safari", entry.what.hasPrefix("nativeReply dropped") { counts["reply dropped", default: 0] += 1 }
-            if who == "harness", entry.what.hasPrefix("power lost:") { counts["fault power-loss", default: 0] += 1 }
-            if who.hasPrefix("handler#"), entry.what == "reply replaced by garbage" { garbage += 1 }
-            guard who.hasPrefix("background#"), case .object(let message)? = entry.json, case .string(let type)? = message["type"] else { continue }
-            if entry.what == "->" {
-                if type == "sendNative", recovering.remove(who) != nil { counts["reconcile after-timeout", default: 0] += 1 }
-                continue
-            }
-            guard entry.what == "<-" else { continue }
-            switch type {
-            case "nativeTimeout":
-                counts["reply timed-out", default: 0] += 1
-                timedOut.insert(who + Self.request(message))
-                recovering.insert(who)
-            case "nativeReply":
-                var reply: [String: JSONValue] = [:]
-                if case .object(let object)? = message["message"] { reply = object }
-                if timedOut.contains(who + Self.request(message)) {
-                    counts["reply dropped", default: 0] += 1
-                } else if reply["type"] == .string("error") {
-                    counts["reply refused", default: 0] += 1
-                } else if reply["type"] == .string("notModified") || reply["changed"] == .bool(false) {
-                    counts["reply unchanged", default: 0] += 1
-                } else {
-                    snapshots += 1
+            switch who.utf8.first {
+            case UInt8(ascii: "s"):
+                if who == "safari", entry.what.hasPrefix("nativeReply dropped") { tally[Self.replyDropped] += 1 }
+            case UInt8(ascii: "h"):
+                if who == "harness", entry.what.hasPrefix("power lost:") { tally[Self.powerLoss] += 1 }
+                if who.hasPrefix("handler#"), entry.what == "reply replaced by garbage" { garbage += 1 }
+            case UInt8(ascii: "b"):
+                guard entry.what == "->" || entry.what == "<-", who.hasPrefix("background#"),
+                      case .object(let message)? = entry.json, case .string(let type)? = message["type"] else { continue }
+                if entry.what == "->" {
+                    if type == "sendNative", recovering.remove(who) != nil { tally[Self.afterTimeout] += 1 }
+                    continue
                 }
-            case "started": counts["reconcile background-start", default: 0] += 1
-            case "safariForeground": counts["reconcile safari-foreground", default: 0] += 1
-            case "tabActivated": counts["reconcile tab-activated", default: 0] += 1
-            case "alarmFired": counts["alarm fired", default: 0] += 1
-            default: break
+                switch type {
+                case "nativeTimeout":
+                    tally[Self.timedOut] += 1
+                    timedOut.insert(Request(background: who, number: message["request"]))
+                    recovering.insert(who)
+                case "nativeReply":
+                    var reply: [String: JSONValue] = [:]
+                    if case .object(let object)? = message["message"] { reply = object }
+                    if timedOut.contains(Request(background: who, number: message["request"])) {
+                        tally[Self.replyDropped] += 1
+                    } else if reply["type"] == .string("error") {
+                        tally[Self.refused] += 1
+                    } else if reply["type"] == .string("notModified") || reply["changed"] == .bool(false) {
+                        tally[Self.unchanged] += 1
+                    } else {
+                        snapshots += 1
+                    }
+                case "started": tally[Self.backgroundStart] += 1
+                case "safariForeground": tally[Self.safariForeground] += 1
+                case "tabActivated": tally[Self.tabActivated] += 1
+                case "alarmFired": tally[Self.alarmFired] += 1
+                default: break
+                }
+            default: continue
             }
         }
         // A garbage reply is a snapshot the background refuses; the trace shows it replaced.
-        if garbage > 0 { counts["reply refused", default: 0] += garbage }
-        if snapshots > garbage { counts["reply applied", default: 0] += snapshots - garbage }
+        tally[Self.refused] += garbage
+        if snapshots > garbage { tally[Self.applied] += snapshots - garbage }
+        for (slot, count) in tally.enumerated() where count > 0 { counts[Self.keys[slot], default: 0] += count }
     }
 
-    /// The counter of each process's arrivals at each yield point, written once.
-    private static let yieldKeys: [ProcessName: [YieldPoint: String]] = {
-        var keys: [ProcessName: [YieldPoint: String]] = [:]
-        for process in ProcessName.allCases {
-            for point in YieldPoint.allCases { keys[process, default: [:]][point] = "yield \(process.rawValue)@\(point.rawValue)" }
+    /// A native request of one background, by its number (nil when the line gave none).
+    private struct Request: Hashable {
+        let background: String
+        let number: Int64?
+
+        init(background: String, number: JSONValue?) {
+            self.background = background
+            if case .integer(let number)? = number { self.number = number } else { self.number = nil }
         }
-        return keys
-    }()
-
-    /// A reply's or timeout's request number, as text.
-    private static func request(_ message: [String: JSONValue]) -> String {
-        if case .integer(let number)? = message["request"] { return "#\(number)" }
-        return ""
     }
+
+    /// Each counter's place in `keys`.
+    private static let slot: [String: Int] = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+    private static let yieldSlots: [ProcessName: [YieldPoint: Int]] = {
+        var slots: [ProcessName: [YieldPoint: Int]] = [:]
+        for process in ProcessName.allCases {
+            for point in YieldPoint.allCases { slots[process, default: [:]][point] = slot["yield \(process.rawValue)@\(point.rawValue)"] }
+        }
+        return slots
+    }()
+    private static let replyDropped = slot["reply dropped"]!, powerLoss = slot["fault power-loss"]!, afterTimeout = slot["reconcile after-timeout"]!
+    private static let timedOut = slot["reply timed-out"]!, refused = slot["reply refused"]!, unchanged = slot["reply unchanged"]!
+    private static let applied = slot["reply applied"]!, backgroundStart = slot["reconcile background-start"]!
+    private static let safariForeground = slot["reconcile safari-foreground"]!, tabActivated = slot["reconcile tab-activated"]!
+    private static let alarmFired = slot["alarm fired"]!
 
     /// The fault a step injects, if it is one.
     private static func fault(_ step: Step) -> String? {
