@@ -301,7 +301,11 @@ public final class Simulation {
     public func storageFiles(_ name: String) -> [String: [UInt8]] {
         var found: [String: [UInt8]] = [:]
         for other in safari.profiles {
-            if let bytes = file(Self.storageDirectory(in: directory, profile: other), Self.storageFolder(other), name) { found[other] = bytes }
+            let bytes = switch transport {
+            case .inProcess: disk.read(Self.storageFolder(other) + name)
+            case .process: file(Self.storageDirectory(in: directory, profile: other), Self.storageFolder(other), name)
+            }
+            if let bytes { found[other] = bytes }
         }
         return found
     }
