@@ -6,39 +6,59 @@ import Synchronization
 /// Results are values, so a remembered one is the one the function would give again. An
 /// argument that still shares its storage with the remembered one (an array, a dictionary,
 /// a document read from the memo) compares equal at once, without reading it through.
+///
+/// Inlinable, so that a memo of another module's type runs code compiled for that type.
 public final class Memo<Key: Equatable & Sendable, Value: Sendable>: Sendable {
-    private struct Entries {
-        var keys: [Key] = []
-        var values: [Value] = []
-        /// The slot the next new result replaces, once all are full.
-        var next = 0
+    /// The results, the last one used first.
+    @usableFromInline struct Entries {
+        @usableFromInline var keys: [Key] = []
+        @usableFromInline var values: [Value] = []
+        @usableFromInline init() {}
     }
 
-    private let capacity: Int
-    private let entries = Mutex(Entries())
+    @usableFromInline let capacity: Int
+    @usableFromInline let entries = Mutex(Entries())
+    @usableFromInline let sameStorage: (@Sendable (Key, Key) -> Bool)?
 
-    public init(capacity: Int) {
+    /// `sameStorage`, when given, tells at once that two keys share their storage (so are
+    /// equal): every result is tried that way before any is compared in full.
+    public init(capacity: Int, sameStorage: (@Sendable (Key, Key) -> Bool)? = nil) {
         precondition(capacity > 0, "a memo keeps at least one result")
         self.capacity = capacity
+        self.sameStorage = sameStorage
     }
 
     /// `compute(key)`, remembered; the computation runs outside the lock.
-    public func value(for key: Key, _ compute: (Key) -> Value) -> Value {
+    @inlinable public func value(for key: Key, _ compute: (Key) -> Value) -> Value {
         let known: Value? = entries.withLock { entries in
-            entries.keys.firstIndex(of: key).map { entries.values[$0] }
+            let index = sameStorage.flatMap { same in entries.keys.firstIndex { same($0, key) } } ?? entries.keys.firstIndex(of: key)
+            guard let index else { return nil }
+            let value = entries.values[index]
+            if index > 0 {
+                entries.keys.insert(entries.keys.remove(at: index), at: 0)
+                entries.values.insert(entries.values.remove(at: index), at: 0)
+            }
+            return value
         }
         if let known { return known }
         let value = compute(key)
         entries.withLock { entries in
-            if entries.keys.count < capacity {
-                entries.keys.append(key)
-                entries.values.append(value)
-            } else {
-                entries.keys[entries.next] = key
-                entries.values[entries.next] = value
-                entries.next = (entries.next + 1) % capacity
+            if entries.keys.count == capacity {
+                entries.keys.removeLast()
+                entries.values.removeLast()
             }
+            entries.keys.insert(key, at: 0)
+            entries.values.insert(value, at: 0)
         }
         return value
+    }
+}
+
+extension Memo where Key == [UInt8] {
+    /// A memo of byte strings, which tries first whether the bytes are the very array it holds.
+    public convenience init(capacity: Int) {
+        self.init(capacity: capacity, sameStorage: { a, b in
+            a.count == b.count && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+        })
     }
 }

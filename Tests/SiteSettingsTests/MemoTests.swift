@@ -24,6 +24,22 @@ struct MemoTests {
         #expect(calls.count == 4, "[1, 2, 3] was replaced")
     }
 
+    /// When full, the result used longest ago gives way.
+    @Test func theResultUsedLongestAgoIsReplaced() {
+        let memo = Memo<[UInt8], Int>(capacity: 2)
+        let calls = Calls()
+        func length(_ bytes: [UInt8]) -> Int { memo.value(for: bytes) { calls.count += 1; return $0.count } }
+        _ = length([1])
+        _ = length([2, 2])
+        _ = length([1])
+        _ = length([3, 3, 3])
+        #expect(calls.count == 3)
+        _ = length([1])
+        #expect(calls.count == 3, "[1] was used last before [3, 3, 3] came")
+        _ = length([2, 2])
+        #expect(calls.count == 4, "[2, 2] gave way")
+    }
+
     @Test func equalBytesInAnotherArrayFindTheResult() {
         let memo = Memo<[UInt8], Int>(capacity: 4)
         let calls = Calls()
