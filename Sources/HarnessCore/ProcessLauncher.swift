@@ -52,13 +52,13 @@ struct ProcessLauncher {
             endpoint = try ChildProcess(executable: executables + "/NativeHandler", arguments: ["--container", containerDirectory], replyLimit: limit)
         case (.inProcess, .app):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
-            endpoint = SteppedChild(AppShell.stepped(storage: storage), limit: limit, hidingYield: hiddenYield)
+            endpoint = SteppedChild(SimulatedApp(storage: storage), limit: limit, hidingYield: hiddenYield)
         case (.inProcess, .background):
             let files = SimulatedExtensionFolder(disk: disk, location: storageFolder)
-            endpoint = SteppedChild(ExtensionShell.stepped(files: files), limit: limit, hidingYield: hiddenYield)
+            endpoint = SteppedChild(SimulatedBackground(files: files), limit: limit, hidingYield: hiddenYield)
         case (.inProcess, .handler):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
-            endpoint = SteppedChild(NativeHandlerShell.stepped(storage: storage), limit: limit, hidingYield: hiddenYield)
+            endpoint = SteppedChild(SimulatedHandler(storage: storage), limit: limit, hidingYield: hiddenYield)
         }
         return ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
     }

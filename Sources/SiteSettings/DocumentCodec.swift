@@ -19,11 +19,13 @@ public enum DocumentCodec {
         public var notes: [DocumentNote]
     }
 
+    public static func decode(_ bytes: [UInt8], suffixes: PublicSuffixList = .embedded) throws(DocumentError) -> Decoded {
+        guard suffixes.isEmbedded else { return try read(bytes, suffixes: suffixes) }
+        return try bytesMemo.value(for: bytes) { bytes in Result { () throws(DocumentError) in try read(bytes, suffixes: .embedded) } }.get()
+    }
+
     public static func decode(_ bytes: some Collection<UInt8>, suffixes: PublicSuffixList = .embedded) throws(DocumentError) -> Decoded {
-        if suffixes.isEmbedded, let array = bytes as? [UInt8] {
-            return try bytesMemo.value(for: array) { bytes in Result { () throws(DocumentError) in try read(bytes, suffixes: .embedded) } }.get()
-        }
-        return try read(bytes, suffixes: suffixes)
+        try decode(Array(bytes), suffixes: suffixes)
     }
 
     /// The documents last decoded with the embedded list, by their bytes, by their JSON, and

@@ -14,7 +14,7 @@ public enum JSONParser {
     ///
     /// The first error in the input is thrown; its `byteOffset` counts from the first byte of
     /// `bytes`.
-    public static func parse(
+    @inlinable public static func parse(
         _ bytes: some Collection<UInt8>,
         maxDepth: Int = 128
     ) throws(JSONSyntaxError) -> JSONValue {
@@ -34,7 +34,7 @@ public enum JSONParser {
         try parse(text.utf8, maxDepth: maxDepth)
     }
 
-    private static func parse(
+    @usableFromInline static func parse(
         buffer: UnsafeBufferPointer<UInt8>,
         maxDepth: Int
     ) throws(JSONSyntaxError) -> JSONValue {
