@@ -29,8 +29,20 @@ public final class ProcessDriver {
     /// The directives a process gave for an input: as they travel (and as the trace shows
     /// them), and in process as its machine made them, which are what reading `json` back gives.
     public struct Directives: Equatable, Sendable {
-        public let json: [JSONValue]
         public let typed: ShellDirectives?
+        private let written: [JSONValue]
+
+        init(json: [JSONValue]) {
+            typed = nil
+            written = json
+        }
+
+        init(typed: ShellDirectives) {
+            self.typed = typed
+            written = []
+        }
+
+        public var json: [JSONValue] { typed?.json ?? written }
     }
 
     /// How long (wall time) the harness waits for any one frame before it treats the process as hung.
@@ -136,11 +148,15 @@ public final class ProcessDriver {
                 }
             case .done(let directives, _):
                 for directive in directives { trace.record(now, label, "->", directive) }
-                return .finished(Directives(json: directives, typed: nil))
+                return .finished(Directives(json: directives))
             case .directives(let typed, _):
-                let directives = typed.json
-                for directive in directives { trace.record(now, label, "->", directive) }
-                return .finished(Directives(json: directives, typed: typed))
+                // Written out for the trace only when it is read.
+                switch typed {
+                case .background(let outputs): for output in outputs { trace.record(now, label, "->", message: .background(output)) }
+                case .app(let directives): for directive in directives { trace.record(now, label, "->", message: .app(directive)) }
+                case .handler(let directives): for directive in directives { trace.record(now, label, "->", message: .handler(directive)) }
+                }
+                return .finished(Directives(typed: typed))
             case .error(let text):
                 trace.record(now, label, "error frame: \(text)")
             }
@@ -201,21 +217,45 @@ public final class Trace {
     }
 
     func record(_ now: EpochMillis, _ process: String, _ what: String, _ json: JSONValue? = nil) {
-        log.entries.append(TraceEntry(time: now, process: process, what: what, json: json))
+        log.entries.append(TraceEntry(time: now, process: process, what: what, message: json.map(TraceMessage.json)))
+    }
+
+    func record(_ now: EpochMillis, _ process: String, _ what: String, message: TraceMessage) {
+        log.entries.append(TraceEntry(time: now, process: process, what: what, message: message))
     }
 }
 
 /// One event of a trace: when, who (`background#2`, `safari`, `harness`), what (`<-` for an
 /// input the process took, `->` for a directive it gave, or words), and the message, if any.
-public struct TraceEntry: Sendable, Equatable {
+public struct TraceEntry: Sendable {
     public let time: EpochMillis
     public let process: String
     public let what: String
-    public let json: JSONValue?
+    public let message: TraceMessage?
+    /// The message as the trace writes it.
+    public var json: JSONValue? { message?.json }
+}
+
+/// A message in the trace: JSON, or a directive as a process's machine made it in process,
+/// written out (as the process would write it on its pipe) only when the trace is read.
+public enum TraceMessage: Sendable {
+    case json(JSONValue)
+    case background(ExtensionWire.Output)
+    case app(AppMachine.Directive)
+    case handler(NativeHandlerMachine.Directive)
+
+    public var json: JSONValue {
+        switch self {
+        case .json(let json): json
+        case .background(let output): ExtensionWire.json(output) ?? .null
+        case .app(let directive): AppWire.json(directive) ?? .null
+        case .handler(let directive): NativeHandlerWire.json(directive) ?? .null
+        }
+    }
 }
 
 /// A run's trace as its events, with the moment the run started.
-public struct TraceLog: Sendable, Equatable {
+public struct TraceLog: Sendable {
     public let epoch: EpochMillis?
     public internal(set) var entries: [TraceEntry] = []
 

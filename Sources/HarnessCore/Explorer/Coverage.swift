@@ -63,12 +63,12 @@ public struct Coverage: Equatable, Sendable {
                 if who == "harness", entry.what.hasPrefix("power lost:") { tally[Self.powerLoss] += 1 }
                 if who.hasPrefix("handler#"), entry.what == "reply replaced by garbage" { garbage += 1 }
             case UInt8(ascii: "b"):
-                guard entry.what == "->" || entry.what == "<-", who.hasPrefix("background#"),
-                      case .object(let message)? = entry.json, case .string(let type)? = message["type"] else { continue }
+                guard who.hasPrefix("background#") else { continue }
                 if entry.what == "->" {
-                    if type == "sendNative", recovering.remove(who) != nil { tally[Self.afterTimeout] += 1 }
+                    if Self.sendsNative(entry.message), recovering.remove(who) != nil { tally[Self.afterTimeout] += 1 }
                     continue
                 }
+                guard entry.what == "<-", case .object(let message)? = entry.json, case .string(let type)? = message["type"] else { continue }
                 switch type {
                 case "nativeTimeout":
                     tally[Self.timedOut] += 1
@@ -99,6 +99,15 @@ public struct Coverage: Equatable, Sendable {
         tally[Self.refused] += garbage
         if snapshots > garbage { tally[Self.applied] += snapshots - garbage }
         for (slot, count) in tally.enumerated() where count > 0 { counts[Self.keys[slot], default: 0] += count }
+    }
+
+    /// Whether a background's directive sends a native request (`"type":"sendNative"`).
+    private static func sendsNative(_ message: TraceMessage?) -> Bool {
+        switch message {
+        case .background(.machine(.sendNative))?: true
+        case .json(.object(let members))?: members["type"] == .string("sendNative")
+        default: false
+        }
     }
 
     /// A native request of one background, by its number (nil when the line gave none).
