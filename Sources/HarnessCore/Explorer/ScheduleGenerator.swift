@@ -79,6 +79,8 @@ public struct ScheduleGenerator {
     static let urls = ["https://docs.example.com/guide", "https://docs.example.com/api", "https://example.com/",
                        "https://news.example.org/today", "about:blank"]
     static let scopes = ["docs.example.com", "example.com", "docs.example.com/guide", "news.example.org", "other.example.net"]
+    /// The same, read once.
+    private static let writtenScopes = scopes.map { try! WrittenScope($0) }
     /// Durations that cross the native timeout (5 s), the idle unload (30 s), the port's
     /// keep-alive (2 min), the shortest alarm, a popup pause and a schedule boundary.
     static let durations: [EpochMillis] = [100, 1_000, 2_000, 4_900, 5_000, 6_000, 29_000, 31_000, 120_000, 600_000, 3_600_000]
@@ -242,7 +244,7 @@ public struct ScheduleGenerator {
         return values
     }
 
-    private mutating func scope() -> WrittenScope { try! WrittenScope(pick(Self.scopes)) }
+    private mutating func scope() -> WrittenScope { pick(Self.writtenScopes) }
 
     private mutating func fields() -> [SiteField] {
         SiteField.allCases.filter { _ in random.chance(1, in: 2) }.nonEmpty ?? [pick(SiteField.allCases)]
