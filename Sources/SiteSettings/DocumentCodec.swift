@@ -31,8 +31,10 @@ public enum DocumentCodec {
     /// The documents last decoded with the embedded list, by their bytes, by their JSON, and
     /// the JSON of the documents last written out.
     private static let bytesMemo = Memo<[UInt8], Result<Decoded, DocumentError>>(capacity: 16)
-    private static let jsonMemo = Memo<JSONValue, Result<Decoded, DocumentError>>(capacity: 8)
-    private static let writtenMemo = Memo<SettingsDocument, JSONValue>(capacity: 8)
+    /// JSON and documents are matched by their bits (a copy of what was remembered), not by
+    /// `==`, whose strings compare by canonical equivalence.
+    private static let jsonMemo = Memo<JSONValue, Result<Decoded, DocumentError>>(capacity: 8, matching: sameBits)
+    private static let writtenMemo = Memo<SettingsDocument, JSONValue>(capacity: 8, matching: sameBits)
 
     private static func read(_ bytes: some Collection<UInt8>, suffixes: PublicSuffixList) throws(DocumentError) -> Decoded {
         if bytes.count > maximumBytes { throw DocumentError(.tooLarge(bytes: bytes.count), at: nil) }

@@ -3,12 +3,15 @@ import Synchronization
 /// The last few results of a pure function, by its argument, shared by every thread. A file
 /// read again unchanged (the shared document, by each handler of a run and by the checks after
 /// every step) is then decoded once, and a document sent again unchanged is written out once.
-/// Results are values, so a remembered one is the one the function would give again. An
-/// argument that still shares its storage with the remembered one (an array, a dictionary,
-/// a document read from the memo) compares equal at once, without reading it through.
+/// Results are values, so a remembered one is the one the function would give again.
+///
+/// Arguments are matched by `matches`, which must hold only for arguments the function gives
+/// the same result for: for bytes, `==`; for values whose `==` is looser than that (strings
+/// compare by canonical equivalence, so "é" precomposed equals "e" and its accent), `sameBits`,
+/// which holds for a copy of the remembered value and for nothing else.
 ///
 /// Inlinable, so that a memo of another module's type runs code compiled for that type.
-public final class Memo<Key: Equatable & Sendable, Value: Sendable>: Sendable {
+public final class Memo<Key: Sendable, Value: Sendable>: Sendable {
     /// The results, the last one used first.
     @usableFromInline struct Entries {
         @usableFromInline var keys: [Key] = []
@@ -18,21 +21,18 @@ public final class Memo<Key: Equatable & Sendable, Value: Sendable>: Sendable {
 
     @usableFromInline let capacity: Int
     @usableFromInline let entries = Mutex(Entries())
-    @usableFromInline let sameStorage: (@Sendable (Key, Key) -> Bool)?
+    @usableFromInline let matches: @Sendable (Key, Key) -> Bool
 
-    /// `sameStorage`, when given, tells at once that two keys share their storage (so are
-    /// equal): every result is tried that way before any is compared in full.
-    public init(capacity: Int, sameStorage: (@Sendable (Key, Key) -> Bool)? = nil) {
+    public init(capacity: Int, matching matches: @escaping @Sendable (Key, Key) -> Bool) {
         precondition(capacity > 0, "a memo keeps at least one result")
         self.capacity = capacity
-        self.sameStorage = sameStorage
+        self.matches = matches
     }
 
     /// `compute(key)`, remembered; the computation runs outside the lock.
     @inlinable public func value(for key: Key, _ compute: (Key) -> Value) -> Value {
         let known: Value? = entries.withLock { entries in
-            let index = sameStorage.flatMap { same in entries.keys.firstIndex { same($0, key) } } ?? entries.keys.firstIndex(of: key)
-            guard let index else { return nil }
+            guard let index = entries.keys.firstIndex(where: { matches($0, key) }) else { return nil }
             let value = entries.values[index]
             if index > 0 {
                 entries.keys.insert(entries.keys.remove(at: index), at: 0)
@@ -55,10 +55,15 @@ public final class Memo<Key: Equatable & Sendable, Value: Sendable>: Sendable {
 }
 
 extension Memo where Key == [UInt8] {
-    /// A memo of byte strings, which tries first whether the bytes are the very array it holds.
+    /// A memo of byte strings, matched byte for byte (at once for the very array it holds).
     public convenience init(capacity: Int) {
-        self.init(capacity: capacity, sameStorage: { a, b in
-            a.count == b.count && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
-        })
+        self.init(capacity: capacity, matching: ==)
     }
+}
+
+/// Whether two values have the same bits: the same references and the same inline data, so
+/// the same value, whatever its type's `==` says. Equal values built apart may differ in their
+/// bits (other storage, padding): this tells copies of one value, and nothing else, alike.
+@inlinable public func sameBits<T>(_ a: T, _ b: T) -> Bool {
+    withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in x.elementsEqual(y) } }
 }

@@ -63,4 +63,31 @@ struct MemoTests {
         let errorAgain = #expect(throws: DocumentError.self) { try DocumentCodec.decode(bad) }
         #expect(error == errorAgain)
     }
+
+    /// A copy has the same bits; an equal value built apart, or a canonically equal string
+    /// written with other code points, does not.
+    @Test func sameBitsTellsCopiesOnly() {
+        let value = JSONValue.object(["site": .string("caf\u{E9}.example"), "n": .integer(3)])
+        let copy = value
+        #expect(sameBits(value, copy))
+        let decomposed = JSONValue.object(["site": .string("cafe\u{301}.example"), "n": .integer(3)])
+        #expect(value == decomposed, "Swift strings compare by canonical equivalence")
+        #expect(!sameBits(value, decomposed))
+        #expect(!sameBits([1, 2, 3] as [UInt8], Array([1, 2, 3] as [UInt8]).map { $0 }))
+    }
+
+    /// JSON read once is not mistaken for JSON equal to it only by canonical equivalence: each
+    /// reads as it would the first time (as its bytes read).
+    @Test func documentsEqualOnlyByCanonicalEquivalenceReadApart() throws {
+        func document(_ host: String) -> JSONValue {
+            .object(["schemaVersion": .integer(1), "revision": .integer(2), "defaults": .object([:]),
+                     "sites": .object([host: .object(["theme": .string("dark")])])])
+        }
+        for (first, second) in [("caf\u{E9}.example", "cafe\u{301}.example"), ("cafe\u{301}.example", "caf\u{E9}.example")] {
+            _ = try? DocumentCodec.decode(document(first))
+            let fromJSON = Result { () throws(DocumentError) in try DocumentCodec.decode(document(second)).document }
+            let fromBytes = Result { () throws(DocumentError) in try DocumentCodec.decode(JSONWriter.compact(document(second))).document }
+            #expect(fromJSON == fromBytes, "\(second)")
+        }
+    }
 }
