@@ -85,7 +85,16 @@ struct ScenarioParser {
 
     /// The words of a line up to a word that starts with `#`.
     static func words(of line: String) -> [String] {
-        // Spaces, tabs and `#` are single bytes in UTF-8 and never inside another character's.
+        // A space may begin a character (a combining mark after it is part of it): only a line
+        // of ASCII is split byte by byte.
+        guard line.utf8.allSatisfy({ $0 < 0x80 }) else {
+            var words: [String] = []
+            for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+                if word.hasPrefix("#") { break }
+                words.append(String(word))
+            }
+            return words
+        }
         var words: [String] = []
         let bytes = line.utf8
         var start: String.Index?

@@ -299,9 +299,9 @@ extension Simulation {
         clock.queue.append(.portMessage(incarnation: background.incarnation))
     }
 
-    /// A process's directives read with its codec; one that cannot be read is traced and skipped.
     /// A process's directives as its machine made them: in process as they were handed over,
-    /// else read from the JSON it wrote (one that does not read is recorded and skipped).
+    /// else read from the JSON it wrote with its codec (one that does not read is traced and
+    /// skipped).
     func decoded<Directive: Equatable>(_ directives: ProcessDriver.Directives, _ typed: [Directive]?, from driver: ProcessDriver,
                                        _ read: (JSONValue) throws(NativeMessageError) -> Directive) -> [Directive] {
         if let typed { return checked(typed, directives, from: driver, read) }
@@ -318,8 +318,9 @@ extension Simulation {
     }
 
     /// Directives handed over in process. A debug build (the tests) also reads their JSON back
-    /// and records a problem when that differs: the process transport would carry out what the
-    /// JSON says, so both transports must see the same directives.
+    /// and records a problem when that differs (by `==`, so up to the canonical equivalence of
+    /// strings): the process transport would carry out what the JSON says, so both transports
+    /// must see the same directives. A release build trusts the codec the tests hold to that.
     func checked<Directive: Equatable>(_ typed: [Directive], _ directives: ProcessDriver.Directives, from driver: ProcessDriver,
                                        _ read: (JSONValue) throws(NativeMessageError) -> Directive) -> [Directive] {
         #if DEBUG

@@ -1,5 +1,5 @@
 import Foundation
-import HarnessCore
+@testable import HarnessCore
 import ProcessKit
 import SiteSettings
 import Testing
@@ -110,6 +110,8 @@ struct ScenarioParserTests {
         #expect(scenario.lines.map(\.text) == ["tab open t1 https://ex.ample/caf\u{E9}#x", "settle", "settle"])
         #expect(scenario.lines.map(\.number) == [1, 2, 4])
         #expect(scenario.steps.first == .tab(.open(TabID("t1"), url: "https://ex.ample/caf\u{E9}#x", nativeDark: false, window: nil)))
+        // A space that a combining mark follows begins a character of the word: no break there.
+        #expect(ScenarioParser.words(of: "tab open t1 https://a.example/x \u{301}y") == ["tab", "open", "t1", "https://a.example/x \u{301}y"])
     }
 
     @Test func aCRLFFileReadsAsTheSameStepsAndDescription() throws {

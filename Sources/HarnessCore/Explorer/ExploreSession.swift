@@ -196,11 +196,14 @@ public struct ExploreSession: Sendable {
 
     /// The summary line of a run of the session, for `--json`.
     public func summaryJSON(seconds: Double, shard: (index: Int, count: Int), seed: UInt64) -> JSONValue {
-        .object(["type": .string("summary"), "seed": .integer(Int64(bitPattern: seed)),
-                 "shard": .string("\(shard.index)/\(shard.count)"), "runs": .integer(Int64(runs)), "steps": .integer(Int64(steps)),
-                 "seconds": .double(seconds), "failures": .integer(Int64(failures.count + invalid.count)),
-                 "broken": .object(broken.mapValues { .object(["seeds": .integer(Int64($0.seeds)), "first": .integer(Int64(bitPattern: $0.first))]) }),
-                 "coverage": .object(Coverage.keys.reduce(into: [:]) { $0[$1] = .integer(Int64(coverage.counts[$1] ?? 0)) }),
-                 "traceDigest": digests ? .string(Self.hex(digest)) : .null])
+        var summary: [String: JSONValue] = [
+            "type": .string("summary"), "seed": .integer(Int64(bitPattern: seed)),
+            "shard": .string("\(shard.index)/\(shard.count)"), "runs": .integer(Int64(runs)), "steps": .integer(Int64(steps)),
+            "seconds": .double(seconds), "failures": .integer(Int64(failures.count + invalid.count)),
+            "broken": .object(broken.mapValues { .object(["seeds": .integer(Int64($0.seeds)), "first": .integer(Int64(bitPattern: $0.first))]) }),
+            "coverage": .object(Coverage.keys.reduce(into: [:]) { $0[$1] = .integer(Int64(coverage.counts[$1] ?? 0)) }),
+        ]
+        if digests { summary["traceDigest"] = .string(Self.hex(digest)) }
+        return .object(summary)
     }
 }
