@@ -79,6 +79,13 @@ public final class ProcessDriver {
         return send(.input(input, now: now, seed: seed, flaws: flaws), now: now)
     }
 
+    /// Sends the background an event as it is; the trace writes it out only when read, and a
+    /// pipe carries it as the input it stands for.
+    public func begin(event: ExtensionWire.Event, now: EpochMillis) -> Step {
+        trace.record(now, label, "<-", message: .event(event))
+        return send(.event(event, now: now, seed: seed, flaws: flaws), now: now)
+    }
+
     /// Lets a held process go on.
     public func resume(_ answer: YieldAnswer, now: EpochMillis) -> Step {
         switch answer {
@@ -240,6 +247,8 @@ public struct TraceEntry: Sendable {
 /// written out (as the process would write it on its pipe) only when the trace is read.
 public enum TraceMessage: Sendable {
     case json(JSONValue)
+    /// An event Safari gave the background.
+    case event(ExtensionWire.Event)
     case background(ExtensionWire.Output)
     case app(AppMachine.Directive)
     case handler(NativeHandlerMachine.Directive)
@@ -247,6 +256,7 @@ public enum TraceMessage: Sendable {
     public var json: JSONValue {
         switch self {
         case .json(let json): json
+        case .event(let event): ExtensionWire.encode(event)
         case .background(let output): ExtensionWire.json(output) ?? .null
         case .app(let directive): AppWire.json(directive) ?? .null
         case .handler(let directive): NativeHandlerWire.json(directive) ?? .null

@@ -120,9 +120,16 @@ extension Simulation {
         }
     }
 
-    /// Sends a process one input, as its codec writes it.
+    /// Sends the background one event (written out, on a pipe, as its codec writes it). A debug
+    /// build (the tests) checks that reading that back gives the event: a process reading it
+    /// from its pipe takes what it reads.
     func begin(_ driver: ProcessDriver, _ event: ExtensionWire.Event) -> ProcessDriver.Step {
-        driver.begin(ExtensionWire.encode(event), now: now)
+        #if DEBUG
+        if (try? ExtensionWire.decode(ExtensionWire.encode(event))) != event {
+            monitor.record("the event for \(driver.label) reads back from its JSON as another: \(String(decoding: JSONWriter.compact(ExtensionWire.encode(event)), as: UTF8.self))")
+        }
+        #endif
+        return driver.begin(event: event, now: now)
     }
 
     func backgroundDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver) {

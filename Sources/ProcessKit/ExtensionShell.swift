@@ -61,9 +61,16 @@ public struct BackgroundCore<Files: ExtensionFiles>: ShellCore {
     public var ended: Bool { false }
 
     public mutating func begin(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
+        let event: ExtensionWire.Event
+        do { event = try ExtensionWire.decode(json) } catch { return .failure(ShellRefusal("invalid input: \(error)")) }
+        return begin(event: event, now: now, seed: seed, flaws: flaws)
+    }
+
+    /// An event as it is: what `begin` reads from the input it is written as.
+    public mutating func begin(event: ExtensionWire.Event, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
         machine.flaws = Flaw.set(flaws)
         let input: ExtensionInput
-        do { input = try ExtensionWire.input(for: ExtensionWire.decode(json), now: now) } catch {
+        do { input = try ExtensionWire.input(for: event, now: now) } catch {
             return .failure(ShellRefusal("invalid input: \(error)"))
         }
         self.now = now

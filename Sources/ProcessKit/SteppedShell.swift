@@ -16,7 +16,7 @@ extension ToChild {
         switch self {
         case .proceed: .proceed
         case .fail(let errno, _, let after): after ? .failAfter(errno: errno) : .fail(errno: errno)
-        case .input: nil
+        case .input, .event: nil
         }
     }
 }
@@ -33,6 +33,8 @@ public enum ShellProgress {
 public protocol ShellCore {
     /// Takes an input frame's content; a refusal when it is not a valid input.
     mutating func begin(_ input: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal>
+    /// Takes a background's event as it is (in process), as `begin` takes the input it is written as.
+    mutating func begin(event: ExtensionWire.Event, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal>
     /// Goes on with the answer at the point it waits at.
     mutating func advance(answer: YieldAnswer) -> ShellProgress
     /// It has served its one input (the handler) and takes nothing more.
@@ -40,6 +42,11 @@ public protocol ShellCore {
 }
 
 extension ShellCore {
+    /// The event written out, as a process reading it from its pipe would take it.
+    public mutating func begin(event: ExtensionWire.Event, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
+        begin(ExtensionWire.encode(event), now: now, seed: seed, flaws: flaws)
+    }
+
     /// Serves frames through `gate` until the harness hangs up: the process's loop.
     public mutating func serve(_ gate: inout WireGate) {
         while let message = gate.receive() {
@@ -84,8 +91,13 @@ public struct SteppedShell<Core: ShellCore>: SteppedProcess {
             guard let answer = message.answer else { return .error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored") }
             return output(core.advance(answer: answer))
         }
-        guard case .input(let json, let now, let seed, let flaws) = message else { return .error("expected an input frame") }
-        switch core.begin(json, now: now, seed: seed, flaws: flaws) {
+        let begun: Result<ShellProgress, ShellRefusal>
+        switch message {
+        case .input(let json, let now, let seed, let flaws): begun = core.begin(json, now: now, seed: seed, flaws: flaws)
+        case .event(let event, let now, let seed, let flaws): begun = core.begin(event: event, now: now, seed: seed, flaws: flaws)
+        case .proceed, .fail: return .error("expected an input frame")
+        }
+        switch begun {
         case .failure(let refusal): return .error(refusal.message)
         case .success(let progress): return output(progress)
         }

@@ -5,8 +5,12 @@ import SiteSettings
 /// Wire form: `{"kind": "input", "now": …, "seed": …, "flaws": […], "input": {…}}`,
 /// `{"kind": "continue", "now": …}` and `{"kind": "fail", "errno": …, "now": …}` (the two
 /// answers to a yield; `"after": true` makes the step fail once it has taken effect).
+///
+/// In process, an event for the background may go as Safari's event itself (`event`); on a pipe
+/// it is written as the `input` it stands for.
 public enum ToChild: Equatable, Sendable {
     case input(JSONValue, now: EpochMillis, seed: UInt64, flaws: [String])
+    case event(ExtensionWire.Event, now: EpochMillis, seed: UInt64, flaws: [String])
     case proceed(now: EpochMillis)
     case fail(errno: Int32, now: EpochMillis, after: Bool = false)
 
@@ -15,6 +19,8 @@ public enum ToChild: Equatable, Sendable {
         case .input(let input, let now, let seed, let flaws):
             .object(["kind": .string("input"), "now": .integer(now), "seed": .integer(Int64(bitPattern: seed)),
                      "flaws": .array(flaws.map(JSONValue.string)), "input": input])
+        case .event(let event, let now, let seed, let flaws):
+            ToChild.input(ExtensionWire.encode(event), now: now, seed: seed, flaws: flaws).json
         case .proceed(let now):
             .object(["kind": .string("continue"), "now": .integer(now)])
         case .fail(let errno, let now, let after):

@@ -65,7 +65,7 @@ public struct WireGate: YieldGate {
                 return .proceed
             case .fail(let errno, _, let after)?:
                 return after ? .failAfter(errno: errno) : .fail(errno: errno)
-            case .input?:
+            case .input?, .event?:
                 send(.error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored"))
             case nil:
                 return .fail(errno: ECANCELED)

@@ -68,16 +68,14 @@ public struct Coverage: Equatable, Sendable {
                     if Self.sendsNative(entry.message), recovering.remove(who) != nil { tally[Self.afterTimeout] += 1 }
                     continue
                 }
-                guard entry.what == "<-", case .object(let message)? = entry.json, case .string(let type)? = message["type"] else { continue }
-                switch type {
-                case "nativeTimeout":
+                guard entry.what == "<-", let received = Self.received(entry.message) else { continue }
+                switch received {
+                case .timeout(let request):
                     tally[Self.timedOut] += 1
-                    timedOut.insert(Request(background: who, number: message["request"]))
+                    timedOut.insert(Request(background: who, number: request))
                     recovering.insert(who)
-                case "nativeReply":
-                    var reply: [String: JSONValue] = [:]
-                    if case .object(let object)? = message["message"] { reply = object }
-                    if timedOut.contains(Request(background: who, number: message["request"])) {
+                case .reply(let request, let reply):
+                    if timedOut.contains(Request(background: who, number: request)) {
                         tally[Self.replyDropped] += 1
                     } else if reply["type"] == .string("error") {
                         tally[Self.refused] += 1
@@ -86,11 +84,11 @@ public struct Coverage: Equatable, Sendable {
                     } else {
                         snapshots += 1
                     }
-                case "started": tally[Self.backgroundStart] += 1
-                case "safariForeground": tally[Self.safariForeground] += 1
-                case "tabActivated": tally[Self.tabActivated] += 1
-                case "alarmFired": tally[Self.alarmFired] += 1
-                default: break
+                case .start: tally[Self.backgroundStart] += 1
+                case .foreground: tally[Self.safariForeground] += 1
+                case .activation: tally[Self.tabActivated] += 1
+                case .alarm: tally[Self.alarmFired] += 1
+                case .other: break
                 }
             default: continue
             }
@@ -99,6 +97,43 @@ public struct Coverage: Equatable, Sendable {
         tally[Self.refused] += garbage
         if snapshots > garbage { tally[Self.applied] += snapshots - garbage }
         for (slot, count) in tally.enumerated() where count > 0 { counts[Self.keys[slot], default: 0] += count }
+    }
+
+    /// What a background took, as coverage tells inputs apart.
+    private enum Received {
+        case timeout(JSONValue?), reply(JSONValue?, [String: JSONValue]), start, foreground, activation, alarm, other
+    }
+
+    /// A background's input, given as Safari's event (in process) or as its JSON.
+    private static func received(_ message: TraceMessage?) -> Received? {
+        switch message {
+        case .event(let event)?:
+            switch event {
+            case .nativeTimeout(let request): return .timeout(.integer(Int64(request)))
+            case .nativeReply(let request, let message):
+                if case .object(let reply) = message { return .reply(.integer(Int64(request)), reply) }
+                return .reply(.integer(Int64(request)), [:])
+            case .started: return .start
+            case .safariForeground: return .foreground
+            case .tabActivated: return .activation
+            case .alarmFired: return .alarm
+            default: return .other
+            }
+        case .json(.object(let members))?:
+            guard case .string(let type)? = members["type"] else { return nil }
+            switch type {
+            case "nativeTimeout": return .timeout(members["request"])
+            case "nativeReply":
+                if case .object(let reply)? = members["message"] { return .reply(members["request"], reply) }
+                return .reply(members["request"], [:])
+            case "started": return .start
+            case "safariForeground": return .foreground
+            case "tabActivated": return .activation
+            case "alarmFired": return .alarm
+            default: return .other
+            }
+        default: return nil
+        }
     }
 
     /// Whether a background's directive sends a native request (`"type":"sendNative"`).
