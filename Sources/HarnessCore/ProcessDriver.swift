@@ -43,6 +43,11 @@ public final class ProcessDriver {
         }
 
         public var json: [JSONValue] { typed?.json ?? written }
+
+        /// Each process's directives as handed over, when they were.
+        public var app: [AppMachine.Directive]? { if case .app(let directives)? = typed { directives } else { nil } }
+        public var background: [ExtensionWire.Output]? { if case .background(let outputs)? = typed { outputs } else { nil } }
+        public var handler: [NativeHandlerMachine.Directive]? { if case .handler(let directives)? = typed { directives } else { nil } }
     }
 
     /// How long (wall time) the harness waits for any one frame before it treats the process as hung.

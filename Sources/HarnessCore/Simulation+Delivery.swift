@@ -135,7 +135,7 @@ extension Simulation {
     func backgroundDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver) {
         backgroundDeathsInARow = 0
         let outputs: [ExtensionWire.Output]
-        if case .background(let typed)? = directives.typed {
+        if let typed = directives.background {
             outputs = checked(typed, directives, from: driver, ExtensionWire.directive)
         } else {
             outputs = directives.json.compactMap { json in
@@ -228,7 +228,7 @@ extension Simulation {
             return
         }
         handler.finish()
-        for directive in decoded(directives, handlerTyped(directives), from: handler, NativeHandlerWire.directive) {
+        for directive in decoded(directives, directives.handler, from: handler, NativeHandlerWire.directive) {
             switch directive {
             case .reply(let reply):
                 let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, message: reply.json)
@@ -261,8 +261,7 @@ extension Simulation {
     }
 
     func appDirectives(_ directives: ProcessDriver.Directives, from app: ProcessDriver) {
-        let typed: [AppMachine.Directive]? = if case .app(let typed)? = directives.typed { typed } else { nil }
-        for directive in decoded(directives, typed, from: app, AppWire.directive) {
+        for directive in decoded(directives, directives.app, from: app, AppWire.directive) {
             switch directive {
             case .showView(let view):
                 safari.appView = view
@@ -318,10 +317,6 @@ extension Simulation {
                 return nil
             }
         }
-    }
-
-    func handlerTyped(_ directives: ProcessDriver.Directives) -> [NativeHandlerMachine.Directive]? {
-        if case .handler(let typed)? = directives.typed { typed } else { nil }
     }
 
     /// Directives handed over in process. A debug build (the tests) also reads their JSON back
@@ -414,7 +409,7 @@ extension Simulation {
                     driver.finish()
                     // A withheld answer leaves its request in flight for good.
                     if handlerBehaviour == .hung { hungLegacyRequests += 1 }
-                    for case .reply(let reply) in decoded(directives, handlerTyped(directives), from: driver, NativeHandlerWire.directive)
+                    for case .reply(let reply) in decoded(directives, directives.handler, from: driver, NativeHandlerWire.directive)
                         where handlerBehaviour != .hung {
                         lastLegacyAnswer = reply
                     }
