@@ -56,7 +56,7 @@ public final class SteppedChild: FrameEndpoint {
         let answer = answers.removeFirst()
         if limit < Framing.requestLimit, answer.carriesDirectives {
             // As long as the frame the process would write.
-            let length = JSONWriter.compact(answer.json).count
+            let length = JSONWriter.compactCount(answer.json)
             if length > limit { throw .tooLarge(length: length, limit: limit) }
         }
         return .message(answer)

@@ -40,7 +40,7 @@ public struct LocalStorage: Equatable, Sendable {
     /// Reads the stored bytes of `local.json`; nil when there are none or they do not parse.
     public static func read(_ bytes: [UInt8]?) -> LocalStorage? {
         guard let bytes else { return nil }
-        return memo.value(for: bytes) { bytes in decode(try? JSONParser.parse(bytes)) }
+        return memo.value(for: bytes) { bytes in decode(try? JSONParser.parseWritten(bytes)) }
     }
 
     /// The stores last read, by their bytes.

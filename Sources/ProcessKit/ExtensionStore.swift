@@ -84,7 +84,7 @@ public struct ExtensionStore<Files: ExtensionFiles, Gate: YieldGate> {
     public mutating func save(_ json: JSONValue, as name: String, phase: Int, answer: YieldAnswer) throws(StoreError) {
         let late = try LateFailure.pass(Self.savePoints[phase], answer)
         if phase == 0 {
-            try files.writeSynced(JSONWriter.compact(json), as: name + ".tmp")
+            try files.writeSynced(JSONWriter.compactRemembered(json), as: name + ".tmp")
         } else {
             try files.rename(name + ".tmp", to: name)
         }

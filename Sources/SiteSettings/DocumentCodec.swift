@@ -36,10 +36,10 @@ public enum DocumentCodec {
     private static let jsonMemo = Memo<JSONValue, Result<Decoded, DocumentError>>(capacity: 8, matching: sameBits)
     private static let writtenMemo = Memo<SettingsDocument, JSONValue>(capacity: 8, matching: sameBits)
 
-    private static func read(_ bytes: some Collection<UInt8>, suffixes: PublicSuffixList) throws(DocumentError) -> Decoded {
+    private static func read(_ bytes: [UInt8], suffixes: PublicSuffixList) throws(DocumentError) -> Decoded {
         if bytes.count > maximumBytes { throw DocumentError(.tooLarge(bytes: bytes.count), at: nil) }
         let json: JSONValue
-        do { json = try JSONParser.parse(bytes) } catch { throw DocumentError(.syntax(error), at: nil) }
+        do { json = try JSONParser.parseWritten(bytes) } catch { throw DocumentError(.syntax(error), at: nil) }
         return try read(json, suffixes: suffixes)
     }
 
@@ -63,7 +63,7 @@ public enum DocumentCodec {
 
     /// The compact serialized form, as written to disk and sent in native replies.
     public static func encode(_ document: SettingsDocument) -> [UInt8] {
-        JSONWriter.compact(json(document))
+        JSONWriter.compactRemembered(json(document))
     }
 
     public static func json(_ document: SettingsDocument) -> JSONValue {

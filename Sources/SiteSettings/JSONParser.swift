@@ -34,6 +34,16 @@ public enum JSONParser {
         try parse(text.utf8, maxDepth: maxDepth)
     }
 
+    /// `parse(bytes)`, or, for bytes this process wrote by `JSONWriter.compactRemembered`
+    /// lately, the value they were written from (which parsing them gives).
+    public static func parseWritten(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        if let value = written.known(bytes) { return value }
+        return try parse(bytes)
+    }
+
+    /// The texts last written by `JSONWriter.compactRemembered`, with their values.
+    static let written = Memo<[UInt8], JSONValue>(capacity: 16)
+
     @usableFromInline static func parse(
         buffer: UnsafeBufferPointer<UInt8>,
         maxDepth: Int

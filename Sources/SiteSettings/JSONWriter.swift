@@ -13,6 +13,55 @@ public enum JSONWriter {
         return emitter.output
     }
 
+    /// `compact(value)`, remembered with the value, so that `JSONParser.parseWritten` of these
+    /// bytes gives the value back without reading them again. Only for a value that reads back
+    /// as itself: one without doubles (a NaN is written as `null`) and no deeper than the
+    /// parser's default limit, as the documents and stores the processes write are. A debug
+    /// build (the tests) parses each one back and stops at a value that reads back otherwise.
+    public static func compactRemembered(_ value: JSONValue) -> [UInt8] {
+        let bytes = compact(value)
+        assert((try? JSONParser.parse(bytes)) == value, "written JSON does not read back as its value: \(String(decoding: bytes, as: UTF8.self))")
+        JSONParser.written.remember(value, for: bytes)
+        return bytes
+    }
+
+    /// The length of `compact(value)`, found without writing it (or sorting keys).
+    public static func compactCount(_ value: JSONValue) -> Int {
+        switch value {
+        case .null: return 4
+        case .bool(let flag): return flag ? 4 : 5
+        case .integer(let number):
+            var digits = 1
+            var magnitude = number.magnitude
+            while magnitude >= 10 {
+                magnitude /= 10
+                digits += 1
+            }
+            return number < 0 ? digits + 1 : digits
+        case .double(let number): return number.isFinite ? number.description.utf8.count : 4
+        case .string(let text): return quotedCount(text)
+        case .array(let elements):
+            // Brackets, and a comma between elements.
+            return elements.reduce(1 + max(elements.count, 1)) { $0 + compactCount($1) }
+        case .object(let members):
+            // Braces, a comma between members, and a colon in each.
+            return members.reduce(1 + max(members.count, 1) + members.count) { $0 + quotedCount($1.key) + compactCount($1.value) }
+        }
+    }
+
+    /// The length of a string as `compact` writes it: quoted, with its escapes.
+    private static func quotedCount(_ text: String) -> Int {
+        var count = 2
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: count += 2
+            case ..<0x20: count += 6
+            default: count += 1
+            }
+        }
+        return count
+    }
+
     /// The value with 2-space indentation, one member or element per line, `"key": value` with
     /// one space after the colon, `{}` and `[]` for empty containers, and a final newline.
     public static func pretty(_ value: JSONValue) -> String {

@@ -31,7 +31,15 @@ public final class Memo<Key: Sendable, Value: Sendable>: Sendable {
 
     /// `compute(key)`, remembered; the computation runs outside the lock.
     @inlinable public func value(for key: Key, _ compute: (Key) -> Value) -> Value {
-        let known: Value? = entries.withLock { entries in
+        if let known = known(key) { return known }
+        let value = compute(key)
+        remember(value, for: key)
+        return value
+    }
+
+    /// The result remembered for `key`, if any (it becomes the last one used).
+    @inlinable public func known(_ key: Key) -> Value? {
+        entries.withLock { entries in
             guard let index = entries.keys.firstIndex(where: { matches($0, key) }) else { return nil }
             let value = entries.values[index]
             if index > 0 {
@@ -40,8 +48,11 @@ public final class Memo<Key: Sendable, Value: Sendable>: Sendable {
             }
             return value
         }
-        if let known { return known }
-        let value = compute(key)
+    }
+
+    /// Remembers `value` as the result for `key`, which the caller knows it is; the oldest
+    /// result goes when the memo is full.
+    @inlinable public func remember(_ value: Value, for key: Key) {
         entries.withLock { entries in
             if entries.keys.count == capacity {
                 entries.keys.removeLast()
@@ -50,7 +61,6 @@ public final class Memo<Key: Sendable, Value: Sendable>: Sendable {
             entries.keys.insert(key, at: 0)
             entries.values.insert(value, at: 0)
         }
-        return value
     }
 }
 

@@ -421,6 +421,16 @@ struct WriterTests {
     }
 
     @Test(arguments: [
+        JSONValue.null, .bool(true), .bool(false), .integer(0), .integer(9), .integer(10), .integer(-7), .integer(.min), .integer(.max),
+        .double(0.5), .double(-1e300), .double(.nan), .double(-.infinity), .string(""), .string("a/b\u{1}\u{1F}\n\"\\é😀\u{7F}\u{2028}\u{8}\u{C}\r\t"),
+        .array([]), .array([.null]), .array([.integer(1), .array([]), .object([:])]), .object([:]), .object(["k\"\n": .null]),
+        .object(["b": .array([.string("x"), .integer(-12)]), "a": .object(["é": .bool(false), "": .double(2.25)])]),
+    ])
+    func compactCountIsTheLengthOfTheCompactForm(_ value: JSONValue) {
+        #expect(JSONWriter.compactCount(value) == JSONWriter.compact(value).count)
+    }
+
+    @Test(arguments: [
         (JSONValue.integer(1), "1\n"),
         (.string("s"), "\"s\"\n"),
         (.array([]), "[]\n"),

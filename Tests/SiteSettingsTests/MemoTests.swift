@@ -90,4 +90,16 @@ struct MemoTests {
             #expect(fromJSON == fromBytes, "\(second)")
         }
     }
+
+    /// Bytes written by `compactRemembered` read back as the very value they were written
+    /// from, not parsed again; any other bytes are parsed, and refused as parsing refuses them.
+    @Test func writtenJSONReadsBackAsTheValueItWasWrittenFrom() throws {
+        let value = JSONValue.object(["written": .array([.string("by this process"), .integer(7)])])
+        let bytes = JSONWriter.compactRemembered(value)
+        #expect(sameBits(try JSONParser.parseWritten(bytes), value), "the remembered value itself")
+        #expect(!sameBits(try JSONParser.parse(bytes), value), "a parse builds a value apart")
+        let other = Array(#"{"written":["elsewhere",7]}"#.utf8)
+        #expect(try JSONParser.parseWritten(other) == .object(["written": .array([.string("elsewhere"), .integer(7)])]))
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parseWritten(Array(#"{"written":"#.utf8)) }
+    }
 }
