@@ -159,7 +159,7 @@ public final class InvariantMonitor {
             problems.append("the last good copy is torn")
         }
         let local = Simulation.localStorageName
-        for (profile, bytes) in simulation.storageFiles(local).sorted(by: { $0.key < $1.key })
+        for (profile, bytes) in simulation.storageFiles(local)
             where LocalStorage.read(bytes) == nil {
             problems.append("profile \(profile)'s \(local) is torn")
         }
@@ -269,7 +269,7 @@ public final class InvariantMonitor {
             problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
         }
         let localName = Simulation.localStorageName
-        for (profile, bytes) in simulation.storageFiles(localName).sorted(by: { $0.key < $1.key }) {
+        for (profile, bytes) in simulation.storageFiles(localName) {
             let owner = profile == Simulation.defaultProfile ? "the background's" : "profile \(profile)'s background's"
             guard let local = LocalStorage.read(bytes) else {
                 problems.append("\(owner) \(localName) does not parse (invariant 1)")

@@ -112,8 +112,10 @@ public final class ProcessDriver {
     }
 
     /// Kills the process; the trace says why, unless the process had already ended for the run.
-    public func kill(now: EpochMillis, reason: String) {
-        if isAlive { trace.record(now, label, reason) }
+    /// Kills the process; `reason` goes in the trace (none when the run is over and its trace
+    /// already taken).
+    public func kill(now: EpochMillis, reason: String?) {
+        if isAlive, let reason { trace.record(now, label, reason) }
         isAlive = false
         child.kill()
     }

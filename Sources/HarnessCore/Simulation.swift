@@ -297,17 +297,15 @@ public final class Simulation {
     /// The front profile's `storage.local` (cache and outbox), if it is there and parses.
     public var storedLocal: LocalStorage? { LocalStorage.read(storageFile(Self.localStorageName)) }
 
-    /// Every profile's copy of a file in extension storage, by profile.
-    public func storageFiles(_ name: String) -> [String: [UInt8]] {
-        var found: [String: [UInt8]] = [:]
-        for other in safari.profiles {
+    /// Every profile's copy of a file in extension storage, in the order of the profiles' names.
+    public func storageFiles(_ name: String) -> [(profile: String, bytes: [UInt8])] {
+        safari.profiles.sorted().compactMap { other in
             let bytes = switch transport {
             case .inProcess: disk.read(Self.storageFolder(other) + name)
             case .process: file(Self.storageDirectory(in: directory, profile: other), Self.storageFolder(other), name)
             }
-            if let bytes { found[other] = bytes }
+            return bytes.map { (other, $0) }
         }
-        return found
     }
 
     private func file(_ directory: String, _ folder: String, _ name: String) -> [UInt8]? {
@@ -319,10 +317,11 @@ public final class Simulation {
 
     /// Kills every process still running. Safe to call more than once.
     public func teardown() {
-        for entry in arbiter.waiting { entry.process.driver.kill(now: now, reason: "teardown") }
+        // The run is over and its trace taken: adding to it now would only copy it.
+        for entry in arbiter.waiting { entry.process.driver.kill(now: now, reason: nil) }
         arbiter.powerLost()
-        app?.kill(now: now, reason: "teardown")
-        background?.kill(now: now, reason: "teardown")
+        app?.kill(now: now, reason: nil)
+        background?.kill(now: now, reason: nil)
         app = nil
         background = nil
     }
@@ -503,7 +502,7 @@ public final class Simulation {
         // afresh and whose popup has closed: only in runs that need the detour).
         let front = profile
         let local = Simulation.localStorageName
-        for (other, bytes) in storageFiles(local).sorted(by: { $0.key < $1.key }) where other != front {
+        for (other, bytes) in storageFiles(local) where other != front {
             guard let stored = LocalStorage.read(bytes), !stored.outbox.isEmpty else { continue }
             switchProfile(other)
             catchUp()

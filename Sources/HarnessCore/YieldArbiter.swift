@@ -41,7 +41,11 @@ struct YieldArbiter<Process> {
     private(set) var lockHolder: String?
     /// Every arrival so far, in order.
     private(set) var arrivals: [YieldArrival] = []
-    private var arrivalCounts: [String: Int] = [:]
+    private var arrivalCounts: [ArrivalKey: Int] = [:]
+    private struct ArrivalKey: Hashable {
+        var process: ProcessName
+        var point: YieldPoint
+    }
 
     private var holds: [ProcessName: YieldPoint] = [:]
     private var crashes: [ProcessName: YieldPoint] = [:]
@@ -105,7 +109,7 @@ struct YieldArbiter<Process> {
     /// A process got to a yield point. `crashingHandler`: every handler dies at its first
     /// yield point (a planned failure there is used up all the same).
     mutating func arrive(_ name: ProcessName, label: String, at point: YieldPoint, crashingHandler: Bool = false) -> Verdict {
-        let key = "\(name.rawValue)@\(point.rawValue)"
+        let key = ArrivalKey(process: name, point: point)
         arrivalCounts[key, default: 0] += 1
         let arrival = YieldArrival(process: name, point: point, occurrence: arrivalCounts[key]!)
         arrivals.append(arrival)

@@ -39,13 +39,17 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
     public static let root = JSONPath(components: [])
 
     /// The member `name` of the object at this path.
-    public func key(_ name: String) -> JSONPath {
-        JSONPath(components: components + [.key(name)])
-    }
+    public func key(_ name: String) -> JSONPath { appending(.key(name)) }
 
     /// The element at position `i` (0-based) of the array at this path.
-    public func index(_ i: Int) -> JSONPath {
-        JSONPath(components: components + [.index(i)])
+    public func index(_ i: Int) -> JSONPath { appending(.index(i)) }
+
+    private func appending(_ component: Component) -> JSONPath {
+        var longer: [Component] = []
+        longer.reserveCapacity(components.count + 1)
+        longer.append(contentsOf: components)
+        longer.append(component)
+        return JSONPath(components: longer)
     }
 
     public var description: String {

@@ -51,15 +51,17 @@ public enum JSONWriter {
 
     /// The length of a string as `compact` writes it: quoted, with its escapes.
     private static func quotedCount(_ text: String) -> Int {
-        var count = 2
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: count += 2
-            case ..<0x20: count += 6
-            default: count += 1
+        var text = text
+        return text.withUTF8 { bytes in
+            var count = 2 + bytes.count
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: count += 1
+                default: count += 5
+                }
             }
+            return count
         }
-        return count
     }
 
     /// The value with 2-space indentation, one member or element per line, `"key": value` with

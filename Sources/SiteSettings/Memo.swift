@@ -75,5 +75,15 @@ extension Memo where Key == [UInt8] {
 /// the same value, whatever its type's `==` says. Equal values built apart may differ in their
 /// bits (other storage, padding): this tells copies of one value, and nothing else, alike.
 @inlinable public func sameBits<T>(_ a: T, _ b: T) -> Bool {
-    withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in x.elementsEqual(y) } }
+    withUnsafeBytes(of: a) { x in
+        withUnsafeBytes(of: b) { y in
+            // A word at a time, then the bytes left.
+            let words = x.count / 8
+            for word in 0..<words where x.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self) != y.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self) {
+                return false
+            }
+            for byte in words * 8..<x.count where x[byte] != y[byte] { return false }
+            return true
+        }
+    }
 }
