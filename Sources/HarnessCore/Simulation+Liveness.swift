@@ -58,7 +58,12 @@ extension Simulation {
     var decisionTimeout: EpochMillis { BackgroundMachine.nativeTimeout }
 
     func nextDecisionDeadline() -> EpochMillis? {
-        tabs.values.compactMap { $0.waitingSince.map { $0 + decisionTimeout + 1 } }.filter { $0 > now }.min()
+        var next: EpochMillis?
+        for tab in safari.tabs.values {
+            guard let since = tab.waitingSince, case let deadline = since + decisionTimeout + 1, deadline > now else { continue }
+            next = min(next ?? deadline, deadline)
+        }
+        return next
     }
 
     /// Whether pages may wait now for a reason the scenario chose.
@@ -76,9 +81,14 @@ extension Simulation {
     }
 
     func checkDecisionDeadlines() {
+        var overdue: [TabID] = []
+        for (id, tab) in safari.tabs {
+            if let since = tab.waitingSince, since + decisionTimeout < now { overdue.append(id) }
+        }
+        guard !overdue.isEmpty else { return }
         let excused = waitsAreExcused
-        for id in tabs.keys.sorted() {
-            guard let since = tabs[id]?.waitingSince, since + decisionTimeout < now else { continue }
+        for id in overdue.sorted() {
+            guard let since = tabs[id]?.waitingSince else { continue }
             if excused {
                 safari.tabs[id]?.waitingSince = now
                 continue

@@ -429,7 +429,9 @@ public final class Simulation {
         while true {
             let due = clock.nextDue(before: end, background: background?.incarnation, frozen: safari.isBackgroundFrozen)
             // A page's deadline is checked the moment it passes, before what falls due later.
-            if let deadline = nextDecisionDeadline(), deadline <= end, due.map({ deadline < $0.at }) ?? true {
+            // While waits are excused no deadline can pass: the excuse lasts until something
+            // fires, and every wait restarts then (and at the end of the advance).
+            if !waitsAreExcused, let deadline = nextDecisionDeadline(), deadline <= end, due.map({ deadline < $0.at }) ?? true {
                 clock.now = deadline
                 checkDecisionDeadlines()
                 continue
