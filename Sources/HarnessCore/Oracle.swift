@@ -108,12 +108,13 @@ public struct Oracle: Sendable {
     /// `alsoGiven` adds values given by edits not recorded here.
     public func strayValues(in document: SettingsDocument, alsoGiven extra: [Field: Set<String?>] = [:]) -> [String] {
         let actual = Self.fields(of: document)
-        var problems: [String] = []
-        for field in Set(actual.keys).union(start.keys).sorted()
-        where !(given[field]?.contains(actual[field]) ?? (actual[field] == nil)) && extra[field]?.contains(actual[field]) != true {
-            problems.append("\(field) is \(actual[field] ?? "absent"), which no edit of it gave (invariant 3)")
+        var stray: [Field] = []
+        func check(_ field: Field, _ value: String?) {
+            if !(given[field]?.contains(value) ?? (value == nil)) && extra[field]?.contains(value) != true { stray.append(field) }
         }
-        return problems
+        for (field, value) in actual { check(field, value) }
+        for field in start.keys where actual[field] == nil { check(field, nil) }
+        return stray.sorted().map { "\($0) is \(actual[$0] ?? "absent"), which no edit of it gave (invariant 3)" }
     }
 
     /// The values `field` may end with: the last saved edit's (or the start's when none was

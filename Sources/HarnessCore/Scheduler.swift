@@ -155,15 +155,26 @@ struct WorkQueue {
     }
 
     private static let kinds: [Simulation.WorkKind] = [.backgroundInput, .storageCompletion, .nativeRequest, .nativeReply, .appInput]
-    private var lanes: [Simulation.WorkKind: Lane] = [:]
+    /// A lane for each kind, at the kind's place in `kinds`.
+    private var lanes = [Lane](repeating: Lane(), count: kinds.count)
+
+    private static func lane(_ kind: Simulation.WorkKind) -> Int {
+        switch kind {
+        case .backgroundInput: 0
+        case .storageCompletion: 1
+        case .nativeRequest: 2
+        case .nativeReply: 3
+        case .appInput: 4
+        }
+    }
     private var nextOrder = 0
     /// Below every place given so far: for work put back at the front.
     private var frontOrder = -1
 
-    var isEmpty: Bool { lanes.values.allSatisfy { $0.first == nil } }
+    var isEmpty: Bool { lanes.allSatisfy { $0.first == nil } }
 
     mutating func append(_ work: Scheduler.Work) {
-        lanes[work.kind, default: Lane()].items.append((nextOrder, work))
+        lanes[Self.lane(work.kind)].items.append((nextOrder, work))
         nextOrder += 1
     }
 
@@ -173,32 +184,32 @@ struct WorkQueue {
 
     /// Puts work back before everything queued.
     mutating func pushFront(_ work: Scheduler.Work) {
-        var lane = lanes[work.kind, default: Lane()]
-        if lane.head > 0 {
-            lane.head -= 1
-            lane.items[lane.head] = (frontOrder, work)
+        let index = Self.lane(work.kind)
+        if lanes[index].head > 0 {
+            lanes[index].head -= 1
+            lanes[index].items[lanes[index].head] = (frontOrder, work)
         } else {
-            lane.items.insert((frontOrder, work), at: 0)
+            lanes[index].items.insert((frontOrder, work), at: 0)
         }
-        lanes[work.kind] = lane
         frontOrder -= 1
     }
 
     /// Drops every queued work of these kinds.
     mutating func removeAll(of kinds: Set<Simulation.WorkKind>) {
-        for kind in kinds { lanes[kind] = nil }
+        for kind in kinds { lanes[Self.lane(kind)] = Lane() }
     }
 
-    mutating func removeAll() { lanes = [:] }
+    mutating func removeAll() { lanes = [Lane](repeating: Lane(), count: Self.kinds.count) }
 
     /// The earliest work among the kinds `eligible` accepts, taken off the queue; nil when there
     /// is none, or when it is of the `stopBefore` kind (it stays).
     mutating func take(_ eligible: (Simulation.WorkKind) -> Bool, stopBefore: Simulation.WorkKind?) -> Scheduler.Work? {
         var best: (kind: Simulation.WorkKind, order: Int)?
-        for kind in Self.kinds where eligible(kind) {
-            if let first = lanes[kind]?.first, first.order < best?.order ?? .max { best = (kind, first.order) }
+        for (index, kind) in Self.kinds.enumerated() where eligible(kind) {
+            let lane = lanes[index]
+            if lane.head < lane.items.count, lane.items[lane.head].order < best?.order ?? .max { best = (kind, lane.items[lane.head].order) }
         }
         guard let best, best.kind != stopBefore else { return nil }
-        return lanes[best.kind]!.removeFirst()
+        return lanes[Self.lane(best.kind)].removeFirst()
     }
 }
