@@ -220,15 +220,15 @@ struct DocumentReader {
     // MARK: - Values
 
     private mutating func enumValue<E: RawRepresentable<String>>(
-        _ type: E.Type, _ json: JSONValue, at path: JSONPath, fallback: String
+        _ type: E.Type, _ json: JSONValue, at path: JSONPath, fallback: @autoclosure () -> String
     ) throws(DocumentError) -> E? {
         if json == .null {
-            note(path, "null, \(fallback)")
+            note(path, "null, \(fallback())")
             return nil
         }
         guard case .string(let text) = json else { throw mismatch("a string", json, path) }
         guard let value = E(rawValue: text) else {
-            note(path, "unknown value '\(text)', \(fallback)")
+            note(path, "unknown value '\(text)', \(fallback())")
             return nil
         }
         return value

@@ -29,30 +29,48 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         case index(Int)
     }
 
-    private var components: [Component]
-
-    private init(components: [Component]) {
-        self.components = components
+    /// The path's last component and the path it extends, so that extending a path (as a
+    /// reader does for every member it visits) costs one small allocation. The root is the one
+    /// node with no parent (its component stands for nothing).
+    private final class Node: Sendable {
+        let parent: Node?
+        let component: Component
+        init(_ parent: Node?, _ component: Component) {
+            self.parent = parent
+            self.component = component
+        }
+        static let root = Node(nil, .index(0))
     }
+
+    private let last: Node
+
+    private init(_ last: Node) { self.last = last }
 
     /// The whole document; its description is `document`.
-    public static let root = JSONPath(components: [])
+    public static let root = JSONPath(Node.root)
 
     /// The member `name` of the object at this path.
-    public func key(_ name: String) -> JSONPath { appending(.key(name)) }
+    public func key(_ name: String) -> JSONPath { JSONPath(Node(last, .key(name))) }
 
     /// The element at position `i` (0-based) of the array at this path.
-    public func index(_ i: Int) -> JSONPath { appending(.index(i)) }
+    public func index(_ i: Int) -> JSONPath { JSONPath(Node(last, .index(i))) }
 
-    private func appending(_ component: Component) -> JSONPath {
-        var longer: [Component] = []
-        longer.reserveCapacity(components.count + 1)
-        longer.append(contentsOf: components)
-        longer.append(component)
-        return JSONPath(components: longer)
+    /// From the root down.
+    private var components: [Component] {
+        var components: [Component] = []
+        var node = last
+        while let parent = node.parent {
+            components.append(node.component)
+            node = parent
+        }
+        return components.reversed()
     }
 
+    public static func == (a: JSONPath, b: JSONPath) -> Bool { a.last === b.last || a.components == b.components }
+    public func hash(into hasher: inout Hasher) { hasher.combine(components) }
+
     public var description: String {
+        let components = self.components
         if components.isEmpty { return "document" }
         var text = ""
         for component in components {

@@ -61,7 +61,10 @@ public struct ScopeKey: Hashable, Comparable, Sendable, CustomStringConvertible 
             }
             return .domain(registrable: host.text)
         }
-        let slash = text.firstIndex(of: "/")
+        // By bytes when every character is one ASCII byte (a CR LF pair is one character,
+        // but neither is a slash); otherwise by characters, where a mark after a slash is part
+        // of its character.
+        let slash = text.utf8.allSatisfy({ $0 < 0x80 }) ? text.utf8.firstIndex(of: UInt8(ascii: "/")) : text.firstIndex(of: "/")
         let hostPart = text[..<(slash ?? text.endIndex)]
         if hostPart.isEmpty { throw .missingHost }
         let host: HostName
