@@ -251,6 +251,49 @@ public final class InvariantMonitor {
     private func problems(_ simulation: Simulation, healed: Bool) -> [String] {
         var problems = Array(violations.dropFirst(reportedViolations))
         reportedViolations = violations.count
+        let files = fileProblems(simulation, healed: healed)
+        problems += files.problems
+        let document = files.document
+        if let document, let bytes = files.bytes { problems += strayValues(in: document, bytes: bytes, simulation) }
+        guard healed else { return problems }
+        if let backwards = simulation.trace.log.firstStepBackwards {
+            // Not one of the five: the harness's own clock must never run backwards.
+            problems.append("virtual time ran backwards: \(backwards)")
+        }
+        if let document {
+            problems += oracle(simulation).check(document, answers: simulation.editAnswers)
+            problems += ExpectationChecker.convergence(simulation).map { $0 + " (invariant 4)" }
+        } else if simulation.editAnswers.values.contains(true) {
+            problems.append("edits were saved but there is no shared document (invariant 2)")
+        }
+        return problems
+    }
+
+    /// What the files show (invariants 1, and 4 once healed), and the shared document.
+    private struct FileCheck {
+        /// The simulated disk's change count (in process), the profiles shown, and what else
+        /// the problems depend on: the same again gives the same problems.
+        struct Key: Equatable {
+            var diskChanges: Int
+            var profiles: Int
+            var healed: Bool
+            var planted: [UInt8]?
+        }
+        var key: Key?
+        var document: SettingsDocument?
+        var bytes: [UInt8]?
+        var problems: [String]
+    }
+    private var lastFileCheck: FileCheck?
+
+    /// In process, the files are looked at again only when the disk has changed since.
+    private func fileProblems(_ simulation: Simulation, healed: Bool) -> FileCheck {
+        let key = simulation.transport == .inProcess
+            ? FileCheck.Key(diskChanges: simulation.disk.changes, profiles: simulation.safari.profiles.count, healed: healed,
+                            planted: simulation.plantedDamage)
+            : nil
+        if let key, let last = lastFileCheck, last.key == key { return last }
+        var problems: [String] = []
         let planted = simulation.plantedDamage
         let bytes = simulation.containerFile(FileContainer.documentName)
         var document: SettingsDocument?
@@ -280,18 +323,8 @@ public final class InvariantMonitor {
                 problems.append("\(owner) outbox still holds \(local.outbox.count) patch(es) after healing (invariant 4)")
             }
         }
-        if let document, let bytes { problems += strayValues(in: document, bytes: bytes, simulation) }
-        guard healed else { return problems }
-        if let backwards = simulation.trace.log.firstStepBackwards {
-            // Not one of the five: the harness's own clock must never run backwards.
-            problems.append("virtual time ran backwards: \(backwards)")
-        }
-        if let document {
-            problems += oracle(simulation).check(document, answers: simulation.editAnswers)
-            problems += ExpectationChecker.convergence(simulation).map { $0 + " (invariant 4)" }
-        } else if simulation.editAnswers.values.contains(true) {
-            problems.append("edits were saved but there is no shared document (invariant 2)")
-        }
-        return problems
+        let check = FileCheck(key: key, document: document, bytes: bytes, problems: problems)
+        lastFileCheck = check
+        return check
     }
 }

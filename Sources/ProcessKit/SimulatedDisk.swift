@@ -63,7 +63,11 @@ public final class SimulatedDisk: Sendable {
 
     struct State {
         /// What reads see.
-        var files: [String: [UInt8]] = [:]
+        var files: [String: [UInt8]] = [:] {
+            didSet { changes += 1 }
+        }
+        /// How many times `files` changed.
+        var changes = 0
         /// What a power loss keeps.
         var durable: [String: [UInt8]] = [:]
         var unsynced: [Change] = []
@@ -123,6 +127,9 @@ public final class SimulatedDisk: Sendable {
     public var unsynced: [Change] { state.withLock { $0.unsynced } }
 
     public func read(_ path: String) -> [UInt8]? { state.withLock { $0.files[path] } }
+
+    /// How many times what reads see has changed: equal counts, equal files.
+    public var changes: Int { state.withLock { $0.changes } }
 
     /// Writes (or with nil removes) a file; durable only after `sync(path)`.
     public func write(_ path: String, _ bytes: [UInt8]?) {

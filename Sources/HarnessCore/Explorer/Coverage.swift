@@ -53,44 +53,48 @@ public struct Coverage: Equatable, Sendable {
         var timedOut: Set<Request> = []
         var recovering: Set<String> = []
         var garbage = 0, snapshots = 0
-        for entry in outcome.log.entries {
-            // What a process received (`<-`) or sent (`->`), or what Safari or the harness did.
-            let who = entry.process
-            switch who.utf8.first {
-            case UInt8(ascii: "s"):
-                if who == "safari", entry.what.hasPrefix("nativeReply dropped") { tally[Self.replyDropped] += 1 }
-            case UInt8(ascii: "h"):
-                if who == "harness", entry.what.hasPrefix("power lost:") { tally[Self.powerLoss] += 1 }
-                if who.hasPrefix("handler#"), entry.what == "reply replaced by garbage" { garbage += 1 }
-            case UInt8(ascii: "b"):
-                guard who.hasPrefix("background#") else { continue }
-                if entry.what == "->" {
-                    if Self.sendsNative(entry.message), recovering.remove(who) != nil { tally[Self.afterTimeout] += 1 }
-                    continue
-                }
-                guard entry.what == "<-", let received = Self.received(entry.message) else { continue }
-                switch received {
-                case .timeout(let request):
-                    tally[Self.timedOut] += 1
-                    timedOut.insert(Request(background: who, number: request))
-                    recovering.insert(who)
-                case .reply(let request, let reply):
-                    if timedOut.contains(Request(background: who, number: request)) {
-                        tally[Self.replyDropped] += 1
-                    } else if reply["type"] == .string("error") {
-                        tally[Self.refused] += 1
-                    } else if reply["type"] == .string("notModified") || reply["changed"] == .bool(false) {
-                        tally[Self.unchanged] += 1
-                    } else {
-                        snapshots += 1
+        // Read in place: a copy of each entry would cost more than what is done with it.
+        outcome.log.entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                // What a process received (`<-`) or sent (`->`), or what Safari or the harness did.
+                let who = entries[index].process
+                switch who.utf8.first {
+                case UInt8(ascii: "s"):
+                    if who == "safari", entries[index].what.hasPrefix("nativeReply dropped") { tally[Self.replyDropped] += 1 }
+                case UInt8(ascii: "h"):
+                    if who == "harness", entries[index].what.hasPrefix("power lost:") { tally[Self.powerLoss] += 1 }
+                    if entries[index].what == "reply replaced by garbage", who.hasPrefix("handler#") { garbage += 1 }
+                case UInt8(ascii: "b"):
+                    let what = entries[index].what
+                    guard what == "->" || what == "<-", who.hasPrefix("background#") else { continue }
+                    if what == "->" {
+                        if Self.sendsNative(entries[index].message), recovering.remove(who) != nil { tally[Self.afterTimeout] += 1 }
+                        continue
                     }
-                case .start: tally[Self.backgroundStart] += 1
-                case .foreground: tally[Self.safariForeground] += 1
-                case .activation: tally[Self.tabActivated] += 1
-                case .alarm: tally[Self.alarmFired] += 1
-                case .other: break
+                    guard let received = Self.received(entries[index].message) else { continue }
+                    switch received {
+                    case .timeout(let request):
+                        tally[Self.timedOut] += 1
+                        timedOut.insert(Request(background: who, number: request))
+                        recovering.insert(who)
+                    case .reply(let request, let reply):
+                        if timedOut.contains(Request(background: who, number: request)) {
+                            tally[Self.replyDropped] += 1
+                        } else if reply["type"] == .string("error") {
+                            tally[Self.refused] += 1
+                        } else if reply["type"] == .string("notModified") || reply["changed"] == .bool(false) {
+                            tally[Self.unchanged] += 1
+                        } else {
+                            snapshots += 1
+                        }
+                    case .start: tally[Self.backgroundStart] += 1
+                    case .foreground: tally[Self.safariForeground] += 1
+                    case .activation: tally[Self.tabActivated] += 1
+                    case .alarm: tally[Self.alarmFired] += 1
+                    case .other: break
+                    }
+                default: continue
                 }
-            default: continue
             }
         }
         // A garbage reply is a snapshot the background refuses; the trace shows it replaced.
