@@ -113,8 +113,8 @@ public final class InvariantMonitor {
     func snapshotTaken(_ what: String) { snapshotTaken = what }
 
     /// The current background renamed a new `storage.local` into place.
-    func localSaved(profile: String, by label: String, at time: String) {
-        if let snapshot = snapshotTaken { cacheSaved[profile] = "\(label) saved one at \(time), after \(snapshot)" }
+    func localSaved(profile: String, by label: String, at time: @autoclosure () -> String) {
+        if let snapshot = snapshotTaken { cacheSaved[profile] = "\(label) saved one at \(time()), after \(snapshot)" }
     }
 
     /// The power failed: what was saved but not flushed may be gone.

@@ -36,7 +36,7 @@ struct ProcessLauncher {
 
     /// Starts the next incarnation. A background runs over a profile's extension storage: its
     /// folder on disk, or its folder on the simulated disk.
-    mutating func start(_ name: ProcessName, storageDirectory: String, storageFolder: String) throws -> ProcessDriver {
+    mutating func start(_ name: ProcessName, storageDirectory: @autoclosure () -> String, storageFolder: String) throws -> ProcessDriver {
         let incarnation = self.incarnation(of: name) + 1
         incarnations[name] = incarnation
         // Browsers cap a native reply at 1 MiB; the frame around it adds a small envelope. The
@@ -47,7 +47,7 @@ struct ProcessLauncher {
         case (.process, .app):
             endpoint = try ChildProcess(executable: executables + "/AppProcess", arguments: ["--container", containerDirectory], replyLimit: limit)
         case (.process, .background):
-            endpoint = try ChildProcess(executable: executables + "/ExtensionProcess", arguments: ["--storage", storageDirectory], replyLimit: limit)
+            endpoint = try ChildProcess(executable: executables + "/ExtensionProcess", arguments: ["--storage", storageDirectory()], replyLimit: limit)
         case (.process, .handler):
             endpoint = try ChildProcess(executable: executables + "/NativeHandler", arguments: ["--container", containerDirectory], replyLimit: limit)
         case (.inProcess, .app):

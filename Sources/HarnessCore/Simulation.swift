@@ -278,11 +278,13 @@ public final class Simulation {
         writeFile(storageDirectory, Self.storageFolder(profile), name, bytes)
     }
 
-    private func writeFile(_ directory: String, _ folder: String, _ name: String, _ bytes: [UInt8]) {
+    /// The folder on disk (process transport) or on the simulated disk (in process): only the
+    /// one the transport uses is made.
+    private func writeFile(_ directory: @autoclosure () -> String, _ folder: String, _ name: String, _ bytes: [UInt8]) {
         switch transport {
         case .process:
             // A run that cannot set up its files has failed: the monitor reports it.
-            do { try FileIO.writeSynced(bytes, to: directory + "/" + name, name: name) } catch { monitor.record("cannot write \(name): \(error)") }
+            do { try FileIO.writeSynced(bytes, to: directory() + "/" + name, name: name) } catch { monitor.record("cannot write \(name): \(error)") }
         case .inProcess:
             disk.place(folder + name, bytes)
         }
@@ -308,10 +310,10 @@ public final class Simulation {
         }
     }
 
-    private func file(_ directory: String, _ folder: String, _ name: String) -> [UInt8]? {
+    private func file(_ directory: @autoclosure () -> String, _ folder: String, _ name: String) -> [UInt8]? {
         switch transport {
         case .inProcess: return disk.read(folder + name)
-        case .process: return (try? FileIO.read(directory + "/" + name, name: name)) ?? nil
+        case .process: return (try? FileIO.read(directory() + "/" + name, name: name)) ?? nil
         }
     }
 

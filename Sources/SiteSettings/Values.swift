@@ -62,7 +62,15 @@ public struct TimeOfDay: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public var description: String {
         let h = minutes / 60, m = minutes % 60
-        return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
+        return String(unsafeUninitializedCapacity: 5) { text in
+            // HH:MM, each digit from "0" (48).
+            text[0] = UInt8(48 + h / 10)
+            text[1] = UInt8(48 + h % 10)
+            text[2] = UInt8(ascii: ":")
+            text[3] = UInt8(48 + m / 10)
+            text[4] = UInt8(48 + m % 10)
+            return 5
+        }
     }
 
     public static func < (a: TimeOfDay, b: TimeOfDay) -> Bool { a.minutes < b.minutes }

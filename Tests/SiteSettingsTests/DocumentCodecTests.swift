@@ -220,4 +220,19 @@ struct DocumentCodecTests {
             #expect(error.path == nil)
         }
     }
+
+    /// Every minute of the day is written HH:MM and reads back as itself.
+    @Test func everyTimeOfDayIsWrittenAsItsHoursAndMinutes() throws {
+        for minute in 0..<(24 * 60) {
+            let text = String(format2: minute / 60) + ":" + String(format2: minute % 60)
+            let time = try #require(TimeOfDay(text))
+            #expect(time.minutes == minute)
+            #expect(time.description == text)
+        }
+    }
+}
+
+private extension String {
+    /// Two digits, a leading zero if needed.
+    init(format2 number: Int) { self = number < 10 ? "0\(number)" : "\(number)" }
 }
