@@ -78,9 +78,11 @@ public enum DocumentCodec {
         ]
         if let id = document.documentId { top["documentId"] = .string(id) }
         var sites: [String: JSONValue] = [:]
+        sites.reserveCapacity(document.sites.count)
         for (key, record) in document.sites { sites[key.text] = json(record) }
         top["sites"] = .object(sites)
         var tombstones: [String: JSONValue] = [:]
+        tombstones.reserveCapacity(document.tombstones.count)
         for (key, stamps) in document.tombstones { tombstones[key.text] = tombstoneJSON(stamps) }
         top["tombstones"] = .object(tombstones)
         return .object(top)

@@ -118,14 +118,20 @@ private struct Emitter {
                 return
             }
             output.append(UInt8(ascii: "{"))
-            let sorted = members.sorted { utf8Precedes($0.key, $1.key) }
-            for (i, member) in sorted.enumerated() {
-                if i > 0 { output.append(UInt8(ascii: ",")) }
-                newline(indent: indent + 1)
-                writeString(member.key)
-                output.append(UInt8(ascii: ":"))
-                if pretty { output.append(UInt8(ascii: " ")) }
-                write(member.value, indent: indent + 1)
+            // Sorted in a buffer on the stack (for small objects): no array to allocate.
+            withUnsafeTemporaryAllocation(of: (key: String, value: JSONValue).self, capacity: members.count) { buffer in
+                var sorted = buffer
+                _ = sorted.initialize(from: members)
+                defer { sorted.deinitialize() }
+                sorted.sort { utf8Precedes($0.key, $1.key) }
+                for (i, member) in sorted.enumerated() {
+                    if i > 0 { output.append(UInt8(ascii: ",")) }
+                    newline(indent: indent + 1)
+                    writeString(member.key)
+                    output.append(UInt8(ascii: ":"))
+                    if pretty { output.append(UInt8(ascii: " ")) }
+                    write(member.value, indent: indent + 1)
+                }
             }
             newline(indent: indent)
             output.append(UInt8(ascii: "}"))
