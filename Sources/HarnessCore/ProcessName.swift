@@ -2,4 +2,16 @@
 /// (`app`, `background`, `handler`); an incarnation of it is `background#3`.
 public enum ProcessName: String, CaseIterable, Hashable, Sendable {
     case app, background, handler
+
+    // Compared and hashed by case, not by the text of the raw value.
+    public static func == (a: ProcessName, b: ProcessName) -> Bool { a.position == b.position }
+    public func hash(into hasher: inout Hasher) { hasher.combine(position) }
+
+    private var position: Int {
+        switch self {
+        case .app: 0
+        case .background: 1
+        case .handler: 2
+        }
+    }
 }

@@ -16,6 +16,25 @@ public enum YieldPoint: String, CaseIterable, Sendable, Hashable {
     case storageRead = "storage-read"
     case storageWriteTemp = "storage-write-temp"
     case storageRename = "storage-rename"
+
+    // Compared and hashed by case, not by the text of the raw value (as they would be by
+    // default): the harness counts and looks up arrivals at every step.
+    public static func == (a: YieldPoint, b: YieldPoint) -> Bool { a.position == b.position }
+    public func hash(into hasher: inout Hasher) { hasher.combine(position) }
+
+    private var position: Int {
+        switch self {
+        case .lock: 0
+        case .read: 1
+        case .writeTemp: 2
+        case .rename: 3
+        case .unlock: 4
+        case .setAside: 5
+        case .storageRead: 6
+        case .storageWriteTemp: 7
+        case .storageRename: 8
+        }
+    }
 }
 
 /// What the harness answers at a yield point.

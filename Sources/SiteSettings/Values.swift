@@ -99,6 +99,18 @@ public struct Schedule: Hashable, Sendable {
 public enum SiteField: String, CaseIterable, Sendable, Hashable, Comparable {
     case mode, theme, nativeDarkPolicy
     public static func < (a: SiteField, b: SiteField) -> Bool { a.rawValue < b.rawValue }
+
+    // Compared and hashed by case, not by the text of the raw value (records are keyed by field).
+    public static func == (a: SiteField, b: SiteField) -> Bool { a.position == b.position }
+    public func hash(into hasher: inout Hasher) { hasher.combine(position) }
+
+    private var position: Int {
+        switch self {
+        case .mode: 0
+        case .theme: 1
+        case .nativeDarkPolicy: 2
+        }
+    }
 }
 
 /// The fields of the defaults block.
