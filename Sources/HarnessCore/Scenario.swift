@@ -8,15 +8,28 @@ public struct Scenario: Sendable {
     /// One step and where it was written.
     public struct Line: Equatable, Sendable {
         public let number: Int
-        /// The words of the line, comments removed.
-        public let text: String
         public let step: Step
+        /// The words as written; nil for a line made from its step (as printed).
+        private let written: String?
+
+        /// The words of the line, comments removed.
+        public var text: String { written ?? ScenarioPrinter.line(step) }
 
         public init(number: Int, text: String, step: Step) {
             self.number = number
-            self.text = text
             self.step = step
+            written = text
         }
+
+        /// A line made from its step, its text printed only when read (a generated schedule's
+        /// lines are read only when one of them fails).
+        init(number: Int, step: Step) {
+            self.number = number
+            self.step = step
+            written = nil
+        }
+
+        public static func == (a: Line, b: Line) -> Bool { a.number == b.number && a.step == b.step && a.text == b.text }
     }
 
     public let name: String

@@ -86,7 +86,7 @@ public struct Explorer: Sendable {
     /// only valid scenarios, and its printed steps read back as themselves: a debug build (the
     /// tests) checks both on every schedule, and every finding is run again from its file.
     func generated(_ steps: [Step], name: String) throws(ScenarioErrors) -> Scenario {
-        let lines = steps.enumerated().map { Scenario.Line(number: $0.offset + 1, text: ScenarioPrinter.line($0.element), step: $0.element) }
+        let lines = steps.enumerated().map { Scenario.Line(number: $0.offset + 1, step: $0.element) }
         let scenario = Scenario(name: name, description: "", lines: lines)
         #if DEBUG
         let parsed = try Scenario.parse(ScenarioPrinter.print(steps), name: name)

@@ -125,12 +125,16 @@ public struct ScheduleGenerator {
         if options.damaged { steps.append(.sharedDamaged) }
         if let handler = options.startingHandler { steps.append(.handler(handler)) }
         openTab()
-        let kinds = options.weights.keys.sorted()
-        let total = kinds.reduce(0) { $0 + options.weights[$1]! }
-        while steps.count(where: { !$0.isSetup }) < count {
+        let kinds = options.weights.sorted { $0.key < $1.key }
+        let total = kinds.reduce(0) { $0 + $1.value }
+        // Steps are only ever appended: the actions are counted as they come.
+        var actions = steps.count(where: { !$0.isSetup })
+        while actions < count {
             var roll = random.below(total)
-            let kind = kinds.first { roll -= options.weights[$0]!; return roll < 0 }!
+            let kind = kinds.first { roll -= $0.value; return roll < 0 }!.key
+            let before = steps.count
             step(kind)
+            actions += steps[before...].count(where: { !$0.isSetup })
         }
         return steps
     }
