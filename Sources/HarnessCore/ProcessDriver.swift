@@ -204,7 +204,11 @@ public final class Trace {
     /// of a run; nil gives times since the Unix epoch.
     public var epoch: EpochMillis? { log.epoch }
 
-    public init(epoch: EpochMillis? = nil) { log = TraceLog(epoch: epoch) }
+    public init(epoch: EpochMillis? = nil) {
+        log = TraceLog(epoch: epoch)
+        // Room for a typical explored run's events, so that the log is not copied as it grows.
+        log.entries.reserveCapacity(1024)
+    }
 
     /// The trace as lines.
     public var lines: [String] { log.lines }
