@@ -29,9 +29,8 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         case index(Int)
     }
 
-    /// The path's last component and the path it extends, so that extending a path (as a
-    /// reader does for every member it visits) costs one small allocation. The root is the one
-    /// node with no parent (its component stands for nothing).
+    /// The path but its last component, as a chain of nodes (extending it costs one small
+    /// allocation); the root is the one node with no parent (its component stands for nothing).
     private final class Node: Sendable {
         let parent: Node?
         let component: Component
@@ -42,23 +41,33 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         static let root = Node(nil, .index(0))
     }
 
-    private let last: Node
+    private let prefix: Node
+    /// The last component, kept out of a node until the path is extended: most paths a reader
+    /// makes are only ever passed to a member's value, never extended or described.
+    private let last: Component?
 
-    private init(_ last: Node) { self.last = last }
+    private init(_ prefix: Node, _ last: Component?) {
+        self.prefix = prefix
+        self.last = last
+    }
 
     /// The whole document; its description is `document`.
-    public static let root = JSONPath(Node.root)
+    public static let root = JSONPath(Node.root, nil)
 
     /// The member `name` of the object at this path.
-    public func key(_ name: String) -> JSONPath { JSONPath(Node(last, .key(name))) }
+    public func key(_ name: String) -> JSONPath { extended(.key(name)) }
 
     /// The element at position `i` (0-based) of the array at this path.
-    public func index(_ i: Int) -> JSONPath { JSONPath(Node(last, .index(i))) }
+    public func index(_ i: Int) -> JSONPath { extended(.index(i)) }
+
+    private func extended(_ component: Component) -> JSONPath {
+        JSONPath(last.map { Node(prefix, $0) } ?? prefix, component)
+    }
 
     /// From the root down.
     private var components: [Component] {
-        var components: [Component] = []
-        var node = last
+        var components: [Component] = last.map { [$0] } ?? []
+        var node = prefix
         while let parent = node.parent {
             components.append(node.component)
             node = parent
@@ -66,7 +75,7 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         return components.reversed()
     }
 
-    public static func == (a: JSONPath, b: JSONPath) -> Bool { a.last === b.last || a.components == b.components }
+    public static func == (a: JSONPath, b: JSONPath) -> Bool { (a.prefix === b.prefix && a.last == b.last) || a.components == b.components }
     public func hash(into hasher: inout Hasher) { hasher.combine(components) }
 
     public var description: String {
