@@ -5,9 +5,25 @@ import SiteSettings
 /// effect, each reconciliation point, each outcome of a native reply. A counter still at zero
 /// after many runs names something the explorer never tried, which no passing run vouches for.
 public struct Coverage: Equatable, Sendable {
-    public private(set) var counts: [String: Int] = [:]
+    /// The counters of `keys`, by their place there (added up run after run without naming
+    /// them), and any other counter by name.
+    private var tally = [Int](repeating: 0, count: Coverage.keys.count)
+    private var others: [String: Int] = [:]
 
-    public init(counts: [String: Int] = [:]) { self.counts = counts }
+    /// Every counter reached, by name.
+    public var counts: [String: Int] {
+        var counts = others
+        for (slot, count) in tally.enumerated() where count > 0 { counts[Self.keys[slot], default: 0] += count }
+        return counts
+    }
+
+    public init(counts: [String: Int] = [:]) {
+        for (key, count) in counts {
+            if let slot = Self.slot[key] { tally[slot] += count } else { others[key, default: 0] += count }
+        }
+    }
+
+    public static func == (a: Coverage, b: Coverage) -> Bool { a.counts == b.counts }
 
     /// Every counter there is, in the order the summary lists them.
     public static let keys: [String] = {
@@ -27,23 +43,23 @@ public struct Coverage: Equatable, Sendable {
     }()
 
     public mutating func add(_ other: Coverage) {
-        for (key, count) in other.counts { counts[key, default: 0] += count }
+        for slot in tally.indices { tally[slot] += other.tally[slot] }
+        for (key, count) in other.others { others[key, default: 0] += count }
     }
 
     /// The counters still at zero.
-    public var unreached: [String] { Self.keys.filter { (counts[$0] ?? 0) == 0 } }
+    public var unreached: [String] { Self.keys.indices.filter { tally[$0] == 0 }.map { Self.keys[$0] } }
 
     /// What one run reached: its steps that took effect, its arrivals at yield points, and its
     /// trace (reconciliation points and reply outcomes are read from the messages the
     /// background received and sent).
     public init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
-        // Counted by slot (each counter's place in `keys`), then named once.
-        var tally = [Int](repeating: 0, count: Self.keys.count)
+        // Counted by slot (each counter's place in `keys`).
         for arrival in outcome.arrivals {
             if let slot = Self.yieldSlots[arrival.process]?[arrival.point] {
                 tally[slot] += 1
             } else {
-                counts["yield \(arrival.process.rawValue)@\(arrival.point.rawValue)", default: 0] += 1
+                others["yield \(arrival.process.rawValue)@\(arrival.point.rawValue)", default: 0] += 1
             }
         }
         for (index, step) in steps.enumerated() where !unreached.contains(index) {
@@ -100,7 +116,6 @@ public struct Coverage: Equatable, Sendable {
         // A garbage reply is a snapshot the background refuses; the trace shows it replaced.
         tally[Self.refused] += garbage
         if snapshots > garbage { tally[Self.applied] += snapshots - garbage }
-        for (slot, count) in tally.enumerated() where count > 0 { counts[Self.keys[slot], default: 0] += count }
     }
 
     /// What a background took, as coverage tells inputs apart.
