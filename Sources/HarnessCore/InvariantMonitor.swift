@@ -53,9 +53,9 @@ public final class InvariantMonitor {
 
     /// The oracle before any edit, the edits the user made, and for invariant 3 after each step
     /// the oracle of the edits whose record is known for good (others are tried again).
-    private var startOracle = Oracle(start: nil)
+    private var startOracle = InvariantMonitor.noEdits
     private var edits: [UserEdit] = []
-    private var givenOracle = Oracle(start: nil)
+    private var givenOracle = InvariantMonitor.noEdits
     private var givenUpTo = 0
     private var undecided: [Int] = []
     /// How many edits `givenOracle` holds, and what invariant 3 last compared.
@@ -66,6 +66,9 @@ public final class InvariantMonitor {
         var undecided: [Int]
     }
     private var lastStrayCheck: StrayCheck?
+
+    /// The oracle of the built-in defaults, until the run says what it starts from (made once).
+    private static let noEdits = Oracle(start: nil)
 
     init(trace: Trace) { self.trace = trace }
 
