@@ -111,9 +111,8 @@ public final class ProcessDriver {
         return child.wait()
     }
 
-    /// Kills the process; the trace says why, unless the process had already ended for the run.
-    /// Kills the process; `reason` goes in the trace (none when the run is over and its trace
-    /// already taken).
+    /// Kills the process; the trace says why (`reason`), unless the process had already ended
+    /// for the run, or no reason is given because the run is over and its trace already taken.
     public func kill(now: EpochMillis, reason: String?) {
         if isAlive, let reason { trace.record(now, label, reason) }
         isAlive = false

@@ -302,11 +302,7 @@ public final class Simulation {
     /// Every profile's copy of a file in extension storage, in the order of the profiles' names.
     public func storageFiles(_ name: String) -> [(profile: String, bytes: [UInt8])] {
         safari.profiles.sorted().compactMap { other in
-            let bytes = switch transport {
-            case .inProcess: disk.read(Self.storageFolder(other) + name)
-            case .process: file(Self.storageDirectory(in: directory, profile: other), Self.storageFolder(other), name)
-            }
-            return bytes.map { (other, $0) }
+            file(Self.storageDirectory(in: directory, profile: other), Self.storageFolder(other), name).map { (other, $0) }
         }
     }
 
