@@ -17,7 +17,7 @@ public struct ScenarioSetup: Sendable {
     /// `shared damaged`: the document on disk is cut off halfway, its last good copy beside it.
     public var damaged = false
     /// The shortest delay Safari allows an alarm.
-    public var alarmMinimum = Simulation.alarmMinimum
+    public var alarmMinimum = SafariMachine.alarmMinimum
 
     /// `folder` is where the files a scenario names are found (paths are relative to it);
     /// `seed` is the run's, unless the scenario sets its own.

@@ -2,8 +2,9 @@ import ProcessKit
 import SiteSettings
 
 /// Virtual time and everything waiting on it: the work queued for the processes, the
-/// background's native-timeout timers, its alarm, the replies a slow handler holds back, and
-/// the background's idle unload. It decides what falls due next; the simulation carries it out.
+/// background's own timers (its native timeouts) and the replies a slow handler holds back.
+/// With Safari's own timers (the unload check and the alarms, which `SafariMachine` keeps) it
+/// decides what falls due next; the simulation carries it out.
 struct Scheduler {
     /// A piece of work for a process, queued until the simulation gets to it.
     enum Work {
@@ -33,87 +34,45 @@ struct Scheduler {
 
     /// One background incarnation's native request: what its timeout timer and its place among
     /// the requests in flight are kept by.
-    struct NativeRequestID: Hashable, Comparable {
-        var incarnation: Int
-        var request: Int
-        static func < (a: NativeRequestID, b: NativeRequestID) -> Bool { (a.incarnation, a.request) < (b.incarnation, b.request) }
-    }
+    typealias NativeRequestID = SafariMachine.NativeRequestID
 
     /// Something that falls due at a moment of virtual time.
     enum Due: Equatable {
-        /// Safari unloads the background: `idleUnload` after it was last woken.
-        case idleUnload
+        /// One of Safari's timers: the unload check, an alarm.
+        case safari(SafariMachine.Due)
         case nativeTimeout(NativeRequestID)
         /// The reply a slow handler held back, by its place in `delayedReplies`.
         case delayedReply(index: Int)
-        case alarm
     }
-
-    /// Safari unloads a non-persistent background this long after it was last woken (WebKit,
-    /// `WebExtensionContext::scheduleBackgroundContentToUnload`: `delayBeforeUnloading`, 30 s,
-    /// on macOS and iOS alike).
-    static let idleUnload: EpochMillis = 30_000
 
     var now: EpochMillis
     var queue = WorkQueue()
+    /// The background's own timers (its native timeouts), by request.
     var timers: [NativeRequestID: EpochMillis] = [:]
-    var alarm: EpochMillis?
     /// Replies held back by a slow handler, with when they arrive.
     var delayedReplies: [(at: EpochMillis, work: Work)] = []
-    /// When the loaded background was last woken: loaded, or handed an event it listens for.
-    /// Safari's unload timer is re-armed only then (WebKit,
-    /// `WebExtensionContext::wakeUpBackgroundContentIfNecessary` and
-    /// `performTasksAfterBackgroundContentLoads`), never by native replies, storage, its own
-    /// timers or messages arriving on a port.
-    var lastWake: EpochMillis = 0
-    /// The native port the loaded background holds, if any.
-    var nativePort: NativePort?
-
-    /// A background's port to the native app, and when it last opened or posted on it.
-    struct NativePort: Equatable {
-        var incarnation: Int
-        var lastActivity: EpochMillis
-    }
-
-    /// Safari postpones an unload, 30 s at a time, while the background holds an open port it
-    /// opened or posted on less than this long ago (WebKit,
-    /// `WebExtensionContext::unloadBackgroundContentIfPossible`: `delayForInactivePorts`;
-    /// `m_lastBackgroundPortActivityTime` is set only by the background's own `addPorts` and
-    /// `portPostMessage`, never by messages arriving on the port).
-    static let portKeepAlive: EpochMillis = 120_000
-
-    /// When Safari unloads the loaded background `incarnation` if nothing wakes it first: at
-    /// the first 30 s check after its last wake at which no recently used port holds it.
-    func unloadTime(of incarnation: Int) -> EpochMillis {
-        var at = lastWake + Self.idleUnload
-        if let port = nativePort, port.incarnation == incarnation, at < port.lastActivity + Self.portKeepAlive {
-            let checks = (port.lastActivity + Self.portKeepAlive - lastWake + Self.idleUnload - 1) / Self.idleUnload
-            at = lastWake + checks * Self.idleUnload
-        }
-        return at
-    }
 
     init(now: EpochMillis) { self.now = now }
 
     /// The first thing due no later than `end`, and when. Something overdue (an alarm of a
-    /// profile that was out of sight) is due now: time never runs backwards. At one instant the
-    /// idle unload comes first, then the loaded background's timers by request, then held-back
-    /// replies in the order they were held, then the alarm. A frozen background's idle unload,
-    /// timers and alarm wait; `background` is its incarnation when one is loaded.
-    func nextDue(before end: EpochMillis, background: Int?, frozen: Bool) -> (at: EpochMillis, due: Due)? {
+    /// profile that was out of sight) is due now: time never runs backwards. At one instant
+    /// Safari's unload check comes first, then the loaded background's timers by request, then
+    /// held-back replies in the order they were held, then Safari's alarm. A frozen background's
+    /// unload check, timers and alarm wait; `background` is its incarnation when one is loaded.
+    func nextDue(before end: EpochMillis, background: Int?, frozen: Bool, safari: SafariMachine) -> (at: EpochMillis, due: Due)? {
         var best: (at: EpochMillis, due: Due)?
         func consider(_ due: EpochMillis, _ what: Due) {
             let at = max(now, due)
             if at <= end, best.map({ at < $0.at }) ?? true { best = (at, what) }
         }
         if let background, !frozen {
-            consider(unloadTime(of: background), .idleUnload)
+            if let unload = safari.unloadTime { consider(unload, .safari(.idleUnload)) }
             for (timer, at) in timers.sorted(by: { $0.key < $1.key }) where timer.incarnation == background {
                 consider(at, .nativeTimeout(timer))
             }
         }
         for (index, delayed) in delayedReplies.enumerated() { consider(delayed.at, .delayedReply(index: index)) }
-        if let alarm, !frozen { consider(alarm, .alarm) }
+        if let alarm = safari.nextAlarm, !frozen { consider(alarm.at, .safari(.alarm(alarm.name))) }
         return best
     }
 

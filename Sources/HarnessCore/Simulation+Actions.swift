@@ -6,7 +6,8 @@ import SiteSettings
 
 /// What the user, Safari and the operating system do, as the steps call it: the app's and
 /// Safari's lifecycle, tabs and profiles, the popup, and the background's unloads, kills and
-/// freezes. Each tells the processes what changed and leaves the rest to `settle`.
+/// freezes. Each tells Safari (`SafariMachine`) what happened and carries out what it does;
+/// `settle` plays out the rest.
 extension Simulation {
     // MARK: - The app
 
@@ -22,25 +23,18 @@ extension Simulation {
     /// The app comes to the front. On iOS, Safari goes to the background.
     public func appForeground() {
         guard app != nil else { return launchApp() }
-        safari.appInForeground = true
-        if platform == .iOS && safari.safariInForeground { safariBackground() }
+        handle(.appCameToForeground)
         clock.queue.append(.appInput(.foreground))
     }
 
     /// The app is suspended: it misses notifications and re-reads when it returns.
-    public func appBackground() { suspendApp() }
-
-    /// The app leaves the front (the user, or Safari taking the front on iOS).
-    private func suspendApp() {
-        if let app, safari.appInForeground { trace.record(now, app.label, "suspended") }
-        safari.appInForeground = false
-    }
+    public func appBackground() { handle(.appWentToBackground) }
 
     public func killApp() {
         if let app { kill(app) }
         app = nil
         appEditsUnanswered = []
-        safari.appInForeground = false
+        handle(.appQuit)
     }
 
     /// A user edit in the app; the answer is in `lastEditAnswer`, and under the returned number
@@ -60,57 +54,15 @@ extension Simulation {
 
     // MARK: - Safari
 
-    public func safariForeground() {
-        if platform == .iOS && safari.appInForeground { suspendApp() }
-        if !safari.safariInForeground {
-            safari.safariInForeground = true
-            if platform == .iOS { fireOverdue() }
-            if !safari.backgroundFrozenByUser {
-                if platform == .iOS { thawed() }
-                background?.child.thaw()
-                clock.queue += heldForBackground.map { .backgroundInput($0) }
-                heldForBackground = []
-                wakeWaiters()
-            }
-        }
-        event(.safariForeground)
-        for id in visibleTabs { askForDecision(id) }
-    }
+    public func safariForeground() { handle(.safariCameToForeground) }
 
     /// On iOS, Safari in the background freezes the background and its timers.
-    public func safariBackground() {
-        let wasFrozen = safari.isBackgroundFrozen
-        safari.safariInForeground = false
-        if platform == .iOS {
-            if !wasFrozen { frozen() }
-            try? background?.child.freeze()
-        }
-    }
-
-    /// The trace notes when the background stops taking anything and when it starts again
-    /// (the user froze it, or iOS Safari left the front and came back).
-    private func frozen() {
-        if let background { trace.record(now, background.label, "frozen") }
-    }
-
-    private func thawed() {
-        if let background { trace.record(now, background.label, "thawed") }
-    }
+    public func safariBackground() { handle(.safariWentToBackground) }
 
     /// Quits and reopens Safari: the background is gone and session storage with it.
     public func safariRestart() {
-        if let background { kill(background, reason: "safari restart") }
-        background = nil
-        backgroundStop = .unloaded
-        if !heldForBackground.isEmpty { trace.record(now, "safari", "restart drops \(heldForBackground.count) events held for the frozen background") }
-        heldForBackground = []
-        safari.backgroundFrozenByUser = false
-        if platform == .iOS { suspendApp() }
-        forgetSessions()
-        forgetAlarms()
-        forgetNativeRequests()
-        safari.safariInForeground = true
-        for id in tabs.keys.sorted() { askForDecision(id) }
+        handle(.safariQuit)
+        handle(.safariLaunched)
     }
 
     /// Session storage lives in Safari's memory: quitting it (or losing power) loses every
@@ -122,112 +74,56 @@ extension Simulation {
         }
     }
 
-    /// Native requests end with Safari.
-    func forgetNativeRequests() {
-        activeNativeRequests = []
-        hungLegacyRequests = 0
-    }
-
-    /// Alarms live in Safari's memory only (WebKit keeps them in `m_alarmMap` and writes them
-    /// nowhere): quitting Safari, or losing power, drops every profile's. A background sets its
-    /// alarms again when it starts.
-    func forgetAlarms() {
-        clock.alarm = nil
-        safari.forgetAlarms()
-    }
-
     /// Brings another Safari profile to the front: the extension instance of the one that was
     /// in front is unloaded and its tabs and popup go out of sight; the other profile's tabs
     /// come back (each page asks, being visible again) over its own extension storage.
     public func switchProfile(_ name: String) {
         guard name != profile else { return }
-        if let background { kill(background, reason: "profile \(profile) left the front") }
-        background = nil
-        backgroundStop = .unloaded
+        handle(.profileLeftFront)
         clock.queue.removeAll(of: [.backgroundInput, .storageCompletion])
-        heldForBackground = []
-        safari.backgroundFrozenByUser = false
         clock.timers = [:]
         monitor.noAnswerOwed()
-        clock.alarm = safari.switchProfile(to: name, alarm: clock.alarm)
-        if transport == .process { mkdir(storageDirectory, 0o755) }
-        trace.record(now, "safari", "profile \(name) in front")
-        // Its pages waited out of sight: their waits start again now.
-        for id in tabs.keys where tabs[id]?.waitingSince != nil { safari.tabs[id]?.waitingSince = now }
-        for id in visibleTabs { askForDecision(id) }
+        if transport == .process { mkdir(Self.storageDirectory(in: directory, profile: name), 0o755) }
+        handle(.profileCameToFront(name))
     }
 
     /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there.
     public func openTab(_ id: TabID, url: String, nativeDark: Bool = false, window: Int? = nil) {
-        safari.open(id, url: url, nativeDark: nativeDark, window: window, repliesDelivered: nativeRepliesDelivered)
-        trace.record(now, "safari", "tab \(id.rawValue) opened in profile \(profile), window \(tabs[id]!.window): \(url)")
-        askForDecision(id)
+        handle(.tabOpened(id, url: url, nativeDark: nativeDark, window: window))
     }
 
     /// The page reloads: its content script starts over and asks for a decision.
-    public func reloadTab(_ id: TabID) {
-        guard let tab = tabs[id] else { return }
-        safari.reload(id, repliesDelivered: nativeRepliesDelivered)
-        trace.record(now, "safari", "tab \(id.rawValue) loads \(tab.url)")
-        askForDecision(id)
-    }
+    public func reloadTab(_ id: TabID) { handle(.tabReloaded(id)) }
 
     /// The tab goes to another page: its content script starts over there and asks.
-    public func navigateTab(_ id: TabID, to url: String) {
-        guard tabs[id] != nil else { return }
-        safari.tabs[id]?.url = url
-        // The popup follows its tab to the new page, with no scope chosen there yet.
-        if popupTab == id { safari.popupScope = nil }
-        reloadTab(id)
-    }
+    public func navigateTab(_ id: TabID, to url: String) { handle(.tabNavigated(id, url: url)) }
 
-    public func activateTab(_ id: TabID) {
-        guard tabs[id] != nil else { return }
-        safari.activate(id)
-        event(.tabActivated(id))
-        askForDecision(id)
-    }
+    public func activateTab(_ id: TabID) { handle(.tabActivated(id)) }
 
     public func closeTab(_ id: TabID) {
-        guard safari.close(id) != nil else { return }
-        trace.record(now, "safari", "tab \(id.rawValue) closed")
+        guard tabs[id] != nil else { return }
         monitor.noAnswerOwed(by: id.rawValue)
-        // `tabs.onRemoved`: it wakes the background if it listens for it.
-        event(.tabClosed(id))
+        handle(.tabClosed(id))
     }
 
     /// The content script of a tab detects (or stops detecting) a native dark theme after its
     /// first decision.
-    public func setNativeDark(_ id: TabID, _ nativeDark: Bool) {
-        guard tabs[id] != nil else { return }
-        safari.tabs[id]?.nativeDark = nativeDark
-        event(.tabNativeDarkChanged(id, nativeDark: nativeDark))
-    }
+    public func setNativeDark(_ id: TabID, _ nativeDark: Bool) { handle(.nativeDarkDetected(id, nativeDark)) }
 
-    public func setAppearance(_ value: Appearance) {
-        safari.appearance = value
-        // The content script reports it (`runtime.onMessage`): it wakes the background too.
-        event(.appearanceChanged(value))
-    }
+    public func setAppearance(_ value: Appearance) { handle(.appearanceChanged(value)) }
 
     // MARK: - The popup
 
-    public func openPopup(on id: TabID) {
-        safari.openPopup(on: id)
-        event(.popupOpened(id))
-    }
+    public func openPopup(on id: TabID) { handle(.popupOpened(id)) }
 
     /// The user picks which record the popup edits: host, domain or page (the key as written).
-    public func choosePopupScope(_ key: String) {
-        safari.popupScope = key
-        event(.popupChoseScope(scope: key))
-    }
+    public func choosePopupScope(_ key: String) { handle(.popupScopeChosen(key)) }
 
     /// A change in the popup; its answer is in `editAnswers` under the returned number.
     @discardableResult
     public func popupEdit(set: SiteValues = SiteValues(), reset: [SiteField] = []) -> Int {
         let number = newEditNumber()
-        event(.popupEdited(set: set, reset: reset, message: number, at: now))
+        handle(.popupEdited(set: set, reset: reset, edit: number))
         return number
     }
 
@@ -235,55 +131,24 @@ extension Simulation {
     @discardableResult
     public func popupForget() -> Int {
         let number = newEditNumber()
-        event(.popupForgotSite(message: number, at: now))
+        handle(.popupForgotSite(edit: number))
         return number
     }
 
-    public func closePopup() {
-        safari.closePopup()
-        event(.popupClosed)
-    }
+    public func closePopup() { handle(.popupClosed) }
 
-    public func popupPause(for duration: EpochMillis) {
-        event(.popupPaused(until: now + duration))
-    }
+    public func popupPause(for duration: EpochMillis) { handle(.popupPaused(until: now + duration)) }
 
     // MARK: - The background
 
     /// Safari unloads the background without notice.
-    public func unloadBackground() {
-        if let background {
-            kill(background, reason: "unloaded")
-            backgroundStop = .unloaded
-        }
-        background = nil
-    }
+    public func unloadBackground() { handle(.backgroundUnloadRequested) }
 
     /// Kills the background mid-work (a crash, not an unload: the same to the process).
-    public func killBackground() {
-        if let background {
-            kill(background, reason: "killed")
-            backgroundStop = .killed
-        }
-        background = nil
-    }
+    public func killBackground() { handle(.backgroundKillRequested) }
 
     /// Freezes the background (SIGSTOP): it takes nothing and its timers stop until `thawBackground`.
-    public func freezeBackground() {
-        if !safari.isBackgroundFrozen { frozen() }
-        safari.backgroundFrozenByUser = true
-        try? background?.child.freeze()
-    }
+    public func freezeBackground() { handle(.backgroundFrozenByUser) }
 
-    public func thawBackground() {
-        let wasFrozen = safari.isBackgroundFrozen
-        safari.backgroundFrozenByUser = false
-        guard !safari.isBackgroundFrozen else { return }
-        if wasFrozen { thawed() }
-        background?.child.thaw()
-        clock.queue += heldForBackground.map { .backgroundInput($0) }
-        heldForBackground = []
-        // A hold released while it was frozen lets it go on now.
-        wakeWaiters()
-    }
+    public func thawBackground() { handle(.backgroundThawedByUser) }
 }

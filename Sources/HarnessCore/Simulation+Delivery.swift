@@ -6,91 +6,124 @@ import SiteSettings
 /// started per native request, and where each input leaves a process (finished, waiting at a
 /// yield point, dead), as the yield arbiter decides.
 extension Simulation {
-    // MARK: - Delivery
+    // MARK: - Safari's effects
 
-    func askForDecision(_ id: TabID) {
-        guard let tab = tabs[id] else { return }
-        safari.tabs[id]?.awaitingAnswer = true
-        if safari.tabs[id]?.waitingSince == nil { safari.tabs[id]?.waitingSince = now }
-        event(.tabRequestedDecision(id, url: tab.url, nativeDark: tab.nativeDark))
+    /// Tells Safari what happened now and carries out what it does.
+    func handle(_ input: SafariMachine.Input) {
+        perform(safari.handle(input, now: now))
     }
 
-    /// An event for the background: Safari starts it if needed and queues the event meanwhile.
+    /// Carries out Safari's effects in order; some end the list early (a background that did
+    /// not start, a popup announcement cut short).
+    func perform(_ effects: [SafariMachine.Effect]) {
+        for effect in effects {
+            guard perform(effect) else { return }
+        }
+    }
+
+    /// Carries out one effect; false when the effects after it no longer apply.
+    private func perform(_ effect: SafariMachine.Effect) -> Bool {
+        switch effect {
+        case .note(let text, let message):
+            if let message { trace.record(now, "safari", text, message) } else { trace.record(now, "safari", text) }
+        case .dispatch(let input):
+            event(input)
+        case .dispatchFirst(let events):
+            for event in events.reversed() { clock.queue.pushFront(.backgroundInput(event)) }
+        case .startBackground(let started):
+            return startBackground(started)
+        case .redispatch(let event):
+            guard let background else {
+                trace.record(now, "safari", "background did not start; event dropped", ExtensionWire.encode(event))
+                return false
+            }
+            // The start itself stopped at a yield point: the event waits for it.
+            if arbiter.isWaiting(background.label) { clock.queue.pushFront(.backgroundInput(event)) } else { handle(.eventDue(event)) }
+        case .announcePopup(let announcement, let then):
+            guard let background else { return false }
+            complete(begin(background, announcement), driver: background, role: .background)
+            guard let current = self.background, current === background, !arbiter.isWaiting(background.label) else {
+                clock.queue.pushFront(.backgroundInput(then))
+                handle(.popupAnnouncementInterrupted)
+                return false
+            }
+        case .deliver(let event):
+            guard let background else { return false }
+            deliver(event, to: background)
+        case .killBackground(let reason, let stop):
+            if let background { kill(background, reason: reason, stop: stop) }
+        case .freezeBackground(let traced):
+            if traced, let background { trace.record(now, background.label, "frozen") }
+            try? background?.child.freeze()
+        case .thawBackground(let traced, let held):
+            if traced, let background { trace.record(now, background.label, "thawed") }
+            background?.child.thaw()
+            clock.queue += held.map { .backgroundInput($0) }
+            // A hold released while it was frozen lets it go on now.
+            wakeWaiters()
+        case .fireOverdueTimers:
+            fireOverdue()
+            handle(.overdueTimersFired)
+        case .suspendApp:
+            if let app { trace.record(now, app.label, "suspended") }
+        case .dropSessionStorage:
+            forgetSessions()
+        case .completeStorage(let incarnation, let token):
+            clock.queue.append(.storageCompletion(incarnation: incarnation, token: token))
+        case .queueNativeRequest(let id, let message, let profile):
+            clock.queue.append(.nativeRequest(incarnation: id.incarnation, request: id.request, message: message, profile: profile))
+        case .startHandler(let id, let message, let profile):
+            handlerSpawns += 1
+            guard let handler = start(.handler) else { return true }
+            complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler,
+                     role: .handler(incarnation: id.incarnation, request: id.request))
+        case .startLegacyHandler(let message):
+            handlerSpawns += 1
+            guard let handler = start(.handler) else { return true }
+            complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler,
+                     role: .legacy)
+        case .queueReply(let id, let message):
+            clock.queue.append(.nativeReply(incarnation: id.incarnation, request: id.request, message: message))
+        case .setTimer(let id, let at):
+            clock.timers[id] = at
+        case .cancelTimer(let id):
+            clock.timers[id] = nil
+        case .decisionSent(let tab):
+            monitor.decisionSent(to: tab.rawValue)
+        case .popupAnswered(let number, let saved, let scope):
+            // `saved` nil: the save failed, perhaps after it took effect (no answer).
+            if let saved { editAnswers[number] = saved }
+            if let scope { popupEditScopes[number] = scope.text }
+        case .reconciliationPoint(let cause, let invariant):
+            reconciliationReached(cause, invariant: invariant)
+        }
+        return true
+    }
+
+    /// An event for the background: Safari dispatches it in its turn.
     func event(_ input: ExtensionWire.Event) {
         clock.queue.append(.backgroundInput(input))
     }
 
-    /// Hands an input to the background: Safari starts one for an event that wakes it; what
-    /// does not wake it (a storage completion, a native reply, a timeout, a port message) finds
-    /// no background and is dropped.
-    func deliverToBackground(_ input: ExtensionWire.Event) {
-        if safari.isBackgroundFrozen {
-            // A frozen background takes nothing until it thaws.
-            heldForBackground.append(input)
-            return
-        }
-        if background == nil {
-            guard input.wakesTheBackground else {
-                trace.record(now, "safari", "\(input.name) dropped: no background is loaded")
-                return
-            }
-            if let listener = input.listener, let saved = savedListeners[profile], !saved.contains(listener) {
-                // Safari wakes a background only for an event it listens for
-                // (`wakeUpBackgroundContentIfNecessaryToFireEvents`).
-                trace.record(now, "safari", "\(input.name) wakes nothing: the background does not listen for \(listener.rawValue)")
-                return
-            }
-            guard let started = start(.background) else { return }
-            background = started
-            clock.timers = [:]
-            registeredListeners = []
-            answeredRequests = []
-            timedOutRequests = []
-            // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
-            clock.lastWake = now
-            monitor.backgroundStarted(started.label, profile: profile, withCache: storedLocal?.cache != nil, now: now)
-            complete(begin(started, .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS)),
-                     driver: started, role: .background)
-            reconciliationReached("background#\(started.incarnation) started", invariant: 7)
-        }
-        guard let background else {
-            trace.record(now, "safari", "background did not start; event dropped", ExtensionWire.encode(input))
-            return
-        }
-        if arbiter.isWaiting(background.label) {
-            // The start itself stopped at a yield point: the event waits for it.
-            clock.queue.pushFront(.backgroundInput(input))
-            return
-        }
-        if let listener = input.listener, !registeredListeners.contains(listener) {
-            // An event that arrives before its listener exists is lost; it re-arms nothing.
-            trace.record(now, "safari", "\(input.name) lost: background#\(background.incarnation) has no \(listener.rawValue) listener")
-            return
-        }
-        if input.wakesTheBackground { clock.lastWake = now }
+    /// Starts the front profile's background and hands it its `started` event; false when it
+    /// could not start.
+    private func startBackground(_ started: ExtensionWire.Event) -> Bool {
+        guard let driver = start(.background) else { return false }
+        background = driver
+        clock.timers = [:]
+        answeredRequests = []
+        timedOutRequests = []
+        handle(.backgroundStarted(incarnation: driver.incarnation))
+        monitor.backgroundStarted(driver.label, profile: profile, withCache: storedLocal?.cache != nil, now: now)
+        complete(begin(driver, started), driver: driver, role: .background)
+        reconciliationReached("background#\(driver.incarnation) started", invariant: 7)
+        return true
+    }
+
+    /// Hands the loaded background an event, with what the checks learn from it.
+    private func deliver(_ input: ExtensionWire.Event, to background: ProcessDriver) {
         if case .tabRequestedDecision(let tab, _, _) = input { monitor.backgroundTook(requestFrom: tab.rawValue) }
-        if input.isFromThePopup {
-            if case .popupOpened = input {
-                safari.popupKnownTo = background.incarnation
-            } else if let tab = popupTab, safari.popupKnownTo != background.incarnation {
-                // The popup stays open across an unload; a new background learns of it from the
-                // popup's next message, which names its tab.
-                var announcements: [ExtensionWire.Event] = [.popupOpened(tab)]
-                if let scope = safari.popupScope, !input.isScopeChoice { announcements.append(.popupChoseScope(scope: scope)) }
-                for announcement in announcements {
-                    complete(begin(background, announcement), driver: background, role: .background)
-                    guard let current = self.background, current === background, !arbiter.isWaiting(background.label) else {
-                        clock.queue.pushFront(.backgroundInput(input))
-                        return
-                    }
-                }
-                safari.popupKnownTo = background.incarnation
-            }
-        }
         if case .nativeReply(let request, let message) = input {
-            // Counted as the background takes it: one held for a frozen background is not yet
-            // before anything (invariant 5, and a page's first decision).
-            nativeRepliesDelivered += 1
             monitor.nativeReplyArrives(incarnation: background.incarnation, now: now)
             answeredRequests.insert(request)
             // A valid snapshot in time becomes the cache (a late one is dropped): its next save
@@ -112,12 +145,6 @@ extension Simulation {
             recoveryOwedBy = nil
             reconciliationReached("the first event after a native timeout", invariant: 7)
         }
-        switch input {
-        case .safariForeground: reconciliationReached("Safari came to the front", invariant: 7)
-        case .tabActivated(let tab): reconciliationReached("tab \(tab.rawValue) was activated", invariant: 7)
-        case .appMessage: reconciliationReached("the app's change arrived on the port", invariant: 8)
-        default: break
-        }
     }
 
     /// Sends the background one event (written out, on a pipe, as its codec writes it). A debug
@@ -133,7 +160,6 @@ extension Simulation {
     }
 
     func backgroundDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver) {
-        backgroundDeathsInARow = 0
         let outputs: [ExtensionWire.Output]
         if let typed = directives.background {
             outputs = checked(typed, directives, from: driver, ExtensionWire.directive)
@@ -145,86 +171,20 @@ extension Simulation {
                 }
             }
         }
-        for output in outputs {
-            switch output {
-            case .storagePending(let token):
-                clock.queue.append(.storageCompletion(incarnation: driver.incarnation, token: token))
-            case .machine(let directive):
-                carryOut(directive, from: driver)
-            }
-        }
-    }
-
-    /// What Safari does with a directive of the background's.
-    func carryOut(_ directive: BackgroundMachine.Directive, from driver: ProcessDriver) {
-        switch directive {
-        case .sendNative(let request, let message):
-            clock.queue.append(.nativeRequest(incarnation: driver.incarnation, request: request, message: message, profile: profile))
-        case .setTimer(.nativeTimeout(let request), let at):
-            clock.timers[Scheduler.NativeRequestID(incarnation: driver.incarnation, request: request)] = at
-        case .cancelTimer(.nativeTimeout(let request)):
-            clock.timers[Scheduler.NativeRequestID(incarnation: driver.incarnation, request: request)] = nil
-        case .listen(let events):
-            registeredListeners = Set(events)
-            savedListeners[profile] = Set(events)
-        case .connectNative:
-            // The port lives as long as this incarnation (WebKit disconnects a page's ports when
-            // it closes); opening it counts as port activity for the unload check.
-            clock.nativePort = Scheduler.NativePort(incarnation: driver.incarnation, lastActivity: now)
-        case .setAlarm(let at):
-            if at < now + alarmMinimum { trace.record(now, "safari", "alarm raised to the minimum delay, \(alarmMinimum / 1000) s") }
-            clock.alarm = max(at, now + alarmMinimum)
-        case .sendDecision(let tab, let decision):
-            monitor.decisionSent(to: tab.rawValue)
-            if tabs[tab] == nil { trace.record(now, "safari", "tab \(tab.rawValue) is not open here: its decision is dropped") }
-            safari.apply(decision, to: tab, now: now, repliesDelivered: nativeRepliesDelivered)
-        case .showPopup(let view):
-            safari.popup = view
-        case .popupAnswer(let number, let saved, let scope):
-            // `saved` nil: the save failed, perhaps after it took effect (no answer).
-            if let saved { editAnswers[number] = saved }
-            if let scope { popupEditScopes[number] = scope.text }
-        case .loadStorage, .saveLocalStorage, .saveSessionStorage:
-            // The process does its storage work itself; these never travel.
-            trace.record(now, "safari", "unexpected storage directive", ExtensionWire.json(directive))
-        }
+        handle(.backgroundFinished(incarnation: driver.incarnation, outputs))
     }
 
     /// The first version's extension (not yet updated) sends `getEnabled` or `toggleEnabled`
     /// straight to a native handler, as its background did.
     public func legacyMessage(_ message: NativeRequest) {
         lastLegacyAnswer = nil
-        guard mayStartNativeRequest() else { return }
-        handlerSpawns += 1
-        guard let handler = start(.handler) else { return }
-        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler, role: .legacy)
-    }
-
-    /// Safari starts one handler process per native request.
-    func serveNativeRequest(incarnation: Int, request: Int, message: NativeRequest, profile: String) {
-        guard mayStartNativeRequest() else {
-            return clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.tooManyRequests))
-        }
-        activeNativeRequests.insert(Scheduler.NativeRequestID(incarnation: incarnation, request: request))
-        handlerSpawns += 1
-        guard let handler = start(.handler) else { return }
-        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler,
-                 role: .handler(incarnation: incarnation, request: request))
-    }
-
-    /// Whether Safari takes one more native request: it refuses it at once while the most it
-    /// allows are in flight.
-    func mayStartNativeRequest() -> Bool {
-        let active = activeNativeRequests.count + hungLegacyRequests
-        guard active >= Self.maximumActiveNativeRequests else { return true }
-        trace.record(now, "safari", "refused a native request: \(active) in flight")
-        return false
+        handle(.legacyRequestSent(message))
     }
 
     func handlerDirectives(_ directives: ProcessDriver.Directives, from handler: ProcessDriver, incarnation: Int, request: Int) {
         if handlerBehaviour == .crashing(afterWrite: true) {
             kill(handler, reason: "crashed before replying")
-            clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.rejection))
+            handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))
             return
         }
         handler.finish()
@@ -264,7 +224,7 @@ extension Simulation {
         for directive in decoded(directives, directives.app, from: app, AppWire.directive) {
             switch directive {
             case .showView(let view):
-                safari.appView = view
+                appView = view
             case .editSaved, .editRefused:
                 lastEditAnswer = directive
                 guard !appEditsUnanswered.isEmpty else { break }
@@ -298,7 +258,7 @@ extension Simulation {
     /// known, so the stricter reading is taken.
     private func pushToTheExtension(from app: ProcessDriver) {
         guard platform == .macOS else { return }
-        guard let background, clock.nativePort?.incarnation == background.incarnation else {
+        guard let background, safari.nativePort?.incarnation == background.incarnation else {
             trace.record(now, app.label, "message to the extension failed: no native port is open (NotConnected)")
             return
         }
@@ -408,7 +368,7 @@ extension Simulation {
                 } else {
                     driver.finish()
                     // A withheld answer leaves its request in flight for good.
-                    if handlerBehaviour == .hung { hungLegacyRequests += 1 }
+                    if handlerBehaviour == .hung { handle(.legacyRequestHung) }
                     for case .reply(let reply) in decoded(directives, directives.handler, from: driver, NativeHandlerWire.directive)
                         where handlerBehaviour != .hung {
                         lastLegacyAnswer = reply
@@ -421,7 +381,7 @@ extension Simulation {
             monitor.checkWhatWasLeft("\(driver.label) died", in: self)
             forget(driver)
             if case .handler(let incarnation, let request) = role {
-                clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: Self.rejection))
+                handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))
             }
         }
         wakeWaiters()
@@ -463,130 +423,38 @@ extension Simulation {
         for process in [driver, app, background].compactMap({ $0 }) + arbiter.waiting.map(\.process.driver) { process.kill(now: now, reason: "power lost") }
         arbiter.powerLost()
         app = nil
-        safari.appView = nil
+        appView = nil
         background = nil
-        backgroundStop = .unloaded
-        safari.appInForeground = false
         appEditsUnanswered = []
         clock.queue.removeAll()
         clock.delayedReplies = []
         clock.timers = [:]
-        heldForBackground = []
-        safari.backgroundFrozenByUser = false
-        backgroundDeathsInARow = 0
         monitor.noAnswerOwed()
-        safari.forgetPopup()
-        forgetSessions()
-        forgetAlarms()
-        forgetNativeRequests()
-        safari.safariInForeground = true
-        // Every question died with its background: each page's wait starts again with its reload.
-        for id in tabs.keys.sorted() {
-            if tabs[id]?.waitingSince != nil { safari.tabs[id]?.waitingSince = now }
-            reloadTab(id)
-        }
+        handle(.powerLost)
     }
 
-    func kill(_ driver: ProcessDriver, reason: String = "killed") {
+    /// Kills a process; a background is reported to Safari as stopping so (`stop`).
+    func kill(_ driver: ProcessDriver, reason: String = "killed", stop: BackgroundState = .killed) {
         driver.kill(now: now, reason: reason)
-        forget(driver)
+        forget(driver, stop: stop)
         wakeWaiters()
     }
 
-    /// A dead process holds nothing: its lock is released and it waits nowhere.
-    func forget(_ driver: ProcessDriver) {
+    /// A dead process holds nothing: its lock is released and it waits nowhere. Safari learns
+    /// that its background is gone.
+    func forget(_ driver: ProcessDriver, stop: BackgroundState = .killed) {
         arbiter.forget(driver.label)
         disk.releaseLock(heldBy: driver.label)
         if app === driver {
             app = nil
             appEditsUnanswered = []
             // What the app showed is gone with it.
-            safari.appView = nil
+            appView = nil
         }
         if background === driver {
             background = nil
-            clock.nativePort = nil
-            registeredListeners = []
-            // A freeze was of that process; what waited for it only reaches a new background if
-            // it would wake one (a late reply or storage completion was for this one).
-            safari.backgroundFrozenByUser = false
-            heldForBackground.removeAll { !$0.wakesTheBackground }
-            if !safari.isBackgroundFrozen {
-                // They were sent before anything that follows: they go first, in their order.
-                for input in heldForBackground.reversed() { clock.queue.pushFront(.backgroundInput(input)) }
-                heldForBackground = []
-            }
-            // Unloads say so after this; anything else that ends it is a kill.
-            backgroundStop = .killed
-            backgroundDeathsInARow += 1
             backgroundDeaths += 1
-            // A tab whose answer was lost with the background asks again; Safari wakes a new one,
-            // unless backgrounds keep dying before they finish anything.
-            guard backgroundDeathsInARow <= Self.wakesBeforeGivingUp else {
-                trace.record(now, "safari", "background keeps dying; tabs stop asking")
-                return
-            }
-            for id in tabs.keys.sorted() where tabs[id]!.awaitingAnswer {
-                trace.record(now, "safari", "tab \(id.rawValue) asks again")
-                // Its question died with the background (a fault the scenario chose): the new
-                // one gets a whole timeout to answer it.
-                safari.tabs[id]?.waitingSince = now
-                askForDecision(id)
-            }
+            handle(.backgroundDied(incarnation: driver.incarnation, stop: stop))
         }
-    }
-}
-
-private extension ExtensionWire.Event {
-    /// A message from the popup: a background that does not know the popup is open learns of
-    /// it first.
-    /// A native reply or the background's native timeout.
-    var isNativeExchange: Bool {
-        switch self {
-        case .nativeReply, .nativeTimeout: true
-        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
-             .appMessage, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
-             .popupPaused, .alarmFired: false
-        }
-    }
-
-    var isFromThePopup: Bool {
-        switch self {
-        case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
-        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
-             .appMessage, .appearanceChanged, .nativeReply, .nativeTimeout, .alarmFired: false
-        }
-    }
-
-    /// Whether Safari dispatches it as an event the background listens for (a message from a
-    /// content script or the popup, a tab event, an alarm) or it is the load itself: those wake
-    /// the background and re-arm its unload timer (WebKit,
-    /// `WebExtensionContext::wakeUpBackgroundContentIfNecessaryToFireEvents`). A native reply,
-    /// a storage completion, its own timer and a message on a port do not.
-    var wakesTheBackground: Bool { listener != nil }
-
-    /// The listener Safari dispatches it to, or nil for what is not an event: the load, a
-    /// storage completion, a native reply, the background's own timer, a message on its port.
-    var listener: BackgroundListener? {
-        switch self {
-        case .tabRequestedDecision, .tabNativeDarkChanged, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited,
-             .popupForgotSite, .popupPaused: .message
-        case .tabActivated: .tabActivated
-        case .tabClosed: .tabRemoved
-        case .safariForeground: .windowFocus
-        case .alarmFired: .alarm
-        case .started, .storageCompleted, .nativeReply, .nativeTimeout, .appMessage: nil
-        }
-    }
-
-    /// The event's name, as traces say it.
-    var name: String {
-        if case .string(let type)? = ExtensionWire.encode(self).objectValue?["type"] { return type }
-        return "event"
-    }
-
-    var isScopeChoice: Bool {
-        if case .popupChoseScope = self { return true }
-        return false
     }
 }

@@ -68,8 +68,8 @@ extension Simulation {
 
     /// Whether pages may wait now for a reason the scenario chose.
     var waitsAreExcused: Bool {
-        (platform == .iOS && !safari.safariInForeground) || safari.backgroundFrozenByUser
-            || background.map { arbiter.isWaiting($0.label) } ?? false || backgroundDeathsInARow > Self.wakesBeforeGivingUp
+        (platform == .iOS && !safari.safariInForeground) || safari.frozenByUser
+            || background.map { arbiter.isWaiting($0.label) } ?? false || safari.deathsInARow > SafariMachine.wakesBeforeGivingUp
     }
 
     /// Called as time moves (before an event fires, and at the end of an advance): while an
@@ -77,7 +77,7 @@ extension Simulation {
     /// timeout after the excuse ends, whatever ends it.
     func restartExcusedWaits() {
         guard waitsAreExcused else { return }
-        for id in tabs.keys where tabs[id]?.waitingSince != nil { safari.tabs[id]?.waitingSince = now }
+        safari.restartWaits(now: now)
     }
 
     func checkDecisionDeadlines() {
@@ -90,11 +90,11 @@ extension Simulation {
         for id in overdue.sorted() {
             guard let since = tabs[id]?.waitingSince else { continue }
             if excused {
-                safari.tabs[id]?.waitingSince = now
+                safari.restartWait(of: id, now: now)
                 continue
             }
             monitor.caught("tab \(id.rawValue) asked at \(trace.time(since)) and had no decision \(decisionTimeout / 1000) s later (invariant 6)", now: now)
-            safari.tabs[id]?.waitingSince = nil
+            safari.endWait(of: id)
         }
     }
 }

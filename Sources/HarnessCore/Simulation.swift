@@ -10,10 +10,11 @@ import SiteSettings
 /// back, notifications delivered) until nothing is left to do. Time moves only with `advance`,
 /// which fires timers, alarms and the background's idle unload in order.
 ///
-/// It is a façade over parts that each hold one concern: what Safari shows (`SafariModel`),
+/// It is the shell of `SafariMachine`, which holds Safari's and the OS's rules: it carries out
+/// the machine's effects on the processes and feeds back what came of them. Beside it are
 /// virtual time and queued work (`Scheduler`), yield points and the container's lock
-/// (`YieldArbiter`), starting processes (`ProcessLauncher`) and the invariants
-/// (`InvariantMonitor`). What is left here is carrying messages between them and the processes.
+/// (`YieldArbiter`), starting processes (`ProcessLauncher`), fault plans and the invariants
+/// (`InvariantMonitor`).
 public final class Simulation {
     public enum Platform: String, CaseIterable, Sendable { case iOS = "ios", macOS = "macos" }
 
@@ -22,7 +23,7 @@ public final class Simulation {
     /// run gives the same trace on both.
     public enum Transport: String, Sendable { case process, inProcess = "in-process" }
 
-    public typealias Tab = SafariModel.Tab
+    public typealias Tab = SafariTab
 
     /// The kinds of pending work, to stop `settle` before one, or let all but one play out.
     public enum WorkKind: Sendable { case backgroundInput, storageCompletion, nativeRequest, nativeReply, appInput }
@@ -56,34 +57,8 @@ public final class Simulation {
     ]
     var garbageSent = 0
 
-    /// What Safari answers a request whose native extension ended without a reply: it rejects
-    /// the request's promise. (Safari's own message, not one our handler can send: it stays JSON,
-    /// as the garbage replies do.)
-    static let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
-                                                     "message": .string("the native extension ended without an answer")])
-    /// What Safari answers a request it refuses because too many are in flight.
-    static let tooManyRequests = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
-                                                   "message": .string("there are too many active native message requests")])
-
     public static let handlerFrameLimit = ProcessLauncher.handlerFrameLimit
-    public static let defaultProfile = SafariModel.defaultProfile
-    /// The events each profile's extension listens for, as Safari keeps them across wakes and
-    /// restarts (WebKit persists them as `BackgroundContentEventListeners`), and what the
-    /// loaded background has registered since it started.
-    var savedListeners: [String: Set<BackgroundListener>] = [:]
-    var registeredListeners: Set<BackgroundListener> = []
-
-    /// How many native requests Safari lets be in flight at once, across every extension; it
-    /// refuses one more at once (WebKit, `WebExtensionContext::sendNativeMessage`:
-    /// `maximumActiveRequestCount`, "too many active native message requests").
-    public static let maximumActiveNativeRequests = 150
-
-    /// The shortest delay Safari allows an alarm: shorter delays and periods are raised to it
-    /// (WebKit, `WebExtensionAPIAlarms.cpp` `createAlarm` with `webExtensionMinimumAlarmInterval`,
-    /// 30 s; the older `WebExtensionAPIAlarmsCocoa.mm` enforced 1 minute).
-    public static let alarmMinimum: EpochMillis = 30_000
-    /// Backgrounds that may die in a row without finishing an input before tabs stop asking.
-    public static let wakesBeforeGivingUp = 3
+    public static let defaultProfile = SafariMachine.defaultProfile
 
     public let platform: Platform
     public let transport: Transport
@@ -96,8 +71,10 @@ public final class Simulation {
     /// The run's folder, holding the container and each profile's extension storage.
     let directory: String
 
-    /// What Safari and the OS show.
-    public internal(set) var safari: SafariModel
+    /// Safari and the OS: what they show, and their rules.
+    public internal(set) var safari: SafariMachine
+    /// What the app shows now.
+    public internal(set) var appView: AppView?
     var clock: Scheduler
     var arbiter = YieldArbiter<(driver: ProcessDriver, role: Role)>()
     var launcher: ProcessLauncher
@@ -112,14 +89,6 @@ public final class Simulation {
 
     var app: ProcessDriver?
     var background: ProcessDriver?
-    /// How the front profile's background last stopped, while none is loaded.
-    var backgroundStop = BackgroundState.unloaded
-    /// Events for a frozen background, delivered when it thaws.
-    var heldForBackground: [ExtensionWire.Event] = []
-    /// Native replies delivered to any background so far (to count those before a first decision).
-    var nativeRepliesDelivered = 0
-    /// Backgrounds that died in a row without finishing an input.
-    var backgroundDeathsInARow = 0
     /// Every death of a background so far, and invariants 7 and 8's pending check.
     var backgroundDeaths = 0
     var convergenceWatch: ConvergenceWatch?
@@ -137,7 +106,10 @@ public final class Simulation {
 
     public var handlerBehaviour = HandlerBehaviour.healthy
     /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
-    public var alarmMinimum = Simulation.alarmMinimum
+    public var alarmMinimum: EpochMillis {
+        get { safari.alarmMinimum }
+        set { safari.alarmMinimum = newValue }
+    }
     /// Known bugs switched on in every process of the run (`harness run --flaw`).
     public var flaws: Set<Flaw> = []
     /// A shared document the scenario planted damaged: exempt from the invariant 1 checks
@@ -162,11 +134,6 @@ public final class Simulation {
     public internal(set) var lastLegacyAnswer: NativeReply?
     /// How many handler processes were started: one per native request.
     public internal(set) var handlerSpawns = 0
-    /// The background's native requests still in flight (by incarnation and request: a reply
-    /// held back or withheld keeps its request in flight), and the first version's requests a
-    /// hung handler never answered.
-    var activeNativeRequests: Set<Scheduler.NativeRequestID> = []
-    var hungLegacyRequests = 0
     var nextEditNumber = 1
     /// The app's edits delivered to its current incarnation and not yet answered, oldest first
     /// (the app answers its edits in order).
@@ -182,7 +149,7 @@ public final class Simulation {
         self.seed = seed
         self.directory = directory
         containerDirectory = directory + "/container"
-        safari = SafariModel(platform: platform, profile: profile)
+        safari = SafariMachine(platform: platform, profile: profile)
         clock = Scheduler(now: epoch)
         trace = Trace(epoch: epoch)
         monitor = InvariantMonitor(trace: trace)
@@ -207,7 +174,6 @@ public final class Simulation {
     public var visibleTabs: [TabID] { safari.visibleTabs }
     public var popup: PopupView? { safari.popup }
     public var popupTab: TabID? { safari.popupTab }
-    public var appView: AppView? { safari.appView }
     public var appearance: Appearance { safari.appearance }
     public var profile: String { safari.profile }
     public var safariInForeground: Bool { safari.safariInForeground }
@@ -240,11 +206,11 @@ public final class Simulation {
     }
 
     /// When the front profile's alarm falls due, if one is set.
-    public var alarm: EpochMillis? { clock.alarm }
+    public var alarm: EpochMillis? { safari.nextAlarm?.at }
 
     /// Where the front profile's background is: running, frozen, or how it last stopped.
     public var backgroundState: BackgroundState {
-        guard background != nil else { return backgroundStop }
+        guard background != nil else { return safari.lastStop }
         return safari.isBackgroundFrozen ? .frozen : .running
     }
 
@@ -253,7 +219,7 @@ public final class Simulation {
 
     /// What each waiting process waits for, and who holds the container's lock.
     public var stuck: [String] {
-        arbiter.stuck { [safari, background] holder in safari.backgroundFrozenByUser && background?.label == holder }
+        arbiter.stuck { [safari, background] holder in safari.frozenByUser && background?.label == holder }
     }
 
     // MARK: - Files
@@ -385,26 +351,15 @@ public final class Simulation {
         while let work = clock.takeWork(deferring: deferring, stopBefore: stopBefore, isBusy: isBusy) {
             switch work {
             case .backgroundInput(let input):
-                deliverToBackground(input)
+                handle(.eventDue(input))
             case .portMessage(let incarnation):
-                guard background?.incarnation == incarnation else {
-                    trace.record(now, "safari", "the app's message dropped: background#\(incarnation)'s port closed")
-                    continue
-                }
-                deliverToBackground(.appMessage)
+                handle(.portMessageDue(incarnation: incarnation))
             case .storageCompletion(let incarnation, let token):
-                guard background?.incarnation == incarnation else { continue }
-                deliverToBackground(.storageCompleted(token: token))
+                handle(.storageCompleted(incarnation: incarnation, token: token))
             case .nativeRequest(let incarnation, let request, let message, let profile):
-                serveNativeRequest(incarnation: incarnation, request: request, message: message, profile: profile)
+                handle(.nativeRequestDue(Scheduler.NativeRequestID(incarnation: incarnation, request: request), message, profile: profile))
             case .nativeReply(let incarnation, let request, let message):
-                activeNativeRequests.remove(Scheduler.NativeRequestID(incarnation: incarnation, request: request))
-                // A reply addressed to an earlier incarnation is dropped.
-                guard background?.incarnation == incarnation else {
-                    trace.record(now, "safari", "dropped reply for background#\(incarnation)")
-                    continue
-                }
-                deliverToBackground(.nativeReply(request: request, message: message))
+                handle(.replyArrived(Scheduler.NativeRequestID(incarnation: incarnation, request: request), message))
             case .appInput(let input, let edit):
                 deliverToApp(input, edit: edit)
             }
@@ -425,7 +380,7 @@ public final class Simulation {
         let end = now + duration
         settle()
         while true {
-            let due = clock.nextDue(before: end, background: background?.incarnation, frozen: safari.isBackgroundFrozen)
+            let due = clock.nextDue(before: end, background: background?.incarnation, frozen: safari.isBackgroundFrozen, safari: safari)
             // A page's deadline is checked the moment it passes, before what falls due later.
             // While waits are excused no deadline can pass: the excuse lasts until something
             // fires, and every wait restarts then (and at the end of the advance).
@@ -456,7 +411,7 @@ public final class Simulation {
     /// app-state handling: `WebExtensionContextCocoa.mm`, `scheduleBackgroundContentToUnload`;
     /// `WebExtensionAlarm.cpp`).
     func fireOverdue() {
-        while let (_, due) = clock.nextDue(before: now, background: background?.incarnation, frozen: safari.backgroundFrozenByUser) {
+        while let (_, due) = clock.nextDue(before: now, background: background?.incarnation, frozen: safari.frozenByUser, safari: safari) {
             trace.record(now, "safari", "overdue on return: \(describe(due))")
             fire(due)
         }
@@ -465,25 +420,22 @@ public final class Simulation {
     /// What fell due, as the trace says it.
     private func describe(_ due: Scheduler.Due) -> String {
         switch due {
-        case .idleUnload: "the unload check"
+        case .safari(.idleUnload): "the unload check"
         case .nativeTimeout(let timer): "background#\(timer.incarnation)'s timeout for request \(timer.request)"
         case .delayedReply: "a reply held back"
-        case .alarm: "the alarm"
+        case .safari(.alarm): "the alarm"
         }
     }
 
     private func fire(_ due: Scheduler.Due) {
         switch due {
-        case .idleUnload:
-            unloadBackground()
+        case .safari(let due):
+            handle(.timeReached(due))
         case .nativeTimeout(let timer):
             clock.timers[timer] = nil
             event(.nativeTimeout(request: timer.request))
         case .delayedReply(let index):
             clock.queue.append(clock.delayedReplies.remove(at: index).work)
-        case .alarm:
-            clock.alarm = nil
-            event(.alarmFired)
         }
     }
 
@@ -495,7 +447,7 @@ public final class Simulation {
         trace.record(now, "harness", "heal")
         arbiter.dropFaults()
         handlerBehaviour = .healthy
-        if safari.backgroundFrozenByUser { thawBackground() }
+        if safari.frozenByUser { thawBackground() }
         wakeWaiters()
         // Every other profile whose outbox still holds patches comes to the front in turn, so its
         // extension sends them; then the one that was in front (whose extension then starts

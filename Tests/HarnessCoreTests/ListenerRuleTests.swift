@@ -19,9 +19,9 @@ struct ListenerRuleTests {
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.settle()
-        #expect(simulation.savedListeners["default"] == Set(BackgroundListener.allCases))
+        #expect(simulation.safari.savedListeners["default"] == Set(BackgroundListener.allCases))
         simulation.unloadBackground()
-        simulation.savedListeners["default"] = [.message]
+        simulation.safari.savedListeners["default"] = [.message]
         simulation.activateTab(TabID("t1"))
         simulation.settle()
         #expect(simulation.trace.lines.contains { $0.hasSuffix("safari tabActivated wakes nothing: the background does not listen for tabActivated") })
@@ -36,7 +36,7 @@ struct ListenerRuleTests {
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.openTab(TabID("t2"), url: "https://docs.example.com/")
         simulation.settle()
-        simulation.registeredListeners = [.message]
+        simulation.safari.registeredListeners = [.message]
         simulation.advance(by: 20_000)
         simulation.closeTab(TabID("t1"))
         simulation.settle()
@@ -52,7 +52,7 @@ struct ListenerRuleTests {
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.settle()
-        simulation.registeredListeners = []
+        simulation.safari.registeredListeners = []
         simulation.reloadTab(TabID("t1"))
         simulation.settle()
         simulation.advance(by: 5_000)

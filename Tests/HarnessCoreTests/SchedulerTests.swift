@@ -1,73 +1,68 @@
 @testable import HarnessCore
 import ProcessKit
+import SiteSettings
 import Testing
 
 /// Virtual time on its own: what falls due, when, and in which order.
 struct SchedulerTests {
+    /// Safari with background `incarnation` loaded at `loadedAt`, and an alarm at `alarm`.
+    private func safari(loadedAt: EpochMillis? = nil, incarnation: Int = 1, alarm: EpochMillis? = nil) -> SafariMachine {
+        var safari = SafariMachine(platform: .macOS)
+        if let loadedAt { _ = safari.handle(.backgroundStarted(incarnation: incarnation), now: loadedAt) }
+        if let alarm { _ = safari.handle(.backgroundFinished(incarnation: incarnation, [.machine(.setAlarm(at: alarm))]), now: alarm - SafariMachine.alarmMinimum) }
+        return safari
+    }
+
     @Test func theIdleUnloadFallsDue30SecondsAfterTheLastWake() throws {
-        var clock = Scheduler(now: 1_000_000)
-        clock.lastWake = 1_000_000
-        #expect(clock.nextDue(before: 1_029_999, background: 1, frozen: false) == nil)
-        let due = try #require(clock.nextDue(before: 1_100_000, background: 1, frozen: false))
-        #expect(due.at == 1_030_000 && due.due == .idleUnload)
-        #expect(clock.nextDue(before: 1_100_000, background: nil, frozen: false) == nil, "nothing to unload")
+        let clock = Scheduler(now: 1_000_000)
+        let safari = safari(loadedAt: 1_000_000)
+        #expect(clock.nextDue(before: 1_029_999, background: 1, frozen: false, safari: safari) == nil)
+        let due = try #require(clock.nextDue(before: 1_100_000, background: 1, frozen: false, safari: safari))
+        #expect(due.at == 1_030_000 && due.due == .safari(.idleUnload))
+        #expect(clock.nextDue(before: 1_100_000, background: nil, frozen: false, safari: SafariMachine(platform: .macOS)) == nil, "nothing to unload")
     }
 
     @Test func aFrozenBackgroundsIdleUnloadTimersAndAlarmWaitButAHeldBackReplyDoesNot() throws {
         var clock = Scheduler(now: 0)
         clock.timers[.init(incarnation: 1, request: 1)] = 5_000
-        clock.alarm = 1_000
         clock.delayedReplies = [(at: 2_000, work: .appInput(.launched))]
-        let due = try #require(clock.nextDue(before: 60_000, background: 1, frozen: true))
+        let due = try #require(clock.nextDue(before: 60_000, background: 1, frozen: true, safari: safari(loadedAt: 0, alarm: 1_000)))
         #expect(due.at == 2_000 && due.due == .delayedReply(index: 0))
     }
 
     @Test func atOneInstantTheIdleUnloadThenTimersByRequestThenRepliesThenTheAlarm() throws {
         var clock = Scheduler(now: 0)
-        clock.lastWake = -30_000 + 10_000
+        var safari = safari(loadedAt: -30_000 + 10_000, alarm: 10_000)
         clock.timers[.init(incarnation: 1, request: 10)] = 10_000
         clock.timers[.init(incarnation: 1, request: 9)] = 10_000
         clock.delayedReplies = [(at: 10_000, work: .appInput(.launched))]
-        clock.alarm = 10_000
         var order: [Scheduler.Due] = []
-        while let (at, due) = clock.nextDue(before: 20_000, background: 1, frozen: false) {
+        while let (at, due) = clock.nextDue(before: 20_000, background: 1, frozen: false, safari: safari) {
             #expect(at == 10_000)
             order.append(due)
             switch due {
-            case .idleUnload: clock.lastWake = 100_000
+            case .safari(let due):
+                for case .killBackground(_, let stop) in safari.handle(.timeReached(due), now: at) {
+                    _ = safari.handle(.backgroundDied(incarnation: 1, stop: stop), now: at)
+                }
             case .nativeTimeout(let timer): clock.timers[timer] = nil
             case .delayedReply(let index): clock.delayedReplies.remove(at: index)
-            case .alarm: clock.alarm = nil
             }
         }
-        #expect(order == [.idleUnload, .nativeTimeout(.init(incarnation: 1, request: 9)), .nativeTimeout(.init(incarnation: 1, request: 10)),
-                          .delayedReply(index: 0), .alarm])
-    }
-
-    @Test func aRecentlyUsedPortPostponesTheUnloadTo30SecondChecksUntil2MinutesHavePassed() {
-        var clock = Scheduler(now: 0)
-        clock.lastWake = 10_000
-        #expect(clock.unloadTime(of: 1) == 40_000)
-        clock.nativePort = .init(incarnation: 1, lastActivity: 0)
-        // Checks at 40, 70 and 100 s find the port used less than 120 s ago; 130 s does not.
-        #expect(clock.unloadTime(of: 1) == 130_000)
-        #expect(clock.unloadTime(of: 2) == 40_000, "another incarnation's port holds nothing")
-        clock.lastWake = 200_000
-        #expect(clock.unloadTime(of: 1) == 230_000, "an old port holds nothing")
+        #expect(order == [.safari(.idleUnload), .nativeTimeout(.init(incarnation: 1, request: 9)), .nativeTimeout(.init(incarnation: 1, request: 10)),
+                          .delayedReply(index: 0), .safari(.alarm(SafariMachine.decisionAlarm))])
     }
 
     @Test func onlyTheLoadedIncarnationsTimersFire() {
         var clock = Scheduler(now: 0)
-        clock.lastWake = 0
         clock.timers[.init(incarnation: 1, request: 1)] = 5_000
-        #expect(clock.nextDue(before: 10_000, background: 2, frozen: false) == nil)
+        #expect(clock.nextDue(before: 10_000, background: 2, frozen: false, safari: safari(loadedAt: 0, incarnation: 2)) == nil)
     }
 
     @Test func somethingOverdueFallsDueNowAndTimeNeverRunsBackwards() throws {
-        var clock = Scheduler(now: 50_000)
-        clock.alarm = 10_000
-        let due = try #require(clock.nextDue(before: 60_000, background: nil, frozen: false))
-        #expect(due.at == 50_000 && due.due == .alarm)
+        let clock = Scheduler(now: 50_000)
+        let due = try #require(clock.nextDue(before: 60_000, background: nil, frozen: false, safari: safari(alarm: 40_000)))
+        #expect(due.at == 50_000 && due.due == .safari(.alarm(SafariMachine.decisionAlarm)))
     }
 
     @Test func workForABusyProcessOrOfADeferredKindWaitsAndStopBeforeLeavesItQueued() {

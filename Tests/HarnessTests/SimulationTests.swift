@@ -321,7 +321,7 @@ struct SimulationTests {
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.settle()
         #expect(simulation.trace.lines.contains { $0.hasSuffix("safari background keeps dying; tabs stop asking") })
-        #expect(simulation.trace.lines.filter { $0.contains("died unexpectedly") }.count == Simulation.wakesBeforeGivingUp + 1)
+        #expect(simulation.trace.lines.filter { $0.contains("died unexpectedly") }.count == SafariMachine.wakesBeforeGivingUp + 1)
     }
 
     @Test func bothTransportsGiveTheSameTrace() throws {
@@ -401,7 +401,7 @@ struct SimulationTests {
         let (simulation, folder) = try simulation(.macOS, .inProcess, shared: Self.base)
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.handlerBehaviour = .hung
-        for _ in 1...Simulation.maximumActiveNativeRequests { simulation.legacyMessage(.getEnabled) }
+        for _ in 1...SafariMachine.maximumActiveNativeRequests { simulation.legacyMessage(.getEnabled) }
         #expect(simulation.handlerSpawns == 150)
         #expect(!simulation.trace.lines.contains { $0.contains("refused a native request") })
         simulation.legacyMessage(.getEnabled)

@@ -1,0 +1,230 @@
+import ProcessKit
+import SiteSettings
+
+/// The background's life as Safari plays it: which events wake it and which reach it, what
+/// Safari does with its directives, its death, its native requests and its alarms.
+extension SafariMachine {
+    // MARK: - Events
+
+    /// An event comes up for the background. A frozen background takes nothing until it thaws.
+    /// An unloaded one is started for an event that wakes it, if the profile's extension
+    /// listens for it; what does not wake it (a storage completion, a native reply, a timeout,
+    /// a port message) finds no background and is dropped. A loaded one loses an event that
+    /// arrives before its listener exists.
+    mutating func eventDue(_ event: ExtensionWire.Event, now: EpochMillis, _ effects: inout [Effect]) {
+        if isBackgroundFrozen {
+            held.append(event)
+            return
+        }
+        guard let loaded else {
+            guard let listener = event.listener else {
+                effects.append(.note("\(event.name) dropped: no background is loaded"))
+                return
+            }
+            if let saved = savedListeners[profile], !saved.contains(listener) {
+                // Safari wakes a background only for an event it listens for
+                // (`wakeUpBackgroundContentIfNecessaryToFireEvents`).
+                counts.droppedForWantOfAListener += 1
+                effects.append(.note("\(event.name) wakes nothing: the background does not listen for \(listener.rawValue)"))
+                return
+            }
+            effects.append(.startBackground(.started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS)))
+            effects.append(.redispatch(event))
+            return
+        }
+        if let listener = event.listener, !registeredListeners.contains(listener) {
+            // An event that arrives before its listener exists is lost; it re-arms nothing.
+            counts.droppedForWantOfAListener += 1
+            effects.append(.note("\(event.name) lost: background#\(loaded) has no \(listener.rawValue) listener"))
+            return
+        }
+        if event.listener != nil { lastWake = now }
+        if event.isFromThePopup {
+            if case .popupOpened = event {
+                popupKnownTo = loaded
+            } else if let tab = popupTab, popupKnownTo != loaded {
+                // The popup stays open across an unload; a new background learns of it from the
+                // popup's next message, which names its tab.
+                effects.append(.announcePopup(.popupOpened(tab), then: event))
+                if let scope = popupScope, !event.isScopeChoice { effects.append(.announcePopup(.popupChoseScope(scope: scope), then: event)) }
+                popupKnownTo = loaded
+            }
+        }
+        if case .nativeReply = event {
+            // Counted as the background takes it: one held for a frozen background is not yet
+            // before anything (invariant 5, and a page's first decision).
+            nativeRepliesDelivered += 1
+        }
+        effects.append(.deliver(event))
+        switch event {
+        case .safariForeground: effects.append(.reconciliationPoint("Safari came to the front", invariant: 7))
+        case .tabActivated(let tab): effects.append(.reconciliationPoint("tab \(tab.rawValue) was activated", invariant: 7))
+        case .appMessage: effects.append(.reconciliationPoint("the app's change arrived on the port", invariant: 8))
+        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
+             .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReply, .nativeTimeout, .alarmFired:
+            break
+        }
+    }
+
+    /// The events held for a frozen background, taken to be handed over.
+    mutating func takeHeld() -> [ExtensionWire.Event] {
+        defer { held = [] }
+        return held
+    }
+
+    /// A page asks the background for its decision.
+    mutating func askForDecision(_ id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        guard let tab = tabs[id] else { return }
+        tabs[id]?.awaitingAnswer = true
+        if tab.waitingSince == nil { tabs[id]?.waitingSince = now }
+        effects.append(.dispatch(.tabRequestedDecision(id, url: tab.url, nativeDark: tab.nativeDark)))
+    }
+
+    // MARK: - Directives
+
+    /// What Safari does with one directive of background `incarnation`.
+    mutating func carryOut(_ directive: BackgroundMachine.Directive, from incarnation: Int, now: EpochMillis, _ effects: inout [Effect]) {
+        switch directive {
+        case .sendNative(let request, let message):
+            effects.append(.queueNativeRequest(NativeRequestID(incarnation: incarnation, request: request), message, profile: profile))
+        case .setTimer(.nativeTimeout(let request), let at):
+            effects.append(.setTimer(NativeRequestID(incarnation: incarnation, request: request), at: at))
+        case .cancelTimer(.nativeTimeout(let request)):
+            effects.append(.cancelTimer(NativeRequestID(incarnation: incarnation, request: request)))
+        case .listen(let events):
+            registeredListeners = Set(events)
+            savedListeners[profile] = Set(events)
+        case .connectNative:
+            // The port lives as long as this incarnation (WebKit disconnects a page's ports when
+            // it closes); opening it counts as port activity for the unload check.
+            nativePort = NativePort(incarnation: incarnation, lastActivity: now)
+        case .setAlarm(let at):
+            if at < now + alarmMinimum {
+                counts.alarmsRaisedToTheMinimum += 1
+                effects.append(.note("alarm raised to the minimum delay, \(alarmMinimum / 1000) s"))
+            }
+            alarms[Self.decisionAlarm] = Alarm(at: max(at, now + alarmMinimum), period: nil)
+        case .sendDecision(let tab, let decision):
+            effects.append(.decisionSent(tab))
+            if tabs[tab] == nil { effects.append(.note("tab \(tab.rawValue) is not open here: its decision is dropped")) }
+            apply(decision, to: tab, now: now)
+        case .showPopup(let view):
+            popup = view
+        case .popupAnswer(let number, let saved, let scope):
+            effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
+        case .loadStorage, .saveLocalStorage, .saveSessionStorage:
+            // The process does its storage work itself; these never travel.
+            effects.append(.note("unexpected storage directive", ExtensionWire.json(directive)))
+        }
+    }
+
+    // MARK: - Death
+
+    /// The background is gone. Its ports, listeners and freeze go with it; of the events held
+    /// for it, only those that would wake a new one are kept (a late reply or storage
+    /// completion was for this one). A tab whose answer was lost with it asks again, and Safari
+    /// wakes a new one, unless backgrounds keep dying before they finish anything.
+    mutating func backgroundDied(_ incarnation: Int, stop: BackgroundState, now: EpochMillis, _ effects: inout [Effect]) {
+        guard loaded == incarnation else { return }
+        loaded = nil
+        nativePort = nil
+        registeredListeners = []
+        frozenByUser = false
+        held.removeAll { $0.listener == nil }
+        if !isBackgroundFrozen, !held.isEmpty {
+            // They were sent before anything that follows: they go first, in their order.
+            effects.append(.dispatchFirst(takeHeld()))
+        }
+        lastStop = stop
+        deathsInARow += 1
+        guard deathsInARow <= SafariMachine.wakesBeforeGivingUp else {
+            effects.append(.note("background keeps dying; tabs stop asking"))
+            return
+        }
+        for id in tabs.keys.sorted() where tabs[id]!.awaitingAnswer {
+            effects.append(.note("tab \(id.rawValue) asks again"))
+            // Its question died with the background (a fault the scenario chose): the new
+            // one gets a whole timeout to answer it.
+            tabs[id]?.waitingSince = now
+            askForDecision(id, now: now, &effects)
+        }
+    }
+
+    // MARK: - Native requests
+
+    /// Whether Safari takes one more native request: it refuses it at once while the most it
+    /// allows are in flight.
+    mutating func mayStartNativeRequest(_ effects: inout [Effect]) -> Bool {
+        guard requestsInFlight >= nativeRequestCap else { return true }
+        counts.requestsRefusedAtTheCap += 1
+        effects.append(.note("refused a native request: \(requestsInFlight) in flight"))
+        return false
+    }
+
+    // MARK: - Alarms
+
+    /// An alarm fires: a one-shot alarm is gone, a periodic one comes round again; the event
+    /// wakes the background if it listens for it (`fireAlarmsEventIfNeeded`).
+    mutating func alarmFired(_ name: String, _ effects: inout [Effect]) {
+        guard let alarm = alarms[name] else { return }
+        alarms[name] = alarm.period.map { Alarm(at: alarm.at + $0, period: $0) }
+        effects.append(.dispatch(.alarmFired))
+    }
+
+    /// Alarms live in Safari's memory only (WebKit keeps them in `m_alarmMap` and writes them
+    /// nowhere): quitting Safari, or losing power, drops every profile's. A background sets its
+    /// alarms again when it starts.
+    mutating func forgetAlarms() {
+        alarms = [:]
+        for name in putAway.keys { putAway[name]?.alarms = [:] }
+    }
+}
+
+extension ExtensionWire.Event {
+    /// The listener Safari dispatches it to, or nil for what is not an event: the load, a
+    /// storage completion, a native reply, the background's own timer, a message on its port.
+    /// Only an event with a listener wakes the background and re-arms its unload timer
+    /// (WebKit, `WebExtensionContext::wakeUpBackgroundContentIfNecessaryToFireEvents`).
+    var listener: BackgroundListener? {
+        switch self {
+        case .tabRequestedDecision, .tabNativeDarkChanged, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited,
+             .popupForgotSite, .popupPaused: .message
+        case .tabActivated: .tabActivated
+        case .tabClosed: .tabRemoved
+        case .safariForeground: .windowFocus
+        case .alarmFired: .alarm
+        case .started, .storageCompleted, .nativeReply, .nativeTimeout, .appMessage: nil
+        }
+    }
+
+    /// A message from the popup: a background that does not know the popup is open learns of
+    /// it first.
+    var isFromThePopup: Bool {
+        switch self {
+        case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
+        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
+             .appMessage, .appearanceChanged, .nativeReply, .nativeTimeout, .alarmFired: false
+        }
+    }
+
+    /// A native reply or the background's native timeout.
+    var isNativeExchange: Bool {
+        switch self {
+        case .nativeReply, .nativeTimeout: true
+        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
+             .appMessage, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
+             .popupPaused, .alarmFired: false
+        }
+    }
+
+    /// The event's name, as traces say it.
+    var name: String {
+        if case .string(let type)? = ExtensionWire.encode(self).objectValue?["type"] { return type }
+        return "event"
+    }
+
+    var isScopeChoice: Bool {
+        if case .popupChoseScope = self { return true }
+        return false
+    }
+}

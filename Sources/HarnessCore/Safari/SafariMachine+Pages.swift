@@ -1,0 +1,213 @@
+import ProcessKit
+import SiteSettings
+
+/// What the user sees and does: tabs in windows, profiles, Safari and the app coming and going.
+/// The rules of what is visible and what freezes the background live here.
+extension SafariMachine {
+    // MARK: - Tabs
+
+    /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there;
+    /// its content script asks for a decision.
+    mutating func openTab(_ id: TabID, url: String, nativeDark: Bool, window: Int?, now: EpochMillis, _ effects: inout [Effect]) {
+        let window = platform == .iOS ? 1 : (window ?? frontWindow)
+        tabs[id] = SafariTab(window: window, url: url, nativeDark: nativeDark, repliesAtLoad: nativeRepliesDelivered)
+        activeTabs[window] = id
+        frontWindow = window
+        effects.append(.note("tab \(id.rawValue) opened in profile \(profile), window \(window): \(url)"))
+        askForDecision(id, now: now, &effects)
+    }
+
+    /// The page loads again: its content script starts over, with no decision applied, and asks.
+    mutating func reloadTab(_ id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        guard let tab = tabs[id] else { return }
+        tabs[id]?.applied = nil
+        tabs[id]?.firstDecisionAt = nil
+        tabs[id]?.firstDecision = nil
+        tabs[id]?.nativeRepliesBeforeFirstDecision = nil
+        tabs[id]?.repliesAtLoad = nativeRepliesDelivered
+        effects.append(.note("tab \(id.rawValue) loads \(tab.url)"))
+        askForDecision(id, now: now, &effects)
+    }
+
+    /// The tab goes to another page: its content script starts over there and asks. The popup
+    /// follows its tab, with no scope chosen there yet.
+    mutating func navigateTab(_ id: TabID, to url: String, now: EpochMillis, _ effects: inout [Effect]) {
+        guard tabs[id] != nil else { return }
+        tabs[id]?.url = url
+        if popupTab == id { popupScope = nil }
+        reloadTab(id, now: now, &effects)
+    }
+
+    /// Makes the tab active in its window and its window the front one (`tabs.onActivated`).
+    mutating func activateTab(_ id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        guard let tab = tabs[id] else { return }
+        activeTabs[tab.window] = id
+        frontWindow = tab.window
+        effects.append(.dispatch(.tabActivated(id)))
+        askForDecision(id, now: now, &effects)
+    }
+
+    /// Closes the tab; its window shows another of its tabs, if it has one (`tabs.onRemoved`).
+    mutating func closeTab(_ id: TabID, _ effects: inout [Effect]) {
+        guard let tab = tabs.removeValue(forKey: id) else { return }
+        if activeTabs[tab.window] == id {
+            activeTabs[tab.window] = tabs.filter { $0.value.window == tab.window }.keys.sorted().first
+        }
+        effects.append(.note("tab \(id.rawValue) closed"))
+        effects.append(.dispatch(.tabClosed(id)))
+    }
+
+    /// The content script applied a decision the background sent.
+    mutating func apply(_ decision: Decision, to id: TabID, now: EpochMillis) {
+        guard let tab = tabs[id] else { return }
+        tabs[id]?.applied = decision
+        tabs[id]?.awaitingAnswer = false
+        tabs[id]?.waitingSince = nil
+        if tab.firstDecisionAt == nil {
+            tabs[id]?.firstDecisionAt = now
+            tabs[id]?.firstDecision = decision
+            tabs[id]?.nativeRepliesBeforeFirstDecision = nativeRepliesDelivered - tab.repliesAtLoad
+        }
+    }
+
+    // MARK: - Waits (what invariant 6 times)
+
+    /// Every page waiting for a decision waits from now (its wait was excused until now).
+    mutating func restartWaits(now: EpochMillis) {
+        for id in tabs.keys where tabs[id]?.waitingSince != nil { tabs[id]?.waitingSince = now }
+    }
+
+    /// The page's wait, if it waits, starts again now.
+    mutating func restartWait(of id: TabID, now: EpochMillis) {
+        if tabs[id]?.waitingSince != nil { tabs[id]?.waitingSince = now }
+    }
+
+    /// The page's wait is over without an answer (invariant 6 reported it).
+    mutating func endWait(of id: TabID) { tabs[id]?.waitingSince = nil }
+
+    // MARK: - Safari and the app
+
+    /// Safari comes to the front. On iOS the app leaves it; a Safari that was suspended fires
+    /// its overdue timers first (WebKit has no iOS app-state handling: they are run-loop timers
+    /// that fire late). Its background, unless the user froze it, takes what waited for it.
+    mutating func safariCameToForeground(now: EpochMillis, _ effects: inout [Effect]) {
+        if platform == .iOS && appInForeground { suspendApp(&effects) }
+        if !safariInForeground {
+            safariInForeground = true
+            if platform == .iOS {
+                effects.append(.fireOverdueTimers)
+                return
+            }
+            if !frozenByUser { effects.append(.thawBackground(traced: false, held: takeHeld())) }
+        }
+        reachedTheFront(now: now, &effects)
+    }
+
+    /// After the overdue timers of a return on iOS.
+    mutating func resumeAfterReturn(now: EpochMillis, _ effects: inout [Effect]) {
+        if !frozenByUser { effects.append(.thawBackground(traced: true, held: takeHeld())) }
+        reachedTheFront(now: now, &effects)
+    }
+
+    /// Safari in front tells the background (`windows.onFocusChanged`) and every visible page asks.
+    private mutating func reachedTheFront(now: EpochMillis, _ effects: inout [Effect]) {
+        effects.append(.dispatch(.safariForeground))
+        for id in visibleTabs { askForDecision(id, now: now, &effects) }
+    }
+
+    /// On iOS, Safari in the background freezes the background and its timers.
+    mutating func safariWentToBackground(_ effects: inout [Effect]) {
+        let wasFrozen = isBackgroundFrozen
+        safariInForeground = false
+        if platform == .iOS { effects.append(.freezeBackground(traced: !wasFrozen)) }
+    }
+
+    /// The app leaves the front (the user, or Safari taking the front on iOS).
+    mutating func suspendApp(_ effects: inout [Effect]) {
+        if appInForeground { effects.append(.suspendApp) }
+        appInForeground = false
+    }
+
+    /// Safari quits: its background is killed.
+    mutating func safariQuit(_ effects: inout [Effect]) {
+        if loaded != nil { effects.append(.killBackground(reason: "safari restart", stop: .unloaded)) }
+    }
+
+    /// Safari starts again: what lived in its memory is gone (events held for a frozen
+    /// background, `storage.session`, alarms, native requests), and every page asks again.
+    mutating func safariLaunched(now: EpochMillis, _ effects: inout [Effect]) {
+        loaded = nil
+        lastStop = .unloaded
+        if !held.isEmpty { effects.append(.note("restart drops \(held.count) events held for the frozen background")) }
+        held = []
+        frozenByUser = false
+        if platform == .iOS { suspendApp(&effects) }
+        effects.append(.dropSessionStorage)
+        forgetAlarms()
+        forgetNativeRequests()
+        safariInForeground = true
+        for id in tabs.keys.sorted() { askForDecision(id, now: now, &effects) }
+    }
+
+    /// Native requests end with Safari.
+    mutating func forgetNativeRequests() {
+        activeNativeRequests = []
+        hungLegacyRequests = 0
+    }
+
+    /// The power failed and the device started again: every process is gone with Safari's
+    /// memory; Safari restores its tabs and each page loads and asks afresh.
+    mutating func powerLost(now: EpochMillis, _ effects: inout [Effect]) {
+        loaded = nil
+        nativePort = nil
+        registeredListeners = []
+        lastStop = .unloaded
+        appInForeground = false
+        held = []
+        frozenByUser = false
+        deathsInARow = 0
+        forgetPopup()
+        effects.append(.dropSessionStorage)
+        forgetAlarms()
+        forgetNativeRequests()
+        safariInForeground = true
+        // Every question died with its background: each page's wait starts again with its reload.
+        for id in tabs.keys.sorted() {
+            if tabs[id]?.waitingSince != nil { tabs[id]?.waitingSince = now }
+            reloadTab(id, now: now, &effects)
+        }
+    }
+
+    // MARK: - Profiles
+
+    /// The front profile's extension instance is unloaded, and its tabs and popup go out of sight.
+    mutating func profileLeftFront(_ effects: inout [Effect]) {
+        if loaded != nil { effects.append(.killBackground(reason: "profile \(profile) left the front", stop: .unloaded)) }
+    }
+
+    /// Another profile comes to the front: its tabs come back (each visible page asks), over
+    /// its own extension storage, with the alarms it had.
+    mutating func profileCameToFront(_ name: String, now: EpochMillis, _ effects: inout [Effect]) {
+        loaded = nil
+        lastStop = .unloaded
+        held = []
+        frozenByUser = false
+        forgetPopup()
+        putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms)
+        let restored = putAway.removeValue(forKey: name) ?? PutAway(tabs: [:], activeTabs: [:], frontWindow: 1, alarms: [:])
+        (tabs, activeTabs, frontWindow, alarms) = (restored.tabs, restored.activeTabs, restored.frontWindow, restored.alarms)
+        profile = name
+        profiles.insert(name)
+        effects.append(.note("profile \(name) in front"))
+        // Its pages waited out of sight: their waits start again now.
+        restartWaits(now: now)
+        for id in visibleTabs { askForDecision(id, now: now, &effects) }
+    }
+
+    /// The popup is gone with what it showed (its profile left the front, the power failed).
+    mutating func forgetPopup() {
+        popupTab = nil
+        popupScope = nil
+        popup = nil
+    }
+}

@@ -1,0 +1,447 @@
+import ProcessKit
+import SiteSettings
+
+/// Safari and the operating system around the extension, as a value: what they show (tabs,
+/// windows, profiles, the popup, the appearance, which app is in front) and the rules WebKit
+/// plays for the background (when it loads and unloads, which events wake it, its listeners,
+/// ports, alarms and native requests). Each input is something that happened, with the time it
+/// happened; `handle` returns the complete list of effects for a shell to carry out in order.
+/// It never reads a clock, a file or a random source, and starts nothing itself: the
+/// simulation drives it on virtual time and the soak on the wall clock.
+///
+/// Processes are the shell's: an effect asks it to start, kill, freeze or hand an event to the
+/// background, or to start a handler, and what came of it returns as an input
+/// (`backgroundStarted`, `backgroundFinished`, `backgroundDied`, `replyArrived`, ...).
+public struct SafariMachine: Sendable {
+    public typealias Platform = Simulation.Platform
+
+    /// Something that happened, for Safari to act on.
+    public enum Input: Equatable, Sendable {
+        // MARK: The user and the operating system
+        case tabOpened(TabID, url: String, nativeDark: Bool, window: Int?)
+        case tabReloaded(TabID)
+        case tabNavigated(TabID, url: String)
+        case tabActivated(TabID)
+        case tabClosed(TabID)
+        /// The content script detected (or stopped detecting) a native dark theme.
+        case nativeDarkDetected(TabID, Bool)
+        case appearanceChanged(Appearance)
+        case popupOpened(TabID)
+        case popupScopeChosen(String)
+        /// A change in the popup, with the number the harness gave it.
+        case popupEdited(set: SiteValues, reset: [SiteField], edit: Int)
+        case popupForgotSite(edit: Int)
+        case popupPaused(until: EpochMillis)
+        case popupClosed
+        case safariCameToForeground
+        /// Every timer that fell due while iOS Safari was suspended has fired (the shell's
+        /// answer to `fireOverdueTimers`).
+        case overdueTimersFired
+        case safariWentToBackground
+        /// Safari quits: its background goes, and with it what lives in its memory.
+        case safariQuit
+        /// Safari starts again and restores its tabs.
+        case safariLaunched
+        /// The front profile's window goes away; `profileCameToFront` follows.
+        case profileLeftFront
+        case profileCameToFront(String)
+        case appCameToForeground
+        case appWentToBackground
+        case appQuit
+        case backgroundUnloadRequested
+        case backgroundKillRequested
+        case backgroundFrozenByUser
+        case backgroundThawedByUser
+        /// The power failed: every process is gone, with Safari's memory.
+        case powerLost
+
+        // MARK: Time
+        case timeReached(Due)
+
+        // MARK: The processes
+        /// An event Safari queued (`dispatch`) comes up for the background.
+        case eventDue(ExtensionWire.Event)
+        /// The app's message, sent on the native port of background `incarnation`, arrives.
+        case portMessageDue(incarnation: Int)
+        case storageCompleted(incarnation: Int, token: Int)
+        case backgroundStarted(incarnation: Int)
+        /// The background finished an input with these directives.
+        case backgroundFinished(incarnation: Int, [ExtensionWire.Output])
+        /// The background process is gone; `stop` says how the scenario sees it (an unload, a kill).
+        case backgroundDied(incarnation: Int, stop: BackgroundState)
+        /// The popup's announcement to a background that did not know of it was cut short: the
+        /// background stopped at a yield point or died.
+        case popupAnnouncementInterrupted
+        /// A native request the background sent comes up: Safari starts a handler for it or refuses it.
+        case nativeRequestDue(NativeRequestID, NativeRequest, profile: String)
+        /// The first version's extension sends a native message straight to a handler.
+        case legacyRequestSent(NativeRequest)
+        /// A request of the first version's extension will never be answered (a hung handler).
+        case legacyRequestHung
+        /// The handler serving a request ended without answering: Safari rejects the request.
+        case handlerEndedWithoutAnswer(NativeRequestID)
+        /// The answer to a request (the handler's, or what stood in for it) arrives.
+        case replyArrived(NativeRequestID, JSONValue)
+    }
+
+    /// What Safari's timers fire.
+    public enum Due: Equatable, Sendable {
+        /// The unload check, 30 s after the background was last woken.
+        case idleUnload
+        case alarm(String)
+    }
+
+    /// What the shell carries out, in order.
+    public enum Effect: Equatable, Sendable {
+        /// A line of Safari's in the trace, with a message when it quotes one.
+        case note(String, JSONValue? = nil)
+        /// Queue an event for the background; it comes back as `eventDue` in its turn.
+        case dispatch(ExtensionWire.Event)
+        /// Put events back before everything queued, in this order.
+        case dispatchFirst([ExtensionWire.Event])
+        /// Start the front profile's background and hand it this `started` event; report
+        /// `backgroundStarted`, then its directives. If it cannot start, skip the effects that follow.
+        case startBackground(ExtensionWire.Event)
+        /// After `startBackground`: offer the event again to the background now loaded, or put
+        /// it back first in the queue while that background waits at a yield point.
+        case redispatch(ExtensionWire.Event)
+        /// Hand the popup's opening (or its scope) to a background that does not know of it. If
+        /// the background then waits at a yield point or is gone, put `then` back first in the
+        /// queue, report `popupAnnouncementInterrupted`, and skip the effects that follow.
+        case announcePopup(ExtensionWire.Event, then: ExtensionWire.Event)
+        /// Hand the event to the loaded background.
+        case deliver(ExtensionWire.Event)
+        /// Kill the background process (an unload is a kill it gets no notice of); report
+        /// `backgroundDied` with `stop`.
+        case killBackground(reason: String, stop: BackgroundState)
+        /// Stop the background process (SIGSTOP); `traced` when the trace should say so.
+        case freezeBackground(traced: Bool)
+        /// Let it go on (SIGCONT), hand it the events held for it, and let what waited go on.
+        case thawBackground(traced: Bool, held: [ExtensionWire.Event])
+        /// Fire every timer that fell due while Safari was suspended, in order, then report
+        /// `overdueTimersFired`.
+        case fireOverdueTimers
+        /// The app leaves the front: it is suspended.
+        case suspendApp
+        /// `storage.session` is gone for every profile.
+        case dropSessionStorage
+        /// Queue the completion of a storage operation of background `incarnation`.
+        case completeStorage(incarnation: Int, token: Int)
+        /// Queue a native request; it comes back as `nativeRequestDue` in its turn.
+        case queueNativeRequest(NativeRequestID, NativeRequest, profile: String)
+        /// Start a handler process for the request.
+        case startHandler(NativeRequestID, NativeRequest, profile: String)
+        /// Start a handler for the first version's extension's message.
+        case startLegacyHandler(NativeRequest)
+        /// Queue an answer Safari gives in the handler's place.
+        case queueReply(NativeRequestID, JSONValue)
+        /// The background's own timer (JavaScript's `setTimeout`), set or cancelled.
+        case setTimer(NativeRequestID, at: EpochMillis)
+        case cancelTimer(NativeRequestID)
+        /// The background sent the tab a decision (shown by the tab, if it is open here).
+        case decisionSent(TabID)
+        /// The background answered a popup change.
+        case popupAnswered(edit: Int, saved: Bool?, scope: ScopeKey?)
+        /// The background reached a reconciliation point (invariants 7 and 8 time it).
+        case reconciliationPoint(String, invariant: Int)
+    }
+
+    /// One background incarnation's native request.
+    public struct NativeRequestID: Hashable, Comparable, Sendable {
+        public var incarnation: Int
+        public var request: Int
+        public init(incarnation: Int, request: Int) {
+            self.incarnation = incarnation
+            self.request = request
+        }
+        public static func < (a: Self, b: Self) -> Bool { (a.incarnation, a.request) < (b.incarnation, b.request) }
+    }
+
+    /// An alarm, as `alarms.create` makes it: at a time, once or every `period`.
+    public struct Alarm: Equatable, Sendable {
+        public var at: EpochMillis
+        public var period: EpochMillis?
+    }
+
+    /// How often each rule bit (the soak prints these).
+    public struct RuleCounts: Equatable, Sendable {
+        /// Events that woke nothing or were lost: the background does not listen for them.
+        public var droppedForWantOfAListener = 0
+        /// Alarms asked for sooner than the minimum and raised to it.
+        public var alarmsRaisedToTheMinimum = 0
+        /// Native requests refused while the most Safari allows were in flight.
+        public var requestsRefusedAtTheCap = 0
+    }
+
+    /// A background's port to the native app, and when it last opened or posted on it.
+    public struct NativePort: Equatable, Sendable {
+        public var incarnation: Int
+        public var lastActivity: EpochMillis
+    }
+
+    // MARK: - Constants (WebKit's, each cited where it is used)
+
+    public static let defaultProfile = "default"
+    /// Safari unloads a non-persistent background this long after it was last woken (WebKit,
+    /// `WebExtensionContext::scheduleBackgroundContentToUnload`: `delayBeforeUnloading`, 30 s,
+    /// on macOS and iOS alike).
+    public static let idleUnload: EpochMillis = 30_000
+    /// Safari postpones an unload, 30 s at a time, while the background holds an open port it
+    /// opened or posted on less than this long ago (WebKit,
+    /// `WebExtensionContext::unloadBackgroundContentIfPossible`: `delayForInactivePorts`;
+    /// `m_lastBackgroundPortActivityTime` is set only by the background's own `addPorts` and
+    /// `portPostMessage`, never by messages arriving on the port).
+    public static let portKeepAlive: EpochMillis = 120_000
+    /// How many native requests Safari lets be in flight at once, across every extension; it
+    /// refuses one more at once (WebKit, `WebExtensionContext::sendNativeMessage`:
+    /// `maximumActiveRequestCount`, "too many active native message requests").
+    public static let maximumActiveNativeRequests = 150
+    /// The shortest delay Safari allows an alarm: shorter delays and periods are raised to it
+    /// (WebKit, `WebExtensionAPIAlarms.cpp` `createAlarm` with `webExtensionMinimumAlarmInterval`,
+    /// 30 s; the older `WebExtensionAPIAlarmsCocoa.mm` enforced 1 minute).
+    public static let alarmMinimum: EpochMillis = 30_000
+    /// Backgrounds that may die in a row without finishing an input before tabs stop asking.
+    public static let wakesBeforeGivingUp = 3
+    /// The name of the alarm the reference background sets (it has one, for the next change
+    /// a time brings: a schedule boundary, a pause's end).
+    public static let decisionAlarm = "next-change"
+
+    /// What Safari answers a request whose native extension ended without a reply: it rejects
+    /// the request's promise (`requestInterruptionBlock`). Safari's own message, not one a
+    /// handler can send.
+    public static let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
+                                                    "message": .string("the native extension ended without an answer")])
+    /// What Safari answers a request it refuses because too many are in flight.
+    public static let tooManyRequests = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
+                                                          "message": .string("there are too many active native message requests")])
+
+    // MARK: - Settings
+
+    public let platform: Platform
+    /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
+    public var alarmMinimum = SafariMachine.alarmMinimum
+    /// How many native requests may be in flight at once.
+    public var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
+
+    // MARK: - What Safari shows
+
+    public internal(set) var tabs: [TabID: SafariTab] = [:]
+    /// The active tab of each window.
+    public internal(set) var activeTabs: [Int: TabID] = [:]
+    /// The window in front.
+    public internal(set) var frontWindow = 1
+    /// The Safari profile in front. Each runs its own instance of the extension with its own
+    /// storage, tabs and popup; the app and the App Group container are shared.
+    public internal(set) var profile: String
+    /// Every profile shown so far, and what those not in front keep.
+    public internal(set) var profiles: Set<String>
+    var putAway: [String: PutAway] = [:]
+    public internal(set) var appearance = Appearance.light
+    public internal(set) var safariInForeground = true
+    public internal(set) var appInForeground = false
+    /// The tab the open popup belongs to, the scope the user chose in it, and the background
+    /// incarnation that was told it is open.
+    public internal(set) var popupTab: TabID?
+    public internal(set) var popupScope: String?
+    var popupKnownTo: Int?
+    /// What the popup shows now.
+    public internal(set) var popup: PopupView?
+
+    // MARK: - The background
+
+    /// The front profile's loaded background, by incarnation.
+    public internal(set) var loaded: Int?
+    /// How the front profile's background last stopped, while none is loaded.
+    public internal(set) var lastStop = BackgroundState.unloaded
+    /// The user froze the background (SIGSTOP).
+    public internal(set) var frozenByUser = false
+    /// Events for a frozen background, delivered when it thaws.
+    var held: [ExtensionWire.Event] = []
+    /// The events each profile's extension listens for, as Safari keeps them across wakes and
+    /// restarts (WebKit persists them as `BackgroundContentEventListeners`), and what the
+    /// loaded background has registered since it started.
+    public internal(set) var savedListeners: [String: Set<BackgroundListener>] = [:]
+    public internal(set) var registeredListeners: Set<BackgroundListener> = []
+    /// When the loaded background was last woken: loaded, or handed an event it listens for.
+    /// Safari's unload timer is re-armed only then (WebKit,
+    /// `WebExtensionContext::wakeUpBackgroundContentIfNecessary` and
+    /// `performTasksAfterBackgroundContentLoads`), never by native replies, storage, its own
+    /// timers or messages arriving on a port.
+    public internal(set) var lastWake: EpochMillis = 0
+    /// The native port the loaded background holds, if any.
+    public internal(set) var nativePort: NativePort?
+    /// The front profile's alarms, by name (Safari keeps them in memory only).
+    public internal(set) var alarms: [String: Alarm] = [:]
+    /// Native requests in flight (a reply held back or withheld keeps its request in flight),
+    /// and the first version's requests a hung handler never answered.
+    var activeNativeRequests: Set<NativeRequestID> = []
+    var hungLegacyRequests = 0
+    /// Native replies delivered to any background so far (to count those before a first decision).
+    public internal(set) var nativeRepliesDelivered = 0
+    /// Backgrounds that died in a row without finishing an input.
+    public internal(set) var deathsInARow = 0
+    public internal(set) var counts = RuleCounts()
+
+    /// A profile's tabs and alarms while another is in front.
+    struct PutAway: Sendable {
+        var tabs: [TabID: SafariTab]
+        var activeTabs: [Int: TabID]
+        var frontWindow: Int
+        var alarms: [String: Alarm]
+    }
+
+    public init(platform: Platform, profile: String = SafariMachine.defaultProfile) {
+        self.platform = platform
+        self.profile = profile
+        profiles = [profile]
+    }
+
+    // MARK: - Reading
+
+    /// The active tab of the window in front.
+    public var activeTab: TabID? { activeTabs[frontWindow] }
+
+    /// The tabs a user sees: on macOS the active tab of every window, on iOS the one in front.
+    public var visibleTabs: [TabID] {
+        switch platform {
+        case .macOS: activeTabs.keys.sorted().compactMap { activeTabs[$0] }
+        case .iOS: activeTab.map { [$0] } ?? []
+        }
+    }
+
+    /// The background takes nothing and its timers stop: the user froze it, or on iOS Safari is
+    /// not in front.
+    public var isBackgroundFrozen: Bool { frozenByUser || (platform == .iOS && !safariInForeground) }
+
+    /// The earliest alarm of the front profile, if one is set.
+    public var nextAlarm: (name: String, at: EpochMillis)? {
+        alarms.min { ($0.value.at, $0.key) < ($1.value.at, $1.key) }.map { ($0.key, $0.value.at) }
+    }
+
+    /// Native requests in flight, the first version's included.
+    public var requestsInFlight: Int { activeNativeRequests.count + hungLegacyRequests }
+
+    /// When Safari unloads the loaded background if nothing wakes it first: at the first 30 s
+    /// check after its last wake at which no recently used port holds it.
+    public var unloadTime: EpochMillis? {
+        guard let loaded else { return nil }
+        var at = lastWake + Self.idleUnload
+        if let port = nativePort, port.incarnation == loaded, at < port.lastActivity + Self.portKeepAlive {
+            let checks = (port.lastActivity + Self.portKeepAlive - lastWake + Self.idleUnload - 1) / Self.idleUnload
+            at = lastWake + checks * Self.idleUnload
+        }
+        return at
+    }
+
+    // MARK: - Inputs
+
+    /// Acts on what happened at `now`; returns everything the shell must do, in order.
+    public mutating func handle(_ input: Input, now: EpochMillis) -> [Effect] {
+        var effects: [Effect] = []
+        switch input {
+        case .tabOpened(let id, let url, let nativeDark, let window):
+            openTab(id, url: url, nativeDark: nativeDark, window: window, now: now, &effects)
+        case .tabReloaded(let id): reloadTab(id, now: now, &effects)
+        case .tabNavigated(let id, let url): navigateTab(id, to: url, now: now, &effects)
+        case .tabActivated(let id): activateTab(id, now: now, &effects)
+        case .tabClosed(let id): closeTab(id, &effects)
+        case .nativeDarkDetected(let id, let nativeDark):
+            guard tabs[id] != nil else { break }
+            tabs[id]?.nativeDark = nativeDark
+            effects.append(.dispatch(.tabNativeDarkChanged(id, nativeDark: nativeDark)))
+        case .appearanceChanged(let value):
+            appearance = value
+            // The content script reports it (`runtime.onMessage`): it wakes the background too.
+            effects.append(.dispatch(.appearanceChanged(value)))
+        case .popupOpened(let id):
+            popupTab = id
+            popupScope = nil
+            effects.append(.dispatch(.popupOpened(id)))
+        case .popupScopeChosen(let key):
+            popupScope = key
+            effects.append(.dispatch(.popupChoseScope(scope: key)))
+        case .popupEdited(let set, let reset, let edit):
+            effects.append(.dispatch(.popupEdited(set: set, reset: reset, message: edit, at: now)))
+        case .popupForgotSite(let edit):
+            effects.append(.dispatch(.popupForgotSite(message: edit, at: now)))
+        case .popupPaused(let until):
+            effects.append(.dispatch(.popupPaused(until: until)))
+        case .popupClosed:
+            // What the popup showed last stays on record.
+            popupTab = nil
+            popupScope = nil
+            effects.append(.dispatch(.popupClosed))
+        case .safariCameToForeground: safariCameToForeground(now: now, &effects)
+        case .overdueTimersFired: resumeAfterReturn(now: now, &effects)
+        case .safariWentToBackground: safariWentToBackground(&effects)
+        case .safariQuit: safariQuit(&effects)
+        case .safariLaunched: safariLaunched(now: now, &effects)
+        case .profileLeftFront: profileLeftFront(&effects)
+        case .profileCameToFront(let name): profileCameToFront(name, now: now, &effects)
+        case .appCameToForeground:
+            appInForeground = true
+            if platform == .iOS && safariInForeground { safariWentToBackground(&effects) }
+        case .appWentToBackground: suspendApp(&effects)
+        case .appQuit: appInForeground = false
+        case .backgroundUnloadRequested, .timeReached(.idleUnload):
+            if loaded != nil { effects.append(.killBackground(reason: "unloaded", stop: .unloaded)) }
+        case .backgroundKillRequested:
+            if loaded != nil { effects.append(.killBackground(reason: "killed", stop: .killed)) }
+        case .backgroundFrozenByUser:
+            let traced = !isBackgroundFrozen
+            frozenByUser = true
+            effects.append(.freezeBackground(traced: traced))
+        case .backgroundThawedByUser:
+            let wasFrozen = isBackgroundFrozen
+            frozenByUser = false
+            guard !isBackgroundFrozen else { break }
+            effects.append(.thawBackground(traced: wasFrozen, held: takeHeld()))
+        case .powerLost: powerLost(now: now, &effects)
+        case .timeReached(.alarm(let name)): alarmFired(name, &effects)
+        case .eventDue(let event): eventDue(event, now: now, &effects)
+        case .portMessageDue(let incarnation):
+            guard loaded == incarnation else {
+                effects.append(.note("the app's message dropped: background#\(incarnation)'s port closed"))
+                break
+            }
+            eventDue(.appMessage, now: now, &effects)
+        case .storageCompleted(let incarnation, let token):
+            if loaded == incarnation { eventDue(.storageCompleted(token: token), now: now, &effects) }
+        case .backgroundStarted(let incarnation):
+            loaded = incarnation
+            registeredListeners = []
+            // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
+            lastWake = now
+        case .backgroundFinished(let incarnation, let outputs):
+            deathsInARow = 0
+            for output in outputs {
+                switch output {
+                case .storagePending(let token): effects.append(.completeStorage(incarnation: incarnation, token: token))
+                case .machine(let directive): carryOut(directive, from: incarnation, now: now, &effects)
+                }
+            }
+        case .backgroundDied(let incarnation, let stop): backgroundDied(incarnation, stop: stop, now: now, &effects)
+        case .popupAnnouncementInterrupted: popupKnownTo = nil
+        case .nativeRequestDue(let id, let message, let profile):
+            if mayStartNativeRequest(&effects) {
+                activeNativeRequests.insert(id)
+                effects.append(.startHandler(id, message, profile: profile))
+            } else {
+                effects.append(.queueReply(id, Self.tooManyRequests))
+            }
+        case .legacyRequestSent(let message):
+            if mayStartNativeRequest(&effects) { effects.append(.startLegacyHandler(message)) }
+        case .legacyRequestHung: hungLegacyRequests += 1
+        case .handlerEndedWithoutAnswer(let id): effects.append(.queueReply(id, Self.rejection))
+        case .replyArrived(let id, let message):
+            activeNativeRequests.remove(id)
+            // A reply addressed to an earlier incarnation is dropped.
+            guard loaded == id.incarnation else {
+                effects.append(.note("dropped reply for background#\(id.incarnation)"))
+                break
+            }
+            eventDue(.nativeReply(request: id.request, message: message), now: now, &effects)
+        }
+        return effects
+    }
+}

@@ -1,0 +1,258 @@
+@testable import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// Safari's rules on their own: each input and the complete list of effects it gives, with no
+/// process started.
+struct SafariMachineTests {
+    private let t1 = TabID("t1"), t2 = TabID("t2")
+    private let url = "https://docs.example.com/"
+
+    /// A machine with a loaded background `incarnation` that registered `listeners`, at `now`.
+    private func loaded(_ platform: Simulation.Platform = .iOS, incarnation: Int = 1, listeners: [BackgroundListener] = BackgroundListener.allCases,
+                        now: EpochMillis = 0) -> SafariMachine {
+        var safari = SafariMachine(platform: platform)
+        #expect(safari.handle(.backgroundStarted(incarnation: incarnation), now: now) == [])
+        #expect(safari.handle(.backgroundFinished(incarnation: incarnation, [.machine(.listen(listeners))]), now: now) == [])
+        return safari
+    }
+
+    private func asks(_ tab: TabID, _ url: String) -> SafariMachine.Effect {
+        .dispatch(.tabRequestedDecision(tab, url: url, nativeDark: false))
+    }
+
+    /// A decision, told apart by the appearance it was made in.
+    private func decision(_ appearance: Appearance) -> Decision {
+        Resolver(document: SettingsDocument()).decide(url: url,
+                                                      context: DecisionContext(appearance: appearance, now: 0, utcOffsetMinutes: 0, pausedUntil: nil, pageIsNativelyDark: false))
+    }
+
+    // MARK: - Waking and listeners
+
+    @Test func aTabThatOpensAsksAndItsEventStartsAnUnloadedBackgroundThenComesAgain() {
+        var safari = SafariMachine(platform: .iOS)
+        #expect(safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 5) ==
+                [.note("tab t1 opened in profile default, window 1: \(url)"), asks(t1, url)])
+        let event = ExtensionWire.Event.tabRequestedDecision(t1, url: url, nativeDark: false)
+        #expect(safari.handle(.eventDue(event), now: 5) ==
+                [.startBackground(.started(appearance: .light, tabs: [t1: url])), .redispatch(event)])
+        _ = safari.handle(.backgroundStarted(incarnation: 1), now: 5)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.listen([.message]))]), now: 5)
+        #expect(safari.handle(.eventDue(event), now: 5) == [.deliver(event)])
+        #expect(safari.unloadTime == 30_005, "the load re-armed the unload timer")
+    }
+
+    @Test func anEventTheSavedListenersLackWakesNothingAndIsCounted() {
+        var safari = loaded(listeners: [.message])
+        _ = safari.handle(.backgroundUnloadRequested, now: 10)
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 10)
+        #expect(safari.handle(.eventDue(.tabActivated(t1)), now: 20) ==
+                [.note("tabActivated wakes nothing: the background does not listen for tabActivated")])
+        #expect(safari.counts.droppedForWantOfAListener == 1)
+    }
+
+    @Test func anEventBeforeItsListenerIsLostAndReArmsNothing() {
+        var safari = loaded(listeners: [.message])
+        #expect(safari.handle(.eventDue(.tabClosed(t1)), now: 20_000) == [.note("tabClosed lost: background#1 has no tabRemoved listener")])
+        #expect(safari.unloadTime == 30_000)
+        #expect(safari.handle(.eventDue(.appearanceChanged(.dark)), now: 20_000) == [.deliver(.appearanceChanged(.dark))])
+        #expect(safari.unloadTime == 50_000, "an event it listens for re-arms the timer")
+    }
+
+    @Test func whatIsNotAnEventFindsNoBackgroundAndIsDropped() {
+        var safari = SafariMachine(platform: .macOS)
+        #expect(safari.handle(.eventDue(.nativeTimeout(request: 3)), now: 0) == [.note("nativeTimeout dropped: no background is loaded")])
+        #expect(safari.handle(.storageCompleted(incarnation: 1, token: 2), now: 0) == [])
+        #expect(safari.handle(.portMessageDue(incarnation: 1), now: 0) == [.note("the app's message dropped: background#1's port closed")])
+    }
+
+    // MARK: - Freezing and iOS suspension
+
+    @Test func eventsForAFrozenBackgroundWaitForItsThaw() {
+        var safari = loaded(.macOS)
+        #expect(safari.handle(.backgroundFrozenByUser, now: 0) == [.freezeBackground(traced: true)])
+        #expect(safari.handle(.eventDue(.tabActivated(t1)), now: 0) == [])
+        #expect(safari.handle(.backgroundThawedByUser, now: 0) == [.thawBackground(traced: true, held: [.tabActivated(t1)])])
+    }
+
+    @Test func iOSSafariReturningFiresItsOverdueTimersBeforeTheBackgroundThaws() {
+        var safari = loaded(.iOS)
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        #expect(safari.handle(.safariWentToBackground, now: 0) == [.freezeBackground(traced: true)])
+        #expect(safari.handle(.eventDue(.alarmFired), now: 1) == [], "held for the frozen background")
+        #expect(safari.handle(.safariCameToForeground, now: 3_600_000) == [.fireOverdueTimers])
+        #expect(safari.handle(.overdueTimersFired, now: 3_600_000) ==
+                [.thawBackground(traced: true, held: [.alarmFired]), .dispatch(.safariForeground), asks(t1, url)])
+    }
+
+    @Test func theAppInFrontSendsIOSSafariToTheBackgroundButNotMacOSSafari() {
+        var ios = loaded(.iOS), mac = loaded(.macOS)
+        #expect(ios.handle(.appCameToForeground, now: 0) == [.freezeBackground(traced: true)])
+        #expect(mac.handle(.appCameToForeground, now: 0) == [])
+        #expect(ios.isBackgroundFrozen && !mac.isBackgroundFrozen)
+        #expect(ios.handle(.safariCameToForeground, now: 0) == [.suspendApp, .fireOverdueTimers])
+    }
+
+    // MARK: - The popup
+
+    @Test func aBackgroundThatDoesNotKnowTheOpenPopupLearnsOfItAndItsScopeFirst() {
+        var safari = loaded()
+        _ = safari.handle(.popupOpened(t1), now: 0)
+        _ = safari.handle(.popupScopeChosen(".example.com"), now: 0)
+        #expect(safari.handle(.eventDue(.popupOpened(t1)), now: 0) == [.deliver(.popupOpened(t1))])
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.machine(.listen([.message]))]), now: 0)
+        let edit = ExtensionWire.Event.popupPaused(until: 60_000)
+        #expect(safari.handle(.eventDue(edit), now: 0) ==
+                [.announcePopup(.popupOpened(t1), then: edit), .announcePopup(.popupChoseScope(scope: ".example.com"), then: edit), .deliver(edit)])
+        #expect(safari.handle(.eventDue(edit), now: 0) == [.deliver(edit)], "it knows now")
+        _ = safari.handle(.popupAnnouncementInterrupted, now: 0)
+        #expect(safari.handle(.eventDue(edit), now: 0).count == 3, "an announcement cut short is made again")
+    }
+
+    // MARK: - Directives
+
+    @Test func anAlarmSoonerThanTheMinimumIsRaisedToItAndFiresOnce() {
+        var safari = loaded(now: 100_000)
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 101_000))]), now: 100_000) ==
+                [.note("alarm raised to the minimum delay, 30 s")])
+        #expect(safari.nextAlarm?.at == 130_000 && safari.counts.alarmsRaisedToTheMinimum == 1)
+        #expect(safari.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 130_000) == [.dispatch(.alarmFired)])
+        #expect(safari.nextAlarm == nil)
+    }
+
+    @Test func aDecisionForATabNotOpenHereIsDroppedAndOneForAnOpenTabIsShown() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t2, decision(.light)))]), now: 1) ==
+                [.decisionSent(t2), .note("tab t2 is not open here: its decision is dropped")])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.storagePending(token: 4), .machine(.sendDecision(t1, decision(.dark)))]), now: 2) ==
+                [.completeStorage(incarnation: 1, token: 4), .decisionSent(t1)])
+        #expect(safari.tabs[t1]?.applied == decision(.dark) && safari.tabs[t1]?.waitingSince == nil)
+    }
+
+    @Test func theBackgroundsTimersAndRequestsAreItsIncarnations() {
+        var safari = loaded(incarnation: 3)
+        let message = NativeRequest.getSnapshot(known: nil)
+        let id = SafariMachine.NativeRequestID(incarnation: 3, request: 1)
+        #expect(safari.handle(.backgroundFinished(incarnation: 3, [.machine(.sendNative(request: 1, message)),
+                                                                   .machine(.setTimer(.nativeTimeout(1), at: 5_000))]), now: 0) ==
+                [.queueNativeRequest(id, message, profile: "default"), .setTimer(id, at: 5_000)])
+    }
+
+    // MARK: - Native requests
+
+    @Test func requestsBeyondTheCapAreRefusedAtOnceAndOneEndingMakesRoom() {
+        var safari = loaded()
+        safari.nativeRequestCap = 2
+        let message = NativeRequest.getSnapshot(known: nil)
+        let ids = (1...3).map { SafariMachine.NativeRequestID(incarnation: 1, request: $0) }
+        #expect(safari.handle(.nativeRequestDue(ids[0], message, profile: "default"), now: 0) == [.startHandler(ids[0], message, profile: "default")])
+        #expect(safari.handle(.legacyRequestSent(.getEnabled), now: 0) == [.startLegacyHandler(.getEnabled)], "the first version's is not counted until it hangs")
+        _ = safari.handle(.legacyRequestHung, now: 0)
+        #expect(safari.handle(.nativeRequestDue(ids[1], message, profile: "default"), now: 0) ==
+                [.note("refused a native request: 2 in flight"), .queueReply(ids[1], SafariMachine.tooManyRequests)])
+        #expect(safari.counts.requestsRefusedAtTheCap == 1)
+        #expect(safari.handle(.replyArrived(ids[0], .null), now: 0) == [.deliver(.nativeReply(request: 1, message: .null))])
+        #expect(safari.handle(.nativeRequestDue(ids[2], message, profile: "default"), now: 0) == [.startHandler(ids[2], message, profile: "default")])
+    }
+
+    @Test func aHandlerThatEndsWithoutAnswerIsRejectedAndAReplyForAnEarlierIncarnationIsDropped() {
+        var safari = loaded(incarnation: 2)
+        let old = SafariMachine.NativeRequestID(incarnation: 1, request: 4)
+        #expect(safari.handle(.handlerEndedWithoutAnswer(old), now: 0) == [.queueReply(old, SafariMachine.rejection)])
+        #expect(safari.handle(.replyArrived(old, SafariMachine.rejection), now: 0) == [.note("dropped reply for background#1")])
+    }
+
+    // MARK: - Death, unload and restart
+
+    @Test func aTabWhoseAnswerDiedWithTheBackgroundAsksAgainUntilBackgroundsKeepDying() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        #expect(safari.handle(.backgroundKillRequested, now: 0) == [.killBackground(reason: "killed", stop: .killed)])
+        #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 7) == [.note("tab t1 asks again"), asks(t1, url)])
+        #expect(safari.lastStop == .killed && safari.tabs[t1]?.waitingSince == 7)
+        for incarnation in 2...3 {
+            _ = safari.handle(.backgroundStarted(incarnation: incarnation), now: 8)
+            _ = safari.handle(.backgroundDied(incarnation: incarnation, stop: .killed), now: 8)
+        }
+        _ = safari.handle(.backgroundStarted(incarnation: 4), now: 9)
+        #expect(safari.handle(.backgroundDied(incarnation: 4, stop: .killed), now: 9) == [.note("background keeps dying; tabs stop asking")])
+        #expect(safari.handle(.backgroundDied(incarnation: 4, stop: .killed), now: 9) == [], "a death told twice is one death")
+    }
+
+    @Test func theUnloadCheckFallsDue30SecondsAfterTheLastWakeAndARecentlyUsedPortPostponesIt() {
+        var safari = loaded(.macOS, now: 10_000)
+        #expect(safari.unloadTime == 40_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.connectNative)]), now: 0)
+        // Checks at 40, 70 and 100 s find the port used less than 120 s ago; 130 s does not.
+        #expect(safari.unloadTime == 130_000)
+        #expect(safari.handle(.timeReached(.idleUnload), now: 130_000) == [.killBackground(reason: "unloaded", stop: .unloaded)])
+        #expect(SafariMachine(platform: .macOS).unloadTime == nil, "nothing to unload")
+    }
+
+    @Test func aRestartDropsAlarmsSessionStorageAndHeldEventsAndEveryPageAsks() {
+        var safari = loaded(.macOS)
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: 1), now: 0)
+        _ = safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: 2), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 90_000))]), now: 0)
+        _ = safari.handle(.backgroundFrozenByUser, now: 0)
+        _ = safari.handle(.eventDue(.alarmFired), now: 0)
+        #expect(safari.handle(.safariQuit, now: 0) == [.killBackground(reason: "safari restart", stop: .unloaded)])
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
+        #expect(safari.handle(.safariLaunched, now: 0) == [.dropSessionStorage, asks(t1, url), asks(t2, url)],
+                "the death thawed the background, which handed back its wake-up events")
+        #expect(safari.nextAlarm == nil && safari.lastStop == .unloaded)
+    }
+
+    // MARK: - Tabs, windows and profiles
+
+    @Test func onIOSOnlyTheFrontTabIsVisibleAndEveryTabIsInOneWindow() {
+        var safari = SafariMachine(platform: .iOS)
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: 3), now: 0)
+        _ = safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: 2), now: 0)
+        #expect(safari.visibleTabs == [t2] && safari.tabs[t1]?.window == 1)
+        #expect(safari.handle(.tabActivated(t1), now: 0) == [.dispatch(.tabActivated(t1)), asks(t1, url)])
+        #expect(safari.visibleTabs == [t1])
+    }
+
+    @Test func onMacOSTheActiveTabOfEveryWindowIsVisibleAndAClosedOnesWindowShowsAnother() {
+        var safari = SafariMachine(platform: .macOS)
+        let t3 = TabID("t3")
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: 1), now: 0)
+        _ = safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: 2), now: 0)
+        _ = safari.handle(.tabOpened(t3, url: url, nativeDark: false, window: 2), now: 0)
+        #expect(safari.visibleTabs == [t1, t3])
+        #expect(safari.handle(.tabClosed(t3), now: 0) == [.note("tab t3 closed"), .dispatch(.tabClosed(t3))])
+        #expect(safari.visibleTabs == [t1, t2])
+    }
+
+    @Test func aProfileSwitchPutsTabsPopupAndAlarmsAwayAndBringsTheOthersBack() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.popupOpened(t1), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 90_000))]), now: 0)
+        #expect(safari.handle(.profileLeftFront, now: 0) == [.killBackground(reason: "profile default left the front", stop: .unloaded)])
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
+        #expect(safari.handle(.profileCameToFront("work"), now: 0) == [.note("profile work in front")])
+        #expect(safari.tabs.isEmpty && safari.popupTab == nil && safari.nextAlarm == nil && safari.profiles == ["default", "work"])
+        #expect(safari.handle(.profileCameToFront("default"), now: 0) == [.note("profile default in front"), asks(t1, url)])
+        #expect(safari.nextAlarm?.at == 90_000)
+    }
+
+    @Test func theFirstDecisionSinceALoadIsKeptWithTheRepliesBeforeIt() {
+        var safari = loaded()
+        _ = safari.handle(.replyArrived(.init(incarnation: 1, request: 1), .null), now: 0)
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.replyArrived(.init(incarnation: 1, request: 2), .null), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t1, decision(.light)))]), now: 10)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t1, decision(.dark)))]), now: 20)
+        #expect(safari.tabs[t1]?.firstDecision == decision(.light) && safari.tabs[t1]?.firstDecisionAt == 10)
+        #expect(safari.tabs[t1]?.nativeRepliesBeforeFirstDecision == 1 && safari.tabs[t1]?.applied == decision(.dark))
+        #expect(decision(.light) != decision(.dark))
+        #expect(safari.handle(.tabReloaded(t1), now: 30) == [.note("tab t1 loads \(url)"), asks(t1, url)])
+        #expect(safari.tabs[t1]?.applied == nil && safari.tabs[t1]?.firstDecision == nil)
+    }
+}
