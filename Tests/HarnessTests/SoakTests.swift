@@ -35,6 +35,30 @@ struct SoakTests {
         #expect(report.jsonLines.last?.objectValue?["violations"] == .integer(Int64(report.violations.count)))
     }
 
+    /// The soak's Safari is the machine every run uses: its rules bite on the wall clock too.
+    @Test func aLoweredCapRefusesRequestsAndTheSoakStillLosesNothing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var options = Soak.Options(seconds: 3, seed: 4, handlers: 4, executables: HarnessBinary.directory, directory: folder)
+        options.nativeRequestCap = 3
+        let report = Soak.run(options)
+        #expect(report.rules.requestsRefusedAtTheCap > 0, "\(report.text)")
+        #expect(report.violations.isEmpty, "\(report.text)")
+        #expect(report.text.contains("requests refused at the cap (3)"))
+    }
+
+    @Test func listenersRegisteredLateLoseEventsAndTheSoakCountsThem() throws {
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        let output = try HarnessBinary.run(["soak", "--seconds", "3", "--seed", "5", "--flaw", "listeners-after-cache-read", "--json", json])
+        #expect(output.stdout.contains("flaws: listeners-after-cache-read"), "\(output.stdout)")
+        let lines = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n")
+        let summary = try #require(lines.last.flatMap { try? JSONParser.parse(Array($0.utf8)) }?.objectValue)
+        let rules = try #require(summary["rules"]?.objectValue)
+        let dropped = try #require(rules["droppedForWantOfAListener"].flatMap { if case .integer(let n) = $0 { n } else { nil } })
+        #expect(dropped > 0, "\(output.stdout)")
+    }
+
     @Test func anUnknownOptionIsAUsageErrorWithASuggestion() throws {
         let output = try HarnessBinary.run(["soak", "--second", "3"])
         #expect(output.status == 2)

@@ -22,6 +22,11 @@ public enum Soak {
         /// Only for proving the checks: an app edit recorded as saved that no process ever
         /// made, so the shared document lacks it.
         public var plantsALostEdit = false
+        /// Known bugs switched on in every process (`harness soak --flaw`).
+        public var flaws: Set<Flaw> = []
+        /// How many native requests Safari lets be in flight at once (lowered only to show the
+        /// rule at work: WebKit's is 150).
+        public var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
 
         public init(seconds: Int, seed: UInt64, handlers: Int, executables: String, directory: String) {
             self.seconds = seconds
@@ -46,11 +51,11 @@ public enum Soak {
         mkdir(options.directory, 0o755)
         mkdir(files.container, 0o755)
         mkdir(files.storage, 0o755)
-        let context = SoakContext(executables: options.executables, files: files, seed: options.seed)
+        let context = SoakContext(executables: options.executables, files: files, seed: options.seed, flaws: options.flaws)
         defer { context.group.killAll() }
         let handlers = SoakHandlers(limit: options.handlers, context: context)
         let app = SoakApp(context: context)
-        let safari = SoakSafari(context: context, handlers: handlers, app: app)
+        let safari = SoakShell(context: context, handlers: handlers, app: app, nativeRequestCap: options.nativeRequestCap)
         var seeds = SeededRandom(seed: options.seed)
         let (appSeed, userSeed, faultSeed) = (seeds.next(), seeds.next(), seeds.next())
         let user = SoakUser(context: context, safari: safari, handlers: handlers)
@@ -84,7 +89,7 @@ public enum Soak {
         safariThread.join()
         handlers.stop()
         return SoakReport(options: options, seconds: Double(running) / 1000, counts: context.log.counts,
-                          acknowledged: context.edits.acknowledged)
+                          acknowledged: context.edits.acknowledged, rules: safari.ruleCounts)
     }
 
     /// Every file parses; the shared document holds every edit the answers vouch for and no
@@ -106,7 +111,7 @@ public enum Soak {
 
     /// Faults off, every request answered, Safari to the front until the outbox is empty, the
     /// app in front.
-    private static func heal(_ context: SoakContext, safari: SoakSafari, handlers: SoakHandlers, app: SoakApp) {
+    private static func heal(_ context: SoakContext, safari: SoakShell, handlers: SoakHandlers, app: SoakApp) {
         let deadline = context.clock.elapsed + healingLimit
         func settle() {
             var quiet = 0
@@ -117,7 +122,7 @@ public enum Soak {
         }
         settle()
         repeat {
-            safari.mailbox.post(.user(.safariForeground))
+            safari.mailbox.post(.safari(.safariCameToForeground))
             settle()
         } while context.files.local?.outbox.isEmpty == false && context.clock.elapsed < deadline
         app.bringToFront()
@@ -126,7 +131,7 @@ public enum Soak {
 
     /// Invariant 4 after healing: every tab, the popup, the app and the cache agree with the
     /// shared document.
-    private static func checkConvergence(_ context: SoakContext, safari: SoakSafari, app: SoakApp) {
+    private static func checkConvergence(_ context: SoakContext, safari: SoakShell, app: SoakApp) {
         func problem(_ text: String) { context.log.violation("\(text) after healing (invariant 4)") }
         guard let document = context.files.document else { return problem("there is no readable shared document") }
         let resolver = Resolver(document: document)

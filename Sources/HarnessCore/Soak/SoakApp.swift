@@ -90,7 +90,7 @@ final class SoakApp: Sendable {
         let app: SoakChild
         do {
             app = try SoakChild(context.executables + "/AppProcess", ["--container", context.files.container], label: label,
-                                group: context.group, log: context.log)
+                                group: context.group, log: context.log, flaws: context.flaws)
         } catch {
             context.log.violation("\(label) could not start: \(error)")
             return nil

@@ -20,15 +20,17 @@ final class SoakChild: Sendable {
     let process: ChildProcess
     private let log: SoakLog
     private let group: ChildGroup
+    private let flaws: [String]
 
     /// Starts `executable` free-running; in `group` while this lives, so that the run's end
     /// kills it, and out of it afterwards, so that a long soak does not keep every pipe it opened.
     init(_ executable: String, _ arguments: [String], label: String, group: ChildGroup, log: SoakLog,
-         replyLimit: Int = Framing.requestLimit) throws(ChildProcess.SpawnError) {
+         flaws: [String], replyLimit: Int = Framing.requestLimit) throws(ChildProcess.SpawnError) {
         process = try group.spawn(executable: executable, arguments: arguments + ["--free"], replyLimit: replyLimit)
         self.label = label
         self.log = log
         self.group = group
+        self.flaws = flaws
     }
 
     deinit {
@@ -38,7 +40,7 @@ final class SoakChild: Sendable {
     /// Sends one input and waits for its answer; reports the lock waits the process measured.
     func exchange(_ input: JSONValue, now: EpochMillis, seed: UInt64) -> Outcome {
         do {
-            try process.send(JSONWriter.compact(ToChild.input(input, now: now, seed: seed, flaws: []).json), timeoutMilliseconds: Self.answerTimeout)
+            try process.send(JSONWriter.compact(ToChild.input(input, now: now, seed: seed, flaws: flaws).json), timeoutMilliseconds: Self.answerTimeout)
         } catch {
             return died()
         }

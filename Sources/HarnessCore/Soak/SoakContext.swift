@@ -8,16 +8,19 @@ final class SoakContext: Sendable {
     let executables: String
     let files: SoakFiles
     let seed: UInt64
+    /// Known bugs switched on in every process, by name.
+    let flaws: [String]
     let clock = SoakClock()
     let log: SoakLog
     let edits = SoakEdits()
     let group = ChildGroup()
     private let over = Atomic<Bool>(false)
 
-    init(executables: String, files: SoakFiles, seed: UInt64) {
+    init(executables: String, files: SoakFiles, seed: UInt64, flaws: Set<Flaw> = []) {
         self.executables = executables
         self.files = files
         self.seed = seed
+        self.flaws = flaws.map(\.rawValue).sorted()
         log = SoakLog(clock: clock)
     }
 

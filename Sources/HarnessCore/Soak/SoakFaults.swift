@@ -8,7 +8,7 @@ import SiteSettings
 /// parse (invariant 1).
 struct SoakFaults {
     let context: SoakContext
-    let safari: SoakSafari
+    let safari: SoakShell
     let app: SoakApp
     let handlers: SoakHandlers
 

@@ -70,7 +70,8 @@ final class SoakHandlers: Sendable {
         let child: SoakChild
         do {
             child = try SoakChild(context.executables + "/NativeHandler", ["--container", context.files.container], label: label,
-                                  group: context.group, log: context.log, replyLimit: ProcessLauncher.handlerFrameLimit)
+                                  group: context.group, log: context.log, flaws: context.flaws,
+                                  replyLimit: ProcessLauncher.handlerFrameLimit)
         } catch {
             context.log.violation("\(label) could not start: \(error)")
             return request.answered(nil, false)

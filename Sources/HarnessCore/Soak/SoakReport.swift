@@ -7,6 +7,8 @@ public struct SoakReport: Sendable {
     public let seconds: Double
     public let counts: SoakLog.Counts
     public let acknowledged: Int
+    /// How often each of Safari's rules bit.
+    public let rules: SafariMachine.RuleCounts
 
     public var violations: [SoakLog.Violation] { counts.violations }
 
@@ -42,6 +44,10 @@ public struct SoakReport: Sendable {
             lines.append("lock waits: none")
         }
         lines.append("edits acknowledged: \(acknowledged)")
+        if !options.flaws.isEmpty { lines.append("flaws: " + options.flaws.map(\.rawValue).sorted().joined(separator: ", ")) }
+        lines.append("safari rules: \(rules.droppedForWantOfAListener) events dropped for want of a listener, "
+                     + "\(rules.alarmsRaisedToTheMinimum) alarms raised to the minimum, \(rules.requestsRefusedAtTheCap) requests refused at the cap "
+                     + "(\(options.nativeRequestCap))")
         lines.append("violations: \(violations.count)")
         for violation in violations {
             lines.append("VIOLATION at \(Trace.relative(violation.at)) (seed \(options.seed)): \(violation.message)")
@@ -67,6 +73,9 @@ public struct SoakReport: Sendable {
             "faults": .object(counts.faults.mapValues { .integer(Int64($0)) }),
             "lockWaits": .integer(Int64(counts.lockWaits.count)),
             "editsAcknowledged": .integer(Int64(acknowledged)), "violations": .integer(Int64(violations.count)),
+            "rules": .object(["droppedForWantOfAListener": .integer(Int64(rules.droppedForWantOfAListener)),
+                              "alarmsRaisedToTheMinimum": .integer(Int64(rules.alarmsRaisedToTheMinimum)),
+                              "requestsRefusedAtTheCap": .integer(Int64(rules.requestsRefusedAtTheCap))]),
         ]
         if let waits = lockWaits {
             summary["lockWaitMedianMicroseconds"] = .integer(Int64(waits.median))

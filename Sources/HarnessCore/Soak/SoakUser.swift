@@ -9,7 +9,7 @@ import Synchronization
 /// handlers of their own beside the background's.
 struct SoakUser {
     let context: SoakContext
-    let safari: SoakSafari
+    let safari: SoakShell
     let handlers: SoakHandlers
 
     func run(seed: UInt64) {
@@ -32,14 +32,14 @@ struct SoakUser {
             case 35..<60:
                 let tab = tabs[random.below(tabs.count)]
                 context.log.operation("tab request", "tab \(tab.rawValue) loads")
-                safari.mailbox.post(.user(.tabRequestedDecision(tab, url: SoakWorld.tabs[tab]!, nativeDark: false)))
+                safari.mailbox.post(.safari(.tabReloaded(tab)))
             case 60..<70:
                 let tab = tabs[random.below(tabs.count)]
                 context.log.operation("tab activation", "tab \(tab.rawValue) activated")
-                safari.mailbox.post(.user(.tabActivated(tab)))
+                safari.mailbox.post(.safari(.tabActivated(tab)))
             case 70..<78:
                 context.log.operation("safari foreground", "Safari comes to the front")
-                safari.mailbox.post(.user(.safariForeground))
+                safari.mailbox.post(.safari(.safariCameToForeground))
             case 78..<90:
                 if handlers.outstanding < 64 { getEnabled() }
             default:

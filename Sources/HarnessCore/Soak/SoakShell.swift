@@ -1,0 +1,291 @@
+import ProcessKit
+import SiteSettings
+import Synchronization
+
+/// Safari in a soak: the shell of `SafariMachine` on the wall clock. It tells the machine what
+/// happened (the user's steps, the background's directives and death, handlers' answers, the
+/// time) and carries out its effects on the free-running processes. Everything it does happens
+/// on its own thread, in the order events reach its mailbox; the background's kills come from
+/// elsewhere, at any moment.
+final class SoakShell: Sendable {
+    enum Event: Sendable {
+        /// The user or the system, as Safari's machine takes it.
+        case safari(SafariMachine.Input)
+        /// The user changes fields, or forgets the site, in the popup opened on `tab`.
+        case popupEdit(tab: TabID, set: SiteValues, reset: [SiteField], forget: Bool, values: [String: String?])
+        case storageCompleted(incarnation: Int, token: Int)
+        /// A handler's answer, or nil when it ended without one.
+        case handlerAnswered(SafariMachine.NativeRequestID, JSONValue?)
+        /// Safari unloads the background, with no notice.
+        case unload
+        /// Safari restarted (its background was killed first): `storage.session` is gone and
+        /// every page asks again.
+        case restart
+        case stop
+    }
+
+    /// What the user sees, for the check after healing.
+    struct Views: Sendable {
+        var tabs: [TabID: Decision?] = [:]
+        var popupTab: TabID?
+        var popup: PopupView?
+    }
+
+    let mailbox = Mailbox<Event>()
+    private let current = Mutex<SoakChild?>(nil)
+    private let published = Mutex(Views())
+    private let rules = Mutex(SafariMachine.RuleCounts())
+    private let idle = Mutex(false)
+    private let context: SoakContext
+    private let handlers: SoakHandlers
+    private let app: SoakApp
+    private let nativeRequestCap: Int
+
+    init(context: SoakContext, handlers: SoakHandlers, app: SoakApp, nativeRequestCap: Int) {
+        self.context = context
+        self.handlers = handlers
+        self.app = app
+        self.nativeRequestCap = nativeRequestCap
+    }
+
+    /// The loaded background, to kill.
+    var running: SoakChild? { current.withLock { $0 } }
+    var views: Views { published.withLock { $0 } }
+    /// How often each of Safari's rules bit.
+    var ruleCounts: SafariMachine.RuleCounts { rules.withLock { $0 } }
+    /// No event waits, no native request of the loaded background is out, no timer is set.
+    var isIdle: Bool { idle.withLock { $0 } && mailbox.isEmpty }
+
+    /// The event loop, until `stop`.
+    func run() {
+        var loop = Loop(shell: self, context: context)
+        loop.start()
+        while true {
+            let wait = loop.fireDueTimers()
+            idle.withLock { $0 = loop.isIdle }
+            guard let event = mailbox.take(waitingUpTo: wait) else { continue }
+            idle.withLock { $0 = false }
+            if case .stop = event { return }
+            loop.handle(event)
+            published.withLock { $0 = loop.views }
+            rules.withLock { $0 = loop.safari.counts }
+        }
+    }
+
+    /// The loop's state, owned by its thread.
+    private struct Loop {
+        let shell: SoakShell
+        let context: SoakContext
+        var safari = SafariMachine(platform: .iOS)
+        var background: SoakChild?
+        var incarnation = 0
+        /// Events Safari dispatched, in turn.
+        var queue: [ExtensionWire.Event] = []
+        /// The loaded background's native timeouts, and its requests out.
+        var timers: [SafariMachine.NativeRequestID: EpochMillis] = [:]
+        var requestsOut: Set<SafariMachine.NativeRequestID> = []
+
+        init(shell: SoakShell, context: SoakContext) {
+            self.shell = shell
+            self.context = context
+            safari.nativeRequestCap = shell.nativeRequestCap
+        }
+
+        var isIdle: Bool { requestsOut.isEmpty && timers.isEmpty && queue.isEmpty }
+
+        var views: Views {
+            Views(tabs: safari.tabs.mapValues(\.applied), popupTab: safari.popupTab, popup: safari.popup)
+        }
+
+        /// Safari opens the soak's tabs (the last one in front); each asks.
+        mutating func start() {
+            for (id, url) in SoakWorld.tabs.sorted(by: { $0.key < $1.key }) { tell(.tabOpened(id, url: url, nativeDark: false, window: nil)) }
+        }
+
+        /// Fires the native timeouts, the alarm and the unload check that are due; returns how
+        /// long to wait for the next.
+        mutating func fireDueTimers() -> Int {
+            let now = context.clock.now()
+            for (id, at) in timers.sorted(by: { $0.key < $1.key }) where at <= now {
+                timers[id] = nil
+                if id.incarnation == incarnation { tell(.eventDue(.nativeTimeout(request: id.request))) }
+            }
+            if let alarm = safari.nextAlarm, alarm.at <= now { tell(.timeReached(.alarm(alarm.name))) }
+            if let unload = safari.unloadTime, unload <= now {
+                context.log.note("safari unloads the idle background#\(incarnation)")
+                tell(.timeReached(.idleUnload))
+            }
+            let next = (Array(timers.values) + [safari.nextAlarm?.at, safari.unloadTime].compactMap { $0 }).min().map { Int($0 - now) } ?? 50
+            return max(1, min(50, next))
+        }
+
+        mutating func handle(_ event: Event) {
+            switch event {
+            case .safari(let input):
+                tell(input)
+            case .popupEdit(let tab, let set, let reset, let forget, let values):
+                editInPopup(on: tab, set: set, reset: reset, forget: forget, values: values)
+            case .storageCompleted(let incarnation, let token):
+                tell(.storageCompleted(incarnation: incarnation, token: token))
+            case .handlerAnswered(let id, let reply):
+                requestsOut.remove(id)
+                tell(reply.map { .replyArrived(id, $0) } ?? .handlerEndedWithoutAnswer(id))
+            case .unload:
+                if let background { context.log.fault("unload background", "safari unloads \(background.label)") }
+                tell(.backgroundUnloadRequested)
+            case .restart:
+                tell(.safariQuit)
+                tell(.safariLaunched)
+            case .stop:
+                break
+            }
+        }
+
+        /// Opens the popup on `tab` (closing it elsewhere) and makes the change, stamped now.
+        private mutating func editInPopup(on tab: TabID, set: SiteValues, reset: [SiteField], forget: Bool, values: [String: String?]) {
+            guard let url = safari.tabs[tab]?.url else { return }
+            if safari.popupTab != tab {
+                if safari.popupTab != nil { tell(.popupClosed) }
+                tell(.popupOpened(tab))
+            }
+            let at = context.clock.now(unique: true)
+            let number = context.edits.record(.popup, at: at, .popup(possible: SoakWorld.scopes(of: url)), values: values)
+            context.log.operation("popup edit", "popup on \(tab.rawValue) edit #\(number) \(forget ? "forgets the site" : "sets \(values.keys.sorted().joined(separator: ", "))")")
+            tell(forget ? .popupForgotSite(edit: number) : .popupEdited(set: set, reset: reset, edit: number), now: at)
+        }
+
+        /// Tells Safari what happened, carries out its effects, and hands the background every
+        /// event Safari dispatched meanwhile.
+        private mutating func tell(_ input: SafariMachine.Input, now: EpochMillis? = nil) {
+            let now = now ?? context.clock.now()
+            perform(safari.handle(input, now: now), now: now)
+            while !queue.isEmpty { perform(safari.handle(.eventDue(queue.removeFirst()), now: now), now: now) }
+        }
+
+        private mutating func perform(_ effects: [SafariMachine.Effect], now: EpochMillis) {
+            for effect in effects {
+                guard perform(effect, now: now) else { return }
+            }
+        }
+
+        /// Carries out one effect; false when the effects after it no longer apply.
+        private mutating func perform(_ effect: SafariMachine.Effect, now: EpochMillis) -> Bool {
+            switch effect {
+            case .note(let text, _):
+                context.log.note("safari \(text)")
+            case .dispatch(let event):
+                queue.append(event)
+            case .dispatchFirst(let events):
+                queue.insert(contentsOf: events, at: 0)
+            case .startBackground(let started):
+                guard startBackground() else { return false }
+                send(started, now: now)
+            case .redispatch(let event):
+                guard background != nil else { return false }
+                perform(safari.handle(.eventDue(event), now: now), now: now)
+            case .announcePopup(let announcement, let then):
+                send(announcement, now: now)
+                guard background != nil else {
+                    queue.insert(then, at: 0)
+                    perform(safari.handle(.popupAnnouncementInterrupted, now: now), now: now)
+                    return false
+                }
+            case .deliver(let event):
+                send(event, now: now)
+            case .killBackground(_, let stop):
+                if let background {
+                    background.process.kill()
+                    died(background, .signaled(9), stop: stop, now: now)
+                }
+            case .thawBackground(_, let held):
+                queue += held
+            case .freezeBackground, .suspendApp, .reconciliationPoint:
+                // The soak's Safari stays in front with the background running, and checks no
+                // liveness bound.
+                break
+            case .fireOverdueTimers:
+                _ = fireDueTimers()
+                perform(safari.handle(.overdueTimersFired, now: now), now: now)
+            case .dropSessionStorage:
+                context.files.removeSession()
+            case .completeStorage(let incarnation, let token):
+                shell.mailbox.post(.storageCompleted(incarnation: incarnation, token: token))
+            case .queueNativeRequest(let id, let message, let profile):
+                perform(safari.handle(.nativeRequestDue(id, message, profile: profile), now: now), now: now)
+            case .startHandler(let id, let message, _):
+                requestsOut.insert(id)
+                let shell = self.shell
+                shell.handlers.submit(SoakHandlers.Request(message: message, stampsAnEdit: false, sending: { _ in }) { reply, notified in
+                    if notified { shell.app.notify() }
+                    shell.mailbox.post(.handlerAnswered(id, reply?.json))
+                })
+            case .startLegacyHandler:
+                // The first version's messages go to handlers of their own (`SoakUser`).
+                break
+            case .queueReply(let id, let message):
+                perform(safari.handle(.replyArrived(id, message), now: now), now: now)
+            case .setTimer(let id, let at):
+                timers[id] = at
+            case .cancelTimer(let id):
+                timers[id] = nil
+            case .decisionSent(let tab):
+                let shown = safari.tabs[tab]?.applied.map { render($0.json) } ?? "nothing (not open)"
+                context.log.operation("decision", "background#\(incarnation) -> tab \(tab.rawValue) \(shown)")
+            case .popupAnswered(let edit, let saved, let scope):
+                context.edits.popupAnswer(edit, saved: saved, scope: scope?.text)
+                context.log.operation("popup answer", "background#\(incarnation) -> edit #\(edit) saved \(saved.map(String.init) ?? "unknown") on \(scope?.text ?? "no record")")
+            }
+            return true
+        }
+
+        /// Starts the next background incarnation; false when it cannot start.
+        private mutating func startBackground() -> Bool {
+            incarnation += 1
+            let label = "background#\(incarnation)"
+            do {
+                let started = try SoakChild(context.executables + "/ExtensionProcess", ["--storage", context.files.storage], label: label,
+                                            group: context.group, log: context.log, flaws: context.flaws)
+                background = started
+                shell.current.withLock { $0 = started }
+            } catch {
+                context.log.violation("\(label) could not start: \(error)")
+                return false
+            }
+            timers = [:]
+            requestsOut = []
+            context.log.operation("background start", "\(label) started")
+            perform(safari.handle(.backgroundStarted(incarnation: incarnation), now: context.clock.now()), now: context.clock.now())
+            return true
+        }
+
+        /// Hands the loaded background one input and tells Safari what came of it.
+        private mutating func send(_ input: ExtensionWire.Event, now: EpochMillis) {
+            guard let background else { return }
+            switch background.exchange(ExtensionWire.encode(input), now: now, seed: context.seed) {
+            case .done(let directives):
+                var outputs: [ExtensionWire.Output] = []
+                for json in directives {
+                    guard let output = try? ExtensionWire.directive(json) else {
+                        context.log.violation("\(background.label) sent a directive Safari cannot read: \(render(json))")
+                        continue
+                    }
+                    outputs.append(output)
+                }
+                perform(safari.handle(.backgroundFinished(incarnation: incarnation, outputs), now: now), now: now)
+            case .died(let status):
+                died(background, status, stop: .killed, now: now)
+            }
+        }
+
+        /// A dead background holds nothing: its timers and requests go with it.
+        private mutating func died(_ dead: SoakChild, _ status: ChildProcess.ExitStatus, stop: BackgroundState, now: EpochMillis) {
+            guard background === dead else { return }
+            background = nil
+            shell.current.withLock { if $0 === dead { $0 = nil } }
+            timers = [:]
+            requestsOut = []
+            context.died(dead.label, status)
+            perform(safari.handle(.backgroundDied(incarnation: incarnation, stop: stop), now: now), now: now)
+        }
+    }
+}
