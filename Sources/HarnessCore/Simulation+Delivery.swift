@@ -1,10 +1,10 @@
 import ProcessKit
 import SiteSettings
 
-/// How the simulation carries messages between Safari, the OS and the processes: events
-/// delivered to the background (starting it when needed), directives carried out, one handler
-/// started per native request, and where each input leaves a process (finished, waiting at a
-/// yield point, dead), as the yield arbiter decides.
+/// How the simulation carries out Safari's effects on the processes (starting the background,
+/// handing it events, starting a handler per native request, kills and freezes) and feeds back
+/// what came of them, with where each input leaves a process (finished, waiting at a yield
+/// point, dead), as the yield arbiter decides.
 extension Simulation {
     // MARK: - Safari's effects
 
