@@ -16,7 +16,7 @@ import SiteSettings
 /// (`YieldArbiter`), starting processes (`ProcessLauncher`), fault plans and the invariants
 /// (`InvariantMonitor`).
 public final class Simulation {
-    public enum Platform: String, CaseIterable, Sendable { case iOS = "ios", macOS = "macos" }
+    public typealias Platform = SafariMachine.Platform
 
     /// How the three processes run: as real OS processes (the default and the truth), or as
     /// the same shells stepped by the harness itself over a simulated disk (for speed). The same

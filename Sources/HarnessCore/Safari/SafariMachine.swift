@@ -13,7 +13,9 @@ import SiteSettings
 /// background, or to start a handler, and what came of it returns as an input
 /// (`backgroundStarted`, `backgroundFinished`, `backgroundDied`, `replyArrived`, ...).
 public struct SafariMachine: Sendable {
-    public typealias Platform = Simulation.Platform
+    /// The device Safari runs on: macOS has several windows and lets the app message the
+    /// extension; iOS shows one tab and suspends Safari when it leaves the front.
+    public enum Platform: String, CaseIterable, Sendable { case iOS = "ios", macOS = "macos" }
 
     /// Something that happened, for Safari to act on.
     public enum Input: Equatable, Sendable {
