@@ -1,3 +1,4 @@
+import HarnessCore
 /// `harness check`: validates scenario files without running them.
 enum CheckCommand: HarnessCommand {
     static let name = "check"
@@ -13,7 +14,7 @@ enum CheckCommand: HarnessCommand {
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: [], flags: [])
-        let files = try ScenarioFiles.collect(args.positionals.isEmpty ? [ScenarioFiles.root] : args.positionals)
+        let files = try ScenarioFiles.files(args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         var invalid = 0
         for file in files {

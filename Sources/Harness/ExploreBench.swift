@@ -17,7 +17,7 @@ enum ExploreBench {
         for round in 1...rounds {
             for workers in Set([1, cores]).sorted() {
                 let start = clock.now
-                let session = ExploreCommand.explore(explorer, workers: workers, seed: { $0 < runs ? UInt64($0 + 1) : nil }, ran: { _, _ in })
+                let session = ExploreSession.parallel(explorer, workers: workers, seed: { $0 < runs ? UInt64($0 + 1) : nil }, ran: { _, _ in })
                 let seconds = Executables.seconds(clock.now - start)
                 if !session.failures.isEmpty { throw .invalidInput("seed \(session.failures[0].seed) failed: \(session.failures[0].message)") }
                 rates[workers, default: []].append((Double(runs) / seconds, Double(session.steps) / seconds))

@@ -70,7 +70,7 @@ enum ExploreCommand: HarnessCommand {
         let errors = Mutex<[String]>([])
         // Each shrunk failure also gets a page (a timeline of its run), listed in out/index.html.
         let pages = Mutex<ReportFolder?>(nil)
-        let session = explore(explorer, workers: workers, replayCheck: replayCheck, digests: args.flag("digest"), seed: { run in
+        let session = ExploreSession.parallel(explorer, workers: workers, replayCheck: replayCheck, digests: args.flag("digest"), seed: { run in
             let more = limit.map { Executables.seconds(clock.now - start) < Double($0) } ?? (run < runs)
             return more && !(stopAtFirst && found.withLock { $0 > 0 }) ? ExploreSession.seed(run: run, from: seed, shard: shard) : nil
         }, ran: { finding, runs in
@@ -101,32 +101,6 @@ enum ExploreCommand: HarnessCommand {
             try RunCommand.save(lines.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)
         }
         return session.failures.isEmpty ? 0 : 1
-    }
-
-    /// Runs seeds on `workers` threads, each with its own session: worker w takes runs w,
-    /// w + workers, ... while `seed` gives one for the run's number, and `ran` hears of every
-    /// run (its finding, if new to that worker, and the runs done so far). The sessions are
-    /// added up at the end.
-    static func explore(_ explorer: Explorer, workers: Int, replayCheck: Bool = false, digests: Bool = false, seed: @escaping @Sendable (Int) -> UInt64?,
-                        ran: @escaping @Sendable (Finding?, Int) -> Void) -> ExploreSession {
-        let sessions = Mutex<[ExploreSession]>([])
-        let done = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var session = ExploreSession(explorer: explorer.folder(suffix: "-\(worker)"), replayCheck: replayCheck)
-            if replayCheck { session.processSampleEvery = 50 }
-            session.digests = digests
-            var run = worker
-            while let next = seed(run) {
-                let finding = session.explore(seed: next)
-                run += workers
-                ran(finding, done.withLock { $0 += 1; return $0 })
-            }
-            sessions.withLock { $0.append(session) }
-        }
-        var total = ExploreSession(explorer: explorer, replayCheck: replayCheck)
-        total.digests = digests
-        for part in sessions.withLock({ $0 }) { total.absorb(part) }
-        return total
     }
 
     /// A finding as printed when it is found.

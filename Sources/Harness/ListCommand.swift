@@ -1,3 +1,4 @@
+import HarnessCore
 /// `harness list`: the named scenarios and what each is about.
 enum ListCommand: HarnessCommand {
     static let name = "list"
@@ -10,7 +11,7 @@ enum ListCommand: HarnessCommand {
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: [], flags: [])
-        let files = try ScenarioFiles.collect(args.positionals.isEmpty ? [ScenarioFiles.root] : args.positionals)
+        let files = try ScenarioFiles.files(args.positionals)
         var invalid = 0
         for file in files {
             switch ScenarioFiles.check(file) {

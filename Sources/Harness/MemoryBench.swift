@@ -14,8 +14,8 @@ import Synchronization
 ///   coincide, though a child's last moments can fall between two samples).
 enum MemoryBench {
     static func run() throws(CommandError) {
-        let files = try ScenarioFiles.collect([ScenarioFiles.root])
-        let scenarios = try ScenarioFiles.loadAll(files)
+        let files = try ScenarioFiles.files([])
+        let scenarios = try ScenarioFiles.load(files)
         // Peaks start from here: not from an earlier benchmark in the same process.
         let clear = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
         if clear >= 0 {

@@ -15,7 +15,7 @@ enum ReportBench {
         mkdir(root, 0o755)
         defer { Folder.remove(root) }
         let clock = ContinuousClock()
-        let scenarios = try ScenarioFiles.loadAll(try ScenarioFiles.collect([ScenarioFiles.root]))
+        let scenarios = try ScenarioFiles.load(try ScenarioFiles.files([]))
         if scenarios.isEmpty { throw .usage("no scenario files found under \(ScenarioFiles.root)/") }
         var runs: [(run: RunPage.Run, runSeconds: Double)] = []
         for (index, scenario) in scenarios.enumerated() {

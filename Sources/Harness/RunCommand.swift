@@ -50,9 +50,9 @@ enum RunCommand: HarnessCommand {
             guard transport == .inProcess else { throw .usage("'--power-loss' needs '--transport in-process' (the simulated disk)") }
             powerCut = plan
         }
-        let files = try ScenarioFiles.collect(args.positionals.isEmpty || args.flag("all") ? [ScenarioFiles.root] : args.positionals)
+        let files = try ScenarioFiles.files(args.flag("all") ? [] : args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
-        let scenarios = try ScenarioFiles.loadAll(files)
+        let scenarios = try ScenarioFiles.load(files)
         var pages: ReportFolder?
         if let path = args.value("html") {
             guard !path.isEmpty else { throw .usage("'--html' expects the folder to write the pages into") }

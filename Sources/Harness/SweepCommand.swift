@@ -29,7 +29,7 @@ enum SweepCommand: HarnessCommand {
         let transport = try RunCommand.transport(args, default: .inProcess)
         let seed = try RunCommand.seed(args)
         let subsets = try args.count("subsets", default: 2, allowingZero: true)
-        let files = try ScenarioFiles.collect(args.positionals.isEmpty ? [ScenarioFiles.root] : args.positionals)
+        let files = try ScenarioFiles.files(args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         let clock = ContinuousClock()
         let start = clock.now
@@ -38,7 +38,7 @@ enum SweepCommand: HarnessCommand {
         var unusable = 0
         var failures: [String] = []
         Terminal.out("crash sweep: seed \(seed), transport \(transport.rawValue)\n")
-        let scenarios = try ScenarioFiles.loadAll(files)
+        let scenarios = try ScenarioFiles.load(files)
         for scenario in scenarios {
             let file = scenario.name
             let began = clock.now
@@ -55,11 +55,8 @@ enum SweepCommand: HarnessCommand {
                 Terminal.out("FAIL  \(file)  fails without a crash\n")
                 continue
             }
-            // Each fault: what it is, the options that reproduce it, and the run's plan.
-            let plans = transport == .inProcess ? powerCuts(base, subsets: subsets, seed: seed) : []
-            let faults: [(what: String, options: String, crashAt: YieldArrival?, powerCut: PowerCutPlan?)] =
-                base.arrivals.map { ("a crash at \($0)", "--crash \($0) --transport \(transport.rawValue)", $0, nil) }
-                + plans.map { ("a power loss at \($0)", "--power-loss \($0) --transport in-process", nil, $0) }
+            let faults = CrashSweep.faults(base, transport: transport, subsets: subsets, seed: seed)
+            let plans = faults.filter { $0.powerCut != nil }
             var broken = 0
             for fault in faults {
                 if fault.crashAt != nil { tried += 1 } else { cuts += 1 }
@@ -77,23 +74,6 @@ enum SweepCommand: HarnessCommand {
         let seconds = (Executables.seconds(clock.now - start) * 10).rounded() / 10
         Terminal.out("\n\(files.count) scenarios, \(tried) crash points and \(cuts) power losses tried, \(failures.count) failures, \(seconds) s wall time\n")
         return unusable > 0 ? 2 : failures.isEmpty ? 0 : 1
-    }
-
-    /// Where to cut the power in a run like `base`, and what to keep: before every flush, at
-    /// every yield arrival and after the last step where changes wait unflushed (each subset
-    /// of them when there are few), and before every flush with nothing waiting, once.
-    private static func powerCuts(_ base: ScenarioRunner.Outcome, subsets: Int, seed: UInt64) -> [PowerCutPlan] {
-        var plans: [PowerCutPlan] = []
-        for (index, pending) in base.unsyncedAtFlushes.enumerated() {
-            plans += PowerCutPlan.plans(at: .flush(index + 1), pending: pending, samples: subsets, seed: seed &+ UInt64(index))
-        }
-        for (arrival, pending) in zip(base.arrivals, base.unsyncedAtArrivals) where pending > 0 {
-            plans += PowerCutPlan.plans(at: .arrival(arrival), pending: pending, samples: subsets, seed: seed)
-        }
-        if base.unsyncedAtEnd > 0 {
-            plans += PowerCutPlan.plans(at: .end, pending: base.unsyncedAtEnd, samples: subsets, seed: seed)
-        }
-        return plans
     }
 
     private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, crashAt: YieldArrival? = nil,

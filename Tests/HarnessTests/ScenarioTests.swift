@@ -40,17 +40,12 @@ struct ScenarioTests {
     }
 
     /// The walk that makes the test cases finds every scenario: the same files as the walk
-    /// `harness run --all` makes (over `readdir`, not `FileManager`), and some in every folder
-    /// of `Scenarios/` but the one that holds example documents. A walk that finds nothing, or
-    /// that skips a folder or a file, fails here rather than leaving scenarios untested.
-    @Test func thereAreNamedScenarios() {
-        func walk(_ relative: String) -> [String] {
-            Folder.entries(in: Self.folder + relative).filter { !$0.name.hasPrefix(".") }.flatMap { entry in
-                let path = relative + "/" + entry.name
-                return entry.isFolder ? walk(path) : path.hasSuffix(".scenario") ? [String(path.dropFirst())] : []
-            }
-        }
-        let found = walk("").sorted()
+    /// `harness run --all` makes (`ScenarioFiles`, over `readdir`, not `FileManager`), and some
+    /// in every folder of `Scenarios/` but the one that holds example documents. A walk that
+    /// finds nothing, or that skips a folder or a file, fails here rather than leaving
+    /// scenarios untested.
+    @Test func thereAreNamedScenarios() throws {
+        let found = try ScenarioFiles.collect([Self.folder]).map { String($0.dropFirst(Self.folder.count + 1)) }
         #expect(!found.isEmpty, "no scenario under \(Self.folder)")
         let missed = Set(found).subtracting(Self.files).sorted(), extra = Set(Self.files).subtracting(found).sorted()
         #expect(missed.isEmpty, "no test case for \(missed)")

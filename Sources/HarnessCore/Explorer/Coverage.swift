@@ -4,29 +4,29 @@ import SiteSettings
 /// What explored runs reached, counted: each process's yield points, each fault that took
 /// effect, each reconciliation point, each outcome of a native reply. A counter still at zero
 /// after many runs names something the explorer never tried, which no passing run vouches for.
-public struct Coverage: Equatable, Sendable {
+package struct Coverage: Equatable, Sendable {
     /// The counters of `keys`, by their place there (added up run after run without naming
     /// them), and any other counter by name.
     private var tally = [Int](repeating: 0, count: Coverage.keys.count)
     private var others: [String: Int] = [:]
 
     /// Every counter reached, by name.
-    public var counts: [String: Int] {
+    package var counts: [String: Int] {
         var counts = others
         for (slot, count) in tally.enumerated() where count > 0 { counts[Self.keys[slot], default: 0] += count }
         return counts
     }
 
-    public init(counts: [String: Int] = [:]) {
+    package init(counts: [String: Int] = [:]) {
         for (key, count) in counts {
             if let slot = Self.slot[key] { tally[slot] += count } else { others[key, default: 0] += count }
         }
     }
 
-    public static func == (a: Coverage, b: Coverage) -> Bool { a.counts == b.counts }
+    package static func == (a: Coverage, b: Coverage) -> Bool { a.counts == b.counts }
 
     /// Every counter there is, in the order the summary lists them.
-    public static let keys: [String] = {
+    package static let keys: [String] = {
         var keys: [String] = []
         for process in ["app", "handler"] {
             for point in [YieldPoint.lock, .read, .writeTemp, .rename, .unlock, .setAside] { keys.append("yield \(process)@\(point.rawValue)") }
@@ -42,18 +42,18 @@ public struct Coverage: Equatable, Sendable {
         return keys
     }()
 
-    public mutating func add(_ other: Coverage) {
+    package mutating func add(_ other: Coverage) {
         for slot in tally.indices { tally[slot] += other.tally[slot] }
         for (key, count) in other.others { others[key, default: 0] += count }
     }
 
     /// The counters still at zero.
-    public var unreached: [String] { Self.keys.indices.filter { tally[$0] == 0 }.map { Self.keys[$0] } }
+    package var unreached: [String] { Self.keys.indices.filter { tally[$0] == 0 }.map { Self.keys[$0] } }
 
     /// What one run reached: its steps that took effect, its arrivals at yield points, and its
     /// trace (reconciliation points and reply outcomes are read from the messages the
     /// background received and sent).
-    public init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
+    package init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
         // Counted by slot (each counter's place in `keys`).
         for arrival in outcome.arrivals {
             if let slot = Self.yieldSlots[arrival.process]?[arrival.point] {

@@ -3,37 +3,37 @@ import SiteSettings
 /// Adds up what shards of `harness explore` wrote with `--json`: runs, steps, coverage and the
 /// properties broken (seeds summed, the lowest first seed kept), and lists every failure. Shards
 /// merged equal the unsharded run, whatever order they come in.
-public struct ExploreMerge: Equatable {
-    public private(set) var shards = 0
-    public private(set) var runs = 0
-    public private(set) var steps = 0
-    public private(set) var coverage = Coverage()
-    public private(set) var broken: [String: Pair] = [:]
+package struct ExploreMerge: Equatable {
+    package private(set) var shards = 0
+    package private(set) var runs = 0
+    package private(set) var steps = 0
+    package private(set) var coverage = Coverage()
+    package private(set) var broken: [String: Pair] = [:]
     /// Failure lines by property: the one of the lowest seed.
-    public private(set) var failures: [String: (seed: Int64, line: String)] = [:]
+    package private(set) var failures: [String: (seed: Int64, line: String)] = [:]
     /// The shards' trace digests added up, when every shard wrote one (`--digest`).
-    public private(set) var digest: UInt64?
+    package private(set) var digest: UInt64?
     private var undigested = 0
 
-    public struct Pair: Equatable {
-        public var seeds: Int64
-        public var first: Int64
+    package struct Pair: Equatable {
+        package var seeds: Int64
+        package var first: Int64
     }
 
-    public init() {}
+    package init() {}
 
-    public static func == (a: ExploreMerge, b: ExploreMerge) -> Bool {
+    package static func == (a: ExploreMerge, b: ExploreMerge) -> Bool {
         a.runs == b.runs && a.steps == b.steps && a.coverage == b.coverage && a.broken == b.broken && a.digest == b.digest
             && a.failures.mapValues(\.seed) == b.failures.mapValues(\.seed)
     }
 
-    public struct Problem: Error, CustomStringConvertible {
-        public let description: String
+    package struct Problem: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Reads one shard's JSON lines; each line that is not a failure or a summary object is an
     /// error naming the file and line.
-    public mutating func add(_ text: String, file: String) throws(Problem) {
+    package mutating func add(_ text: String, file: String) throws(Problem) {
         var summaries = 0
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
             let place = "\(file):\(number + 1)"
@@ -88,7 +88,7 @@ public struct ExploreMerge: Equatable {
     }
 
     /// What the shards found together.
-    public var report: String {
+    package var report: String {
         var text = "\(shards) shards, \(runs) runs, \(steps) steps; \(broken.count) properties broken\n"
         for (property, pair) in broken.sorted(by: { $0.key < $1.key }) {
             text += "  \(property): \(pair.seeds) seed(s), first \(pair.first)\n"

@@ -3,26 +3,26 @@ import SiteSettings
 
 /// A failure the explorer found: the seed whose schedule first broke a property, the options it
 /// ran with, and the schedule shrunk to a scenario that breaks it the same way.
-public struct Finding: Sendable {
-    public let seed: UInt64
-    public let options: SwarmOptions
+package struct Finding: Sendable {
+    package let seed: UInt64
+    package let options: SwarmOptions
     /// `invariant 6`, `expectation`, `run`, or `determinism` (a replay gave another trace).
-    public let property: String
+    package let property: String
     /// The failure as the shrunk scenario reports it.
-    public let message: String
+    package let message: String
     /// The power cut its runs planned (`--power-loss`), if any.
-    public var powerCut: PowerCutPlan?
-    public let originalSteps: Int
-    public let shrunk: [Step]
+    package var powerCut: PowerCutPlan?
+    package let originalSteps: Int
+    package let shrunk: [Step]
     /// Runs the shrinking took.
-    public let shrinkRuns: Int
+    package let shrinkRuns: Int
 
     /// The scenario's actions, without its setup lines.
-    public var shrunkActions: Int { shrunk.count(where: { !$0.isSetup }) }
+    package var shrunkActions: Int { shrunk.count(where: { !$0.isSetup }) }
 
     /// The shrunk scenario as a file: a header saying where it came from, what broke and how
     /// to rerun it, then its steps.
-    public func scenarioText(file: String, flaws: Set<Flaw>) -> String {
+    package func scenarioText(file: String, flaws: Set<Flaw>) -> String {
         var flawOption = flaws.isEmpty ? "" : " --flaw " + flaws.map(\.rawValue).sorted().joined(separator: ",")
         if let powerCut { flawOption += " --transport in-process --power-loss \(powerCut)" }
         let firstLine = message.split(separator: "\n").dropFirst().first.map { $0.drop { $0 == " " } } ?? Substring(message)
@@ -34,7 +34,7 @@ public struct Finding: Sendable {
         ])
     }
 
-    public func json(flaws: Set<Flaw>) -> JSONValue {
+    package func json(flaws: Set<Flaw>) -> JSONValue {
         .object(["type": .string("failure"), "seed": .integer(Int64(bitPattern: seed)), "options": .string(options.description),
                  "property": .string(property), "message": .string(message), "steps": .integer(Int64(originalSteps)),
                  "shrunkSteps": .integer(Int64(shrunk.count)), "flaws": .array(flaws.map(\.rawValue).sorted().map(JSONValue.string)),
@@ -45,29 +45,29 @@ public struct Finding: Sendable {
 
 /// Explores seed after seed: runs each, adds up coverage, checks replays when asked, and
 /// shrinks the first failure of each property (later ones are counted by property).
-public struct ExploreSession: Sendable {
-    public let explorer: Explorer
+package struct ExploreSession: Sendable {
+    package let explorer: Explorer
     /// When set, every schedule runs a second time with `replayer` and the traces must match.
-    public let replayCheck: Bool
+    package let replayCheck: Bool
     /// The explorer a replay runs with (the same one unless a test plants a difference).
-    public var replayer: Explorer
+    package var replayer: Explorer
     /// Every how many runs a replay also runs on the process transport (0: never).
-    public var processSampleEvery = 0
-    public private(set) var runs = 0
-    public private(set) var steps = 0
-    public private(set) var coverage = Coverage()
-    public private(set) var failures: [Finding] = []
+    package var processSampleEvery = 0
+    package private(set) var runs = 0
+    package private(set) var steps = 0
+    package private(set) var coverage = Coverage()
+    package private(set) var failures: [Finding] = []
     /// How many seeds broke each property, and the first that did.
-    public private(set) var broken: [String: (seeds: Int, first: UInt64)] = [:]
+    package private(set) var broken: [String: (seeds: Int, first: UInt64)] = [:]
     /// Schedules the parser refused: a fault in the generator, reported as a failure.
-    public private(set) var invalid: [String] = []
+    package private(set) var invalid: [String] = []
     /// With `digests` set, the sum over runs of each trace's hash mixed with its seed: the same
     /// for the same seeds whatever the order, workers or shards, and different when any run's
     /// trace differs, so two builds can be shown to run the same schedules the same way.
-    public var digests = false
-    public private(set) var digest: UInt64 = 0
+    package var digests = false
+    package private(set) var digest: UInt64 = 0
 
-    public init(explorer: Explorer, replayCheck: Bool = false) {
+    package init(explorer: Explorer, replayCheck: Bool = false) {
         self.explorer = explorer
         self.replayCheck = replayCheck
         replayer = explorer
@@ -75,7 +75,7 @@ public struct ExploreSession: Sendable {
 
     /// Adds another session's runs to this one (workers of one exploration): counts and
     /// coverage add up, and each property keeps the finding of the lowest seed.
-    public mutating func absorb(_ other: ExploreSession) {
+    package mutating func absorb(_ other: ExploreSession) {
         runs += other.runs
         steps += other.steps
         digest &+= other.digest
@@ -97,12 +97,12 @@ public struct ExploreSession: Sendable {
 
     /// The seed of run `run` (from 0) of shard `index` of `count`: shards take every `count`th
     /// seed from `first`, so together they run the seeds one unsharded run would.
-    public static func seed(run: Int, from first: UInt64, shard: (index: Int, count: Int)) -> UInt64 {
+    package static func seed(run: Int, from first: UInt64, shard: (index: Int, count: Int)) -> UInt64 {
         first &+ UInt64(run * shard.count + shard.index - 1)
     }
 
     /// Runs one seed; a finding when it broke a property no earlier seed broke.
-    public mutating func explore(seed: UInt64) -> Finding? {
+    package mutating func explore(seed: UInt64) -> Finding? {
         runs += 1
         let run: Explorer.Run
         do { run = try explorer.run(seed: seed) } catch {
@@ -164,7 +164,7 @@ public struct ExploreSession: Sendable {
     }
 
     /// FNV-1a over the trace's lines: the same on every machine and every run.
-    public static func hash(_ trace: [String]) -> String { hex(fnv(trace)) }
+    package static func hash(_ trace: [String]) -> String { hex(fnv(trace)) }
 
     private static func fnv(_ trace: [String]) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -180,7 +180,7 @@ public struct ExploreSession: Sendable {
     static func digest(seed: UInt64, trace: [String]) -> UInt64 { fnv(trace) &* (2 &* seed &+ 1) }
 
     /// Sixteen hex digits.
-    public static func hex(_ value: UInt64) -> String {
+    package static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
@@ -195,7 +195,7 @@ public struct ExploreSession: Sendable {
     }
 
     /// The summary line of a run of the session, for `--json`.
-    public func summaryJSON(seconds: Double, shard: (index: Int, count: Int), seed: UInt64) -> JSONValue {
+    package func summaryJSON(seconds: Double, shard: (index: Int, count: Int), seed: UInt64) -> JSONValue {
         var summary: [String: JSONValue] = [
             "type": .string("summary"), "seed": .integer(Int64(bitPattern: seed)),
             "shard": .string("\(shard.index)/\(shard.count)"), "runs": .integer(Int64(runs)), "steps": .integer(Int64(steps)),

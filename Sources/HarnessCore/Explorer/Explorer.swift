@@ -4,19 +4,19 @@ import SiteSettings
 /// Runs random schedules (`ScheduleGenerator`) as scenarios, with every invariant and liveness
 /// check the named scenarios get, and shrinks each failure to a short scenario that fails the
 /// same way. A seed gives the same schedule, options and run every time.
-public struct Explorer: Sendable {
-    public var steps: Int
-    public var flaws: Set<Flaw>
-    public var transport: Simulation.Transport
-    public var executables: String
+package struct Explorer: Sendable {
+    package var steps: Int
+    package var flaws: Set<Flaw>
+    package var transport: Simulation.Transport
+    package var executables: String
     /// A folder this explorer may use for its runs (nothing is left in it).
-    public var directory: String
+    package var directory: String
     /// Only for proving the replay check: in-process processes hide this yield point.
-    public var hiddenYield: YieldPoint?
+    package var hiddenYield: YieldPoint?
     /// A power cut every run of this explorer plans (in process).
-    public var powerCut: PowerCutPlan?
+    package var powerCut: PowerCutPlan?
 
-    public init(steps: Int = 30, flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess, executables: String, directory: String) {
+    package init(steps: Int = 30, flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess, executables: String, directory: String) {
         self.steps = steps
         self.flaws = flaws
         self.transport = transport
@@ -25,43 +25,43 @@ public struct Explorer: Sendable {
     }
 
     /// The same explorer with runs that cut the power as planned, where the transport allows.
-    public func cutting(_ plan: PowerCutPlan?) -> Explorer {
+    package func cutting(_ plan: PowerCutPlan?) -> Explorer {
         var copy = self
         copy.powerCut = transport == .inProcess ? plan : nil
         return copy
     }
 
     /// The same explorer with its own run folder (for a worker beside others).
-    public func folder(suffix: String) -> Explorer {
+    package func folder(suffix: String) -> Explorer {
         var copy = self
         copy.directory += suffix
         return copy
     }
 
     /// One seed's run.
-    public struct Run: Sendable {
-        public let seed: UInt64
-        public let options: SwarmOptions
-        public let steps: [Step]
-        public let outcome: ScenarioRunner.Outcome
+    package struct Run: Sendable {
+        package let seed: UInt64
+        package let options: SwarmOptions
+        package let steps: [Step]
+        package let outcome: ScenarioRunner.Outcome
         /// The power cut the run planned, if its transport allowed one.
-        public let powerCut: PowerCutPlan?
+        package let powerCut: PowerCutPlan?
         /// The steps planning a fault no process reached, by index.
-        public var unreachedFaults: Set<Int> { Set(outcome.unreachedFaultLines.map { $0 - 1 }) }
+        package var unreachedFaults: Set<Int> { Set(outcome.unreachedFaultLines.map { $0 - 1 }) }
         /// The first property the run broke, and the failure that says so.
-        public var failure: (property: String, message: String)? {
+        package var failure: (property: String, message: String)? {
             outcome.properties.first.map { ($0, outcome.failures[0]) }
         }
     }
 
     /// The schedule of a seed, with the seed as its first line so the scenario reruns alone.
-    public func schedule(seed: UInt64) -> (options: SwarmOptions, steps: [Step]) {
+    package func schedule(seed: UInt64) -> (options: SwarmOptions, steps: [Step]) {
         let (options, steps) = ScheduleGenerator.schedule(seed: seed, count: self.steps)
         return (options, [.seed(seed)] + steps)
     }
 
     /// Generates and runs one seed's schedule.
-    public func run(seed: UInt64) throws(ScenarioErrors) -> Run {
+    package func run(seed: UInt64) throws(ScenarioErrors) -> Run {
         let (options, steps) = schedule(seed: seed)
         let explorer = cutting(options.powerCut)
         let outcome = try explorer.play(explorer.generated(steps, name: "seed-\(seed)"), exploring: true)
@@ -75,7 +75,7 @@ public struct Explorer: Sendable {
     /// Runs steps as a scenario of that name. While exploring, a planned fault no process
     /// reaches is allowed (the generator plans them blindly); otherwise it is a mistake, as in
     /// `harness run`.
-    public func play(_ steps: [Step], name: String, exploring: Bool = false) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
+    package func play(_ steps: [Step], name: String, exploring: Bool = false) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
         let scenario = try Scenario.parse(ScenarioPrinter.print(steps), name: name)
         precondition(scenario.lines.count == steps.count, "a printed step is one line")
         return try play(scenario, exploring: exploring)
@@ -108,7 +108,7 @@ public struct Explorer: Sendable {
 
     /// A finding's scenario, as written to `file`, run once more for its page: the lines and
     /// failures are the file's own.
-    public func page(for finding: Finding, file: String, flaws: Set<Flaw>) throws(ScenarioErrors) -> RunPage.Run {
+    package func page(for finding: Finding, file: String, flaws: Set<Flaw>) throws(ScenarioErrors) -> RunPage.Run {
         let scenario = try Scenario.parse(finding.scenarioText(file: file, flaws: flaws), name: file)
         let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws,
                                     powerCut: cutting(finding.powerCut).powerCut)

@@ -7,35 +7,35 @@ import SiteSettings
 /// corner (many popup edits with no app in the way, a handler that keeps failing with nothing to
 /// heal it, time that only ever moves past one timeout and never far enough to unload) instead
 /// of every run being the same average mix.
-public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: String, CaseIterable, Comparable, Sendable {
+package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
+    package enum Kind: String, CaseIterable, Comparable, Sendable {
         case tab, appEdit = "app-edit", app, popup, safari, appearance, background, handler, hold, crash, fail, profile, legacy, time
 
-        public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
     }
 
-    public var platform: Simulation.Platform
+    package var platform: Simulation.Platform
     /// The kinds a run draws its steps from, each with a weight from 1 to 4.
-    public var weights: [Kind: Int]
+    package var weights: [Kind: Int]
     /// How far `advance` moves time, and what `handler` steps may make of the handler (a
     /// healthy handler is always among them).
-    public var durations: [EpochMillis]
-    public var handlers: [Simulation.HandlerBehaviour]
+    package var durations: [EpochMillis]
+    package var handlers: [Simulation.HandlerBehaviour]
     /// Whether the run starts with a shared document, a cache made from an older one, and a
     /// damaged document on disk.
-    public var sharedStart: Bool
-    public var staleCache: Bool
-    public var damaged: Bool
+    package var sharedStart: Bool
+    package var staleCache: Bool
+    package var damaged: Bool
     /// A fault the handler has before the first tab opens, if any (one of `handlers`): a run
     /// that starts with the background unable to reach its document.
-    public var startingHandler: Simulation.HandlerBehaviour?
+    package var startingHandler: Simulation.HandlerBehaviour?
     /// A power cut before one of the first flushes of the simulated disk, keeping a seeded
     /// sample of what was not flushed (in process only: real disks are not ours to cut).
-    public var powerCut: PowerCutPlan?
+    package var powerCut: PowerCutPlan?
 
     /// The options of a seed. Tabs and time are always in: a run needs a tab to ask and time to
     /// pass for any deadline to come due.
-    public static func choose(_ random: inout SeededRandom) -> SwarmOptions {
+    package static func choose(_ random: inout SeededRandom) -> SwarmOptions {
         let platform: Simulation.Platform = random.chance(1, in: 2) ? .iOS : .macOS
         var weights: [Kind: Int] = [.tab: 1 + random.below(4), .time: 1 + random.below(4)]
         for kind in Kind.allCases where weights[kind] == nil && random.chance(1, in: 2) { weights[kind] = 1 + random.below(4) }
@@ -51,7 +51,7 @@ public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `platform=ios kinds=app-edit:2,tab:1,time:3 advance=2s,6s handler=healthy,hung start=shared,stale-cache`
-    public var description: String {
+    package var description: String {
         let kinds = weights.keys.sorted().map { "\($0.rawValue):\(weights[$0]!)" }.joined(separator: ",")
         let advance = durations.map(ScenarioPrinter.duration).joined(separator: ",")
         let handler = handlers.map(Self.name).joined(separator: ",")
@@ -73,7 +73,7 @@ public struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
 /// are named, in the profile in front; the popup open before it is used; a hold before its
 /// release), so every one prints to a scenario `harness run` accepts. Nothing here knows a flaw:
 /// the same generator finds every one.
-public struct ScheduleGenerator {
+package struct ScheduleGenerator {
     /// Sites the tabs visit and the editors change: pages on one registrable domain (so page,
     /// host and domain records overlap), another domain, and a page no record applies to.
     static let urls = ["https://docs.example.com/guide", "https://docs.example.com/api", "https://example.com/",
@@ -92,7 +92,7 @@ public struct ScheduleGenerator {
                                                                 .crashing(afterWrite: false), .crashing(afterWrite: true), .garbage]
     static let profiles = [Simulation.defaultProfile, "work"]
 
-    public let options: SwarmOptions
+    package let options: SwarmOptions
     private var random: SeededRandom
     private var steps: [Step] = []
     private var profile = Simulation.defaultProfile
@@ -103,7 +103,7 @@ public struct ScheduleGenerator {
     private var held: Set<ProcessName> = []
 
     /// A schedule of `count` actions (besides its setup lines) for a seed.
-    public static func schedule(seed: UInt64, count: Int) -> (options: SwarmOptions, steps: [Step]) {
+    package static func schedule(seed: UInt64, count: Int) -> (options: SwarmOptions, steps: [Step]) {
         var random = SeededRandom(seed: seed)
         let options = SwarmOptions.choose(&random)
         var generator = ScheduleGenerator(options: options, random: random)

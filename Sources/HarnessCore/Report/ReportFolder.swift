@@ -6,13 +6,13 @@ import ProcessKit
 /// A folder of run pages with an `index.html` listing them: what `harness run --html DIR`
 /// and `harness explore --out DIR` write. Each file is written whole under a temporary name
 /// and renamed, so a page is never seen half-written.
-public struct ReportFolder: Sendable {
-    public let directory: String
+package struct ReportFolder: Sendable {
+    package let directory: String
     private var entries: [Entry] = []
     private var names: Set<String> = []
 
     /// Makes the folder (and its parents) if it is missing.
-    public init(_ directory: String) throws(StoreError) {
+    package init(_ directory: String) throws(StoreError) {
         // An empty name would put the pages at the root of the file system.
         guard !directory.isEmpty else { throw StoreError("an empty folder name", errno: EINVAL) }
         self.directory = directory
@@ -31,7 +31,7 @@ public struct ReportFolder: Sendable {
 
     /// Writes the run's page and returns its file name within the folder.
     @discardableResult
-    public mutating func add(_ run: RunPage.Run) throws(StoreError) -> String {
+    package mutating func add(_ run: RunPage.Run) throws(StoreError) -> String {
         let file = fileName(for: run.scenario.name)
         try write(RunPage.html(run), to: file)
         entries.append(.page(run, file: file))
@@ -39,12 +39,12 @@ public struct ReportFolder: Sendable {
     }
 
     /// Lists a scenario that could not run as written (it has no page).
-    public mutating func addUnusable(_ scenario: Scenario, reason: String) {
+    package mutating func addUnusable(_ scenario: Scenario, reason: String) {
         entries.append(.unusable(name: scenario.name, steps: scenario.lines.count, reason: reason))
     }
 
     /// Writes `index.html` for the pages added so far.
-    public func writeIndex(title: String) throws(StoreError) {
+    package func writeIndex(title: String) throws(StoreError) {
         try write(Self.index(title: title, entries: entries), to: "index.html")
     }
 

@@ -4,16 +4,16 @@ import SiteSettings
 /// One run as a self-contained HTML page: what went wrong, a timeline of every process
 /// incarnation and tab (inline SVG), the steps linked to their moments, and the trace, folded.
 /// No script, font or style from elsewhere, so it opens from `file://` and in CI artifacts.
-public enum RunPage {
+package enum RunPage {
     /// Everything a page shows about a run.
-    public struct Run: Sendable {
-        public var scenario: Scenario
-        public var outcome: ScenarioRunner.Outcome
-        public var wallSeconds: Double
+    package struct Run: Sendable {
+        package var scenario: Scenario
+        package var outcome: ScenarioRunner.Outcome
+        package var wallSeconds: Double
         /// How it was run: `seed 1, transport process`, and any flaws.
-        public var settings: String
+        package var settings: String
 
-        public init(scenario: Scenario, outcome: ScenarioRunner.Outcome, wallSeconds: Double, settings: String) {
+        package init(scenario: Scenario, outcome: ScenarioRunner.Outcome, wallSeconds: Double, settings: String) {
             self.scenario = scenario
             self.outcome = outcome
             self.wallSeconds = wallSeconds
@@ -21,7 +21,7 @@ public enum RunPage {
         }
     }
 
-    public static func html(_ run: Run) -> String {
+    package static func html(_ run: Run) -> String {
         let outcome = run.outcome
         let timeline = RunTimeline(trace: outcome.trace, marks: outcome.marks, epoch: outcome.epoch)
         let axis = TimeAxis(timeline)

@@ -3,11 +3,11 @@ import SiteSettings
 /// A run told as lanes over time, read from its trace: what the run's page draws. Every moment
 /// is a trace line's index, so events at one virtual instant keep their order; `TimeAxis`
 /// turns indices into positions.
-public struct RunTimeline: Sendable {
+package struct RunTimeline: Sendable {
     /// One incarnation of a process (`background#2`): when it lived, and how it ended.
-    public struct ProcessLane: Sendable {
-        public enum Kind: String, Sendable { case app, background, handler }
-        public enum End: Sendable, Equatable {
+    package struct ProcessLane: Sendable {
+        package enum Kind: String, Sendable { case app, background, handler }
+        package enum End: Sendable, Equatable {
             /// Alive when the trace ends.
             case running
             /// It finished its work and exited (a handler after its reply).
@@ -18,79 +18,79 @@ public struct RunTimeline: Sendable {
             case killed(String)
         }
         /// A stretch of its life in a state other than running.
-        public struct Span: Sendable {
-            public enum State: String, Sendable { case frozen, held, suspended }
-            public var state: State
-            public var from: Int
-            public var to: Int
-            public var note: String
+        package struct Span: Sendable {
+            package enum State: String, Sendable { case frozen, held, suspended }
+            package var state: State
+            package var from: Int
+            package var to: Int
+            package var note: String
         }
         /// Something at one moment: a yield point, a failed step, a withheld reply.
-        public struct Mark: Sendable {
-            public enum Kind: String, Sendable { case yield, fault, timeout, problem }
-            public var kind: Kind
-            public var at: Int
-            public var note: String
+        package struct Mark: Sendable {
+            package enum Kind: String, Sendable { case yield, fault, timeout, problem }
+            package var kind: Kind
+            package var at: Int
+            package var note: String
         }
 
-        public var label: String
-        public var kind: Kind
-        public var from: Int
-        public var to: Int
-        public var end: End = .running
-        public var spans: [Span] = []
-        public var marks: [Mark] = []
+        package var label: String
+        package var kind: Kind
+        package var from: Int
+        package var to: Int
+        package var end: End = .running
+        package var spans: [Span] = []
+        package var marks: [Mark] = []
     }
 
     /// One tab of one profile: what its page showed over time.
-    public struct TabLane: Sendable {
-        public struct Segment: Sendable {
+    package struct TabLane: Sendable {
+        package struct Segment: Sendable {
             /// nil: no decision applied since the page (re)loaded.
-            public var decision: Shown?
-            public var from: Int
-            public var to: Int
+            package var decision: Shown?
+            package var from: Int
+            package var to: Int
         }
         /// A decision as a page shows it.
-        public struct Shown: Sendable, Equatable {
-            public var enabled: Bool
-            public var theme: String
-            public var reason: String
+        package struct Shown: Sendable, Equatable {
+            package var enabled: Bool
+            package var theme: String
+            package var reason: String
         }
         /// The first decision since a load, and how many native replies the background had by then.
-        public struct First: Sendable {
-            public var at: Int
-            public var repliesBefore: Int
+        package struct First: Sendable {
+            package var at: Int
+            package var repliesBefore: Int
         }
 
-        public var profile: String
-        public var tab: String
-        public var segments: [Segment] = []
-        public var firsts: [First] = []
+        package var profile: String
+        package var tab: String
+        package var segments: [Segment] = []
+        package var firsts: [First] = []
         /// When its profile was out of sight.
-        public var hidden: [ClosedRange<Int>] = []
-        public var name: String { profile == RunMarks().profile ? tab : "\(tab) (\(profile))" }
+        package var hidden: [ClosedRange<Int>] = []
+        package var name: String { profile == RunMarks().profile ? tab : "\(tab) (\(profile))" }
     }
 
     /// A message between two processes.
-    public struct Arrow: Sendable {
-        public enum Outcome: String, Sendable {
+    package struct Arrow: Sendable {
+        package enum Outcome: String, Sendable {
             case request, applied, unchanged, refused, dropped, timedOut = "timed out", message
         }
-        public var from: String
-        public var fromIndex: Int
-        public var to: String
-        public var toIndex: Int
-        public var outcome: Outcome
-        public var note: String
+        package var from: String
+        package var fromIndex: Int
+        package var to: String
+        package var toIndex: Int
+        package var outcome: Outcome
+        package var note: String
     }
 
     /// A revision read at a moment (nil: no readable document or cache).
-    public struct Revision: Sendable, Equatable {
-        public var at: Int
-        public var revision: Int?
-        public var note: String
+    package struct Revision: Sendable, Equatable {
+        package var at: Int
+        package var revision: Int?
+        package var note: String
         /// Whose cache (each Safari profile has its own); nil for the shared document.
-        public var profile: String?
+        package var profile: String?
 
         /// The shared document as a process reported it: a handler reads a missing document as
         /// the built-in one, revision 0, which is no document yet. (A cache of revision 0 is a
@@ -101,26 +101,26 @@ public struct RunTimeline: Sendable {
     }
 
     /// Each line's virtual time from the run's start.
-    public var times: [EpochMillis] = []
-    public var processes: [ProcessLane] = []
-    public var tabs: [TabLane] = []
-    public var arrows: [Arrow] = []
-    public var shared: [Revision] = []
-    public var cache: [Revision] = []
+    package var times: [EpochMillis] = []
+    package var processes: [ProcessLane] = []
+    package var tabs: [TabLane] = []
+    package var arrows: [Arrow] = []
+    package var shared: [Revision] = []
+    package var cache: [Revision] = []
     /// Liveness checks that failed, where they failed (`check` lines).
-    public var checks: [(at: Int, note: String)] = []
+    package var checks: [(at: Int, note: String)] = []
     /// Moments of the whole run: the power failing, the run healed.
-    public var events: [(at: Int, note: String)] = []
+    package var events: [(at: Int, note: String)] = []
     /// Lines of the trace that are bookkeeping (timers, storage tokens): they take no room.
-    public var quiet: Set<Int> = []
+    package var quiet: Set<Int> = []
 
-    public var count: Int { times.count }
+    package var count: Int { times.count }
 }
 
 extension RunTimeline {
     /// Reads the trace (and the revisions read after each step, when the run kept them). A
     /// trace written with Unix times (no `+`) is read from `epoch`.
-    public init(trace: [String], marks: RunMarks, epoch: EpochMillis) {
+    package init(trace: [String], marks: RunMarks, epoch: EpochMillis) {
         var reader = TraceReader(profile: marks.profile, epoch: epoch)
         for (index, line) in trace.enumerated() { reader.read(line, at: index) }
         self = reader.finish()

@@ -12,13 +12,13 @@ import SiteSettings
 /// Processes are the shell's: an effect asks it to start, kill, freeze or hand an event to the
 /// background, or to start a handler, and what came of it returns as an input
 /// (`backgroundStarted`, `backgroundFinished`, `backgroundDied`, `replyArrived`, ...).
-public struct SafariMachine: Sendable {
+package struct SafariMachine: Sendable {
     /// The device Safari runs on: macOS has several windows and lets the app message the
     /// extension; iOS shows one tab and suspends Safari when it leaves the front.
-    public enum Platform: String, CaseIterable, Sendable { case iOS = "ios", macOS = "macos" }
+    package enum Platform: String, CaseIterable, Sendable { case iOS = "ios", macOS = "macos" }
 
     /// Something that happened, for Safari to act on.
-    public enum Input: Equatable, Sendable {
+    package enum Input: Equatable, Sendable {
         // MARK: The user and the operating system
         case tabOpened(TabID, url: String, nativeDark: Bool, window: Int?)
         case tabReloaded(TabID)
@@ -87,14 +87,14 @@ public struct SafariMachine: Sendable {
     }
 
     /// What Safari's timers fire.
-    public enum Due: Equatable, Sendable {
+    package enum Due: Equatable, Sendable {
         /// The unload check, 30 s after the background was last woken.
         case idleUnload
         case alarm(String)
     }
 
     /// What the shell carries out, in order.
-    public enum Effect: Equatable, Sendable {
+    package enum Effect: Equatable, Sendable {
         /// A line of Safari's in the trace, with a message when it quotes one.
         case note(String, JSONValue? = nil)
         /// Queue an event for the background; it comes back as `eventDue` in its turn.
@@ -149,140 +149,140 @@ public struct SafariMachine: Sendable {
     }
 
     /// One background incarnation's native request.
-    public struct NativeRequestID: Hashable, Comparable, Sendable {
-        public var incarnation: Int
-        public var request: Int
-        public init(incarnation: Int, request: Int) {
+    package struct NativeRequestID: Hashable, Comparable, Sendable {
+        package var incarnation: Int
+        package var request: Int
+        package init(incarnation: Int, request: Int) {
             self.incarnation = incarnation
             self.request = request
         }
-        public static func < (a: Self, b: Self) -> Bool { (a.incarnation, a.request) < (b.incarnation, b.request) }
+        package static func < (a: Self, b: Self) -> Bool { (a.incarnation, a.request) < (b.incarnation, b.request) }
     }
 
     /// An alarm, as `alarms.create` makes it: at a time, once or every `period`.
-    public struct Alarm: Equatable, Sendable {
-        public var at: EpochMillis
-        public var period: EpochMillis?
+    package struct Alarm: Equatable, Sendable {
+        package var at: EpochMillis
+        package var period: EpochMillis?
     }
 
     /// How often each rule bit (the soak prints these).
-    public struct RuleCounts: Equatable, Sendable {
+    package struct RuleCounts: Equatable, Sendable {
         /// Events that woke nothing or were lost: the background does not listen for them.
-        public var droppedForWantOfAListener = 0
+        package var droppedForWantOfAListener = 0
         /// Alarms asked for sooner than the minimum and raised to it.
-        public var alarmsRaisedToTheMinimum = 0
+        package var alarmsRaisedToTheMinimum = 0
         /// Native requests refused while the most Safari allows were in flight.
-        public var requestsRefusedAtTheCap = 0
+        package var requestsRefusedAtTheCap = 0
     }
 
     /// A background's port to the native app, and when it last opened or posted on it.
-    public struct NativePort: Equatable, Sendable {
-        public var incarnation: Int
-        public var lastActivity: EpochMillis
+    package struct NativePort: Equatable, Sendable {
+        package var incarnation: Int
+        package var lastActivity: EpochMillis
     }
 
     // MARK: - Constants (WebKit's, each cited where it is used)
 
-    public static let defaultProfile = "default"
+    package static let defaultProfile = "default"
     /// Safari unloads a non-persistent background this long after it was last woken (WebKit,
     /// `WebExtensionContext::scheduleBackgroundContentToUnload`: `delayBeforeUnloading`, 30 s,
     /// on macOS and iOS alike).
-    public static let idleUnload: EpochMillis = 30_000
+    package static let idleUnload: EpochMillis = 30_000
     /// Safari postpones an unload, 30 s at a time, while the background holds an open port it
     /// opened or posted on less than this long ago (WebKit,
     /// `WebExtensionContext::unloadBackgroundContentIfPossible`: `delayForInactivePorts`;
     /// `m_lastBackgroundPortActivityTime` is set only by the background's own `addPorts` and
     /// `portPostMessage`, never by messages arriving on the port).
-    public static let portKeepAlive: EpochMillis = 120_000
+    package static let portKeepAlive: EpochMillis = 120_000
     /// How many native requests Safari lets be in flight at once, across every extension; it
     /// refuses one more at once (WebKit, `WebExtensionContext::sendNativeMessage`:
     /// `maximumActiveRequestCount`, "too many active native message requests").
-    public static let maximumActiveNativeRequests = 150
+    package static let maximumActiveNativeRequests = 150
     /// The shortest delay Safari allows an alarm: shorter delays and periods are raised to it
     /// (WebKit, `WebExtensionAPIAlarms.cpp` `createAlarm` with `webExtensionMinimumAlarmInterval`,
     /// 30 s; the older `WebExtensionAPIAlarmsCocoa.mm` enforced 1 minute).
-    public static let alarmMinimum: EpochMillis = 30_000
+    package static let alarmMinimum: EpochMillis = 30_000
     /// Backgrounds that may die in a row without finishing an input before tabs stop asking.
-    public static let wakesBeforeGivingUp = 3
+    package static let wakesBeforeGivingUp = 3
     /// The name of the alarm the reference background sets (it has one, for the next change
     /// a time brings: a schedule boundary, a pause's end).
-    public static let decisionAlarm = "next-change"
+    package static let decisionAlarm = "next-change"
 
     /// What Safari answers a request whose native extension ended without a reply: it rejects
     /// the request's promise (`requestInterruptionBlock`). Safari's own message, not one a
     /// handler can send.
-    public static let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
+    package static let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
                                                     "message": .string("the native extension ended without an answer")])
     /// What Safari answers a request it refuses because too many are in flight.
-    public static let tooManyRequests = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
+    package static let tooManyRequests = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
                                                           "message": .string("there are too many active native message requests")])
 
     // MARK: - Settings
 
-    public let platform: Platform
+    package let platform: Platform
     /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
-    public var alarmMinimum = SafariMachine.alarmMinimum
+    package var alarmMinimum = SafariMachine.alarmMinimum
     /// How many native requests may be in flight at once.
-    public var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
+    package var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
 
     // MARK: - What Safari shows
 
-    public internal(set) var tabs: [TabID: SafariTab] = [:]
+    package internal(set) var tabs: [TabID: SafariTab] = [:]
     /// The active tab of each window.
-    public internal(set) var activeTabs: [Int: TabID] = [:]
+    package internal(set) var activeTabs: [Int: TabID] = [:]
     /// The window in front.
-    public internal(set) var frontWindow = 1
+    package internal(set) var frontWindow = 1
     /// The Safari profile in front. Each runs its own instance of the extension with its own
     /// storage, tabs and popup; the app and the App Group container are shared.
-    public internal(set) var profile: String
+    package internal(set) var profile: String
     /// Every profile shown so far, and what those not in front keep.
-    public internal(set) var profiles: Set<String>
+    package internal(set) var profiles: Set<String>
     var putAway: [String: PutAway] = [:]
-    public internal(set) var appearance = Appearance.light
-    public internal(set) var safariInForeground = true
-    public internal(set) var appInForeground = false
+    package internal(set) var appearance = Appearance.light
+    package internal(set) var safariInForeground = true
+    package internal(set) var appInForeground = false
     /// The tab the open popup belongs to, the scope the user chose in it, and the background
     /// incarnation that was told it is open.
-    public internal(set) var popupTab: TabID?
-    public internal(set) var popupScope: String?
+    package internal(set) var popupTab: TabID?
+    package internal(set) var popupScope: String?
     var popupKnownTo: Int?
     /// What the popup shows now.
-    public internal(set) var popup: PopupView?
+    package internal(set) var popup: PopupView?
 
     // MARK: - The background
 
     /// The front profile's loaded background, by incarnation.
-    public internal(set) var loaded: Int?
+    package internal(set) var loaded: Int?
     /// How the front profile's background last stopped, while none is loaded.
-    public internal(set) var lastStop = BackgroundState.unloaded
+    package internal(set) var lastStop = BackgroundState.unloaded
     /// The user froze the background (SIGSTOP).
-    public internal(set) var frozenByUser = false
+    package internal(set) var frozenByUser = false
     /// Events for a frozen background, delivered when it thaws.
     var held: [ExtensionWire.Event] = []
     /// The events each profile's extension listens for, as Safari keeps them across wakes and
     /// restarts (WebKit persists them as `BackgroundContentEventListeners`), and what the
     /// loaded background has registered since it started.
-    public internal(set) var savedListeners: [String: Set<BackgroundListener>] = [:]
-    public internal(set) var registeredListeners: Set<BackgroundListener> = []
+    package internal(set) var savedListeners: [String: Set<BackgroundListener>] = [:]
+    package internal(set) var registeredListeners: Set<BackgroundListener> = []
     /// When the loaded background was last woken: loaded, or handed an event it listens for.
     /// Safari's unload timer is re-armed only then (WebKit,
     /// `WebExtensionContext::wakeUpBackgroundContentIfNecessary` and
     /// `performTasksAfterBackgroundContentLoads`), never by native replies, storage, its own
     /// timers or messages arriving on a port.
-    public internal(set) var lastWake: EpochMillis = 0
+    package internal(set) var lastWake: EpochMillis = 0
     /// The native port the loaded background holds, if any.
-    public internal(set) var nativePort: NativePort?
+    package internal(set) var nativePort: NativePort?
     /// The front profile's alarms, by name (Safari keeps them in memory only).
-    public internal(set) var alarms: [String: Alarm] = [:]
+    package internal(set) var alarms: [String: Alarm] = [:]
     /// Native requests in flight (a reply held back or withheld keeps its request in flight),
     /// and the first version's requests a hung handler never answered.
     var activeNativeRequests: Set<NativeRequestID> = []
     var hungLegacyRequests = 0
     /// Native replies delivered to any background so far (to count those before a first decision).
-    public internal(set) var nativeRepliesDelivered = 0
+    package internal(set) var nativeRepliesDelivered = 0
     /// Backgrounds that died in a row without finishing an input.
-    public internal(set) var deathsInARow = 0
-    public internal(set) var counts = RuleCounts()
+    package internal(set) var deathsInARow = 0
+    package internal(set) var counts = RuleCounts()
 
     /// A profile's tabs and alarms while another is in front.
     struct PutAway: Sendable {
@@ -292,7 +292,7 @@ public struct SafariMachine: Sendable {
         var alarms: [String: Alarm]
     }
 
-    public init(platform: Platform, profile: String = SafariMachine.defaultProfile) {
+    package init(platform: Platform, profile: String = SafariMachine.defaultProfile) {
         self.platform = platform
         self.profile = profile
         profiles = [profile]
@@ -301,10 +301,10 @@ public struct SafariMachine: Sendable {
     // MARK: - Reading
 
     /// The active tab of the window in front.
-    public var activeTab: TabID? { activeTabs[frontWindow] }
+    package var activeTab: TabID? { activeTabs[frontWindow] }
 
     /// The tabs a user sees: on macOS the active tab of every window, on iOS the one in front.
-    public var visibleTabs: [TabID] {
+    package var visibleTabs: [TabID] {
         switch platform {
         case .macOS: activeTabs.keys.sorted().compactMap { activeTabs[$0] }
         case .iOS: activeTab.map { [$0] } ?? []
@@ -313,19 +313,19 @@ public struct SafariMachine: Sendable {
 
     /// The background takes nothing and its timers stop: the user froze it, or on iOS Safari is
     /// not in front.
-    public var isBackgroundFrozen: Bool { frozenByUser || (platform == .iOS && !safariInForeground) }
+    package var isBackgroundFrozen: Bool { frozenByUser || (platform == .iOS && !safariInForeground) }
 
     /// The earliest alarm of the front profile, if one is set.
-    public var nextAlarm: (name: String, at: EpochMillis)? {
+    package var nextAlarm: (name: String, at: EpochMillis)? {
         alarms.min { ($0.value.at, $0.key) < ($1.value.at, $1.key) }.map { ($0.key, $0.value.at) }
     }
 
     /// Native requests in flight, the first version's included.
-    public var requestsInFlight: Int { activeNativeRequests.count + hungLegacyRequests }
+    package var requestsInFlight: Int { activeNativeRequests.count + hungLegacyRequests }
 
     /// When Safari unloads the loaded background if nothing wakes it first: at the first 30 s
     /// check after its last wake at which no recently used port holds it.
-    public var unloadTime: EpochMillis? {
+    package var unloadTime: EpochMillis? {
         guard let loaded else { return nil }
         var at = lastWake + Self.idleUnload
         if let port = nativePort, port.incarnation == loaded, at < port.lastActivity + Self.portKeepAlive {
@@ -338,7 +338,7 @@ public struct SafariMachine: Sendable {
     // MARK: - Inputs
 
     /// Acts on what happened at `now`; returns everything the shell must do, in order.
-    public mutating func handle(_ input: Input, now: EpochMillis) -> [Effect] {
+    package mutating func handle(_ input: Input, now: EpochMillis) -> [Effect] {
         var effects: [Effect] = []
         switch input {
         case .tabOpened(let id, let url, let nativeDark, let window):

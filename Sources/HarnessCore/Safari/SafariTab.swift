@@ -3,24 +3,24 @@ import SiteSettings
 
 /// A tab as Safari keeps it, with the decision its content script last applied and what the
 /// checks need to know of its waits.
-public struct SafariTab: Sendable {
+package struct SafariTab: Sendable {
     /// The window it is in (macOS has several, all visible at once; iOS shows one).
-    public var window: Int
-    public var url: String
-    public var nativeDark: Bool
-    public var applied: Decision?
+    package var window: Int
+    package var url: String
+    package var nativeDark: Bool
+    package var applied: Decision?
     /// It asked for a decision and has had no answer since.
-    public var awaitingAnswer = false
+    package var awaitingAnswer = false
     /// Since when the page has been waiting for an answer it can get (liveness 6: within the
     /// background's native timeout); nil while it waits for nothing or cannot be answered.
-    public var waitingSince: EpochMillis?
+    package var waitingSince: EpochMillis?
     /// When it applied its first decision since it (re)loaded.
-    public var firstDecisionAt: EpochMillis?
+    package var firstDecisionAt: EpochMillis?
     /// The first decision it applied since it (re)loaded: a flash of the wrong look shows here.
-    public var firstDecision: Decision?
+    package var firstDecision: Decision?
     /// How many native replies the background had received by its first decision
     /// (invariant 5: a background with a cache answers before any).
-    public var nativeRepliesBeforeFirstDecision: Int?
+    package var nativeRepliesBeforeFirstDecision: Int?
     /// Native replies delivered when the page (re)loaded, to count those before its first decision.
     var repliesAtLoad = 0
 

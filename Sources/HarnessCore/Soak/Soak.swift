@@ -9,26 +9,26 @@ import SiteSettings
 /// edit the app or a toggle got an answer for is lost) and after healing (the oracle over every
 /// answer, and every view agrees with the shared document). Runs are not reproducible; the
 /// seed gives the same choices, not the same interleaving.
-public enum Soak {
-    public struct Options: Sendable {
-        public var seconds: Int
-        public var seed: UInt64
+package enum Soak {
+    package struct Options: Sendable {
+        package var seconds: Int
+        package var seed: UInt64
         /// Native handlers running at once at most.
-        public var handlers: Int
+        package var handlers: Int
         /// The folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`.
-        public var executables: String
+        package var executables: String
         /// An empty folder for the container and the extension's storage.
-        public var directory: String
+        package var directory: String
         /// Only for proving the checks: an app edit recorded as saved that no process ever
         /// made, so the shared document lacks it.
-        public var plantsALostEdit = false
+        package var plantsALostEdit = false
         /// Known bugs switched on in every process (`harness soak --flaw`).
-        public var flaws: Set<Flaw> = []
+        package var flaws: Set<Flaw> = []
         /// How many native requests Safari lets be in flight at once (lowered only to show the
         /// rule at work: WebKit's is 150).
-        public var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
+        package var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
 
-        public init(seconds: Int, seed: UInt64, handlers: Int, executables: String, directory: String) {
+        package init(seconds: Int, seed: UInt64, handlers: Int, executables: String, directory: String) {
             self.seconds = seconds
             self.seed = seed
             self.handlers = handlers
@@ -38,7 +38,7 @@ public enum Soak {
     }
 
     /// The site of the planted lost edit, which nobody edits.
-    public static let plantedSite = "planted.example"
+    package static let plantedSite = "planted.example"
     /// How often the shared document is checked against the oracle while the soak runs.
     static let checkEvery: EpochMillis = 500
     /// How long healing may take before what is left counts as not converged.
@@ -46,7 +46,7 @@ public enum Soak {
 
     /// Runs a soak; `progress` is called about ten times a second with the counts so far and
     /// the milliseconds elapsed.
-    public static func run(_ options: Options, progress: (SoakLog.Counts, EpochMillis) -> Void = { _, _ in }) -> SoakReport {
+    package static func run(_ options: Options, progress: (SoakLog.Counts, EpochMillis) -> Void = { _, _ in }) -> SoakReport {
         let files = SoakFiles(container: options.directory + "/container", storage: options.directory + "/storage")
         mkdir(options.directory, 0o755)
         mkdir(files.container, 0o755)

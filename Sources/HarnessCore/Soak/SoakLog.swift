@@ -4,26 +4,26 @@ import Synchronization
 /// What a soak counts as it runs, from every thread: operations by kind, faults, the lock waits
 /// the processes reported, and violations, each kept with the operations around it so that it
 /// can be read without a trace (a free run has no replayable one).
-public final class SoakLog: Sendable {
+package final class SoakLog: Sendable {
     /// A broken property, with the operations just before and after it.
-    public struct Violation: Sendable {
-        public let message: String
+    package struct Violation: Sendable {
+        package let message: String
         /// Milliseconds since the run began.
-        public let at: EpochMillis
-        public let before: [String]
-        public fileprivate(set) var after: [String]
+        package let at: EpochMillis
+        package let before: [String]
+        package fileprivate(set) var after: [String]
     }
 
     /// What the log holds at a moment, for the progress line and the report.
-    public struct Counts: Sendable {
-        public var operations: [String: Int] = [:]
-        public var faults: [String: Int] = [:]
+    package struct Counts: Sendable {
+        package var operations: [String: Int] = [:]
+        package var faults: [String: Int] = [:]
         /// Microseconds, in the order they were reported.
-        public var lockWaits: [Int] = []
-        public var violations: [Violation] = []
+        package var lockWaits: [Int] = []
+        package var violations: [Violation] = []
 
-        public var totalOperations: Int { operations.values.reduce(0, +) }
-        public var totalFaults: Int { faults.values.reduce(0, +) }
+        package var totalOperations: Int { operations.values.reduce(0, +) }
+        package var totalFaults: Int { faults.values.reduce(0, +) }
     }
 
     private struct State {

@@ -1,19 +1,19 @@
 import SiteSettings
 
 /// A soak's figures and violations, as the command prints them and as JSON lines.
-public struct SoakReport: Sendable {
-    public let options: Soak.Options
+package struct SoakReport: Sendable {
+    package let options: Soak.Options
     /// Wall seconds the faults ran for, before healing.
-    public let seconds: Double
-    public let counts: SoakLog.Counts
-    public let acknowledged: Int
+    package let seconds: Double
+    package let counts: SoakLog.Counts
+    package let acknowledged: Int
     /// How often each of Safari's rules bit.
-    public let rules: SafariMachine.RuleCounts
+    package let rules: SafariMachine.RuleCounts
 
-    public var violations: [SoakLog.Violation] { counts.violations }
+    package var violations: [SoakLog.Violation] { counts.violations }
 
     /// The median and 99th percentile of the lock waits, in microseconds (nil: no lock taken).
-    public var lockWaits: (median: Int, p99: Int)? {
+    package var lockWaits: (median: Int, p99: Int)? {
         let sorted = counts.lockWaits.sorted()
         guard !sorted.isEmpty else { return nil }
         func rank(_ fraction: Double) -> Int { sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)] }
@@ -31,7 +31,7 @@ public struct SoakReport: Sendable {
     }
 
     /// The report for a person: figures, then each violation with the operations around it.
-    public var text: String {
+    package var text: String {
         var lines = ["soak: seed \(options.seed), \(options.handlers) handlers at most, \(Int(seconds.rounded())) s"]
         lines.append("operations: \(counts.totalOperations) (\(perSecond(counts.totalOperations))/s)")
         for (kind, count) in counts.operations.sorted(by: { $0.key < $1.key }) where kind != "fault" {
@@ -60,7 +60,7 @@ public struct SoakReport: Sendable {
     }
 
     /// One line per violation, then the summary, whose `violations` member is their count.
-    public var jsonLines: [JSONValue] {
+    package var jsonLines: [JSONValue] {
         var lines: [JSONValue] = violations.map { violation in
             .object(["type": .string("violation"), "seed": .integer(Int64(bitPattern: options.seed)), "at": .integer(violation.at),
                      "message": .string(violation.message), "before": .array(violation.before.map(JSONValue.string)),

@@ -1,0 +1,723 @@
+import ProcessKit
+import SiteSettings
+
+/// Turns a scenario's text into typed steps, checking every line before anything runs. Every
+/// mistake in the file is reported (not only the first), each with its line, what was expected
+/// and the nearest valid word.
+///
+/// Lines end with LF, CRLF or CR. A word that starts with `#` starts a comment to the end of
+/// the line (so `https://a.example/#top` keeps its fragment). The first comment block is the
+/// scenario's description.
+struct ScenarioParser {
+    let file: String
+    private var errors: [ScenarioError] = []
+    /// Whether an action came yet: setup steps must come before it.
+    private var started = false
+    /// The profile in front, and the tabs open in each profile (by the line that opened them).
+    private var profile = Simulation.defaultProfile
+    private var openTabs: [String: [TabID: Int]] = [:]
+    private var closedTabs: [String: [TabID: Int]] = [:]
+    /// Processes held by a `hold` step and not yet released.
+    private var holds: Set<ProcessName> = []
+    private var appEdits = 0
+    /// The page each open tab shows, the tab the popup is open on, the platform, and the
+    /// lines of the setup steps that may come once (and of the first shared and cache lines).
+    private var urls: [String: [TabID: String]] = [:]
+    private var popupTab: TabID?
+    private var platform = Simulation.Platform.iOS
+    private var setupLines: [String: Int] = [:]
+
+    init(file: String) { self.file = file }
+
+    /// Reads the whole text; throws every mistake found.
+    mutating func parse(_ text: String) throws(ScenarioErrors) -> Scenario {
+        var description: [String] = []
+        var inHeader = true
+        var lines: [Scenario.Line] = []
+        for (index, raw) in Self.lines(of: text).enumerated() {
+            let number = index + 1
+            let words = Self.words(of: raw)
+            guard !words.isEmpty else {
+                let trimmed = raw.drop { $0 == " " || $0 == "\t" }
+                if trimmed.hasPrefix("#") {
+                    if inHeader { description.append(String(trimmed.dropFirst().drop { $0 == " " })) }
+                } else if !description.isEmpty {
+                    inHeader = false
+                }
+                continue
+            }
+            inHeader = false
+            do {
+                let step = try self.step(Cursor(file: file, line: number, words: words))
+                lines.append(Scenario.Line(number: number, text: words.joined(separator: " "), step: step))
+            } catch {
+                errors.append(error)
+            }
+        }
+        if lines.isEmpty && errors.isEmpty {
+            errors.append(ScenarioError(file: file, line: 0, message: "the scenario has no steps"))
+        }
+        if !errors.isEmpty { throw ScenarioErrors(errors) }
+        return Scenario(name: file, description: description.joined(separator: " "), lines: lines)
+    }
+
+    // MARK: - Lines and words
+
+    /// The lines of a text: LF, CRLF and CR each end one.
+    static func lines(of text: String) -> [String] {
+        var lines: [String] = []
+        let bytes = Array(text.utf8)
+        // A byte-order mark some editors write at the start is not part of the first line.
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x0A || byte == 0x0D {
+                lines.append(String(decoding: bytes[start..<index], as: UTF8.self))
+                if byte == 0x0D && index + 1 < bytes.count && bytes[index + 1] == 0x0A { index += 1 }
+                start = index + 1
+            }
+            index += 1
+        }
+        if start < bytes.count { lines.append(String(decoding: bytes[start...], as: UTF8.self)) }
+        return lines
+    }
+
+    /// The words of a line up to a word that starts with `#`.
+    static func words(of line: String) -> [String] {
+        // A space may begin a character (a combining mark after it is part of it): only a line
+        // of ASCII is split byte by byte.
+        guard line.utf8.allSatisfy({ $0 < 0x80 }) else {
+            var words: [String] = []
+            for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+                if word.hasPrefix("#") { break }
+                words.append(String(word))
+            }
+            return words
+        }
+        var words: [String] = []
+        let bytes = line.utf8
+        var start: String.Index?
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == 0x20 || byte == 0x09 {
+                if let first = start { words.append(String(line[first..<index])) }
+                start = nil
+            } else if start == nil {
+                if byte == UInt8(ascii: "#") { return words }
+                start = index
+            }
+            index = bytes.index(after: index)
+        }
+        if let first = start { words.append(String(line[first...])) }
+        return words
+    }
+
+    // MARK: - Steps
+
+    private mutating func step(_ cursor: Cursor) throws(ScenarioError) -> Step {
+        var words = cursor
+        let verb = words.words[0]
+        let step: Step
+        switch verb {
+        case "platform":
+            step = .platform(try words.choose(Simulation.Platform.self))
+        case "epoch":
+            let text = try words.next("an ISO 8601 time")
+            guard let time = Timestamp.parse(text) else { throw words.error("'\(text)' is not an ISO 8601 time (as 2026-03-01T09:00:00Z)") }
+            step = .epoch(time)
+        case "seed":
+            let text = try words.next("a number")
+            guard let value = UInt64(text) else { throw words.error("'\(text)' is not a seed (a whole number)") }
+            step = .seed(value)
+        case "shared":
+            switch try words.choose(["defaults", "site", "file", "legacy", "damaged"]) {
+            case "legacy": step = .sharedLegacy(enabled: try words.choose(["enabled", "disabled"]) == "enabled")
+            case "damaged": step = .sharedDamaged
+            case let kind: step = .shared(try startingDocument(kind, &words))
+            }
+        case "alarm-minimum":
+            step = .alarmMinimum(try duration(try words.next("a duration (30s, or 1m as older Safari releases had)"), words))
+        case "cache":
+            step = .cache(try startingDocument(try words.choose(["defaults", "site", "file"]), &words))
+        case "profile":
+            // Before the first action it chooses the profile in front at the start.
+            profile = try profileName(try words.next("a profile name"), words)
+            // The popup belongs to the profile that was in front.
+            popupTab = nil
+            step = .profile(profile)
+        case "app":
+            step = .app(try appStep(&words))
+        case "safari":
+            step = .safari(try words.choose(SafariStep.self))
+        case "tab":
+            step = .tab(try tabStep(&words))
+        case "popup":
+            step = .popup(try popupStep(&words))
+        case "appearance":
+            step = .appearance(try words.choose(Appearance.self))
+        case "background":
+            step = .background(try words.choose(BackgroundStep.self))
+        case "handler":
+            step = .handler(try handlerBehaviour(&words))
+        case "hold", "crash", "fail":
+            let process = try words.choose(ProcessName.self)
+            try words.expectWord("at")
+            let point = try words.choose(YieldPoint.self)
+            switch verb {
+            case "hold":
+                holds.insert(process)
+                step = .hold(process, at: point)
+            case "crash":
+                step = .crash(process, at: point)
+            default:
+                try words.expectWord("with")
+                let errno = try words.choose(StorageErrno.self)
+                let after = words.atEnd ? false : try words.choose(["after"]) == "after"
+                if after && ![.writeTemp, .rename, .storageWriteTemp, .storageRename].contains(point) {
+                    throw words.error("'after' needs a point that writes: write-temp, rename, storage-write-temp or storage-rename")
+                }
+                step = .fail(process, at: point, with: errno, after: after)
+            }
+        case "release":
+            let process = try words.choose(ProcessName.self)
+            guard holds.remove(process) != nil else { throw words.error("'release \(process.rawValue)' with no 'hold \(process.rawValue) at POINT' before it") }
+            step = .release(process)
+        case "legacy":
+            step = .legacy(try words.choose(LegacyStep.self))
+        case "advance":
+            step = .advance(try duration(try words.next("a duration"), words))
+        case "settle":
+            step = .settle
+        case "expect":
+            step = .expect(try expectation(&words))
+        default:
+            throw ScenarioError(file: file, line: words.line, message: "unknown step '\(verb)'", suggestion: nearestWord(verb, in: Scenario.verbs))
+        }
+        try words.end()
+        if step.isSetup && started {
+            throw words.error("'\(verb)' must come before the first action")
+        }
+        if !started { try checkSetup(step, words) }
+        if !step.isSetup, verb != "profile" { started = true }
+        return step
+    }
+
+    /// Setup lines that could contradict each other: a step given twice, a document file after
+    /// lines it would replace, a `shared` line after the `cache` lines that start from it.
+    private mutating func checkSetup(_ step: Step, _ words: Cursor) throws(ScenarioError) {
+        func once(_ name: String) throws(ScenarioError) {
+            if let line = setupLines[name] { throw words.error("'\(name)' is given twice (first on line \(line))") }
+            setupLines[name] = words.line
+        }
+        switch step {
+        case .platform(let chosen):
+            try once("platform")
+            platform = chosen
+        case .epoch: try once("epoch")
+        case .seed: try once("seed")
+        case .profile: try once("profile")
+        case .sharedLegacy: try once("shared legacy")
+        case .sharedDamaged: try once("shared damaged")
+        case .alarmMinimum(let minimum):
+            try once("alarm-minimum")
+            guard (1_000...600_000).contains(minimum) else { throw words.error("an alarm minimum is from 1s to 10m, not \(ScenarioPrinter.duration(minimum))") }
+        case .shared(let document):
+            if let line = setupLines["cache"] {
+                throw words.error("a 'shared' line after the cache's (line \(line)): the cache starts from the shared document as it stands then; put every 'shared' line first")
+            }
+            if case .file = document, let line = setupLines["shared"] {
+                throw words.error("'shared file' replaces the 'shared' lines before it (line \(line)); put it first")
+            }
+            setupLines["shared"] = setupLines["shared"] ?? words.line
+        case .cache(let document):
+            if case .file = document, let line = setupLines["cache"] {
+                throw words.error("'cache file' replaces the 'cache' lines before it (line \(line)); put it first")
+            }
+            setupLines["cache"] = setupLines["cache"] ?? words.line
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .advance, .settle,
+             .expect:
+            break
+        }
+    }
+
+    private func startingDocument(_ kind: String, _ words: inout Cursor) throws(ScenarioError) -> StartingDocument {
+        switch kind {
+        case "defaults": return .defaults(try values(&words, allowSchedule: true))
+        case "site":
+            let key = try scope(&words)
+            return .site(key, try values(&words, allowSchedule: false))
+        default: return .file(try words.next("a path"))
+        }
+    }
+
+    private mutating func appStep(_ words: inout Cursor) throws(ScenarioError) -> AppStep {
+        switch try words.choose(["launch", "foreground", "background", "kill", "set", "reset", "delete"]) {
+        case "launch": return .launch
+        case "foreground": return .foreground
+        case "background": return .background
+        case "kill": return .kill
+        case "set":
+            appEdits += 1
+            if try words.choose(["default", "site"]) == "default" { return .setDefaults(try values(&words, allowSchedule: true)) }
+            let key = try scope(&words)
+            return .setSite(key, try values(&words, allowSchedule: false))
+        case "reset":
+            appEdits += 1
+            try words.expectWord("site")
+            let key = try scope(&words)
+            return .resetSite(key, try fields(&words))
+        default:
+            appEdits += 1
+            try words.expectWord("site")
+            return .deleteSite(try scope(&words))
+        }
+    }
+
+    private mutating func tabStep(_ words: inout Cursor) throws(ScenarioError) -> TabStep {
+        let verb = try words.choose(["open", "activate", "reload", "navigate", "close", "native-dark"])
+        let tab = try tabName(&words)
+        if verb == "open" {
+            if let line = openTabs[profile]?[tab] { throw words.error("tab \(tab.rawValue) is already open (line \(line)); use 'tab navigate'") }
+            let url = try words.next("a URL")
+            // Opened even when an option below is wrong, so later lines are not wrong with it.
+            openTabs[profile, default: [:]][tab] = words.line
+            closedTabs[profile]?[tab] = nil
+            urls[profile, default: [:]][tab] = url
+            var nativeDark = false
+            var window: Int?
+            while !words.atEnd {
+                let option = try words.next("an option")
+                if option == "native-dark" && !nativeDark {
+                    nativeDark = true
+                } else if option.hasPrefix("window="), window == nil {
+                    let text = option.dropFirst("window=".count)
+                    guard let number = Int(text), number >= 1, number <= 64 else {
+                        throw words.error("'\(text)' is not a window number (1 to 64)")
+                    }
+                    guard platform == .macOS else { throw words.error("iOS shows one window: 'window=' needs 'platform macos'") }
+                    window = number
+                } else {
+                    let key = option.split(separator: "=", maxSplits: 1).first.map { String($0) } ?? option
+                    let twice = option == "native-dark" || option.hasPrefix("window=")
+                    throw ScenarioError(file: file, line: words.line,
+                                        message: twice ? "'\(key)' is given twice" : "unknown option '\(option)' after the URL (expected native-dark or window=N; a URL has no spaces)",
+                                        suggestion: twice ? nil : nearestWord(key, in: ["native-dark", "window"]).map { $0 == "window" ? "window=N" : $0 })
+                }
+            }
+            return .open(tab, url: url, nativeDark: nativeDark, window: window)
+        }
+        try requireOpen(tab, words)
+        switch verb {
+        case "activate": return .activate(tab)
+        case "reload": return .reload(tab)
+        case "navigate":
+            let url = try words.next("a URL")
+            urls[profile, default: [:]][tab] = url
+            return .navigate(tab, url: url)
+        case "close":
+            closedTabs[profile, default: [:]][tab] = words.line
+            openTabs[profile]?[tab] = nil
+            if popupTab == tab { popupTab = nil }
+            return .close(tab)
+        default: return .nativeDark(tab, try words.choose(["on", "off"]) == "on")
+        }
+    }
+
+    private mutating func popupStep(_ words: inout Cursor) throws(ScenarioError) -> PopupStep {
+        let verb = try words.choose(["open", "scope", "set", "reset", "forget", "pause", "close"])
+        if verb == "open" {
+            let tab = try tabName(&words)
+            try requireOpen(tab, words)
+            popupTab = tab
+            return .open(tab)
+        }
+        guard let tab = popupTab else { throw words.error("'popup \(verb)' with no popup open (open one with 'popup open TAB')") }
+        switch verb {
+        case "scope":
+            let key = try scope(&words)
+            // The popup edits one of its page's records: the page, the host or the domain.
+            let keys = (try? PageAddress.parse(urls[profile]?[tab] ?? "").get())?.scopeKeys() ?? []
+            guard keys.contains(key.key) else {
+                let texts = keys.map(\.text)
+                throw ScenarioError(file: file, line: words.line,
+                                    message: "'\(key.text)' is not a record of the popup's page (expected \(texts.isEmpty ? "none: the page is not supported" : texts.joined(separator: ", ")))",
+                                    suggestion: nearestWord(key.key.text, in: texts))
+            }
+            return .scope(key)
+        case "set": return .set(try values(&words, allowSchedule: false))
+        case "reset": return .reset(try fields(&words))
+        case "forget": return .forget
+        case "pause": return .pause(try duration(try words.next("a duration"), words))
+        default:
+            popupTab = nil
+            return .close
+        }
+    }
+
+    private func handlerBehaviour(_ words: inout Cursor) throws(ScenarioError) -> Simulation.HandlerBehaviour {
+        switch try words.choose(["healthy", "slow", "hung", "crashing", "garbage"]) {
+        case "healthy": return .healthy
+        case "slow": return .slow(try duration(try words.next("a duration"), words))
+        case "hung": return .hung
+        case "crashing": return .crashing(afterWrite: try words.choose(["before-write", "after-write"]) == "after-write")
+        default: return .garbage
+        }
+    }
+
+    // MARK: - Expectations
+
+    private mutating func expectation(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
+        let kinds = ["tab", "first-decision", "shared", "app", "popup", "background", "alarm", "converged", "legacy"]
+        switch try words.choose(kinds) {
+        case "tab":
+            let tab = try tabName(&words)
+            try requireOpen(tab, words)
+            if words.peek == "undecided" {
+                _ = try words.next("")
+                return .tabUndecided(tab)
+            }
+            return .tab(tab, try decisionChecks(&words, keys: Self.decisionKeys))
+        case "first-decision":
+            let tab = try tabName(&words)
+            try requireOpen(tab, words)
+            if words.peek == "before" {
+                _ = try words.next("")
+                try words.expectWord("native-reply")
+                return .firstDecisionBeforeNativeReply(tab)
+            }
+            return .firstDecision(tab, try decisionChecks(&words, keys: Self.decisionKeys))
+        case "shared":
+            switch try words.choose(["defaults", "site", "tombstone", "damaged"]) {
+            case "defaults": return .sharedDefaults(try values(&words, allowSchedule: true))
+            case "site":
+                let key = try scope(&words)
+                if words.peek == "absent" {
+                    _ = try words.next("")
+                    return .sharedSiteAbsent(key)
+                }
+                return .sharedSite(key, try fieldChecks(&words))
+            case "tombstone": return .sharedTombstone(try scope(&words))
+            default:
+                let text = try words.next("how many damaged documents")
+                guard let count = Int(text), count >= 0, count <= 16 else { throw words.error("'\(text)' is not a count of damaged documents (0 to 16)") }
+                return .sharedDamaged(count: count)
+            }
+        case "app":
+            switch try words.choose(["sites", "site", "defaults", "answer"]) {
+            case "sites":
+                let first = try words.next("the sites the app lists, as a.example,b.example (or none)")
+                if first == "none" { return .appSites([]) }
+                var keys: [WrittenScope] = []
+                for word in [first] + words.rest() {
+                    for text in word.split(separator: ",") { keys.append(try scopeKey(String(text), words)) }
+                }
+                return .appSites(keys)
+            case "site":
+                let key = try scope(&words)
+                return .appSite(key, try fieldChecks(&words))
+            case "defaults": return .appDefaults(try values(&words, allowSchedule: true))
+            default:
+                guard appEdits > 0 else { throw words.error("'expect app answer' with no app edit before it (app set, reset or delete)") }
+                return .appAnswer(try words.choose(AppAnswer.self))
+            }
+        case "popup":
+            return .popup(try decisionChecks(&words, keys: Self.popupKeys))
+        case "background":
+            var state: BackgroundState?
+            var incarnation: Int?
+            while !words.atEnd {
+                let word = try words.next("")
+                if let value = BackgroundState(rawValue: word), state == nil {
+                    state = value
+                } else if word.hasPrefix("incarnation="), incarnation == nil {
+                    let text = word.dropFirst("incarnation=".count)
+                    guard let number = Int(text), number >= 0 else { throw words.error("'\(text)' is not an incarnation number") }
+                    incarnation = number
+                } else {
+                    let options = BackgroundState.allCases.map(\.rawValue) + ["incarnation"]
+                    let key = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
+                    throw ScenarioError(file: file, line: words.line, message: "unknown word '\(word)' (expected running, frozen, unloaded, killed or incarnation=N, each once)",
+                                        suggestion: nearestWord(key, in: options).map { $0 == "incarnation" ? "incarnation=N" : $0 })
+                }
+            }
+            if state == nil && incarnation == nil { throw words.error("missing the state (running, frozen, unloaded, killed) or incarnation=N") }
+            return .background(state, incarnation: incarnation)
+        case "alarm":
+            switch try words.choose(["none", "due", "in"]) {
+            case "none": return .alarm(.none)
+            case "due": return .alarm(.due)
+            default: return .alarm(.inTime(try duration(try words.next("a duration"), words)))
+            }
+        case "converged":
+            return .converged
+        default:
+            return .legacy(enabled: try words.choose(["enabled", "disabled"]) == "enabled")
+        }
+    }
+
+    static let decisionKeys = ["enabled", "disabled", "theme", "reason", "scope", "mode", "nativeDarkPolicy",
+                               "source.mode", "source.theme", "source.nativeDarkPolicy"]
+    static let popupKeys = ["theme", "scope", "mode", "nativeDarkPolicy", "source.mode", "source.theme", "source.nativeDarkPolicy"]
+
+    /// `enabled`, `disabled`, `theme=sepia`, `source.theme=default`: at least one, each key once.
+    private func decisionChecks(_ words: inout Cursor, keys: [String]) throws(ScenarioError) -> [DecisionCheck] {
+        var checks: [DecisionCheck] = []
+        if words.atEnd {
+            throw words.error("missing what to check (\(keys.joined(separator: ", ")))")
+        }
+        while !words.atEnd {
+            let word = try words.next("")
+            let check: DecisionCheck
+            if keys.contains("enabled") && (word == "enabled" || word == "disabled") {
+                check = .enabled(word == "enabled")
+            } else {
+                let (key, value) = try pair(word, words, known: keys.filter { $0 != "disabled" && $0 != "enabled" } + (keys.contains("enabled") ? ["enabled"] : []))
+                switch key {
+                case "enabled": check = .enabled(try choice(value, ["true", "false"], key, words) == "true")
+                case "theme": check = .theme(try theme(value, words))
+                case "reason": check = .reason(try choice(value, DecisionReason.self, key, words))
+                case "scope": check = .scope(value == "none" ? nil : try scopeKey(value, words))
+                case "mode": check = .mode(try choice(value, Mode.self, key, words))
+                case "nativeDarkPolicy": check = .nativeDarkPolicy(try choice(value, NativeDarkPolicy.self, key, words))
+                default:
+                    let field = SiteField(rawValue: String(key.dropFirst("source.".count)))!
+                    check = .source(field, try choice(value, ValueSource.self, key, words))
+                }
+            }
+            if checks.contains(where: { $0.key == check.key }) { throw words.error("'\(check.key)' is checked twice") }
+            checks.append(check)
+        }
+        return checks
+    }
+
+    /// `mode=off theme=absent`: at least one, each field once.
+    private func fieldChecks(_ words: inout Cursor) throws(ScenarioError) -> [SiteFieldCheck] {
+        var checks: [SiteFieldCheck] = []
+        if words.atEnd { throw words.error("missing field=value (or field=absent) pairs") }
+        while !words.atEnd {
+            let (key, value) = try pair(try words.next(""), words, known: SiteField.allCases.map(\.rawValue))
+            let field = SiteField(rawValue: key)!
+            if checks.contains(where: { $0.field == field }) { throw words.error("'\(key)' is checked twice") }
+            if value == "absent" {
+                checks.append(SiteFieldCheck(field, nil))
+            } else {
+                var values = FieldValues()
+                try set(field.rawValue, value, in: &values, words)
+                checks.append(SiteFieldCheck(field, values.texts[0].value))
+            }
+        }
+        return checks
+    }
+
+    // MARK: - Values
+
+    /// `mode=on theme=gray nativeDarkPolicy=respect schedule=20:00-06:00`: at least one, each once.
+    private func values(_ words: inout Cursor, allowSchedule: Bool) throws(ScenarioError) -> FieldValues {
+        let known = allowSchedule ? ["mode", "theme", "nativeDarkPolicy", "schedule"] : ["mode", "theme", "nativeDarkPolicy"]
+        var values = FieldValues()
+        if words.atEnd { throw words.error("missing field=value pairs (\(known.joined(separator: ", ")))") }
+        while !words.atEnd {
+            let (key, value) = try pair(try words.next(""), words, known: known)
+            if values.texts.contains(where: { $0.name == key }) { throw words.error("'\(key)' is given twice") }
+            try set(key, value, in: &values, words)
+        }
+        return values
+    }
+
+    private func set(_ key: String, _ value: String, in values: inout FieldValues, _ words: Cursor) throws(ScenarioError) {
+        switch key {
+        case "mode": values.mode = try choice(value, Mode.self, key, words)
+        case "theme": values.theme = try theme(value, words)
+        case "nativeDarkPolicy": values.nativeDarkPolicy = try choice(value, NativeDarkPolicy.self, key, words)
+        default:
+            guard let schedule = Self.schedule(value) else { throw words.error("'\(value)' is not a schedule (HH:MM-HH:MM, as 20:00-06:00)") }
+            values.schedule = schedule
+        }
+    }
+
+    /// Field names to reset: at least one, each once.
+    private func fields(_ words: inout Cursor) throws(ScenarioError) -> [SiteField] {
+        var fields: [SiteField] = []
+        if words.atEnd { throw words.error("missing the fields to reset (mode, theme, nativeDarkPolicy)") }
+        while !words.atEnd {
+            let field = try words.choose(SiteField.self, what: "field")
+            if fields.contains(field) { throw words.error("'\(field.rawValue)' is given twice") }
+            fields.append(field)
+        }
+        return fields
+    }
+
+    /// `key=value`, the key one of `known`.
+    private func pair(_ word: String, _ words: Cursor, known: [String]) throws(ScenarioError) -> (String, String) {
+        let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        if parts[0] == "schedule" && !known.contains("schedule") && known.contains("mode") {
+            throw words.error("a schedule belongs to the defaults, not to a site")
+        }
+        guard known.contains(parts[0]) else {
+            throw ScenarioError(file: file, line: words.line, message: "unknown key '\(parts[0])' (expected \(known.joined(separator: ", ")))",
+                                suggestion: nearestWord(parts[0], in: known))
+        }
+        guard parts.count == 2, !parts[1].isEmpty else { throw words.error("'\(word)' needs a value after '='") }
+        return (parts[0], parts[1])
+    }
+
+    private func choice<T: RawRepresentable & CaseIterable>(_ value: String, _ type: T.Type, _ key: String, _ words: Cursor) throws(ScenarioError) -> T where T.RawValue == String {
+        guard let result = T(rawValue: value) else {
+            let options = T.allCases.map(\.rawValue)
+            throw ScenarioError(file: file, line: words.line, message: "'\(value)' is not a valid \(key) (expected \(options.joined(separator: ", ")))",
+                                suggestion: nearestWord(value, in: options))
+        }
+        return result
+    }
+
+    private func choice(_ value: String, _ options: [String], _ key: String, _ words: Cursor) throws(ScenarioError) -> String {
+        guard options.contains(value) else {
+            throw ScenarioError(file: file, line: words.line, message: "'\(value)' is not a valid \(key) (expected \(options.joined(separator: ", ")))",
+                                suggestion: nearestWord(value, in: options))
+        }
+        return value
+    }
+
+    private func theme(_ value: String, _ words: Cursor) throws(ScenarioError) -> Theme {
+        _ = try choice(value, Theme.catalogue.map(\.rawValue), "theme", words)
+        return Theme(rawValue: value)
+    }
+
+    private func scope(_ words: inout Cursor) throws(ScenarioError) -> WrittenScope {
+        try scopeKey(try words.next("a site key"), words)
+    }
+
+    private func scopeKey(_ text: String, _ words: Cursor) throws(ScenarioError) -> WrittenScope {
+        do { return try WrittenScope(text) } catch { throw words.error("'\(text)' is not a site key: \(error)") }
+    }
+
+    private func tabName(_ words: inout Cursor) throws(ScenarioError) -> TabID {
+        let text = try words.next("a tab name")
+        guard Self.isName(text) else { throw words.error("'\(text)' is not a tab name (letters, digits, '-' and '_')") }
+        return TabID(text)
+    }
+
+    private func requireOpen(_ tab: TabID, _ words: Cursor) throws(ScenarioError) {
+        guard openTabs[profile]?[tab] == nil else { return }
+        if let line = closedTabs[profile]?[tab] { throw words.error("tab \(tab.rawValue) was closed on line \(line)") }
+        let open = (openTabs[profile] ?? [:]).keys.map(\.rawValue).sorted()
+        let place = profile == Simulation.defaultProfile ? "" : " in profile \(profile)"
+        throw ScenarioError(file: file, line: words.line,
+                            message: "tab \(tab.rawValue) was never opened\(place) (open: \(open.isEmpty ? "none" : open.joined(separator: ", ")))",
+                            suggestion: nearestWord(tab.rawValue, in: open))
+    }
+
+    /// A Safari profile's name: lower-case letters, digits and hyphens, at most 32.
+    private func profileName(_ text: String, _ words: Cursor) throws(ScenarioError) -> String {
+        let allowed = text.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
+        guard !text.isEmpty, text.utf8.count <= 32, allowed else { throw words.error("'\(text)' is not a profile name (lower-case letters, digits, '-')") }
+        return text
+    }
+
+    static func isName(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 64 && text.utf8.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+        }
+    }
+
+    /// `20:00-06:00`.
+    static func schedule(_ text: String) -> Schedule? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, let start = TimeOfDay(parts[0]), let end = TimeOfDay(parts[1]) else { return nil }
+        return Schedule(start: start, end: end)
+    }
+
+    /// The units a duration may be written in, largest first.
+    static let durationUnits: [(String, EpochMillis)] = [("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)]
+
+    /// The units as a duration's end is matched: `ms` before `s`.
+    private static let unitsLongestFirst = durationUnits.sorted { $0.0.count > $1.0.count }
+
+    /// `30s`, `500ms`, `2m`, `1h`: a whole number of one unit, less than 10,000,000 of it.
+    private func duration(_ text: String, _ words: Cursor) throws(ScenarioError) -> EpochMillis {
+        for (unit, scale) in Self.unitsLongestFirst where text.hasSuffix(unit) {
+            let digits = text.dropLast(unit.count)
+            if !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+               let value = Int64(digits), value < 10_000_000 {
+                return value * scale
+            }
+            break
+        }
+        throw words.error("'\(text)' is not a duration (30s, 500ms, 2m, 1h)")
+    }
+}
+
+/// The words of one line, read left to right.
+struct Cursor {
+    let file: String
+    let line: Int
+    let words: [String]
+    private(set) var index = 1
+
+    init(file: String, line: Int, words: [String]) {
+        self.file = file
+        self.line = line
+        self.words = words
+    }
+
+    var atEnd: Bool { index >= words.count }
+    var peek: String? { atEnd ? nil : words[index] }
+    private var sofar: String { words[..<index].joined(separator: " ") }
+
+    func error(_ message: String, suggestion: String? = nil) -> ScenarioError {
+        ScenarioError(file: file, line: line, message: message, suggestion: suggestion)
+    }
+
+    /// The next word; `what` names it for the error when there is none.
+    mutating func next(_ what: @autoclosure () -> String) throws(ScenarioError) -> String {
+        guard !atEnd else { throw error("missing \(what()) after '\(sofar)'") }
+        index += 1
+        return words[index - 1]
+    }
+
+    /// Every word left.
+    mutating func rest() -> [String] {
+        defer { index = words.count }
+        return Array(words[index...])
+    }
+
+    mutating func choose(_ options: [String]) throws(ScenarioError) -> String {
+        let value = try next(options.joined(separator: "|"))
+        guard options.contains(value) else {
+            throw error("unknown word '\(value)' (expected \(options.joined(separator: ", ")))", suggestion: nearestWord(value, in: options))
+        }
+        return value
+    }
+
+    mutating func choose<T: RawRepresentable & CaseIterable>(_ type: T.Type, what: String? = nil) throws(ScenarioError) -> T where T.RawValue == String {
+        let value = try next(what ?? T.allCases.map(\.rawValue).joined(separator: "|"))
+        guard let result = T(rawValue: value) else {
+            let options = T.allCases.map(\.rawValue)
+            let word = what.map { "\($0) '\(value)'" } ?? "word '\(value)'"
+            throw error("unknown \(word) (expected \(options.joined(separator: ", ")))", suggestion: nearestWord(value, in: options))
+        }
+        return result
+    }
+
+    mutating func expectWord(_ word: String) throws(ScenarioError) {
+        _ = try choose([word])
+    }
+
+    /// Nothing may follow a complete step.
+    func end() throws(ScenarioError) {
+        guard atEnd else { throw error("unexpected '\(words[index...].joined(separator: " "))' after '\(sofar)'") }
+    }
+}
+
+/// Every mistake found in a scenario, each with its file and line.
+package struct ScenarioErrors: Error, Equatable, Sendable, CustomStringConvertible {
+    package let errors: [ScenarioError]
+
+    package init(_ errors: [ScenarioError]) { self.errors = errors }
+
+    /// One line per mistake.
+    package var description: String { errors.map(\.description).joined(separator: "\n") }
+}

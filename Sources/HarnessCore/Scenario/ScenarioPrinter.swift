@@ -1,0 +1,157 @@
+import ProcessKit
+import SiteSettings
+
+/// Writes steps back as scenario text, one line each, so that parsing the text gives the same
+/// steps. Generated and shrunk schedules are written this way.
+package enum ScenarioPrinter {
+    /// The whole file: the description as the first comment block, then a line per step.
+    package static func print(_ steps: [Step], description: [String] = []) -> String {
+        var text = description.map { $0.isEmpty ? "#" : "# " + $0 }.joined(separator: "\n")
+        if !text.isEmpty { text += "\n" }
+        for step in steps { text += line(step) + "\n" }
+        return text
+    }
+
+    /// One step as its line.
+    package static func line(_ step: Step) -> String {
+        switch step {
+        case .platform(let platform): "platform \(platform.rawValue)"
+        case .epoch(let time): "epoch \(Timestamp.format(time))"
+        case .seed(let seed): "seed \(seed)"
+        case .shared(let document): "shared " + starting(document)
+        case .cache(let document): "cache " + starting(document)
+        case .sharedLegacy(let enabled): "shared legacy \(enabled ? "enabled" : "disabled")"
+        case .sharedDamaged: "shared damaged"
+        case .profile(let name): "profile \(name)"
+        case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
+        case .app(let app): "app " + self.app(app)
+        case .safari(let step): "safari \(step.rawValue)"
+        case .tab(let tab): "tab " + self.tab(tab)
+        case .popup(let popup): "popup " + self.popup(popup)
+        case .appearance(let appearance): "appearance \(appearance.rawValue)"
+        case .background(let step): "background \(step.rawValue)"
+        case .handler(let behaviour): "handler " + handler(behaviour)
+        case .hold(let process, let point): "hold \(process.rawValue) at \(point.rawValue)"
+        case .release(let process): "release \(process.rawValue)"
+        case .crash(let process, let point): "crash \(process.rawValue) at \(point.rawValue)"
+        case .fail(let process, let point, let errno, let after):
+            "fail \(process.rawValue) at \(point.rawValue) with \(errno.rawValue)" + (after ? " after" : "")
+        case .legacy(let step): "legacy \(step.rawValue)"
+        case .advance(let duration): "advance \(self.duration(duration))"
+        case .settle: "settle"
+        case .expect(let expectation): "expect " + expect(expectation)
+        }
+    }
+
+    /// `30s`, `500ms`, `2m`, `1h`: the largest unit that writes it whole.
+    package static func duration(_ millis: EpochMillis) -> String {
+        if millis == 0 { return "0s" }
+        for (unit, scale) in ScenarioParser.durationUnits where millis % scale == 0 && millis / scale < 10_000_000 {
+            return "\(millis / scale)\(unit)"
+        }
+        return "\(millis)ms"
+    }
+
+    private static func starting(_ document: StartingDocument) -> String {
+        switch document {
+        case .defaults(let values): "defaults " + self.values(values)
+        case .site(let key, let values): "site \(key.text) " + self.values(values)
+        case .file(let path): "file \(path)"
+        }
+    }
+
+    private static func app(_ step: AppStep) -> String {
+        switch step {
+        case .launch: "launch"
+        case .foreground: "foreground"
+        case .background: "background"
+        case .kill: "kill"
+        case .setDefaults(let values): "set default " + self.values(values)
+        case .setSite(let key, let values): "set site \(key.text) " + self.values(values)
+        case .resetSite(let key, let fields): "reset site \(key.text) " + fields.map(\.rawValue).joined(separator: " ")
+        case .deleteSite(let key): "delete site \(key.text)"
+        }
+    }
+
+    private static func tab(_ step: TabStep) -> String {
+        switch step {
+        case .open(let id, let url, let nativeDark, let window):
+            "open \(id.rawValue) \(url)" + (nativeDark ? " native-dark" : "") + (window.map { " window=\($0)" } ?? "")
+        case .activate(let id): "activate \(id.rawValue)"
+        case .reload(let id): "reload \(id.rawValue)"
+        case .navigate(let id, let url): "navigate \(id.rawValue) \(url)"
+        case .close(let id): "close \(id.rawValue)"
+        case .nativeDark(let id, let on): "native-dark \(id.rawValue) \(on ? "on" : "off")"
+        }
+    }
+
+    private static func popup(_ step: PopupStep) -> String {
+        switch step {
+        case .open(let id): "open \(id.rawValue)"
+        case .scope(let key): "scope \(key.text)"
+        case .set(let values): "set " + self.values(values)
+        case .reset(let fields): "reset " + fields.map(\.rawValue).joined(separator: " ")
+        case .forget: "forget"
+        case .pause(let duration): "pause \(self.duration(duration))"
+        case .close: "close"
+        }
+    }
+
+    private static func handler(_ behaviour: Simulation.HandlerBehaviour) -> String {
+        switch behaviour {
+        case .healthy: "healthy"
+        case .slow(let delay): "slow \(duration(delay))"
+        case .hung: "hung"
+        case .crashing(let afterWrite): "crashing \(afterWrite ? "after-write" : "before-write")"
+        case .garbage: "garbage"
+        }
+    }
+
+    private static func expect(_ expectation: Expectation) -> String {
+        switch expectation {
+        case .tab(let id, let checks): "tab \(id.rawValue) " + self.checks(checks)
+        case .tabUndecided(let id): "tab \(id.rawValue) undecided"
+        case .firstDecision(let id, let checks): "first-decision \(id.rawValue) " + self.checks(checks)
+        case .firstDecisionBeforeNativeReply(let id): "first-decision \(id.rawValue) before native-reply"
+        case .sharedDefaults(let values): "shared defaults " + self.values(values)
+        case .sharedSite(let key, let checks): "shared site \(key.text) " + fieldChecks(checks)
+        case .sharedSiteAbsent(let key): "shared site \(key.text) absent"
+        case .sharedTombstone(let key): "shared tombstone \(key.text)"
+        case .sharedDamaged(let count): "shared damaged \(count)"
+        case .appSites(let keys): "app sites " + (keys.isEmpty ? "none" : keys.map(\.text).joined(separator: ","))
+        case .appSite(let key, let checks): "app site \(key.text) " + fieldChecks(checks)
+        case .appDefaults(let values): "app defaults " + self.values(values)
+        case .appAnswer(let answer): "app answer \(answer.rawValue)"
+        case .popup(let checks): "popup " + self.checks(checks)
+        case .background(let state, let incarnation):
+            "background" + (state.map { " \($0.rawValue)" } ?? "") + (incarnation.map { " incarnation=\($0)" } ?? "")
+        case .alarm(.none): "alarm none"
+        case .alarm(.due): "alarm due"
+        case .alarm(.inTime(let delay)): "alarm in \(duration(delay))"
+        case .converged: "converged"
+        case .legacy(let enabled): "legacy \(enabled ? "enabled" : "disabled")"
+        }
+    }
+
+    private static func values(_ values: FieldValues) -> String {
+        values.texts.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+    }
+
+    private static func checks(_ checks: [DecisionCheck]) -> String {
+        checks.map { check in
+            switch check {
+            case .enabled(let enabled): enabled ? "enabled" : "disabled"
+            case .theme(let theme): "theme=\(theme.rawValue)"
+            case .reason(let reason): "reason=\(reason.rawValue)"
+            case .scope(let key): "scope=\(key?.text ?? "none")"
+            case .mode(let mode): "mode=\(mode.rawValue)"
+            case .nativeDarkPolicy(let policy): "nativeDarkPolicy=\(policy.rawValue)"
+            case .source(let field, let source): "source.\(field.rawValue)=\(source.rawValue)"
+            }
+        }.joined(separator: " ")
+    }
+
+    private static func fieldChecks(_ checks: [SiteFieldCheck]) -> String {
+        checks.map { "\($0.field.rawValue)=\($0.value ?? "absent")" }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,390 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ProcessKit
+import SiteSettings
+
+/// Plays a scenario on a `Simulation`. Setup steps (`platform`, `epoch`, `seed`, `shared`,
+/// `cache`) come first; each action then lets its consequences play out except native replies,
+/// which wait (so a tab's first answer can be checked before native corrects it), and `settle`
+/// plays out everything. Expectations compare what a tab applied, what the popup and the app show,
+/// and the shared document.
+package final class ScenarioRunner {
+    private typealias UserEdit = InvariantMonitor.UserEdit
+    /// What a run found.
+    package struct Outcome: Sendable {
+        package var failures: [String]
+        /// What each failure broke, in the same order: `invariant 6`, `expectation` (a failed
+        /// `expect` line), or `run` (the run itself went wrong, as a fault never reached).
+        package var properties: [String]
+        /// The lines of planned faults no process reached (only when `faultsMayGoUnreached`).
+        package var unreachedFaultLines: [Int]
+        package var steps: Int
+        /// Virtual time from the epoch to the end of the run.
+        package var virtualTime: EpochMillis
+        /// When the run started, in Unix milliseconds: the trace's times count from it.
+        package var epoch: EpochMillis = 0
+        /// The run's trace as its events; `trace` gives its lines.
+        package var log: TraceLog
+        package var trace: [String] { log.lines }
+        /// Every arrival of a process at a yield point before healing, in order.
+        package var arrivals: [YieldArrival]
+        /// How many changes waited to be flushed at each flush of the simulated disk, at each
+        /// arrival at a yield point, and after the last step (in-process transport; before healing).
+        package var unsyncedAtFlushes: [Int]
+        package var unsyncedAtArrivals: [Int]
+        package var unsyncedAtEnd: Int
+        /// A planned power cut the steps never got to (explored runs only; it was dropped
+        /// before healing, so that no cut happens where `--power-loss` could not put it).
+        package var powerCutMissed = false
+        /// Where each step and failure happened in the trace, for the run's page.
+        package var marks = RunMarks()
+        package var passed: Bool { failures.isEmpty }
+    }
+
+    package let scenario: Scenario
+    private let transport: Simulation.Transport
+    private let executables: String
+    private let directory: String
+    private let folder: String
+    private let flaws: Set<Flaw>
+    private let crashAt: YieldArrival?
+    private let powerCut: PowerCutPlan?
+    private let seed: UInt64
+    /// The starting state, read from the setup lines before anything starts.
+    private var setup: ScenarioSetup?
+    private var simulation: Simulation?
+    /// The number of the last app edit, for `expect app answer`.
+    private var lastAppEdit: Int?
+    private var failures: [String] = []
+    private var properties: [String] = []
+    private var unreachedFaultLines: [Int] = []
+    private var powerCutMissed = false
+    /// An explored schedule plans faults at random: one no process reaches is not a mistake
+    /// there (it is reported in the outcome, and a shrunk scenario leaves it out).
+    package var faultsMayGoUnreached = false
+    /// Only for proving a determinism check: in-process processes hide this yield point.
+    package var inProcessHiddenYield: YieldPoint?
+    /// Reads the shared document's and the cache's revisions after every step, for the run's
+    /// page (`marks.revisions`); off by default, as it parses both files each time.
+    package var readsRevisions = false
+    private var marks = RunMarks()
+
+    /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
+    /// folder of the scenario's name, read as a path.
+    /// `crashAt` kills a process at one arrival at a yield point, and `powerCut` (in-process)
+    /// cuts the power at one flush; the scenario's expectations are then not checked (they
+    /// describe the run without it), only the invariants.
+    package init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String,
+                folder: String? = nil, flaws: Set<Flaw> = [], crashAt: YieldArrival? = nil,
+                powerCut: PowerCutPlan? = nil) {
+        self.scenario = scenario
+        self.flaws = flaws
+        self.crashAt = crashAt
+        self.powerCut = powerCut
+        self.folder = folder ?? scenario.name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        self.transport = transport
+        self.seed = seed
+        self.executables = executables
+        self.directory = directory
+    }
+
+    /// Runs every step. The setup is read first (a document file that cannot be read is a
+    /// usage error, before anything starts); a fault that was planned and never happened is a
+    /// usage error too. A failed expectation is recorded and the run goes on.
+    /// Invariants 1, 3 and 5 are checked after every step; after the last, the run is healed
+    /// (faults off, everything answered, Safari in front) and all five are checked.
+    package func run() throws(ScenarioErrors) -> Outcome {
+        defer { simulation?.teardown() }
+        setup = try ScenarioSetup(scenario, seed: seed, folder: folder)
+        do {
+            return try play()
+        } catch {
+            throw ScenarioErrors([error])
+        }
+    }
+
+    private func play() throws(ScenarioError) -> Outcome {
+        marks.profile = setup!.profile
+        for line in scenario.lines {
+            if !line.step.isSetup {
+                marks.steps.append(RunMarks.Step(line: line.number, traceIndex: simulation?.trace.count ?? 0, at: simulation?.now ?? setup!.epoch))
+            }
+            perform(line)
+            if simulation != nil { checkInvariants(after: line) }
+            if readsRevisions, let simulation { marks.revisions.append(RunMarks.revisions(of: simulation)) }
+        }
+        let last = scenario.lines.last!
+        let simulation = started()
+        simulation.settle()
+        let virtualTime = simulation.now - setup!.epoch
+        let unsyncedAtEnd = transport == .inProcess ? simulation.disk.unsynced.count : 0
+        simulation.cutPowerAtTheEnd()
+        try checkFaultsWereReached(simulation)
+        let arrivals = simulation.arrivals, unsyncedAtArrivals = simulation.unsyncedAtArrivals
+        let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
+        simulation.heal()
+        checkInvariants(after: last, healed: true)
+        if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
+        return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, log: simulation.trace.log,
+                       arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
+                       unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed, marks: marks)
+    }
+
+    /// A planned fault that never happened is a mistake in the scenario or the command line
+    /// (a usage error), not a pass: a reproduction that reproduces nothing must say so. In a
+    /// sweep's run the scenario's own faults may be pre-empted by the sweep's, so only the
+    /// sweep's must have happened.
+    private func checkFaultsWereReached(_ simulation: Simulation) throws(ScenarioError) {
+        if let crashAt, !simulation.crashAtReached {
+            throw ScenarioError(file: scenario.name, line: 0, message: "no process reached \(crashAt): nothing was crashed")
+        }
+        if let powerCut, simulation.powerCutPending {
+            guard faultsMayGoUnreached else {
+                throw ScenarioError(file: scenario.name, line: 0, message: "the run never got to \(powerCut): the power was never cut")
+            }
+            simulation.dropPlannedPowerCut()
+            powerCutMissed = true
+        }
+        // The first unreached fault by the line that planned it (the last one naming its kind,
+        // process and point), so the report never depends on the order they were kept in.
+        let unreached = simulation.faultsNeverReached.map { fault in (fault, scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!) }
+        if faultsMayGoUnreached && crashAt == nil {
+            unreachedFaultLines = Set(unreached.map(\.1.number)).sorted()
+            return
+        }
+        guard crashAt == nil && powerCut == nil,
+              let (fault, line) = unreached.min(by: { ($0.1.number, $0.0.description) < ($1.1.number, $1.0.description) }) else { return }
+        let message = "'\(fault)' was never reached: the \(fault.process.rawValue) never got to \(fault.point.rawValue) after it"
+        // A process stuck (held, or waiting for a lock that is never released) is a run that
+        // stopped short, not a scenario asking for something impossible: say where each is.
+        let stuck = simulation.stuck
+        if !stuck.isEmpty { return fail(line, message + "; when the run ended, " + stuck.joined(separator: "; ")) }
+        // A flaw may skip the very step a fault waits for (no lock, no write): that run shows a
+        // difference, reported as a failure, which a flaw test does not count as a catch.
+        if !flaws.isEmpty { return fail(line, message) }
+        throw ScenarioError(file: scenario.name, line: line.number, message: message)
+    }
+
+    /// Whether a step planned this fault.
+    private static func plans(_ step: Step, _ fault: PlannedFault) -> Bool {
+        switch step {
+        case .hold(let process, let point): fault == PlannedFault(.hold, process, at: point)
+        case .crash(let process, let point): fault == PlannedFault(.crash, process, at: point)
+        case .fail(let process, let point, _, _): fault == PlannedFault(.fail, process, at: point)
+        default: false
+        }
+    }
+
+    /// Invariants 1, 3 and 5 (and, once healed, 2 and 4), each problem a failure at `step`,
+    /// reported where it is first seen.
+    private func checkInvariants(after step: Scenario.Line, healed: Bool = false) {
+        guard let simulation else { return }
+        let label = healed ? "after the run (healed)" : "after this step"
+        for problem in simulation.monitor.newProblems(simulation, healed: healed) { fail(step, "\(label): \(problem)", healed: healed) }
+    }
+
+    // MARK: - Steps
+
+    private func perform(_ line: Scenario.Line) {
+        switch line.step {
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum:
+            // Read into `setup` before the run.
+            break
+        case .profile where simulation == nil:
+            // Before the first action: the profile in front at the start, also in `setup`.
+            break
+        case .settle:
+            started().settle()
+        case .advance(let duration):
+            started().advance(by: duration)
+        case .expect(let expectation):
+            // Under a planned crash or power cut only the invariants are checked.
+            guard crashAt == nil && powerCut == nil else { break }
+            let checker = ExpectationChecker(simulation: started(), lastAppEdit: lastAppEdit)
+            for problem in checker.problems(expectation) { fail(line, problem) }
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy:
+            if !line.step.keepsReconciliationBound { started().reconciliationBoundEnded() }
+            act(line.step, started())
+            simulation?.settle(deferring: .nativeReply)
+        }
+    }
+
+    /// One action, played on the simulation; the user's edits are kept for the oracle.
+    private func act(_ step: Step, _ simulation: Simulation) {
+        switch step {
+        case .app(let app): self.app(app, simulation)
+        case .safari(.foreground): simulation.safariForeground()
+        case .safari(.background): simulation.safariBackground()
+        case .safari(.restart): simulation.safariRestart()
+        case .tab(let tab): self.tab(tab, simulation)
+        case .popup(let popup): self.popup(popup, simulation)
+        case .background(.unload): simulation.unloadBackground()
+        case .background(.kill): simulation.killBackground()
+        case .background(.freeze): simulation.freezeBackground()
+        case .background(.thaw): simulation.thawBackground()
+        case .handler(let behaviour): simulation.handlerBehaviour = behaviour
+        case .hold(let process, let point): simulation.hold(process, at: point)
+        case .crash(let process, let point): simulation.crash(process, at: point)
+        case .fail(let process, let point, let errno, let after): simulation.failStorage(process, at: point, errno: errno.code, after: after)
+        case .release(let process): simulation.release(process)
+        case .profile(let name): simulation.switchProfile(name)
+        case .appearance(let appearance): simulation.setAppearance(appearance)
+        case .legacy(let message): legacy(message, simulation)
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .advance, .settle, .expect:
+            preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
+        }
+    }
+
+    private func app(_ step: AppStep, _ simulation: Simulation) {
+        switch step {
+        case .launch: simulation.launchApp()
+        case .foreground: simulation.appForeground()
+        case .background: simulation.appBackground()
+        case .kill: simulation.killApp()
+        case .setDefaults(let values):
+            let number = simulation.appEdit(.setDefaults(values.defaults))
+            record(number, .app, .defaults, set: values)
+        case .setSite(let key, let values):
+            let number = simulation.appEdit(.changeSite(scope: key.text, set: values.site, reset: []))
+            record(number, .app, .site(key.key.text), set: values)
+        case .resetSite(let key, let fields):
+            let number = simulation.appEdit(.changeSite(scope: key.text, set: SiteValues(), reset: fields))
+            record(number, .app, .site(key.key.text), reset: fields)
+        case .deleteSite(let key):
+            let number = simulation.appEdit(.deleteSite(scope: key.text))
+            lastAppEdit = number
+            simulation.monitor.userEdited(UserEdit(number: number, origin: .app, at: simulation.now, target: .site(key.key.text), values: Self.deletion))
+        }
+    }
+
+    private func tab(_ step: TabStep, _ simulation: Simulation) {
+        switch step {
+        case .open(let id, let url, let nativeDark, let window): simulation.openTab(id, url: url, nativeDark: nativeDark, window: window)
+        case .activate(let id): simulation.activateTab(id)
+        case .reload(let id): simulation.reloadTab(id)
+        case .navigate(let id, let url): simulation.navigateTab(id, to: url)
+        case .close(let id): simulation.closeTab(id)
+        case .nativeDark(let id, let on): simulation.setNativeDark(id, on)
+        }
+    }
+
+    private func popup(_ step: PopupStep, _ simulation: Simulation) {
+        // The record a popup change goes to is one of its page's, which the background names
+        // when it answers.
+        let url = simulation.popupTab.flatMap { simulation.tabs[$0]?.url }
+        let possible = url.flatMap { try? PageAddress.parse($0).get() }?.scopeKeys().map(\.text) ?? []
+        switch step {
+        case .open(let id): simulation.openPopup(on: id)
+        case .scope(let key): simulation.choosePopupScope(key.key.text)
+        case .set(let values):
+            let number = simulation.popupEdit(set: values.site)
+            record(number, .popup, .popupSite(possible: possible), set: values)
+        case .reset(let fields):
+            let number = simulation.popupEdit(reset: fields)
+            record(number, .popup, .popupSite(possible: possible), reset: fields)
+        case .forget:
+            let number = simulation.popupForget()
+            simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(possible: possible), values: Self.deletion,
+                                                   source: simulation.profile))
+        case .pause(let duration): simulation.popupPause(for: duration)
+        case .close: simulation.closePopup()
+        }
+    }
+
+    private func legacy(_ message: LegacyStep, _ simulation: Simulation) {
+        switch message {
+        case .getEnabled:
+            simulation.legacyMessage(.getEnabled)
+        case .toggle:
+            simulation.legacyMessage(.toggleEnabled)
+            // The old extension shows the flipped state the handler answered; with no
+            // answer, either state may be stored.
+            if case .enabled(let enabled)? = simulation.lastLegacyAnswer {
+                simulation.monitor.userEdited(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"], source: "legacy"))
+            } else {
+                for value in ["on", "off"] {
+                    simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .defaults, values: ["mode": value], source: "legacy"))
+                }
+            }
+        }
+    }
+
+    /// Every field of a site cleared: "delete this site".
+    private static let deletion: [String: String?] = Dictionary(uniqueKeysWithValues: SiteField.allCases.map { ($0.rawValue, String?.none) })
+
+    /// Keeps an edit for the oracle.
+    private func record(_ number: Int, _ origin: Oracle.Origin, _ target: UserEdit.Target, set: FieldValues = FieldValues(), reset: [SiteField] = []) {
+        if origin == .app { lastAppEdit = number }
+        var values: [String: String?] = [:]
+        for pair in set.texts { values[pair.name] = pair.value }
+        for field in reset { values[field.rawValue] = String?.none }
+        let simulation = started()
+        simulation.monitor.userEdited(UserEdit(number: number, origin: origin, at: simulation.now, target: target, values: values,
+                                               source: origin == .popup ? simulation.profile : nil))
+    }
+
+    private func fail(_ line: Scenario.Line, _ message: String, healed: Bool = false) {
+        properties.append(Self.property(of: message, at: line.step))
+        marks.failures.append(RunMarks.Failure(line: line.number, step: line.text, property: properties.last!, message: message, afterHealing: healed,
+                                               traceIndex: simulation?.trace.count ?? 0, at: simulation?.now ?? setup!.epoch))
+        let tail = simulation.map { $0.trace.log.lastLines(8) }?.map { "    " + $0 }.joined(separator: "\n") ?? ""
+        failures.append("\(scenario.name):\(line.number): \(line.text)\n  \(message)\n  trace so far (last lines):\n\(tail)")
+    }
+
+    /// The property a failure message names: the last `(invariant N)` in it, else `expectation`
+    /// for an `expect` line, else `run`.
+    static func property(of message: String, at step: Step) -> String {
+        let parts = message.split(separator: "(invariant ", omittingEmptySubsequences: false)
+        if parts.count > 1, let number = parts.last!.split(separator: ")").first, Int(number) != nil {
+            return "invariant " + number
+        }
+        if case .expect = step { return "expectation" }
+        return "run"
+    }
+
+    /// The simulation, started from the setup at the first step that needs it.
+    private func started() -> Simulation {
+        if let simulation { return simulation }
+        let setup = setup!
+        if transport == .process { mkdir(directory, 0o755) }
+        let simulation = Simulation(platform: setup.platform, transport: transport, seed: setup.seed, epoch: setup.epoch,
+                                    executables: executables, directory: directory, profile: setup.profile)
+        simulation.flaws = flaws
+        simulation.crashAt = crashAt
+        simulation.inProcessHiddenYield = inProcessHiddenYield
+        simulation.alarmMinimum = setup.alarmMinimum
+        if let powerCut { simulation.cutPower(powerCut) }
+        let good = setup.shared ?? setup.emptyDocument
+        if setup.damaged {
+            let bytes = DocumentCodec.encode(good)
+            let plantedDamage = Array(bytes.prefix(bytes.count / 2))
+            simulation.plantedDamage = plantedDamage
+            simulation.writeContainerFile(FileContainer.previousName, bytes)
+            simulation.writeContainerFile(FileContainer.documentName, plantedDamage)
+            simulation.monitor.start(from: Oracle(start: good))
+        } else if let shared = setup.shared {
+            simulation.writeContainerFile(FileContainer.documentName, DocumentCodec.encode(shared))
+            simulation.monitor.start(from: Oracle(start: shared))
+        } else if let legacyEnabled = setup.legacyEnabled {
+            simulation.monitor.start(from: Oracle(legacyEnabled: legacyEnabled))
+        }
+        if let legacyEnabled = setup.legacyEnabled {
+            simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))
+        }
+        if let cache = setup.cache {
+            simulation.writeStorageFile(Simulation.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
+            simulation.monitor.cacheStored(profile: simulation.profile)
+        }
+        self.simulation = simulation
+        return simulation
+    }
+}
+
+extension JSONValue {
+    /// The members of an object, or nil.
+    package var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+}

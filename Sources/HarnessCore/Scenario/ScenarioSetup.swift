@@ -1,0 +1,105 @@
+import ProcessKit
+import SiteSettings
+
+/// The starting state a scenario's setup steps describe (the lines before its first action),
+/// with every file they name read and checked. It is built before any process starts, so a
+/// missing or damaged document is reported with its line before anything runs.
+package struct ScenarioSetup: Sendable {
+    package var platform = Simulation.Platform.iOS
+    /// The Safari profile in front at the start (its storage gets the cache).
+    package var profile = Simulation.defaultProfile
+    package var epoch: EpochMillis = 1_772_355_600_000
+    package var seed: UInt64
+    package var shared: SettingsDocument?
+    package var cache: SettingsDocument?
+    /// The first version's boolean in the group's preferences, if the scenario plants one.
+    package var legacyEnabled: Bool?
+    /// `shared damaged`: the document on disk is cut off halfway, its last good copy beside it.
+    package var damaged = false
+    /// The shortest delay Safari allows an alarm.
+    package var alarmMinimum = SafariMachine.alarmMinimum
+
+    /// `folder` is where the files a scenario names are found (paths are relative to it);
+    /// `seed` is the run's, unless the scenario sets its own.
+    package init(_ scenario: Scenario, seed: UInt64, folder: String) throws(ScenarioErrors) {
+        self.seed = seed
+        var errors: [ScenarioError] = []
+        for line in scenario.lines {
+            // The parser keeps setup lines before the first action; a `profile` among them
+            // chooses the profile in front at the start.
+            guard line.step.isSetup || Self.isProfile(line.step) else { break }
+            do { try apply(line, folder: folder, file: scenario.name) } catch { errors.append(error) }
+        }
+        if !errors.isEmpty { throw ScenarioErrors(errors) }
+    }
+
+    /// The document a scenario starts from when it describes none.
+    package var emptyDocument: SettingsDocument { SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1) }
+
+    private static func isProfile(_ step: Step) -> Bool {
+        if case .profile = step { return true }
+        return false
+    }
+
+    private mutating func apply(_ line: Scenario.Line, folder: String, file: String) throws(ScenarioError) {
+        switch line.step {
+        case .platform(let platform): self.platform = platform
+        case .epoch(let epoch): self.epoch = epoch
+        case .seed(let seed): self.seed = seed
+        case .profile(let name): profile = name
+        case .sharedLegacy(let enabled): legacyEnabled = enabled
+        case .sharedDamaged: damaged = true
+        case .alarmMinimum(let minimum): alarmMinimum = minimum
+        case .shared(.file(let path)): shared = try Self.document(path, folder: folder, file: file, line: line.number)
+        case .cache(.file(let path)): cache = try Self.document(path, folder: folder, file: file, line: line.number)
+        case .shared(let change):
+            var document = shared ?? emptyDocument
+            apply(change, to: &document)
+            shared = document
+        case .cache(let change):
+            // The cache starts as the shared document so far, one revision behind it. With no
+            // shared document it came from one since gone: another document, which the
+            // handler's new one never matches (a cache can only equal what it was made from).
+            var document = cache ?? shared ?? SettingsDocument(documentId: DocumentID.created(seed: ~seed, at: epoch), revision: 1)
+            apply(change, to: &document)
+            document.revision = max(0, (shared?.revision ?? 1) - 1)
+            cache = document
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .advance,
+             .settle, .expect:
+            preconditionFailure("not a setup step: \(line.text)")
+        }
+    }
+
+    private func apply(_ change: StartingDocument, to document: inout SettingsDocument) {
+        switch change {
+        case .defaults(let values):
+            if let mode = values.mode { document.defaults.mode = mode }
+            if let theme = values.theme { document.defaults.theme = theme }
+            if let policy = values.nativeDarkPolicy { document.defaults.nativeDarkPolicy = policy }
+            if let schedule = values.schedule { document.defaults.schedule = schedule }
+        case .site(let key, let set):
+            var values = document.sites[key.key]?.values ?? SiteValues()
+            if let mode = set.mode { values.mode = mode }
+            if let theme = set.theme { values.theme = theme }
+            if let policy = set.nativeDarkPolicy { values.nativeDarkPolicy = policy }
+            var changed: [SiteField: Stamp] = [:]
+            for field in values.fields { changed[field] = Stamp(at: epoch) }
+            document.sites[key.key] = SiteRecord(values: values, changedAt: changed)
+        case .file:
+            preconditionFailure("a document file replaces the document")
+        }
+    }
+
+    /// A settings document from a file, its path relative to the scenario's folder: a regular
+    /// file no larger than a document may be.
+    static func document(_ path: String, folder: String, file: String, line: Int) throws(ScenarioError) -> SettingsDocument {
+        let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+        let bytes: [UInt8]
+        do { bytes = try UserFile.read(full, limit: DocumentCodec.maximumBytes) } catch {
+            throw ScenarioError(file: file, line: line, message: "\(path): \(error)")
+        }
+        do { return try DocumentCodec.decode(bytes).document } catch {
+            throw ScenarioError(file: file, line: line, message: "\(path): \(error)")
+        }
+    }
+}

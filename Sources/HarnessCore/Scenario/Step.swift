@@ -1,0 +1,174 @@
+import ProcessKit
+import SiteSettings
+
+/// One step of a scenario, parsed and checked: what the user, Safari or the operating system
+/// does, a fault, time passing, or an expectation. `ScenarioParser` makes steps from text and
+/// `ScenarioPrinter` writes them back, so `parse(print(steps)) == steps`.
+package enum Step: Equatable, Sendable {
+    // MARK: Setup (before the first action)
+    case platform(Simulation.Platform)
+    case epoch(EpochMillis)
+    case seed(UInt64)
+    /// The starting shared document: a defaults or site line applied to it, or a file.
+    case shared(StartingDocument)
+    /// The background's starting cache: the shared document changed by these lines, or a file.
+    case cache(StartingDocument)
+    /// The first version's boolean in the group's preferences.
+    case sharedLegacy(enabled: Bool)
+    /// The document on disk is cut off halfway; the document described so far is its last good copy.
+    case sharedDamaged
+    /// Before the first action, the profile in front at the start; after it, a profile switch.
+    case profile(String)
+    /// The shortest delay Safari allows an alarm (30 s; 1 minute in older releases).
+    case alarmMinimum(EpochMillis)
+
+    // MARK: Actions
+    case app(AppStep)
+    case safari(SafariStep)
+    case tab(TabStep)
+    case popup(PopupStep)
+    case appearance(Appearance)
+    case background(BackgroundStep)
+    case handler(Simulation.HandlerBehaviour)
+    case hold(ProcessName, at: YieldPoint)
+    case release(ProcessName)
+    case crash(ProcessName, at: YieldPoint)
+    case fail(ProcessName, at: YieldPoint, with: StorageErrno, after: Bool)
+    case legacy(LegacyStep)
+    case advance(EpochMillis)
+    case settle
+    case expect(Expectation)
+
+    /// Setup steps must come before the first action (`profile` is both).
+    package var isSetup: Bool {
+        switch self {
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum: true
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .advance, .settle, .expect: false
+        }
+    }
+
+    /// Whether the step leaves a pending reconciliation bound (invariants 7 and 8) in force: it
+    /// changes neither the shared document nor the handler, and kills, freezes or hides no
+    /// background. Tabs, the appearance and the popup's view and pause only ask for decisions
+    /// the background must give from a cache it has brought up to date; anything else (an
+    /// edit, a fault, a lifecycle event) starts a new story.
+    package var keepsReconciliationBound: Bool {
+        switch self {
+        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
+        case .popup(.set), .popup(.reset), .popup(.forget), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
+             .alarmMinimum, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy: false
+        }
+    }
+}
+
+/// The storage errors a `fail` step can inject.
+package enum StorageErrno: String, CaseIterable, Equatable, Sendable {
+    case noSpace = "ENOSPC"
+    case io = "EIO"
+
+    package var code: Int32 {
+        switch self {
+        case .noSpace: 28
+        case .io: 5
+        }
+    }
+}
+
+/// A site key as the scenario wrote it (the app receives it so), checked to be a valid key.
+/// Two keys are the same step only when written the same way.
+package struct WrittenScope: Equatable, Sendable {
+    package let text: String
+    package let key: ScopeKey
+
+    package init(_ text: String) throws(ScopeKeyError) {
+        self.text = text
+        key = try ScopeKey.parse(text)
+    }
+
+    package static func == (a: WrittenScope, b: WrittenScope) -> Bool { a.text == b.text }
+}
+
+/// Field values a step sets or expects: `mode=on theme=gray nativeDarkPolicy=respect
+/// schedule=20:00-06:00` (a schedule only for the defaults).
+package struct FieldValues: Equatable, Sendable {
+    package var mode: Mode?
+    package var theme: Theme?
+    package var nativeDarkPolicy: NativeDarkPolicy?
+    package var schedule: Schedule?
+
+    package init(mode: Mode? = nil, theme: Theme? = nil, nativeDarkPolicy: NativeDarkPolicy? = nil, schedule: Schedule? = nil) {
+        self.mode = mode
+        self.theme = theme
+        self.nativeDarkPolicy = nativeDarkPolicy
+        self.schedule = schedule
+    }
+
+    package var isEmpty: Bool { self == FieldValues() }
+
+    /// The values as an edit of the defaults.
+    package var defaults: DefaultsValues { DefaultsValues(mode: mode, theme: theme, nativeDarkPolicy: nativeDarkPolicy, schedule: schedule) }
+
+    /// The values as an edit of a site (which has no schedule).
+    package var site: SiteValues { SiteValues(mode: mode, theme: theme, nativeDarkPolicy: nativeDarkPolicy) }
+
+    /// Each value set, by field name, as text (`20:00-06:00` for a schedule).
+    package var texts: [(name: String, value: String)] {
+        var pairs: [(String, String)] = []
+        if let mode { pairs.append(("mode", mode.rawValue)) }
+        if let theme { pairs.append(("theme", theme.rawValue)) }
+        if let nativeDarkPolicy { pairs.append(("nativeDarkPolicy", nativeDarkPolicy.rawValue)) }
+        if let schedule { pairs.append(("schedule", "\(schedule.start)-\(schedule.end)")) }
+        return pairs
+    }
+}
+
+/// How a setup line describes a starting document.
+package enum StartingDocument: Equatable, Sendable {
+    case defaults(FieldValues)
+    case site(WrittenScope, FieldValues)
+    /// A document file, its path relative to the scenario's folder.
+    case file(String)
+}
+
+package enum AppStep: Equatable, Sendable {
+    case launch, foreground, background, kill
+    case setDefaults(FieldValues)
+    case setSite(WrittenScope, FieldValues)
+    case resetSite(WrittenScope, [SiteField])
+    case deleteSite(WrittenScope)
+}
+
+package enum SafariStep: String, CaseIterable, Equatable, Sendable {
+    case foreground, background, restart
+}
+
+package enum TabStep: Equatable, Sendable {
+    case open(TabID, url: String, nativeDark: Bool, window: Int?)
+    case activate(TabID)
+    case reload(TabID)
+    case navigate(TabID, url: String)
+    case close(TabID)
+    /// The content script detects (or stops detecting) a native dark theme.
+    case nativeDark(TabID, Bool)
+}
+
+package enum PopupStep: Equatable, Sendable {
+    case open(TabID)
+    case scope(WrittenScope)
+    case set(FieldValues)
+    case reset([SiteField])
+    case forget
+    case pause(EpochMillis)
+    case close
+}
+
+package enum BackgroundStep: String, CaseIterable, Equatable, Sendable {
+    case unload, kill, freeze, thaw
+}
+
+/// The first version's messages, straight to a native handler.
+package enum LegacyStep: String, CaseIterable, Equatable, Sendable {
+    case getEnabled = "get-enabled"
+    case toggle
+}

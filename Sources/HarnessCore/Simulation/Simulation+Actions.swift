@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ProcessKit
+import SiteSettings
+
+/// What the user, Safari and the operating system do, as the steps call it: the app's and
+/// Safari's lifecycle, tabs and profiles, the popup, and the background's unloads, kills and
+/// freezes. Each tells Safari (`SafariMachine`) what happened and carries out what it does;
+/// `settle` plays out the rest.
+extension Simulation {
+    // MARK: - The app
+
+    package func launchApp() {
+        if app == nil {
+            guard let started = start(.app) else { return }
+            app = started
+            clock.queue.append(.appInput(.launched))
+        }
+        appForeground()
+    }
+
+    /// The app comes to the front. On iOS, Safari goes to the background.
+    package func appForeground() {
+        guard app != nil else { return launchApp() }
+        handle(.appCameToForeground)
+        clock.queue.append(.appInput(.foreground))
+    }
+
+    /// The app is suspended: it misses notifications and re-reads when it returns.
+    package func appBackground() { handle(.appWentToBackground) }
+
+    package func killApp() {
+        if let app { kill(app) }
+        app = nil
+        appEditsUnanswered = []
+        handle(.appQuit)
+    }
+
+    /// A user edit in the app; the answer is in `lastEditAnswer`, and under the returned number
+    /// in `editAnswers` and `appAnswers`.
+    @discardableResult
+    package func appEdit(_ edit: AppWire.UserEdit) -> Int {
+        if app == nil || !safari.appInForeground { appForeground() }
+        let number = newEditNumber()
+        clock.queue.append(.appInput(.edit(edit), edit: number))
+        return number
+    }
+
+    private func newEditNumber() -> Int {
+        defer { nextEditNumber += 1 }
+        return nextEditNumber
+    }
+
+    // MARK: - Safari
+
+    package func safariForeground() { handle(.safariCameToForeground) }
+
+    /// On iOS, Safari in the background freezes the background and its timers.
+    package func safariBackground() { handle(.safariWentToBackground) }
+
+    /// Quits and reopens Safari: the background is gone and session storage with it.
+    package func safariRestart() {
+        handle(.safariQuit)
+        handle(.safariLaunched)
+    }
+
+    /// Session storage lives in Safari's memory: quitting it (or losing power) loses every
+    /// profile's.
+    func forgetSessions() {
+        for name in safari.profiles {
+            unlink(Self.storageDirectory(in: directory, profile: name) + "/session.json")
+            disk.place(Self.storageFolder(name) + "session.json", nil)
+        }
+    }
+
+    /// Brings another Safari profile to the front: the extension instance of the one that was
+    /// in front is unloaded and its tabs and popup go out of sight; the other profile's tabs
+    /// come back (each page asks, being visible again) over its own extension storage.
+    package func switchProfile(_ name: String) {
+        guard name != profile else { return }
+        handle(.profileLeftFront)
+        clock.queue.removeAll(of: [.backgroundInput, .storageCompletion])
+        clock.timers = [:]
+        monitor.noAnswerOwed()
+        if transport == .process { mkdir(Self.storageDirectory(in: directory, profile: name), 0o755) }
+        handle(.profileCameToFront(name))
+    }
+
+    /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there.
+    package func openTab(_ id: TabID, url: String, nativeDark: Bool = false, window: Int? = nil) {
+        handle(.tabOpened(id, url: url, nativeDark: nativeDark, window: window))
+    }
+
+    /// The page reloads: its content script starts over and asks for a decision.
+    package func reloadTab(_ id: TabID) { handle(.tabReloaded(id)) }
+
+    /// The tab goes to another page: its content script starts over there and asks.
+    package func navigateTab(_ id: TabID, to url: String) { handle(.tabNavigated(id, url: url)) }
+
+    package func activateTab(_ id: TabID) { handle(.tabActivated(id)) }
+
+    package func closeTab(_ id: TabID) {
+        guard tabs[id] != nil else { return }
+        monitor.noAnswerOwed(by: id.rawValue)
+        handle(.tabClosed(id))
+    }
+
+    /// The content script of a tab detects (or stops detecting) a native dark theme after its
+    /// first decision.
+    package func setNativeDark(_ id: TabID, _ nativeDark: Bool) { handle(.nativeDarkDetected(id, nativeDark)) }
+
+    package func setAppearance(_ value: Appearance) { handle(.appearanceChanged(value)) }
+
+    // MARK: - The popup
+
+    package func openPopup(on id: TabID) { handle(.popupOpened(id)) }
+
+    /// The user picks which record the popup edits: host, domain or page (the key as written).
+    package func choosePopupScope(_ key: String) { handle(.popupScopeChosen(key)) }
+
+    /// A change in the popup; its answer is in `editAnswers` under the returned number.
+    @discardableResult
+    package func popupEdit(set: SiteValues = SiteValues(), reset: [SiteField] = []) -> Int {
+        let number = newEditNumber()
+        handle(.popupEdited(set: set, reset: reset, edit: number))
+        return number
+    }
+
+    /// "Forget this site": the popup deletes the selected scope's record.
+    @discardableResult
+    package func popupForget() -> Int {
+        let number = newEditNumber()
+        handle(.popupForgotSite(edit: number))
+        return number
+    }
+
+    package func closePopup() { handle(.popupClosed) }
+
+    package func popupPause(for duration: EpochMillis) { handle(.popupPaused(until: now + duration)) }
+
+    // MARK: - The background
+
+    /// Safari unloads the background without notice.
+    package func unloadBackground() { handle(.backgroundUnloadRequested) }
+
+    /// Kills the background mid-work (a crash, not an unload: the same to the process).
+    package func killBackground() { handle(.backgroundKillRequested) }
+
+    /// Freezes the background (SIGSTOP): it takes nothing and its timers stop until `thawBackground`.
+    package func freezeBackground() { handle(.backgroundFrozenByUser) }
+
+    package func thawBackground() { handle(.backgroundThawedByUser) }
+}

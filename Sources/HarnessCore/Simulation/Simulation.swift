@@ -1,0 +1,484 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ProcessKit
+import SiteSettings
+
+/// The simulated Safari, operating system and user around the three real processes, with
+/// virtual time. Every method is one thing that happens; `settle` lets the consequences play
+/// out (storage completing, native requests served by a fresh handler each, replies routed
+/// back, notifications delivered) until nothing is left to do. Time moves only with `advance`,
+/// which fires timers, alarms and the background's idle unload in order.
+///
+/// It is the shell of `SafariMachine`, which holds Safari's and the OS's rules: it carries out
+/// the machine's effects on the processes and feeds back what came of them. Beside it are
+/// virtual time and queued work (`Scheduler`), yield points and the container's lock
+/// (`YieldArbiter`), starting processes (`ProcessLauncher`), fault plans and the invariants
+/// (`InvariantMonitor`).
+package final class Simulation {
+    package typealias Platform = SafariMachine.Platform
+
+    /// How the three processes run: as real OS processes (the default and the truth), or as
+    /// the same shells stepped by the harness itself over a simulated disk (for speed). The same
+    /// run gives the same trace on both.
+    package enum Transport: String, Sendable { case process, inProcess = "in-process" }
+
+    package typealias Tab = SafariTab
+
+    /// The kinds of pending work, to stop `settle` before one, or let all but one play out.
+    package enum WorkKind: Sendable { case backgroundInput, storageCompletion, nativeRequest, nativeReply, appInput }
+
+    /// How the native handler behaves: the harness delays or withholds its real reply.
+    package enum HandlerBehaviour: Equatable, Sendable {
+        case healthy
+        /// Every reply arrives this long (virtual time) after the request.
+        case slow(EpochMillis)
+        /// No reply ever arrives (Safari puts no timeout on a native request).
+        case hung
+        /// Every handler dies: at its first yield point, before it reads or writes anything, or
+        /// once it has done its work and before its reply leaves. Safari rejects the request.
+        case crashing(afterWrite: Bool)
+        /// Every reply to the extension is replaced by a snapshot the background must refuse,
+        /// of one shape after another (`garbageReplies`).
+        case garbage
+    }
+
+    /// What a garbage-answering handler sends instead of its replies, in turn; each is refused
+    /// by one rule of the document's reading.
+    static let garbageReplies: [JSONValue] = [
+        // The document is not an object.
+        .object(["type": .string("snapshot"), "document": .string("settings")]),
+        // Defaults of the wrong type.
+        .object(["type": .string("snapshot"), "document": .object(["revision": .integer(3), "defaults": .array([])])]),
+        // No document at all.
+        .object(["type": .string("snapshot")]),
+        // A revision that cannot be one.
+        .object(["type": .string("snapshot"), "document": .object(["revision": .integer(-3)])]),
+    ]
+    var garbageSent = 0
+
+    package static let handlerFrameLimit = ProcessLauncher.handlerFrameLimit
+    package static let defaultProfile = SafariMachine.defaultProfile
+
+    package let platform: Platform
+    package let transport: Transport
+    package let seed: UInt64
+    /// The in-process transport's disk (container and extension storage).
+    package let disk = SimulatedDisk()
+    package let trace: Trace
+    package let monitor: InvariantMonitor
+    package let containerDirectory: String
+    /// The run's folder, holding the container and each profile's extension storage.
+    let directory: String
+
+    /// Safari and the OS: what they show, and their rules.
+    package internal(set) var safari: SafariMachine
+    /// What the app shows now.
+    package internal(set) var appView: AppView?
+    var clock: Scheduler
+    var arbiter = YieldArbiter<(driver: ProcessDriver, role: Role)>()
+    var launcher: ProcessLauncher
+
+    /// Why a process is running: its part in the run.
+    enum Role {
+        case app, background
+        case handler(incarnation: Int, request: Int)
+        /// A handler serving the first version's extension.
+        case legacy
+    }
+
+    var app: ProcessDriver?
+    var background: ProcessDriver?
+    /// Every death of a background so far, and invariants 7 and 8's pending check.
+    var backgroundDeaths = 0
+    var convergenceWatch: ConvergenceWatch?
+    /// The incarnation of the background whose native request last timed out, until its next
+    /// event (its recovery, a reconciliation point).
+    var recoveryOwedBy: Int?
+    /// The native requests whose answers reached the current background, and those whose
+    /// timeouts did (emptied at its start).
+    var answeredRequests: Set<Int> = []
+    var timedOutRequests: Set<Int> = []
+    /// The disk generation the running processes started in (in-process transport).
+    var bootGeneration = 0
+    /// A power cut planned for the end of the run, not yet carried out.
+    private var powerCutAtEnd: PowerCutPlan?
+
+    package var handlerBehaviour = HandlerBehaviour.healthy
+    /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
+    package var alarmMinimum: EpochMillis {
+        get { safari.alarmMinimum }
+        set { safari.alarmMinimum = newValue }
+    }
+    /// Known bugs switched on in every process of the run (`harness run --flaw`).
+    package var flaws: Set<Flaw> = []
+    /// A shared document the scenario planted damaged: exempt from the invariant 1 checks
+    /// until a process sets it aside, and then its bytes must be kept.
+    package var plantedDamage: [UInt8]?
+
+    // MARK: Edits and answers
+
+    /// The answer to each user edit, by the number `appEdit`, `popupEdit` or `popupForget`
+    /// returned: saved (the app wrote it; the popup made it durable in the outbox) or refused.
+    /// An edit with no answer was lost with its process or is still under way.
+    package internal(set) var editAnswers: [Int: Bool] = [:]
+    /// What the app answered each of its edits, by edit number (none: no answer yet).
+    package internal(set) var appAnswers: [Int: AppAnswer] = [:]
+    /// The record each answered popup change went to, as the background reports it.
+    package internal(set) var popupEditScopes: [Int: String] = [:]
+    /// When the app took each of its edits (it stamps them then).
+    package internal(set) var appEditTimes: [Int: EpochMillis] = [:]
+    /// The app's answer to its last edit (`editSaved` or `editRefused`).
+    package internal(set) var lastEditAnswer: AppMachine.Directive?
+    /// The last answer the first version's extension got from the handler.
+    package internal(set) var lastLegacyAnswer: NativeReply?
+    /// How many handler processes were started: one per native request.
+    package internal(set) var handlerSpawns = 0
+    var nextEditNumber = 1
+    /// The app's edits delivered to its current incarnation and not yet answered, oldest first
+    /// (the app answers its edits in order).
+    var appEditsUnanswered: [Int] = []
+
+    /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`;
+    /// `directory` an empty folder for the container and the extension storage.
+    /// `profile` is the Safari profile in front at the start.
+    package init(platform: Platform, transport: Transport = .process, seed: UInt64, epoch: EpochMillis, executables: String, directory: String,
+                profile: String = Simulation.defaultProfile) {
+        self.platform = platform
+        self.transport = transport
+        self.seed = seed
+        self.directory = directory
+        containerDirectory = directory + "/container"
+        safari = SafariMachine(platform: platform, profile: profile)
+        clock = Scheduler(now: epoch)
+        trace = Trace(epoch: epoch)
+        monitor = InvariantMonitor(trace: trace)
+        launcher = ProcessLauncher(transport: transport, executables: executables, containerDirectory: containerDirectory,
+                                   disk: disk, seed: seed, trace: trace)
+        // In process, every file is on the simulated disk.
+        if transport == .process {
+            mkdir(containerDirectory, 0o755)
+            mkdir(Self.storageDirectory(in: directory, profile: profile), 0o755)
+        }
+    }
+
+    deinit { teardown() }
+
+    // MARK: - What can be read
+
+    package var now: EpochMillis { clock.now }
+    package var tabs: [TabID: Tab] { safari.tabs }
+    package var activeTabs: [Int: TabID] { safari.activeTabs }
+    package var frontWindow: Int { safari.frontWindow }
+    package var activeTab: TabID? { safari.activeTab }
+    package var visibleTabs: [TabID] { safari.visibleTabs }
+    package var popup: PopupView? { safari.popup }
+    package var popupTab: TabID? { safari.popupTab }
+    package var appearance: Appearance { safari.appearance }
+    package var profile: String { safari.profile }
+    package var safariInForeground: Bool { safari.safariInForeground }
+    package var appInForeground: Bool { safari.appInForeground }
+    /// Whether the app is running (launched and not killed).
+    package var appIsRunning: Bool { app != nil }
+    /// Problems caught as they happened (see `InvariantMonitor`).
+    package var violations: [String] { monitor.violations }
+    /// The process past `lock` and not yet at `unlock`.
+    package var lockHolder: String? { arbiter.lockHolder }
+    /// The yield points where processes wait now, as `name#n@point`.
+    package var waiting: [String] { arbiter.waiting.map { "\($0.label)@\($0.point.rawValue)" } }
+    /// Every arrival at a yield point so far, in order.
+    package var arrivals: [YieldArrival] { arbiter.arrivals }
+    /// How many changes were waiting to be flushed at each arrival at a yield point.
+    package internal(set) var unsyncedAtArrivals: [Int] = []
+    /// The faults planned so far that no process ever got to.
+    package var faultsNeverReached: [PlannedFault] { arbiter.faultsNeverReached }
+    /// Whether the arrival `crashAt` names was reached.
+    package var crashAtReached: Bool { arbiter.crashAtReached }
+    /// The arrival at which to kill its process (a crash sweep's one crash per run).
+    package var crashAt: YieldArrival? {
+        get { arbiter.crashAt }
+        set { arbiter.crashAt = newValue }
+    }
+    /// Only for proving the transport-equality check: in-process processes hide this yield point.
+    package var inProcessHiddenYield: YieldPoint? {
+        get { launcher.hiddenYield }
+        set { launcher.hiddenYield = newValue }
+    }
+
+    /// When the front profile's alarm falls due, if one is set.
+    package var alarm: EpochMillis? { safari.nextAlarm?.at }
+
+    /// Where the front profile's background is: running, frozen, or how it last stopped.
+    package var backgroundState: BackgroundState {
+        guard background != nil else { return safari.lastStop }
+        return safari.isBackgroundFrozen ? .frozen : .running
+    }
+
+    /// The number of the background's latest incarnation (`background#N` in the trace; 0 before the first).
+    package var backgroundIncarnation: Int { launcher.incarnation(of: .background) }
+
+    /// What each waiting process waits for, and who holds the container's lock.
+    package var stuck: [String] {
+        arbiter.stuck { [safari, background] holder in safari.frozenByUser && background?.label == holder }
+    }
+
+    // MARK: - Files
+
+    /// The profile's extension storage folder (real files).
+    package var storageDirectory: String { Self.storageDirectory(in: directory, profile: profile) }
+    static func storageDirectory(in directory: String, profile: String) -> String {
+        directory + (profile == defaultProfile ? "/extension-storage" : "/extension-storage-\(profile)")
+    }
+    /// The profile's extension storage folder on the simulated disk.
+    static func storageFolder(_ profile: String) -> String {
+        profile == defaultProfile ? SimulatedExtensionFolder.folder : "extension-storage-\(profile)/"
+    }
+
+    /// Puts a file in the App Group container (before the run: the starting shared document).
+    package func writeContainerFile(_ name: String, _ bytes: [UInt8]) {
+        writeFile(containerDirectory, SimulatedContainer.folder, name, bytes)
+    }
+
+    /// Puts a file in the background's extension storage (before the run: the starting cache).
+    package func writeStorageFile(_ name: String, _ bytes: [UInt8]) {
+        writeFile(storageDirectory, Self.storageFolder(profile), name, bytes)
+    }
+
+    /// The folder on disk (process transport) or on the simulated disk (in process): only the
+    /// one the transport uses is made.
+    private func writeFile(_ directory: @autoclosure () -> String, _ folder: String, _ name: String, _ bytes: [UInt8]) {
+        switch transport {
+        case .process:
+            // A run that cannot set up its files has failed: the monitor reports it.
+            do { try FileIO.writeSynced(bytes, to: directory() + "/" + name, name: name) } catch { monitor.record("cannot write \(name): \(error)") }
+        case .inProcess:
+            disk.place(folder + name, bytes)
+        }
+    }
+
+    package func containerFile(_ name: String) -> [UInt8]? { file(containerDirectory, SimulatedContainer.folder, name) }
+    package func storageFile(_ name: String) -> [UInt8]? { file(storageDirectory, Self.storageFolder(profile), name) }
+
+    /// The name of the background's `storage.local` file.
+    static let localStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+
+    /// The front profile's `storage.local` (cache and outbox), if it is there and parses.
+    package var storedLocal: LocalStorage? { LocalStorage.read(storageFile(Self.localStorageName)) }
+
+    /// Every profile's copy of a file in extension storage, in the order of the profiles' names.
+    package func storageFiles(_ name: String) -> [(profile: String, bytes: [UInt8])] {
+        safari.profiles.sorted().compactMap { other in
+            file(Self.storageDirectory(in: directory, profile: other), Self.storageFolder(other), name).map { (other, $0) }
+        }
+    }
+
+    private func file(_ directory: @autoclosure () -> String, _ folder: String, _ name: String) -> [UInt8]? {
+        switch transport {
+        case .inProcess: return disk.read(folder + name)
+        case .process: return (try? FileIO.read(directory() + "/" + name, name: name)) ?? nil
+        }
+    }
+
+    /// Kills every process still running. Safe to call more than once.
+    package func teardown() {
+        // The run is over and its trace taken: adding to it now would only copy it.
+        for entry in arbiter.waiting { entry.process.driver.kill(now: now, reason: nil) }
+        arbiter.powerLost()
+        app?.kill(now: now, reason: nil)
+        background?.kill(now: now, reason: nil)
+        app = nil
+        background = nil
+    }
+
+    // MARK: - Faults
+
+    /// Stops the process at the yield point the next time it gets there, until `release`.
+    package func hold(_ process: ProcessName, at point: YieldPoint) { arbiter.hold(process, at: point) }
+
+    /// Lets a held process go on (it may still wait for the lock) and plays out what follows.
+    package func release(_ process: ProcessName) {
+        arbiter.release(process)
+        wakeWaiters()
+    }
+
+    /// Kills the process when it next reaches `point`: a crash between two steps of a storage
+    /// operation.
+    package func crash(_ process: ProcessName, at point: YieldPoint) { arbiter.crash(process, at: point) }
+
+    /// Makes the storage step after `point` fail with `errno` the next time the process gets
+    /// there (a full disk, an I/O error): the process must report it and keep what it had.
+    /// With `after`, the step takes effect first (the data written, the rename done) and then
+    /// reports the error, as a failed fsync does.
+    package func failStorage(_ process: ProcessName, at point: YieldPoint, errno: Int32, after: Bool = false) {
+        arbiter.fail(process, at: point, errno: errno, after: after)
+    }
+
+    /// Plans a power cut (in-process transport only: real disks are not ours to cut).
+    package func cutPower(_ plan: PowerCutPlan) {
+        switch plan.place {
+        case .flush(let flush): disk.cutPower(SimulatedDisk.PowerCut(flush: flush, keep: plan.keep))
+        case .arrival: arbiter.powerCutAt = plan
+        case .end: powerCutAtEnd = plan
+        }
+    }
+
+    /// Gives up a planned power cut that has not happened (an explored run that ended before it).
+    package func dropPlannedPowerCut() {
+        disk.cutPower(nil)
+        arbiter.powerCutAt = nil
+        powerCutAtEnd = nil
+    }
+
+    /// Whether a planned power cut has not happened.
+    package var powerCutPending: Bool { arbiter.powerCutAt != nil || powerCutAtEnd != nil || disk.powerCutPending }
+
+    /// Carries out a cut planned for the end of the run (after the last step, before healing).
+    package func cutPowerAtTheEnd() {
+        guard let plan = powerCutAtEnd else { return }
+        powerCutAtEnd = nil
+        disk.cutPowerNow(keeping: plan.keep)
+        reboot(also: nil)
+    }
+
+    // MARK: - Time and settling
+
+    /// Lets everything pending play out, at the current virtual time; with `stopBefore`, stops
+    /// when the next piece of work is of that kind (to unload the background while a native
+    /// request waits, for example); with `deferring`, work of that kind stays queued while
+    /// everything else plays out (native replies that are slower than the user).
+    package func settle(stopBefore: WorkKind? = nil, deferring: WorkKind? = nil) {
+        // Work for a process held at a yield point waits; everything else goes on.
+        while let work = clock.takeWork(deferring: deferring, stopBefore: stopBefore, isBusy: isBusy) {
+            switch work {
+            case .backgroundInput(let input):
+                handle(.eventDue(input))
+            case .portMessage(let incarnation):
+                handle(.portMessageDue(incarnation: incarnation))
+            case .storageCompletion(let incarnation, let token):
+                handle(.storageCompleted(incarnation: incarnation, token: token))
+            case .nativeRequest(let incarnation, let request, let message, let profile):
+                handle(.nativeRequestDue(Scheduler.NativeRequestID(incarnation: incarnation, request: request), message, profile: profile))
+            case .nativeReply(let incarnation, let request, let message):
+                handle(.replyArrived(Scheduler.NativeRequestID(incarnation: incarnation, request: request), message))
+            case .appInput(let input, let edit):
+                deliverToApp(input, edit: edit)
+            }
+        }
+    }
+
+    /// Whether work of this kind must wait: its process is held at a yield point.
+    private func isBusy(_ kind: WorkKind) -> Bool {
+        switch kind {
+        case .backgroundInput, .storageCompletion, .nativeReply: background.map { arbiter.isWaiting($0.label) } ?? false
+        case .appInput: app.map { arbiter.isWaiting($0.label) } ?? false
+        case .nativeRequest: false
+        }
+    }
+
+    /// Moves virtual time forward, firing what falls due in order.
+    package func advance(by duration: EpochMillis) {
+        let end = now + duration
+        settle()
+        while true {
+            let due = clock.nextDue(before: end, background: background?.incarnation, frozen: safari.isBackgroundFrozen, safari: safari)
+            // A page's deadline is checked the moment it passes, before what falls due later.
+            // While waits are excused no deadline can pass: the excuse lasts until something
+            // fires, and every wait restarts then (and at the end of the advance).
+            if !waitsAreExcused, let deadline = nextDecisionDeadline(), deadline <= end, due.map({ deadline < $0.at }) ?? true {
+                clock.now = deadline
+                checkDecisionDeadlines()
+                continue
+            }
+            if let watch = convergenceWatch, watch.due <= end, due.map({ watch.due < $0.at }) ?? true {
+                clock.now = watch.due
+                checkConvergence(watch)
+                continue
+            }
+            guard let (at, what) = due else { break }
+            clock.now = at
+            restartExcusedWaits()
+            fire(what)
+            settle()
+        }
+        clock.now = end
+        restartExcusedWaits()
+    }
+
+    /// Safari returns from an iOS suspension: its unload timer, the alarms and the background's
+    /// own timers did not run while it was suspended, so every overdue one fires at once, each
+    /// once, and so do replies a slow handler held back. The unload check may unload the background before the events that
+    /// waited reach it, and an alarm missed for an hour fires once, late (WebKit has no iOS
+    /// app-state handling: `WebExtensionContextCocoa.mm`, `scheduleBackgroundContentToUnload`;
+    /// `WebExtensionAlarm.cpp`).
+    func fireOverdue() {
+        while let (_, due) = clock.nextDue(before: now, background: background?.incarnation, frozen: safari.frozenByUser, safari: safari) {
+            trace.record(now, "safari", "overdue on return: \(describe(due))")
+            fire(due)
+        }
+    }
+
+    /// What fell due, as the trace says it.
+    private func describe(_ due: Scheduler.Due) -> String {
+        switch due {
+        case .safari(.idleUnload): "the unload check"
+        case .nativeTimeout(let timer): "background#\(timer.incarnation)'s timeout for request \(timer.request)"
+        case .delayedReply: "a reply held back"
+        case .safari(.alarm): "the alarm"
+        }
+    }
+
+    private func fire(_ due: Scheduler.Due) {
+        switch due {
+        case .safari(let due):
+            handle(.timeReached(due))
+        case .nativeTimeout(let timer):
+            clock.timers[timer] = nil
+            event(.nativeTimeout(request: timer.request))
+        case .delayedReply(let index):
+            clock.queue.append(clock.delayedReplies.remove(at: index).work)
+        }
+    }
+
+    /// Ends the faults and lets everything catch up, as the checks after a run expect: no holds
+    /// or planned crashes, a healthy handler, a thawed background, every waiting reply and
+    /// timeout played out, Safari in front (a reconciliation point), an open popup shown afresh,
+    /// everything settled, and a running app in front.
+    package func heal() {
+        trace.record(now, "harness", "heal")
+        arbiter.dropFaults()
+        handlerBehaviour = .healthy
+        if safari.frozenByUser { thawBackground() }
+        wakeWaiters()
+        // Every other profile whose outbox still holds patches comes to the front in turn, so its
+        // extension sends them; then the one that was in front (whose extension then starts
+        // afresh and whose popup has closed: only in runs that need the detour).
+        let front = profile
+        let local = Simulation.localStorageName
+        for (other, bytes) in storageFiles(local) where other != front {
+            guard let stored = LocalStorage.read(bytes), !stored.outbox.isEmpty else { continue }
+            switchProfile(other)
+            catchUp()
+        }
+        switchProfile(front)
+        catchUp()
+        // The user looks at an open popup again: it shows what the background holds now (a
+        // background that died since it opened knows nothing of it).
+        if let tab = popupTab { openPopup(on: tab) }
+        settle()
+        // The app, if it runs, comes to the front too, so that its view is checked (on iOS
+        // Safari then goes to the background, with every tab settled).
+        if appIsRunning {
+            appForeground()
+            settle()
+        }
+    }
+
+    /// Safari in front (first, so that on iOS the background's timers run while time passes),
+    /// every waiting reply and timeout played out, and Safari in front again.
+    private func catchUp() {
+        safariForeground()
+        settle()
+        advance(by: clock.lastDue(nativeTimeout: BackgroundMachine.nativeTimeout) - now + 1)
+        safariForeground()
+    }
+}

@@ -1,0 +1,39 @@
+import ProcessKit
+import SiteSettings
+
+/// One of our processes as the harness speaks to it: frames in and out, kill, freeze, reap. A
+/// real child process (the process transport) or a shell the harness steps itself over a
+/// simulated disk (the in-process transport); the harness cannot tell them apart.
+package protocol FrameEndpoint: AnyObject {
+    /// A child process encodes each message to a frame on its pipe, and decodes what comes
+    /// back; a stepped shell takes and gives them as values.
+    func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError)
+    /// The next message, `.invalid` for a frame that is not one, nil at the end of the output.
+    func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame?
+    /// The process sees the end of its input.
+    func closeInput()
+    func kill()
+    func freeze() throws
+    func thaw()
+    func wait() -> ChildProcess.ExitStatus
+    func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus?
+    var isRunning: Bool { get }
+    var stderrTail: String { get }
+}
+
+/// A frame from a process as the harness reads it.
+package enum ReceivedFrame: Equatable, Sendable {
+    case message(FromChild)
+    case invalid(WireError)
+}
+
+extension ChildProcess: FrameEndpoint {
+    package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
+        try send(JSONWriter.compact(message.json), timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
+        guard let frame = try receive(timeoutMilliseconds: timeoutMilliseconds) else { return nil }
+        do { return .message(try FromChild.decode(frame)) } catch { return .invalid(error) }
+    }
+}

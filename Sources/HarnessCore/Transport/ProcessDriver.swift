@@ -1,0 +1,193 @@
+import ProcessKit
+import SiteSettings
+
+/// One incarnation of one of our processes (`app#1`, `background#3`, `handler#12`), spoken to in
+/// the frame protocol one input at a time. At each yield point a policy decides whether the
+/// process goes on, fails the step, is killed there, or is held there while others run.
+package final class ProcessDriver {
+    /// What the harness does at a yield point.
+    package enum YieldChoice: Equatable, Sendable {
+        case proceed
+        case fail(errno: Int32)
+        /// The step takes effect, then fails with the errno.
+        case failAfter(errno: Int32)
+        case kill
+        /// Leave the process waiting at this point; `resume` lets it go on later.
+        case hold
+    }
+
+    /// Where an input left the process.
+    package enum Step: Equatable, Sendable {
+        /// It handled the input; these are the directives the harness carries out.
+        case finished(Directives)
+        /// It waits at this yield point.
+        case held(YieldPoint)
+        /// It died (killed at a yield point, or on its own).
+        case died(ChildProcess.ExitStatus)
+    }
+
+    /// The directives a process gave for an input: as they travel (and as the trace shows
+    /// them), and in process as its machine made them, which are what reading `json` back gives.
+    package struct Directives: Equatable, Sendable {
+        package let typed: ShellDirectives?
+        private let written: [JSONValue]
+
+        init(json: [JSONValue]) {
+            typed = nil
+            written = json
+        }
+
+        init(typed: ShellDirectives) {
+            self.typed = typed
+            written = []
+        }
+
+        package var json: [JSONValue] { typed?.json ?? written }
+
+        /// Each process's directives as handed over, when they were.
+        package var app: [AppMachine.Directive]? { if case .app(let directives)? = typed { directives } else { nil } }
+        package var background: [ExtensionWire.Output]? { if case .background(let outputs)? = typed { outputs } else { nil } }
+        package var handler: [NativeHandlerMachine.Directive]? { if case .handler(let directives)? = typed { directives } else { nil } }
+    }
+
+    /// How long (wall time) the harness waits for any one frame before it treats the process as hung.
+    package static let frameTimeout = 10_000
+
+    package let name: ProcessName
+    package let incarnation: Int
+    package let child: FrameEndpoint
+    private let trace: Trace
+    private let seed: UInt64
+    package var policy: (YieldPoint) -> YieldChoice = { _ in .proceed }
+    /// Known bugs to switch on in the process, sent with every input.
+    package var flaws: [String] = []
+    /// Whether the run still counts the process as alive: from its start until the harness saw
+    /// it die, killed it or finished it. Decided by what the harness did and saw, never by
+    /// asking the operating system, whose answer depends on timing (a handler that has sent its
+    /// reply may or may not have exited yet), so the trace does not.
+    package private(set) var isAlive = true
+
+    package init(name: ProcessName, incarnation: Int, endpoint: FrameEndpoint, seed: UInt64, trace: Trace) {
+        self.name = name
+        self.incarnation = incarnation
+        self.seed = seed
+        self.trace = trace
+        child = endpoint
+        label = "\(name.rawValue)#\(incarnation)"
+    }
+
+    /// The logical name used in traces: never a pid.
+    package let label: String
+
+    package func begin(_ input: JSONValue, now: EpochMillis) -> Step {
+        trace.record(now, label, "<-", input)
+        return send(.input(input, now: now, seed: seed, flaws: flaws), now: now)
+    }
+
+    /// Sends the background an event as it is; the trace writes it out only when read, and a
+    /// pipe carries it as the input it stands for.
+    package func begin(event: ExtensionWire.Event, now: EpochMillis) -> Step {
+        trace.record(now, label, "<-", message: .event(event))
+        return send(.event(event, now: now, seed: seed, flaws: flaws), now: now)
+    }
+
+    /// Lets a held process go on.
+    package func resume(_ answer: YieldAnswer, now: EpochMillis) -> Step {
+        switch answer {
+        case .proceed: send(.proceed(now: now), now: now)
+        case .fail(let errno): send(.fail(errno: errno, now: now), now: now)
+        case .failAfter(let errno): send(.fail(errno: errno, now: now, after: true), now: now)
+        }
+    }
+
+    /// For a process that serves one input and ends (the handler): closes its input and reaps
+    /// it; one that does not end within the frame timeout is a bug, and is killed.
+    @discardableResult
+    package func finish() -> ChildProcess.ExitStatus {
+        isAlive = false
+        child.closeInput()
+        if let status = child.wait(timeoutMilliseconds: Self.frameTimeout) { return status }
+        child.kill()
+        return child.wait()
+    }
+
+    /// Kills the process; the trace says why (`reason`), unless the process had already ended
+    /// for the run, or no reason is given because the run is over and its trace already taken.
+    package func kill(now: EpochMillis, reason: String?) {
+        if isAlive, let reason { trace.record(now, label, reason) }
+        isAlive = false
+        child.kill()
+    }
+
+    private func send(_ frame: ToChild, now: EpochMillis) -> Step {
+        do {
+            try child.sendMessage(frame, timeoutMilliseconds: Self.frameTimeout)
+            return pump(now: now)
+        } catch {
+            return died(now: now)
+        }
+    }
+
+    private func pump(now: EpochMillis) -> Step {
+        while true {
+            let frame: ReceivedFrame?
+            do { frame = try child.receiveMessage(timeoutMilliseconds: Self.frameTimeout) } catch {
+                trace.record(now, label, "unreadable output: \(error)")
+                child.kill()
+                return died(now: now)
+            }
+            guard let frame else { return died(now: now) }
+            guard case .message(let message) = frame else {
+                if case .invalid(let error) = frame { trace.record(now, label, "invalid frame: \(error)") }
+                continue
+            }
+            switch message {
+            case .yield(let point, _):
+                trace.record(now, label, "yield \(point.rawValue)")
+                let choice = policy(point)
+                switch choice {
+                case .proceed:
+                    do { try child.sendMessage(.proceed(now: now), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
+                case .fail(let errno), .failAfter(let errno):
+                    let after = choice == .failAfter(errno: errno)
+                    trace.record(now, label, "fail \(point.rawValue)\(after ? " after it takes effect" : "") errno \(errno)")
+                    do { try child.sendMessage(.fail(errno: errno, now: now, after: after), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
+                case .kill:
+                    kill(now: now, reason: "killed at \(point.rawValue)")
+                    return died(now: now)
+                case .hold:
+                    trace.record(now, label, "held at \(point.rawValue)")
+                    return .held(point)
+                }
+            case .done(let directives, _):
+                for directive in directives { trace.record(now, label, "->", directive) }
+                return .finished(Directives(json: directives))
+            case .directives(let typed, _):
+                // Written out for the trace only when it is read.
+                switch typed {
+                case .background(let outputs): for output in outputs { trace.record(now, label, "->", message: .background(output)) }
+                case .app(let directives): for directive in directives { trace.record(now, label, "->", message: .app(directive)) }
+                case .handler(let directives): for directive in directives { trace.record(now, label, "->", message: .handler(directive)) }
+                }
+                return .finished(Directives(typed: typed))
+            case .error(let text):
+                trace.record(now, label, "error frame: \(text)")
+            }
+        }
+    }
+
+    private func died(now: EpochMillis) -> Step {
+        isAlive = false
+        let status = child.wait(timeoutMilliseconds: Self.frameTimeout) ?? {
+            child.kill()
+            return child.wait()
+        }()
+        if status != .signaled(9) {
+            // The trace says that it died and how; what it wrote to stderr (addresses, paths)
+            // would make traces differ between runs, so it goes to `diagnostics` instead.
+            trace.record(now, label, "died unexpectedly (\(status))")
+            trace.diagnostics.append("\(label) died unexpectedly (\(status)); stderr: \(child.stderrTail.suffix(1000))")
+        }
+        return .died(status)
+    }
+}

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ProcessKit
+import SiteSettings
+
+/// One of our processes run by the harness itself, message by message, on the harness's own
+/// thread (the in-process transport): each message it is sent is answered at once by its
+/// stepped shell, which keeps its place between them, so a process held at a yield point simply
+/// waits there. The messages, their order and the trace are those of the process.
+///
+/// A kill drops the shell where it stands: nothing after that point happens, as with SIGKILL.
+///
+/// The shell is kept behind two closures made where its type is known, so that the harness,
+/// which holds any endpoint, still runs code compiled for that shell.
+package final class SteppedChild: FrameEndpoint {
+    private let take: (ToChild) -> FromChild
+    private let shellEnded: () -> Bool
+    private var answers: [FromChild] = []
+    private var killed = false
+    private var inputClosed = false
+    /// The largest frame it may send, as `ChildProcess`'s `replyLimit`: checked on a handler's
+    /// answer (a native reply is capped at 1 MiB), the only one that can come near it.
+    private let limit: Int
+    /// A yield point answered here and hidden from the harness: only for proving that the
+    /// transport-equality check notices one missing point.
+    private let hiddenYield: YieldPoint?
+
+    package init<Shell: SteppedProcess>(_ shell: Shell, limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil) {
+        let box = Box(shell)
+        take = { box.shell.take($0) }
+        shellEnded = { box.shell.ended }
+        self.limit = limit
+        self.hiddenYield = hiddenYield
+    }
+
+    private final class Box<Shell> {
+        var shell: Shell
+        init(_ shell: Shell) { self.shell = shell }
+    }
+
+    package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
+        guard !inputClosed, !killed, !shellEnded() else { throw .closed }
+        var answer = take(message)
+        while case .yield(let point, _) = answer, point == hiddenYield { answer = take(.proceed(now: 0)) }
+        answers.append(answer)
+    }
+
+    package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
+        guard !killed else { return nil }
+        guard !answers.isEmpty else {
+            // Every message gets its answer at once: none waiting means none is coming.
+            if shellEnded() || inputClosed { return nil }
+            throw .timedOut(milliseconds: timeoutMilliseconds ?? 0)
+        }
+        let answer = answers.removeFirst()
+        if limit < Framing.requestLimit, answer.carriesDirectives {
+            // As long as the frame the process would write.
+            let length = JSONWriter.compactCount(answer.json)
+            if length > limit { throw .tooLarge(length: length, limit: limit) }
+        }
+        return .message(answer)
+    }
+
+    package func closeInput() { inputClosed = true }
+    package func kill() { killed = true }
+    package func freeze() throws {}
+    package func thaw() {}
+
+    /// As the process would end: killed, done after its one request (the handler), or at the
+    /// end of its input.
+    package func wait() -> ChildProcess.ExitStatus {
+        if killed { return .signaled(SIGKILL) }
+        return .exited(shellEnded() ? ChildExit.success : ChildExit.harnessGone)
+    }
+
+    package func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? { wait() }
+    package var isRunning: Bool { !killed && !shellEnded() && !inputClosed }
+    package var stderrTail: String { "" }
+}
+
+extension FromChild {
+    /// A `done` frame, written out or not.
+    var carriesDirectives: Bool {
+        switch self {
+        case .done, .directives: true
+        case .yield, .error: false
+        }
+    }
+}
