@@ -123,6 +123,18 @@ struct SafariMachineTests {
         #expect(safari.nextAlarm == nil)
     }
 
+    @Test func anAlarmThatFiresForABackgroundListeningForItRestartsTheUnloadTimerAtOnce() {
+        var safari = loaded(now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 40_000))]), now: 0)
+        // iOS Safari returning at +1 h: the alarm (due at 40 s) fires before the check (due at 30 s + wakes).
+        #expect(safari.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 3_600_000) == [.dispatch(.alarmFired)])
+        #expect(safari.unloadTime == 3_630_000, "the stale check is gone before the event reaches the page")
+        var deaf = loaded(listeners: [.message], now: 0)
+        _ = deaf.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 40_000))]), now: 0)
+        _ = deaf.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 3_600_000)
+        #expect(deaf.unloadTime == 30_000, "a background that does not listen for alarms is not woken")
+    }
+
     @Test func aDecisionForATabNotOpenHereIsDroppedAndOneForAnOpenTabIsShown() {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
@@ -193,7 +205,7 @@ struct SafariMachineTests {
         #expect(SafariMachine(platform: .macOS).unloadTime == nil, "nothing to unload")
     }
 
-    @Test func aRestartDropsAlarmsSessionStorageAndHeldEventsAndEveryPageAsks() {
+    @Test func aRestartDropsAlarmsSessionStorageAndHeldEventsEveryPageAsksAndTheLaunchLoadsTheBackground() {
         var safari = loaded(.macOS)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: 1), now: 0)
         _ = safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: 2), now: 0)
@@ -202,7 +214,8 @@ struct SafariMachineTests {
         _ = safari.handle(.eventDue(.alarmFired), now: 0)
         #expect(safari.handle(.safariQuit, now: 0) == [.killBackground(reason: "safari restart", stop: .unloaded)])
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
-        #expect(safari.handle(.safariLaunched, now: 0) == [.dropSessionStorage, asks(t1, url), asks(t2, url)],
+        #expect(safari.handle(.safariLaunched, now: 0) ==
+                [.dropSessionStorage, asks(t1, url), asks(t2, url), .startBackground(.started(appearance: .light, tabs: [t1: url, t2: url], appMessages: true))],
                 "the death thawed the background, which handed back its wake-up events")
         #expect(safari.nextAlarm == nil && safari.lastStop == .unloaded)
     }

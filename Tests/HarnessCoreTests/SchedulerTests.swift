@@ -53,6 +53,17 @@ struct SchedulerTests {
                           .delayedReply(index: 0), .safari(.alarm(SafariMachine.decisionAlarm))])
     }
 
+    @Test func overdueTimersFallDueNowInTheOrderTheyFellDue() throws {
+        var clock = Scheduler(now: 3_600_000)
+        clock.timers[.init(incarnation: 1, request: 1)] = 20_000
+        let safari = safari(loadedAt: 0, alarm: 25_000)
+        let first = try #require(clock.nextDue(before: 3_600_000, background: 1, frozen: false, safari: safari))
+        #expect(first.at == 3_600_000 && first.due == .nativeTimeout(.init(incarnation: 1, request: 1)), "due at 20 s")
+        clock.timers = [:]
+        let second = try #require(clock.nextDue(before: 3_600_000, background: 1, frozen: false, safari: safari))
+        #expect(second.due == .safari(.alarm(SafariMachine.decisionAlarm)), "due at 25 s, before the unload check's 30 s")
+    }
+
     @Test func onlyTheLoadedIncarnationsTimersFire() {
         var clock = Scheduler(now: 0)
         clock.timers[.init(incarnation: 1, request: 1)] = 5_000

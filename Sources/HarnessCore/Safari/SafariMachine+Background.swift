@@ -28,7 +28,7 @@ extension SafariMachine {
                 effects.append(.note("\(event.name) wakes nothing: the background does not listen for \(listener.rawValue)"))
                 return
             }
-            effects.append(.startBackground(.started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS)))
+            effects.append(.startBackground(startedEvent))
             effects.append(.redispatch(event))
             return
         }
@@ -64,6 +64,12 @@ extension SafariMachine {
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReply, .nativeTimeout, .alarmFired:
             break
         }
+    }
+
+    /// What a background is told as it loads: the appearance, the open tabs, and whether the
+    /// app can message it.
+    var startedEvent: ExtensionWire.Event {
+        .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS)
     }
 
     /// The events held for a frozen background, taken to be handed over.
@@ -164,10 +170,15 @@ extension SafariMachine {
     // MARK: - Alarms
 
     /// An alarm fires: a one-shot alarm is gone, a periodic one comes round again; the event
-    /// wakes the background if it listens for it (`fireAlarmsEventIfNeeded`).
-    mutating func alarmFired(_ name: String, _ effects: inout [Effect]) {
+    /// wakes the background if it listens for it. Waking restarts the unload timer at once,
+    /// before the event reaches the page (`fireAlarmsEventIfNeeded` ->
+    /// `wakeUpBackgroundContentIfNecessaryToFireEvents` -> `scheduleBackgroundContentToUnload`),
+    /// so an unload check that fell due after the alarm, while iOS Safari was suspended, finds
+    /// the background woken and never unloads it.
+    mutating func alarmFired(_ name: String, now: EpochMillis, _ effects: inout [Effect]) {
         guard let alarm = alarms[name] else { return }
         alarms[name] = alarm.period.map { Alarm(at: alarm.at + $0, period: $0) }
+        if loaded != nil, registeredListeners.contains(.alarm) { lastWake = now }
         effects.append(.dispatch(.alarmFired))
     }
 

@@ -134,7 +134,10 @@ extension SafariMachine {
     }
 
     /// Safari starts again: what lived in its memory is gone (events held for a frozen
-    /// background, `storage.session`, alarms, native requests), and every page asks again.
+    /// background, `storage.session`, alarms, native requests), every page asks again, and
+    /// Safari loads the background once for `runtime.onStartup`, with no event for it
+    /// (`WebExtensionContext::loadBackgroundWebViewDuringLoad`, `isFreshlyCreated`,
+    /// `performTasksAfterBackgroundContentLoads`).
     mutating func safariLaunched(now: EpochMillis, _ effects: inout [Effect]) {
         loaded = nil
         lastStop = .unloaded
@@ -147,6 +150,7 @@ extension SafariMachine {
         forgetNativeRequests()
         safariInForeground = true
         for id in tabs.keys.sorted() { askForDecision(id, now: now, &effects) }
+        effects.append(.startBackground(startedEvent))
     }
 
     /// Native requests end with Safari.
@@ -156,7 +160,8 @@ extension SafariMachine {
     }
 
     /// The power failed and the device started again: every process is gone with Safari's
-    /// memory; Safari restores its tabs and each page loads and asks afresh.
+    /// memory; Safari restores its tabs, each page loads and asks afresh, and Safari's launch
+    /// loads the background.
     mutating func powerLost(now: EpochMillis, _ effects: inout [Effect]) {
         loaded = nil
         nativePort = nil
@@ -176,6 +181,7 @@ extension SafariMachine {
             if tabs[id]?.waitingSince != nil { tabs[id]?.waitingSince = now }
             reloadTab(id, now: now, &effects)
         }
+        effects.append(.startBackground(startedEvent))
     }
 
     // MARK: - Profiles

@@ -399,7 +399,7 @@ package struct SafariMachine: Sendable {
             guard !isBackgroundFrozen else { break }
             effects.append(.thawBackground(traced: wasFrozen, held: takeHeld()))
         case .powerLost: powerLost(now: now, &effects)
-        case .timeReached(.alarm(let name)): alarmFired(name, &effects)
+        case .timeReached(.alarm(let name)): alarmFired(name, now: now, &effects)
         case .eventDue(let event): eventDue(event, now: now, &effects)
         case .portMessageDue(let incarnation):
             guard loaded == incarnation else {

@@ -54,16 +54,17 @@ struct Scheduler {
 
     init(now: EpochMillis) { self.now = now }
 
-    /// The first thing due no later than `end`, and when. Something overdue (an alarm of a
-    /// profile that was out of sight) is due now: time never runs backwards. At one instant
-    /// Safari's unload check comes first, then the loaded background's timers by request, then
-    /// held-back replies in the order they were held, then Safari's alarm. A frozen background's
-    /// unload check, timers and alarm wait; `background` is its incarnation when one is loaded.
+    /// The first thing due no later than `end`, and when. Timers fire in the order they fell
+    /// due, as a run loop's do; something overdue (iOS Safari returning, an alarm of a profile
+    /// that was out of sight) fires now, in that order: time never runs backwards. At one
+    /// instant Safari's unload check comes first, then the loaded background's timers by
+    /// request, then held-back replies in the order they were held, then Safari's alarm. A
+    /// frozen background's unload check, timers and alarm wait; `background` is its
+    /// incarnation when one is loaded.
     func nextDue(before end: EpochMillis, background: Int?, frozen: Bool, safari: SafariMachine) -> (at: EpochMillis, due: Due)? {
-        var best: (at: EpochMillis, due: Due)?
+        var best: (due: EpochMillis, what: Due)?
         func consider(_ due: EpochMillis, _ what: Due) {
-            let at = max(now, due)
-            if at <= end, best.map({ at < $0.at }) ?? true { best = (at, what) }
+            if max(now, due) <= end, best.map({ due < $0.due }) ?? true { best = (due, what) }
         }
         if let background, !frozen {
             if let unload = safari.unloadTime { consider(unload, .safari(.idleUnload)) }
@@ -73,7 +74,7 @@ struct Scheduler {
         }
         for (index, delayed) in delayedReplies.enumerated() { consider(delayed.at, .delayedReply(index: index)) }
         if let alarm = safari.nextAlarm, !frozen { consider(alarm.at, .safari(.alarm(alarm.name))) }
-        return best
+        return best.map { (max(now, $0.due), $0.what) }
     }
 
     /// The first queued work that may run now: work of a `isBusy` kind waits (its process is
