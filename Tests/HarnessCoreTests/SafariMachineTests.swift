@@ -220,6 +220,33 @@ struct SafariMachineTests {
         #expect(safari.nextAlarm == nil && safari.lastStop == .unloaded)
     }
 
+    @Test func noUnloadWhileWebInspectorIsAttachedAndTheFirstCheckAfterItClosesUnloads() {
+        var safari = loaded(.iOS, now: 0)
+        #expect(safari.handle(.inspectorOpened, now: 0) == [.note("Web Inspector attached: the background is not unloaded while it is")])
+        #expect(safari.unloadTime == nil)
+        #expect(safari.handle(.inspectorClosed, now: 600_000) == [.note("Web Inspector closed")])
+        #expect(safari.unloadTime == 630_000, "the check at 600 s found it still open")
+        _ = safari.handle(.inspectorOpened, now: 700_000)
+        _ = safari.handle(.safariQuit, now: 700_000)
+        #expect(!safari.inspected, "it closes with Safari")
+    }
+
+    @Test func anExtensionUpdateForgetsListenersAlarmsAndSessionStorageAndLoadsTheBackground() {
+        var safari = loaded(.iOS, listeners: [.message])
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 90_000))]), now: 0)
+        #expect(safari.handle(.extensionUpdating, now: 0) == [.killBackground(reason: "extension updated", stop: .unloaded)])
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
+        #expect(safari.handle(.extensionUpdated, now: 0) ==
+                [.dropSessionStorage,
+                 .note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"),
+                 .startBackground(.started(appearance: .light, tabs: [t1: url]))])
+        #expect(safari.savedListeners.isEmpty && safari.nextAlarm == nil)
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 0)
+        #expect(safari.handle(.eventDue(.tabActivated(t1)), now: 0) == [.note("tabActivated lost: background#2 has no tabActivated listener")],
+                "until the new background registers its listeners, events reach it and are lost")
+    }
+
     // MARK: - Tabs, windows and profiles
 
     @Test func onIOSOnlyTheFrontTabIsVisibleAndEveryTabIsInOneWindow() {

@@ -182,6 +182,23 @@ extension SafariMachine {
         effects.append(.dispatch(.alarmFired))
     }
 
+    /// A new version of the extension is installed (`queueStartupAndInstallEventsForExtensionIfNecessary`):
+    /// `storage.local` stays, `storage.session` and the alarms are cleared, the saved listener
+    /// sets are forgotten (an event before the new background registers its listeners wakes it
+    /// and is lost), and the background loads for `runtime.onInstalled` (reason `update`;
+    /// `runtime.onStartup` does not fire).
+    mutating func extensionUpdated(_ effects: inout [Effect]) {
+        loaded = nil
+        lastStop = .unloaded
+        held = []
+        frozenByUser = false
+        savedListeners = [:]
+        forgetAlarms()
+        effects.append(.dropSessionStorage)
+        effects.append(.note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"))
+        effects.append(.startBackground(startedEvent))
+    }
+
     /// Alarms live in Safari's memory only (WebKit keeps them in `m_alarmMap` and writes them
     /// nowhere): quitting Safari, or losing power, drops every profile's. A background sets its
     /// alarms again when it starts.

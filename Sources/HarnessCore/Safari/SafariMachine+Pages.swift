@@ -128,8 +128,9 @@ extension SafariMachine {
         appInForeground = false
     }
 
-    /// Safari quits: its background is killed.
+    /// Safari quits: its background is killed, and Web Inspector closes with it.
     mutating func safariQuit(_ effects: inout [Effect]) {
+        inspected = false
         if loaded != nil { effects.append(.killBackground(reason: "safari restart", stop: .unloaded)) }
     }
 
@@ -164,6 +165,7 @@ extension SafariMachine {
     /// loads the background.
     mutating func powerLost(now: EpochMillis, _ effects: inout [Effect]) {
         loaded = nil
+        inspected = false
         nativePort = nil
         registeredListeners = []
         lastStop = .unloaded

@@ -52,6 +52,13 @@ package struct SafariMachine: Sendable {
         case appQuit
         case backgroundUnloadRequested
         case backgroundKillRequested
+        /// Web Inspector is attached to the background, or closed.
+        case inspectorOpened
+        case inspectorClosed
+        /// A new version of the extension is installing: its background goes; `extensionUpdated`
+        /// follows.
+        case extensionUpdating
+        case extensionUpdated
         case backgroundFrozenByUser
         case backgroundThawedByUser
         /// The power failed: every process is gone, with Safari's memory.
@@ -272,6 +279,9 @@ package struct SafariMachine: Sendable {
     package internal(set) var lastWake: EpochMillis = 0
     /// The native port the loaded background holds, if any.
     package internal(set) var nativePort: NativePort?
+    /// Web Inspector is attached to the background; when it was last closed.
+    package internal(set) var inspected = false
+    var inspectorClosedAt: EpochMillis?
     /// The front profile's alarms, by name (Safari keeps them in memory only).
     package internal(set) var alarms: [String: Alarm] = [:]
     /// Native requests in flight (a reply held back or withheld keeps its request in flight),
@@ -323,16 +333,19 @@ package struct SafariMachine: Sendable {
     /// Native requests in flight, the first version's included.
     package var requestsInFlight: Int { activeNativeRequests.count + hungLegacyRequests }
 
-    /// When Safari unloads the loaded background if nothing wakes it first: at the first 30 s
-    /// check after its last wake at which no recently used port holds it.
+    /// When Safari unloads the loaded background if nothing wakes it first: at the first check,
+    /// every 30 s after its last wake, at which nothing holds it: no port it used less than 2
+    /// minutes before, no Web Inspector attached then (none while one is attached: WebKit
+    /// postpones the unload while the page `_isBeingInspected`).
     package var unloadTime: EpochMillis? {
-        guard let loaded else { return nil }
-        var at = lastWake + Self.idleUnload
-        if let port = nativePort, port.incarnation == loaded, at < port.lastActivity + Self.portKeepAlive {
-            let checks = (port.lastActivity + Self.portKeepAlive - lastWake + Self.idleUnload - 1) / Self.idleUnload
-            at = lastWake + checks * Self.idleUnload
-        }
-        return at
+        guard let loaded, !inspected else { return nil }
+        // The first moment nothing holds it; the unload falls at the first check from then.
+        var free = lastWake + Self.idleUnload
+        if let port = nativePort, port.incarnation == loaded { free = max(free, port.lastActivity + Self.portKeepAlive) }
+        // A check at the very moment the inspector closed found it still open.
+        if let closed = inspectorClosedAt { free = max(free, closed + 1) }
+        let checks = (free - lastWake + Self.idleUnload - 1) / Self.idleUnload
+        return lastWake + checks * Self.idleUnload
     }
 
     // MARK: - Inputs
@@ -389,6 +402,16 @@ package struct SafariMachine: Sendable {
             if loaded != nil { effects.append(.killBackground(reason: "unloaded", stop: .unloaded)) }
         case .backgroundKillRequested:
             if loaded != nil { effects.append(.killBackground(reason: "killed", stop: .killed)) }
+        case .inspectorOpened:
+            inspected = true
+            effects.append(.note("Web Inspector attached: the background is not unloaded while it is"))
+        case .inspectorClosed:
+            if inspected { inspectorClosedAt = now }
+            inspected = false
+            effects.append(.note("Web Inspector closed"))
+        case .extensionUpdating:
+            if loaded != nil { effects.append(.killBackground(reason: "extension updated", stop: .unloaded)) }
+        case .extensionUpdated: extensionUpdated(&effects)
         case .backgroundFrozenByUser:
             let traced = !isBackgroundFrozen
             frozenByUser = true

@@ -150,7 +150,7 @@ struct ScenarioParser {
         case "app":
             step = .app(try appStep(&words))
         case "safari":
-            step = .safari(try words.choose(SafariStep.self))
+            step = .safari(try safariStep(&words))
         case "tab":
             step = .tab(try tabStep(&words))
         case "popup":
@@ -272,6 +272,16 @@ struct ScenarioParser {
             appEdits += 1
             try words.expectWord("site")
             return .deleteSite(try scope(&words))
+        }
+    }
+
+    private mutating func safariStep(_ words: inout Cursor) throws(ScenarioError) -> SafariStep {
+        switch try words.choose(["foreground", "background", "restart", "inspect", "update-extension"]) {
+        case "foreground": return .foreground
+        case "background": return .background
+        case "restart": return .restart
+        case "inspect": return .inspect(try words.choose(["on", "off"]) == "on")
+        default: return .updateExtension
         }
     }
 

@@ -25,7 +25,7 @@ package enum ScenarioPrinter {
         case .profile(let name): "profile \(name)"
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
         case .app(let app): "app " + self.app(app)
-        case .safari(let step): "safari \(step.rawValue)"
+        case .safari(let step): "safari \(step.text)"
         case .tab(let tab): "tab " + self.tab(tab)
         case .popup(let popup): "popup " + self.popup(popup)
         case .appearance(let appearance): "appearance \(appearance.rawValue)"

@@ -217,6 +217,8 @@ package final class ScenarioRunner {
         case .safari(.foreground): simulation.safariForeground()
         case .safari(.background): simulation.safariBackground()
         case .safari(.restart): simulation.safariRestart()
+        case .safari(.inspect(let attached)): simulation.inspectBackground(attached)
+        case .safari(.updateExtension): simulation.updateExtension()
         case .tab(let tab): self.tab(tab, simulation)
         case .popup(let popup): self.popup(popup, simulation)
         case .background(.unload): simulation.unloadBackground()

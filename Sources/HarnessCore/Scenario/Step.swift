@@ -139,8 +139,25 @@ package enum AppStep: Equatable, Sendable {
     case deleteSite(WrittenScope)
 }
 
-package enum SafariStep: String, CaseIterable, Equatable, Sendable {
+package enum SafariStep: Equatable, Sendable {
     case foreground, background, restart
+    /// Web Inspector attached to the background (`on`) or closed (`off`).
+    case inspect(Bool)
+    /// A new version of the extension is installed.
+    case updateExtension
+
+    package static let allCases: [SafariStep] = [.foreground, .background, .restart, .inspect(true), .inspect(false), .updateExtension]
+
+    /// The step's words after `safari`.
+    package var text: String {
+        switch self {
+        case .foreground: "foreground"
+        case .background: "background"
+        case .restart: "restart"
+        case .inspect(let on): on ? "inspect on" : "inspect off"
+        case .updateExtension: "update-extension"
+        }
+    }
 }
 
 package enum TabStep: Equatable, Sendable {

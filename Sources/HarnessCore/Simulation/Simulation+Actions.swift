@@ -65,6 +65,16 @@ extension Simulation {
         handle(.safariLaunched)
     }
 
+    /// Web Inspector attached to the background (or closed): while it is, Safari never unloads it.
+    package func inspectBackground(_ attached: Bool) { handle(attached ? .inspectorOpened : .inspectorClosed) }
+
+    /// A new version of the extension is installed: its background goes, then loads again for
+    /// `runtime.onInstalled` with `storage.session`, the alarms and the saved listeners cleared.
+    package func updateExtension() {
+        handle(.extensionUpdating)
+        handle(.extensionUpdated)
+    }
+
     /// Session storage lives in Safari's memory: quitting it (or losing power) loses every
     /// profile's.
     func forgetSessions() {
