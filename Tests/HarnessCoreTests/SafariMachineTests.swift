@@ -247,6 +247,17 @@ struct SafariMachineTests {
                 "until the new background registers its listeners, events reach it and are lost")
     }
 
+    @Test func aDeviceSleepMovesEveryMonotonicDeadlineLaterByTheSleep() {
+        var safari = loaded(.macOS, now: 0)
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.connectNative), .machine(.setAlarm(at: 600_000))]), now: 0)
+        #expect(safari.unloadTime == 120_000 && safari.tabs[t1]?.waitingSince == 0)
+        #expect(safari.handle(.deviceSlept(28_800_000), now: 0) == [])
+        #expect(safari.unloadTime == 28_920_000, "the port's hold and the last wake are monotonic")
+        #expect(safari.nextAlarm?.at == 29_400_000, "the alarm fires as late as the sleep was long")
+        #expect(safari.tabs[t1]?.waitingSince == 28_800_000, "a page's wait leaves the sleep out")
+    }
+
     // MARK: - Tabs, windows and profiles
 
     @Test func onIOSOnlyTheFrontTabIsVisibleAndEveryTabIsInOneWindow() {

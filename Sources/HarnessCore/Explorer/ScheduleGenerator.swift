@@ -175,7 +175,13 @@ package struct ScheduleGenerator {
             steps.append(.profile(next))
         case .legacy: steps.append(.legacy(pick(LegacyStep.allCases)))
         case .time:
-            steps.append(random.chance(1, in: 6) ? .settle : .advance(pick(options.durations)))
+            if random.chance(1, in: 6) {
+                steps.append(.settle)
+            } else {
+                let duration = pick(options.durations)
+                // Now and then the device sleeps instead: Safari's timers wait out the sleep.
+                steps.append(duration >= 120_000 && random.chance(1, in: 4) ? .deviceSleep(duration) : .advance(duration))
+            }
         }
     }
 

@@ -104,6 +104,8 @@ package struct Shrinker {
         switch step {
         case .advance(let duration):
             return ScheduleGenerator.durations.filter { $0 < duration }.map { .advance($0) }
+        case .deviceSleep(let duration):
+            return [.advance(duration)] + ScheduleGenerator.durations.filter { $0 < duration }.map { .deviceSleep($0) }
         case .handler(.slow(let delay)):
             return [.handler(.hung)] + [500, 2_000].filter { $0 < delay }.map { .handler(.slow($0)) }
         case .popup(.pause(let duration)):

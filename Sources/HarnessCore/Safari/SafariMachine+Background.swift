@@ -199,6 +199,22 @@ extension SafariMachine {
         effects.append(.startBackground(startedEvent))
     }
 
+    /// The device slept: Safari's timers and the times it keeps for them are on `MonotonicTime`
+    /// (`mach_absolute_time`), which stops while a Mac or an iPhone sleeps. The machine keeps
+    /// every time on the wall clock a decision reads, so each monotonic deadline moves later by
+    /// the sleep: the unload check (the last wake, the port's last use, the inspector's
+    /// closing) and every alarm, in every profile; and a page's wait, which the checks time,
+    /// leaves the sleep out.
+    mutating func deviceSlept(_ duration: EpochMillis) {
+        lastWake += duration
+        nativePort?.lastActivity += duration
+        inspectorClosedAt? += duration
+        func later(_ alarms: [String: Alarm]) -> [String: Alarm] { alarms.mapValues { Alarm(at: $0.at + duration, period: $0.period) } }
+        alarms = later(alarms)
+        for (name, away) in putAway { putAway[name]?.alarms = later(away.alarms) }
+        for id in tabs.keys { tabs[id]?.waitingSince? += duration }
+    }
+
     /// Alarms live in Safari's memory only (WebKit keeps them in `m_alarmMap` and writes them
     /// nowhere): quitting Safari, or losing power, drops every profile's. A background sets its
     /// alarms again when it starts.

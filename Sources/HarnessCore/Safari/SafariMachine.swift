@@ -63,6 +63,9 @@ package struct SafariMachine: Sendable {
         case backgroundThawedByUser
         /// The power failed: every process is gone, with Safari's memory.
         case powerLost
+        /// The device slept this long and woke: the wall clock moved on, Safari's monotonic
+        /// clock did not.
+        case deviceSlept(EpochMillis)
 
         // MARK: Time
         case timeReached(Due)
@@ -422,6 +425,7 @@ package struct SafariMachine: Sendable {
             guard !isBackgroundFrozen else { break }
             effects.append(.thawBackground(traced: wasFrozen, held: takeHeld()))
         case .powerLost: powerLost(now: now, &effects)
+        case .deviceSlept(let duration): deviceSlept(duration)
         case .timeReached(.alarm(let name)): alarmFired(name, now: now, &effects)
         case .eventDue(let event): eventDue(event, now: now, &effects)
         case .portMessageDue(let incarnation):

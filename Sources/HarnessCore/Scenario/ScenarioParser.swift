@@ -188,6 +188,9 @@ struct ScenarioParser {
             step = .legacy(try words.choose(LegacyStep.self))
         case "advance":
             step = .advance(try duration(try words.next("a duration"), words))
+        case "device":
+            try words.expectWord("sleep")
+            step = .deviceSleep(try duration(try words.next("a duration"), words))
         case "settle":
             step = .settle
         case "expect":
@@ -236,8 +239,8 @@ struct ScenarioParser {
                 throw words.error("'cache file' replaces the 'cache' lines before it (line \(line)); put it first")
             }
             setupLines["cache"] = setupLines["cache"] ?? words.line
-        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .advance, .settle,
-             .expect:
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .advance,
+             .deviceSleep, .settle, .expect:
             break
         }
     }

@@ -38,6 +38,7 @@ package enum ScenarioPrinter {
             "fail \(process.rawValue) at \(point.rawValue) with \(errno.rawValue)" + (after ? " after" : "")
         case .legacy(let step): "legacy \(step.rawValue)"
         case .advance(let duration): "advance \(self.duration(duration))"
+        case .deviceSleep(let duration): "device sleep \(self.duration(duration))"
         case .settle: "settle"
         case .expect(let expectation): "expect " + expect(expectation)
         }

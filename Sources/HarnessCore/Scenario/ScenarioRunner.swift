@@ -198,6 +198,8 @@ package final class ScenarioRunner {
             started().settle()
         case .advance(let duration):
             started().advance(by: duration)
+        case .deviceSleep(let duration):
+            started().sleepDevice(for: duration)
         case .expect(let expectation):
             // Under a planned crash or power cut only the invariants are checked.
             guard crashAt == nil && powerCut == nil else { break }
@@ -233,7 +235,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .advance, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }

@@ -65,7 +65,7 @@ package struct ScenarioSetup: Sendable {
             document.revision = max(0, (shared?.revision ?? 1) - 1)
             cache = document
         case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .advance,
-             .settle, .expect:
+             .deviceSleep, .settle, .expect:
             preconditionFailure("not a setup step: \(line.text)")
         }
     }

@@ -36,6 +36,8 @@ package enum Step: Equatable, Sendable {
     case fail(ProcessName, at: YieldPoint, with: StorageErrno, after: Bool)
     case legacy(LegacyStep)
     case advance(EpochMillis)
+    /// The device sleeps this long: the wall clock moves on, Safari's monotonic clock does not.
+    case deviceSleep(EpochMillis)
     case settle
     case expect(Expectation)
 
@@ -44,7 +46,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
-             .advance, .settle, .expect: false
+             .advance, .deviceSleep, .settle, .expect: false
         }
     }
 
@@ -57,7 +59,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy: false
+             .alarmMinimum, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy, .deviceSleep: false
         }
     }
 }

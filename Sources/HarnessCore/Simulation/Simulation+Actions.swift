@@ -65,6 +65,21 @@ extension Simulation {
         handle(.safariLaunched)
     }
 
+    /// The device sleeps this long and wakes. Nothing runs meanwhile; Safari's timers, the
+    /// background's and a slow handler's held replies are on monotonic time, which stops, so
+    /// each falls due that much later on the wall clock, which a decision reads (a schedule, a
+    /// pause's end). A pending reconciliation bound is void: the device's sleep is a new story.
+    package func sleepDevice(for duration: EpochMillis) {
+        settle()
+        trace.record(now, "harness", "the device sleeps for \(ScenarioPrinter.duration(duration)): Safari's timers stop with its monotonic clock")
+        handle(.deviceSlept(duration))
+        clock.timers = clock.timers.mapValues { $0 + duration }
+        clock.delayedReplies = clock.delayedReplies.map { ($0.at + duration, $0.work) }
+        reconciliationBoundEnded()
+        clock.now += duration
+        trace.record(now, "harness", "the device wakes")
+    }
+
     /// Web Inspector attached to the background (or closed): while it is, Safari never unloads it.
     package func inspectBackground(_ attached: Bool) { handle(attached ? .inspectorOpened : .inspectorClosed) }
 
