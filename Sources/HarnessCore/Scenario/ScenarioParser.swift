@@ -10,22 +10,22 @@ import SiteSettings
 /// scenario's description.
 struct ScenarioParser {
     let file: String
-    private var errors: [ScenarioError] = []
+    var errors: [ScenarioError] = []
     /// Whether an action came yet: setup steps must come before it.
-    private var started = false
+    var started = false
     /// The profile in front, and the tabs open in each profile (by the line that opened them).
-    private var profile = Simulation.defaultProfile
-    private var openTabs: [String: [TabID: Int]] = [:]
-    private var closedTabs: [String: [TabID: Int]] = [:]
+    var profile = Simulation.defaultProfile
+    var openTabs: [String: [TabID: Int]] = [:]
+    var closedTabs: [String: [TabID: Int]] = [:]
     /// Processes held by a `hold` step and not yet released.
-    private var holds: Set<ProcessName> = []
-    private var appEdits = 0
+    var holds: Set<ProcessName> = []
+    var appEdits = 0
     /// The page each open tab shows, the tab the popup is open on, the platform, and the
     /// lines of the setup steps that may come once (and of the first shared and cache lines).
-    private var urls: [String: [TabID: String]] = [:]
-    private var popupTab: TabID?
-    private var platform = Simulation.Platform.iOS
-    private var setupLines: [String: Int] = [:]
+    var urls: [String: [TabID: String]] = [:]
+    var popupTab: TabID?
+    var platform = Simulation.Platform.iOS
+    var setupLines: [String: Int] = [:]
 
     init(file: String) { self.file = file }
 
@@ -523,214 +523,4 @@ struct ScenarioParser {
         }
         return checks
     }
-
-    // MARK: - Values
-
-    /// `mode=on theme=gray nativeDarkPolicy=respect schedule=20:00-06:00`: at least one, each once.
-    private func values(_ words: inout Cursor, allowSchedule: Bool) throws(ScenarioError) -> FieldValues {
-        let known = allowSchedule ? ["mode", "theme", "nativeDarkPolicy", "schedule"] : ["mode", "theme", "nativeDarkPolicy"]
-        var values = FieldValues()
-        if words.atEnd { throw words.error("missing field=value pairs (\(known.joined(separator: ", ")))") }
-        while !words.atEnd {
-            let (key, value) = try pair(try words.next(""), words, known: known)
-            if values.texts.contains(where: { $0.name == key }) { throw words.error("'\(key)' is given twice") }
-            try set(key, value, in: &values, words)
-        }
-        return values
-    }
-
-    private func set(_ key: String, _ value: String, in values: inout FieldValues, _ words: Cursor) throws(ScenarioError) {
-        switch key {
-        case "mode": values.mode = try choice(value, Mode.self, key, words)
-        case "theme": values.theme = try theme(value, words)
-        case "nativeDarkPolicy": values.nativeDarkPolicy = try choice(value, NativeDarkPolicy.self, key, words)
-        default:
-            guard let schedule = Self.schedule(value) else { throw words.error("'\(value)' is not a schedule (HH:MM-HH:MM, as 20:00-06:00)") }
-            values.schedule = schedule
-        }
-    }
-
-    /// Field names to reset: at least one, each once.
-    private func fields(_ words: inout Cursor) throws(ScenarioError) -> [SiteField] {
-        var fields: [SiteField] = []
-        if words.atEnd { throw words.error("missing the fields to reset (mode, theme, nativeDarkPolicy)") }
-        while !words.atEnd {
-            let field = try words.choose(SiteField.self, what: "field")
-            if fields.contains(field) { throw words.error("'\(field.rawValue)' is given twice") }
-            fields.append(field)
-        }
-        return fields
-    }
-
-    /// `key=value`, the key one of `known`.
-    private func pair(_ word: String, _ words: Cursor, known: [String]) throws(ScenarioError) -> (String, String) {
-        let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        if parts[0] == "schedule" && !known.contains("schedule") && known.contains("mode") {
-            throw words.error("a schedule belongs to the defaults, not to a site")
-        }
-        guard known.contains(parts[0]) else {
-            throw ScenarioError(file: file, line: words.line, message: "unknown key '\(parts[0])' (expected \(known.joined(separator: ", ")))",
-                                suggestion: nearestWord(parts[0], in: known))
-        }
-        guard parts.count == 2, !parts[1].isEmpty else { throw words.error("'\(word)' needs a value after '='") }
-        return (parts[0], parts[1])
-    }
-
-    private func choice<T: RawRepresentable & CaseIterable>(_ value: String, _ type: T.Type, _ key: String, _ words: Cursor) throws(ScenarioError) -> T where T.RawValue == String {
-        guard let result = T(rawValue: value) else {
-            let options = T.allCases.map(\.rawValue)
-            throw ScenarioError(file: file, line: words.line, message: "'\(value)' is not a valid \(key) (expected \(options.joined(separator: ", ")))",
-                                suggestion: nearestWord(value, in: options))
-        }
-        return result
-    }
-
-    private func choice(_ value: String, _ options: [String], _ key: String, _ words: Cursor) throws(ScenarioError) -> String {
-        guard options.contains(value) else {
-            throw ScenarioError(file: file, line: words.line, message: "'\(value)' is not a valid \(key) (expected \(options.joined(separator: ", ")))",
-                                suggestion: nearestWord(value, in: options))
-        }
-        return value
-    }
-
-    private func theme(_ value: String, _ words: Cursor) throws(ScenarioError) -> Theme {
-        _ = try choice(value, Theme.catalogue.map(\.rawValue), "theme", words)
-        return Theme(rawValue: value)
-    }
-
-    private func scope(_ words: inout Cursor) throws(ScenarioError) -> WrittenScope {
-        try scopeKey(try words.next("a site key"), words)
-    }
-
-    private func scopeKey(_ text: String, _ words: Cursor) throws(ScenarioError) -> WrittenScope {
-        do { return try WrittenScope(text) } catch { throw words.error("'\(text)' is not a site key: \(error)") }
-    }
-
-    private func tabName(_ words: inout Cursor) throws(ScenarioError) -> TabID {
-        let text = try words.next("a tab name")
-        guard Self.isName(text) else { throw words.error("'\(text)' is not a tab name (letters, digits, '-' and '_')") }
-        return TabID(text)
-    }
-
-    private func requireOpen(_ tab: TabID, _ words: Cursor) throws(ScenarioError) {
-        guard openTabs[profile]?[tab] == nil else { return }
-        if let line = closedTabs[profile]?[tab] { throw words.error("tab \(tab.rawValue) was closed on line \(line)") }
-        let open = (openTabs[profile] ?? [:]).keys.map(\.rawValue).sorted()
-        let place = profile == Simulation.defaultProfile ? "" : " in profile \(profile)"
-        throw ScenarioError(file: file, line: words.line,
-                            message: "tab \(tab.rawValue) was never opened\(place) (open: \(open.isEmpty ? "none" : open.joined(separator: ", ")))",
-                            suggestion: nearestWord(tab.rawValue, in: open))
-    }
-
-    /// A Safari profile's name: lower-case letters, digits and hyphens, at most 32.
-    private func profileName(_ text: String, _ words: Cursor) throws(ScenarioError) -> String {
-        let allowed = text.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
-        guard !text.isEmpty, text.utf8.count <= 32, allowed else { throw words.error("'\(text)' is not a profile name (lower-case letters, digits, '-')") }
-        return text
-    }
-
-    static func isName(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 64 && text.utf8.allSatisfy {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
-        }
-    }
-
-    /// `20:00-06:00`.
-    static func schedule(_ text: String) -> Schedule? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2, let start = TimeOfDay(parts[0]), let end = TimeOfDay(parts[1]) else { return nil }
-        return Schedule(start: start, end: end)
-    }
-
-    /// The units a duration may be written in, largest first.
-    static let durationUnits: [(String, EpochMillis)] = [("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)]
-
-    /// The units as a duration's end is matched: `ms` before `s`.
-    private static let unitsLongestFirst = durationUnits.sorted { $0.0.count > $1.0.count }
-
-    /// `30s`, `500ms`, `2m`, `1h`: a whole number of one unit, less than 10,000,000 of it.
-    private func duration(_ text: String, _ words: Cursor) throws(ScenarioError) -> EpochMillis {
-        for (unit, scale) in Self.unitsLongestFirst where text.hasSuffix(unit) {
-            let digits = text.dropLast(unit.count)
-            if !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-               let value = Int64(digits), value < 10_000_000 {
-                return value * scale
-            }
-            break
-        }
-        throw words.error("'\(text)' is not a duration (30s, 500ms, 2m, 1h)")
-    }
-}
-
-/// The words of one line, read left to right.
-struct Cursor {
-    let file: String
-    let line: Int
-    let words: [String]
-    private(set) var index = 1
-
-    init(file: String, line: Int, words: [String]) {
-        self.file = file
-        self.line = line
-        self.words = words
-    }
-
-    var atEnd: Bool { index >= words.count }
-    var peek: String? { atEnd ? nil : words[index] }
-    private var sofar: String { words[..<index].joined(separator: " ") }
-
-    func error(_ message: String, suggestion: String? = nil) -> ScenarioError {
-        ScenarioError(file: file, line: line, message: message, suggestion: suggestion)
-    }
-
-    /// The next word; `what` names it for the error when there is none.
-    mutating func next(_ what: @autoclosure () -> String) throws(ScenarioError) -> String {
-        guard !atEnd else { throw error("missing \(what()) after '\(sofar)'") }
-        index += 1
-        return words[index - 1]
-    }
-
-    /// Every word left.
-    mutating func rest() -> [String] {
-        defer { index = words.count }
-        return Array(words[index...])
-    }
-
-    mutating func choose(_ options: [String]) throws(ScenarioError) -> String {
-        let value = try next(options.joined(separator: "|"))
-        guard options.contains(value) else {
-            throw error("unknown word '\(value)' (expected \(options.joined(separator: ", ")))", suggestion: nearestWord(value, in: options))
-        }
-        return value
-    }
-
-    mutating func choose<T: RawRepresentable & CaseIterable>(_ type: T.Type, what: String? = nil) throws(ScenarioError) -> T where T.RawValue == String {
-        let value = try next(what ?? T.allCases.map(\.rawValue).joined(separator: "|"))
-        guard let result = T(rawValue: value) else {
-            let options = T.allCases.map(\.rawValue)
-            let word = what.map { "\($0) '\(value)'" } ?? "word '\(value)'"
-            throw error("unknown \(word) (expected \(options.joined(separator: ", ")))", suggestion: nearestWord(value, in: options))
-        }
-        return result
-    }
-
-    mutating func expectWord(_ word: String) throws(ScenarioError) {
-        _ = try choose([word])
-    }
-
-    /// Nothing may follow a complete step.
-    func end() throws(ScenarioError) {
-        guard atEnd else { throw error("unexpected '\(words[index...].joined(separator: " "))' after '\(sofar)'") }
-    }
-}
-
-/// Every mistake found in a scenario, each with its file and line.
-package struct ScenarioErrors: Error, Equatable, Sendable, CustomStringConvertible {
-    package let errors: [ScenarioError]
-
-    package init(_ errors: [ScenarioError]) { self.errors = errors }
-
-    /// One line per mistake.
-    package var description: String { errors.map(\.description).joined(separator: "\n") }
 }
