@@ -240,7 +240,7 @@ struct SafariMachineTests {
         #expect(safari.handle(.extensionUpdated, now: 0) ==
                 [.dropSessionStorage,
                  .note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"),
-                 .startBackground(.started(appearance: .light, tabs: [t1: url]))])
+                 asks(t1, url), .startBackground(.started(appearance: .light, tabs: [t1: url]))])
         #expect(safari.savedListeners.isEmpty && safari.nextAlarm == nil)
         _ = safari.handle(.backgroundStarted(incarnation: 2), now: 0)
         #expect(safari.handle(.eventDue(.tabActivated(t1)), now: 0) == [.note("tabActivated lost: background#2 has no tabActivated listener")],

@@ -186,8 +186,10 @@ extension SafariMachine {
     /// `storage.local` stays, `storage.session` and the alarms are cleared, the saved listener
     /// sets are forgotten (an event before the new background registers its listeners wakes it
     /// and is lost), and the background loads for `runtime.onInstalled` (reason `update`;
-    /// `runtime.onStartup` does not fire).
-    mutating func extensionUpdated(_ effects: inout [Effect]) {
+    /// `runtime.onStartup` does not fire). The new version's content scripts start in the open
+    /// pages, and each asks (the harness's reading: WebKit injects a loaded extension's content
+    /// into the pages already open).
+    mutating func extensionUpdated(now: EpochMillis, _ effects: inout [Effect]) {
         loaded = nil
         lastStop = .unloaded
         held = []
@@ -196,6 +198,7 @@ extension SafariMachine {
         forgetAlarms()
         effects.append(.dropSessionStorage)
         effects.append(.note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"))
+        for id in tabs.keys.sorted() { askForDecision(id, now: now, &effects) }
         effects.append(.startBackground(startedEvent))
     }
 

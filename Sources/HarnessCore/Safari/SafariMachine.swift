@@ -414,7 +414,7 @@ package struct SafariMachine: Sendable {
             effects.append(.note("Web Inspector closed"))
         case .extensionUpdating:
             if loaded != nil { effects.append(.killBackground(reason: "extension updated", stop: .unloaded)) }
-        case .extensionUpdated: extensionUpdated(&effects)
+        case .extensionUpdated: extensionUpdated(now: now, &effects)
         case .backgroundFrozenByUser:
             let traced = !isBackgroundFrozen
             frozenByUser = true
