@@ -23,7 +23,7 @@ struct SimulationTests {
     }
 
     private func sharedDocument(_ simulation: Simulation) throws -> SettingsDocument {
-        try DocumentCodec.decode(try #require(simulation.containerFile("settings.json"))).document
+        try DocumentCodec.decode(try #require(simulation.files.containerFile("settings.json"))).document
     }
 
     private static let base: SettingsDocument = {
@@ -102,7 +102,7 @@ struct SimulationTests {
         #expect(afterWake.revision == Self.base.revision + 1)
         #expect(theme(simulation, "t1") == .string("gray"))
         #expect(simulation.tabs[TabID("t1")]?.applied?.json.objectValue?["enabled"] == .bool(false))
-        let stored = try JSONParser.parse(try #require(simulation.storageFile("local.json")))
+        let stored = try JSONParser.parse(try #require(simulation.files.storageFile("local.json", profile: simulation.profile)))
         #expect(LocalStorage.decode(stored)?.outbox.isEmpty == true)
     }
 

@@ -101,19 +101,19 @@ struct ExpectationChecker {
     // MARK: - Reading the run
 
     private var sharedDocument: SettingsDocument? {
-        try? DocumentCodec.decode(simulation.containerFile(FileContainer.documentName) ?? []).document
+        try? DocumentCodec.decode(simulation.files.containerFile(FileContainer.documentName) ?? []).document
     }
 
     /// Why there is no shared document to compare with.
     private var noDocument: String {
-        simulation.containerFile(FileContainer.documentName) == nil ? "there is no shared document" : "the shared document does not parse"
+        simulation.files.containerFile(FileContainer.documentName) == nil ? "there is no shared document" : "the shared document does not parse"
     }
 
     static let noAppView = "the app shows nothing: it is not running"
 
     /// `expect shared damaged N`: N documents set aside, one of them the planted one's bytes.
     private func damaged(_ count: Int) -> [String] {
-        let files = (1...16).compactMap { simulation.containerFile("settings.damaged-\($0).json") }
+        let files = (1...16).compactMap { simulation.files.containerFile("settings.damaged-\($0).json") }
         var problems: [String] = []
         if files.count != count { problems.append("damaged documents set aside: expected \(count), got \(files.count)") }
         if let planted = simulation.plantedDamage, count > 0, !files.contains(planted) {
@@ -197,10 +197,10 @@ struct ExpectationChecker {
     /// Each visible tab whose decision is not the shared document's (none when there is no
     /// readable document).
     static func tabsDisagreeing(_ simulation: Simulation, resolver: Resolver? = nil, steadySince: EpochMillis? = nil) -> [String] {
-        let resolver = resolver ?? simulation.containerFile(FileContainer.documentName)
+        let resolver = resolver ?? simulation.files.containerFile(FileContainer.documentName)
             .flatMap { try? DocumentCodec.decode($0).document }.map { Resolver(document: $0) }
         guard let resolver else { return [] }
-        let session = simulation.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName)
+        let session = simulation.files.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName, profile: simulation.profile)
             .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
         var problems: [String] = []
         for id in simulation.visibleTabs {
@@ -225,7 +225,7 @@ struct ExpectationChecker {
 
     static func convergence(_ simulation: Simulation) -> [String] {
         var problems: [String] = []
-        guard let bytes = simulation.containerFile(FileContainer.documentName) else { return ["there is no shared document"] }
+        guard let bytes = simulation.files.containerFile(FileContainer.documentName) else { return ["there is no shared document"] }
         let document: SettingsDocument
         do { document = try DocumentCodec.decode(bytes).document } catch { return ["the shared document does not parse: \(error)"] }
         let resolver = Resolver(document: document)

@@ -155,14 +155,14 @@ package final class InvariantMonitor {
     func checkWhatWasLeft(_ event: String, in simulation: Simulation) {
         let planted = simulation.plantedDamage
         var problems: [String] = []
-        if let bytes = simulation.containerFile(FileContainer.documentName), bytes != planted, (try? DocumentCodec.decode(bytes)) == nil {
+        if let bytes = simulation.files.containerFile(FileContainer.documentName), bytes != planted, (try? DocumentCodec.decode(bytes)) == nil {
             problems.append("the shared document is torn")
         }
-        if let bytes = simulation.containerFile(FileContainer.previousName), bytes != planted, (try? DocumentCodec.decode(bytes)) == nil {
+        if let bytes = simulation.files.containerFile(FileContainer.previousName), bytes != planted, (try? DocumentCodec.decode(bytes)) == nil {
             problems.append("the last good copy is torn")
         }
-        let local = Simulation.localStorageName
-        for (profile, bytes) in simulation.storageFiles(local)
+        let local = RunFiles.localStorageName
+        for (profile, bytes) in simulation.files.storageFiles(local, profiles: simulation.safari.profiles)
             where LocalStorage.read(bytes) == nil {
             problems.append("profile \(profile)'s \(local) is torn")
         }
@@ -298,7 +298,7 @@ package final class InvariantMonitor {
         if let key, let last = lastFileCheck, last.key == key { return last }
         var problems: [String] = []
         let planted = simulation.plantedDamage
-        let bytes = simulation.containerFile(FileContainer.documentName)
+        let bytes = simulation.files.containerFile(FileContainer.documentName)
         var document: SettingsDocument?
         if let bytes, bytes != planted {
             switch decodeDocument(bytes) {
@@ -307,15 +307,15 @@ package final class InvariantMonitor {
             }
         }
         if let planted, bytes != planted,
-           !(1...16).contains(where: { simulation.containerFile("settings.damaged-\($0).json") == planted }) {
+           !(1...16).contains(where: { simulation.files.containerFile("settings.damaged-\($0).json") == planted }) {
             problems.append("the damaged shared document was replaced without being set aside (invariant 1)")
         }
-        if let previous = simulation.containerFile(FileContainer.previousName), previous != planted,
+        if let previous = simulation.files.containerFile(FileContainer.previousName), previous != planted,
            (try? decodeDocument(previous).get()) == nil {
             problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
         }
-        let localName = Simulation.localStorageName
-        for (profile, bytes) in simulation.storageFiles(localName) {
+        let localName = RunFiles.localStorageName
+        for (profile, bytes) in simulation.files.storageFiles(localName, profiles: simulation.safari.profiles) {
             let owner = profile == Simulation.defaultProfile ? "the background's" : "profile \(profile)'s background's"
             guard let local = LocalStorage.read(bytes) else {
                 problems.append("\(owner) \(localName) does not parse (invariant 1)")

@@ -46,7 +46,7 @@ package struct RunMarks: Sendable {
     package init() {}
 
     static func revisions(of simulation: Simulation) -> Revisions {
-        let shared = simulation.containerFile(FileContainer.documentName).flatMap { try? DocumentCodec.decode($0).document }
+        let shared = simulation.files.containerFile(FileContainer.documentName).flatMap { try? DocumentCodec.decode($0).document }
         let local = simulation.storedLocal
         return Revisions(traceIndex: simulation.trace.count, at: simulation.now, shared: shared.map { Int($0.revision) },
                          profile: simulation.profile, cache: local?.cache.map { Int($0.revision) }, outbox: local?.outbox.count ?? 0)

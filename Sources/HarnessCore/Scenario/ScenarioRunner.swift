@@ -377,7 +377,7 @@ package final class ScenarioRunner {
             simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))
         }
         if let cache = setup.cache {
-            simulation.writeStorageFile(Simulation.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
+            simulation.writeStorageFile(RunFiles.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
             simulation.monitor.cacheStored(profile: simulation.profile)
         }
         self.simulation = simulation

@@ -90,14 +90,6 @@ extension Simulation {
         handle(.extensionUpdated)
     }
 
-    /// Session storage lives in Safari's memory: quitting it (or losing power) loses every
-    /// profile's.
-    func forgetSessions() {
-        for name in safari.profiles {
-            unlink(Self.storageDirectory(in: directory, profile: name) + "/session.json")
-            disk.place(Self.storageFolder(name) + "session.json", nil)
-        }
-    }
 
     /// Brings another Safari profile to the front: the extension instance of the one that was
     /// in front is unloaded and its tabs and popup go out of sight; the other profile's tabs
@@ -108,7 +100,7 @@ extension Simulation {
         clock.queue.removeAll(of: [.backgroundInput, .storageCompletion])
         clock.timers = [:]
         monitor.noAnswerOwed()
-        if transport == .process { mkdir(Self.storageDirectory(in: directory, profile: name), 0o755) }
+        files.makeStorageFolder(name)
         handle(.profileCameToFront(name))
     }
 

@@ -67,7 +67,7 @@ extension Simulation {
         case .suspendApp:
             if let app { trace.record(now, app.label, "suspended") }
         case .dropSessionStorage:
-            forgetSessions()
+            files.dropSessions(profiles: safari.profiles)
         case .completeStorage(let incarnation, let token):
             clock.queue.append(.storageCompletion(incarnation: incarnation, token: token))
         case .queueNativeRequest(let id, let message, let profile):
@@ -196,9 +196,7 @@ extension Simulation {
                 case .healthy, .crashing: clock.queue.append(work)
                 case .garbage:
                     trace.record(now, handler.label, "reply replaced by garbage")
-                    let garbage = Self.garbageReplies[garbageSent % Self.garbageReplies.count]
-                    garbageSent += 1
-                    clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: garbage))
+                    clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: garbage.next()))
                 case .slow(let delay): clock.delayedReplies.append((now + delay, work))
                 case .hung: trace.record(now, handler.label, "reply withheld (hung)")
                 }
@@ -302,7 +300,7 @@ extension Simulation {
     /// which never holds a path, says only which incarnation did not start.
     func start(_ name: ProcessName) -> ProcessDriver? {
         do {
-            let driver = try launcher.start(name, storageDirectory: storageDirectory, storageFolder: Self.storageFolder(profile))
+            let driver = try launcher.start(name, storageDirectory: files.storageDirectory(profile), storageFolder: RunFiles.storageFolder(profile))
             driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
             driver.flaws = flaws.map(\.rawValue).sorted()
             return driver

@@ -44,7 +44,7 @@ extension Simulation {
     func checkConvergence(_ watch: ConvergenceWatch) {
         convergenceWatch = nil
         guard background != nil, backgroundDeaths == watch.deaths, arbiter.faultsUsed == watch.faults, !arbiter.isDisturbed, !safari.isBackgroundFrozen,
-              platform == .macOS || safari.safariInForeground, containerFile(FileContainer.documentName) != nil else { return }
+              platform == .macOS || safari.safariInForeground, files.containerFile(FileContainer.documentName) != nil else { return }
         for problem in ExpectationChecker.tabsDisagreeing(self, steadySince: watch.since) {
             monitor.caught("\(problem), \(ScenarioPrinter.duration(now - watch.since)) after \(watch.cause) at \(trace.time(watch.since)) (invariant \(watch.invariant))", now: now)
         }

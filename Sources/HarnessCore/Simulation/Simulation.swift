@@ -28,34 +28,9 @@ package final class Simulation {
     /// The kinds of pending work, to stop `settle` before one, or let all but one play out.
     package enum WorkKind: Sendable { case backgroundInput, storageCompletion, nativeRequest, nativeReply, appInput }
 
-    /// How the native handler behaves: the harness delays or withholds its real reply.
-    package enum HandlerBehaviour: Equatable, Sendable {
-        case healthy
-        /// Every reply arrives this long (virtual time) after the request.
-        case slow(EpochMillis)
-        /// No reply ever arrives (Safari puts no timeout on a native request).
-        case hung
-        /// Every handler dies: at its first yield point, before it reads or writes anything, or
-        /// once it has done its work and before its reply leaves. Safari rejects the request.
-        case crashing(afterWrite: Bool)
-        /// Every reply to the extension is replaced by a snapshot the background must refuse,
-        /// of one shape after another (`garbageReplies`).
-        case garbage
-    }
-
-    /// What a garbage-answering handler sends instead of its replies, in turn; each is refused
-    /// by one rule of the document's reading.
-    static let garbageReplies: [JSONValue] = [
-        // The document is not an object.
-        .object(["type": .string("snapshot"), "document": .string("settings")]),
-        // Defaults of the wrong type.
-        .object(["type": .string("snapshot"), "document": .object(["revision": .integer(3), "defaults": .array([])])]),
-        // No document at all.
-        .object(["type": .string("snapshot")]),
-        // A revision that cannot be one.
-        .object(["type": .string("snapshot"), "document": .object(["revision": .integer(-3)])]),
-    ]
-    var garbageSent = 0
+    package typealias HandlerBehaviour = HarnessCore.HandlerBehaviour
+    /// What a garbage-answering handler sends next.
+    var garbage = GarbageReplies()
 
     package static let handlerFrameLimit = ProcessLauncher.handlerFrameLimit
     package static let defaultProfile = SafariMachine.defaultProfile
@@ -65,11 +40,10 @@ package final class Simulation {
     package let seed: UInt64
     /// The in-process transport's disk (container and extension storage).
     package let disk = SimulatedDisk()
+    /// The container and each profile's extension storage, on the disk the transport uses.
+    package let files: RunFiles
     package let trace: Trace
     package let monitor: InvariantMonitor
-    package let containerDirectory: String
-    /// The run's folder, holding the container and each profile's extension storage.
-    let directory: String
 
     /// Safari and the OS: what they show, and their rules.
     package internal(set) var safari: SafariMachine
@@ -147,19 +121,14 @@ package final class Simulation {
         self.platform = platform
         self.transport = transport
         self.seed = seed
-        self.directory = directory
-        containerDirectory = directory + "/container"
+        files = RunFiles(transport: transport, disk: disk, directory: directory)
         safari = SafariMachine(platform: platform, profile: profile)
         clock = Scheduler(now: epoch)
         trace = Trace(epoch: epoch)
         monitor = InvariantMonitor(trace: trace)
-        launcher = ProcessLauncher(transport: transport, executables: executables, containerDirectory: containerDirectory,
+        launcher = ProcessLauncher(transport: transport, executables: executables, containerDirectory: files.containerDirectory,
                                    disk: disk, seed: seed, trace: trace)
-        // In process, every file is on the simulated disk.
-        if transport == .process {
-            mkdir(containerDirectory, 0o755)
-            mkdir(Self.storageDirectory(in: directory, profile: profile), 0o755)
-        }
+        files.makeFolders(profile: profile)
     }
 
     deinit { teardown() }
@@ -224,60 +193,19 @@ package final class Simulation {
 
     // MARK: - Files
 
-    /// The profile's extension storage folder (real files).
-    package var storageDirectory: String { Self.storageDirectory(in: directory, profile: profile) }
-    static func storageDirectory(in directory: String, profile: String) -> String {
-        directory + (profile == defaultProfile ? "/extension-storage" : "/extension-storage-\(profile)")
-    }
-    /// The profile's extension storage folder on the simulated disk.
-    static func storageFolder(_ profile: String) -> String {
-        profile == defaultProfile ? SimulatedExtensionFolder.folder : "extension-storage-\(profile)/"
-    }
-
     /// Puts a file in the App Group container (before the run: the starting shared document).
+    /// A run that cannot set up its files has failed: the monitor reports it.
     package func writeContainerFile(_ name: String, _ bytes: [UInt8]) {
-        writeFile(containerDirectory, SimulatedContainer.folder, name, bytes)
+        do { try files.writeContainerFile(name, bytes) } catch { monitor.record("cannot write \(name): \(error)") }
     }
 
-    /// Puts a file in the background's extension storage (before the run: the starting cache).
+    /// Puts a file in the front profile's extension storage (before the run: the starting cache).
     package func writeStorageFile(_ name: String, _ bytes: [UInt8]) {
-        writeFile(storageDirectory, Self.storageFolder(profile), name, bytes)
+        do { try files.writeStorageFile(name, bytes, profile: profile) } catch { monitor.record("cannot write \(name): \(error)") }
     }
-
-    /// The folder on disk (process transport) or on the simulated disk (in process): only the
-    /// one the transport uses is made.
-    private func writeFile(_ directory: @autoclosure () -> String, _ folder: String, _ name: String, _ bytes: [UInt8]) {
-        switch transport {
-        case .process:
-            // A run that cannot set up its files has failed: the monitor reports it.
-            do { try FileIO.writeSynced(bytes, to: directory() + "/" + name, name: name) } catch { monitor.record("cannot write \(name): \(error)") }
-        case .inProcess:
-            disk.place(folder + name, bytes)
-        }
-    }
-
-    package func containerFile(_ name: String) -> [UInt8]? { file(containerDirectory, SimulatedContainer.folder, name) }
-    package func storageFile(_ name: String) -> [UInt8]? { file(storageDirectory, Self.storageFolder(profile), name) }
-
-    /// The name of the background's `storage.local` file.
-    static let localStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
 
     /// The front profile's `storage.local` (cache and outbox), if it is there and parses.
-    package var storedLocal: LocalStorage? { LocalStorage.read(storageFile(Self.localStorageName)) }
-
-    /// Every profile's copy of a file in extension storage, in the order of the profiles' names.
-    package func storageFiles(_ name: String) -> [(profile: String, bytes: [UInt8])] {
-        safari.profiles.sorted().compactMap { other in
-            file(Self.storageDirectory(in: directory, profile: other), Self.storageFolder(other), name).map { (other, $0) }
-        }
-    }
-
-    private func file(_ directory: @autoclosure () -> String, _ folder: String, _ name: String) -> [UInt8]? {
-        switch transport {
-        case .inProcess: return disk.read(folder + name)
-        case .process: return (try? FileIO.read(directory() + "/" + name, name: name)) ?? nil
-        }
-    }
+    package var storedLocal: LocalStorage? { LocalStorage.read(files.storageFile(RunFiles.localStorageName, profile: profile)) }
 
     /// Kills every process still running. Safe to call more than once.
     package func teardown() {
@@ -453,8 +381,7 @@ package final class Simulation {
         // extension sends them; then the one that was in front (whose extension then starts
         // afresh and whose popup has closed: only in runs that need the detour).
         let front = profile
-        let local = Simulation.localStorageName
-        for (other, bytes) in storageFiles(local) where other != front {
+        for (other, bytes) in files.storageFiles(RunFiles.localStorageName, profiles: safari.profiles) where other != front {
             guard let stored = LocalStorage.read(bytes), !stored.outbox.isEmpty else { continue }
             switchProfile(other)
             catchUp()

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ProcessKit
+import SiteSettings
+
+/// A run's files: the App Group container and each Safari profile's extension storage, on the
+/// real file system (process transport) or on the simulated disk (in process): only the one
+/// the transport uses is made and read.
+package struct RunFiles {
+    package let transport: Simulation.Transport
+    /// The in-process transport's disk (container and extension storage).
+    package let disk: SimulatedDisk
+    /// The run's folder, holding the container and each profile's extension storage.
+    let directory: String
+    package var containerDirectory: String { directory + "/container" }
+
+    /// The name of the background's `storage.local` file.
+    static let localStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+
+    /// The profile's extension storage folder (real files).
+    package func storageDirectory(_ profile: String) -> String {
+        directory + (profile == Simulation.defaultProfile ? "/extension-storage" : "/extension-storage-\(profile)")
+    }
+
+    /// The profile's extension storage folder on the simulated disk.
+    static func storageFolder(_ profile: String) -> String {
+        profile == Simulation.defaultProfile ? SimulatedExtensionFolder.folder : "extension-storage-\(profile)/"
+    }
+
+    /// Makes the container's folder and the profile's storage folder (real files only).
+    func makeFolders(profile: String) {
+        guard transport == .process else { return }
+        mkdir(containerDirectory, 0o755)
+        mkdir(storageDirectory(profile), 0o755)
+    }
+
+    /// Makes the profile's storage folder when it first comes to the front (real files only).
+    func makeStorageFolder(_ profile: String) {
+        if transport == .process { mkdir(storageDirectory(profile), 0o755) }
+    }
+
+    /// Puts a file in the App Group container (before the run: the starting shared document).
+    func writeContainerFile(_ name: String, _ bytes: [UInt8]) throws(StoreError) {
+        try write(containerDirectory, SimulatedContainer.folder, name, bytes)
+    }
+
+    /// Puts a file in a profile's extension storage (before the run: the starting cache).
+    func writeStorageFile(_ name: String, _ bytes: [UInt8], profile: String) throws(StoreError) {
+        try write(storageDirectory(profile), Self.storageFolder(profile), name, bytes)
+    }
+
+    private func write(_ directory: @autoclosure () -> String, _ folder: String, _ name: String, _ bytes: [UInt8]) throws(StoreError) {
+        switch transport {
+        case .process: try FileIO.writeSynced(bytes, to: directory() + "/" + name, name: name)
+        case .inProcess: disk.place(folder + name, bytes)
+        }
+    }
+
+    package func containerFile(_ name: String) -> [UInt8]? { read(containerDirectory, SimulatedContainer.folder, name) }
+
+    package func storageFile(_ name: String, profile: String) -> [UInt8]? { read(storageDirectory(profile), Self.storageFolder(profile), name) }
+
+    /// Every profile's copy of a file in extension storage, in the order of the profiles' names.
+    package func storageFiles(_ name: String, profiles: Set<String>) -> [(profile: String, bytes: [UInt8])] {
+        profiles.sorted().compactMap { profile in storageFile(name, profile: profile).map { (profile, $0) } }
+    }
+
+    /// Session storage lives in Safari's memory: quitting it (or losing power) loses every
+    /// profile's.
+    func dropSessions(profiles: Set<String>) {
+        for profile in profiles {
+            unlink(storageDirectory(profile) + "/session.json")
+            disk.place(Self.storageFolder(profile) + "session.json", nil)
+        }
+    }
+
+    private func read(_ directory: @autoclosure () -> String, _ folder: String, _ name: String) -> [UInt8]? {
+        switch transport {
+        case .inProcess: return disk.read(folder + name)
+        case .process: return (try? FileIO.read(directory() + "/" + name, name: name)) ?? nil
+        }
+    }
+}
