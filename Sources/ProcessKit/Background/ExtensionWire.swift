@@ -292,10 +292,3 @@ public enum ExtensionWire {
         return .nativeTimeout(Int(try timer.integer("nativeTimeout")))
     }
 }
-
-/// An input to the background's process: one for the machine, or the completion of a storage
-/// operation the process started earlier.
-public enum ExtensionInput: Equatable, Sendable {
-    case machine(BackgroundMachine.Input)
-    case storageCompleted(token: Int)
-}

@@ -64,23 +64,3 @@ public enum NativeReply: Equatable, Sendable {
         }
     }
 }
-
-/// The kinds of error a handler answers. The extension treats `invalidMessage` as a rejected
-/// patch (it leaves the outbox and forces a resync) and the others as "try again later".
-public enum NativeErrorCode: String, CaseIterable, Sendable, Equatable {
-    /// The message failed validation; nothing was touched.
-    case invalidMessage
-    /// The document has a newer schema: it cannot be changed by this version.
-    case readOnly
-    /// The edit would make the document larger than 1 MiB.
-    case tooLarge
-    /// The container could not be read or written (an I/O error).
-    case storageFailure
-}
-
-extension SettingsDocument {
-    /// The `(documentId, revision)` pair "not modified" compares; nil for a document never written.
-    public var version: DocumentVersion? {
-        documentId.map { DocumentVersion(documentId: $0, revision: revision) }
-    }
-}

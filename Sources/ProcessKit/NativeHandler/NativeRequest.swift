@@ -234,27 +234,3 @@ public enum NativeRequest: Equatable, Sendable {
         return Stamp(at: at, origin: .extension, edit: UInt64(edit))
     }
 }
-
-/// A document's identity and revision: what "not modified" compares.
-public struct DocumentVersion: Hashable, Sendable {
-    public var documentId: String
-    public var revision: Int64
-
-    public init(documentId: String, revision: Int64) {
-        self.documentId = documentId
-        self.revision = revision
-    }
-}
-
-/// Why a native message was refused: where in it, and what.
-public struct NativeMessageError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let path: JSONPath
-    public let problem: String
-
-    init(_ path: JSONPath, _ problem: String) {
-        self.path = path
-        self.problem = problem
-    }
-
-    public var description: String { "\(path): \(problem)" }
-}

@@ -1,0 +1,14 @@
+import SiteSettings
+
+extension NativeHandlerShell {
+    /// The handler's shell, stepped: the same request and reply as `respond`.
+    public static func core<Storage: ContainerStorage>(storage: Storage) -> ContainerCore<NativeHandlerMachine, Storage> {
+        ContainerCore(machine: NativeHandlerMachine(), storage: storage, servesOnce: true, prepare: { json, now, seed, flaws, machine, executor in
+            prepare(json, now: now, seed: seed, flaws: flaws, machine: &machine, executor: &executor)
+        }, travel: { .handler($0.filter(NativeHandlerWire.travels)) })
+    }
+
+    public static func stepped<Storage: ContainerStorage>(storage: Storage) -> SteppedShell<ContainerCore<NativeHandlerMachine, Storage>> {
+        SteppedShell(core(storage: storage))
+    }
+}

@@ -1,0 +1,68 @@
+import SiteSettings
+
+/// A frame from a child process to the harness.
+///
+/// Wire form: `{"kind": "yield", "point": "rename", "seq": 3}` (the child waits for an answer),
+/// `{"kind": "done", "directives": [...]}` (after each input; free-running, `"lockWaits": [µs,
+/// …]` adds how long each lock taken for the input waited), `{"kind": "error", "message": …}`
+/// (the child could not read the harness's frame and did nothing with it).
+///
+/// A shell gives its directives as its machine made them (`directives`); they are written out
+/// as a `done` frame on the pipe, and read back as `done`. The in-process transport hands them
+/// to the harness as they are, and the harness writes them out only for its trace.
+public enum FromChild: Equatable, Sendable {
+    case yield(YieldPoint, seq: Int)
+    case done([JSONValue], lockWaits: [Int] = [])
+    case directives(ShellDirectives, lockWaits: [Int] = [])
+    case error(String)
+
+    public var json: JSONValue {
+        switch self {
+        case .yield(let point, let seq):
+            .object(["kind": .string("yield"), "point": .string(point.rawValue), "seq": .integer(Int64(seq))])
+        case .done(let directives, let waits) where waits.isEmpty:
+            .object(["kind": .string("done"), "directives": .array(directives)])
+        case .done(let directives, let waits):
+            .object(["kind": .string("done"), "directives": .array(directives), "lockWaits": .array(waits.map { .integer(Int64($0)) })])
+        case .directives:
+            written.json
+        case .error(let message):
+            .object(["kind": .string("error"), "message": .string(message)])
+        }
+    }
+
+    /// The frame as the pipe carries it: directives written out as a `done` frame.
+    public var written: FromChild {
+        guard case .directives(let directives, let waits) = self else { return self }
+        return .done(directives.json, lockWaits: waits)
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> FromChild {
+        let members = try WireError.object(bytes)
+        switch members["kind"] {
+        case .string("yield")?:
+            guard case .string(let name)? = members["point"], let point = YieldPoint(rawValue: name) else {
+                throw .invalid("'point' missing or unknown")
+            }
+            guard case .integer(let seq)? = members["seq"] else { throw .invalid("'seq' missing") }
+            return .yield(point, seq: Int(seq))
+        case .string("done")?:
+            guard case .array(let directives)? = members["directives"] else { throw .invalid("'directives' missing") }
+            var waits: [Int] = []
+            if case .array(let items)? = members["lockWaits"] {
+                for item in items {
+                    guard case .integer(let micros) = item, let wait = Int(exactly: micros), wait >= 0 else {
+                        throw .invalid("'lockWaits' holds something other than a number of microseconds")
+                    }
+                    waits.append(wait)
+                }
+            }
+            return .done(directives, lockWaits: waits)
+        case .string("error")?:
+            guard case .string(let message)? = members["message"] else { throw .invalid("'message' missing") }
+            return .error(message)
+        default:
+            throw .invalid("unknown or missing 'kind'")
+        }
+    }
+}
