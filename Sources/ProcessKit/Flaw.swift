@@ -24,6 +24,7 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
     case listenersAfterCacheRead = "listeners-after-cache-read"
     case lockKeptAfterAFailure = "lock-kept-after-a-failure"
     case timeoutFromTheLastInput = "timeout-from-the-last-input"
+    case handlerKeepsDocumentInStatic = "handler-keeps-document-in-static"
 
     /// The bug, and the rule it breaks.
     public var explanation: String {
@@ -149,6 +150,10 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
             previous input's moment, often already past: it is given up at once, its answer is \
             dropped, and the tab stays on a stale cache however often it retries. Breaks the rule \
             that every native request gets the whole timeout from the moment it is sent.
+            """
+        case .handlerKeepsDocumentInStatic:
+            """
+            The native handler keeps the document it read in a static and answers later reads             from it: harmless while each request has a process of its own, stale as soon as the             system reuses the process, which keeps its statics. Breaks the rule that the handler             has no memory across requests.
             """
         }
     }

@@ -26,6 +26,23 @@ struct NativeHandlerMachineTests {
         #expect(machine.isFinished)
     }
 
+    @Test func aHandlerKeepsNothingInItsStaticsButTheFlawedOneAnswersTheNextReadFromThem() throws {
+        var first = NativeHandlerMachine()
+        _ = first.handle(.requestArrived(try message(#"{"type": "getSnapshot"}"#), now: Self.now, seed: 1))
+        _ = first.handle(.container(.documentRead(Self.stored)))
+        #expect(first.statics == NativeHandlerMachine.Statics(), "nothing kept for the next request")
+
+        var flawed = NativeHandlerMachine()
+        flawed.flaws = [.handlerKeepsDocumentInStatic]
+        _ = flawed.handle(.requestArrived(try message(#"{"type": "getSnapshot"}"#), now: Self.now, seed: 1))
+        _ = flawed.handle(.container(.documentRead(Self.stored)))
+        var next = NativeHandlerMachine()
+        next.flaws = [.handlerKeepsDocumentInStatic]
+        next.statics = flawed.statics
+        #expect(next.handle(.requestArrived(try message(#"{"type": "getSnapshot"}"#), now: Self.now, seed: 1)) ==
+                [.reply(.snapshot(try document(Self.stored)))], "answered from the static, with no read")
+    }
+
     @Test func aKnownVersionIsAnsweredNotModifiedAndADifferentIdIsNot() throws {
         var machine = NativeHandlerMachine()
         _ = machine.handle(.requestArrived(try message(#"{"type": "getSnapshot", "known": {"documentId": "DOC-1", "revision": 42}}"#), now: Self.now, seed: 1))

@@ -121,6 +121,9 @@ package enum FlawCatalogue {
         case .lockKeptAfterAFailure:
             // The app's save fails on a full disk and it keeps the lock when its input is done.
             [Catch("lifecycle/a-full-disk-refuses-a-save-and-keeps-the-document.scenario", .invariant(9))]
+        case .handlerKeepsDocumentInStatic:
+            // The reused handler answers the second snapshot from its static: not modified.
+            [Catch("safari/a-reused-handler-process-reads-the-document-afresh.scenario", .expectation(line: 16))]
         case .timeoutFromTheLastInput:
             // The recovery request is given up at once: the tab stays on the stale cache, and
             // invariant 7 sees it one timeout and the handler's delay after the activation.

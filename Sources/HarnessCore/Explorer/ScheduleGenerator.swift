@@ -32,6 +32,8 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
     /// A power cut before one of the first flushes of the simulated disk, keeping a seeded
     /// sample of what was not flushed (in process only: real disks are not ours to cut).
     package var powerCut: PowerCutPlan?
+    /// The system reuses the handler's process (`handler reuse`).
+    package var handlerReuse = false
 
     /// The options of a seed. Tabs and time are always in: a run needs a tab to ask and time to
     /// pass for any deadline to come due.
@@ -45,9 +47,11 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
         let handlers = [Simulation.HandlerBehaviour.healthy] + ScheduleGenerator.handlerFaults.filter { _ in random.chance(1, in: 2) }
         let startingHandler = handlers.count > 1 && random.chance(1, in: 4) ? handlers[1 + random.below(handlers.count - 1)] : nil
         let powerCut = random.chance(1, in: 8) ? PowerCutPlan(.flush(1 + random.below(24)), kept: .sample(UInt64(random.below(1 << 16)))) : nil
-        return SwarmOptions(platform: platform, weights: weights, durations: durations, handlers: handlers, sharedStart: random.chance(2, in: 3),
-                            staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8), startingHandler: startingHandler,
-                            powerCut: powerCut)
+        var options = SwarmOptions(platform: platform, weights: weights, durations: durations, handlers: handlers, sharedStart: random.chance(2, in: 3),
+                                   staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8), startingHandler: startingHandler,
+                                   powerCut: powerCut)
+        options.handlerReuse = random.chance(1, in: 4)
+        return options
     }
 
     /// `platform=ios kinds=app-edit:2,tab:1,time:3 advance=2s,6s handler=healthy,hung start=shared,stale-cache`
@@ -59,6 +63,7 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
         if staleCache { start.append("stale-cache") }
         if damaged { start.append("damaged") }
         if let startingHandler { start.append(Self.name(startingHandler)) }
+        if handlerReuse { start.append("handler-reuse") }
         let power = powerCut.map { " power-loss=\($0)" } ?? ""
         return "platform=\(platform == .iOS ? "ios" : "macos") kinds=\(kinds) advance=\(advance) handler=\(handler) start=\(start.joined(separator: ","))\(power)"
     }
@@ -117,6 +122,7 @@ package struct ScheduleGenerator {
 
     private mutating func make(count: Int) -> [Step] {
         if options.platform == .macOS { steps.append(.platform(.macOS)) }
+        if options.handlerReuse { steps.append(.handlerReuse) }
         if options.sharedStart {
             steps.append(.shared(.defaults(values(schedule: true))))
             steps.append(.shared(.site(scope(), values(schedule: false))))

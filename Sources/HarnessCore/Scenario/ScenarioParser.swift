@@ -160,7 +160,8 @@ struct ScenarioParser {
         case "background":
             step = .background(try words.choose(BackgroundStep.self))
         case "handler":
-            step = .handler(try handlerBehaviour(&words))
+            let word = try words.choose(["healthy", "slow", "hung", "crashing", "garbage", "reuse"])
+            step = word == "reuse" ? .handlerReuse : .handler(try handlerBehaviour(word, &words))
         case "hold", "crash", "fail":
             let process = try words.choose(ProcessName.self)
             try words.expectWord("at")
@@ -223,6 +224,7 @@ struct ScenarioParser {
         case .profile: try once("profile")
         case .sharedLegacy: try once("shared legacy")
         case .sharedDamaged: try once("shared damaged")
+        case .handlerReuse: try once("handler reuse")
         case .alarmMinimum(let minimum):
             try once("alarm-minimum")
             guard (1_000...600_000).contains(minimum) else { throw words.error("an alarm minimum is from 1s to 10m, not \(ScenarioPrinter.duration(minimum))") }
@@ -369,8 +371,8 @@ struct ScenarioParser {
         }
     }
 
-    private func handlerBehaviour(_ words: inout Cursor) throws(ScenarioError) -> Simulation.HandlerBehaviour {
-        switch try words.choose(["healthy", "slow", "hung", "crashing", "garbage"]) {
+    private func handlerBehaviour(_ word: String, _ words: inout Cursor) throws(ScenarioError) -> Simulation.HandlerBehaviour {
+        switch word {
         case "healthy": return .healthy
         case "slow": return .slow(try duration(try words.next("a duration"), words))
         case "hung": return .hung

@@ -24,6 +24,7 @@ package enum ScenarioPrinter {
         case .sharedDamaged: "shared damaged"
         case .profile(let name): "profile \(name)"
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
+        case .handlerReuse: "handler reuse"
         case .app(let app): "app " + self.app(app)
         case .safari(let step): "safari \(step.text)"
         case .tab(let tab): "tab " + self.tab(tab)

@@ -188,7 +188,7 @@ package final class ScenarioRunner {
 
     private func perform(_ line: Scenario.Line) {
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -235,7 +235,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .advance, .deviceSleep, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }
@@ -358,6 +358,7 @@ package final class ScenarioRunner {
         simulation.crashAt = crashAt
         simulation.inProcessHiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
+        simulation.handlerReuse = setup.handlerReuse
         if let powerCut { simulation.cutPower(powerCut) }
         let good = setup.shared ?? setup.emptyDocument
         if setup.damaged {

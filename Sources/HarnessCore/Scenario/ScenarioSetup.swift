@@ -18,6 +18,8 @@ package struct ScenarioSetup: Sendable {
     package var damaged = false
     /// The shortest delay Safari allows an alarm.
     package var alarmMinimum = SafariMachine.alarmMinimum
+    /// The system reuses the handler's process (`handler reuse`).
+    package var handlerReuse = false
 
     /// `folder` is where the files a scenario names are found (paths are relative to it);
     /// `seed` is the run's, unless the scenario sets its own.
@@ -50,6 +52,7 @@ package struct ScenarioSetup: Sendable {
         case .sharedLegacy(let enabled): legacyEnabled = enabled
         case .sharedDamaged: damaged = true
         case .alarmMinimum(let minimum): alarmMinimum = minimum
+        case .handlerReuse: handlerReuse = true
         case .shared(.file(let path)): shared = try Self.document(path, folder: folder, file: file, line: line.number)
         case .cache(.file(let path)): cache = try Self.document(path, folder: folder, file: file, line: line.number)
         case .shared(let change):

@@ -21,6 +21,9 @@ package enum Step: Equatable, Sendable {
     case profile(String)
     /// The shortest delay Safari allows an alarm (30 s; 1 minute in older releases).
     case alarmMinimum(EpochMillis)
+    /// The system reuses the native handler's process: one serves requests in turn, keeping
+    /// its statics, while another starts for a request that comes while it is busy.
+    case handlerReuse
 
     // MARK: Actions
     case app(AppStep)
@@ -44,7 +47,7 @@ package enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .deviceSleep, .settle, .expect: false
         }
@@ -59,7 +62,8 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy, .deviceSleep: false
+             .alarmMinimum, .handlerReuse, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .deviceSleep: false
         }
     }
 }

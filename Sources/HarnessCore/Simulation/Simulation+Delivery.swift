@@ -73,13 +73,11 @@ extension Simulation {
         case .queueNativeRequest(let id, let message, let profile):
             clock.queue.append(.nativeRequest(incarnation: id.incarnation, request: id.request, message: message, profile: profile))
         case .startHandler(let id, let message, let profile):
-            handlerSpawns += 1
-            guard let handler = start(.handler) else { return true }
+            guard let handler = handlerProcess() else { return true }
             complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler,
                      role: .handler(incarnation: id.incarnation, request: id.request))
         case .startLegacyHandler(let message):
-            handlerSpawns += 1
-            guard let handler = start(.handler) else { return true }
+            guard let handler = handlerProcess() else { return true }
             complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler,
                      role: .legacy)
         case .queueReply(let id, let message):
@@ -98,6 +96,22 @@ extension Simulation {
             reconciliationReached(cause, invariant: invariant)
         }
         return true
+    }
+
+    /// The handler process for a request: one the system keeps, waiting since it last answered
+    /// (`handler reuse`), or a new one.
+    private func handlerProcess() -> ProcessDriver? {
+        if let reused = idleHandlers.popLast() {
+            trace.record(now, "harness", "\(reused.label) serves this request too: the system kept its process")
+            return reused
+        }
+        handlerSpawns += 1
+        return start(.handler)
+    }
+
+    /// A handler that answered: it ends, or, reused, waits for the next request.
+    private func answered(_ handler: ProcessDriver) {
+        if handlerReuse { idleHandlers.append(handler) } else { handler.finish() }
     }
 
     /// An event for the background: Safari dispatches it in its turn.
@@ -187,7 +201,7 @@ extension Simulation {
             handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))
             return
         }
-        handler.finish()
+        answered(handler)
         for directive in decoded(directives, directives.handler, from: handler, NativeHandlerWire.directive) {
             switch directive {
             case .reply(let reply):
@@ -364,7 +378,7 @@ extension Simulation {
                 if handlerBehaviour == .crashing(afterWrite: true) {
                     kill(driver, reason: "crashed before replying")
                 } else {
-                    driver.finish()
+                    answered(driver)
                     // A withheld answer leaves its request in flight for good.
                     if handlerBehaviour == .hung { handle(.legacyRequestHung) }
                     for case .reply(let reply) in decoded(directives, directives.handler, from: driver, NativeHandlerWire.directive)
@@ -418,7 +432,10 @@ extension Simulation {
         trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts")
         monitor.checkWhatWasLeft("the power failed", in: self)
         monitor.cachesMayBeLost()
-        for process in [driver, app, background].compactMap({ $0 }) + arbiter.waiting.map(\.process.driver) { process.kill(now: now, reason: "power lost") }
+        for process in [driver, app, background].compactMap({ $0 }) + idleHandlers + arbiter.waiting.map(\.process.driver) {
+            process.kill(now: now, reason: "power lost")
+        }
+        idleHandlers = []
         arbiter.powerLost()
         app = nil
         appView = nil
@@ -441,6 +458,7 @@ extension Simulation {
     /// A dead process holds nothing: its lock is released and it waits nowhere. Safari learns
     /// that its background is gone.
     func forget(_ driver: ProcessDriver, stop: BackgroundState = .killed) {
+        idleHandlers.removeAll { $0 === driver }
         arbiter.forget(driver.label)
         disk.releaseLock(heldBy: driver.label)
         if app === driver {

@@ -63,6 +63,8 @@ package final class Simulation {
 
     var app: ProcessDriver?
     var background: ProcessDriver?
+    /// Handler processes that answered and wait for the next request (`handler reuse`).
+    var idleHandlers: [ProcessDriver] = []
     /// Every death of a background so far, and invariants 7 and 8's pending check.
     var backgroundDeaths = 0
     var convergenceWatch: ConvergenceWatch?
@@ -168,6 +170,13 @@ package final class Simulation {
         get { arbiter.crashAt }
         set { arbiter.crashAt = newValue }
     }
+    /// The system reuses the handler's process (`handler reuse`): a handler that answered waits
+    /// for the next request, keeping its statics; one that is busy does not take it.
+    package var handlerReuse: Bool {
+        get { launcher.handlerReuse }
+        set { launcher.handlerReuse = newValue }
+    }
+
     /// Only for proving the transport-equality check: in-process processes hide this yield point.
     package var inProcessHiddenYield: YieldPoint? {
         get { launcher.hiddenYield }
@@ -214,8 +223,10 @@ package final class Simulation {
         arbiter.powerLost()
         app?.kill(now: now, reason: nil)
         background?.kill(now: now, reason: nil)
+        for handler in idleHandlers { handler.kill(now: now, reason: nil) }
         app = nil
         background = nil
+        idleHandlers = []
     }
 
     // MARK: - Faults

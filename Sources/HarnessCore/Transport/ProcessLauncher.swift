@@ -17,6 +17,8 @@ struct ProcessLauncher {
     let trace: Trace
     /// Only for proving the transport-equality check: in-process processes hide this yield point.
     var hiddenYield: YieldPoint?
+    /// Handlers start to serve requests in turn (`NativeHandler --reuse`).
+    var handlerReuse = false
     private(set) var incarnations: [ProcessName: Int] = [:]
 
     /// The largest frame read from a handler: a 1 MiB reply and its envelope.
@@ -49,7 +51,8 @@ struct ProcessLauncher {
         case (.process, .background):
             endpoint = try ChildProcess(executable: executables + "/ExtensionProcess", arguments: ["--storage", storageDirectory()], replyLimit: limit)
         case (.process, .handler):
-            endpoint = try ChildProcess(executable: executables + "/NativeHandler", arguments: ["--container", containerDirectory], replyLimit: limit)
+            endpoint = try ChildProcess(executable: executables + "/NativeHandler",
+                                        arguments: ["--container", containerDirectory] + (handlerReuse ? ["--reuse"] : []), replyLimit: limit)
         case (.inProcess, .app):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
             endpoint = SteppedChild(SimulatedApp(storage: storage), limit: limit, hidingYield: hiddenYield)
@@ -58,7 +61,7 @@ struct ProcessLauncher {
             endpoint = SteppedChild(SimulatedBackground(files: files), limit: limit, hidingYield: hiddenYield)
         case (.inProcess, .handler):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
-            endpoint = SteppedChild(SimulatedHandler(storage: storage), limit: limit, hidingYield: hiddenYield)
+            endpoint = SteppedChild(SimulatedHandler(storage: storage, reuse: handlerReuse), limit: limit, hidingYield: hiddenYield)
         }
         return ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
     }

@@ -2,9 +2,18 @@ import SiteSettings
 
 /// The native app extension's logic for one request: validate, read or update the shared
 /// document under the lock, answer, and tell the app something changed. It has no memory across
-/// requests (a new machine serves each) and never reads a clock, a file or a random source: the
-/// time, the run's seed and every storage result arrive as inputs.
+/// requests (a new machine serves each; only `statics` outlive it, in a process the system
+/// reuses) and never reads a clock, a file or a random source: the time, the run's seed and
+/// every storage result arrive as inputs.
 public struct NativeHandlerMachine {
+    /// What a handler process keeps from one request to the next when the system reuses it:
+    /// its statics. The handler keeps nothing there (`handler-keeps-document-in-static` does).
+    public struct Statics: Equatable, Sendable {
+        /// The document the last request read or wrote.
+        public var document: SettingsDocument?
+        public init() {}
+    }
+
     public enum Input: Equatable, Sendable {
         /// The extension's message arrived (still unvalidated JSON).
         case requestArrived(JSONValue, now: EpochMillis, seed: UInt64)
@@ -42,6 +51,8 @@ public struct NativeHandlerMachine {
     private let suffixes: PublicSuffixList
     /// Known bugs switched on for this run (none in normal use).
     public var flaws: Set<Flaw> = []
+    /// The process's statics, carried from the machine that served its last request.
+    public var statics = Statics()
 
     public init(suffixes: PublicSuffixList = .embedded) {
         self.suffixes = suffixes
@@ -61,7 +72,10 @@ public struct NativeHandlerMachine {
             self.seed = seed
             do {
                 let request = try NativeRequest.parse(json, now: now, suffixes: suffixes, flaws: flaws)
-                if let change = change(for: request) {
+                if flaws.contains(.handlerKeepsDocumentInStatic), change(for: request) == nil, let kept = statics.document {
+                    // The flaw: a read answered from the static, as the last request left it.
+                    directives.append(finish(answer(request, kept, changed: false)))
+                } else if let change = change(for: request) {
                     let transaction = DocumentTransaction(change, now: now, seed: seed, suffixes: suffixes, flaws: flaws)
                     state = .updating(request, transaction)
                     directives.append(.container(transaction.start))
@@ -101,6 +115,7 @@ public struct NativeHandlerMachine {
                 state = .updating(request, transaction)
                 directives.append(.container(operation))
             case .finished(.done(let document, let changed)):
+                keep(document)
                 if changed { directives.append(.postChangeNotification) }
                 directives.append(finish(answer(request, document, changed: changed)))
             case .finished(.refused(let code, let message)):
@@ -140,6 +155,7 @@ public struct NativeHandlerMachine {
         }
         do {
             let document = try DocumentCodec.decode(bytes, suffixes: suffixes).document
+            keep(document)
             return [finish(answer(request, document, changed: false))]
         } catch where error.isNewerSchema {
             return [finish(.error(.readOnly, error.description))]
@@ -159,6 +175,11 @@ public struct NativeHandlerMachine {
         case .patch, .deleteSite, .putDocument:
             return .applied(document.version, changed: changed)
         }
+    }
+
+    /// With `handler-keeps-document-in-static`, the document read or written stays in a static.
+    private mutating func keep(_ document: SettingsDocument) {
+        if flaws.contains(.handlerKeepsDocumentInStatic) { statics.document = document }
     }
 
     private mutating func finish(_ reply: NativeReply) -> Directive {

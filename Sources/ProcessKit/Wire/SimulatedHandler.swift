@@ -1,7 +1,8 @@
 public struct SimulatedHandler: SteppedProcess {
     private var shell: SteppedShell<ContainerCore<NativeHandlerMachine, SimulatedContainer>>
 
-    public init(storage: SimulatedContainer) { shell = NativeHandlerShell.stepped(storage: storage) }
+    /// `reuse`: it serves requests in turn, as a process the system keeps does.
+    public init(storage: SimulatedContainer, reuse: Bool = false) { shell = NativeHandlerShell.stepped(storage: storage, reuse: reuse) }
 
     public mutating func take(_ message: ToChild) -> FromChild { shell.take(message) }
     public var ended: Bool { shell.ended }
