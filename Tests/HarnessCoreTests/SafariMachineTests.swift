@@ -69,11 +69,25 @@ struct SafariMachineTests {
 
     // MARK: - Freezing and iOS suspension
 
+    @Test func whatWasHeldForAFrozenBackgroundThatDiedReachesNoOtherIncarnation() {
+        var safari = loaded(.macOS)
+        _ = safari.handle(.backgroundFrozenByUser, now: 0)
+        let reply = ExtensionWire.Event.nativeReply(request: 1, message: .null)
+        #expect(safari.handle(.replyArrived(.init(incarnation: 1, request: 1), .null), now: 0) == [])
+        #expect(safari.handle(.backgroundThawedByUser, now: 0) == [.thawBackground(traced: true, held: [.init(event: reply, incarnation: 1)])])
+        // Before the shell hands it over, background#1 dies and #2 starts, with a request 1 of its own.
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 0)
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 0)
+        #expect(safari.handle(.eventDue(reply, for: 1), now: 0) == [.note("dropped reply for background#1")])
+        #expect(safari.handle(.eventDue(.nativeTimeout(request: 1), for: 1), now: 0) == [], "a timeout of #1's timer is #1's")
+        #expect(safari.handle(.eventDue(.nativeTimeout(request: 1), for: 2), now: 0) == [.deliver(.nativeTimeout(request: 1))])
+    }
+
     @Test func eventsForAFrozenBackgroundWaitForItsThaw() {
         var safari = loaded(.macOS)
         #expect(safari.handle(.backgroundFrozenByUser, now: 0) == [.freezeBackground(traced: true)])
         #expect(safari.handle(.eventDue(.tabActivated(t1)), now: 0) == [])
-        #expect(safari.handle(.backgroundThawedByUser, now: 0) == [.thawBackground(traced: true, held: [.tabActivated(t1)])])
+        #expect(safari.handle(.backgroundThawedByUser, now: 0) == [.thawBackground(traced: true, held: [.init(event: .tabActivated(t1))])])
     }
 
     @Test func iOSSafariReturningFiresItsOverdueTimersBeforeTheBackgroundThaws() {
@@ -83,7 +97,7 @@ struct SafariMachineTests {
         #expect(safari.handle(.eventDue(.alarmFired), now: 1) == [], "held for the frozen background")
         #expect(safari.handle(.safariCameToForeground, now: 3_600_000) == [.fireOverdueTimers])
         #expect(safari.handle(.overdueTimersFired, now: 3_600_000) ==
-                [.thawBackground(traced: true, held: [.alarmFired]), .dispatch(.safariForeground), asks(t1, url)])
+                [.thawBackground(traced: true, held: [.init(event: .alarmFired)]), .dispatch(.safariForeground), asks(t1, url)])
     }
 
     @Test func theAppInFrontSendsIOSSafariToTheBackgroundButNotMacOSSafari() {
@@ -213,22 +227,35 @@ struct SafariMachineTests {
         _ = safari.handle(.backgroundFrozenByUser, now: 0)
         _ = safari.handle(.eventDue(.alarmFired), now: 0)
         #expect(safari.handle(.safariQuit, now: 0) == [.killBackground(reason: "safari restart", stop: .unloaded)])
-        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
+        #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0) ==
+                [.dispatchFirst([.alarmFired]), .note("tab t1 asks again"), asks(t1, url), .note("tab t2 asks again"), asks(t2, url)])
         #expect(safari.handle(.safariLaunched, now: 0) ==
                 [.dropSessionStorage, asks(t1, url), asks(t2, url), .startBackground(.started(appearance: .light, tabs: [t1: url, t2: url], appMessages: true))],
                 "the death thawed the background, which handed back its wake-up events")
         #expect(safari.nextAlarm == nil && safari.lastStop == .unloaded)
+
+        // On iOS with Safari away, what was held for the frozen background dies with Safari.
+        var ios = loaded(.iOS)
+        _ = ios.handle(.safariWentToBackground, now: 0)
+        _ = ios.handle(.eventDue(.tabActivated(t1)), now: 0)
+        _ = ios.handle(.safariQuit, now: 0)
+        #expect(ios.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0) == [], "still frozen: held, not handed back")
+        #expect(ios.handle(.safariLaunched, now: 0) ==
+                [.note("restart drops 1 events held for the frozen background"), .dropSessionStorage, .startBackground(.started(appearance: .light, tabs: [:]))])
     }
 
     @Test func noUnloadWhileWebInspectorIsAttachedAndTheFirstCheckAfterItClosesUnloads() {
         var safari = loaded(.iOS, now: 0)
-        #expect(safari.handle(.inspectorOpened, now: 0) == [.note("Web Inspector attached: the background is not unloaded while it is")])
+        #expect(safari.handle(.inspectorOpened, now: 0) == [.note("Web Inspector attached to background#1: it is not unloaded while it is")])
         #expect(safari.unloadTime == nil)
+        #expect(safari.handle(.timeReached(.idleUnload), now: 30_000) == [], "a check that comes anyway finds it inspected")
         #expect(safari.handle(.inspectorClosed, now: 600_000) == [.note("Web Inspector closed")])
         #expect(safari.unloadTime == 630_000, "the check at 600 s found it still open")
         _ = safari.handle(.inspectorOpened, now: 700_000)
-        _ = safari.handle(.safariQuit, now: 700_000)
-        #expect(!safari.inspected, "it closes with Safari")
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 700_000)
+        #expect(!safari.inspected, "it detaches when its background goes")
+        #expect(safari.handle(.inspectorOpened, now: 700_000) == [.note("no background is loaded: Web Inspector has nothing to attach to")])
+        #expect(!safari.inspected)
     }
 
     @Test func anExtensionUpdateForgetsListenersAlarmsAndSessionStorageAndLoadsTheBackground() {

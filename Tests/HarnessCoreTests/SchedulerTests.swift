@@ -98,7 +98,7 @@ struct SchedulerTests {
         while let work = queue.take({ _ in true }, stopBefore: nil) {
             switch work {
             case .nativeRequest(_, let request, _, _): order.append("request \(request)")
-            case .backgroundInput(let event): order.append("\(event)")
+            case .backgroundInput(let event, _): order.append("\(event)")
             default: order.append("other")
             }
         }

@@ -11,9 +11,15 @@ extension SafariMachine {
     /// listens for it; what does not wake it (a storage completion, a native reply, a timeout,
     /// a port message) finds no background and is dropped. A loaded one loses an event that
     /// arrives before its listener exists.
-    mutating func eventDue(_ event: ExtensionWire.Event, now: EpochMillis, _ effects: inout [Effect]) {
+    mutating func eventDue(_ event: ExtensionWire.Event, for incarnation: Int?, now: EpochMillis, _ effects: inout [Effect]) {
         if isBackgroundFrozen {
-            held.append(event)
+            held.append(Pending(event: event, incarnation: incarnation))
+            return
+        }
+        if let incarnation, let loaded, loaded != incarnation {
+            // A reply, a timeout or a storage completion of an earlier incarnation (held while
+            // it was frozen, or queued before it died) goes nowhere.
+            if case .nativeReply = event { effects.append(.note("dropped reply for background#\(incarnation)")) }
             return
         }
         guard let loaded else {
@@ -73,7 +79,7 @@ extension SafariMachine {
     }
 
     /// The events held for a frozen background, taken to be handed over.
-    mutating func takeHeld() -> [ExtensionWire.Event] {
+    mutating func takeHeld() -> [Pending] {
         defer { held = [] }
         return held
     }
@@ -135,11 +141,13 @@ extension SafariMachine {
         loaded = nil
         nativePort = nil
         registeredListeners = []
+        // Web Inspector was attached to that page.
+        inspected = false
         frozenByUser = false
-        held.removeAll { $0.listener == nil }
+        held.removeAll { $0.incarnation == incarnation || $0.event.listener == nil }
         if !isBackgroundFrozen, !held.isEmpty {
             // They were sent before anything that follows: they go first, in their order.
-            effects.append(.dispatchFirst(takeHeld()))
+            effects.append(.dispatchFirst(takeHeld().map(\.event)))
         }
         lastStop = stop
         deathsInARow += 1
@@ -177,7 +185,9 @@ extension SafariMachine {
     /// the background woken and never unloads it.
     mutating func alarmFired(_ name: String, now: EpochMillis, _ effects: inout [Effect]) {
         guard let alarm = alarms[name] else { return }
-        alarms[name] = alarm.period.map { Alarm(at: alarm.at + $0, period: $0) }
+        // A periodic one comes round a period after it fired: one that fired late (Safari
+        // suspended, the device asleep) fires once, with no catch-up.
+        alarms[name] = alarm.period.map { Alarm(at: now + $0, period: $0) }
         if loaded != nil, registeredListeners.contains(.alarm) { lastWake = now }
         effects.append(.dispatch(.alarmFired))
     }
@@ -199,7 +209,9 @@ extension SafariMachine {
         effects.append(.dropSessionStorage)
         effects.append(.note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"))
         for id in tabs.keys.sorted() { askForDecision(id, now: now, &effects) }
-        effects.append(.startBackground(startedEvent))
+        // On iOS with Safari suspended, nothing loads until it runs again: the pages' requests
+        // wake the new background then.
+        if !isBackgroundFrozen { effects.append(.startBackground(startedEvent)) }
     }
 
     /// The device slept: Safari's timers and the times it keeps for them are on `MonotonicTime`

@@ -40,7 +40,8 @@ package struct SafariMachine: Sendable {
         /// answer to `fireOverdueTimers`).
         case overdueTimersFired
         case safariWentToBackground
-        /// Safari quits: its background goes, and with it what lives in its memory.
+        /// Safari quits: its background is killed; `safariLaunched` follows, and forgets the rest
+        /// of what lived in Safari's memory.
         case safariQuit
         /// Safari starts again and restores its tabs.
         case safariLaunched
@@ -52,7 +53,8 @@ package struct SafariMachine: Sendable {
         case appQuit
         case backgroundUnloadRequested
         case backgroundKillRequested
-        /// Web Inspector is attached to the background, or closed.
+        /// Web Inspector is attached to the loaded background (it detaches when that background
+        /// goes), or closed.
         case inspectorOpened
         case inspectorClosed
         /// A new version of the extension is installing: its background goes; `extensionUpdated`
@@ -71,8 +73,10 @@ package struct SafariMachine: Sendable {
         case timeReached(Due)
 
         // MARK: The processes
-        /// An event Safari queued (`dispatch`) comes up for the background.
-        case eventDue(ExtensionWire.Event)
+        /// An event Safari queued (`dispatch`) comes up for the background; `for` names the
+        /// incarnation it belongs to when it is not a page's or Safari's event (a reply, a
+        /// timeout, a storage completion): no other incarnation ever takes it.
+        case eventDue(ExtensionWire.Event, for: Int? = nil)
         /// The app's message, sent on the native port of background `incarnation`, arrives.
         case portMessageDue(incarnation: Int)
         case storageCompleted(incarnation: Int, token: Int)
@@ -129,7 +133,7 @@ package struct SafariMachine: Sendable {
         /// Stop the background process (SIGSTOP); `traced` when the trace should say so.
         case freezeBackground(traced: Bool)
         /// Let it go on (SIGCONT), hand it the events held for it, and let what waited go on.
-        case thawBackground(traced: Bool, held: [ExtensionWire.Event])
+        case thawBackground(traced: Bool, held: [Pending])
         /// Fire every timer that fell due while Safari was suspended, in order, then report
         /// `overdueTimersFired`.
         case fireOverdueTimers
@@ -156,6 +160,12 @@ package struct SafariMachine: Sendable {
         case popupAnswered(edit: Int, saved: Bool?, scope: ScopeKey?)
         /// The background reached a reconciliation point (invariants 7 and 8 time it).
         case reconciliationPoint(String, invariant: Int)
+    }
+
+    /// An event held for a frozen background, with the incarnation it belongs to, if only one.
+    package struct Pending: Equatable, Sendable {
+        package var event: ExtensionWire.Event
+        package var incarnation: Int?
     }
 
     /// One background incarnation's native request.
@@ -268,7 +278,7 @@ package struct SafariMachine: Sendable {
     /// The user froze the background (SIGSTOP).
     package internal(set) var frozenByUser = false
     /// Events for a frozen background, delivered when it thaws.
-    var held: [ExtensionWire.Event] = []
+    var held: [Pending] = []
     /// The events each profile's extension listens for, as Safari keeps them across wakes and
     /// restarts (WebKit persists them as `BackgroundContentEventListeners`), and what the
     /// loaded background has registered since it started.
@@ -282,7 +292,7 @@ package struct SafariMachine: Sendable {
     package internal(set) var lastWake: EpochMillis = 0
     /// The native port the loaded background holds, if any.
     package internal(set) var nativePort: NativePort?
-    /// Web Inspector is attached to the background; when it was last closed.
+    /// Web Inspector is attached to the loaded background; when it was last closed.
     package internal(set) var inspected = false
     var inspectorClosedAt: EpochMillis?
     /// The front profile's alarms, by name (Safari keeps them in memory only).
@@ -401,13 +411,20 @@ package struct SafariMachine: Sendable {
             if platform == .iOS && safariInForeground { safariWentToBackground(&effects) }
         case .appWentToBackground: suspendApp(&effects)
         case .appQuit: appInForeground = false
-        case .backgroundUnloadRequested, .timeReached(.idleUnload):
+        case .backgroundUnloadRequested:
+            // Memory pressure or the scenario: whatever holds it.
             if loaded != nil { effects.append(.killBackground(reason: "unloaded", stop: .unloaded)) }
+        case .timeReached(.idleUnload):
+            if loaded != nil, !inspected { effects.append(.killBackground(reason: "unloaded", stop: .unloaded)) }
         case .backgroundKillRequested:
             if loaded != nil { effects.append(.killBackground(reason: "killed", stop: .killed)) }
         case .inspectorOpened:
-            inspected = true
-            effects.append(.note("Web Inspector attached: the background is not unloaded while it is"))
+            if let loaded {
+                inspected = true
+                effects.append(.note("Web Inspector attached to background#\(loaded): it is not unloaded while it is"))
+            } else {
+                effects.append(.note("no background is loaded: Web Inspector has nothing to attach to"))
+            }
         case .inspectorClosed:
             if inspected { inspectorClosedAt = now }
             inspected = false
@@ -427,15 +444,15 @@ package struct SafariMachine: Sendable {
         case .powerLost: powerLost(now: now, &effects)
         case .deviceSlept(let duration): deviceSlept(duration)
         case .timeReached(.alarm(let name)): alarmFired(name, now: now, &effects)
-        case .eventDue(let event): eventDue(event, now: now, &effects)
+        case .eventDue(let event, let incarnation): eventDue(event, for: incarnation, now: now, &effects)
         case .portMessageDue(let incarnation):
             guard loaded == incarnation else {
                 effects.append(.note("the app's message dropped: background#\(incarnation)'s port closed"))
                 break
             }
-            eventDue(.appMessage, now: now, &effects)
+            eventDue(.appMessage, for: incarnation, now: now, &effects)
         case .storageCompleted(let incarnation, let token):
-            if loaded == incarnation { eventDue(.storageCompleted(token: token), now: now, &effects) }
+            if loaded == incarnation { eventDue(.storageCompleted(token: token), for: incarnation, now: now, &effects) }
         case .backgroundStarted(let incarnation):
             loaded = incarnation
             registeredListeners = []
@@ -469,7 +486,7 @@ package struct SafariMachine: Sendable {
                 effects.append(.note("dropped reply for background#\(id.incarnation)"))
                 break
             }
-            eventDue(.nativeReply(request: id.request, message: message), now: now, &effects)
+            eventDue(.nativeReply(request: id.request, message: message), for: id.incarnation, now: now, &effects)
         }
         return effects
     }

@@ -8,7 +8,9 @@ import SiteSettings
 struct Scheduler {
     /// A piece of work for a process, queued until the simulation gets to it.
     enum Work {
-        case backgroundInput(ExtensionWire.Event)
+        /// An event for the background; `for` the incarnation it belongs to, when only one
+        /// (a timeout of its own timer, an event held for it while it was frozen).
+        case backgroundInput(ExtensionWire.Event, for: Int? = nil)
         /// The app's message on the native port of one background incarnation: it reaches that
         /// incarnation or nobody.
         case portMessage(incarnation: Int)

@@ -16,13 +16,15 @@ extension Simulation {
     /// Carries out Safari's effects in order; some end the list early (a background that did
     /// not start, a popup announcement cut short).
     func perform(_ effects: [SafariMachine.Effect]) {
+        var started: ProcessDriver?
         for effect in effects {
-            guard perform(effect) else { return }
+            guard perform(effect, started: &started) else { return }
         }
     }
 
-    /// Carries out one effect; false when the effects after it no longer apply.
-    private func perform(_ effect: SafariMachine.Effect) -> Bool {
+    /// Carries out one effect; false when the effects after it no longer apply. `started` is
+    /// the background an earlier effect of the list started.
+    private func perform(_ effect: SafariMachine.Effect, started: inout ProcessDriver?) -> Bool {
         switch effect {
         case .note(let text, let message):
             if let message { trace.record(now, "safari", text, message) } else { trace.record(now, "safari", text) }
@@ -30,10 +32,13 @@ extension Simulation {
             event(input)
         case .dispatchFirst(let events):
             for event in events.reversed() { clock.queue.pushFront(.backgroundInput(event)) }
-        case .startBackground(let started):
-            return startBackground(started)
+        case .startBackground(let event):
+            started = startBackground(event)
+            return started != nil
         case .redispatch(let event):
-            guard let background else {
+            // The background that started for it, not one a power cut during that start put in
+            // its place (that one's device restarted, and the event died with the old one).
+            guard let background, background === started else {
                 trace.record(now, "safari", "background did not start; event dropped", ExtensionWire.encode(event))
                 return false
             }
@@ -58,7 +63,7 @@ extension Simulation {
         case .thawBackground(let traced, let held):
             if traced, let background { trace.record(now, background.label, "thawed") }
             background?.child.thaw()
-            clock.queue += held.map { .backgroundInput($0) }
+            clock.queue += held.map { .backgroundInput($0.event, for: $0.incarnation) }
             // A hold released while it was frozen lets it go on now.
             wakeWaiters()
         case .fireOverdueTimers:
@@ -119,10 +124,10 @@ extension Simulation {
         clock.queue.append(.backgroundInput(input))
     }
 
-    /// Starts the front profile's background and hands it its `started` event; false when it
+    /// Starts the front profile's background and hands it its `started` event; nil when it
     /// could not start.
-    private func startBackground(_ started: ExtensionWire.Event) -> Bool {
-        guard let driver = start(.background) else { return false }
+    private func startBackground(_ started: ExtensionWire.Event) -> ProcessDriver? {
+        guard let driver = start(.background) else { return nil }
         background = driver
         clock.timers = [:]
         answeredRequests = []
@@ -131,7 +136,7 @@ extension Simulation {
         monitor.backgroundStarted(driver.label, profile: profile, withCache: storedLocal?.cache != nil, now: now)
         complete(begin(driver, started), driver: driver, role: .background)
         reconciliationReached("background#\(driver.incarnation) started", invariant: 7)
-        return true
+        return driver
     }
 
     /// Hands the loaded background an event, with what the checks learn from it.

@@ -289,8 +289,8 @@ package final class Simulation {
         // Work for a process held at a yield point waits; everything else goes on.
         while let work = clock.takeWork(deferring: deferring, stopBefore: stopBefore, isBusy: isBusy) {
             switch work {
-            case .backgroundInput(let input):
-                handle(.eventDue(input))
+            case .backgroundInput(let input, let incarnation):
+                handle(.eventDue(input, for: incarnation))
             case .portMessage(let incarnation):
                 handle(.portMessageDue(incarnation: incarnation))
             case .storageCompletion(let incarnation, let token):
@@ -372,7 +372,7 @@ package final class Simulation {
             handle(.timeReached(due))
         case .nativeTimeout(let timer):
             clock.timers[timer] = nil
-            event(.nativeTimeout(request: timer.request))
+            clock.queue.append(.backgroundInput(.nativeTimeout(request: timer.request), for: timer.incarnation))
         case .delayedReply(let index):
             clock.queue.append(clock.delayedReplies.remove(at: index).work)
         }

@@ -79,8 +79,10 @@ final class SoakShell: Sendable {
         var safari = SafariMachine(platform: .iOS)
         var background: SoakChild?
         var incarnation = 0
-        /// Events Safari dispatched, in turn.
-        var queue: [ExtensionWire.Event] = []
+        /// What Safari queued (events for the background, native requests and the answers it
+        /// gives in a handler's place), taken in turn once the effects that queued it are done,
+        /// as the simulation's work queue does.
+        var queue: [Pending] = []
         /// The loaded background's native timeouts, and its requests out.
         var timers: [SafariMachine.NativeRequestID: EpochMillis] = [:]
         var requestsOut: Set<SafariMachine.NativeRequestID> = []
@@ -108,7 +110,7 @@ final class SoakShell: Sendable {
             let now = context.clock.now()
             for (id, at) in timers.sorted(by: { $0.key < $1.key }) where at <= now {
                 timers[id] = nil
-                if id.incarnation == incarnation { tell(.eventDue(.nativeTimeout(request: id.request))) }
+                tell(.eventDue(.nativeTimeout(request: id.request), for: id.incarnation))
             }
             if let alarm = safari.nextAlarm, alarm.at <= now { tell(.timeReached(.alarm(alarm.name))) }
             if let unload = safari.unloadTime, unload <= now {
@@ -154,12 +156,25 @@ final class SoakShell: Sendable {
             tell(forget ? .popupForgotSite(edit: number) : .popupEdited(set: set, reset: reset, edit: number), now: at)
         }
 
-        /// Tells Safari what happened, carries out its effects, and hands the background every
-        /// event Safari dispatched meanwhile.
+        enum Pending {
+            case event(ExtensionWire.Event, for: Int? = nil)
+            case request(SafariMachine.NativeRequestID, NativeRequest, profile: String)
+            case reply(SafariMachine.NativeRequestID, JSONValue)
+        }
+
+        /// Tells Safari what happened, carries out its effects, then takes what Safari queued
+        /// meanwhile, in turn, each at the wall clock's time.
         private mutating func tell(_ input: SafariMachine.Input, now: EpochMillis? = nil) {
-            let now = now ?? context.clock.now()
-            perform(safari.handle(input, now: now), now: now)
-            while !queue.isEmpty { perform(safari.handle(.eventDue(queue.removeFirst()), now: now), now: now) }
+            let at = now ?? context.clock.now()
+            perform(safari.handle(input, now: at), now: at)
+            while !queue.isEmpty {
+                let now = context.clock.now()
+                switch queue.removeFirst() {
+                case .event(let event, let incarnation): perform(safari.handle(.eventDue(event, for: incarnation), now: now), now: now)
+                case .request(let id, let message, let profile): perform(safari.handle(.nativeRequestDue(id, message, profile: profile), now: now), now: now)
+                case .reply(let id, let message): perform(safari.handle(.replyArrived(id, message), now: now), now: now)
+                }
+            }
         }
 
         private mutating func perform(_ effects: [SafariMachine.Effect], now: EpochMillis) {
@@ -174,11 +189,11 @@ final class SoakShell: Sendable {
             case .note(let text, _):
                 context.log.note("safari \(text)")
             case .dispatch(let event):
-                queue.append(event)
+                queue.append(.event(event))
             case .dispatchFirst(let events):
-                queue.insert(contentsOf: events, at: 0)
+                queue.insert(contentsOf: events.map { .event($0) }, at: 0)
             case .startBackground(let started):
-                guard startBackground() else { return false }
+                guard startBackground(now: now) else { return false }
                 send(started, now: now)
             case .redispatch(let event):
                 guard background != nil else { return false }
@@ -186,7 +201,7 @@ final class SoakShell: Sendable {
             case .announcePopup(let announcement, let then):
                 send(announcement, now: now)
                 guard background != nil else {
-                    queue.insert(then, at: 0)
+                    queue.insert(.event(then), at: 0)
                     perform(safari.handle(.popupAnnouncementInterrupted, now: now), now: now)
                     return false
                 }
@@ -198,7 +213,7 @@ final class SoakShell: Sendable {
                     died(background, .signaled(9), stop: stop, now: now)
                 }
             case .thawBackground(_, let held):
-                queue += held
+                queue += held.map { .event($0.event, for: $0.incarnation) }
             case .freezeBackground, .suspendApp, .reconciliationPoint:
                 // The soak's Safari stays in front with the background running, and checks no
                 // liveness bound.
@@ -211,7 +226,7 @@ final class SoakShell: Sendable {
             case .completeStorage(let incarnation, let token):
                 shell.mailbox.post(.storageCompleted(incarnation: incarnation, token: token))
             case .queueNativeRequest(let id, let message, let profile):
-                perform(safari.handle(.nativeRequestDue(id, message, profile: profile), now: now), now: now)
+                queue.append(.request(id, message, profile: profile))
             case .startHandler(let id, let message, _):
                 requestsOut.insert(id)
                 let shell = self.shell
@@ -223,7 +238,7 @@ final class SoakShell: Sendable {
                 // The first version's messages go to handlers of their own (`SoakUser`).
                 break
             case .queueReply(let id, let message):
-                perform(safari.handle(.replyArrived(id, message), now: now), now: now)
+                queue.append(.reply(id, message))
             case .setTimer(let id, let at):
                 timers[id] = at
             case .cancelTimer(let id):
@@ -239,7 +254,7 @@ final class SoakShell: Sendable {
         }
 
         /// Starts the next background incarnation; false when it cannot start.
-        private mutating func startBackground() -> Bool {
+        private mutating func startBackground(now: EpochMillis) -> Bool {
             incarnation += 1
             let label = "background#\(incarnation)"
             do {
@@ -254,7 +269,7 @@ final class SoakShell: Sendable {
             timers = [:]
             requestsOut = []
             context.log.operation("background start", "\(label) started")
-            perform(safari.handle(.backgroundStarted(incarnation: incarnation), now: context.clock.now()), now: context.clock.now())
+            perform(safari.handle(.backgroundStarted(incarnation: incarnation), now: now), now: now)
             return true
         }
 
