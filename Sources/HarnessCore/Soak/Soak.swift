@@ -109,8 +109,9 @@ package enum Soak {
         }
     }
 
-    /// Faults off, every request answered, Safari to the front until the outbox is empty, the
-    /// app in front.
+    /// Faults off, every request answered, Safari to the front until the outbox is empty, an
+    /// open popup looked at again (a background unloaded since it opened knows nothing of it),
+    /// the app in front.
     private static func heal(_ context: SoakContext, safari: SoakShell, handlers: SoakHandlers, app: SoakApp) {
         let deadline = context.clock.elapsed + healingLimit
         func settle() {
@@ -125,6 +126,10 @@ package enum Soak {
             safari.mailbox.post(.safari(.safariCameToForeground))
             settle()
         } while context.files.local?.outbox.isEmpty == false && context.clock.elapsed < deadline
+        if let tab = safari.views.popupTab {
+            safari.mailbox.post(.safari(.popupOpened(tab)))
+            settle()
+        }
         app.bringToFront()
         settle()
     }
