@@ -104,21 +104,36 @@ final class SoakShell: Sendable {
             for (id, url) in SoakWorld.tabs.sorted(by: { $0.key < $1.key }) { tell(.tabOpened(id, url: url, nativeDark: false, window: nil)) }
         }
 
-        /// Fires the native timeouts, the alarm and the unload check that are due; returns how
-        /// long to wait for the next.
+        /// Fires what is due (the unload check, the background's native timeouts, an alarm) in
+        /// the order it fell due, as the simulation does; returns how long to wait for the next.
         mutating func fireDueTimers() -> Int {
             let now = context.clock.now()
-            for (id, at) in timers.sorted(by: { $0.key < $1.key }) where at <= now {
-                timers[id] = nil
-                tell(.eventDue(.nativeTimeout(request: id.request), for: id.incarnation))
+            while let (at, due) = nextDue(), at <= now {
+                switch due {
+                case .unloadCheck:
+                    context.log.note("safari unloads the idle background#\(incarnation)")
+                    tell(.timeReached(.idleUnload))
+                case .timeout(let id):
+                    timers[id] = nil
+                    tell(.eventDue(.nativeTimeout(request: id.request), for: id.incarnation))
+                case .alarm(let name):
+                    tell(.timeReached(.alarm(name)))
+                }
             }
-            if let alarm = safari.nextAlarm, alarm.at <= now { tell(.timeReached(.alarm(alarm.name))) }
-            if let unload = safari.unloadTime, unload <= now {
-                context.log.note("safari unloads the idle background#\(incarnation)")
-                tell(.timeReached(.idleUnload))
-            }
-            let next = (Array(timers.values) + [safari.nextAlarm?.at, safari.unloadTime].compactMap { $0 }).min().map { Int($0 - now) } ?? 50
-            return max(1, min(50, next))
+            return max(1, min(50, nextDue().map { Int($0.at - now) } ?? 50))
+        }
+
+        private enum Due { case unloadCheck, timeout(SafariMachine.NativeRequestID), alarm(String) }
+
+        /// The first thing to fall due; at one moment the unload check, then timeouts by
+        /// request, then the alarm.
+        private func nextDue() -> (at: EpochMillis, due: Due)? {
+            var best: (at: EpochMillis, due: Due)?
+            func consider(_ at: EpochMillis, _ due: Due) { if best.map({ at < $0.at }) ?? true { best = (at, due) } }
+            if let unload = safari.unloadTime { consider(unload, .unloadCheck) }
+            for (id, at) in timers.sorted(by: { $0.key < $1.key }) { consider(at, .timeout(id)) }
+            if let alarm = safari.nextAlarm { consider(alarm.at, .alarm(alarm.name)) }
+            return best
         }
 
         mutating func handle(_ event: Event) {
