@@ -162,4 +162,19 @@ struct ExplorerTests {
             #expect(counts[point, default: 0] > 0, "\(point) not counted in \(file)")
         }
     }
+
+    /// The Safari rules a run played are counted: the named scenarios of the device's sleep,
+    /// Web Inspector, an update and a reused handler each reach their counter, and no other.
+    @Test(arguments: [("a-mac-that-sleeps-through-a-schedule-boundary-changes-the-page-late", "rule device-sleep"),
+                      ("the-web-inspector-keeps-the-background-loaded", "rule inspector"),
+                      ("an-extension-update-keeps-storage-local-and-clears-the-rest", "rule extension-update"),
+                      ("a-reused-handler-process-reads-the-document-afresh", "rule handler-reused")])
+    func coverageCountsTheSafariRuleARunPlayed(scenario: String, counter: String) throws {
+        let file = ScenarioTests.folder + "/safari/\(scenario).scenario"
+        let steps = try Scenario.parse(String(contentsOfFile: file, encoding: .utf8), name: scenario).steps
+        let outcome = try Self.explorer().play(steps, name: scenario)
+        let counts = Coverage(steps: steps, unreached: [], outcome: outcome).counts
+        let rules = counts.filter { $0.key.hasPrefix("rule ") && $0.value > 0 }.map(\.key)
+        #expect(rules == [counter], "\(scenario)")
+    }
 }

@@ -38,6 +38,9 @@ package struct Coverage: Equatable, Sendable {
         keys += ["reconcile background-start", "reconcile safari-foreground", "reconcile tab-activated", "reconcile after-timeout"]
         // Not a reconciliation point (it asks for no snapshot), but what brings time-driven change.
         keys += ["alarm fired"]
+        // Safari's rules a run played: the device asleep, Web Inspector, an update, a handler
+        // process the system kept for another request.
+        keys += ["rule device-sleep", "rule inspector", "rule extension-update", "rule handler-reused"]
         keys += ["reply applied", "reply unchanged", "reply refused", "reply dropped", "reply timed-out"]
         return keys
     }()
@@ -63,8 +66,8 @@ package struct Coverage: Equatable, Sendable {
             }
         }
         for (index, step) in steps.enumerated() where !unreached.contains(index) {
-            guard let fault = Self.fault(step) else { continue }
-            tally[Self.slot["fault " + fault]!] += 1
+            if let fault = Self.fault(step) { tally[Self.slot["fault " + fault]!] += 1 }
+            if let rule = Self.rule(step) { tally[Self.slot["rule " + rule]!] += 1 }
         }
         var timedOut: Set<Request> = []
         var recovering: Set<String> = []
@@ -79,6 +82,7 @@ package struct Coverage: Equatable, Sendable {
                     if who == "safari", entries[index].what.hasPrefix("nativeReply dropped") { tally[Self.replyDropped] += 1 }
                 case UInt8(ascii: "h"):
                     if who == "harness", entries[index].what.hasPrefix("power lost:") { tally[Self.powerLoss] += 1 }
+                    if who == "harness", entries[index].what.hasSuffix("the system kept its process") { tally[Self.handlerReused] += 1 }
                     if entries[index].what == "reply replaced by garbage", who.hasPrefix("handler#") { garbage += 1 }
                 case UInt8(ascii: "b"):
                     let what = entries[index].what
@@ -188,7 +192,17 @@ package struct Coverage: Equatable, Sendable {
     private static let timedOut = slot["reply timed-out"]!, refused = slot["reply refused"]!, unchanged = slot["reply unchanged"]!
     private static let applied = slot["reply applied"]!, backgroundStart = slot["reconcile background-start"]!
     private static let safariForeground = slot["reconcile safari-foreground"]!, tabActivated = slot["reconcile tab-activated"]!
-    private static let alarmFired = slot["alarm fired"]!
+    private static let alarmFired = slot["alarm fired"]!, handlerReused = slot["rule handler-reused"]!
+
+    /// The Safari rule a step plays, if it is one of those a run may never reach.
+    private static func rule(_ step: Step) -> String? {
+        switch step {
+        case .deviceSleep: "device-sleep"
+        case .safari(.inspect(true)): "inspector"
+        case .safari(.updateExtension): "extension-update"
+        default: nil
+        }
+    }
 
     /// The fault a step injects, if it is one.
     private static func fault(_ step: Step) -> String? {
