@@ -200,10 +200,7 @@ extension SafariMachine {
     /// pages, and each asks (the harness's reading: WebKit injects a loaded extension's content
     /// into the pages already open).
     mutating func extensionUpdated(now: EpochMillis, _ effects: inout [Effect]) {
-        loaded = nil
-        lastStop = .unloaded
-        held = []
-        frozenByUser = false
+        holdNoBackground()
         savedListeners = [:]
         forgetAlarms()
         effects.append(.dropSessionStorage)

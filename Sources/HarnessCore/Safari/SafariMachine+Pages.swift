@@ -128,9 +128,8 @@ extension SafariMachine {
         appInForeground = false
     }
 
-    /// Safari quits: its background is killed, and Web Inspector closes with it.
+    /// Safari quits: its background is killed (Web Inspector detaches with it).
     mutating func safariQuit(_ effects: inout [Effect]) {
-        inspected = false
         if loaded != nil { effects.append(.killBackground(reason: "safari restart", stop: .unloaded)) }
     }
 
@@ -140,44 +139,45 @@ extension SafariMachine {
     /// (`WebExtensionContext::loadBackgroundWebViewDuringLoad`, `isFreshlyCreated`,
     /// `performTasksAfterBackgroundContentLoads`).
     mutating func safariLaunched(now: EpochMillis, _ effects: inout [Effect]) {
-        loaded = nil
-        lastStop = .unloaded
         if !held.isEmpty { effects.append(.note("restart drops \(held.count) events held for the frozen background")) }
-        held = []
-        frozenByUser = false
+        holdNoBackground()
         if platform == .iOS { suspendApp(&effects) }
-        effects.append(.dropSessionStorage)
-        forgetAlarms()
-        forgetNativeRequests()
-        safariInForeground = true
+        forgetSafarisMemory(&effects)
         for id in tabs.keys.sorted() { askForDecision(id, now: now, &effects) }
         effects.append(.startBackground(startedEvent))
     }
 
-    /// Native requests end with Safari.
-    mutating func forgetNativeRequests() {
+    /// What lives only in Safari's memory is gone with it (it quit, or the power failed):
+    /// `storage.session`, alarms and native requests; Safari is in front again.
+    private mutating func forgetSafarisMemory(_ effects: inout [Effect]) {
+        effects.append(.dropSessionStorage)
+        forgetAlarms()
         activeNativeRequests = []
         hungLegacyRequests = 0
+        safariInForeground = true
+    }
+
+    /// Safari holds no background for the front profile: none loaded (the last stopped as an
+    /// unload), none frozen, nothing held for one, and no port, listener set or inspector of one.
+    mutating func holdNoBackground() {
+        loaded = nil
+        lastStop = .unloaded
+        frozenByUser = false
+        held = []
+        nativePort = nil
+        registeredListeners = []
+        inspected = false
     }
 
     /// The power failed and the device started again: every process is gone with Safari's
     /// memory; Safari restores its tabs, each page loads and asks afresh, and Safari's launch
     /// loads the background.
     mutating func powerLost(now: EpochMillis, _ effects: inout [Effect]) {
-        loaded = nil
-        inspected = false
-        nativePort = nil
-        registeredListeners = []
-        lastStop = .unloaded
+        holdNoBackground()
         appInForeground = false
-        held = []
-        frozenByUser = false
         deathsInARow = 0
         forgetPopup()
-        effects.append(.dropSessionStorage)
-        forgetAlarms()
-        forgetNativeRequests()
-        safariInForeground = true
+        forgetSafarisMemory(&effects)
         // Every question died with its background: each page's wait starts again with its reload.
         for id in tabs.keys.sorted() {
             if tabs[id]?.waitingSince != nil { tabs[id]?.waitingSince = now }
@@ -196,10 +196,7 @@ extension SafariMachine {
     /// Another profile comes to the front: its tabs come back (each visible page asks), over
     /// its own extension storage, with the alarms it had.
     mutating func profileCameToFront(_ name: String, now: EpochMillis, _ effects: inout [Effect]) {
-        loaded = nil
-        lastStop = .unloaded
-        held = []
-        frozenByUser = false
+        holdNoBackground()
         forgetPopup()
         putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms)
         let restored = putAway.removeValue(forKey: name) ?? PutAway(tabs: [:], activeTabs: [:], frontWindow: 1, alarms: [:])

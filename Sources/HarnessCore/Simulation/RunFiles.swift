@@ -30,9 +30,8 @@ package struct RunFiles {
 
     /// Makes the container's folder and the profile's storage folder (real files only).
     func makeFolders(profile: String) {
-        guard transport == .process else { return }
-        mkdir(containerDirectory, 0o755)
-        mkdir(storageDirectory(profile), 0o755)
+        if transport == .process { mkdir(containerDirectory, 0o755) }
+        makeStorageFolder(profile)
     }
 
     /// Makes the profile's storage folder when it first comes to the front (real files only).

@@ -78,13 +78,9 @@ extension Simulation {
         case .queueNativeRequest(let id, let message, let profile):
             clock.queue.append(.nativeRequest(incarnation: id.incarnation, request: id.request, message: message, profile: profile))
         case .startHandler(let id, let message, let profile):
-            guard let handler = handlerProcess() else { return true }
-            complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler,
-                     role: .handler(incarnation: id.incarnation, request: id.request))
+            serve(message, profile: profile, role: .handler(incarnation: id.incarnation, request: id.request))
         case .startLegacyHandler(let message):
-            guard let handler = handlerProcess() else { return true }
-            complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler,
-                     role: .legacy)
+            serve(message, profile: profile, role: .legacy)
         case .queueReply(let id, let message):
             clock.queue.append(.nativeReply(incarnation: id.incarnation, request: id.request, message: message))
         case .setTimer(let id, let at):
@@ -103,15 +99,19 @@ extension Simulation {
         return true
     }
 
-    /// The handler process for a request: one the system keeps, waiting since it last answered
-    /// (`handler reuse`), or a new one.
-    private func handlerProcess() -> ProcessDriver? {
+    /// Hands a native request to a handler process: one the system keeps, waiting since it
+    /// last answered (`handler reuse`), or a new one.
+    private func serve(_ message: NativeRequest, profile: String, role: Role) {
+        let handler: ProcessDriver
         if let reused = idleHandlers.popLast() {
             trace.record(now, "harness", "\(reused.label) serves this request too: the system kept its process")
-            return reused
+            handler = reused
+        } else {
+            handlerSpawns += 1
+            guard let started = start(.handler) else { return }
+            handler = started
         }
-        handlerSpawns += 1
-        return start(.handler)
+        complete(handler.begin(NativeHandlerWire.encode(.nativeRequest(message.json, profile: profile)), now: now), driver: handler, role: role)
     }
 
     /// A handler that answered: it ends, or, reused, waits for the next request.

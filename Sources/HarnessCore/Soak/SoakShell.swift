@@ -108,32 +108,30 @@ final class SoakShell: Sendable {
         /// the order it fell due, as the simulation does; returns how long to wait for the next.
         mutating func fireDueTimers() -> Int {
             let now = context.clock.now()
-            while let (at, due) = nextDue(), at <= now {
+            while let (_, due) = nextDue(now: now, before: now) {
                 switch due {
-                case .unloadCheck:
+                case .safari(.idleUnload):
                     context.log.note("safari unloads the idle background#\(incarnation)")
                     tell(.timeReached(.idleUnload))
-                case .timeout(let id):
+                case .safari(.alarm(let name)):
+                    tell(.timeReached(.alarm(name)))
+                case .nativeTimeout(let id):
                     timers[id] = nil
                     tell(.eventDue(.nativeTimeout(request: id.request), for: id.incarnation))
-                case .alarm(let name):
-                    tell(.timeReached(.alarm(name)))
+                case .delayedReply:
+                    // The soak holds no reply back: its handlers answer as they run.
+                    break
                 }
             }
-            return max(1, min(50, nextDue().map { Int($0.at - now) } ?? 50))
+            return max(1, min(50, nextDue(now: now, before: now + 50).map { Int($0.at - now) } ?? 50))
         }
 
-        private enum Due { case unloadCheck, timeout(SafariMachine.NativeRequestID), alarm(String) }
-
-        /// The first thing to fall due; at one moment the unload check, then timeouts by
-        /// request, then the alarm.
-        private func nextDue() -> (at: EpochMillis, due: Due)? {
-            var best: (at: EpochMillis, due: Due)?
-            func consider(_ at: EpochMillis, _ due: Due) { if best.map({ at < $0.at }) ?? true { best = (at, due) } }
-            if let unload = safari.unloadTime { consider(unload, .unloadCheck) }
-            for (id, at) in timers.sorted(by: { $0.key < $1.key }) { consider(at, .timeout(id)) }
-            if let alarm = safari.nextAlarm { consider(alarm.at, .alarm(alarm.name)) }
-            return best
+        /// The first of Safari's timers and the background's to fall due by `end`, in the order
+        /// every run fires them (`Scheduler.nextDue`).
+        private func nextDue(now: EpochMillis, before end: EpochMillis) -> (at: EpochMillis, due: Scheduler.Due)? {
+            var clock = Scheduler(now: now)
+            clock.timers = timers
+            return clock.nextDue(before: end, background: safari.loaded, frozen: false, safari: safari)
         }
 
         mutating func handle(_ event: Event) {
