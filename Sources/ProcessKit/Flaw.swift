@@ -25,6 +25,7 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
     case lockKeptAfterAFailure = "lock-kept-after-a-failure"
     case timeoutFromTheLastInput = "timeout-from-the-last-input"
     case handlerKeepsDocumentInStatic = "handler-keeps-document-in-static"
+    case contentScriptAsksOnce = "content-script-asks-once"
 
     /// The bug, and the rule it breaks.
     public var explanation: String {
@@ -153,7 +154,17 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
             """
         case .handlerKeepsDocumentInStatic:
             """
-            The native handler keeps the document it read in a static and answers later reads             from it: harmless while each request has a process of its own, stale as soon as the             system reuses the process, which keeps its statics. Breaks the rule that the handler             has no memory across requests.
+            The native handler keeps the document it read in a static and answers later reads \
+            from it: harmless while each request has a process of its own, stale as soon as the \
+            system reuses the process, which keeps its statics. Breaks the rule that the handler \
+            has no memory across requests.
+            """
+        case .contentScriptAsksOnce:
+            """
+            The content script asks for the page's decision once, when the page loads or shows: \
+            when the background dies before answering, Safari resolves the question with nothing, \
+            and the page keeps what it showed (nothing, after a load) until it is shown again or \
+            reloads. Breaks the rule that a page whose question is lost asks again.
             """
         }
     }

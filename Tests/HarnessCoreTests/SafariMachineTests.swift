@@ -194,19 +194,37 @@ struct SafariMachineTests {
 
     // MARK: - Death, unload and restart
 
-    @Test func aTabWhoseAnswerDiedWithTheBackgroundAsksAgainUntilBackgroundsKeepDying() {
+    @Test func aTabWhoseAnswerDiedWithTheBackgroundGetsAnEmptyAnswerAndItsContentScriptAsksAgain() {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         #expect(safari.handle(.backgroundKillRequested, now: 0) == [.killBackground(reason: "killed", stop: .killed)])
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 7) == [.note("tab t1 asks again"), asks(t1, url)])
-        #expect(safari.lastStop == .killed && safari.tabs[t1]?.waitingSince == 7)
+        #expect(safari.lastStop == .killed && safari.tabs[t1]?.waitingSince == 7 && safari.tabs[t1]?.emptyAnswersInARow == 1)
         for incarnation in 2...3 {
             _ = safari.handle(.backgroundStarted(incarnation: incarnation), now: 8)
+            // A background that finishes something else does not answer the page.
+            _ = safari.handle(.backgroundFinished(incarnation: incarnation, []), now: 8)
             _ = safari.handle(.backgroundDied(incarnation: incarnation, stop: .killed), now: 8)
         }
         _ = safari.handle(.backgroundStarted(incarnation: 4), now: 9)
-        #expect(safari.handle(.backgroundDied(incarnation: 4, stop: .killed), now: 9) == [.note("background keeps dying; tabs stop asking")])
+        #expect(safari.handle(.backgroundDied(incarnation: 4, stop: .killed), now: 9) ==
+                [.note("tab t1 stops asking: its question came back empty 4 times in a row")])
+        #expect(safari.tabs[t1]?.emptyAnswersInARow == 4)
         #expect(safari.handle(.backgroundDied(incarnation: 4, stop: .killed), now: 9) == [], "a death told twice is one death")
+        // Shown again, the page asks afresh; a decision ends its empty answers.
+        #expect(safari.handle(.tabActivated(t1), now: 10) == [.dispatch(.tabActivated(t1)), asks(t1, url)])
+        _ = safari.handle(.backgroundStarted(incarnation: 5), now: 10)
+        _ = safari.handle(.backgroundFinished(incarnation: 5, [.machine(.sendDecision(t1, decision(.light)))]), now: 10)
+        #expect(safari.tabs[t1]?.applied == decision(.light) && safari.tabs[t1]?.emptyAnswersInARow == 0)
+        #expect(safari.tabs[t1]?.waitingSince == nil && safari.tabs[t1]?.script.waitingForAnswer == false)
+    }
+
+    @Test func aContentScriptWithTheAsksOnceFlawLeavesThePageWaiting() {
+        var safari = loaded()
+        safari.contentScriptFlaws = [.contentScriptAsksOnce]
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 7) == [])
+        #expect(safari.tabs[t1]?.waitingSince == 7, "the checks still time the page's wait")
     }
 
     @Test func theUnloadCheckFallsDue30SecondsAfterTheLastWakeAndARecentlyUsedPortPostponesIt() {

@@ -320,8 +320,8 @@ struct SimulationTests {
         defer { simulation.teardown() }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.settle()
-        #expect(simulation.trace.lines.contains { $0.hasSuffix("safari background keeps dying; tabs stop asking") })
-        #expect(simulation.trace.lines.filter { $0.contains("died unexpectedly") }.count == SafariMachine.wakesBeforeGivingUp + 1)
+        #expect(simulation.trace.lines.contains { $0.hasSuffix("safari tab t1 stops asking: its question came back empty 4 times in a row") })
+        #expect(simulation.trace.lines.filter { $0.contains("died unexpectedly") }.count == ContentScriptMachine.asksAfterEmptyAnswers + 1)
     }
 
     @Test func bothTransportsGiveTheSameTrace() throws {

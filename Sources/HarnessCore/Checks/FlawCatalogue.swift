@@ -134,6 +134,11 @@ package enum FlawCatalogue {
         case .listenersAfterCacheRead:
             // The popup change that woke the background is dropped: the page never shows it.
             [Catch("safari/the-event-that-wakes-the-background-finds-its-listener.scenario", .expectation(line: 16))]
+        case .contentScriptAsksOnce:
+            // The page whose question the unload or the kill emptied never asks again.
+            [Catch("lifecycle/a-tab-whose-answer-was-lost-gets-one-after-the-wake.scenario", .expectation(line: 8)),
+             Catch("lifecycle/a-page-in-a-hidden-tab-asks-again-when-its-background-dies.scenario", .expectation(line: 12)),
+             Catch("lifecycle/a-page-whose-background-is-unloaded-waits-one-timeout-for-the-next.scenario", .invariant(6))]
         }
     }
 

@@ -84,10 +84,9 @@ extension SafariMachine {
         return held
     }
 
-    /// A page asks the background for its decision.
+    /// A page's content script asks the background for its decision (`runtime.sendMessage`).
     mutating func askForDecision(_ id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
         guard let tab = tabs[id] else { return }
-        tabs[id]?.awaitingAnswer = true
         if tab.waitingSince == nil { tabs[id]?.waitingSince = now }
         effects.append(.dispatch(.tabRequestedDecision(id, url: tab.url, nativeDark: tab.nativeDark)))
     }
@@ -119,7 +118,7 @@ extension SafariMachine {
         case .sendDecision(let tab, let decision):
             effects.append(.decisionSent(tab))
             if tabs[tab] == nil { effects.append(.note("tab \(tab.rawValue) is not open here: its decision is dropped")) }
-            apply(decision, to: tab, now: now)
+            run(.decisionArrived(decision), in: tab, now: now, &effects)
         case .showPopup(let view):
             popup = view
         case .popupAnswer(let number, let saved, let scope):
@@ -134,8 +133,9 @@ extension SafariMachine {
 
     /// The background is gone. Its ports, listeners and freeze go with it; of the events held
     /// for it, only those that would wake a new one are kept (a late reply or storage
-    /// completion was for this one). A tab whose answer was lost with it asks again, and Safari
-    /// wakes a new one, unless backgrounds keep dying before they finish anything.
+    /// completion was for this one). Every page whose question it had not answered gets an
+    /// empty answer, and its content script decides what to do (the reference one asks again,
+    /// which wakes a new background, unless its questions keep coming back empty).
     mutating func backgroundDied(_ incarnation: Int, stop: BackgroundState, now: EpochMillis, _ effects: inout [Effect]) {
         guard loaded == incarnation else { return }
         loaded = nil
@@ -150,17 +150,12 @@ extension SafariMachine {
             effects.append(.dispatchFirst(takeHeld().map(\.event)))
         }
         lastStop = stop
-        deathsInARow += 1
-        guard deathsInARow <= SafariMachine.wakesBeforeGivingUp else {
-            effects.append(.note("background keeps dying; tabs stop asking"))
-            return
-        }
-        for id in tabs.keys.sorted() where tabs[id]!.awaitingAnswer {
-            effects.append(.note("tab \(id.rawValue) asks again"))
-            // Its question died with the background (a fault the scenario chose): the new
-            // one gets a whole timeout to answer it.
+        for id in tabs.keys.sorted() where tabs[id]!.script.waitingForAnswer {
+            tabs[id]?.emptyAnswersInARow += 1
+            // Its question died with the background (a fault the scenario chose): what the page
+            // asks next gets a whole timeout to be answered.
             tabs[id]?.waitingSince = now
-            askForDecision(id, now: now, &effects)
+            run(.emptyAnswer, in: id, now: now, &effects)
         }
     }
 
@@ -205,7 +200,7 @@ extension SafariMachine {
         forgetAlarms()
         effects.append(.dropSessionStorage)
         effects.append(.note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"))
-        for id in tabs.keys.sorted() { askForDecision(id, now: now, &effects) }
+        for id in tabs.keys.sorted() { startScript(in: id, now: now, &effects) }
         // On iOS with Safari suspended, nothing loads until it runs again: the pages' requests
         // wake the new background then.
         if !isBackgroundFrozen { effects.append(.startBackground(startedEvent)) }

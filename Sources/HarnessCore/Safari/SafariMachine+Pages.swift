@@ -7,17 +7,18 @@ extension SafariMachine {
     // MARK: - Tabs
 
     /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there;
-    /// its content script asks for a decision.
+    /// its content script starts.
     mutating func openTab(_ id: TabID, url: String, nativeDark: Bool, window: Int?, now: EpochMillis, _ effects: inout [Effect]) {
         let window = platform == .iOS ? 1 : (window ?? frontWindow)
-        tabs[id] = SafariTab(window: window, url: url, nativeDark: nativeDark, repliesAtLoad: nativeRepliesDelivered)
+        tabs[id] = SafariTab(window: window, url: url, nativeDark: nativeDark, script: ContentScriptMachine(flaws: contentScriptFlaws),
+                             repliesAtLoad: nativeRepliesDelivered)
         activeTabs[window] = id
         frontWindow = window
         effects.append(.note("tab \(id.rawValue) opened in profile \(profile), window \(window): \(url)"))
-        askForDecision(id, now: now, &effects)
+        run(.started, in: id, now: now, &effects)
     }
 
-    /// The page loads again: its content script starts over, with no decision applied, and asks.
+    /// The page loads again: a new content script starts over, with no decision applied.
     mutating func reloadTab(_ id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
         guard let tab = tabs[id] else { return }
         tabs[id]?.applied = nil
@@ -26,7 +27,31 @@ extension SafariMachine {
         tabs[id]?.nativeRepliesBeforeFirstDecision = nil
         tabs[id]?.repliesAtLoad = nativeRepliesDelivered
         effects.append(.note("tab \(id.rawValue) loads \(tab.url)"))
-        askForDecision(id, now: now, &effects)
+        startScript(in: id, now: now, &effects)
+    }
+
+    /// A new content script starts in the page as it is (loaded, restored, or injected by an update).
+    mutating func startScript(in id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        guard tabs[id] != nil else { return }
+        tabs[id]?.script = ContentScriptMachine(flaws: contentScriptFlaws)
+        tabs[id]?.emptyAnswersInARow = 0
+        run(.started, in: id, now: now, &effects)
+    }
+
+    /// Hands the page's content script what happened and carries out what it does.
+    mutating func run(_ input: ContentScriptMachine.Input, in id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        guard let directives = tabs[id]?.script.handle(input) else { return }
+        for directive in directives {
+            switch directive {
+            case .ask:
+                if input == .emptyAnswer { effects.append(.note("tab \(id.rawValue) asks again")) }
+                askForDecision(id, now: now, &effects)
+            case .apply(let decision):
+                apply(decision, to: id, now: now)
+            case .stopAsking(let count):
+                effects.append(.note("tab \(id.rawValue) stops asking: its question came back empty \(count) times in a row"))
+            }
+        }
     }
 
     /// The tab goes to another page: its content script starts over there and asks. The popup
@@ -44,7 +69,7 @@ extension SafariMachine {
         activeTabs[tab.window] = id
         frontWindow = tab.window
         effects.append(.dispatch(.tabActivated(id)))
-        askForDecision(id, now: now, &effects)
+        run(.becameVisible, in: id, now: now, &effects)
     }
 
     /// Closes the tab; its window shows another of its tabs, if it has one (`tabs.onRemoved`).
@@ -61,7 +86,7 @@ extension SafariMachine {
     mutating func apply(_ decision: Decision, to id: TabID, now: EpochMillis) {
         guard let tab = tabs[id] else { return }
         tabs[id]?.applied = decision
-        tabs[id]?.awaitingAnswer = false
+        tabs[id]?.emptyAnswersInARow = 0
         tabs[id]?.waitingSince = nil
         if tab.firstDecisionAt == nil {
             tabs[id]?.firstDecisionAt = now
@@ -112,7 +137,7 @@ extension SafariMachine {
     /// Safari in front tells the background (`windows.onFocusChanged`) and every visible page asks.
     private mutating func reachedTheFront(now: EpochMillis, _ effects: inout [Effect]) {
         effects.append(.dispatch(.safariForeground))
-        for id in visibleTabs { askForDecision(id, now: now, &effects) }
+        for id in visibleTabs { run(.becameVisible, in: id, now: now, &effects) }
     }
 
     /// On iOS, Safari in the background freezes the background and its timers.
@@ -143,7 +168,7 @@ extension SafariMachine {
         holdNoBackground()
         if platform == .iOS { suspendApp(&effects) }
         forgetSafarisMemory(&effects)
-        for id in tabs.keys.sorted() { askForDecision(id, now: now, &effects) }
+        for id in tabs.keys.sorted() { startScript(in: id, now: now, &effects) }
         effects.append(.startBackground(startedEvent))
     }
 
@@ -175,7 +200,6 @@ extension SafariMachine {
     mutating func powerLost(now: EpochMillis, _ effects: inout [Effect]) {
         holdNoBackground()
         appInForeground = false
-        deathsInARow = 0
         forgetPopup()
         forgetSafarisMemory(&effects)
         // Every question died with its background: each page's wait starts again with its reload.
@@ -206,7 +230,7 @@ extension SafariMachine {
         effects.append(.note("profile \(name) in front"))
         // Its pages waited out of sight: their waits start again now.
         restartWaits(now: now)
-        for id in visibleTabs { askForDecision(id, now: now, &effects) }
+        for id in visibleTabs { run(.becameVisible, in: id, now: now, &effects) }
     }
 
     /// The popup is gone with what it showed (its profile left the front, the power failed).

@@ -222,8 +222,6 @@ package struct SafariMachine: Sendable {
     /// (WebKit, `WebExtensionAPIAlarms.cpp` `createAlarm` with `webExtensionMinimumAlarmInterval`,
     /// 30 s; the older `WebExtensionAPIAlarmsCocoa.mm` enforced 1 minute).
     package static let alarmMinimum: EpochMillis = 30_000
-    /// Backgrounds that may die in a row without finishing an input before tabs stop asking.
-    package static let wakesBeforeGivingUp = 3
     /// The name of the alarm the reference background sets (it has one, for the next change
     /// a time brings: a schedule boundary, a pause's end).
     package static let decisionAlarm = "next-change"
@@ -244,6 +242,8 @@ package struct SafariMachine: Sendable {
     package var alarmMinimum = SafariMachine.alarmMinimum
     /// How many native requests may be in flight at once.
     package var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
+    /// Known bugs switched on in the content scripts Safari starts in pages.
+    package var contentScriptFlaws: Set<Flaw> = []
 
     // MARK: - What Safari shows
 
@@ -303,8 +303,6 @@ package struct SafariMachine: Sendable {
     var hungLegacyRequests = 0
     /// Native replies delivered to any background so far (to count those before a first decision).
     package internal(set) var nativeRepliesDelivered = 0
-    /// Backgrounds that died in a row without finishing an input.
-    package internal(set) var deathsInARow = 0
     package internal(set) var counts = RuleCounts()
 
     /// A profile's tabs and alarms while another is in front.
@@ -459,7 +457,6 @@ package struct SafariMachine: Sendable {
             // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
             lastWake = now
         case .backgroundFinished(let incarnation, let outputs):
-            deathsInARow = 0
             for output in outputs {
                 switch output {
                 case .storagePending(let token): effects.append(.completeStorage(incarnation: incarnation, token: token))

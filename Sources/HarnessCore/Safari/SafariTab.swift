@@ -1,16 +1,21 @@
 import ProcessKit
 import SiteSettings
 
-/// A tab as Safari keeps it, with the decision its content script last applied and what the
-/// checks need to know of its waits.
+/// A tab as Safari keeps it: its page, the content script running in it (product code, with the
+/// look it last applied to the page), and what the checks need to know of its waits.
 package struct SafariTab: Sendable {
     /// The window it is in (macOS has several, all visible at once; iOS shows one).
     package var window: Int
     package var url: String
     package var nativeDark: Bool
+    /// The look on the page: the decision its content script last applied (a script injected
+    /// by an update or a restore finds the page as the last one left it).
     package var applied: Decision?
-    /// It asked for a decision and has had no answer since.
-    package var awaitingAnswer = false
+    /// The content script in the page.
+    package var script: ContentScriptMachine
+    /// Its questions that came back empty in a row, as Safari resolved them (each time a
+    /// background died before answering); none since its last decision or load.
+    package var emptyAnswersInARow = 0
     /// Since when the page has been waiting for an answer it can get (liveness 6: within the
     /// background's native timeout); nil while it waits for nothing or cannot be answered.
     package var waitingSince: EpochMillis?
@@ -24,8 +29,9 @@ package struct SafariTab: Sendable {
     /// Native replies delivered when the page (re)loaded, to count those before its first decision.
     var repliesAtLoad = 0
 
-    init(window: Int, url: String, nativeDark: Bool, repliesAtLoad: Int) {
+    init(window: Int, url: String, nativeDark: Bool, script: ContentScriptMachine, repliesAtLoad: Int) {
         self.window = window
+        self.script = script
         self.url = url
         self.nativeDark = nativeDark
         self.repliesAtLoad = repliesAtLoad

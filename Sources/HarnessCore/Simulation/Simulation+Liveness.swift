@@ -53,43 +53,45 @@ extension Simulation {
     /// Invariant 6, liveness: every tab that asks gets a decision within the background's native timeout,
     /// whatever the handler does (from the cache, or from the built-in defaults). A page waits
     /// for nothing while it cannot be answered for a reason the scenario chose and that lasts:
-    /// iOS Safari suspended, the background frozen or held at a yield point, backgrounds that
-    /// keep dying; its wait starts again when that ends.
+    /// iOS Safari suspended, the background frozen or held at a yield point, or every
+    /// background that woke for it killed before it answered, more than `emptyAnswersExcused`
+    /// times in a row (its content script may stop asking); its wait starts again when that ends.
     var decisionTimeout: EpochMillis { BackgroundMachine.nativeTimeout }
+
+    /// Empty answers in a row after which a page may stop asking: a content script that asks
+    /// again after fewer fails invariant 6.
+    static let emptyAnswersExcused = 3
 
     func nextDecisionDeadline() -> EpochMillis? {
         var next: EpochMillis?
-        for tab in safari.tabs.values {
+        for tab in safari.tabs.values where !waitIsExcused(tab) {
             guard let since = tab.waitingSince, case let deadline = since + decisionTimeout + 1, deadline > now else { continue }
             next = min(next ?? deadline, deadline)
         }
         return next
     }
 
-    /// Whether pages may wait now for a reason the scenario chose.
+    /// Whether every page may wait now for a reason the scenario chose.
     var waitsAreExcused: Bool {
-        (platform == .iOS && !safari.safariInForeground) || safari.frozenByUser
-            || background.map { arbiter.isWaiting($0.label) } ?? false || safari.deathsInARow > SafariMachine.wakesBeforeGivingUp
+        (platform == .iOS && !safari.safariInForeground) || safari.frozenByUser || background.map { arbiter.isWaiting($0.label) } ?? false
+    }
+
+    /// Whether this page may wait now for a reason the scenario chose.
+    func waitIsExcused(_ tab: SafariTab) -> Bool {
+        waitsAreExcused || tab.emptyAnswersInARow > Self.emptyAnswersExcused
     }
 
     /// Called as time moves (before an event fires, and at the end of an advance): while an
-    /// excuse lasts, every waiting page's wait starts again from now, so its deadline falls one
-    /// timeout after the excuse ends, whatever ends it.
+    /// excuse lasts, the wait of every page it covers starts again from now, so its deadline
+    /// falls one timeout after the excuse ends, whatever ends it.
     func restartExcusedWaits() {
-        guard waitsAreExcused else { return }
-        safari.restartWaits(now: now)
+        for (id, tab) in safari.tabs where waitIsExcused(tab) { safari.restartWait(of: id, now: now) }
     }
 
     func checkDecisionDeadlines() {
-        var overdue: [TabID] = []
-        for (id, tab) in safari.tabs {
-            if let since = tab.waitingSince, since + decisionTimeout < now { overdue.append(id) }
-        }
-        guard !overdue.isEmpty else { return }
-        let excused = waitsAreExcused
-        for id in overdue.sorted() {
-            guard let since = tabs[id]?.waitingSince else { continue }
-            if excused {
+        for (id, tab) in safari.tabs.sorted(by: { $0.key < $1.key }) {
+            guard let since = tab.waitingSince, since + decisionTimeout < now else { continue }
+            if waitIsExcused(tab) {
                 safari.restartWait(of: id, now: now)
                 continue
             }

@@ -87,7 +87,9 @@ package final class Simulation {
         set { safari.alarmMinimum = newValue }
     }
     /// Known bugs switched on in every process of the run (`harness run --flaw`).
-    package var flaws: Set<Flaw> = []
+    package var flaws: Set<Flaw> = [] {
+        didSet { safari.contentScriptFlaws = flaws }
+    }
     /// A shared document the scenario planted damaged: exempt from the invariant 1 checks
     /// until a process sets it aside, and then its bytes must be kept.
     package var plantedDamage: [UInt8]?

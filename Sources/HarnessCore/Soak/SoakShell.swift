@@ -91,6 +91,7 @@ final class SoakShell: Sendable {
             self.shell = shell
             self.context = context
             safari.nativeRequestCap = shell.nativeRequestCap
+            safari.contentScriptFlaws = Flaw.set(context.flaws)
         }
 
         var isIdle: Bool { requestsOut.isEmpty && timers.isEmpty && queue.isEmpty }

@@ -1,0 +1,44 @@
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// The reference content script's policy, by inputs and the complete list of what it does.
+struct ContentScriptMachineTests {
+    private let decision = Resolver(document: SettingsDocument()).decide(
+        url: "https://docs.example.com/",
+        context: DecisionContext(appearance: .light, now: 0, utcOffsetMinutes: 0, pausedUntil: nil, pageIsNativelyDark: false))
+
+    @Test func itAsksWhenItStartsAndWhenThePageShowsAndAppliesEveryDecision() {
+        var script = ContentScriptMachine()
+        #expect(script.handle(.started) == [.ask])
+        #expect(script.waitingForAnswer)
+        #expect(script.handle(.decisionArrived(decision)) == [.apply(decision)])
+        #expect(!script.waitingForAnswer)
+        // A decision pushed unasked is applied too; an empty answer to no question does nothing.
+        #expect(script.handle(.decisionArrived(decision)) == [.apply(decision)])
+        #expect(script.handle(.emptyAnswer) == [])
+        #expect(script.handle(.becameVisible) == [.ask])
+    }
+
+    @Test func anEmptyAnswerIsAskedAgainThreeTimesInARowThenItStopsUntilThePageShowsAgain() {
+        var script = ContentScriptMachine()
+        _ = script.handle(.started)
+        for count in 1...ContentScriptMachine.asksAfterEmptyAnswers {
+            #expect(script.handle(.emptyAnswer) == [.ask])
+            #expect(script.emptyAnswersInARow == count)
+        }
+        #expect(script.handle(.emptyAnswer) == [.stopAsking(emptyAnswers: 4)])
+        #expect(!script.waitingForAnswer)
+        #expect(script.handle(.emptyAnswer) == [], "it asked nothing more")
+        #expect(script.handle(.becameVisible) == [.ask])
+        #expect(script.emptyAnswersInARow == 0)
+        #expect(script.handle(.emptyAnswer) == [.ask])
+    }
+
+    @Test func withTheAsksOnceFlawAnEmptyAnswerIsTheEnd() {
+        var script = ContentScriptMachine(flaws: [.contentScriptAsksOnce])
+        #expect(script.handle(.started) == [.ask])
+        #expect(script.handle(.emptyAnswer) == [])
+        #expect(script.waitingForAnswer, "it still has no decision")
+    }
+}
