@@ -237,6 +237,33 @@ struct SafariMachineTests {
         #expect(SafariMachine(platform: .macOS).unloadTime == nil, "nothing to unload")
     }
 
+    @Test func theOpenPopupsPortHoldsTheBackgroundTwoMinutesAfterItsLastPostAndClosesWithThePopup() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.popupOpened(t1), now: 0)
+        #expect(safari.unloadTime == 30_000, "the port opens when the background takes the popup's opening")
+        _ = safari.handle(.eventDue(.popupOpened(t1)), now: 0)
+        #expect(safari.ports == [.popup] && safari.unloadTime == 120_000)
+        // Posting the popup's view is the background's port activity; a decision is not.
+        let view = PopupView(tab: t1, url: url, unsupported: false, scopes: [], selectedScope: nil, settings: nil, pausedUntil: nil)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t1, decision(.light)))]), now: 40_000)
+        #expect(safari.unloadTime == 120_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.showPopup(view))]), now: 50_000)
+        #expect(safari.unloadTime == 180_000, "the first check at least 2 minutes after the post")
+        _ = safari.handle(.popupClosed, now: 60_000)
+        #expect(safari.ports.isEmpty && safari.unloadTime == 30_000)
+        // A new background learns of the popup still open from its next message, which connects again.
+        _ = safari.handle(.popupOpened(t1), now: 60_000)
+        _ = safari.handle(.eventDue(.popupOpened(t1)), now: 60_000)
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 70_000)
+        #expect(safari.ports.isEmpty)
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 80_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.machine(.listen(BackgroundListener.allCases))]), now: 80_000)
+        #expect(safari.handle(.eventDue(.popupPaused(until: 1)), now: 90_000) ==
+                [.announcePopup(.popupOpened(t1), then: .popupPaused(until: 1)), .deliver(.popupPaused(until: 1))])
+        #expect(safari.ports == [.popup] && safari.lastPortActivity == 90_000)
+    }
+
     @Test func aRestartDropsAlarmsSessionStorageAndHeldEventsEveryPageAsksAndTheLaunchLoadsTheBackground() {
         var safari = loaded(.macOS)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: 1), now: 0)

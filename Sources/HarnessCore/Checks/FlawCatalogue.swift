@@ -88,7 +88,9 @@ package enum FlawCatalogue {
             [Catch("lifecycle/a-crashing-handler-loses-nothing-the-outbox-keeps.scenario", .expectation(line: 19))]
         case .pauseInMemory:
             // The unload ends the pause.
-            [Catch("lifecycle/a-pause-survives-an-unload-but-not-a-safari-restart.scenario", .expectation(line: 15))]
+            [Catch("lifecycle/a-pause-survives-an-unload-but-not-a-safari-restart.scenario", .expectation(line: 15)),
+             // Lost only at the 2-minute check the open popup's port postpones the unload to.
+             Catch("safari/an-open-popup-keeps-the-background-loaded-two-minutes-after-its-last-update.scenario", .expectation(line: 20))]
         case .noReconcileOnForeground:
             // Safari comes to the front and the tab keeps the old decision.
             [Catch("transitions/01-an-app-default-change-reaches-an-open-tab.scenario", .expectation(line: 16)),

@@ -47,13 +47,13 @@ extension SafariMachine {
         if event.listener != nil { lastWake = now }
         if event.isFromThePopup {
             if case .popupOpened = event {
-                popupKnownTo = loaded
+                popupConnected(now: now)
             } else if let tab = popupTab, popupKnownTo != loaded {
                 // The popup stays open across an unload; a new background learns of it from the
-                // popup's next message, which names its tab.
+                // popup's next message, which connects its port again and names its tab.
                 effects.append(.announcePopup(.popupOpened(tab), then: event))
                 if let scope = popupScope, !event.isScopeChoice { effects.append(.announcePopup(.popupChoseScope(scope: scope), then: event)) }
-                popupKnownTo = loaded
+                popupConnected(now: now)
             }
         }
         if case .nativeReply = event {
@@ -70,6 +70,14 @@ extension SafariMachine {
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReply, .nativeTimeout, .alarmFired:
             break
         }
+    }
+
+    /// The open popup's port (`runtime.connect`) reaches the loaded background: opening it
+    /// counts as the background's port activity (`addPorts`).
+    private mutating func popupConnected(now: EpochMillis) {
+        popupKnownTo = loaded
+        ports.insert(.popup)
+        lastPortActivity = now
     }
 
     /// What a background is told as it loads: the appearance, the open tabs, and whether the
@@ -108,7 +116,8 @@ extension SafariMachine {
         case .connectNative:
             // The port lives as long as this incarnation (WebKit disconnects a page's ports when
             // it closes); opening it counts as port activity for the unload check.
-            nativePort = NativePort(incarnation: incarnation, lastActivity: now)
+            ports.insert(.native)
+            lastPortActivity = now
         case .setAlarm(let at):
             if at < now + alarmMinimum {
                 counts.alarmsRaisedToTheMinimum += 1
@@ -121,6 +130,8 @@ extension SafariMachine {
             run(.decisionArrived(decision), in: tab, now: now, &effects)
         case .showPopup(let view):
             popup = view
+            // The background posts the view on the popup's port (`portPostMessage`).
+            if ports.contains(.popup) { lastPortActivity = now }
         case .popupAnswer(let number, let saved, let scope):
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
         case .loadStorage, .saveLocalStorage, .saveSessionStorage:
@@ -139,7 +150,7 @@ extension SafariMachine {
     mutating func backgroundDied(_ incarnation: Int, stop: BackgroundState, now: EpochMillis, _ effects: inout [Effect]) {
         guard loaded == incarnation else { return }
         loaded = nil
-        nativePort = nil
+        ports = []
         registeredListeners = []
         // Web Inspector was attached to that page.
         inspected = false
@@ -214,7 +225,7 @@ extension SafariMachine {
     /// leaves the sleep out.
     mutating func deviceSlept(_ duration: EpochMillis) {
         lastWake += duration
-        nativePort?.lastActivity += duration
+        lastPortActivity += duration
         inspectorClosedAt? += duration
         func later(_ alarms: [String: Alarm]) -> [String: Alarm] { alarms.mapValues { Alarm(at: $0.at + duration, period: $0.period) } }
         alarms = later(alarms)

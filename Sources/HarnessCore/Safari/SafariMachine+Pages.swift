@@ -189,7 +189,7 @@ extension SafariMachine {
         lastStop = .unloaded
         frozenByUser = false
         held = []
-        nativePort = nil
+        ports = []
         registeredListeners = []
         inspected = false
     }

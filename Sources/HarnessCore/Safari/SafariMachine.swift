@@ -195,11 +195,9 @@ package struct SafariMachine: Sendable {
         package var requestsRefusedAtTheCap = 0
     }
 
-    /// A background's port to the native app, and when it last opened or posted on it.
-    package struct NativePort: Equatable, Sendable {
-        package var incarnation: Int
-        package var lastActivity: EpochMillis
-    }
+    /// A port the loaded background holds: to the native app (`runtime.connectNative`), or
+    /// from the open popup (`runtime.connect`; the background posts the popup's view on it).
+    package enum Port: Hashable, Sendable { case native, popup }
 
     // MARK: - Constants (WebKit's, each cited where it is used)
 
@@ -208,8 +206,9 @@ package struct SafariMachine: Sendable {
     /// `WebExtensionContext::scheduleBackgroundContentToUnload`: `delayBeforeUnloading`, 30 s,
     /// on macOS and iOS alike).
     package static let idleUnload: EpochMillis = 30_000
-    /// Safari postpones an unload, 30 s at a time, while the background holds an open port it
-    /// opened or posted on less than this long ago (WebKit,
+    /// Safari postpones an unload, 30 s at a time, while the background holds an open port
+    /// (any: native, or from the popup or a content script) and opened or posted on one less
+    /// than this long ago (WebKit,
     /// `WebExtensionContext::unloadBackgroundContentIfPossible`: `delayForInactivePorts`;
     /// `m_lastBackgroundPortActivityTime` is set only by the background's own `addPorts` and
     /// `portPostMessage`, never by messages arriving on the port).
@@ -290,8 +289,10 @@ package struct SafariMachine: Sendable {
     /// `performTasksAfterBackgroundContentLoads`), never by native replies, storage, its own
     /// timers or messages arriving on a port.
     package internal(set) var lastWake: EpochMillis = 0
-    /// The native port the loaded background holds, if any.
-    package internal(set) var nativePort: NativePort?
+    /// The ports the loaded background holds, and when it last opened or posted on one (WebKit
+    /// keeps one such time for the whole background page, `m_lastBackgroundPortActivityTime`).
+    package internal(set) var ports: Set<Port> = []
+    package internal(set) var lastPortActivity: EpochMillis = 0
     /// Web Inspector is attached to the loaded background; when it was last closed.
     package internal(set) var inspected = false
     var inspectorClosedAt: EpochMillis?
@@ -345,14 +346,14 @@ package struct SafariMachine: Sendable {
     package var requestsInFlight: Int { activeNativeRequests.count + hungLegacyRequests }
 
     /// When Safari unloads the loaded background if nothing wakes it first: at the first check,
-    /// every 30 s after its last wake, at which nothing holds it: no port it used less than 2
-    /// minutes before, no Web Inspector attached then (none while one is attached: WebKit
-    /// postpones the unload while the page `_isBeingInspected`).
+    /// every 30 s after its last wake, at which nothing holds it: no open port while it used one
+    /// less than 2 minutes before, no Web Inspector attached then (none while one is attached:
+    /// WebKit postpones the unload while the page `_isBeingInspected`).
     package var unloadTime: EpochMillis? {
         guard let loaded, !inspected else { return nil }
         // The first moment nothing holds it; the unload falls at the first check from then.
         var free = lastWake + Self.idleUnload
-        if let port = nativePort, port.incarnation == loaded { free = max(free, port.lastActivity + Self.portKeepAlive) }
+        if !ports.isEmpty { free = max(free, lastPortActivity + Self.portKeepAlive) }
         // A check at the very moment the inspector closed found it still open.
         if let closed = inspectorClosedAt { free = max(free, closed + 1) }
         let checks = (free - lastWake + Self.idleUnload - 1) / Self.idleUnload
@@ -393,7 +394,8 @@ package struct SafariMachine: Sendable {
         case .popupPaused(let until):
             effects.append(.dispatch(.popupPaused(until: until)))
         case .popupClosed:
-            // What the popup showed last stays on record.
+            // What the popup showed last stays on record; its port closes.
+            ports.remove(.popup)
             popupTab = nil
             popupScope = nil
             effects.append(.dispatch(.popupClosed))
@@ -464,7 +466,9 @@ package struct SafariMachine: Sendable {
                 }
             }
         case .backgroundDied(let incarnation, let stop): backgroundDied(incarnation, stop: stop, now: now, &effects)
-        case .popupAnnouncementInterrupted: popupKnownTo = nil
+        case .popupAnnouncementInterrupted:
+            popupKnownTo = nil
+            ports.remove(.popup)
         case .nativeRequestDue(let id, let message, let profile):
             if mayStartNativeRequest(&effects) {
                 activeNativeRequests.insert(id)

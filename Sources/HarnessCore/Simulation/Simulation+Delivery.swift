@@ -275,7 +275,7 @@ extension Simulation {
     /// known, so the stricter reading is taken.
     private func pushToTheExtension(from app: ProcessDriver) {
         guard platform == .macOS else { return }
-        guard let background, safari.nativePort?.incarnation == background.incarnation else {
+        guard let background, safari.ports.contains(.native) else {
             trace.record(now, app.label, "message to the extension failed: no native port is open (NotConnected)")
             return
         }
