@@ -39,8 +39,8 @@ package struct Coverage: Equatable, Sendable {
         // Not a reconciliation point (it asks for no snapshot), but what brings time-driven change.
         keys += ["alarm fired"]
         // Safari's rules a run played: the device asleep, Web Inspector, an update, a handler
-        // process the system kept for another request.
-        keys += ["rule device-sleep", "rule inspector", "rule extension-update", "rule handler-reused"]
+        // process the system kept for another request, a page's question that came back empty.
+        keys += ["rule device-sleep", "rule inspector", "rule extension-update", "rule handler-reused", "rule empty-answer"]
         keys += ["reply applied", "reply unchanged", "reply refused", "reply dropped", "reply timed-out"]
         return keys
     }()
@@ -80,6 +80,9 @@ package struct Coverage: Equatable, Sendable {
                 switch who.utf8.first {
                 case UInt8(ascii: "s"):
                     if who == "safari", entries[index].what.hasPrefix("nativeReply dropped") { tally[Self.replyDropped] += 1 }
+                    if who == "safari", entries[index].what.hasSuffix(" asks again") || entries[index].what.contains(" stops asking: ") {
+                        tally[Self.emptyAnswer] += 1
+                    }
                 case UInt8(ascii: "h"):
                     if who == "harness", entries[index].what.hasPrefix("power lost:") { tally[Self.powerLoss] += 1 }
                     if who == "harness", entries[index].what.hasSuffix("the system kept its process") { tally[Self.handlerReused] += 1 }
@@ -192,7 +195,7 @@ package struct Coverage: Equatable, Sendable {
     private static let timedOut = slot["reply timed-out"]!, refused = slot["reply refused"]!, unchanged = slot["reply unchanged"]!
     private static let applied = slot["reply applied"]!, backgroundStart = slot["reconcile background-start"]!
     private static let safariForeground = slot["reconcile safari-foreground"]!, tabActivated = slot["reconcile tab-activated"]!
-    private static let alarmFired = slot["alarm fired"]!, handlerReused = slot["rule handler-reused"]!
+    private static let alarmFired = slot["alarm fired"]!, handlerReused = slot["rule handler-reused"]!, emptyAnswer = slot["rule empty-answer"]!
 
     /// The Safari rule a step plays, if it is one of those a run may never reach.
     private static func rule(_ step: Step) -> String? {
