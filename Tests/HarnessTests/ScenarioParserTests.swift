@@ -58,7 +58,7 @@ struct ScenarioParserTests {
         // Words a step does not take, and keys an expectation does not know.
         ("settle now", "s:1: unexpected 'now' after 'settle'"),
         ("app launch quickly", "s:1: unexpected 'quickly' after 'app launch'"),
-        ("tab open t1 https://a.example/\nexpect tab t1", "s:2: missing what to check (enabled, disabled, theme, reason, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy)"),
+        ("tab open t1 https://a.example/\nexpect tab t1", "s:2: missing what to check (enabled, disabled, theme, reason, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy, undecided)"),
         ("tab open t1 https://a.example/\nexpect tab t1 theme=sepa", "s:2: 'sepa' is not a valid theme (expected dark, gray, sepia, invert); did you mean 'sepia'?"),
         ("tab open t1 https://a.example/\nexpect tab t1 enabled disabled", "s:2: 'enabled' is checked twice"),
         ("expect shared site a.example colour=red", "s:1: unknown key 'colour' (expected mode, theme, nativeDarkPolicy)"),
@@ -88,6 +88,21 @@ struct ScenarioParserTests {
         ("tab open t1 https://a.example/\npopup open t1\ntab close t1\npopup pause 1m", "s:4: 'popup pause' with no popup open (open one with 'popup open TAB')"),
         ("tab open t1 https://docs.example.com/guide\npopup open t1\npopup scope example.com",
          "s:3: 'example.com' is not a record of the popup's page (expected docs.example.com/guide, docs.example.com, .example.com); did you mean '.example.com'?"),
+        // Words a newcomer writes: other tools' steps, other capitals, a value without '=', a
+        // bare reason, an ordering check on a decision's line, a host without a scheme.
+        ("wait 5s", "s:1: unknown step 'wait': virtual time moves with 'advance DURATION' (what falls due fires on the way); 'settle' lets pending work play out without moving it; did you mean 'advance'?"),
+        ("PLATFORM ios", "s:1: unknown step 'PLATFORM'; did you mean 'platform'?"),
+        ("tab open t1 https://a.example/\nexpect tab t1 theme sepia", "s:2: 'theme' and its value are one word, joined by '='; did you mean 'theme=sepia'?"),
+        ("tab open t1 https://a.example/\nexpect first-decision t1 theme=dark before native-reply",
+         "s:2: 'before native-reply' is an expectation of its own: 'expect first-decision t1 before native-reply' on one line, the decision's keys on another"),
+        ("tab open t1 https://a.example/\nexpect tab t1 paused",
+         "s:2: unknown word 'paused' (expected enabled, disabled, theme, reason, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy, undecided); did you mean 'reason=paused'?"),
+        ("tab open t1 https://a.example/\nexpect tab t1 decided",
+         "s:2: unknown word 'decided' (expected enabled, disabled, theme, reason, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy, undecided); did you mean 'undecided'?"),
+        ("tab open t1 https://a.example/\nexpect tab t1 sepia",
+         "s:2: unknown word 'sepia' (expected enabled, disabled, theme, reason, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy, undecided); did you mean 'theme=sepia'?"),
+        ("tab open t2 docs.example.com", "s:1: 'docs.example.com' has no scheme: a page's URL starts with https:// or http://; did you mean 'https://docs.example.com'?"),
+        ("tab open t1 https://a.example/\ntab navigate t1 b.example/x", "s:2: 'b.example/x' has no scheme: a page's URL starts with https:// or http://; did you mean 'https://b.example/x'?"),
     ] as [(String, String)])
     func aMistakeNamesItsLineAndTheNearestWord(text: String, message: String) {
         #expect(mistakes(text) == [message])

@@ -90,7 +90,9 @@ package func nearestWord(_ word: String, in candidates: [String]) -> String? {
         }
         return previous[b.count]
     }
-    let best = candidates.map { ($0, distance(Array(word), Array($0))) }.min { $0.1 < $1.1 }
+    // The same word in other capitals is the likeliest slip of all (`PLATFORM`).
+    if let same = candidates.first(where: { $0.lowercased() == word.lowercased() }) { return same }
+    let best = candidates.map { ($0, distance(Array(word.lowercased()), Array($0.lowercased()))) }.min { $0.1 < $1.1 }
     guard let best, best.1 <= max(2, word.count / 3) else { return nil }
     return best.0
 }

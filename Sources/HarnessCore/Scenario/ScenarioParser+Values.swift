@@ -51,8 +51,31 @@ extension ScenarioParser {
             throw ScenarioError(file: file, line: words.line, message: "unknown key '\(parts[0])' (expected \(known.joined(separator: ", ")))",
                                 suggestion: nearestWord(parts[0], in: known))
         }
-        guard parts.count == 2, !parts[1].isEmpty else { throw words.error("'\(word)' needs a value after '='") }
+        guard parts.count == 2 else {
+            // `theme sepia`: the value came as the next word.
+            let value = words.peek.map { "\(word)=\($0)" } ?? "\(word)=VALUE"
+            throw words.error("'\(word)' and its value are one word, joined by '='", suggestion: value)
+        }
+        guard !parts[1].isEmpty else { throw words.error("'\(word)' needs a value after '='") }
         return (parts[0], parts[1])
+    }
+
+    /// A page's address as a tab opens it: anything with a scheme (an unsupported one, such as
+    /// `about:blank`, is a page the extension must refuse); a bare host is a mistake.
+    func pageURL(_ text: String, _ words: Cursor) throws(ScenarioError) -> String {
+        guard !text.contains(":") else { return text }
+        throw words.error("'\(text)' has no scheme: a page's URL starts with https:// or http://", suggestion: "https://\(text)")
+    }
+
+    /// What a bare word in a decision's checks was likely meant as: a reason (`paused` ->
+    /// `reason=paused`), a theme, a mode, `undecided`, or a near key.
+    func decisionHint(_ word: String, keys: [String], undecided: Bool) -> String? {
+        if keys.contains("reason"), DecisionReason(rawValue: word) != nil { return "reason=\(word)" }
+        if keys.contains("theme"), Theme.catalogue.contains(Theme(rawValue: word)) { return "theme=\(word)" }
+        if keys.contains("mode"), Mode(rawValue: word) != nil { return "mode=\(word)" }
+        let words = keys + (undecided ? ["undecided"] : [])
+        guard let near = nearestWord(word, in: words) else { return nil }
+        return words.contains(near) && (near == "enabled" || near == "disabled" || near == "undecided") ? near : "\(near)=VALUE"
     }
 
     func choice<T: RawRepresentable & CaseIterable>(_ value: String, _ type: T.Type, _ key: String, _ words: Cursor) throws(ScenarioError) -> T where T.RawValue == String {

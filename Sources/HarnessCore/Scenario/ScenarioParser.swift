@@ -197,6 +197,9 @@ struct ScenarioParser {
         case "expect":
             step = .expect(try expectation(&words))
         default:
+            if let hint = Self.stepHints[verb.lowercased()] {
+                throw ScenarioError(file: file, line: words.line, message: "unknown step '\(verb)': \(hint.text)", suggestion: hint.step)
+            }
             throw ScenarioError(file: file, line: words.line, message: "unknown step '\(verb)'", suggestion: nearestWord(verb, in: Scenario.verbs))
         }
         try words.end()
@@ -295,7 +298,7 @@ struct ScenarioParser {
         let tab = try tabName(&words)
         if verb == "open" {
             if let line = openTabs[profile]?[tab] { throw words.error("tab \(tab.rawValue) is already open (line \(line)); use 'tab navigate'") }
-            let url = try words.next("a URL")
+            let url = try pageURL(try words.next("a URL"), words)
             // Opened even when an option below is wrong, so later lines are not wrong with it.
             openTabs[profile, default: [:]][tab] = words.line
             closedTabs[profile]?[tab] = nil
@@ -328,7 +331,7 @@ struct ScenarioParser {
         case "activate": return .activate(tab)
         case "reload": return .reload(tab)
         case "navigate":
-            let url = try words.next("a URL")
+            let url = try pageURL(try words.next("a URL"), words)
             urls[profile, default: [:]][tab] = url
             return .navigate(tab, url: url)
         case "close":
@@ -393,7 +396,7 @@ struct ScenarioParser {
                 _ = try words.next("")
                 return .tabUndecided(tab)
             }
-            return .tab(tab, try decisionChecks(&words, keys: Self.decisionKeys))
+            return .tab(tab, try decisionChecks(&words, keys: Self.decisionKeys, undecided: true))
         case "first-decision":
             let tab = try tabName(&words)
             try requireOpen(tab, words)
@@ -401,6 +404,9 @@ struct ScenarioParser {
                 _ = try words.next("")
                 try words.expectWord("native-reply")
                 return .firstDecisionBeforeNativeReply(tab)
+            }
+            if words.words.dropFirst(words.index).contains("before") {
+                throw words.error("'before native-reply' is an expectation of its own: 'expect first-decision \(tab.rawValue) before native-reply' on one line, the decision's keys on another")
             }
             return .firstDecision(tab, try decisionChecks(&words, keys: Self.decisionKeys))
         case "shared":
@@ -472,21 +478,37 @@ struct ScenarioParser {
         }
     }
 
+    /// Words other tools use that are not steps here, with the step to write instead and why.
+    static let stepHints: [String: (step: String, text: String)] = {
+        let time = (step: "advance", text: "virtual time moves with 'advance DURATION' (what falls due fires on the way); 'settle' lets pending work play out without moving it")
+        let check = (step: "expect", text: "a check is an 'expect' line (expect tab, popup, app, shared, background, alarm, converged)")
+        return ["wait": time, "sleep": time, "delay": time, "pause": (step: "popup pause", text: "a pause is set in the popup: 'popup pause DURATION'; time moves with 'advance'"),
+                "assert": check, "check": check, "verify": check,
+                "open": (step: "tab open", text: "a tab opens with 'tab open NAME URL', the popup with 'popup open NAME'"),
+                "kill": (step: "background kill", text: "a process dies with 'background kill', 'app kill' or 'crash PROCESS at POINT'"),
+                "unload": (step: "background unload", text: "Safari unloads the background with 'background unload'"),
+                "restart": (step: "safari restart", text: "Safari restarts with 'safari restart'")]
+    }()
+
     static let decisionKeys = ["enabled", "disabled", "theme", "reason", "scope", "mode", "nativeDarkPolicy",
                                "source.mode", "source.theme", "source.nativeDarkPolicy"]
     static let popupKeys = ["theme", "scope", "mode", "nativeDarkPolicy", "source.mode", "source.theme", "source.nativeDarkPolicy"]
 
     /// `enabled`, `disabled`, `theme=sepia`, `source.theme=default`: at least one, each key once.
-    private func decisionChecks(_ words: inout Cursor, keys: [String]) throws(ScenarioError) -> [DecisionCheck] {
+    /// `undecided` says whether the line could have been `undecided` instead (a tab's).
+    private func decisionChecks(_ words: inout Cursor, keys: [String], undecided: Bool = false) throws(ScenarioError) -> [DecisionCheck] {
         var checks: [DecisionCheck] = []
+        let expected = (keys + (undecided ? ["undecided"] : [])).joined(separator: ", ")
         if words.atEnd {
-            throw words.error("missing what to check (\(keys.joined(separator: ", ")))")
+            throw words.error("missing what to check (\(expected))")
         }
         while !words.atEnd {
             let word = try words.next("")
             let check: DecisionCheck
             if keys.contains("enabled") && (word == "enabled" || word == "disabled") {
                 check = .enabled(word == "enabled")
+            } else if !word.contains("="), !keys.contains(word), let hint = decisionHint(word, keys: keys, undecided: undecided) {
+                throw ScenarioError(file: file, line: words.line, message: "unknown word '\(word)' (expected \(expected))", suggestion: hint)
             } else {
                 let (key, value) = try pair(word, words, known: keys.filter { $0 != "disabled" && $0 != "enabled" } + (keys.contains("enabled") ? ["enabled"] : []))
                 switch key {
