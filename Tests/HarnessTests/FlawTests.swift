@@ -47,6 +47,22 @@ struct FlawTests {
         }
     }
 
+    /// Every named scenario catches some flaw, or says in its description that it shows correct
+    /// behaviour only, and then catches none (`harness flaws --check`).
+    @Test(arguments: ScenarioTests.files)
+    func everyScenarioCatchesAFlawOrSaysItShowsCorrectBehaviourOnly(file: String) throws {
+        let path = ScenarioTests.folder + "/" + file
+        let scenario = try Scenario.parse(try String(contentsOfFile: path, encoding: .utf8), name: path)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("teeth-\(UUID().uuidString)").path
+        let result = FlawCheck.check(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory)
+        #expect(result.failuresAlone.isEmpty, "\(file) fails with no flaw on: \(result.failuresAlone)")
+        if scenario.description.contains("Shows correct behaviour only") {
+            #expect(result.catches.isEmpty, "\(file) says it shows correct behaviour only, yet catches \(result.caught.map(\.rawValue))")
+        } else {
+            #expect(!result.catches.isEmpty, "\(file) catches no flaw: give it the fault that reaches a bug, or say 'Shows correct behaviour only' in its description")
+        }
+    }
+
     @Test func aFailureMatchesOnlyItsExpectationOrItsInvariant() {
         let expectation = "s.scenario:14: expect shared defaults theme=dark\n  shared defaults theme: expected \"dark\", got \"gray\"\n  trace so far (last lines):\n    5 check background#1 took a native reply before answering tab t1 (invariant 5)"
         let afterStep = "s.scenario:9: popup set theme=sepia\n  after this step: site a.example mode is auto, which no edit of it gave (invariant 3)\n  trace so far (last lines):"

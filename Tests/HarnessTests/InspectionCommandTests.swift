@@ -34,6 +34,40 @@ struct InspectionCommandTests {
         #expect(names.count == Flaw.allCases.count && Set(names).count == names.count)
     }
 
+    /// `--check` runs each scenario alone and with each flaw: it names the flaws one catches
+    /// with how, says when one catches none, and refuses a scenario that fails on its own.
+    @Test func flawsCheckSaysWhatEachScenarioCatches() throws {
+        let cold = ScenarioTests.folder + "/transitions/06-cold-start-answers-from-the-cache.scenario"
+        let migration = ScenarioTests.folder + "/seed-000/a-first-launch-migrates-the-old-boolean.scenario"
+        let json = try HarnessBinary.file("")
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        let result = try HarnessBinary.run(["flaws", "--check", cold, migration, "--json", json])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasSuffix("06-cold-start-answers-from-the-cache.scenario  catches 4 of \(Flaw.allCases.count)") })
+        #expect(lines.contains { $0.hasPrefix("    cache-in-memory-only ") && $0.hasSuffix("invariant 5 (line 17), the expectation on line 19, the expectation on line 20, the expectation on line 21") })
+        #expect(lines.contains { $0.hasSuffix("a-first-launch-migrates-the-old-boolean.scenario  catches none of \(Flaw.allCases.count): it shows correct behaviour only, or its faults never reach a bug") })
+        #expect(lines.last?.hasPrefix("the scenarios catch 4 of \(Flaw.allCases.count) flaws (none catches popup-full-snapshot, ") == true)
+        #expect(lines.last?.hasSuffix("content-script-asks-once); 1 catch none") == true)
+        let written = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n")
+        #expect(written.count == 3)
+        let summary = try self.json(String(written[2]))
+        #expect(summary["summary"]?.objectValue?["catchingNone"] == .integer(1))
+        #expect(summary["summary"]?.objectValue?["caught"] == .array(["native-first-startup", "cache-in-memory-only", "cache-as-authority", "answer-before-cache-loaded"].map(JSONValue.string)))
+
+        // A scenario that fails with no flaw on shows none: it is named with why, and the exit is 1.
+        let broken = try HarnessBinary.file("platform ios\nshared defaults mode=on theme=gray\ntab open t1 https://docs.example.com/\nsettle\nexpect tab t1 theme=sepia\n")
+        defer { try? FileManager.default.removeItem(atPath: broken) }
+        let failing = try HarnessBinary.run(["flaws", "--check", broken])
+        #expect(failing.status == 1)
+        #expect(failing.stdout.contains("fails with no flaw on, so it shows none: the expectation on line 5"))
+
+        // Options of --check without it are refused, not ignored.
+        let stray = try HarnessBinary.run(["flaws", "--json", json])
+        #expect(stray.status == 2 && stray.stderr.contains("'--json' is an option of 'harness flaws --check'"))
+        #expect(try HarnessBinary.run(["flaws", cold]).status == 2)
+    }
+
     @Test func resolvePrintsTheDecisionWithItsSources() throws {
         let path = try HarnessBinary.file(Self.document)
         defer { try? FileManager.default.removeItem(atPath: path) }
