@@ -106,10 +106,10 @@ struct LivenessTests {
     }
 
     /// Failures reported at a step, without those found after the run was healed, and
-    /// without the trace each ends with.
+    /// without the state and the trace each ends with.
     private func duringTheRun(_ failures: [String]) -> [String] {
         failures.filter { !$0.contains("after the run (healed)") }.map { failure in
-            failure.split(separator: "\n").prefix { !$0.hasPrefix("  trace so far") }.joined(separator: "\n")
+            failure.split(separator: "\n").prefix { !$0.hasPrefix("  then: ") }.joined(separator: "\n")
         }
     }
 }

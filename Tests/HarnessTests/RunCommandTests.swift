@@ -25,7 +25,7 @@ struct RunCommandTests {
         let result = try HarnessBinary.run(["run", path])
         #expect(result.status == 1)
         #expect(result.stdout.contains("FAIL  \(path)"))
-        #expect(result.stdout.contains("tab t1 theme: expected \"dark\", got \"gray\""))
+        #expect(result.stdout.contains("tab t1 shows enabled=true, reason=modeOn, theme=gray (expected dark), "))
     }
 
     @Test func aScenarioSyntaxErrorExitsTwoNamingFileAndLine() throws {

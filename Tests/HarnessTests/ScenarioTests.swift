@@ -114,9 +114,17 @@ struct ScenarioTests {
         let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
         #expect(scenario.description == "A wrong expectation.")
         let failure = try #require(outcome.failures.first)
-        #expect(failure.hasPrefix("wrong.scenario:5: expect tab t1 theme=sepia\n  tab t1 theme: expected \"sepia\", got \"gray\""))
-        #expect(failure.contains("trace so far"))
-        #expect(failure.contains("background#1"))
+        // The decision whole, the key that differs marked; the state then; the lines that explain it.
+        #expect(failure.hasPrefix("""
+            wrong.scenario:5: expect tab t1 theme=sepia
+              tab t1 shows enabled=true, reason=modeOn, theme=gray (expected sepia), mode=on, nativeDarkPolicy=respect, scope=none, \
+            source.mode=default, source.theme=default, source.nativeDarkPolicy=default
+              then: background#1 running, the app not running, Safari in front, no alarm
+              the trace that explains it (
+            """))
+        #expect(failure.contains("background#1 -> {\"decision\":{\"enabled\":true"))
+        #expect(!failure.contains(" yield "))
+        #expect(outcome.failures.count == 1)
     }
 
     /// Every step the grammar documents runs as written (expectations may fail, and a fault the

@@ -8,12 +8,13 @@ struct ExpectationChecker {
     /// The number of the scenario's last app edit, for `expect app answer`.
     let lastAppEdit: Int?
 
-    /// Every mismatch, empty when the expectation holds.
+    /// Every mismatch, empty when the expectation holds. A decision that differs is shown whole,
+    /// each checked key that differs with what was expected beside it.
     func problems(_ expectation: Expectation) -> [String] {
         switch expectation {
         case .tab(let id, let checks):
             guard let decision = simulation.tabs[id]?.applied else { return ["tab \(id.rawValue) has applied no decision"] }
-            return compare(checks, "tab \(id.rawValue)", decision)
+            return whole(checks, "tab \(id.rawValue)", decision)
         case .tabUndecided(let id):
             guard let decision = simulation.tabs[id]?.applied else { return [] }
             return ["tab \(id.rawValue): expected no decision yet, got \(render(decision.json))"]
@@ -21,7 +22,7 @@ struct ExpectationChecker {
             guard let decision = simulation.tabs[id]?.firstDecision else {
                 return ["tab \(id.rawValue) has applied no decision since it loaded"]
             }
-            return compare(checks, "tab \(id.rawValue)'s first decision", decision)
+            return whole(checks, "tab \(id.rawValue)'s first decision", decision)
         case .firstDecisionBeforeNativeReply(let id):
             let replies = simulation.tabs[id]?.nativeRepliesBeforeFirstDecision
             if replies == 0 { return [] }
@@ -123,6 +124,34 @@ struct ExpectationChecker {
     }
 
     // MARK: - Comparing
+
+    /// One line for a decision that fails its checks: every key it has, in the language's
+    /// words, those checked and different followed by what was expected.
+    private func whole(_ checks: [DecisionCheck], _ what: String, _ decision: Decision) -> [String] {
+        guard !compare(checks, what, decision).isEmpty else { return [] }
+        let expected = Dictionary(checks.map { ($0.key, Self.word(self.expected($0))) }, uniquingKeysWith: { first, _ in first })
+        let settings = decision.settings
+        var shown: [(key: String, value: String)] = [("enabled", "\(decision.enabled)"), ("reason", decision.reason.rawValue),
+                                                     ("theme", settings.theme.rawValue), ("mode", settings.mode.rawValue),
+                                                     ("nativeDarkPolicy", settings.nativeDarkPolicy.rawValue),
+                                                     ("scope", settings.scope?.text ?? "none")]
+        for field in SiteField.allCases { shown.append(("source.\(field.rawValue)", settings.source(of: field).rawValue)) }
+        let text = shown.map { key, value in
+            guard let wanted = expected[key], wanted != value else { return "\(key)=\(value)" }
+            return "\(key)=\(value) (expected \(wanted))"
+        }
+        return ["\(what) shows " + text.joined(separator: ", ")]
+    }
+
+    /// A checked value as the language writes it (`none` for no scope).
+    private static func word(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .bool(let flag): "\(flag)"
+        case .null: "none"
+        default: render(value)
+        }
+    }
 
     private func compare(_ checks: [DecisionCheck], _ what: String, _ decision: Decision) -> [String] {
         checks.flatMap { check -> [String] in

@@ -36,6 +36,15 @@ package enum Expectation: Equatable, Sendable {
     case converged
     /// What the first version's last message was answered.
     case legacy(enabled: Bool)
+
+    /// The tab it is about, if it is about one.
+    package var tab: TabID? {
+        switch self {
+        case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id): id
+        case .sharedDefaults, .sharedSite, .sharedSiteAbsent, .sharedTombstone, .sharedDamaged, .appSites, .appSite, .appDefaults, .appAnswer,
+             .popup, .background, .alarm, .converged, .legacy: nil
+        }
+    }
 }
 
 /// One value of a decision or of the popup's view: `enabled`, `disabled`, `theme=sepia`,

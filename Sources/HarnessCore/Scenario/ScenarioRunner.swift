@@ -204,7 +204,9 @@ package final class ScenarioRunner {
             // Under a planned crash or power cut only the invariants are checked.
             guard crashAt == nil && powerCut == nil else { break }
             let checker = ExpectationChecker(simulation: started(), lastAppEdit: lastAppEdit)
-            for problem in checker.problems(expectation) { fail(line, problem) }
+            // One failure per line, with every way it fails.
+            let problems = checker.problems(expectation)
+            if !problems.isEmpty { fail(line, problems.joined(separator: "\n  "), about: expectation.tab) }
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy:
             if !line.step.keepsReconciliationBound { started().reconciliationBoundEnded() }
             act(line.step, started())
@@ -328,12 +330,20 @@ package final class ScenarioRunner {
                                                source: origin == .popup ? simulation.profile : nil))
     }
 
-    private func fail(_ line: Scenario.Line, _ message: String, healed: Bool = false) {
+    /// Records a failure at `line`: the problem, the state of the run then, and the lines of
+    /// the trace that explain it (those about `tab`, when it is about one).
+    private func fail(_ line: Scenario.Line, _ message: String, healed: Bool = false, about tab: TabID? = nil) {
         properties.append(Self.property(of: message, at: line.step))
         marks.failures.append(RunMarks.Failure(line: line.number, step: line.text, property: properties.last!, message: message, afterHealing: healed,
                                                traceIndex: simulation?.trace.count ?? 0, at: simulation?.now ?? setup!.epoch))
-        let tail = simulation.map { $0.trace.log.lastLines(8) }?.map { "    " + $0 }.joined(separator: "\n") ?? ""
-        failures.append("\(scenario.name):\(line.number): \(line.text)\n  \(message)\n  trace so far (last lines):\n\(tail)")
+        var report = "\(scenario.name):\(line.number): \(line.text)\n  \(message)"
+        if let simulation {
+            let (lines, total) = FailureContext.lines(of: simulation.trace.log, about: tab)
+            let about = tab.map { "tab \($0.rawValue), the backgrounds' lives and native exchanges, Safari's notes" } ?? "all but yield points and storage completions"
+            report += "\n  then: \(FailureContext.state(of: simulation, flaws: flaws))"
+            report += "\n  the trace that explains it (\(lines.count) of \(total) lines: \(about)):\n" + lines.map { "    " + $0 }.joined(separator: "\n")
+        }
+        failures.append(report)
     }
 
     /// The property a failure message names: the last `(invariant N)` in it, else `expectation`

@@ -1,0 +1,57 @@
+import ProcessKit
+import SiteSettings
+
+/// What a failure shows beside its problem, so that it says why: the state of the run at that
+/// moment (which processes live, frozen, suspended or unloaded; the alarm and timers pending;
+/// the handler's fault; the flaws on) and the lines of the trace that explain it, not merely
+/// the last few.
+enum FailureContext {
+    /// One line: `background#2 running, app not running, Safari in front, alarm in 59m, ...`.
+    static func state(of simulation: Simulation, flaws: Set<Flaw>) -> String {
+        var parts: [String] = []
+        let incarnation = simulation.backgroundIncarnation
+        parts.append(incarnation == 0 ? "no background started" : "background#\(incarnation) \(simulation.backgroundState.rawValue)")
+        parts.append(simulation.appIsRunning ? (simulation.appInForeground ? "the app in front" : "the app running, suspended") : "the app not running")
+        let suspended = simulation.platform == .iOS && !simulation.safariInForeground
+        parts.append(simulation.safariInForeground ? "Safari in front" : suspended ? "Safari in the background (suspended)" : "Safari in the background")
+        if !simulation.waiting.isEmpty { parts.append("waiting at yield points: " + simulation.waiting.joined(separator: ", ")) }
+        if let alarm = simulation.alarm {
+            parts.append(alarm <= simulation.now ? "the alarm due" : "the alarm in \(ScenarioPrinter.duration(alarm - simulation.now))")
+        } else {
+            parts.append("no alarm")
+        }
+        let timeouts = simulation.clock.timers.count
+        if timeouts > 0 { parts.append("\(timeouts) native timeout\(timeouts == 1 ? "" : "s") pending") }
+        if simulation.handlerBehaviour != .healthy { parts.append("the handler \(ScenarioPrinter.line(.handler(simulation.handlerBehaviour)).dropFirst("handler ".count))") }
+        if !flaws.isEmpty { parts.append("flaws on: " + flaws.map(\.rawValue).sorted().joined(separator: ", ")) }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The lines of the trace that explain a failure about `tab` (or about anything, with
+    /// none): Safari's notes and the checks', every background's start and end, native
+    /// requests, replies and timeouts, and every message naming the tab; the last `limit`
+    /// of them, with how many lines the trace has in all.
+    static func lines(of log: TraceLog, about tab: TabID?, limit: Int = 12) -> (lines: [String], total: Int) {
+        let named = tab.map { ["\"tab\":\"\($0.rawValue)\"", "tab \($0.rawValue) ", "tab \($0.rawValue):"] } ?? []
+        var chosen: [TraceEntry] = []
+        for entry in log.entries where explains(entry, named: named) { chosen.append(entry) }
+        return (chosen.suffix(limit).map(log.line), log.entries.count)
+    }
+
+    private static func explains(_ entry: TraceEntry, named: [String]) -> Bool {
+        if entry.process == "safari" || entry.process == "check" { return true }
+        if entry.what.hasPrefix("yield ") { return false }
+        let isBackground = entry.process.hasPrefix("background#")
+        // A process's life: started, unloaded, killed, frozen, died.
+        if entry.what != "<-" && entry.what != "->" { return isBackground || entry.process == "harness" }
+        guard let json = entry.json else { return false }
+        let text = String(decoding: JSONWriter.compact(json), as: UTF8.self)
+        if named.isEmpty { return !text.contains("\"type\":\"storageCompleted\"") }
+        // The popup's view is long and says what the popup shows, not what the page does.
+        if text.contains("\"type\":\"popup\",") { return false }
+        // What the user did in the popup, and anything naming the tab.
+        if text.contains("\"type\":\"popup") || named.contains(where: text.contains) { return true }
+        guard isBackground else { return false }
+        return ["\"type\":\"started\"", "\"type\":\"sendNative\"", "\"type\":\"nativeReply\"", "\"type\":\"nativeTimeout\""].contains(where: text.contains)
+    }
+}
