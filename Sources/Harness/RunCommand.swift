@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import HarnessCore
+import Synchronization
 import ProcessKit
 import SiteSettings
 
@@ -9,11 +11,14 @@ import SiteSettings
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--transport process|in-process] [--seed N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--html DIR] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--filter TEXT] [--transport process|in-process] [--seed N] [--workers N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--json FILE] [--html DIR] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT]"
     static let discussion = """
-        With no file or --all, runs every scenario under Scenarios/. Prints a line per scenario
-        (result, steps, virtual time, wall time), the failures with their trace, and the total
-        wall time. --trace writes every run's trace to FILE; --mermaid writes a Mermaid sequence
+        With no file or --all, runs every scenario under Scenarios/; --filter keeps those whose
+        path contains TEXT (any case). Prints a line per scenario (result, steps, virtual time,
+        wall time, and the seed when the file sets its own), the failures with their trace, and
+        the total wall time. --workers runs that many scenarios side by side (default 1); the
+        output keeps the files' order. --json writes a line per scenario (its result and each
+        failure as a value) and a last summary line. --trace writes every run's trace to FILE; --mermaid writes a Mermaid sequence
         diagram of each run (GitHub renders it); --junit writes JUnit XML; --html writes a page
         per run into DIR (a timeline of every process and tab, the steps, the failures, the
         trace) and DIR/index.html listing them; --keep keeps the run folders (the process
@@ -31,10 +36,12 @@ enum RunCommand: HarnessCommand {
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "html", "flaw", "crash", "power-loss"], flags: ["all", "keep"])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "html", "flaw", "crash", "power-loss",
+                                                                 "filter", "json", "workers"], flags: ["all", "keep"])
         let transport = try transport(args, default: .process)
         let seed = try seed(args)
         let flaws = try parseFlaws(args.value("flaw"))
+        let workers = try args.count("workers", default: 1)
         var crashAt: YieldArrival?
         if let text = args.value("crash") {
             guard let arrival = YieldArrival(text) else {
@@ -50,7 +57,11 @@ enum RunCommand: HarnessCommand {
             guard transport == .inProcess else { throw .usage("'--power-loss' needs '--transport in-process' (the simulated disk)") }
             powerCut = plan
         }
-        let files = try ScenarioFiles.files(args.flag("all") ? [] : args.positionals)
+        var files = try ScenarioFiles.files(args.flag("all") ? [] : args.positionals)
+        if let pattern = args.value("filter") {
+            files = files.filter { $0.lowercased().contains(pattern.lowercased()) }
+            if files.isEmpty { throw .usage("no scenario file's path contains '\(pattern)'") }
+        }
         if files.isEmpty { throw .usage("no scenario files found") }
         let scenarios = try ScenarioFiles.load(files)
         var pages: ReportFolder?
@@ -64,7 +75,8 @@ enum RunCommand: HarnessCommand {
         let settings = "seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))")
 
         if transport == .process { try Executables.requireProcesses() }
-        let executables = Executables.directory
+        let plan = Plan(transport: transport, seed: seed, executables: Executables.directory, flaws: flaws, crashAt: crashAt, powerCut: powerCut,
+                        readsRevisions: pages != nil, keep: args.flag("keep"))
         let clock = ContinuousClock()
         let total = clock.now
         var failed = 0
@@ -72,32 +84,28 @@ enum RunCommand: HarnessCommand {
         var traces: [String] = []
         var diagrams: [String] = []
         var results: [Reports.Result] = []
-        Terminal.out(settings + "\n")
-        for (index, scenario) in scenarios.enumerated() {
-            let directory = "/tmp/harness-run-\(getpid())-\(index)"
-            let start = clock.now
-            let outcome: ScenarioRunner.Outcome
-            do {
-                let runner = ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
-                                             flaws: flaws, crashAt: crashAt, powerCut: powerCut)
-                runner.readsRevisions = pages != nil
-                outcome = try runner.run()
-            } catch {
+        var json: [JSONValue] = []
+        Terminal.out(settings + (workers > 1 ? ", \(workers) workers" : "") + "\n")
+        for (scenario, ran) in zip(scenarios, inOrder(scenarios, workers: workers, plan.play)) {
+            // A file's own `seed` line wins over --seed: say which seed it ran with.
+            let ownSeed = scenario.lines.compactMap { line -> UInt64? in if case .seed(let value) = line.step { value } else { nil } }.last
+            let seedNote = ownSeed.map { "  seed \($0)" } ?? ""
+            guard let outcome = ran.outcome else {
                 // A step that could not run as written (a fault never reached, say): this
                 // scenario is a usage error; the others still run.
-                if !args.flag("keep") { Folder.remove(directory) }
+                let error = ran.error ?? "could not run"
                 unusable += 1
-                Terminal.out(Terminal.result("ERROR", passed: false) + "  \(scenario.name)  could not run as written\n")
-                Terminal.err("Error: \(error.description)\n")
-                results.append(Reports.Result(name: scenario.name, failures: ["usage error: \(error.description)"], wallSeconds: 0))
-                pages?.addUnusable(scenario, reason: error.description)
+                Terminal.out(Terminal.result("ERROR", passed: false) + "  \(scenario.name)  could not run as written\(seedNote)\n")
+                Terminal.err("Error: \(error)\n")
+                results.append(Reports.Result(name: scenario.name, failures: ["usage error: \(error)"], wallSeconds: 0))
+                json.append(.object(["scenario": .string(scenario.name), "result": .string("error"), "error": .string(error)]))
+                pages?.addUnusable(scenario, reason: error)
                 continue
             }
-            if !args.flag("keep") { Folder.remove(directory) }
-            let wall = Executables.seconds(clock.now - start) * 1000
+            let wall = ran.wallSeconds * 1000
             if !outcome.passed { failed += 1 }
             let result = Terminal.result(outcome.passed ? "pass" : "FAIL", passed: outcome.passed)
-            Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\n")
+            Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\(seedNote)\n")
             // Times in failures and traces count from the run's start, given here once.
             if !outcome.passed { Terminal.out("  times from \(Timestamp.format(outcome.epoch)) (+0.000s)\n") }
             for failure in outcome.failures { Terminal.out(failure + "\n") }
@@ -108,6 +116,7 @@ enum RunCommand: HarnessCommand {
                 diagrams.append("## \(scenario.name)\n\n\(scenario.description)\n\n" + Reports.mermaid(title: scenario.name, trace: outcome.trace))
             }
             results.append(Reports.Result(name: scenario.name, failures: outcome.failures, wallSeconds: wall / 1000))
+            if args.value("json") != nil { json.append(Self.json(scenario, outcome, wallSeconds: ran.wallSeconds)) }
             do {
                 if pageError == nil { try pages?.add(RunPage.Run(scenario: scenario, outcome: outcome, wallSeconds: wall / 1000, settings: settings)) }
             } catch {
@@ -119,6 +128,13 @@ enum RunCommand: HarnessCommand {
         Terminal.out("\(scenarios.count - failed - unusable) passed, \(failed) failed\(errors), \((seconds * 100).rounded() / 100) s wall time\n")
         if let path = args.value("trace") { try save(traces.joined(separator: "\n") + "\n", to: path) }
         if let path = args.value("mermaid") { try save(diagrams.joined(separator: "\n"), to: path) }
+        if let path = args.value("json") {
+            json.append(.object(["summary": .object(["passed": .integer(Int64(scenarios.count - failed - unusable)), "failed": .integer(Int64(failed)),
+                                                     "errors": .integer(Int64(unusable)), "seconds": .double(seconds), "seed": .integer(Int64(seed)),
+                                                     "transport": .string(transport.rawValue),
+                                                     "flaws": .array(flaws.map(\.rawValue).sorted().map(JSONValue.string))])]))
+            try save(json.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)
+        }
         if let pages, pageError == nil {
             do {
                 try pages.writeIndex(title: "harness run: \(scenarios.count) scenarios, \(settings)")
@@ -128,6 +144,85 @@ enum RunCommand: HarnessCommand {
         if let path = args.value("junit") { try save(Reports.junit(suite: "scenarios (\(transport.rawValue))", results: results), to: path) }
         if let pageError { throw .invalidInput(pageError) }
         return unusable > 0 ? 2 : failed == 0 ? 0 : 1
+    }
+
+    /// How every scenario of the command runs.
+    private struct Plan: Sendable {
+        let transport: Simulation.Transport
+        let seed: UInt64
+        let executables: String
+        let flaws: Set<Flaw>
+        let crashAt: YieldArrival?
+        let powerCut: PowerCutPlan?
+        let readsRevisions: Bool
+        let keep: Bool
+
+        /// Runs one scenario in its own folder (removed after, unless kept).
+        func play(_ scenario: Scenario, index: Int) -> Ran {
+            let directory = "/tmp/harness-run-\(getpid())-\(index)"
+            let clock = ContinuousClock()
+            let start = clock.now
+            defer { if !keep { Folder.remove(directory) } }
+            do {
+                let runner = ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
+                                            flaws: flaws, crashAt: crashAt, powerCut: powerCut)
+                runner.readsRevisions = readsRevisions
+                let outcome = try runner.run()
+                return Ran(outcome: outcome, error: nil, wallSeconds: Executables.seconds(clock.now - start))
+            } catch {
+                return Ran(outcome: nil, error: error.description, wallSeconds: 0)
+            }
+        }
+    }
+
+    /// One scenario's run: its outcome, or why it could not run as written.
+    private struct Ran: Sendable {
+        var outcome: ScenarioRunner.Outcome?
+        var error: String?
+        var wallSeconds: Double
+    }
+
+    /// Runs the scenarios on `workers` threads and hands back each run in the scenarios'
+    /// order, as soon as it and every one before it are done, so the output reads the same
+    /// whatever the number of workers.
+    private static func inOrder(_ scenarios: [Scenario], workers: Int, _ play: @escaping @Sendable (Scenario, Int) -> Ran) -> AnyIterator<Ran> {
+        let count = scenarios.count
+        let slots = Mutex<[Ran?]>(Array(repeating: nil, count: count))
+        let taken = Mutex(0)
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            DispatchQueue.concurrentPerform(iterations: min(workers, count)) { _ in
+                while true {
+                    let index = taken.withLock { next -> Int in
+                        defer { next += 1 }
+                        return next
+                    }
+                    guard index < count else { return }
+                    let ran = play(scenarios[index], index)
+                    slots.withLock { $0[index] = ran }
+                    finished.signal()
+                }
+            }
+        }
+        var next = 0
+        return AnyIterator {
+            guard next < count else { return nil }
+            // Every run signals once when done: while this one is not, another signal is due.
+            while slots.withLock({ $0[next] }) == nil { finished.wait() }
+            defer { next += 1 }
+            return slots.withLock { $0[next] }
+        }
+    }
+
+    /// A line of `--json`: the scenario, its result, and each failure as a value.
+    private static func json(_ scenario: Scenario, _ outcome: ScenarioRunner.Outcome, wallSeconds: Double) -> JSONValue {
+        .object(["scenario": .string(scenario.name), "result": .string(outcome.passed ? "pass" : "fail"),
+                 "steps": .integer(Int64(outcome.steps)), "virtualSeconds": .double(Double(outcome.virtualTime) / 1000),
+                 "wallSeconds": .double(wallSeconds),
+                 "failures": .array(outcome.marks.failures.map { failure in
+                     .object(["line": .integer(Int64(failure.line)), "step": .string(failure.step), "property": .string(failure.property),
+                              "message": .string(failure.message), "afterHealing": .bool(failure.afterHealing)])
+                 })])
     }
 
     /// `--transport process|in-process`.

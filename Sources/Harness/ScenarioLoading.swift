@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import HarnessCore
 
 /// Scenario files as the commands take them: a missing path is a usage error, and a file with
@@ -5,6 +8,10 @@ import HarnessCore
 extension ScenarioFiles {
     /// Every `.scenario` file under the paths, or under `Scenarios/` when none is given.
     static func files(_ paths: [String]) throws(CommandError) -> [String] {
+        if paths.isEmpty, !Folder.isDirectory(root) {
+            let here = getcwd(nil, 0).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? "the current folder"
+            throw .usage("no \(root)/ folder in \(here): run from the repository's root, or name scenario files or folders ('harness run PATH ...')")
+        }
         do { return try collect(paths.isEmpty ? [root] : paths) } catch { throw .usage(error.description) }
     }
 

@@ -10,7 +10,7 @@ import HarnessCore
     for command in HarnessCommands.all {
         text += "  " + command.name.padding(12) + command.abstract + "\n"
     }
-    text += "\nSee 'harness help <subcommand>' for a subcommand's options.\n"
+    text += "\nSee 'harness help <subcommand>' for a subcommand's options; 'harness --version' prints the version.\n"
     return text
 }
 
@@ -33,6 +33,10 @@ extension String {
         return 0
     }
     arguments.removeFirst()
+    if name == "--version" {
+        Terminal.out("harness \(HarnessVersion.current)\n")
+        return 0
+    }
     if name == "help" || name == "--help" || name == "-h" {
         if let topic = arguments.first {
             guard let command = HarnessCommands.all.first(where: { $0.name == topic }) else {

@@ -31,7 +31,7 @@ enum HarnessBinary {
 
     /// Output goes to temporary files rather than pipes, so a large output cannot fill a pipe
     /// and block the child while the test waits for it.
-    static func run(_ arguments: [String]) throws -> Output {
+    static func run(_ arguments: [String], in directory: String? = nil) throws -> Output {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("harness-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -41,6 +41,7 @@ enum HarnessBinary {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)

@@ -1,4 +1,5 @@
 import Foundation
+import SiteSettings
 import Testing
 
 /// `harness run` as a user runs it: the table, and the exit status.
@@ -26,6 +27,52 @@ struct RunCommandTests {
         #expect(result.status == 1)
         #expect(result.stdout.contains("FAIL  \(path)"))
         #expect(result.stdout.contains("tab t1 shows enabled=true, reason=modeOn, theme=gray (expected dark), "))
+    }
+
+    /// `--filter` keeps the files whose path contains the text; `--workers 2` prints what one
+    /// worker prints, in the same order; `--json` gives a line per scenario and a summary.
+    @Test func filterWorkersAndJSON() throws {
+        let one = try HarnessBinary.run(["run", ScenarioTests.folder, "--filter", "SEED-000", "--transport", "in-process"])
+        let two = try HarnessBinary.run(["run", ScenarioTests.folder, "--filter", "seed-000", "--transport", "in-process", "--workers", "2"])
+        #expect(one.status == 0 && two.status == 0)
+        func results(_ text: String) -> [String] {
+            // Each result line without its wall time.
+            text.split(separator: "\n").filter { $0.hasPrefix("pass") || $0.hasPrefix("FAIL") }.map { String($0.split(separator: "  ").dropLast().joined(separator: "  ")) }
+        }
+        #expect(results(one.stdout).count == 3)
+        #expect(results(one.stdout) == results(two.stdout))
+        #expect(results(one.stdout).allSatisfy { $0.contains("/seed-000/") })
+        #expect(try HarnessBinary.run(["run", ScenarioTests.folder, "--filter", "no-such-name"]).stderr.contains("no scenario file's path contains 'no-such-name'"))
+
+        let good = try scenario("shared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 enabled\n")
+        let bad = try scenario("shared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 theme=dark\n")
+        let json = try HarnessBinary.file("")
+        defer { for path in [good, bad, json] { try? FileManager.default.removeItem(atPath: path) } }
+        let result = try HarnessBinary.run(["run", good, bad, "--transport", "in-process", "--json", json])
+        #expect(result.status == 1)
+        let lines = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n").map { try JSONParser.parse(Array($0.utf8)) }
+        #expect(lines.count == 3)
+        // The files run in their paths' order: find each by its name.
+        func line(_ path: String) -> [String: JSONValue]? { lines.compactMap(\.objectValue).first { $0["scenario"] == .string(path) } }
+        #expect(line(good)?["result"] == .string("pass"))
+        guard case .array(let failures)? = line(bad)?["failures"] else {
+            Issue.record("no failures for \(bad) in \(lines)")
+            return
+        }
+        let failure = failures.first?.objectValue
+        #expect(failure?["line"] == .integer(4) && failure?["property"] == .string("expectation") && failure?["step"] == .string("expect tab t1 theme=dark"))
+        #expect(lines[2].objectValue?["summary"]?.objectValue?["failed"] == .integer(1))
+    }
+
+    /// Run from outside the repository, it says where it looked and how to point it elsewhere;
+    /// `--version` prints the version.
+    @Test func outsideTheRepositoryItSaysWhereItLooked() throws {
+        let result = try HarnessBinary.run(["run"], in: FileManager.default.temporaryDirectory.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no Scenarios/ folder in \(FileManager.default.temporaryDirectory.path)"))
+        #expect(result.stderr.contains("run from the repository's root, or name scenario files or folders"))
+        let version = try HarnessBinary.run(["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("harness 0."))
     }
 
     @Test func aScenarioSyntaxErrorExitsTwoNamingFileAndLine() throws {

@@ -27,6 +27,12 @@ package enum Folder {
         return found
     }
 
+    /// Whether there is a folder at `path`.
+    package static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// Removes a folder and everything in it (or a file).
     package static func remove(_ path: String) {
         guard opendir(path).map({ closedir($0) }) != nil else {
