@@ -107,14 +107,14 @@ enum ExploreCommand: HarnessCommand {
     private static func report(_ finding: Finding, out: String) -> String {
         """
         FAIL  seed \(finding.seed)  breaks \(finding.property)  (\(finding.options))
-        \(finding.message)
+        \(finding.message.replacing(finding.fileName + ":", with: file(finding, out: out) + ":"))
           shrunk from \(finding.originalSteps) steps to \(finding.shrunk.count) (\(finding.shrinkRuns) runs): \(file(finding, out: out))
 
         """
     }
 
     private static func file(_ finding: Finding, out: String) -> String {
-        "\(out)/seed-\(finding.seed)-\(finding.property.replacing(" ", with: "-")).scenario"
+        "\(out)/\(finding.fileName)"
     }
 
     /// Writes the shrunk scenario into `out`, made if missing.

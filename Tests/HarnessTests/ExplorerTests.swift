@@ -69,6 +69,13 @@ struct ExplorerTests {
         #expect(page.outcome.properties.contains(found.property))
         let line = try #require(page.outcome.marks.failures.first?.line)
         #expect(RunPage.html(page).contains("<li id=\"line-\(line)\" class=\"step failed\">"))
+        // The message names the file the finding is written to and the line there of the step
+        // after which the property broke; the platform is said.
+        let named = try Scenario.parse(found.scenarioText(file: found.fileName, flaws: explorer.flaws), name: found.fileName)
+        let header = try #require(found.message.split(separator: "\n").first)
+        let failing = try #require(named.lines.first { "\(found.fileName):\($0.number): \(ScenarioPrinter.line($0.step))" == header }, "\(header)")
+        #expect(failing.number > Finding.headerLines)
+        #expect(named.steps.contains { if case .platform = $0 { true } else { false } })
     }
 
     @Test func shardsTogetherEqualTheUnshardedRun() throws {

@@ -20,7 +20,9 @@ enum FailureContext {
         } else {
             parts.append("no alarm")
         }
-        let timeouts = simulation.clock.timers.count
+        // The loaded background's own: a dead one's go with it.
+        let timeouts = simulation.backgroundState == .running || simulation.backgroundState == .frozen
+            ? simulation.clock.timers.keys.count(where: { $0.incarnation == incarnation }) : 0
         if timeouts > 0 { parts.append("\(timeouts) native timeout\(timeouts == 1 ? "" : "s") pending") }
         if simulation.handlerBehaviour != .healthy { parts.append("the handler \(ScenarioPrinter.line(.handler(simulation.handlerBehaviour)).dropFirst("handler ".count))") }
         if !flaws.isEmpty { parts.append("flaws on: " + flaws.map(\.rawValue).sorted().joined(separator: ", ")) }

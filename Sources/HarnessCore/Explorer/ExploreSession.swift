@@ -20,19 +20,32 @@ package struct Finding: Sendable {
     /// The scenario's actions, without its setup lines.
     package var shrunkActions: Int { shrunk.count(where: { !$0.isSetup }) }
 
+    /// The name of the file the shrunk scenario is written to, in the folder the command gives;
+    /// its failures name it.
+    package var fileName: String { Self.fileName(seed: seed, property: property) }
+
+    package static func fileName(seed: UInt64, property: String) -> String {
+        "seed-\(seed)-\(property.replacing(" ", with: "-")).scenario"
+    }
+
     /// The shrunk scenario as a file: a header saying where it came from, what broke and how
     /// to rerun it, then its steps.
     package func scenarioText(file: String, flaws: Set<Flaw>) -> String {
         var flawOption = flaws.isEmpty ? "" : " --flaw " + flaws.map(\.rawValue).sorted().joined(separator: ",")
         if let powerCut { flawOption += " --transport in-process --power-loss \(powerCut)" }
         let firstLine = message.split(separator: "\n").dropFirst().first.map { $0.drop { $0 == " " } } ?? Substring(message)
-        return ScenarioPrinter.print(shrunk, description: [
+        let header = [
             "Found by harness explore: seed \(seed), \(options).",
             "Breaks \(property): \(firstLine)",
             "Shrunk from \(originalSteps) steps to \(shrunk.count) in \(shrinkRuns) runs.",
             "Rerun: swift run harness run \(file)\(flawOption)\(powerCut == nil ? " (on either transport)" : "")",
-        ])
+        ]
+        precondition(header.count == Self.headerLines, "the finding's message names its lines below a header of \(Self.headerLines)")
+        return ScenarioPrinter.print(shrunk, description: header)
     }
+
+    /// The lines of the header above a written finding's steps.
+    package static let headerLines = 4
 
     package func json(flaws: Set<Flaw>) -> JSONValue {
         .object(["type": .string("failure"), "seed": .integer(Int64(bitPattern: seed)), "options": .string(options.description),
@@ -127,9 +140,12 @@ package struct ExploreSession: Sendable {
         }
         let explorer = self.explorer.cutting(run.powerCut)
         var shrinker = Shrinker(explorer: explorer, property: property)
-        let shrunk = shrinker.shrink(run.steps, unreached: run.unreachedFaults)
-        // The shrunk scenario's own report of the property, as `harness run` will print it.
-        let outcome = try? explorer.play(shrunk, name: "seed-\(run.seed)")
+        var shrunk = shrinker.shrink(run.steps, unreached: run.unreachedFaults)
+        // The platform said, even where it is the default: the reader need not know which that is.
+        if !shrunk.contains(where: { if case .platform = $0 { true } else { false } }) { shrunk.insert(.platform(.iOS), at: 0) }
+        // The shrunk scenario's own report of the property, as `harness run` will print it,
+        // naming the file it is written to and its lines there, below the header.
+        let outcome = try? explorer.play(shrunk, name: Finding.fileName(seed: run.seed, property: property), below: Finding.headerLines)
         let message = outcome.flatMap { outcome in zip(outcome.properties, outcome.failures).first { $0.0 == property }?.1 }
             ?? run.failure!.message
         return note(Finding(seed: run.seed, options: run.options, property: property, message: message, powerCut: run.powerCut,

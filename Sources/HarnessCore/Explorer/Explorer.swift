@@ -75,8 +75,10 @@ package struct Explorer: Sendable {
     /// Runs steps as a scenario of that name. While exploring, a planned fault no process
     /// reaches is allowed (the generator plans them blindly); otherwise it is a mistake, as in
     /// `harness run`.
-    package func play(_ steps: [Step], name: String, exploring: Bool = false) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
-        let scenario = try Scenario.parse(ScenarioPrinter.print(steps), name: name)
+    /// `below` comment lines come first, as a written finding's header does, so that the
+    /// failures name the lines of that file.
+    package func play(_ steps: [Step], name: String, exploring: Bool = false, below: Int = 0) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
+        let scenario = try Scenario.parse(ScenarioPrinter.print(steps, description: Array(repeating: "", count: below)), name: name)
         precondition(scenario.lines.count == steps.count, "a printed step is one line")
         return try play(scenario, exploring: exploring)
     }
