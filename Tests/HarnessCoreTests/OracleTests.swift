@@ -23,15 +23,19 @@ struct OracleTests {
         let oracle = Oracle(start: Self.start)
         #expect(oracle.check(Self.start, answers: [:]).isEmpty)
         let lost = document { $0.sites[site("a.example")] = nil }
-        #expect(oracle.check(lost, answers: [:]) == ["site a.example theme: the user's edits give sepia, the shared document has absent (invariant 2)"])
+        #expect(oracle.check(lost, answers: [:]) == ["site a.example theme: the user's edits give sepia, the shared document has absent (which no edit gave) (invariant 2)"])
     }
 
     @Test func aSavedEditMustBeThereAndARefusedOneMustNot() {
         var oracle = Oracle(start: Self.start)
-        oracle.record(number: 1, at: 10, origin: .popup, values: [Oracle.site("b.example", "mode"): "off"])
+        oracle.record(number: 1, at: 10, origin: .popup, values: [Oracle.site("b.example", "mode"): "off"], line: 7)
         let landed = document { $0.sites[site("b.example")] = SiteRecord(values: SiteValues(mode: .off), changedAt: [.mode: Stamp(at: 10)]) }
         #expect(oracle.check(landed, answers: [1: true]).isEmpty)
-        #expect(oracle.check(Self.start, answers: [1: true]) == ["site b.example mode: the user's edits give off, the shared document has absent (invariant 2)"])
+        // The message names the edit that was lost, and where the value found came from.
+        #expect(oracle.check(Self.start, answers: [1: true]) == ["site b.example mode: the user's edits give off (the popup's edit on line 7, saved), the shared document has absent (its starting value) (invariant 2)"])
+        oracle.record(number: 2, at: 5, origin: .app, values: [Oracle.site("b.example", "mode"): "on"], line: 4)
+        let older = document { $0.sites[site("b.example")] = SiteRecord(values: SiteValues(mode: .on), changedAt: [.mode: Stamp(at: 5)]) }
+        #expect(oracle.check(older, answers: [1: true, 2: true]) == ["site b.example mode: the user's edits give off (the popup's edit on line 7, saved), the shared document has on (as the app's edit on line 4 gave it) (invariant 2)"])
         #expect(oracle.check(landed, answers: [1: false]).count == 1, "a refused edit landed")
         // No answer: lost with its process or still on its way, so either is right.
         #expect(oracle.check(landed, answers: [:]).isEmpty)

@@ -30,6 +30,8 @@ package final class InvariantMonitor {
         package var values: [String: String?]
         /// The extension instance that made a popup edit: its profile, or `legacy`.
         package var source: String?
+        /// The scenario's line that made it, if a scenario did.
+        package var line: Int?
     }
 
     private let trace: Trace
@@ -197,14 +199,14 @@ package final class InvariantMonitor {
                 for key in possible {
                     var values: [Oracle.Field: String?] = [:]
                     for (name, value) in edit.values { values[Oracle.site(key, name)] = value }
-                    oracle.record(number: nil, answer: .unknown, at: at, origin: edit.origin, source: edit.source, values: values)
+                    oracle.record(number: nil, answer: .unknown, at: at, origin: edit.origin, source: edit.source, values: values, line: edit.line)
                 }
             }
             return
         }
         var values: [Oracle.Field: String?] = [:]
         for (name, value) in edit.values { values[owner.key.map { Oracle.site($0, name) } ?? Oracle.defaults(name)] = value }
-        oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, source: edit.source, values: values)
+        oracle.record(number: edit.number, answer: edit.answer, at: at, origin: edit.origin, source: edit.source, values: values, line: edit.line)
     }
 
     /// The record an edit went to (`key` nil: the defaults); none yet for a popup change the
@@ -264,7 +266,11 @@ package final class InvariantMonitor {
             problems.append("virtual time ran backwards: \(backwards)")
         }
         if let document {
-            problems += oracle(simulation).check(document, answers: simulation.editAnswers)
+            let lost = oracle(simulation).check(document, answers: simulation.editAnswers)
+            // Which write left the document as it is: the last process to reach its rename.
+            let log = simulation.trace.log
+            let lastWrite = log.entries.last { $0.what == "yield rename" }.map { " after \($0.process)'s rename at \(log.time($0.time))" } ?? ""
+            problems += lost.map { $0.replacing(" (invariant 2)", with: lastWrite + " (invariant 2)") }
             problems += ExpectationChecker.convergence(simulation).map { $0 + " (invariant 4)" }
         } else if simulation.editAnswers.values.contains(true) {
             problems.append("edits were saved but there is no shared document (invariant 2)")

@@ -37,6 +37,14 @@ package struct Oracle: Sendable {
         var source: String?
         /// New values; nil clears the field (a reset, or a deletion of the whole record).
         var values: [Field: String?]
+        /// The scenario's line that made it, if known.
+        var line: Int?
+
+        /// As a failure names it: `the app's edit on line 12`.
+        var name: String {
+            let who = origin == .app ? "the app's edit" : source == "legacy" ? "the first version's toggle" : "the popup's edit"
+            return line.map { "\(who) on line \($0)" } ?? who
+        }
     }
 
     /// Each field's value when the run begins (nil: absent) and when it was written.
@@ -74,8 +82,8 @@ package struct Oracle: Sendable {
     /// An edit the user made. `number` finds its answer later; `answer` is for an edit whose
     /// outcome the user saw at once.
     package mutating func record(number: Int?, answer: Answer = .unknown, at: EpochMillis, origin: Origin, source: String? = nil,
-                                values: [Field: String?]) {
-        edits.append(Edit(number: number, answer: answer, at: at, origin: origin, source: source, values: values))
+                                values: [Field: String?], line: Int? = nil) {
+        edits.append(Edit(number: number, answer: answer, at: at, origin: origin, source: source, values: values, line: line))
         for (field, value) in values { given[field, default: []].insert(value) }
     }
 
@@ -97,10 +105,26 @@ package struct Oracle: Sendable {
             let value = actual[field]
             if !allowed.contains(value) {
                 let expected = allowed.map { $0 ?? "absent" }.sorted().joined(separator: " or ")
-                problems.append("\(field): the user's edits give \(expected), the shared document has \(value ?? "absent") (invariant 2)")
+                let lost = lastLanded(field, answers: answers).map { " (\($0.name), saved)" } ?? ""
+                problems.append("\(field): the user's edits give \(expected)\(lost), the shared document has \(value ?? "absent") (\(origin(of: value, in: field))) (invariant 2)")
             }
         }
         return problems
+    }
+
+    /// The last edit of `field` confirmed saved, which the document should show.
+    private func lastLanded(_ field: Field, answers: [Int: Bool]) -> Edit? {
+        edits.filter { edit in
+            edit.values.keys.contains(field) && (edit.number.flatMap { answers[$0] } ?? (edit.answer == .saved))
+        }.max { ($0.at, $0.origin.rawValue) < ($1.at, $1.origin.rawValue) }
+    }
+
+    /// Where a value of `field` came from: the last edit that gave it, its starting value, or nobody.
+    private func origin(of value: String?, in field: Field) -> String {
+        if let edit = edits.filter({ $0.values[field] == .some(value) }).max(by: { ($0.at, $0.origin.rawValue) < ($1.at, $1.origin.rawValue) }) {
+            return "as \(edit.name) gave it"
+        }
+        return start[field]?.value == value ? "its starting value" : "which no edit gave"
     }
 
     /// Invariant 3: every value in the document is the starting value of its field or one the

@@ -48,6 +48,8 @@ package final class ScenarioRunner {
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
+    /// The line being played, for the edits it makes.
+    private var currentLine: Int?
     private let crashAt: YieldArrival?
     private let powerCut: PowerCutPlan?
     private let seed: UInt64
@@ -187,6 +189,7 @@ package final class ScenarioRunner {
     // MARK: - Steps
 
     private func perform(_ line: Scenario.Line) {
+        currentLine = line.number
         switch line.step {
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse:
             // Read into `setup` before the run.
@@ -260,7 +263,7 @@ package final class ScenarioRunner {
         case .deleteSite(let key):
             let number = simulation.appEdit(.deleteSite(scope: key.text))
             lastAppEdit = number
-            simulation.monitor.userEdited(UserEdit(number: number, origin: .app, at: simulation.now, target: .site(key.key.text), values: Self.deletion))
+            simulation.monitor.userEdited(UserEdit(number: number, origin: .app, at: simulation.now, target: .site(key.key.text), values: Self.deletion, line: currentLine))
         }
     }
 
@@ -292,7 +295,7 @@ package final class ScenarioRunner {
         case .forget:
             let number = simulation.popupForget()
             simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(possible: possible), values: Self.deletion,
-                                                   source: simulation.profile))
+                                                   source: simulation.profile, line: currentLine))
         case .pause(let duration): simulation.popupPause(for: duration)
         case .close: simulation.closePopup()
         }
@@ -307,10 +310,10 @@ package final class ScenarioRunner {
             // The old extension shows the flipped state the handler answered; with no
             // answer, either state may be stored.
             if case .enabled(let enabled)? = simulation.lastLegacyAnswer {
-                simulation.monitor.userEdited(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"], source: "legacy"))
+                simulation.monitor.userEdited(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"], source: "legacy", line: currentLine))
             } else {
                 for value in ["on", "off"] {
-                    simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .defaults, values: ["mode": value], source: "legacy"))
+                    simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .defaults, values: ["mode": value], source: "legacy", line: currentLine))
                 }
             }
         }
@@ -327,7 +330,7 @@ package final class ScenarioRunner {
         for field in reset { values[field.rawValue] = String?.none }
         let simulation = started()
         simulation.monitor.userEdited(UserEdit(number: number, origin: origin, at: simulation.now, target: target, values: values,
-                                               source: origin == .popup ? simulation.profile : nil))
+                                               source: origin == .popup ? simulation.profile : nil, line: currentLine))
     }
 
     /// Records a failure at `line`: the problem, the state of the run then, and the lines of
