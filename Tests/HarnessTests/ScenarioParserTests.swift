@@ -101,6 +101,8 @@ struct ScenarioParserTests {
          "s:2: unknown word 'decided' (expected enabled, disabled, theme, reason, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy, undecided); did you mean 'undecided'?"),
         ("tab open t1 https://a.example/\nexpect tab t1 sepia",
          "s:2: unknown word 'sepia' (expected enabled, disabled, theme, reason, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy, undecided); did you mean 'theme=sepia'?"),
+        ("tab open t1 https://a.example/\nexpect tab t1 enabled within", "s:2: 'within' needs a duration after it (30s, 500ms, 2m, 1h)"),
+        ("tab open t1 https://a.example/\nexpect tab t1 enabled within soon", "s:2: 'soon' is not a duration (30s, 500ms, 2m, 1h)"),
         ("tab open t2 docs.example.com", "s:1: 'docs.example.com' has no scheme: a page's URL starts with https:// or http://; did you mean 'https://docs.example.com'?"),
         ("tab open t1 https://a.example/\ntab navigate t1 b.example/x", "s:2: 'b.example/x' has no scheme: a page's URL starts with https:// or http://; did you mean 'https://b.example/x'?"),
     ] as [(String, String)])
@@ -322,7 +324,7 @@ enum StepSample {
             case 13: .advance(duration())
             case 14: .settle
             case 15: .expect(pick([.tab(tab, checks(popup: false)), .tabUndecided(tab), .firstDecision(tab, checks(popup: false)),
-                                   .firstDecisionBeforeNativeReply(tab)]))
+                                   .firstDecisionBeforeNativeReply(tab)]), within: random.chance(1, in: 3) ? pick([500, 30_000, 3_600_000, 1234]) : nil)
             case 16: .expect(pick([.sharedDefaults(values(schedule: true)), .sharedSite(scope(), fieldChecks()), .sharedSiteAbsent(scope()),
                                    .sharedTombstone(scope()), .sharedDamaged(count: random.below(3))]))
             case 17: .expect(pick([.appSites(random.chance(1, in: 3) ? [] : [scope(), scope()]), .appSite(scope(), fieldChecks()),

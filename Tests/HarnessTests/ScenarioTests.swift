@@ -107,6 +107,24 @@ struct ScenarioTests {
         }
     }
 
+    /// `within`: time moves from one due moment to the next and stays where the expectation
+    /// first held; at the bound it fails with what it saw then.
+    @Test func aBoundedExpectationWaitsForItsFirstMomentAndNoLonger() throws {
+        func run(_ bound: String) throws -> ScenarioRunner.Outcome {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let scenario = try Scenario.parse("platform ios\nhandler hung\ntab open t1 https://docs.example.com/\nexpect tab t1 reason=autoLight within \(bound)\n", name: "w.scenario")
+            return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+        }
+        let held = try run("1h")
+        #expect(held.passed, "\(held.failures)")
+        #expect(held.virtualTime == 5000, "time stays at the native timeout, where the tab first had its decision")
+        let short = try run("4s")
+        #expect(short.virtualTime == 4000)
+        #expect(short.failures.first?.hasPrefix("w.scenario:4: expect tab t1 reason=autoLight within 4s\n  not so within 4s, at the bound (+4.000s):\n  tab t1 has applied no decision") == true,
+                "\(short.failures)")
+    }
+
     @Test func aFailedExpectationShowsExpectedActualTheLineAndTheTrace() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

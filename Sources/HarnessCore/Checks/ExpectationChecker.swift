@@ -90,7 +90,7 @@ struct ExpectationChecker {
             case .due: pending.map { $0 <= simulation.now } ?? false
             case .inTime(let delay): pending == simulation.now + delay
             }
-            return holds ? [] : ["the alarm: expected \(ScenarioPrinter.line(.expect(.alarm(check))).dropFirst("expect alarm ".count)), got \(shown)"]
+            return holds ? [] : ["the alarm: expected \(ScenarioPrinter.line(.expect(.alarm(check), within: nil)).dropFirst("expect alarm ".count)), got \(shown)"]
         case .converged:
             return Self.convergence(simulation)
         case .legacy(let enabled):

@@ -195,7 +195,19 @@ struct ScenarioParser {
         case "settle":
             step = .settle
         case "expect":
-            step = .expect(try expectation(&words))
+            // `... within 5s` at the end: the rest is the expectation.
+            var within: EpochMillis?
+            if words.words.last == "within" { throw words.error("'within' needs a duration after it (30s, 500ms, 2m, 1h)") }
+            if words.words.count >= 4, words.words[words.words.count - 2] == "within" {
+                within = try duration(words.words.last!, words)
+                guard within! > 0 else { throw words.error("'within' needs a time longer than zero") }
+                var shorter = Cursor(file: file, line: words.line, words: Array(words.words.dropLast(2)))
+                step = .expect(try expectation(&shorter), within: within)
+                try shorter.end()
+                words = Cursor(file: file, line: words.line, words: [])
+            } else {
+                step = .expect(try expectation(&words))
+            }
         default:
             if let hint = Self.stepHints[verb.lowercased()] {
                 throw ScenarioError(file: file, line: words.line, message: "unknown step '\(verb)': \(hint.text)", suggestion: hint.step)

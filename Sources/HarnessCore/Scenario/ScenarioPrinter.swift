@@ -41,7 +41,7 @@ package enum ScenarioPrinter {
         case .advance(let duration): "advance \(self.duration(duration))"
         case .deviceSleep(let duration): "device sleep \(self.duration(duration))"
         case .settle: "settle"
-        case .expect(let expectation): "expect " + expect(expectation)
+        case .expect(let expectation, let within): "expect " + expect(expectation) + (within.map { " within \(duration($0))" } ?? "")
         }
     }
 

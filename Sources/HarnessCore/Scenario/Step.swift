@@ -42,7 +42,9 @@ package enum Step: Equatable, Sendable {
     /// The device sleeps this long: the wall clock moves on, Safari's monotonic clock does not.
     case deviceSleep(EpochMillis)
     case settle
-    case expect(Expectation)
+    /// An expectation checked now, or, `within` a time, as soon as it holds: time moves from one
+    /// due moment to the next until it does, and stays where it first held.
+    case expect(Expectation, within: EpochMillis? = nil)
 
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {
