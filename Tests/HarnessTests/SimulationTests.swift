@@ -48,7 +48,7 @@ struct SimulationTests {
         simulation.appEdit(.setDefaults(DefaultsValues(theme: .dark)))
         simulation.settle()
         #expect(!simulation.safariInForeground)
-        #expect({ if case .editSaved? = simulation.lastEditAnswer { true } else { false } }(), "\(String(describing: simulation.lastEditAnswer))")
+        #expect({ if case .editSaved? = simulation.edits.lastAppAnswer { true } else { false } }(), "\(String(describing: simulation.edits.lastAppAnswer))")
         #expect(theme(simulation, "t1") == .string("gray"), "iOS gives the app no way to reach the extension")
 
         simulation.safariForeground()

@@ -33,23 +33,18 @@ extension Simulation {
     package func killApp() {
         if let app { kill(app) }
         app = nil
-        appEditsUnanswered = []
+        edits.appGone()
         handle(.appQuit)
     }
 
-    /// A user edit in the app; the answer is in `lastEditAnswer`, and under the returned number
-    /// in `editAnswers` and `appAnswers`.
+    /// A user edit in the app; the answer is in `edits`: the last the app gave, and under the
+    /// returned number.
     @discardableResult
     package func appEdit(_ edit: AppWire.UserEdit) -> Int {
         if app == nil || !safari.appInForeground { appForeground() }
-        let number = newEditNumber()
+        let number = edits.newNumber()
         clock.queue.append(.appInput(.edit(edit), edit: number))
         return number
-    }
-
-    private func newEditNumber() -> Int {
-        defer { nextEditNumber += 1 }
-        return nextEditNumber
     }
 
     // MARK: - Safari
@@ -136,10 +131,10 @@ extension Simulation {
     /// The user picks which record the popup edits: host, domain or page (the key as written).
     package func choosePopupScope(_ key: String) { handle(.popupScopeChosen(key)) }
 
-    /// A change in the popup; its answer is in `editAnswers` under the returned number.
+    /// A change in the popup; its answer is in `edits` under the returned number.
     @discardableResult
     package func popupEdit(set: SiteValues = SiteValues(), reset: [SiteField] = []) -> Int {
-        let number = newEditNumber()
+        let number = edits.newNumber()
         handle(.popupEdited(set: set, reset: reset, edit: number))
         return number
     }
@@ -147,7 +142,7 @@ extension Simulation {
     /// "Forget this site": the popup deletes the selected scope's record.
     @discardableResult
     package func popupForget() -> Int {
-        let number = newEditNumber()
+        let number = edits.newNumber()
         handle(.popupForgotSite(edit: number))
         return number
     }

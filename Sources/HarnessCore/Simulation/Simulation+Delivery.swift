@@ -90,9 +90,7 @@ extension Simulation {
         case .decisionSent(let tab):
             monitor.decisionSent(to: tab.rawValue)
         case .popupAnswered(let number, let saved, let scope):
-            // `saved` nil: the save failed, perhaps after it took effect (no answer).
-            if let saved { editAnswers[number] = saved }
-            if let scope { popupEditScopes[number] = scope.text }
+            edits.popupAnswered(number, saved: saved, scope: scope?.text)
         case .reconciliationPoint(let cause, let invariant):
             reconciliationReached(cause, invariant: invariant)
         }
@@ -230,10 +228,7 @@ extension Simulation {
 
     func deliverToApp(_ input: AppWire.Event, edit: Int?) {
         guard let app else { return }
-        if let edit {
-            appEditsUnanswered.append(edit)
-            appEditTimes[edit] = now
-        }
+        if let edit { edits.appTook(edit, at: now) }
         complete(app.begin(AppWire.encode(input), now: now), driver: app, role: .app)
     }
 
@@ -243,21 +238,7 @@ extension Simulation {
             case .showView(let view):
                 appView = view
             case .editSaved, .editRefused:
-                lastEditAnswer = directive
-                guard !appEditsUnanswered.isEmpty else { break }
-                let edit = appEditsUnanswered.removeFirst()
-                switch directive {
-                case .editRefused(.storageFailure, _):
-                    // A storage failure may have struck after the write took effect: no answer
-                    // for the oracle, though the app told the user it failed.
-                    appAnswers[edit] = .refused
-                case .editRefused:
-                    appAnswers[edit] = .refused
-                    editAnswers[edit] = false
-                default:
-                    appAnswers[edit] = .saved
-                    editAnswers[edit] = true
-                }
+                edits.appAnswered(directive)
             case .messageExtension:
                 pushToTheExtension(from: app)
             case .container:
@@ -445,7 +426,7 @@ extension Simulation {
         app = nil
         appView = nil
         background = nil
-        appEditsUnanswered = []
+        edits.appGone()
         clock.queue.removeAll()
         clock.delayedReplies = []
         clock.timers = [:]
@@ -468,7 +449,7 @@ extension Simulation {
         disk.releaseLock(heldBy: driver.label)
         if app === driver {
             app = nil
-            appEditsUnanswered = []
+            edits.appGone()
             // What the app showed is gone with it.
             appView = nil
         }

@@ -94,26 +94,12 @@ package final class Simulation {
 
     // MARK: Edits and answers
 
-    /// The answer to each user edit, by the number `appEdit`, `popupEdit` or `popupForget`
-    /// returned: saved (the app wrote it; the popup made it durable in the outbox) or refused.
-    /// An edit with no answer was lost with its process or is still under way.
-    package internal(set) var editAnswers: [Int: Bool] = [:]
-    /// What the app answered each of its edits, by edit number (none: no answer yet).
-    package internal(set) var appAnswers: [Int: AppAnswer] = [:]
-    /// The record each answered popup change went to, as the background reports it.
-    package internal(set) var popupEditScopes: [Int: String] = [:]
-    /// When the app took each of its edits (it stamps them then).
-    package internal(set) var appEditTimes: [Int: EpochMillis] = [:]
-    /// The app's answer to its last edit (`editSaved` or `editRefused`).
-    package internal(set) var lastEditAnswer: AppMachine.Directive?
+    /// The user's edits and the answers they got.
+    package internal(set) var edits = EditLedger()
     /// The last answer the first version's extension got from the handler.
     package internal(set) var lastLegacyAnswer: NativeReply?
     /// How many handler processes were started: one per native request.
     package internal(set) var handlerSpawns = 0
-    var nextEditNumber = 1
-    /// The app's edits delivered to its current incarnation and not yet answered, oldest first
-    /// (the app answers its edits in order).
-    var appEditsUnanswered: [Int] = []
 
     /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`;
     /// `directory` an empty folder for the container and the extension storage.
