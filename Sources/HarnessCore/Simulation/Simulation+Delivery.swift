@@ -46,7 +46,7 @@ extension Simulation {
             if arbiter.isWaiting(background.label) { clock.queue.pushFront(.backgroundInput(event)) } else { handle(.eventDue(event)) }
         case .announcePopup(let announcement, let then):
             guard let background else { return false }
-            complete(begin(background, announcement), driver: background, role: .background)
+            complete(reader.begin(background, announcement, now: now), driver: background, role: .background)
             guard let current = self.background, current === background, !arbiter.isWaiting(background.label) else {
                 clock.queue.pushFront(.backgroundInput(then))
                 handle(.popupAnnouncementInterrupted)
@@ -132,7 +132,7 @@ extension Simulation {
         timedOutRequests = []
         handle(.backgroundStarted(incarnation: driver.incarnation))
         monitor.backgroundStarted(driver.label, profile: profile, withCache: storedLocal?.cache != nil, now: now)
-        complete(begin(driver, started), driver: driver, role: .background)
+        complete(reader.begin(driver, started, now: now), driver: driver, role: .background)
         reconciliationReached("background#\(driver.incarnation) started", invariant: 7)
         return driver
     }
@@ -150,7 +150,7 @@ extension Simulation {
                 monitor.snapshotTaken("the snapshot of revision \(snapshot.revision) it took at \(trace.time(now))")
             }
         }
-        complete(begin(background, input), driver: background, role: .background)
+        complete(reader.begin(background, input, now: now), driver: background, role: .background)
         if case .nativeTimeout(let request) = input {
             timedOutRequests.insert(request)
             // A timeout for a request already answered (its timer fired while the answer was
@@ -164,31 +164,8 @@ extension Simulation {
         }
     }
 
-    /// Sends the background one event (written out, on a pipe, as its codec writes it). A debug
-    /// build (the tests) checks that reading that back gives the event: a process reading it
-    /// from its pipe takes what it reads.
-    func begin(_ driver: ProcessDriver, _ event: ExtensionWire.Event) -> ProcessDriver.Step {
-        #if DEBUG
-        if (try? ExtensionWire.decode(ExtensionWire.encode(event))) != event {
-            monitor.record("the event for \(driver.label) reads back from its JSON as another: \(String(decoding: JSONWriter.compact(ExtensionWire.encode(event)), as: UTF8.self))")
-        }
-        #endif
-        return driver.begin(event: event, now: now)
-    }
-
     func backgroundDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver) {
-        let outputs: [ExtensionWire.Output]
-        if let typed = directives.background {
-            outputs = checked(typed, directives, from: driver, ExtensionWire.directive)
-        } else {
-            outputs = directives.json.compactMap { json in
-                do { return try ExtensionWire.directive(json) } catch {
-                    trace.record(now, "safari", "unreadable directive: \(error)", json)
-                    return nil
-                }
-            }
-        }
-        handle(.backgroundFinished(incarnation: driver.incarnation, outputs))
+        handle(.backgroundFinished(incarnation: driver.incarnation, reader.backgroundOutputs(directives, from: driver, now: now)))
     }
 
     /// The first version's extension (not yet updated) sends `getEnabled` or `toggleEnabled`
@@ -205,7 +182,7 @@ extension Simulation {
             return
         }
         answered(handler)
-        for directive in decoded(directives, directives.handler, from: handler, NativeHandlerWire.directive) {
+        for directive in reader.handlerDirectives(directives, from: handler, now: now) {
             switch directive {
             case .reply(let reply):
                 let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, message: reply.json)
@@ -233,7 +210,7 @@ extension Simulation {
     }
 
     func appDirectives(_ directives: ProcessDriver.Directives, from app: ProcessDriver) {
-        for directive in decoded(directives, directives.app, from: app, AppWire.directive) {
+        for directive in reader.appDirectives(directives, from: app, now: now) {
             switch directive {
             case .showView(let view):
                 appView = view
@@ -261,36 +238,6 @@ extension Simulation {
             return
         }
         clock.queue.append(.portMessage(incarnation: background.incarnation))
-    }
-
-    /// A process's directives as its machine made them: in process as they were handed over,
-    /// else read from the JSON it wrote with its codec (one that does not read is traced and
-    /// skipped).
-    func decoded<Directive: Equatable>(_ directives: ProcessDriver.Directives, _ typed: [Directive]?, from driver: ProcessDriver,
-                                       _ read: (JSONValue) throws(NativeMessageError) -> Directive) -> [Directive] {
-        if let typed { return checked(typed, directives, from: driver, read) }
-        return directives.json.compactMap { json in
-            do { return try read(json) } catch {
-                trace.record(now, "harness", "unreadable directive from \(driver.label): \(error)", json)
-                return nil
-            }
-        }
-    }
-
-    /// Directives handed over in process. A debug build (the tests) also reads their JSON back
-    /// and records a problem when that differs (by `==`, so up to the canonical equivalence of
-    /// strings): the process transport would carry out what the JSON says, so both transports
-    /// must see the same directives. A release build trusts the codec the tests hold to that.
-    func checked<Directive: Equatable>(_ typed: [Directive], _ directives: ProcessDriver.Directives, from driver: ProcessDriver,
-                                       _ read: (JSONValue) throws(NativeMessageError) -> Directive) -> [Directive] {
-        #if DEBUG
-        let readBack = directives.json.map { try? read($0) }
-        if readBack != typed.map(Optional.some) {
-            let written = directives.json.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: ", ")
-            monitor.record("\(driver.label)'s directives read back from their JSON differ from those it gave: \(written)")
-        }
-        #endif
-        return typed
     }
 
     // MARK: - Processes
@@ -367,7 +314,7 @@ extension Simulation {
                     answered(driver)
                     // A withheld answer leaves its request in flight for good.
                     if handlerBehaviour == .hung { handle(.legacyRequestHung) }
-                    for case .reply(let reply) in decoded(directives, directives.handler, from: driver, NativeHandlerWire.directive)
+                    for case .reply(let reply) in reader.handlerDirectives(directives, from: driver, now: now)
                         where handlerBehaviour != .hung {
                         lastLegacyAnswer = reply
                     }

@@ -44,6 +44,8 @@ package final class Simulation {
     package let files: RunFiles
     package let trace: Trace
     package let monitor: InvariantMonitor
+    /// Reads what the processes give back, and checks that both transports read it alike.
+    let reader: DirectiveReader
 
     /// Safari and the OS: what they show, and their rules.
     package internal(set) var safari: SafariMachine
@@ -114,6 +116,7 @@ package final class Simulation {
         clock = Scheduler(now: epoch)
         trace = Trace(epoch: epoch)
         monitor = InvariantMonitor(trace: trace)
+        reader = DirectiveReader(trace: trace, monitor: monitor)
         launcher = ProcessLauncher(transport: transport, executables: executables, containerDirectory: files.containerDirectory,
                                    disk: disk, seed: seed, trace: trace)
         files.makeFolders(profile: profile)
