@@ -121,7 +121,7 @@ package final class ScenarioRunner {
         let unsyncedAtEnd = transport == .inProcess ? simulation.disk.unsynced.count : 0
         simulation.cutPowerAtTheEnd()
         try checkFaultsWereReached(simulation)
-        let arrivals = simulation.arrivals, unsyncedAtArrivals = simulation.unsyncedAtArrivals
+        let arrivals = simulation.processes.arrivals, unsyncedAtArrivals = simulation.processes.unsyncedAtArrivals
         let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
         simulation.heal()
         checkInvariants(after: last, healed: true)
@@ -136,7 +136,7 @@ package final class ScenarioRunner {
     /// sweep's run the scenario's own faults may be pre-empted by the sweep's, so only the
     /// sweep's must have happened.
     private func checkFaultsWereReached(_ simulation: Simulation) throws(ScenarioError) {
-        if let crashAt, !simulation.crashAtReached {
+        if let crashAt, !simulation.processes.crashAtReached {
             throw ScenarioError(file: scenario.name, line: 0, message: "no process reached \(crashAt): nothing was crashed")
         }
         if let powerCut, simulation.powerCutPending {
@@ -148,7 +148,7 @@ package final class ScenarioRunner {
         }
         // The first unreached fault by the line that planned it (the last one naming its kind,
         // process and point), so the report never depends on the order they were kept in.
-        let unreached = simulation.faultsNeverReached.map { fault in (fault, scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!) }
+        let unreached = simulation.processes.faultsNeverReached.map { fault in (fault, scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!) }
         if faultsMayGoUnreached && crashAt == nil {
             unreachedFaultLines = Set(unreached.map(\.1.number)).sorted()
             return
@@ -158,7 +158,7 @@ package final class ScenarioRunner {
         let message = "'\(fault)' was never reached: the \(fault.process.rawValue) never got to \(fault.point.rawValue) after it"
         // A process stuck (held, or waiting for a lock that is never released) is a run that
         // stopped short, not a scenario asking for something impossible: say where each is.
-        let stuck = simulation.stuck
+        let stuck = simulation.processes.stuck
         if !stuck.isEmpty { return fail(line, message + "; when the run ended, " + stuck.joined(separator: "; ")) }
         // A flaw may skip the very step a fault waits for (no lock, no write): that run shows a
         // difference, reported as a failure, which a flaw test does not count as a catch.
@@ -228,10 +228,10 @@ package final class ScenarioRunner {
         case .background(.freeze): simulation.freezeBackground()
         case .background(.thaw): simulation.thawBackground()
         case .handler(let behaviour): simulation.handlerBehaviour = behaviour
-        case .hold(let process, let point): simulation.hold(process, at: point)
-        case .crash(let process, let point): simulation.crash(process, at: point)
-        case .fail(let process, let point, let errno, let after): simulation.failStorage(process, at: point, errno: errno.code, after: after)
-        case .release(let process): simulation.release(process)
+        case .hold(let process, let point): simulation.processes.hold(process, at: point)
+        case .crash(let process, let point): simulation.processes.crash(process, at: point)
+        case .fail(let process, let point, let errno, let after): simulation.processes.failStorage(process, at: point, errno: errno.code, after: after)
+        case .release(let process): simulation.processes.release(process)
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
@@ -354,11 +354,11 @@ package final class ScenarioRunner {
         if transport == .process { mkdir(directory, 0o755) }
         let simulation = Simulation(platform: setup.platform, transport: transport, seed: setup.seed, epoch: setup.epoch,
                                     executables: executables, directory: directory, profile: setup.profile)
-        simulation.flaws = flaws
-        simulation.crashAt = crashAt
-        simulation.inProcessHiddenYield = inProcessHiddenYield
+        simulation.processes.flaws = flaws
+        simulation.processes.crashAt = crashAt
+        simulation.processes.hiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
-        simulation.handlerReuse = setup.handlerReuse
+        simulation.processes.handlerReuse = setup.handlerReuse
         if let powerCut { simulation.cutPower(powerCut) }
         let good = setup.shared ?? setup.emptyDocument
         if setup.damaged {

@@ -13,8 +13,7 @@ extension Simulation {
 
     package func launchApp() {
         if app == nil {
-            guard let started = start(.app) else { return }
-            app = started
+            guard processes.start(.app) != nil else { return }
             clock.queue.append(.appInput(.launched))
         }
         appForeground()
@@ -32,7 +31,6 @@ extension Simulation {
 
     package func killApp() {
         if let app { kill(app) }
-        app = nil
         edits.appGone()
         handle(.appQuit)
     }

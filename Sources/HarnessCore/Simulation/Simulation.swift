@@ -12,10 +12,10 @@ import SiteSettings
 ///
 /// It is the shell of `SafariMachine`, which holds Safari's and the OS's rules: it carries out
 /// the machine's effects on the processes and feeds back what came of them. Beside it are
-/// virtual time and queued work (`Scheduler`), yield points and the container's lock
-/// (`YieldArbiter`), starting processes (`ProcessLauncher`), fault plans and the invariants
-/// (`InvariantMonitor`).
-package final class Simulation {
+/// virtual time and queued work (`Scheduler`), the processes with their yield points and the
+/// container's lock (`ProcessTable`), what they give back (`DirectiveReader`), the user's
+/// edits and their answers (`EditLedger`), fault plans and the invariants (`InvariantMonitor`).
+package final class Simulation: ProcessTable.Owner {
     package typealias Platform = SafariMachine.Platform
 
     /// How the three processes run: as real OS processes (the default and the truth), or as
@@ -52,21 +52,15 @@ package final class Simulation {
     /// What the app shows now.
     package internal(set) var appView: AppView?
     var clock: Scheduler
-    var arbiter = YieldArbiter<(driver: ProcessDriver, role: Role)>()
-    var launcher: ProcessLauncher
+    /// The processes, where each one stands, and the faults planned at their yield points.
+    package let processes: ProcessTable
+    typealias Role = ProcessTable.Role
+    /// The running app and the front profile's loaded background; the arbiter as the checks
+    /// read it.
+    var app: ProcessDriver? { processes.app }
+    var background: ProcessDriver? { processes.background }
+    var arbiter: YieldArbiter<(driver: ProcessDriver, role: Role)> { processes.arbiter }
 
-    /// Why a process is running: its part in the run.
-    enum Role {
-        case app, background
-        case handler(incarnation: Int, request: Int)
-        /// A handler serving the first version's extension.
-        case legacy
-    }
-
-    var app: ProcessDriver?
-    var background: ProcessDriver?
-    /// Handler processes that answered and wait for the next request (`handler reuse`).
-    var idleHandlers: [ProcessDriver] = []
     /// Every death of a background so far, and invariants 7 and 8's pending check.
     var backgroundDeaths = 0
     var convergenceWatch: ConvergenceWatch?
@@ -77,8 +71,6 @@ package final class Simulation {
     /// timeouts did (emptied at its start).
     var answeredRequests: Set<Int> = []
     var timedOutRequests: Set<Int> = []
-    /// The disk generation the running processes started in (in-process transport).
-    var bootGeneration = 0
     /// A power cut planned for the end of the run, not yet carried out.
     private var powerCutAtEnd: PowerCutPlan?
 
@@ -88,8 +80,6 @@ package final class Simulation {
         get { safari.alarmMinimum }
         set { safari.alarmMinimum = newValue }
     }
-    /// Known bugs switched on in every process of the run (`harness run --flaw`).
-    package var flaws: Set<Flaw> = []
     /// A shared document the scenario planted damaged: exempt from the invariant 1 checks
     /// until a process sets it aside, and then its bytes must be kept.
     package var plantedDamage: [UInt8]?
@@ -100,8 +90,6 @@ package final class Simulation {
     package internal(set) var edits = EditLedger()
     /// The last answer the first version's extension got from the handler.
     package internal(set) var lastLegacyAnswer: NativeReply?
-    /// How many handler processes were started: one per native request.
-    package internal(set) var handlerSpawns = 0
 
     /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`;
     /// `directory` an empty folder for the container and the extension storage.
@@ -117,9 +105,9 @@ package final class Simulation {
         trace = Trace(epoch: epoch)
         monitor = InvariantMonitor(trace: trace)
         reader = DirectiveReader(trace: trace, monitor: monitor)
-        launcher = ProcessLauncher(transport: transport, executables: executables, containerDirectory: files.containerDirectory,
-                                   disk: disk, seed: seed, trace: trace)
+        processes = ProcessTable(files: files, executables: executables, seed: seed, trace: trace, monitor: monitor)
         files.makeFolders(profile: profile)
+        processes.owner = self
     }
 
     deinit { teardown() }
@@ -142,36 +130,6 @@ package final class Simulation {
     package var appIsRunning: Bool { app != nil }
     /// Problems caught as they happened (see `InvariantMonitor`).
     package var violations: [String] { monitor.violations }
-    /// The process past `lock` and not yet at `unlock`.
-    package var lockHolder: String? { arbiter.lockHolder }
-    /// The yield points where processes wait now, as `name#n@point`.
-    package var waiting: [String] { arbiter.waiting.map { "\($0.label)@\($0.point.rawValue)" } }
-    /// Every arrival at a yield point so far, in order.
-    package var arrivals: [YieldArrival] { arbiter.arrivals }
-    /// How many changes were waiting to be flushed at each arrival at a yield point.
-    package internal(set) var unsyncedAtArrivals: [Int] = []
-    /// The faults planned so far that no process ever got to.
-    package var faultsNeverReached: [PlannedFault] { arbiter.faultsNeverReached }
-    /// Whether the arrival `crashAt` names was reached.
-    package var crashAtReached: Bool { arbiter.crashAtReached }
-    /// The arrival at which to kill its process (a crash sweep's one crash per run).
-    package var crashAt: YieldArrival? {
-        get { arbiter.crashAt }
-        set { arbiter.crashAt = newValue }
-    }
-    /// The system reuses the handler's process (`handler reuse`): a handler that answered waits
-    /// for the next request, keeping its statics; one that is busy does not take it.
-    package var handlerReuse: Bool {
-        get { launcher.handlerReuse }
-        set { launcher.handlerReuse = newValue }
-    }
-
-    /// Only for proving the transport-equality check: in-process processes hide this yield point.
-    package var inProcessHiddenYield: YieldPoint? {
-        get { launcher.hiddenYield }
-        set { launcher.hiddenYield = newValue }
-    }
-
     /// When the front profile's alarm falls due, if one is set.
     package var alarm: EpochMillis? { safari.nextAlarm?.at }
 
@@ -182,12 +140,7 @@ package final class Simulation {
     }
 
     /// The number of the background's latest incarnation (`background#N` in the trace; 0 before the first).
-    package var backgroundIncarnation: Int { launcher.incarnation(of: .background) }
-
-    /// What each waiting process waits for, and who holds the container's lock.
-    package var stuck: [String] {
-        arbiter.stuck { [safari, background] holder in safari.frozenByUser && background?.label == holder }
-    }
+    package var backgroundIncarnation: Int { processes.incarnation(of: .background) }
 
     // MARK: - Files
 
@@ -206,46 +159,15 @@ package final class Simulation {
     package var storedLocal: LocalStorage? { LocalStorage.read(files.storageFile(RunFiles.localStorageName, profile: profile)) }
 
     /// Kills every process still running. Safe to call more than once.
-    package func teardown() {
-        // The run is over and its trace taken: adding to it now would only copy it.
-        for entry in arbiter.waiting { entry.process.driver.kill(now: now, reason: nil) }
-        arbiter.powerLost()
-        app?.kill(now: now, reason: nil)
-        background?.kill(now: now, reason: nil)
-        for handler in idleHandlers { handler.kill(now: now, reason: nil) }
-        app = nil
-        background = nil
-        idleHandlers = []
-    }
+    package func teardown() { processes.teardown(now: now) }
 
-    // MARK: - Faults
-
-    /// Stops the process at the yield point the next time it gets there, until `release`.
-    package func hold(_ process: ProcessName, at point: YieldPoint) { arbiter.hold(process, at: point) }
-
-    /// Lets a held process go on (it may still wait for the lock) and plays out what follows.
-    package func release(_ process: ProcessName) {
-        arbiter.release(process)
-        wakeWaiters()
-    }
-
-    /// Kills the process when it next reaches `point`: a crash between two steps of a storage
-    /// operation.
-    package func crash(_ process: ProcessName, at point: YieldPoint) { arbiter.crash(process, at: point) }
-
-    /// Makes the storage step after `point` fail with `errno` the next time the process gets
-    /// there (a full disk, an I/O error): the process must report it and keep what it had.
-    /// With `after`, the step takes effect first (the data written, the rename done) and then
-    /// reports the error, as a failed fsync does.
-    package func failStorage(_ process: ProcessName, at point: YieldPoint, errno: Int32, after: Bool = false) {
-        arbiter.fail(process, at: point, errno: errno, after: after)
-    }
+    // MARK: - Power cuts
 
     /// Plans a power cut (in-process transport only: real disks are not ours to cut).
     package func cutPower(_ plan: PowerCutPlan) {
         switch plan.place {
         case .flush(let flush): disk.cutPower(SimulatedDisk.PowerCut(flush: flush, keep: plan.keep))
-        case .arrival: arbiter.powerCutAt = plan
+        case .arrival: processes.powerCutAt = plan
         case .end: powerCutAtEnd = plan
         }
     }
@@ -253,12 +175,12 @@ package final class Simulation {
     /// Gives up a planned power cut that has not happened (an explored run that ended before it).
     package func dropPlannedPowerCut() {
         disk.cutPower(nil)
-        arbiter.powerCutAt = nil
+        processes.powerCutAt = nil
         powerCutAtEnd = nil
     }
 
     /// Whether a planned power cut has not happened.
-    package var powerCutPending: Bool { arbiter.powerCutAt != nil || powerCutAtEnd != nil || disk.powerCutPending }
+    package var powerCutPending: Bool { processes.powerCutAt != nil || powerCutAtEnd != nil || disk.powerCutPending }
 
     /// Carries out a cut planned for the end of the run (after the last step, before healing).
     package func cutPowerAtTheEnd() {
@@ -276,7 +198,7 @@ package final class Simulation {
     /// everything else plays out (native replies that are slower than the user).
     package func settle(stopBefore: WorkKind? = nil, deferring: WorkKind? = nil) {
         // Work for a process held at a yield point waits; everything else goes on.
-        while let work = clock.takeWork(deferring: deferring, stopBefore: stopBefore, isBusy: isBusy) {
+        while let work = clock.takeWork(deferring: deferring, stopBefore: stopBefore, isBusy: processes.isBusy) {
             switch work {
             case .backgroundInput(let input, let incarnation):
                 handle(.eventDue(input, for: incarnation))
@@ -291,15 +213,6 @@ package final class Simulation {
             case .appInput(let input, let edit):
                 deliverToApp(input, edit: edit)
             }
-        }
-    }
-
-    /// Whether work of this kind must wait: its process is held at a yield point.
-    private func isBusy(_ kind: WorkKind) -> Bool {
-        switch kind {
-        case .backgroundInput, .storageCompletion, .nativeReply: background.map { arbiter.isWaiting($0.label) } ?? false
-        case .appInput: app.map { arbiter.isWaiting($0.label) } ?? false
-        case .nativeRequest: false
         }
     }
 
@@ -373,10 +286,10 @@ package final class Simulation {
     /// everything settled, and a running app in front.
     package func heal() {
         trace.record(now, "harness", "heal")
-        arbiter.dropFaults()
+        processes.dropFaults()
         handlerBehaviour = .healthy
         if safari.frozenByUser { thawBackground() }
-        wakeWaiters()
+        processes.wakeWaiters()
         // Every other profile whose outbox still holds patches comes to the front in turn, so its
         // extension sends them; then the one that was in front (whose extension then starts
         // afresh and whose popup has closed: only in runs that need the detour).
