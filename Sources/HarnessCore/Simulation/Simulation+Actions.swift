@@ -66,10 +66,8 @@ extension Simulation {
         settle()
         trace.record(now, "harness", "the device sleeps for \(ScenarioPrinter.duration(duration)): Safari's timers stop with its monotonic clock")
         handle(.deviceSlept(duration))
-        clock.timers = clock.timers.mapValues { $0 + duration }
-        clock.delayedReplies = clock.delayedReplies.map { ($0.at + duration, $0.work) }
+        clock.sleep(for: duration)
         reconciliationBoundEnded()
-        clock.now += duration
         trace.record(now, "harness", "the device wakes")
     }
 

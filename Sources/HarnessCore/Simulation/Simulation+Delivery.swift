@@ -269,9 +269,7 @@ extension Simulation {
         processes.powerLost(also: driver)
         appView = nil
         edits.appGone()
-        clock.queue.removeAll()
-        clock.delayedReplies = []
-        clock.timers = [:]
+        clock.powerLost()
         monitor.noAnswerOwed()
         handle(.powerLost)
     }

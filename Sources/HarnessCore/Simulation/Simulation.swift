@@ -253,31 +253,13 @@ package final class Simulation: ProcessTable.Owner {
     /// `WebExtensionAlarm.cpp`).
     func fireOverdue() {
         while let (_, due) = clock.nextDue(before: now, background: background?.incarnation, frozen: safari.frozenByUser, safari: safari) {
-            trace.record(now, "safari", "overdue on return: \(describe(due))")
+            trace.record(now, "safari", "overdue on return: \(due)")
             fire(due)
         }
     }
 
-    /// What fell due, as the trace says it.
-    private func describe(_ due: Scheduler.Due) -> String {
-        switch due {
-        case .safari(.idleUnload): "the unload check"
-        case .nativeTimeout(let timer): "background#\(timer.incarnation)'s timeout for request \(timer.request)"
-        case .delayedReply: "a reply held back"
-        case .safari(.alarm): "the alarm"
-        }
-    }
-
     private func fire(_ due: Scheduler.Due) {
-        switch due {
-        case .safari(let due):
-            handle(.timeReached(due))
-        case .nativeTimeout(let timer):
-            clock.timers[timer] = nil
-            clock.queue.append(.backgroundInput(.nativeTimeout(request: timer.request), for: timer.incarnation))
-        case .delayedReply(let index):
-            clock.queue.append(clock.delayedReplies.remove(at: index).work)
-        }
+        if let due = clock.fire(due) { handle(.timeReached(due)) }
     }
 
     /// Ends the faults and lets everything catch up, as the checks after a run expect: no holds
