@@ -107,8 +107,7 @@ extension Simulation {
     private func startBackground(_ started: ExtensionWire.Event) -> ProcessDriver? {
         guard let driver = processes.start(.background) else { return nil }
         clock.timers = [:]
-        answeredRequests = []
-        timedOutRequests = []
+        exchanges.backgroundStarted()
         handle(.backgroundStarted(incarnation: driver.incarnation))
         monitor.backgroundStarted(driver.label, profile: profile, withCache: storedLocal?.cache != nil, now: now)
         processes.complete(reader.begin(driver, started, now: now), driver: driver, role: .background)
@@ -120,25 +119,10 @@ extension Simulation {
     private func deliver(_ input: ExtensionWire.Event, to background: ProcessDriver) {
         if case .tabRequestedDecision(let tab, _, _) = input { monitor.backgroundTook(requestFrom: tab.rawValue) }
         if case .nativeReply(let request, let message) = input {
-            monitor.nativeReplyArrives(incarnation: background.incarnation, now: now)
-            answeredRequests.insert(request)
-            // A valid snapshot in time becomes the cache (a late one is dropped): its next save
-            // of storage.local must keep it for the next background (invariant 5).
-            if !timedOutRequests.contains(request), case .object(let reply) = message, reply["type"] == .string("snapshot"),
-               let document = reply["document"], let snapshot = try? DocumentCodec.decode(document).document {
-                monitor.snapshotTaken("the snapshot of revision \(snapshot.revision) it took at \(trace.time(now))")
-            }
+            exchanges.replyArrives(request, message, incarnation: background.incarnation, now: now)
         }
         processes.complete(reader.begin(background, input, now: now), driver: background, role: .background)
-        if case .nativeTimeout(let request) = input {
-            timedOutRequests.insert(request)
-            // A timeout for a request already answered (its timer fired while the answer was
-            // still being handled, held at a yield point) ends nothing: no recovery follows.
-            if !answeredRequests.contains(request) { recoveryOwedBy = background.incarnation }
-        } else if recoveryOwedBy == background.incarnation, !input.isNativeExchange {
-            // The first input after a native timeout that is not itself a native exchange is
-            // the background's recovery (`BackgroundMachine.recoveryDue`).
-            recoveryOwedBy = nil
+        if exchanges.took(input, incarnation: background.incarnation) {
             reconciliationReached("the first event after a native timeout", invariant: 7)
         }
     }

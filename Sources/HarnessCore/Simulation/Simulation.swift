@@ -64,13 +64,8 @@ package final class Simulation: ProcessTable.Owner {
     /// Every death of a background so far, and invariants 7 and 8's pending check.
     var backgroundDeaths = 0
     var convergenceWatch: ConvergenceWatch?
-    /// The incarnation of the background whose native request last timed out, until its next
-    /// event (its recovery, a reconciliation point).
-    var recoveryOwedBy: Int?
-    /// The native requests whose answers reached the current background, and those whose
-    /// timeouts did (emptied at its start).
-    var answeredRequests: Set<Int> = []
-    var timedOutRequests: Set<Int> = []
+    /// What the checks learn from the background's native exchanges.
+    var exchanges: NativeExchangeWatch
     /// A power cut planned for the end of the run, not yet carried out.
     private var powerCutAtEnd: PowerCutPlan?
 
@@ -105,6 +100,7 @@ package final class Simulation: ProcessTable.Owner {
         trace = Trace(epoch: epoch)
         monitor = InvariantMonitor(trace: trace)
         reader = DirectiveReader(trace: trace, monitor: monitor)
+        exchanges = NativeExchangeWatch(trace: trace, monitor: monitor)
         processes = ProcessTable(files: files, executables: executables, seed: seed, trace: trace, monitor: monitor)
         files.makeFolders(profile: profile)
         processes.owner = self
