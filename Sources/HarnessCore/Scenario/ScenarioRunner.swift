@@ -123,7 +123,7 @@ package final class ScenarioRunner {
         try checkFaultsWereReached(simulation)
         let arrivals = simulation.processes.arrivals, unsyncedAtArrivals = simulation.processes.unsyncedAtArrivals
         let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
-        simulation.heal()
+        Healing(simulation: simulation).heal()
         checkInvariants(after: last, healed: true)
         if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
         return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, log: simulation.trace.log,

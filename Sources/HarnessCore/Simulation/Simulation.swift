@@ -257,46 +257,4 @@ package final class Simulation: ProcessTable.Owner {
     private func fire(_ due: Scheduler.Due) {
         if let due = clock.fire(due) { handle(.timeReached(due)) }
     }
-
-    /// Ends the faults and lets everything catch up, as the checks after a run expect: no holds
-    /// or planned crashes, a healthy handler, a thawed background, every waiting reply and
-    /// timeout played out, Safari in front (a reconciliation point), an open popup shown afresh,
-    /// everything settled, and a running app in front.
-    package func heal() {
-        trace.record(now, "harness", "heal")
-        processes.dropFaults()
-        handlerBehaviour = .healthy
-        if safari.frozenByUser { thawBackground() }
-        processes.wakeWaiters()
-        // Every other profile whose outbox still holds patches comes to the front in turn, so its
-        // extension sends them; then the one that was in front (whose extension then starts
-        // afresh and whose popup has closed: only in runs that need the detour).
-        let front = profile
-        for (other, bytes) in files.storageFiles(RunFiles.localStorageName, profiles: safari.profiles) where other != front {
-            guard let stored = LocalStorage.read(bytes), !stored.outbox.isEmpty else { continue }
-            switchProfile(other)
-            catchUp()
-        }
-        switchProfile(front)
-        catchUp()
-        // The user looks at an open popup again: it shows what the background holds now (a
-        // background that died since it opened knows nothing of it).
-        if let tab = popupTab { openPopup(on: tab) }
-        settle()
-        // The app, if it runs, comes to the front too, so that its view is checked (on iOS
-        // Safari then goes to the background, with every tab settled).
-        if appIsRunning {
-            appForeground()
-            settle()
-        }
-    }
-
-    /// Safari in front (first, so that on iOS the background's timers run while time passes),
-    /// every waiting reply and timeout played out, and Safari in front again.
-    private func catchUp() {
-        safariForeground()
-        settle()
-        advance(by: clock.lastDue(nativeTimeout: BackgroundMachine.nativeTimeout) - now + 1)
-        safariForeground()
-    }
 }
