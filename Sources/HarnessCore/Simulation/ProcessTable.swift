@@ -30,6 +30,10 @@ package final class ProcessTable {
         func finished(_ directives: ProcessDriver.Directives, from driver: ProcessDriver, as role: Role)
         /// A process died during its input, or was killed where it waited.
         func died(_ driver: ProcessDriver, as role: Role)
+        /// The app is gone.
+        func appGone()
+        /// The background is gone, and stopped so (`stop`) for Safari.
+        func backgroundGone(_ driver: ProcessDriver, stop: BackgroundState)
         /// The power failed while a process ran its input: what it produced is lost with it.
         func powerFailed(during driver: ProcessDriver)
     }
@@ -271,14 +275,28 @@ package final class ProcessTable {
 
     // MARK: - Ends
 
-    /// A dead process holds nothing: its lock is released and it waits nowhere; the app or
-    /// the background it was is gone.
-    func forget(_ driver: ProcessDriver) {
+    /// Kills a process and forgets it, then resumes whoever may go on; a background is
+    /// reported as stopping so (`stop`).
+    func kill(_ driver: ProcessDriver, reason: String = "killed", stop: BackgroundState = .killed) {
+        driver.kill(now: owner.now, reason: reason)
+        forget(driver, stop: stop)
+        wakeWaiters()
+    }
+
+    /// A dead process holds nothing: its lock is released and it waits nowhere. The owner
+    /// learns that the app or the background it was is gone.
+    func forget(_ driver: ProcessDriver, stop: BackgroundState = .killed) {
         idleHandlers.removeAll { $0 === driver }
         arbiter.forget(driver.label)
         disk.releaseLock(heldBy: driver.label)
-        if app === driver { app = nil }
-        if background === driver { background = nil }
+        if app === driver {
+            app = nil
+            owner.appGone()
+        }
+        if background === driver {
+            background = nil
+            owner.backgroundGone(driver, stop: stop)
+        }
     }
 
     /// The power failed: every process is gone, killed where it was (`also`: the one whose

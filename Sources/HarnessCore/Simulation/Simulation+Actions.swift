@@ -30,8 +30,7 @@ extension Simulation {
     package func appBackground() { handle(.appWentToBackground) }
 
     package func killApp() {
-        if let app { kill(app) }
-        edits.appGone()
+        if let app { processes.kill(app) }
         handle(.appQuit)
     }
 

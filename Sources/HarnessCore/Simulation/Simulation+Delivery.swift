@@ -56,7 +56,7 @@ extension Simulation {
             guard let background else { return false }
             deliver(event, to: background)
         case .killBackground(let reason, let stop):
-            if let background { kill(background, reason: reason, stop: stop) }
+            if let background { processes.kill(background, reason: reason, stop: stop) }
         case .freezeBackground(let traced):
             if traced, let background { trace.record(now, background.label, "frozen") }
             try? background?.child.freeze()
@@ -140,7 +140,7 @@ extension Simulation {
 
     func handlerDirectives(_ directives: ProcessDriver.Directives, from handler: ProcessDriver, incarnation: Int, request: Int) {
         if handlerBehaviour == .crashing(afterWrite: true) {
-            kill(handler, reason: "crashed before replying")
+            processes.kill(handler, reason: "crashed before replying")
             handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))
             return
         }
@@ -216,7 +216,7 @@ extension Simulation {
             // The first version's extension awaits its answer: a slow one still arrives, a
             // hung or crashed handler leaves it with none.
             if handlerBehaviour == .crashing(afterWrite: true) {
-                kill(driver, reason: "crashed before replying")
+                processes.kill(driver, reason: "crashed before replying")
             } else {
                 processes.answered(driver)
                 // A withheld answer leaves its request in flight for good.
@@ -232,7 +232,7 @@ extension Simulation {
     /// never answered.
     func died(_ driver: ProcessDriver, as role: Role) {
         monitor.checkWhatWasLeft("\(driver.label) died", in: self)
-        forget(driver)
+        processes.forget(driver)
         if case .handler(let incarnation, let request) = role {
             handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))
         }
@@ -258,25 +258,15 @@ extension Simulation {
         handle(.powerLost)
     }
 
-    /// Kills a process; a background is reported to Safari as stopping so (`stop`).
-    func kill(_ driver: ProcessDriver, reason: String = "killed", stop: BackgroundState = .killed) {
-        driver.kill(now: now, reason: reason)
-        forget(driver, stop: stop)
-        processes.wakeWaiters()
+    /// What the app showed is gone with it, and its edits not yet answered.
+    func appGone() {
+        edits.appGone()
+        appView = nil
     }
 
-    /// A dead process holds nothing (see `ProcessTable.forget`). What the app showed is gone
-    /// with it; Safari learns that its background is gone.
-    func forget(_ driver: ProcessDriver, stop: BackgroundState = .killed) {
-        let wasApp = app === driver, wasBackground = background === driver
-        processes.forget(driver)
-        if wasApp {
-            edits.appGone()
-            appView = nil
-        }
-        if wasBackground {
-            backgroundDeaths += 1
-            handle(.backgroundDied(incarnation: driver.incarnation, stop: stop))
-        }
+    /// Safari learns that its background is gone.
+    func backgroundGone(_ driver: ProcessDriver, stop: BackgroundState) {
+        backgroundDeaths += 1
+        handle(.backgroundDied(incarnation: driver.incarnation, stop: stop))
     }
 }
