@@ -139,11 +139,11 @@ package final class ScenarioRunner {
         if let crashAt, !simulation.processes.crashAtReached {
             throw ScenarioError(file: scenario.name, line: 0, message: "no process reached \(crashAt): nothing was crashed")
         }
-        if let powerCut, simulation.powerCutPending {
+        if let powerCut, simulation.powerCuts.pending {
             guard faultsMayGoUnreached else {
                 throw ScenarioError(file: scenario.name, line: 0, message: "the run never got to \(powerCut): the power was never cut")
             }
-            simulation.dropPlannedPowerCut()
+            simulation.powerCuts.drop()
             powerCutMissed = true
         }
         // The first unreached fault by the line that planned it (the last one naming its kind,
@@ -359,7 +359,7 @@ package final class ScenarioRunner {
         simulation.processes.hiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
         simulation.processes.handlerReuse = setup.handlerReuse
-        if let powerCut { simulation.cutPower(powerCut) }
+        if let powerCut { simulation.powerCuts.plan(powerCut) }
         let good = setup.shared ?? setup.emptyDocument
         if setup.damaged {
             let bytes = DocumentCodec.encode(good)

@@ -66,8 +66,8 @@ package final class Simulation: ProcessTable.Owner {
     var convergenceWatch: ConvergenceWatch?
     /// What the checks learn from the background's native exchanges.
     var exchanges: NativeExchangeWatch
-    /// A power cut planned for the end of the run, not yet carried out.
-    private var powerCutAtEnd: PowerCutPlan?
+    /// The power cuts planned and not yet carried out.
+    var powerCuts: PowerCuts
 
     package var handlerBehaviour = HandlerBehaviour.healthy
     /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
@@ -102,6 +102,7 @@ package final class Simulation: ProcessTable.Owner {
         reader = DirectiveReader(trace: trace, monitor: monitor)
         exchanges = NativeExchangeWatch(trace: trace, monitor: monitor)
         processes = ProcessTable(files: files, executables: executables, seed: seed, trace: trace, monitor: monitor)
+        powerCuts = PowerCuts(disk: disk, processes: processes)
         files.makeFolders(profile: profile)
         processes.owner = self
     }
@@ -159,31 +160,9 @@ package final class Simulation: ProcessTable.Owner {
 
     // MARK: - Power cuts
 
-    /// Plans a power cut (in-process transport only: real disks are not ours to cut).
-    package func cutPower(_ plan: PowerCutPlan) {
-        switch plan.place {
-        case .flush(let flush): disk.cutPower(SimulatedDisk.PowerCut(flush: flush, keep: plan.keep))
-        case .arrival: processes.powerCutAt = plan
-        case .end: powerCutAtEnd = plan
-        }
-    }
-
-    /// Gives up a planned power cut that has not happened (an explored run that ended before it).
-    package func dropPlannedPowerCut() {
-        disk.cutPower(nil)
-        processes.powerCutAt = nil
-        powerCutAtEnd = nil
-    }
-
-    /// Whether a planned power cut has not happened.
-    package var powerCutPending: Bool { processes.powerCutAt != nil || powerCutAtEnd != nil || disk.powerCutPending }
-
     /// Carries out a cut planned for the end of the run (after the last step, before healing).
     package func cutPowerAtTheEnd() {
-        guard let plan = powerCutAtEnd else { return }
-        powerCutAtEnd = nil
-        disk.cutPowerNow(keeping: plan.keep)
-        reboot(also: nil)
+        if powerCuts.cutAtTheEnd() { reboot(also: nil) }
     }
 
     // MARK: - Time and settling
