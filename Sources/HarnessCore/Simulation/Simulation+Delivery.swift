@@ -251,8 +251,7 @@ extension Simulation {
         monitor.checkWhatWasLeft("the power failed", in: self)
         monitor.cachesMayBeLost()
         processes.powerLost(also: driver)
-        appView = nil
-        edits.appGone()
+        appGone()
         clock.powerLost()
         monitor.noAnswerOwed()
         handle(.powerLost)
