@@ -234,11 +234,11 @@ enum BenchCommand: HarnessCommand {
             simulation.appEdit(.setDefaults(DefaultsValues(mode: index % 2 == 0 ? .on : .auto)))
             simulation.settle()
         }
-        simulation.hold(.handler, at: .rename)
+        simulation.processes.hold(.handler, at: .rename)
         simulation.popupEdit(set: SiteValues(mode: .off))
         simulation.appEdit(.changeSite(scope: "other.example", set: SiteValues(mode: .on), reset: []))
         simulation.settle()
-        simulation.release(.handler)
+        simulation.processes.release(.handler)
         simulation.advance(by: 45_000)
         for index in 1...6 { simulation.activateTab(TabID("t\(index)")) }
         simulation.advance(by: 45_000)

@@ -48,7 +48,7 @@ struct SimulationTests {
         simulation.appEdit(.setDefaults(DefaultsValues(theme: .dark)))
         simulation.settle()
         #expect(!simulation.safariInForeground)
-        #expect({ if case .editSaved? = simulation.lastEditAnswer { true } else { false } }(), "\(String(describing: simulation.lastEditAnswer))")
+        #expect({ if case .editSaved? = simulation.edits.lastAppAnswer { true } else { false } }(), "\(String(describing: simulation.edits.lastAppAnswer))")
         #expect(theme(simulation, "t1") == .string("gray"), "iOS gives the app no way to reach the extension")
 
         simulation.safariForeground()
@@ -198,7 +198,7 @@ struct SimulationTests {
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
-        simulation.crash(.handler, at: .rename)
+        simulation.processes.crash(.handler, at: .rename)
         simulation.openPopup(on: TabID("t1"))
         simulation.popupEdit(set: SiteValues(mode: .off))
         simulation.settle()
@@ -261,18 +261,18 @@ struct SimulationTests {
     private func mixedRun(_ transport: Simulation.Transport, hiding hidden: YieldPoint? = nil) throws -> [String] {
         let (simulation, folder) = try simulation(.macOS, transport, shared: nil)
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
-        simulation.inProcessHiddenYield = hidden
+        simulation.processes.hiddenYield = hidden
         simulation.launchApp()
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.openTab(TabID("t2"), url: "https://a.example.org/")
         simulation.settle()
         simulation.openPopup(on: TabID("t2"))
-        simulation.hold(.handler, at: .rename)
+        simulation.processes.hold(.handler, at: .rename)
         simulation.popupEdit(set: SiteValues(theme: .sepia))
         simulation.settle()
         simulation.appEdit(.setDefaults(DefaultsValues(mode: .on)))
         simulation.settle()
-        simulation.release(.handler)
+        simulation.processes.release(.handler)
         simulation.settle()
         simulation.advance(by: 45_000)
         simulation.activateTab(TabID("t1"))
@@ -303,7 +303,7 @@ struct SimulationTests {
         let requests = simulation.trace.lines.filter { $0.contains("\"type\":\"sendNative\"") }.count
         let handlers = Set(simulation.trace.lines.compactMap { $0.split(separator: " ").dropFirst().first.flatMap { $0.hasPrefix("handler#") ? String($0) : nil } })
         #expect(requests >= 3)
-        #expect(simulation.handlerSpawns == requests)
+        #expect(simulation.processes.handlerSpawns == requests)
         #expect(handlers.count == requests)
     }
 
@@ -349,7 +349,7 @@ struct SimulationTests {
         simulation.launchApp()
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
-        simulation.hold(heldFirst, at: .rename)
+        simulation.processes.hold(heldFirst, at: .rename)
         let popupChange = {
             simulation.openPopup(on: TabID("t1"))
             simulation.popupEdit(set: SiteValues(mode: .off))
@@ -360,14 +360,14 @@ struct SimulationTests {
             simulation.settle()
         }
         if heldFirst == .handler { popupChange() } else { appChange() }
-        #expect(simulation.waiting.count == 1 && simulation.waiting[0].hasSuffix("@rename"), "\(simulation.waiting)")
+        #expect(simulation.processes.waiting.count == 1 && simulation.processes.waiting[0].hasSuffix("@rename"), "\(simulation.processes.waiting)")
         if heldFirst == .handler { appChange() } else { popupChange() }
-        #expect(simulation.waiting.count == 2 && simulation.waiting[1].hasSuffix("@lock"), "the second writer waits for the lock: \(simulation.waiting)")
+        #expect(simulation.processes.waiting.count == 2 && simulation.processes.waiting[1].hasSuffix("@lock"), "the second writer waits for the lock: \(simulation.processes.waiting)")
 
-        simulation.release(heldFirst)
+        simulation.processes.release(heldFirst)
         simulation.settle()
-        #expect(simulation.waiting.isEmpty)
-        #expect(simulation.lockHolder == nil)
+        #expect(simulation.processes.waiting.isEmpty)
+        #expect(simulation.processes.lockHolder == nil)
         let document = try sharedDocument(simulation)
         #expect(document.sites[try ScopeKey.parse("docs.example.com")]?.values.mode == .off)
         #expect(document.defaults.theme == .dark)
@@ -402,20 +402,20 @@ struct SimulationTests {
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.handlerBehaviour = .hung
         for _ in 1...SafariMachine.maximumActiveNativeRequests { simulation.legacyMessage(.getEnabled) }
-        #expect(simulation.handlerSpawns == 150)
+        #expect(simulation.processes.handlerSpawns == 150)
         #expect(!simulation.trace.lines.contains { $0.contains("refused a native request") })
         simulation.legacyMessage(.getEnabled)
-        #expect(simulation.handlerSpawns == 150)
+        #expect(simulation.processes.handlerSpawns == 150)
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
-        #expect(simulation.handlerSpawns == 150, "the snapshot request is refused too")
+        #expect(simulation.processes.handlerSpawns == 150, "the snapshot request is refused too")
         let refusals = simulation.trace.lines.filter { $0.hasSuffix("safari refused a native request: 150 in flight") }
         #expect(refusals.count == 2)
         #expect(simulation.trace.lines.contains { $0.contains("background#1 <- ") && $0.contains("too many active native message requests") })
         simulation.safariRestart()
         simulation.handlerBehaviour = .healthy
         simulation.settle()
-        #expect(simulation.handlerSpawns == 151, "requests end with Safari")
+        #expect(simulation.processes.handlerSpawns == 151, "requests end with Safari")
     }
 
     /// One native extension serves every profile: each request carries the profile it came

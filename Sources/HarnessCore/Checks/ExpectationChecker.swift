@@ -68,7 +68,7 @@ struct ExpectationChecker {
             let shown = FieldValues(mode: defaults.mode, theme: defaults.theme, nativeDarkPolicy: defaults.nativeDarkPolicy, schedule: defaults.schedule)
             return compare(values, "app defaults", shown)
         case .appAnswer(let answer):
-            let actual = lastAppEdit.flatMap { simulation.appAnswers[$0] } ?? AppAnswer.none
+            let actual = lastAppEdit.flatMap { simulation.edits.appAnswers[$0] } ?? AppAnswer.none
             return actual == answer ? [] : ["the app's answer to its last edit: expected \(answer.rawValue), got \(actual.rawValue)"]
         case .popup(let checks):
             guard let view = simulation.popup else { return ["no popup is showing"] }

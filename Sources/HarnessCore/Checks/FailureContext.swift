@@ -14,7 +14,7 @@ enum FailureContext {
         parts.append(simulation.appIsRunning ? (simulation.appInForeground ? "the app in front" : "the app running, suspended") : "the app not running")
         let suspended = simulation.platform == .iOS && !simulation.safariInForeground
         parts.append(simulation.safariInForeground ? "Safari in front" : suspended ? "Safari in the background (suspended)" : "Safari in the background")
-        if !simulation.waiting.isEmpty { parts.append("waiting at yield points: " + simulation.waiting.joined(separator: ", ")) }
+        if !simulation.processes.waiting.isEmpty { parts.append("waiting at yield points: " + simulation.processes.waiting.joined(separator: ", ")) }
         if let alarm = simulation.alarm {
             parts.append(alarm <= simulation.now ? "the alarm due" : "the alarm in \(ScenarioPrinter.duration(alarm - simulation.now))")
         } else {

@@ -192,7 +192,7 @@ package final class InvariantMonitor {
     /// Records an edit, unless the record it went to cannot be told.
     private func record(_ edit: UserEdit, in oracle: inout Oracle, _ simulation: Simulation) {
         var at = edit.at
-        if let number = edit.number, let taken = simulation.appEditTimes[number] { at = taken }
+        if let number = edit.number, let taken = simulation.edits.appTimes[number] { at = taken }
         guard let owner = owner(of: edit, simulation) else {
             // Its record cannot be told: each of its page's records may or may not hold it.
             if case .popupSite(let possible) = edit.target {
@@ -216,7 +216,7 @@ package final class InvariantMonitor {
         case .defaults: return (nil, ())
         case .site(let key): return (key, ())
         case .popupSite:
-            return edit.number.flatMap { simulation.popupEditScopes[$0] }.map { ($0, ()) }
+            return edit.number.flatMap { simulation.edits.popupScopes[$0] }.map { ($0, ()) }
         }
     }
 
@@ -266,13 +266,13 @@ package final class InvariantMonitor {
             problems.append("virtual time ran backwards: \(backwards)")
         }
         if let document {
-            let lost = oracle(simulation).check(document, answers: simulation.editAnswers)
+            let lost = oracle(simulation).check(document, answers: simulation.edits.answers)
             // Which write left the document as it is: the last process to reach its rename.
             let log = simulation.trace.log
             let lastWrite = log.entries.last { $0.what == "yield rename" }.map { " after \($0.process)'s rename at \(log.time($0.time))" } ?? ""
             problems += lost.map { $0.replacing(" (invariant 2)", with: lastWrite + " (invariant 2)") }
             problems += ExpectationChecker.convergence(simulation).map { $0 + " (invariant 4)" }
-        } else if simulation.editAnswers.values.contains(true) {
+        } else if simulation.edits.answers.values.contains(true) {
             problems.append("edits were saved but there is no shared document (invariant 2)")
         }
         return problems

@@ -123,9 +123,9 @@ package final class ScenarioRunner {
         let unsyncedAtEnd = transport == .inProcess ? simulation.disk.unsynced.count : 0
         simulation.cutPowerAtTheEnd()
         try checkFaultsWereReached(simulation)
-        let arrivals = simulation.arrivals, unsyncedAtArrivals = simulation.unsyncedAtArrivals
+        let arrivals = simulation.processes.arrivals, unsyncedAtArrivals = simulation.processes.unsyncedAtArrivals
         let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
-        simulation.heal()
+        Healing(simulation: simulation).heal()
         checkInvariants(after: last, healed: true)
         if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
         return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, log: simulation.trace.log,
@@ -138,19 +138,19 @@ package final class ScenarioRunner {
     /// sweep's run the scenario's own faults may be pre-empted by the sweep's, so only the
     /// sweep's must have happened.
     private func checkFaultsWereReached(_ simulation: Simulation) throws(ScenarioError) {
-        if let crashAt, !simulation.crashAtReached {
+        if let crashAt, !simulation.processes.crashAtReached {
             throw ScenarioError(file: scenario.name, line: 0, message: "no process reached \(crashAt): nothing was crashed")
         }
-        if let powerCut, simulation.powerCutPending {
+        if let powerCut, simulation.powerCuts.pending {
             guard faultsMayGoUnreached else {
                 throw ScenarioError(file: scenario.name, line: 0, message: "the run never got to \(powerCut): the power was never cut")
             }
-            simulation.dropPlannedPowerCut()
+            simulation.powerCuts.drop()
             powerCutMissed = true
         }
         // The first unreached fault by the line that planned it (the last one naming its kind,
         // process and point), so the report never depends on the order they were kept in.
-        let unreached = simulation.faultsNeverReached.map { fault in (fault, scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!) }
+        let unreached = simulation.processes.faultsNeverReached.map { fault in (fault, scenario.lines.last { Self.plans($0.step, fault) } ?? scenario.lines.last!) }
         if faultsMayGoUnreached && crashAt == nil {
             unreachedFaultLines = Set(unreached.map(\.1.number)).sorted()
             return
@@ -160,7 +160,7 @@ package final class ScenarioRunner {
         let message = "'\(fault)' was never reached: the \(fault.process.rawValue) never got to \(fault.point.rawValue) after it"
         // A process stuck (held, or waiting for a lock that is never released) is a run that
         // stopped short, not a scenario asking for something impossible: say where each is.
-        let stuck = simulation.stuck
+        let stuck = simulation.processes.stuck
         if !stuck.isEmpty { return fail(line, message + "; when the run ended, " + stuck.joined(separator: "; ")) }
         // A flaw may skip the very step a fault waits for (no lock, no write): that run shows a
         // difference, reported as a failure, which a flaw test does not count as a catch.
@@ -260,10 +260,10 @@ package final class ScenarioRunner {
         case .background(.freeze): simulation.freezeBackground()
         case .background(.thaw): simulation.thawBackground()
         case .handler(let behaviour): simulation.handlerBehaviour = behaviour
-        case .hold(let process, let point): simulation.hold(process, at: point)
-        case .crash(let process, let point): simulation.crash(process, at: point)
-        case .fail(let process, let point, let errno, let after): simulation.failStorage(process, at: point, errno: errno.code, after: after)
-        case .release(let process): simulation.release(process)
+        case .hold(let process, let point): simulation.processes.hold(process, at: point)
+        case .crash(let process, let point): simulation.processes.crash(process, at: point)
+        case .fail(let process, let point, let errno, let after): simulation.processes.failStorage(process, at: point, errno: errno.code, after: after)
+        case .release(let process): simulation.processes.release(process)
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
@@ -395,11 +395,11 @@ package final class ScenarioRunner {
         let simulation = Simulation(platform: setup.platform, transport: transport, seed: setup.seed, epoch: setup.epoch,
                                     executables: executables, directory: directory, profile: setup.profile)
         simulation.flaws = flaws
-        simulation.crashAt = crashAt
-        simulation.inProcessHiddenYield = inProcessHiddenYield
+        simulation.processes.crashAt = crashAt
+        simulation.processes.hiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
-        simulation.handlerReuse = setup.handlerReuse
-        if let powerCut { simulation.cutPower(powerCut) }
+        simulation.processes.handlerReuse = setup.handlerReuse
+        if let powerCut { simulation.powerCuts.plan(powerCut) }
         let good = setup.shared ?? setup.emptyDocument
         if setup.damaged {
             let bytes = DocumentCodec.encode(good)

@@ -39,12 +39,22 @@ struct Scheduler {
     typealias NativeRequestID = SafariMachine.NativeRequestID
 
     /// Something that falls due at a moment of virtual time.
-    enum Due: Equatable {
+    enum Due: Equatable, CustomStringConvertible {
         /// One of Safari's timers: the unload check, an alarm.
         case safari(SafariMachine.Due)
         case nativeTimeout(NativeRequestID)
         /// The reply a slow handler held back, by its place in `delayedReplies`.
         case delayedReply(index: Int)
+
+        /// What fell due, as the trace says it.
+        var description: String {
+            switch self {
+            case .safari(.idleUnload): "the unload check"
+            case .nativeTimeout(let timer): "background#\(timer.incarnation)'s timeout for request \(timer.request)"
+            case .delayedReply: "a reply held back"
+            case .safari(.alarm): "the alarm"
+            }
+        }
     }
 
     var now: EpochMillis
@@ -77,6 +87,37 @@ struct Scheduler {
         for (index, delayed) in delayedReplies.enumerated() { consider(delayed.at, .delayedReply(index: index)) }
         if let alarm = safari.nextAlarm, !frozen { consider(alarm.at, .safari(.alarm(alarm.name))) }
         return best.map { (max(now, $0.due), $0.what) }
+    }
+
+    /// Carries out what fell due that is the scheduler's own: a native timeout queues the
+    /// background's timeout event, a held-back reply is queued. Safari's own timers are handed
+    /// back, for Safari.
+    mutating func fire(_ due: Due) -> SafariMachine.Due? {
+        switch due {
+        case .safari(let due):
+            return due
+        case .nativeTimeout(let timer):
+            timers[timer] = nil
+            queue.append(.backgroundInput(.nativeTimeout(request: timer.request), for: timer.incarnation))
+        case .delayedReply(let index):
+            queue.append(delayedReplies.remove(at: index).work)
+        }
+        return nil
+    }
+
+    /// The device sleeps this long: monotonic time stops, so the background's timers and the
+    /// replies held back fall due that much later on the wall clock, which moves on.
+    mutating func sleep(for duration: EpochMillis) {
+        timers = timers.mapValues { $0 + duration }
+        delayedReplies = delayedReplies.map { ($0.at + duration, $0.work) }
+        now += duration
+    }
+
+    /// The power failed: no queued work, timer or held-back reply survives it.
+    mutating func powerLost() {
+        queue.removeAll()
+        delayedReplies = []
+        timers = [:]
     }
 
     /// The first queued work that may run now: work of a `isBusy` kind waits (its process is

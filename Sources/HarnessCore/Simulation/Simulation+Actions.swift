@@ -13,8 +13,7 @@ extension Simulation {
 
     package func launchApp() {
         if app == nil {
-            guard let started = start(.app) else { return }
-            app = started
+            guard processes.start(.app) != nil else { return }
             clock.queue.append(.appInput(.launched))
         }
         appForeground()
@@ -31,25 +30,18 @@ extension Simulation {
     package func appBackground() { handle(.appWentToBackground) }
 
     package func killApp() {
-        if let app { kill(app) }
-        app = nil
-        appEditsUnanswered = []
+        if let app { processes.kill(app) }
         handle(.appQuit)
     }
 
-    /// A user edit in the app; the answer is in `lastEditAnswer`, and under the returned number
-    /// in `editAnswers` and `appAnswers`.
+    /// A user edit in the app; the answer is in `edits`: the last the app gave, and under the
+    /// returned number.
     @discardableResult
     package func appEdit(_ edit: AppWire.UserEdit) -> Int {
         if app == nil || !safari.appInForeground { appForeground() }
-        let number = newEditNumber()
+        let number = edits.newNumber()
         clock.queue.append(.appInput(.edit(edit), edit: number))
         return number
-    }
-
-    private func newEditNumber() -> Int {
-        defer { nextEditNumber += 1 }
-        return nextEditNumber
     }
 
     // MARK: - Safari
@@ -73,10 +65,8 @@ extension Simulation {
         settle()
         trace.record(now, "harness", "the device sleeps for \(ScenarioPrinter.duration(duration)): Safari's timers stop with its monotonic clock")
         handle(.deviceSlept(duration))
-        clock.timers = clock.timers.mapValues { $0 + duration }
-        clock.delayedReplies = clock.delayedReplies.map { ($0.at + duration, $0.work) }
+        clock.sleep(for: duration)
         reconciliationBoundEnded()
-        clock.now += duration
         trace.record(now, "harness", "the device wakes")
     }
 
@@ -136,10 +126,10 @@ extension Simulation {
     /// The user picks which record the popup edits: host, domain or page (the key as written).
     package func choosePopupScope(_ key: String) { handle(.popupScopeChosen(key)) }
 
-    /// A change in the popup; its answer is in `editAnswers` under the returned number.
+    /// A change in the popup; its answer is in `edits` under the returned number.
     @discardableResult
     package func popupEdit(set: SiteValues = SiteValues(), reset: [SiteField] = []) -> Int {
-        let number = newEditNumber()
+        let number = edits.newNumber()
         handle(.popupEdited(set: set, reset: reset, edit: number))
         return number
     }
@@ -147,7 +137,7 @@ extension Simulation {
     /// "Forget this site": the popup deletes the selected scope's record.
     @discardableResult
     package func popupForget() -> Int {
-        let number = newEditNumber()
+        let number = edits.newNumber()
         handle(.popupForgotSite(edit: number))
         return number
     }

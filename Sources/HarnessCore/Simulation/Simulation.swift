@@ -12,10 +12,10 @@ import SiteSettings
 ///
 /// It is the shell of `SafariMachine`, which holds Safari's and the OS's rules: it carries out
 /// the machine's effects on the processes and feeds back what came of them. Beside it are
-/// virtual time and queued work (`Scheduler`), yield points and the container's lock
-/// (`YieldArbiter`), starting processes (`ProcessLauncher`), fault plans and the invariants
-/// (`InvariantMonitor`).
-package final class Simulation {
+/// virtual time and queued work (`Scheduler`), the processes with their yield points and the
+/// container's lock (`ProcessTable`), what they give back (`DirectiveReader`), the user's
+/// edits and their answers (`EditLedger`), fault plans and the invariants (`InvariantMonitor`).
+package final class Simulation: ProcessTable.Owner {
     package typealias Platform = SafariMachine.Platform
 
     /// How the three processes run: as real OS processes (the default and the truth), or as
@@ -44,41 +44,30 @@ package final class Simulation {
     package let files: RunFiles
     package let trace: Trace
     package let monitor: InvariantMonitor
+    /// Reads what the processes give back, and checks that both transports read it alike.
+    let reader: DirectiveReader
 
     /// Safari and the OS: what they show, and their rules.
     package internal(set) var safari: SafariMachine
     /// What the app shows now.
     package internal(set) var appView: AppView?
     var clock: Scheduler
-    var arbiter = YieldArbiter<(driver: ProcessDriver, role: Role)>()
-    var launcher: ProcessLauncher
+    /// The processes, where each one stands, and the faults planned at their yield points.
+    package let processes: ProcessTable
+    typealias Role = ProcessTable.Role
+    /// The running app and the front profile's loaded background; the arbiter as the checks
+    /// read it.
+    var app: ProcessDriver? { processes.app }
+    var background: ProcessDriver? { processes.background }
+    var arbiter: YieldArbiter<(driver: ProcessDriver, role: Role)> { processes.arbiter }
 
-    /// Why a process is running: its part in the run.
-    enum Role {
-        case app, background
-        case handler(incarnation: Int, request: Int)
-        /// A handler serving the first version's extension.
-        case legacy
-    }
-
-    var app: ProcessDriver?
-    var background: ProcessDriver?
-    /// Handler processes that answered and wait for the next request (`handler reuse`).
-    var idleHandlers: [ProcessDriver] = []
     /// Every death of a background so far, and invariants 7 and 8's pending check.
     var backgroundDeaths = 0
     var convergenceWatch: ConvergenceWatch?
-    /// The incarnation of the background whose native request last timed out, until its next
-    /// event (its recovery, a reconciliation point).
-    var recoveryOwedBy: Int?
-    /// The native requests whose answers reached the current background, and those whose
-    /// timeouts did (emptied at its start).
-    var answeredRequests: Set<Int> = []
-    var timedOutRequests: Set<Int> = []
-    /// The disk generation the running processes started in (in-process transport).
-    var bootGeneration = 0
-    /// A power cut planned for the end of the run, not yet carried out.
-    private var powerCutAtEnd: PowerCutPlan?
+    /// What the checks learn from the background's native exchanges.
+    var exchanges: NativeExchangeWatch
+    /// The power cuts planned and not yet carried out.
+    var powerCuts: PowerCuts
 
     package var handlerBehaviour = HandlerBehaviour.healthy
     /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
@@ -86,9 +75,14 @@ package final class Simulation {
         get { safari.alarmMinimum }
         set { safari.alarmMinimum = newValue }
     }
-    /// Known bugs switched on in every process of the run (`harness run --flaw`).
-    package var flaws: Set<Flaw> = [] {
-        didSet { safari.contentScriptFlaws = flaws }
+    /// Known bugs switched on in every process of the run and in the content scripts Safari
+    /// starts (`harness run --flaw`).
+    package var flaws: Set<Flaw> {
+        get { processes.flaws }
+        set {
+            processes.flaws = newValue
+            safari.contentScriptFlaws = newValue
+        }
     }
     /// A shared document the scenario planted damaged: exempt from the invariant 1 checks
     /// until a process sets it aside, and then its bytes must be kept.
@@ -96,26 +90,10 @@ package final class Simulation {
 
     // MARK: Edits and answers
 
-    /// The answer to each user edit, by the number `appEdit`, `popupEdit` or `popupForget`
-    /// returned: saved (the app wrote it; the popup made it durable in the outbox) or refused.
-    /// An edit with no answer was lost with its process or is still under way.
-    package internal(set) var editAnswers: [Int: Bool] = [:]
-    /// What the app answered each of its edits, by edit number (none: no answer yet).
-    package internal(set) var appAnswers: [Int: AppAnswer] = [:]
-    /// The record each answered popup change went to, as the background reports it.
-    package internal(set) var popupEditScopes: [Int: String] = [:]
-    /// When the app took each of its edits (it stamps them then).
-    package internal(set) var appEditTimes: [Int: EpochMillis] = [:]
-    /// The app's answer to its last edit (`editSaved` or `editRefused`).
-    package internal(set) var lastEditAnswer: AppMachine.Directive?
+    /// The user's edits and the answers they got.
+    package internal(set) var edits = EditLedger()
     /// The last answer the first version's extension got from the handler.
     package internal(set) var lastLegacyAnswer: NativeReply?
-    /// How many handler processes were started: one per native request.
-    package internal(set) var handlerSpawns = 0
-    var nextEditNumber = 1
-    /// The app's edits delivered to its current incarnation and not yet answered, oldest first
-    /// (the app answers its edits in order).
-    var appEditsUnanswered: [Int] = []
 
     /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`;
     /// `directory` an empty folder for the container and the extension storage.
@@ -130,9 +108,12 @@ package final class Simulation {
         clock = Scheduler(now: epoch)
         trace = Trace(epoch: epoch)
         monitor = InvariantMonitor(trace: trace)
-        launcher = ProcessLauncher(transport: transport, executables: executables, containerDirectory: files.containerDirectory,
-                                   disk: disk, seed: seed, trace: trace)
+        reader = DirectiveReader(trace: trace, monitor: monitor)
+        exchanges = NativeExchangeWatch(trace: trace, monitor: monitor)
+        processes = ProcessTable(files: files, executables: executables, seed: seed, trace: trace, monitor: monitor)
+        powerCuts = PowerCuts(disk: disk, processes: processes)
         files.makeFolders(profile: profile)
+        processes.owner = self
     }
 
     deinit { teardown() }
@@ -155,36 +136,6 @@ package final class Simulation {
     package var appIsRunning: Bool { app != nil }
     /// Problems caught as they happened (see `InvariantMonitor`).
     package var violations: [String] { monitor.violations }
-    /// The process past `lock` and not yet at `unlock`.
-    package var lockHolder: String? { arbiter.lockHolder }
-    /// The yield points where processes wait now, as `name#n@point`.
-    package var waiting: [String] { arbiter.waiting.map { "\($0.label)@\($0.point.rawValue)" } }
-    /// Every arrival at a yield point so far, in order.
-    package var arrivals: [YieldArrival] { arbiter.arrivals }
-    /// How many changes were waiting to be flushed at each arrival at a yield point.
-    package internal(set) var unsyncedAtArrivals: [Int] = []
-    /// The faults planned so far that no process ever got to.
-    package var faultsNeverReached: [PlannedFault] { arbiter.faultsNeverReached }
-    /// Whether the arrival `crashAt` names was reached.
-    package var crashAtReached: Bool { arbiter.crashAtReached }
-    /// The arrival at which to kill its process (a crash sweep's one crash per run).
-    package var crashAt: YieldArrival? {
-        get { arbiter.crashAt }
-        set { arbiter.crashAt = newValue }
-    }
-    /// The system reuses the handler's process (`handler reuse`): a handler that answered waits
-    /// for the next request, keeping its statics; one that is busy does not take it.
-    package var handlerReuse: Bool {
-        get { launcher.handlerReuse }
-        set { launcher.handlerReuse = newValue }
-    }
-
-    /// Only for proving the transport-equality check: in-process processes hide this yield point.
-    package var inProcessHiddenYield: YieldPoint? {
-        get { launcher.hiddenYield }
-        set { launcher.hiddenYield = newValue }
-    }
-
     /// When the front profile's alarm falls due, if one is set.
     package var alarm: EpochMillis? { safari.nextAlarm?.at }
 
@@ -195,12 +146,7 @@ package final class Simulation {
     }
 
     /// The number of the background's latest incarnation (`background#N` in the trace; 0 before the first).
-    package var backgroundIncarnation: Int { launcher.incarnation(of: .background) }
-
-    /// What each waiting process waits for, and who holds the container's lock.
-    package var stuck: [String] {
-        arbiter.stuck { [safari, background] holder in safari.frozenByUser && background?.label == holder }
-    }
+    package var backgroundIncarnation: Int { processes.incarnation(of: .background) }
 
     // MARK: - Files
 
@@ -219,66 +165,13 @@ package final class Simulation {
     package var storedLocal: LocalStorage? { LocalStorage.read(files.storageFile(RunFiles.localStorageName, profile: profile)) }
 
     /// Kills every process still running. Safe to call more than once.
-    package func teardown() {
-        // The run is over and its trace taken: adding to it now would only copy it.
-        for entry in arbiter.waiting { entry.process.driver.kill(now: now, reason: nil) }
-        arbiter.powerLost()
-        app?.kill(now: now, reason: nil)
-        background?.kill(now: now, reason: nil)
-        for handler in idleHandlers { handler.kill(now: now, reason: nil) }
-        app = nil
-        background = nil
-        idleHandlers = []
-    }
+    package func teardown() { processes.teardown(now: now) }
 
-    // MARK: - Faults
-
-    /// Stops the process at the yield point the next time it gets there, until `release`.
-    package func hold(_ process: ProcessName, at point: YieldPoint) { arbiter.hold(process, at: point) }
-
-    /// Lets a held process go on (it may still wait for the lock) and plays out what follows.
-    package func release(_ process: ProcessName) {
-        arbiter.release(process)
-        wakeWaiters()
-    }
-
-    /// Kills the process when it next reaches `point`: a crash between two steps of a storage
-    /// operation.
-    package func crash(_ process: ProcessName, at point: YieldPoint) { arbiter.crash(process, at: point) }
-
-    /// Makes the storage step after `point` fail with `errno` the next time the process gets
-    /// there (a full disk, an I/O error): the process must report it and keep what it had.
-    /// With `after`, the step takes effect first (the data written, the rename done) and then
-    /// reports the error, as a failed fsync does.
-    package func failStorage(_ process: ProcessName, at point: YieldPoint, errno: Int32, after: Bool = false) {
-        arbiter.fail(process, at: point, errno: errno, after: after)
-    }
-
-    /// Plans a power cut (in-process transport only: real disks are not ours to cut).
-    package func cutPower(_ plan: PowerCutPlan) {
-        switch plan.place {
-        case .flush(let flush): disk.cutPower(SimulatedDisk.PowerCut(flush: flush, keep: plan.keep))
-        case .arrival: arbiter.powerCutAt = plan
-        case .end: powerCutAtEnd = plan
-        }
-    }
-
-    /// Gives up a planned power cut that has not happened (an explored run that ended before it).
-    package func dropPlannedPowerCut() {
-        disk.cutPower(nil)
-        arbiter.powerCutAt = nil
-        powerCutAtEnd = nil
-    }
-
-    /// Whether a planned power cut has not happened.
-    package var powerCutPending: Bool { arbiter.powerCutAt != nil || powerCutAtEnd != nil || disk.powerCutPending }
+    // MARK: - Power cuts
 
     /// Carries out a cut planned for the end of the run (after the last step, before healing).
     package func cutPowerAtTheEnd() {
-        guard let plan = powerCutAtEnd else { return }
-        powerCutAtEnd = nil
-        disk.cutPowerNow(keeping: plan.keep)
-        reboot(also: nil)
+        if powerCuts.cutAtTheEnd() { reboot(also: nil) }
     }
 
     // MARK: - Time and settling
@@ -289,7 +182,7 @@ package final class Simulation {
     /// everything else plays out (native replies that are slower than the user).
     package func settle(stopBefore: WorkKind? = nil, deferring: WorkKind? = nil) {
         // Work for a process held at a yield point waits; everything else goes on.
-        while let work = clock.takeWork(deferring: deferring, stopBefore: stopBefore, isBusy: isBusy) {
+        while let work = clock.takeWork(deferring: deferring, stopBefore: stopBefore, isBusy: processes.isBusy) {
             switch work {
             case .backgroundInput(let input, let incarnation):
                 handle(.eventDue(input, for: incarnation))
@@ -304,15 +197,6 @@ package final class Simulation {
             case .appInput(let input, let edit):
                 deliverToApp(input, edit: edit)
             }
-        }
-    }
-
-    /// Whether work of this kind must wait: its process is held at a yield point.
-    private func isBusy(_ kind: WorkKind) -> Bool {
-        switch kind {
-        case .backgroundInput, .storageCompletion, .nativeReply: background.map { arbiter.isWaiting($0.label) } ?? false
-        case .appInput: app.map { arbiter.isWaiting($0.label) } ?? false
-        case .nativeRequest: false
         }
     }
 
@@ -353,72 +237,12 @@ package final class Simulation {
     /// `WebExtensionAlarm.cpp`).
     func fireOverdue() {
         while let (_, due) = clock.nextDue(before: now, background: background?.incarnation, frozen: safari.frozenByUser, safari: safari) {
-            trace.record(now, "safari", "overdue on return: \(describe(due))")
+            trace.record(now, "safari", "overdue on return: \(due)")
             fire(due)
         }
     }
 
-    /// What fell due, as the trace says it.
-    private func describe(_ due: Scheduler.Due) -> String {
-        switch due {
-        case .safari(.idleUnload): "the unload check"
-        case .nativeTimeout(let timer): "background#\(timer.incarnation)'s timeout for request \(timer.request)"
-        case .delayedReply: "a reply held back"
-        case .safari(.alarm): "the alarm"
-        }
-    }
-
     private func fire(_ due: Scheduler.Due) {
-        switch due {
-        case .safari(let due):
-            handle(.timeReached(due))
-        case .nativeTimeout(let timer):
-            clock.timers[timer] = nil
-            clock.queue.append(.backgroundInput(.nativeTimeout(request: timer.request), for: timer.incarnation))
-        case .delayedReply(let index):
-            clock.queue.append(clock.delayedReplies.remove(at: index).work)
-        }
-    }
-
-    /// Ends the faults and lets everything catch up, as the checks after a run expect: no holds
-    /// or planned crashes, a healthy handler, a thawed background, every waiting reply and
-    /// timeout played out, Safari in front (a reconciliation point), an open popup shown afresh,
-    /// everything settled, and a running app in front.
-    package func heal() {
-        trace.record(now, "harness", "heal")
-        arbiter.dropFaults()
-        handlerBehaviour = .healthy
-        if safari.frozenByUser { thawBackground() }
-        wakeWaiters()
-        // Every other profile whose outbox still holds patches comes to the front in turn, so its
-        // extension sends them; then the one that was in front (whose extension then starts
-        // afresh and whose popup has closed: only in runs that need the detour).
-        let front = profile
-        for (other, bytes) in files.storageFiles(RunFiles.localStorageName, profiles: safari.profiles) where other != front {
-            guard let stored = LocalStorage.read(bytes), !stored.outbox.isEmpty else { continue }
-            switchProfile(other)
-            catchUp()
-        }
-        switchProfile(front)
-        catchUp()
-        // The user looks at an open popup again: it shows what the background holds now (a
-        // background that died since it opened knows nothing of it).
-        if let tab = popupTab { openPopup(on: tab) }
-        settle()
-        // The app, if it runs, comes to the front too, so that its view is checked (on iOS
-        // Safari then goes to the background, with every tab settled).
-        if appIsRunning {
-            appForeground()
-            settle()
-        }
-    }
-
-    /// Safari in front (first, so that on iOS the background's timers run while time passes),
-    /// every waiting reply and timeout played out, and Safari in front again.
-    private func catchUp() {
-        safariForeground()
-        settle()
-        advance(by: clock.lastDue(nativeTimeout: BackgroundMachine.nativeTimeout) - now + 1)
-        safariForeground()
+        if let due = clock.fire(due) { handle(.timeReached(due)) }
     }
 }

@@ -1,0 +1,55 @@
+import ProcessKit
+import SiteSettings
+
+/// The background's native exchanges as the checks follow them. A valid snapshot that arrives
+/// in time becomes the cache, which the background's next save of `storage.local` must keep
+/// (invariant 5). A request that timed out unanswered leaves its background owing a recovery:
+/// the first event after it that is not itself a native exchange (`BackgroundMachine.recoveryDue`),
+/// a reconciliation point (invariant 7).
+struct NativeExchangeWatch {
+    let trace: Trace
+    let monitor: InvariantMonitor
+    /// The native requests whose answers reached the current background, and those whose
+    /// timeouts did.
+    private var answered: Set<Int> = []
+    private var timedOut: Set<Int> = []
+    /// The incarnation of the background whose native request last timed out, until its next
+    /// event (its recovery).
+    private var recoveryOwedBy: Int?
+
+    init(trace: Trace, monitor: InvariantMonitor) {
+        self.trace = trace
+        self.monitor = monitor
+    }
+
+    /// A background started: it has exchanged nothing yet.
+    mutating func backgroundStarted() {
+        answered = []
+        timedOut = []
+    }
+
+    /// A reply to one of its requests is about to reach the background.
+    mutating func replyArrives(_ request: Int, _ message: JSONValue, incarnation: Int, now: EpochMillis) {
+        monitor.nativeReplyArrives(incarnation: incarnation, now: now)
+        answered.insert(request)
+        // A late snapshot is dropped.
+        if !timedOut.contains(request), case .object(let reply) = message, reply["type"] == .string("snapshot"),
+           let document = reply["document"], let snapshot = try? DocumentCodec.decode(document).document {
+            monitor.snapshotTaken("the snapshot of revision \(snapshot.revision) it took at \(trace.time(now))")
+        }
+    }
+
+    /// The background took an event; true when that was the recovery it owed.
+    mutating func took(_ input: ExtensionWire.Event, incarnation: Int) -> Bool {
+        if case .nativeTimeout(let request) = input {
+            timedOut.insert(request)
+            // A timeout for a request already answered (its timer fired while the answer was
+            // still being handled, held at a yield point) ends nothing: no recovery follows.
+            if !answered.contains(request) { recoveryOwedBy = incarnation }
+        } else if recoveryOwedBy == incarnation, !input.isNativeExchange {
+            recoveryOwedBy = nil
+            return true
+        }
+        return false
+    }
+}
