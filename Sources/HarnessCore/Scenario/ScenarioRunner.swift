@@ -216,7 +216,7 @@ package final class ScenarioRunner {
             // One failure per line, with every way it fails.
             if !problems.isEmpty { fail(line, problems.joined(separator: "\n  "), about: expectation.tab) }
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy:
-            if !line.step.keepsReconciliationBound { started().reconciliationBoundEnded() }
+            if !line.step.keepsReconciliationBound { started().liveness.boundEnded() }
             act(line.step, started())
             simulation?.settle(deferring: .nativeReply)
         }

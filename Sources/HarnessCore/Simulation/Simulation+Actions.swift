@@ -66,7 +66,7 @@ extension Simulation {
         trace.record(now, "harness", "the device sleeps for \(ScenarioPrinter.duration(duration)): Safari's timers stop with its monotonic clock")
         handle(.deviceSlept(duration))
         clock.sleep(for: duration)
-        reconciliationBoundEnded()
+        liveness.boundEnded()
         trace.record(now, "harness", "the device wakes")
     }
 

@@ -92,7 +92,7 @@ extension Simulation {
         case .popupAnswered(let number, let saved, let scope):
             edits.popupAnswered(number, saved: saved, scope: scope?.text)
         case .reconciliationPoint(let cause, let invariant):
-            reconciliationReached(cause, invariant: invariant)
+            liveness.reconciliationReached(cause, invariant: invariant)
         }
         return true
     }
@@ -111,7 +111,7 @@ extension Simulation {
         handle(.backgroundStarted(incarnation: driver.incarnation))
         monitor.backgroundStarted(driver.label, profile: profile, withCache: storedLocal?.cache != nil, now: now)
         processes.complete(reader.begin(driver, started, now: now), driver: driver, role: .background)
-        reconciliationReached("background#\(driver.incarnation) started", invariant: 7)
+        liveness.reconciliationReached("background#\(driver.incarnation) started", invariant: 7)
         return driver
     }
 
@@ -123,7 +123,7 @@ extension Simulation {
         }
         processes.complete(reader.begin(background, input, now: now), driver: background, role: .background)
         if exchanges.took(input, incarnation: background.incarnation) {
-            reconciliationReached("the first event after a native timeout", invariant: 7)
+            liveness.reconciliationReached("the first event after a native timeout", invariant: 7)
         }
     }
 
@@ -244,8 +244,8 @@ extension Simulation {
     /// the device starts again, Safari restores its tabs and each page asks afresh.
     func reboot(also driver: ProcessDriver?) {
         // Every background dies with the power: a pending reconciliation bound is void.
-        backgroundDeaths += 1
-        reconciliationBoundEnded()
+        liveness.backgroundDied()
+        liveness.boundEnded()
         let cut = disk.lastCut
         trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts")
         monitor.checkWhatWasLeft("the power failed", in: self)
@@ -265,7 +265,7 @@ extension Simulation {
 
     /// Safari learns that its background is gone.
     func backgroundGone(_ driver: ProcessDriver, stop: BackgroundState) {
-        backgroundDeaths += 1
+        liveness.backgroundDied()
         handle(.backgroundDied(incarnation: driver.incarnation, stop: stop))
     }
 }

@@ -61,9 +61,8 @@ package final class Simulation: ProcessTable.Owner {
     var background: ProcessDriver? { processes.background }
     var arbiter: YieldArbiter<(driver: ProcessDriver, role: Role)> { processes.arbiter }
 
-    /// Every death of a background so far, and invariants 7 and 8's pending check.
-    var backgroundDeaths = 0
-    var convergenceWatch: ConvergenceWatch?
+    /// Invariants 6, 7 and 8, checked as time moves.
+    private(set) lazy var liveness = LivenessChecks(self)
     /// What the checks learn from the background's native exchanges.
     var exchanges: NativeExchangeWatch
     /// The power cuts planned and not yet carried out.
@@ -206,27 +205,17 @@ package final class Simulation: ProcessTable.Owner {
         settle()
         while true {
             let due = clock.nextDue(before: end, background: background?.incarnation, frozen: safari.isBackgroundFrozen, safari: safari)
-            // A page's deadline is checked the moment it passes, before what falls due later.
-            // While waits are excused no deadline can pass: the excuse lasts until something
-            // fires, and every wait restarts then (and at the end of the advance).
-            if !waitsAreExcused, let deadline = nextDecisionDeadline(), deadline <= end, due.map({ deadline < $0.at }) ?? true {
-                clock.now = deadline
-                checkDecisionDeadlines()
-                continue
-            }
-            if let watch = convergenceWatch, watch.due <= end, due.map({ watch.due < $0.at }) ?? true {
-                clock.now = watch.due
-                checkConvergence(watch)
-                continue
-            }
+            // A page's deadline or a reconciliation bound is checked the moment it passes,
+            // before what falls due later.
+            if liveness.checkDue(by: end, before: due?.at) { continue }
             guard let (at, what) = due else { break }
             clock.now = at
-            restartExcusedWaits()
+            liveness.restartExcusedWaits()
             fire(what)
             settle()
         }
         clock.now = end
-        restartExcusedWaits()
+        liveness.restartExcusedWaits()
     }
 
     /// Safari returns from an iOS suspension: its unload timer, the alarms and the background's

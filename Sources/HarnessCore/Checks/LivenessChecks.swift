@@ -1,0 +1,145 @@
+import ProcessKit
+import SiteSettings
+
+/// The liveness properties checked as virtual time passes (invariants 6, 7 and 8): each page's
+/// wait for a decision, and each reconciliation point's bound. The simulation tells it what
+/// happened (a reconciliation point, a background's death, a new story) and, as time moves,
+/// lets it check whatever falls due before the next event fires.
+final class LivenessChecks {
+    /// Invariants 7 and 8: a reconciliation point reached by a live background (7), or on macOS
+    /// an app change arriving on its port (8), brings every visible tab to the shared document's
+    /// decision within one native timeout plus the handler's delay, if nothing disturbs the run
+    /// meanwhile: no step that changes the document, the handler or a background's life
+    /// (`Step.keepsReconciliationBound`), no planned or pending hold, crash or failure, no
+    /// death (a power cut is one), no freeze, a handler that answers within the timeout. The
+    /// first pending point's bound holds while it is not void.
+    struct ConvergenceWatch {
+        var since: EpochMillis
+        var due: EpochMillis
+        var cause: String
+        var invariant: Int
+        var deaths: Int
+        var faults: Int
+    }
+
+    /// Invariant 6: every tab that asks gets a decision within the background's native timeout,
+    /// whatever the handler does (from the cache, or from the built-in defaults). A page waits
+    /// for nothing while it cannot be answered for a reason the scenario chose and that lasts:
+    /// iOS Safari suspended, the background frozen or held at a yield point, or every
+    /// background that woke for it killed before it answered, more than `emptyAnswersExcused`
+    /// times in a row (its content script may stop asking); its wait starts again when that ends.
+    static var decisionTimeout: EpochMillis { BackgroundMachine.nativeTimeout }
+
+    /// Empty answers in a row after which a page may stop asking: a content script that asks
+    /// again after fewer fails invariant 6.
+    static let emptyAnswersExcused = 3
+
+    private unowned let simulation: Simulation
+    private(set) var watch: ConvergenceWatch?
+    /// Every death of a background so far (a power cut is one).
+    private(set) var backgroundDeaths = 0
+
+    init(_ simulation: Simulation) {
+        self.simulation = simulation
+    }
+
+    // MARK: - What happened
+
+    func backgroundDied() { backgroundDeaths += 1 }
+
+    /// A background took a reconciliation point or an app change: its tabs are due to agree
+    /// with the shared document once the handler has had time to answer.
+    func reconciliationReached(_ cause: String, invariant: Int) {
+        let delay: EpochMillis
+        switch simulation.handlerBehaviour {
+        case .healthy: delay = 0
+        case .slow(let d) where d < Self.decisionTimeout: delay = d
+        case .slow, .hung, .crashing, .garbage:
+            watch = nil
+            return
+        }
+        // A later point does not push back the bound of one still pending, unless that one
+        // was made void by a death or a fault since.
+        let faults = simulation.arbiter.faultsUsed, now = simulation.now
+        if let pending = watch, pending.deaths == backgroundDeaths, pending.faults == faults { return }
+        watch = ConvergenceWatch(since: now, due: now + Self.decisionTimeout + delay + 1, cause: cause, invariant: invariant, deaths: backgroundDeaths, faults: faults)
+    }
+
+    /// The scenario changed the document, the handler or a background's life: what follows is
+    /// a new story, and the pending bound no longer applies.
+    func boundEnded() { watch = nil }
+
+    // MARK: - As time moves
+
+    /// Checks the first deadline or bound that falls due by `end` and before `event` (the
+    /// next thing to fire), with time moved to it; false when none does. While waits are
+    /// excused no deadline can pass: the excuse lasts until something fires, and every wait
+    /// restarts then (and at the end of an advance).
+    func checkDue(by end: EpochMillis, before event: EpochMillis?) -> Bool {
+        if !waitsAreExcused, let deadline = nextDecisionDeadline(), deadline <= end, event.map({ deadline < $0 }) ?? true {
+            simulation.clock.now = deadline
+            checkDecisionDeadlines()
+            return true
+        }
+        if let watch, watch.due <= end, event.map({ watch.due < $0 }) ?? true {
+            simulation.clock.now = watch.due
+            checkConvergence(watch)
+            return true
+        }
+        return false
+    }
+
+    /// Called as time moves (before an event fires, and at the end of an advance): while an
+    /// excuse lasts, the wait of every page it covers starts again from now, so its deadline
+    /// falls one timeout after the excuse ends, whatever ends it.
+    func restartExcusedWaits() {
+        for (id, tab) in simulation.safari.tabs where waitIsExcused(tab) { simulation.safari.restartWait(of: id, now: simulation.now) }
+    }
+
+    // MARK: - The checks
+
+    private func checkConvergence(_ watch: ConvergenceWatch) {
+        self.watch = nil
+        let simulation = simulation, safari = simulation.safari, arbiter = simulation.arbiter, now = simulation.now
+        guard simulation.background != nil, backgroundDeaths == watch.deaths, arbiter.faultsUsed == watch.faults, !arbiter.isDisturbed,
+              !safari.isBackgroundFrozen, simulation.platform == .macOS || safari.safariInForeground,
+              simulation.files.containerFile(FileContainer.documentName) != nil else { return }
+        for problem in ExpectationChecker.tabsDisagreeing(simulation, steadySince: watch.since) {
+            simulation.monitor.caught("\(problem), \(ScenarioPrinter.duration(now - watch.since)) after \(watch.cause) at \(simulation.trace.time(watch.since)) (invariant \(watch.invariant))", now: now)
+        }
+    }
+
+    private func nextDecisionDeadline() -> EpochMillis? {
+        var next: EpochMillis?
+        for tab in simulation.safari.tabs.values where !waitIsExcused(tab) {
+            guard let since = tab.waitingSince, case let deadline = since + Self.decisionTimeout + 1, deadline > simulation.now else { continue }
+            next = min(next ?? deadline, deadline)
+        }
+        return next
+    }
+
+    /// Whether every page may wait now for a reason the scenario chose.
+    private var waitsAreExcused: Bool {
+        let safari = simulation.safari
+        return (simulation.platform == .iOS && !safari.safariInForeground) || safari.frozenByUser
+            || simulation.background.map { simulation.arbiter.isWaiting($0.label) } ?? false
+    }
+
+    /// Whether this page may wait now for a reason the scenario chose.
+    private func waitIsExcused(_ tab: SafariTab) -> Bool {
+        waitsAreExcused || tab.emptyAnswersInARow > Self.emptyAnswersExcused
+    }
+
+    private func checkDecisionDeadlines() {
+        let now = simulation.now
+        for (id, tab) in simulation.safari.tabs.sorted(by: { $0.key < $1.key }) {
+            guard let since = tab.waitingSince, since + Self.decisionTimeout < now else { continue }
+            if waitIsExcused(tab) {
+                simulation.safari.restartWait(of: id, now: now)
+                continue
+            }
+            simulation.monitor.caught("tab \(id.rawValue) asked at \(simulation.trace.time(since)) and had no decision \(Self.decisionTimeout / 1000) s later (invariant 6)", now: now)
+            simulation.safari.endWait(of: id)
+        }
+    }
+}
