@@ -11,7 +11,8 @@ enum FailureContext {
         var parts: [String] = []
         let incarnation = simulation.backgroundIncarnation
         parts.append(incarnation == 0 ? "no background started" : "background#\(incarnation) \(simulation.backgroundState.rawValue)")
-        parts.append(simulation.appIsRunning ? (simulation.appInForeground ? "the app in front" : "the app running, suspended") : "the app not running")
+        parts.append(!simulation.appIsRunning ? "the app not running" : simulation.appInForeground ? "the app in front"
+                     : simulation.appIsAwake ? "the app running behind Safari" : "the app suspended")
         let suspended = simulation.platform == .iOS && !simulation.safariInForeground
         parts.append(simulation.safariInForeground ? "Safari in front" : suspended ? "Safari in the background (suspended)" : "Safari in the background")
         if !simulation.processes.waiting.isEmpty { parts.append("waiting at yield points: " + simulation.processes.waiting.joined(separator: ", ")) }

@@ -217,9 +217,12 @@ package final class ProcessTable {
         }
     }
 
-    /// What invariant 5 learns from the background going on past a yield point of its storage:
+    /// What invariants 5 and 10 learn from a process going on past a yield point of its storage:
     /// a read that fails leaves it with no cache; a rename that takes effect saves `storage.local`.
     private func passed(_ driver: ProcessDriver, _ point: YieldPoint, failing: Bool, after: Bool) {
+        // An app whose storage step fails may not show the document until it reads it again
+        // (invariant 10), and a handler's failure may come after its write.
+        if failing && driver.name != .background { monitor.appMayMissAChange() }
         guard driver === background else { return }
         if point == .storageRead && failing { monitor.cacheUnreadable(profile: owner.profile) }
         if point == .storageRename && (!failing || after) {

@@ -70,7 +70,8 @@ extension Simulation {
             fireOverdue()
             handle(.overdueTimersFired)
         case .suspendApp:
-            if let app { trace.record(now, app.label, "suspended") }
+            // An iOS app out of sight is suspended; a Mac app goes on running behind Safari.
+            if let app { trace.record(now, app.label, platform == .iOS ? "suspended" : "in the background, still running") }
         case .dropSessionStorage:
             files.dropSessions(profiles: safari.profiles)
         case .completeStorage(let incarnation, let token):
@@ -141,6 +142,7 @@ extension Simulation {
     func handlerDirectives(_ directives: ProcessDriver.Directives, from handler: ProcessDriver, incarnation: Int, request: Int) {
         if handlerBehaviour == .crashing(afterWrite: true) {
             processes.kill(handler, reason: "crashed before replying")
+            monitor.appMayMissAChange()
             handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))
             return
         }
@@ -157,13 +159,17 @@ extension Simulation {
                 case .slow(let delay): clock.delayedReplies.append((now + delay, work))
                 case .hung: trace.record(now, handler.label, "reply withheld (hung)")
                 }
-            case .postChangeNotification:
-                // Darwin notifications reach only a running app that is not suspended.
-                if app != nil && safari.appInForeground { clock.queue.append(.appInput(.changeNotification)) }
+            case .postChangeNotification: notifyTheApp()
             case .container:
                 trace.record(now, "harness", "unexpected container directive from \(handler.label)")
             }
         }
+    }
+
+    /// A handler posted the Darwin notification that the document changed: it reaches the app
+    /// if it runs and is not suspended (`appIsAwake`).
+    func notifyTheApp() {
+        if appIsAwake { clock.queue.append(.appInput(.changeNotification)) }
     }
 
     func deliverToApp(_ input: AppWire.Event, edit: Int?) {
@@ -217,12 +223,18 @@ extension Simulation {
             // hung or crashed handler leaves it with none.
             if handlerBehaviour == .crashing(afterWrite: true) {
                 processes.kill(driver, reason: "crashed before replying")
+                monitor.appMayMissAChange()
             } else {
                 processes.answered(driver)
                 // A withheld answer leaves its request in flight for good.
                 if handlerBehaviour == .hung { handle(.legacyRequestHung) }
-                for case .reply(let reply) in reader.handlerDirectives(directives, from: driver, now: now) where handlerBehaviour != .hung {
-                    lastLegacyAnswer = reply
+                for directive in reader.handlerDirectives(directives, from: driver, now: now) {
+                    switch directive {
+                    case .reply(let reply): if handlerBehaviour != .hung { lastLegacyAnswer = reply }
+                    // A toggle changed the document: the app hears of it as from any handler.
+                    case .postChangeNotification: notifyTheApp()
+                    case .container: trace.record(now, "harness", "unexpected container directive from \(driver.label)")
+                    }
                 }
             }
         }
@@ -232,6 +244,8 @@ extension Simulation {
     /// never answered.
     func died(_ driver: ProcessDriver, as role: Role) {
         monitor.checkWhatWasLeft("\(driver.label) died", in: self)
+        // A handler that dies mid-request may have written the document and not yet told the app.
+        if case .handler = role { monitor.appMayMissAChange() } else if case .legacy = role { monitor.appMayMissAChange() }
         processes.forget(driver)
         if case .handler(let incarnation, let request) = role {
             handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))

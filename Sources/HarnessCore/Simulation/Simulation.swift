@@ -131,6 +131,10 @@ package final class Simulation: ProcessTable.Owner {
     package var profile: String { safari.profile }
     package var safariInForeground: Bool { safari.safariInForeground }
     package var appInForeground: Bool { safari.appInForeground }
+    /// The app runs and is not suspended: in front, or on macOS anywhere (a Mac app behind
+    /// Safari goes on running and hears Darwin notifications; an iOS app out of sight is
+    /// suspended and hears nothing until it returns, when it reads the document again).
+    package var appIsAwake: Bool { app != nil && (platform == .macOS || safari.appInForeground) }
     /// Whether the app is running (launched and not killed).
     package var appIsRunning: Bool { app != nil }
     /// Problems caught as they happened (see `InvariantMonitor`).
