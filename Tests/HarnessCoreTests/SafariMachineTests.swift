@@ -18,6 +18,9 @@ struct SafariMachineTests {
         return safari
     }
 
+    /// What iOS Safari leaving the front says in the trace.
+    private static let iOSSafariLeaves = SafariMachine.Effect.note("Safari goes to the background: iOS suspends it, and the extension with it")
+
     private func asks(_ tab: TabID, _ url: String) -> SafariMachine.Effect {
         .dispatch(.tabRequestedDecision(tab, url: url, nativeDark: false))
     }
@@ -93,19 +96,19 @@ struct SafariMachineTests {
     @Test func iOSSafariReturningFiresItsOverdueTimersBeforeTheBackgroundThaws() {
         var safari = loaded(.iOS)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
-        #expect(safari.handle(.safariWentToBackground, now: 0) == [.freezeBackground(traced: true)])
+        #expect(safari.handle(.safariWentToBackground, now: 0) == [Self.iOSSafariLeaves, .freezeBackground(traced: true)])
         #expect(safari.handle(.eventDue(.alarmFired), now: 1) == [], "held for the frozen background")
-        #expect(safari.handle(.safariCameToForeground, now: 3_600_000) == [.fireOverdueTimers])
+        #expect(safari.handle(.safariCameToForeground, now: 3_600_000) == [.note("Safari comes to the front"), .fireOverdueTimers])
         #expect(safari.handle(.overdueTimersFired, now: 3_600_000) ==
                 [.thawBackground(traced: true, held: [.init(event: .alarmFired)]), .dispatch(.safariForeground), asks(t1, url)])
     }
 
     @Test func theAppInFrontSendsIOSSafariToTheBackgroundButNotMacOSSafari() {
         var ios = loaded(.iOS), mac = loaded(.macOS)
-        #expect(ios.handle(.appCameToForeground, now: 0) == [.freezeBackground(traced: true)])
+        #expect(ios.handle(.appCameToForeground, now: 0) == [Self.iOSSafariLeaves, .freezeBackground(traced: true)])
         #expect(mac.handle(.appCameToForeground, now: 0) == [])
         #expect(ios.isBackgroundFrozen && !mac.isBackgroundFrozen)
-        #expect(ios.handle(.safariCameToForeground, now: 0) == [.suspendApp, .fireOverdueTimers])
+        #expect(ios.handle(.safariCameToForeground, now: 0) == [.suspendApp, .note("Safari comes to the front"), .fireOverdueTimers])
     }
 
     // MARK: - The popup
@@ -275,7 +278,7 @@ struct SafariMachineTests {
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0) ==
                 [.dispatchFirst([.alarmFired]), .note("tab t1 asks again"), asks(t1, url), .note("tab t2 asks again"), asks(t2, url)])
         #expect(safari.handle(.safariLaunched, now: 0) ==
-                [.dropSessionStorage, asks(t1, url), asks(t2, url), .startBackground(.started(appearance: .light, tabs: [t1: url, t2: url], appMessages: true))],
+                [.dropSessionStorage, .note("alarms dropped: Safari keeps them in memory only"), asks(t1, url), asks(t2, url), .startBackground(.started(appearance: .light, tabs: [t1: url, t2: url], appMessages: true))],
                 "the death thawed the background, which handed back its wake-up events")
         #expect(safari.nextAlarm == nil && safari.lastStop == .unloaded)
 
@@ -310,7 +313,7 @@ struct SafariMachineTests {
         #expect(safari.handle(.extensionUpdating, now: 0) == [.killBackground(reason: "extension updated", stop: .unloaded)])
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
         #expect(safari.handle(.extensionUpdated, now: 0) ==
-                [.dropSessionStorage,
+                [.note("alarms dropped: Safari keeps them in memory only"), .dropSessionStorage,
                  .note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"),
                  asks(t1, url), .startBackground(.started(appearance: .light, tabs: [t1: url]))])
         #expect(safari.savedListeners.isEmpty && safari.nextAlarm == nil)

@@ -74,6 +74,12 @@ struct RunPageTests {
         // What was expected is beside what happened.
         #expect(page.contains("line 19 <code>expect shared site docs.example.com theme=sepia</code>"))
         #expect(page.contains("<details class=\"trace\">"))
+        // Safari's lane; the tab's look written with its reason; each trace line's time linked
+        // to the step it belongs to.
+        #expect(page.contains("<g data-lane=\"safari\">"))
+        #expect(page.contains(">in front</text>"))
+        #expect(page.contains(">gray · modeOn</text>"))
+        #expect(page.contains("<a href=\"#step-18\" title=\"line 18 of the scenario\">"))
         #expect(Self.externalReferences(page).isEmpty)
         // Written whole: no temporary file is left behind.
         let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/report").sorted()

@@ -14,6 +14,7 @@ struct Lanes {
     static let processHeight = 22.0
     static let tabHeight = 26.0
     static let revisionHeight = 22.0
+    static let stateHeight = 20.0
     static let labelWidth = 190.0
 
     /// A row of the timeline: its name, kind and top.
@@ -35,6 +36,9 @@ struct Lanes {
             top += height
         }
         if hasChecks { add("failures", "checks", Self.checkHeight) }
+        add("Safari", "safari", Self.stateHeight)
+        if !timeline.alarms.isEmpty { add("alarm", "alarm", Self.stateHeight) }
+        top += 4
         for lane in timeline.processes { add(lane.label, "process", Self.processHeight) }
         top += 8
         for lane in timeline.tabs { add("tab " + lane.name, "tab", Self.tabHeight) }
@@ -57,6 +61,8 @@ struct Lanes {
         page.add(Self.definitions)
         gaps(height: height, into: &page)
         ticks(into: &page)
+        if let row = byName["safari Safari"] { safari(row: row, into: &page) }
+        if let row = byName["alarm alarm"] { alarms(row: row, into: &page) }
         for (index, lane) in timeline.processes.enumerated() {
             if let row = byName["process " + lane.label] { process(lane, index: index, row: row, into: &page) }
         }
@@ -77,8 +83,19 @@ struct Lanes {
         for gap in axis.gaps where gap.isBreak {
             page.add("<g class=\"break\"><rect class=\"gapbreak\" x=\"\(f(gap.from + 2))\" y=\"0\" width=\"\(f(gap.to - gap.from - 4))\" height=\"\(f(height))\"/>"
                      + "<text class=\"gaptext\" x=\"\(f(gap.from + 4))\" y=\"\(f(height - 3))\">\(TimeAxis.readable(gap.millis))</text>"
-                     + "<title>\(TimeAxis.readable(gap.millis)) with nothing happening, drawn short</title></g>")
+                     + "<title>\(TimeAxis.readable(gap.millis)) with no line in the trace, drawn short\(dueIn(gap))</title></g>")
         }
+    }
+
+    /// What fell due in a stretch drawn short, though nothing ran then (Safari suspended, the
+    /// device asleep): an alarm due there fires only when Safari runs again.
+    private func dueIn(_ gap: TimeAxis.Gap) -> String {
+        // The gap lies before line `gap.index`: an alarm due after the line before it and
+        // before that line fell due inside.
+        let inside = timeline.alarms.filter { alarm in
+            alarm.due == gap.index && alarm.dueAt > timeline.times[gap.index - 1] && alarm.dueAt < timeline.times[gap.index]
+        }
+        return inside.isEmpty ? "" : "; the alarm fell due in it (at \(Trace.relative(inside[0].dueAt))) and fired only when Safari ran again"
     }
 
     /// The virtual time at each instant where it moved, where there is room for the label.
@@ -90,6 +107,46 @@ struct Lanes {
             last = x
             page.add("<text x=\"\(f(x))\" y=\"14\">\(Trace.relative(timeline.times[index]))</text>")
         }
+    }
+
+    // MARK: Safari and alarms
+
+    /// Safari in front, in the background, suspended (iOS) or the device asleep, a band each.
+    private func safari(row: Row, into page: inout RunPage.Page) {
+        let colours: [RunTimeline.SafariSpan.State: String] = [.front: "#c8e6c9", .background: "#eceff1", .suspended: "#ffe0b2", .asleep: "#b0bec5"]
+        let y = row.top + 3, h = row.height - 6
+        page.add("<g data-lane=\"safari\">")
+        for span in timeline.safari {
+            let x = axis.at(span.from), width = max(axis.at(span.to) - x, 2)
+            let words = span.state == .front ? "in front" : span.state.rawValue
+            page.add("<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(width))\" height=\"\(f(h))\" fill=\"\(colours[span.state]!)\">"
+                     + "<title>Safari \(words), \(time(span.from)) to \(time(span.to))</title></rect>")
+            if width > Double(words.count) * 6.5 + 6 { page.add("<text x=\"\(f(x + 3))\" y=\"\(f(row.middle + 4))\" pointer-events=\"none\">\(words)</text>") }
+        }
+        page.add("</g>")
+    }
+
+    /// Each alarm from when it was set to how it ended, with the moment it fell due.
+    private func alarms(row: Row, into page: inout RunPage.Page) {
+        let y = row.top + 3, h = row.height - 6
+        page.add("<g data-lane=\"alarm\">")
+        for alarm in timeline.alarms {
+            let x = axis.at(alarm.from), end = axis.at(alarm.to) + TimeAxis.slot / 2
+            let due = "due at \(Trace.relative(alarm.dueAt))"
+            page.add("<rect class=\"alarm\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(max(end - x, 2)))\" height=\"\(f(h))\" fill=\"#e1bee7\">"
+                     + "<title>alarm set at \(time(alarm.from)), \(due), \(alarm.end.rawValue) at \(time(alarm.to))</title></rect>")
+            if let index = alarm.due {
+                let dx = axis.at(index)
+                page.add("<line class=\"due\" x1=\"\(f(dx))\" x2=\"\(f(dx))\" y1=\"\(f(y - 2))\" y2=\"\(f(y + h + 2))\" stroke=\"#6a1b9a\" stroke-width=\"2\"><title>the alarm fell due, \(time(index))</title></line>")
+            }
+            let words = alarm.end.rawValue
+            if end - x > Double(words.count) * 6.5 + 8 {
+                page.add("<text x=\"\(f(end - Double(words.count) * 6.5 - 3))\" y=\"\(f(row.middle + 4))\" pointer-events=\"none\">\(words)</text>")
+            } else {
+                page.add("<text class=\"endnote\" x=\"\(f(end + 3))\" y=\"\(f(row.middle + 4))\">\(words)</text>")
+            }
+        }
+        page.add("</g>")
     }
 
     // MARK: Processes
@@ -157,17 +214,25 @@ struct Lanes {
     private func tab(_ lane: RunTimeline.TabLane, row: Row, into page: inout RunPage.Page) {
         let y = row.top + 7, h = row.height - 11
         page.add("<g data-lane=\"tab\" data-name=\"\(escape(lane.name))\">")
+        let firsts = Set(lane.firsts.map(\.at))
         for segment in lane.segments {
             let x = axis.at(segment.from), width = max(axis.at(segment.to) - x, 3)
             let shown = segment.decision
             let fill = shown.map { $0.enabled ? Self.colour(of: $0.theme) : "url(#disabled)" } ?? "#fff"
-            let words = shown.map { $0.enabled ? $0.theme : "off" } ?? "no decision"
             let detail = shown.map { "\($0.enabled ? $0.theme : "disabled") (\($0.reason))" } ?? "no decision applied yet"
             page.add("<rect class=\"\(shown == nil ? "waiting" : "shown")\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(width))\" height=\"\(f(h))\" fill=\"\(fill)\">"
                      + "<title>tab \(escape(lane.name)): \(escape(detail)), \(time(segment.from)) to \(time(segment.to))</title></rect>")
-            if width > Double(words.count) * 6.5 + 6 {
+            // The look and its reason, or as much of it as there is room for; past the
+            // first-decision mark and its "C" when one stands at the start.
+            let inset = firsts.contains(segment.from) ? 14.0 : 3.0
+            let candidates = shown.map { [($0.enabled ? $0.theme : "off") + " · " + $0.reason, $0.enabled ? $0.theme : "off"] } ?? ["no decision"]
+            if let words = candidates.first(where: { width > Double($0.count) * 6.5 + inset + 4 }) {
                 let dark = shown.map { $0.enabled && ["dark", "invert", "gray"].contains($0.theme) } ?? false
-                page.add("<text x=\"\(f(x + 3))\" y=\"\(f(row.middle + 4))\" fill=\"\(dark ? "#fff" : "#222")\" pointer-events=\"none\">\(escape(words))</text>")
+                // Over the striped "off" band the words get a plate, so they stay readable.
+                if shown?.enabled == false {
+                    page.add("<rect x=\"\(f(x + inset - 1))\" y=\"\(f(row.middle - 6))\" width=\"\(f(Double(words.count) * 6.5 + 2))\" height=\"12\" fill=\"#fff\" opacity=\"0.85\" pointer-events=\"none\"/>")
+                }
+                page.add("<text x=\"\(f(x + inset))\" y=\"\(f(row.middle + 4))\" fill=\"\(dark ? "#fff" : "#222")\" pointer-events=\"none\">\(escape(words))</text>")
             }
         }
         for first in lane.firsts {
@@ -203,6 +268,12 @@ struct Lanes {
             page.add("<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(max(end - x, 2)))\" height=\"\(f(h))\" fill=\"\(index % 2 == 0 ? "#e3f2fd" : "#bbdefb")\">"
                      + "<title>\(escape(row.name)): \(words) at \(time(stretch.from)) (\(escape(stretch.note)))</title></rect>")
             if end - x > Double(words.count) * 6.5 + 4 { page.add("<text x=\"\(f(x + 3))\" y=\"\(f(row.middle + 4))\" pointer-events=\"none\">\(words)</text>") }
+        }
+        // Every write, even of a revision already written (two writers that both made r2).
+        for reading in readings where reading.note.hasPrefix("written by") {
+            let x = axis.at(reading.at) + TimeAxis.slot / 2
+            page.add("<line class=\"write\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(y))\" y2=\"\(f(y + h))\" stroke=\"#0d47a1\" stroke-width=\"2\">"
+                     + "<title>\(escape(row.name)): r\(reading.revision.map(String.init) ?? "?") \(escape(reading.note)) at \(time(reading.at))</title></line>")
         }
         page.add("</g>")
     }

@@ -45,9 +45,26 @@ package enum RunPage {
             page.add("<p class=\"step failed healed\"><a href=\"#healed\">After the run was healed</a>: the checks made once every fault was gone failed (see above).</p>")
         }
         page.add("<details class=\"trace\">\n<summary>Trace (\(outcome.trace.count) lines)</summary>\n<pre>")
-        page.add(escape(outcome.trace.joined(separator: "\n")))
+        page.add(traceLines(outcome))
         page.add("</pre>\n</details>\n</body>\n</html>")
         return page.text
+    }
+
+    /// The trace, each line's time a link to the timeline at the step it belongs to.
+    private static func traceLines(_ outcome: ScenarioRunner.Outcome) -> String {
+        var stepAt = outcome.marks.steps.startIndex
+        var lines: [String] = []
+        for (index, line) in outcome.trace.enumerated() {
+            while stepAt + 1 < outcome.marks.steps.count && outcome.marks.steps[stepAt + 1].traceIndex <= index { stepAt += 1 }
+            let time = line.prefix { $0 != " " }
+            if stepAt < outcome.marks.steps.count, outcome.marks.steps[stepAt].traceIndex <= index {
+                let step = outcome.marks.steps[stepAt].line
+                lines.append("<a href=\"#step-\(step)\" title=\"line \(step) of the scenario\">\(escape(String(time)))</a>" + escape(String(line.dropFirst(time.count))))
+            } else {
+                lines.append(escape(line))
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 
     private static func failures(_ outcome: ScenarioRunner.Outcome, into page: inout Page) {
@@ -104,7 +121,11 @@ package enum RunPage {
         <span class="arrowkey request">request</span> <span class="arrowkey applied">applied</span> \
         <span class="arrowkey unchanged">unchanged</span> <span class="arrowkey refused">refused</span> \
         <span class="arrowkey dropped">dropped</span> <span class="arrowkey timedout">timed out</span> \
-        <span class="arrowkey message">app message, change notice</span></p>
+        <span class="arrowkey message">app message, change notice</span> · Safari: \
+        <span class="swatch" style="background:#c8e6c9"></span>in front <span class="swatch" style="background:#eceff1"></span>in the background \
+        <span class="swatch" style="background:#ffe0b2"></span>suspended <span class="swatch" style="background:#b0bec5"></span>device asleep · \
+        <span class="swatch" style="background:#e1bee7"></span>alarm set, <span class="mark" style="color:#6a1b9a">|</span>due · \
+        <span class="mark" style="color:#0d47a1">|</span>a write of the document</p>
         """
 
     private static let style = """
@@ -134,6 +155,6 @@ package enum RunPage {
         .arrowkey.message{border-color:#6a1b9a}
         .steps{list-style:none;padding:0}.steps li{padding:.05em .4em}.steps .number{display:inline-block;width:3em;text-align:right;color:#777}
         .steps .at{color:#999;font-size:.85em}.steps li.failed,p.healed{background:#fbd5d5}p.healed{padding:.2em .4em}.steps li:target{outline:2px solid #1565c0}
-        .trace pre{font-size:12px;overflow-x:auto;background:#fafafa;padding:.6em}
+        .trace pre{font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere;background:#fafafa;padding:.6em}.trace a{color:#1565c0;text-decoration:none}
         """
 }

@@ -100,8 +100,31 @@ package struct RunTimeline: Sendable {
         }
     }
 
+    /// Safari over a stretch of the run: in front, in the background (macOS), suspended (iOS),
+    /// or the device asleep.
+    package struct SafariSpan: Sendable {
+        package enum State: String, Sendable { case front, background, suspended, asleep }
+        package var state: State
+        package var from: Int
+        package var to: Int
+    }
+
+    /// An alarm of the front profile: set, when it falls due, and how it ended.
+    package struct Alarm: Sendable {
+        package enum End: String, Sendable { case fired, dropped, replaced, pending = "still set" }
+        package var from: Int
+        /// When it falls due, from the run's start.
+        package var dueAt: EpochMillis
+        /// The line at which it fell due, if the trace got that far.
+        package var due: Int?
+        package var to: Int
+        package var end: End
+    }
+
     /// Each line's virtual time from the run's start.
     package var times: [EpochMillis] = []
+    package var safari: [SafariSpan] = []
+    package var alarms: [Alarm] = []
     package var processes: [ProcessLane] = []
     package var tabs: [TabLane] = []
     package var arrows: [Arrow] = []
@@ -174,8 +197,12 @@ private struct TraceReader {
         let label = String(words[1])
         let rest = String(words[2])
         switch label {
-        case "safari": safari(rest, at: index)
+        case "safari":
+            safari(rest, at: index)
+            safariState(rest, at: index)
         case "harness":
+            if rest.hasPrefix("the device sleeps") { enter(.asleep, at: index) }
+            if rest == "the device wakes" { enter(timeline.safari.last(where: { $0.state != .asleep })?.state ?? .front, at: index) }
             if rest.hasPrefix("power lost") {
                 // Safari's queue and every process went with the power: nothing on its way arrives.
                 sent = []
@@ -184,6 +211,7 @@ private struct TraceReader {
                 notifications = []
             }
             if rest.hasPrefix("power lost") || rest == "heal" { timeline.events.append((index, rest == "heal" ? "healed" : rest)) }
+            if rest.hasPrefix("power lost") { endAlarm(.dropped, at: index) }
         case "check": timeline.checks.append((index, rest))
         default: process(label, rest, at: index)
         }
@@ -296,6 +324,8 @@ private struct TraceReader {
             }
         case "foreground":
             if let lane = laneIndex[label] { close(.suspended, lane, at: index) }
+        case "alarmFired":
+            endAlarm(.fired, at: index)
         default: break
         }
     }
@@ -318,6 +348,10 @@ private struct TraceReader {
             if let revision = json["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "written by \(label)")) }
         case "view":
             if let revision = json["view"]?["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "read by \(label)")) }
+        case "setAlarm":
+            guard let at = json["at"]?.int else { return }
+            endAlarm(.replaced, at: index)
+            timeline.alarms.append(.init(from: index, dueAt: EpochMillis(at) - epoch, due: nil, to: -1, end: .pending))
         case "decision":
             guard let tab = json["tab"]?.text, let decision = json["decision"] else { return }
             let shown = RunTimeline.TabLane.Shown(enabled: decision["enabled"]?.bool ?? false, theme: decision["theme"]?.text ?? "?",
@@ -407,6 +441,30 @@ private struct TraceReader {
         }
     }
 
+    /// Safari's own state, from its notes: in front or not, and the alarms it dropped.
+    mutating func safariState(_ rest: String, at index: Int) {
+        if rest == "Safari comes to the front" { enter(.front, at: index) }
+        if rest.hasPrefix("Safari goes to the background") { enter(rest.contains("suspends") ? .suspended : .background, at: index) }
+        if rest.hasPrefix("alarms dropped") { endAlarm(.dropped, at: index) }
+        // Another profile's extension keeps its alarms out of sight: this lane is the front one's.
+        if rest.hasPrefix("profile ") && rest.hasSuffix(" in front") { endAlarm(.dropped, at: index) }
+    }
+
+    mutating func enter(_ state: RunTimeline.SafariSpan.State, at index: Int) {
+        if let last = timeline.safari.indices.last {
+            guard timeline.safari[last].state != state else { return }
+            timeline.safari[last].to = index
+        }
+        timeline.safari.append(.init(state: state, from: index, to: -1))
+    }
+
+    /// The alarm still set, if any, ends here.
+    mutating func endAlarm(_ end: RunTimeline.Alarm.End, at index: Int) {
+        guard let last = timeline.alarms.indices.last, timeline.alarms[last].to < 0 else { return }
+        timeline.alarms[last].to = index
+        timeline.alarms[last].end = end
+    }
+
     mutating func lane(_ tab: String, profile owner: String) -> Int {
         let key = "\(owner) \(tab)"
         if let lane = tabIndex[key] { return lane }
@@ -451,6 +509,14 @@ private struct TraceReader {
 
     mutating func finish() -> RunTimeline {
         let end = max(timeline.count - 1, 0)
+        if timeline.safari.isEmpty { timeline.safari = [.init(state: .front, from: 0, to: end)] }
+        if timeline.safari[0].from > 0 { timeline.safari.insert(.init(state: .front, from: 0, to: timeline.safari[0].from), at: 0) }
+        if let last = timeline.safari.indices.last, timeline.safari[last].to < 0 { timeline.safari[last].to = end }
+        for alarm in timeline.alarms.indices {
+            if timeline.alarms[alarm].to < 0 { timeline.alarms[alarm].to = end }
+            let (from, to, dueAt) = (timeline.alarms[alarm].from, timeline.alarms[alarm].to, timeline.alarms[alarm].dueAt)
+            timeline.alarms[alarm].due = (from...to).first { timeline.times[$0] >= dueAt }
+        }
         for lane in timeline.processes.indices {
             if timeline.processes[lane].kind == .handler && timeline.processes[lane].end == .running { timeline.processes[lane].end = .exited }
             if timeline.processes[lane].end == .running { timeline.processes[lane].to = end }

@@ -208,7 +208,7 @@ extension SafariMachine {
     mutating func extensionUpdated(now: EpochMillis, _ effects: inout [Effect]) {
         holdNoBackground()
         savedListeners = [:]
-        forgetAlarms()
+        forgetAlarms(&effects)
         effects.append(.dropSessionStorage)
         effects.append(.note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"))
         for id in tabs.keys.sorted() { startScript(in: id, now: now, &effects) }
@@ -236,7 +236,10 @@ extension SafariMachine {
     /// Alarms live in Safari's memory only (WebKit keeps them in `m_alarmMap` and writes them
     /// nowhere): quitting Safari, or losing power, drops every profile's. A background sets its
     /// alarms again when it starts.
-    mutating func forgetAlarms() {
+    mutating func forgetAlarms(_ effects: inout [Effect]) {
+        if !alarms.isEmpty || putAway.values.contains(where: { !$0.alarms.isEmpty }) {
+            effects.append(.note("alarms dropped: Safari keeps them in memory only"))
+        }
         alarms = [:]
         for name in putAway.keys { putAway[name]?.alarms = [:] }
     }

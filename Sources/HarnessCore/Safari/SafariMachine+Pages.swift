@@ -119,6 +119,7 @@ extension SafariMachine {
         if platform == .iOS && appInForeground { suspendApp(&effects) }
         if !safariInForeground {
             safariInForeground = true
+            effects.append(.note("Safari comes to the front"))
             if platform == .iOS {
                 effects.append(.fireOverdueTimers)
                 return
@@ -143,6 +144,9 @@ extension SafariMachine {
     /// On iOS, Safari in the background freezes the background and its timers.
     mutating func safariWentToBackground(_ effects: inout [Effect]) {
         let wasFrozen = isBackgroundFrozen
+        if safariInForeground {
+            effects.append(.note(platform == .iOS ? "Safari goes to the background: iOS suspends it, and the extension with it" : "Safari goes to the background"))
+        }
         safariInForeground = false
         if platform == .iOS { effects.append(.freezeBackground(traced: !wasFrozen)) }
     }
@@ -176,7 +180,7 @@ extension SafariMachine {
     /// `storage.session`, alarms and native requests; Safari is in front again.
     private mutating func forgetSafarisMemory(_ effects: inout [Effect]) {
         effects.append(.dropSessionStorage)
-        forgetAlarms()
+        forgetAlarms(&effects)
         activeNativeRequests = []
         hungLegacyRequests = 0
         safariInForeground = true

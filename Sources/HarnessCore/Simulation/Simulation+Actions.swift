@@ -38,7 +38,11 @@ extension Simulation {
     /// returned number.
     @discardableResult
     package func appEdit(_ edit: AppWire.UserEdit) -> Int {
-        if app == nil || !safari.appInForeground { appForeground() }
+        if app == nil || !safari.appInForeground {
+            // The user edits in the app, so it is launched or brought to the front first.
+            trace.record(now, "harness", app == nil ? "the edit launches the app and brings it to the front" : "the edit brings the app to the front")
+            appForeground()
+        }
         let number = edits.newNumber()
         clock.queue.append(.appInput(.edit(edit), edit: number))
         return number

@@ -169,7 +169,11 @@ extension Simulation {
     /// A handler posted the Darwin notification that the document changed: it reaches the app
     /// if it runs and is not suspended (`appIsAwake`).
     func notifyTheApp() {
-        if appIsAwake { clock.queue.append(.appInput(.changeNotification)) }
+        if appIsAwake {
+            clock.queue.append(.appInput(.changeNotification))
+        } else if let app {
+            trace.record(now, app.label, "suspended: the change notification is lost (the app reads the document when it returns)")
+        }
     }
 
     func deliverToApp(_ input: AppWire.Event, edit: Int?) {
