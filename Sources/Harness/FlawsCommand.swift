@@ -63,14 +63,13 @@ enum FlawsCommand: HarnessCommand {
         if transport == .process { try Executables.requireProcesses() }
         let flaws = Flaw.allCases
         Terminal.out("seed \(seed), transport \(transport.rawValue), \(flaws.count) flaws, \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s")\n")
-        // A progress line only on a terminal: in a log, each scenario's lines follow each other.
-        let progress: Progress? = isatty(1) == 1 ? Progress() : nil
+        let progress = Progress()
         var results: [FlawCheck.Result] = []
         for (index, scenario) in scenarios.enumerated() {
-            progress?.show("\(index + 1)/\(scenarios.count) \(scenario.name)")
+            progress.show("\(index + 1)/\(scenarios.count) \(scenario.name)")
             let result = FlawCheck.check(scenario, flaws: flaws, transport: transport, seed: seed, executables: Executables.directory,
                                          directory: "/tmp/harness-flaws-\(getpid())")
-            progress?.clear()
+            progress.clear()
             results.append(result)
             report(result, of: flaws.count)
         }

@@ -49,8 +49,8 @@ enum Terminal {
     }
 }
 
-/// A progress line: on a terminal, one line rewritten in place at most ten times a second;
-/// otherwise a plain line every ten seconds, so a CI log shows the run moving without flooding.
+/// A progress line on a terminal, rewritten in place at most ten times a second. Written to a
+/// file or a pipe (a CI log), there is none: the command's own lines say what it did.
 final class Progress {
     private let onTerminal = isatty(1) == 1
     private let clock = ContinuousClock()
@@ -58,15 +58,12 @@ final class Progress {
     private var shown = false
 
     func show(_ text: String) {
+        guard onTerminal else { return }
         let now = clock.now
-        if let last, now - last < (onTerminal ? .milliseconds(100) : .seconds(10)) { return }
+        if let last, now - last < .milliseconds(100) { return }
         last = now
-        if onTerminal {
-            Terminal.out("\r\u{1B}[K" + text)
-            shown = true
-        } else {
-            Terminal.out(text + "\n")
-        }
+        Terminal.out("\r\u{1B}[K" + text)
+        shown = true
     }
 
     /// Removes the line before other output.

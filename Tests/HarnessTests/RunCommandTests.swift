@@ -44,12 +44,14 @@ struct RunCommandTests {
         #expect(results(one.stdout).allSatisfy { $0.contains("/seed-000/") })
         #expect(try HarnessBinary.run(["run", ScenarioTests.folder, "--filter", "no-such-name"]).stderr.contains("no scenario file's path contains 'no-such-name'"))
 
-        let good = try scenario("shared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 enabled\n")
+        let good = try scenario("seed 7\nshared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 enabled\n")
         let bad = try scenario("shared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 theme=dark\n")
         let json = try HarnessBinary.file("")
         defer { for path in [good, bad, json] { try? FileManager.default.removeItem(atPath: path) } }
         let result = try HarnessBinary.run(["run", good, bad, "--transport", "in-process", "--json", json])
         #expect(result.status == 1)
+        // The seed a file sets is the one its line shows.
+        #expect(result.stdout.split(separator: "\n").contains { $0.hasPrefix("pass  \(good)") && $0.hasSuffix("  seed 7") })
         let lines = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n").map { try JSONParser.parse(Array($0.utf8)) }
         #expect(lines.count == 3)
         // The files run in their paths' order: find each by its name.

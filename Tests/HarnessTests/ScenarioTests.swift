@@ -125,6 +125,38 @@ struct ScenarioTests {
                 "\(short.failures)")
     }
 
+    /// A line that fails on several keys is one failure; the trace lines shown are those that
+    /// explain it, Safari's note of the lost event among them, with the flaw named.
+    @Test func aFailureIsOneBlockPerLineAndShowsTheLinesThatExplainIt() throws {
+        let file = "safari/the-event-that-wakes-the-background-finds-its-listener.scenario"
+        let scenario = try Scenario.parse(try String(contentsOfFile: Self.folder + "/" + file, encoding: .utf8), name: file)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory,
+                                         flaws: [.listenersAfterCacheRead]).run()
+        let popup = outcome.failures.filter { $0.hasPrefix(file + ":17: expect popup") }
+        #expect(popup.count == 1, "two keys of one line, one failure: \(outcome.failures)")
+        #expect(popup.first?.contains("popup theme: expected \"sepia\", got \"gray\"\n  popup source.theme: expected \"site\", got \"default\"") == true)
+        let tab = try #require(outcome.failures.first { $0.hasPrefix(file + ":16:") })
+        #expect(tab.contains("safari popupEdited lost: background#2 has no message listener"))
+        #expect(tab.contains("flaws on: listeners-after-cache-read"))
+    }
+
+    /// A step's side effects are in the trace: an edit in the app on iOS launches it, which
+    /// sends Safari to the background and freezes the extension.
+    @Test func anAppEditOnIOSSaysWhatItDoesToSafari() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = try Scenario.parse("platform ios\ntab open t1 https://a.example/\nsettle\napp set default theme=dark\nexpect background frozen\n", name: "s")
+        let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+        #expect(outcome.passed, "\(outcome.failures)")
+        let beforeHealing = outcome.trace.prefix { !$0.hasSuffix(" harness heal") }
+        let notes = beforeHealing.filter { $0.contains(" harness the edit") || $0.contains(" safari Safari goes") }
+        #expect(notes.map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "" } ==
+                ["harness the edit launches the app and brings it to the front",
+                 "safari Safari goes to the background: iOS suspends it, and the extension with it"])
+    }
+
     @Test func aFailedExpectationShowsExpectedActualTheLineAndTheTrace() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
