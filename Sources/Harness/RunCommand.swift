@@ -16,10 +16,11 @@ enum RunCommand: HarnessCommand {
         With no file or --all, runs every scenario under Scenarios/; --filter keeps those whose
         path contains TEXT (any case). Prints a line per scenario (result, steps, virtual time,
         wall time, and the seed when the file sets its own), the failures with their trace, and
-        the total wall time. --workers runs that many scenarios side by side (default 1); the
-        output keeps the files' order. --json writes a line per scenario (its result and each
-        failure as a value) and a last summary line. --trace writes every run's trace to FILE; --mermaid writes a Mermaid sequence
-        diagram of each run (GitHub renders it); --junit writes JUnit XML; --html writes a page
+        the total wall time. --workers runs up to that many scenarios side by side (default 1,
+        at most one per core); the output keeps the files' order. --json writes a line per
+        scenario (its result and each failure as a value) and a last summary line. --trace
+        writes every run's trace to FILE; --mermaid writes a Mermaid sequence diagram of each
+        run (GitHub renders it); --junit writes JUnit XML; --html writes a page
         per run into DIR (a timeline of every process and tab, the steps, the failures, the
         trace) and DIR/index.html listing them; --keep keeps the run folders (the process
         transport's: in process every file is on a simulated disk). --flaw switches on known
@@ -130,7 +131,7 @@ enum RunCommand: HarnessCommand {
         if let path = args.value("mermaid") { try save(diagrams.joined(separator: "\n"), to: path) }
         if let path = args.value("json") {
             json.append(.object(["summary": .object(["passed": .integer(Int64(scenarios.count - failed - unusable)), "failed": .integer(Int64(failed)),
-                                                     "errors": .integer(Int64(unusable)), "seconds": .double(seconds), "seed": .integer(Int64(seed)),
+                                                     "errors": .integer(Int64(unusable)), "seconds": .double(seconds), "seed": .integer(Int64(bitPattern: seed)),
                                                      "transport": .string(transport.rawValue),
                                                      "flaws": .array(flaws.map(\.rawValue).sorted().map(JSONValue.string))])]))
             try save(json.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)

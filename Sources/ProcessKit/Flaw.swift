@@ -26,6 +26,7 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
     case timeoutFromTheLastInput = "timeout-from-the-last-input"
     case handlerKeepsDocumentInStatic = "handler-keeps-document-in-static"
     case contentScriptAsksOnce = "content-script-asks-once"
+    case appIgnoresChangeNotifications = "app-ignores-change-notifications"
 
     /// The bug, and the rule it breaks.
     public var explanation: String {
@@ -165,6 +166,13 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
             when the background dies before answering, Safari resolves the question with nothing, \
             and the page keeps what it showed (nothing, after a load) until it is shown again or \
             reloads. Breaks the rule that a page whose question is lost asks again.
+            """
+        case .appIgnoresChangeNotifications:
+            """
+            The app reads the shared document when it launches and when it comes to the front, \
+            but ignores the Darwin notification that a handler changed it: a change made in \
+            Safari while the app is open shows there only after the user leaves and comes back. \
+            Breaks the rule that a running app shows the document as it is.
             """
         }
     }

@@ -106,27 +106,30 @@ struct RunTimelineTests {
     }
 
     /// Safari's own lane (in front, suspended, the device asleep) and the alarm's: when it was
-    /// set, the line at which it fell due, how it ended.
+    /// set, the line at which it fell due (raised to the minimum, later by a sleep), how it ended.
     @Test func safariAndAlarmLanes() {
         let trace = [
             #"+0.000s background#1 -> {"at":1772359200000,"type":"setAlarm"}"#,
             #"+0.000s safari Safari goes to the background: iOS suspends it, and the extension with it"#,
-            #"+0.000s harness the device sleeps for 2h: Safari's timers stop with its monotonic clock"#,
-            #"+7200.000s harness the device wakes"#,
             #"+7200.000s safari Safari comes to the front"#,
             #"+7200.000s background#1 <- {"type":"alarmFired"}"#,
-            #"+7200.000s background#1 -> {"at":1772370000000,"type":"setAlarm"}"#,
-            #"+7300.000s safari alarms dropped: Safari keeps them in memory only"#,
-            #"+7300.000s background#2 -> {"at":1772380000000,"type":"setAlarm"}"#,
+            #"+7200.000s background#1 -> {"at":1772362810000,"type":"setAlarm"}"#,
+            #"+7200.000s safari alarm raised to the minimum delay, 30 s"#,
+            #"+7200.000s harness the device sleeps for 2h: Safari's timers stop with its monotonic clock"#,
+            #"+14400.000s harness the device wakes"#,
+            #"+14500.000s safari alarms dropped: Safari keeps them in memory only"#,
+            #"+14500.000s background#2 -> {"at":1772380000000,"type":"setAlarm"}"#,
+            #"+14500.000s safari profile work in front"#,
         ]
         let timeline = RunTimeline(trace: trace, marks: RunMarks(), epoch: 1_772_355_600_000)
-        #expect(timeline.safari.map(\.state) == [.front, .suspended, .asleep, .suspended, .front])
-        #expect(timeline.safari.map(\.from) == [0, 1, 2, 3, 4])
-        #expect(timeline.alarms.map(\.end) == [.fired, .dropped, .pending])
-        #expect(timeline.alarms.map(\.dueAt) == [3_600_000, 14_400_000, 24_400_000])
-        // The first fell due during the sleep: the line after it (the wake) is where it was due.
-        #expect(timeline.alarms[0].due == 3 && timeline.alarms[0].to == 5)
-        #expect(timeline.alarms[1].due == nil && timeline.alarms[2].to == 8)
+        #expect(timeline.safari.map(\.state) == [.front, .suspended, .front, .asleep, .front])
+        #expect(timeline.safari.map(\.from) == [0, 1, 2, 6, 7])
+        #expect(timeline.alarms.map(\.end) == [.fired, .dropped, .putAway])
+        // Due at 1 h while Safari was away: the line at which it was due is Safari's return.
+        #expect(timeline.alarms[0].dueAt == 3_600_000 && timeline.alarms[0].due == 2 && timeline.alarms[0].to == 3)
+        // Asked for 10 s, raised to 30 s, then 2 h later for the sleep.
+        #expect(timeline.alarms[1].dueAt == 7_230_000 + 7_200_000 && timeline.alarms[1].due == 8)
+        #expect(timeline.alarms[2].from == 9 && timeline.alarms[2].to == 10)
     }
 
     @Test func aPowerCutEndsEveryProcess() {

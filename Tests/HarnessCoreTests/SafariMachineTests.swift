@@ -214,8 +214,9 @@ struct SafariMachineTests {
                 [.note("tab t1 stops asking: its question came back empty 4 times in a row")])
         #expect(safari.tabs[t1]?.emptyAnswersInARow == 4)
         #expect(safari.handle(.backgroundDied(incarnation: 4, stop: .killed), now: 9) == [], "a death told twice is one death")
-        // Shown again, the page asks afresh; a decision ends its empty answers.
+        // Shown again, the page asks afresh, and Safari counts its empty answers from none.
         #expect(safari.handle(.tabActivated(t1), now: 10) == [.dispatch(.tabActivated(t1)), asks(t1, url)])
+        #expect(safari.tabs[t1]?.emptyAnswersInARow == 0 && safari.tabs[t1]?.questionPending == true)
         _ = safari.handle(.backgroundStarted(incarnation: 5), now: 10)
         _ = safari.handle(.backgroundFinished(incarnation: 5, [.machine(.sendDecision(t1, decision(.light)))]), now: 10)
         #expect(safari.tabs[t1]?.applied == decision(.light) && safari.tabs[t1]?.emptyAnswersInARow == 0)
@@ -228,6 +229,11 @@ struct SafariMachineTests {
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 7) == [])
         #expect(safari.tabs[t1]?.waitingSince == 7, "the checks still time the page's wait")
+        // It asked nothing of the next background: that one's death gives it no empty answer,
+        // so the checks never excuse it.
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 8)
+        _ = safari.handle(.backgroundDied(incarnation: 2, stop: .killed), now: 9)
+        #expect(safari.tabs[t1]?.emptyAnswersInARow == 1 && safari.tabs[t1]?.waitingSince == 7)
     }
 
     @Test func theUnloadCheckFallsDue30SecondsAfterTheLastWakeAndARecentlyUsedPortPostponesIt() {
@@ -289,7 +295,8 @@ struct SafariMachineTests {
         _ = ios.handle(.safariQuit, now: 0)
         #expect(ios.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0) == [], "still frozen: held, not handed back")
         #expect(ios.handle(.safariLaunched, now: 0) ==
-                [.note("restart drops 1 events held for the frozen background"), .dropSessionStorage, .startBackground(.started(appearance: .light, tabs: [:]))])
+                [.note("restart drops 1 events held for the frozen background"), .dropSessionStorage, .note("Safari comes to the front"),
+                 .startBackground(.started(appearance: .light, tabs: [:]))])
     }
 
     @Test func noUnloadWhileWebInspectorIsAttachedAndTheFirstCheckAfterItClosesUnloads() {

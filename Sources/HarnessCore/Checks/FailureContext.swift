@@ -44,12 +44,16 @@ enum FailureContext {
     private static func explains(_ entry: TraceEntry, named: [String]) -> Bool {
         if entry.process == "safari" || entry.process == "check" { return true }
         if entry.what.hasPrefix("yield ") { return false }
+        // About no tab in particular: every process's lines but its storage bookkeeping.
+        if named.isEmpty {
+            guard let json = entry.json else { return true }
+            return !String(decoding: JSONWriter.compact(json), as: UTF8.self).contains("\"type\":\"storageCompleted\"")
+        }
         let isBackground = entry.process.hasPrefix("background#")
         // A process's life: started, unloaded, killed, frozen, died.
         if entry.what != "<-" && entry.what != "->" { return isBackground || entry.process == "harness" }
         guard let json = entry.json else { return false }
         let text = String(decoding: JSONWriter.compact(json), as: UTF8.self)
-        if named.isEmpty { return !text.contains("\"type\":\"storageCompleted\"") }
         // The popup's view is long and says what the popup shows, not what the page does.
         if text.contains("\"type\":\"popup\",") { return false }
         // What the user did in the popup, and anything naming the tab.

@@ -1,11 +1,12 @@
 import ProcessKit
 import SiteSettings
 
-/// The design's five invariants, in one place. The simulation tells it what happens as it
+/// The invariants checked at steps, in one place (the liveness ones, 6 to 8, are
+/// `LivenessChecks`; 9 is the process table's). The simulation tells it what happens as it
 /// happens (a background starting with a cache, a tab asking, a native reply arriving, a
 /// process dying), so that invariant 5 and invariant 1 at the moment of a death are caught
-/// when they break; the runner tells it the user's edits, and asks after every step (1, 3, 5)
-/// and once the run is healed (all five, with the oracle and convergence) what is broken.
+/// when they break; the runner tells it the user's edits, and asks after every step (1, 3, 5,
+/// 10) and once the run is healed (with the oracle and convergence, 2 and 4) what is broken.
 /// Each problem is reported once, where it is first seen.
 package final class InvariantMonitor {
     /// An edit as the user made it, for the oracle.
@@ -249,8 +250,8 @@ package final class InvariantMonitor {
 
     // MARK: - Checks
 
-    /// What is broken now and was not reported before: invariants 1, 3 and 5, and once the run
-    /// is healed 2 and 4 too (and that virtual time never ran backwards).
+    /// What is broken now and was not reported before: invariants 1, 3, 5 and 10, and once the
+    /// run is healed 2 and 4 too (and that virtual time never ran backwards).
     package func newProblems(_ simulation: Simulation, healed: Bool) -> [String] {
         problems(simulation, healed: healed).filter { reported.insert($0).inserted }
     }
@@ -270,9 +271,10 @@ package final class InvariantMonitor {
         }
         if let document {
             let lost = oracle(simulation).check(document, answers: simulation.edits.answers)
-            // Which write left the document as it is: the last process to reach its rename.
+            // Which write may have left the document as it is: the last process to reach its
+            // rename (it may have been stopped there).
             let log = simulation.trace.log
-            let lastWrite = log.entries.last { $0.what == "yield rename" }.map { " after \($0.process)'s rename at \(log.time($0.time))" } ?? ""
+            let lastWrite = log.entries.last { $0.what == "yield rename" }.map { "; \($0.process) last reached its rename at \(log.time($0.time))" } ?? ""
             problems += lost.map { $0.replacing(" (invariant 2)", with: lastWrite + " (invariant 2)") }
             problems += ExpectationChecker.convergence(simulation).map { $0 + " (invariant 4)" }
         } else if simulation.edits.answers.values.contains(true) {
@@ -281,8 +283,9 @@ package final class InvariantMonitor {
         return problems
     }
 
-    /// A handler died mid-request, perhaps after its write and before its notification (a
-    /// fault the scenario chose): until the app next shows the document, invariant 10 excuses it.
+    /// A handler died mid-request, perhaps after its write and before its notification, or a
+    /// storage step of the app or a handler failed (faults the scenario chose): until the app
+    /// next shows the document, invariant 10 excuses it.
     func appMayMissAChange() { appExcused = true }
 
     /// Invariant 10: a running app that is not suspended shows the shared document as it is by

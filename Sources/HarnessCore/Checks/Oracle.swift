@@ -114,14 +114,18 @@ package struct Oracle: Sendable {
 
     /// The last edit of `field` confirmed saved, which the document should show.
     private func lastLanded(_ field: Field, answers: [Int: Bool]) -> Edit? {
-        edits.filter { edit in
-            edit.values.keys.contains(field) && (edit.number.flatMap { answers[$0] } ?? (edit.answer == .saved))
-        }.max { ($0.at, $0.origin.rawValue) < ($1.at, $1.origin.rawValue) }
+        last(of: edits.filter { edit in edit.values.keys.contains(field) && (edit.number.flatMap { answers[$0] } ?? (edit.answer == .saved)) })
+    }
+
+    /// The edit that comes last by the oracle's order: time, the app after the popup at one
+    /// instant, then the order they were made.
+    private func last(of candidates: [Edit]) -> Edit? {
+        candidates.enumerated().max { ($0.element.at, $0.element.origin.rawValue, $0.offset) < ($1.element.at, $1.element.origin.rawValue, $1.offset) }?.element
     }
 
     /// Where a value of `field` came from: the last edit that gave it, its starting value, or nobody.
     private func origin(of value: String?, in field: Field) -> String {
-        if let edit = edits.filter({ $0.values[field] == .some(value) }).max(by: { ($0.at, $0.origin.rawValue) < ($1.at, $1.origin.rawValue) }) {
+        if let edit = last(of: edits.filter { $0.values[field] == .some(value) }) {
             return "as \(edit.name) gave it"
         }
         return start[field]?.value == value ? "its starting value" : "which no edit gave"

@@ -111,7 +111,7 @@ package struct RunTimeline: Sendable {
 
     /// An alarm of the front profile: set, when it falls due, and how it ended.
     package struct Alarm: Sendable {
-        package enum End: String, Sendable { case fired, dropped, replaced, pending = "still set" }
+        package enum End: String, Sendable { case fired, dropped, replaced, putAway = "put away with its profile", pending = "still set" }
         package var from: Int
         /// When it falls due, from the run's start.
         package var dueAt: EpochMillis
@@ -202,7 +202,13 @@ private struct TraceReader {
             safariState(rest, at: index)
         case "harness":
             if rest.hasPrefix("the device sleeps") { enter(.asleep, at: index) }
-            if rest == "the device wakes" { enter(timeline.safari.last(where: { $0.state != .asleep })?.state ?? .front, at: index) }
+            if rest == "the device wakes" {
+                // Safari's timers stopped with its monotonic clock: a pending alarm falls due that much later.
+                if let asleep = timeline.safari.last(where: { $0.state == .asleep }), let alarm = pendingAlarm {
+                    timeline.alarms[alarm].dueAt += timeline.times[index] - timeline.times[asleep.from]
+                }
+                enter(timeline.safari.last(where: { $0.state != .asleep })?.state ?? .front, at: index)
+            }
             if rest.hasPrefix("power lost") {
                 // Safari's queue and every process went with the power: nothing on its way arrives.
                 sent = []
@@ -447,7 +453,17 @@ private struct TraceReader {
         if rest.hasPrefix("Safari goes to the background") { enter(rest.contains("suspends") ? .suspended : .background, at: index) }
         if rest.hasPrefix("alarms dropped") { endAlarm(.dropped, at: index) }
         // Another profile's extension keeps its alarms out of sight: this lane is the front one's.
-        if rest.hasPrefix("profile ") && rest.hasSuffix(" in front") { endAlarm(.dropped, at: index) }
+        if rest.hasPrefix("profile ") && rest.hasSuffix(" in front") { endAlarm(.putAway, at: index) }
+        // `alarm raised to the minimum delay, 30 s`: Safari moved the alarm just set.
+        if rest.hasPrefix("alarm raised to the minimum delay, "), let alarm = pendingAlarm,
+           let seconds = Int64(rest.dropFirst("alarm raised to the minimum delay, ".count).prefix { $0.isNumber }) {
+            timeline.alarms[alarm].dueAt = max(timeline.alarms[alarm].dueAt, timeline.times[index] + seconds * 1000)
+        }
+    }
+
+    /// The alarm still set, if one is.
+    var pendingAlarm: Int? {
+        timeline.alarms.indices.last.flatMap { timeline.alarms[$0].to < 0 ? $0 : nil }
     }
 
     mutating func enter(_ state: RunTimeline.SafariSpan.State, at index: Int) {

@@ -95,6 +95,7 @@ extension SafariMachine {
     /// A page's content script asks the background for its decision (`runtime.sendMessage`).
     mutating func askForDecision(_ id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
         guard let tab = tabs[id] else { return }
+        tabs[id]?.questionPending = true
         if tab.waitingSince == nil { tabs[id]?.waitingSince = now }
         effects.append(.dispatch(.tabRequestedDecision(id, url: tab.url, nativeDark: tab.nativeDark)))
     }
@@ -161,7 +162,8 @@ extension SafariMachine {
             effects.append(.dispatchFirst(takeHeld().map(\.event)))
         }
         lastStop = stop
-        for id in tabs.keys.sorted() where tabs[id]!.script.waitingForAnswer {
+        for id in tabs.keys.sorted() where tabs[id]!.questionPending {
+            tabs[id]?.questionPending = false
             tabs[id]?.emptyAnswersInARow += 1
             // Its question died with the background (a fault the scenario chose): what the page
             // asks next gets a whole timeout to be answered.

@@ -40,6 +40,8 @@ extension SafariMachine {
 
     /// Hands the page's content script what happened and carries out what it does.
     mutating func run(_ input: ContentScriptMachine.Input, in id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        // A fresh question (the script starts, the page shows) starts the count of empty answers again.
+        if input == .started || input == .becameVisible { tabs[id]?.emptyAnswersInARow = 0 }
         guard let directives = tabs[id]?.script.handle(input) else { return }
         for directive in directives {
             switch directive {
@@ -86,6 +88,7 @@ extension SafariMachine {
     mutating func apply(_ decision: Decision, to id: TabID, now: EpochMillis) {
         guard let tab = tabs[id] else { return }
         tabs[id]?.applied = decision
+        tabs[id]?.questionPending = false
         tabs[id]?.emptyAnswersInARow = 0
         tabs[id]?.waitingSince = nil
         if tab.firstDecisionAt == nil {
@@ -183,6 +186,7 @@ extension SafariMachine {
         forgetAlarms(&effects)
         activeNativeRequests = []
         hungLegacyRequests = 0
+        if !safariInForeground { effects.append(.note("Safari comes to the front")) }
         safariInForeground = true
     }
 

@@ -13,8 +13,11 @@ package struct SafariTab: Sendable {
     package var applied: Decision?
     /// The content script in the page.
     package var script: ContentScriptMachine
+    /// Its content script asked and Safari has not resolved the question: no decision came,
+    /// and no background died under it since.
+    package var questionPending = false
     /// Its questions that came back empty in a row, as Safari resolved them (each time a
-    /// background died before answering); none since its last decision or load.
+    /// background died before answering); none since its last decision or fresh question.
     package var emptyAnswersInARow = 0
     /// Since when the page has been waiting for an answer it can get (liveness 6: within the
     /// background's native timeout); nil while it waits for nothing or cannot be answered.

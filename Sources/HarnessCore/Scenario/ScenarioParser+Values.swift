@@ -63,7 +63,11 @@ extension ScenarioParser {
     /// A page's address as a tab opens it: anything with a scheme (an unsupported one, such as
     /// `about:blank`, is a page the extension must refuse); a bare host is a mistake.
     func pageURL(_ text: String, _ words: Cursor) throws(ScenarioError) -> String {
-        guard !text.contains(":") else { return text }
+        // A scheme is letters before a ':' not followed by a port (`localhost:8080` has none).
+        if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+.-".contains($0) }),
+           text.first?.isLetter == true, !(text[text.index(after: colon)...].first?.isNumber ?? false) {
+            return text
+        }
         throw words.error("'\(text)' has no scheme: a page's URL starts with https:// or http://", suggestion: "https://\(text)")
     }
 

@@ -94,7 +94,7 @@ package final class ScenarioRunner {
     /// Runs every step. The setup is read first (a document file that cannot be read is a
     /// usage error, before anything starts); a fault that was planned and never happened is a
     /// usage error too. A failed expectation is recorded and the run goes on.
-    /// Invariants 1, 3 and 5 are checked after every step; after the last, the run is healed
+    /// Invariants 1, 3, 5 and 10 are checked after every step; after the last, the run is healed
     /// (faults off, everything answered, Safari in front) and all five are checked.
     package func run() throws(ScenarioErrors) -> Outcome {
         defer { simulation?.teardown() }
@@ -178,7 +178,7 @@ package final class ScenarioRunner {
         }
     }
 
-    /// Invariants 1, 3 and 5 (and, once healed, 2 and 4), each problem a failure at `step`,
+    /// Invariants 1, 3, 5 and 10 (and, once healed, 2 and 4), each problem a failure at `step`,
     /// reported where it is first seen.
     private func checkInvariants(after step: Scenario.Line, healed: Bool = false) {
         guard let simulation else { return }
@@ -204,15 +204,13 @@ package final class ScenarioRunner {
         case .deviceSleep(let duration):
             started().sleepDevice(for: duration)
         case .expect(let expectation, let within):
-            // Under a planned crash or power cut only the invariants are checked (time still
-            // moves as a bounded expectation would move it, so the run is the same).
+            // Under a planned crash or power cut only the invariants are checked; a bounded
+            // expectation still moves time as it would without the fault, so that the run is
+            // the same up to the fault.
             let checked = crashAt == nil && powerCut == nil
             let checker = ExpectationChecker(simulation: started(), lastAppEdit: lastAppEdit)
-            var problems = checked ? checker.problems(expectation) : []
-            if let within {
-                problems = waitFor(within, checked ? { checker.problems(expectation) } : { ["unchecked"] })
-                if !checked { problems = [] }
-            }
+            var problems = within.map { waitFor($0) { checker.problems(expectation) } } ?? checker.problems(expectation)
+            if !checked { problems = [] }
             // One failure per line, with every way it fails.
             if !problems.isEmpty { fail(line, problems.joined(separator: "\n  "), about: expectation.tab) }
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy:

@@ -76,6 +76,8 @@ public struct AppMachine {
             self.seed = seed
             work = .reading
             return [.container(.readDocument)]
+        case .changeNotificationArrived where flaws.contains(.appIgnoresChangeNotifications):
+            return []
         case .cameToForeground(let now), .changeNotificationArrived(let now):
             self.now = now
             work = .reading
