@@ -42,6 +42,13 @@ struct RunCommandTests {
         #expect(results(one.stdout).count == ScenarioTests.files.filter { $0.hasPrefix("seed-000/") }.count)
         #expect(results(one.stdout) == results(two.stdout))
         #expect(results(one.stdout).allSatisfy { $0.contains("/seed-000/") })
+        // Over a folder whose runs take from a millisecond to many, two workers finish out of
+        // order: the output still follows the files.
+        let folder = ScenarioTests.folder + "/lifecycle"
+        let serial = try HarnessBinary.run(["run", folder, "--transport", "in-process"])
+        let parallel = try HarnessBinary.run(["run", folder, "--transport", "in-process", "--workers", "2"])
+        #expect(results(serial.stdout).count == ScenarioTests.files.filter { $0.hasPrefix("lifecycle/") }.count)
+        #expect(results(parallel.stdout) == results(serial.stdout))
         #expect(try HarnessBinary.run(["run", ScenarioTests.folder, "--filter", "no-such-name"]).stderr.contains("no scenario file's path contains 'no-such-name'"))
 
         let good = try scenario("seed 7\nshared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 enabled\n")
