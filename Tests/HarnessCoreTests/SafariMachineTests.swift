@@ -246,6 +246,20 @@ struct SafariMachineTests {
         #expect(SafariMachine(platform: .macOS).unloadTime == nil, "nothing to unload")
     }
 
+    /// The app's message reaches a loaded background on macOS only through the native port it
+    /// holds; otherwise the send fails, and on iOS there is no such message at all.
+    @Test func theAppsMessageTravelsOnlyOnAnOpenNativePort() {
+        var mac = loaded(.macOS, incarnation: 3)
+        #expect(mac.handle(.appMessageSent, now: 0) == [.appMessageNotConnected], "no port yet")
+        _ = mac.handle(.backgroundFinished(incarnation: 3, [.machine(.connectNative)]), now: 0)
+        #expect(mac.handle(.appMessageSent, now: 0) == [.queuePortMessage(incarnation: 3)])
+        _ = mac.handle(.backgroundDied(incarnation: 3, stop: .unloaded), now: 1)
+        #expect(mac.handle(.appMessageSent, now: 2) == [.appMessageNotConnected], "the port went with its background")
+        var ios = loaded(.iOS)
+        _ = ios.handle(.backgroundFinished(incarnation: 1, [.machine(.connectNative)]), now: 0)
+        #expect(ios.handle(.appMessageSent, now: 0) == [])
+    }
+
     @Test func theOpenPopupsPortHoldsTheBackgroundTwoMinutesAfterItsLastPostAndClosesWithThePopup() {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)

@@ -51,6 +51,8 @@ package struct SafariMachine: Sendable {
         case appCameToForeground
         case appWentToBackground
         case appQuit
+        /// The app messages the extension (`SFSafariApplication.dispatchMessage`).
+        case appMessageSent
         case backgroundUnloadRequested
         case backgroundKillRequested
         /// Web Inspector is attached to the loaded background (it detaches when that background
@@ -139,6 +141,11 @@ package struct SafariMachine: Sendable {
         case fireOverdueTimers
         /// The app leaves the front: it is suspended.
         case suspendApp
+        /// Queue the app's message on the native port of background `incarnation`; it comes back
+        /// as `portMessageDue` in its turn.
+        case queuePortMessage(incarnation: Int)
+        /// The app's message found no native port open: its send fails (`NotConnected`).
+        case appMessageNotConnected
         /// `storage.session` is gone for every profile.
         case dropSessionStorage
         /// Queue the completion of a storage operation of background `incarnation`.
@@ -411,6 +418,19 @@ package struct SafariMachine: Sendable {
             if platform == .iOS && safariInForeground { safariWentToBackground(&effects) }
         case .appWentToBackground: suspendApp(&effects)
         case .appQuit: appInForeground = false
+        case .appMessageSent:
+            // macOS only ("You can't send messages from a containing iOS app to your web
+            // extension's JavaScript"). It arrives on the native port a loaded background opened
+            // and holds (`port.onMessage`); an unloaded background, or one without the port,
+            // misses it and the app's send fails (`WebExtensionMessagePort::sendMessage` answers
+            // `NotConnected`). It wakes nothing and re-arms no unload timer; whether Safari's own
+            // layer would wake the background is not known, so the stricter reading is taken.
+            guard platform == .macOS else { break }
+            if let loaded, ports.contains(.native) {
+                effects.append(.queuePortMessage(incarnation: loaded))
+            } else {
+                effects.append(.appMessageNotConnected)
+            }
         case .backgroundUnloadRequested:
             // Memory pressure or the scenario: whatever holds it.
             if loaded != nil { effects.append(.killBackground(reason: "unloaded", stop: .unloaded)) }

@@ -69,6 +69,10 @@ extension Simulation {
         case .fireOverdueTimers:
             fireOverdue()
             handle(.overdueTimersFired)
+        case .queuePortMessage(let incarnation):
+            clock.queue.append(.portMessage(incarnation: incarnation))
+        case .appMessageNotConnected:
+            if let app { trace.record(now, app.label, "message to the extension failed: no native port is open (NotConnected)") }
         case .suspendApp:
             // An iOS app out of sight is suspended; a Mac app goes on running behind Safari.
             if let app { trace.record(now, app.label, platform == .iOS ? "suspended" : "in the background, still running") }
@@ -190,27 +194,11 @@ extension Simulation {
             case .editSaved, .editRefused:
                 edits.appAnswered(directive)
             case .messageExtension:
-                pushToTheExtension(from: app)
+                handle(.appMessageSent)
             case .container:
                 trace.record(now, "harness", "unexpected container directive from \(app.label)")
             }
         }
-    }
-
-    /// The app messages the extension (`SFSafariApplication.dispatchMessage`, macOS only: "You
-    /// can't send messages from a containing iOS app to your web extension's JavaScript"). It
-    /// arrives on the native port a loaded background opened and holds (`port.onMessage`); an
-    /// unloaded background, or one without the port, misses it and the app's send fails
-    /// (`WebExtensionMessagePort::sendMessage` answers `NotConnected`). It wakes nothing and
-    /// re-arms no unload timer; whether Safari's own layer would wake the background is not
-    /// known, so the stricter reading is taken.
-    private func pushToTheExtension(from app: ProcessDriver) {
-        guard platform == .macOS else { return }
-        guard let background, safari.ports.contains(.native) else {
-            trace.record(now, app.label, "message to the extension failed: no native port is open (NotConnected)")
-            return
-        }
-        clock.queue.append(.portMessage(incarnation: background.incarnation))
     }
 
     // MARK: - What the processes did

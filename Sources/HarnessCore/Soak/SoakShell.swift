@@ -260,6 +260,9 @@ final class SoakShell: Sendable {
             case .decisionSent(let tab):
                 let shown = safari.tabs[tab]?.applied.map { render($0.json) } ?? "nothing (not open)"
                 context.log.operation("decision", "background#\(incarnation) -> tab \(tab.rawValue) \(shown)")
+            case .queuePortMessage, .appMessageNotConnected:
+                // The soak's Safari is on iOS: the app cannot message the extension.
+                break
             case .popupAnswered(let edit, let saved, let scope):
                 context.edits.popupAnswer(edit, saved: saved, scope: scope?.text)
                 context.log.operation("popup answer", "background#\(incarnation) -> edit #\(edit) saved \(saved.map(String.init) ?? "unknown") on \(scope?.text ?? "no record")")
