@@ -95,7 +95,8 @@ package final class ScenarioRunner {
     /// usage error, before anything starts); a fault that was planned and never happened is a
     /// usage error too. A failed expectation is recorded and the run goes on.
     /// Invariants 1, 3, 5 and 10 are checked after every step; after the last, the run is healed
-    /// (faults off, everything answered, Safari in front) and all five are checked.
+    /// (faults off, everything answered, Safari in front) and they are checked again, with the
+    /// oracle (2) and convergence (4).
     package func run() throws(ScenarioErrors) -> Outcome {
         defer { simulation?.teardown() }
         setup = try ScenarioSetup(scenario, seed: seed, folder: folder)
