@@ -27,6 +27,7 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
     case handlerKeepsDocumentInStatic = "handler-keeps-document-in-static"
     case contentScriptAsksOnce = "content-script-asks-once"
     case appIgnoresChangeNotifications = "app-ignores-change-notifications"
+    case noAlarmForTimeChanges = "no-alarm-for-time-changes"
 
     /// The bug, and the rule it breaks.
     public var explanation: String {
@@ -173,6 +174,13 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
             but ignores the Darwin notification that a handler changed it: a change made in \
             Safari while the app is open shows there only after the user leaves and comes back. \
             Breaks the rule that a running app shows the document as it is.
+            """
+        case .noAlarmForTimeChanges:
+            """
+            The background works out each decision when asked, but sets no alarm for the next \
+            change that time brings (a schedule boundary, a pause's end): an open page keeps the \
+            old look until some event wakes the background. Breaks the rule that a time-driven \
+            change reaches open tabs through an alarm.
             """
         }
     }

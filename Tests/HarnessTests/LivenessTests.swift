@@ -12,6 +12,29 @@ struct LivenessTests {
         try HarnessBinary.failures(text, name: "l", flaws: flaws, powerCut: powerCut)
     }
 
+    /// Invariant 11: a change that time brings (here a pause's end) reaches the open tab within
+    /// the alarm minimum. A background that sets no alarm fails it at that deadline, naming the
+    /// tab and the moment of the change; with Safari away on iOS the bound does not apply, and
+    /// the page catches up when Safari returns.
+    @Test func aChangeThatTimeBringsReachesTheOpenTabWithinTheAlarmMinimum() throws {
+        let schedule = """
+            shared defaults mode=on theme=dark
+            tab open t1 https://docs.example.com/
+            settle
+            popup open t1
+            popup pause 1m
+            popup close
+            advance 5m
+            expect tab t1 enabled reason=modeOn
+            """
+        #expect(try failures(schedule) == [])
+        let stalled = duringTheRun(try failures(schedule, flaws: [.noAlarmForTimeChanges]))
+        #expect(stalled.first == "l:7: advance 5m\n  after this step: tab t1's decision changed with time at +60.000s and it had no new decision 30001ms later (invariant 11)",
+                "\(stalled)")
+        let away = schedule.replacing("popup close\n", with: "popup close\napp launch\n").replacing("expect tab t1 enabled reason=modeOn", with: "safari foreground\nexpect tab t1 enabled reason=modeOn")
+        #expect(try failures("platform ios\n" + away, flaws: [.noAlarmForTimeChanges]) == [], "Safari away: no bound; the page asks when Safari returns")
+    }
+
     /// A native timeout whose timer fired while the answer was being handled (the background
     /// held at a yield point in the middle of it) ends nothing, so no recovery is owed. Found by
     /// harness explore (seed 79838 of 100,000): the next event was held to a recovery's bound.

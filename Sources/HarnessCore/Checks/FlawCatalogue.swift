@@ -140,6 +140,11 @@ package enum FlawCatalogue {
             // The app in front keeps showing the mode the first version's toggle changed.
             [Catch("seed-000/the-old-toggle-reaches-the-app-in-front.scenario", .invariant(10)),
              Catch("seed-000/the-old-toggle-reaches-the-app-in-front.scenario", .expectation(line: 12))]
+        case .noAlarmForTimeChanges:
+            // The page keeps the old look past the boundary and the pause's end (invariant 11).
+            [Catch("lifecycle/schedule-boundaries-and-pause-expiry-change-open-tabs.scenario", .invariant(11)),
+             Catch("lifecycle/a-pause-from-the-popup-ends-on-time-after-an-unload.scenario", .invariant(11)),
+             Catch("lifecycle/a-pause-from-the-popup-ends-on-time-after-an-unload.scenario", .expectation(line: 18))]
         case .contentScriptAsksOnce:
             // The page whose question the unload or the kill emptied never asks again.
             [Catch("lifecycle/a-tab-whose-answer-was-lost-gets-one-after-the-wake.scenario", .expectation(line: 8)),

@@ -1,7 +1,7 @@
 import ProcessKit
 import SiteSettings
 
-/// The invariants checked at steps, in one place (the liveness ones, 6 to 8, are
+/// The invariants checked at steps, in one place (the liveness ones, 6 to 8 and 11, are
 /// `LivenessChecks`; 9 is the process table's). The simulation tells it what happens as it
 /// happens (a background starting with a cache, a tab asking, a native reply arriving, a
 /// process dying), so that invariant 5 and invariant 1 at the moment of a death are caught

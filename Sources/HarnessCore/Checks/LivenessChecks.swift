@@ -1,8 +1,9 @@
 import ProcessKit
 import SiteSettings
 
-/// The liveness properties checked as virtual time passes (invariants 6, 7 and 8): each page's
-/// wait for a decision, and each reconciliation point's bound. The simulation tells it what
+/// The liveness properties checked as virtual time passes (invariants 6, 7, 8 and 11): each
+/// page's wait for a decision, each reconciliation point's bound, and each change that time
+/// brings. The simulation tells it what
 /// happened (a reconciliation point, a background's death, a new story) and, as time moves,
 /// lets it check whatever falls due before the next event fires.
 final class LivenessChecks {
@@ -34,7 +35,19 @@ final class LivenessChecks {
     /// again after fewer fails invariant 6.
     static let emptyAnswersExcused = 3
 
+    /// Invariant 11: a visible tab whose decision changes with time (a schedule boundary or a
+    /// pause's end in the document its background holds, its cache) gets a decision within
+    /// the alarm minimum of the change, while Safari runs in front with the device awake and
+    /// nothing disturbs the run.
+    struct TimeWatch {
+        var tab: TabID
+        var boundary: EpochMillis
+        var due: EpochMillis
+        var faults: Int
+    }
+
     private unowned let simulation: Simulation
+    private(set) var timeWatches: [TimeWatch] = []
     private(set) var watch: ConvergenceWatch?
     /// Every death of a background so far (a power cut is one).
     private(set) var backgroundDeaths = 0
@@ -69,6 +82,38 @@ final class LivenessChecks {
     /// a new story, and the pending bound no longer applies.
     func boundEnded() { watch = nil }
 
+    /// The device slept: Safari's timers stopped, so no change that time brought is held to
+    /// invariant 11's bound.
+    func deviceSlept() { timeWatches = [] }
+
+    /// Time moved from `from` to `to` with nothing happening in between: a visible tab whose
+    /// decision changed with time meanwhile, by the background's own document (its cache, with
+    /// no patch of the popup's still waiting) and its pause, is watched from the moment it
+    /// changed (invariant 11).
+    func timeMoved(from: EpochMillis, to: EpochMillis) {
+        guard to > from, !simulation.visibleTabs.isEmpty, let local = simulation.storedLocal, local.outbox.isEmpty,
+              let cache = local.cache else { return }
+        let resolver = Resolver(document: cache)
+        let session = simulation.files.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName, profile: simulation.profile)
+            .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
+        for id in simulation.visibleTabs where !timeWatches.contains(where: { $0.tab == id }) {
+            guard let tab = simulation.safari.tabs[id] else { continue }
+            func decision(at time: EpochMillis) -> Decision {
+                resolver.decide(url: tab.url, context: DecisionContext(appearance: simulation.appearance, now: time, utcOffsetMinutes: 0,
+                                                                      pausedUntil: session?.pausedUntil, pageIsNativelyDark: tab.nativeDark))
+            }
+            let before = decision(at: from)
+            guard decision(at: to) != before else { continue }
+            // The first moment it differs.
+            var low = from, high = to
+            while high - low > 1 {
+                let middle = low + (high - low) / 2
+                if decision(at: middle) == before { low = middle } else { high = middle }
+            }
+            timeWatches.append(TimeWatch(tab: id, boundary: high, due: high + simulation.safari.alarmMinimum + 1, faults: simulation.arbiter.faultsUsed))
+        }
+    }
+
     // MARK: - As time moves
 
     /// Checks the first deadline or bound that falls due by `end` and before `event` (the
@@ -84,6 +129,11 @@ final class LivenessChecks {
         if let watch, watch.due <= end, event.map({ watch.due < $0 }) ?? true {
             simulation.clock.now = watch.due
             checkConvergence(watch)
+            return true
+        }
+        if let next = timeWatches.min(by: { $0.due < $1.due }), next.due <= end, event.map({ next.due < $0 }) ?? true {
+            simulation.clock.now = next.due
+            checkTimeWatches()
             return true
         }
         return false
@@ -107,6 +157,20 @@ final class LivenessChecks {
         for problem in ExpectationChecker.tabsDisagreeing(simulation, steadySince: watch.since) {
             simulation.monitor.caught("\(problem), \(ScenarioPrinter.duration(now - watch.since)) after \(watch.cause) at \(simulation.trace.time(watch.since)) (invariant \(watch.invariant))", now: now)
         }
+    }
+
+    /// Invariant 11 at its deadlines: each watched tab has had a decision since the change,
+    /// unless the run was disturbed (Safari away or suspended, the background frozen or a
+    /// process held, a fault used, a handler not answering) or the tab is out of sight.
+    private func checkTimeWatches() {
+        let now = simulation.now
+        let disturbed = waitsAreExcused || !simulation.safari.safariInForeground || simulation.handlerBehaviour != .healthy
+        for watch in timeWatches where watch.due <= now {
+            guard !disturbed, watch.faults == simulation.arbiter.faultsUsed, simulation.visibleTabs.contains(watch.tab),
+                  let tab = simulation.safari.tabs[watch.tab], (tab.decidedAt ?? .min) < watch.boundary else { continue }
+            simulation.monitor.caught("tab \(watch.tab.rawValue)'s decision changed with time at \(simulation.trace.time(watch.boundary)) and it had no new decision \(ScenarioPrinter.duration(now - watch.boundary)) later (invariant 11)", now: now)
+        }
+        timeWatches.removeAll { $0.due <= now }
     }
 
     private func nextDecisionDeadline() -> EpochMillis? {

@@ -88,6 +88,7 @@ extension SafariMachine {
     mutating func apply(_ decision: Decision, to id: TabID, now: EpochMillis) {
         guard let tab = tabs[id] else { return }
         tabs[id]?.applied = decision
+        tabs[id]?.decidedAt = now
         tabs[id]?.questionPending = false
         tabs[id]?.emptyAnswersInARow = 0
         tabs[id]?.waitingSince = nil

@@ -22,6 +22,8 @@ package struct SafariTab: Sendable {
     /// Since when the page has been waiting for an answer it can get (liveness 6: within the
     /// background's native timeout); nil while it waits for nothing or cannot be answered.
     package var waitingSince: EpochMillis?
+    /// When its content script last applied a decision.
+    package var decidedAt: EpochMillis?
     /// When it applied its first decision since it (re)loaded.
     package var firstDecisionAt: EpochMillis?
     /// The first decision it applied since it (re)loaded: a flash of the wrong look shows here.

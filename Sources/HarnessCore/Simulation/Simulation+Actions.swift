@@ -71,6 +71,7 @@ extension Simulation {
         handle(.deviceSlept(duration))
         clock.sleep(for: duration)
         liveness.boundEnded()
+        liveness.deviceSlept()
         trace.record(now, "harness", "the device wakes")
     }
 

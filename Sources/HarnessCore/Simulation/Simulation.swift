@@ -209,8 +209,9 @@ package final class Simulation: ProcessTable.Owner {
         settle()
         while true {
             let due = clock.nextDue(before: end, background: background?.incarnation, frozen: safari.isBackgroundFrozen, safari: safari)
-            // A page's deadline or a reconciliation bound is checked the moment it passes,
-            // before what falls due later.
+            // What time changes on its own before the next event starts its watch; a page's
+            // deadline or a bound is checked the moment it passes, before what falls due later.
+            liveness.timeMoved(from: now, to: due?.at ?? end)
             if liveness.checkDue(by: end, before: due?.at) { continue }
             guard let (at, what) = due else { break }
             clock.now = at

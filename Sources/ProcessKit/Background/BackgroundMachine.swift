@@ -405,6 +405,7 @@ public struct BackgroundMachine {
     /// The alarm for the earliest time an answered tab's decision could change without an
     /// event: the end of the pause, or a schedule boundary for a tab in scheduled mode.
     private func alarm() -> [Directive] {
+        if flaws.contains(.noAlarmForTimeChanges) { return [] }
         var next: EpochMillis?
         func consider(_ time: EpochMillis) { if time > now, next.map({ time < $0 }) ?? true { next = time } }
         if let until = session.pausedUntil, until > now { consider(until) }
