@@ -48,6 +48,9 @@ final class LivenessChecks {
 
     private unowned let simulation: Simulation
     private(set) var timeWatches: [TimeWatch] = []
+    /// The stored cache is what the loaded background holds (no storage step of it failed
+    /// since it started or last saved).
+    private var cacheIsCurrent = true
     private(set) var watch: ConvergenceWatch?
     /// Every death of a background so far (a power cut is one).
     private(set) var backgroundDeaths = 0
@@ -86,12 +89,15 @@ final class LivenessChecks {
     /// invariant 11's bound.
     func deviceSlept() { timeWatches = [] }
 
+    /// Whether the stored cache is what the loaded background holds.
+    func storedCache(isCurrent: Bool) { cacheIsCurrent = isCurrent }
+
     /// Time moved from `from` to `to` with nothing happening in between: a visible tab whose
-    /// decision changed with time meanwhile, by the background's own document (its cache, with
-    /// no patch of the popup's still waiting) and its pause, is watched from the moment it
-    /// changed (invariant 11).
+    /// decision changed with time meanwhile, by the background's own document (its stored
+    /// cache, when no storage step has failed since and no patch of the popup's is waiting)
+    /// and its pause, is watched from the moment it changed (invariant 11).
     func timeMoved(from: EpochMillis, to: EpochMillis) {
-        guard to > from, !simulation.visibleTabs.isEmpty, let local = simulation.storedLocal, local.outbox.isEmpty,
+        guard to > from, cacheIsCurrent, !simulation.visibleTabs.isEmpty, let local = simulation.storedLocal, local.outbox.isEmpty,
               let cache = local.cache else { return }
         let resolver = Resolver(document: cache)
         let session = simulation.files.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName, profile: simulation.profile)

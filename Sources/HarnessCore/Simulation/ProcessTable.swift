@@ -36,6 +36,9 @@ package final class ProcessTable {
         func backgroundGone(_ driver: ProcessDriver, stop: BackgroundState)
         /// The power failed while a process ran its input: what it produced is lost with it.
         func powerFailed(during driver: ProcessDriver)
+        /// Whether the background's stored cache is what it holds (a storage step failed, or it
+        /// saved again).
+        func backgroundCache(isStored: Bool)
     }
 
     /// Set once the owner is made; the table lives only as long as its owner.
@@ -225,8 +228,12 @@ package final class ProcessTable {
         if failing && driver.name != .background { monitor.appMayMissAChange() }
         guard driver === background else { return }
         if point == .storageRead && failing { monitor.cacheUnreadable(profile: owner.profile) }
+        // A failed storage step leaves the stored cache behind what the background holds
+        // (invariant 11 reads the stored one), until it saves again.
+        if failing && !(point == .storageRename && after) { owner.backgroundCache(isStored: false) }
         if point == .storageRename && (!failing || after) {
             monitor.localSaved(profile: owner.profile, by: driver.label, at: trace.time(owner.now))
+            owner.backgroundCache(isStored: true)
         }
     }
 

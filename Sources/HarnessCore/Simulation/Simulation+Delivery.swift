@@ -115,6 +115,8 @@ extension Simulation {
         exchanges.backgroundStarted()
         handle(.backgroundStarted(incarnation: driver.incarnation))
         monitor.backgroundStarted(driver.label, profile: profile, withCache: storedLocal?.cache != nil, now: now)
+        // A new background holds what it reads from storage.
+        liveness.storedCache(isCurrent: true)
         processes.complete(reader.begin(driver, started, now: now), driver: driver, role: .background)
         liveness.reconciliationReached("background#\(driver.incarnation) started", invariant: 7)
         return driver
@@ -245,6 +247,8 @@ extension Simulation {
     }
 
     func powerFailed(during driver: ProcessDriver) { reboot(also: driver) }
+
+    func backgroundCache(isStored: Bool) { liveness.storedCache(isCurrent: isStored) }
 
     /// After a power cut: every process is gone, with Safari's session and every queued event;
     /// the device starts again, Safari restores its tabs and each page asks afresh.
