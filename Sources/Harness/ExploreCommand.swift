@@ -98,7 +98,7 @@ enum ExploreCommand: HarnessCommand {
         Terminal.out(summary(session, seconds: elapsed))
         if let path = args.value("json") {
             let lines = session.failures.map { $0.json(flaws: flaws) } + [session.summaryJSON(seconds: elapsed, shard: shard, seed: seed)]
-            try RunCommand.save(lines.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)
+            try RunCommand.save(lines: lines, to: path)
         }
         return session.failures.isEmpty ? 0 : 1
     }

@@ -86,7 +86,7 @@ enum FlawsCommand: HarnessCommand {
                                                       "caught": .array(flaws.filter(caught.contains).map { .string($0.rawValue) }),
                                                       "missed": .array(missed.map { .string($0.rawValue) }),
                                                       "catchingNone": .integer(Int64(toothless)), "failingAlone": .integer(Int64(failing))])]))
-            try RunCommand.save(lines.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)
+            try RunCommand.save(lines: lines, to: path)
         }
         return failing == 0 ? 0 : 1
     }

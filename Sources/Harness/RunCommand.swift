@@ -134,7 +134,7 @@ enum RunCommand: HarnessCommand {
                                                      "errors": .integer(Int64(unusable)), "seconds": .double(seconds), "seed": .integer(Int64(bitPattern: seed)),
                                                      "transport": .string(transport.rawValue),
                                                      "flaws": .array(flaws.map(\.rawValue).sorted().map(JSONValue.string))])]))
-            try save(json.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)
+            try save(lines: json, to: path)
         }
         if let pages, pageError == nil {
             do {
@@ -257,6 +257,11 @@ enum RunCommand: HarnessCommand {
             flaws.insert(flaw)
         }
         return flaws
+    }
+
+    /// Writes JSON Lines: each value compact on a line of its own.
+    static func save(lines: [JSONValue], to path: String) throws(CommandError) {
+        try save(lines.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)
     }
 
     static func save(_ text: String, to path: String) throws(CommandError) {

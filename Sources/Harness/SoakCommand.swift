@@ -60,7 +60,7 @@ enum SoakCommand: HarnessCommand {
         Terminal.out(report.text)
         if args.flag("keep") { Terminal.out("files kept in \(directory)\n") }
         if let path = args.value("json") {
-            try RunCommand.save(report.jsonLines.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) }.joined(separator: "\n") + "\n", to: path)
+            try RunCommand.save(lines: report.jsonLines, to: path)
         }
         return report.violations.isEmpty ? 0 : 1
     }

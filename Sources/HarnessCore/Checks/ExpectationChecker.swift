@@ -229,8 +229,7 @@ struct ExpectationChecker {
         let resolver = resolver ?? simulation.files.containerFile(FileContainer.documentName)
             .flatMap { try? DocumentCodec.decode($0).document }.map { Resolver(document: $0) }
         guard let resolver else { return [] }
-        let session = simulation.files.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName, profile: simulation.profile)
-            .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
+        let session = simulation.storedSession
         var problems: [String] = []
         for id in simulation.visibleTabs {
             guard let tab = simulation.tabs[id] else { continue }

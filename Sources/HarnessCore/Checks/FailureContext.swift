@@ -47,13 +47,13 @@ enum FailureContext {
         // About no tab in particular: every process's lines but its storage bookkeeping.
         if named.isEmpty {
             guard let json = entry.json else { return true }
-            return !String(decoding: JSONWriter.compact(json), as: UTF8.self).contains("\"type\":\"storageCompleted\"")
+            return !render(json).contains("\"type\":\"storageCompleted\"")
         }
         let isBackground = entry.process.hasPrefix("background#")
         // A process's life: started, unloaded, killed, frozen, died.
         if entry.what != "<-" && entry.what != "->" { return isBackground || entry.process == "harness" }
         guard let json = entry.json else { return false }
-        let text = String(decoding: JSONWriter.compact(json), as: UTF8.self)
+        let text = render(json)
         // The popup's view is long and says what the popup shows, not what the page does.
         if text.contains("\"type\":\"popup\",") { return false }
         // What the user did in the popup, and anything naming the tab.

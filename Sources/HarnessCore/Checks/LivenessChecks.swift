@@ -97,12 +97,12 @@ final class LivenessChecks {
     /// cache, when no storage step has failed since and no patch of the popup's is waiting)
     /// and its pause, is watched from the moment it changed (invariant 11).
     func timeMoved(from: EpochMillis, to: EpochMillis) {
-        guard to > from, cacheIsCurrent, !simulation.visibleTabs.isEmpty, let local = simulation.storedLocal, local.outbox.isEmpty,
+        let unwatched = simulation.visibleTabs.filter { id in !timeWatches.contains { $0.tab == id } }
+        guard to > from, cacheIsCurrent, !unwatched.isEmpty, let local = simulation.storedLocal, local.outbox.isEmpty,
               let cache = local.cache else { return }
         let resolver = Resolver(document: cache)
-        let session = simulation.files.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName, profile: simulation.profile)
-            .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
-        for id in simulation.visibleTabs where !timeWatches.contains(where: { $0.tab == id }) {
+        let session = simulation.storedSession
+        for id in unwatched {
             guard let tab = simulation.safari.tabs[id] else { continue }
             func decision(at time: EpochMillis) -> Decision {
                 resolver.decide(url: tab.url, context: DecisionContext(appearance: simulation.appearance, now: time, utcOffsetMinutes: 0,

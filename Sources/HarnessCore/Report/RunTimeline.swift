@@ -476,9 +476,9 @@ private struct TraceReader {
 
     /// The alarm still set, if any, ends here.
     mutating func endAlarm(_ end: RunTimeline.Alarm.End, at index: Int) {
-        guard let last = timeline.alarms.indices.last, timeline.alarms[last].to < 0 else { return }
-        timeline.alarms[last].to = index
-        timeline.alarms[last].end = end
+        guard let alarm = pendingAlarm else { return }
+        timeline.alarms[alarm].to = index
+        timeline.alarms[alarm].end = end
     }
 
     mutating func lane(_ tab: String, profile owner: String) -> Int {

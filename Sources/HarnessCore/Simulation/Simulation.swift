@@ -167,6 +167,12 @@ package final class Simulation: ProcessTable.Owner {
     /// The front profile's `storage.local` (cache and outbox), if it is there and parses.
     package var storedLocal: LocalStorage? { LocalStorage.read(files.storageFile(RunFiles.localStorageName, profile: profile)) }
 
+    /// The front profile's `storage.session` (the pause), if it is there and parses.
+    package var storedSession: SessionStorage? {
+        files.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName, profile: profile)
+            .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
+    }
+
     /// Kills every process still running. Safe to call more than once.
     package func teardown() { processes.teardown(now: now) }
 
