@@ -65,7 +65,7 @@ struct SafariMachineTests {
 
     @Test func whatIsNotAnEventFindsNoBackgroundAndIsDropped() {
         var safari = SafariMachine(platform: .macOS)
-        #expect(safari.handle(.eventDue(.nativeTimeout(request: 3)), now: 0) == [.note("nativeTimeout dropped: no background is loaded")])
+        #expect(safari.handle(.eventDue(.timerFired(.nativeTimeout(3))), now: 0) == [.note("timerFired dropped: no background is loaded")])
         #expect(safari.handle(.storageCompleted(incarnation: 1, token: 2), now: 0) == [])
         #expect(safari.handle(.portMessageDue(incarnation: 1), now: 0) == [.note("the app's message dropped: background#1's port closed")])
     }
@@ -75,15 +75,15 @@ struct SafariMachineTests {
     @Test func whatWasHeldForAFrozenBackgroundThatDiedReachesNoOtherIncarnation() {
         var safari = loaded(.macOS)
         _ = safari.handle(.backgroundFrozenByUser, now: 0)
-        let reply = ExtensionWire.Event.nativeReply(request: 1, message: .null)
-        #expect(safari.handle(.replyArrived(.init(incarnation: 1, request: 1), .null), now: 0) == [])
+        let reply = ExtensionWire.Event.nativeReplyArrived(request: 1, .unreadable(.null))
+        #expect(safari.handle(.replyArrived(.init(incarnation: 1, request: 1), .unreadable(.null)), now: 0) == [])
         #expect(safari.handle(.backgroundThawedByUser, now: 0) == [.thawBackground(traced: true, held: [.init(event: reply, incarnation: 1)])])
         // Before the shell hands it over, background#1 dies and #2 starts, with a request 1 of its own.
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 0)
         _ = safari.handle(.backgroundStarted(incarnation: 2), now: 0)
         #expect(safari.handle(.eventDue(reply, for: 1), now: 0) == [.note("dropped reply for background#1")])
-        #expect(safari.handle(.eventDue(.nativeTimeout(request: 1), for: 1), now: 0) == [], "a timeout of #1's timer is #1's")
-        #expect(safari.handle(.eventDue(.nativeTimeout(request: 1), for: 2), now: 0) == [.deliver(.nativeTimeout(request: 1))])
+        #expect(safari.handle(.eventDue(.timerFired(.nativeTimeout(1)), for: 1), now: 0) == [], "a timeout of #1's timer is #1's")
+        #expect(safari.handle(.eventDue(.timerFired(.nativeTimeout(1)), for: 2), now: 0) == [.deliver(.timerFired(.nativeTimeout(1)))])
     }
 
     @Test func eventsForAFrozenBackgroundWaitForItsThaw() {
@@ -100,7 +100,7 @@ struct SafariMachineTests {
         #expect(safari.handle(.eventDue(.alarmFired), now: 1) == [], "held for the frozen background")
         #expect(safari.handle(.safariCameToForeground, now: 3_600_000) == [.note("Safari comes to the front"), .fireOverdueTimers])
         #expect(safari.handle(.overdueTimersFired, now: 3_600_000) ==
-                [.thawBackground(traced: true, held: [.init(event: .alarmFired)]), .dispatch(.safariForeground), asks(t1, url)])
+                [.thawBackground(traced: true, held: [.init(event: .alarmFired)]), .dispatch(.safariCameToForeground), asks(t1, url)])
     }
 
     @Test func theAppInFrontSendsIOSSafariToTheBackgroundButNotMacOSSafari() {
@@ -182,17 +182,17 @@ struct SafariMachineTests {
         #expect(safari.handle(.legacyRequestSent(.getEnabled), now: 0) == [.startLegacyHandler(.getEnabled)], "the first version's is not counted until it hangs")
         _ = safari.handle(.legacyRequestHung, now: 0)
         #expect(safari.handle(.nativeRequestDue(ids[1], message, profile: "default"), now: 0) ==
-                [.note("refused a native request: 2 in flight"), .queueReply(ids[1], SafariMachine.tooManyRequests)])
+                [.note("refused a native request: 2 in flight"), .queueReply(ids[1], .rejected(.tooManyRequests))])
         #expect(safari.counts.requestsRefusedAtTheCap == 1)
-        #expect(safari.handle(.replyArrived(ids[0], .null), now: 0) == [.deliver(.nativeReply(request: 1, message: .null))])
+        #expect(safari.handle(.replyArrived(ids[0], .unreadable(.null)), now: 0) == [.deliver(.nativeReplyArrived(request: 1, .unreadable(.null)))])
         #expect(safari.handle(.nativeRequestDue(ids[2], message, profile: "default"), now: 0) == [.startHandler(ids[2], message, profile: "default")])
     }
 
     @Test func aHandlerThatEndsWithoutAnswerIsRejectedAndAReplyForAnEarlierIncarnationIsDropped() {
         var safari = loaded(incarnation: 2)
         let old = SafariMachine.NativeRequestID(incarnation: 1, request: 4)
-        #expect(safari.handle(.handlerEndedWithoutAnswer(old), now: 0) == [.queueReply(old, SafariMachine.rejection)])
-        #expect(safari.handle(.replyArrived(old, SafariMachine.rejection), now: 0) == [.note("dropped reply for background#1")])
+        #expect(safari.handle(.handlerEndedWithoutAnswer(old), now: 0) == [.queueReply(old, .rejected(.handlerEnded))])
+        #expect(safari.handle(.replyArrived(old, .rejected(.handlerEnded)), now: 0) == [.note("dropped reply for background#1")])
     }
 
     // MARK: - Death, unload and restart
@@ -391,9 +391,9 @@ struct SafariMachineTests {
 
     @Test func theFirstDecisionSinceALoadIsKeptWithTheRepliesBeforeIt() {
         var safari = loaded()
-        _ = safari.handle(.replyArrived(.init(incarnation: 1, request: 1), .null), now: 0)
+        _ = safari.handle(.replyArrived(.init(incarnation: 1, request: 1), .unreadable(.null)), now: 0)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
-        _ = safari.handle(.replyArrived(.init(incarnation: 1, request: 2), .null), now: 0)
+        _ = safari.handle(.replyArrived(.init(incarnation: 1, request: 2), .unreadable(.null)), now: 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t1, decision(.light)))]), now: 10)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t1, decision(.dark)))]), now: 20)
         #expect(safari.tabs[t1]?.firstDecision == decision(.light) && safari.tabs[t1]?.firstDecisionAt == 10)

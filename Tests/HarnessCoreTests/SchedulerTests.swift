@@ -78,7 +78,7 @@ struct SchedulerTests {
 
     @Test func workForABusyProcessOrOfADeferredKindWaitsAndStopBeforeLeavesItQueued() {
         var clock = Scheduler(now: 0)
-        clock.queue += [.nativeReply(incarnation: 1, request: 1, message: .null), .appInput(.launched), .backgroundInput(.alarmFired)]
+        clock.queue += [.nativeReply(incarnation: 1, request: 1, outcome: .unreadable(.null)), .appInput(.launched), .backgroundInput(.alarmFired)]
         let first = clock.takeWork(deferring: .nativeReply, stopBefore: nil, isBusy: { $0 == .appInput })
         #expect(first?.kind == .backgroundInput)
         let stopped = clock.takeWork(deferring: nil, stopBefore: .nativeReply, isBusy: { _ in false })
@@ -92,7 +92,7 @@ struct SchedulerTests {
         for request in 1...100 { queue.append(.nativeRequest(incarnation: 1, request: request, message: .getEnabled, profile: "default")) }
         queue.append(.backgroundInput(.alarmFired))
         for _ in 1...80 { _ = queue.take({ $0 == .nativeRequest }, stopBefore: nil) }
-        queue.pushFront(.backgroundInput(.safariForeground))
+        queue.pushFront(.backgroundInput(.safariCameToForeground))
         queue.pushFront(.nativeRequest(incarnation: 1, request: 0, message: .getEnabled, profile: "default"))
         var order: [String] = []
         while let work = queue.take({ _ in true }, stopBefore: nil) {
@@ -102,7 +102,7 @@ struct SchedulerTests {
             default: order.append("other")
             }
         }
-        #expect(order == ["request 0", "safariForeground"] + (81...100).map { "request \($0)" } + ["alarmFired"])
+        #expect(order == ["request 0", "safariCameToForeground"] + (81...100).map { "request \($0)" } + ["alarmFired"])
         #expect(queue.isEmpty)
     }
 }

@@ -28,7 +28,7 @@ struct AppProcessTests {
         #expect(view["defaults"]?.objectValue?["mode"] == .string("on"))
         #expect(view["defaults"]?.objectValue?["theme"] == .string("invert"))
 
-        let edit = JSONValue.object(["type": .string("edit"), "edit": .object([
+        let edit = JSONValue.object(["type": .string("userEdited"), "edit": .object([
             "kind": .string("changeSite"), "scope": .string("Docs.Example.com"), "set": .object(["theme": .string("sepia")])])])
         let saved = try exchange(child, edit, now: 1_783_940_001_000)
         #expect(saved.contains(.object(["type": .string("editSaved"), "revision": .integer(2), "changed": .bool(true)])))

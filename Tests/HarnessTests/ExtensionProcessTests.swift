@@ -52,7 +52,7 @@ struct ExtensionProcessTests {
                                                   "url": .string("https://docs.example.com/")]), now: Self.now + 1).isEmpty)
         let loaded = try exchange(background, .object(["type": .string("storageCompleted"), "token": .integer(token)]), now: Self.now + 2)
         let types = loaded.compactMap { $0["type"] }
-        #expect(types.first == .string("decision"), "the first directive answers the tab: \(types)")
+        #expect(types.first == .string("sendDecision"), "the first directive answers the tab: \(types)")
         #expect(loaded.first?["decision"]?.objectValue?["theme"] == .string("sepia"))
         guard let send = loaded.first(where: { $0["type"] == .string("sendNative") }), case .integer(let request)? = send["request"],
               let message = send["message"] else {
@@ -62,9 +62,9 @@ struct ExtensionProcessTests {
 
         let reply = try NativeHandlerRun(executable: HarnessBinary.directory + "/NativeHandler", container: container)
             .run(message, now: Self.now + 3, seed: 1)
-        let corrected = try exchange(background, .object(["type": .string("nativeReply"), "request": .integer(request),
-                                                          "message": try #require(reply.reply)]), now: Self.now + 4)
-        let decision = corrected.first { $0["type"] == .string("decision") }
+        let corrected = try exchange(background, .object(["type": .string("nativeReplyArrived"), "request": .integer(request),
+                                                          "reply": try #require(reply.reply)]), now: Self.now + 4)
+        let decision = corrected.first { $0["type"] == .string("sendDecision") }
         #expect(decision?["decision"]?.objectValue?["theme"] == .string("gray"))
         #expect(corrected.contains { $0["type"] == .string("storagePending") })
         // The corrected cache was written to extension storage.

@@ -172,7 +172,7 @@ struct ProcessDriverTests {
         let trace = Trace()
         let child = try ChildProcess(executable: HarnessBinary.directory + "/NativeHandler", arguments: ["--wrong"])
         let driver = ProcessDriver(name: .handler, incarnation: 1, endpoint: child, seed: 1, trace: trace)
-        let step = driver.begin(.object(["type": .string("nativeRequest"), "message": .object(["type": .string("getEnabled")])]), now: 5)
+        let step = driver.begin(.object(["type": .string("requestArrived"), "message": .object(["type": .string("getEnabled")])]), now: 5)
         #expect(step == .died(.exited(ChildExit.usage)))
         #expect(trace.lines.last == "5 handler#1 died unexpectedly (exited with code 64)")
         let report = try #require(trace.diagnostics.last)

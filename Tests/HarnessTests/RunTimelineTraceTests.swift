@@ -27,7 +27,7 @@ struct RunTimelineTraceTests {
             let where_ = cut.map { "with the power cut at \($0)" } ?? "as run"
             // Requests the background sent that a handler took (the first version's messages come from Safari).
             let taken = trace.indices.filter {
-                trace[$0].contains(" <- ") && trace[$0].contains("\"type\":\"nativeRequest\"") && !trace[$0].contains("\"type\":\"getEnabled\"")
+                trace[$0].contains(" <- ") && trace[$0].contains("\"type\":\"requestArrived\"") && !trace[$0].contains("\"type\":\"getEnabled\"")
                     && !trace[$0].contains("\"type\":\"toggleEnabled\"")
             }
             let requests = timeline.arrows.filter { $0.outcome == .request }
@@ -41,7 +41,7 @@ struct RunTimelineTraceTests {
             for arrow in replies {
                 #expect(arrow.from.hasPrefix("handler#") && arrow.to.hasPrefix("background#"), "\(file) \(where_): \(arrow)")
                 let end = trace[arrow.toIndex]
-                #expect(end.contains("\(arrow.to) <- ") && end.contains("\"type\":\"nativeReply\"") || end.contains("dropped reply for \(arrow.to)"),
+                #expect(end.contains("\(arrow.to) <- ") && end.contains("\"type\":\"nativeReplyArrived\"") || end.contains("dropped reply for \(arrow.to)"),
                         "\(file) \(where_): \(arrow) ends at \(end)")
             }
             // Nothing on its way before a power cut arrives after it.
@@ -49,7 +49,7 @@ struct RunTimelineTraceTests {
                 let crossing = (requests + replies).filter { $0.fromIndex < cut && cut < $0.toIndex && $0.outcome != .dropped }
                 #expect(crossing.isEmpty, "\(file) \(where_): \(crossing)")
             }
-            let ends = replies.map(\.toIndex).filter { trace[$0].contains("\"type\":\"nativeReply\"") }
+            let ends = replies.map(\.toIndex).filter { trace[$0].contains("\"type\":\"nativeReplyArrived\"") }
             #expect(Set(ends).count == ends.count, "\(file) \(where_): a reply taken twice")
         }
     }

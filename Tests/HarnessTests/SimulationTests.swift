@@ -145,7 +145,7 @@ struct SimulationTests {
         #expect(simulation.safariInForeground)
         #expect(theme(simulation, "t1") == .string("invert"))
         #expect(theme(simulation, "t2") == .string("invert"))
-        #expect(!simulation.trace.lines.contains { $0.contains("safariForeground") })
+        #expect(!simulation.trace.lines.contains { $0.contains("safariCameToForeground") })
     }
 
     @Test(arguments: transports)
@@ -390,8 +390,8 @@ struct SimulationTests {
         simulation.advance(by: 2_000)
         let dropped = simulation.trace.lines.filter { $0.hasSuffix("safari dropped reply for background#1") }
         #expect(dropped.count == 1, "\(simulation.trace.lines.suffix(12))")
-        #expect(simulation.trace.lines.contains { $0.contains("background#2 <- ") && $0.contains("\"nativeReply\"") })
-        #expect(!simulation.trace.lines.contains { $0.contains("background#1 <- ") && $0.contains("\"nativeReply\"") })
+        #expect(simulation.trace.lines.contains { $0.contains("background#2 <- ") && $0.contains("\"nativeReplyArrived\"") })
+        #expect(!simulation.trace.lines.contains { $0.contains("background#1 <- ") && $0.contains("\"nativeReplyArrived\"") })
         #expect(theme(simulation, "t1") == .string("gray"))
     }
 
@@ -411,7 +411,7 @@ struct SimulationTests {
         #expect(simulation.processes.handlerSpawns == 150, "the snapshot request is refused too")
         let refusals = simulation.trace.lines.filter { $0.hasSuffix("safari refused a native request: 150 in flight") }
         #expect(refusals.count == 2)
-        #expect(simulation.trace.lines.contains { $0.contains("background#1 <- ") && $0.contains("too many active native message requests") })
+        #expect(simulation.trace.lines.contains { $0.contains("background#1 <- ") && $0.contains("\"rejected\":\"tooManyRequests\"") })
         simulation.safariRestart()
         simulation.handlerBehaviour = .healthy
         simulation.settle()
@@ -429,7 +429,7 @@ struct SimulationTests {
         simulation.switchProfile("work")
         simulation.openTab(TabID("w1"), url: "https://docs.example.com/guide")
         simulation.settle()
-        let requests = simulation.trace.lines.filter { $0.contains(" handler#") && $0.contains("\"type\":\"nativeRequest\"") }
+        let requests = simulation.trace.lines.filter { $0.contains(" handler#") && $0.contains("\"type\":\"requestArrived\"") }
         #expect(requests.count == 2)
         #expect(requests.first?.contains("\"profile\":\"default\"") == true && requests.last?.contains("\"profile\":\"work\"") == true, "\(requests)")
         #expect(theme(simulation, "w1") == .string("gray"), "the work profile reads the same document")

@@ -5,10 +5,10 @@ import Testing
 struct AppWireTests {
     /// One event of every kind, with random payloads.
     static func everyEvent(_ samples: inout WireSamples) -> [AppWire.Event] {
-        [.launched, .foreground, .changeNotification,
-         .edit(.setDefaults(samples.defaultsValues())),
-         .edit(.changeSite(scope: samples.typedScope(), set: samples.siteValues(), reset: samples.fields())),
-         .edit(.deleteSite(scope: samples.typedScope()))]
+        [.launched, .cameToForeground, .changeNotificationArrived,
+         .userEdited(.setDefaults(samples.defaultsValues())),
+         .userEdited(.changeSite(scope: samples.typedScope(), set: samples.siteValues(), reset: samples.fields())),
+         .userEdited(.deleteSite(scope: samples.typedScope()))]
     }
 
     static func everyDirective(_ samples: inout WireSamples) -> [AppMachine.Directive] {
@@ -44,22 +44,22 @@ struct AppWireTests {
 
     @Test func eventsAreWrittenAsTheHarnessHasAlwaysSentThem() throws {
         #expect(AppWire.encode(.launched) == (try json(#"{"type": "launched"}"#)))
-        #expect(AppWire.encode(.foreground) == (try json(#"{"type": "foreground"}"#)))
-        #expect(AppWire.encode(.changeNotification) == (try json(#"{"type": "changeNotification"}"#)))
+        #expect(AppWire.encode(.cameToForeground) == (try json(#"{"type": "cameToForeground"}"#)))
+        #expect(AppWire.encode(.changeNotificationArrived) == (try json(#"{"type": "changeNotificationArrived"}"#)))
         let defaults = DefaultsValues(mode: .scheduled, theme: .gray, schedule: Schedule(start: TimeOfDay("20:00")!, end: TimeOfDay("06:30")!))
-        #expect(AppWire.encode(.edit(.setDefaults(defaults))) == (try json("""
-            {"type": "edit", "edit": {"kind": "setDefaults",
+        #expect(AppWire.encode(.userEdited(.setDefaults(defaults))) == (try json("""
+            {"type": "userEdited", "edit": {"kind": "setDefaults",
              "set": {"mode": "scheduled", "theme": "gray", "schedule": {"start": "20:00", "end": "06:30"}}}}
             """)))
-        #expect(AppWire.encode(.edit(.setDefaults(DefaultsValues()))) == (try json(#"{"type": "edit", "edit": {"kind": "setDefaults", "set": {}}}"#)))
+        #expect(AppWire.encode(.userEdited(.setDefaults(DefaultsValues()))) == (try json(#"{"type": "userEdited", "edit": {"kind": "setDefaults", "set": {}}}"#)))
         // A change that only sets has no `reset`; one that only resets has no `set`.
-        #expect(AppWire.encode(.edit(.changeSite(scope: "Docs.Example.COM.", set: SiteValues(theme: .sepia, nativeDarkPolicy: .override), reset: []))) == (try json("""
-            {"type": "edit", "edit": {"kind": "changeSite", "scope": "Docs.Example.COM.", "set": {"theme": "sepia", "nativeDarkPolicy": "override"}}}
+        #expect(AppWire.encode(.userEdited(.changeSite(scope: "Docs.Example.COM.", set: SiteValues(theme: .sepia, nativeDarkPolicy: .override), reset: []))) == (try json("""
+            {"type": "userEdited", "edit": {"kind": "changeSite", "scope": "Docs.Example.COM.", "set": {"theme": "sepia", "nativeDarkPolicy": "override"}}}
             """)))
-        #expect(AppWire.encode(.edit(.changeSite(scope: "a.example", set: SiteValues(), reset: [.theme, .mode]))) == (try json("""
-            {"type": "edit", "edit": {"kind": "changeSite", "scope": "a.example", "reset": ["theme", "mode"]}}
+        #expect(AppWire.encode(.userEdited(.changeSite(scope: "a.example", set: SiteValues(), reset: [.theme, .mode]))) == (try json("""
+            {"type": "userEdited", "edit": {"kind": "changeSite", "scope": "a.example", "reset": ["theme", "mode"]}}
             """)))
-        #expect(AppWire.encode(.edit(.deleteSite(scope: ".example.org"))) == (try json(#"{"type": "edit", "edit": {"kind": "deleteSite", "scope": ".example.org"}}"#)))
+        #expect(AppWire.encode(.userEdited(.deleteSite(scope: ".example.org"))) == (try json(#"{"type": "userEdited", "edit": {"kind": "deleteSite", "scope": ".example.org"}}"#)))
     }
 
     @Test func directivesAreWrittenAsBefore() throws {
@@ -70,7 +70,7 @@ struct AppWireTests {
         try document.apply(.changeSite(try ScopeKey.parse("docs.example.com"), set: SiteValues(theme: .sepia), reset: [],
                                        stamp: Stamp(at: 1_783_936_800_000, origin: .app, edit: 7)))
         #expect(AppWire.json(.showView(AppView(document))) == (try json("""
-            {"type": "view", "view": {"documentId": "doc-1", "revision": 8, "readOnly": false,
+            {"type": "showView", "view": {"documentId": "doc-1", "revision": 8, "readOnly": false,
              "defaults": {"mode": "auto", "theme": "dark", "nativeDarkPolicy": "respect", "schedule": "20:00-06:00"},
              "sites": [{"key": "docs.example.com", "overrides": {"theme": "sepia"}, "inherited": ["mode", "nativeDarkPolicy"], "redundant": []}]}}
             """)))
@@ -78,12 +78,12 @@ struct AppWireTests {
 
     @Test func theMachineGetsCanonicalKeysAndSortedResets() throws {
         let now: EpochMillis = 1_783_940_000_000
-        let edit = AppWire.Event.edit(.changeSite(scope: "Docs.Example.COM.", set: SiteValues(), reset: [.theme, .mode]))
+        let edit = AppWire.Event.userEdited(.changeSite(scope: "Docs.Example.COM.", set: SiteValues(), reset: [.theme, .mode]))
         #expect(try AppWire.input(for: edit, now: now, seed: 9)
             == .userEdited(.changeSite(try ScopeKey.parse("docs.example.com"), set: SiteValues(), reset: [.mode, .theme]), now: now))
         #expect(try AppWire.input(for: .launched, now: now, seed: 9) == .launched(now: now, seed: 9))
-        #expect(try AppWire.input(for: .foreground, now: now, seed: 9) == .cameToForeground(now: now))
-        #expect(try AppWire.input(for: .changeNotification, now: now, seed: 9) == .changeNotificationArrived(now: now))
+        #expect(try AppWire.input(for: .cameToForeground, now: now, seed: 9) == .cameToForeground(now: now))
+        #expect(try AppWire.input(for: .changeNotificationArrived, now: now, seed: 9) == .changeNotificationArrived(now: now))
     }
 
     @Test func inputsThatCannotBeReadNameTheMemberAtFault() throws {
@@ -91,16 +91,16 @@ struct AppWireTests {
             let value = try json(text)
             return failure { () throws(NativeMessageError) in try AppWire.input(for: try AppWire.decode(value), now: 0, seed: 0) }
         }
-        #expect(try input(#"{"type": "edit", "edit": {"kind": "deleteSite", "scope": ".co.uk"}}"#)
+        #expect(try input(#"{"type": "userEdited", "edit": {"kind": "deleteSite", "scope": ".co.uk"}}"#)
             == "edit.scope: 'co.uk' is a public suffix, not a registrable domain")
-        #expect(try input(#"{"type": "edit", "edit": {"kind": "deleteSite", "scope": 3}}"#) == "edit.scope: expected a scope key string")
-        #expect(try input(#"{"type": "edit", "edit": {"kind": "changeSite", "scope": "a.example", "reset": ["mode", "mode"]}}"#)
+        #expect(try input(#"{"type": "userEdited", "edit": {"kind": "deleteSite", "scope": 3}}"#) == "edit.scope: expected a scope key string")
+        #expect(try input(#"{"type": "userEdited", "edit": {"kind": "changeSite", "scope": "a.example", "reset": ["mode", "mode"]}}"#)
             == "edit.reset[1]: field 'mode' listed twice")
-        #expect(try input(#"{"type": "edit", "edit": {"kind": "setDefaults", "set": {"schedule": {"start": "25:00", "end": "06:00"}}}}"#)
+        #expect(try input(#"{"type": "userEdited", "edit": {"kind": "setDefaults", "set": {"schedule": {"start": "25:00", "end": "06:00"}}}}"#)
             == #"edit.set.schedule: expected {"start": "HH:MM", "end": "HH:MM"}"#)
-        #expect(try input(#"{"type": "edit", "edit": {"kind": "changeSite", "scope": "a.example", "set": {"theme": "plaid"}}}"#)
+        #expect(try input(#"{"type": "userEdited", "edit": {"kind": "changeSite", "scope": "a.example", "set": {"theme": "plaid"}}}"#)
             == "edit.set.theme: unknown theme 'plaid'")
-        #expect(try input(#"{"type": "started"}"#) == "type: expected launched, foreground, changeNotification or edit")
+        #expect(try input(#"{"type": "started"}"#) == "type: expected launched, cameToForeground, changeNotificationArrived or userEdited")
     }
 
     @Test func aMalformedDirectiveIsRefusedNamingTheMemberAtFault() throws {
@@ -109,11 +109,11 @@ struct AppWireTests {
         #expect(failure { try AppWire.directive(try! json(#"{"type": "editRefused", "code": "tired", "message": ""}"#)) }
             == "code: expected one of invalidMessage, readOnly, tooLarge, storageFailure")
         #expect(failure { try AppWire.directive(try! json("""
-            {"type": "view", "view": {"revision": 1, "readOnly": false, "sites": [],
+            {"type": "showView", "view": {"revision": 1, "readOnly": false, "sites": [],
              "defaults": {"mode": "bright", "theme": "dark", "nativeDarkPolicy": "respect", "schedule": "20:00-06:00"}}}
             """)) } == "view.defaults.mode: expected one of on, off, auto, scheduled")
         #expect(failure { try AppWire.directive(try! json("""
-            {"type": "view", "view": {"revision": 1, "readOnly": false,
+            {"type": "showView", "view": {"revision": 1, "readOnly": false,
              "defaults": {"mode": "on", "theme": "dark", "nativeDarkPolicy": "respect", "schedule": "20:00-06:00"},
              "sites": [{"key": "a.example", "overrides": {}, "inherited": ["colour"], "redundant": []}]}}
             """)) } == "view.sites[0].inherited[0]: expected one of mode, theme, nativeDarkPolicy")

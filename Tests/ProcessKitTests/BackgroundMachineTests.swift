@@ -62,7 +62,7 @@ struct BackgroundMachineTests {
                          settings: Resolver(document: document).settings(for: address), pausedUntil: pausedUntil)
     }
 
-    private func snapshotReply(_ document: SettingsDocument) -> JSONValue { NativeReply.snapshot(document).json }
+    private func snapshotReply(_ document: SettingsDocument) -> NativeReply { .snapshot(document) }
 
     private func nativeTimer(_ request: Int, sentAt: EpochMillis) -> Directive {
         .setTimer(.nativeTimeout(request), at: sentAt + Self.timeout)
@@ -86,7 +86,7 @@ struct BackgroundMachineTests {
     /// Then the snapshot arrived and replaced the cache (save 1).
     private func adoptedTheSnapshot() -> BackgroundMachine {
         var machine = startedWithTheStaleCache()
-        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 2)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(snapshotReply(Self.shared)), now: Self.now + 2)) == [
             .cancelTimer(.nativeTimeout(1)),
             .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7), token: 1),
             .sendDecision(Self.t1, decision(Self.shared)),
@@ -146,7 +146,7 @@ struct BackgroundMachineTests {
             .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now),
         ])
         // Gray, from the snapshot, which replaces the cache.
-        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 2)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(snapshotReply(Self.shared)), now: Self.now + 2)) == [
             .cancelTimer(.nativeTimeout(1)),
             .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7), token: 1),
             .sendDecision(Self.t1, decision(Self.shared)),
@@ -201,7 +201,7 @@ struct BackgroundMachineTests {
         var newer = Self.shared
         newer.schemaVersion = 2
         newer.defaults.theme = .invert
-        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(newer), now: Self.now + 2)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(snapshotReply(newer)), now: Self.now + 2)) == [
             .cancelTimer(.nativeTimeout(1)),
             .saveLocalStorage(LocalStorage(cache: newer, snapshotVersion: Self.v7), token: 1),
             .sendDecision(Self.t1, decision(newer)),
@@ -210,7 +210,7 @@ struct BackgroundMachineTests {
 
     @Test func aNotModifiedAnswerEndsTheReconciliation() {
         var machine = startedWithTheStaleCache()
-        #expect(machine.handle(.nativeReplyArrived(request: 1, NativeReply.notModified(Self.v6).json, now: Self.now + 2)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(NativeReply.notModified(Self.v6)), now: Self.now + 2)) == [
             .cancelTimer(.nativeTimeout(1)),
         ])
         // A tab asking is not a reconciliation point: no new snapshot request.
@@ -225,7 +225,7 @@ struct BackgroundMachineTests {
         #expect(machine.handle(.storageLoadFailed(session: nil, now: Self.now)) == [
             .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
         ])
-        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 1)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(snapshotReply(Self.shared)), now: Self.now + 1)) == [
             .cancelTimer(.nativeTimeout(1)),
         ])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 2)) == [
@@ -255,7 +255,7 @@ struct BackgroundMachineTests {
             .sendDecision(Self.t1, decision(inverted)), .showPopup(try popup(inverted)),
             .sendNative(request: 2, invert), nativeTimer(2, sentAt: Self.now + 5),
         ])
-        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.applied(Self.v8, changed: true).json, now: Self.now + 6)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.applied(Self.v8, changed: true)), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(2)),
             .saveLocalStorage(LocalStorage(cache: inverted, snapshotVersion: Self.v8, nextEdit: 2), token: 3),
             .showPopup(try popup(inverted)),
@@ -393,7 +393,7 @@ struct BackgroundMachineTests {
         ])
         // The waiting patch stays in the outbox and applied: still off, now with the snapshot's theme.
         let sharedOff = try applying(turnOff(), to: Self.shared)
-        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 6)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(snapshotReply(Self.shared)), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(1)),
             .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, outbox: [entry], nextEdit: 2), token: 2),
             .sendDecision(Self.t1, decision(sharedOff)), .showPopup(try popup(sharedOff)),
@@ -413,7 +413,7 @@ struct BackgroundMachineTests {
         var newer = Self.shared
         newer.defaults.theme = .dark
         newer.revision = 8
-        #expect(machine.handle(.nativeReplyArrived(request: 2, snapshotReply(newer), now: Self.now + 6)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(snapshotReply(newer)), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(2)),
             .saveLocalStorage(LocalStorage(cache: newer, snapshotVersion: Self.v8, outbox: [entry], nextEdit: 2), token: 3),
             .sendDecision(Self.t1, decision(newer)), .showPopup(try popup(newer)),
@@ -433,7 +433,7 @@ struct BackgroundMachineTests {
         let off = try applying(turnOff(), to: Self.shared)
         #expect(off.revision == 8)
         // The cache is that revision exactly: nothing to ask.
-        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.applied(Self.v8, changed: true).json, now: Self.now + 6)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.applied(Self.v8, changed: true)), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(2)),
             .saveLocalStorage(LocalStorage(cache: off, snapshotVersion: Self.v8, nextEdit: 2), token: 3),
             .showPopup(try popup(off)),
@@ -446,8 +446,8 @@ struct BackgroundMachineTests {
     @Test func anAcknowledgementAfterAnotherWriteAsksForTheSnapshot() throws {
         var machine = try popupChangeSent()
         let off = try applying(turnOff(), to: Self.shared)
-        let reply = NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 9), changed: true).json
-        #expect(machine.handle(.nativeReplyArrived(request: 2, reply, now: Self.now + 6)) == [
+        let reply = NativeReply.applied(DocumentVersion(documentId: "DOC-1", revision: 9), changed: true)
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(reply), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(2)),
             .saveLocalStorage(LocalStorage(cache: off, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
             .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: Self.now + 6),
@@ -460,7 +460,7 @@ struct BackgroundMachineTests {
         // nothing, at a revision the cache would reach by applying the patch itself.
         var machine = try popupChangeSent()
         let off = try applying(turnOff(), to: Self.shared)
-        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.applied(Self.v8, changed: false).json, now: Self.now + 6)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.applied(Self.v8, changed: false)), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(2)),
             .saveLocalStorage(LocalStorage(cache: off, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
             .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: Self.now + 6),
@@ -471,7 +471,7 @@ struct BackgroundMachineTests {
     @Test(arguments: [NativeErrorCode.tooLarge, .readOnly, .invalidMessage])
     func aPatchRefusedForGoodLeavesTheOutboxAndForcesAFullResync(code: NativeErrorCode) throws {
         var machine = try popupChangeSent()
-        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.error(code, "no").json, now: Self.now + 6)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.error(code, "no")), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(2)),
             .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
             .sendNative(request: 3, .getSnapshot(known: nil)), nativeTimer(3, sentAt: Self.now + 6),
@@ -500,13 +500,13 @@ struct BackgroundMachineTests {
             .sendNative(request: 2, change), nativeTimer(2, sentAt: Self.now + 4),
         ])
         // Refused while the snapshot request is out: the full resync waits for its answer.
-        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.error(.readOnly, "newer").json, now: Self.now + 5)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.error(.readOnly, "newer")), now: Self.now + 5)) == [
             .cancelTimer(.nativeTimeout(2)),
             .popupAnswer(message: 9, saved: false, scope: Self.host),
             .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, nextEdit: 2), token: 2),
             .sendDecision(Self.t1, decision(Self.cached)), .showPopup(try popup(Self.cached)),
         ])
-        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(Self.shared), now: Self.now + 6)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(snapshotReply(Self.shared)), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(1)),
             .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
             .sendDecision(Self.t1, decision(Self.shared)), .showPopup(try popup(Self.shared)),
@@ -516,7 +516,7 @@ struct BackgroundMachineTests {
 
     @Test func aPatchWhoseHandlerDiedIsResentAtTheNextEvent() throws {
         var machine = try popupChangeSent()
-        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.error(.storageFailure, "died").json, now: Self.now + 6)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.error(.storageFailure, "died")), now: Self.now + 6)) == [
             .cancelTimer(.nativeTimeout(2)),
         ])
         // The next event is a reconciliation point: the snapshot is asked for and the patch resent.
@@ -532,7 +532,7 @@ struct BackgroundMachineTests {
         var machine = try popupChangeSent()
         let timedOut = Self.now + 5 + Self.timeout
         #expect(machine.handle(.timerFired(.nativeTimeout(2), now: timedOut)) == [])
-        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.applied(Self.v8, changed: true).json, now: timedOut)) == [],
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.applied(Self.v8, changed: true)), now: timedOut)) == [],
                 "a late answer to a request given up on is dropped")
         // Four seconds later: each new request gets the whole timeout from then, not from the
         // timeout's own time.
@@ -548,12 +548,12 @@ struct BackgroundMachineTests {
         // Request 1 is out: it is not sent twice, but its answer may carry a document read
         // before the app's change that this point is about.
         #expect(machine.handle(.safariCameToForeground(now: Self.now + 1)) == [])
-        #expect(machine.handle(.nativeReplyArrived(request: 1, NativeReply.notModified(Self.v6).json, now: Self.now + 2)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(NativeReply.notModified(Self.v6)), now: Self.now + 2)) == [
             .cancelTimer(.nativeTimeout(1)),
             .sendNative(request: 2, .getSnapshot(known: Self.v6)), nativeTimer(2, sentAt: Self.now + 2),
         ])
         // Owed once: the second answer asks for nothing more.
-        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.notModified(Self.v6).json, now: Self.now + 3)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.notModified(Self.v6)), now: Self.now + 3)) == [
             .cancelTimer(.nativeTimeout(2)),
         ])
     }
@@ -569,7 +569,7 @@ struct BackgroundMachineTests {
             .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now),
             .sendDecision(Self.t1, decision(Self.cached)),
         ])
-        #expect(machine.handle(.nativeReplyArrived(request: 1, NativeReply.notModified(Self.v6).json, now: Self.now + 1)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(NativeReply.notModified(Self.v6)), now: Self.now + 1)) == [
             .cancelTimer(.nativeTimeout(1)),
         ])
     }
@@ -591,12 +591,12 @@ struct BackgroundMachineTests {
         #expect(machine.handle(.safariCameToForeground(now: Self.now + 6)) == [
             .sendNative(request: 3, .getSnapshot(known: Self.v7)), nativeTimer(3, sentAt: Self.now + 6),
         ])
-        #expect(machine.handle(.nativeReplyArrived(request: 2, NativeReply.error(.storageFailure, "died").json, now: Self.now + 7)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.error(.storageFailure, "died")), now: Self.now + 7)) == [
             .cancelTimer(.nativeTimeout(2)),
             .sendNative(request: 4, turnOff()), nativeTimer(4, sentAt: Self.now + 7),
         ])
         // A second failure waits for the next event: a crashing handler is not asked forever.
-        #expect(machine.handle(.nativeReplyArrived(request: 4, NativeReply.error(.storageFailure, "died").json, now: Self.now + 8)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 4, .replied(NativeReply.error(.storageFailure, "died")), now: Self.now + 8)) == [
             .cancelTimer(.nativeTimeout(4)),
         ])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now + 9)) == [
@@ -708,7 +708,7 @@ struct BackgroundMachineTests {
         let fresh = SettingsDocument(documentId: "DOC-1", revision: 1)
         #expect(decision(fresh) == builtIn)
         // It asked again (a reload shows nothing until answered): the answer comes, unchanged.
-        #expect(machine.handle(.nativeReplyArrived(request: 1, snapshotReply(fresh), now: Self.now + 2)) == [
+        #expect(machine.handle(.nativeReplyArrived(request: 1, .replied(snapshotReply(fresh)), now: Self.now + 2)) == [
             .cancelTimer(.nativeTimeout(1)),
             .saveLocalStorage(LocalStorage(cache: fresh, snapshotVersion: DocumentVersion(documentId: "DOC-1", revision: 1)), token: 1),
             .sendDecision(Self.t1, builtIn),

@@ -14,8 +14,8 @@ struct ExtensionWireTests {
          .tabNativeDarkChanged(s.tab(), nativeDark: s.bool()),
          .tabActivated(s.tab()),
          .tabClosed(s.tab()),
-         .safariForeground,
-         .appMessage,
+         .safariCameToForeground,
+         .appMessageArrived,
          .appearanceChanged(s.appearance()),
          .popupOpened(s.tab()),
          .popupClosed,
@@ -23,8 +23,10 @@ struct ExtensionWireTests {
          .popupEdited(set: s.siteValues(), reset: s.fields(), message: s.int(Int.min...Int.max), at: s.maybe { $0.time() }),
          .popupForgotSite(message: s.int(Int.min...Int.max), at: s.maybe { $0.time() }),
          .popupPaused(until: s.time()),
-         .nativeReply(request: s.int(Int.min...Int.max), message: s.json()),
-         .nativeTimeout(request: s.int(Int.min...Int.max)),
+         .nativeReplyArrived(request: s.int(Int.min...Int.max), NativeOutcome(reading: s.json())),
+         .nativeReplyArrived(request: s.int(Int.min...Int.max), .replied(.notModified(DocumentVersion(documentId: "doc-1", revision: s.int64(0...99))))),
+         .nativeReplyArrived(request: s.int(Int.min...Int.max), .rejected(s.bool() ? .handlerEnded : .tooManyRequests)),
+         .timerFired(.nativeTimeout(s.int(Int.min...Int.max))),
          .alarmFired]
     }
 
@@ -83,8 +85,8 @@ struct ExtensionWireTests {
             (.tabNativeDarkChanged(t1, nativeDark: true), #"{"type": "tabNativeDarkChanged", "tab": "t1", "nativeDark": true}"#),
             (.tabActivated(t1), #"{"type": "tabActivated", "tab": "t1"}"#),
             (.tabClosed(t1), #"{"type": "tabClosed", "tab": "t1"}"#),
-            (.safariForeground, #"{"type": "safariForeground"}"#),
-            (.appMessage, #"{"type": "appMessage"}"#),
+            (.safariCameToForeground, #"{"type": "safariCameToForeground"}"#),
+            (.appMessageArrived, #"{"type": "appMessageArrived"}"#),
             (.appearanceChanged(.dark), #"{"type": "appearanceChanged", "appearance": "dark"}"#),
             (.popupOpened(t1), #"{"type": "popupOpened", "tab": "t1"}"#),
             (.popupClosed, #"{"type": "popupClosed"}"#),
@@ -95,9 +97,12 @@ struct ExtensionWireTests {
              #"{"type": "popupEdited", "set": {}, "reset": ["theme", "mode"], "message": 5, "at": 1783940000000}"#),
             (.popupForgotSite(message: 6, at: Self.now), #"{"type": "popupForgotSite", "message": 6, "at": 1783940000000}"#),
             (.popupPaused(until: Self.now + 60_000), #"{"type": "popupPaused", "until": 1783940060000}"#),
-            (.nativeReply(request: 2, message: .object(["type": .string("notModified")])),
-             #"{"type": "nativeReply", "request": 2, "message": {"type": "notModified"}}"#),
-            (.nativeTimeout(request: 2), #"{"type": "nativeTimeout", "request": 2}"#),
+            (.nativeReplyArrived(request: 2, .unreadable(.object(["type": .string("notModified")]))),
+             #"{"type": "nativeReplyArrived", "request": 2, "reply": {"type": "notModified"}}"#),
+            (.nativeReplyArrived(request: 2, .replied(.notModified(DocumentVersion(documentId: "doc-1", revision: 4)))),
+             #"{"type": "nativeReplyArrived", "request": 2, "reply": {"type": "notModified", "documentId": "doc-1", "revision": 4}}"#),
+            (.nativeReplyArrived(request: 3, .rejected(.handlerEnded)), #"{"type": "nativeReplyArrived", "request": 3, "rejected": "handlerEnded"}"#),
+            (.timerFired(.nativeTimeout(2)), #"{"type": "timerFired", "timer": {"nativeTimeout": 2}}"#),
             (.alarmFired, #"{"type": "alarmFired"}"#),
         ]
         for (event, expected) in examples {
@@ -130,12 +135,17 @@ struct ExtensionWireTests {
             == .machine(.popupChoseScope(try ScopeKey.parse("docs.example.com"), now: now)))
         #expect(try ExtensionWire.input(for: .popupEdited(set: SiteValues(), reset: [.theme, .mode], message: 2, at: nil), now: now)
             == .machine(.popupEdited(set: SiteValues(), reset: [.mode, .theme], message: 2, at: nil, now: now)))
-        #expect(try ExtensionWire.input(for: .nativeTimeout(request: 7), now: now) == .machine(.timerFired(.nativeTimeout(7), now: now)))
+        #expect(try ExtensionWire.input(for: .timerFired(.nativeTimeout(7)), now: now) == .machine(.timerFired(.nativeTimeout(7), now: now)))
         #expect(try ExtensionWire.input(for: .storageCompleted(token: 7), now: now) == .storageCompleted(token: 7))
-        #expect(try ExtensionWire.input(for: .safariForeground, now: now) == .machine(.safariCameToForeground(now: now)))
+        #expect(try ExtensionWire.input(for: .safariCameToForeground, now: now) == .machine(.safariCameToForeground(now: now)))
+        // A reply is read once, where it enters the process: one that does not read as a
+        // reply reaches the machine as unreadable, as it came.
         let garbage = JSONValue.object(["type": .string("snapshot"), "document": .string("settings")])
-        #expect(try ExtensionWire.input(for: .nativeReply(request: 1, message: garbage), now: now)
-            == .machine(.nativeReplyArrived(request: 1, garbage, now: now)))
+        #expect(try ExtensionWire.decode(ExtensionWire.encode(.nativeReplyArrived(request: 1, .unreadable(garbage))))
+            == .nativeReplyArrived(request: 1, .unreadable(garbage)))
+        let reply = NativeReply.applied(DocumentVersion(documentId: "doc-1", revision: 5), changed: true)
+        #expect(try ExtensionWire.decode(ExtensionWire.encode(.nativeReplyArrived(request: 1, .unreadable(reply.json))))
+            == .nativeReplyArrived(request: 1, .replied(reply)))
     }
 
     @Test func inputsThatCannotBeReadNameTheMemberAtFault() throws {
@@ -151,7 +161,9 @@ struct ExtensionWireTests {
         #expect(try input(#"{"type": "popupEdited", "set": {"mode": "dim"}}"#) == "set.mode: unknown mode 'dim'")
         #expect(try input(#"{"type": "popupEdited", "reset": ["mode", "colour"]}"#) == "reset[1]: expected one of mode, theme, nativeDarkPolicy")
         #expect(try input(#"{"type": "popupPaused", "until": -1}"#) == "until: time -1 is out of range")
-        #expect(try input(#"{"type": "nativeReply", "request": 1}"#) == "message: missing")
+        #expect(try input(#"{"type": "nativeReplyArrived", "request": 1}"#) == "document: expected either 'reply' or 'rejected' (a string)")
+        #expect(try input(#"{"type": "nativeReplyArrived", "request": 1, "rejected": "bored"}"#) == "rejected: expected handlerEnded or tooManyRequests")
+        #expect(try input(#"{"type": "timerFired", "timer": {"alarm": 1}}"#) == "timer.alarm: unknown member")
         #expect(try input(#"{"type": "wake"}"#) == "type: unknown input 'wake'")
     }
 
@@ -167,11 +179,11 @@ struct ExtensionWireTests {
         #expect(try directive(#"{"type": "popupAnswer", "message": 1, "saved": "yes", "scope": null}"#) == "saved: expected true or false")
         #expect(try directive(#"{"type": "popupAnswer", "message": 1, "saved": null}"#) == "scope: missing")
         #expect(try directive("""
-            {"type": "decision", "tab": "t1", "decision": {"enabled": true, "theme": "dark", "reason": "modeOn", "scope": null,
+            {"type": "sendDecision", "tab": "t1", "decision": {"enabled": true, "theme": "dark", "reason": "modeOn", "scope": null,
              "mode": "on", "nativeDarkPolicy": "respect", "schedule": "20:00 to 06:00",
              "source": {"mode": "site", "theme": "default", "nativeDarkPolicy": "default"}}}
             """) == "decision.schedule: expected a schedule written HH:MM-HH:MM")
-        #expect(try directive(#"{"type": "popup", "view": {"tab": "t1", "url": "", "unsupported": true, "scopes": [".co.uk"], "selectedScope": null, "pausedUntil": null}}"#)
+        #expect(try directive(#"{"type": "showPopup", "view": {"tab": "t1", "url": "", "unsupported": true, "scopes": [".co.uk"], "selectedScope": null, "pausedUntil": null}}"#)
             == "view.scopes[0]: 'co.uk' is a public suffix, not a registrable domain")
     }
 }

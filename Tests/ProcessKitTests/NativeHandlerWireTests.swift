@@ -8,7 +8,7 @@ struct NativeHandlerWireTests {
             var samples = WireSamples(seed: seed)
             for message in [samples.json(), samples.request().json] {
                 for profile in [nil, "default", "work"] as [String?] {
-                    let event = NativeHandlerWire.Event.nativeRequest(message, profile: profile)
+                    let event = NativeHandlerWire.Event.requestArrived(message, profile: profile)
                     let sent = try throughBytes(NativeHandlerWire.encode(event))
                     #expect(try NativeHandlerWire.decode(sent) == event, "seed \(seed): \(sent)")
                 }
@@ -32,23 +32,23 @@ struct NativeHandlerWireTests {
 
     @Test func theRequestAndTheDirectivesAreWrittenAsBefore() throws {
         let message = JSONValue.object(["type": .string("getEnabled")])
-        #expect(NativeHandlerWire.encode(.nativeRequest(message)) == (try json(#"{"type": "nativeRequest", "message": {"type": "getEnabled"}}"#)))
-        #expect(NativeHandlerWire.input(message) == NativeHandlerWire.encode(.nativeRequest(message)))
-        #expect(NativeHandlerWire.encode(.nativeRequest(message, profile: "work"))
-            == (try json(#"{"type": "nativeRequest", "message": {"type": "getEnabled"}, "profile": "work"}"#)))
-        #expect(NativeHandlerWire.json(.postChangeNotification) == (try json(#"{"type": "notify", "name": "settingsChanged"}"#)))
+        #expect(NativeHandlerWire.encode(.requestArrived(message)) == (try json(#"{"type": "requestArrived", "message": {"type": "getEnabled"}}"#)))
+        #expect(NativeHandlerWire.input(message) == NativeHandlerWire.encode(.requestArrived(message)))
+        #expect(NativeHandlerWire.encode(.requestArrived(message, profile: "work"))
+            == (try json(#"{"type": "requestArrived", "message": {"type": "getEnabled"}, "profile": "work"}"#)))
+        #expect(NativeHandlerWire.json(.postChangeNotification) == (try json(#"{"type": "postChangeNotification", "name": "settingsChanged"}"#)))
         #expect(NativeHandlerWire.json(.reply(.applied(DocumentVersion(documentId: "doc-1", revision: 43), changed: true)))
             == (try json(#"{"type": "reply", "message": {"type": "applied", "documentId": "doc-1", "revision": 43, "changed": true}}"#)))
     }
 
     @Test func theMachineGetsTheMessageAsItArrived() {
         let garbage = JSONValue.array([.integer(1)])
-        #expect(NativeHandlerWire.input(for: .nativeRequest(garbage), now: 5, seed: 9) == .requestArrived(garbage, now: 5, seed: 9))
+        #expect(NativeHandlerWire.input(for: .requestArrived(garbage), now: 5, seed: 9) == .requestArrived(garbage, now: 5, seed: 9))
     }
 
     @Test func anInputThatIsNoRequestIsRefused() throws {
-        #expect(failure { try NativeHandlerWire.decode(try! json(#"{"type": "launched"}"#)) } == "type: expected nativeRequest")
-        #expect(failure { try NativeHandlerWire.decode(try! json(#"{"type": "nativeRequest"}"#)) } == "message: missing")
+        #expect(failure { try NativeHandlerWire.decode(try! json(#"{"type": "launched"}"#)) } == "type: expected requestArrived")
+        #expect(failure { try NativeHandlerWire.decode(try! json(#"{"type": "requestArrived"}"#)) } == "message: missing")
     }
 
     @Test func aMalformedDirectiveIsRefusedNamingTheMemberAtFault() throws {
@@ -62,7 +62,7 @@ struct NativeHandlerWireTests {
             == "message.documentId: expected a string")
         #expect(try directive(#"{"type": "reply", "message": {"type": "snapshot", "document": {"revision": -3}}}"#)
             == "message.document: not a settings document: revision: revision -3 is negative")
-        #expect(try directive(#"{"type": "notify", "name": "somethingElse"}"#) == "name: expected settingsChanged")
+        #expect(try directive(#"{"type": "postChangeNotification", "name": "somethingElse"}"#) == "name: expected settingsChanged")
         #expect(try directive(#"["reply"]"#) == "document: expected an object")
     }
 }

@@ -55,10 +55,10 @@ enum FailureContext {
         guard let json = entry.json else { return false }
         let text = render(json)
         // The popup's view is long and says what the popup shows, not what the page does.
-        if text.contains("\"type\":\"popup\",") { return false }
+        if text.contains("\"type\":\"showPopup\"") { return false }
         // What the user did in the popup, and anything naming the tab.
         if text.contains("\"type\":\"popup") || named.contains(where: text.contains) { return true }
         guard isBackground else { return false }
-        return ["\"type\":\"started\"", "\"type\":\"sendNative\"", "\"type\":\"nativeReply\"", "\"type\":\"nativeTimeout\""].contains(where: text.contains)
+        return ["\"type\":\"started\"", "\"type\":\"sendNative\"", "\"type\":\"nativeReplyArrived\"", "\"type\":\"timerFired\""].contains(where: text.contains)
     }
 }

@@ -79,7 +79,7 @@ package struct Coverage: Equatable, Sendable {
                 let who = entries[index].process
                 switch who.utf8.first {
                 case UInt8(ascii: "s"):
-                    if who == "safari", entries[index].what.hasPrefix("nativeReply dropped") { tally[Self.replyDropped] += 1 }
+                    if who == "safari", entries[index].what.hasPrefix("nativeReplyArrived dropped") { tally[Self.replyDropped] += 1 }
                     if who == "safari", entries[index].what.hasSuffix(" asks again") || entries[index].what.contains(" stops asking: ") {
                         tally[Self.emptyAnswer] += 1
                     }
@@ -100,15 +100,15 @@ package struct Coverage: Equatable, Sendable {
                         tally[Self.timedOut] += 1
                         timedOut.insert(Request(background: who, number: request))
                         recovering.insert(who)
-                    case .reply(let request, let reply):
+                    case .reply(let request, let outcome):
                         if timedOut.contains(Request(background: who, number: request)) {
                             tally[Self.replyDropped] += 1
-                        } else if reply["type"] == .string("error") {
-                            tally[Self.refused] += 1
-                        } else if reply["type"] == .string("notModified") || reply["changed"] == .bool(false) {
-                            tally[Self.unchanged] += 1
                         } else {
-                            snapshots += 1
+                            switch outcome {
+                            case .replied(.error), .rejected: tally[Self.refused] += 1
+                            case .replied(.notModified), .replied(.applied(_, changed: false)): tally[Self.unchanged] += 1
+                            case .replied, .unreadable: snapshots += 1
+                            }
                         }
                     case .start: tally[Self.backgroundStart] += 1
                     case .foreground: tally[Self.safariForeground] += 1
@@ -127,7 +127,7 @@ package struct Coverage: Equatable, Sendable {
 
     /// What a background took, as coverage tells inputs apart.
     private enum Received {
-        case timeout(JSONValue?), reply(JSONValue?, [String: JSONValue]), start, foreground, activation, alarm, other
+        case timeout(JSONValue?), reply(JSONValue?, NativeOutcome), start, foreground, activation, alarm, other
     }
 
     /// A background's input, given as Safari's event (in process) or as its JSON.
@@ -135,12 +135,11 @@ package struct Coverage: Equatable, Sendable {
         switch message {
         case .event(let event)?:
             switch event {
-            case .nativeTimeout(let request): return .timeout(.integer(Int64(request)))
-            case .nativeReply(let request, let message):
-                if case .object(let reply) = message { return .reply(.integer(Int64(request)), reply) }
-                return .reply(.integer(Int64(request)), [:])
+            case .timerFired(.nativeTimeout(let request)): return .timeout(.integer(Int64(request)))
+            case .nativeReplyArrived(let request, let outcome):
+                return .reply(.integer(Int64(request)), outcome)
             case .started: return .start
-            case .safariForeground: return .foreground
+            case .safariCameToForeground: return .foreground
             case .tabActivated: return .activation
             case .alarmFired: return .alarm
             default: return .other
@@ -148,12 +147,12 @@ package struct Coverage: Equatable, Sendable {
         case .json(.object(let members))?:
             guard case .string(let type)? = members["type"] else { return nil }
             switch type {
-            case "nativeTimeout": return .timeout(members["request"])
-            case "nativeReply":
-                if case .object(let reply)? = members["message"] { return .reply(members["request"], reply) }
-                return .reply(members["request"], [:])
+            case "timerFired": return .timeout(members["timer"]?["nativeTimeout"])
+            case "nativeReplyArrived":
+                if let reply = members["reply"] { return .reply(members["request"], NativeOutcome(reading: reply)) }
+                return .reply(members["request"], .rejected(.handlerEnded))
             case "started": return .start
-            case "safariForeground": return .foreground
+            case "safariCameToForeground": return .foreground
             case "tabActivated": return .activation
             case "alarmFired": return .alarm
             default: return .other

@@ -54,7 +54,7 @@ package struct NativeHandlerRun {
         if case .finished(let directives) = driver.begin(NativeHandlerWire.input(message), now: now) {
             for case .object(let members) in directives.json {
                 if members["type"] == .string("reply") { result.reply = members["message"] }
-                if members["type"] == .string("notify") { result.notified = true }
+                if members["type"] == .string("postChangeNotification") { result.notified = true }
             }
         }
         result.exit = driver.finish()

@@ -297,38 +297,39 @@ private struct TraceReader {
 
     mutating func input(_ label: String, _ json: JSONValue, at index: Int) {
         switch json["type"]?.text {
-        case "nativeRequest":
+        case "requestArrived":
             guard let message = json["message"],
                   let match = sent.firstIndex(where: { $0.message == message }) else { return }
             let request = sent.remove(at: match)
             asked[label] = (request.background, request.request)
             timeline.arrows.append(.init(from: request.background, fromIndex: request.at, to: label, toIndex: index, outcome: .request,
                                          note: "request \(request.request): \(Self.summary(message))"))
-        case "nativeReply":
+        case "nativeReplyArrived":
             guard let request = json["request"]?.int else { return }
             repliesTaken += 1
             let key = "\(label) \(request)"
             guard let reply = replies.removeValue(forKey: key) else { return }
             // What arrived, not what the handler wrote: a crash or garbage changes it on the way.
-            let message = json["message"] ?? .null
+            // Safari's rejection stands in for a reply.
+            let message = json["reply"] ?? .object(["type": .string("rejected"), "error": json["rejected"] ?? .null])
             let outcome = timedOut.contains(key) ? .timedOut : Self.outcome(of: message)
             timeline.arrows.append(.init(from: reply.handler, fromIndex: reply.at, to: label, toIndex: index, outcome: outcome,
                                          note: "reply to request \(request): \(Self.summary(message))"))
-        case "nativeTimeout":
-            guard let request = json["request"]?.int, let lane = laneIndex[label] else { return }
+        case "timerFired":
+            guard let request = json["timer"]?["nativeTimeout"]?.int, let lane = laneIndex[label] else { return }
             timedOut.insert("\(label) \(request)")
             timeline.processes[lane].marks.append(.init(kind: .timeout, at: index, note: "request \(request) timed out"))
-        case "appMessage":
+        case "appMessageArrived":
             if let message = next(&appMessages, for: label) {
                 timeline.arrows.append(.init(from: message.from, fromIndex: message.at, to: label, toIndex: index, outcome: .message,
                                              note: "the app's message"))
             }
-        case "changeNotification":
+        case "changeNotificationArrived":
             if let notification = next(&notifications, for: label) {
                 timeline.arrows.append(.init(from: notification.from, fromIndex: notification.at, to: label, toIndex: index, outcome: .message,
                                              note: "settings changed"))
             }
-        case "foreground":
+        case "cameToForeground":
             if let lane = laneIndex[label] { close(.suspended, lane, at: index) }
         case "alarmFired":
             endAlarm(.fired, at: index)
@@ -346,19 +347,19 @@ private struct TraceReader {
             guard let message = json["message"] else { return }
             revision(reported: message, at: index, by: label)
             if let (background, request) = asked[label] { replies["\(background) \(request)"] = (label, index, message) }
-        case "notify":
+        case "postChangeNotification":
             notifications.append((label, index))
         case "messageExtension":
             appMessages.append((label, index))
         case "editSaved":
             if let revision = json["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "written by \(label)")) }
-        case "view":
+        case "showView":
             if let revision = json["view"]?["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "read by \(label)")) }
         case "setAlarm":
             guard let at = json["at"]?.int else { return }
             endAlarm(.replaced, at: index)
             timeline.alarms.append(.init(from: index, dueAt: EpochMillis(at) - epoch, due: nil, to: -1, end: .pending))
-        case "decision":
+        case "sendDecision":
             guard let tab = json["tab"]?.text, let decision = json["decision"] else { return }
             let shown = RunTimeline.TabLane.Shown(enabled: decision["enabled"]?.bool ?? false, theme: decision["theme"]?.text ?? "?",
                                                  reason: decision["reason"]?.text ?? "")

@@ -19,7 +19,7 @@ extension SafariMachine {
         if let incarnation, let loaded, loaded != incarnation {
             // A reply, a timeout or a storage completion of an earlier incarnation (held while
             // it was frozen, or queued before it died) goes nowhere.
-            if case .nativeReply = event { effects.append(.note("dropped reply for background#\(incarnation)")) }
+            if case .nativeReplyArrived = event { effects.append(.note("dropped reply for background#\(incarnation)")) }
             return
         }
         guard let loaded else {
@@ -56,18 +56,18 @@ extension SafariMachine {
                 popupConnected(now: now)
             }
         }
-        if case .nativeReply = event {
+        if case .nativeReplyArrived = event {
             // Counted as the background takes it: one held for a frozen background is not yet
             // before anything (invariant 5, and a page's first decision).
             nativeRepliesDelivered += 1
         }
         effects.append(.deliver(event))
         switch event {
-        case .safariForeground: effects.append(.reconciliationPoint("Safari came to the front", invariant: 7))
+        case .safariCameToForeground: effects.append(.reconciliationPoint("Safari came to the front", invariant: 7))
         case .tabActivated(let tab): effects.append(.reconciliationPoint("tab \(tab.rawValue) was activated", invariant: 7))
-        case .appMessage: effects.append(.reconciliationPoint("the app's change arrived on the port", invariant: 8))
+        case .appMessageArrived: effects.append(.reconciliationPoint("the app's change arrived on the port", invariant: 8))
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
-             .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReply, .nativeTimeout, .alarmFired:
+             .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired:
             break
         }
     }
@@ -258,9 +258,9 @@ extension ExtensionWire.Event {
              .popupForgotSite, .popupPaused: .message
         case .tabActivated: .tabActivated
         case .tabClosed: .tabRemoved
-        case .safariForeground: .windowFocus
+        case .safariCameToForeground: .windowFocus
         case .alarmFired: .alarm
-        case .started, .storageCompleted, .nativeReply, .nativeTimeout, .appMessage: nil
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived: nil
         }
     }
 
@@ -269,17 +269,17 @@ extension ExtensionWire.Event {
     var isFromThePopup: Bool {
         switch self {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
-        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
-             .appMessage, .appearanceChanged, .nativeReply, .nativeTimeout, .alarmFired: false
+        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
+             .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired: false
         }
     }
 
     /// A native reply or the background's native timeout.
     var isNativeExchange: Bool {
         switch self {
-        case .nativeReply, .nativeTimeout: true
-        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariForeground,
-             .appMessage, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
+        case .nativeReplyArrived, .timerFired: true
+        case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
+             .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
              .popupPaused, .alarmFired: false
         }
     }

@@ -141,7 +141,7 @@ extension SafariMachine {
 
     /// Safari in front tells the background (`windows.onFocusChanged`) and every visible page asks.
     private mutating func reachedTheFront(now: EpochMillis, _ effects: inout [Effect]) {
-        effects.append(.dispatch(.safariForeground))
+        effects.append(.dispatch(.safariCameToForeground))
         for id in visibleTabs { run(.becameVisible, in: id, now: now, &effects) }
     }
 

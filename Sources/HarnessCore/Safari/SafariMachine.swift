@@ -98,8 +98,8 @@ package struct SafariMachine: Sendable {
         case legacyRequestHung
         /// The handler serving a request ended without answering: Safari rejects the request.
         case handlerEndedWithoutAnswer(NativeRequestID)
-        /// The answer to a request (the handler's, or what stood in for it) arrives.
-        case replyArrived(NativeRequestID, JSONValue)
+        /// How a request ended (the handler's reply, or what stood in for it) arrives.
+        case replyArrived(NativeRequestID, NativeOutcome)
     }
 
     /// What Safari's timers fire.
@@ -157,7 +157,7 @@ package struct SafariMachine: Sendable {
         /// Start a handler for the first version's extension's message.
         case startLegacyHandler(NativeRequest)
         /// Queue an answer Safari gives in the handler's place.
-        case queueReply(NativeRequestID, JSONValue)
+        case queueReply(NativeRequestID, NativeOutcome)
         /// The background's own timer (JavaScript's `setTimeout`), set or cancelled.
         case setTimer(NativeRequestID, at: EpochMillis)
         case cancelTimer(NativeRequestID)
@@ -232,14 +232,6 @@ package struct SafariMachine: Sendable {
     /// a time brings: a schedule boundary, a pause's end).
     package static let decisionAlarm = "next-change"
 
-    /// What Safari answers a request whose native extension ended without a reply: it rejects
-    /// the request's promise (`requestInterruptionBlock`). Safari's own message, not one a
-    /// handler can send.
-    package static let rejection = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
-                                                    "message": .string("the native extension ended without an answer")])
-    /// What Safari answers a request it refuses because too many are in flight.
-    package static let tooManyRequests = JSONValue.object(["type": .string("error"), "code": .string("nativeFailure"),
-                                                          "message": .string("there are too many active native message requests")])
 
     // MARK: - Settings
 
@@ -470,7 +462,7 @@ package struct SafariMachine: Sendable {
                 effects.append(.note("the app's message dropped: background#\(incarnation)'s port closed"))
                 break
             }
-            eventDue(.appMessage, for: incarnation, now: now, &effects)
+            eventDue(.appMessageArrived, for: incarnation, now: now, &effects)
         case .storageCompleted(let incarnation, let token):
             if loaded == incarnation { eventDue(.storageCompleted(token: token), for: incarnation, now: now, &effects) }
         case .backgroundStarted(let incarnation):
@@ -494,20 +486,20 @@ package struct SafariMachine: Sendable {
                 activeNativeRequests.insert(id)
                 effects.append(.startHandler(id, message, profile: profile))
             } else {
-                effects.append(.queueReply(id, Self.tooManyRequests))
+                effects.append(.queueReply(id, .rejected(.tooManyRequests)))
             }
         case .legacyRequestSent(let message):
             if mayStartNativeRequest(&effects) { effects.append(.startLegacyHandler(message)) }
         case .legacyRequestHung: hungLegacyRequests += 1
-        case .handlerEndedWithoutAnswer(let id): effects.append(.queueReply(id, Self.rejection))
-        case .replyArrived(let id, let message):
+        case .handlerEndedWithoutAnswer(let id): effects.append(.queueReply(id, .rejected(.handlerEnded)))
+        case .replyArrived(let id, let outcome):
             activeNativeRequests.remove(id)
             // A reply addressed to an earlier incarnation is dropped.
             guard loaded == id.incarnation else {
                 effects.append(.note("dropped reply for background#\(id.incarnation)"))
                 break
             }
-            eventDue(.nativeReply(request: id.request, message: message), for: id.incarnation, now: now, &effects)
+            eventDue(.nativeReplyArrived(request: id.request, outcome), for: id.incarnation, now: now, &effects)
         }
         return effects
     }

@@ -29,19 +29,18 @@ struct NativeExchangeWatch {
     }
 
     /// A reply to one of its requests is about to reach the background.
-    mutating func replyArrives(_ request: Int, _ message: JSONValue, incarnation: Int, now: EpochMillis) {
+    mutating func replyArrives(_ request: Int, _ outcome: NativeOutcome, incarnation: Int, now: EpochMillis) {
         monitor.nativeReplyArrives(incarnation: incarnation, now: now)
         answered.insert(request)
         // A late snapshot is dropped.
-        if !timedOut.contains(request), case .object(let reply) = message, reply["type"] == .string("snapshot"),
-           let document = reply["document"], let snapshot = try? DocumentCodec.decode(document).document {
+        if !timedOut.contains(request), case .replied(.snapshot(let snapshot)) = outcome {
             monitor.snapshotTaken("the snapshot of revision \(snapshot.revision) it took at \(trace.time(now))")
         }
     }
 
     /// The background took an event; true when that was the recovery it owed.
     mutating func took(_ input: ExtensionWire.Event, incarnation: Int) -> Bool {
-        if case .nativeTimeout(let request) = input {
+        if case .timerFired(.nativeTimeout(let request)) = input {
             timedOut.insert(request)
             // A timeout for a request already answered (its timer fired while the answer was
             // still being handled, held at a yield point) ends nothing: no recovery follows.

@@ -17,9 +17,9 @@ struct Scheduler {
         case storageCompletion(incarnation: Int, token: Int)
         /// A request the background sent, with the Safari profile it came from.
         case nativeRequest(incarnation: Int, request: Int, message: NativeRequest, profile: String)
-        /// A reply for the background: what the handler answered, or what stood in for it (a
-        /// garbage reply, Safari's rejection), as it travels.
-        case nativeReply(incarnation: Int, request: Int, message: JSONValue)
+        /// How a request of the background ended: what the handler answered, or what stood in
+        /// for it (a garbage reply, Safari's rejection).
+        case nativeReply(incarnation: Int, request: Int, outcome: NativeOutcome)
         /// `edit`: the number of the user's edit it carries.
         case appInput(AppWire.Event, edit: Int? = nil)
 
@@ -98,7 +98,7 @@ struct Scheduler {
             return due
         case .nativeTimeout(let timer):
             timers[timer] = nil
-            queue.append(.backgroundInput(.nativeTimeout(request: timer.request), for: timer.incarnation))
+            queue.append(.backgroundInput(.timerFired(.nativeTimeout(timer.request)), for: timer.incarnation))
         case .delayedReply(let index):
             queue.append(delayedReplies.remove(at: index).work)
         }

@@ -23,7 +23,7 @@ extension Simulation {
     package func appForeground() {
         guard app != nil else { return launchApp() }
         handle(.appCameToForeground)
-        clock.queue.append(.appInput(.foreground))
+        clock.queue.append(.appInput(.cameToForeground))
     }
 
     /// The app is suspended: it misses notifications and re-reads when it returns.
@@ -44,7 +44,7 @@ extension Simulation {
             appForeground()
         }
         let number = edits.newNumber()
-        clock.queue.append(.appInput(.edit(edit), edit: number))
+        clock.queue.append(.appInput(.userEdited(edit), edit: number))
         return number
     }
 

@@ -86,8 +86,8 @@ extension Simulation {
             processes.serve(message, profile: profile, role: .handler(incarnation: id.incarnation, request: id.request))
         case .startLegacyHandler(let message):
             processes.serve(message, profile: profile, role: .legacy)
-        case .queueReply(let id, let message):
-            clock.queue.append(.nativeReply(incarnation: id.incarnation, request: id.request, message: message))
+        case .queueReply(let id, let outcome):
+            clock.queue.append(.nativeReply(incarnation: id.incarnation, request: id.request, outcome: outcome))
         case .setTimer(let id, let at):
             clock.timers[id] = at
         case .cancelTimer(let id):
@@ -125,8 +125,8 @@ extension Simulation {
     /// Hands the loaded background an event, with what the checks learn from it.
     private func deliver(_ input: ExtensionWire.Event, to background: ProcessDriver) {
         if case .tabRequestedDecision(let tab, _, _) = input { monitor.backgroundTook(requestFrom: tab.rawValue) }
-        if case .nativeReply(let request, let message) = input {
-            exchanges.replyArrives(request, message, incarnation: background.incarnation, now: now)
+        if case .nativeReplyArrived(let request, let outcome) = input {
+            exchanges.replyArrives(request, outcome, incarnation: background.incarnation, now: now)
         }
         processes.complete(reader.begin(background, input, now: now), driver: background, role: .background)
         if exchanges.took(input, incarnation: background.incarnation) {
@@ -156,12 +156,12 @@ extension Simulation {
         for directive in reader.handlerDirectives(directives, from: handler, now: now) {
             switch directive {
             case .reply(let reply):
-                let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, message: reply.json)
+                let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, outcome: .replied(reply))
                 switch handlerBehaviour {
                 case .healthy, .crashing: clock.queue.append(work)
                 case .garbage:
                     trace.record(now, handler.label, "reply replaced by garbage")
-                    clock.queue.append(.nativeReply(incarnation: incarnation, request: request, message: garbage.next()))
+                    clock.queue.append(.nativeReply(incarnation: incarnation, request: request, outcome: NativeOutcome(reading: garbage.next())))
                 case .slow(let delay): clock.delayedReplies.append((now + delay, work))
                 case .hung: trace.record(now, handler.label, "reply withheld (hung)")
                 }
@@ -176,7 +176,7 @@ extension Simulation {
     /// if it runs and is not suspended (`appIsAwake`).
     func notifyTheApp() {
         if appIsAwake {
-            clock.queue.append(.appInput(.changeNotification))
+            clock.queue.append(.appInput(.changeNotificationArrived))
         } else if let app {
             trace.record(now, app.label, "suspended: the change notification is lost (the app reads the document when it returns)")
         }

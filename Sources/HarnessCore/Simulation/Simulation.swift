@@ -201,8 +201,8 @@ package final class Simulation: ProcessTable.Owner {
                 handle(.storageCompleted(incarnation: incarnation, token: token))
             case .nativeRequest(let incarnation, let request, let message, let profile):
                 handle(.nativeRequestDue(Scheduler.NativeRequestID(incarnation: incarnation, request: request), message, profile: profile))
-            case .nativeReply(let incarnation, let request, let message):
-                handle(.replyArrived(Scheduler.NativeRequestID(incarnation: incarnation, request: request), message))
+            case .nativeReply(let incarnation, let request, let outcome):
+                handle(.replyArrived(Scheduler.NativeRequestID(incarnation: incarnation, request: request), outcome))
             case .appInput(let input, let edit):
                 deliverToApp(input, edit: edit)
             }

@@ -39,12 +39,12 @@ final class SoakApp: Sendable {
     /// Healing: the app running, in front, showing the document as it is now.
     func bringToFront() {
         guard let app = launched() else { return }
-        send(.foreground, to: app)
+        send(.cameToForeground, to: app)
     }
 
     private func edit(_ random: inout SeededRandom) {
         guard let app = launched() else { return }
-        if notified.exchange(false, ordering: .relaxed) { send(.changeNotification, to: app) }
+        if notified.exchange(false, ordering: .relaxed) { send(.changeNotificationArrived, to: app) }
         let at = context.clock.now(unique: true)
         let edit: AppWire.UserEdit
         let number: Int
@@ -63,8 +63,8 @@ final class SoakApp: Sendable {
             edit = .changeSite(scope: site, set: change.set, reset: change.reset)
             number = context.edits.record(.app, at: at, .site(site), values: change.values)
         }
-        context.log.operation("app edit", "\(app.label) <- edit #\(number) \(render(AppWire.encode(.edit(edit))))")
-        guard let directives = send(.edit(edit), to: app, now: at) else { return }
+        context.log.operation("app edit", "\(app.label) <- edit #\(number) \(render(AppWire.encode(.userEdited(edit))))")
+        guard let directives = send(.userEdited(edit), to: app, now: at) else { return }
         for directive in directives {
             switch directive {
             case .editSaved(let revision, _):

@@ -81,7 +81,7 @@ final class SoakHandlers: Sendable {
         request.sending(now)
         let kind = Self.kind(request.message)
         context.log.operation("native \(kind)", "\(label) <- \(kind)")
-        let outcome = child.exchange(NativeHandlerWire.encode(.nativeRequest(request.message.json)), now: now, seed: context.seed)
+        let outcome = child.exchange(NativeHandlerWire.encode(.requestArrived(request.message.json)), now: now, seed: context.seed)
         live.withLock { $0[number] = nil }
         switch outcome {
         case .done(let directives):

@@ -15,7 +15,7 @@ final class SoakShell: Sendable {
         case popupEdit(tab: TabID, set: SiteValues, reset: [SiteField], forget: Bool, values: [String: String?])
         case storageCompleted(incarnation: Int, token: Int)
         /// A handler's answer, or nil when it ended without one.
-        case handlerAnswered(SafariMachine.NativeRequestID, JSONValue?)
+        case handlerAnswered(SafariMachine.NativeRequestID, NativeReply?)
         /// Safari unloads the background, with no notice.
         case unload
         /// Safari restarted (its background was killed first): `storage.session` is gone and
@@ -118,7 +118,7 @@ final class SoakShell: Sendable {
                     tell(.timeReached(.alarm(name)))
                 case .nativeTimeout(let id):
                     timers[id] = nil
-                    tell(.eventDue(.nativeTimeout(request: id.request), for: id.incarnation))
+                    tell(.eventDue(.timerFired(.nativeTimeout(id.request)), for: id.incarnation))
                 case .delayedReply:
                     // The soak holds no reply back: its handlers answer as they run.
                     break
@@ -145,7 +145,7 @@ final class SoakShell: Sendable {
                 tell(.storageCompleted(incarnation: incarnation, token: token))
             case .handlerAnswered(let id, let reply):
                 requestsOut.remove(id)
-                tell(reply.map { .replyArrived(id, $0) } ?? .handlerEndedWithoutAnswer(id))
+                tell(reply.map { .replyArrived(id, .replied($0)) } ?? .handlerEndedWithoutAnswer(id))
             case .unload:
                 if let background { context.log.fault("unload background", "safari unloads \(background.label)") }
                 tell(.backgroundUnloadRequested)
@@ -173,7 +173,7 @@ final class SoakShell: Sendable {
         enum Pending {
             case event(ExtensionWire.Event, for: Int? = nil)
             case request(SafariMachine.NativeRequestID, NativeRequest, profile: String)
-            case reply(SafariMachine.NativeRequestID, JSONValue)
+            case reply(SafariMachine.NativeRequestID, NativeOutcome)
         }
 
         /// Tells Safari what happened, carries out its effects, then takes what Safari queued
@@ -246,7 +246,7 @@ final class SoakShell: Sendable {
                 let shell = self.shell
                 shell.handlers.submit(SoakHandlers.Request(message: message, stampsAnEdit: false, sending: { _ in }) { reply, notified in
                     if notified { shell.app.notify() }
-                    shell.mailbox.post(.handlerAnswered(id, reply?.json))
+                    shell.mailbox.post(.handlerAnswered(id, reply))
                 })
             case .startLegacyHandler:
                 // The first version's messages go to handlers of their own (`SoakUser`).

@@ -4,22 +4,22 @@ import SiteSettings
 /// harness encodes events and decodes directives, the app's shell decodes events and encodes
 /// directives, with the same code.
 ///
-/// Inputs: `{"type": "launched"}`, `{"type": "foreground"}`, `{"type": "changeNotification"}`,
-/// `{"type": "edit", "edit": E}` where E is `{"kind": "setDefaults", "set": {"mode": …, "theme":
+/// Inputs: `{"type": "launched"}`, `{"type": "cameToForeground"}`, `{"type": "changeNotificationArrived"}`,
+/// `{"type": "userEdited", "edit": E}` where E is `{"kind": "setDefaults", "set": {"mode": …, "theme":
 /// …, "nativeDarkPolicy": …, "schedule": {"start": "20:00", "end": "06:00"}}}`, `{"kind":
 /// "changeSite", "scope": …, "set": {…}, "reset": […]}` (`set` and `reset` each left out when
 /// empty) or `{"kind": "deleteSite", "scope": …}`.
-/// Directives: `{"type": "view", "view": {…}}` (see `AppView`), `{"type": "editSaved",
+/// Directives: `{"type": "showView", "view": {…}}` (see `AppView`), `{"type": "editSaved",
 /// "revision": 43, "changed": true}`, `{"type": "editRefused", "code": …, "message": …}`,
 /// `{"type": "messageExtension"}`.
 public enum AppWire {
     /// An input as the harness sends it; the frame carries the time and the seed.
     public enum Event: Equatable, Sendable {
         case launched
-        case foreground
+        case cameToForeground
         /// The handler's change notification, delivered while the app runs and is not suspended.
-        case changeNotification
-        case edit(UserEdit)
+        case changeNotificationArrived
+        case userEdited(UserEdit)
     }
 
     /// An edit in the app's settings screen as it travels: a scope key is the text the user
@@ -37,9 +37,9 @@ public enum AppWire {
     public static func encode(_ event: Event) -> JSONValue {
         switch event {
         case .launched: .object(["type": .string("launched")])
-        case .foreground: .object(["type": .string("foreground")])
-        case .changeNotification: .object(["type": .string("changeNotification")])
-        case .edit(let edit): .object(["type": .string("edit"), "edit": json(edit)])
+        case .cameToForeground: .object(["type": .string("cameToForeground")])
+        case .changeNotificationArrived: .object(["type": .string("changeNotificationArrived")])
+        case .userEdited(let edit): .object(["type": .string("userEdited"), "edit": json(edit)])
         }
     }
 
@@ -68,13 +68,13 @@ public enum AppWire {
         let members = try NativeRequest.object(json, root)
         switch members["type"] {
         case .string("launched")?: return .launched
-        case .string("foreground")?: return .foreground
-        case .string("changeNotification")?: return .changeNotification
-        case .string("edit")?:
+        case .string("cameToForeground")?: return .cameToForeground
+        case .string("changeNotificationArrived")?: return .changeNotificationArrived
+        case .string("userEdited")?:
             guard let edit = members["edit"] else { throw NativeMessageError(root.key("edit"), "missing") }
-            return .edit(try userEdit(edit, root.key("edit")))
+            return .userEdited(try userEdit(edit, root.key("edit")))
         default:
-            throw NativeMessageError(root.key("type"), "expected launched, foreground, changeNotification or edit")
+            throw NativeMessageError(root.key("type"), "expected launched, cameToForeground, changeNotificationArrived or userEdited")
         }
     }
 
@@ -118,9 +118,9 @@ public enum AppWire {
                              suffixes: PublicSuffixList = .embedded) throws(NativeMessageError) -> AppMachine.Input {
         switch event {
         case .launched: return .launched(now: now, seed: seed)
-        case .foreground: return .cameToForeground(now: now)
-        case .changeNotification: return .changeNotificationArrived(now: now)
-        case .edit(let edit):
+        case .cameToForeground: return .cameToForeground(now: now)
+        case .changeNotificationArrived: return .changeNotificationArrived(now: now)
+        case .userEdited(let edit):
             let scope = JSONPath.root.key("edit").key("scope")
             return switch edit {
             case .setDefaults(let values):
@@ -145,7 +145,7 @@ public enum AppWire {
     public static func json(_ directive: AppMachine.Directive) -> JSONValue? {
         switch directive {
         case .container: nil
-        case .showView(let view): .object(["type": .string("view"), "view": view.json])
+        case .showView(let view): .object(["type": .string("showView"), "view": view.json])
         case .editSaved(let revision, let changed): .object(["type": .string("editSaved"), "revision": .integer(revision), "changed": .bool(changed)])
         case .editRefused(let code, let message): .object(["type": .string("editRefused"), "code": .string(code.rawValue), "message": .string(message)])
         case .messageExtension: .object(["type": .string("messageExtension")])
@@ -158,7 +158,7 @@ public enum AppWire {
         let directive = try WireObject(json, at: .root)
         let type = try directive.string("type")
         switch type {
-        case "view":
+        case "showView":
             try directive.allow(["type", "view"])
             return .showView(try AppView.decode(try directive.value("view"), at: directive.path.key("view")))
         case "editSaved":

@@ -85,8 +85,8 @@ extension BackgroundMachine {
     }
 
     /// toggle-protocol: the first version's answer to a toggle counts as the patch applied.
-    func flawedCountsAsApplied(_ type: String) -> Bool {
-        type == "enabled" && flaws.contains(.toggleProtocol)
+    var flawedCountsEnabledAsApplied: Bool {
+        flaws.contains(.toggleProtocol)
     }
 
     /// cache-as-authority: a different snapshot does not replace a cache the background has.

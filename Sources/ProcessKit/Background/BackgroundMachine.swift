@@ -42,7 +42,8 @@ public struct BackgroundMachine {
         /// "Forget this site": delete the selected scope's record.
         case popupForgotSite(message: Int = 0, at: EpochMillis? = nil, now: EpochMillis)
         case popupPaused(until: EpochMillis, now: EpochMillis)
-        case nativeReplyArrived(request: Int, JSONValue, now: EpochMillis)
+        /// A native request ended: answered, rejected by Safari, or answered with something unreadable.
+        case nativeReplyArrived(request: Int, NativeOutcome, now: EpochMillis)
         case timerFired(BackgroundTimer, now: EpochMillis)
         case alarmFired(now: EpochMillis)
     }
@@ -574,23 +575,20 @@ public struct BackgroundMachine {
         case snapshot(SettingsDocument)
         /// The cache is the document as it is.
         case notModified
-        /// The handler failed or answered nonsense.
+        /// The handler failed, Safari rejected the request, or the answer is nonsense.
         case unusable
 
-        init(_ json: JSONValue) {
-            if case .object(let reply) = json, reply["type"] == .string("snapshot"), let document = reply["document"],
-               let snapshot = try? DocumentCodec.decode(document).document {
-                self = .snapshot(snapshot)
-            } else if case .object(let reply) = json, reply["type"] == .string("notModified") {
-                self = .notModified
-            } else {
-                self = .unusable
+        init(_ outcome: NativeOutcome) {
+            switch outcome {
+            case .replied(.snapshot(let document)): self = .snapshot(document)
+            case .replied(.notModified): self = .notModified
+            case .replied, .rejected, .unreadable: self = .unusable
             }
         }
     }
 
     /// The snapshot request was answered. A full resync owed by a refused patch follows.
-    private mutating func snapshotAnswered(_ request: Int, _ reply: JSONValue) -> [Directive] {
+    private mutating func snapshotAnswered(_ request: Int, _ reply: NativeOutcome) -> [Directive] {
         var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
         snapshotRequest = nil
         switch SnapshotAnswer(reply) {
@@ -624,32 +622,31 @@ public struct BackgroundMachine {
 
     /// What an answer to a patch says.
     private enum PatchAnswer {
-        /// Applied (or found already applied): the answer's fields say at which revision.
-        case applied([String: JSONValue])
+        /// Applied (or found already applied), at this version when the handler has one.
+        case applied(DocumentVersion?, changed: Bool)
         /// Refused for good (invalid, too large, or a read-only document).
         case refused
-        /// Not applied, for now: the handler died or failed to store it.
+        /// Not applied, for now: the handler died or failed to store it, Safari rejected the
+        /// request, or the answer does not read.
         case notApplied
-        /// Not an answer at all (no type): the request is over, and nothing else changes.
-        case unreadable
-    }
 
-    /// Reads an answer to a patch.
-    private func patchAnswer(_ json: JSONValue) -> PatchAnswer {
-        guard case .object(let reply) = json, case .string(let type)? = reply["type"] else { return .unreadable }
-        let refusals: Set<String> = [NativeErrorCode.invalidMessage.rawValue, NativeErrorCode.tooLarge.rawValue,
-                                     NativeErrorCode.readOnly.rawValue]
-        if type == "applied" || flawedCountsAsApplied(type) { return .applied(reply) }
-        if type == "error", case .string(let code)? = reply["code"], refusals.contains(code) { return .refused }
-        return .notApplied
+        init(_ outcome: NativeOutcome, countsEnabledAsApplied: Bool) {
+            let refusals: Set<NativeErrorCode> = [.invalidMessage, .tooLarge, .readOnly]
+            switch outcome {
+            case .replied(.applied(let version, let changed)): self = .applied(version, changed: changed)
+            case .replied(.enabled) where countsEnabledAsApplied: self = .applied(nil, changed: false)
+            case .replied(.error(let code, _)) where refusals.contains(code): self = .refused
+            case .replied, .rejected, .unreadable: self = .notApplied
+            }
+        }
     }
 
     /// A patch request was answered.
-    private mutating func patchAnswered(_ request: Int, edit: UInt64, _ reply: JSONValue) -> [Directive] {
+    private mutating func patchAnswered(_ request: Int, edit: UInt64, _ reply: NativeOutcome) -> [Directive] {
         var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
-        switch patchAnswer(reply) {
-        case .applied(let fields):
-            directives += acknowledged(edit, fields)
+        switch PatchAnswer(reply, countsEnabledAsApplied: flawedCountsEnabledAsApplied) {
+        case .applied(let version, let changed):
+            directives += acknowledged(edit, at: version, changed: changed)
         case .refused:
             // It leaves the outbox and a full resync shows the document again (after the
             // snapshot already on its way, if one is).
@@ -670,8 +667,6 @@ public struct BackgroundMachine {
         case .notApplied:
             // The patch stays in the outbox and the next event resends it, as after a timeout.
             recoveryDue = true
-        case .unreadable:
-            break
         }
         return directives
     }
@@ -681,7 +676,7 @@ public struct BackgroundMachine {
     /// or neither) and both end at the same revision, the cache now is that revision (the same
     /// merge of the same edit); otherwise another write came between, the cache keeps its old
     /// version, and a snapshot is asked for.
-    private mutating func acknowledged(_ edit: UInt64, _ reply: [String: JSONValue]) -> [Directive] {
+    private mutating func acknowledged(_ edit: UInt64, at version: DocumentVersion?, changed: Bool) -> [Directive] {
         var directives: [Directive] = []
         var converged = false
         if let entry = local.outbox.first(where: { $0.edit == edit }), let change = entry.modelEdit, var cache = local.cache {
@@ -690,10 +685,9 @@ public struct BackgroundMachine {
             // The cache is the document only if it was the handler's version just before this
             // patch and the patch changed both: a count of local changes that happens to reach
             // the document's revision proves nothing.
-            if case .string(let id)? = reply["documentId"], case .integer(let revision)? = reply["revision"],
-               local.snapshotVersion == DocumentVersion(documentId: id, revision: revision - 1), cache.documentId == id,
-               changedHere, reply["changed"] == .bool(true) {
-                local.snapshotVersion = DocumentVersion(documentId: id, revision: revision)
+            if let version, local.snapshotVersion == DocumentVersion(documentId: version.documentId, revision: version.revision - 1),
+               cache.documentId == version.documentId, changedHere, changed {
+                local.snapshotVersion = version
                 converged = true
             }
         }

@@ -7,15 +7,16 @@ import SiteSettings
 /// Inputs (`type`): `started` (`appearance`, `utcOffsetMinutes` (left out when 0), `tabs`: {id:
 /// url}, `appMessages`: true where the app can message the extension), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
-/// `safariForeground`, `appMessage`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
+/// `safariCameToForeground`, `appMessageArrived`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
-/// `popupForgotSite` (`message`, `at`), `popupPaused` (`until`), `nativeReply` (`request`, `message`),
-/// `nativeTimeout` (`request`), `alarmFired`.
+/// `popupForgotSite` (`message`, `at`), `popupPaused` (`until`), `nativeReplyArrived` (`request`, and
+/// `reply` as the handler sent it or `rejected`: `handlerEnded` or `tooManyRequests`),
+/// `timerFired` (`timer`: `{"nativeTimeout": N}`), `alarmFired`.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
-/// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `connectNative`, `listen` (`events`), `decision` (`tab`,
-/// `decision`), `popup` (`view`), `popupAnswer` (`message`, `saved`, `scope`).
+/// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `connectNative`, `listen` (`events`),
+/// `sendDecision` (`tab`, `decision`), `showPopup` (`view`), `popupAnswer` (`message`, `saved`, `scope`).
 public enum ExtensionWire {
     /// An input as the harness sends it; the frame carries the time. Named as on the wire.
     public enum Event: Equatable, Sendable {
@@ -26,9 +27,9 @@ public enum ExtensionWire {
         case tabNativeDarkChanged(TabID, nativeDark: Bool)
         case tabActivated(TabID)
         case tabClosed(TabID)
-        case safariForeground
+        case safariCameToForeground
         /// macOS only: the app said the settings changed.
-        case appMessage
+        case appMessageArrived
         case appearanceChanged(Appearance)
         case popupOpened(TabID)
         case popupClosed
@@ -39,9 +40,10 @@ public enum ExtensionWire {
         case popupEdited(set: SiteValues, reset: [SiteField], message: Int, at: EpochMillis?)
         case popupForgotSite(message: Int, at: EpochMillis?)
         case popupPaused(until: EpochMillis)
-        /// The handler's reply as it arrived: whatever a handler sent, valid or not.
-        case nativeReply(request: Int, message: JSONValue)
-        case nativeTimeout(request: Int)
+        /// How a native request ended. A reply is read once, where it enters the background's
+        /// process: whatever a handler sent, valid or not, travels as it came.
+        case nativeReplyArrived(request: Int, NativeOutcome)
+        case timerFired(BackgroundTimer)
         case alarmFired
     }
 
@@ -73,8 +75,8 @@ public enum ExtensionWire {
             return input("tabNativeDarkChanged", ["tab": .string(tab.rawValue), "nativeDark": .bool(nativeDark)])
         case .tabActivated(let tab): return input("tabActivated", ["tab": .string(tab.rawValue)])
         case .tabClosed(let tab): return input("tabClosed", ["tab": .string(tab.rawValue)])
-        case .safariForeground: return input("safariForeground")
-        case .appMessage: return input("appMessage")
+        case .safariCameToForeground: return input("safariCameToForeground")
+        case .appMessageArrived: return input("appMessageArrived")
         case .appearanceChanged(let appearance): return input("appearanceChanged", ["appearance": .string(appearance.rawValue)])
         case .popupOpened(let tab): return input("popupOpened", ["tab": .string(tab.rawValue)])
         case .popupClosed: return input("popupClosed")
@@ -88,8 +90,14 @@ public enum ExtensionWire {
             if let at { members["at"] = .integer(at) }
             return input("popupForgotSite", members)
         case .popupPaused(let until): return input("popupPaused", ["until": .integer(until)])
-        case .nativeReply(let request, let message): return input("nativeReply", ["request": .integer(Int64(request)), "message": message])
-        case .nativeTimeout(let request): return input("nativeTimeout", ["request": .integer(Int64(request))])
+        case .nativeReplyArrived(let request, let outcome):
+            let reply: [String: JSONValue] = switch outcome {
+            case .replied(let reply): ["reply": reply.json]
+            case .unreadable(let json): ["reply": json]
+            case .rejected(let reason): ["rejected": .string(reason.rawValue)]
+            }
+            return input("nativeReplyArrived", reply.merging(["request": .integer(Int64(request))]) { a, _ in a })
+        case .timerFired(let timer): return input("timerFired", ["timer": json(timer)])
         case .alarmFired: return input("alarmFired")
         }
     }
@@ -140,8 +148,8 @@ public enum ExtensionWire {
         case "tabNativeDarkChanged": return .tabNativeDarkChanged(try tab(), nativeDark: bool("nativeDark"))
         case "tabActivated": return .tabActivated(try tab())
         case "tabClosed": return .tabClosed(try tab())
-        case "safariForeground": return .safariForeground
-        case "appMessage": return .appMessage
+        case "safariCameToForeground": return .safariCameToForeground
+        case "appMessageArrived": return .appMessageArrived
         case "appearanceChanged": return .appearanceChanged(try appearance())
         case "popupOpened": return .popupOpened(try tab())
         case "popupClosed": return .popupClosed
@@ -156,10 +164,20 @@ public enum ExtensionWire {
             let until = try integer("until")
             guard (0...DocumentCodec.latestTime).contains(until) else { throw NativeMessageError(root.key("until"), "time \(until) is out of range") }
             return .popupPaused(until: until)
-        case "nativeReply":
-            guard let message = members["message"] else { throw NativeMessageError(root.key("message"), "missing") }
-            return .nativeReply(request: Int(try integer("request")), message: message)
-        case "nativeTimeout": return .nativeTimeout(request: Int(try integer("request")))
+        case "nativeReplyArrived":
+            let request = Int(try integer("request"))
+            switch (members["reply"], members["rejected"]) {
+            case (let reply?, nil): return .nativeReplyArrived(request: request, NativeOutcome(reading: reply))
+            case (nil, .string(let reason)?):
+                guard let rejection = NativeRejection(rawValue: reason) else {
+                    throw NativeMessageError(root.key("rejected"), "expected \(NativeRejection.allCases.map(\.rawValue).joined(separator: " or "))")
+                }
+                return .nativeReplyArrived(request: request, .rejected(rejection))
+            default: throw NativeMessageError(root, "expected either 'reply' or 'rejected' (a string)")
+            }
+        case "timerFired":
+            let timer = try WireObject(members["timer"] ?? .null, at: root.key("timer"))
+            return .timerFired(try Self.timer(timer))
         case "alarmFired": return .alarmFired
         default: throw NativeMessageError(root.key("type"), "unknown input '\(type.prefix(64))'")
         }
@@ -177,8 +195,8 @@ public enum ExtensionWire {
         case .tabNativeDarkChanged(let tab, let nativeDark): return .machine(.tabNativeDarkChanged(tab, nativeDark: nativeDark, now: now))
         case .tabActivated(let tab): return .machine(.tabActivated(tab, now: now))
         case .tabClosed(let tab): return .machine(.tabClosed(tab, now: now))
-        case .safariForeground: return .machine(.safariCameToForeground(now: now))
-        case .appMessage: return .machine(.appMessageArrived(now: now))
+        case .safariCameToForeground: return .machine(.safariCameToForeground(now: now))
+        case .appMessageArrived: return .machine(.appMessageArrived(now: now))
         case .appearanceChanged(let appearance): return .machine(.appearanceChanged(appearance, now: now))
         case .popupOpened(let tab): return .machine(.popupOpened(tab, now: now))
         case .popupClosed: return .machine(.popupClosed(now: now))
@@ -190,8 +208,8 @@ public enum ExtensionWire {
             return .machine(.popupEdited(set: set, reset: reset.sorted(), message: message, at: at, now: now))
         case .popupForgotSite(let message, let at): return .machine(.popupForgotSite(message: message, at: at, now: now))
         case .popupPaused(let until): return .machine(.popupPaused(until: until, now: now))
-        case .nativeReply(let request, let message): return .machine(.nativeReplyArrived(request: request, message, now: now))
-        case .nativeTimeout(let request): return .machine(.timerFired(.nativeTimeout(request), now: now))
+        case .nativeReplyArrived(let request, let outcome): return .machine(.nativeReplyArrived(request: request, outcome, now: now))
+        case .timerFired(let timer): return .machine(.timerFired(timer, now: now))
         case .alarmFired: return .machine(.alarmFired(now: now))
         }
     }
@@ -218,8 +236,8 @@ public enum ExtensionWire {
         case .setAlarm(let at): .object(["type": .string("setAlarm"), "at": .integer(at)])
         case .connectNative: .object(["type": .string("connectNative")])
         case .listen(let events): .object(["type": .string("listen"), "events": .array(events.map { .string($0.rawValue) })])
-        case .sendDecision(let tab, let decision): .object(["type": .string("decision"), "tab": .string(tab.rawValue), "decision": decision.json])
-        case .showPopup(let view): .object(["type": .string("popup"), "view": view.json])
+        case .sendDecision(let tab, let decision): .object(["type": .string("sendDecision"), "tab": .string(tab.rawValue), "decision": decision.json])
+        case .showPopup(let view): .object(["type": .string("showPopup"), "view": view.json])
         case .popupAnswer(let message, let saved, let scope):
             .object(["type": .string("popupAnswer"), "message": .integer(Int64(message)), "saved": saved.map(JSONValue.bool) ?? .null,
                      "scope": scope.map { .string($0.text) } ?? .null])
@@ -270,11 +288,11 @@ public enum ExtensionWire {
                 events.append(event)
             }
             return .machine(.listen(events))
-        case "decision":
+        case "sendDecision":
             try directive.allow(["type", "tab", "decision"])
             return .machine(.sendDecision(TabID(try directive.string("tab")),
                                           try Decision.decode(try directive.value("decision"), at: path.key("decision"))))
-        case "popup":
+        case "showPopup":
             try directive.allow(["type", "view"])
             return .machine(.showPopup(try PopupView.decode(try directive.value("view"), at: path.key("view"))))
         case "popupAnswer":

@@ -4,17 +4,17 @@ import SiteSettings
 /// ways: the harness encodes the request and decodes directives, the handler's shell decodes the
 /// request and encodes directives, with the same code.
 ///
-/// Input: `{"type": "nativeRequest", "message": {…}, "profile": "work"}` (the Safari profile the
+/// Input: `{"type": "requestArrived", "message": {…}, "profile": "work"}` (the Safari profile the
 /// request comes from, as `SFExtensionProfileKey` gives it since Safari 17; one native extension
 /// serves every profile over the one App Group container, so the handler needs nothing from it).
-/// Directives: `{"type": "reply", "message":
-/// {…}}` (see `NativeReply`) and `{"type": "notify", "name": "settingsChanged"}`.
+/// Directives: `{"type": "reply", "message": {…}}` (see `NativeReply`) and
+/// `{"type": "postChangeNotification", "name": "settingsChanged"}`.
 public enum NativeHandlerWire {
     /// An input as the harness sends it; the frame carries the time, the seed and the flaws.
     public enum Event: Equatable, Sendable {
         /// The extension's message as sent, unvalidated: a real extension may send anything,
         /// and the handler must answer it with a clear error; and the profile it came from.
-        case nativeRequest(JSONValue, profile: String? = nil)
+        case requestArrived(JSONValue, profile: String? = nil)
     }
 
     // MARK: - Inputs
@@ -22,29 +22,29 @@ public enum NativeHandlerWire {
     /// The JSON the harness sends for an event.
     public static func encode(_ event: Event) -> JSONValue {
         switch event {
-        case .nativeRequest(let message, let profile):
-            .object(["type": .string("nativeRequest"), "message": message].merging(profile.map { ["profile": .string($0)] } ?? [:]) { a, _ in a })
+        case .requestArrived(let message, let profile):
+            .object(["type": .string("requestArrived"), "message": message].merging(profile.map { ["profile": .string($0)] } ?? [:]) { a, _ in a })
         }
     }
 
-    /// The input that carries `message`: `encode(.nativeRequest(message))`.
+    /// The input that carries `message`: `encode(.requestArrived(message))`.
     public static func input(_ message: JSONValue) -> JSONValue {
-        encode(.nativeRequest(message))
+        encode(.requestArrived(message))
     }
 
     /// Reads an input's JSON; anything but a native request with its message is an error.
     public static func decode(_ json: JSONValue) throws(NativeMessageError) -> Event {
         let input = try WireObject(json, at: .root)
-        guard input["type"] == .string("nativeRequest") else { throw NativeMessageError(input.path.key("type"), "expected nativeRequest") }
+        guard input["type"] == .string("requestArrived") else { throw NativeMessageError(input.path.key("type"), "expected requestArrived") }
         var profile: String?
         if input["profile"] != nil { profile = try input.string("profile") }
-        return .nativeRequest(try input.value("message"), profile: profile)
+        return .requestArrived(try input.value("message"), profile: profile)
     }
 
     /// The machine's input for an event that arrived at `now` in a run with `seed`.
     public static func input(for event: Event, now: EpochMillis, seed: UInt64) -> NativeHandlerMachine.Input {
         switch event {
-        case .nativeRequest(let message, _): .requestArrived(message, now: now, seed: seed)
+        case .requestArrived(let message, _): .requestArrived(message, now: now, seed: seed)
         }
     }
 
@@ -60,7 +60,7 @@ public enum NativeHandlerWire {
     public static func json(_ directive: NativeHandlerMachine.Directive) -> JSONValue? {
         switch directive {
         case .reply(let reply): .object(["type": .string("reply"), "message": reply.json])
-        case .postChangeNotification: .object(["type": .string("notify"), "name": .string(NativeHandlerMachine.changeNotification)])
+        case .postChangeNotification: .object(["type": .string("postChangeNotification"), "name": .string(NativeHandlerMachine.changeNotification)])
         case .container: nil
         }
     }
@@ -74,7 +74,7 @@ public enum NativeHandlerWire {
         case "reply":
             try directive.allow(["type", "message"])
             return .reply(try NativeReply.decode(try directive.value("message"), at: directive.path.key("message")))
-        case "notify":
+        case "postChangeNotification":
             try directive.allow(["type", "name"])
             guard try directive.string("name") == NativeHandlerMachine.changeNotification else {
                 throw NativeMessageError(directive.path.key("name"), "expected \(NativeHandlerMachine.changeNotification)")
