@@ -223,7 +223,7 @@ enum BenchCommand: HarnessCommand {
     private static func eventRun(_ transport: Simulation.Transport, directory: String) -> Int {
         mkdir(directory, 0o755)
         let simulation = Simulation(platform: .macOS, transport: transport, seed: 7, epoch: 1_783_972_740_000,
-                                    executables: Executables.directory, directory: directory)
+                                    executables: Executables.builtIn, directory: directory)
         defer { simulation.teardown() }
         simulation.launchApp()
         for index in 1...6 { simulation.openTab(TabID("t\(index)"), url: "https://site\(index).example/page") }

@@ -6,11 +6,13 @@ import HarnessCore
 struct CommandLineArguments {
     private(set) var positionals: [String] = []
     private var values: [String: String] = [:]
+    private var repeated: [String: [String]] = [:]
     private var flags: Set<String> = []
 
-    /// Reads `arguments` for a command that takes the given options (which take a value) and
-    /// flags (which do not).
-    init(_ arguments: [String], options: [String], flags knownFlags: [String]) throws(CommandError) {
+    /// Reads `arguments` for a command that takes the given options (which take a value),
+    /// `repeatable` options (which may come several times, each with a value) and flags (which
+    /// do not take one).
+    init(_ arguments: [String], options: [String], repeatable: [String] = [], flags knownFlags: [String]) throws(CommandError) {
         var i = 0
         var onlyPositionals = false
         while i < arguments.count {
@@ -33,6 +35,14 @@ struct CommandLineArguments {
             if knownFlags.contains(name) {
                 if inlineValue != nil { throw .usage("flag '--\(name)' takes no value") }
                 flags.insert(name)
+            } else if repeatable.contains(name) {
+                if let inlineValue {
+                    repeated[name, default: []].append(inlineValue)
+                } else {
+                    guard i < arguments.count else { throw .usage("missing value for '--\(name)'") }
+                    repeated[name, default: []].append(arguments[i])
+                    i += 1
+                }
             } else if options.contains(name) {
                 if values[name] != nil { throw .usage("option '--\(name)' given twice") }
                 if let inlineValue {
@@ -43,7 +53,7 @@ struct CommandLineArguments {
                     i += 1
                 }
             } else {
-                let known = options + knownFlags
+                let known = options + repeatable + knownFlags
                 let hint = nearestWord(name, in: known).map { "; did you mean '--\($0)'?" } ?? ""
                 throw .usage("unknown option '--\(name)'\(hint)")
             }
@@ -51,6 +61,9 @@ struct CommandLineArguments {
     }
 
     func value(_ name: String) -> String? { values[name] }
+
+    /// Every value of a repeatable option, in the order given.
+    func values(_ name: String) -> [String] { repeated[name] ?? [] }
 
     /// `--name N`: a whole number, positive unless `allowingZero`; `value` when absent.
     func count(_ name: String, default value: Int, allowingZero: Bool = false) throws(CommandError) -> Int {

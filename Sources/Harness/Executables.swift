@@ -19,12 +19,51 @@ enum Executables {
         return String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     }
 
+    /// The built-in process executables beside the harness.
+    static var builtIn: ProcessExecutables { ProcessExecutables(folder: directory) }
+
     /// Fails naming the first process executable missing beside the harness (a harness copied
     /// away from its build folder has none), before any process is started.
     static func requireProcesses() throws(CommandError) {
-        for name in ["AppProcess", "ExtensionProcess", "NativeHandler"] where access(directory + "/" + name, X_OK) != 0 {
-            throw .invalidInput("\(directory)/\(name): \(String(cString: strerror(errno))); the process executables are built beside the harness (swift build), which must run from there")
+        _ = try chosen(nil, transport: .process)
+    }
+
+    /// What `--app-exec` and its kin do, for the commands' help.
+    static let help = """
+        --app-exec, --background-exec and --handler-exec PATH run that executable in the role
+        instead of the built-in one (process transport only), with each --app-arg,
+        --background-arg or --handler-arg ARG before the harness's own arguments; it must speak
+        the frame protocol of Sources/ProcessKit/PROTOCOL.md.
+        """
+
+    /// The options that name an executable for a role, and those that give it arguments.
+    static let options = ProcessName.allCases.map { "\($0.rawValue)-exec" }
+    static let repeatable = ProcessName.allCases.map { "\($0.rawValue)-arg" }
+
+    /// The executables a command's `--app-exec`, `--background-exec` and `--handler-exec` name
+    /// (with their `--…-arg`s), the built-in ones for the other roles; each checked before
+    /// anything runs. A named executable needs the process transport.
+    static func chosen(_ args: CommandLineArguments?, transport: Simulation.Transport) throws(CommandError) -> ProcessExecutables {
+        var executables = builtIn
+        for role in ProcessName.allCases {
+            let option = "\(role.rawValue)-exec"
+            let arguments = args?.values("\(role.rawValue)-arg") ?? []
+            guard let path = args?.value(option) else {
+                if !arguments.isEmpty { throw .usage("'--\(role.rawValue)-arg' gives arguments to the executable '--\(option)' names; name one") }
+                if transport == .process, access(executables[role].path, X_OK) != 0 {
+                    throw .invalidInput("\(executables[role].path): \(String(cString: strerror(errno))); the process executables are built beside the harness (swift build), which must run from there")
+                }
+                continue
+            }
+            guard transport == .process else {
+                throw .usage("'--\(option)' starts a process of its own: it needs '--transport process'")
+            }
+            guard !path.isEmpty, access(path, X_OK) == 0 else {
+                throw .invalidInput("--\(option) \(path): \(path.isEmpty ? "no path given" : String(cString: strerror(errno)))")
+            }
+            executables[role] = ProcessExecutables.Command(path: path, arguments: arguments)
         }
+        return executables
     }
 
     /// A duration in seconds.

@@ -11,7 +11,7 @@ import Synchronization
 enum ExploreBench {
     static func run(runs: Int, rounds: Int) throws(CommandError) {
         let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        let explorer = Explorer(executables: Executables.directory, directory: "/tmp/harness-bench-explore-\(getpid())")
+        let explorer = Explorer(executables: Executables.builtIn, directory: "/tmp/harness-bench-explore-\(getpid())")
         let clock = ContinuousClock()
         var rates: [Int: [(schedules: Double, steps: Double)]] = [:]
         for round in 1...rounds {

@@ -12,7 +12,7 @@ import Synchronization
 enum ExploreCommand: HarnessCommand {
     static let name = "explore"
     static let abstract = "Run random schedules, check every invariant and liveness bound, and shrink each failure to a scenario."
-    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--stop] [--replay-check] [--digest] [--transport in-process|process]\n       harness explore --merge FILE..."
+    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--stop] [--replay-check] [--digest] [--transport in-process|process] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]\n       harness explore --merge FILE..."
     static let discussion = """
         Each seed picks a set of options (swarm testing: the platform, a subset of the kinds
         of step with a weight each, how the run starts; printed with each failure) and makes a
@@ -38,10 +38,10 @@ enum ExploreCommand: HarnessCommand {
         Prints the coverage counters (yield points, faults, reconciliation points, reply
         outcomes), naming any still at zero. On a terminal a progress line updates in place.
         Exit status: 0 when nothing failed, 1 when a failure was found, 2 for a usage error.
-        """
+        """ + "\n" + Executables.help
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers"],
+        let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers"] + Executables.options, repeatable: Executables.repeatable,
                                             flags: ["replay-check", "merge", "stop", "digest"])
         if args.flag("merge") { return try merge(args) }
         try args.noPositionals()
@@ -55,9 +55,11 @@ enum ExploreCommand: HarnessCommand {
         let shard = try self.shard(args.value("shard"))
         let out = args.value("out") ?? "explore-failures"
         if out.isEmpty { throw .usage("'--out' expects the folder to write the shrunk failures into") }
-        if transport == .process || args.flag("replay-check") { try Executables.requireProcesses() }
+        let executables = try Executables.chosen(args, transport: transport)
+        // --replay-check plays some schedules on the built-in processes too.
+        if args.flag("replay-check") { try Executables.requireProcesses() }
         let workers = try args.count("workers", default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-        let explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: Executables.directory,
+        let explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: executables,
                                 directory: "/tmp/harness-explore-\(getpid())")
         let replayCheck = args.flag("replay-check")
         let stopAtFirst = args.flag("stop")

@@ -67,7 +67,7 @@ enum FlawsCommand: HarnessCommand {
         var results: [FlawCheck.Result] = []
         for (index, scenario) in scenarios.enumerated() {
             progress.show("\(index + 1)/\(scenarios.count) \(scenario.name)")
-            let result = FlawCheck.check(scenario, flaws: flaws, transport: transport, seed: seed, executables: Executables.directory,
+            let result = FlawCheck.check(scenario, flaws: flaws, transport: transport, seed: seed, executables: Executables.builtIn,
                                          directory: "/tmp/harness-flaws-\(getpid())")
             progress.clear()
             results.append(result)

@@ -46,7 +46,7 @@ enum FuzzNativeCommand: HarnessCommand {
         if transport == .process {
             let root = "/tmp/harness-fuzz-native-\(getpid())"
             defer { Folder.remove(root) }
-            tally = NativeFuzz.runOnProcesses(seed: seed, from: from, count: count, executables: Executables.directory, directory: root) { done in
+            tally = NativeFuzz.runOnProcesses(seed: seed, from: from, count: count, executables: Executables.builtIn, directory: root) { done in
                 if done % 100 == 0 { Terminal.out("  \(done) of \(count)\n") }
             }
         } else {

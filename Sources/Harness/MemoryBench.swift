@@ -44,7 +44,7 @@ enum MemoryBench {
             let directory = "/tmp/harness-bench-memory-\(getpid())-\(index)"
             defer { Folder.remove(directory) }
             do {
-                let outcome = try ScenarioRunner(scenario, transport: .process, seed: 1, executables: Executables.directory, directory: directory).run()
+                let outcome = try ScenarioRunner(scenario, transport: .process, seed: 1, executables: Executables.builtIn, directory: directory).run()
                 if !outcome.passed { failed += 1 }
             } catch {
                 throw .usage(error.description)

@@ -19,7 +19,7 @@ enum ReportBench {
         if scenarios.isEmpty { throw .usage("no scenario files found under \(ScenarioFiles.root)/") }
         var runs: [(run: RunPage.Run, runSeconds: Double)] = []
         for (index, scenario) in scenarios.enumerated() {
-            let runner = ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: Executables.directory, directory: root + "/run-\(index)")
+            let runner = ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: Executables.builtIn, directory: root + "/run-\(index)")
             runner.readsRevisions = true
             let start = clock.now
             let outcome: ScenarioRunner.Outcome

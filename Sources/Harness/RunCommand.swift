@@ -11,7 +11,7 @@ import SiteSettings
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--filter TEXT] [--transport process|in-process] [--seed N] [--workers N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--json FILE] [--html DIR] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--filter TEXT] [--transport process|in-process] [--seed N] [--workers N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--json FILE] [--html DIR] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/; --filter keeps those whose
         path contains TEXT (any case). Prints a line per scenario (result, steps, virtual time,
@@ -34,11 +34,12 @@ enum RunCommand: HarnessCommand {
         Every file is read and checked before anything runs: a mistake in any of them is
         printed with its file and line, and nothing runs.
         Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
-        """
+        """ + "\n" + Executables.help
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "html", "flaw", "crash", "power-loss",
-                                                                 "filter", "json", "workers"], flags: ["all", "keep"])
+                                                                 "filter", "json", "workers"] + Executables.options,
+                                            repeatable: Executables.repeatable, flags: ["all", "keep"])
         let transport = try transport(args, default: .process)
         let seed = try seed(args)
         let flaws = try parseFlaws(args.value("flaw"))
@@ -75,8 +76,8 @@ enum RunCommand: HarnessCommand {
         var pageError: String?
         let settings = "seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))")
 
-        if transport == .process { try Executables.requireProcesses() }
-        let plan = Plan(transport: transport, seed: seed, executables: Executables.directory, flaws: flaws, crashAt: crashAt, powerCut: powerCut,
+        let executables = try Executables.chosen(args, transport: transport)
+        let plan = Plan(transport: transport, seed: seed, executables: executables, flaws: flaws, crashAt: crashAt, powerCut: powerCut,
                         readsRevisions: pages != nil, keep: args.flag("keep"))
         let clock = ContinuousClock()
         let total = clock.now
@@ -151,7 +152,7 @@ enum RunCommand: HarnessCommand {
     private struct Plan: Sendable {
         let transport: Simulation.Transport
         let seed: UInt64
-        let executables: String
+        let executables: ProcessExecutables
         let flaws: Set<Flaw>
         let crashAt: YieldArrival?
         let powerCut: PowerCutPlan?

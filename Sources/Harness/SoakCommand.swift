@@ -9,7 +9,7 @@ import SiteSettings
 enum SoakCommand: HarnessCommand {
     static let name = "soak"
     static let abstract = "Run the real processes at once, free-running, under seeded kills; check nothing is lost."
-    static let usage = "harness soak [--seconds N] [--seed S] [--handlers K] [--flaw NAME[,NAME...]] [--json FILE] [--keep]"
+    static let usage = "harness soak [--seconds N] [--seed S] [--handlers K] [--flaw NAME[,NAME...]] [--json FILE] [--keep] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
     static let discussion = """
         The app, the background and native handlers run straight through on the real file
         system, with no yield points held by the harness: the container's lock is a blocking
@@ -35,22 +35,22 @@ enum SoakCommand: HarnessCommand {
         listener, alarms raised to the minimum, requests refused at the cap) and violations; a progress line on a terminal. --json FILE writes a
         line per violation, then a summary whose "violations" member is their count. --keep
         keeps the run's folder. Exit status: 0 with no violation, 1 with any.
-        """
+        """ + "\n" + Executables.help
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["seconds", "seed", "handlers", "flaw", "json"], flags: ["keep"])
+        let args = try CommandLineArguments(arguments, options: ["seconds", "seed", "handlers", "flaw", "json"] + Executables.options, repeatable: Executables.repeatable, flags: ["keep"])
         try args.noPositionals()
         let seconds = try args.count("seconds", default: 60)
         let handlers = try args.count("handlers", default: 4)
         let seed = try RunCommand.seed(args)
         let flaws = try RunCommand.parseFlaws(args.value("flaw"))
-        try Executables.requireProcesses()
+        let executables = try Executables.chosen(args, transport: .process)
         let directory = "/tmp/harness-soak-\(getpid())"
         Folder.remove(directory)
         defer { if !args.flag("keep") { Folder.remove(directory) } }
         Terminal.out("soak: seed \(seed), \(seconds) s, \(handlers) handlers at most\n")
         let progress = Progress()
-        var options = Soak.Options(seconds: seconds, seed: seed, handlers: handlers, executables: Executables.directory, directory: directory)
+        var options = Soak.Options(seconds: seconds, seed: seed, handlers: handlers, executables: executables, directory: directory)
         options.flaws = flaws
         let report = Soak.run(options) { counts, elapsed in
             progress.show("soak \(elapsed / 1000)/\(seconds) s: \(counts.totalOperations) operations, \(counts.totalFaults) faults, "

@@ -28,7 +28,7 @@ enum StepsBench {
                     let start = clock.now
                     let outcome: ScenarioRunner.Outcome
                     do {
-                        outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: Executables.directory,
+                        outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: Executables.builtIn,
                                                      directory: directory).run()
                     } catch {
                         throw .invalidInput("a generated scenario could not run: \(error)")

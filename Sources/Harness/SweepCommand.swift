@@ -8,7 +8,7 @@ import HarnessCore
 enum SweepCommand: HarnessCommand {
     static let name = "sweep"
     static let abstract = "Crash every process at every yield point it reaches in each scenario, and check the invariants."
-    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N] [--subsets N]"
+    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N] [--subsets N] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
     static let discussion = """
         Runs each scenario once to list every arrival of a process at a yield point (the
         app's write-temp, the handler's rename, the background's storage-write-temp, ...), then
@@ -22,13 +22,14 @@ enum SweepCommand: HarnessCommand {
         every process restarts.
         Prints a line per scenario, then each failure with the command that reproduces it.
         Exit status: 0 when no crash broke an invariant, 1 otherwise, 2 for a usage error.
-        """
+        """ + "\n" + Executables.help
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets"], flags: [])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets"] + Executables.options, repeatable: Executables.repeatable, flags: [])
         let transport = try RunCommand.transport(args, default: .inProcess)
         let seed = try RunCommand.seed(args)
         let subsets = try args.count("subsets", default: 2, allowingZero: true)
+        let executables = try Executables.chosen(args, transport: transport)
         let files = try ScenarioFiles.files(args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         let clock = ContinuousClock()
@@ -43,7 +44,7 @@ enum SweepCommand: HarnessCommand {
             let file = scenario.name
             let began = clock.now
             let base: ScenarioRunner.Outcome
-            do { base = try play(scenario, transport: transport, seed: seed) } catch {
+            do { base = try play(scenario, transport: transport, seed: seed, executables: executables) } catch {
                 // A scenario that cannot run as written: reported, and the others still swept.
                 unusable += 1
                 Terminal.out("ERROR \(file)  could not run as written\n")
@@ -60,7 +61,7 @@ enum SweepCommand: HarnessCommand {
             var broken = 0
             for fault in faults {
                 if fault.crashAt != nil { tried += 1 } else { cuts += 1 }
-                let outcome = try play(scenario, transport: transport, seed: seed, crashAt: fault.crashAt, powerCut: fault.powerCut)
+                let outcome = try play(scenario, transport: transport, seed: seed, executables: executables, crashAt: fault.crashAt, powerCut: fault.powerCut)
                 guard let first = outcome.failures.first else { continue }
                 broken += 1
                 let command = "swift run harness run \(file) \(fault.options) --seed \(seed)"
@@ -76,12 +77,12 @@ enum SweepCommand: HarnessCommand {
         return unusable > 0 ? 2 : failures.isEmpty ? 0 : 1
     }
 
-    private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, crashAt: YieldArrival? = nil,
+    private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: ProcessExecutables, crashAt: YieldArrival? = nil,
                              powerCut: PowerCutPlan? = nil) throws(CommandError) -> ScenarioRunner.Outcome {
         let directory = "/tmp/harness-sweep-\(getpid())"
         defer { Folder.remove(directory) }
         do {
-            return try ScenarioRunner(scenario, transport: transport, seed: seed, executables: Executables.directory,
+            return try ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables,
                                       directory: directory, crashAt: crashAt, powerCut: powerCut).run()
         } catch {
             throw .usage(error.description)

@@ -11,7 +11,7 @@ struct ListenerRuleTests {
     private func simulation() throws -> (Simulation, String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("listeners-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return (Simulation(platform: .iOS, transport: .inProcess, seed: 1, epoch: 1_772_355_600_000, executables: "", directory: folder), folder)
+        return (Simulation(platform: .iOS, transport: .inProcess, seed: 1, epoch: 1_772_355_600_000, executables: ProcessExecutables(folder: ""), directory: folder), folder)
     }
 
     @Test func anEventTheBackgroundDoesNotListenForWakesNothing() throws {

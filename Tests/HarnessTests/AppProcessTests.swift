@@ -17,7 +17,7 @@ struct AppProcessTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try #"{"colorInvertEnabled": true}"#.write(toFile: folder + "/group-preferences.json", atomically: false, encoding: .utf8)
 
-        let child = try ChildProcess(executable: HarnessBinary.directory + "/AppProcess", arguments: ["--container", folder])
+        let child = try ChildProcess(executable: HarnessBinary.directory + "/AppProcess", arguments: ["--container", folder], role: .app)
         defer { child.kill() }
         let launch = try exchange(child, .object(["type": .string("launched")]), now: 1_783_940_000_000)
         guard case .object(let shown)? = launch.first, case .object(let view)? = shown["view"] else {

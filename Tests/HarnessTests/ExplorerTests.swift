@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized)
 struct ExplorerTests {
     private static func explorer(flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess) -> Explorer {
-        Explorer(steps: 30, flaws: flaws, transport: transport, executables: HarnessBinary.directory,
+        Explorer(steps: 30, flaws: flaws, transport: transport, executables: HarnessBinary.executables,
                  directory: NSTemporaryDirectory() + "explore-test-\(UUID().uuidString)")
     }
 

@@ -37,7 +37,7 @@ struct ExtensionProcessTests {
         let cache = LocalStorage(cache: document(theme: .sepia, revision: 8), snapshotVersion: DocumentVersion(documentId: "DOC-1", revision: 8))
         try Data(JSONWriter.compact(cache.json)).write(to: URL(fileURLWithPath: storage + "/local.json"))
 
-        let background = try ChildProcess(executable: HarnessBinary.directory + "/ExtensionProcess", arguments: ["--storage", storage])
+        let background = try ChildProcess(executable: HarnessBinary.directory + "/ExtensionProcess", arguments: ["--storage", storage], role: .background)
         defer { background.kill() }
         let start = try exchange(background, .object(["type": .string("started"), "appearance": .string("light"), "tabs": .object([:])]), now: Self.now)
         // It registers its listeners first, then starts loading its storage.

@@ -39,7 +39,7 @@ struct FlawTests {
             let scenario = try Scenario.parse(text, name: entry.scenario)
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flaw-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory,
+            let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables,
                                              directory: directory, flaws: [flaw]).run()
             guard !outcome.failures.contains(where: { entry.failure.matches($0, in: entry.scenario) }) else { continue }
             let seen = outcome.failures.map { "\n  " + $0.split(separator: "\n").prefix(2).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " / ") }
@@ -54,7 +54,7 @@ struct FlawTests {
         let path = ScenarioTests.folder + "/" + file
         let scenario = try Scenario.parse(try String(contentsOfFile: path, encoding: .utf8), name: path)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("teeth-\(UUID().uuidString)").path
-        let result = FlawCheck.check(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory)
+        let result = FlawCheck.check(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables, directory: directory)
         #expect(result.failuresAlone.isEmpty, "\(file) fails with no flaw on: \(result.failuresAlone)")
         if scenario.description.contains("Shows correct behaviour only") {
             #expect(result.catches.isEmpty, "\(file) says it shows correct behaviour only, yet catches \(result.caught.map(\.rawValue))")

@@ -17,6 +17,9 @@ enum HarnessBinary {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
     }
 
+    /// The built-in process executables beside the tests.
+    static var executables: ProcessExecutables { ProcessExecutables(folder: directory) }
+
     static var path: String { directory + "/harness" }
 
     /// Runs a scenario's text in process, in a folder of its own removed afterwards, and gives
@@ -25,7 +28,7 @@ enum HarnessBinary {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = try Scenario.parse(text, name: name)
-        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: directory, directory: folder,
+        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: executables, directory: folder,
                                   flaws: flaws, powerCut: powerCut).run().failures
     }
 
@@ -71,6 +74,9 @@ enum HarnessBinary {
                 return directives
             case .error(let message):
                 Issue.record("error frame: \(message)")
+                return []
+            case .hello:
+                Issue.record("a second hello")
                 return []
             case .directives:
                 Issue.record("a frame read from a pipe is never 'directives'")

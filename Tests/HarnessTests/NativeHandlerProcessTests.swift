@@ -127,7 +127,7 @@ struct NativeHandlerProcessTests {
         let folder = try container()
         defer { cleanUp(folder) }
         let before = bytes(folder)
-        let child = try ChildProcess(executable: HarnessBinary.directory + "/NativeHandler", arguments: ["--container", folder])
+        let child = try ChildProcess(executable: HarnessBinary.directory + "/NativeHandler", arguments: ["--container", folder], role: .handler)
         defer { child.kill() }
         try child.send(Array("not json".utf8))
         let first = try #require(try child.receive(timeoutMilliseconds: 10_000))
@@ -152,7 +152,7 @@ struct NativeHandlerProcessTests {
         // refuse after the 4 length bytes, answer, and end. (ChildProcess itself never sends
         // an oversized frame.)
         let handler = HarnessBinary.directory + "/NativeHandler"
-        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "printf '\\001\\000\\000\\004' | '\(handler)' --container '\(folder)'"])
+        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "printf '\\001\\000\\000\\004' | '\(handler)' --container '\(folder)'"], role: .handler)
         defer { child.kill() }
         let frame = try #require(try child.receive(timeoutMilliseconds: 10_000))
         guard case .error(let message) = try FromChild.decode(frame) else {

@@ -12,7 +12,7 @@ struct RunTimelineTraceTests {
         let scenario = try Scenario.parse(String(contentsOfFile: path, encoding: .utf8), name: path)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let runner = ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: folder,
+        let runner = ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables, directory: folder,
                                     powerCut: powerCut)
         // A run the cut never reaches is a usage error: there is nothing to read then.
         return powerCut == nil ? try runner.run() : try? runner.run()

@@ -29,7 +29,7 @@ struct ScenarioTests {
         for transport in [Simulation.Transport.process, .inProcess] {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let outcome = try ScenarioRunner(scenario, transport: transport, seed: 1, executables: HarnessBinary.directory,
+            let outcome = try ScenarioRunner(scenario, transport: transport, seed: 1, executables: HarnessBinary.executables,
                                              directory: directory, folder: folder).run()
             for failure in outcome.failures { Issue.record(Comment(rawValue: "\(transport.rawValue) transport: \(failure)")) }
             traces.append(outcome.trace)
@@ -72,7 +72,7 @@ struct ScenarioTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = try Scenario.parse(text, name: "s")
         do {
-            _ = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+            _ = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables, directory: directory).run()
             Issue.record("expected the error \(message)")
         } catch {
             #expect(error.description == message)
@@ -85,7 +85,7 @@ struct ScenarioTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let text = "platform macos\ntab open t1 https://a.example/\nsettle\napp launch\nhold app at rename\napp set default theme=dark\npopup open t1\npopup set theme=sepia\ncrash handler at write-temp\n"
-        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .inProcess, seed: 1, executables: HarnessBinary.directory,
+        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .inProcess, seed: 1, executables: HarnessBinary.executables,
                                          directory: directory).run()
         #expect(outcome.failures.count == 1)
         #expect(outcome.failures.first?.hasPrefix("""
@@ -102,7 +102,7 @@ struct ScenarioTests {
         try Data(repeating: 0x20, count: DocumentCodec.maximumBytes + 1).write(to: URL(fileURLWithPath: directory + "/big.json"))
         let scenario = try Scenario.parse("shared file big.json\nsettle\n", name: "s")
         #expect(throws: ScenarioErrors([ScenarioError(file: "s", line: 1, message: "big.json: larger than \(DocumentCodec.maximumBytes) bytes")])) {
-            try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory,
+            try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables,
                                directory: directory + "/run", folder: directory).run()
         }
     }
@@ -114,7 +114,7 @@ struct ScenarioTests {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let scenario = try Scenario.parse("platform ios\nhandler hung\ntab open t1 https://docs.example.com/\nexpect tab t1 reason=autoLight within \(bound)\n", name: "w.scenario")
-            return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+            return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables, directory: directory).run()
         }
         let held = try run("1h")
         #expect(held.passed, "\(held.failures)")
@@ -132,7 +132,7 @@ struct ScenarioTests {
         let scenario = try Scenario.parse(try String(contentsOfFile: Self.folder + "/" + file, encoding: .utf8), name: file)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory,
+        let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables, directory: directory,
                                          flaws: [.listenersAfterCacheRead]).run()
         let popup = outcome.failures.filter { $0.hasPrefix(file + ":17: expect popup") }
         #expect(popup.count == 1, "two keys of one line, one failure: \(outcome.failures)")
@@ -148,7 +148,7 @@ struct ScenarioTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = try Scenario.parse("platform ios\ntab open t1 https://a.example/\nsettle\napp set default theme=dark\nexpect background frozen\n", name: "s")
-        let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+        let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables, directory: directory).run()
         #expect(outcome.passed, "\(outcome.failures)")
         let beforeHealing = outcome.trace.prefix { !$0.hasSuffix(" harness heal") }
         let notes = beforeHealing.filter { $0.contains(" harness the edit") || $0.contains(" safari Safari goes") }
@@ -161,7 +161,7 @@ struct ScenarioTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = try Scenario.parse("# A wrong expectation.\nshared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\nexpect tab t1 theme=sepia\n", name: "wrong.scenario")
-        let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory).run()
+        let outcome = try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables, directory: directory).run()
         #expect(scenario.description == "A wrong expectation.")
         let failure = try #require(outcome.failures.first)
         // The decision whole, the key that differs marked; the state then; the lines that explain it.
@@ -197,7 +197,7 @@ struct ScenarioTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = try Scenario.parse(lines.joined(separator: "\n"), name: "README.md")
         // Paths in the examples are written as from a scenario in one of the folders.
-        let runner = ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory, directory: directory,
+        let runner = ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables, directory: directory,
                                     folder: Self.folder + "/lifecycle")
         let refusal: String? = {
             do {
@@ -215,7 +215,7 @@ struct ScenarioTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let text = "platform ios\nshared defaults mode=on theme=gray\ntab open t1 https://a.example/\nsettle\napp set default theme=dark\nsettle\nexpect converged\nsafari foreground\nsettle\nexpect converged\n"
         let outcome = try ScenarioRunner(try Scenario.parse(text, name: "c"), transport: .inProcess, seed: 1,
-                                         executables: HarnessBinary.directory, directory: directory).run()
+                                         executables: HarnessBinary.executables, directory: directory).run()
         #expect(outcome.failures.first?.hasPrefix("c:7: expect converged\n  tab t1 shows") == true)
         #expect(outcome.failures.contains { $0.contains("the cache (revision 1) differs") })
         #expect(outcome.failures.allSatisfy { $0.hasPrefix("c:7:") }, "after Safari returns, everything agrees")

@@ -17,7 +17,7 @@ struct SimulationTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simulation-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let simulation = Simulation(platform: platform, transport: transport, seed: 42, epoch: Self.epoch,
-                                    executables: HarnessBinary.directory, directory: folder)
+                                    executables: HarnessBinary.executables, directory: folder)
         if let shared { simulation.writeContainerFile("settings.json", DocumentCodec.encode(shared)) }
         return (simulation, folder)
     }
@@ -309,13 +309,10 @@ struct SimulationTests {
 
     @Test func aBackgroundThatKeepsDyingAtStartDoesNotMakeSettleLoop() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simulation-\(UUID().uuidString)").path
-        let executables = folder + "/bin"
-        try FileManager.default.createDirectory(atPath: executables, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in ["AppProcess", "NativeHandler"] {
-            try FileManager.default.createSymbolicLink(atPath: executables + "/" + name, withDestinationPath: HarnessBinary.directory + "/" + name)
-        }
-        try FileManager.default.createSymbolicLink(atPath: executables + "/ExtensionProcess", withDestinationPath: "/bin/false")
+        var executables = HarnessBinary.executables
+        executables.background = ProcessExecutables.Command(path: "/bin/false")
         let simulation = Simulation(platform: .iOS, seed: 1, epoch: Self.epoch, executables: executables, directory: folder)
         defer { simulation.teardown() }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")

@@ -25,7 +25,7 @@ struct SoakTests {
     @Test func aLostEditIsCaughtWhileRunningAndAfterHealingWithItsSeed() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var options = Soak.Options(seconds: 2, seed: 9, handlers: 2, executables: HarnessBinary.directory, directory: folder)
+        var options = Soak.Options(seconds: 2, seed: 9, handlers: 2, executables: HarnessBinary.executables, directory: folder)
         options.plantsALostEdit = true
         let report = Soak.run(options)
         let lost = report.violations.map(\.message).filter { $0.contains("site \(Soak.plantedSite) theme") && $0.contains("(invariant 2)") }
@@ -40,7 +40,7 @@ struct SoakTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // One handler at a time keeps requests in flight while they wait for it.
-        var options = Soak.Options(seconds: 3, seed: 4, handlers: 1, executables: HarnessBinary.directory, directory: folder)
+        var options = Soak.Options(seconds: 3, seed: 4, handlers: 1, executables: HarnessBinary.executables, directory: folder)
         options.nativeRequestCap = 2
         let report = Soak.run(options)
         #expect(report.rules.requestsRefusedAtTheCap > 0, "\(report.text)")

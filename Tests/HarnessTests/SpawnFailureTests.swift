@@ -25,7 +25,7 @@ struct SpawnFailureTests {
             try FileManager.default.createSymbolicLink(atPath: bin + "/" + name, withDestinationPath: HarnessBinary.directory + "/" + name)
         }
         let outcome = try ScenarioRunner(try Scenario.parse(Self.scenario, name: "s"), transport: .process, seed: 1,
-                                         executables: bin, directory: folder + "/run").run()
+                                         executables: ProcessExecutables(folder: bin), directory: folder + "/run").run()
         return (outcome, bin)
     }
 
@@ -55,7 +55,7 @@ struct SpawnFailureTests {
         FileManager.default.createFile(atPath: file, contents: Data())
         defer { try? FileManager.default.removeItem(atPath: file) }
         let outcome = try ScenarioRunner(try Scenario.parse(Self.scenario, name: "s"), transport: .process, seed: 1,
-                                         executables: HarnessBinary.directory, directory: file + "/run").run()
+                                         executables: HarnessBinary.executables, directory: file + "/run").run()
         #expect(outcome.failures.first?.contains("cannot write settings.json: open settings.json failed (errno 20)") == true, "\(outcome.failures)")
     }
 }

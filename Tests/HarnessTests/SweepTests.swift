@@ -18,7 +18,7 @@ struct SweepTests {
         let scenario = try Scenario.parse(text, name: file)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sweep-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        return try ScenarioRunner(scenario, transport: transport, seed: 1, executables: HarnessBinary.directory,
+        return try ScenarioRunner(scenario, transport: transport, seed: 1, executables: HarnessBinary.executables,
                                   directory: directory, flaws: flaws, crashAt: crashAt).run()
     }
 
@@ -62,7 +62,7 @@ struct NativeFuzzProcessTests {
     @Test func realHandlersAnswerASeededBatchAsItsLabelsSay() {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let tally = NativeFuzz.runOnProcesses(seed: 11, from: 0, count: 150, executables: HarnessBinary.directory, directory: directory)
+        let tally = NativeFuzz.runOnProcesses(seed: 11, from: 0, count: 150, executables: HarnessBinary.executables, directory: directory)
         #expect(tally.wrong == 0, "\(tally.examples)")
         #expect(tally.answered == 150)
         #expect(tally.applied > 30 && tally.rejected > 30)
@@ -81,7 +81,7 @@ struct PowerLossTests {
         let scenario = try Scenario.parse(text, name: Self.file)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("power-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.directory,
+        return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables,
                                   directory: directory, flaws: flaws, powerCut: powerCut).run()
     }
 

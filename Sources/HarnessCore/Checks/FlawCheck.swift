@@ -24,7 +24,7 @@ package enum FlawCheck {
 
     /// Runs `scenario` alone, then with each of `flaws` (every catalogued flaw by default).
     package static func check(_ scenario: Scenario, flaws: [Flaw] = Flaw.allCases, transport: Simulation.Transport, seed: UInt64,
-                              executables: String, directory: String) -> Result {
+                              executables: ProcessExecutables, directory: String) -> Result {
         func failures(with flaw: Flaw?) -> [String] {
             defer { Folder.remove(directory) }
             let runner = ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,

@@ -8,7 +8,7 @@ package struct Explorer: Sendable {
     package var steps: Int
     package var flaws: Set<Flaw>
     package var transport: Simulation.Transport
-    package var executables: String
+    package var executables: ProcessExecutables
     /// A folder this explorer may use for its runs (nothing is left in it).
     package var directory: String
     /// Only for proving the replay check: in-process processes hide this yield point.
@@ -16,7 +16,7 @@ package struct Explorer: Sendable {
     /// A power cut every run of this explorer plans (in process).
     package var powerCut: PowerCutPlan?
 
-    package init(steps: Int = 30, flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess, executables: String, directory: String) {
+    package init(steps: Int = 30, flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess, executables: ProcessExecutables, directory: String) {
         self.steps = steps
         self.flaws = flaws
         self.transport = transport

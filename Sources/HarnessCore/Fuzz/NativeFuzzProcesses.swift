@@ -8,7 +8,7 @@ extension NativeFuzz {
     /// Messages `from..<from+count` of the seed's sequence, each to a fresh `NativeHandler`
     /// process (as Safari starts one per request) over a real container folder under
     /// `directory`, with the handler let through every yield point.
-    package static func runOnProcesses(seed: UInt64, from: Int, count: Int, executables: String, directory: String,
+    package static func runOnProcesses(seed: UInt64, from: Int, count: Int, executables: ProcessExecutables, directory: String,
                                       progress: ((Int) -> Void)? = nil) -> Tally {
         mkdir(directory, 0o755)
         var tally = Tally()
@@ -23,7 +23,7 @@ extension NativeFuzz {
                 continue
             }
             let before = files(in: container)
-            let answer = serve(frame(mutant.bytes), executable: executables + "/NativeHandler", container: container)
+            let answer = serve(frame(mutant.bytes), executables: executables, container: container)
             judge(mutant, index: index, answer: answer, before: before, after: files(in: container), into: &tally)
             progress?(index - from + 1)
         }
@@ -32,10 +32,10 @@ extension NativeFuzz {
     }
 
     /// Sends one frame to a new handler, lets it through every yield point, and returns its answer.
-    private static func serve(_ frame: [UInt8], executable: String, container: String) -> Answer {
+    private static func serve(_ frame: [UInt8], executables: ProcessExecutables, container: String) -> Answer {
         let child: ChildProcess
         do {
-            child = try ChildProcess(executable: executable, arguments: ["--container", container], replyLimit: Simulation.handlerFrameLimit)
+            child = try executables.start(.handler, ["--container", container], replyLimit: Simulation.handlerFrameLimit)
         } catch {
             return .none("could not start: \(error)")
         }
@@ -58,8 +58,8 @@ extension NativeFuzz {
                 return reply.map(Answer.reply) ?? .none("a done frame without a reply")
             case .error(let text)?:
                 return .errorFrame(text)
-            case nil, .directives?:
-                // (A frame read from a pipe is never `directives`.)
+            case nil, .directives?, .hello?:
+                // (A frame read from a pipe is never `directives`; the hello came first.)
                 return .none("an unreadable frame")
             }
         }

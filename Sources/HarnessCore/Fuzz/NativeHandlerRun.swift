@@ -39,7 +39,7 @@ package struct NativeHandlerRun {
                     decide: @escaping (YieldPoint, Int) -> Decision = { _, _ in .proceed }) throws -> Result {
         let trace = Trace()
         let driver = ProcessDriver(name: .handler, incarnation: 1,
-                                   endpoint: try ChildProcess(executable: executable, arguments: ["--container", container]),
+                                   endpoint: try ChildProcess(executable: executable, arguments: ["--container", container], role: .handler),
                                    seed: seed, trace: trace)
         var yields: [YieldPoint] = []
         driver.policy = { point in

@@ -44,7 +44,7 @@ package final class ScenarioRunner {
 
     package let scenario: Scenario
     private let transport: Simulation.Transport
-    private let executables: String
+    private let executables: ProcessExecutables
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
@@ -77,7 +77,7 @@ package final class ScenarioRunner {
     /// `crashAt` kills a process at one arrival at a yield point, and `powerCut` (in-process)
     /// cuts the power at one flush; the scenario's expectations are then not checked (they
     /// describe the run without it), only the invariants.
-    package init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: String, directory: String,
+    package init(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: ProcessExecutables, directory: String,
                 folder: String? = nil, flaws: Set<Flaw> = [], crashAt: YieldArrival? = nil,
                 powerCut: PowerCutPlan? = nil) {
         self.scenario = scenario

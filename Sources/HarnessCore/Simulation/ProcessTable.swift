@@ -63,8 +63,8 @@ package final class ProcessTable {
     /// How many changes were waiting to be flushed at each arrival at a yield point.
     package private(set) var unsyncedAtArrivals: [Int] = []
 
-    /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`.
-    init(files: RunFiles, executables: String, seed: UInt64, trace: Trace, monitor: InvariantMonitor) {
+    /// `executables` play the roles on the process transport.
+    init(files: RunFiles, executables: ProcessExecutables, seed: UInt64, trace: Trace, monitor: InvariantMonitor) {
         self.files = files
         self.trace = trace
         self.monitor = monitor
@@ -163,6 +163,7 @@ package final class ProcessTable {
                                             storageFolder: RunFiles.storageFolder(owner.profile))
             driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
             driver.flaws = flaws.map(\.rawValue).sorted()
+            driver.protocolBroken = { [monitor] problem in monitor.record(problem) }
             switch name {
             case .app: app = driver
             case .background: background = driver

@@ -94,10 +94,10 @@ package final class Simulation: ProcessTable.Owner {
     /// The last answer the first version's extension got from the handler.
     package internal(set) var lastLegacyAnswer: NativeReply?
 
-    /// `executables` is the folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`;
+    /// `executables` play the roles on the process transport;
     /// `directory` an empty folder for the container and the extension storage.
     /// `profile` is the Safari profile in front at the start.
-    package init(platform: Platform, transport: Transport = .process, seed: UInt64, epoch: EpochMillis, executables: String, directory: String,
+    package init(platform: Platform, transport: Transport = .process, seed: UInt64, epoch: EpochMillis, executables: ProcessExecutables, directory: String,
                 profile: String = Simulation.defaultProfile) {
         self.platform = platform
         self.transport = transport

@@ -16,7 +16,7 @@ package enum Soak {
         /// Native handlers running at once at most.
         package var handlers: Int
         /// The folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`.
-        package var executables: String
+        package var executables: ProcessExecutables
         /// An empty folder for the container and the extension's storage.
         package var directory: String
         /// Only for proving the checks: an app edit recorded as saved that no process ever
@@ -28,7 +28,7 @@ package enum Soak {
         /// rule at work: WebKit's is 150).
         package var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
 
-        package init(seconds: Int, seed: UInt64, handlers: Int, executables: String, directory: String) {
+        package init(seconds: Int, seed: UInt64, handlers: Int, executables: ProcessExecutables, directory: String) {
             self.seconds = seconds
             self.seed = seed
             self.handlers = handlers

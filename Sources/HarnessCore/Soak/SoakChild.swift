@@ -24,9 +24,9 @@ final class SoakChild: Sendable {
 
     /// Starts `executable` free-running; in `group` while this lives, so that the run's end
     /// kills it, and out of it afterwards, so that a long soak does not keep every pipe it opened.
-    init(_ executable: String, _ arguments: [String], label: String, group: ChildGroup, log: SoakLog,
+    init(_ role: ProcessName, of executables: ProcessExecutables, _ arguments: [String], label: String, group: ChildGroup, log: SoakLog,
          flaws: [String], replyLimit: Int = Framing.requestLimit) throws(ChildProcess.SpawnError) {
-        process = try group.spawn(executable: executable, arguments: arguments + ["--free"], replyLimit: replyLimit)
+        process = try executables.start(role, arguments + ["--free"], replyLimit: replyLimit, in: group)
         self.label = label
         self.log = log
         self.group = group
@@ -65,8 +65,8 @@ final class SoakChild: Sendable {
                 return died()
             case .error(let message)?:
                 log.violation("\(label) could not read its input: \(message)")
-            case nil, .directives?:
-                // (A frame read from a pipe is never `directives`.)
+            case nil, .directives?, .hello?:
+                // (A frame read from a pipe is never `directives`; the hello came first.)
                 log.violation("\(label) sent a frame that is not a protocol message")
             }
         }

@@ -5,7 +5,7 @@ import Synchronization
 /// What every part of a soak shares: where the executables and files are, the clock, the log,
 /// the user's edits, the run's seed, and the group that kills every child at the end.
 final class SoakContext: Sendable {
-    let executables: String
+    let executables: ProcessExecutables
     let files: SoakFiles
     let seed: UInt64
     /// Known bugs switched on in every process, by name.
@@ -16,7 +16,7 @@ final class SoakContext: Sendable {
     let group = ChildGroup()
     private let over = Atomic<Bool>(false)
 
-    init(executables: String, files: SoakFiles, seed: UInt64, flaws: Set<Flaw> = []) {
+    init(executables: ProcessExecutables, files: SoakFiles, seed: UInt64, flaws: Set<Flaw> = []) {
         self.executables = executables
         self.files = files
         self.seed = seed

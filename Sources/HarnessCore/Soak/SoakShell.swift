@@ -275,7 +275,7 @@ final class SoakShell: Sendable {
             incarnation += 1
             let label = "background#\(incarnation)"
             do {
-                let started = try SoakChild(context.executables + "/ExtensionProcess", ["--storage", context.files.storage], label: label,
+                let started = try SoakChild(.background, of: context.executables, ["--storage", context.files.storage], label: label,
                                             group: context.group, log: context.log, flaws: context.flaws)
                 background = started
                 shell.current.withLock { $0 = started }

@@ -106,7 +106,7 @@ package final class ChildProcess: Sendable {
     /// The harness's end of the child's stdin, -1 once closed.
     private let input: Mutex<Int32>
     /// Reads the child's stdout; its descriptor is closed in `deinit`, when no call can be using it.
-    private let output: Mutex<FrameReader>
+    private let output: Mutex<Output>
     private let outputDescriptor: Int32
     /// The status once reaped.
     private let reaped = Mutex<ExitStatus?>(nil)
@@ -122,8 +122,10 @@ package final class ChildProcess: Sendable {
     /// not depend on the machine's variables. `replyLimit` bounds each frame `receive` accepts.
     /// Ignores SIGPIPE in the harness (once, process-wide). On any failure nothing is left
     /// behind: no descriptor, no thread, no process.
+    /// With a `role`, the child's first frame must be its `hello` for that role in this
+    /// protocol version: `receive` reads and checks it before the first frame it returns.
     package init(executable: String, arguments: [String], environment: [String: String] = [:],
-                replyLimit: Int = Framing.replyLimit) throws(SpawnError) {
+                replyLimit: Int = Framing.replyLimit, role: WireProtocol.Role? = nil) throws(SpawnError) {
         Spawn.ignoreSIGPIPE()
         let stdinPipe: (read: Int32, write: Int32)
         let stdoutPipe: (read: Int32, write: Int32)
@@ -174,7 +176,7 @@ package final class ChildProcess: Sendable {
         self.executable = executable
         self.replyLimit = replyLimit
         self.input = Mutex(stdinPipe.write)
-        self.output = Mutex(FrameReader(descriptor: stdoutPipe.read, limit: replyLimit))
+        self.output = Mutex(Output(reader: FrameReader(descriptor: stdoutPipe.read, limit: replyLimit), awaitedHello: role))
         self.outputDescriptor = stdoutPipe.read
         self.stderrDrain = drain
     }
@@ -211,8 +213,43 @@ package final class ChildProcess: Sendable {
     /// The next frame from the child's stdout (at most `replyLimit` bytes), nil at the end of its
     /// output. `.timedOut` keeps a partly received frame for the next call; a frame over the
     /// limit or cut short is reported again by every later call, never read past.
+    /// A child started with a role must open with its `hello`: one that does not, or names
+    /// another role or version, is `.handshake`, reported again by every later call.
     package func receive(timeoutMilliseconds: Int? = nil) throws(FrameError) -> [UInt8]? {
-        try output.withLock { (reader: inout FrameReader) throws(FrameError) -> [UInt8]? in
+        try output.withLock { (output: inout Output) throws(FrameError) -> [UInt8]? in
+            if let role = output.awaitedHello {
+                guard let first = try output.next(timeoutMilliseconds) else { return nil }
+                if let problem = Self.handshakeProblem(first, role: role, executable: executable) {
+                    output.refusal = .handshake(problem)
+                }
+                output.awaitedHello = nil
+            }
+            if let refusal = output.refusal { throw refusal }
+            return try output.next(timeoutMilliseconds)
+        }
+    }
+
+    /// What is wrong with a child's first frame as the `hello` of `role`, or nil.
+    static func handshakeProblem(_ frame: [UInt8], role: WireProtocol.Role, executable: String) -> String? {
+        let named = "the \(role.rawValue) executable \(executable)"
+        guard case .hello(let said, let version)? = try? FromChild.decode(frame) else {
+            return "\(named) did not open with a hello frame: its first frame was \(String(decoding: frame.prefix(200), as: UTF8.self))"
+        }
+        if version != WireProtocol.version {
+            return "\(named) speaks protocol \(version); this harness speaks protocol \(WireProtocol.version)"
+        }
+        if said != role.rawValue { return "\(named) says it plays the role '\(said.prefix(40))'" }
+        return nil
+    }
+
+    /// The child's output: its frames, and the `hello` still to be read first.
+    private struct Output {
+        var reader: FrameReader
+        var awaitedHello: WireProtocol.Role?
+        /// Set when the first frame was not the `hello` expected.
+        var refusal: FrameError?
+
+        mutating func next(_ timeoutMilliseconds: Int?) throws(FrameError) -> [UInt8]? {
             if let timeoutMilliseconds { return try reader.next(timeoutMilliseconds: timeoutMilliseconds) }
             return try reader.next()
         }

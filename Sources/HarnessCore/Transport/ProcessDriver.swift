@@ -61,6 +61,9 @@ package final class ProcessDriver {
     package var policy: (YieldPoint) -> YieldChoice = { _ in .proceed }
     /// Known bugs to switch on in the process, sent with every input.
     package var flaws: [String] = []
+    /// Told when the process breaks the protocol (no `hello`, another version, a frame that
+    /// is not one): the run fails with the message, which names the process.
+    package var protocolBroken: (String) -> Void = { _ in }
     /// Whether the run still counts the process as alive: from its start until the harness saw
     /// it die, killed it or finished it. Decided by what the harness did and saw, never by
     /// asking the operating system, whose answer depends on timing (a handler that has sent its
@@ -133,15 +136,25 @@ package final class ProcessDriver {
             let frame: ReceivedFrame?
             do { frame = try child.receiveMessage(timeoutMilliseconds: Self.frameTimeout) } catch {
                 trace.record(now, label, "unreadable output: \(error)")
+                switch error {
+                case .handshake, .tooLarge: protocolBroken("\(label): \(error)")
+                case .truncatedHeader, .truncatedPayload, .closed, .timedOut, .io: break
+                }
                 child.kill()
                 return died(now: now)
             }
             guard let frame else { return died(now: now) }
             guard case .message(let message) = frame else {
-                if case .invalid(let error) = frame { trace.record(now, label, "invalid frame: \(error)") }
+                if case .invalid(let error) = frame {
+                    trace.record(now, label, "invalid frame: \(error)")
+                    protocolBroken("\(label) sent a frame that is not a protocol message: \(error)")
+                }
                 continue
             }
             switch message {
+            case .hello:
+                trace.record(now, label, "invalid frame: a second hello")
+                protocolBroken("\(label) sent a hello after its first frame")
             case .yield(let point, _):
                 trace.record(now, label, "yield \(point.rawValue)")
                 let choice = policy(point)

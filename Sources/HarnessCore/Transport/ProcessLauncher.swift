@@ -9,8 +9,8 @@ import SiteSettings
 /// incarnations per process (`handler#12`) and knows where each one's files are.
 struct ProcessLauncher {
     let transport: Simulation.Transport
-    /// The folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`.
-    let executables: String
+    /// What plays each role on the process transport.
+    let executables: ProcessExecutables
     let containerDirectory: String
     let disk: SimulatedDisk
     let seed: UInt64
@@ -24,7 +24,7 @@ struct ProcessLauncher {
     /// The largest frame read from a handler: a 1 MiB reply and its envelope.
     static let handlerFrameLimit = Framing.replyLimit + 4096
 
-    init(transport: Simulation.Transport, executables: String, containerDirectory: String, disk: SimulatedDisk, seed: UInt64, trace: Trace) {
+    init(transport: Simulation.Transport, executables: ProcessExecutables, containerDirectory: String, disk: SimulatedDisk, seed: UInt64, trace: Trace) {
         self.transport = transport
         self.executables = executables
         self.containerDirectory = containerDirectory
@@ -47,12 +47,11 @@ struct ProcessLauncher {
         let endpoint: FrameEndpoint
         switch (transport, name) {
         case (.process, .app):
-            endpoint = try ChildProcess(executable: executables + "/AppProcess", arguments: ["--container", containerDirectory], replyLimit: limit)
+            endpoint = try executables.start(.app, ["--container", containerDirectory], replyLimit: limit)
         case (.process, .background):
-            endpoint = try ChildProcess(executable: executables + "/ExtensionProcess", arguments: ["--storage", storageDirectory()], replyLimit: limit)
+            endpoint = try executables.start(.background, ["--storage", storageDirectory()], replyLimit: limit)
         case (.process, .handler):
-            endpoint = try ChildProcess(executable: executables + "/NativeHandler",
-                                        arguments: ["--container", containerDirectory] + (handlerReuse ? ["--reuse"] : []), replyLimit: limit)
+            endpoint = try executables.start(.handler, ["--container", containerDirectory] + (handlerReuse ? ["--reuse"] : []), replyLimit: limit)
         case (.inProcess, .app):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
             endpoint = SteppedChild(SimulatedApp(storage: storage), limit: limit, hidingYield: hiddenYield)

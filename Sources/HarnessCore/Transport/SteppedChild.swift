@@ -84,7 +84,7 @@ extension FromChild {
     var carriesDirectives: Bool {
         switch self {
         case .done, .directives: true
-        case .yield, .error: false
+        case .hello, .yield, .error: false
         }
     }
 }

@@ -7,7 +7,7 @@ public enum AppShell {
             ChildExit.printUsage("usage: AppProcess --container DIRECTORY [--free] (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        return serve(gate: .standardStreams(free: free),
+        return serve(gate: .standardStreams(free: free, role: .app),
                      storage: FileContainer(directory: directory, blocking: free))
     }
 

@@ -10,7 +10,7 @@ public enum ExtensionShell {
             ChildExit.printUsage("usage: ExtensionProcess --storage DIRECTORY [--free] (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        return serve(gate: .standardStreams(free: free),
+        return serve(gate: .standardStreams(free: free, role: .background),
                      files: ExtensionFolder(directory: directory))
     }
 

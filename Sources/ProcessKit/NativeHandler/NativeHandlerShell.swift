@@ -19,7 +19,7 @@ public enum NativeHandlerShell {
             ChildExit.printUsage("usage: NativeHandler --container DIRECTORY [--free] [--reuse] (started by the harness, which speaks to it in frames)\n")
             return ChildExit.usage
         }
-        return serve(gate: .standardStreams(free: free),
+        return serve(gate: .standardStreams(free: free, role: .handler),
                      storage: FileContainer(directory: directory, blocking: free), reuse: reuse)
     }
 

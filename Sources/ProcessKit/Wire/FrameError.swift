@@ -14,6 +14,8 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
     case closed
     case timedOut(milliseconds: Int)
     case io(errno: Int32)
+    /// The peer's first frame is not the `hello` of the role and protocol version expected.
+    case handshake(String)
 
     public var description: String {
         switch self {
@@ -29,6 +31,8 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
             "no complete frame within \(milliseconds) ms"
         case .io(let code):
             "i/o error \(code): \(FrameClock.errorText(code))"
+        case .handshake(let problem):
+            problem
         }
     }
 }

@@ -2,7 +2,9 @@ import SiteSettings
 
 /// A frame from a child process to the harness.
 ///
-/// Wire form: `{"kind": "yield", "point": "rename", "seq": 3}` (the child waits for an answer),
+/// Wire form: `{"kind": "hello", "protocol": 1, "role": "background"}` (the first frame, written
+/// before anything is read: the role the process plays and the protocol version it speaks),
+/// `{"kind": "yield", "point": "rename", "seq": 3}` (the child waits for an answer),
 /// `{"kind": "done", "directives": [...]}` (after each input; free-running, `"lockWaits": [µs,
 /// …]` adds how long each lock taken for the input waited), `{"kind": "error", "message": …}`
 /// (the child could not read the harness's frame and did nothing with it).
@@ -11,6 +13,9 @@ import SiteSettings
 /// as a `done` frame on the pipe, and read back as `done`. The in-process transport hands them
 /// to the harness as they are, and the harness writes them out only for its trace.
 public enum FromChild: Equatable, Sendable {
+    /// The role as the process names it (one the harness does not know is still read, to be
+    /// reported) and its protocol version.
+    case hello(role: String, protocol: Int)
     case yield(YieldPoint, seq: Int)
     case done([JSONValue], lockWaits: [Int] = [])
     case directives(ShellDirectives, lockWaits: [Int] = [])
@@ -18,6 +23,8 @@ public enum FromChild: Equatable, Sendable {
 
     public var json: JSONValue {
         switch self {
+        case .hello(let role, let version):
+            .object(["kind": .string("hello"), "role": .string(role), "protocol": .integer(Int64(version))])
         case .yield(let point, let seq):
             .object(["kind": .string("yield"), "point": .string(point.rawValue), "seq": .integer(Int64(seq))])
         case .done(let directives, let waits) where waits.isEmpty:
@@ -40,6 +47,12 @@ public enum FromChild: Equatable, Sendable {
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> FromChild {
         let members = try WireError.object(bytes)
         switch members["kind"] {
+        case .string("hello")?:
+            guard case .string(let role)? = members["role"] else { throw .invalid("'role' missing or not a string") }
+            guard case .integer(let version)? = members["protocol"], let number = Int(exactly: version) else {
+                throw .invalid("'protocol' missing or not an integer")
+            }
+            return .hello(role: role, protocol: number)
         case .string("yield")?:
             guard case .string(let name)? = members["point"], let point = YieldPoint(rawValue: name) else {
                 throw .invalid("'point' missing or unknown")

@@ -27,9 +27,12 @@ public struct WireGate: YieldGate {
         self.free = free
     }
 
-    /// The gate of a child process: frames on its standard input and output.
-    public static func standardStreams(free: Bool) -> WireGate {
-        WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1), free: free)
+    /// The gate of a child process playing `role`: frames on its standard input and output,
+    /// the first one written its `hello`, before it reads anything.
+    public static func standardStreams(free: Bool, role: WireProtocol.Role) -> WireGate {
+        var gate = WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1), free: free)
+        gate.send(.hello(role: role.rawValue, protocol: WireProtocol.version))
+        return gate
     }
 
     /// The next protocol message from the harness, or nil once it has hung up. A frame that is
