@@ -19,7 +19,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "SiteSettings", exclude: ["generate-public-suffix-data.py"], swiftSettings: releaseSettings),
-        .target(name: "ProcessKit", dependencies: ["SiteSettings"], swiftSettings: releaseSettings),
+        .target(name: "ProcessKit", dependencies: ["SiteSettings"], exclude: ["PROTOCOL.md"], swiftSettings: releaseSettings),
         .target(name: "HarnessCore", dependencies: ["SiteSettings", "ProcessKit"], swiftSettings: releaseSettings),
         .executableTarget(name: "AppProcess", dependencies: ["ProcessKit"], linkerSettings: processLinking),
         .executableTarget(name: "ExtensionProcess", dependencies: ["ProcessKit"], linkerSettings: processLinking),
