@@ -16,6 +16,8 @@ let package = Package(
     products: [
         .executable(name: "harness", targets: ["Harness"]),
         .library(name: "SiteSettings", targets: ["SiteSettings"]),
+        // The frame protocol's types, for a process of one's own written in Swift.
+        .library(name: "ProcessKit", targets: ["ProcessKit"]),
     ],
     targets: [
         .target(name: "SiteSettings", exclude: ["generate-public-suffix-data.py"], swiftSettings: releaseSettings),
