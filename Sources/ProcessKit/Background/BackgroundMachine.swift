@@ -120,9 +120,6 @@ public struct BackgroundMachine {
     /// Patch requests out at a reconciliation point: one that ends unapplied (no answer, a
     /// failed store) is sent again at once rather than at the next event.
     var patchesOwed: Set<Int> = []
-    /// Native requests sent while handling the current input: a reconciliation point in the
-    /// same input (a wake replaying what waited for storage) owes nothing for them.
-    var sentThisInput: Set<Int> = []
     /// The last save of `storage.local` failed: storage may hold an older cache and outbox
     /// than memory, so the next reconciliation point saves again.
     var saveOwed = false
@@ -145,7 +142,9 @@ public struct BackgroundMachine {
 
     public mutating func handle(_ input: Input) -> [Directive] {
         var directives: [Directive] = []
-        sentThisInput = []
+        // Requests are numbered in the order they are sent, so those sent while handling this
+        // input are the ones numbered from here on.
+        let firstNewRequest = nextRequest
         switch input {
         case .started(let now, let appearance, let offset, let openTabs, let appMessages):
             self.now = now
@@ -172,13 +171,13 @@ public struct BackgroundMachine {
                     local.snapshotVersion = fromNative.snapshotVersion
                     directives += save()
                 }
-                directives += finishLoading(.loaded, waiting: waiting)
+                directives += finishLoading(.loaded, waiting: waiting, firstNewRequest: firstNewRequest)
             }
         case .storageLoadFailed(let storedSession, let now):
             self.now = now
             if case .loading(let waiting) = storage {
                 adopt(storedSession)
-                directives += finishLoading(.unreadable, waiting: waiting)
+                directives += finishLoading(.unreadable, waiting: waiting, firstNewRequest: firstNewRequest)
             }
         case .localStorageSaved, .localStorageSaveFailed, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated,
              .tabClosed, .safariCameToForeground, .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed,
@@ -196,38 +195,41 @@ public struct BackgroundMachine {
                 storage = .loading(waiting: [input])
                 directives.append(.loadStorage)
             case .loaded, .unreadable:
-                directives += handleLoaded(input)
+                directives += handleLoaded(input, firstNewRequest: firstNewRequest)
             }
         }
         return directives
     }
 
     /// Storage is loaded (or unreadable): handles the inputs that waited for it in order, then
-    /// reconciles and answers the tabs that can now be answered.
-    private mutating func finishLoading(_ loaded: Storage, waiting: [Input]) -> [Directive] {
+    /// reconciles and answers the tabs that can now be answered. `firstNewRequest`: the number of
+    /// the first native request sent while handling the current input.
+    private mutating func finishLoading(_ loaded: Storage, waiting: [Input], firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = []
         storage = loaded
         if flawedListensLate { directives.append(.listen(BackgroundListener.allCases)) }
         rebuildResolver()
         let loadedAt = now
         // Straight to the loaded handling: an input that waited is not a reason to load again.
-        for input in waiting { directives += handleLoaded(input) }
+        for input in waiting { directives += handleLoaded(input, firstNewRequest: firstNewRequest) }
         // The inputs that waited carry their own, earlier times; what follows happens now.
         now = loadedAt
-        directives += reconcile(forceFull: false)
+        directives += reconcile(forceFull: false, firstNewRequest: firstNewRequest)
         directives += pushChangedDecisions()
         return directives
     }
 
     /// Handles any input but the start and the load's result, once storage is loaded.
-    private mutating func handleLoaded(_ input: Input) -> [Directive] {
+    /// `firstNewRequest`: the number of the first native request sent while handling the current
+    /// input (a wake replays what waited for storage within one input).
+    private mutating func handleLoaded(_ input: Input, firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = []
         if !flawedRecoversAtTheLastInput { now = input.now }
         if recoveryDue && !input.isNativeExchange {
             // Recovery after a timeout comes first, at this input's time: every request gets the
             // whole timeout from the moment it is sent.
             recoveryDue = false
-            directives += reconcile(forceFull: false)
+            directives += reconcile(forceFull: false, firstNewRequest: firstNewRequest)
         }
         now = input.now
         switch input {
@@ -265,7 +267,7 @@ public struct BackgroundMachine {
         case .safariCameToForeground where flawedIgnoresForeground:
             break
         case .tabActivated, .safariCameToForeground, .appMessageArrived:
-            directives += reconcile(forceFull: false)
+            directives += reconcile(forceFull: false, firstNewRequest: firstNewRequest)
         case .tabClosed(let id, _):
             tabs[id] = nil
             if popup?.tab == id { popup = nil }
@@ -299,10 +301,10 @@ public struct BackgroundMachine {
             directives += pushChangedDecisions()
         case .nativeReplyArrived(let request, let reply, _):
             if request == snapshotRequest {
-                directives += snapshotAnswered(request, reply)
+                directives += snapshotAnswered(request, reply, firstNewRequest: firstNewRequest)
                 directives += snapshotIfOwed()
             } else if let edit = patchRequests.removeValue(forKey: request) {
-                directives += patchAnswered(request, edit: edit, reply)
+                directives += patchAnswered(request, edit: edit, reply, firstNewRequest: firstNewRequest)
                 directives += resendIfOwed(request, edit: edit)
             }
         case .timerFired(.nativeTimeout(let request), _):
@@ -524,16 +526,18 @@ public struct BackgroundMachine {
     /// (its answer may still come within its timeout), but it is owed once: its answer may
     /// carry a document read before the change that made this point, or never come (its
     /// handler hung when it was sent), so when it ends the snapshot is asked for again and a
-    /// patch that ended unapplied is sent again, each within a timeout of the point.
-    private mutating func reconcile(forceFull: Bool) -> [Directive] {
+    /// patch that ended unapplied is sent again, each within a timeout of the point. A request
+    /// sent while handling the same input (numbered from `firstNewRequest` on) owes nothing: a
+    /// wake that replays what waited for storage reaches several points in one input.
+    private mutating func reconcile(forceFull: Bool, firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = []
         if saveOwed { directives += save() }
         if let out = snapshotRequest {
-            if !sentThisInput.contains(out) { snapshotOwed = true }
+            if out < firstNewRequest { snapshotOwed = true }
         } else {
             directives += requestSnapshot(full: forceFull)
         }
-        patchesOwed.formUnion(patchRequests.keys.filter { !sentThisInput.contains($0) })
+        patchesOwed.formUnion(patchRequests.keys.filter { $0 < firstNewRequest })
         let waitingForSave = editsWaitingForSave
         for entry in local.outbox where !waitingForSave.contains(entry.edit) { directives += sendPatch(entry) }
         return directives
@@ -588,7 +592,7 @@ public struct BackgroundMachine {
     }
 
     /// The snapshot request was answered. A full resync owed by a refused patch follows.
-    private mutating func snapshotAnswered(_ request: Int, _ reply: NativeOutcome) -> [Directive] {
+    private mutating func snapshotAnswered(_ request: Int, _ reply: NativeOutcome, firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
         snapshotRequest = nil
         switch SnapshotAnswer(reply) {
@@ -603,7 +607,7 @@ public struct BackgroundMachine {
         }
         if fullResyncAfterNextSnapshot {
             fullResyncAfterNextSnapshot = false
-            directives += reconcile(forceFull: true)
+            directives += reconcile(forceFull: true, firstNewRequest: firstNewRequest)
         }
         return directives
     }
@@ -642,11 +646,11 @@ public struct BackgroundMachine {
     }
 
     /// A patch request was answered.
-    private mutating func patchAnswered(_ request: Int, edit: UInt64, _ reply: NativeOutcome) -> [Directive] {
+    private mutating func patchAnswered(_ request: Int, edit: UInt64, _ reply: NativeOutcome, firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
         switch PatchAnswer(reply, countsEnabledAsApplied: flawedCountsEnabledAsApplied) {
         case .applied(let version, let changed):
-            directives += acknowledged(edit, at: version, changed: changed)
+            directives += acknowledged(edit, at: version, changed: changed, firstNewRequest: firstNewRequest)
         case .refused:
             // It leaves the outbox and a full resync shows the document again (after the
             // snapshot already on its way, if one is).
@@ -656,7 +660,7 @@ public struct BackgroundMachine {
             local.outbox.removeAll { $0.edit == edit }
             directives += save()
             if snapshotRequest == nil {
-                directives += reconcile(forceFull: true)
+                directives += reconcile(forceFull: true, firstNewRequest: firstNewRequest)
             } else {
                 fullResyncAfterNextSnapshot = true
             }
@@ -676,7 +680,7 @@ public struct BackgroundMachine {
     /// or neither) and both end at the same revision, the cache now is that revision (the same
     /// merge of the same edit); otherwise another write came between, the cache keeps its old
     /// version, and a snapshot is asked for.
-    private mutating func acknowledged(_ edit: UInt64, at version: DocumentVersion?, changed: Bool) -> [Directive] {
+    private mutating func acknowledged(_ edit: UInt64, at version: DocumentVersion?, changed: Bool, firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = []
         var converged = false
         if let entry = local.outbox.first(where: { $0.edit == edit }), let change = entry.modelEdit, var cache = local.cache {
@@ -694,7 +698,7 @@ public struct BackgroundMachine {
         local.outbox.removeAll { $0.edit == edit }
         rebuildResolver()
         directives += save()
-        if !converged && snapshotRequest == nil { directives += reconcile(forceFull: false) }
+        if !converged && snapshotRequest == nil { directives += reconcile(forceFull: false, firstNewRequest: firstNewRequest) }
         directives += pushChangedDecisions()
         return directives
     }
@@ -756,7 +760,6 @@ public struct BackgroundMachine {
 
     private mutating func newRequest() -> Int {
         defer { nextRequest += 1 }
-        sentThisInput.insert(nextRequest)
         return nextRequest
     }
 
