@@ -514,6 +514,48 @@ struct BackgroundMachineTests {
         ])
     }
 
+    @Test func whatIsOwedToAPointAndToARefusalOutlivesASnapshotRequestThatTimesOut() throws {
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1)) == [
+            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now + 1),
+            .sendDecision(Self.t1, decision(Self.cached)),
+        ])
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 2)) == [.showPopup(try popup(Self.cached))])
+        let change = turnOff(at: Self.now + 3)
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 9, now: Self.now + 3)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, outbox: [OutboxEntry(edit: 1, request: change, message: 9)],
+                                           nextEdit: 2), token: 1),
+        ])
+        let off = try applying(change, to: Self.cached)
+        #expect(machine.handle(.localStorageSaved(token: 1, now: Self.now + 4)) == [
+            .popupAnswer(message: 9, saved: true, scope: Self.host),
+            .sendDecision(Self.t1, decision(off)), .showPopup(try popup(off)),
+            .sendNative(request: 2, change), nativeTimer(2, sentAt: Self.now + 4),
+        ])
+        // A reconciliation point while both requests are out: each is owed again when it ends.
+        #expect(machine.handle(.safariCameToForeground(now: Self.now + 5)) == [])
+        // The patch is refused while the snapshot request is out: a full resync is owed too.
+        #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.error(.readOnly, "newer")), now: Self.now + 6)) == [
+            .cancelTimer(.nativeTimeout(2)),
+            .popupAnswer(message: 9, saved: false, scope: Self.host),
+            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, nextEdit: 2), token: 2),
+            .sendDecision(Self.t1, decision(Self.cached)), .showPopup(try popup(Self.cached)),
+        ])
+        // The snapshot request times out: the owed one goes at once, and the full resync
+        // follows its answer instead.
+        let timedOut = Self.now + 1 + Self.timeout
+        #expect(machine.handle(.timerFired(.nativeTimeout(1), now: timedOut)) == [
+            .sendNative(request: 3, .getSnapshot(known: Self.v6)), nativeTimer(3, sentAt: timedOut),
+        ])
+        #expect(machine.handle(.nativeReplyArrived(request: 3, .replied(snapshotReply(Self.shared)), now: timedOut + 1)) == [
+            .cancelTimer(.nativeTimeout(3)),
+            .saveLocalStorage(LocalStorage(cache: Self.shared, snapshotVersion: Self.v7, nextEdit: 2), token: 3),
+            .sendDecision(Self.t1, decision(Self.shared)), .showPopup(try popup(Self.shared)),
+            .sendNative(request: 4, .getSnapshot(known: nil)), nativeTimer(4, sentAt: timedOut + 1),
+        ])
+    }
+
     @Test func aPatchWhoseHandlerDiedIsResentAtTheNextEvent() throws {
         var machine = try popupChangeSent()
         #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.error(.storageFailure, "died")), now: Self.now + 6)) == [
