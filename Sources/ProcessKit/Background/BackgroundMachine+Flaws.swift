@@ -100,7 +100,7 @@ extension BackgroundMachine {
         if flaws.contains(.snapshotDropsWaitingPatches) {
             local.outbox.removeAll()
             unconfirmed.removeAll()
-            patchRequests.removeAll()
+            native.patches.removeAll()
         }
     }
 

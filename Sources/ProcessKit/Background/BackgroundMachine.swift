@@ -95,31 +95,13 @@ public struct BackgroundMachine {
     var appearance = Appearance.light
     var utcOffsetMinutes = 0
     var now: EpochMillis = 0
-    var nextRequest = 1
     var nextToken = 1
-
-    // Native requests. Each fact below is independent of the others: a patch can fail while a
-    // snapshot request is out, and a full resync can be owed with none out.
-
-    /// The snapshot request that is out, if any.
-    var snapshotRequest: Int?
-    /// Patch requests that are out, by request id: the outbox edit each carries.
-    var patchRequests: [Int: UInt64] = [:]
-    /// A native request failed or timed out: the next event other than a native reply or a
-    /// timer is a reconciliation point ("recovery after idle").
-    var recoveryDue = false
-    /// A patch was refused for good while a snapshot request was out: a full resync follows the
-    /// answer to the next snapshot request (one that times out passes it on to the next).
-    var fullResyncAfterNextSnapshot = false
+    /// The requests to the native handler: the snapshot request's phase, the patches out, and
+    /// whether a recovery is due.
+    var native = NativeExchange()
     /// With nothing cached, a native request timed out or a snapshot answer was unusable: tabs
     /// are answered from the built-in defaults instead of waiting.
     var gaveUpOnFirstSnapshot = false
-    /// A reconciliation point came while the snapshot request was out, whose answer may carry a
-    /// document read before the point: a new request goes when that one ends.
-    var snapshotOwed = false
-    /// Patch requests out at a reconciliation point: one that ends unapplied (no answer, a
-    /// failed store) is sent again at once rather than at the next event.
-    var patchesOwed: Set<Int> = []
     /// The last save of `storage.local` failed: storage may hold an older cache and outbox
     /// than memory, so the next reconciliation point saves again.
     var saveOwed = false
@@ -144,7 +126,7 @@ public struct BackgroundMachine {
         var directives: [Directive] = []
         // Requests are numbered in the order they are sent, so those sent while handling this
         // input are the ones numbered from here on.
-        let firstNewRequest = nextRequest
+        let firstNewRequest = native.nextRequest
         switch input {
         case .started(let now, let appearance, let offset, let openTabs, let appMessages):
             self.now = now
@@ -225,10 +207,10 @@ public struct BackgroundMachine {
     private mutating func handleLoaded(_ input: Input, firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = []
         if !flawedRecoversAtTheLastInput { now = input.now }
-        if recoveryDue && !input.isNativeExchange {
+        if native.recoveryDue && !input.isNativeExchange {
             // Recovery after a timeout comes first, at this input's time: every request gets the
             // whole timeout from the moment it is sent.
-            recoveryDue = false
+            native.recoveryDue = false
             directives += reconcile(forceFull: false, firstNewRequest: firstNewRequest)
         }
         now = input.now
@@ -300,21 +282,23 @@ public struct BackgroundMachine {
             if !flawedKeepsPauseInMemory { directives.append(.saveSessionStorage(session)) }
             directives += pushChangedDecisions()
         case .nativeReplyArrived(let request, let reply, _):
-            if request == snapshotRequest {
-                directives += snapshotAnswered(request, reply, firstNewRequest: firstNewRequest)
-                directives += snapshotIfOwed()
-            } else if let edit = patchRequests.removeValue(forKey: request) {
-                directives += patchAnswered(request, edit: edit, reply, firstNewRequest: firstNewRequest)
-                directives += resendIfOwed(request, edit: edit)
+            if case .requested(let out, let snapshotOwed, let fullResyncAfterAnswer) = native.snapshot, out == request {
+                directives += snapshotAnswered(request, reply, fullResyncAfterAnswer: fullResyncAfterAnswer,
+                                               firstNewRequest: firstNewRequest)
+                directives += snapshotIfOwed(snapshotOwed)
+            } else if let patch = native.patches.removeValue(forKey: request) {
+                directives += patchAnswered(request, edit: patch.edit, reply, firstNewRequest: firstNewRequest)
+                directives += resendIfOwed(patch)
             }
         case .timerFired(.nativeTimeout(let request), _):
-            if request == snapshotRequest {
-                snapshotRequest = nil
+            if case .requested(let out, let snapshotOwed, let fullResyncAfterAnswer) = native.snapshot, out == request {
+                // A full resync owed after this answer follows the next request's instead.
+                native.snapshot = .idle(fullResyncAfterNextSnapshot: fullResyncAfterAnswer)
                 directives += nativeWentUnanswered()
-                directives += snapshotIfOwed()
-            } else if let edit = patchRequests.removeValue(forKey: request) {
+                directives += snapshotIfOwed(snapshotOwed)
+            } else if let patch = native.patches.removeValue(forKey: request) {
                 directives += nativeWentUnanswered()
-                directives += resendIfOwed(request, edit: edit)
+                directives += resendIfOwed(patch)
             }
         case .alarmFired:
             directives += pushChangedDecisions()
@@ -510,9 +494,9 @@ public struct BackgroundMachine {
     /// Sends an outbox entry as a patch, unless a request carrying it is already out.
     mutating func sendPatch(_ entry: OutboxEntry) -> [Directive] {
         var directives: [Directive] = []
-        if !patchRequests.values.contains(entry.edit) {
-            let id = newRequest()
-            patchRequests[id] = entry.edit
+        if !native.isSending(entry.edit) {
+            let id = native.newRequest()
+            native.patches[id] = PatchRequest(edit: entry.edit)
             directives.append(.sendNative(request: id, flawedRequest(entry.request)))
             directives.append(.setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout))
         }
@@ -532,42 +516,39 @@ public struct BackgroundMachine {
     private mutating func reconcile(forceFull: Bool, firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = []
         if saveOwed { directives += save() }
-        if let out = snapshotRequest {
-            if out < firstNewRequest { snapshotOwed = true }
-        } else {
-            directives += requestSnapshot(full: forceFull)
-        }
-        patchesOwed.formUnion(patchRequests.keys.filter { $0 < firstNewRequest })
+        if case .idle = native.snapshot { directives += requestSnapshot(full: forceFull) }
+        native.oweRequests(sentBefore: firstNewRequest)
         let waitingForSave = editsWaitingForSave
         for entry in local.outbox where !waitingForSave.contains(entry.edit) { directives += sendPatch(entry) }
         return directives
     }
 
+    /// Sends a snapshot request; none may be out.
     private mutating func requestSnapshot(full: Bool) -> [Directive] {
-        let id = newRequest()
-        snapshotRequest = id
+        guard case .idle(let fullResyncAfterNextSnapshot) = native.snapshot else {
+            preconditionFailure("Invalid state \(native.snapshot): a snapshot request is already out")
+        }
+        let id = native.newRequest()
+        native.snapshot = .requested(request: id, snapshotOwed: false, fullResyncAfterAnswer: fullResyncAfterNextSnapshot)
         let known = full || local.cache == nil ? nil : local.snapshotVersion
         return [.sendNative(request: id, .getSnapshot(known: known)), .setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout)]
     }
 
     /// The snapshot request ended: the one owed since a reconciliation point goes now, unless
     /// a request sent since then is already out.
-    private mutating func snapshotIfOwed() -> [Directive] {
+    private mutating func snapshotIfOwed(_ snapshotOwed: Bool) -> [Directive] {
         var directives: [Directive] = []
-        if snapshotOwed {
-            snapshotOwed = false
-            if snapshotRequest == nil { directives += requestSnapshot(full: false) }
-        }
+        if snapshotOwed, case .idle = native.snapshot { directives += requestSnapshot(full: false) }
         return directives
     }
 
     /// A patch request ended: if it was out at a reconciliation point and its edit is still in
     /// the outbox (no answer, or not applied), the edit goes again now, once; a later failure
     /// waits for the next event.
-    private mutating func resendIfOwed(_ request: Int, edit: UInt64) -> [Directive] {
+    private mutating func resendIfOwed(_ patch: PatchRequest) -> [Directive] {
         var directives: [Directive] = []
-        if patchesOwed.remove(request) != nil, !editsWaitingForSave.contains(edit),
-           let entry = local.outbox.first(where: { $0.edit == edit }) {
+        if patch.owed, !editsWaitingForSave.contains(patch.edit),
+           let entry = local.outbox.first(where: { $0.edit == patch.edit }) {
             directives += sendPatch(entry)
         }
         return directives
@@ -592,9 +573,10 @@ public struct BackgroundMachine {
     }
 
     /// The snapshot request was answered. A full resync owed by a refused patch follows.
-    private mutating func snapshotAnswered(_ request: Int, _ reply: NativeOutcome, firstNewRequest: Int) -> [Directive] {
+    private mutating func snapshotAnswered(_ request: Int, _ reply: NativeOutcome, fullResyncAfterAnswer: Bool,
+                                           firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
-        snapshotRequest = nil
+        native.snapshot = .idle(fullResyncAfterNextSnapshot: false)
         switch SnapshotAnswer(reply) {
         case .snapshot(let snapshot):
             heardFromNative = true
@@ -605,8 +587,7 @@ public struct BackgroundMachine {
         case .unusable:
             directives += nativeWentUnanswered()
         }
-        if fullResyncAfterNextSnapshot {
-            fullResyncAfterNextSnapshot = false
+        if fullResyncAfterAnswer {
             directives += reconcile(forceFull: true, firstNewRequest: firstNewRequest)
         }
         return directives
@@ -616,7 +597,7 @@ public struct BackgroundMachine {
     /// nothing cached the tabs waiting for a first answer get the built-in defaults.
     private mutating func nativeWentUnanswered() -> [Directive] {
         var directives: [Directive] = []
-        recoveryDue = true
+        native.recoveryDue = true
         if local.cache == nil && !gaveUpOnFirstSnapshot {
             gaveUpOnFirstSnapshot = true
             directives += answerWaitingTabs()
@@ -659,10 +640,11 @@ public struct BackgroundMachine {
             }
             local.outbox.removeAll { $0.edit == edit }
             directives += save()
-            if snapshotRequest == nil {
+            switch native.snapshot {
+            case .idle:
                 directives += reconcile(forceFull: true, firstNewRequest: firstNewRequest)
-            } else {
-                fullResyncAfterNextSnapshot = true
+            case .requested(let request, let snapshotOwed, _):
+                native.snapshot = .requested(request: request, snapshotOwed: snapshotOwed, fullResyncAfterAnswer: true)
             }
             // Tabs and the popup stop showing the refused change at once: what they see is the
             // cache with the changes still waiting, and the resync corrects the cache.
@@ -670,7 +652,7 @@ public struct BackgroundMachine {
             directives += pushChangedDecisions()
         case .notApplied:
             // The patch stays in the outbox and the next event resends it, as after a timeout.
-            recoveryDue = true
+            native.recoveryDue = true
         }
         return directives
     }
@@ -698,7 +680,7 @@ public struct BackgroundMachine {
         local.outbox.removeAll { $0.edit == edit }
         rebuildResolver()
         directives += save()
-        if !converged && snapshotRequest == nil { directives += reconcile(forceFull: false, firstNewRequest: firstNewRequest) }
+        if !converged, case .idle = native.snapshot { directives += reconcile(forceFull: false, firstNewRequest: firstNewRequest) }
         directives += pushChangedDecisions()
         return directives
     }
@@ -756,11 +738,6 @@ public struct BackgroundMachine {
             if let edit = entry.modelEdit { _ = try? visible.apply(edit) }
         }
         return visible
-    }
-
-    private mutating func newRequest() -> Int {
-        defer { nextRequest += 1 }
-        return nextRequest
     }
 
     private mutating func newToken() -> Int {
