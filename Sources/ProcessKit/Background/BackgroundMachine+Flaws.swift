@@ -23,7 +23,7 @@ extension BackgroundMachine {
 
     /// native-first-startup: the cache may not answer until a snapshot request has been answered.
     var flawedWaitsForNative: Bool {
-        flaws.contains(.nativeFirstStartup) && !heardFromNative
+        flaws.contains(.nativeFirstStartup) && firstSnapshot != .heard
     }
 
     /// no-reconcile-on-foreground: Safari coming to the foreground is not a reconciliation point.

@@ -99,9 +99,8 @@ public struct BackgroundMachine {
     /// The requests to the native handler: the snapshot request's phase, the patches out, and
     /// whether a recovery is due.
     var native = NativeExchange()
-    /// With nothing cached, a native request timed out or a snapshot answer was unusable: tabs
-    /// are answered from the built-in defaults instead of waiting.
-    var gaveUpOnFirstSnapshot = false
+    /// Whether tabs may be answered before the handler's first snapshot.
+    var firstSnapshot = FirstSnapshot.awaited
     /// The last save of `storage.local` failed: storage may hold an older cache and outbox
     /// than memory, so the next reconciliation point saves again.
     var saveOwed = false
@@ -111,9 +110,6 @@ public struct BackgroundMachine {
     var unsavedEdits: [UInt64] = []
     /// Outbox edits that may not be sent yet: their save is unconfirmed or failed.
     var editsWaitingForSave: Set<UInt64> { Set(unconfirmed.values.map(\.edit)).union(unsavedEdits) }
-    /// A snapshot request had a usable answer in this incarnation (the native-first-startup flaw
-    /// waits for one).
-    var heardFromNative = false
 
     /// Known bugs switched on for this run (none in normal use).
     public var flaws: Set<Flaw> = []
@@ -334,7 +330,10 @@ public struct BackgroundMachine {
     /// Whether tabs can be answered: from the cache, or from the built-in defaults once the
     /// first snapshot was given up on.
     private var canAnswer: Bool {
-        gaveUpOnFirstSnapshot || (local.cache != nil && !flawedWaitsForNative)
+        switch firstSnapshot {
+        case .givenUp: true
+        case .awaited, .heard: local.cache != nil && !flawedWaitsForNative
+        }
     }
 
     /// Answers a tab that asked, or marks it waiting when there is nothing to answer from yet.
@@ -579,10 +578,10 @@ public struct BackgroundMachine {
         native.snapshot = .idle(fullResyncAfterNextSnapshot: false)
         switch SnapshotAnswer(reply) {
         case .snapshot(let snapshot):
-            heardFromNative = true
+            heardFromNative()
             directives += adopt(snapshot)
         case .notModified:
-            heardFromNative = true
+            heardFromNative()
             directives += pushChangedDecisions()
         case .unusable:
             directives += nativeWentUnanswered()
@@ -593,13 +592,19 @@ public struct BackgroundMachine {
         return directives
     }
 
+    /// A snapshot request had a usable answer. Once the first snapshot was given up on, tabs
+    /// go on being answered whatever comes later.
+    private mutating func heardFromNative() {
+        if firstSnapshot == .awaited { firstSnapshot = .heard }
+    }
+
     /// A request got no usable answer: the next event is a reconciliation point, and with
     /// nothing cached the tabs waiting for a first answer get the built-in defaults.
     private mutating func nativeWentUnanswered() -> [Directive] {
         var directives: [Directive] = []
         native.recoveryDue = true
-        if local.cache == nil && !gaveUpOnFirstSnapshot {
-            gaveUpOnFirstSnapshot = true
+        if local.cache == nil && firstSnapshot != .givenUp {
+            firstSnapshot = .givenUp
             directives += answerWaitingTabs()
         }
         return directives
