@@ -68,6 +68,7 @@ extension BackgroundMachine {
     mutating func flawedUnsavedEdit(_ entry: OutboxEntry) -> [Directive]? {
         guard flaws.contains(.noOutbox) else { return nil }
         var directives: [Directive] = []
+        outbox.add(entry, save: .confirmed)
         rebuildResolver()
         directives.append(.popupAnswer(message: entry.message, saved: true, scope: entry.request.scope))
         directives += pushChangedDecisions()
@@ -91,15 +92,14 @@ extension BackgroundMachine {
 
     /// cache-as-authority: a different snapshot does not replace a cache the background has.
     var flawedKeepsCache: Bool {
-        flaws.contains(.cacheAsAuthority) && local.cache != nil
+        flaws.contains(.cacheAsAuthority) && cache != nil
     }
 
     /// snapshot-drops-waiting-patches: a snapshot that replaces the cache drops the outbox, and
     /// forgets the saves and requests that carry it.
     mutating func flawedDropWaitingPatches() {
         if flaws.contains(.snapshotDropsWaitingPatches) {
-            local.outbox.removeAll()
-            unconfirmed.removeAll()
+            outbox.items.removeAll()
             native.patches.removeAll()
         }
     }

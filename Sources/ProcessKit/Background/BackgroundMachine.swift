@@ -82,7 +82,12 @@ public struct BackgroundMachine {
     // flaw hooks in BackgroundMachine+Flaws.swift can reach it.
 
     var storage = Storage.loading(waiting: [])
-    var local = LocalStorage()
+    /// The last valid snapshot from the handler (kept in `storage.local` with the outbox).
+    var cache: SettingsDocument?
+    /// The `(documentId, revision)` of the snapshot the cache was built from.
+    var snapshotVersion: DocumentVersion?
+    /// The popup changes the handler has not acknowledged, and where each is with its save.
+    var outbox = Outbox()
     var session = SessionStorage()
     /// What tabs and the popup see: the cache with the confirmed outbox on top (see
     /// `visibleDocument`), rebuilt when a change should become visible; nil while there is
@@ -90,8 +95,6 @@ public struct BackgroundMachine {
     var resolver: Resolver?
     var tabs: [TabID: Tab] = [:]
     var popup: OpenPopup?
-    /// By the token of the save that carries each.
-    var unconfirmed: [Int: UnconfirmedChange] = [:]
     var appearance = Appearance.light
     var utcOffsetMinutes = 0
     var now: EpochMillis = 0
@@ -104,12 +107,6 @@ public struct BackgroundMachine {
     /// The last save of `storage.local` failed: storage may hold an older cache and outbox
     /// than memory, so the next reconciliation point saves again.
     var saveOwed = false
-    /// Outbox edits whose save failed, oldest first: they wait for a save that works before
-    /// they go out, since a later incarnation that never read them could give their numbers to
-    /// other changes, and two patches with one stamp cannot be told apart.
-    var unsavedEdits: [UInt64] = []
-    /// Outbox edits that may not be sent yet: their save is unconfirmed or failed.
-    var editsWaitingForSave: Set<UInt64> { Set(unconfirmed.values.map(\.edit)).union(unsavedEdits) }
 
     /// Known bugs switched on for this run (none in normal use).
     public var flaws: Set<Flaw> = []
@@ -141,12 +138,12 @@ public struct BackgroundMachine {
             if case .loading(let waiting) = storage {
                 // A cache in memory before a load came from native after an earlier load
                 // failed: it is newer than any stored one, which it replaces (and is saved).
-                let fromNative = local.cache == nil ? nil : local
-                local = stored ?? LocalStorage()
+                let fromNative = cache == nil ? nil : local
+                adopt(stored ?? LocalStorage())
                 adopt(storedSession)
-                if let fromNative, fromNative.snapshotVersion != local.snapshotVersion {
-                    local.cache = fromNative.cache
-                    local.snapshotVersion = fromNative.snapshotVersion
+                if let fromNative, fromNative.snapshotVersion != snapshotVersion {
+                    cache = fromNative.cache
+                    snapshotVersion = fromNative.snapshotVersion
                     directives += save()
                 }
                 directives += finishLoading(.loaded, waiting: waiting, firstNewRequest: firstNewRequest)
@@ -216,9 +213,7 @@ public struct BackgroundMachine {
         case .localStorageSaved(let token, _):
             saveOwed = false
             directives += saveFinished(token: token, saved: true)
-            let saved = unsavedEdits
-            unsavedEdits = []
-            for entry in local.outbox where saved.contains(entry.edit) { directives += sendPatch(entry) }
+            for entry in outbox.confirmFailedSaves() { directives += sendPatch(entry) }
         case .localStorageSaveFailed(let token, _):
             // The save failed, perhaps after it took effect: the change may or may not survive a
             // restart. Memory keeps it as storage may have (the next save that works makes it
@@ -302,6 +297,13 @@ public struct BackgroundMachine {
         return directives
     }
 
+    /// Takes what `storage.local` held at a load.
+    private mutating func adopt(_ stored: LocalStorage) {
+        cache = stored.cache
+        snapshotVersion = stored.snapshotVersion
+        outbox = Outbox(stored: stored)
+    }
+
     /// Takes the session storage read at a load. Tabs Safari named at the start are natively dark
     /// as their content scripts last said; those no longer open are forgotten at the next change.
     private mutating func adopt(_ stored: SessionStorage?) {
@@ -332,7 +334,7 @@ public struct BackgroundMachine {
     private var canAnswer: Bool {
         switch firstSnapshot {
         case .givenUp: true
-        case .awaited, .heard: local.cache != nil && !flawedWaitsForNative
+        case .awaited, .heard: cache != nil && !flawedWaitsForNative
         }
     }
 
@@ -439,28 +441,20 @@ public struct BackgroundMachine {
     /// A popup change's stamp: when the user acted (never later than now), from the extension,
     /// numbered as the next outbox edit.
     private func popupStamp(_ at: EpochMillis?) -> Stamp {
-        Stamp(at: min(at ?? now, now), origin: .extension, edit: local.nextEdit)
+        Stamp(at: min(at ?? now, now), origin: .extension, edit: outbox.nextEdit)
     }
 
     /// Puts a popup change in the outbox and saves it with the cache in one write. It is
     /// acknowledged (shown on top of the cache, and sent) when that write is confirmed.
     private mutating func recordEdit(_ request: NativeRequest, message: Int) -> [Directive] {
         var directives: [Directive] = []
-        let entry = OutboxEntry(edit: local.nextEdit, request: request, message: message)
+        let entry = OutboxEntry(edit: outbox.nextEdit, request: request, message: message)
         if canRecord(entry) {
-            // A saved change this one replaces field for field need not travel: the newer
-            // stamp wins every field it names anyway. So the outbox, written whole at every
-            // change, stays as small as the set of records and fields waiting, however many
-            // changes the user makes before the handler answers.
-            let waitingForSave = editsWaitingForSave
-            local.outbox.removeAll { !waitingForSave.contains($0.edit) && entry.replaces($0) }
-            local.outbox.append(entry)
-            local.nextEdit += 1
             if let unsaved = flawedUnsavedEdit(entry) {
                 directives += unsaved
             } else {
                 let token = newToken()
-                unconfirmed[token] = UnconfirmedChange(edit: entry.edit, message: message)
+                outbox.add(entry, save: .unconfirmed(token: token))
                 directives.append(.saveLocalStorage(stored, token: token))
             }
         } else {
@@ -473,7 +467,7 @@ public struct BackgroundMachine {
     /// one the cache (or an empty document) accepts.
     private func canRecord(_ entry: OutboxEntry) -> Bool {
         guard mayWriteStorage, let edit = entry.modelEdit else { return false }
-        var check = local.cache ?? SettingsDocument()
+        var check = cache ?? SettingsDocument()
         return (try? check.apply(edit)) != nil
     }
 
@@ -481,11 +475,17 @@ public struct BackgroundMachine {
     /// when the save failed), shown, and sent. Other saves need no answer.
     private mutating func saveFinished(token: Int, saved: Bool?) -> [Directive] {
         var directives: [Directive] = []
-        if let change = unconfirmed.removeValue(forKey: token), let entry = local.outbox.first(where: { $0.edit == change.edit }) {
+        if let entry = outbox.entry(savedWith: token) {
+            // Shown either way: storage may hold it even when the save failed.
+            outbox.setSave(.confirmed, of: entry.edit)
             rebuildResolver()
-            directives.append(.popupAnswer(message: change.message, saved: saved, scope: entry.request.scope))
+            directives.append(.popupAnswer(message: entry.message, saved: saved, scope: entry.request.scope))
             directives += pushChangedDecisions()
-            if saved == nil { unsavedEdits.append(entry.edit) } else { directives += sendPatch(entry) }
+            if saved == nil {
+                outbox.setSave(.saveFailed, of: entry.edit)
+            } else {
+                directives += sendPatch(entry)
+            }
         }
         return directives
     }
@@ -517,8 +517,7 @@ public struct BackgroundMachine {
         if saveOwed { directives += save() }
         if case .idle = native.snapshot { directives += requestSnapshot(full: forceFull) }
         native.oweRequests(sentBefore: firstNewRequest)
-        let waitingForSave = editsWaitingForSave
-        for entry in local.outbox where !waitingForSave.contains(entry.edit) { directives += sendPatch(entry) }
+        for entry in outbox.confirmed { directives += sendPatch(entry) }
         return directives
     }
 
@@ -529,7 +528,7 @@ public struct BackgroundMachine {
         }
         let id = native.newRequest()
         native.snapshot = .requested(request: id, snapshotOwed: false, fullResyncAfterAnswer: fullResyncAfterNextSnapshot)
-        let known = full || local.cache == nil ? nil : local.snapshotVersion
+        let known = full || cache == nil ? nil : snapshotVersion
         return [.sendNative(request: id, .getSnapshot(known: known)), .setTimer(.nativeTimeout(id), at: now + Self.nativeTimeout)]
     }
 
@@ -546,9 +545,8 @@ public struct BackgroundMachine {
     /// waits for the next event.
     private mutating func resendIfOwed(_ patch: PatchRequest) -> [Directive] {
         var directives: [Directive] = []
-        if patch.owed, !editsWaitingForSave.contains(patch.edit),
-           let entry = local.outbox.first(where: { $0.edit == patch.edit }) {
-            directives += sendPatch(entry)
+        if patch.owed, let item = outbox.item(patch.edit), item.save == .confirmed {
+            directives += sendPatch(item.entry)
         }
         return directives
     }
@@ -603,7 +601,7 @@ public struct BackgroundMachine {
     private mutating func nativeWentUnanswered() -> [Directive] {
         var directives: [Directive] = []
         native.recoveryDue = true
-        if local.cache == nil && firstSnapshot != .givenUp {
+        if cache == nil && firstSnapshot != .givenUp {
             firstSnapshot = .givenUp
             directives += answerWaitingTabs()
         }
@@ -640,10 +638,10 @@ public struct BackgroundMachine {
         case .refused:
             // It leaves the outbox and a full resync shows the document again (after the
             // snapshot already on its way, if one is).
-            if let entry = local.outbox.first(where: { $0.edit == edit }), entry.message != 0 {
+            if let entry = outbox.item(edit)?.entry, entry.message != 0 {
                 directives.append(.popupAnswer(message: entry.message, saved: false, scope: entry.request.scope))
             }
-            local.outbox.removeAll { $0.edit == edit }
+            outbox.remove(edit)
             directives += save()
             switch native.snapshot {
             case .idle:
@@ -670,19 +668,19 @@ public struct BackgroundMachine {
     private mutating func acknowledged(_ edit: UInt64, at version: DocumentVersion?, changed: Bool, firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = []
         var converged = false
-        if let entry = local.outbox.first(where: { $0.edit == edit }), let change = entry.modelEdit, var cache = local.cache {
-            let changedHere = (try? cache.apply(change)) ?? false
-            local.cache = cache
+        if let change = outbox.item(edit)?.entry.modelEdit, var updated = cache {
+            let changedHere = (try? updated.apply(change)) ?? false
+            cache = updated
             // The cache is the document only if it was the handler's version just before this
             // patch and the patch changed both: a count of local changes that happens to reach
             // the document's revision proves nothing.
-            if let version, local.snapshotVersion == DocumentVersion(documentId: version.documentId, revision: version.revision - 1),
-               cache.documentId == version.documentId, changedHere, changed {
-                local.snapshotVersion = version
+            if let version, snapshotVersion == DocumentVersion(documentId: version.documentId, revision: version.revision - 1),
+               updated.documentId == version.documentId, changedHere, changed {
+                snapshotVersion = version
                 converged = true
             }
         }
-        local.outbox.removeAll { $0.edit == edit }
+        outbox.remove(edit)
         rebuildResolver()
         directives += save()
         if !converged, case .idle = native.snapshot { directives += reconcile(forceFull: false, firstNewRequest: firstNewRequest) }
@@ -694,11 +692,11 @@ public struct BackgroundMachine {
     /// stored cache is the snapshot; what tabs see is the snapshot with the acknowledged patches).
     private mutating func adopt(_ snapshot: SettingsDocument) -> [Directive] {
         var directives: [Directive] = []
-        let differs = snapshot != local.cache || snapshot.version != local.snapshotVersion
+        let differs = snapshot != cache || snapshot.version != snapshotVersion
         if differs && !flawedKeepsCache {
             flawedDropWaitingPatches()
-            local.cache = snapshot
-            local.snapshotVersion = snapshot.version
+            cache = snapshot
+            snapshotVersion = snapshot.version
             rebuildResolver()
             directives += save()
         }
@@ -723,12 +721,17 @@ public struct BackgroundMachine {
         }
     }
 
-    /// What goes to `storage.local`: the cache and the outbox.
+    /// What `storage.local` keeps: the cache, its version and the outbox.
+    var local: LocalStorage {
+        LocalStorage(cache: cache, snapshotVersion: snapshotVersion, outbox: outbox.entries, nextEdit: outbox.nextEdit)
+    }
+
+    /// What goes to `storage.local`.
     private var stored: LocalStorage { flawedStored(local) }
 
     /// Rebuilds what tabs and the popup see from the cache and the confirmed outbox.
     mutating func rebuildResolver() {
-        if local.cache == nil && local.outbox.isEmpty {
+        if cache == nil && outbox.items.isEmpty {
             resolver = nil
         } else {
             resolver = Resolver(document: visibleDocument)
@@ -737,9 +740,8 @@ public struct BackgroundMachine {
 
     /// The cached snapshot with every confirmed outbox entry applied.
     var visibleDocument: SettingsDocument {
-        var visible = local.cache ?? SettingsDocument()
-        let waitingForSave = editsWaitingForSave
-        for entry in local.outbox where !waitingForSave.contains(entry.edit) {
+        var visible = cache ?? SettingsDocument()
+        for entry in outbox.confirmed {
             if let edit = entry.modelEdit { _ = try? visible.apply(edit) }
         }
         return visible

@@ -53,14 +53,6 @@ extension BackgroundMachine {
         /// record, else the host.
         var chosenScope: ScopeKey?
     }
-
-    /// A popup change in the outbox whose save is not confirmed yet: every later save carries it,
-    /// but it is neither shown nor sent until the confirmation (or failure) arrives.
-    struct UnconfirmedChange {
-        var edit: UInt64
-        /// The popup's message that made it, answered when the save's result arrives.
-        var message: Int
-    }
 }
 
 /// What the background machine reads from any input.
