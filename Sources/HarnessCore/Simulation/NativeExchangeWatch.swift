@@ -4,7 +4,7 @@ import SiteSettings
 /// The background's native exchanges as the checks follow them. A valid snapshot that arrives
 /// in time becomes the cache, which the background's next save of `storage.local` must keep
 /// (invariant 5). A request that timed out unanswered leaves its background owing a recovery:
-/// the first event after it that is not itself a native exchange (`BackgroundMachine.recoveryDue`),
+/// the first event after it that is not itself a native exchange (`BackgroundMachine.NativeExchange.recoveryDue`),
 /// a reconciliation point (invariant 7).
 struct NativeExchangeWatch {
     let trace: Trace
