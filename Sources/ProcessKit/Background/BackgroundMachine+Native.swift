@@ -36,7 +36,7 @@ extension BackgroundMachine {
 
     /// The snapshot request ended: the one owed since a reconciliation point goes now, unless
     /// a request sent since then is already out.
-    mutating func snapshotIfOwed(_ snapshotOwed: Bool) -> [Directive] {
+    private mutating func snapshotIfOwed(_ snapshotOwed: Bool) -> [Directive] {
         var directives: [Directive] = []
         if snapshotOwed, case .idle = native.snapshot { directives += requestSnapshot(full: false) }
         return directives
@@ -45,7 +45,7 @@ extension BackgroundMachine {
     /// A patch request ended: if it was out at a reconciliation point and its edit is still in
     /// the outbox (no answer, or not applied), the edit goes again now, once; a later failure
     /// waits for the next event.
-    mutating func resendIfOwed(_ patch: PatchRequest) -> [Directive] {
+    private mutating func resendIfOwed(_ patch: PatchRequest) -> [Directive] {
         var directives: [Directive] = []
         if patch.owed, let item = outbox.item(patch.edit), item.save == .confirmed {
             directives += sendPatch(item.entry)
@@ -65,7 +65,36 @@ extension BackgroundMachine {
         return directives
     }
 
-    // MARK: - Answers
+    // MARK: - Answers and timeouts
+
+    /// A native request was answered: the snapshot request or a patch. The answer to a request
+    /// whose timeout passed is dropped.
+    mutating func nativeRequestAnswered(_ request: Int, _ reply: NativeOutcome, firstNewRequest: Int) -> [Directive] {
+        var directives: [Directive] = []
+        if case .requested(let out, let snapshotOwed, let fullResyncAfterAnswer) = native.snapshot, out == request {
+            directives += snapshotAnswered(request, reply, fullResyncAfterAnswer: fullResyncAfterAnswer, firstNewRequest: firstNewRequest)
+            directives += snapshotIfOwed(snapshotOwed)
+        } else if let patch = native.patches.removeValue(forKey: request) {
+            directives += patchAnswered(request, edit: patch.edit, reply, firstNewRequest: firstNewRequest)
+            directives += resendIfOwed(patch)
+        }
+        return directives
+    }
+
+    /// A native request's timeout passed with no answer: the request is given up on.
+    mutating func nativeRequestTimedOut(_ request: Int) -> [Directive] {
+        var directives: [Directive] = []
+        if case .requested(let out, let snapshotOwed, let fullResyncAfterAnswer) = native.snapshot, out == request {
+            // A full resync owed after this answer follows the next request's instead.
+            native.snapshot = .idle(fullResyncAfterNextSnapshot: fullResyncAfterAnswer)
+            directives += nativeWentUnanswered()
+            directives += snapshotIfOwed(snapshotOwed)
+        } else if let patch = native.patches.removeValue(forKey: request) {
+            directives += nativeWentUnanswered()
+            directives += resendIfOwed(patch)
+        }
+        return directives
+    }
 
     /// What an answer to a snapshot request says.
     private enum SnapshotAnswer {
@@ -86,7 +115,7 @@ extension BackgroundMachine {
     }
 
     /// The snapshot request was answered. A full resync owed by a refused patch follows.
-    mutating func snapshotAnswered(_ request: Int, _ reply: NativeOutcome, fullResyncAfterAnswer: Bool,
+    private mutating func snapshotAnswered(_ request: Int, _ reply: NativeOutcome, fullResyncAfterAnswer: Bool,
                                            firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
         native.snapshot = .idle(fullResyncAfterNextSnapshot: false)
@@ -114,7 +143,7 @@ extension BackgroundMachine {
 
     /// A request got no usable answer: the next event is a reconciliation point, and with
     /// nothing cached the tabs waiting for a first answer get the built-in defaults.
-    mutating func nativeWentUnanswered() -> [Directive] {
+    private mutating func nativeWentUnanswered() -> [Directive] {
         var directives: [Directive] = []
         native.recoveryDue = true
         if cache == nil && firstSnapshot != .givenUp {
@@ -146,7 +175,7 @@ extension BackgroundMachine {
     }
 
     /// A patch request was answered.
-    mutating func patchAnswered(_ request: Int, edit: UInt64, _ reply: NativeOutcome, firstNewRequest: Int) -> [Directive] {
+    private mutating func patchAnswered(_ request: Int, edit: UInt64, _ reply: NativeOutcome, firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = [.cancelTimer(.nativeTimeout(request))]
         switch PatchAnswer(reply, countsEnabledAsApplied: flawedCountsEnabledAsApplied) {
         case .applied(let version, let changed):

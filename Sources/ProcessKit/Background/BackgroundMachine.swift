@@ -232,7 +232,7 @@ public struct BackgroundMachine {
         case .localStorageSaveFailed(let token, _):
             // The save failed, perhaps after it took effect: the change may or may not survive a
             // restart. Memory keeps it as storage may have (the next save that works makes it
-            // durable), it is shown and sent, and the answer says "unknown".
+            // durable), it is shown, it goes out once a save works, and the answer says "unknown".
             saveOwed = true
             directives += saveFinished(token: token, saved: nil)
         case .tabRequestedDecision(let id, let url, let nativeDark, _):
@@ -288,24 +288,9 @@ public struct BackgroundMachine {
             if !flawedKeepsPauseInMemory { directives.append(.saveSessionStorage(session)) }
             directives += pushChangedDecisions()
         case .nativeReplyArrived(let request, let reply, _):
-            if case .requested(let out, let snapshotOwed, let fullResyncAfterAnswer) = native.snapshot, out == request {
-                directives += snapshotAnswered(request, reply, fullResyncAfterAnswer: fullResyncAfterAnswer,
-                                               firstNewRequest: firstNewRequest)
-                directives += snapshotIfOwed(snapshotOwed)
-            } else if let patch = native.patches.removeValue(forKey: request) {
-                directives += patchAnswered(request, edit: patch.edit, reply, firstNewRequest: firstNewRequest)
-                directives += resendIfOwed(patch)
-            }
+            directives += nativeRequestAnswered(request, reply, firstNewRequest: firstNewRequest)
         case .timerFired(.nativeTimeout(let request), _):
-            if case .requested(let out, let snapshotOwed, let fullResyncAfterAnswer) = native.snapshot, out == request {
-                // A full resync owed after this answer follows the next request's instead.
-                native.snapshot = .idle(fullResyncAfterNextSnapshot: fullResyncAfterAnswer)
-                directives += nativeWentUnanswered()
-                directives += snapshotIfOwed(snapshotOwed)
-            } else if let patch = native.patches.removeValue(forKey: request) {
-                directives += nativeWentUnanswered()
-                directives += resendIfOwed(patch)
-            }
+            directives += nativeRequestTimedOut(request)
         case .alarmFired:
             directives += pushChangedDecisions()
         }

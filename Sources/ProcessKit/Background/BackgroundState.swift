@@ -1,7 +1,8 @@
 import SiteSettings
 
-/// The shapes of the background machine's state: enums whose cases carry their data, so that a
-/// combination that cannot happen cannot be written either.
+/// Shapes of the background machine's state for loading storage, tabs and the popup (the native
+/// exchange, the first snapshot and the outbox have files of their own): enums whose cases carry
+/// their data, so that a combination that cannot happen cannot be written either.
 extension BackgroundMachine {
     /// Where this incarnation is with loading extension storage.
     enum Storage {
