@@ -3,8 +3,8 @@ extension BackgroundMachine {
     /// request is out at a time.
     enum SnapshotPhase: Equatable {
         /// No snapshot request is out. `fullResyncAfterNextSnapshot`: a patch was refused for
-        /// good while the last one was out and that one timed out, so the full resync follows the
-        /// answer to the next one.
+        /// good while a snapshot request was out, and that request timed out, so the full resync
+        /// follows the answer to the next one.
         case idle(fullResyncAfterNextSnapshot: Bool)
         /// Snapshot request `request` is out.
         /// `snapshotOwed`: a reconciliation point came while it was out; its answer may carry a
