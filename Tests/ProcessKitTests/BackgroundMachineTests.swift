@@ -118,6 +118,30 @@ struct BackgroundMachineTests {
         return machine
     }
 
+    /// Started from the cache, the popup's change (message 9) saved and sent as request 2 while
+    /// the snapshot request (1) is still out.
+    private func popupChangeSentWhileTheSnapshotIsOut() throws -> BackgroundMachine {
+        var machine = BackgroundMachine()
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1)) == [
+            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now + 1),
+            .sendDecision(Self.t1, decision(Self.cached)),
+        ])
+        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 2)) == [.showPopup(try popup(Self.cached))])
+        let change = turnOff(at: Self.now + 3)
+        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 9, now: Self.now + 3)) == [
+            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, outbox: [OutboxEntry(edit: 1, request: change, message: 9)],
+                                           nextEdit: 2), token: 1),
+        ])
+        let off = try applying(change, to: Self.cached)
+        #expect(machine.handle(.localStorageSaved(token: 1, now: Self.now + 4)) == [
+            .popupAnswer(message: 9, saved: true, scope: Self.host),
+            .sendDecision(Self.t1, decision(off)), .showPopup(try popup(off)),
+            .sendNative(request: 2, change), nativeTimer(2, sentAt: Self.now + 4),
+        ])
+        return machine
+    }
+
     // MARK: - Start-up
 
     @Test func underItsFlawTheBackgroundListensOnlyOnceItsStorageIsRead() {
@@ -481,24 +505,7 @@ struct BackgroundMachineTests {
     }
 
     @Test func aSavedPopupChangeTheHandlerRefusesIsAnsweredAgainAsRefused() throws {
-        var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
-        #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1)) == [
-            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now + 1),
-            .sendDecision(Self.t1, decision(Self.cached)),
-        ])
-        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 2)) == [.showPopup(try popup(Self.cached))])
-        let change = turnOff(at: Self.now + 3)
-        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 9, now: Self.now + 3)) == [
-            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, outbox: [OutboxEntry(edit: 1, request: change, message: 9)],
-                                           nextEdit: 2), token: 1),
-        ])
-        let off = try applying(change, to: Self.cached)
-        #expect(machine.handle(.localStorageSaved(token: 1, now: Self.now + 4)) == [
-            .popupAnswer(message: 9, saved: true, scope: Self.host),
-            .sendDecision(Self.t1, decision(off)), .showPopup(try popup(off)),
-            .sendNative(request: 2, change), nativeTimer(2, sentAt: Self.now + 4),
-        ])
+        var machine = try popupChangeSentWhileTheSnapshotIsOut()
         // Refused while the snapshot request is out: the full resync waits for its answer.
         #expect(machine.handle(.nativeReplyArrived(request: 2, .replied(NativeReply.error(.readOnly, "newer")), now: Self.now + 5)) == [
             .cancelTimer(.nativeTimeout(2)),
@@ -515,24 +522,7 @@ struct BackgroundMachineTests {
     }
 
     @Test func whatIsOwedToAPointAndToARefusalOutlivesASnapshotRequestThatTimesOut() throws {
-        var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
-        #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1)) == [
-            .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now + 1),
-            .sendDecision(Self.t1, decision(Self.cached)),
-        ])
-        #expect(machine.handle(.popupOpened(Self.t1, now: Self.now + 2)) == [.showPopup(try popup(Self.cached))])
-        let change = turnOff(at: Self.now + 3)
-        #expect(machine.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 9, now: Self.now + 3)) == [
-            .saveLocalStorage(LocalStorage(cache: Self.cached, snapshotVersion: Self.v6, outbox: [OutboxEntry(edit: 1, request: change, message: 9)],
-                                           nextEdit: 2), token: 1),
-        ])
-        let off = try applying(change, to: Self.cached)
-        #expect(machine.handle(.localStorageSaved(token: 1, now: Self.now + 4)) == [
-            .popupAnswer(message: 9, saved: true, scope: Self.host),
-            .sendDecision(Self.t1, decision(off)), .showPopup(try popup(off)),
-            .sendNative(request: 2, change), nativeTimer(2, sentAt: Self.now + 4),
-        ])
+        var machine = try popupChangeSentWhileTheSnapshotIsOut()
         // A reconciliation point while both requests are out: each is owed again when it ends.
         #expect(machine.handle(.safariCameToForeground(now: Self.now + 5)) == [])
         // The patch is refused while the snapshot request is out: a full resync is owed too.

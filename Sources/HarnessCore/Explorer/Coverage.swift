@@ -127,37 +127,28 @@ package struct Coverage: Equatable, Sendable {
 
     /// What a background took, as coverage tells inputs apart.
     private enum Received {
-        case timeout(JSONValue?), reply(JSONValue?, NativeOutcome), start, foreground, activation, alarm, other
+        case timeout(Int), reply(Int, NativeOutcome), start, foreground, activation, alarm, other
     }
 
-    /// A background's input, given as Safari's event (in process) or as its JSON.
+    /// A background's input, given as Safari's event (in process) or as its JSON, which the
+    /// background's codec reads back into the event.
     private static func received(_ message: TraceMessage?) -> Received? {
+        let event: ExtensionWire.Event
         switch message {
-        case .event(let event)?:
-            switch event {
-            case .timerFired(.nativeTimeout(let request)): return .timeout(.integer(Int64(request)))
-            case .nativeReplyArrived(let request, let outcome):
-                return .reply(.integer(Int64(request)), outcome)
-            case .started: return .start
-            case .safariCameToForeground: return .foreground
-            case .tabActivated: return .activation
-            case .alarmFired: return .alarm
-            default: return .other
-            }
-        case .json(.object(let members))?:
-            guard case .string(let type)? = members["type"] else { return nil }
-            switch type {
-            case "timerFired": return .timeout(members["timer"]?["nativeTimeout"])
-            case "nativeReplyArrived":
-                if let reply = members["reply"] { return .reply(members["request"], NativeOutcome(reading: reply)) }
-                return .reply(members["request"], .rejected(.handlerEnded))
-            case "started": return .start
-            case "safariCameToForeground": return .foreground
-            case "tabActivated": return .activation
-            case "alarmFired": return .alarm
-            default: return .other
-            }
+        case .event(let given)?: event = given
+        case .json(let json)?:
+            guard let read = try? ExtensionWire.decode(json) else { return nil }
+            event = read
         default: return nil
+        }
+        switch event {
+        case .timerFired(.nativeTimeout(let request)): return .timeout(request)
+        case .nativeReplyArrived(let request, let outcome): return .reply(request, outcome)
+        case .started: return .start
+        case .safariCameToForeground: return .foreground
+        case .tabActivated: return .activation
+        case .alarmFired: return .alarm
+        default: return .other
         }
     }
 
@@ -170,15 +161,10 @@ package struct Coverage: Equatable, Sendable {
         }
     }
 
-    /// A native request of one background, by its number (nil when the line gave none).
+    /// A native request of one background, by its number.
     private struct Request: Hashable {
         let background: String
-        let number: Int64?
-
-        init(background: String, number: JSONValue?) {
-            self.background = background
-            if case .integer(let number)? = number { self.number = number } else { self.number = nil }
-        }
+        let number: Int
     }
 
     /// Each counter's place in `keys`.
