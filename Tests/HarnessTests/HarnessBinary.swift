@@ -65,21 +65,19 @@ enum HarnessBinary {
     /// Sends one input frame to a long-running process of ours and returns the directives of its
     /// `done` frame, letting every yield point proceed.
     static func exchange(_ child: ChildProcess, _ input: JSONValue, now: EpochMillis) throws -> [JSONValue] {
-        try child.send(JSONWriter.compact(ToChild.input(input, now: now, seed: 1, flaws: []).json))
+        let role = try #require(child.role)
+        try child.send(JSONWriter.compact(ToChild.input(try ChildInput.decode(input, role: role), now: now, seed: 1, flaws: []).json))
         while let frame = try child.receive(timeoutMilliseconds: 10_000) {
-            switch try FromChild.decode(frame) {
+            switch try FromChild.decode(frame, role: role) {
             case .yield:
                 try child.send(JSONWriter.compact(ToChild.proceed(now: now).json))
             case .done(let directives, _):
-                return directives
+                return directives.json
             case .error(let message):
                 Issue.record("error frame: \(message)")
                 return []
             case .hello:
                 Issue.record("a second hello")
-                return []
-            case .directives:
-                Issue.record("a frame read from a pipe is never 'directives'")
                 return []
             }
         }

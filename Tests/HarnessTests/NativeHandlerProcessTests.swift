@@ -131,14 +131,14 @@ struct NativeHandlerProcessTests {
         defer { child.kill() }
         try child.send(Array("not json".utf8))
         let first = try #require(try child.receive(timeoutMilliseconds: 10_000))
-        guard case .error(let message) = try FromChild.decode(first) else {
+        guard case .error(let message) = try FromChild.decode(first, role: .handler) else {
             Issue.record("expected an error frame")
             return
         }
         #expect(message.contains("not JSON"))
         try child.send(JSONWriter.compact(.object(["kind": .string("input"), "now": .integer(1), "input": .object(["type": .string("other")])])))
         let second = try #require(try child.receive(timeoutMilliseconds: 10_000))
-        #expect(try FromChild.decode(second) == .error("invalid frame: the native handler takes only nativeRequest inputs"))
+        #expect(try FromChild.decode(second, role: .handler) == .error("invalid input: type: expected requestArrived"))
         child.closeInput()
         #expect(child.wait() == .exited(ChildExit.harnessGone))
         #expect(bytes(folder) == before)
@@ -155,7 +155,7 @@ struct NativeHandlerProcessTests {
         let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "printf '\\001\\000\\000\\004' | '\(handler)' --container '\(folder)'"], role: .handler)
         defer { child.kill() }
         let frame = try #require(try child.receive(timeoutMilliseconds: 10_000))
-        guard case .error(let message) = try FromChild.decode(frame) else {
+        guard case .error(let message) = try FromChild.decode(frame, role: .handler) else {
             Issue.record("expected an error frame")
             return
         }
@@ -172,7 +172,7 @@ struct ProcessDriverTests {
         let trace = Trace()
         let child = try ChildProcess(executable: HarnessBinary.directory + "/NativeHandler", arguments: ["--wrong"])
         let driver = ProcessDriver(name: .handler, incarnation: 1, endpoint: child, seed: 1, trace: trace)
-        let step = driver.begin(.object(["type": .string("requestArrived"), "message": .object(["type": .string("getEnabled")])]), now: 5)
+        let step = driver.begin(.handler(.requestArrived(.object(["type": .string("getEnabled")]))), now: 5)
         #expect(step == .died(.exited(ChildExit.usage)))
         #expect(trace.lines.last == "5 handler#1 died unexpectedly (exited with code 64)")
         let report = try #require(trace.diagnostics.last)

@@ -14,7 +14,7 @@ extension ProcessDriverTests {
     private static func ended(_ transport: String) throws -> FrameEndpoint {
         let endpoint: FrameEndpoint = transport == "process"
             ? try ChildProcess(executable: "/bin/true", arguments: [])
-            : SteppedChild(Served())
+            : SteppedChild(Served(), role: .handler)
         #expect(endpoint.wait(timeoutMilliseconds: 10_000) == .exited(0))
         return endpoint
     }
@@ -50,16 +50,14 @@ private struct Answering: SteppedProcess {
     var ended: Bool { false }
 }
 
-/// In process, a frame over the reader's limit is refused as the pipe's reader refuses it,
-/// whether its directives come written out or as the machine made them.
-@Test(arguments: [false, true])
-func aSteppedAnswerOverTheLimitIsRefused(typed: Bool) throws {
+/// In process, a frame over the reader's limit is refused as the pipe's reader refuses it.
+@Test func aSteppedAnswerOverTheLimitIsRefused() throws {
     let reply = NativeReply.error(.invalidMessage, String(repeating: "x", count: 300))
-    let answer: FromChild = typed ? .directives(.handler([.reply(reply)])) : .directives(.handler([.reply(reply)])).written
-    let child = SteppedChild(Answering(answer: answer), limit: 200)
-    try child.sendMessage(.input(.object([:]), now: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
+    let answer = FromChild.done(.handler([.reply(reply)]))
+    let child = SteppedChild(Answering(answer: answer), role: .handler, limit: 200)
+    try child.sendMessage(.input(.handler(.requestArrived(.object([:]))), now: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
     #expect(throws: FrameError.self) { try child.receiveMessage(timeoutMilliseconds: nil) }
-    let roomy = SteppedChild(Answering(answer: answer), limit: 1_000)
-    try roomy.sendMessage(.input(.object([:]), now: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
+    let roomy = SteppedChild(Answering(answer: answer), role: .handler, limit: 1_000)
+    try roomy.sendMessage(.input(.handler(.requestArrived(.object([:]))), now: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
     #expect(try roomy.receiveMessage(timeoutMilliseconds: nil) == .message(answer))
 }

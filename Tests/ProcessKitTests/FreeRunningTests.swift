@@ -11,7 +11,7 @@ struct FreeRunningTests {
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
         defer { close(ends[0]) }
-        var gate = WireGate(reader: FrameReader(descriptor: -1, limit: 16), writer: FrameWriter(descriptor: ends[1]), free: true)
+        var gate = WireGate(reader: FrameReader(descriptor: -1, limit: 16), writer: FrameWriter(descriptor: ends[1]), free: true, role: .handler)
         for point in YieldPoint.allCases { #expect(gate.yield(point) == .proceed) }
         close(ends[1])
         var reader = FrameReader(descriptor: ends[0], limit: 1 << 16)
@@ -19,12 +19,12 @@ struct FreeRunningTests {
     }
 
     @Test func lockWaitsTravelInTheDoneFrameOnlyWhenThereAreAny() throws {
-        let done = FromChild.done([.object(["type": .string("reply")])], lockWaits: [0, 1250])
-        #expect(try FromChild.decode(JSONWriter.compact(done.json)) == done)
-        let plain = FromChild.done([])
+        let done = FromChild.done(.handler([.reply(.enabled(true))]), lockWaits: [0, 1250])
+        #expect(try FromChild.decode(JSONWriter.compact(done.json), role: .handler) == done)
+        let plain = FromChild.done(.handler([]))
         #expect(plain.json == .object(["kind": .string("done"), "directives": .array([])]))
         #expect(throws: WireError.self) {
-            try FromChild.decode(Array(#"{"kind": "done", "directives": [], "lockWaits": [-1]}"#.utf8))
+            try FromChild.decode(Array(#"{"kind": "done", "directives": [], "lockWaits": [-1]}"#.utf8), role: .app)
         }
     }
 

@@ -16,7 +16,7 @@ struct SteppedShellTests {
         }
     }
 
-    static let patch = ToChild.input(NativeHandlerWire.encode(.requestArrived(
+    static let patch = ToChild.input(.handler(.requestArrived(
         .object(["type": .string("patch"), "edit": .integer(1), "at": .integer(1_772_355_600_000), "scope": .string("a.example"),
                  "set": .object(["theme": .string("dark")]), "reset": .array([])]))), now: 1_772_355_600_000, seed: 1, flaws: [])
 

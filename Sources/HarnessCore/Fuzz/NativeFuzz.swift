@@ -404,11 +404,10 @@ extension NativeFuzz {
             var executor = ContainerExecutor(storage: SimulatedContainer(files: before), gate: RecordingGate())
             let answer: Answer
             do {
-                let message = try ToChild.decode(frame(mutant.bytes))
-                // As the process writes it on its pipe.
-                switch NativeHandlerShell.respond(to: message, on: &executor).0.written {
-                case .done(let directives, _):
-                    let reply = directives.first { $0.objectValue?["type"] == .string("reply") }?.objectValue?["message"]
+                let message = try ToChild.decode(frame(mutant.bytes), role: .handler)
+                switch NativeHandlerShell.respond(to: message, on: &executor).0 {
+                case .done(.handler(let directives), _):
+                    let reply = directives.lazy.compactMap { if case .reply(let reply) = $0 { reply.json } else { nil } }.first
                     answer = reply.map(Answer.reply) ?? .none("a done frame without a reply")
                 case .error(let text): answer = .errorFrame(text)
                 case let other: answer = .none("unexpected frame \(other)")

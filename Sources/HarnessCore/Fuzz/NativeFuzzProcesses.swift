@@ -48,18 +48,18 @@ extension NativeFuzz {
             guard let bytes = try? child.receive(timeoutMilliseconds: 10_000) else {
                 return .none("the handler ended without answering (\(child.wait(timeoutMilliseconds: 10_000).map { "\($0)" } ?? "still running"))")
             }
-            switch try? FromChild.decode(bytes) {
+            switch try? FromChild.decode(bytes, role: .handler) {
             case .yield?:
                 do { try child.send(JSONWriter.compact(ToChild.proceed(now: now).json), timeoutMilliseconds: 10_000) } catch {
                     return .none("the handler stopped at a yield point")
                 }
-            case .done(let directives, _)?:
-                let reply = directives.first { $0.objectValue?["type"] == .string("reply") }?.objectValue?["message"]
+            case .done(.handler(let directives), _)?:
+                let reply = directives.lazy.compactMap { if case .reply(let reply) = $0 { reply.json } else { nil } }.first
                 return reply.map(Answer.reply) ?? .none("a done frame without a reply")
             case .error(let text)?:
                 return .errorFrame(text)
-            case nil, .directives?, .hello?:
-                // (A frame read from a pipe is never `directives`; the hello came first.)
+            case nil, .done?, .hello?:
+                // (The hello came first, read by the process's `receive`.)
                 return .none("an unreadable frame")
             }
         }

@@ -51,10 +51,13 @@ package struct NativeHandlerRun {
             }
         }
         var result = Result(reply: nil, notified: false, yields: [], exit: .exited(0), errors: [], stderrTail: "")
-        if case .finished(let directives) = driver.begin(NativeHandlerWire.input(message), now: now) {
-            for case .object(let members) in directives.json {
-                if members["type"] == .string("reply") { result.reply = members["message"] }
-                if members["type"] == .string("postChangeNotification") { result.notified = true }
+        if case .finished(.handler(let directives)) = driver.begin(.handler(.requestArrived(message)), now: now) {
+            for directive in directives {
+                switch directive {
+                case .reply(let reply): result.reply = reply.json
+                case .postChangeNotification: result.notified = true
+                case .container: break
+                }
             }
         }
         result.exit = driver.finish()

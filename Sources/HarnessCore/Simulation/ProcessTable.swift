@@ -191,7 +191,7 @@ package final class ProcessTable {
             handler = started
         }
         let now = owner.now
-        complete(handler.begin(NativeHandlerWire.encode(.requestArrived(message.json, profile: profile)), now: now), driver: handler, role: role)
+        complete(handler.begin(.handler(.requestArrived(message.json, profile: profile)), now: now), driver: handler, role: role)
     }
 
     /// A handler that answered: it ends, or, reused, waits for the next request.

@@ -185,7 +185,7 @@ extension Simulation {
     func deliverToApp(_ input: AppWire.Event, edit: Int?) {
         guard let app else { return }
         if let edit { edits.appTook(edit, at: now) }
-        processes.complete(app.begin(AppWire.encode(input), now: now), driver: app, role: .app)
+        processes.complete(app.begin(.app(input), now: now), driver: app, role: .app)
     }
 
     func appDirectives(_ directives: ProcessDriver.Directives, from app: ProcessDriver) {

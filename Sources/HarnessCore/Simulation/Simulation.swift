@@ -107,7 +107,7 @@ package final class Simulation: ProcessTable.Owner {
         clock = Scheduler(now: epoch)
         trace = Trace(epoch: epoch)
         monitor = InvariantMonitor(trace: trace)
-        reader = DirectiveReader(trace: trace, monitor: monitor)
+        reader = DirectiveReader(monitor: monitor)
         exchanges = NativeExchangeWatch(trace: trace, monitor: monitor)
         processes = ProcessTable(files: files, executables: executables, seed: seed, trace: trace, monitor: monitor)
         powerCuts = PowerCuts(disk: disk, processes: processes)

@@ -103,10 +103,12 @@ final class SoakApp: Sendable {
     /// One input; its directives, or nil when the app died. What it shows is kept.
     @discardableResult
     private func send(_ event: AppWire.Event, to app: SoakChild, now: EpochMillis? = nil) -> [AppMachine.Directive]? {
-        switch app.exchange(AppWire.encode(event), now: now ?? context.clock.now(), seed: context.seed) {
-        case .done(let json):
-            let directives = json.compactMap { try? AppWire.directive($0) }
-            if directives.count != json.count { context.log.violation("\(app.label) sent a directive the harness cannot read") }
+        switch app.exchange(.app(event), now: now ?? context.clock.now(), seed: context.seed) {
+        case .done(let written):
+            guard case .app(let directives) = written else {
+                context.log.violation("\(app.label) answered with another role's directives")
+                return []
+            }
             for case .showView(let shown) in directives { view.withLock { $0 = shown } }
             return directives
         case .died(let status):

@@ -7,7 +7,7 @@ import SiteSettings
 final class SoakChild: Sendable {
     /// How an input ended.
     enum Outcome: Sendable {
-        case done([JSONValue])
+        case done(ShellDirectives)
         /// The process ended before it answered: killed, or on its own.
         case died(ChildProcess.ExitStatus)
     }
@@ -21,12 +21,15 @@ final class SoakChild: Sendable {
     private let log: SoakLog
     private let group: ChildGroup
     private let flaws: [String]
+    /// The role whose codec reads its frames.
+    private let role: WireProtocol.Role
 
     /// Starts `executable` free-running; in `group` while this lives, so that the run's end
     /// kills it, and out of it afterwards, so that a long soak does not keep every pipe it opened.
     init(_ role: ProcessName, of executables: ProcessExecutables, _ arguments: [String], label: String, group: ChildGroup, log: SoakLog,
          flaws: [String], replyLimit: Int = Framing.requestLimit) throws(ChildProcess.SpawnError) {
         process = try executables.start(role, arguments + ["--free"], replyLimit: replyLimit, in: group)
+        self.role = role.wireRole
         self.label = label
         self.log = log
         self.group = group
@@ -38,7 +41,7 @@ final class SoakChild: Sendable {
     }
 
     /// Sends one input and waits for its answer; reports the lock waits the process measured.
-    func exchange(_ input: JSONValue, now: EpochMillis, seed: UInt64) -> Outcome {
+    func exchange(_ input: ChildInput, now: EpochMillis, seed: UInt64) -> Outcome {
         do {
             try process.send(JSONWriter.compact(ToChild.input(input, now: now, seed: seed, flaws: flaws).json), timeoutMilliseconds: Self.answerTimeout)
         } catch {
@@ -55,7 +58,7 @@ final class SoakChild: Sendable {
                 return died()
             }
             guard let frame else { return died() }
-            switch try? FromChild.decode(frame) {
+            switch try? FromChild.decode(frame, role: role) {
             case .done(let directives, let waits)?:
                 log.lockWaits(waits)
                 return .done(directives)
@@ -65,9 +68,9 @@ final class SoakChild: Sendable {
                 return died()
             case .error(let message)?:
                 log.violation("\(label) could not read its input: \(message)")
-            case nil, .directives?, .hello?:
-                // (A frame read from a pipe is never `directives`; the hello came first.)
-                log.violation("\(label) sent a frame that is not a protocol message")
+            case nil, .hello?:
+                // (The hello came first, read by the process's `receive`.)
+                log.violation("\(label) sent a frame that is not a protocol message or a directive the harness cannot read")
             }
         }
     }

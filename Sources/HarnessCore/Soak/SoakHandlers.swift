@@ -81,18 +81,23 @@ final class SoakHandlers: Sendable {
         request.sending(now)
         let kind = Self.kind(request.message)
         context.log.operation("native \(kind)", "\(label) <- \(kind)")
-        let outcome = child.exchange(NativeHandlerWire.encode(.requestArrived(request.message.json)), now: now, seed: context.seed)
+        let outcome = child.exchange(.handler(.requestArrived(request.message.json)), now: now, seed: context.seed)
         live.withLock { $0[number] = nil }
         switch outcome {
-        case .done(let directives):
+        case .done(let written):
             _ = child.process.wait(timeoutMilliseconds: SoakChild.answerTimeout)
             var reply: NativeReply?
             var notified = false
-            for json in directives {
-                switch try? NativeHandlerWire.directive(json) {
-                case .reply(let answer)?: reply = answer
-                case .postChangeNotification?: notified = true
-                case .container?, nil: context.log.violation("\(label) sent a directive the harness cannot carry out: \(render(json))")
+            guard case .handler(let directives) = written else {
+                context.log.violation("\(label) answered with another role's directives")
+                request.answered(nil, false)
+                return
+            }
+            for directive in directives {
+                switch directive {
+                case .reply(let answer): reply = answer
+                case .postChangeNotification: notified = true
+                case .container: context.log.violation("\(label) sent a directive the harness cannot carry out: a container operation")
                 }
             }
             context.log.operation("native reply", "\(label) -> \(reply.map { render($0.json) }.map { String($0.prefix(160)) } ?? "no reply")")

@@ -293,15 +293,11 @@ final class SoakShell: Sendable {
         /// Hands the loaded background one input and tells Safari what came of it.
         private mutating func send(_ input: ExtensionWire.Event, now: EpochMillis) {
             guard let background else { return }
-            switch background.exchange(ExtensionWire.encode(input), now: now, seed: context.seed) {
-            case .done(let directives):
-                var outputs: [ExtensionWire.Output] = []
-                for json in directives {
-                    guard let output = try? ExtensionWire.directive(json) else {
-                        context.log.violation("\(background.label) sent a directive Safari cannot read: \(render(json))")
-                        continue
-                    }
-                    outputs.append(output)
+            switch background.exchange(.background(input), now: now, seed: context.seed) {
+            case .done(let written):
+                guard case .background(let outputs) = written else {
+                    context.log.violation("\(background.label) answered with another role's directives")
+                    return
                 }
                 perform(safari.handle(.backgroundFinished(incarnation: incarnation, outputs), now: now), now: now)
             case .died(let status):

@@ -100,6 +100,8 @@ package final class ChildProcess: Sendable {
 
     package let pid: Int32
     package let executable: String
+    /// The role it plays, whose codec reads its frames (nil: a child outside the protocol).
+    package let role: WireProtocol.Role?
     /// The largest frame `receive` accepts from this child.
     package let replyLimit: Int
 
@@ -174,6 +176,7 @@ package final class ChildProcess: Sendable {
         Spawn.setNonBlocking(stdinPipe.write)
         self.pid = pid
         self.executable = executable
+        self.role = role
         self.replyLimit = replyLimit
         self.input = Mutex(stdinPipe.write)
         self.output = Mutex(Output(reader: FrameReader(descriptor: stdoutPipe.read, limit: replyLimit), awaitedHello: role))
@@ -232,7 +235,7 @@ package final class ChildProcess: Sendable {
     /// What is wrong with a child's first frame as the `hello` of `role`, or nil.
     static func handshakeProblem(_ frame: [UInt8], role: WireProtocol.Role, executable: String) -> String? {
         let named = "the \(role.rawValue) executable \(executable)"
-        guard case .hello(let said, let version)? = try? FromChild.decode(frame) else {
+        guard case .hello(let said, let version)? = try? FromChild.decode(frame, role: role) else {
             return "\(named) did not open with a hello frame: its first frame was \(String(decoding: frame.prefix(200), as: UTF8.self))"
         }
         if version != WireProtocol.version {

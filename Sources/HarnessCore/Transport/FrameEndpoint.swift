@@ -32,8 +32,10 @@ extension ChildProcess: FrameEndpoint {
         try send(JSONWriter.compact(message.json), timeoutMilliseconds: timeoutMilliseconds)
     }
 
+    /// The next frame, read with the codec of the child's role.
     package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
         guard let frame = try receive(timeoutMilliseconds: timeoutMilliseconds) else { return nil }
-        do { return .message(try FromChild.decode(frame)) } catch { return .invalid(error) }
+        guard let role else { return .invalid(.invalid("a child started without a role has no codec")) }
+        do { return .message(try FromChild.decode(frame, role: role)) } catch { return .invalid(error) }
     }
 }

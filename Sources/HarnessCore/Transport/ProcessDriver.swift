@@ -26,29 +26,9 @@ package final class ProcessDriver {
         case died(ChildProcess.ExitStatus)
     }
 
-    /// The directives a process gave for an input: as they travel (and as the trace shows
-    /// them), and in process as its machine made them, which are what reading `json` back gives.
-    package struct Directives: Equatable, Sendable {
-        package let typed: ShellDirectives?
-        private let written: [JSONValue]
-
-        init(json: [JSONValue]) {
-            typed = nil
-            written = json
-        }
-
-        init(typed: ShellDirectives) {
-            self.typed = typed
-            written = []
-        }
-
-        package var json: [JSONValue] { typed?.json ?? written }
-
-        /// Each process's directives as handed over, when they were.
-        package var app: [AppMachine.Directive]? { if case .app(let directives)? = typed { directives } else { nil } }
-        package var background: [ExtensionWire.Output]? { if case .background(let outputs)? = typed { outputs } else { nil } }
-        package var handler: [NativeHandlerMachine.Directive]? { if case .handler(let directives)? = typed { directives } else { nil } }
-    }
+    /// The directives a process gave for an input, read by its role's codec (or handed over
+    /// as they are, in process).
+    package typealias Directives = ShellDirectives
 
     /// How long (wall time) the harness waits for any one frame before it treats the process as hung.
     package static let frameTimeout = 10_000
@@ -82,16 +62,14 @@ package final class ProcessDriver {
     /// The logical name used in traces: never a pid.
     package let label: String
 
-    package func begin(_ input: JSONValue, now: EpochMillis) -> Step {
-        trace.record(now, label, "<-", input)
+    /// Sends the process an input; the trace writes a background's event out only when read.
+    package func begin(_ input: ChildInput, now: EpochMillis) -> Step {
+        if case .background(let event) = input {
+            trace.record(now, label, "<-", message: .event(event))
+        } else {
+            trace.record(now, label, "<-", input.json)
+        }
         return send(.input(input, now: now, seed: seed, flaws: flaws), now: now)
-    }
-
-    /// Sends the background an event as it is; the trace writes it out only when read, and a
-    /// pipe carries it as the input it stands for.
-    package func begin(event: ExtensionWire.Event, now: EpochMillis) -> Step {
-        trace.record(now, label, "<-", message: .event(event))
-        return send(.event(event, now: now, seed: seed, flaws: flaws), now: now)
     }
 
     /// Lets a held process go on.
@@ -146,8 +124,8 @@ package final class ProcessDriver {
             guard let frame else { return died(now: now) }
             guard case .message(let message) = frame else {
                 if case .invalid(let error) = frame {
-                    trace.record(now, label, "invalid frame: \(error)")
-                    protocolBroken("\(label) sent a frame that is not a protocol message: \(error)")
+                    trace.record(now, label, "\(error)")
+                    protocolBroken("\(label): \(error)")
                 }
                 continue
             }
@@ -172,17 +150,14 @@ package final class ProcessDriver {
                     trace.record(now, label, "held at \(point.rawValue)")
                     return .held(point)
                 }
-            case .done(let directives, _):
-                for directive in directives { trace.record(now, label, "->", directive) }
-                return .finished(Directives(json: directives))
-            case .directives(let typed, _):
+            case .done(let typed, _):
                 // Written out for the trace only when it is read.
                 switch typed {
                 case .background(let outputs): for output in outputs { trace.record(now, label, "->", message: .background(output)) }
                 case .app(let directives): for directive in directives { trace.record(now, label, "->", message: .app(directive)) }
                 case .handler(let directives): for directive in directives { trace.record(now, label, "->", message: .handler(directive)) }
                 }
-                return .finished(Directives(typed: typed))
+                return .finished(typed)
             case .error(let text):
                 trace.record(now, label, "error frame: \(text)")
             }

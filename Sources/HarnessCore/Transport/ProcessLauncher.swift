@@ -54,13 +54,13 @@ struct ProcessLauncher {
             endpoint = try executables.start(.handler, ["--container", containerDirectory] + (handlerReuse ? ["--reuse"] : []), replyLimit: limit)
         case (.inProcess, .app):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
-            endpoint = SteppedChild(SimulatedApp(storage: storage), limit: limit, hidingYield: hiddenYield)
+            endpoint = SteppedChild(SimulatedApp(storage: storage), role: .app, limit: limit, hidingYield: hiddenYield)
         case (.inProcess, .background):
             let files = SimulatedExtensionFolder(disk: disk, location: storageFolder)
-            endpoint = SteppedChild(SimulatedBackground(files: files), limit: limit, hidingYield: hiddenYield)
+            endpoint = SteppedChild(SimulatedBackground(files: files), role: .background, limit: limit, hidingYield: hiddenYield)
         case (.inProcess, .handler):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
-            endpoint = SteppedChild(SimulatedHandler(storage: storage, reuse: handlerReuse), limit: limit, hidingYield: hiddenYield)
+            endpoint = SteppedChild(SimulatedHandler(storage: storage, reuse: handlerReuse), role: .handler, limit: limit, hidingYield: hiddenYield)
         }
         return ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
     }

@@ -13,10 +13,17 @@ import SiteSettings
 ///
 /// The shell is kept behind two closures made where its type is known, so that the harness,
 /// which holds any endpoint, still runs code compiled for that shell.
+///
+/// Its frames are handed over as values. A process on a pipe reads and gives what its role's
+/// codec reads back from what was written, so a debug build (the tests) reads each input and
+/// each `done` frame back from its JSON here, and one that reads back as another is an invalid
+/// frame, which fails the run (by `==`, so up to the canonical equivalence of strings). A
+/// release build trusts the codecs the tests hold to that.
 package final class SteppedChild: FrameEndpoint {
     private let take: (ToChild) -> FromChild
     private let shellEnded: () -> Bool
-    private var answers: [FromChild] = []
+    private var answers: [ReceivedFrame] = []
+    private let role: WireProtocol.Role
     private var killed = false
     private var inputClosed = false
     /// The largest frame it may send, as `ChildProcess`'s `replyLimit`: checked on a handler's
@@ -26,7 +33,8 @@ package final class SteppedChild: FrameEndpoint {
     /// transport-equality check notices one missing point.
     private let hiddenYield: YieldPoint?
 
-    package init<Shell: SteppedProcess>(_ shell: Shell, limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil) {
+    package init<Shell: SteppedProcess>(_ shell: Shell, role: WireProtocol.Role, limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil) {
+        self.role = role
         let box = Box(shell)
         take = { box.shell.take($0) }
         shellEnded = { box.shell.ended }
@@ -41,9 +49,24 @@ package final class SteppedChild: FrameEndpoint {
 
     package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
         guard !inputClosed, !killed, !shellEnded() else { throw .closed }
+        #if DEBUG
+        if case .input = message, (try? ToChild.decode(JSONWriter.compact(message.json), role: role)) != message {
+            answers.append(.invalid(.invalid("the input for it, written out by its codec, reads back as another: \(String(decoding: JSONWriter.compact(message.json), as: UTF8.self))")))
+        }
+        #endif
         var answer = take(message)
         while case .yield(let point, _) = answer, point == hiddenYield { answer = take(.proceed(now: 0)) }
-        answers.append(answer)
+        answers.append(checked(answer))
+    }
+
+    /// The frame, or in a debug build an invalid one when it does not read back as itself.
+    private func checked(_ answer: FromChild) -> ReceivedFrame {
+        #if DEBUG
+        if answer.carriesDirectives, (try? FromChild.decode(JSONWriter.compact(answer.json), role: role)) != answer {
+            return .invalid(.invalid("its directives, written out by its codec, read back as others: \(String(decoding: JSONWriter.compact(answer.json), as: UTF8.self))"))
+        }
+        #endif
+        return .message(answer)
     }
 
     package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
@@ -53,13 +76,13 @@ package final class SteppedChild: FrameEndpoint {
             if shellEnded() || inputClosed { return nil }
             throw .timedOut(milliseconds: timeoutMilliseconds ?? 0)
         }
-        let answer = answers.removeFirst()
-        if limit < Framing.requestLimit, answer.carriesDirectives {
+        let received = answers.removeFirst()
+        if limit < Framing.requestLimit, case .message(let answer) = received, answer.carriesDirectives {
             // As long as the frame the process would write.
             let length = JSONWriter.compactCount(answer.json)
             if length > limit { throw .tooLarge(length: length, limit: limit) }
         }
-        return .message(answer)
+        return received
     }
 
     package func closeInput() { inputClosed = true }
@@ -83,7 +106,7 @@ extension FromChild {
     /// A `done` frame, written out or not.
     var carriesDirectives: Bool {
         switch self {
-        case .done, .directives: true
+        case .done: true
         case .hello, .yield, .error: false
         }
     }

@@ -21,10 +21,11 @@ public enum AppShell {
     }
 
     /// An input frame read into the machine's input, with its flaws switched on.
-    static func prepare<Storage, Gate>(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String], machine: inout AppMachine,
+    static func prepare<Storage, Gate>(_ given: ChildInput, now: EpochMillis, seed: UInt64, flaws: [String], machine: inout AppMachine,
                                        executor: inout ContainerExecutor<Storage, Gate>) -> Result<AppMachine.Input, ShellRefusal> {
+        guard case .app(let event) = given else { return .failure(ShellRefusal("invalid input: the app takes only its own inputs")) }
         let input: AppMachine.Input
-        do { input = try AppWire.input(for: AppWire.decode(json), now: now, seed: seed) } catch {
+        do { input = try AppWire.input(for: event, now: now, seed: seed) } catch {
             return .failure(ShellRefusal("invalid input: \(error)"))
         }
         machine.flaws = Flaw.set(flaws)

@@ -30,14 +30,8 @@ public struct BackgroundCore<Files: ExtensionFiles>: ShellCore {
     /// The background serves until its input ends.
     public var ended: Bool { false }
 
-    public mutating func begin(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
-        let event: ExtensionWire.Event
-        do { event = try ExtensionWire.decode(json) } catch { return .failure(ShellRefusal("invalid input: \(error)")) }
-        return begin(event: event, now: now, seed: seed, flaws: flaws)
-    }
-
-    /// An event as it is: what `begin` reads from the input it is written as.
-    public mutating func begin(event: ExtensionWire.Event, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
+    public mutating func begin(_ given: ChildInput, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
+        guard case .background(let event) = given else { return .failure(ShellRefusal("invalid input: the background takes only its own inputs")) }
         machine.flaws = Flaw.set(flaws)
         let input: ExtensionInput
         do { input = try ExtensionWire.input(for: event, now: now) } catch {
@@ -97,7 +91,7 @@ public struct BackgroundCore<Files: ExtensionFiles>: ShellCore {
                 outputs.append(.machine(directive))
             }
         }
-        return .finished(.directives(.background(outputs)))
+        return .finished(.done(.background(outputs)))
     }
 
     /// Keeps a finished storage operation's result until the harness says it completes.

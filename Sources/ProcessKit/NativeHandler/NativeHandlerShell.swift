@@ -61,15 +61,15 @@ public enum NativeHandlerShell {
         case .success(let input):
             let directives = machine.run(input, on: &executor)
             statics = machine.statics
-            return (.directives(.handler(directives.filter(NativeHandlerWire.travels)), lockWaits: executor.storage.takeLockWaits()), true)
+            return (.done(.handler(directives.filter(NativeHandlerWire.travels)), lockWaits: executor.storage.takeLockWaits()), true)
         }
     }
 
     /// A request frame read into a new machine's input, with its flaws switched on.
-    static func prepare<Storage, Gate>(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String], machine: inout NativeHandlerMachine,
+    static func prepare<Storage, Gate>(_ given: ChildInput, now: EpochMillis, seed: UInt64, flaws: [String], machine: inout NativeHandlerMachine,
                                        executor: inout ContainerExecutor<Storage, Gate>) -> Result<NativeHandlerMachine.Input, ShellRefusal> {
-        guard let event = try? NativeHandlerWire.decode(json) else {
-            return .failure(ShellRefusal("invalid frame: the native handler takes only nativeRequest inputs"))
+        guard case .handler(let event) = given else {
+            return .failure(ShellRefusal("invalid input: the native handler takes only its own inputs"))
         }
         let statics = machine.statics
         machine = NativeHandlerMachine()

@@ -5,7 +5,7 @@ import SiteSettings
 public struct ContainerCore<Machine: ContainerMachine, Storage: ContainerStorage>: ShellCore {
     /// Reads an input frame into the machine's input, setting up the machine and executor for
     /// it (its flaws); a refusal that says why when the frame is not a valid input.
-    public typealias Prepare = (_ input: JSONValue, _ now: EpochMillis, _ seed: UInt64, _ flaws: [String],
+    public typealias Prepare = (_ input: ChildInput, _ now: EpochMillis, _ seed: UInt64, _ flaws: [String],
                                 _ machine: inout Machine, _ executor: inout ContainerExecutor<Storage, NoGate>) -> Result<Machine.Input, ShellRefusal>
 
     private var machine: Machine
@@ -26,8 +26,8 @@ public struct ContainerCore<Machine: ContainerMachine, Storage: ContainerStorage
         self.travel = travel
     }
 
-    public mutating func begin(_ json: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
-        prepare(json, now, seed, flaws, &machine, &executor).map { input in
+    public mutating func begin(_ input: ChildInput, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
+        prepare(input, now, seed, flaws, &machine, &executor).map { input in
             var run = ContainerRun(&machine, input)
             return progress(run: &run, answer: nil)
         }
@@ -46,7 +46,7 @@ public struct ContainerCore<Machine: ContainerMachine, Storage: ContainerStorage
         case .finished(let directives):
             self.run = nil
             if servesOnce { ended = true }
-            return .finished(.directives(travel(directives), lockWaits: executor.storage.takeLockWaits()))
+            return .finished(.done(travel(directives), lockWaits: executor.storage.takeLockWaits()))
         }
     }
 }

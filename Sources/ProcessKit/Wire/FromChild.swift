@@ -9,16 +9,15 @@ import SiteSettings
 /// …]` adds how long each lock taken for the input waited), `{"kind": "error", "message": …}`
 /// (the child could not read the harness's frame and did nothing with it).
 ///
-/// A shell gives its directives as its machine made them (`directives`); they are written out
-/// as a `done` frame on the pipe, and read back as `done`. The in-process transport hands them
-/// to the harness as they are, and the harness writes them out only for its trace.
+/// A `done` frame's directives are typed by the role that wrote them: its codec writes them
+/// and reads them back (`decode(_:role:)`), and the in-process transport hands them over as
+/// they are.
 public enum FromChild: Equatable, Sendable {
     /// The role as the process names it (one the harness does not know is still read, to be
     /// reported) and its protocol version.
     case hello(role: String, protocol: Int)
     case yield(YieldPoint, seq: Int)
-    case done([JSONValue], lockWaits: [Int] = [])
-    case directives(ShellDirectives, lockWaits: [Int] = [])
+    case done(ShellDirectives, lockWaits: [Int] = [])
     case error(String)
 
     public var json: JSONValue {
@@ -28,23 +27,17 @@ public enum FromChild: Equatable, Sendable {
         case .yield(let point, let seq):
             .object(["kind": .string("yield"), "point": .string(point.rawValue), "seq": .integer(Int64(seq))])
         case .done(let directives, let waits) where waits.isEmpty:
-            .object(["kind": .string("done"), "directives": .array(directives)])
+            .object(["kind": .string("done"), "directives": .array(directives.json)])
         case .done(let directives, let waits):
-            .object(["kind": .string("done"), "directives": .array(directives), "lockWaits": .array(waits.map { .integer(Int64($0)) })])
-        case .directives:
-            written.json
+            .object(["kind": .string("done"), "directives": .array(directives.json), "lockWaits": .array(waits.map { .integer(Int64($0)) })])
         case .error(let message):
             .object(["kind": .string("error"), "message": .string(message)])
         }
     }
 
-    /// The frame as the pipe carries it: directives written out as a `done` frame.
-    public var written: FromChild {
-        guard case .directives(let directives, let waits) = self else { return self }
-        return .done(directives.json, lockWaits: waits)
-    }
-
-    public static func decode(_ bytes: [UInt8]) throws(WireError) -> FromChild {
+    /// Reads a frame written by a process playing `role`: a `done` frame's directives with
+    /// that role's codec (one it cannot read makes the frame invalid, naming the directive).
+    public static func decode(_ bytes: [UInt8], role: WireProtocol.Role) throws(WireError) -> FromChild {
         let members = try WireError.object(bytes)
         switch members["kind"] {
         case .string("hello")?:
@@ -60,7 +53,7 @@ public enum FromChild: Equatable, Sendable {
             guard case .integer(let seq)? = members["seq"] else { throw .invalid("'seq' missing") }
             return .yield(point, seq: Int(seq))
         case .string("done")?:
-            guard case .array(let directives)? = members["directives"] else { throw .invalid("'directives' missing") }
+            guard case .array(let written)? = members["directives"] else { throw .invalid("'directives' missing") }
             var waits: [Int] = []
             if case .array(let items)? = members["lockWaits"] {
                 for item in items {
@@ -70,7 +63,7 @@ public enum FromChild: Equatable, Sendable {
                     waits.append(wait)
                 }
             }
-            return .done(directives, lockWaits: waits)
+            return .done(try ShellDirectives.decode(written, role: role), lockWaits: waits)
         case .string("error")?:
             guard case .string(let message)? = members["message"] else { throw .invalid("'message' missing") }
             return .error(message)

@@ -3,10 +3,8 @@ import SiteSettings
 /// A shell's work for one input, carried out a yield point at a time. The process's serve loop
 /// drives it straight through its gate; `SteppedShell` drives it message by message.
 public protocol ShellCore {
-    /// Takes an input frame's content; a refusal when it is not a valid input.
-    mutating func begin(_ input: JSONValue, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal>
-    /// Takes a background's event as it is (in process), as `begin` takes the input it is written as.
-    mutating func begin(event: ExtensionWire.Event, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal>
+    /// Takes an input frame's content; a refusal when it is not an input it can take.
+    mutating func begin(_ input: ChildInput, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal>
     /// Goes on with the answer at the point it waits at.
     mutating func advance(answer: YieldAnswer) -> ShellProgress
     /// It has served its one input (the handler) and takes nothing more.
@@ -14,19 +12,14 @@ public protocol ShellCore {
 }
 
 extension ShellCore {
-    /// The event written out, as a process reading it from its pipe would take it.
-    public mutating func begin(event: ExtensionWire.Event, now: EpochMillis, seed: UInt64, flaws: [String]) -> Result<ShellProgress, ShellRefusal> {
-        begin(ExtensionWire.encode(event), now: now, seed: seed, flaws: flaws)
-    }
-
     /// Serves frames through `gate` until the harness hangs up: the process's loop.
     public mutating func serve(_ gate: inout WireGate) {
         while let message = gate.receive() {
-            guard case .input(let json, let now, let seed, let flaws) = message else {
+            guard case .input(let input, let now, let seed, let flaws) = message else {
                 gate.send(.error("expected an input frame"))
                 continue
             }
-            switch begin(json, now: now, seed: seed, flaws: flaws) {
+            switch begin(input, now: now, seed: seed, flaws: flaws) {
             case .failure(let refusal):
                 gate.send(.error(refusal.message))
             case .success(var progress):

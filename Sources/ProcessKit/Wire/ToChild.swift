@@ -4,13 +4,10 @@ import SiteSettings
 ///
 /// Wire form: `{"kind": "input", "now": …, "seed": …, "flaws": […], "input": {…}}`,
 /// `{"kind": "continue", "now": …}` and `{"kind": "fail", "errno": …, "now": …}` (the two
-/// answers to a yield; `"after": true` makes the step fail once it has taken effect).
-///
-/// In process, an event for the background may go as Safari's event itself (`event`); on a pipe
-/// it is written as the `input` it stands for.
+/// answers to a yield; `"after": true` makes the step fail once it has taken effect). An
+/// input is in the vocabulary of the process's role (`ChildInput`), read by its codec.
 public enum ToChild: Equatable, Sendable {
-    case input(JSONValue, now: EpochMillis, seed: UInt64, flaws: [String])
-    case event(ExtensionWire.Event, now: EpochMillis, seed: UInt64, flaws: [String])
+    case input(ChildInput, now: EpochMillis, seed: UInt64, flaws: [String])
     case proceed(now: EpochMillis)
     case fail(errno: Int32, now: EpochMillis, after: Bool = false)
 
@@ -18,9 +15,7 @@ public enum ToChild: Equatable, Sendable {
         switch self {
         case .input(let input, let now, let seed, let flaws):
             .object(["kind": .string("input"), "now": .integer(now), "seed": .integer(Int64(bitPattern: seed)),
-                     "flaws": .array(flaws.map(JSONValue.string)), "input": input])
-        case .event(let event, let now, let seed, let flaws):
-            ToChild.input(ExtensionWire.encode(event), now: now, seed: seed, flaws: flaws).json
+                     "flaws": .array(flaws.map(JSONValue.string)), "input": input.json])
         case .proceed(let now):
             .object(["kind": .string("continue"), "now": .integer(now)])
         case .fail(let errno, let now, let after):
@@ -29,14 +24,16 @@ public enum ToChild: Equatable, Sendable {
         }
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(WireError) -> ToChild {
+    /// Reads a frame for a process playing `role`: an input with that role's codec (one it
+    /// cannot read is `.invalidInput`, naming the member at fault).
+    public static func decode(_ bytes: [UInt8], role: WireProtocol.Role) throws(WireError) -> ToChild {
         let members = try WireError.object(bytes)
         guard case .integer(let now)? = members["now"] else { throw .invalid("'now' missing or not an integer") }
         // Virtual time stays within what documents can hold, so no arithmetic on it can overflow.
         guard (0...DocumentCodec.latestTime).contains(now) else { throw .invalid("'now' \(now) is outside 0...\(DocumentCodec.latestTime)") }
         switch members["kind"] {
         case .string("input")?:
-            guard let input = members["input"] else { throw .invalid("'input' missing") }
+            guard let json = members["input"] else { throw .invalid("'input' missing") }
             var seed: UInt64 = 0
             if let value = members["seed"] {
                 guard case .integer(let n) = value else { throw .invalid("'seed' is not an integer") }
@@ -49,6 +46,8 @@ public enum ToChild: Equatable, Sendable {
                     flaws.append(name)
                 }
             }
+            let input: ChildInput
+            do { input = try ChildInput.decode(json, role: role) } catch { throw .invalidInput(error) }
             return .input(input, now: now, seed: seed, flaws: flaws)
         case .string("continue")?:
             return .proceed(now: now)
@@ -69,7 +68,7 @@ extension ToChild {
         switch self {
         case .proceed: .proceed
         case .fail(let errno, _, let after): after ? .failAfter(errno: errno) : .fail(errno: errno)
-        case .input, .event: nil
+        case .input: nil
         }
     }
 }

@@ -4,11 +4,14 @@ import SiteSettings
 public enum WireError: Error, Equatable, Sendable, CustomStringConvertible {
     case notJSON(JSONSyntaxError)
     case invalid(String)
+    /// An `input` frame whose input the role's codec does not read.
+    case invalidInput(NativeMessageError)
 
     public var description: String {
         switch self {
         case .notJSON(let error): "frame is not JSON: \(error)"
         case .invalid(let why): "invalid frame: \(why)"
+        case .invalidInput(let error): "invalid input: \(error)"
         }
     }
 

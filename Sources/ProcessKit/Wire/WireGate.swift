@@ -18,19 +18,22 @@ public struct WireGate: YieldGate {
     private var seq = 0
     /// Whether yield points pass without asking the harness.
     public let free: Bool
+    /// The role the process plays, whose codec reads its inputs.
+    public let role: WireProtocol.Role
     /// True once the harness has gone away.
     public private(set) var hungUp = false
 
-    public init(reader: FrameReader, writer: FrameWriter, free: Bool = false) {
+    public init(reader: FrameReader, writer: FrameWriter, free: Bool = false, role: WireProtocol.Role) {
         self.reader = reader
         self.writer = writer
         self.free = free
+        self.role = role
     }
 
     /// The gate of a child process playing `role`: frames on its standard input and output,
     /// the first one written its `hello`, before it reads anything.
     public static func standardStreams(free: Bool, role: WireProtocol.Role) -> WireGate {
-        var gate = WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1), free: free)
+        var gate = WireGate(reader: FrameReader(descriptor: 0, limit: Framing.requestLimit), writer: FrameWriter(descriptor: 1), free: free, role: role)
         gate.send(.hello(role: role.rawValue, protocol: WireProtocol.version))
         return gate
     }
@@ -50,7 +53,7 @@ public struct WireGate: YieldGate {
                 return nil
             }
             do {
-                return try ToChild.decode(frame)
+                return try ToChild.decode(frame, role: role)
             } catch {
                 send(.error(error.description))
             }
@@ -68,7 +71,7 @@ public struct WireGate: YieldGate {
                 return .proceed
             case .fail(let errno, _, let after)?:
                 return after ? .failAfter(errno: errno) : .fail(errno: errno)
-            case .input?, .event?:
+            case .input?:
                 send(.error("an input arrived while waiting at yield point '\(point.rawValue)'; ignored"))
             case nil:
                 return .fail(errno: ECANCELED)
