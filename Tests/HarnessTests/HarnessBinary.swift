@@ -66,7 +66,7 @@ enum HarnessBinary {
     /// `done` frame, letting every yield point proceed.
     static func exchange(_ child: ChildProcess, _ input: JSONValue, now: EpochMillis) throws -> [JSONValue] {
         let role = try #require(child.role)
-        try child.send(JSONWriter.compact(ToChild.input(try ChildInput.decode(input, role: role), now: now, seed: 1, flaws: []).json))
+        try child.send(JSONWriter.compact(ToChild.input(try ChildInput.decode(input, role: role), now: now, uptime: 0, seed: 1, flaws: []).json))
         while let frame = try child.receive(timeoutMilliseconds: 10_000) {
             switch try FromChild.decode(frame, role: role) {
             case .yield:

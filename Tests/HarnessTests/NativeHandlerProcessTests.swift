@@ -136,7 +136,7 @@ struct NativeHandlerProcessTests {
             return
         }
         #expect(message.contains("not JSON"))
-        try child.send(JSONWriter.compact(.object(["kind": .string("input"), "now": .integer(1), "input": .object(["type": .string("other")])])))
+        try child.send(JSONWriter.compact(.object(["kind": .string("input"), "now": .integer(1), "uptime": .integer(1), "input": .object(["type": .string("other")])])))
         let second = try #require(try child.receive(timeoutMilliseconds: 10_000))
         #expect(try FromChild.decode(second, role: .handler) == .error("invalid input: type: expected requestArrived"))
         child.closeInput()

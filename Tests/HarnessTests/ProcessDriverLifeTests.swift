@@ -55,9 +55,9 @@ private struct Answering: SteppedProcess {
     let reply = NativeReply.error(.invalidMessage, String(repeating: "x", count: 300))
     let answer = FromChild.done(.handler([.reply(reply)]))
     let child = SteppedChild(Answering(answer: answer), role: .handler, limit: 200)
-    try child.sendMessage(.input(.handler(.requestArrived(.object([:]))), now: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
+    try child.sendMessage(.input(.handler(.requestArrived(.object([:]))), now: 0, uptime: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
     #expect(throws: FrameError.self) { try child.receiveMessage(timeoutMilliseconds: nil) }
     let roomy = SteppedChild(Answering(answer: answer), role: .handler, limit: 1_000)
-    try roomy.sendMessage(.input(.handler(.requestArrived(.object([:]))), now: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
+    try roomy.sendMessage(.input(.handler(.requestArrived(.object([:]))), now: 0, uptime: 0, seed: 0, flaws: []), timeoutMilliseconds: nil)
     #expect(try roomy.receiveMessage(timeoutMilliseconds: nil) == .message(answer))
 }

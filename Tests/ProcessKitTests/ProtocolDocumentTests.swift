@@ -531,7 +531,7 @@ private enum ToChildKind: CaseIterable {
 
     var sample: ToChild {
         switch self {
-        case .input: .input(.app(.launched), now: 0, seed: 0, flaws: [])
+        case .input: .input(.app(.launched), now: 0, uptime: 0, seed: 0, flaws: [])
         case .proceed: .proceed(now: 0)
         case .fail: .fail(errno: 5, now: 0)
         }

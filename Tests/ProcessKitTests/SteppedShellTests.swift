@@ -18,7 +18,7 @@ struct SteppedShellTests {
 
     static let patch = ToChild.input(.handler(.requestArrived(
         .object(["type": .string("patch"), "edit": .integer(1), "at": .integer(1_772_355_600_000), "scope": .string("a.example"),
-                 "set": .object(["theme": .string("dark")]), "reset": .array([])]))), now: 1_772_355_600_000, seed: 1, flaws: [])
+                 "set": .object(["theme": .string("dark")]), "reset": .array([])]))), now: 1_772_355_600_000, uptime: 0, seed: 1, flaws: [])
 
     @Test(arguments: [YieldAnswer.proceed, .fail(errno: 5), .failAfter(errno: 5)], [YieldPoint.lock, .read, .writeTemp, .rename, .unlock])
     func steppedAndStraightThroughAgree(answer: YieldAnswer, at point: YieldPoint) throws {

@@ -291,7 +291,7 @@ extension NativeFuzz {
 
     /// The input frame that carries `message` to the handler, its bytes spliced in as they are.
     package static func frame(_ message: [UInt8]) -> [UInt8] {
-        Array("{\"kind\":\"input\",\"now\":\(now),\"seed\":1,\"flaws\":[],\"input\":{\"type\":\"requestArrived\",\"message\":".utf8)
+        Array("{\"kind\":\"input\",\"now\":\(now),\"uptime\":0,\"seed\":1,\"flaws\":[],\"input\":{\"type\":\"requestArrived\",\"message\":".utf8)
             + message + Array("}}".utf8)
     }
 

@@ -22,6 +22,8 @@ package final class ProcessTable {
     /// mean to it.
     protocol Owner: AnyObject {
         var now: EpochMillis { get }
+        /// Safari's monotonic time at `now`, which every input carries.
+        func uptime(at now: EpochMillis) -> EpochMillis
         /// The front profile: a background starts over its extension storage.
         var profile: String { get }
         var safari: SafariMachine { get }
@@ -164,6 +166,7 @@ package final class ProcessTable {
             driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
             driver.flaws = flaws.map(\.rawValue).sorted()
             driver.protocolBroken = { [monitor] problem in monitor.record(problem) }
+            driver.uptime = { [unowned owner] now in owner!.uptime(at: now) }
             switch name {
             case .app: app = driver
             case .background: background = driver

@@ -58,13 +58,25 @@ struct Scheduler {
     }
 
     var now: EpochMillis
+    /// How long the device has slept in the run: Safari's monotonic clock stood still.
+    private(set) var slept: EpochMillis = 0
     var queue = WorkQueue()
     /// The background's own timers (its native timeouts), by request.
     var timers: [NativeRequestID: EpochMillis] = [:]
     /// Replies held back by a slow handler, with when they arrive.
     var delayedReplies: [(at: EpochMillis, work: Work)] = []
 
-    init(now: EpochMillis) { self.now = now }
+    init(now: EpochMillis) {
+        self.now = now
+        start = now
+    }
+
+    /// When the run began.
+    let start: EpochMillis
+
+    /// Safari's monotonic time at `time`: milliseconds since the run began, less the device's
+    /// sleep.
+    func uptime(at time: EpochMillis) -> EpochMillis { time - start - slept }
 
     /// The first thing due no later than `end`, and when. Timers fire in the order they fell
     /// due, as a run loop's do; something overdue (iOS Safari returning, an alarm of a profile
@@ -111,6 +123,7 @@ struct Scheduler {
         timers = timers.mapValues { $0 + duration }
         delayedReplies = delayedReplies.map { ($0.at + duration, $0.work) }
         now += duration
+        slept += duration
     }
 
     /// The power failed: no queued work, timer or held-back reply survives it.

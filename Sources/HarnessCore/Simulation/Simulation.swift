@@ -120,6 +120,8 @@ package final class Simulation: ProcessTable.Owner {
     // MARK: - What can be read
 
     package var now: EpochMillis { clock.now }
+
+    func uptime(at now: EpochMillis) -> EpochMillis { clock.uptime(at: now) }
     package var tabs: [TabID: Tab] { safari.tabs }
     package var activeTabs: [Int: TabID] { safari.activeTabs }
     package var frontWindow: Int { safari.frontWindow }

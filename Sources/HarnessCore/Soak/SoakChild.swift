@@ -43,7 +43,7 @@ final class SoakChild: Sendable {
     /// Sends one input and waits for its answer; reports the lock waits the process measured.
     func exchange(_ input: ChildInput, now: EpochMillis, seed: UInt64) -> Outcome {
         do {
-            try process.send(JSONWriter.compact(ToChild.input(input, now: now, seed: seed, flaws: flaws).json), timeoutMilliseconds: Self.answerTimeout)
+            try process.send(JSONWriter.compact(ToChild.input(input, now: now, uptime: now - SoakClock.epoch, seed: seed, flaws: flaws).json), timeoutMilliseconds: Self.answerTimeout)
         } catch {
             return died()
         }

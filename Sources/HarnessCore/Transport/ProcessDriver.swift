@@ -44,6 +44,10 @@ package final class ProcessDriver {
     /// Told when the process breaks the protocol (no `hello`, another version, a frame that
     /// is not one): the run fails with the message, which names the process.
     package var protocolBroken: (String) -> Void = { _ in }
+    /// Safari's monotonic time at a wall-clock time, which every input carries: milliseconds
+    /// since the run began, less the device's sleep. A driver outside a run (the native
+    /// fuzzer's) counts from the Unix epoch.
+    package var uptime: (EpochMillis) -> EpochMillis = { $0 }
     /// Whether the run still counts the process as alive: from its start until the harness saw
     /// it die, killed it or finished it. Decided by what the harness did and saw, never by
     /// asking the operating system, whose answer depends on timing (a handler that has sent its
@@ -69,7 +73,7 @@ package final class ProcessDriver {
         } else {
             trace.record(now, label, "<-", input.json)
         }
-        return send(.input(input, now: now, seed: seed, flaws: flaws), now: now)
+        return send(.input(input, now: now, uptime: uptime(now), seed: seed, flaws: flaws), now: now)
     }
 
     /// Lets a held process go on.

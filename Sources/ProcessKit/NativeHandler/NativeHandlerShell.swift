@@ -50,7 +50,7 @@ public enum NativeHandlerShell {
     /// The same, in a process that keeps `statics` from one request to the next.
     static func respond<Storage, Gate>(to message: ToChild, on executor: inout ContainerExecutor<Storage, Gate>,
                                        statics: inout NativeHandlerMachine.Statics) -> (FromChild, served: Bool) {
-        guard case .input(let input, let now, let seed, let flaws) = message else {
+        guard case .input(let input, let now, _, let seed, let flaws) = message else {
             return (.error("expected an input frame"), false)
         }
         var machine = NativeHandlerMachine()

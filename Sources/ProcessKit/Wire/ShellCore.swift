@@ -15,7 +15,7 @@ extension ShellCore {
     /// Serves frames through `gate` until the harness hangs up: the process's loop.
     public mutating func serve(_ gate: inout WireGate) {
         while let message = gate.receive() {
-            guard case .input(let input, let now, let seed, let flaws) = message else {
+            guard case .input(let input, let now, _, let seed, let flaws) = message else {
                 gate.send(.error("expected an input frame"))
                 continue
             }

@@ -27,7 +27,7 @@ public struct SteppedShell<Core: ShellCore>: SteppedProcess {
         }
         let begun: Result<ShellProgress, ShellRefusal>
         switch message {
-        case .input(let input, let now, let seed, let flaws): begun = core.begin(input, now: now, seed: seed, flaws: flaws)
+        case .input(let input, let now, _, let seed, let flaws): begun = core.begin(input, now: now, seed: seed, flaws: flaws)
         case .proceed, .fail: return .error("expected an input frame")
         }
         switch begun {

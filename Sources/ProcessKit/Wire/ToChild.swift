@@ -2,19 +2,21 @@ import SiteSettings
 
 /// A frame from the harness to a child process. Every frame carries the virtual time.
 ///
-/// Wire form: `{"kind": "input", "now": …, "seed": …, "flaws": […], "input": {…}}`,
+/// Wire form: `{"kind": "input", "now": …, "uptime": …, "seed": …, "flaws": […], "input": {…}}`,
 /// `{"kind": "continue", "now": …}` and `{"kind": "fail", "errno": …, "now": …}` (the two
 /// answers to a yield; `"after": true` makes the step fail once it has taken effect). An
-/// input is in the vocabulary of the process's role (`ChildInput`), read by its codec.
+/// input is in the vocabulary of the process's role (`ChildInput`), read by its codec. `now` is
+/// the wall clock; `uptime` is Safari's monotonic clock, milliseconds since the run began, which
+/// stops while the device sleeps: the two move apart only then.
 public enum ToChild: Equatable, Sendable {
-    case input(ChildInput, now: EpochMillis, seed: UInt64, flaws: [String])
+    case input(ChildInput, now: EpochMillis, uptime: EpochMillis, seed: UInt64, flaws: [String])
     case proceed(now: EpochMillis)
     case fail(errno: Int32, now: EpochMillis, after: Bool = false)
 
     public var json: JSONValue {
         switch self {
-        case .input(let input, let now, let seed, let flaws):
-            .object(["kind": .string("input"), "now": .integer(now), "seed": .integer(Int64(bitPattern: seed)),
+        case .input(let input, let now, let uptime, let seed, let flaws):
+            .object(["kind": .string("input"), "now": .integer(now), "uptime": .integer(uptime), "seed": .integer(Int64(bitPattern: seed)),
                      "flaws": .array(flaws.map(JSONValue.string)), "input": input.json])
         case .proceed(let now):
             .object(["kind": .string("continue"), "now": .integer(now)])
@@ -34,6 +36,9 @@ public enum ToChild: Equatable, Sendable {
         switch members["kind"] {
         case .string("input")?:
             guard let json = members["input"] else { throw .invalid("'input' missing") }
+            guard case .integer(let uptime)? = members["uptime"], (0...now).contains(uptime) else {
+                throw .invalid("'uptime' missing, or not an integer from 0 to 'now'")
+            }
             var seed: UInt64 = 0
             if let value = members["seed"] {
                 guard case .integer(let n) = value else { throw .invalid("'seed' is not an integer") }
@@ -48,7 +53,7 @@ public enum ToChild: Equatable, Sendable {
             }
             let input: ChildInput
             do { input = try ChildInput.decode(json, role: role) } catch { throw .invalidInput(error) }
-            return .input(input, now: now, seed: seed, flaws: flaws)
+            return .input(input, now: now, uptime: uptime, seed: seed, flaws: flaws)
         case .string("continue")?:
             return .proceed(now: now)
         case .string("fail")?:
