@@ -34,7 +34,7 @@ struct CommandEntry: Sendable {
 
 /// The subcommands, in the order help lists them.
 enum HarnessCommands {
-    static let all: [CommandEntry] = [RunCommand.entry, SweepCommand.entry, FuzzNativeCommand.entry, ListCommand.entry, CheckCommand.entry, FlawsCommand.entry, ExploreCommand.entry, SoakCommand.entry, ResolveCommand.entry, ScopeCommand.entry, NormalizeCommand.entry, BenchCommand.entry]
+    static let all: [CommandEntry] = [RunCommand.entry, SweepCommand.entry, FuzzNativeCommand.entry, ListCommand.entry, CheckCommand.entry, FlawsCommand.entry, ExploreCommand.entry, SoakCommand.entry, ConformCommand.entry, ResolveCommand.entry, ScopeCommand.entry, NormalizeCommand.entry, BenchCommand.entry]
 }
 
 /// Shared readers of the inspection commands' inputs.
