@@ -337,5 +337,6 @@ package final class ProcessTable {
         app = nil
         background = nil
         idleHandlers = []
+        launcher.stopSpares()
     }
 }

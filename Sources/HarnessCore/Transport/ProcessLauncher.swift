@@ -20,6 +20,12 @@ struct ProcessLauncher {
     /// Handlers start to serve requests in turn (`NativeHandler --reuse`).
     var handlerReuse = false
     private(set) var incarnations: [ProcessName: Int] = [:]
+    /// On real processes, each role's next process, started ahead of need with the arguments
+    /// it will get, so that its start-up overlaps the run's other work; it waits for its first
+    /// frame. Taken only when the arguments match (a background over another profile's folder
+    /// starts afresh), and numbered when taken: traces, incarnations and yield arrivals are
+    /// those of a process started at need.
+    private var spares: [ProcessName: (arguments: [String], child: ChildProcess)] = [:]
 
     /// The largest frame read from a handler: a 1 MiB reply and its envelope.
     static let handlerFrameLimit = Framing.replyLimit + 4096
@@ -47,11 +53,11 @@ struct ProcessLauncher {
         let endpoint: FrameEndpoint
         switch (transport, name) {
         case (.process, .app):
-            endpoint = try executables.start(.app, ["--container", containerDirectory], replyLimit: limit)
+            endpoint = try process(.app, ["--container", containerDirectory], replyLimit: limit)
         case (.process, .background):
-            endpoint = try executables.start(.background, ["--storage", storageDirectory()], replyLimit: limit)
+            endpoint = try process(.background, ["--storage", storageDirectory()], replyLimit: limit)
         case (.process, .handler):
-            endpoint = try executables.start(.handler, ["--container", containerDirectory] + (handlerReuse ? ["--reuse"] : []), replyLimit: limit)
+            endpoint = try process(.handler, ["--container", containerDirectory] + (handlerReuse ? ["--reuse"] : []), replyLimit: limit)
         case (.inProcess, .app):
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
             endpoint = SteppedChild(SimulatedApp(storage: storage), role: .app, limit: limit, hidingYield: hiddenYield)
@@ -63,5 +69,27 @@ struct ProcessLauncher {
             endpoint = SteppedChild(SimulatedHandler(storage: storage, reuse: handlerReuse), role: .handler, limit: limit, hidingYield: hiddenYield)
         }
         return ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
+    }
+
+    /// `role`'s process with `arguments`: the spare when it was started with them, else a new
+    /// one; then the next spare is started.
+    private mutating func process(_ role: ProcessName, _ arguments: [String], replyLimit: Int) throws(ChildProcess.SpawnError) -> ChildProcess {
+        let child: ChildProcess
+        if let spare = spares.removeValue(forKey: role), spare.arguments == arguments {
+            child = spare.child
+        } else {
+            child = try executables.start(role, arguments, replyLimit: replyLimit)
+        }
+        if let next = try? executables.start(role, arguments, replyLimit: replyLimit) { spares[role] = (arguments, next) }
+        return child
+    }
+
+    /// The process waiting to be `role`'s next.
+    func spare(of role: ProcessName) -> ChildProcess? { spares[role]?.child }
+
+    /// Ends the spare processes (the run is over).
+    mutating func stopSpares() {
+        for spare in spares.values { spare.child.kill() }
+        spares = [:]
     }
 }
