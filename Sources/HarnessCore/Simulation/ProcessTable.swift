@@ -199,7 +199,7 @@ package final class ProcessTable {
 
     /// A handler that answered: it ends, or, reused, waits for the next request.
     func answered(_ handler: ProcessDriver) {
-        if handlerReuse { idleHandlers.append(handler) } else { handler.finish() }
+        if handlerReuse { idleHandlers.append(handler) } else { handler.letEnd() }
     }
 
     // MARK: - Yield points

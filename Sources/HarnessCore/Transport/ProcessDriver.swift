@@ -1,3 +1,4 @@
+import Dispatch
 import ProcessKit
 import SiteSettings
 
@@ -94,6 +95,24 @@ package final class ProcessDriver {
         if let status = child.wait(timeoutMilliseconds: Self.frameTimeout) { return status }
         child.kill()
         return child.wait()
+    }
+
+    /// For a handler that has answered and serves no more: closes its input and lets it end.
+    /// A process is reaped on another thread, so that the run does not wait for it to exit
+    /// (nothing it does after its last frame counts); a shell in process ends at once.
+    package func letEnd() {
+        guard let process = child as? ChildProcess else {
+            finish()
+            return
+        }
+        isAlive = false
+        process.closeInput()
+        DispatchQueue.global().async {
+            if process.wait(timeoutMilliseconds: Self.frameTimeout) == nil {
+                process.kill()
+                _ = process.wait()
+            }
+        }
     }
 
     /// Kills the process; the trace says why (`reason`), unless the process had already ended

@@ -20,12 +20,12 @@ struct ProcessLauncher {
     /// Handlers start to serve requests in turn (`NativeHandler --reuse`).
     var handlerReuse = false
     private(set) var incarnations: [ProcessName: Int] = [:]
-    /// On real processes, each role's next process, started ahead of need with the arguments
-    /// it will get, so that its start-up overlaps the run's other work; it waits for its first
-    /// frame. Taken only when the arguments match (a background over another profile's folder
-    /// starts afresh), and numbered when taken: traces, incarnations and yield arrivals are
-    /// those of a process started at need.
-    private var spares: [ProcessName: (arguments: [String], child: ChildProcess)] = [:]
+    /// On real processes, each role's next process, started ahead of need (on another thread)
+    /// with the arguments it will get, so that its start-up overlaps the run's other work; it
+    /// waits for its first frame. Taken only when the arguments match (a background over
+    /// another profile's folder starts afresh), and numbered when taken: traces, incarnations
+    /// and yield arrivals are those of a process started at need.
+    private var spares: [ProcessName: (arguments: [String], process: StartingProcess)] = [:]
 
     /// The largest frame read from a handler: a 1 MiB reply and its envelope.
     static let handlerFrameLimit = Framing.replyLimit + 4096
@@ -75,21 +75,22 @@ struct ProcessLauncher {
     /// one; then the next spare is started.
     private mutating func process(_ role: ProcessName, _ arguments: [String], replyLimit: Int) throws(ChildProcess.SpawnError) -> ChildProcess {
         let child: ChildProcess
-        if let spare = spares.removeValue(forKey: role), spare.arguments == arguments {
-            child = spare.child
+        if let spare = spares.removeValue(forKey: role), spare.arguments == arguments, let started = spare.process.child {
+            child = started
         } else {
             child = try executables.start(role, arguments, replyLimit: replyLimit)
         }
-        if let next = try? executables.start(role, arguments, replyLimit: replyLimit) { spares[role] = (arguments, next) }
+        let executables = self.executables
+        spares[role] = (arguments, StartingProcess { try? executables.start(role, arguments, replyLimit: replyLimit) })
         return child
     }
 
     /// The process waiting to be `role`'s next.
-    func spare(of role: ProcessName) -> ChildProcess? { spares[role]?.child }
+    func spare(of role: ProcessName) -> ChildProcess? { spares[role]?.process.child }
 
     /// Ends the spare processes (the run is over).
     mutating func stopSpares() {
-        for spare in spares.values { spare.child.kill() }
+        for spare in spares.values { spare.process.child?.kill() }
         spares = [:]
     }
 }
