@@ -81,6 +81,16 @@ struct ExecutableRoleTests {
                 "\(background.stdout)")
     }
 
+    /// An `error` frame ends the input it answers (the process did nothing with it), and fails
+    /// the run, naming what the process said.
+    @Test func aProcessThatCannotReadItsInputFailsTheRunSayingSo() throws {
+        let node = try #require(ConformTests.node, "node is on every machine of this project; it is not on PATH")
+        let result = try HarnessBinary.run(["run", Self.scenario, "--background-exec", node, "--background-arg", ConformTests.tamper,
+                                            "--background-arg", "refuse-inputs", "--background-arg", HarnessBinary.directory + "/ExtensionProcess"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("after this step: background#1 could not read what the harness sent: refused"), "\(result.stdout)")
+    }
+
     @Test func namedExecutablesNeedTheProcessTransportAndAPathThatRuns() throws {
         let inProcess = try HarnessBinary.run(["run", Self.scenario, "--transport", "in-process", "--handler-exec", "/bin/true"])
         #expect(inProcess.status == 2 && inProcess.stderr.contains("'--handler-exec' starts a process of its own: it needs '--transport process'"))

@@ -182,7 +182,11 @@ package final class ProcessDriver {
                 }
                 return .finished(typed)
             case .error(let text):
+                // It did nothing with what it could not read: that input is over, and the run
+                // fails (the harness sends only what the protocol allows).
                 trace.record(now, label, "error frame: \(text)")
+                protocolBroken("\(label) could not read what the harness sent: \(text)")
+                return .finished(ShellDirectives.none(for: name.wireRole))
             }
         }
     }

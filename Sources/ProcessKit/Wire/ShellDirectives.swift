@@ -7,6 +7,15 @@ public enum ShellDirectives: Equatable, Sendable {
     case background([ExtensionWire.Output])
     case handler([NativeHandlerMachine.Directive])
 
+    /// No directive, in `role`'s vocabulary.
+    public static func none(for role: WireProtocol.Role) -> ShellDirectives {
+        switch role {
+        case .app: .app([])
+        case .background: .background([])
+        case .handler: .handler([])
+        }
+    }
+
     /// As the process writes them on its pipe.
     public var json: [JSONValue] {
         switch self {

@@ -2,12 +2,20 @@
 // one way, to show that `harness conform` sees it:
 //   node tamper.js skip-yield PROCESS ARG...        answers the process's `rename` yields itself
 //   node tamper.js frame-after-done PROCESS ARG...  sends an error frame after every done
+//   node tamper.js refuse-inputs PROCESS ARG...     answers every input with an error frame
 'use strict';
 const { spawn } = require('node:child_process');
 
 const [mode, executable, ...args] = process.argv.slice(2);
 const child = spawn(executable, args, { stdio: ['pipe', 'pipe', 'inherit'] });
 let now = 0;
+// The process's hello goes out first; refusals wait for it.
+let helloForwarded = false;
+let refusalsWaiting = 0;
+
+function refuse() {
+  write(process.stdout, Buffer.from(JSON.stringify({ kind: 'error', message: 'refused' })));
+}
 
 // Calls `onFrame` with each whole frame (4-byte little-endian length, then the payload).
 function frames(stream, onFrame) {
@@ -30,11 +38,16 @@ function write(stream, payload) {
 }
 
 frames(process.stdin, (payload) => {
+  let frame = null;
   try {
-    const frame = JSON.parse(payload.toString('utf8'));
+    frame = JSON.parse(payload.toString('utf8'));
     if (typeof frame.now === 'number') now = frame.now;
   } catch (error) {
     // Not JSON: the process answers it.
+  }
+  if (mode === 'refuse-inputs' && frame !== null && frame.kind === 'input') {
+    if (helloForwarded) refuse(); else refusalsWaiting += 1;
+    return;
   }
   write(child.stdin, payload);
 });
@@ -46,6 +59,10 @@ frames(child.stdout, (payload) => {
     return;
   }
   write(process.stdout, payload);
+  if (frame.kind === 'hello') {
+    helloForwarded = true;
+    for (; refusalsWaiting > 0; refusalsWaiting -= 1) refuse();
+  }
   if (mode === 'frame-after-done' && frame.kind === 'done') {
     write(process.stdout, Buffer.from(JSON.stringify({ kind: 'error', message: 'a frame after done' })));
   }
