@@ -152,11 +152,12 @@ package struct Coverage: Equatable, Sendable {
         }
     }
 
-    /// Whether a background's directive sends a native request (`"type":"sendNative"`).
+    /// Whether a background's directive sends a native request, as handed over or as its
+    /// codec reads it.
     private static func sendsNative(_ message: TraceMessage?) -> Bool {
         switch message {
         case .background(.machine(.sendNative))?: true
-        case .json(.object(let members))?: members["type"] == .string("sendNative")
+        case .json(let json)?: if case .machine(.sendNative)? = try? ExtensionWire.directive(json) { true } else { false }
         default: false
         }
     }
