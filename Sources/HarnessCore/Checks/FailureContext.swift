@@ -32,33 +32,55 @@ enum FailureContext {
 
     /// The lines of the trace that explain a failure about `tab` (or about anything, with
     /// none): Safari's notes and the checks', every background's start and end, native
-    /// requests, replies and timeouts, and every message naming the tab; the last `limit`
-    /// of them, with how many lines the trace has in all.
+    /// requests, replies and timeouts, what the user did in the popup, and every message
+    /// naming the tab; the last `limit` of them, with how many lines the trace has in all.
     static func lines(of log: TraceLog, about tab: TabID?, limit: Int = 12) -> (lines: [String], total: Int) {
-        let named = tab.map { ["\"tab\":\"\($0.rawValue)\"", "tab \($0.rawValue) ", "tab \($0.rawValue):"] } ?? []
         var chosen: [TraceEntry] = []
-        for entry in log.entries where explains(entry, named: named) { chosen.append(entry) }
+        for entry in log.entries where explains(entry, about: tab) { chosen.append(entry) }
         return (chosen.suffix(limit).map(log.line), log.entries.count)
     }
 
-    private static func explains(_ entry: TraceEntry, named: [String]) -> Bool {
+    private static func explains(_ entry: TraceEntry, about tab: TabID?) -> Bool {
         if entry.process == "safari" || entry.process == "check" { return true }
         if entry.what.hasPrefix("yield ") { return false }
         // About no tab in particular: every process's lines but its storage bookkeeping.
-        if named.isEmpty {
-            guard let json = entry.json else { return true }
-            return !render(json).contains("\"type\":\"storageCompleted\"")
+        guard let tab else {
+            if case .event(.storageCompleted)? = entry.message { return false }
+            return true
         }
         let isBackground = entry.process.hasPrefix("background#")
         // A process's life: started, unloaded, killed, frozen, died.
         if entry.what != "<-" && entry.what != "->" { return isBackground || entry.process == "harness" }
-        guard let json = entry.json else { return false }
-        let text = render(json)
-        // The popup's view is long and says what the popup shows, not what the page does.
-        if text.contains("\"type\":\"showPopup\"") { return false }
-        // What the user did in the popup, and anything naming the tab.
-        if text.contains("\"type\":\"popup") || named.contains(where: text.contains) { return true }
-        guard isBackground else { return false }
-        return ["\"type\":\"started\"", "\"type\":\"sendNative\"", "\"type\":\"nativeReplyArrived\"", "\"type\":\"timerFired\""].contains(where: text.contains)
+        switch entry.message {
+        case .event(let event)?:
+            // What the user did in the popup, and anything naming the tab.
+            if event.isFromThePopup || self.tab(of: event) == tab { return true }
+            switch event {
+            case .started, .nativeReplyArrived, .timerFired: return isBackground
+            default: return false
+            }
+        case .background(.machine(let directive))?:
+            switch directive {
+            // The popup's view is long and says what the popup shows, not what the page does.
+            case .showPopup: return false
+            case .popupAnswer: return true
+            case .sendDecision(let decided, _): return decided == tab
+            case .sendNative: return isBackground
+            default: return false
+            }
+        // The app's and the handler's messages name no tab.
+        case .background(.storagePending)?, .app?, .handler?, .json?, nil:
+            return false
+        }
+    }
+
+    /// The tab an event for the background names, if any.
+    private static func tab(of event: ExtensionWire.Event) -> TabID? {
+        switch event {
+        case .tabRequestedDecision(let tab, _, _), .tabNativeDarkChanged(let tab, _), .tabActivated(let tab), .tabClosed(let tab),
+             .popupOpened(let tab):
+            tab
+        default: nil
+        }
     }
 }
