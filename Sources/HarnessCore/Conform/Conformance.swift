@@ -151,7 +151,7 @@ extension Conformance {
             let edit = session.exchange(.background(.popupEdited(set: SiteValues(theme: .dark), reset: [], message: 1, at: Self.now)), "a popup change", &judge)
             session.judgeOrder(edit, write: edit.yields.contains(.storageWriteTemp), &judge)
             session.completeStorage(edit, &judge)
-            if let bytes = Container.read(directory + "/" + "local.json") {
+            if let bytes = Container.read(directory + "/" + ExtensionStore<ExtensionFolder, NoGate>.localName) {
                 judge.expect(LocalStorage.read(bytes) != nil, Conformance.parse, "storage.local does not read as the layout of PROTOCOL.md section 10")
             }
             let failed = session.exchange(.background(.popupEdited(set: SiteValues(mode: .off), reset: [], message: 2, at: Self.now + 1)), "a popup change failing",
