@@ -69,7 +69,7 @@ enum FailureContext {
             default: return false
             }
         // The app's and the handler's messages name no tab.
-        case .background(.storagePending)?, .app?, .handler?, .json?, nil:
+        case .background(.storagePending)?, .app?, .handler?, .appInput?, .handlerInput?, .json?, nil:
             return false
         }
     }

@@ -1,12 +1,15 @@
 import ProcessKit
 import SiteSettings
 
-/// A message in the trace: JSON, or a directive as a process's machine made it in process,
-/// written out (as the process would write it on its pipe) only when the trace is read.
+/// A message in the trace: an input or a directive as the role's codec reads it (or as a
+/// process's machine made it in process), written out as it travels only when the trace is
+/// read; or JSON that belongs to no role (a directive Safari could not read).
 package enum TraceMessage: Sendable {
     case json(JSONValue)
     /// An event Safari gave the background.
     case event(ExtensionWire.Event)
+    case appInput(AppWire.Event)
+    case handlerInput(NativeHandlerWire.Event)
     case background(ExtensionWire.Output)
     case app(AppMachine.Directive)
     case handler(NativeHandlerMachine.Directive)
@@ -15,6 +18,8 @@ package enum TraceMessage: Sendable {
         switch self {
         case .json(let json): json
         case .event(let event): ExtensionWire.encode(event)
+        case .appInput(let event): AppWire.encode(event)
+        case .handlerInput(let event): NativeHandlerWire.encode(event)
         case .background(let output): ExtensionWire.json(output) ?? .null
         case .app(let directive): AppWire.json(directive) ?? .null
         case .handler(let directive): NativeHandlerWire.json(directive) ?? .null

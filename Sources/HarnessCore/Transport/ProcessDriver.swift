@@ -67,13 +67,14 @@ package final class ProcessDriver {
     /// The logical name used in traces: never a pid.
     package let label: String
 
-    /// Sends the process an input; the trace writes a background's event out only when read.
+    /// Sends the process an input; the trace writes it out only when read.
     package func begin(_ input: ChildInput, now: EpochMillis) -> Step {
-        if case .background(let event) = input {
-            trace.record(now, label, "<-", message: .event(event))
-        } else {
-            trace.record(now, label, "<-", input.json)
+        let message: TraceMessage = switch input {
+        case .app(let event): .appInput(event)
+        case .background(let event): .event(event)
+        case .handler(let event): .handlerInput(event)
         }
+        trace.record(now, label, "<-", message: message)
         return send(.input(input, now: now, uptime: uptime(now), seed: seed, flaws: flaws), now: now)
     }
 
