@@ -14,7 +14,7 @@ struct SafariMachineTests {
                         now: EpochMillis = 0) -> SafariMachine {
         var safari = SafariMachine(platform: platform)
         #expect(safari.handle(.backgroundStarted(incarnation: incarnation), now: now) == [])
-        #expect(safari.handle(.backgroundFinished(incarnation: incarnation, [.machine(.listen(listeners))]), now: now) == [])
+        #expect(safari.handle(.backgroundFinished(incarnation: incarnation, [.listen(listeners)]), now: now) == [])
         return safari
     }
 
@@ -41,7 +41,7 @@ struct SafariMachineTests {
         #expect(safari.handle(.eventDue(event), now: 5) ==
                 [.startBackground(.started(appearance: .light, tabs: [t1: url])), .redispatch(event)])
         _ = safari.handle(.backgroundStarted(incarnation: 1), now: 5)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.listen([.message]))]), now: 5)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.listen([.message])]), now: 5)
         #expect(safari.handle(.eventDue(event), now: 5) == [.deliver(event)])
         #expect(safari.unloadTime == 30_005, "the load re-armed the unload timer")
     }
@@ -120,7 +120,7 @@ struct SafariMachineTests {
         #expect(safari.handle(.eventDue(.popupOpened(t1)), now: 0) == [.deliver(.popupOpened(t1))])
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
         _ = safari.handle(.backgroundStarted(incarnation: 2), now: 0)
-        _ = safari.handle(.backgroundFinished(incarnation: 2, [.machine(.listen([.message]))]), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen([.message])]), now: 0)
         let edit = ExtensionWire.Event.popupPaused(until: 60_000)
         #expect(safari.handle(.eventDue(edit), now: 0) ==
                 [.announcePopup(.popupOpened(t1), then: edit), .announcePopup(.popupChoseScope(scope: ".example.com"), then: edit), .deliver(edit)])
@@ -133,7 +133,7 @@ struct SafariMachineTests {
 
     @Test func anAlarmSoonerThanTheMinimumIsRaisedToItAndFiresOnce() {
         var safari = loaded(now: 100_000)
-        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 101_000))]), now: 100_000) ==
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 101_000)]), now: 100_000) ==
                 [.note("alarm raised to the minimum delay, 30 s")])
         #expect(safari.nextAlarm?.at == 130_000 && safari.counts.alarmsRaisedToTheMinimum == 1)
         #expect(safari.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 130_000) == [.dispatch(.alarmFired)])
@@ -142,12 +142,12 @@ struct SafariMachineTests {
 
     @Test func anAlarmThatFiresForABackgroundListeningForItRestartsTheUnloadTimerAtOnce() {
         var safari = loaded(now: 0)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 40_000))]), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 40_000)]), now: 0)
         // iOS Safari returning at +1 h: the alarm (due at 40 s) fires before the check (due at 30 s + wakes).
         #expect(safari.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 3_600_000) == [.dispatch(.alarmFired)])
         #expect(safari.unloadTime == 3_630_000, "the stale check is gone before the event reaches the page")
         var deaf = loaded(listeners: [.message], now: 0)
-        _ = deaf.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 40_000))]), now: 0)
+        _ = deaf.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 40_000)]), now: 0)
         _ = deaf.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 3_600_000)
         #expect(deaf.unloadTime == 30_000, "a background that does not listen for alarms is not woken")
     }
@@ -155,9 +155,9 @@ struct SafariMachineTests {
     @Test func aDecisionForATabNotOpenHereIsDroppedAndOneForAnOpenTabIsShown() {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
-        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t2, decision(.light)))]), now: 1) ==
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.sendDecision(t2, decision(.light))]), now: 1) ==
                 [.decisionSent(t2), .note("tab t2 is not open here: its decision is dropped")])
-        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.storagePending(token: 4), .machine(.sendDecision(t1, decision(.dark)))]), now: 2) ==
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.storagePending(token: 4), .sendDecision(t1, decision(.dark))]), now: 2) ==
                 [.completeStorage(incarnation: 1, token: 4), .decisionSent(t1)])
         #expect(safari.tabs[t1]?.applied == decision(.dark) && safari.tabs[t1]?.waitingSince == nil)
     }
@@ -166,8 +166,8 @@ struct SafariMachineTests {
         var safari = loaded(incarnation: 3)
         let message = NativeRequest.getSnapshot(known: nil)
         let id = SafariMachine.NativeRequestID(incarnation: 3, request: 1)
-        #expect(safari.handle(.backgroundFinished(incarnation: 3, [.machine(.sendNative(request: 1, message)),
-                                                                   .machine(.setTimer(.nativeTimeout(1), at: 5_000))]), now: 0) ==
+        #expect(safari.handle(.backgroundFinished(incarnation: 3, [.sendNative(request: 1, message),
+                                                                   .setTimer(.nativeTimeout(1), at: 5_000)]), now: 0) ==
                 [.queueNativeRequest(id, message, profile: "default"), .setTimer(id, at: 5_000)])
     }
 
@@ -218,7 +218,7 @@ struct SafariMachineTests {
         #expect(safari.handle(.tabActivated(t1), now: 10) == [.dispatch(.tabActivated(t1)), asks(t1, url)])
         #expect(safari.tabs[t1]?.emptyAnswersInARow == 0 && safari.tabs[t1]?.questionPending == true)
         _ = safari.handle(.backgroundStarted(incarnation: 5), now: 10)
-        _ = safari.handle(.backgroundFinished(incarnation: 5, [.machine(.sendDecision(t1, decision(.light)))]), now: 10)
+        _ = safari.handle(.backgroundFinished(incarnation: 5, [.sendDecision(t1, decision(.light))]), now: 10)
         #expect(safari.tabs[t1]?.applied == decision(.light) && safari.tabs[t1]?.emptyAnswersInARow == 0)
         #expect(safari.tabs[t1]?.waitingSince == nil && safari.tabs[t1]?.script.waitingForAnswer == false)
     }
@@ -239,7 +239,7 @@ struct SafariMachineTests {
     @Test func theUnloadCheckFallsDue30SecondsAfterTheLastWakeAndARecentlyUsedPortPostponesIt() {
         var safari = loaded(.macOS, now: 10_000)
         #expect(safari.unloadTime == 40_000)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.connectNative)]), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.connectNative]), now: 0)
         // Checks at 40, 70 and 100 s find the port used less than 120 s ago; 130 s does not.
         #expect(safari.unloadTime == 130_000)
         #expect(safari.handle(.timeReached(.idleUnload), now: 130_000) == [.killBackground(reason: "unloaded", stop: .unloaded)])
@@ -251,12 +251,12 @@ struct SafariMachineTests {
     @Test func theAppsMessageTravelsOnlyOnAnOpenNativePort() {
         var mac = loaded(.macOS, incarnation: 3)
         #expect(mac.handle(.appMessageSent, now: 0) == [.appMessageNotConnected], "no port yet")
-        _ = mac.handle(.backgroundFinished(incarnation: 3, [.machine(.connectNative)]), now: 0)
+        _ = mac.handle(.backgroundFinished(incarnation: 3, [.connectNative]), now: 0)
         #expect(mac.handle(.appMessageSent, now: 0) == [.queuePortMessage(incarnation: 3)])
         _ = mac.handle(.backgroundDied(incarnation: 3, stop: .unloaded), now: 1)
         #expect(mac.handle(.appMessageSent, now: 2) == [.appMessageNotConnected], "the port went with its background")
         var ios = loaded(.iOS)
-        _ = ios.handle(.backgroundFinished(incarnation: 1, [.machine(.connectNative)]), now: 0)
+        _ = ios.handle(.backgroundFinished(incarnation: 1, [.connectNative]), now: 0)
         #expect(ios.handle(.appMessageSent, now: 0) == [])
     }
 
@@ -269,9 +269,9 @@ struct SafariMachineTests {
         #expect(safari.ports == [.popup] && safari.unloadTime == 120_000)
         // Posting the popup's view is the background's port activity; a decision is not.
         let view = PopupView(tab: t1, url: url, unsupported: false, scopes: [], selectedScope: nil, settings: nil, pausedUntil: nil)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t1, decision(.light)))]), now: 40_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.sendDecision(t1, decision(.light))]), now: 40_000)
         #expect(safari.unloadTime == 120_000)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.showPopup(view))]), now: 50_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.showPopup(view)]), now: 50_000)
         #expect(safari.unloadTime == 180_000, "the first check at least 2 minutes after the post")
         _ = safari.handle(.popupClosed, now: 60_000)
         #expect(safari.ports.isEmpty && safari.unloadTime == 30_000)
@@ -281,7 +281,7 @@ struct SafariMachineTests {
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 70_000)
         #expect(safari.ports.isEmpty)
         _ = safari.handle(.backgroundStarted(incarnation: 2), now: 80_000)
-        _ = safari.handle(.backgroundFinished(incarnation: 2, [.machine(.listen(BackgroundListener.allCases))]), now: 80_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen(BackgroundListener.allCases)]), now: 80_000)
         #expect(safari.handle(.eventDue(.popupPaused(until: 1)), now: 90_000) ==
                 [.announcePopup(.popupOpened(t1), then: .popupPaused(until: 1)), .deliver(.popupPaused(until: 1))])
         #expect(safari.ports == [.popup] && safari.lastPortActivity == 90_000)
@@ -291,7 +291,7 @@ struct SafariMachineTests {
         var safari = loaded(.macOS)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: 1), now: 0)
         _ = safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: 2), now: 0)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 90_000))]), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 90_000)]), now: 0)
         _ = safari.handle(.backgroundFrozenByUser, now: 0)
         _ = safari.handle(.eventDue(.alarmFired), now: 0)
         #expect(safari.handle(.safariQuit, now: 0) == [.killBackground(reason: "safari restart", stop: .unloaded)])
@@ -330,7 +330,7 @@ struct SafariMachineTests {
     @Test func anExtensionUpdateForgetsListenersAlarmsAndSessionStorageAndLoadsTheBackground() {
         var safari = loaded(.iOS, listeners: [.message])
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 90_000))]), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 90_000)]), now: 0)
         #expect(safari.handle(.extensionUpdating, now: 0) == [.killBackground(reason: "extension updated", stop: .unloaded)])
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
         #expect(safari.handle(.extensionUpdated, now: 0) ==
@@ -346,7 +346,7 @@ struct SafariMachineTests {
     @Test func aDeviceSleepMovesEveryMonotonicDeadlineLaterByTheSleep() {
         var safari = loaded(.macOS, now: 0)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.connectNative), .machine(.setAlarm(at: 600_000))]), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.connectNative, .setAlarm(at: 600_000)]), now: 0)
         #expect(safari.unloadTime == 120_000 && safari.tabs[t1]?.waitingSince == 0)
         #expect(safari.handle(.deviceSlept(28_800_000), now: 0) == [])
         #expect(safari.unloadTime == 28_920_000, "the port's hold and the last wake are monotonic")
@@ -380,7 +380,7 @@ struct SafariMachineTests {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         _ = safari.handle(.popupOpened(t1), now: 0)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.setAlarm(at: 90_000))]), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 90_000)]), now: 0)
         #expect(safari.handle(.profileLeftFront, now: 0) == [.killBackground(reason: "profile default left the front", stop: .unloaded)])
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
         #expect(safari.handle(.profileCameToFront("work"), now: 0) == [.note("profile work in front")])
@@ -394,8 +394,8 @@ struct SafariMachineTests {
         _ = safari.handle(.replyArrived(.init(incarnation: 1, request: 1), .unreadable(.null)), now: 0)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         _ = safari.handle(.replyArrived(.init(incarnation: 1, request: 2), .unreadable(.null)), now: 0)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t1, decision(.light)))]), now: 10)
-        _ = safari.handle(.backgroundFinished(incarnation: 1, [.machine(.sendDecision(t1, decision(.dark)))]), now: 20)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.sendDecision(t1, decision(.light))]), now: 10)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.sendDecision(t1, decision(.dark))]), now: 20)
         #expect(safari.tabs[t1]?.firstDecision == decision(.light) && safari.tabs[t1]?.firstDecisionAt == 10)
         #expect(safari.tabs[t1]?.nativeRepliesBeforeFirstDecision == 1 && safari.tabs[t1]?.applied == decision(.dark))
         #expect(decision(.light) != decision(.dark))

@@ -9,7 +9,7 @@ struct SchedulerTests {
     private func safari(loadedAt: EpochMillis? = nil, incarnation: Int = 1, alarm: EpochMillis? = nil) -> SafariMachine {
         var safari = SafariMachine(platform: .macOS)
         if let loadedAt { _ = safari.handle(.backgroundStarted(incarnation: incarnation), now: loadedAt) }
-        if let alarm { _ = safari.handle(.backgroundFinished(incarnation: incarnation, [.machine(.setAlarm(at: alarm))]), now: alarm - SafariMachine.alarmMinimum) }
+        if let alarm { _ = safari.handle(.backgroundFinished(incarnation: incarnation, [.setAlarm(at: alarm)]), now: alarm - SafariMachine.alarmMinimum) }
         return safari
     }
 

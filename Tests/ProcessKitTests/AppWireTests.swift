@@ -11,7 +11,7 @@ struct AppWireTests {
          .userEdited(.deleteSite(scope: samples.typedScope()))]
     }
 
-    static func everyDirective(_ samples: inout WireSamples) -> [AppMachine.Directive] {
+    static func everyOutput(_ samples: inout WireSamples) -> [AppWire.Output] {
         [.showView(samples.appView()),
          .editSaved(revision: samples.int64(Int64.min...Int64.max), changed: samples.bool()),
          .editRefused(samples.pick(NativeErrorCode.allCases), samples.text()),
@@ -31,15 +31,16 @@ struct AppWireTests {
     @Test func everyTravellingDirectiveReadsBackAsItWasSent() throws {
         for seed in UInt64(0)..<300 {
             var samples = WireSamples(seed: seed)
-            for directive in Self.everyDirective(&samples) {
-                let sent = try throughBytes(try #require(AppWire.json(directive)))
-                #expect(try AppWire.directive(sent) == directive, "seed \(seed): \(sent)")
+            for output in Self.everyOutput(&samples) {
+                let sent = try throughBytes(AppWire.json(output))
+                #expect(try AppWire.directive(sent) == output, "seed \(seed): \(sent)")
             }
         }
     }
 
     @Test func containerWorkNeverTravels() {
-        #expect(AppWire.json(.container(.readDocument)) == nil)
+        #expect(AppWire.output(.container(.readDocument)) == nil)
+        #expect(AppWire.output(.messageExtension) == .messageExtension)
     }
 
     @Test func eventsAreWrittenAsTheHarnessHasAlwaysSentThem() throws {

@@ -33,15 +33,15 @@ struct ExtensionWireTests {
     /// One output of every kind that travels, with random payloads.
     static func everyOutput(_ s: inout WireSamples) -> [ExtensionWire.Output] {
         [.storagePending(token: s.int(Int.min...Int.max)),
-         .machine(.sendNative(request: s.int(Int.min...Int.max), s.request())),
-         .machine(.setTimer(.nativeTimeout(s.int(Int.min...Int.max)), at: s.int64(Int64.min...Int64.max))),
-         .machine(.cancelTimer(.nativeTimeout(s.int(Int.min...Int.max)))),
-         .machine(.setAlarm(at: s.int64(Int64.min...Int64.max))),
-         .machine(.connectNative),
-         .machine(.listen(BackgroundListener.allCases.filter { _ in s.bool() })),
-         .machine(.sendDecision(s.tab(), s.decision())),
-         .machine(.showPopup(s.popupView())),
-         .machine(.popupAnswer(message: s.int(Int.min...Int.max), saved: s.maybe { $0.bool() }, scope: s.maybe { $0.scopeKey() }))]
+         .sendNative(request: s.int(Int.min...Int.max), s.request()),
+         .setTimer(.nativeTimeout(s.int(Int.min...Int.max)), at: s.int64(Int64.min...Int64.max)),
+         .cancelTimer(.nativeTimeout(s.int(Int.min...Int.max))),
+         .setAlarm(at: s.int64(Int64.min...Int64.max)),
+         .connectNative,
+         .listen(BackgroundListener.allCases.filter { _ in s.bool() }),
+         .sendDecision(s.tab(), s.decision()),
+         .showPopup(s.popupView()),
+         .popupAnswer(message: s.int(Int.min...Int.max), saved: s.maybe { $0.bool() }, scope: s.maybe { $0.scopeKey() })]
     }
 
     @Test func everyEventReadsBackAsItWasSent() throws {
@@ -58,16 +58,16 @@ struct ExtensionWireTests {
         for seed in UInt64(0)..<300 {
             var samples = WireSamples(seed: seed)
             for output in Self.everyOutput(&samples) {
-                let sent = try throughBytes(try #require(ExtensionWire.json(output)))
+                let sent = try throughBytes(ExtensionWire.json(output))
                 #expect(try ExtensionWire.directive(sent) == output, "seed \(seed): \(sent)")
             }
         }
     }
 
     @Test func extensionStorageNeverTravels() {
-        #expect(ExtensionWire.json(.loadStorage) == nil)
-        #expect(ExtensionWire.json(.saveLocalStorage(LocalStorage(), token: 1)) == nil)
-        #expect(ExtensionWire.json(.machine(.saveSessionStorage(SessionStorage()))) == nil)
+        #expect(ExtensionWire.output(.loadStorage) == nil)
+        #expect(ExtensionWire.output(.saveLocalStorage(LocalStorage(), token: 1)) == nil)
+        #expect(ExtensionWire.output(.saveSessionStorage(SessionStorage())) == nil)
     }
 
     @Test func eventsAreWrittenAsTheHarnessHasAlwaysSentThem() throws {
@@ -113,15 +113,15 @@ struct ExtensionWireTests {
     @Test func outputsAreWrittenAsBefore() throws {
         let examples: [(ExtensionWire.Output, String)] = [
             (.storagePending(token: 4), #"{"type": "storagePending", "token": 4}"#),
-            (.machine(.sendNative(request: 1, .getSnapshot(known: DocumentVersion(documentId: "doc-1", revision: 42)))),
+            (.sendNative(request: 1, .getSnapshot(known: DocumentVersion(documentId: "doc-1", revision: 42))),
              #"{"type": "sendNative", "request": 1, "message": {"type": "getSnapshot", "known": {"documentId": "doc-1", "revision": 42}}}"#),
-            (.machine(.setTimer(.nativeTimeout(1), at: Self.now)), #"{"type": "setTimer", "timer": {"nativeTimeout": 1}, "at": 1783940000000}"#),
-            (.machine(.cancelTimer(.nativeTimeout(1))), #"{"type": "cancelTimer", "timer": {"nativeTimeout": 1}}"#),
-            (.machine(.setAlarm(at: Self.now)), #"{"type": "setAlarm", "at": 1783940000000}"#),
-            (.machine(.connectNative), #"{"type": "connectNative"}"#),
-            (.machine(.listen([.message, .alarm])), #"{"type": "listen", "events": ["message", "alarm"]}"#),
-            (.machine(.popupAnswer(message: 3, saved: nil, scope: nil)), #"{"type": "popupAnswer", "message": 3, "saved": null, "scope": null}"#),
-            (.machine(.popupAnswer(message: 3, saved: true, scope: try ScopeKey.parse("a.example"))),
+            (.setTimer(.nativeTimeout(1), at: Self.now), #"{"type": "setTimer", "timer": {"nativeTimeout": 1}, "at": 1783940000000}"#),
+            (.cancelTimer(.nativeTimeout(1)), #"{"type": "cancelTimer", "timer": {"nativeTimeout": 1}}"#),
+            (.setAlarm(at: Self.now), #"{"type": "setAlarm", "at": 1783940000000}"#),
+            (.connectNative, #"{"type": "connectNative"}"#),
+            (.listen([.message, .alarm]), #"{"type": "listen", "events": ["message", "alarm"]}"#),
+            (.popupAnswer(message: 3, saved: nil, scope: nil), #"{"type": "popupAnswer", "message": 3, "saved": null, "scope": null}"#),
+            (.popupAnswer(message: 3, saved: true, scope: try ScopeKey.parse("a.example")),
              #"{"type": "popupAnswer", "message": 3, "saved": true, "scope": "a.example"}"#),
         ]
         for (output, expected) in examples {

@@ -19,15 +19,16 @@ struct NativeHandlerWireTests {
     @Test func everyTravellingDirectiveReadsBackAsItWasSent() throws {
         for seed in UInt64(0)..<300 {
             var samples = WireSamples(seed: seed)
-            for directive in [NativeHandlerMachine.Directive.reply(samples.reply()), .postChangeNotification] {
-                let sent = try throughBytes(try #require(NativeHandlerWire.json(directive)))
-                #expect(try NativeHandlerWire.directive(sent) == directive, "seed \(seed): \(sent)")
+            for output in [NativeHandlerWire.Output.reply(samples.reply()), .postChangeNotification] {
+                let sent = try throughBytes(NativeHandlerWire.json(output))
+                #expect(try NativeHandlerWire.directive(sent) == output, "seed \(seed): \(sent)")
             }
         }
     }
 
     @Test func containerWorkNeverTravels() {
-        #expect(NativeHandlerWire.json(.container(.lock)) == nil)
+        #expect(NativeHandlerWire.output(.container(.lock)) == nil)
+        #expect(NativeHandlerWire.output(.postChangeNotification) == .postChangeNotification)
     }
 
     @Test func theRequestAndTheDirectivesAreWrittenAsBefore() throws {

@@ -307,10 +307,8 @@ private enum AppInput: CaseIterable {
 private enum AppOutput: CaseIterable {
     case showView, editSaved, editRefused, messageExtension
 
-    /// Nil for container work, which stays inside the process.
-    init?(of directive: AppMachine.Directive) {
-        switch directive {
-        case .container: return nil
+    init(of output: AppWire.Output) {
+        switch output {
         case .showView: self = .showView
         case .editSaved: self = .editSaved
         case .editRefused: self = .editRefused
@@ -318,7 +316,7 @@ private enum AppOutput: CaseIterable {
         }
     }
 
-    var sample: AppMachine.Directive {
+    var sample: AppWire.Output {
         switch self {
         case .showView: .showView(AppView(SettingsDocument()))
         case .editSaved: .editSaved(revision: 1, changed: true)
@@ -388,39 +386,34 @@ private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, connectNative, listen
     case sendDecision, showPopup, popupAnswer
 
-    /// Nil for extension storage, which the process carries out itself.
-    init?(of output: ExtensionWire.Output) {
+    init(of output: ExtensionWire.Output) {
         switch output {
         case .storagePending: self = .storagePending
-        case .machine(let directive):
-            switch directive {
-            case .loadStorage, .saveLocalStorage, .saveSessionStorage: return nil
-            case .sendNative: self = .sendNative
-            case .setTimer: self = .setTimer
-            case .cancelTimer: self = .cancelTimer
-            case .setAlarm: self = .setAlarm
-            case .connectNative: self = .connectNative
-            case .listen: self = .listen
-            case .sendDecision: self = .sendDecision
-            case .showPopup: self = .showPopup
-            case .popupAnswer: self = .popupAnswer
-            }
+        case .sendNative: self = .sendNative
+        case .setTimer: self = .setTimer
+        case .cancelTimer: self = .cancelTimer
+        case .setAlarm: self = .setAlarm
+        case .connectNative: self = .connectNative
+        case .listen: self = .listen
+        case .sendDecision: self = .sendDecision
+        case .showPopup: self = .showPopup
+        case .popupAnswer: self = .popupAnswer
         }
     }
 
     var sample: ExtensionWire.Output {
         switch self {
         case .storagePending: .storagePending(token: 1)
-        case .sendNative: .machine(.sendNative(request: 1, .getEnabled))
-        case .setTimer: .machine(.setTimer(.nativeTimeout(1), at: 1))
-        case .cancelTimer: .machine(.cancelTimer(.nativeTimeout(1)))
-        case .setAlarm: .machine(.setAlarm(at: 1))
-        case .connectNative: .machine(.connectNative)
-        case .listen: .machine(.listen([]))
-        case .sendDecision: .machine(.sendDecision(TabID("t1"), decision))
-        case .showPopup: .machine(.showPopup(PopupView(tab: TabID("t1"), url: "about:blank", unsupported: true, scopes: [],
-                                                       selectedScope: nil, settings: nil, pausedUntil: nil)))
-        case .popupAnswer: .machine(.popupAnswer(message: 1, saved: nil, scope: nil))
+        case .sendNative: .sendNative(request: 1, .getEnabled)
+        case .setTimer: .setTimer(.nativeTimeout(1), at: 1)
+        case .cancelTimer: .cancelTimer(.nativeTimeout(1))
+        case .setAlarm: .setAlarm(at: 1)
+        case .connectNative: .connectNative
+        case .listen: .listen([])
+        case .sendDecision: .sendDecision(TabID("t1"), decision)
+        case .showPopup: .showPopup(PopupView(tab: TabID("t1"), url: "about:blank", unsupported: true, scopes: [],
+                                                       selectedScope: nil, settings: nil, pausedUntil: nil))
+        case .popupAnswer: .popupAnswer(message: 1, saved: nil, scope: nil)
         }
     }
 }
@@ -446,15 +439,14 @@ private enum HandlerInput: CaseIterable {
 private enum HandlerOutput: CaseIterable {
     case reply, postChangeNotification
 
-    init?(of directive: NativeHandlerMachine.Directive) {
-        switch directive {
-        case .container: return nil
+    init(of output: NativeHandlerWire.Output) {
+        switch output {
         case .reply: self = .reply
         case .postChangeNotification: self = .postChangeNotification
         }
     }
 
-    var sample: NativeHandlerMachine.Directive {
+    var sample: NativeHandlerWire.Output {
         switch self {
         case .reply: .reply(.enabled(true))
         case .postChangeNotification: .postChangeNotification

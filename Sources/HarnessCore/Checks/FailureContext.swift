@@ -59,17 +59,17 @@ enum FailureContext {
             case .started, .nativeReplyArrived, .timerFired: return isBackground
             default: return false
             }
-        case .background(.machine(let directive))?:
-            switch directive {
+        case .background(let output)?:
+            switch output {
             // The popup's view is long and says what the popup shows, not what the page does.
             case .showPopup: return false
             case .popupAnswer: return true
             case .sendDecision(let decided, _): return decided == tab
             case .sendNative: return isBackground
-            default: return false
+            case .storagePending, .setTimer, .cancelTimer, .setAlarm, .connectNative, .listen: return false
             }
         // The app's and the handler's messages name no tab.
-        case .background(.storagePending)?, .app?, .handler?, .appInput?, .handlerInput?, .json?, nil:
+        case .app?, .handler?, .appInput?, .handlerInput?, .json?, nil:
             return false
         }
     }

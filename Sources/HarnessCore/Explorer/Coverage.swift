@@ -156,8 +156,8 @@ package struct Coverage: Equatable, Sendable {
     /// codec reads it.
     private static func sendsNative(_ message: TraceMessage?) -> Bool {
         switch message {
-        case .background(.machine(.sendNative))?: true
-        case .json(let json)?: if case .machine(.sendNative)? = try? ExtensionWire.directive(json) { true } else { false }
+        case .background(.sendNative)?: true
+        case .json(let json)?: if case .sendNative? = try? ExtensionWire.directive(json) { true } else { false }
         default: false
         }
     }

@@ -56,7 +56,6 @@ package struct NativeHandlerRun {
                 switch directive {
                 case .reply(let reply): result.reply = reply.json
                 case .postChangeNotification: result.notified = true
-                case .container: break
                 }
             }
         }

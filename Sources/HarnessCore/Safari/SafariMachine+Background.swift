@@ -102,9 +102,10 @@ extension SafariMachine {
 
     // MARK: - Directives
 
-    /// What Safari does with one directive of background `incarnation`.
-    mutating func carryOut(_ directive: BackgroundMachine.Directive, from incarnation: Int, now: EpochMillis, _ effects: inout [Effect]) {
-        switch directive {
+    /// What Safari does with one output of background `incarnation`.
+    mutating func carryOut(_ output: ExtensionWire.Output, from incarnation: Int, now: EpochMillis, _ effects: inout [Effect]) {
+        switch output {
+        case .storagePending(let token): effects.append(.completeStorage(incarnation: incarnation, token: token))
         case .sendNative(let request, let message):
             effects.append(.queueNativeRequest(NativeRequestID(incarnation: incarnation, request: request), message, profile: profile))
         case .setTimer(.nativeTimeout(let request), let at):
@@ -135,9 +136,6 @@ extension SafariMachine {
             if ports.contains(.popup) { lastPortActivity = now }
         case .popupAnswer(let number, let saved, let scope):
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
-        case .loadStorage, .saveLocalStorage, .saveSessionStorage:
-            // The process does its storage work itself; these never travel.
-            effects.append(.note("unexpected storage directive", ExtensionWire.json(directive)))
         }
     }
 

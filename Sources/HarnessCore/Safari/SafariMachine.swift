@@ -471,12 +471,7 @@ package struct SafariMachine: Sendable {
             // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
             lastWake = now
         case .backgroundFinished(let incarnation, let outputs):
-            for output in outputs {
-                switch output {
-                case .storagePending(let token): effects.append(.completeStorage(incarnation: incarnation, token: token))
-                case .machine(let directive): carryOut(directive, from: incarnation, now: now, &effects)
-                }
-            }
+            for output in outputs { carryOut(output, from: incarnation, now: now, &effects) }
         case .backgroundDied(let incarnation, let stop): backgroundDied(incarnation, stop: stop, now: now, &effects)
         case .popupAnnouncementInterrupted:
             popupKnownTo = nil

@@ -20,12 +20,12 @@ struct DirectiveReader {
         return wrongRole(directives, from: driver)
     }
 
-    func appDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver, now: EpochMillis) -> [AppMachine.Directive] {
+    func appDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver, now: EpochMillis) -> [AppWire.Output] {
         if case .app(let directives) = directives { return directives }
         return wrongRole(directives, from: driver)
     }
 
-    func handlerDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver, now: EpochMillis) -> [NativeHandlerMachine.Directive] {
+    func handlerDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver, now: EpochMillis) -> [NativeHandlerWire.Output] {
         if case .handler(let directives) = directives { return directives }
         return wrongRole(directives, from: driver)
     }

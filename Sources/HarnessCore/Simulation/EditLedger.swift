@@ -15,7 +15,7 @@ package struct EditLedger {
     /// When the app took each of its edits (it stamps them then).
     package private(set) var appTimes: [Int: EpochMillis] = [:]
     /// The app's answer to its last edit (`editSaved` or `editRefused`).
-    package private(set) var lastAppAnswer: AppMachine.Directive?
+    package private(set) var lastAppAnswer: AppWire.Output?
     private var nextNumber = 1
     /// The app's edits delivered to its current incarnation and not yet answered, oldest first
     /// (the app answers its edits in order).
@@ -34,7 +34,7 @@ package struct EditLedger {
     }
 
     /// The app answered its oldest edit still unanswered (`editSaved` or `editRefused`).
-    mutating func appAnswered(_ answer: AppMachine.Directive) {
+    mutating func appAnswered(_ answer: AppWire.Output) {
         lastAppAnswer = answer
         guard !appUnanswered.isEmpty else { return }
         let edit = appUnanswered.removeFirst()

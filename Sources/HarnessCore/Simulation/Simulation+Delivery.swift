@@ -166,8 +166,6 @@ extension Simulation {
                 case .hung: trace.record(now, handler.label, "reply withheld (hung)")
                 }
             case .postChangeNotification: notifyTheApp()
-            case .container:
-                trace.record(now, "harness", "unexpected container directive from \(handler.label)")
             }
         }
     }
@@ -197,8 +195,6 @@ extension Simulation {
                 edits.appAnswered(directive)
             case .messageExtension:
                 handle(.appMessageSent)
-            case .container:
-                trace.record(now, "harness", "unexpected container directive from \(app.label)")
             }
         }
     }
@@ -227,7 +223,6 @@ extension Simulation {
                     case .reply(let reply): if handlerBehaviour != .hung { lastLegacyAnswer = reply }
                     // A toggle changed the document: the app hears of it as from any handler.
                     case .postChangeNotification: notifyTheApp()
-                    case .container: trace.record(now, "harness", "unexpected container directive from \(driver.label)")
                     }
                 }
             }

@@ -76,7 +76,7 @@ final class SoakApp: Sendable {
             case .editRefused(_, let message):
                 context.edits.answer(number, saved: false)
                 context.log.operation("app answer", "\(app.label) -> edit #\(number) refused: \(message)")
-            case .showView, .messageExtension, .container:
+            case .showView, .messageExtension:
                 break
             }
         }
@@ -102,7 +102,7 @@ final class SoakApp: Sendable {
 
     /// One input; its directives, or nil when the app died. What it shows is kept.
     @discardableResult
-    private func send(_ event: AppWire.Event, to app: SoakChild, now: EpochMillis? = nil) -> [AppMachine.Directive]? {
+    private func send(_ event: AppWire.Event, to app: SoakChild, now: EpochMillis? = nil) -> [AppWire.Output]? {
         switch app.exchange(.app(event), now: now ?? context.clock.now(), seed: context.seed) {
         case .done(let written):
             guard case .app(let directives) = written else {

@@ -97,7 +97,6 @@ final class SoakHandlers: Sendable {
                 switch directive {
                 case .reply(let answer): reply = answer
                 case .postChangeNotification: notified = true
-                case .container: context.log.violation("\(label) sent a directive the harness cannot carry out: a container operation")
                 }
             }
             context.log.operation("native reply", "\(label) -> \(reply.map { render($0.json) }.map { String($0.prefix(160)) } ?? "no reply")")

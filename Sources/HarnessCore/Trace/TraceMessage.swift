@@ -11,8 +11,8 @@ package enum TraceMessage: Sendable {
     case appInput(AppWire.Event)
     case handlerInput(NativeHandlerWire.Event)
     case background(ExtensionWire.Output)
-    case app(AppMachine.Directive)
-    case handler(NativeHandlerMachine.Directive)
+    case app(AppWire.Output)
+    case handler(NativeHandlerWire.Output)
 
     package var json: JSONValue {
         switch self {
@@ -20,9 +20,9 @@ package enum TraceMessage: Sendable {
         case .event(let event): ExtensionWire.encode(event)
         case .appInput(let event): AppWire.encode(event)
         case .handlerInput(let event): NativeHandlerWire.encode(event)
-        case .background(let output): ExtensionWire.json(output) ?? .null
-        case .app(let directive): AppWire.json(directive) ?? .null
-        case .handler(let directive): NativeHandlerWire.json(directive) ?? .null
+        case .background(let output): ExtensionWire.json(output)
+        case .app(let output): AppWire.json(output)
+        case .handler(let output): NativeHandlerWire.json(output)
         }
     }
 }

@@ -133,18 +133,34 @@ public enum AppWire {
         }
     }
 
-    // MARK: - Directives
+    // MARK: - Outputs
 
-    /// Whether a directive leaves the process (container work stays inside it).
-    public static func travels(_ directive: AppMachine.Directive) -> Bool {
-        if case .container = directive { return false }
-        return true
+    /// What the app sends out of its process: its directives but container work, which it
+    /// carries out itself.
+    public enum Output: Equatable, Sendable {
+        /// The settings screen now shows this view.
+        case showView(AppView)
+        /// The user's edit is saved at `revision` (`changed`: false when it changed nothing).
+        case editSaved(revision: Int64, changed: Bool)
+        case editRefused(NativeErrorCode, String)
+        /// The app messages the extension (macOS): Safari wakes its background with `appMessageArrived`.
+        case messageExtension
     }
 
-    /// A directive as it travels, or nil for container work, which stays inside the process.
-    public static func json(_ directive: AppMachine.Directive) -> JSONValue? {
+    /// A machine directive as it leaves the process, or nil for container work, which stays inside it.
+    public static func output(_ directive: AppMachine.Directive) -> Output? {
         switch directive {
         case .container: nil
+        case .showView(let view): .showView(view)
+        case .editSaved(let revision, let changed): .editSaved(revision: revision, changed: changed)
+        case .editRefused(let code, let message): .editRefused(code, message)
+        case .messageExtension: .messageExtension
+        }
+    }
+
+    /// An output as it travels.
+    public static func json(_ output: Output) -> JSONValue {
+        switch output {
         case .showView(let view): .object(["type": .string("showView"), "view": view.json])
         case .editSaved(let revision, let changed): .object(["type": .string("editSaved"), "revision": .integer(revision), "changed": .bool(changed)])
         case .editRefused(let code, let message): .object(["type": .string("editRefused"), "code": .string(code.rawValue), "message": .string(message)])
@@ -154,7 +170,7 @@ public enum AppWire {
 
     /// Reads a directive back from its JSON form (`json`), as the harness reads a `done` frame;
     /// anything else is an error naming the member at fault.
-    public static func directive(_ json: JSONValue) throws(NativeMessageError) -> AppMachine.Directive {
+    public static func directive(_ json: JSONValue) throws(NativeMessageError) -> Output {
         let directive = try WireObject(json, at: .root)
         let type = try directive.string("type")
         switch type {

@@ -88,7 +88,7 @@ public struct BackgroundCore<Files: ExtensionFiles>: ShellCore {
             case .saveSessionStorage(let session):
                 _ = try? store.saveSession(session.json)
             case .sendNative, .setTimer, .cancelTimer, .setAlarm, .connectNative, .listen, .sendDecision, .showPopup, .popupAnswer:
-                outputs.append(.machine(directive))
+                if let output = ExtensionWire.output(directive) { outputs.append(output) }
             }
         }
         return .finished(.done(.background(outputs)))

@@ -47,11 +47,20 @@ public enum ExtensionWire {
         case alarmFired
     }
 
-    /// What the background's process sends in a `done` frame: a machine directive, or the
-    /// shell's own news that a storage operation finished and waits for `storageCompleted`.
+    /// What the background's process sends in a `done` frame: its machine's directives but
+    /// extension storage, which the process carries out itself, and the shell's own news that a
+    /// storage operation finished and waits for `storageCompleted`.
     public enum Output: Equatable, Sendable {
         case storagePending(token: Int)
-        case machine(BackgroundMachine.Directive)
+        case sendNative(request: Int, NativeRequest)
+        case setTimer(BackgroundTimer, at: EpochMillis)
+        case cancelTimer(BackgroundTimer)
+        case setAlarm(at: EpochMillis)
+        case connectNative
+        case listen([BackgroundListener])
+        case sendDecision(TabID, Decision)
+        case showPopup(PopupView)
+        case popupAnswer(message: Int, saved: Bool?, scope: ScopeKey?)
     }
 
     // MARK: - Inputs
@@ -216,19 +225,26 @@ public enum ExtensionWire {
 
     // MARK: - Outputs
 
-    /// An output as it travels, or nil for a machine directive the process carries out itself
-    /// (extension storage).
-    public static func json(_ output: Output) -> JSONValue? {
-        switch output {
-        case .storagePending(let token): .object(["type": .string("storagePending"), "token": .integer(Int64(token))])
-        case .machine(let directive): json(directive)
+    /// A machine directive as it leaves the process, or nil for extension storage, which stays inside it.
+    public static func output(_ directive: BackgroundMachine.Directive) -> Output? {
+        switch directive {
+        case .loadStorage, .saveLocalStorage, .saveSessionStorage: nil
+        case .sendNative(let request, let message): .sendNative(request: request, message)
+        case .setTimer(let timer, let at): .setTimer(timer, at: at)
+        case .cancelTimer(let timer): .cancelTimer(timer)
+        case .setAlarm(let at): .setAlarm(at: at)
+        case .connectNative: .connectNative
+        case .listen(let events): .listen(events)
+        case .sendDecision(let tab, let decision): .sendDecision(tab, decision)
+        case .showPopup(let view): .showPopup(view)
+        case .popupAnswer(let message, let saved, let scope): .popupAnswer(message: message, saved: saved, scope: scope)
         }
     }
 
-    /// A machine directive as it travels, or nil for extension storage, which stays inside the process.
-    public static func json(_ directive: BackgroundMachine.Directive) -> JSONValue? {
-        switch directive {
-        case .loadStorage, .saveLocalStorage, .saveSessionStorage: nil
+    /// An output as it travels.
+    public static func json(_ output: Output) -> JSONValue {
+        switch output {
+        case .storagePending(let token): .object(["type": .string("storagePending"), "token": .integer(Int64(token))])
         case .sendNative(let request, let message):
             .object(["type": .string("sendNative"), "request": .integer(Int64(request)), "message": message.json])
         case .setTimer(let timer, let at): .object(["type": .string("setTimer"), "timer": json(timer), "at": .integer(at)])
@@ -263,20 +279,20 @@ public enum ExtensionWire {
             return .storagePending(token: Int(try directive.integer("token")))
         case "sendNative":
             try directive.allow(["type", "request", "message"])
-            return .machine(.sendNative(request: Int(try directive.integer("request")),
-                                        try NativeRequest.decode(try directive.value("message"), at: path.key("message"))))
+            return .sendNative(request: Int(try directive.integer("request")),
+                                        try NativeRequest.decode(try directive.value("message"), at: path.key("message")))
         case "setTimer":
             try directive.allow(["type", "timer", "at"])
-            return .machine(.setTimer(try timer(directive.object("timer")), at: try directive.integer("at")))
+            return .setTimer(try timer(directive.object("timer")), at: try directive.integer("at"))
         case "cancelTimer":
             try directive.allow(["type", "timer"])
-            return .machine(.cancelTimer(try timer(directive.object("timer"))))
+            return .cancelTimer(try timer(directive.object("timer")))
         case "setAlarm":
             try directive.allow(["type", "at"])
-            return .machine(.setAlarm(at: try directive.integer("at")))
+            return .setAlarm(at: try directive.integer("at"))
         case "connectNative":
             try directive.allow(["type"])
-            return .machine(.connectNative)
+            return .connectNative
         case "listen":
             try directive.allow(["type", "events"])
             guard case .array(let items) = try directive.value("events") else { throw NativeMessageError(path.key("events"), "expected an array") }
@@ -287,19 +303,19 @@ public enum ExtensionWire {
                 }
                 events.append(event)
             }
-            return .machine(.listen(events))
+            return .listen(events)
         case "sendDecision":
             try directive.allow(["type", "tab", "decision"])
-            return .machine(.sendDecision(TabID(try directive.string("tab")),
-                                          try Decision.decode(try directive.value("decision"), at: path.key("decision"))))
+            return .sendDecision(TabID(try directive.string("tab")),
+                                          try Decision.decode(try directive.value("decision"), at: path.key("decision")))
         case "showPopup":
             try directive.allow(["type", "view"])
-            return .machine(.showPopup(try PopupView.decode(try directive.value("view"), at: path.key("view"))))
+            return .showPopup(try PopupView.decode(try directive.value("view"), at: path.key("view")))
         case "popupAnswer":
             try directive.allow(["type", "message", "saved", "scope"])
             let saved = try directive.nullable("saved") == nil ? nil : try directive.bool("saved")
             let scope = try directive.nullable("scope") == nil ? nil : try directive.scopeKey("scope")
-            return .machine(.popupAnswer(message: Int(try directive.integer("message")), saved: saved, scope: scope))
+            return .popupAnswer(message: Int(try directive.integer("message")), saved: saved, scope: scope)
         default:
             throw NativeMessageError(path.key("type"), "unknown directive '\(type.prefix(64))'")
         }

@@ -6,7 +6,7 @@ extension NativeHandlerShell {
     public static func core<Storage: ContainerStorage>(storage: Storage, reuse: Bool = false) -> ContainerCore<NativeHandlerMachine, Storage> {
         ContainerCore(machine: NativeHandlerMachine(), storage: storage, servesOnce: !reuse, prepare: { json, now, seed, flaws, machine, executor in
             prepare(json, now: now, seed: seed, flaws: flaws, machine: &machine, executor: &executor)
-        }, travel: { .handler($0.filter(NativeHandlerWire.travels)) })
+        }, travel: { .handler($0.compactMap(NativeHandlerWire.output)) })
     }
 
     public static func stepped<Storage: ContainerStorage>(storage: Storage, reuse: Bool = false) -> SteppedShell<ContainerCore<NativeHandlerMachine, Storage>> {

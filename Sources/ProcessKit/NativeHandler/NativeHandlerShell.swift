@@ -61,7 +61,7 @@ public enum NativeHandlerShell {
         case .success(let input):
             let directives = machine.run(input, on: &executor)
             statics = machine.statics
-            return (.done(.handler(directives.filter(NativeHandlerWire.travels)), lockWaits: executor.storage.takeLockWaits()), true)
+            return (.done(.handler(directives.compactMap(NativeHandlerWire.output)), lockWaits: executor.storage.takeLockWaits()), true)
         }
     }
 

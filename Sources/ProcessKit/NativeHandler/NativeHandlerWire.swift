@@ -50,24 +50,35 @@ public enum NativeHandlerWire {
 
     // MARK: - Directives
 
-    /// Whether a directive leaves the process (container work stays inside it).
-    public static func travels(_ directive: NativeHandlerMachine.Directive) -> Bool {
-        if case .container = directive { return false }
-        return true
+    /// What the handler sends out of its process: its directives but container work, which it
+    /// carries out itself.
+    public enum Output: Equatable, Sendable {
+        /// The answer to the request, for Safari to hand the background.
+        case reply(NativeReply)
+        /// The Darwin notification that tells a running app the settings changed.
+        case postChangeNotification
     }
 
-    /// A directive as it travels, or nil for container work, which stays inside the process.
-    public static func json(_ directive: NativeHandlerMachine.Directive) -> JSONValue? {
+    /// A machine directive as it leaves the process, or nil for container work, which stays inside it.
+    public static func output(_ directive: NativeHandlerMachine.Directive) -> Output? {
         switch directive {
+        case .container: nil
+        case .reply(let reply): .reply(reply)
+        case .postChangeNotification: .postChangeNotification
+        }
+    }
+
+    /// An output as it travels.
+    public static func json(_ output: Output) -> JSONValue {
+        switch output {
         case .reply(let reply): .object(["type": .string("reply"), "message": reply.json])
         case .postChangeNotification: .object(["type": .string("postChangeNotification"), "name": .string(NativeHandlerMachine.changeNotification)])
-        case .container: nil
         }
     }
 
     /// Reads a directive back from its JSON form (`json`), as the harness reads a `done` frame;
     /// anything else is an error naming the member at fault.
-    public static func directive(_ json: JSONValue) throws(NativeMessageError) -> NativeHandlerMachine.Directive {
+    public static func directive(_ json: JSONValue) throws(NativeMessageError) -> Output {
         let directive = try WireObject(json, at: .root)
         let type = try directive.string("type")
         switch type {

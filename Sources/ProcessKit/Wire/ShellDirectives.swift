@@ -1,11 +1,12 @@
 import SiteSettings
 
-/// The directives of one input as a process's machine gave them, those that leave the process
-/// (a container operation stays inside it): what a `done` frame carries, in the role's codec.
+/// What one input made a process send out, in its role's vocabulary: what a `done` frame
+/// carries. Work a process does itself (its container's files, its extension storage) never
+/// appears here.
 public enum ShellDirectives: Equatable, Sendable {
-    case app([AppMachine.Directive])
+    case app([AppWire.Output])
     case background([ExtensionWire.Output])
-    case handler([NativeHandlerMachine.Directive])
+    case handler([NativeHandlerWire.Output])
 
     /// No directive, in `role`'s vocabulary.
     public static func none(for role: WireProtocol.Role) -> ShellDirectives {
@@ -19,9 +20,9 @@ public enum ShellDirectives: Equatable, Sendable {
     /// As the process writes them on its pipe.
     public var json: [JSONValue] {
         switch self {
-        case .app(let directives): directives.compactMap(AppWire.json)
-        case .background(let outputs): outputs.compactMap(ExtensionWire.json)
-        case .handler(let directives): directives.compactMap(NativeHandlerWire.json)
+        case .app(let outputs): outputs.map(AppWire.json)
+        case .background(let outputs): outputs.map(ExtensionWire.json)
+        case .handler(let outputs): outputs.map(NativeHandlerWire.json)
         }
     }
 
