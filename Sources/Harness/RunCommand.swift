@@ -115,7 +115,7 @@ enum RunCommand: HarnessCommand {
                 traces.append("# \(scenario.name)\n# times from \(Timestamp.format(outcome.epoch)) (Unix \(outcome.epoch) ms)\n" + outcome.trace.joined(separator: "\n"))
             }
             if args.value("mermaid") != nil {
-                diagrams.append("## \(scenario.name)\n\n\(scenario.description)\n\n" + Reports.mermaid(title: scenario.name, trace: outcome.trace))
+                diagrams.append("## \(scenario.name)\n\n\(scenario.description)\n\n" + Reports.mermaid(title: scenario.name, log: outcome.log))
             }
             results.append(Reports.Result(name: scenario.name, failures: outcome.failures, wallSeconds: wall / 1000))
             if args.value("json") != nil { json.append(Self.json(scenario, outcome, wallSeconds: ran.wallSeconds)) }

@@ -32,14 +32,14 @@ struct ReportsTests {
     @Test func aTraceBecomesASequenceDiagramWithAnArrowPerMessage() {
         let trace = [
             #"100 background#1 <- {"tab":"t1","type":"tabRequestedDecision","url":"https://a.example/"}"#,
-            #"100 background#1 -> {"decision":{"enabled":true,"theme":"gray"},"tab":"t1","type":"decision"}"#,
+            #"100 background#1 -> {"decision":{"enabled":true,"mode":"on","nativeDarkPolicy":"respect","reason":"modeOn","schedule":"20:00-06:00","scope":null,"source":{"mode":"default","nativeDarkPolicy":"default","theme":"default"},"theme":"gray"},"tab":"t1","type":"sendDecision"}"#,
             "100 handler#2 yield rename",
             "100 safari tab t1 asks again",
         ]
-        let diagram = Reports.mermaid(title: "a: b#c", trace: trace)
+        let diagram = Reports.mermaid(title: "a: b#c", log: TraceLog.read(lines: trace, epoch: nil))
         #expect(diagram.hasPrefix("```mermaid\nsequenceDiagram\n    title a  b c\n"))
         #expect(diagram.contains("    S->>B: [1] tabRequestedDecision t1\n"))
-        #expect(diagram.contains("    B-->>S: [1] decision t1 on gray\n"))
+        #expect(diagram.contains("    B-->>S: [1] sendDecision t1 on gray\n"))
         #expect(diagram.contains("    Note over N: [2] yield rename\n"))
         #expect(diagram.contains("    Note over S: tab t1 asks again\n"))
         #expect(diagram.hasSuffix("```\n"))

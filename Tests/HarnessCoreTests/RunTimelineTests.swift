@@ -1,4 +1,5 @@
 @testable import HarnessCore
+import SiteSettings
 import Testing
 
 /// The run page's reading of a trace: lanes, arrows, tabs and revisions.
@@ -12,9 +13,9 @@ struct RunTimelineTests {
         #"+0.000s background#1 <- {"appearance":"light","tabs":{"t1":"https://docs.example.com/"},"type":"started"}"#,
         #"+0.000s background#1 yield storage-read"#,
         #"+0.000s background#1 -> {"token":1,"type":"storagePending"}"#,
-        #"+0.000s background#1 -> {"decision":{"enabled":true,"reason":"modeOn","theme":"gray"},"tab":"t1","type":"sendDecision"}"#,
-        #"+0.000s background#1 -> {"message":{"at":1,"edit":1,"scope":"docs.example.com","set":{"mode":"off"},"type":"patch"},"request":1,"type":"sendNative"}"#,
-        #"+0.000s handler#1 <- {"message":{"at":1,"edit":1,"scope":"docs.example.com","set":{"mode":"off"},"type":"patch"},"profile":"default","type":"requestArrived"}"#,
+        #"+0.000s background#1 -> {"decision":{"enabled":true,"mode":"on","nativeDarkPolicy":"respect","reason":"modeOn","schedule":"20:00-06:00","scope":null,"source":{"mode":"default","nativeDarkPolicy":"default","theme":"default"},"theme":"gray"},"tab":"t1","type":"sendDecision"}"#,
+        #"+0.000s background#1 -> {"message":{"at":1,"edit":1,"reset":[],"scope":"docs.example.com","set":{"mode":"off"},"type":"patch"},"request":1,"type":"sendNative"}"#,
+        #"+0.000s handler#1 <- {"message":{"at":1,"edit":1,"reset":[],"scope":"docs.example.com","set":{"mode":"off"},"type":"patch"},"profile":"default","type":"requestArrived"}"#,
         #"+0.000s handler#1 -> {"message":{"changed":true,"documentId":"D","revision":2,"type":"applied"},"type":"reply"}"#,
         #"+0.000s background#1 unloaded"#,
         #"+0.000s safari dropped reply for background#1"#,
@@ -24,9 +25,9 @@ struct RunTimelineTests {
         #"+60.000s handler#2 <- {"message":{"type":"getSnapshot"},"profile":"default","type":"requestArrived"}"#,
         #"+60.000s handler#2 -> {"message":{"documentId":"D","revision":2,"type":"notModified"},"type":"reply"}"#,
         #"+60.000s background#2 <- {"reply":{"documentId":"D","revision":2,"type":"notModified"},"request":1,"type":"nativeReplyArrived"}"#,
-        #"+60.000s background#2 -> {"decision":{"enabled":false,"reason":"modeOff","theme":"gray"},"tab":"t1","type":"sendDecision"}"#,
+        #"+60.000s background#2 -> {"decision":{"enabled":false,"mode":"off","nativeDarkPolicy":"respect","reason":"modeOff","schedule":"20:00-06:00","scope":null,"source":{"mode":"default","nativeDarkPolicy":"default","theme":"default"},"theme":"gray"},"tab":"t1","type":"sendDecision"}"#,
         #"+60.000s safari tab t2 opened in profile default, window 1: https://b.example/"#,
-        #"+60.000s background#2 -> {"decision":{"enabled":true,"reason":"modeOn","theme":"dark"},"tab":"t2","type":"sendDecision"}"#,
+        #"+60.000s background#2 -> {"decision":{"enabled":true,"mode":"on","nativeDarkPolicy":"respect","reason":"modeOn","schedule":"20:00-06:00","scope":null,"source":{"mode":"default","nativeDarkPolicy":"default","theme":"default"},"theme":"dark"},"tab":"t2","type":"sendDecision"}"#,
         #"+60.000s background#2 frozen"#,
         #"+70.000s background#2 thawed"#,
         #"+70.000s background#2 -> {"message":{"type":"getSnapshot"},"request":2,"type":"sendNative"}"#,
@@ -45,7 +46,7 @@ struct RunTimelineTests {
         #"+80.000s app#1 yield read"#,
     ]
 
-    static let timeline = RunTimeline(trace: trace, marks: RunMarks(), epoch: 1_772_355_600_000)
+    static let timeline = RunTimeline(lines: trace, marks: RunMarks(), epoch: 1_772_355_600_000)
 
     @Test func aLanePerProcessIncarnationWithHowItEnded() throws {
         let lanes = Self.timeline.processes
@@ -121,7 +122,7 @@ struct RunTimelineTests {
             #"+14500.000s background#2 -> {"at":1772380000000,"type":"setAlarm"}"#,
             #"+14500.000s safari profile work in front"#,
         ]
-        let timeline = RunTimeline(trace: trace, marks: RunMarks(), epoch: 1_772_355_600_000)
+        let timeline = RunTimeline(lines: trace, marks: RunMarks(), epoch: 1_772_355_600_000)
         #expect(timeline.safari.map(\.state) == [.front, .suspended, .front, .asleep, .front])
         #expect(timeline.safari.map(\.from) == [0, 1, 2, 6, 7])
         #expect(timeline.alarms.map(\.end) == [.fired, .dropped, .putAway])
@@ -133,7 +134,7 @@ struct RunTimelineTests {
     }
 
     @Test func aPowerCutEndsEveryProcess() {
-        let timeline = RunTimeline(trace: ["+0.000s background#1 yield storage-read", "+0.000s harness power lost: 0 unsynced changes kept, 1 dropped; the device restarts",
+        let timeline = RunTimeline(lines: ["+0.000s background#1 yield storage-read", "+0.000s harness power lost: 0 unsynced changes kept, 1 dropped; the device restarts",
                                            "+0.000s background#1 power lost", "+0.000s background#2 yield storage-read"],
                                    marks: RunMarks(), epoch: 0)
         #expect(timeline.processes.map(\.end) == [.killed("power lost"), .running])
@@ -142,7 +143,7 @@ struct RunTimelineTests {
     }
 
     @Test func aTraceInUnixTimesIsReadFromTheEpoch() {
-        let timeline = RunTimeline(trace: ["1772355600000 background#1 yield storage-read", "1772355601500 background#1 unloaded"],
+        let timeline = RunTimeline(lines: ["1772355600000 background#1 yield storage-read", "1772355601500 background#1 unloaded"],
                                    marks: RunMarks(), epoch: 1_772_355_600_000)
         #expect(timeline.times == [0, 1500])
     }
@@ -152,7 +153,7 @@ struct RunTimelineTests {
     @Test func revisionZeroIsNoSharedDocumentYetButACache() {
         var marks = RunMarks()
         marks.revisions = [RunMarks.Revisions(traceIndex: 1, at: 0, shared: nil, profile: "default", cache: 0, outbox: 0)]
-        let timeline = RunTimeline(trace: [#"+0.000s handler#1 -> {"message":{"documentId":"D","revision":0,"type":"notModified"},"type":"reply"}"#],
+        let timeline = RunTimeline(lines: [#"+0.000s handler#1 -> {"message":{"documentId":"D","revision":0,"type":"notModified"},"type":"reply"}"#],
                                    marks: marks, epoch: 0)
         #expect(timeline.shared.map(\.revision) == [nil, nil])
         #expect(timeline.cache.map(\.revision) == [0])
@@ -161,7 +162,7 @@ struct RunTimelineTests {
     /// Nothing on its way arrives after a power cut; a refused request and a withheld reply
     /// draw no arrow; each dropped reply is the oldest on its way.
     @Test func whatNeverArrivesDrawsNoArrow() {
-        let patch = #"{"at":1,"edit":1,"scope":"a.example","set":{"mode":"off"},"type":"patch"}"#
+        let patch = #"{"at":1,"edit":1,"reset":[],"scope":"a.example","set":{"mode":"off"},"type":"patch"}"#
         let trace = [
             #"+0.000s background#1 -> {"message":\#(patch),"request":1,"type":"sendNative"}"#,
             #"+0.000s harness power lost: 0 unsynced changes kept, 1 dropped; the device restarts"#,
@@ -181,7 +182,7 @@ struct RunTimelineTests {
             #"+0.000s safari dropped reply for background#2"#,
             #"+1.000s safari dropped reply for background#2"#,
         ]
-        let timeline = RunTimeline(trace: trace, marks: RunMarks(), epoch: 0)
+        let timeline = RunTimeline(lines: trace, marks: RunMarks(), epoch: 0)
         let arrows = timeline.arrows.map { "\($0.from)>\($0.to) \($0.outcome.rawValue) \($0.fromIndex)-\($0.toIndex)" }
         #expect(arrows == [
             "background#2>handler#1 request 3-4",
@@ -191,5 +192,12 @@ struct RunTimelineTests {
             "handler#2>background#2 dropped 13-16",
         ])
         #expect(timeline.processes.first { $0.label == "background#2" }?.marks.map(\.note) == ["request 2 refused by Safari (150 in flight)"])
+    }
+}
+
+extension RunTimeline {
+    /// The timeline of a trace given as its lines, read back with each role's codec.
+    init(lines: [String], marks: RunMarks, epoch: EpochMillis) {
+        self.init(log: TraceLog.read(lines: lines, epoch: epoch), marks: marks, epoch: epoch)
     }
 }

@@ -23,8 +23,17 @@ struct RunTimelineTraceTests {
         for cut in [nil, PowerCutPlan("3:all")] {
             guard let outcome = try Self.outcome(file, powerCut: cut) else { continue }
             let trace = outcome.trace
-            let timeline = RunTimeline(trace: trace, marks: outcome.marks, epoch: outcome.epoch)
+            let timeline = RunTimeline(log: outcome.log, marks: outcome.marks, epoch: outcome.epoch)
             let where_ = cut.map { "with the power cut at \($0)" } ?? "as run"
+            // The trace read back from its lines: the same lines, every message typed by its
+            // role's codec, and the same timeline.
+            let read = TraceLog.read(lines: trace, epoch: outcome.epoch)
+            #expect(read.lines == trace, "\(file) \(where_)")
+            let untyped = read.entries.filter { if case .json? = $0.message { true } else { false } }.map(read.line)
+            #expect(untyped == [], "\(file) \(where_)")
+            let reread = RunTimeline(log: read, marks: outcome.marks, epoch: outcome.epoch)
+            #expect(reread.arrows.map(\.note) == timeline.arrows.map(\.note) && reread.times == timeline.times
+                        && reread.tabs.map(\.segments.count) == timeline.tabs.map(\.segments.count), "\(file) \(where_)")
             // Requests the background sent that a handler took (the first version's messages come from Safari).
             let taken = trace.indices.filter {
                 trace[$0].contains(" <- ") && trace[$0].contains("\"type\":\"requestArrived\"") && !trace[$0].contains("\"type\":\"getEnabled\"")

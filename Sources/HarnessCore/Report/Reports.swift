@@ -1,3 +1,4 @@
+import ProcessKit
 import SiteSettings
 
 /// The reports `harness run` writes besides its table: a Mermaid sequence diagram of a trace
@@ -18,46 +19,56 @@ package enum Reports {
 
     /// A sequence diagram: Safari and the OS on one side, the three processes on the other;
     /// inputs, directives, yield points and kills in the order of the trace.
-    package static func mermaid(title: String, trace: [String]) -> String {
+    package static func mermaid(title: String, log: TraceLog) -> String {
         var lines = ["```mermaid", "sequenceDiagram", "    title \(clean(title))", "    participant S as Safari and the OS",
                      "    participant A as app", "    participant B as background", "    participant N as handler"]
-        for line in trace {
-            let parts = line.split(separator: " ", maxSplits: 3).map(String.init)
-            guard parts.count >= 3, let process = parts[1].split(separator: "#").first else { continue }
+        for entry in log.entries {
+            let parts = entry.process.split(separator: "#", maxSplits: 1)
+            let note = entry.what + (entry.message.map { " " + String(decoding: JSONWriter.compact($0.json), as: UTF8.self) } ?? "")
             let lane: String
-            switch process {
+            switch parts.first {
             case "app": lane = "A"
             case "background": lane = "B"
             case "handler": lane = "N"
             default:
-                lines.append("    Note over S: \(clean(parts.dropFirst(2).joined(separator: " ")))")
+                lines.append("    Note over S: \(clean(note))")
                 continue
             }
-            let incarnation = parts[1].split(separator: "#").last.map(String.init) ?? ""
-            let rest = parts.count > 3 ? parts[3] : ""
-            switch parts[2] {
-            case "<-": lines.append("    S->>\(lane): [\(incarnation)] \(summary(rest))")
-            case "->": lines.append("    \(lane)-->>S: [\(incarnation)] \(summary(rest))")
-            default: lines.append("    Note over \(lane): [\(incarnation)] \(clean(parts.dropFirst(2).joined(separator: " ")))")
+            let incarnation = parts.count > 1 ? String(parts[1]) : ""
+            switch (entry.what, entry.message) {
+            case ("<-", let message?): lines.append("    S->>\(lane): [\(incarnation)] \(clean(summary(message)))")
+            case ("->", let message?): lines.append("    \(lane)-->>S: [\(incarnation)] \(clean(summary(message)))")
+            default: lines.append("    Note over \(lane): [\(incarnation)] \(clean(note))")
             }
         }
         lines.append("```")
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A message's type and the tab or request it concerns, short enough for an arrow.
-    private static func summary(_ json: String) -> String {
-        guard case .object(let members)? = try? JSONParser.parse(json) else { return clean(String(json.prefix(40))) }
-        var words: [String] = []
-        if case .string(let type)? = members["type"] { words.append(type) }
-        if case .string(let tab)? = members["tab"] { words.append(tab) }
-        if case .integer(let request)? = members["request"] { words.append("request \(request)") }
-        if case .object(let decision)? = members["decision"] {
-            if case .bool(let enabled)? = decision["enabled"] { words.append(enabled ? "on" : "off") }
-            if case .string(let theme)? = decision["theme"] { words.append(theme) }
+    /// A message's name and the tab or request it concerns, short enough for an arrow.
+    private static func summary(_ message: TraceMessage) -> String {
+        var words = [message.name]
+        switch message {
+        case .event(let event):
+            switch event {
+            case .tabRequestedDecision(let tab, _, _), .tabNativeDarkChanged(let tab, _), .tabActivated(let tab), .tabClosed(let tab),
+                 .popupOpened(let tab):
+                words.append(tab.rawValue)
+            case .nativeReplyArrived(let request, _): words.append("request \(request)")
+            default: break
+            }
+        case .background(.sendDecision(let tab, let decision)):
+            words += [tab.rawValue, decision.enabled ? "on" : "off", decision.theme.rawValue]
+        case .background(.sendNative(let request, let message)):
+            words += ["request \(request)", message.name]
+        case .handlerInput(.requestArrived(let json, _)):
+            // The message as the background sent it, read as the background's codec reads one.
+            if let request = try? NativeRequest.decode(json) { words.append(request.name) }
+        case .handler(.reply(let reply)):
+            words.append(reply.name)
+        case .json, .appInput, .app, .handler, .background: break
         }
-        if case .object(let message)? = members["message"], case .string(let type)? = message["type"] { words.append(type) }
-        return clean(words.joined(separator: " "))
+        return words.joined(separator: " ")
     }
 
     /// Text safe inside a Mermaid line.

@@ -23,7 +23,7 @@ package enum RunPage {
 
     package static func html(_ run: Run) -> String {
         let outcome = run.outcome
-        let timeline = RunTimeline(trace: outcome.trace, marks: outcome.marks, epoch: outcome.epoch)
+        let timeline = RunTimeline(log: outcome.log, marks: outcome.marks, epoch: outcome.epoch)
         let axis = TimeAxis(timeline)
         // A failure found once the run was healed belongs to no step.
         let failedLines = Set(outcome.marks.failures.filter { !$0.afterHealing }.map(\.line))

@@ -1,3 +1,4 @@
+import ProcessKit
 import SiteSettings
 
 /// A run told as lanes over time, read from its trace: what the run's page draws. Every moment
@@ -141,11 +142,11 @@ package struct RunTimeline: Sendable {
 }
 
 extension RunTimeline {
-    /// Reads the trace (and the revisions read after each step, when the run kept them). A
-    /// trace written with Unix times (no `+`) is read from `epoch`.
-    package init(trace: [String], marks: RunMarks, epoch: EpochMillis) {
+    /// Reads the trace's events (and the revisions read after each step, when the run kept
+    /// them), its times counted from `epoch`.
+    package init(log: TraceLog, marks: RunMarks, epoch: EpochMillis) {
         var reader = TraceReader(profile: marks.profile, epoch: epoch)
-        for (index, line) in trace.enumerated() { reader.read(line, at: index) }
+        for (index, entry) in log.entries.enumerated() { reader.read(entry, at: index) }
         self = reader.finish()
         for sample in marks.revisions {
             let at = min(sample.traceIndex, max(count - 1, 0))
@@ -158,18 +159,18 @@ extension RunTimeline {
     }
 }
 
-/// Builds a `RunTimeline` line by line.
+/// Builds a `RunTimeline` event by event.
 private struct TraceReader {
     var timeline = RunTimeline()
     var laneIndex: [String: Int] = [:]
     var tabIndex: [String: Int] = [:]
     var profile: String
     /// Requests sent and not yet taken by a handler: (background, request, message, index).
-    var sent: [(background: String, request: Int, message: JSONValue, at: Int)] = []
+    var sent: [(background: String, request: Int, message: NativeRequest, at: Int)] = []
     /// What each handler was asked: (background, request), or nil for the first version's messages.
     var asked: [String: (background: String, request: Int)] = [:]
-    /// Replies on their way: (background, request) → (handler, index, message).
-    var replies: [String: (handler: String, at: Int, message: JSONValue)] = [:]
+    /// Replies on their way: (background, request) → (handler, index).
+    var replies: [String: (handler: String, at: Int)] = [:]
     /// Requests that timed out, by background and request.
     var timedOut: Set<String> = []
     var appMessages: [(from: String, at: Int)] = []
@@ -185,17 +186,23 @@ private struct TraceReader {
         self.epoch = epoch
     }
 
-    /// Messages that only keep timers and storage tokens: they take no room on the timeline.
-    static let bookkeeping: Set<String> = ["setTimer", "cancelTimer", "storagePending", "storageCompleted", "listen", "connectNative", "setAlarm"]
+    /// Messages that only keep timers, listeners and storage tokens: they take no room on the timeline.
+    static func isBookkeeping(_ message: TraceMessage) -> Bool {
+        switch message {
+        case .event(.storageCompleted): true
+        case .background(let output):
+            switch output {
+            case .setTimer, .cancelTimer, .storagePending, .listen, .connectNative, .setAlarm: true
+            case .sendNative, .sendDecision, .showPopup, .popupAnswer: false
+            }
+        default: false
+        }
+    }
 
-    mutating func read(_ line: String, at index: Int) {
-        let words = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        let word = words.first ?? ""
-        let time = Trace.millis(word).map { word.hasPrefix("+") || word.hasPrefix("-") ? $0 : $0 - epoch }
-        timeline.times.append(time ?? timeline.times.last ?? 0)
-        guard words.count == 3 else { return }
-        let label = String(words[1])
-        let rest = String(words[2])
+    mutating func read(_ entry: TraceEntry, at index: Int) {
+        timeline.times.append(entry.time - epoch)
+        let label = entry.process
+        let rest = entry.what
         switch label {
         case "safari":
             safari(rest, at: index)
@@ -219,13 +226,13 @@ private struct TraceReader {
             if rest.hasPrefix("power lost") || rest == "heal" { timeline.events.append((index, rest == "heal" ? "healed" : rest)) }
             if rest.hasPrefix("power lost") { endAlarm(.dropped, at: index) }
         case "check": timeline.checks.append((index, rest))
-        default: process(label, rest, at: index)
+        default: process(label, rest, entry.message, at: index)
         }
     }
 
     // MARK: Processes
 
-    mutating func process(_ label: String, _ rest: String, at index: Int) {
+    mutating func process(_ label: String, _ rest: String, _ message: TraceMessage?, at index: Int) {
         guard let kind = RunTimeline.ProcessLane.Kind(rawValue: String(label.prefix { $0 != "#" })) else { return }
         if laneIndex[label] == nil {
             laneIndex[label] = timeline.processes.count
@@ -233,10 +240,9 @@ private struct TraceReader {
         }
         let lane = laneIndex[label]!
         timeline.processes[lane].to = index
-        if rest.hasPrefix("<- ") || rest.hasPrefix("-> ") {
-            guard let json = try? JSONParser.parse(Array(rest.dropFirst(3).utf8)) else { return }
-            if let type = json["type"]?.text, Self.bookkeeping.contains(type) { timeline.quiet.insert(index) }
-            if rest.hasPrefix("<- ") { input(label, json, at: index) } else { output(label, json, at: index) }
+        if let message {
+            if Self.isBookkeeping(message) { timeline.quiet.insert(index) }
+            if rest == "<-" { input(label, message, at: index) } else { output(label, message, at: index) }
             return
         }
         switch rest {
@@ -288,96 +294,85 @@ private struct TraceReader {
         // A handler that dies before its reply still ends its request: Safari answers for it.
         let label = timeline.processes[lane].label
         if let (background, request) = asked[label], replies["\(background) \(request)"] == nil {
-            replies["\(background) \(request)"] = (label, index, .null)
+            replies["\(background) \(request)"] = (label, index)
         }
         for span in timeline.processes[lane].spans.indices where timeline.processes[lane].spans[span].to < 0 {
             timeline.processes[lane].spans[span].to = index
         }
     }
 
-    mutating func input(_ label: String, _ json: JSONValue, at index: Int) {
-        switch json["type"]?.text {
-        case "requestArrived":
-            guard let message = json["message"],
-                  let match = sent.firstIndex(where: { $0.message == message }) else { return }
+    mutating func input(_ label: String, _ message: TraceMessage, at index: Int) {
+        switch message {
+        case .handlerInput(.requestArrived(let json, _)):
+            guard let match = sent.firstIndex(where: { $0.message.json == json }) else { return }
             let request = sent.remove(at: match)
             asked[label] = (request.background, request.request)
             timeline.arrows.append(.init(from: request.background, fromIndex: request.at, to: label, toIndex: index, outcome: .request,
-                                         note: "request \(request.request): \(Self.summary(message))"))
-        case "nativeReplyArrived":
-            guard let request = json["request"]?.int else { return }
+                                         note: "request \(request.request): \(Self.summary(request.message))"))
+        case .event(.nativeReplyArrived(let request, let outcome)):
             repliesTaken += 1
             let key = "\(label) \(request)"
             guard let reply = replies.removeValue(forKey: key) else { return }
             // What arrived, not what the handler wrote: a crash or garbage changes it on the way.
-            // Safari's rejection stands in for a reply.
-            let message = json["reply"] ?? .object(["type": .string("rejected"), "error": json["rejected"] ?? .null])
-            let outcome = timedOut.contains(key) ? .timedOut : Self.outcome(of: message)
-            timeline.arrows.append(.init(from: reply.handler, fromIndex: reply.at, to: label, toIndex: index, outcome: outcome,
-                                         note: "reply to request \(request): \(Self.summary(message))"))
-        case "timerFired":
-            guard let request = json["timer"]?["nativeTimeout"]?.int, let lane = laneIndex[label] else { return }
+            timeline.arrows.append(.init(from: reply.handler, fromIndex: reply.at, to: label, toIndex: index,
+                                         outcome: timedOut.contains(key) ? .timedOut : Self.outcome(of: outcome),
+                                         note: "reply to request \(request): \(Self.summary(outcome))"))
+        case .event(.timerFired(.nativeTimeout(let request))):
+            guard let lane = laneIndex[label] else { return }
             timedOut.insert("\(label) \(request)")
             timeline.processes[lane].marks.append(.init(kind: .timeout, at: index, note: "request \(request) timed out"))
-        case "appMessageArrived":
+        case .event(.appMessageArrived):
             if let message = next(&appMessages, for: label) {
                 timeline.arrows.append(.init(from: message.from, fromIndex: message.at, to: label, toIndex: index, outcome: .message,
                                              note: "the app's message"))
             }
-        case "changeNotificationArrived":
+        case .appInput(.changeNotificationArrived):
             if let notification = next(&notifications, for: label) {
                 timeline.arrows.append(.init(from: notification.from, fromIndex: notification.at, to: label, toIndex: index, outcome: .message,
                                              note: "settings changed"))
             }
-        case "cameToForeground":
+        case .appInput(.cameToForeground):
             if let lane = laneIndex[label] { close(.suspended, lane, at: index) }
-        case "alarmFired":
+        case .event(.alarmFired):
             endAlarm(.fired, at: index)
         default: break
         }
     }
 
-    mutating func output(_ label: String, _ json: JSONValue, at index: Int) {
-        switch json["type"]?.text {
-        case "sendNative":
-            if let request = json["request"]?.int, let message = json["message"] {
-                sent.append((label, request, message, index))
-            }
-        case "reply":
-            guard let message = json["message"] else { return }
-            revision(reported: message, at: index, by: label)
-            if let (background, request) = asked[label] { replies["\(background) \(request)"] = (label, index, message) }
-        case "postChangeNotification":
+    mutating func output(_ label: String, _ message: TraceMessage, at index: Int) {
+        switch message {
+        case .background(.sendNative(let request, let native)):
+            sent.append((label, request, native, index))
+        case .handler(.reply(let reply)):
+            revision(reported: reply, at: index, by: label)
+            if let (background, request) = asked[label] { replies["\(background) \(request)"] = (label, index) }
+        case .handler(.postChangeNotification):
             notifications.append((label, index))
-        case "messageExtension":
+        case .app(.messageExtension):
             appMessages.append((label, index))
-        case "editSaved":
-            if let revision = json["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "written by \(label)")) }
-        case "showView":
-            if let revision = json["view"]?["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "read by \(label)")) }
-        case "setAlarm":
-            guard let at = json["at"]?.int else { return }
+        case .app(.editSaved(let revision, _)):
+            timeline.shared.append(.shared(at: index, revision: Int(revision), note: "written by \(label)"))
+        case .app(.showView(let view)):
+            timeline.shared.append(.shared(at: index, revision: Int(view.revision), note: "read by \(label)"))
+        case .background(.setAlarm(let at)):
             endAlarm(.replaced, at: index)
-            timeline.alarms.append(.init(from: index, dueAt: EpochMillis(at) - epoch, due: nil, to: -1, end: .pending))
-        case "sendDecision":
-            guard let tab = json["tab"]?.text, let decision = json["decision"] else { return }
-            let shown = RunTimeline.TabLane.Shown(enabled: decision["enabled"]?.bool ?? false, theme: decision["theme"]?.text ?? "?",
-                                                 reason: decision["reason"]?.text ?? "")
-            show(tab, shown, at: index)
+            timeline.alarms.append(.init(from: index, dueAt: at - epoch, due: nil, to: -1, end: .pending))
+        case .background(.sendDecision(let tab, let decision)):
+            show(tab.rawValue, RunTimeline.TabLane.Shown(enabled: decision.enabled, theme: decision.theme.rawValue, reason: decision.reason.rawValue), at: index)
         default: break
         }
     }
 
     /// A handler's reply says which revision it read or wrote.
-    mutating func revision(reported message: JSONValue, at index: Int, by label: String) {
-        switch message["type"]?.text {
-        case "applied":
-            if let revision = message["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "written by \(label)")) }
-        case "notModified":
-            if let revision = message["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "read by \(label)")) }
-        case "snapshot":
-            if let revision = message["document"]?["revision"]?.int { timeline.shared.append(.shared(at: index, revision: revision, note: "read by \(label)")) }
-        default: break
+    mutating func revision(reported reply: NativeReply, at index: Int, by label: String) {
+        switch reply {
+        case .applied(let version?, _):
+            timeline.shared.append(.shared(at: index, revision: Int(version.revision), note: "written by \(label)"))
+        case .notModified(let version):
+            timeline.shared.append(.shared(at: index, revision: Int(version.revision), note: "read by \(label)"))
+        case .snapshot(let document):
+            timeline.shared.append(.shared(at: index, revision: Int(document.revision), note: "read by \(label)"))
+        case .applied(nil, _), .enabled, .error: break
         }
     }
 
@@ -388,25 +383,41 @@ private struct TraceReader {
         return queue.isEmpty ? nil : queue.removeFirst()
     }
 
-    static func outcome(of message: JSONValue) -> RunTimeline.Arrow.Outcome {
-        switch message["type"]?.text {
-        case "applied": message["changed"]?.bool == false ? .unchanged : .applied
-        case "notModified": .unchanged
-        case "snapshot", "enabled": .applied
-        default: .refused
+    static func outcome(of outcome: NativeOutcome) -> RunTimeline.Arrow.Outcome {
+        switch outcome {
+        case .replied(.applied(_, let changed)): changed ? .applied : .unchanged
+        case .replied(.notModified): .unchanged
+        case .replied(.snapshot), .replied(.enabled): .applied
+        case .replied(.error), .rejected, .unreadable: .refused
         }
     }
 
-    /// A message's type and what it concerns, short enough for a tooltip.
-    static func summary(_ message: JSONValue) -> String {
-        var words = [message["type"]?.text ?? "?"]
-        if let revision = message["revision"]?.int ?? message["document"]?["revision"]?.int { words.append("revision \(revision)") }
-        if let scope = message["scope"]?.text { words.append(scope) }
-        if case .object(let set)? = message["set"], !set.isEmpty {
-            words.append(set.keys.sorted().map { "\($0)=\(set[$0]?.text ?? "?")" }.joined(separator: " "))
+    /// A request's name and what it concerns, short enough for a tooltip.
+    static func summary(_ request: NativeRequest) -> String {
+        switch request {
+        case .getSnapshot, .getEnabled, .toggleEnabled: request.name
+        case .patch(let scope, let set, _, _):
+            // The fields set, by name.
+            ([request.name, scope.text] + [set.mode.map { "mode=\($0.rawValue)" }, set.nativeDarkPolicy.map { "nativeDarkPolicy=\($0.rawValue)" },
+                                           set.theme.map { "theme=\($0.rawValue)" }].compactMap { $0 }).joined(separator: " ")
+        case .deleteSite(let scope, _): "\(request.name) \(scope.text)"
+        case .putDocument(let document): "\(request.name) revision \(document.revision)"
         }
-        if let error = message["error"]?.text ?? message["code"]?.text { words.append(error) }
-        return words.joined(separator: " ")
+    }
+
+    /// How a request ended, short enough for a tooltip.
+    static func summary(_ outcome: NativeOutcome) -> String {
+        switch outcome {
+        case .replied(let reply):
+            switch reply {
+            case .snapshot(let document): "\(reply.name) revision \(document.revision)"
+            case .notModified(let version), .applied(let version?, _): "\(reply.name) revision \(version.revision)"
+            case .applied(nil, _), .enabled: reply.name
+            case .error(let code, _): "\(reply.name) \(code.rawValue)"
+            }
+        case .rejected(let reason): "rejected \(reason.rawValue)"
+        case .unreadable: "unreadable"
+        }
     }
 
     // MARK: Safari's side
@@ -548,27 +559,5 @@ private struct TraceReader {
         // A reply still on its way when the trace ends gets no arrow: only what arrived, or what
         // Safari said it dropped, is drawn.
         return timeline
-    }
-}
-
-extension JSONValue {
-    subscript(key: String) -> JSONValue? {
-        if case .object(let members) = self { return members[key] }
-        return nil
-    }
-
-    var text: String? {
-        if case .string(let value) = self { return value }
-        return nil
-    }
-
-    var int: Int? {
-        if case .integer(let value) = self { return Int(value) }
-        return nil
-    }
-
-    var bool: Bool? {
-        if case .bool(let value) = self { return value }
-        return nil
     }
 }

@@ -283,10 +283,7 @@ extension ExtensionWire.Event {
     }
 
     /// The event's name, as traces say it.
-    var name: String {
-        if case .string(let type)? = ExtensionWire.encode(self).objectValue?["type"] { return type }
-        return "event"
-    }
+    var name: String { ExtensionWire.name(self) }
 
     var isScopeChoice: Bool {
         if case .popupChoseScope = self { return true }

@@ -79,7 +79,7 @@ final class SoakHandlers: Sendable {
         live.withLock { $0[number] = child }
         let now = context.clock.now(unique: request.stampsAnEdit)
         request.sending(now)
-        let kind = Self.kind(request.message)
+        let kind = request.message.name
         context.log.operation("native \(kind)", "\(label) <- \(kind)")
         let outcome = child.exchange(.handler(.requestArrived(request.message.json)), now: now, seed: context.seed)
         live.withLock { $0[number] = nil }
@@ -105,10 +105,5 @@ final class SoakHandlers: Sendable {
             context.died(label, status)
             request.answered(nil, false)
         }
-    }
-
-    static func kind(_ message: NativeRequest) -> String {
-        if case .string(let type)? = message.json.objectValue?["type"] { return type }
-        return "request"
     }
 }

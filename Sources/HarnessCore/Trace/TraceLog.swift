@@ -32,3 +32,28 @@ package struct TraceLog: Sendable {
         return nil
     }
 }
+
+extension TraceLog {
+    /// A trace read back from its lines (`TIME WHO WHAT [JSON]`): each process's messages with
+    /// its role's codec, notes as words. Times given from the start (`+26.000s`) count from
+    /// `epoch`; Unix times stay as they are. A line with no time of its own takes the one
+    /// before it.
+    package static func read(lines: [String], epoch: EpochMillis?) -> TraceLog {
+        var log = TraceLog(epoch: epoch)
+        for line in lines {
+            let words = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            let word = words.first ?? ""
+            let time = Trace.millis(word).map { word.hasPrefix("+") || word.hasPrefix("-") ? $0 + (epoch ?? 0) : $0 }
+                ?? log.entries.last?.time ?? epoch ?? 0
+            let process = words.count > 1 ? String(words[1]) : ""
+            var what = words.count > 2 ? String(words[2]) : ""
+            var message: TraceMessage?
+            if what.hasPrefix("<- ") || what.hasPrefix("-> "), let json = try? JSONParser.parse(Array(what.utf8.dropFirst(3))) {
+                message = .read(json, input: what.hasPrefix("<- "), of: process)
+                what = String(what.prefix(2))
+            }
+            log.entries.append(TraceEntry(time: time, process: process, what: what, message: message))
+        }
+        return log
+    }
+}

@@ -25,4 +25,31 @@ package enum TraceMessage: Sendable {
         case .handler(let output): NativeHandlerWire.json(output)
         }
     }
+
+    /// Its name on the wire; `unreadable` for JSON no role's codec reads.
+    package var name: String {
+        switch self {
+        case .json: "unreadable"
+        case .event(let event): ExtensionWire.name(event)
+        case .appInput(let event): AppWire.name(event)
+        case .handlerInput: "requestArrived"
+        case .background(let output): ExtensionWire.name(output)
+        case .app(let output): AppWire.name(output)
+        case .handler(let output): NativeHandlerWire.name(output)
+        }
+    }
+
+    /// Reads a message of the process `label` (`background#2`) back from the JSON a trace line
+    /// holds, with its role's codec: an `input` (`<-`) or an output (`->`). JSON the codec
+    /// cannot read stays JSON.
+    package static func read(_ json: JSONValue, input: Bool, of label: String) -> TraceMessage {
+        let message: TraceMessage?
+        switch label.prefix { $0 != "#" } {
+        case "background": message = input ? (try? ExtensionWire.decode(json)).map(TraceMessage.event) : (try? ExtensionWire.directive(json)).map(TraceMessage.background)
+        case "app": message = input ? (try? AppWire.decode(json)).map(TraceMessage.appInput) : (try? AppWire.directive(json)).map(TraceMessage.app)
+        case "handler": message = input ? (try? NativeHandlerWire.decode(json)).map(TraceMessage.handlerInput) : (try? NativeHandlerWire.directive(json)).map(TraceMessage.handler)
+        default: message = nil
+        }
+        return message ?? .json(json)
+    }
 }

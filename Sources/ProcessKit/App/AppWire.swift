@@ -147,6 +147,26 @@ public enum AppWire {
         case messageExtension
     }
 
+    /// An event's name: its `type` on the wire.
+    public static func name(_ event: Event) -> String {
+        switch event {
+        case .launched: "launched"
+        case .cameToForeground: "cameToForeground"
+        case .changeNotificationArrived: "changeNotificationArrived"
+        case .userEdited: "userEdited"
+        }
+    }
+
+    /// An output's name: its `type` on the wire.
+    public static func name(_ output: Output) -> String {
+        switch output {
+        case .showView: "showView"
+        case .editSaved: "editSaved"
+        case .editRefused: "editRefused"
+        case .messageExtension: "messageExtension"
+        }
+    }
+
     /// A machine directive as it leaves the process, or nil for container work, which stays inside it.
     public static func output(_ directive: AppMachine.Directive) -> Output? {
         switch directive {

@@ -63,6 +63,48 @@ public enum ExtensionWire {
         case popupAnswer(message: Int, saved: Bool?, scope: ScopeKey?)
     }
 
+    // MARK: - Names
+
+    /// An event's name: its `type` on the wire and its word in the trace.
+    public static func name(_ event: Event) -> String {
+        switch event {
+        case .started: "started"
+        case .storageCompleted: "storageCompleted"
+        case .tabRequestedDecision: "tabRequestedDecision"
+        case .tabNativeDarkChanged: "tabNativeDarkChanged"
+        case .tabActivated: "tabActivated"
+        case .tabClosed: "tabClosed"
+        case .safariCameToForeground: "safariCameToForeground"
+        case .appMessageArrived: "appMessageArrived"
+        case .appearanceChanged: "appearanceChanged"
+        case .popupOpened: "popupOpened"
+        case .popupClosed: "popupClosed"
+        case .popupChoseScope: "popupChoseScope"
+        case .popupEdited: "popupEdited"
+        case .popupForgotSite: "popupForgotSite"
+        case .popupPaused: "popupPaused"
+        case .nativeReplyArrived: "nativeReplyArrived"
+        case .timerFired: "timerFired"
+        case .alarmFired: "alarmFired"
+        }
+    }
+
+    /// An output's name: its `type` on the wire.
+    public static func name(_ output: Output) -> String {
+        switch output {
+        case .storagePending: "storagePending"
+        case .sendNative: "sendNative"
+        case .setTimer: "setTimer"
+        case .cancelTimer: "cancelTimer"
+        case .setAlarm: "setAlarm"
+        case .connectNative: "connectNative"
+        case .listen: "listen"
+        case .sendDecision: "sendDecision"
+        case .showPopup: "showPopup"
+        case .popupAnswer: "popupAnswer"
+        }
+    }
+
     // MARK: - Inputs
 
     /// The JSON the harness sends for an event.

@@ -59,6 +59,14 @@ public enum NativeHandlerWire {
         case postChangeNotification
     }
 
+    /// An output's name: its `type` on the wire.
+    public static func name(_ output: Output) -> String {
+        switch output {
+        case .reply: "reply"
+        case .postChangeNotification: "postChangeNotification"
+        }
+    }
+
     /// A machine directive as it leaves the process, or nil for container work, which stays inside it.
     public static func output(_ directive: NativeHandlerMachine.Directive) -> Output? {
         switch directive {

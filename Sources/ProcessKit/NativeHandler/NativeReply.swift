@@ -13,6 +13,17 @@ public enum NativeReply: Equatable, Sendable {
     case enabled(Bool)
     case error(NativeErrorCode, String)
 
+    /// Its `type` on the wire.
+    public var name: String {
+        switch self {
+        case .snapshot: "snapshot"
+        case .notModified: "notModified"
+        case .applied: "applied"
+        case .enabled: "enabled"
+        case .error: "error"
+        }
+    }
+
     public var json: JSONValue {
         switch self {
         case .snapshot(let document):

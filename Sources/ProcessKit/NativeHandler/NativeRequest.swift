@@ -82,6 +82,18 @@ public enum NativeRequest: Equatable, Sendable {
         }
     }
 
+    /// Its `type` on the wire.
+    public var name: String {
+        switch self {
+        case .getSnapshot: "getSnapshot"
+        case .patch: "patch"
+        case .deleteSite: "deleteSite"
+        case .getEnabled: "getEnabled"
+        case .toggleEnabled: "toggleEnabled"
+        case .putDocument: "putDocument"
+        }
+    }
+
     /// The JSON form of a request, as the extension sends it.
     public var json: JSONValue {
         switch self {
