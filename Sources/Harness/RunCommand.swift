@@ -222,7 +222,7 @@ enum RunCommand: HarnessCommand {
                  "steps": .integer(Int64(outcome.steps)), "virtualSeconds": .double(Double(outcome.virtualTime) / 1000),
                  "wallSeconds": .double(wallSeconds),
                  "failures": .array(outcome.marks.failures.map { failure in
-                     .object(["line": .integer(Int64(failure.line)), "step": .string(failure.step), "property": .string(failure.property),
+                     .object(["line": .integer(Int64(failure.line)), "step": .string(failure.step), "property": .string(failure.property.description),
                               "message": .string(failure.message), "afterHealing": .bool(failure.afterHealing)])
                  })])
     }

@@ -23,7 +23,7 @@ struct OracleTests {
         let oracle = Oracle(start: Self.start)
         #expect(oracle.check(Self.start, answers: [:]).isEmpty)
         let lost = document { $0.sites[site("a.example")] = nil }
-        #expect(oracle.check(lost, answers: [:]) == ["site a.example theme: the user's edits give sepia, the shared document has absent (which no edit gave) (invariant 2)"])
+        #expect(oracle.check(lost, answers: [:]).map(\.description) == ["site a.example theme: the user's edits give sepia, the shared document has absent (which no edit gave) (invariant 2)"])
     }
 
     @Test func aSavedEditMustBeThereAndARefusedOneMustNot() {
@@ -32,10 +32,10 @@ struct OracleTests {
         let landed = document { $0.sites[site("b.example")] = SiteRecord(values: SiteValues(mode: .off), changedAt: [.mode: Stamp(at: 10)]) }
         #expect(oracle.check(landed, answers: [1: true]).isEmpty)
         // The message names the edit that was lost, and where the value found came from.
-        #expect(oracle.check(Self.start, answers: [1: true]) == ["site b.example mode: the user's edits give off (the popup's edit on line 7, saved), the shared document has absent (its starting value) (invariant 2)"])
+        #expect(oracle.check(Self.start, answers: [1: true]).map(\.description) == ["site b.example mode: the user's edits give off (the popup's edit on line 7, saved), the shared document has absent (its starting value) (invariant 2)"])
         oracle.record(number: 2, at: 5, origin: .app, values: [Oracle.site("b.example", "mode"): "on"], line: 4)
         let older = document { $0.sites[site("b.example")] = SiteRecord(values: SiteValues(mode: .on), changedAt: [.mode: Stamp(at: 5)]) }
-        #expect(oracle.check(older, answers: [1: true, 2: true]) == ["site b.example mode: the user's edits give off (the popup's edit on line 7, saved), the shared document has on (as the app's edit on line 4 gave it) (invariant 2)"])
+        #expect(oracle.check(older, answers: [1: true, 2: true]).map(\.description) == ["site b.example mode: the user's edits give off (the popup's edit on line 7, saved), the shared document has on (as the app's edit on line 4 gave it) (invariant 2)"])
         #expect(oracle.check(landed, answers: [1: false]).count == 1, "a refused edit landed")
         // No answer: lost with its process or still on its way, so either is right.
         #expect(oracle.check(landed, answers: [:]).isEmpty)
@@ -73,7 +73,7 @@ struct OracleTests {
             $0.sites[site("b.example")] = SiteRecord(values: SiteValues(theme: .dark), changedAt: [.theme: Stamp(at: 10)])
             $0.sites[site("c.example")] = SiteRecord(values: SiteValues(theme: .dark), changedAt: [.theme: Stamp(at: 10)])
         }
-        #expect(oracle.strayValues(in: leaked) == ["site c.example theme is dark, which no edit of it gave (invariant 3)"])
+        #expect(oracle.strayValues(in: leaked).map(\.description) == ["site c.example theme is dark, which no edit of it gave (invariant 3)"])
         // A site losing a value nobody reset is stray too.
         #expect(oracle.strayValues(in: document { $0.sites[site("a.example")] = nil }).count == 1)
     }

@@ -46,7 +46,7 @@ struct ExplorerTests {
         var finding: Finding?
         for seed in 1...60 as ClosedRange<UInt64> where finding == nil { finding = session.explore(seed: seed) }
         let found = try #require(finding, "no failure in 60 seeds")
-        #expect(found.property == "invariant 9", "\(found.message)")
+        #expect(found.property == .invariant(9), "\(found.message)")
         #expect(found.shrunk.count < found.originalSteps)
         #expect(found.shrunkActions <= 12, "\(ScenarioPrinter.print(found.shrunk))")
         let text = found.scenarioText(file: "found.scenario", flaws: explorer.flaws)
@@ -130,7 +130,7 @@ struct ExplorerTests {
         var planted = ExploreSession(explorer: Self.explorer(), replayCheck: true)
         planted.replayer.hiddenYield = .read
         let finding = planted.explore(seed: 1)
-        #expect(finding?.property == "determinism")
+        #expect(finding?.property == .determinism)
         #expect(finding?.message.contains("the traces part at line") == true, "\(finding?.message ?? "")")
     }
 

@@ -32,7 +32,7 @@ package enum FlawCheck {
             do {
                 // A run that could not go on as written (a planned fault the flaw made
                 // unreachable) shows a difference, not the bug: it is no catch.
-                return describe(try runner.run().marks.failures.filter { $0.property != "run" })
+                return describe(try runner.run().marks.failures.filter { $0.property != .run })
             } catch {
                 return flaw == nil ? ["the run could not go on as written: \(error.description)"] : []
             }
@@ -54,9 +54,9 @@ package enum FlawCheck {
         for failure in failures {
             let text: String
             switch failure.property {
-            case "expectation": text = "the expectation on line \(failure.line)"
-            case "run": text = "line \(failure.line) could not run: \(failure.message)"
-            default: text = failure.afterHealing ? "\(failure.property) after healing" : "\(failure.property) (line \(failure.line))"
+            case .expectation: text = "the expectation on line \(failure.line)"
+            case .run: text = "line \(failure.line) could not run: \(failure.message)"
+            case .invariant, .determinism: text = failure.afterHealing ? "\(failure.property) after healing" : "\(failure.property) (line \(failure.line))"
             }
             if !said.contains(text) { said.append(text) }
         }

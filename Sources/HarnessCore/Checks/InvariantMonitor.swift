@@ -40,9 +40,9 @@ package final class InvariantMonitor {
     private var appExcused = false
     /// Problems caught as they happened (invariants 5, and 1 when a process dies or the power
     /// fails), in order.
-    package private(set) var violations: [String] = []
+    package private(set) var violations: [Violation] = []
     private var reportedViolations = 0
-    private var reported: Set<String> = []
+    private var reported: Set<Violation> = []
 
     /// Invariant 5's watch: whether the current background found a cache in storage when it
     /// started, whether it has sent any decision, and the tab it owes an answer from the cache.
@@ -86,13 +86,13 @@ package final class InvariantMonitor {
     // MARK: - What happens
 
     /// A violation caught as it happened, recorded in the trace too.
-    func caught(_ problem: String, now: EpochMillis) {
-        violations.append(problem)
-        trace.record(now, "check", problem)
+    func caught(_ violation: Violation, now: EpochMillis) {
+        violations.append(violation)
+        trace.record(now, "check", violation.description)
     }
 
     /// A problem that is not an invariant of the product (a process that could not start).
-    func record(_ problem: String) { violations.append(problem) }
+    func record(_ problem: String) { violations.append(Violation(.run, problem)) }
 
     func backgroundStarted(_ label: String, profile: String, withCache: Bool, now: EpochMillis) {
         startedWithCache = withCache
@@ -100,7 +100,7 @@ package final class InvariantMonitor {
         owedFromCache = nil
         snapshotTaken = nil
         if !withCache, let saved = cacheSaved[profile] {
-            caught("\(label) started with no cache in storage.local, though \(saved) (invariant 5)", now: now)
+            caught(Violation(.invariant(5), "\(label) started with no cache in storage.local, though \(saved)"), now: now)
             cacheSaved[profile] = nil
         }
     }
@@ -151,7 +151,7 @@ package final class InvariantMonitor {
     /// answered the tab that asked.
     func nativeReplyArrives(incarnation: Int, now: EpochMillis) {
         guard let tab = owedFromCache else { return }
-        caught("background#\(incarnation) started with a cache but took a native reply before answering tab \(tab) (invariant 5)", now: now)
+        caught(Violation(.invariant(5), "background#\(incarnation) started with a cache but took a native reply before answering tab \(tab)"), now: now)
         owedFromCache = nil
     }
 
@@ -171,7 +171,7 @@ package final class InvariantMonitor {
             where LocalStorage.read(bytes) == nil {
             problems.append("profile \(profile)'s \(local) is torn")
         }
-        for problem in problems { caught("\(problem) when \(event) (invariant 1)", now: simulation.now) }
+        for problem in problems { caught(Violation(.invariant(1), "\(problem) when \(event)"), now: simulation.now) }
     }
 
     // MARK: - The user's edits
@@ -225,7 +225,7 @@ package final class InvariantMonitor {
 
     /// Invariant 3 at the cost of the edits since the last check. The same document read against
     /// the same edits gives the problems already reported, so it is not compared again.
-    private func strayValues(in document: SettingsDocument, bytes: [UInt8], _ simulation: Simulation) -> [String] {
+    private func strayValues(in document: SettingsDocument, bytes: [UInt8], _ simulation: Simulation) -> [Violation] {
         for index in givenUpTo..<edits.count { undecided.append(index) }
         givenUpTo = edits.count
         undecided.removeAll { index in
@@ -252,11 +252,11 @@ package final class InvariantMonitor {
 
     /// What is broken now and was not reported before: invariants 1, 3, 5 and 10, and once the
     /// run is healed 2 and 4 too (and that virtual time never ran backwards).
-    package func newProblems(_ simulation: Simulation, healed: Bool) -> [String] {
+    package func newProblems(_ simulation: Simulation, healed: Bool) -> [Violation] {
         problems(simulation, healed: healed).filter { reported.insert($0).inserted }
     }
 
-    private func problems(_ simulation: Simulation, healed: Bool) -> [String] {
+    private func problems(_ simulation: Simulation, healed: Bool) -> [Violation] {
         var problems = Array(violations.dropFirst(reportedViolations))
         reportedViolations = violations.count
         let files = fileProblems(simulation, healed: healed)
@@ -267,7 +267,7 @@ package final class InvariantMonitor {
         guard healed else { return problems }
         if let backwards = simulation.trace.log.firstStepBackwards {
             // Not one of the five: the harness's own clock must never run backwards.
-            problems.append("virtual time ran backwards: \(backwards)")
+            problems.append(Violation(.run, "virtual time ran backwards: \(backwards)"))
         }
         if let document {
             let lost = oracle(simulation).check(document, answers: simulation.edits.answers)
@@ -275,10 +275,10 @@ package final class InvariantMonitor {
             // rename (it may have been stopped there).
             let log = simulation.trace.log
             let lastWrite = log.entries.last { $0.what == "yield rename" }.map { "; \($0.process) last reached its rename at \(log.time($0.time))" } ?? ""
-            problems += lost.map { $0.replacing(" (invariant 2)", with: lastWrite + " (invariant 2)") }
-            problems += ExpectationChecker.convergence(simulation).map { $0 + " (invariant 4)" }
+            problems += lost.map { $0.property == .invariant(2) ? Violation(.invariant(2), $0.message + lastWrite) : $0 }
+            problems += ExpectationChecker.convergence(simulation).map { Violation(.invariant(4), $0) }
         } else if simulation.edits.answers.values.contains(true) {
-            problems.append("edits were saved but there is no shared document (invariant 2)")
+            problems.append(Violation(.invariant(2), "edits were saved but there is no shared document"))
         }
         return problems
     }
@@ -292,7 +292,7 @@ package final class InvariantMonitor {
     /// the end of every step: after a write by anyone, a Darwin notification reaches it, or it
     /// wrote the document itself. Excused while a process waits at a yield point, and after a
     /// handler died mid-request until the app shows the document again.
-    private func appBehind(_ document: SettingsDocument, _ simulation: Simulation) -> String? {
+    private func appBehind(_ document: SettingsDocument, _ simulation: Simulation) -> Violation? {
         // A process waiting at a yield point has not finished: a writer held after its rename
         // has not yet posted its notification, an app held has not yet shown what it read.
         guard simulation.appIsAwake, let app = simulation.app, let view = simulation.appView, simulation.processes.waiting.isEmpty else { return nil }
@@ -302,8 +302,8 @@ package final class InvariantMonitor {
             return nil
         }
         guard !appExcused else { return nil }
-        return "\(app.label) shows \(difference(view.json, from: expected.json)), the shared document (revision \(document.revision)) gives "
-            + "\(difference(expected.json, from: view.json)) (invariant 10)"
+        return Violation(.invariant(10), "\(app.label) shows \(difference(view.json, from: expected.json)), the shared document (revision \(document.revision)) gives "
+            + "\(difference(expected.json, from: view.json))")
     }
 
     /// What the files show (invariants 1, and 4 once healed), and the shared document.
@@ -319,7 +319,7 @@ package final class InvariantMonitor {
         var key: Key?
         var document: SettingsDocument?
         var bytes: [UInt8]?
-        var problems: [String]
+        var problems: [Violation]
     }
     private var lastFileCheck: FileCheck?
 
@@ -330,34 +330,34 @@ package final class InvariantMonitor {
                             planted: simulation.plantedDamage)
             : nil
         if let key, let last = lastFileCheck, last.key == key { return last }
-        var problems: [String] = []
+        var problems: [Violation] = []
         let planted = simulation.plantedDamage
         let bytes = simulation.files.containerFile(FileContainer.documentName)
         var document: SettingsDocument?
         if let bytes, bytes != planted {
             switch decodeDocument(bytes) {
             case .success(let decoded): document = decoded
-            case .failure(let error): problems.append("the shared document does not parse: \(error) (invariant 1)")
+            case .failure(let error): problems.append(Violation(.invariant(1), "the shared document does not parse: \(error)"))
             }
         }
         if let planted, bytes != planted,
            !(1...16).contains(where: { simulation.files.containerFile("settings.damaged-\($0).json") == planted }) {
-            problems.append("the damaged shared document was replaced without being set aside (invariant 1)")
+            problems.append(Violation(.invariant(1), "the damaged shared document was replaced without being set aside"))
         }
         if let previous = simulation.files.containerFile(FileContainer.previousName), previous != planted,
            (try? decodeDocument(previous).get()) == nil {
-            problems.append("the last good copy (\(FileContainer.previousName)) does not parse (invariant 1)")
+            problems.append(Violation(.invariant(1), "the last good copy (\(FileContainer.previousName)) does not parse"))
         }
         let localName = RunFiles.localStorageName
         for (profile, bytes) in simulation.files.storageFiles(localName, profiles: simulation.safari.profiles) {
             let owner = profile == Simulation.defaultProfile ? "the background's" : "profile \(profile)'s background's"
             guard let local = LocalStorage.read(bytes) else {
-                problems.append("\(owner) \(localName) does not parse (invariant 1)")
+                problems.append(Violation(.invariant(1), "\(owner) \(localName) does not parse"))
                 continue
             }
             if healed && !local.outbox.isEmpty {
                 // With a healthy handler and each profile in front once, every waiting patch must have gone out.
-                problems.append("\(owner) outbox still holds \(local.outbox.count) patch(es) after healing (invariant 4)")
+                problems.append(Violation(.invariant(4), "\(owner) outbox still holds \(local.outbox.count) patch(es) after healing"))
             }
         }
         let check = FileCheck(key: key, document: document, bytes: bytes, problems: problems)

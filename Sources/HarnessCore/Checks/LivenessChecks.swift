@@ -161,7 +161,7 @@ final class LivenessChecks {
               !safari.isBackgroundFrozen, simulation.platform == .macOS || safari.safariInForeground,
               simulation.files.containerFile(FileContainer.documentName) != nil else { return }
         for problem in ExpectationChecker.tabsDisagreeing(simulation, steadySince: watch.since) {
-            simulation.monitor.caught("\(problem), \(ScenarioPrinter.duration(now - watch.since)) after \(watch.cause) at \(simulation.trace.time(watch.since)) (invariant \(watch.invariant))", now: now)
+            simulation.monitor.caught(Violation(.invariant(watch.invariant), "\(problem), \(ScenarioPrinter.duration(now - watch.since)) after \(watch.cause) at \(simulation.trace.time(watch.since))"), now: now)
         }
     }
 
@@ -174,7 +174,7 @@ final class LivenessChecks {
         for watch in timeWatches where watch.due <= now {
             guard !disturbed, watch.faults == simulation.arbiter.faultsUsed, simulation.visibleTabs.contains(watch.tab),
                   let tab = simulation.safari.tabs[watch.tab], (tab.decidedAt ?? .min) < watch.boundary else { continue }
-            simulation.monitor.caught("tab \(watch.tab.rawValue)'s decision changed with time at \(simulation.trace.time(watch.boundary)) and it had no new decision \(ScenarioPrinter.duration(now - watch.boundary)) later (invariant 11)", now: now)
+            simulation.monitor.caught(Violation(.invariant(11), "tab \(watch.tab.rawValue)'s decision changed with time at \(simulation.trace.time(watch.boundary)) and it had no new decision \(ScenarioPrinter.duration(now - watch.boundary)) later"), now: now)
         }
         timeWatches.removeAll { $0.due <= now }
     }
@@ -208,7 +208,7 @@ final class LivenessChecks {
                 simulation.safari.restartWait(of: id, now: now)
                 continue
             }
-            simulation.monitor.caught("tab \(id.rawValue) asked at \(simulation.trace.time(since)) and had no decision \(Self.decisionTimeout / 1000) s later (invariant 6)", now: now)
+            simulation.monitor.caught(Violation(.invariant(6), "tab \(id.rawValue) asked at \(simulation.trace.time(since)) and had no decision \(Self.decisionTimeout / 1000) s later"), now: now)
             simulation.safari.endWait(of: id)
         }
     }

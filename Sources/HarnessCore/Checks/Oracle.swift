@@ -96,17 +96,17 @@ package struct Oracle: Sendable {
     }
 
     /// Invariant 2: the document's fields against the prediction, given the answers the
-    /// processes gave (by edit number). Returns one line per field that is wrong.
-    package func check(_ document: SettingsDocument, answers: [Int: Bool]) -> [String] {
+    /// processes gave (by edit number). Returns one violation per field that is wrong.
+    package func check(_ document: SettingsDocument, answers: [Int: Bool]) -> [Violation] {
         let actual = Self.fields(of: document)
-        var problems: [String] = []
+        var problems: [Violation] = []
         for field in Set(actual.keys).union(start.keys).union(edits.flatMap(\.values.keys)).sorted() {
             let allowed = predicted(field, answers: answers)
             let value = actual[field]
             if !allowed.contains(value) {
                 let expected = allowed.map { $0 ?? "absent" }.sorted().joined(separator: " or ")
                 let lost = lastLanded(field, answers: answers).map { " (\($0.name), saved)" } ?? ""
-                problems.append("\(field): the user's edits give \(expected)\(lost), the shared document has \(value ?? "absent") (\(origin(of: value, in: field))) (invariant 2)")
+                problems.append(Violation(.invariant(2), "\(field): the user's edits give \(expected)\(lost), the shared document has \(value ?? "absent") (\(origin(of: value, in: field)))"))
             }
         }
         return problems
@@ -134,7 +134,7 @@ package struct Oracle: Sendable {
     /// Invariant 3: every value in the document is the starting value of its field or one the
     /// user gave that very field (so an edit to one site never shows up in another).
     /// `alsoGiven` adds values given by edits not recorded here.
-    package func strayValues(in document: SettingsDocument, alsoGiven extra: [Field: Set<String?>] = [:]) -> [String] {
+    package func strayValues(in document: SettingsDocument, alsoGiven extra: [Field: Set<String?>] = [:]) -> [Violation] {
         let actual = Self.fields(of: document)
         var stray: [Field] = []
         func check(_ field: Field, _ value: String?) {
@@ -142,7 +142,7 @@ package struct Oracle: Sendable {
         }
         for (field, value) in actual { check(field, value) }
         for field in start.keys where actual[field] == nil { check(field, nil) }
-        return stray.sorted().map { "\($0) is \(actual[$0] ?? "absent"), which no edit of it gave (invariant 3)" }
+        return stray.sorted().map { Violation(.invariant(3), "\($0) is \(actual[$0] ?? "absent"), which no edit of it gave") }
     }
 
     /// The values `field` may end with: the last saved edit's (or the start's when none was

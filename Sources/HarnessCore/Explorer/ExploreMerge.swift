@@ -43,6 +43,9 @@ package struct ExploreMerge: Equatable {
                 guard case .string(let property)? = object["property"], case .integer(let seed)? = object["seed"] else {
                     throw Problem(description: "\(place): a failure needs 'property' and 'seed'")
                 }
+                guard Property(property) != nil else {
+                    throw Problem(description: "\(place): 'property' is \"\(property.prefix(64))\", not an invariant (\"invariant 6\"), \"expectation\", \"run\" or \"determinism\"")
+                }
                 if let known = failures[property], known.seed <= seed { continue }
                 failures[property] = (seed, String(line))
             case .string("summary")?:

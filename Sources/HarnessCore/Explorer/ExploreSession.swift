@@ -6,8 +6,8 @@ import SiteSettings
 package struct Finding: Sendable {
     package let seed: UInt64
     package let options: SwarmOptions
-    /// `invariant 6`, `expectation`, `run`, or `determinism` (a replay gave another trace).
-    package let property: String
+    /// An invariant, an expectation, the run, or determinism (a replay gave another trace).
+    package let property: Property
     /// The failure as the shrunk scenario reports it.
     package let message: String
     /// The power cut its runs planned (`--power-loss`), if any.
@@ -24,8 +24,8 @@ package struct Finding: Sendable {
     /// its failures name it.
     package var fileName: String { Self.fileName(seed: seed, property: property) }
 
-    package static func fileName(seed: UInt64, property: String) -> String {
-        "seed-\(seed)-\(property.replacing(" ", with: "-")).scenario"
+    package static func fileName(seed: UInt64, property: Property) -> String {
+        "seed-\(seed)-\(property.description.replacing(" ", with: "-")).scenario"
     }
 
     /// The shrunk scenario as a file: a header saying where it came from, what broke and how
@@ -49,7 +49,7 @@ package struct Finding: Sendable {
 
     package func json(flaws: Set<Flaw>) -> JSONValue {
         .object(["type": .string("failure"), "seed": .integer(Int64(bitPattern: seed)), "options": .string(options.description),
-                 "property": .string(property), "message": .string(message), "steps": .integer(Int64(originalSteps)),
+                 "property": .string(property.description), "message": .string(message), "steps": .integer(Int64(originalSteps)),
                  "shrunkSteps": .integer(Int64(shrunk.count)), "flaws": .array(flaws.map(\.rawValue).sorted().map(JSONValue.string)),
                  "powerLoss": powerCut.map { .string($0.description) } ?? .null,
                  "scenario": .string(ScenarioPrinter.print(shrunk))])
@@ -71,7 +71,7 @@ package struct ExploreSession: Sendable {
     package private(set) var coverage = Coverage()
     package private(set) var failures: [Finding] = []
     /// How many seeds broke each property, and the first that did.
-    package private(set) var broken: [String: (seeds: Int, first: UInt64)] = [:]
+    package private(set) var broken: [Property: (seeds: Int, first: UInt64)] = [:]
     /// Schedules the parser refused: a fault in the generator, reported as a failure.
     package private(set) var invalid: [String] = []
     /// With `digests` set, the sum over runs of each trace's hash mixed with its seed: the same
@@ -127,13 +127,13 @@ package struct ExploreSession: Sendable {
         coverage.add(Coverage(steps: run.steps, unreached: run.unreachedFaults, outcome: run.outcome))
         if let failure = run.failure { return found(run, property: failure.property) }
         if replayCheck, let difference = replayDifference(run) {
-            return note(Finding(seed: seed, options: run.options, property: "determinism", message: difference,
+            return note(Finding(seed: seed, options: run.options, property: .determinism, message: difference,
                                 powerCut: run.powerCut, originalSteps: run.steps.count, shrunk: run.steps, shrinkRuns: 0))
         }
         return nil
     }
 
-    private mutating func found(_ run: Explorer.Run, property: String) -> Finding? {
+    private mutating func found(_ run: Explorer.Run, property: Property) -> Finding? {
         if let seen = broken[property] {
             broken[property] = (seen.seeds + 1, seen.first)
             return nil
@@ -216,7 +216,7 @@ package struct ExploreSession: Sendable {
             "type": .string("summary"), "seed": .integer(Int64(bitPattern: seed)),
             "shard": .string("\(shard.index)/\(shard.count)"), "runs": .integer(Int64(runs)), "steps": .integer(Int64(steps)),
             "seconds": .double(seconds), "failures": .integer(Int64(failures.count + invalid.count)),
-            "broken": .object(broken.mapValues { .object(["seeds": .integer(Int64($0.seeds)), "first": .integer(Int64(bitPattern: $0.first))]) }),
+            "broken": .object(Dictionary(uniqueKeysWithValues: broken.map { ($0.key.description, $0.value) }).mapValues { .object(["seeds": .integer(Int64($0.seeds)), "first": .integer(Int64(bitPattern: $0.first))]) }),
             "coverage": .object(Coverage.keys.reduce(into: [:]) { $0[$1] = .integer(Int64(coverage.counts[$1] ?? 0)) }),
         ]
         if digests { summary["traceDigest"] = .string(Self.hex(digest)) }

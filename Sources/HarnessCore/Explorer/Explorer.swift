@@ -49,7 +49,7 @@ package struct Explorer: Sendable {
         /// The steps planning a fault no process reached, by index.
         package var unreachedFaults: Set<Int> { Set(outcome.unreachedFaultLines.map { $0 - 1 }) }
         /// The first property the run broke, and the failure that says so.
-        package var failure: (property: String, message: String)? {
+        package var failure: (property: Property, message: String)? {
             outcome.properties.first.map { ($0, outcome.failures[0]) }
         }
     }
@@ -130,7 +130,7 @@ package struct Explorer: Sendable {
     /// Whether steps still break `property`, and the steps planning a fault no process reached.
     /// With a power cut planned, only a run that got to it counts: the scenario must fail the
     /// same way under `--power-loss`.
-    func fails(_ steps: [Step], breaking property: String) -> (fails: Bool, unreached: Set<Int>) {
+    func fails(_ steps: [Step], breaking property: Property) -> (fails: Bool, unreached: Set<Int>) {
         guard let outcome = try? play(steps, name: "shrinking", exploring: true), !outcome.powerCutMissed else { return (false, []) }
         return (outcome.properties.contains(property), Set(outcome.unreachedFaultLines.map { $0 - 1 }))
     }

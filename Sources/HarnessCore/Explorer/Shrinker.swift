@@ -9,12 +9,12 @@ import SiteSettings
 /// are skipped. Each candidate is a full run, so the work is bounded by `budget` runs.
 package struct Shrinker {
     package let explorer: Explorer
-    package let property: String
+    package let property: Property
     package var budget: Int
     /// Runs tried so far.
     package private(set) var tries = 0
 
-    package init(explorer: Explorer, property: String, budget: Int = 3_000) {
+    package init(explorer: Explorer, property: Property, budget: Int = 3_000) {
         self.explorer = explorer
         self.property = property
         self.budget = budget

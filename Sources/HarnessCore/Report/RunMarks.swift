@@ -17,8 +17,7 @@ package struct RunMarks: Sendable {
     package struct Failure: Sendable, Equatable {
         package var line: Int
         package var step: String
-        /// `invariant 6`, `expectation` or `run`, as `ScenarioRunner.Outcome.properties`.
-        package var property: String
+        package var property: Property
         package var message: String
         package var afterHealing: Bool
         package var traceIndex: Int

@@ -72,7 +72,7 @@ package enum RunPage {
         // Each with what was expected (the step) and what happened (the message).
         for (index, failure) in outcome.marks.failures.enumerated() {
             let step = failure.afterHealing ? "after the run was healed" : "line \(failure.line) <code>\(escape(failure.step))</code>"
-            page.add("<li class=\"failure\" id=\"problem-\(index)\"><a href=\"#failure-\(index)\">\(step)</a>, \(escape(failure.property)), found at "
+            page.add("<li class=\"failure\" id=\"problem-\(index)\"><a href=\"#failure-\(index)\">\(step)</a>, \(escape(failure.property.description)), found at "
                      + "\(Trace.relative(failure.at - outcome.epoch))<pre>\(escape(failure.message))</pre></li>")
         }
         page.add("</ol>\n</section>")

@@ -13,10 +13,9 @@ package final class ScenarioRunner {
     private typealias UserEdit = InvariantMonitor.UserEdit
     /// What a run found.
     package struct Outcome: Sendable {
+        /// Each failure as `harness run` prints it: the line, the message, the state of the run
+        /// and the trace that explains it (`marks.failures` has each as a value).
         package var failures: [String]
-        /// What each failure broke, in the same order: `invariant 6`, `expectation` (a failed
-        /// `expect` line), or `run` (the run itself went wrong, as a fault never reached).
-        package var properties: [String]
         /// The lines of planned faults no process reached (only when `faultsMayGoUnreached`).
         package var unreachedFaultLines: [Int]
         package var steps: Int
@@ -40,6 +39,8 @@ package final class ScenarioRunner {
         /// Where each step and failure happened in the trace, for the run's page.
         package var marks = RunMarks()
         package var passed: Bool { failures.isEmpty }
+        /// What each failure broke, in the same order.
+        package var properties: [Property] { marks.failures.map(\.property) }
     }
 
     package let scenario: Scenario
@@ -59,7 +60,6 @@ package final class ScenarioRunner {
     /// The number of the last app edit, for `expect app answer`.
     private var lastAppEdit: Int?
     private var failures: [String] = []
-    private var properties: [String] = []
     private var unreachedFaultLines: [Int] = []
     private var powerCutMissed = false
     /// An explored schedule plans faults at random: one no process reaches is not a mistake
@@ -129,7 +129,7 @@ package final class ScenarioRunner {
         Healing(simulation: simulation).heal()
         checkInvariants(after: last, healed: true)
         if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
-        return Outcome(failures: failures, properties: properties, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, log: simulation.trace.log,
+        return Outcome(failures: failures, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, log: simulation.trace.log,
                        arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
                        unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed, marks: marks)
     }
@@ -162,10 +162,10 @@ package final class ScenarioRunner {
         // A process stuck (held, or waiting for a lock that is never released) is a run that
         // stopped short, not a scenario asking for something impossible: say where each is.
         let stuck = simulation.processes.stuck
-        if !stuck.isEmpty { return fail(line, message + "; when the run ended, " + stuck.joined(separator: "; ")) }
+        if !stuck.isEmpty { return fail(line, .run, message + "; when the run ended, " + stuck.joined(separator: "; ")) }
         // A flaw may skip the very step a fault waits for (no lock, no write): that run shows a
         // difference, reported as a failure, which a flaw test does not count as a catch.
-        if !flaws.isEmpty { return fail(line, message) }
+        if !flaws.isEmpty { return fail(line, .run, message) }
         throw ScenarioError(file: scenario.name, line: line.number, message: message)
     }
 
@@ -184,7 +184,7 @@ package final class ScenarioRunner {
     private func checkInvariants(after step: Scenario.Line, healed: Bool = false) {
         guard let simulation else { return }
         let label = healed ? "after the run (healed)" : "after this step"
-        for problem in simulation.monitor.newProblems(simulation, healed: healed) { fail(step, "\(label): \(problem)", healed: healed) }
+        for problem in simulation.monitor.newProblems(simulation, healed: healed) { fail(step, problem.property, "\(label): \(problem)", healed: healed) }
     }
 
     // MARK: - Steps
@@ -213,7 +213,7 @@ package final class ScenarioRunner {
             var problems = within.map { waitFor($0) { checker.problems(expectation) } } ?? checker.problems(expectation)
             if !checked { problems = [] }
             // One failure per line, with every way it fails.
-            if !problems.isEmpty { fail(line, problems.joined(separator: "\n  "), about: expectation.tab) }
+            if !problems.isEmpty { fail(line, .expectation, problems.joined(separator: "\n  "), about: expectation.tab) }
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy:
             if !line.step.keepsReconciliationBound { started().liveness.boundEnded() }
             act(line.step, started())
@@ -361,9 +361,8 @@ package final class ScenarioRunner {
 
     /// Records a failure at `line`: the problem, the state of the run then, and the lines of
     /// the trace that explain it (those about `tab`, when it is about one).
-    private func fail(_ line: Scenario.Line, _ message: String, healed: Bool = false, about tab: TabID? = nil) {
-        properties.append(Self.property(of: message, at: line.step))
-        marks.failures.append(RunMarks.Failure(line: line.number, step: line.text, property: properties.last!, message: message, afterHealing: healed,
+    private func fail(_ line: Scenario.Line, _ property: Property, _ message: String, healed: Bool = false, about tab: TabID? = nil) {
+        marks.failures.append(RunMarks.Failure(line: line.number, step: line.text, property: property, message: message, afterHealing: healed,
                                                traceIndex: simulation?.trace.count ?? 0, at: simulation?.now ?? setup!.epoch))
         var report = "\(scenario.name):\(line.number): \(line.text)\n  \(message)"
         if let simulation {
@@ -373,17 +372,6 @@ package final class ScenarioRunner {
             report += "\n  the trace that explains it (\(lines.count) of \(total) lines: \(about)):\n" + lines.map { "    " + $0 }.joined(separator: "\n")
         }
         failures.append(report)
-    }
-
-    /// The property a failure message names: the last `(invariant N)` in it, else `expectation`
-    /// for an `expect` line, else `run`.
-    static func property(of message: String, at step: Step) -> String {
-        let parts = message.split(separator: "(invariant ", omittingEmptySubsequences: false)
-        if parts.count > 1, let number = parts.last!.split(separator: ")").first, Int(number) != nil {
-            return "invariant " + number
-        }
-        if case .expect = step { return "expectation" }
-        return "run"
     }
 
     /// The simulation, started from the setup at the first step that needs it.

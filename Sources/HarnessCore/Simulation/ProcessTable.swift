@@ -252,7 +252,7 @@ package final class ProcessTable {
             // Invariant 9: no process keeps the container's lock while it waits for its next
             // input (the lock is released for it, as the next writer would otherwise wait for ever).
             if arbiter.lockHolder == driver.label || transport == .inProcess && disk.lockHolder == driver.label {
-                monitor.caught("\(driver.label) finished its input still holding the container's lock (invariant 9)", now: owner.now)
+                monitor.caught(Violation(.invariant(9), "\(driver.label) finished its input still holding the container's lock"), now: owner.now)
             }
             arbiter.finished(driver.label)
             owner.finished(directives, from: driver, as: role)

@@ -140,7 +140,7 @@ package final class Simulation: ProcessTable.Owner {
     /// Whether the app is running (launched and not killed).
     package var appIsRunning: Bool { app != nil }
     /// Problems caught as they happened (see `InvariantMonitor`).
-    package var violations: [String] { monitor.violations }
+    package var violations: [Violation] { monitor.violations }
     /// When the front profile's alarm falls due, if one is set.
     package var alarm: EpochMillis? { safari.nextAlarm?.at }
 
