@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "SiteSettingsTests", dependencies: ["SiteSettings"], exclude: ["Fixtures"]),
         .testTarget(name: "ProcessKitTests", dependencies: ["ProcessKit"]),
         // Tests find the executables next to the test bundle; `swift test` builds every executable first.
-        .testTarget(name: "HarnessCoreTests", dependencies: ["ProcessKit", "HarnessCore"]),
+        .testTarget(name: "HarnessCoreTests", dependencies: ["ProcessKit", "HarnessCore"], exclude: ["Fixtures"]),
         .testTarget(name: "HarnessTests", dependencies: ["SiteSettings", "ProcessKit", "HarnessCore"], exclude: ["Fixtures"]),
     ]
 )

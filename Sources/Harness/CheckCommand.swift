@@ -3,17 +3,29 @@ import HarnessCore
 enum CheckCommand: HarnessCommand {
     static let name = "check"
     static let abstract = "Check scenario files without running them."
-    static let usage = "harness check [FILE|FOLDER ...]"
+    static let usage = "harness check [FILE|FOLDER ...]\n       harness check --extension DIR"
     static let discussion = """
         Reads each file whole, as 'harness run' does before it starts anything: every step and
         expectation, and the document files the setup names. Prints a line per file (ok, with
         its steps, or INVALID) and every mistake on stderr with its file and line and the
         nearest valid word. With no file, checks every scenario under Scenarios/.
+        --extension DIR reads an unpacked Manifest V3 extension folder as Safari does before
+        it runs anything: manifest.json (manifest_version 3; a background of service_worker or
+        scripts, classic or module, never persistent; content scripts with match patterns,
+        run_at and their files; action.default_popup; permissions; default_locale with
+        _locales and __MSG_name__), every file it names, and the popup's page (its scripts must
+        be files of the extension: inline scripts and inline event handlers are refused). It
+        prints every mistake with its file and JSON path or line, and warnings (a missing icon,
+        a permission or key Safari would ignore).
         Exit status: 0 when every file is valid, 2 when any has a mistake.
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: [], flags: [])
+        let args = try CommandLineArguments(arguments, options: ["extension"], flags: [])
+        if let folder = args.value("extension") {
+            try args.noPositionals()
+            return checkExtension(folder)
+        }
         let files = try ScenarioFiles.files(args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         var invalid = 0
@@ -29,5 +41,22 @@ enum CheckCommand: HarnessCommand {
         }
         Terminal.out("\(files.count - invalid) valid, \(invalid) invalid\n")
         return invalid == 0 ? 0 : 2
+    }
+
+    /// `--extension DIR`: the folder's manifest and every file it names.
+    private static func checkExtension(_ folder: String) -> Int32 {
+        switch ExtensionManifest.load(folder: folder) {
+        case .success(let (manifest, warnings)):
+            for warning in warnings { Terminal.err("warning: \(warning)\n") }
+            let parts = [manifest.background.map { "a background of \($0.scripts.count) \($0.kind.rawValue) script(s)" },
+                         manifest.contentScripts.isEmpty ? nil : "\(manifest.contentScripts.count) content script entr\(manifest.contentScripts.count == 1 ? "y" : "ies")",
+                         manifest.popup.map { "the popup \($0)" }].compactMap { $0 }
+            Terminal.out("ok       \(folder)  \(manifest.name) \(manifest.version): \(parts.joined(separator: ", "))\n")
+            return 0
+        case .failure(let problems):
+            Terminal.out("INVALID  \(folder)  \(problems.errors.count) mistake(s)\n")
+            Terminal.err(problems.description + "\n")
+            return 2
+        }
     }
 }

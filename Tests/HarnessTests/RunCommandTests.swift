@@ -123,6 +123,23 @@ struct RunCommandTests {
         #expect(valid.status == 0 && valid.stdout.contains("1 valid, 0 invalid"))
     }
 
+    /// `check --extension DIR` reads an extension folder as Safari would and names each mistake.
+    @Test func checkReadsAnExtensionFolder() throws {
+        let minimal = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions/minimal").path
+        let good = try HarnessBinary.run(["check", "--extension", minimal])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdout.contains("ok       \(minimal)  Minimal 1.0: a background of 1 module script(s), 1 content script entry, the popup popup.html"))
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("no-extension-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let bad = try HarnessBinary.run(["check", "--extension", empty])
+        #expect(bad.status == 2 && bad.stdout.contains("INVALID  \(empty)  1 mistake(s)"), "\(bad.stdout)")
+        #expect(bad.stderr.contains("\(empty)/manifest.json: no manifest.json in the extension folder"))
+        let both = try HarnessBinary.run(["check", "--extension", minimal, "x.scenario"])
+        #expect(both.status == 2, "a scenario file and --extension together are a usage error")
+    }
+
     /// The growth benchmark runs its generated scenarios (typed steps, printed, parsed, run)
     /// and reports each length; its figures are measured, never asserted.
     @Test func theStepsBenchmarkRunsEveryLengthOfBothKinds() throws {

@@ -1,0 +1,1 @@
+browser.runtime.onMessage.addListener(() => Promise.resolve({ enabled: false }));

@@ -1,0 +1,1 @@
+browser.runtime.sendMessage({ type: "getEnabled" });

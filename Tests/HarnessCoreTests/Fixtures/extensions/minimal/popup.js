@@ -1,0 +1,1 @@
+document.getElementById("toggle").addEventListener("click", () => browser.runtime.sendMessage({ type: "toggleEnabled" }));
