@@ -1,4 +1,5 @@
 import Foundation
+import HarnessCore
 import ProcessKit
 import SiteSettings
 import Testing
@@ -68,12 +69,51 @@ struct InspectionCommandTests {
         #expect(try HarnessBinary.run(["flaws", cold]).status == 2)
     }
 
-    @Test func resolvePrintsTheDecisionWithItsSources() throws {
-        let path = try HarnessBinary.file(Self.document)
+    /// Runs `harness resolve` and checks its whole answer against the reference decision for
+    /// the same document and inputs (invariant 12's reference), then gives the answer.
+    private func resolve(_ arguments: [String], document text: String) throws -> [String: JSONValue] {
+        let path = try HarnessBinary.file(text)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://docs.example.com/guide", "--appearance", "dark"])
-        #expect(result.status == 0)
+        let result = try HarnessBinary.run(["resolve", "--document", path] + arguments)
+        #expect(result.status == 0, "\(result.stderr)")
         let object = try json(result.stdout)
+        func option(_ name: String) -> String? { arguments.firstIndex(of: "--" + name).map { arguments[$0 + 1] } }
+        let context = DecisionContext(appearance: option("appearance").flatMap(Appearance.init(rawValue:)) ?? .light,
+                                      now: try option("now").map { try #require(Timestamp.parse($0)) } ?? 0,
+                                      utcOffsetMinutes: try option("utc-offset").map { try #require(Timestamp.utcOffsetMinutes($0)) } ?? 0,
+                                      pausedUntil: try option("paused-until").map { try #require(Timestamp.parse($0)) },
+                                      pageIsNativelyDark: arguments.contains("--native-dark"))
+        let document = try DocumentCodec.decode(Array(text.utf8)).document
+        let reference = ReferenceDecision.decide(url: try #require(option("url")), document: document, context: context)
+        let answer = try Self.decision(object)
+        #expect(reference.agrees(with: answer), "harness resolve \(arguments): \(reference.differences(from: answer))")
+        return object
+    }
+
+    /// `harness resolve`'s JSON in the reference's terms.
+    private static func decision(_ object: [String: JSONValue]) throws -> ReferenceDecision {
+        func string(_ value: JSONValue?) throws -> String {
+            guard case .string(let text)? = value else { throw Failure("not a string: \(String(describing: value))") }
+            return text
+        }
+        guard case .bool(let enabled)? = object["enabled"], case .object(let source)? = object["source"] else { throw Failure("no enabled or source") }
+        let schedule = try string(object["schedule"]).split(separator: "-").map { TimeOfDay(String($0))?.minutes }
+        let scope: String? = if case .string(let key)? = object["scope"] { key } else { nil }
+        let settings = ReferenceDecision.Settings(
+            scope: scope, mode: try #require(Mode(rawValue: try string(object["mode"]))), theme: try string(object["theme"]),
+            nativeDarkPolicy: try #require(NativeDarkPolicy(rawValue: try string(object["nativeDarkPolicy"]))),
+            scheduleStart: try #require(schedule.first ?? nil), scheduleEnd: try #require(schedule.last ?? nil),
+            modeSource: try string(source["mode"]), themeSource: try string(source["theme"]), nativeDarkPolicySource: try string(source["nativeDarkPolicy"]))
+        return ReferenceDecision(enabled: enabled, reason: try string(object["reason"]), settings: settings)
+    }
+
+    private struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test func resolvePrintsTheDecisionWithItsSources() throws {
+        let object = try resolve(["--url", "https://docs.example.com/guide", "--appearance", "dark"], document: Self.document)
         #expect(object["enabled"] == .bool(true))
         #expect(object["theme"] == .string("sepia"))
         #expect(object["reason"] == .string("autoDark"))
@@ -82,20 +122,52 @@ struct InspectionCommandTests {
     }
 
     @Test func resolveReadsTheScheduleAtTheGivenOffsetAndHonoursPauseAndNativeDark() throws {
-        let path = try HarnessBinary.file(Self.document)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let inside = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://www.example.org/",
-                                            "--now", "2026-03-01T19:30:00Z", "--utc-offset", "+01:00"])
-        #expect(try json(inside.stdout)["reason"] == .string("scheduleActive"))
-        #expect(try json(inside.stdout)["scope"] == .string(".example.org"))
-        let outside = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://www.example.org/", "--now", "2026-03-01T19:30:00Z"])
-        #expect(try json(outside.stdout)["reason"] == .string("scheduleInactive"))
-        let paused = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://docs.example.com/", "--appearance", "dark",
-                                            "--now", "2026-03-01T19:30:00Z", "--paused-until", "2026-03-01T20:00:00Z"])
-        #expect(try json(paused.stdout)["reason"] == .string("paused"))
-        let native = try HarnessBinary.run(["resolve", "--document", path, "--url", "https://docs.example.com/", "--appearance", "dark", "--native-dark"])
-        #expect(try json(native.stdout)["reason"] == .string("nativeDark"))
-        #expect(try json(native.stdout)["enabled"] == .bool(false))
+        let inside = try resolve(["--url", "https://www.example.org/", "--now", "2026-03-01T19:30:00Z", "--utc-offset", "+01:00"], document: Self.document)
+        #expect(inside["reason"] == .string("scheduleActive"))
+        #expect(inside["scope"] == .string(".example.org"))
+        let outside = try resolve(["--url", "https://www.example.org/", "--now", "2026-03-01T19:30:00Z"], document: Self.document)
+        #expect(outside["reason"] == .string("scheduleInactive"))
+        let paused = try resolve(["--url", "https://docs.example.com/", "--appearance", "dark", "--now", "2026-03-01T19:30:00Z",
+                                  "--paused-until", "2026-03-01T20:00:00Z"], document: Self.document)
+        #expect(paused["reason"] == .string("paused"))
+        let native = try resolve(["--url", "https://docs.example.com/", "--appearance", "dark", "--native-dark"], document: Self.document)
+        #expect(native["reason"] == .string("nativeDark"))
+        #expect(native["enabled"] == .bool(false))
+    }
+
+    private static let edges = """
+        {"revision": 3,
+         "defaults": {"mode": "scheduled", "theme": "neon", "nativeDarkPolicy": "respect", "schedule": {"start": "23:00", "end": "01:00"}},
+         "sites": {".city.kawasaki.jp": {"mode": "on", "modifiedAt": 1783936800},
+                   "b.kawasaki.jp": {"theme": "sepia", "modifiedAt": 1783936800},
+                   "bücher.example": {"mode": "on", "theme": "gray", "modifiedAt": 1783936800},
+                   "192.0.2.1/a/b": {"mode": "on", "modifiedAt": 1783936800},
+                   "[2001:db8::1]": {"mode": "off", "modifiedAt": 1783936800},
+                   "docs.example.com/guide": {"nativeDarkPolicy": "override", "mode": "auto", "modifiedAt": 1783936800}}}
+        """
+
+    /// `harness resolve` where the rules bite, each answer the reference's: the Public Suffix
+    /// List's exception and wildcard rules, IDN and IP hosts, dot segments, a pause's end, both
+    /// edges of a window over midnight, an unknown default theme, unsupported URLs.
+    @Test(arguments: [
+        ["--url", "https://www.city.kawasaki.jp/"],
+        ["--url", "https://x.b.kawasaki.jp/"],
+        ["--url", "https://b.kawasaki.jp/"],
+        ["--url", "https://BÜCHER.Example./x"],
+        ["--url", "http://192.0.2.1:8080/a/./c/../b?q"],
+        ["--url", "https://[2001:DB8:0:0::1]/", "--native-dark"],
+        ["--url", "https://docs.example.com/x/%2E%2e/guide", "--appearance", "dark", "--native-dark"],
+        ["--url", "https://www.city.kawasaki.jp/", "--now", "2026-03-01T12:00:00Z", "--paused-until", "2026-03-01T12:00:00Z"],
+        ["--url", "https://www.city.kawasaki.jp/", "--now", "2026-03-01T11:59:59.999Z", "--paused-until", "2026-03-01T12:00:00Z"],
+        ["--url", "https://other.example/", "--now", "2026-03-01T23:00:00Z"],
+        ["--url", "https://other.example/", "--now", "2026-03-01T22:59:59.999Z"],
+        ["--url", "https://other.example/", "--now", "2026-03-01T00:30:00Z", "--utc-offset", "+00:30"],
+        ["--url", "https://other.example/", "--now", "2026-03-01T00:59:59.999Z"],
+        ["--url", "ftp://www.city.kawasaki.jp/"],
+        ["--url", "https://a..example/"],
+    ])
+    func resolveGivesTheReferenceDecisionWhereTheRulesBite(arguments: [String]) throws {
+        _ = try resolve(arguments, document: Self.edges)
     }
 
     @Test(arguments: [

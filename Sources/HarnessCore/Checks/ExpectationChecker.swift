@@ -223,14 +223,21 @@ struct ExpectationChecker {
     /// Invariant 4: every visible tab, the open popup, the app if it is running and in front,
     /// and the cache once its outbox is empty agree with the shared document. Call it after a
     /// reconciliation point with a healthy handler (`settle` first).
-    /// Each visible tab whose decision is not the shared document's (none when there is no
-    /// readable document).
-    static func tabsDisagreeing(_ simulation: Simulation, resolver: Resolver? = nil, steadySince: EpochMillis? = nil) -> [String] {
+    /// What the visible tabs show against the shared document (nothing when there is no
+    /// readable document): each tab whose decision is not the product's for it (`disagreeing`),
+    /// and each tab that shows the product's decision where the reference decision differs
+    /// (`unlikeReference`, invariant 12).
+    struct TabViews {
+        var disagreeing: [String] = []
+        var unlikeReference: [Violation] = []
+    }
+
+    static func tabViews(_ simulation: Simulation, resolver: Resolver? = nil, steadySince: EpochMillis? = nil) -> TabViews {
         let resolver = resolver ?? simulation.files.containerFile(FileContainer.documentName)
             .flatMap { try? DocumentCodec.decode($0).document }.map { Resolver(document: $0) }
-        guard let resolver else { return [] }
+        var views = TabViews()
+        guard let resolver else { return views }
         let session = simulation.storedSession
-        var problems: [String] = []
         for id in simulation.visibleTabs {
             guard let tab = simulation.tabs[id] else { continue }
             let context = DecisionContext(appearance: simulation.appearance, now: simulation.now, utcOffsetMinutes: 0,
@@ -245,19 +252,35 @@ struct ExpectationChecker {
             }
             if tab.applied != expected {
                 let shown = tab.applied.map { difference($0.json, from: expected.json) } ?? "nothing"
-                problems.append("tab \(id.rawValue) shows \(shown), the shared document gives \(difference(expected.json, from: tab.applied?.json))")
+                views.disagreeing.append("tab \(id.rawValue) shows \(shown), the shared document gives \(difference(expected.json, from: tab.applied?.json))")
+            } else if let problem = simulation.monitor.reference.problem(tab: id.rawValue, url: tab.url, shows: expected, document: resolver.document,
+                                                                         context: context) {
+                views.unlikeReference.append(problem)
             }
         }
-        return problems
+        return views
     }
 
-    static func convergence(_ simulation: Simulation) -> [String] {
+    /// Invariant 4's findings and invariant 12's.
+    struct Convergence {
         var problems: [String] = []
-        guard let bytes = simulation.files.containerFile(FileContainer.documentName) else { return ["there is no shared document"] }
+        var unlikeReference: [Violation] = []
+    }
+
+    /// `expect converged`: both invariants' findings.
+    static func convergence(_ simulation: Simulation) -> [String] {
+        let found = convergenceProblems(simulation)
+        return found.problems + found.unlikeReference.map(\.description)
+    }
+
+    static func convergenceProblems(_ simulation: Simulation) -> Convergence {
+        var problems: [String] = []
+        guard let bytes = simulation.files.containerFile(FileContainer.documentName) else { return Convergence(problems: ["there is no shared document"]) }
         let document: SettingsDocument
-        do { document = try DocumentCodec.decode(bytes).document } catch { return ["the shared document does not parse: \(error)"] }
+        do { document = try DocumentCodec.decode(bytes).document } catch { return Convergence(problems: ["the shared document does not parse: \(error)"]) }
         let resolver = Resolver(document: document)
-        problems += tabsDisagreeing(simulation, resolver: resolver)
+        let views = tabViews(simulation, resolver: resolver)
+        problems += views.disagreeing
         if let tab = simulation.popupTab, let view = simulation.popup, let url = simulation.tabs[tab]?.url,
            case .success(let address) = PageAddress.parse(url) {
             let settings = resolver.settings(for: address)
@@ -273,7 +296,7 @@ struct ExpectationChecker {
         if let local = simulation.storedLocal, local.outbox.isEmpty, let cache = local.cache, cache != document {
             problems.append("the cache (revision \(cache.revision)) differs from the shared document (revision \(document.revision))")
         }
-        return problems
+        return Convergence(problems: problems, unlikeReference: views.unlikeReference)
     }
 }
 

@@ -2,7 +2,8 @@ import ProcessKit
 import SiteSettings
 
 /// The invariants checked at steps, in one place (the liveness ones, 6 to 8 and 11, are
-/// `LivenessChecks`; 9 is the process table's). The simulation tells it what happens as it
+/// `LivenessChecks`; 9 is the process table's; 12, the reference decision, is `ReferenceCheck`,
+/// asked wherever a tab is found converged). The simulation tells it what happens as it
 /// happens (a background starting with a cache, a tab asking, a native reply arriving, a
 /// process dying), so that invariant 5 and invariant 1 at the moment of a death are caught
 /// when they break; the runner tells it the user's edits, and asks after every step (1, 3, 5,
@@ -36,6 +37,8 @@ package final class InvariantMonitor {
     }
 
     private let trace: Trace
+    /// Invariant 12's reference decision, which keeps what it read of each URL per document.
+    package let reference = ReferenceCheck()
     /// Invariant 10 is excused: a change notification may have been lost with its handler.
     private var appExcused = false
     /// Problems caught as they happened (invariants 5, and 1 when a process dies or the power
@@ -251,7 +254,7 @@ package final class InvariantMonitor {
     // MARK: - Checks
 
     /// What is broken now and was not reported before: invariants 1, 3, 5 and 10, and once the
-    /// run is healed 2 and 4 too (and that virtual time never ran backwards).
+    /// run is healed 2, 4 and 12 too (and that virtual time never ran backwards).
     package func newProblems(_ simulation: Simulation, healed: Bool) -> [Violation] {
         problems(simulation, healed: healed).filter { reported.insert($0).inserted }
     }
@@ -276,7 +279,8 @@ package final class InvariantMonitor {
             let log = simulation.trace.log
             let lastWrite = log.entries.last { $0.what == "yield rename" }.map { "; \($0.process) last reached its rename at \(log.time($0.time))" } ?? ""
             problems += lost.map { $0.property == .invariant(2) ? Violation(.invariant(2), $0.message + lastWrite) : $0 }
-            problems += ExpectationChecker.convergence(simulation).map { Violation(.invariant(4), $0) }
+            let converged = ExpectationChecker.convergenceProblems(simulation)
+            problems += converged.problems.map { Violation(.invariant(4), $0) } + converged.unlikeReference
         } else if simulation.edits.answers.values.contains(true) {
             problems.append(Violation(.invariant(2), "edits were saved but there is no shared document"))
         }

@@ -9,7 +9,7 @@ import SiteSettings
 final class LivenessChecks {
     /// Invariants 7 and 8: a reconciliation point reached by a live background (7), or on macOS
     /// an app change arriving on its port (8), brings every visible tab to the shared document's
-    /// decision within one native timeout plus the handler's delay, if nothing disturbs the run
+    /// decision (which must then be the reference's, invariant 12) within one native timeout plus the handler's delay, if nothing disturbs the run
     /// meanwhile: no step that changes the document, the handler or a background's life
     /// (`Step.keepsReconciliationBound`), no planned or pending hold, crash or failure, no
     /// death (a power cut is one), no freeze, a handler that answers within the timeout. The
@@ -160,9 +160,11 @@ final class LivenessChecks {
         guard simulation.background != nil, backgroundDeaths == watch.deaths, arbiter.faultsUsed == watch.faults, !arbiter.isDisturbed,
               !safari.isBackgroundFrozen, simulation.platform == .macOS || safari.safariInForeground,
               simulation.files.containerFile(FileContainer.documentName) != nil else { return }
-        for problem in ExpectationChecker.tabsDisagreeing(simulation, steadySince: watch.since) {
+        let views = ExpectationChecker.tabViews(simulation, steadySince: watch.since)
+        for problem in views.disagreeing {
             simulation.monitor.caught(Violation(.invariant(watch.invariant), "\(problem), \(ScenarioPrinter.duration(now - watch.since)) after \(watch.cause) at \(simulation.trace.time(watch.since))"), now: now)
         }
+        for problem in views.unlikeReference { simulation.monitor.caught(problem, now: now) }
     }
 
     /// Invariant 11 at its deadlines: each watched tab has had a decision since the change,

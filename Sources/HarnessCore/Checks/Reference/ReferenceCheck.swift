@@ -1,0 +1,78 @@
+import SiteSettings
+
+/// Invariant 12: where a visible tab has converged (it shows what the product's `Resolver`
+/// gives over the shared document), what it shows is also what `ReferenceDecision` gives, so
+/// that a mistake in working out a decision cannot pass by agreeing with itself. The settings
+/// of a URL (the expensive part: reading it, the Public Suffix List, the record) are kept per
+/// URL for as long as the document stays the same; time, pause, appearance and the page's dark
+/// theme are applied at every check.
+package final class ReferenceCheck {
+    private let suffixes: ReferenceSuffixList
+    private var document: SettingsDocument?
+    private var settings: [String: ReferenceDecision.Settings?] = [:]
+
+    package init(suffixes: ReferenceSuffixList = .embedded) { self.suffixes = suffixes }
+
+    /// The reference's decision for a URL under the shared document and a context.
+    package func decision(url: String, document: SettingsDocument, context: DecisionContext) -> ReferenceDecision {
+        if document != self.document {
+            self.document = document
+            settings = [:]
+        }
+        let found: ReferenceDecision.Settings?
+        if let known = settings[url] {
+            found = known
+        } else {
+            found = ReferenceDecision.settings(url: url, document: document, suffixes: suffixes)
+            settings[url] = found
+        }
+        return ReferenceDecision.decide(found, appearance: context.appearance, now: context.now, utcOffsetMinutes: context.utcOffsetMinutes,
+                                        pausedUntil: context.pausedUntil, pageIsNativelyDark: context.pageIsNativelyDark)
+    }
+
+    /// The failure when `shown`, the decision a converged tab shows, is not the reference's:
+    /// the tab and its URL, both decisions, the records the URL could use and the defaults,
+    /// and what else the decision read.
+    package func problem(tab: String, url: String, shows shown: Decision, document: SettingsDocument, context: DecisionContext) -> Violation? {
+        let reference = decision(url: url, document: document, context: context)
+        let product = ReferenceDecision(shown)
+        guard !reference.agrees(with: product) else { return nil }
+        return Violation(.invariant(12), "tab \(tab) at \(url) shows \(reference.differences(from: product)), as the product resolves the shared document; "
+            + "the reference gives \(reference.text) from \(records(url: url, document: document)); \(inputs(context))")
+    }
+
+    /// The records the URL's keys name in the document (as the reference reads its keys) and the defaults.
+    private func records(url: String, document: SettingsDocument) -> String {
+        let defaults = document.defaults
+        let schedule = ReferenceDecision.time(defaults.schedule.start.minutes) + "-" + ReferenceDecision.time(defaults.schedule.end.minutes)
+        var parts = ["the shared document (revision \(document.revision))"]
+        if let address = ReferenceAddress.read(url) {
+            let records = Dictionary(uniqueKeysWithValues: document.sites.map { ($0.key.text, $0.value.values) })
+            let keys = ReferenceDecision.keys(of: address, suffixes: suffixes)
+            for (kind, key) in zip(["page", "host", "domain"], keys) {
+                parts.append("\(kind) \(key) " + (records[key].map(Self.text) ?? "no record"))
+            }
+            if keys.count < 3 { parts.append("no domain key") }
+        } else {
+            parts.append("an unsupported URL")
+        }
+        parts.append("defaults mode=\(defaults.mode.rawValue) theme=\(defaults.theme.rawValue) nativeDarkPolicy=\(defaults.nativeDarkPolicy.rawValue) schedule=\(schedule)")
+        return parts.joined(separator: ", ")
+    }
+
+    private static func text(_ values: SiteValues) -> String {
+        var fields: [String] = []
+        if let mode = values.mode { fields.append("mode=\(mode.rawValue)") }
+        if let theme = values.theme { fields.append("theme=\(theme.rawValue)") }
+        if let policy = values.nativeDarkPolicy { fields.append("nativeDarkPolicy=\(policy.rawValue)") }
+        return fields.joined(separator: " ")
+    }
+
+    /// The decision's other inputs, in words.
+    private func inputs(_ context: DecisionContext) -> String {
+        let minute = ReferenceDecision.minuteOfDay(now: context.now, utcOffsetMinutes: context.utcOffsetMinutes)
+        let pause = context.pausedUntil.map { $0 > context.now ? "paused for \($0 - context.now) ms more" : "a pause that ended \(context.now - $0) ms ago" } ?? "no pause"
+        return "appearance \(context.appearance.rawValue), local time \(ReferenceDecision.time(minute)) (UTC\(context.utcOffsetMinutes == 0 ? "" : "\(context.utcOffsetMinutes)m")), "
+            + "\(pause), page \(context.pageIsNativelyDark ? "natively dark" : "not natively dark")"
+    }
+}
