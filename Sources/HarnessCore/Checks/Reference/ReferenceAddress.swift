@@ -19,7 +19,8 @@ struct ReferenceAddress: Equatable, Sendable {
     /// and `\` is a `/` in the path.
     static func read(_ text: String) -> ReferenceAddress? {
         let url = text.drop { $0.isASCII && $0.asciiValue! <= 0x20 }.reversed().drop { $0.isASCII && $0.asciiValue! <= 0x20 }.reversed()
-        let trimmed = String(url).replacing("\\", with: "/")
+        var trimmed = String(url)
+        if trimmed.contains("\\") { trimmed = trimmed.replacing("\\", with: "/") }
         guard let colon = trimmed.firstIndex(of: ":") else { return nil }
         let scheme = trimmed[..<colon].lowercased()
         guard scheme == "http" || scheme == "https" else { return nil }
@@ -141,7 +142,8 @@ struct ReferenceAddress: Equatable, Sendable {
     /// and either as the last segment leaves a trailing `/`. `%2e` (any case) is a dot.
     static func removingDotSegments(_ path: Substring) -> String {
         func dots(_ segment: Substring) -> Int? {
-            let plain = segment.lowercased().replacing("%2e", with: ".")
+            guard segment.utf8.count <= 6, segment.first == "." || segment.first == "%" else { return nil }
+            let plain = segment.contains("%") ? segment.lowercased().replacing("%2e", with: ".") : String(segment)
             return plain == "." ? 1 : plain == ".." ? 2 : nil
         }
         var output: [Substring] = []

@@ -2,13 +2,16 @@ import SiteSettings
 
 /// Invariant 12: where a visible tab has converged (it shows what the product's `Resolver`
 /// gives over the shared document), what it shows is also what `ReferenceDecision` gives, so
-/// that a mistake in working out a decision cannot pass by agreeing with itself. The settings
-/// of a URL (the expensive part: reading it, the Public Suffix List, the record) are kept per
-/// URL for as long as the document stays the same; time, pause, appearance and the page's dark
-/// theme are applied at every check.
+/// that a mistake in working out a decision cannot pass by agreeing with itself. What costs
+/// is kept: a URL's candidate keys (reading it, the Public Suffix List) for the run, and its
+/// settings (the record chosen) for as long as the document stays the same; time, pause,
+/// appearance and the page's dark theme are applied at every check.
 package final class ReferenceCheck {
     private let suffixes: ReferenceSuffixList
+    /// Each URL's keys, most specific first; nil for an unsupported URL.
+    private var keys: [String: [String]?] = [:]
     private var document: SettingsDocument?
+    private var records: [String: SiteValues] = [:]
     private var settings: [String: ReferenceDecision.Settings?] = [:]
 
     package init(suffixes: ReferenceSuffixList = .embedded) { self.suffixes = suffixes }
@@ -17,13 +20,21 @@ package final class ReferenceCheck {
     package func decision(url: String, document: SettingsDocument, context: DecisionContext) -> ReferenceDecision {
         if document != self.document {
             self.document = document
+            records = ReferenceDecision.records(of: document)
             settings = [:]
         }
         let found: ReferenceDecision.Settings?
         if let known = settings[url] {
             found = known
         } else {
-            found = ReferenceDecision.settings(url: url, document: document, suffixes: suffixes)
+            let urlKeys: [String]?
+            if let known = keys[url] {
+                urlKeys = known
+            } else {
+                urlKeys = ReferenceAddress.read(url).map { ReferenceDecision.keys(of: $0, suffixes: suffixes) }
+                keys[url] = urlKeys
+            }
+            found = ReferenceDecision.settings(keys: urlKeys, records: records, defaults: document.defaults)
             settings[url] = found
         }
         return ReferenceDecision.decide(found, appearance: context.appearance, now: context.now, utcOffsetMinutes: context.utcOffsetMinutes,

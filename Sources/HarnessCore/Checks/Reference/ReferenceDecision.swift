@@ -59,11 +59,21 @@ package struct ReferenceDecision: Equatable, Sendable {
     /// Resolution: the most specific record that exists, each missing field from the
     /// defaults, never a field from another record. Nil for an unsupported URL.
     package static func settings(url: String, document: SettingsDocument, suffixes: ReferenceSuffixList = .embedded) -> Settings? {
-        guard let address = ReferenceAddress.read(url) else { return nil }
+        settings(keys: ReferenceAddress.read(url).map { keys(of: $0, suffixes: suffixes) }, records: records(of: document),
+                 defaults: document.defaults)
+    }
+
+    /// The document's records by the text of their keys.
+    static func records(of document: SettingsDocument) -> [String: SiteValues] {
         var records: [String: SiteValues] = [:]
         for (key, record) in document.sites { records[key.text] = record.values }
-        let defaults = document.defaults
-        let found = keys(of: address, suffixes: suffixes).lazy.compactMap { key in records[key].map { (key, $0) } }.first
+        return records
+    }
+
+    /// Resolution over a URL's candidate keys (nil: unsupported).
+    static func settings(keys: [String]?, records: [String: SiteValues], defaults: Defaults) -> Settings? {
+        guard let keys else { return nil }
+        let found = keys.lazy.compactMap { key in records[key].map { (key, $0) } }.first
         let values = found?.1 ?? SiteValues()
         // A theme this version does not know "resolves as the default theme" (the design): the
         // record's unknown name counts as no theme, so the popup shows "Default (Gray)".
