@@ -80,17 +80,27 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
 /// the same generator finds every one.
 package struct ScheduleGenerator {
     /// Sites the tabs visit and the editors change: pages on one registrable domain (so page,
-    /// host and domain records overlap), another domain, and a page no record applies to.
+    /// host and domain records overlap), another domain, and a page no record applies to; and
+    /// where the rules of a decision bite: a page path with dot segments (`%2E%2e` among them)
+    /// and a query, the Public Suffix List's exception and wildcard rules (`!city.kawasaki.jp`,
+    /// `*.kawasaki.jp`), an internationalized host written in capitals with a trailing dot, and
+    /// IPv4 (with a port) and IPv6 hosts, which have host and page keys and never a domain key.
     static let urls = ["https://docs.example.com/guide", "https://docs.example.com/api", "https://example.com/",
-                       "https://news.example.org/today", "about:blank"]
-    static let scopes = ["docs.example.com", "example.com", "docs.example.com/guide", "news.example.org", "other.example.net"]
+                       "https://news.example.org/today", "about:blank",
+                       "https://docs.example.com/x/%2E%2e/guide?q=1", "https://www.city.kawasaki.jp/", "https://a.b.kawasaki.jp/x/./y",
+                       "https://BÜCHER.example./", "http://192.0.2.1:8080/a/../b", "https://[2001:DB8:0::1]/"]
+    static let scopes = ["docs.example.com", "example.com", "docs.example.com/guide", "news.example.org", "other.example.net",
+                         ".city.kawasaki.jp", ".a.b.kawasaki.jp", "bücher.example", "192.0.2.1", "192.0.2.1/b", "[2001:db8::1]"]
     /// The same, read once.
     private static let writtenScopes = scopes.map { try! WrittenScope($0) }
     /// Durations that cross the native timeout (5 s), the idle unload (30 s), the port's
-    /// keep-alive (2 min), the shortest alarm, a popup pause and a schedule boundary.
-    static let durations: [EpochMillis] = [100, 1_000, 2_000, 4_900, 5_000, 6_000, 29_000, 31_000, 120_000, 600_000, 3_600_000]
-    /// Schedules with boundaries inside the first hours of a run starting 09:00 UTC.
-    static let schedules = ["09:00-09:01", "09:01-17:00", "20:00-06:00", "08:00-09:30"]
+    /// keep-alive (2 min), the shortest alarm, a popup pause and a schedule boundary; a minute
+    /// lands on the end of the shortest pause and on a minute's edge of a window.
+    static let durations: [EpochMillis] = [100, 1_000, 2_000, 4_900, 5_000, 6_000, 29_000, 31_000, 60_000, 120_000, 600_000, 3_600_000]
+    /// Schedules with boundaries inside the first hours of a run starting 09:00 UTC: windows
+    /// that start at the run's start and one minute into it, end one and two minutes into it,
+    /// one over midnight that ends at the start, and an empty one (equal start and end).
+    static let schedules = ["09:00-09:01", "09:01-17:00", "20:00-06:00", "08:00-09:30", "09:01-09:02", "09:02-09:00", "09:00-09:00"]
     /// What a handler step may do besides answering at once: answer late (under the timeout and
     /// past it), never, by dying, or with garbage.
     static let handlerFaults: [Simulation.HandlerBehaviour] = [.slow(500), .slow(2_000), .slow(4_000), .slow(6_000), .hung,
