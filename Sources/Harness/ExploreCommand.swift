@@ -12,7 +12,7 @@ import Synchronization
 enum ExploreCommand: HarnessCommand {
     static let name = "explore"
     static let abstract = "Run random schedules, check every invariant and liveness bound, and shrink each failure to a scenario."
-    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--stop] [--replay-check] [--digest] [--transport in-process|process] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]\n       harness explore --merge FILE..."
+    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--search swarm|guided] [--batch N] [--coverage] [--stop] [--replay-check] [--digest] [--transport in-process|process] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]\n       harness explore --merge FILE..."
     static let discussion = """
         Each seed picks a set of options (swarm testing: the platform, a subset of the kinds
         of step with a weight each, how the run starts; printed with each failure) and makes a
@@ -35,14 +35,24 @@ enum ExploreCommand: HarnessCommand {
         the same digest, whatever the workers or shards), to show two builds alike.
         --workers runs schedules on that many threads (default: one per core); --stop ends
         the exploration at the first failure, once it is shrunk.
+        --search guided (the default) keeps a corpus of the schedules whose runs reached
+        something no run before had (a new feature of the run's coverage signature: two inputs
+        of the background in a row, an input and a directive, two yield points in a row, a
+        fault that took effect, a dropped reply, how often an input came), and gives about
+        half of the seeds a mutant of a corpus schedule instead of their own (actions deleted,
+        repeated, swapped, retimed, refaulted, inserted or spliced from another). Runs go in
+        batches of --batch seeds (default 100) and join the corpus in seed order after each,
+        so the same --seed, --shard and --batch give the same schedules whatever --workers;
+        a failing mutant's file and JSON line carry its whole schedule. --search swarm runs
+        each seed's own schedule only. --coverage lists every feature reached.
         Prints the coverage counters (yield points, faults, reconciliation points, reply
         outcomes), naming any still at zero. On a terminal a progress line updates in place.
         Exit status: 0 when nothing failed, 1 when a failure was found, 2 for a usage error.
         """ + "\n" + Executables.help
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers"] + Executables.options, repeatable: Executables.repeatable,
-                                            flags: ["replay-check", "merge", "stop", "digest"])
+        let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers", "search", "batch"] + Executables.options, repeatable: Executables.repeatable,
+                                            flags: ["replay-check", "merge", "stop", "digest", "coverage"])
         if args.flag("merge") { return try merge(args) }
         try args.noPositionals()
         if args.value("runs") != nil && args.value("time") != nil { throw .usage("give --runs or --time, not both") }
@@ -59,12 +69,16 @@ enum ExploreCommand: HarnessCommand {
         // --replay-check plays some schedules on the built-in processes too.
         if args.flag("replay-check") { try Executables.requireProcesses() }
         let workers = try args.count("workers", default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        let search = try self.search(args.value("search"))
+        let batch = try args.count("batch", default: 100)
+        if search == .swarm && args.value("batch") != nil { throw .usage("'--batch' is for '--search guided'") }
+        let listFeatures = args.flag("coverage")
         let explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: executables,
                                 directory: "/tmp/harness-explore-\(getpid())")
         let replayCheck = args.flag("replay-check")
         let stopAtFirst = args.flag("stop")
         let flawText = flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))"
-        Terminal.out("explore: seed \(seed), \(limit.map { "for \($0) s" } ?? "\(runs) runs"), \(steps) steps, shard \(shard.index)/\(shard.count), \(workers) workers, transport \(transport.rawValue)\(flawText)\n")
+        Terminal.out("explore: seed \(seed), \(limit.map { "for \($0) s" } ?? "\(runs) runs"), \(steps) steps, shard \(shard.index)/\(shard.count), \(workers) workers, transport \(transport.rawValue), search \(search.rawValue)\(search == .guided ? " (batch \(batch))" : "")\(flawText)\n")
         let clock = ContinuousClock()
         let start = clock.now
         let progress = Mutex(Progress())
@@ -72,10 +86,11 @@ enum ExploreCommand: HarnessCommand {
         let errors = Mutex<[String]>([])
         // Each shrunk failure also gets a page (a timeline of its run), listed in out/index.html.
         let pages = Mutex<ReportFolder?>(nil)
-        let session = ExploreSession.parallel(explorer, workers: workers, replayCheck: replayCheck, digests: args.flag("digest"), seed: { run in
+        let next: @Sendable (Int) -> UInt64? = { run in
             let more = limit.map { Executables.seconds(clock.now - start) < Double($0) } ?? (run < runs)
             return more && !(stopAtFirst && found.withLock { $0 > 0 }) ? ExploreSession.seed(run: run, from: seed, shard: shard) : nil
-        }, ran: { finding, runs in
+        }
+        let ran: @Sendable (Finding?, Int) -> Void = { finding, runs in
             progress.withLock { progress in
                 if let finding {
                     found.withLock { $0 += 1 }
@@ -93,11 +108,17 @@ enum ExploreCommand: HarnessCommand {
                 }
                 progress.show("\(runs) runs, \(rate(runs, clock.now - start)) runs/s, \(found.withLock { $0 }) failures")
             }
-        })
+        }
+        let session = switch search {
+        case .swarm: ExploreSession.parallel(explorer, workers: workers, replayCheck: replayCheck, digests: args.flag("digest"), signatures: listFeatures,
+                                             seed: next, ran: ran)
+        case .guided: GuidedSearch(batch: batch).explore(explorer, workers: workers, replayCheck: replayCheck, digests: args.flag("digest"),
+                                                         seed: next, ran: ran)
+        }
         progress.withLock { $0.clear() }
         for error in errors.withLock({ $0 }) { Terminal.err("Error: \(error)\n") }
         let elapsed = Executables.seconds(clock.now - start)
-        Terminal.out(summary(session, seconds: elapsed))
+        Terminal.out(summary(session, seconds: elapsed, listFeatures: listFeatures))
         if let path = args.value("json") {
             let lines = session.failures.map { $0.json(flaws: flaws) } + [session.summaryJSON(seconds: elapsed, shard: shard, seed: seed)]
             try RunCommand.save(lines: lines, to: path)
@@ -138,7 +159,7 @@ enum ExploreCommand: HarnessCommand {
         } catch { throw .invalidInput("\(out): \(error)") }
     }
 
-    private static func summary(_ session: ExploreSession, seconds: Double) -> String {
+    private static func summary(_ session: ExploreSession, seconds: Double, listFeatures: Bool) -> String {
         var text = "\n\(session.runs) runs, \(session.steps) steps, \(BenchCommand.format(Double(session.runs) / max(seconds, 1e-9), places: 0)) runs/s, \(BenchCommand.format(seconds, places: 1)) s; "
         text += "\(session.failures.count) properties broken\n"
         for (property, seen) in session.broken.sorted(by: { $0.key < $1.key }) {
@@ -149,8 +170,23 @@ enum ExploreCommand: HarnessCommand {
         for key in Coverage.keys { text += "  \(key)  \(session.coverage.counts[key] ?? 0)\n" }
         let unreached = session.coverage.unreached
         text += unreached.isEmpty ? "every counter reached\n" : "unreached: \(unreached.joined(separator: ", "))\n"
+        if session.signatures {
+            let corpus = session.corpus.map { "\(session.mutants) runs of mutants, corpus \($0.entries.count) schedules, " } ?? ""
+            text += "signatures: \(corpus)\(session.features.count) distinct features\n"
+            if listFeatures { for name in session.features.map(CoverageSignature.name).sorted() { text += "  \(name)\n" } }
+        }
         if session.digests { text += "trace digest \(ExploreSession.hex(session.digest))\n" }
         return text
+    }
+
+    /// `--search swarm|guided`; guided when absent.
+    private static func search(_ text: String?) throws(CommandError) -> Search {
+        guard let text else { return .guided }
+        guard let search = Search(rawValue: text) else {
+            let hint = nearestWord(text, in: Search.allCases.map(\.rawValue)).map { "; did you mean '\($0)'?" } ?? ""
+            throw .usage("'--search' expects swarm or guided, not '\(text)'\(hint)")
+        }
+        return search
     }
 
     /// `--merge FILE...`: adds up the summary lines of shards and lists their failures.

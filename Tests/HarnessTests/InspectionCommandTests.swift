@@ -227,6 +227,9 @@ struct InspectionCommandTests {
         (["scope"], "missing URL"),
         (["normalize", "a", "b"], "unexpected argument 'b'"),
         (["normalise", "a"], "unknown subcommand 'normalise'; did you mean 'normalize'?"),
+        (["explore", "--search", "guidd"], "'--search' expects swarm or guided, not 'guidd'; did you mean 'guided'?"),
+        (["explore", "--search", "swarm", "--batch", "10"], "'--batch' is for '--search guided'"),
+        (["explore", "--batch", "0"], "'--batch' expects a positive whole number, not '0'"),
     ])
     func usageErrorsExitTwoWithTheUsageLine(arguments: [String], message: String) throws {
         let result = try HarnessBinary.run(arguments)

@@ -16,6 +16,12 @@ package struct Finding: Sendable {
     package let shrunk: [Step]
     /// Runs the shrinking took.
     package let shrinkRuns: Int
+    /// The seed whose schedule guided search mutated into the failing one; nil for a seed's
+    /// own schedule, which `--seed` alone makes again.
+    package var parent: UInt64?
+    /// The failing schedule as it ran, before shrinking (what the seed alone no longer gives
+    /// when it is a mutant).
+    package var schedule: [Step] = []
 
     /// The scenario's actions, without its setup lines.
     package var shrunkActions: Int { shrunk.count(where: { !$0.isSetup }) }
@@ -35,7 +41,8 @@ package struct Finding: Sendable {
         if let powerCut { flawOption += " --transport in-process --power-loss \(powerCut)" }
         let firstLine = message.split(separator: "\n").dropFirst().first.map { $0.drop { $0 == " " } } ?? Substring(message)
         let header = [
-            "Found by harness explore: seed \(seed), \(options).",
+            parent.map { "Found by harness explore --search guided: seed \(seed), a mutation of seed \($0)'s schedule, \(options)." }
+                ?? "Found by harness explore: seed \(seed), \(options).",
             "Breaks \(property): \(firstLine)",
             "Shrunk from \(originalSteps) steps to \(shrunk.count) in \(shrinkRuns) runs.",
             "Rerun: swift run harness run \(file)\(flawOption)\(powerCut == nil ? " (on either transport)" : "")",
@@ -48,11 +55,17 @@ package struct Finding: Sendable {
     package static let headerLines = 4
 
     package func json(flaws: Set<Flaw>) -> JSONValue {
-        .object(["type": .string("failure"), "seed": .integer(Int64(bitPattern: seed)), "options": .string(options.description),
+        var members: [String: JSONValue] = ["type": .string("failure"), "seed": .integer(Int64(bitPattern: seed)), "options": .string(options.description),
                  "property": .string(property.description), "message": .string(message), "steps": .integer(Int64(originalSteps)),
                  "shrunkSteps": .integer(Int64(shrunk.count)), "flaws": .array(flaws.map(\.rawValue).sorted().map(JSONValue.string)),
                  "powerLoss": powerCut.map { .string($0.description) } ?? .null,
-                 "scenario": .string(ScenarioPrinter.print(shrunk))])
+                 "scenario": .string(ScenarioPrinter.print(shrunk))]
+        // A mutant is not its seed's own schedule: the line carries the schedule that failed.
+        if let parent {
+            members["parent"] = .integer(Int64(bitPattern: parent))
+            members["schedule"] = .string(ScenarioPrinter.print(schedule))
+        }
+        return .object(members)
     }
 }
 
@@ -67,6 +80,8 @@ package struct ExploreSession: Sendable {
     /// Every how many runs a replay also runs on the process transport (0: never).
     package var processSampleEvery = 0
     package private(set) var runs = 0
+    /// Of the runs, those of a schedule guided search mutated.
+    package private(set) var mutants = 0
     package private(set) var steps = 0
     package private(set) var coverage = Coverage()
     package private(set) var failures: [Finding] = []
@@ -79,6 +94,19 @@ package struct ExploreSession: Sendable {
     /// trace differs, so two builds can be shown to run the same schedules the same way.
     package var digests = false
     package private(set) var digest: UInt64 = 0
+    /// With `signatures` set, each run's `CoverageSignature` is made, and `features` holds
+    /// every feature the runs reached.
+    package var signatures = false
+    package private(set) var features: Set<UInt64> = []
+    /// Whether a failure is shrunk; when not, its finding holds the whole schedule (for
+    /// counting how soon a search finds something, not for reading).
+    package var shrinking = true
+    /// The corpus of a guided search, once it ran (`GuidedSearch`).
+    package var corpus: Corpus?
+    /// When set, a failing run counts only if its schedule passes with no flaw on (the failure
+    /// is the flaws'); one that fails without them too is counted in `unflawed` and not shrunk.
+    package var flawsOnly = false
+    package private(set) var unflawed = 0
 
     package init(explorer: Explorer, replayCheck: Bool = false) {
         self.explorer = explorer
@@ -90,8 +118,11 @@ package struct ExploreSession: Sendable {
     /// coverage add up, and each property keeps the finding of the lowest seed.
     package mutating func absorb(_ other: ExploreSession) {
         runs += other.runs
+        mutants += other.mutants
+        unflawed += other.unflawed
         steps += other.steps
         digest &+= other.digest
+        features.formUnion(other.features)
         coverage.add(other.coverage)
         invalid += other.invalid
         for (property, seen) in other.broken {
@@ -114,21 +145,68 @@ package struct ExploreSession: Sendable {
         first &+ UInt64(run * shard.count + shard.index - 1)
     }
 
+    /// A schedule for a seed that guided search made: the options of the swarm schedule it
+    /// descends from, its steps, and the seed it mutated.
+    package struct Planned: Sendable {
+        package let seed: UInt64
+        package let options: SwarmOptions
+        package let steps: [Step]
+        package let parent: UInt64?
+
+        package init(seed: UInt64, options: SwarmOptions, steps: [Step], parent: UInt64?) {
+            self.seed = seed
+            self.options = options
+            self.steps = steps
+            self.parent = parent
+        }
+    }
+
     /// Runs one seed; a finding when it broke a property no earlier seed broke.
     package mutating func explore(seed: UInt64) -> Finding? {
+        explore(seed: seed, planned: nil).finding
+    }
+
+    /// Runs one seed's schedule, or the one planned for it; a finding when it broke a property
+    /// no earlier seed broke, and the run's signature when `signatures` is set.
+    package mutating func explore(seed: UInt64, planned: Planned?) -> (finding: Finding?, signature: CoverageSignature?) {
         runs += 1
         let run: Explorer.Run
-        do { run = try explorer.run(seed: seed) } catch {
-            invalid.append("seed \(seed): the generated schedule is not a valid scenario: \(error)")
-            return nil
+        do {
+            if let planned {
+                run = try explorer.run(seed: seed, options: planned.options, steps: planned.steps, parent: planned.parent)
+            } else {
+                run = try explorer.run(seed: seed)
+            }
+        } catch {
+            invalid.append("seed \(seed): the \(planned?.parent == nil ? "generated" : "mutated") schedule is not a valid scenario: \(error)")
+            return (nil, nil)
         }
         steps += run.steps.count
+        if run.parent != nil { mutants += 1 }
         if digests { digest &+= Self.digest(seed: seed, trace: run.outcome.trace) }
         coverage.add(Coverage(steps: run.steps, unreached: run.unreachedFaults, outcome: run.outcome))
-        if let failure = run.failure { return found(run, property: failure.property) }
+        var signature: CoverageSignature?
+        if signatures {
+            let made = CoverageSignature(steps: run.steps, unreached: run.unreachedFaults, outcome: run.outcome)
+            features.formUnion(made.features)
+            signature = made
+        }
+        return (explored(run), signature)
+    }
+
+    private mutating func explored(_ run: Explorer.Run) -> Finding? {
+        let seed = run.seed
+        if let failure = run.failure {
+            if flawsOnly && failsWithoutFlaws(run) {
+                unflawed += 1
+                return nil
+            }
+            return found(run, property: failure.property)
+        }
         if replayCheck, let difference = replayDifference(run) {
             return note(Finding(seed: seed, options: run.options, property: .determinism, message: difference,
-                                powerCut: run.powerCut, originalSteps: run.steps.count, shrunk: run.steps, shrinkRuns: 0))
+                                powerCut: run.powerCut, originalSteps: run.steps.count, shrunk: run.steps, shrinkRuns: 0,
+                                parent: run.parent, schedule: run.steps))
         }
         return nil
     }
@@ -137,6 +215,10 @@ package struct ExploreSession: Sendable {
         if let seen = broken[property] {
             broken[property] = (seen.seeds + 1, seen.first)
             return nil
+        }
+        guard shrinking else {
+            return note(Finding(seed: run.seed, options: run.options, property: property, message: run.failure!.message, powerCut: run.powerCut,
+                                originalSteps: run.steps.count, shrunk: run.steps, shrinkRuns: 0, parent: run.parent, schedule: run.steps))
         }
         let explorer = self.explorer.cutting(run.powerCut)
         var shrinker = Shrinker(explorer: explorer, property: property)
@@ -149,7 +231,15 @@ package struct ExploreSession: Sendable {
         let message = outcome.flatMap { outcome in zip(outcome.properties, outcome.failures).first { $0.0 == property }?.1 }
             ?? run.failure!.message
         return note(Finding(seed: run.seed, options: run.options, property: property, message: message, powerCut: run.powerCut,
-                            originalSteps: run.steps.count, shrunk: shrunk, shrinkRuns: shrinker.tries))
+                            originalSteps: run.steps.count, shrunk: shrunk, shrinkRuns: shrinker.tries, parent: run.parent, schedule: run.steps))
+    }
+
+    /// Whether the run's schedule fails with no flaw on as well.
+    private func failsWithoutFlaws(_ run: Explorer.Run) -> Bool {
+        var correct = explorer.cutting(run.powerCut)
+        correct.flaws = []
+        guard let outcome = try? correct.play(run.steps, name: "seed-\(run.seed)", exploring: true) else { return true }
+        return !outcome.passed
     }
 
     private mutating func note(_ finding: Finding) -> Finding {
@@ -220,6 +310,11 @@ package struct ExploreSession: Sendable {
             "coverage": .object(Coverage.keys.reduce(into: [:]) { $0[$1] = .integer(Int64(coverage.counts[$1] ?? 0)) }),
         ]
         if digests { summary["traceDigest"] = .string(Self.hex(digest)) }
+        if signatures { summary["features"] = .integer(Int64(features.count)) }
+        if let corpus {
+            summary["search"] = .string(Search.guided.rawValue)
+            summary["corpus"] = .integer(Int64(corpus.entries.count))
+        }
         return .object(summary)
     }
 }

@@ -46,6 +46,8 @@ package struct Explorer: Sendable {
         package let outcome: ScenarioRunner.Outcome
         /// The power cut the run planned, if its transport allowed one.
         package let powerCut: PowerCutPlan?
+        /// The seed whose schedule guided search mutated into this one; nil for a seed's own.
+        package var parent: UInt64?
         /// The steps planning a fault no process reached, by index.
         package var unreachedFaults: Set<Int> { Set(outcome.unreachedFaultLines.map { $0 - 1 }) }
         /// The first property the run broke, and the failure that says so.
@@ -63,13 +65,19 @@ package struct Explorer: Sendable {
     /// Generates and runs one seed's schedule.
     package func run(seed: UInt64) throws(ScenarioErrors) -> Run {
         let (options, steps) = schedule(seed: seed)
+        return try run(seed: seed, options: options, steps: steps)
+    }
+
+    /// Runs a schedule made for `seed` (its own, or a mutant of another's, `parent`) with the
+    /// options of the swarm schedule it comes from.
+    package func run(seed: UInt64, options: SwarmOptions, steps: [Step], parent: UInt64? = nil) throws(ScenarioErrors) -> Run {
         let explorer = cutting(options.powerCut)
         let outcome = try explorer.play(explorer.generated(steps, name: "seed-\(seed)"), exploring: true)
         let powerCut = outcome.powerCutMissed ? nil : explorer.powerCut
         // The options as the run used them: no power cut where none happened.
         var used = options
         used.powerCut = powerCut
-        return Run(seed: seed, options: used, steps: steps, outcome: outcome, powerCut: powerCut)
+        return Run(seed: seed, options: used, steps: steps, outcome: outcome, powerCut: powerCut, parent: parent)
     }
 
     /// Runs steps as a scenario of that name. While exploring, a planned fault no process
@@ -121,7 +129,7 @@ package struct Explorer: Sendable {
         let outcome = try runner.run()
         let wall = clock.now - start
         let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
-        var settings = "found by harness explore, seed \(finding.seed), transport \(transport.rawValue)"
+        var settings = "found by harness explore, seed \(finding.seed)\(finding.parent.map { " (a mutation of seed \($0)'s schedule)" } ?? ""), transport \(transport.rawValue)"
         if !flaws.isEmpty { settings += ", flaws " + flaws.map(\.rawValue).sorted().joined(separator: ",") }
         if let cut = finding.powerCut { settings += ", power cut \(cut)" }
         return RunPage.Run(scenario: scenario, outcome: outcome, wallSeconds: seconds, settings: settings)
