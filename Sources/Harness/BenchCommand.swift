@@ -9,8 +9,8 @@ import SiteSettings
 /// Benchmarks are measured and reported, never asserted.
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
-    static let abstract = "Measure resolution speed, process start-up, native requests, events, memory, exploring and run pages."
-    static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|explore|report|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N]"
+    static let abstract = "Measure resolution speed, process start-up, native requests, events, memory, exploring, searching and run pages."
+    static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|explore|search|report|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N] [--flaw NAME[,NAME...]]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of
           --sites sizes (default 10,1000,100000), a third each host, domain and page records,
@@ -36,8 +36,16 @@ enum BenchCommand: HarnessCommand {
           interleave the lengths; prints each median, the cost per step, and its ratio to the
           shortest's (1 for a cost that grows linearly).
         explore: schedules explored per second at the default length (30 steps), in process,
-          --runs schedules (default 500) with one worker and with one per core, --rounds rounds
-          (default 3) alternating; prints the medians, steps per second and the ratio.
+          --runs schedules (default 500) with one worker and with one per core (swarm), and
+          guided search with one per core, --rounds rounds (default 3) alternating; prints the
+          medians, steps per second and the ratios.
+        search: for each catalogued flaw (or those of --flaw), the schedules swarm and guided
+          search run before the first that fails with the flaw on, side by side, in --rounds
+          rounds (default 3) from seeds 1, 1000001, ..., with a budget of --runs schedules
+          (default 50000); a failure counts when its schedule passes with the flaw off. Prints
+          each median with every round's count, the schedules and time each search took, and
+          whether guided search met its goals (every other flaw within 2000 schedules,
+          timeout-from-the-last-input within 10000). It takes minutes, and is not part of all.
         report: what a run's page costs: every named scenario runs once in process, then each
           page is made and written (--rounds rounds, default 5); prints the page of the longest
           trace (median time, size, and its run's time beside it) and the totals.
@@ -45,20 +53,21 @@ enum BenchCommand: HarnessCommand {
         """
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["sites", "steps", "rounds", "runs"], flags: [])
+        let args = try CommandLineArguments(arguments, options: ["sites", "steps", "rounds", "runs", "flaw"], flags: [])
         let which = args.positionals.first ?? "all"
         if args.positionals.count > 1 { throw .usage("unexpected argument '\(args.positionals[1])'") }
         switch which {
         case "psl-first-child":
             return firstLookupChild()
-        case "resolve", "psl-first", "native", "events", "memory", "steps", "explore", "report", "all":
+        case "resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "all":
             break
         default:
-            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "explore", "report", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
-        let rounds = try args.count("rounds", default: which == "steps" || which == "explore" ? 3 : 5)
-        let runs = try args.count("runs", default: which == "native" ? 201 : which == "explore" ? 500 : 21)
+        if args.value("flaw") != nil && which != "search" { throw .usage("'--flaw' is for 'harness bench search'") }
+        let rounds = try args.count("rounds", default: which == "steps" || which == "explore" || which == "search" ? 3 : 5)
+        let runs = try args.count("runs", default: which == "native" ? 201 : which == "explore" ? 500 : which == "search" ? 50_000 : 21)
         var sizes = [10, 1000, 100_000]
         if let text = args.value("sites") {
             let parsed = text.split(separator: ",").map { Int($0) }
@@ -83,6 +92,11 @@ enum BenchCommand: HarnessCommand {
         if which == "steps" || which == "all" { try StepsBench.run(lengths: lengths, rounds: rounds) }
         if which == "explore" || which == "all" { try ExploreBench.run(runs: which == "all" ? 500 : runs, rounds: rounds) }
         if which == "report" || which == "all" { try ReportBench.run(rounds: which == "all" ? 5 : rounds) }
+        if which == "search" {
+            let chosen = try RunCommand.parseFlaws(args.value("flaw"))
+            let flaws = chosen.isEmpty ? Flaw.allCases : Flaw.allCases.filter(chosen.contains)
+            try SearchBench.run(runs: runs, rounds: rounds, flaws: flaws, workers: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        }
         return 0
     }
 

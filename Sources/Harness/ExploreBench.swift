@@ -5,8 +5,8 @@ import HarnessCore
 import Synchronization
 
 /// `harness bench explore`: schedules explored per second at the default length, in process,
-/// with one worker and with one per core, rounds alternating; medians printed with steps per
-/// second. A schedule's cost includes its run, the checks after every step, healing, the
+/// with one worker and with one per core, and guided search with one per core, rounds
+/// alternating; medians printed with steps per second. A schedule's cost includes its run, the checks after every step, healing, the
 /// oracle and coverage (no failure is expected, so nothing is shrunk).
 enum ExploreBench {
     static func run(runs: Int, rounds: Int) throws(CommandError) {
@@ -14,6 +14,7 @@ enum ExploreBench {
         let explorer = Explorer(executables: Executables.builtIn, directory: "/tmp/harness-bench-explore-\(getpid())")
         let clock = ContinuousClock()
         var rates: [Int: [(schedules: Double, steps: Double)]] = [:]
+        var guidedRates: [(schedules: Double, steps: Double)] = []
         for round in 1...rounds {
             for workers in Set([1, cores]).sorted() {
                 let start = clock.now
@@ -23,6 +24,13 @@ enum ExploreBench {
                 rates[workers, default: []].append((Double(runs) / seconds, Double(session.steps) / seconds))
                 Terminal.out("  round \(round)/\(rounds): \(workers) worker(s): \(runs) schedules (\(session.steps) steps) in \(format(seconds)) s\n")
             }
+            let start = clock.now
+            // Guided search may find what no seed's own schedule shows: it is counted, not shrunk.
+            let session = GuidedSearch(batch: 100).explore(explorer, workers: cores, shrinking: false, seed: { $0 < runs ? UInt64($0 + 1) : nil }, ran: { _, _ in })
+            let seconds = Executables.seconds(clock.now - start)
+            guidedRates.append((Double(runs) / seconds, Double(session.steps) / seconds))
+            let failed = session.broken.values.reduce(0) { $0 + $1.seeds }
+            Terminal.out("  round \(round)/\(rounds): guided, \(cores) worker(s): \(runs) schedules (\(session.steps) steps, \(session.mutants) mutants, \(failed) failing) in \(format(seconds)) s\n")
         }
         Terminal.out("explore, \(explorer.steps) steps a schedule, in process (median of \(rounds) rounds):\n")
         let single = BenchCommand.median(rates[1]!.map(\.schedules))
@@ -30,6 +38,9 @@ enum ExploreBench {
             let schedules = BenchCommand.median(measured.map(\.schedules)), steps = BenchCommand.median(measured.map(\.steps))
             Terminal.out("  \(workers) worker(s): \(format(schedules, places: 0)) schedules/s, \(format(steps, places: 0)) steps/s, \(format(schedules / single))x one worker\n")
         }
+        let swarm = BenchCommand.median(rates[cores]!.map(\.schedules))
+        let guided = BenchCommand.median(guidedRates.map(\.schedules)), guidedSteps = BenchCommand.median(guidedRates.map(\.steps))
+        Terminal.out("  guided, \(cores) worker(s): \(format(guided, places: 0)) schedules/s, \(format(guidedSteps, places: 0)) steps/s, \(format(guided / swarm))x swarm\n")
     }
 
     private static func format(_ value: Double, places: Int = 2) -> String { BenchCommand.format(value, places: places) }

@@ -230,6 +230,7 @@ struct InspectionCommandTests {
         (["explore", "--search", "guidd"], "'--search' expects swarm or guided, not 'guidd'; did you mean 'guided'?"),
         (["explore", "--search", "swarm", "--batch", "10"], "'--batch' is for '--search guided'"),
         (["explore", "--batch", "0"], "'--batch' expects a positive whole number, not '0'"),
+        (["bench", "serch"], "unknown benchmark 'serch'; did you mean 'search'?"),
     ])
     func usageErrorsExitTwoWithTheUsageLine(arguments: [String], message: String) throws {
         let result = try HarnessBinary.run(arguments)
