@@ -37,20 +37,22 @@ package struct CoverageSignature: Equatable, Sendable {
 
     /// The features a run reached.
     package init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
-        var found = Set<UInt64>()
-        found.reserveCapacity(256)
+        // Gathered in an array, then sorted and made unique: cheaper than a set per run.
+        var found: [UInt64] = []
+        found.reserveCapacity(512)
         var previous = Self.none
         for arrival in outcome.arrivals {
             let here = Self.code(arrival.process) << 4 | Self.code(arrival.point)
-            found.insert(Self.feature(.interleaving, previous, here))
+            found.append(Self.feature(.interleaving, previous, here))
             previous = here
         }
         for (index, step) in steps.enumerated() where !unreached.contains(index) {
-            if let fault = Self.fault(step) { found.insert(Self.feature(.fault, fault.0, fault.1)) }
+            if let fault = Self.fault(step) { found.append(Self.feature(.fault, fault.0, fault.1)) }
         }
-        var lastInput: [String: UInt64] = [:]
-        var lastTime: [String: EpochMillis] = [:]
-        var counts: [UInt64: Int] = [:]
+        // Each incarnation's last input and its time; a run has few, so a list is searched.
+        var incarnations: [(who: String, input: UInt64, time: EpochMillis)] = []
+        func last(_ who: String) -> Int? { incarnations.lastIndex { $0.who == who } }
+        var counts = [Int](repeating: 0, count: Self.inputNames.count)
         var timedOut: Set<Request> = []
         outcome.log.entries.withUnsafeBufferPointer { entries in
             for index in entries.indices {
@@ -59,17 +61,18 @@ package struct CoverageSignature: Equatable, Sendable {
                 switch who.utf8.first {
                 case UInt8(ascii: "s"):
                     guard who == "safari" else { continue }
-                    if what.hasPrefix("nativeReplyArrived dropped") { found.insert(Self.feature(.rule, 0, 0)) }
-                    if what.hasSuffix(" asks again") { found.insert(Self.feature(.rule, 1, 0)) }
-                    if what.contains(" stops asking: ") { found.insert(Self.feature(.rule, 2, 0)) }
+                    if what.hasPrefix("nativeReplyArrived dropped") { found.append(Self.feature(.rule, 0, 0)) }
+                    if what.hasSuffix(" asks again") { found.append(Self.feature(.rule, 1, 0)) }
+                    if what.contains(" stops asking: ") { found.append(Self.feature(.rule, 2, 0)) }
                 case UInt8(ascii: "h"):
-                    if who == "harness", what.hasPrefix("power lost:") { found.insert(Self.feature(.rule, 3, 0)) }
-                    if who == "harness", what.hasSuffix("the system kept its process") { found.insert(Self.feature(.rule, 4, 0)) }
+                    if who == "harness", what.hasPrefix("power lost:") { found.append(Self.feature(.rule, 3, 0)) }
+                    if who == "harness", what.hasSuffix("the system kept its process") { found.append(Self.feature(.rule, 4, 0)) }
                 case UInt8(ascii: "b"):
                     guard what == "->" || what == "<-", who.hasPrefix("background#") else { continue }
+                    let known = last(who)
                     if what == "->" {
-                        if let input = lastInput[who], let directive = Self.directive(entries[index].message) {
-                            found.insert(Self.feature(.reaction, input, directive))
+                        if let known, let directive = Self.directive(entries[index].message) {
+                            found.append(Self.feature(.reaction, incarnations[known].input, directive))
                         }
                         continue
                     }
@@ -81,20 +84,34 @@ package struct CoverageSignature: Equatable, Sendable {
                     default: break
                     }
                     let time = entries[index].time
-                    found.insert(Self.feature(.background, lastInput[who] ?? Self.none, input, Self.gap(time - (lastTime[who] ?? time))))
-                    lastInput[who] = input
-                    lastTime[who] = time
-                    counts[input, default: 0] += 1
+                    if let known {
+                        found.append(Self.feature(.background, incarnations[known].input, input, Self.gap(time - incarnations[known].time)))
+                        incarnations[known].input = input
+                        incarnations[known].time = time
+                    } else {
+                        found.append(Self.feature(.background, Self.none, input, 0))
+                        incarnations.append((who, input, time))
+                    }
+                    counts[Int(input)] += 1
                 case UInt8(ascii: "a"):
                     guard what == "<-", who.hasPrefix("app#"), let input = Self.appInput(entries[index].message) else { continue }
-                    found.insert(Self.feature(.app, lastInput[who] ?? Self.none, input))
-                    lastInput[who] = input
+                    if let known = last(who) {
+                        found.append(Self.feature(.app, incarnations[known].input, input))
+                        incarnations[known].input = input
+                    } else {
+                        found.append(Self.feature(.app, Self.none, input))
+                        incarnations.append((who, input, 0))
+                    }
                 default: continue
                 }
             }
         }
-        for (input, count) in counts { found.insert(Self.feature(.count, input, Self.bucket(count))) }
-        features = found.sorted()
+        for (input, count) in counts.enumerated() where count > 0 { found.append(Self.feature(.count, UInt64(input), Self.bucket(count))) }
+        found.sort()
+        var unique: [UInt64] = []
+        unique.reserveCapacity(found.count)
+        for feature in found where feature != unique.last { unique.append(feature) }
+        features = unique
     }
 
     // MARK: - Features
@@ -260,8 +277,19 @@ package struct CoverageSignature: Equatable, Sendable {
         }
     }
 
+    /// A point's place in `YieldPoint.allCases`.
     private static func code(_ point: YieldPoint) -> UInt64 {
-        UInt64(YieldPoint.allCases.firstIndex(of: point)!)
+        switch point {
+        case .lock: 0
+        case .read: 1
+        case .writeTemp: 2
+        case .rename: 3
+        case .unlock: 4
+        case .setAside: 5
+        case .storageRead: 6
+        case .storageWriteTemp: 7
+        case .storageRename: 8
+        }
     }
 
     /// A fault step that took effect, as two codes: its kind, and its process and point (or a
