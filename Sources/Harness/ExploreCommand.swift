@@ -37,14 +37,17 @@ enum ExploreCommand: HarnessCommand {
         the exploration at the first failure, once it is shrunk.
         --search guided (the default) keeps a corpus of the schedules whose runs reached
         something no run before had (a new feature of the run's coverage signature: two inputs
-        of the background in a row, an input and a directive, two yield points in a row, a
-        fault that took effect, a dropped reply, how often an input came), and gives about
+        of the background in a row and the time between them, an input and a directive, two
+        yield points in a row, a fault that took effect, a dropped reply, how often an input
+        came), and gives about
         half of the seeds a mutant of a corpus schedule instead of their own (actions deleted,
         repeated, swapped, retimed, refaulted, inserted or spliced from another). Runs go in
         batches of --batch seeds (default 100) and join the corpus in seed order after each,
-        so the same --seed, --shard and --batch give the same schedules whatever --workers;
-        a failing mutant's file and JSON line carry its whole schedule. --search swarm runs
-        each seed's own schedule only. --coverage lists every feature reached.
+        so the same --seed, --shard and --batch give the same schedules whatever --workers.
+        A failing mutant is shrunk like any failure; its file names the seed whose schedule
+        it mutated and reruns with 'harness run', and its JSON line carries the whole
+        schedule that failed. --search swarm runs each seed's own schedule only. --coverage
+        lists every feature reached.
         Prints the coverage counters (yield points, faults, reconciliation points, reply
         outcomes), naming any still at zero. On a terminal a progress line updates in place.
         Exit status: 0 when nothing failed, 1 when a failure was found, 2 for a usage error.

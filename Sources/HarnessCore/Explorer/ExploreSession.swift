@@ -145,8 +145,9 @@ package struct ExploreSession: Sendable {
         first &+ UInt64(run * shard.count + shard.index - 1)
     }
 
-    /// A schedule for a seed that guided search made: the options of the swarm schedule it
-    /// descends from, its steps, and the seed it mutated.
+    /// The schedule guided search gives a seed: the seed's own swarm schedule (no parent), or
+    /// a mutant of the schedule of `parent`, with the options of the swarm schedule it
+    /// descends from.
     package struct Planned: Sendable {
         package let seed: UInt64
         package let options: SwarmOptions
