@@ -116,7 +116,10 @@ final class LivenessChecks {
                 let middle = low + (high - low) / 2
                 if decision(at: middle) == before { low = middle } else { high = middle }
             }
-            timeWatches.append(TimeWatch(tab: id, boundary: high, due: high + simulation.safari.alarmMinimum + 1, faults: simulation.arbiter.faultsUsed))
+            // Counted on Safari's monotonic clock: an alarm set before the device slept fires
+            // that much later on the wall clock than the change it was set for.
+            let slept = simulation.safari.alarms[SafariMachine.decisionAlarm]?.sleptSinceSet ?? 0
+            timeWatches.append(TimeWatch(tab: id, boundary: high, due: high + simulation.safari.alarmMinimum + slept + 1, faults: simulation.arbiter.faultsUsed))
         }
     }
 

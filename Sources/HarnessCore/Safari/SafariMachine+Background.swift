@@ -227,7 +227,9 @@ extension SafariMachine {
         lastWake += duration
         lastPortActivity += duration
         inspectorClosedAt? += duration
-        func later(_ alarms: [String: Alarm]) -> [String: Alarm] { alarms.mapValues { Alarm(at: $0.at + duration, period: $0.period) } }
+        func later(_ alarms: [String: Alarm]) -> [String: Alarm] {
+            alarms.mapValues { Alarm(at: $0.at + duration, period: $0.period, sleptSinceSet: $0.sleptSinceSet + duration) }
+        }
         alarms = later(alarms)
         for (name, away) in putAway { putAway[name]?.alarms = later(away.alarms) }
         for id in tabs.keys { tabs[id]?.waitingSince? += duration }

@@ -190,6 +190,9 @@ package struct SafariMachine: Sendable {
     package struct Alarm: Equatable, Sendable {
         package var at: EpochMillis
         package var period: EpochMillis?
+        /// How long the device slept since the alarm was set: `at` moved that much later, as
+        /// Safari's monotonic clock stopped (a change the alarm was set for comes that late).
+        package var sleptSinceSet: EpochMillis = 0
     }
 
     /// How often each rule bit (the soak prints these).
