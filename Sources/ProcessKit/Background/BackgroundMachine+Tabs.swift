@@ -47,7 +47,13 @@ extension BackgroundMachine {
                 let decision = decide(tab)
                 tabs[id]?.answer = .answered(decision)
                 directives.append(.sendDecision(id, decision))
-                directives += alarm()
+                // The alarm set now replaces the one set before: a change that came with time
+                // since (a pause's end, a schedule boundary the old alarm was to bring) must
+                // reach the other tabs now, or nothing would bring it.
+                let changedWithTime = tabs.contains { other, tab in
+                    other != id && !tab.isWaiting && tab.lastSent.map { decide(tab) != $0 } ?? false
+                }
+                directives += changedWithTime ? pushChangedDecisions() : alarm()
             } else {
                 tabs[id]?.answer = .waiting(lastSent: tab.lastSent)
             }
