@@ -332,10 +332,13 @@ package final class ScenarioRunner {
         case .getEnabled:
             simulation.legacyMessage(.getEnabled)
         case .toggle:
+            let before = simulation.legacyStarted
             simulation.legacyMessage(.toggleEnabled)
-            // The old extension shows the flipped state the handler answered; with no
-            // answer, either state may be stored.
-            if case .enabled(let enabled)? = simulation.lastLegacyAnswer {
+            // The old extension shows the flipped state the handler answered this toggle (an
+            // earlier toggle's answer may arrive meanwhile); with no answer, either state may
+            // be stored.
+            let started = simulation.legacyStarted > before
+            if started, case .enabled(let enabled)? = simulation.legacyAnswers[before + 1] {
                 simulation.monitor.userEdited(UserEdit(answer: .saved, origin: .popup, at: simulation.now, target: .defaults, values: ["mode": enabled ? "on" : "off"], source: "legacy", line: currentLine))
             } else {
                 for value in ["on", "off"] {

@@ -13,8 +13,8 @@ package final class ProcessTable {
     enum Role {
         case app, background
         case handler(incarnation: Int, request: Int)
-        /// A handler serving the first version's extension.
-        case legacy
+        /// A handler serving the first version's extension: its request, numbered from 1.
+        case legacy(Int)
     }
 
     /// The run a table serves: the time, the front profile, Safari and the handlers' fault as

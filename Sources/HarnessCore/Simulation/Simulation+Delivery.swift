@@ -85,7 +85,8 @@ extension Simulation {
         case .startHandler(let id, let message, let profile):
             processes.serve(message, profile: profile, role: .handler(incarnation: id.incarnation, request: id.request))
         case .startLegacyHandler(let message):
-            processes.serve(message, profile: profile, role: .legacy)
+            legacyStarted += 1
+            processes.serve(message, profile: profile, role: .legacy(legacyStarted))
         case .queueReply(let id, let outcome):
             clock.queue.append(.nativeReply(incarnation: id.incarnation, request: id.request, outcome: outcome))
         case .setTimer(let id, let at):
@@ -208,7 +209,7 @@ extension Simulation {
         case .app: appDirectives(directives, from: driver)
         case .background: backgroundDirectives(directives, from: driver)
         case .handler(let incarnation, let request): handlerDirectives(directives, from: driver, incarnation: incarnation, request: request)
-        case .legacy:
+        case .legacy(let number):
             // The first version's extension awaits its answer: a slow one still arrives, a
             // hung or crashed handler leaves it with none.
             if handlerBehaviour == .crashing(afterWrite: true) {
@@ -220,7 +221,10 @@ extension Simulation {
                 if handlerBehaviour == .hung { handle(.legacyRequestHung) }
                 for directive in reader.handlerDirectives(directives, from: driver, now: now) {
                     switch directive {
-                    case .reply(let reply): if handlerBehaviour != .hung { lastLegacyAnswer = reply }
+                    case .reply(let reply):
+                        guard handlerBehaviour != .hung else { break }
+                        lastLegacyAnswer = reply
+                        legacyAnswers[number] = reply
                     // A toggle changed the document: the app hears of it as from any handler.
                     case .postChangeNotification: notifyTheApp()
                     }

@@ -93,6 +93,10 @@ package final class Simulation: ProcessTable.Owner {
     package internal(set) var edits = EditLedger()
     /// The last answer the first version's extension got from the handler.
     package internal(set) var lastLegacyAnswer: NativeReply?
+    /// How many of the first version's requests a handler was started for, and the answer
+    /// each got, by its number: an answer belongs to its own request, whenever it comes.
+    package internal(set) var legacyStarted = 0
+    package internal(set) var legacyAnswers: [Int: NativeReply] = [:]
 
     /// `executables` play the roles on the process transport;
     /// `directory` an empty folder for the container and the extension storage.
