@@ -48,6 +48,9 @@ final class LivenessChecks {
 
     private unowned let simulation: Simulation
     private(set) var timeWatches: [TimeWatch] = []
+    /// The rules' own reading of a decision, over the background's cache (invariant 12 keeps
+    /// another, over the shared document).
+    private let reference = ReferenceCheck()
     /// The stored cache is what the loaded background holds (no storage step of it failed
     /// since it started or last saved).
     private var cacheIsCurrent = true
@@ -100,13 +103,16 @@ final class LivenessChecks {
         let unwatched = simulation.visibleTabs.filter { id in !timeWatches.contains { $0.tab == id } }
         guard to > from, cacheIsCurrent, !unwatched.isEmpty, let local = simulation.storedLocal, local.outbox.isEmpty,
               let cache = local.cache else { return }
-        let resolver = Resolver(document: cache)
         let session = simulation.storedSession
         for id in unwatched {
             guard let tab = simulation.safari.tabs[id] else { continue }
-            func decision(at time: EpochMillis) -> Decision {
-                resolver.decide(url: tab.url, context: DecisionContext(appearance: simulation.appearance, now: time, utcOffsetMinutes: 0,
-                                                                      pausedUntil: session?.pausedUntil, pageIsNativelyDark: tab.nativeDark))
+            // When the decision changes is read from the rules (`ReferenceDecision`), not from
+            // the product's `Resolver`: a product that gets a boundary wrong must not set the
+            // deadline it is held to.
+            func decision(at time: EpochMillis) -> ReferenceDecision {
+                reference.decision(url: tab.url, document: cache,
+                                   context: DecisionContext(appearance: simulation.appearance, now: time, utcOffsetMinutes: 0,
+                                                            pausedUntil: session?.pausedUntil, pageIsNativelyDark: tab.nativeDark))
             }
             let before = decision(at: from)
             guard decision(at: to) != before else { continue }
