@@ -1,9 +1,9 @@
 import ProcessKit
 import SiteSettings
 
-/// The liveness properties checked as virtual time passes (invariants 6, 7, 8 and 11): each
-/// page's wait for a decision, each reconciliation point's bound, and each change that time
-/// brings. The simulation tells it what
+/// The liveness properties checked as virtual time passes (invariants 6, 7, 8, 11 and 13):
+/// each page's wait for a decision, each reconciliation point's bound, and each change that
+/// time brings to a page or to the open popup. The simulation tells it what
 /// happened (a reconciliation point, a background's death, a new story) and, as time moves,
 /// lets it check whatever falls due before the next event fires.
 final class LivenessChecks {
@@ -46,8 +46,18 @@ final class LivenessChecks {
         var faults: Int
     }
 
+    /// Invariant 13: an open popup that shows the pause gets a view without it within the
+    /// alarm minimum of the pause's end, under the same conditions as invariant 11.
+    struct PopupWatch {
+        var tab: TabID
+        var pauseEnd: EpochMillis
+        var due: EpochMillis
+        var faults: Int
+    }
+
     private unowned let simulation: Simulation
     private(set) var timeWatches: [TimeWatch] = []
+    private(set) var popupWatch: PopupWatch?
     /// The rules' own reading of a decision, over the background's cache (invariant 12 keeps
     /// another, over the shared document).
     private let reference = ReferenceCheck()
@@ -90,7 +100,10 @@ final class LivenessChecks {
 
     /// The device slept: Safari's timers stopped, so no change that time brought is held to
     /// invariant 11's bound.
-    func deviceSlept() { timeWatches = [] }
+    func deviceSlept() {
+        timeWatches = []
+        popupWatch = nil
+    }
 
     /// Whether the stored cache is what the loaded background holds.
     func storedCache(isCurrent: Bool) { cacheIsCurrent = isCurrent }
@@ -100,6 +113,7 @@ final class LivenessChecks {
     /// cache, when no storage step has failed since and no patch of the popup's is waiting)
     /// and its pause, is watched from the moment it changed (invariant 11).
     func timeMoved(from: EpochMillis, to: EpochMillis) {
+        watchPopup(from: from, to: to)
         let unwatched = simulation.visibleTabs.filter { id in !timeWatches.contains { $0.tab == id } }
         guard to > from, cacheIsCurrent, !unwatched.isEmpty, let local = simulation.storedLocal, local.outbox.isEmpty,
               let cache = local.cache else { return }
@@ -129,6 +143,16 @@ final class LivenessChecks {
         }
     }
 
+    /// The open popup shows a pause that ends in (from, to]: watched from its end (invariant 13).
+    private func watchPopup(from: EpochMillis, to: EpochMillis) {
+        guard popupWatch == nil, to > from, let tab = simulation.popupTab, let shown = simulation.popup?.pausedUntil,
+              from < shown, shown <= to else { return }
+        // As invariant 11 counts: an alarm set before the device slept fires that much later.
+        let slept = simulation.safari.alarms[SafariMachine.decisionAlarm]?.sleptSinceSet ?? 0
+        popupWatch = PopupWatch(tab: tab, pauseEnd: shown, due: shown + simulation.safari.alarmMinimum + slept + 1,
+                                faults: simulation.arbiter.faultsUsed)
+    }
+
     // MARK: - As time moves
 
     /// Checks the first deadline or bound that falls due by `end` and before `event` (the
@@ -149,6 +173,11 @@ final class LivenessChecks {
         if let next = timeWatches.min(by: { $0.due < $1.due }), next.due <= end, event.map({ next.due < $0 }) ?? true {
             simulation.clock.now = next.due
             checkTimeWatches()
+            return true
+        }
+        if let watch = popupWatch, watch.due <= end, event.map({ watch.due < $0 }) ?? true {
+            simulation.clock.now = watch.due
+            checkPopupWatch(watch)
             return true
         }
         return false
@@ -188,6 +217,20 @@ final class LivenessChecks {
             simulation.monitor.caught(Violation(.invariant(11), "tab \(watch.tab.rawValue)'s decision changed with time at \(simulation.trace.time(watch.boundary)) and it had no new decision \(ScenarioPrinter.duration(now - watch.boundary)) later"), now: now)
         }
         timeWatches.removeAll { $0.due <= now }
+    }
+
+    /// Invariant 13 at its deadline: the popup still open on the same tab no longer shows the
+    /// pause, unless the run was disturbed as invariant 11 allows, or the loaded background does
+    /// not know the popup is open (one started since the popup last spoke learns it only with
+    /// the popup's next message, and the popup does not speak when its port is cut).
+    private func checkPopupWatch(_ watch: PopupWatch) {
+        popupWatch = nil
+        let safari = simulation.safari
+        let disturbed = waitsAreExcused || !safari.safariInForeground || simulation.handlerBehaviour != .healthy
+        guard !disturbed, safari.loaded != nil, safari.popupKnownTo == safari.loaded, watch.faults == simulation.arbiter.faultsUsed,
+              simulation.popupTab == watch.tab, safari.tabs[watch.tab] != nil,
+              let shown = simulation.popup?.pausedUntil, shown <= watch.pauseEnd else { return }
+        simulation.monitor.caught(Violation(.invariant(13), "the popup on tab \(watch.tab.rawValue) still shows the pause that ended at \(simulation.trace.time(watch.pauseEnd)), \(ScenarioPrinter.duration(simulation.now - watch.pauseEnd)) later"), now: simulation.now)
     }
 
     private func nextDecisionDeadline() -> EpochMillis? {
