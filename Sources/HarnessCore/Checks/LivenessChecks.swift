@@ -136,20 +136,22 @@ final class LivenessChecks {
                 let middle = low + (high - low) / 2
                 if decision(at: middle) == before { low = middle } else { high = middle }
             }
-            // Counted on Safari's monotonic clock: an alarm set before the device slept fires
-            // that much later on the wall clock than the change it was set for.
-            let slept = simulation.safari.alarms[SafariMachine.decisionAlarm]?.sleptSinceSet ?? 0
-            timeWatches.append(TimeWatch(tab: id, boundary: high, due: high + simulation.safari.alarmMinimum + slept + 1, faults: simulation.arbiter.faultsUsed))
+            timeWatches.append(TimeWatch(tab: id, boundary: high, due: high + simulation.safari.alarmMinimum + alarmLateness + 1, faults: simulation.arbiter.faultsUsed))
         }
+    }
+
+    /// How much later on the wall clock the background's alarm fires than it was set for:
+    /// the bounds of invariants 11 and 13 count on Safari's monotonic clock, which stopped
+    /// while the device slept since the alarm was set.
+    private var alarmLateness: EpochMillis {
+        simulation.safari.alarms[SafariMachine.decisionAlarm]?.sleptSinceSet ?? 0
     }
 
     /// The open popup shows a pause that ends in (from, to]: watched from its end (invariant 13).
     private func watchPopup(from: EpochMillis, to: EpochMillis) {
         guard popupWatch == nil, to > from, let tab = simulation.popupTab, let shown = simulation.popup?.pausedUntil,
               from < shown, shown <= to else { return }
-        // As invariant 11 counts: an alarm set before the device slept fires that much later.
-        let slept = simulation.safari.alarms[SafariMachine.decisionAlarm]?.sleptSinceSet ?? 0
-        popupWatch = PopupWatch(tab: tab, pauseEnd: shown, due: shown + simulation.safari.alarmMinimum + slept + 1,
+        popupWatch = PopupWatch(tab: tab, pauseEnd: shown, due: shown + simulation.safari.alarmMinimum + alarmLateness + 1,
                                 faults: simulation.arbiter.faultsUsed)
     }
 

@@ -130,17 +130,9 @@ package struct Coverage: Equatable, Sendable {
         case timeout(Int), reply(Int, NativeOutcome), start, foreground, activation, alarm, other
     }
 
-    /// A background's input, given as Safari's event (in process) or as its JSON, which the
-    /// background's codec reads back into the event.
+    /// A background's input, as the trace keeps it (typed on both transports).
     private static func received(_ message: TraceMessage?) -> Received? {
-        let event: ExtensionWire.Event
-        switch message {
-        case .event(let given)?: event = given
-        case .json(let json)?:
-            guard let read = try? ExtensionWire.decode(json) else { return nil }
-            event = read
-        default: return nil
-        }
+        guard case .event(let event)? = message else { return nil }
         switch event {
         case .timerFired(.nativeTimeout(let request)): return .timeout(request)
         case .nativeReplyArrived(let request, let outcome): return .reply(request, outcome)
@@ -152,14 +144,10 @@ package struct Coverage: Equatable, Sendable {
         }
     }
 
-    /// Whether a background's directive sends a native request, as handed over or as its
-    /// codec reads it.
+    /// Whether a background's directive sends a native request.
     private static func sendsNative(_ message: TraceMessage?) -> Bool {
-        switch message {
-        case .background(.sendNative)?: true
-        case .json(let json)?: if case .sendNative? = try? ExtensionWire.directive(json) { true } else { false }
-        default: false
-        }
+        if case .background(.sendNative)? = message { return true }
+        return false
     }
 
     /// A native request of one background, by its number.

@@ -217,14 +217,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                          "popup-not-saved", "popup-unsure", "storage-pending"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
-        let output: ExtensionWire.Output
-        switch message {
-        case .background(let given)?: output = given
-        case .json(let json)?:
-            guard let read = try? ExtensionWire.directive(json) else { return nil }
-            output = read
-        default: return nil
-        }
+        guard case .background(let output)? = message else { return nil }
         // Numbered as `directiveNames` names them; extension storage (0 to 2) never leaves the process.
         switch output {
         case .storagePending: return 14
@@ -243,24 +236,14 @@ package struct CoverageSignature: Equatable, Sendable {
     }
 
     private static func event(_ message: TraceMessage?) -> ExtensionWire.Event? {
-        switch message {
-        case .event(let given)?: given
-        case .json(let json)?: try? ExtensionWire.decode(json)
-        default: nil
-        }
+        if case .event(let event)? = message { return event }
+        return nil
     }
 
     private static let appNames = ["launched", "foreground", "change-notification", "user-edit"]
 
     private static func appInput(_ message: TraceMessage?) -> UInt64? {
-        let event: AppWire.Event
-        switch message {
-        case .appInput(let given)?: event = given
-        case .json(let json)?:
-            guard let read = try? AppWire.decode(json) else { return nil }
-            event = read
-        default: return nil
-        }
+        guard case .appInput(let event)? = message else { return nil }
         switch event {
         case .launched: return 0
         case .cameToForeground: return 1
@@ -278,19 +261,7 @@ package struct CoverageSignature: Equatable, Sendable {
     }
 
     /// A point's place in `YieldPoint.allCases`.
-    private static func code(_ point: YieldPoint) -> UInt64 {
-        switch point {
-        case .lock: 0
-        case .read: 1
-        case .writeTemp: 2
-        case .rename: 3
-        case .unlock: 4
-        case .setAside: 5
-        case .storageRead: 6
-        case .storageWriteTemp: 7
-        case .storageRename: 8
-        }
-    }
+    private static func code(_ point: YieldPoint) -> UInt64 { UInt64(point.position) }
 
     /// A fault step that took effect, as two codes: its kind, and its process and point (or a
     /// handler's delay in tenths of a second).

@@ -411,6 +411,6 @@ private struct ManifestReader {
     }
 
     static func text(_ value: JSONValue) -> String {
-        String(decoding: JSONWriter.compact(value), as: UTF8.self).prefix(40).description
+        String(String(decoding: JSONWriter.compact(value), as: UTF8.self).prefix(40))
     }
 }

@@ -304,7 +304,9 @@ private struct TraceReader {
     mutating func input(_ label: String, _ message: TraceMessage, at index: Int) {
         switch message {
         case .handlerInput(.requestArrived(let json, _)):
-            guard let match = sent.firstIndex(where: { $0.message.json == json }) else { return }
+            // Read as the background's codec reads what it sends (the first version's messages,
+            // which no background sent, match nothing).
+            guard let message = try? NativeRequest.decode(json), let match = sent.firstIndex(where: { $0.message == message }) else { return }
             let request = sent.remove(at: match)
             asked[label] = (request.background, request.request)
             timeline.arrows.append(.init(from: request.background, fromIndex: request.at, to: label, toIndex: index, outcome: .request,

@@ -3,7 +3,8 @@ import SiteSettings
 
 /// A message in the trace: an input or a directive as the role's codec reads it (or as a
 /// process's machine made it in process), written out as it travels only when the trace is
-/// read; or JSON that belongs to no role (a directive Safari could not read).
+/// read; or JSON that belongs to no role: beside one of Safari's notes, or a message of a trace
+/// read back from its lines that its role's codec cannot read.
 package enum TraceMessage: Sendable {
     case json(JSONValue)
     /// An event Safari gave the background.

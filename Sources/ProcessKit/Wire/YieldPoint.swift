@@ -22,7 +22,8 @@ public enum YieldPoint: String, CaseIterable, Sendable, Hashable {
     public static func == (a: YieldPoint, b: YieldPoint) -> Bool { a.position == b.position }
     public func hash(into hasher: inout Hasher) { hasher.combine(position) }
 
-    private var position: Int {
+    /// Its place in `allCases`.
+    public var position: Int {
         switch self {
         case .lock: 0
         case .read: 1
