@@ -240,8 +240,12 @@ struct SafariMachineTests {
         var safari = loaded(.macOS, now: 10_000)
         #expect(safari.unloadTime == 40_000)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.connectNative]), now: 0)
-        // Checks at 40, 70 and 100 s find the port used less than 120 s ago; 130 s does not.
-        #expect(safari.unloadTime == 130_000)
+        // Checks at 40, 70 and 100 s find the port used less than 120 s ago: each runs the
+        // timer again 30 s later; the check at 130 s does not.
+        for check: EpochMillis in [40_000, 70_000, 100_000] {
+            #expect(safari.handle(.timeReached(.idleUnload), now: check) == [])
+            #expect(safari.unloadTime == check + 30_000)
+        }
         #expect(safari.handle(.timeReached(.idleUnload), now: 130_000) == [.killBackground(reason: "unloaded", stop: .unloaded)])
         #expect(SafariMachine(platform: .macOS).unloadTime == nil, "nothing to unload")
     }
@@ -264,27 +268,34 @@ struct SafariMachineTests {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         _ = safari.handle(.popupOpened(t1), now: 0)
-        #expect(safari.unloadTime == 30_000, "the port opens when the background takes the popup's opening")
         _ = safari.handle(.eventDue(.popupOpened(t1)), now: 0)
-        #expect(safari.ports == [.popup] && safari.unloadTime == 120_000)
+        #expect(safari.ports == [.popup] && safari.lastPortActivity == 0, "the port opens when the background takes the popup's opening")
+        #expect(safari.handle(.timeReached(.idleUnload), now: 30_000) == [] && safari.unloadTime == 60_000, "held by the port")
         // Posting the popup's view is the background's port activity; a decision is not.
         let view = PopupView(tab: t1, url: url, unsupported: false, scopes: [], selectedScope: nil, settings: nil, pausedUntil: nil)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.sendDecision(t1, decision(.light))]), now: 40_000)
-        #expect(safari.unloadTime == 120_000)
+        #expect(safari.lastPortActivity == 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.showPopup(view)]), now: 50_000)
-        #expect(safari.unloadTime == 180_000, "the first check at least 2 minutes after the post")
-        _ = safari.handle(.popupClosed, now: 60_000)
-        #expect(safari.ports.isEmpty && safari.unloadTime == 30_000)
+        #expect(safari.lastPortActivity == 50_000)
+        // The check at 150 s finds the post 100 s old; the one at 180 s finds it 130 s old.
+        for check: EpochMillis in [60_000, 90_000, 120_000, 150_000] { _ = safari.handle(.timeReached(.idleUnload), now: check) }
+        #expect(safari.unloadTime == 180_000)
+        #expect(safari.handle(.timeReached(.idleUnload), now: 180_000) == [.killBackground(reason: "unloaded", stop: .unloaded)])
+        // A check finds the port as it is then: one the popup closed after the last check holds nothing.
+        var closing = loaded()
+        _ = closing.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        _ = closing.handle(.eventDue(.popupOpened(t1)), now: 0)
+        _ = closing.handle(.timeReached(.idleUnload), now: 30_000)
+        _ = closing.handle(.popupClosed, now: 31_000)
+        #expect(closing.ports.isEmpty && closing.unloadTime == 60_000, "the check at 30 s found the port open; the next is at 60 s")
         // A new background learns of the popup still open from its next message, which connects again.
-        _ = safari.handle(.popupOpened(t1), now: 60_000)
-        _ = safari.handle(.eventDue(.popupOpened(t1)), now: 60_000)
-        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 70_000)
-        #expect(safari.ports.isEmpty)
-        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 80_000)
-        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen(BackgroundListener.allCases)]), now: 80_000)
-        #expect(safari.handle(.eventDue(.popupPaused(until: 1)), now: 90_000) ==
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 180_000)
+        #expect(safari.ports.isEmpty && safari.popupTab == t1)
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 190_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen(BackgroundListener.allCases)]), now: 190_000)
+        #expect(safari.handle(.eventDue(.popupPaused(until: 1)), now: 200_000) ==
                 [.announcePopup(.popupOpened(t1), then: .popupPaused(until: 1)), .deliver(.popupPaused(until: 1))])
-        #expect(safari.ports == [.popup] && safari.lastPortActivity == 90_000)
+        #expect(safari.ports == [.popup] && safari.lastPortActivity == 200_000)
     }
 
     @Test func aRestartDropsAlarmsSessionStorageAndHeldEventsEveryPageAsksAndTheLaunchLoadsTheBackground() {
@@ -316,10 +327,11 @@ struct SafariMachineTests {
     @Test func noUnloadWhileWebInspectorIsAttachedAndTheFirstCheckAfterItClosesUnloads() {
         var safari = loaded(.iOS, now: 0)
         #expect(safari.handle(.inspectorOpened, now: 0) == [.note("Web Inspector attached to background#1: it is not unloaded while it is")])
-        #expect(safari.unloadTime == nil)
-        #expect(safari.handle(.timeReached(.idleUnload), now: 30_000) == [], "a check that comes anyway finds it inspected")
+        #expect(safari.handle(.timeReached(.idleUnload), now: 30_000) == [], "the check finds it inspected")
+        #expect(safari.unloadTime == 60_000, "and runs again 30 s later")
         #expect(safari.handle(.inspectorClosed, now: 600_000) == [.note("Web Inspector closed")])
-        #expect(safari.unloadTime == 630_000, "the check at 600 s found it still open")
+        #expect(safari.handle(.timeReached(.idleUnload), now: 600_000 + 1) == [.killBackground(reason: "unloaded", stop: .unloaded)],
+                "the first check after it closed unloads")
         _ = safari.handle(.inspectorOpened, now: 700_000)
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 700_000)
         #expect(!safari.inspected, "it detaches when its background goes")
@@ -347,9 +359,10 @@ struct SafariMachineTests {
         var safari = loaded(.macOS, now: 0)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.connectNative, .setAlarm(at: 600_000)]), now: 0)
-        #expect(safari.unloadTime == 120_000 && safari.tabs[t1]?.waitingSince == 0)
+        #expect(safari.unloadTime == 30_000 && safari.tabs[t1]?.waitingSince == 0)
         #expect(safari.handle(.deviceSlept(28_800_000), now: 0) == [])
-        #expect(safari.unloadTime == 28_920_000, "the port's hold and the last wake are monotonic")
+        #expect(safari.unloadTime == 28_830_000, "the unload timer is monotonic")
+        #expect(safari.handle(.timeReached(.idleUnload), now: 28_830_000) == [], "and so is the port's last use: 30 s before, it holds")
         #expect(safari.nextAlarm?.at == 29_400_000, "the alarm fires as late as the sleep was long")
         #expect(safari.tabs[t1]?.waitingSince == 28_800_000, "a page's wait leaves the sleep out")
     }

@@ -44,7 +44,7 @@ extension SafariMachine {
             effects.append(.note("\(event.name) lost: background#\(loaded) has no \(listener.rawValue) listener"))
             return
         }
-        if event.listener != nil { lastWake = now }
+        if event.listener != nil { woke(now: now) }
         if event.isFromThePopup {
             if case .popupOpened = event {
                 popupConnected(now: now)
@@ -194,7 +194,7 @@ extension SafariMachine {
         // A periodic one comes round a period after it fired: one that fired late (Safari
         // suspended, the device asleep) fires once, with no catch-up.
         alarms[name] = alarm.period.map { Alarm(at: now + $0, period: $0) }
-        if loaded != nil, registeredListeners.contains(.alarm) { lastWake = now }
+        if loaded != nil, registeredListeners.contains(.alarm) { woke(now: now) }
         effects.append(.dispatch(.alarmFired))
     }
 
@@ -220,13 +220,11 @@ extension SafariMachine {
     /// The device slept: Safari's timers and the times it keeps for them are on `MonotonicTime`
     /// (`mach_absolute_time`), which stops while a Mac or an iPhone sleeps. The machine keeps
     /// every time on the wall clock a decision reads, so each monotonic deadline moves later by
-    /// the sleep: the unload check (the last wake, the port's last use, the inspector's
-    /// closing) and every alarm, in every profile; and a page's wait, which the checks time,
-    /// leaves the sleep out.
+    /// the sleep: the unload check, the port's last use and every alarm, in every profile; and a
+    /// page's wait, which the checks time, leaves the sleep out.
     mutating func deviceSlept(_ duration: EpochMillis) {
-        lastWake += duration
+        unloadCheck += duration
         lastPortActivity += duration
-        inspectorClosedAt? += duration
         func later(_ alarms: [String: Alarm]) -> [String: Alarm] {
             alarms.mapValues { Alarm(at: $0.at + duration, period: $0.period, sleptSinceSet: $0.sleptSinceSet + duration) }
         }

@@ -285,19 +285,19 @@ package struct SafariMachine: Sendable {
     /// loaded background has registered since it started.
     package internal(set) var savedListeners: [String: Set<BackgroundListener>] = [:]
     package internal(set) var registeredListeners: Set<BackgroundListener> = []
-    /// When the loaded background was last woken: loaded, or handed an event it listens for.
-    /// Safari's unload timer is re-armed only then (WebKit,
+    /// When Safari's unload timer fires next: 30 s after the loaded background was last woken
+    /// (loaded, or handed an event it listens for), and again 30 s after each check that found
+    /// something holding it. Only a wake re-arms it (WebKit,
     /// `WebExtensionContext::wakeUpBackgroundContentIfNecessary` and
-    /// `performTasksAfterBackgroundContentLoads`), never by native replies, storage, its own
+    /// `performTasksAfterBackgroundContentLoads`), never native replies, storage, its own
     /// timers or messages arriving on a port.
-    package internal(set) var lastWake: EpochMillis = 0
+    package internal(set) var unloadCheck: EpochMillis = 0
     /// The ports the loaded background holds, and when it last opened or posted on one (WebKit
     /// keeps one such time for the whole background page, `m_lastBackgroundPortActivityTime`).
     package internal(set) var ports: Set<Port> = []
     package internal(set) var lastPortActivity: EpochMillis = 0
-    /// Web Inspector is attached to the loaded background; when it was last closed.
+    /// Web Inspector is attached to the loaded background.
     package internal(set) var inspected = false
-    var inspectorClosedAt: EpochMillis?
     /// The front profile's alarms, by name (Safari keeps them in memory only).
     package internal(set) var alarms: [String: Alarm] = [:]
     /// Native requests in flight (a reply held back or withheld keeps its request in flight),
@@ -347,20 +347,19 @@ package struct SafariMachine: Sendable {
     /// Native requests in flight, the first version's included.
     package var requestsInFlight: Int { activeNativeRequests.count + hungLegacyRequests }
 
-    /// When Safari unloads the loaded background if nothing wakes it first: at the first check,
-    /// every 30 s after its last wake, at which nothing holds it: no open port while it used one
-    /// less than 2 minutes before, no Web Inspector attached then (none while one is attached:
-    /// WebKit postpones the unload while the page `_isBeingInspected`).
-    package var unloadTime: EpochMillis? {
-        guard let loaded, !inspected else { return nil }
-        // The first moment nothing holds it; the unload falls at the first check from then.
-        var free = lastWake + Self.idleUnload
-        if !ports.isEmpty { free = max(free, lastPortActivity + Self.portKeepAlive) }
-        // A check at the very moment the inspector closed found it still open.
-        if let closed = inspectorClosedAt { free = max(free, closed + 1) }
-        let checks = (free - lastWake + Self.idleUnload - 1) / Self.idleUnload
-        return lastWake + checks * Self.idleUnload
+    /// When Safari next checks whether to unload the loaded background.
+    package var unloadTime: EpochMillis? { loaded == nil ? nil : unloadCheck }
+
+    /// Something holds the loaded background at an unload check (WebKit,
+    /// `WebExtensionContext::unloadBackgroundContentIfPossible`): Web Inspector is attached
+    /// (`_isBeingInspected`), or it holds an open port it opened or posted on less than 2
+    /// minutes before.
+    func isHeld(now: EpochMillis) -> Bool {
+        inspected || (!ports.isEmpty && now - lastPortActivity < Self.portKeepAlive)
     }
+
+    /// The background was woken: the unload timer starts again (`scheduleBackgroundContentToUnload`).
+    mutating func woke(now: EpochMillis) { unloadCheck = now + Self.idleUnload }
 
     // MARK: - Inputs
 
@@ -430,7 +429,9 @@ package struct SafariMachine: Sendable {
             // Memory pressure or the scenario: whatever holds it.
             if loaded != nil { effects.append(.killBackground(reason: "unloaded", stop: .unloaded)) }
         case .timeReached(.idleUnload):
-            if loaded != nil, !inspected { effects.append(.killBackground(reason: "unloaded", stop: .unloaded)) }
+            guard loaded != nil else { break }
+            // Held: the timer is armed for another 30 s from now; else the page is closed.
+            if isHeld(now: now) { woke(now: now) } else { effects.append(.killBackground(reason: "unloaded", stop: .unloaded)) }
         case .backgroundKillRequested:
             if loaded != nil { effects.append(.killBackground(reason: "killed", stop: .killed)) }
         case .inspectorOpened:
@@ -441,7 +442,6 @@ package struct SafariMachine: Sendable {
                 effects.append(.note("no background is loaded: Web Inspector has nothing to attach to"))
             }
         case .inspectorClosed:
-            if inspected { inspectorClosedAt = now }
             inspected = false
             effects.append(.note("Web Inspector closed"))
         case .extensionUpdating:
@@ -472,7 +472,7 @@ package struct SafariMachine: Sendable {
             loaded = incarnation
             registeredListeners = []
             // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
-            lastWake = now
+            woke(now: now)
         case .backgroundFinished(let incarnation, let outputs):
             for output in outputs { carryOut(output, from: incarnation, now: now, &effects) }
         case .backgroundDied(let incarnation, let stop): backgroundDied(incarnation, stop: stop, now: now, &effects)
