@@ -3,7 +3,8 @@ import SiteSettings
 
 /// The invariants checked at steps, in one place (the liveness ones, 6 to 8 and 11, are
 /// `LivenessChecks`; 9 is the process table's; 12, the reference decision, is `ReferenceCheck`,
-/// asked wherever a tab is found converged). The simulation tells it what happens as it
+/// asked wherever a tab is found converged; 14, Safari's rules, is `SafariRules`, which watches
+/// every input the simulation gives Safari's machine). The simulation tells it what happens as it
 /// happens (a background starting with a cache, a tab asking, a native reply arriving, a
 /// process dying), so that invariant 5 and invariant 1 at the moment of a death are caught
 /// when they break; the runner tells it the user's edits, and asks after every step (1, 3, 5,

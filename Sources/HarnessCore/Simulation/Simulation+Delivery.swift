@@ -10,7 +10,14 @@ extension Simulation {
 
     /// Tells Safari what happened now and carries out what it does.
     func handle(_ input: SafariMachine.Input) {
-        perform(safari.handle(input, now: now))
+        let effects = safari.handle(input, now: now)
+        safariRulesBroken(safariRules.observe(input, effects, now: now))
+        perform(effects)
+    }
+
+    /// What invariant 14 found.
+    func safariRulesBroken(_ messages: [String]) {
+        for message in messages { monitor.caught(Violation(.invariant(14), message), now: now) }
     }
 
     /// Carries out Safari's effects in order; some end the list early (a background that did

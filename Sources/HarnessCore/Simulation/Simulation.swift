@@ -49,6 +49,8 @@ package final class Simulation: ProcessTable.Owner {
 
     /// Safari and the OS: what they show, and their rules.
     package internal(set) var safari: SafariMachine
+    /// Invariant 14: Safari's rules, stated a second time, watching what the machine does.
+    package internal(set) var safariRules: SafariRules
     /// What the app shows now.
     package internal(set) var appView: AppView?
     var clock: Scheduler
@@ -72,7 +74,10 @@ package final class Simulation: ProcessTable.Owner {
     /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
     package var alarmMinimum: EpochMillis {
         get { safari.alarmMinimum }
-        set { safari.alarmMinimum = newValue }
+        set {
+            safari.alarmMinimum = newValue
+            safariRules.alarmMinimum = newValue
+        }
     }
     /// Known bugs switched on in every process of the run and in the content scripts Safari
     /// starts (`harness run --flaw`).
@@ -108,6 +113,7 @@ package final class Simulation: ProcessTable.Owner {
         self.seed = seed
         files = RunFiles(transport: transport, disk: disk, directory: directory)
         safari = SafariMachine(platform: platform, profile: profile)
+        safariRules = SafariRules(platform: platform, epoch: epoch, profile: profile)
         clock = Scheduler(now: epoch)
         trace = Trace(epoch: epoch)
         monitor = InvariantMonitor(trace: trace)
@@ -233,6 +239,7 @@ package final class Simulation: ProcessTable.Owner {
         }
         clock.now = end
         liveness.restartExcusedWaits()
+        safariRulesBroken(safariRules.check(now: now))
     }
 
     /// Safari returns from an iOS suspension: its unload timer, the alarms and the background's

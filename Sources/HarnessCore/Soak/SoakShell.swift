@@ -77,6 +77,8 @@ final class SoakShell: Sendable {
         let shell: SoakShell
         let context: SoakContext
         var safari = SafariMachine(platform: .iOS)
+        /// Invariant 14, with the lateness a timer on the wall clock may have on a loaded machine.
+        var rules: SafariRules
         var background: SoakChild?
         var incarnation = 0
         /// What Safari queued (events for the background, native requests and the answers it
@@ -91,6 +93,7 @@ final class SoakShell: Sendable {
             self.shell = shell
             self.context = context
             safari.nativeRequestCap = shell.nativeRequestCap
+            rules = SafariRules(platform: .iOS, epoch: SoakClock.epoch, nativeRequestCap: shell.nativeRequestCap, lateness: Self.timerLateness)
             safari.contentScriptFlaws = Flaw.set(context.flaws)
         }
 
@@ -112,7 +115,7 @@ final class SoakShell: Sendable {
             while let (_, due) = nextDue(now: now, before: now) {
                 switch due {
                 case .safari(.idleUnload):
-                    context.log.note("safari unloads the idle background#\(incarnation)")
+                    context.log.note("safari checks whether to unload background#\(incarnation)")
                     tell(.timeReached(.idleUnload))
                 case .safari(.alarm(let name)):
                     tell(.timeReached(.alarm(name)))
@@ -178,15 +181,26 @@ final class SoakShell: Sendable {
 
         /// Tells Safari what happened, carries out its effects, then takes what Safari queued
         /// meanwhile, in turn, each at the wall clock's time.
+        /// How late a timer may fire before invariant 14 calls it missing: the loop wakes at
+        /// least every 50 ms, and a loaded machine can hold a thread back far longer.
+        static let timerLateness: EpochMillis = 2_000
+
+        /// Tells Safari's machine what happened, and invariant 14 what it did.
+        private mutating func machine(_ input: SafariMachine.Input, now: EpochMillis) -> [SafariMachine.Effect] {
+            let effects = safari.handle(input, now: now)
+            for message in rules.observe(input, effects, now: now) { context.log.violation("\(message) (invariant 14)") }
+            return effects
+        }
+
         private mutating func tell(_ input: SafariMachine.Input, now: EpochMillis? = nil) {
             let at = now ?? context.clock.now()
-            perform(safari.handle(input, now: at), now: at)
+            perform(machine(input, now: at), now: at)
             while !queue.isEmpty {
                 let now = context.clock.now()
                 switch queue.removeFirst() {
-                case .event(let event, let incarnation): perform(safari.handle(.eventDue(event, for: incarnation), now: now), now: now)
-                case .request(let id, let message, let profile): perform(safari.handle(.nativeRequestDue(id, message, profile: profile), now: now), now: now)
-                case .reply(let id, let message): perform(safari.handle(.replyArrived(id, message), now: now), now: now)
+                case .event(let event, let incarnation): perform(machine(.eventDue(event, for: incarnation), now: now), now: now)
+                case .request(let id, let message, let profile): perform(machine(.nativeRequestDue(id, message, profile: profile), now: now), now: now)
+                case .reply(let id, let message): perform(machine(.replyArrived(id, message), now: now), now: now)
                 }
             }
         }
@@ -211,12 +225,12 @@ final class SoakShell: Sendable {
                 send(started, now: now)
             case .redispatch(let event):
                 guard background != nil else { return false }
-                perform(safari.handle(.eventDue(event), now: now), now: now)
+                perform(machine(.eventDue(event), now: now), now: now)
             case .announcePopup(let announcement, let then):
                 send(announcement, now: now)
                 guard background != nil else {
                     queue.insert(.event(then), at: 0)
-                    perform(safari.handle(.popupAnnouncementInterrupted, now: now), now: now)
+                    perform(machine(.popupAnnouncementInterrupted, now: now), now: now)
                     return false
                 }
             case .deliver(let event):
@@ -234,7 +248,7 @@ final class SoakShell: Sendable {
                 break
             case .fireOverdueTimers:
                 _ = fireDueTimers()
-                perform(safari.handle(.overdueTimersFired, now: now), now: now)
+                perform(machine(.overdueTimersFired, now: now), now: now)
             case .dropSessionStorage:
                 context.files.removeSession()
             case .completeStorage(let incarnation, let token):
@@ -286,7 +300,7 @@ final class SoakShell: Sendable {
             timers = [:]
             requestsOut = []
             context.log.operation("background start", "\(label) started")
-            perform(safari.handle(.backgroundStarted(incarnation: incarnation), now: now), now: now)
+            perform(machine(.backgroundStarted(incarnation: incarnation), now: now), now: now)
             return true
         }
 
@@ -299,7 +313,7 @@ final class SoakShell: Sendable {
                     context.log.violation("\(background.label) answered with another role's directives")
                     return
                 }
-                perform(safari.handle(.backgroundFinished(incarnation: incarnation, outputs), now: now), now: now)
+                perform(machine(.backgroundFinished(incarnation: incarnation, outputs), now: now), now: now)
             case .died(let status):
                 died(background, status, stop: .killed, now: now)
             }
@@ -313,7 +327,7 @@ final class SoakShell: Sendable {
             timers = [:]
             requestsOut = []
             context.died(dead.label, status)
-            perform(safari.handle(.backgroundDied(incarnation: incarnation, stop: stop), now: now), now: now)
+            perform(machine(.backgroundDied(incarnation: incarnation, stop: stop), now: now), now: now)
         }
     }
 }

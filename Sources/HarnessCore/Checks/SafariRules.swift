@@ -1,0 +1,368 @@
+import ProcessKit
+import SiteSettings
+
+/// Invariant 14: Safari's rules for the background, stated a second time. It watches what
+/// `SafariMachine` is told and what it does (each input with the effects it returned), keeps its
+/// own account of the background (loaded, woken, its listeners, ports and inspector, its alarms,
+/// the native requests in flight) on its own monotonic clock, and says where the machine, or the
+/// shell that fires its timers, departs from WebKit (`SAFARI.md`):
+///
+/// - the unload timer runs 30 s after the last wake, and 30 s after each check that found the
+///   background held (by Web Inspector, or an open port it used less than 2 minutes before);
+///   a check unloads it exactly when nothing holds it, and none is missed or early; every other
+///   kill has a cause the user or the system gave (an unload or kill asked for, a restart, an
+///   update, a profile switch);
+/// - an alarm fires no earlier than the later of its time and the minimum after it was set, and
+///   not late while Safari runs; alarms do not survive a restart, a power cut or an update, in
+///   any profile;
+/// - a native request is accepted only below the cap, and refused only at it;
+/// - the timers that fell due while iOS Safari was suspended fire on its return, once each, in
+///   the order they fell due;
+/// - an event reaches a background only through a listener it registered, and wakes an
+///   unloaded one only if its extension listens for it.
+///
+/// It shares no state with the machine and reads none of its properties: only inputs, effects
+/// and the run's settings. `lateness` is how late a timer may fire on the clock that drives the
+/// run (none on virtual time; a wall clock's scheduling delay in a soak).
+package struct SafariRules: Sendable {
+    package let platform: SafariMachine.Platform
+    package var alarmMinimum: EpochMillis
+    package var nativeRequestCap: Int
+    package let lateness: EpochMillis
+
+    /// WebKit's constants, as `SAFARI.md` gives them.
+    static let unloadCheck: EpochMillis = 30_000
+    static let portKeepAlive: EpochMillis = 120_000
+
+    /// The run's start, and how long the device slept since: Safari's clock counts from the
+    /// start and stops while the device sleeps.
+    private let epoch: EpochMillis
+    private var slept: EpochMillis = 0
+    private var profile: String
+    /// The loaded background: its incarnation, when its unload timer fires, its listeners,
+    /// ports and inspector.
+    private var loaded: Int?
+    private var unloadCheck: EpochMillis = 0
+    private var listeners: Set<BackgroundListener> = []
+    /// Each profile's listeners, as its extension last registered them.
+    private var savedListeners: [String: Set<BackgroundListener>] = [:]
+    private var ports: Set<SafariMachine.Port> = []
+    private var portUsed: EpochMillis = 0
+    private var inspected = false
+    /// Safari's timers stop: the user froze the background, or iOS suspended Safari; when they
+    /// last ran again.
+    private var frozen = false
+    private var suspended = false
+    private var resumed: EpochMillis = 0
+    /// Each profile's alarms: when each falls due (monotonic) and its period.
+    private var alarms: [String: [String: (due: EpochMillis, period: EpochMillis?)]] = [:]
+    private var requests: Set<SafariMachine.NativeRequestID> = []
+    private var hungLegacy = 0
+    /// On iOS Safari's return, the timers that fell due while it was suspended and have not
+    /// fired yet, by name, with when each fell due.
+    private var overdue: [String: EpochMillis]?
+    private var reported: Set<String> = []
+    /// What the input being watched broke so far.
+    private var found: [String] = []
+
+    package init(platform: SafariMachine.Platform, epoch: EpochMillis, profile: String = SafariMachine.defaultProfile,
+                 alarmMinimum: EpochMillis = SafariMachine.alarmMinimum,
+                 nativeRequestCap: Int = SafariMachine.maximumActiveNativeRequests, lateness: EpochMillis = 0) {
+        self.platform = platform
+        self.epoch = epoch
+        self.profile = profile
+        self.alarmMinimum = alarmMinimum
+        self.nativeRequestCap = nativeRequestCap
+        self.lateness = lateness
+    }
+
+    /// Safari's clock, which stops while the device sleeps.
+    private func monotonic(_ now: EpochMillis) -> EpochMillis { now - epoch - slept }
+
+    // MARK: - Watching
+
+    /// What the machine was told at `now` and what it did; returns the rules it broke.
+    package mutating func observe(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect], now: EpochMillis) -> [String] {
+        found = check(now: now)
+        defer { found = [] }
+        let time = monotonic(now)
+        switch input {
+        case .timeReached(.idleUnload):
+            unloadChecked(killed: effects.contains(where: \.isKill), at: time)
+        case .timeReached(.alarm(let name)):
+            if effects.contains(.dispatch(.alarmFired)) { alarmFired(name, at: time) }
+        case .backgroundUnloadRequested, .backgroundKillRequested, .extensionUpdating, .safariQuit, .profileLeftFront:
+            break
+        default:
+            if effects.contains(where: \.isKill) { note("kill \(now)", "Safari ended background#\(loaded.map(String.init) ?? "?") on \(SafariRules.name(input)), which ends no background") }
+        }
+        checkRequests(input, effects)
+        checkEvents(effects)
+        take(input, at: time)
+        take(effects, at: time)
+        if case .overdueTimersFired = input { found += overdueReturned(at: time) }
+        return found
+    }
+
+    /// A broken rule, said once.
+    private mutating func note(_ key: String, _ message: String) {
+        if reported.insert(key).inserted { found.append(message) }
+    }
+
+    /// What should have happened by `now` and did not: an unload, an alarm.
+    package mutating func check(now: EpochMillis) -> [String] {
+        guard !frozen, !suspended else { return [] }
+        var broken: [String] = []
+        let time = monotonic(now)
+        if let loaded, time > max(unloadCheck, resumed) + lateness, reported.insert("missing check \(loaded) \(unloadCheck)").inserted {
+            broken.append("Safari's unload check of background#\(loaded), due at \(seconds(unloadCheck)), had not run by \(seconds(time))")
+        }
+        for (name, alarm) in alarms[profile, default: [:]].sorted(by: { $0.key < $1.key })
+        where time > max(alarm.due, resumed) + lateness && reported.insert("missing alarm \(name) \(alarm.due)").inserted {
+            broken.append("alarm \(name), due at \(seconds(alarm.due)), had not fired by \(seconds(time))")
+        }
+        return broken
+    }
+
+    /// What holds the loaded background at an unload check, if anything.
+    private func holder(at time: EpochMillis) -> String? {
+        if inspected { return "Web Inspector was attached to it" }
+        if !ports.isEmpty, time - portUsed < Self.portKeepAlive {
+            return "it held a port it used \(ScenarioPrinter.duration(time - portUsed)) before"
+        }
+        return nil
+    }
+
+    /// Safari's unload timer fired: it unloads the background exactly when nothing holds it,
+    /// and otherwise runs again 30 s later.
+    private mutating func unloadChecked(killed: Bool, at time: EpochMillis) {
+        guard let loaded else { return }
+        if time < unloadCheck {
+            if killed { note("early unload \(loaded)", "Safari unloaded background#\(loaded) at \(seconds(time)), before its unload check at \(seconds(unloadCheck))") }
+            return
+        }
+        firedOverdue("the unload check", due: unloadCheck)
+        switch (holder(at: time), killed) {
+        case (let holder?, true): note("held unload \(loaded)", "Safari unloaded background#\(loaded) at \(seconds(time)) though \(holder)")
+        case (nil, false): note("kept \(loaded) \(time)", "Safari's unload check at \(seconds(time)) kept background#\(loaded), though nothing held it")
+        case (_?, false): unloadCheck = time + Self.unloadCheck
+        case (nil, true): break
+        }
+    }
+
+    private mutating func alarmFired(_ name: String, at time: EpochMillis) {
+        guard let alarm = alarms[profile]?[name] else {
+            return note("unknown alarm \(time)", "alarm \(name) fired in profile \(profile), which has no such alarm (none was set, or a restart or an update cleared it)")
+        }
+        if time < alarm.due { note("early alarm \(alarm.due)", "alarm \(name) fired at \(seconds(time)), before \(seconds(alarm.due))") }
+        firedOverdue("alarm \(name)", due: alarm.due)
+        // It woke the background first, if that listens for alarms.
+        if loaded != nil, listeners.contains(.alarm) { unloadCheck = time + Self.unloadCheck }
+        alarms[profile]?[name] = alarm.period.map { (time + $0, $0) }
+    }
+
+    /// On iOS Safari's return, an overdue timer fired: none that fell due before it may still wait.
+    private mutating func firedOverdue(_ timer: String, due: EpochMillis) {
+        guard var waiting = overdue else { return }
+        waiting[timer] = nil
+        for (earlier, at) in waiting.sorted(by: { $0.value < $1.value }) where at < due && isStillDue(earlier, at) {
+            note("overdue order \(timer)", "on return, \(timer) (due \(seconds(due))) fired before \(earlier), due earlier (\(seconds(at)))")
+        }
+        overdue = waiting
+    }
+
+    /// Whether an overdue timer is still set as it was when Safari returned.
+    private func isStillDue(_ timer: String, _ due: EpochMillis) -> Bool {
+        if timer == "the unload check" { return loaded != nil && unloadCheck == due }
+        return alarms[profile]?[String(timer.dropFirst("alarm ".count))]?.due == due
+    }
+
+    private mutating func checkRequests(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect]) {
+        let inFlight = requests.count + hungLegacy
+        for effect in effects {
+            switch effect {
+            case .startHandler(let id, _, _) where inFlight >= nativeRequestCap:
+                note("over cap \(id.incarnation).\(id.request)", "Safari accepted native request \(id.request) of background#\(id.incarnation) with \(inFlight) in flight, the cap being \(nativeRequestCap)")
+            case .startLegacyHandler where inFlight >= nativeRequestCap:
+                note("over cap legacy \(inFlight)", "Safari accepted the first version's native message with \(inFlight) in flight, the cap being \(nativeRequestCap)")
+            case .queueReply(let id, .rejected(.tooManyRequests)) where inFlight < nativeRequestCap:
+                note("under cap \(id.incarnation).\(id.request)", "Safari refused native request \(id.request) of background#\(id.incarnation) with \(inFlight) in flight, below the cap of \(nativeRequestCap)")
+            default: break
+            }
+        }
+        if case .legacyRequestSent = input, !effects.contains(where: \.startsLegacyHandler), inFlight < nativeRequestCap {
+            note("under cap legacy \(inFlight)", "Safari refused the first version's native message with \(inFlight) in flight, below the cap of \(nativeRequestCap)")
+        }
+    }
+
+    private mutating func checkEvents(_ effects: [SafariMachine.Effect]) {
+        var starts = false
+        for effect in effects {
+            switch effect {
+            case .startBackground: starts = true
+            case .redispatch(let event) where starts:
+                guard let listener = SafariRules.listener(of: event) else {
+                    note("wake \(event.name)", "Safari started a background for \(event.name), which wakes nothing")
+                    continue
+                }
+                if let saved = savedListeners[profile], !saved.contains(listener) {
+                    note("wake \(event.name) \(profile)", "Safari woke a background for \(event.name), though its extension does not listen for \(listener.rawValue)")
+                }
+            case .deliver(let event):
+                if let listener = SafariRules.listener(of: event), !listeners.contains(listener) {
+                    note("deliver \(event.name) \(loaded ?? 0)", "Safari handed \(event.name) to background#\(loaded.map(String.init) ?? "?"), which has no \(listener.rawValue) listener")
+                }
+            default: break
+            }
+        }
+    }
+
+    /// On iOS Safari's return, every timer that fell due while it was suspended has fired.
+    private mutating func overdueReturned(at time: EpochMillis) -> [String] {
+        defer { overdue = nil }
+        guard !frozen else { return [] }
+        var broken: [String] = []
+        if let loaded, unloadCheck <= time {
+            broken.append("on return, the unload check of background#\(loaded), due at \(seconds(unloadCheck)), did not run")
+        }
+        for (name, alarm) in alarms[profile, default: [:]].sorted(by: { $0.key < $1.key }) where alarm.due <= time {
+            broken.append("on return, alarm \(name), due at \(seconds(alarm.due)), did not fire")
+        }
+        return broken
+    }
+
+    // MARK: - Keeping account
+
+    private mutating func take(_ input: SafariMachine.Input, at time: EpochMillis) {
+        switch input {
+        case .deviceSlept(let duration): slept += duration
+        case .backgroundStarted(let incarnation):
+            loaded = incarnation
+            unloadCheck = time + Self.unloadCheck
+            listeners = []
+        case .backgroundFinished(let incarnation, let outputs) where incarnation == loaded:
+            for output in outputs {
+                switch output {
+                case .listen(let events):
+                    listeners = Set(events)
+                    savedListeners[profile] = listeners
+                case .connectNative:
+                    ports.insert(.native)
+                    portUsed = time
+                case .showPopup where ports.contains(.popup): portUsed = time
+                case .setAlarm(let at):
+                    alarms[profile, default: [:]][SafariMachine.decisionAlarm] = (time + max(at - (epoch + slept + time), alarmMinimum), nil)
+                default: break
+                }
+            }
+        case .backgroundDied(let incarnation, _) where incarnation == loaded: backgroundGone(at: time)
+        case .popupClosed, .popupAnnouncementInterrupted: ports.remove(.popup)
+        case .inspectorOpened: inspected = loaded != nil
+        case .inspectorClosed: inspected = false
+        case .backgroundFrozenByUser: frozen = true
+        case .backgroundThawedByUser: resume(frozen: false, suspended: suspended, at: time)
+        case .safariWentToBackground: suspended = suspended || platform == .iOS
+        case .appCameToForeground: suspended = suspended || platform == .iOS
+        case .overdueTimersFired: resume(frozen: frozen, suspended: false, at: time)
+        case .safariLaunched, .powerLost:
+            backgroundGone(at: time)
+            restarted(at: time)
+        case .extensionUpdated:
+            backgroundGone(at: time)
+            savedListeners = [:]
+            alarms = [:]
+        case .profileCameToFront(let name):
+            backgroundGone(at: time)
+            profile = name
+            resume(frozen: false, suspended: suspended, at: time)
+        case .replyArrived(let id, _): requests.remove(id)
+        case .legacyRequestHung: hungLegacy += 1
+        default: break
+        }
+    }
+
+    private mutating func take(_ effects: [SafariMachine.Effect], at time: EpochMillis) {
+        for effect in effects {
+            switch effect {
+            case .deliver(let event):
+                if SafariRules.listener(of: event) != nil { unloadCheck = time + Self.unloadCheck }
+                if case .popupOpened = event { popupPortOpened(at: time) }
+            case .announcePopup: popupPortOpened(at: time)
+            case .startHandler(let id, _, _): requests.insert(id)
+            case .fireOverdueTimers:
+                var due: [String: EpochMillis] = [:]
+                if loaded != nil, !frozen, unloadCheck <= time { due["the unload check"] = unloadCheck }
+                for (name, alarm) in alarms[profile, default: [:]] where !frozen && alarm.due <= time { due["alarm \(name)"] = alarm.due }
+                overdue = due
+            default: break
+            }
+        }
+    }
+
+    private mutating func popupPortOpened(at time: EpochMillis) {
+        ports.insert(.popup)
+        portUsed = time
+    }
+
+    /// No background is loaded: a freeze of the last one ends with it.
+    private mutating func backgroundGone(at time: EpochMillis) {
+        loaded = nil
+        listeners = []
+        ports = []
+        inspected = false
+        resume(frozen: false, suspended: suspended, at: time)
+    }
+
+    /// Safari started afresh: what it kept in memory (alarms in every profile, requests in
+    /// flight) is gone, and it is in front.
+    private mutating func restarted(at time: EpochMillis) {
+        alarms = [:]
+        requests = []
+        hungLegacy = 0
+        resume(frozen: false, suspended: false, at: time)
+    }
+
+    private mutating func resume(frozen: Bool, suspended: Bool, at time: EpochMillis) {
+        let wasStopped = self.frozen || self.suspended
+        (self.frozen, self.suspended) = (frozen, suspended)
+        if wasStopped || !(frozen || suspended) { resumed = max(resumed, time) }
+    }
+
+    /// A moment on Safari's clock as the trace gives times (from the run's start, the device's
+    /// sleep so far included).
+    private func seconds(_ time: EpochMillis) -> String { Trace.relative(time + slept) }
+
+    // MARK: - WebKit's reading of events
+
+    /// The listener an event is fired to (`runtime.onMessage` for what pages and the popup
+    /// send, `tabs.onActivated`, `tabs.onRemoved`, `windows.onFocusChanged`,
+    /// `alarms.onAlarm`); nil for what is not an event: the load, a storage completion, a native
+    /// reply, the background's own timer, a message on its port.
+    static func listener(of event: ExtensionWire.Event) -> BackgroundListener? {
+        switch event {
+        case .tabRequestedDecision, .tabNativeDarkChanged, .appearanceChanged: .message
+        case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: .message
+        case .tabActivated: .tabActivated
+        case .tabClosed: .tabRemoved
+        case .safariCameToForeground: .windowFocus
+        case .alarmFired: .alarm
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived: nil
+        }
+    }
+
+    static func name(_ input: SafariMachine.Input) -> String {
+        String(describing: input).prefix { $0 != "(" }.description
+    }
+}
+
+extension SafariMachine.Effect {
+    var isKill: Bool {
+        if case .killBackground = self { return true }
+        return false
+    }
+
+    var startsLegacyHandler: Bool {
+        if case .startLegacyHandler = self { return true }
+        return false
+    }
+}
