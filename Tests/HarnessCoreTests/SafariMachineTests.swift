@@ -156,9 +156,9 @@ struct SafariMachineTests {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.sendDecision(t2, decision(.light))]), now: 1) ==
-                [.decisionSent(t2), .note("tab t2 is not open here: its decision is dropped")])
+                [.decisionSent(t2, decision(.light)), .note("tab t2 is not open here: its decision is dropped")])
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.storagePending(token: 4), .sendDecision(t1, decision(.dark))]), now: 2) ==
-                [.completeStorage(incarnation: 1, token: 4), .decisionSent(t1)])
+                [.completeStorage(incarnation: 1, token: 4), .decisionSent(t1, decision(.dark))])
         #expect(safari.tabs[t1]?.applied == decision(.dark) && safari.tabs[t1]?.waitingSince == nil)
     }
 

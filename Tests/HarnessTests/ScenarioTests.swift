@@ -1,5 +1,6 @@
 import Foundation
 import HarnessCore
+import ProcessKit
 import SiteSettings
 import Testing
 
@@ -105,6 +106,26 @@ struct ScenarioTests {
             try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables,
                                directory: directory + "/run", folder: directory).run()
         }
+    }
+
+    /// Invariant 5 holds a cache-first answer to what the cache gives, by the rules' own
+    /// reading: a first answer from the built-in defaults, given before the cache was read,
+    /// breaks it the moment it is sent, though it came before any native reply.
+    @Test func aFirstAnswerThatIsNotTheCachesBreaksInvariant5() throws {
+        func run(_ flaws: Set<Flaw>) throws -> ScenarioRunner.Outcome {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let scenario = try Scenario.parse("platform ios\ncache site docs.example.com mode=on theme=gray\ntab open t1 https://docs.example.com/guide\nsettle\n",
+                                              name: "c.scenario")
+            return try ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables, directory: directory,
+                                      flaws: flaws).run()
+        }
+        let right = try run([])
+        #expect(right.passed, "\(right.failures)")
+        let flawed = try run([.answerBeforeCacheLoaded])
+        #expect(flawed.properties == [.invariant(5)], "\(flawed.failures)")
+        #expect(flawed.failures.first?.contains("background#1 started with a cache and answered tab t1 first with enabled=false (reference true), reason=autoLight (reference modeOn)") == true,
+                "\(flawed.failures)")
     }
 
     /// `within`: time moves from one due moment to the next and stays where the expectation

@@ -52,6 +52,8 @@ package final class InvariantMonitor {
     /// started, whether it has sent any decision, and the tab it owes an answer from the cache.
     private var startedWithCache = false
     private var answeredSinceStart = false
+    /// The current background has taken a native reply: what it answers now may be the reply's.
+    private var repliedSinceStart = false
     private var owedFromCache: String?
     /// Invariant 5 also needs the cache to last: for each profile, the save of `storage.local`
     /// that followed a valid snapshot (or the starting cache), which its next background must
@@ -101,6 +103,7 @@ package final class InvariantMonitor {
     func backgroundStarted(_ label: String, profile: String, withCache: Bool, now: EpochMillis) {
         startedWithCache = withCache
         answeredSinceStart = false
+        repliedSinceStart = false
         owedFromCache = nil
         snapshotTaken = nil
         if !withCache, let saved = cacheSaved[profile] {
@@ -140,6 +143,10 @@ package final class InvariantMonitor {
         if startedWithCache, !answeredSinceStart, owedFromCache == nil { owedFromCache = tab }
     }
 
+    /// Whether a decision for `tab` now would be the first answer of a background that started
+    /// with a cache: the one the cache gives (invariant 5).
+    func owesAnAnswerFromItsCache(to tab: String) -> Bool { startedWithCache && !repliedSinceStart && tab == owedFromCache }
+
     func decisionSent(to tab: String) {
         answeredSinceStart = true
         if tab == owedFromCache { owedFromCache = nil }
@@ -154,6 +161,7 @@ package final class InvariantMonitor {
     /// Invariant 5: a native reply reaches a background that started with a cache before it
     /// answered the tab that asked.
     func nativeReplyArrives(incarnation: Int, now: EpochMillis) {
+        repliedSinceStart = true
         guard let tab = owedFromCache else { return }
         caught(Violation(.invariant(5), "background#\(incarnation) started with a cache but took a native reply before answering tab \(tab)"), now: now)
         owedFromCache = nil

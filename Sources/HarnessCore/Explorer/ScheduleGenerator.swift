@@ -93,6 +93,12 @@ package struct ScheduleGenerator {
                          ".city.kawasaki.jp", ".a.b.kawasaki.jp", "bücher.example", "192.0.2.1", "192.0.2.1/b", "[2001:db8::1]"]
     /// The same, read once.
     private static let writtenScopes = scopes.map { try! WrittenScope($0) }
+    /// For each of `urls`, the scopes of `scopes` whose record a page there reads (by the
+    /// reference reading of its keys).
+    private static let scopesRead: [String: [WrittenScope]] = Dictionary(uniqueKeysWithValues: urls.map { url in
+        let keys = ReferenceAddress.read(url).map { ReferenceDecision.keys(of: $0, suffixes: .embedded) } ?? []
+        return (url, zip(scopes, writtenScopes).filter { keys.contains($0.0) }.map(\.1))
+    })
     /// Durations that cross the native timeout (5 s), the idle unload (30 s), the port's
     /// keep-alive (2 min), the shortest alarm, a popup pause and a schedule boundary; a minute
     /// lands on the end of the shortest pause and on a minute's edge of a window.
@@ -137,10 +143,16 @@ package struct ScheduleGenerator {
             steps.append(.shared(.defaults(values(schedule: true))))
             steps.append(.shared(.site(scope(), values(schedule: false))))
         }
-        if options.staleCache { steps.append(.cache(.site(scope(), values(schedule: false)))) }
+        let first = pick(Self.urls)
+        if options.staleCache {
+            // Half the time a record the first page reads, so that a first answer that does not
+            // come from the cache can differ from one that does.
+            let read = Self.scopesRead[first] ?? []
+            steps.append(.cache(.site(!read.isEmpty && random.chance(1, in: 2) ? pick(read) : scope(), values(schedule: false))))
+        }
         if options.damaged { steps.append(.sharedDamaged) }
         if let handler = options.startingHandler { steps.append(.handler(handler)) }
-        openTab()
+        openTab(url: first)
         let kinds = options.weights.sorted { $0.key < $1.key }
         let total = kinds.reduce(0) { $0 + $1.value }
         // Steps are only ever appended: the actions are counted as they come.
@@ -222,10 +234,10 @@ package struct ScheduleGenerator {
         }
     }
 
-    private mutating func openTab() {
+    private mutating func openTab(url given: String? = nil) {
         tabsMade += 1
         let id = TabID("t\(tabsMade)")
-        let url = pick(Self.urls)
+        let url = given ?? pick(Self.urls)
         open[profile, default: []].append((id, url))
         let window = options.platform == .macOS && random.chance(1, in: 4) ? 2 : nil
         steps.append(.tab(.open(id, url: url, nativeDark: random.chance(1, in: 5), window: window)))

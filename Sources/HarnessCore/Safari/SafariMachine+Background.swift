@@ -127,7 +127,7 @@ extension SafariMachine {
             }
             alarms[Self.decisionAlarm] = Alarm(at: max(at, now + alarmMinimum), period: nil)
         case .sendDecision(let tab, let decision):
-            effects.append(.decisionSent(tab))
+            effects.append(.decisionSent(tab, decision))
             if tabs[tab] == nil { effects.append(.note("tab \(tab.rawValue) is not open here: its decision is dropped")) }
             run(.decisionArrived(decision), in: tab, now: now, &effects)
         case .showPopup(let view):

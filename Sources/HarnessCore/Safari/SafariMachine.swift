@@ -162,7 +162,7 @@ package struct SafariMachine: Sendable {
         case setTimer(NativeRequestID, at: EpochMillis)
         case cancelTimer(NativeRequestID)
         /// The background sent the tab a decision (shown by the tab, if it is open here).
-        case decisionSent(TabID)
+        case decisionSent(TabID, Decision)
         /// The background answered a popup change.
         case popupAnswered(edit: Int, saved: Bool?, scope: ScopeKey?)
         /// The background reached a reconciliation point (invariants 7 and 8 time it).

@@ -10,6 +10,7 @@ extension Simulation {
 
     /// Tells Safari what happened now and carries out what it does.
     func handle(_ input: SafariMachine.Input) {
+        if case .backgroundFinished(let incarnation, let outputs) = input, incarnation == background?.incarnation { checkAnswerFromTheCache(outputs) }
         let effects = safari.handle(input, now: now)
         safariRulesBroken(safariRules.observe(input, effects, now: now))
         perform(effects)
@@ -100,7 +101,7 @@ extension Simulation {
             clock.timers[id] = at
         case .cancelTimer(let id):
             clock.timers[id] = nil
-        case .decisionSent(let tab):
+        case .decisionSent(let tab, _):
             monitor.decisionSent(to: tab.rawValue)
         case .popupAnswered(let number, let saved, let scope):
             edits.popupAnswered(number, saved: saved, scope: scope?.text)
@@ -122,7 +123,9 @@ extension Simulation {
         clock.timers = [:]
         exchanges.backgroundStarted()
         handle(.backgroundStarted(incarnation: driver.incarnation))
-        monitor.backgroundStarted(driver.label, profile: profile, withCache: storedLocal?.cache != nil, now: now)
+        startingCache = storedLocal
+        told.take(started)
+        monitor.backgroundStarted(driver.label, profile: profile, withCache: startingCache?.cache != nil, now: now)
         // A new background holds what it reads from storage.
         liveness.storedCache(isCurrent: true)
         processes.complete(reader.begin(driver, started, now: now), driver: driver, role: .background)
@@ -130,8 +133,28 @@ extension Simulation {
         return driver
     }
 
+    /// Invariant 5: the first answer of a background that started with a cache is the cache's,
+    /// as the rules read it (`ReferenceDecision`) for the page and the appearance as the
+    /// background was told them: not the built-in defaults', not a snapshot's. What the tab is
+    /// left with by the directives that first answer it counts (a background that takes its
+    /// queued events in turn may push a decision each gave on the way). Not checked when a
+    /// change of the popup's waited in its outbox or the popup paused the extension meanwhile
+    /// (both change the decision before any storage shows it).
+    private func checkAnswerFromTheCache(_ outputs: [ExtensionWire.Output]) {
+        guard let local = startingCache, local.outbox.isEmpty, let cache = local.cache, let background, !told.paused else { return }
+        var last: (tab: TabID, decision: Decision)?
+        for case .sendDecision(let tab, let decision) in outputs where monitor.owesAnAnswerFromItsCache(to: tab.rawValue) { last = (tab, decision) }
+        guard let (tab, decision) = last, let page = told.tabs[tab] else { return }
+        let context = DecisionContext(appearance: told.appearance, now: now, utcOffsetMinutes: told.utcOffsetMinutes,
+                                      pausedUntil: storedSession?.pausedUntil, pageIsNativelyDark: page.nativeDark)
+        guard let difference = liveness.reference.difference(url: page.url, shown: decision, document: cache, named: "its cache", context: context) else { return }
+        monitor.caught(Violation(.invariant(5), "\(background.label) started with a cache and answered tab \(tab.rawValue) first with \(difference.shown); "
+            + "its cache gives \(difference.reference)"), now: now)
+    }
+
     /// Hands the loaded background an event, with what the checks learn from it.
     private func deliver(_ input: ExtensionWire.Event, to background: ProcessDriver) {
+        told.take(input)
         if case .tabRequestedDecision(let tab, _, _) = input { monitor.backgroundTook(requestFrom: tab.rawValue) }
         if case .nativeReplyArrived(let request, let outcome) = input {
             exchanges.replyArrives(request, outcome, incarnation: background.incarnation, now: now)
@@ -283,5 +306,28 @@ extension Simulation {
     func backgroundGone(_ driver: ProcessDriver, stop: BackgroundState) {
         liveness.backgroundDied()
         handle(.backgroundDied(incarnation: driver.incarnation, stop: stop))
+    }
+}
+
+/// What the loaded background has been told of the pages and the appearance, from the events
+/// it took, and whether the popup paused the extension since it started.
+struct BackgroundKnowledge {
+    var appearance = Appearance.light
+    var utcOffsetMinutes = 0
+    var tabs: [TabID: (url: String, nativeDark: Bool)] = [:]
+    var paused = false
+
+    mutating func take(_ event: ExtensionWire.Event) {
+        switch event {
+        case .started(let appearance, let offset, let tabs, _):
+            self = BackgroundKnowledge(appearance: appearance, utcOffsetMinutes: offset, tabs: tabs.mapValues { ($0, false) })
+        case .tabRequestedDecision(let tab, let url, let nativeDark): tabs[tab] = (url, nativeDark)
+        case .tabNativeDarkChanged(let tab, let nativeDark): tabs[tab]?.nativeDark = nativeDark
+        case .tabClosed(let tab): tabs[tab] = nil
+        case .appearanceChanged(let value): appearance = value
+        case .popupPaused: paused = true
+        case .storageCompleted, .tabActivated, .safariCameToForeground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
+             .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired: break
+        }
     }
 }

@@ -49,6 +49,10 @@ package final class Simulation: ProcessTable.Owner {
 
     /// Safari and the OS: what they show, and their rules.
     package internal(set) var safari: SafariMachine
+    /// The loaded background's storage as it started, and what it has been told since
+    /// (invariant 5 reads them).
+    var startingCache: LocalStorage?
+    var told = BackgroundKnowledge()
     /// Invariant 14: Safari's rules, stated a second time, watching what the machine does.
     package internal(set) var safariRules: SafariRules
     /// What the app shows now.

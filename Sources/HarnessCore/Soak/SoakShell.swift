@@ -271,7 +271,7 @@ final class SoakShell: Sendable {
                 timers[id] = at
             case .cancelTimer(let id):
                 timers[id] = nil
-            case .decisionSent(let tab):
+            case .decisionSent(let tab, _):
                 let shown = safari.tabs[tab]?.applied.map { render($0.json) } ?? "nothing (not open)"
                 context.log.operation("decision", "background#\(incarnation) -> tab \(tab.rawValue) \(shown)")
             case .queuePortMessage, .appMessageNotConnected:

@@ -45,18 +45,26 @@ package final class ReferenceCheck {
     /// the tab and its URL, both decisions, the records the URL could use and the defaults,
     /// and what else the decision read.
     package func problem(tab: String, url: String, shows shown: Decision, document: SettingsDocument, context: DecisionContext) -> Violation? {
+        difference(url: url, shown: shown, document: document, context: context).map {
+            Violation(.invariant(12), "tab \(tab) at \(url) shows \($0.shown), as the product resolves the shared document; the reference gives \($0.reference)")
+        }
+    }
+
+    /// Where `shown` differs from the reference's decision over `document`: the members that
+    /// differ, and the reference's decision with what it read (`named` is the document's name).
+    package func difference(url: String, shown: Decision, document: SettingsDocument, named: String = "the shared document",
+                            context: DecisionContext) -> (shown: String, reference: String)? {
         let reference = decision(url: url, document: document, context: context)
         let product = ReferenceDecision(shown)
         guard !reference.agrees(with: product) else { return nil }
-        return Violation(.invariant(12), "tab \(tab) at \(url) shows \(reference.differences(from: product)), as the product resolves the shared document; "
-            + "the reference gives \(reference.text) from \(records(url: url, document: document)); \(inputs(context))")
+        return (reference.differences(from: product), "\(reference.text) from \(records(url: url, document: document, named: named)); \(inputs(context))")
     }
 
     /// The records the URL's keys name in the document (as the reference reads its keys) and the defaults.
-    private func records(url: String, document: SettingsDocument) -> String {
+    private func records(url: String, document: SettingsDocument, named: String) -> String {
         let defaults = document.defaults
         let schedule = ReferenceDecision.time(defaults.schedule.start.minutes) + "-" + ReferenceDecision.time(defaults.schedule.end.minutes)
-        var parts = ["the shared document (revision \(document.revision))"]
+        var parts = ["\(named) (revision \(document.revision))"]
         if let address = ReferenceAddress.read(url) {
             let records = Dictionary(uniqueKeysWithValues: document.sites.map { ($0.key.text, $0.value.values) })
             let keys = ReferenceDecision.keys(of: address, suffixes: suffixes)
