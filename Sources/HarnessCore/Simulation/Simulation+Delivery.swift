@@ -124,7 +124,7 @@ extension Simulation {
         exchanges.backgroundStarted()
         handle(.backgroundStarted(incarnation: driver.incarnation))
         startingCache = storedLocal
-        told.take(started)
+        told.take(started, at: now)
         monitor.backgroundStarted(driver.label, profile: profile, withCache: startingCache?.cache != nil, now: now)
         // A new background holds what it reads from storage.
         liveness.storedCache(isCurrent: true)
@@ -135,26 +135,30 @@ extension Simulation {
 
     /// Invariant 5: the first answer of a background that started with a cache is the cache's,
     /// as the rules read it (`ReferenceDecision`) for the page and the appearance as the
-    /// background was told them: not the built-in defaults', not a snapshot's. What the tab is
-    /// left with by the directives that first answer it counts (a background that takes its
-    /// queued events in turn may push a decision each gave on the way). Not checked when a
-    /// change of the popup's waited in its outbox or the popup paused the extension meanwhile
-    /// (both change the decision before any storage shows it).
+    /// background was told them, at one of the moments its inputs carried: not the built-in
+    /// defaults', not a snapshot's. What the tab is left with by the directives that first
+    /// answer it counts (a background that takes its queued events in turn may push the
+    /// decision each gave, at that event's time, on the way). Not checked when a change of the
+    /// popup's waited in its outbox or the popup paused the extension meanwhile (both change
+    /// the decision before any storage shows it).
     private func checkAnswerFromTheCache(_ outputs: [ExtensionWire.Output]) {
         guard let local = startingCache, local.outbox.isEmpty, let cache = local.cache, let background, !told.paused else { return }
         var last: (tab: TabID, decision: Decision)?
         for case .sendDecision(let tab, let decision) in outputs where monitor.owesAnAnswerFromItsCache(to: tab.rawValue) { last = (tab, decision) }
         guard let (tab, decision) = last, let page = told.tabs[tab] else { return }
-        let context = DecisionContext(appearance: told.appearance, now: now, utcOffsetMinutes: told.utcOffsetMinutes,
-                                      pausedUntil: storedSession?.pausedUntil, pageIsNativelyDark: page.nativeDark)
-        guard let difference = liveness.reference.difference(url: page.url, shown: decision, document: cache, named: "its cache", context: context) else { return }
+        func differs(at moment: EpochMillis) -> (shown: String, reference: String)? {
+            let context = DecisionContext(appearance: told.appearance, now: moment, utcOffsetMinutes: told.utcOffsetMinutes,
+                                          pausedUntil: storedSession?.pausedUntil, pageIsNativelyDark: page.nativeDark)
+            return liveness.reference.difference(url: page.url, shown: decision, document: cache, named: "its cache", context: context)
+        }
+        guard let difference = differs(at: now), !told.moments.contains(where: { differs(at: $0) == nil }) else { return }
         monitor.caught(Violation(.invariant(5), "\(background.label) started with a cache and answered tab \(tab.rawValue) first with \(difference.shown); "
             + "its cache gives \(difference.reference)"), now: now)
     }
 
     /// Hands the loaded background an event, with what the checks learn from it.
     private func deliver(_ input: ExtensionWire.Event, to background: ProcessDriver) {
-        told.take(input)
+        told.take(input, at: now)
         if case .tabRequestedDecision(let tab, _, _) = input { monitor.backgroundTook(requestFrom: tab.rawValue) }
         if case .nativeReplyArrived(let request, let outcome) = input {
             exchanges.replyArrives(request, outcome, incarnation: background.incarnation, now: now)
@@ -316,11 +320,15 @@ struct BackgroundKnowledge {
     var utcOffsetMinutes = 0
     var tabs: [TabID: (url: String, nativeDark: Bool)] = [:]
     var paused = false
+    /// The times its inputs carried: when each was handed over, and when the popup's changes were made.
+    var moments: Set<EpochMillis> = []
 
-    mutating func take(_ event: ExtensionWire.Event) {
+    mutating func take(_ event: ExtensionWire.Event, at now: EpochMillis) {
+        moments.insert(now)
         switch event {
         case .started(let appearance, let offset, let tabs, _):
-            self = BackgroundKnowledge(appearance: appearance, utcOffsetMinutes: offset, tabs: tabs.mapValues { ($0, false) })
+            self = BackgroundKnowledge(appearance: appearance, utcOffsetMinutes: offset, tabs: tabs.mapValues { ($0, false) }, moments: [now])
+        case .popupEdited(_, _, _, let at?), .popupForgotSite(_, let at?): moments.insert(at)
         case .tabRequestedDecision(let tab, let url, let nativeDark): tabs[tab] = (url, nativeDark)
         case .tabNativeDarkChanged(let tab, let nativeDark): tabs[tab]?.nativeDark = nativeDark
         case .tabClosed(let tab): tabs[tab] = nil
