@@ -1,0 +1,118 @@
+import Foundation
+@testable import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// Where `node` is, if it is installed.
+private let installedNode = ["/usr/bin/node", "/usr/local/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+/// The JavaScript runtime on `node`, fed frames as the harness sends them: what a background
+/// script sees (the harness's time, seeded random numbers, no Node globals), which listeners
+/// wake it, and what it does wrong said with its place, without ending the process.
+@Suite(.enabled(if: installedNode != nil, "node is not installed: the JavaScript runtime cannot be run"))
+struct ExtensionRuntimeTests {
+    static let node = installedNode
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions").path
+
+    /// The frames of each input, up to and including its `done` or `error`.
+    private struct Run {
+        var answers: [[JSONValue]] = []
+
+        /// The messages the scripts logged, in order, across every input.
+        var logs: [String] {
+            answers.joined().compactMap { frame in
+                guard case .object(let members) = frame, members["kind"] == .string("log"), case .string(let message)? = members["message"] else { return nil }
+                if case .string(let at)? = members["at"] { return "\(message) @ \(at)" }
+                return message
+            }
+        }
+
+        /// The last frame of input `index`.
+        func end(_ index: Int) -> JSONValue? { answers[index].last }
+    }
+
+    /// Starts the runtime for `fixture` and hands it `inputs` (each an input's JSON), `now` and
+    /// `uptime` as given, one after another.
+    private func run(_ fixture: String, seed: Int = 7, watchdog: Int = 2_000, _ inputs: [(input: String, now: Int, uptime: Int)]) throws -> Run {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("runtime-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let runtime = try ExtensionRuntime.install(in: folder)
+        let child = try ChildProcess(executable: try #require(Self.node),
+                                     arguments: ExtensionRuntime.arguments(runtime: runtime, extension: Self.fixtures + "/" + fixture, incarnation: 1,
+                                                                           watchdogMilliseconds: watchdog),
+                                     role: .background)
+        defer {
+            child.kill()
+            _ = child.wait()
+        }
+        var run = Run()
+        for (input, now, uptime) in inputs {
+            let frame = #"{"kind":"input","now":\#(now),"uptime":\#(uptime),"seed":\#(seed),"flaws":[],"input":\#(input)}"#
+            try child.send(Array(frame.utf8))
+            var frames: [JSONValue] = []
+            while true {
+                let bytes = try #require(try child.receive(timeoutMilliseconds: 10_000), "the runtime ended")
+                let frame = try JSONParser.parse(bytes)
+                frames.append(frame)
+                if case .object(let members) = frame, members["kind"] == .string("done") || members["kind"] == .string("error") { break }
+            }
+            run.answers.append(frames)
+        }
+        return run
+    }
+
+    private static let started = #"{"type":"started","appearance":"light","tabs":{}}"#
+    private static let epoch = 1_772_355_600_000
+
+    private func done(_ directives: String) throws -> JSONValue { try JSONParser.parse(#"{"kind":"done","directives":\#(directives)}"#) }
+
+    @Test func theListenersOfTheLoadAreTheOnesThatWakeAndTimersAreTheHarnesss() throws {
+        let run = try run("runtime-classic", [(Self.started, Self.epoch, 5), (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 1_000, 1_005)])
+        // The message listener at the top level and the one added in a microtask; not the one
+        // its timer adds. The timer is the harness's to fire, at the script's time.
+        #expect(run.end(0) == (try done(#"[{"type":"listen","events":["message","tabActivated"]},{"type":"setTimer","timer":{"script":1},"at":\#(Self.epoch + 1_000)}]"#)))
+        #expect(run.end(1) == (try done("[]")))
+        #expect(run.logs.contains("timer \(Self.epoch + 1_000) 1005"))
+    }
+
+    @Test func scriptsReadTheHarnesssClockAndRandomNumbersSeededByTheRun() throws {
+        let first = try run("runtime-classic", [(Self.started, Self.epoch, 5)])
+        #expect(first.logs.contains("time \(Self.epoch) 2026-03-01T09:00:00.000Z 5"))
+        let random = try #require(first.logs.first { $0.hasPrefix("random ") })
+        #expect(try run("runtime-classic", [(Self.started, Self.epoch, 5)]).logs.contains(random), "the same seed gives the same numbers")
+        #expect(try !run("runtime-classic", seed: 8, [(Self.started, Self.epoch, 5)]).logs.contains(random), "another seed other numbers")
+        let uuid = try #require(random.split(separator: " ").last)
+        #expect(uuid.count == 36 && uuid.dropFirst(14).first == "4", "a version 4 UUID: \(uuid)")
+    }
+
+    @Test func theGlobalObjectIsABackgroundPagesNotNodes() throws {
+        let logs = try run("runtime-classic", [(Self.started, Self.epoch, 5)]).logs
+        #expect(logs.contains("globals undefined undefined undefined undefined function"),
+                "no process, require or Buffer; alarms absent without its permission; WeakRef kept, but strong")
+        #expect(logs.contains("eval EvalError"), "code from strings is refused, as MV3's content security policy does")
+        #expect(logs.contains("missing browser.bookmarks.create is not provided by the harness's runtime"))
+        #expect(logs.contains("imported object"), "importScripts runs a classic worker's other script")
+    }
+
+    @Test func anUncaughtErrorAndAnUnhandledRejectionAreLoggedWithTheirPlaceAndTheBackgroundLivesOn() throws {
+        let run = try run("runtime-classic", [(Self.started, Self.epoch, 5), (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 1_000, 1_005)])
+        #expect(run.logs.contains("Uncaught TypeError: Cannot read properties of null (reading 'missing') @ background.js:17:6"), "\(run.logs)")
+        #expect(run.logs.contains("Uncaught (in promise) Error: nobody catches this @ background.js:16:16"), "\(run.logs)")
+        #expect(run.end(1) == (try done("[]")), "the next input is handled")
+    }
+
+    @Test func aModuleBackgroundLoadsItsImportsAndItsTopLevelAwaitIsPartOfTheLoad() throws {
+        let run = try run("runtime-module", watchdog: 300, [(Self.started, Self.epoch, 5)])
+        #expect(run.logs == ["loaded 42"])
+        #expect(run.end(0) == (try done(#"[{"type":"listen","events":["alarm","message"]},{"type":"setTimer","timer":{"script":1},"at":\#(Self.epoch + 10)}]"#)))
+    }
+
+    @Test func aScriptThatNeverYieldsEndsItsInputWithAnErrorAndTheRuntimeTakesTheNext() throws {
+        let timer = #"{"type":"timerFired","timer":{"script":1}}"#
+        let run = try run("runtime-module", watchdog: 300, [(Self.started, Self.epoch, 5), (timer, Self.epoch + 10, 15), (timer, Self.epoch + 20, 25)])
+        #expect(run.end(1) == (try JSONParser.parse(#"{"kind":"error","message":"a script did not yield within 300 ms"}"#)))
+        #expect(run.end(2) == (try done("[]")), "the one-shot timer is gone; the runtime answers")
+    }
+}

@@ -1,0 +1,1 @@
+console.log('imported', typeof browser.runtime.onMessage);
