@@ -168,7 +168,9 @@ struct SafariMachineTests {
         let id = SafariMachine.NativeRequestID(incarnation: 3, request: 1)
         #expect(safari.handle(.backgroundFinished(incarnation: 3, [.sendNative(request: 1, message),
                                                                    .setTimer(.nativeTimeout(1), at: 5_000)]), now: 0) ==
-                [.queueNativeRequest(id, message, profile: "default"), .setTimer(id, at: 5_000)])
+                [.queueNativeRequest(id, message, profile: "default"), .setTimer(.init(incarnation: 3, .nativeTimeout(1)), at: 5_000)])
+        #expect(safari.handle(.backgroundFinished(incarnation: 3, [.setTimer(.script(1), at: 6_000), .cancelTimer(.script(1))]), now: 0) ==
+                [.setTimer(.init(incarnation: 3, .script(1)), at: 6_000), .cancelTimer(.init(incarnation: 3, .script(1)))])
     }
 
     // MARK: - Native requests

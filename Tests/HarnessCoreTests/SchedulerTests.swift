@@ -24,17 +24,18 @@ struct SchedulerTests {
 
     @Test func aFrozenBackgroundsIdleUnloadTimersAndAlarmWaitButAHeldBackReplyDoesNot() throws {
         var clock = Scheduler(now: 0)
-        clock.timers[.init(incarnation: 1, request: 1)] = 5_000
+        clock.timers[.init(incarnation: 1, .nativeTimeout(1))] = 5_000
         clock.delayedReplies = [(at: 2_000, work: .appInput(.launched))]
         let due = try #require(clock.nextDue(before: 60_000, background: 1, frozen: true, safari: safari(loadedAt: 0, alarm: 1_000)))
         #expect(due.at == 2_000 && due.due == .delayedReply(index: 0))
     }
 
-    @Test func atOneInstantTheIdleUnloadThenTimersByRequestThenRepliesThenTheAlarm() throws {
+    @Test func atOneInstantTheIdleUnloadThenTimersByRequestThenScriptTimersThenRepliesThenTheAlarm() throws {
         var clock = Scheduler(now: 0)
         var safari = safari(loadedAt: -30_000 + 10_000, alarm: 10_000)
-        clock.timers[.init(incarnation: 1, request: 10)] = 10_000
-        clock.timers[.init(incarnation: 1, request: 9)] = 10_000
+        clock.timers[.init(incarnation: 1, .script(1))] = 10_000
+        clock.timers[.init(incarnation: 1, .nativeTimeout(10))] = 10_000
+        clock.timers[.init(incarnation: 1, .nativeTimeout(9))] = 10_000
         clock.delayedReplies = [(at: 10_000, work: .appInput(.launched))]
         var order: [Scheduler.Due] = []
         while let (at, due) = clock.nextDue(before: 20_000, background: 1, frozen: false, safari: safari) {
@@ -45,20 +46,20 @@ struct SchedulerTests {
                 for case .killBackground(_, let stop) in safari.handle(.timeReached(due), now: at) {
                     _ = safari.handle(.backgroundDied(incarnation: 1, stop: stop), now: at)
                 }
-            case .nativeTimeout(let timer): clock.timers[timer] = nil
+            case .backgroundTimer(let timer): clock.timers[timer] = nil
             case .delayedReply(let index): clock.delayedReplies.remove(at: index)
             }
         }
-        #expect(order == [.safari(.idleUnload), .nativeTimeout(.init(incarnation: 1, request: 9)), .nativeTimeout(.init(incarnation: 1, request: 10)),
-                          .delayedReply(index: 0), .safari(.alarm(SafariMachine.decisionAlarm))])
+        #expect(order == [.safari(.idleUnload), .backgroundTimer(.init(incarnation: 1, .nativeTimeout(9))), .backgroundTimer(.init(incarnation: 1, .nativeTimeout(10))),
+                          .backgroundTimer(.init(incarnation: 1, .script(1))), .delayedReply(index: 0), .safari(.alarm(SafariMachine.decisionAlarm))])
     }
 
     @Test func overdueTimersFallDueNowInTheOrderTheyFellDue() throws {
         var clock = Scheduler(now: 3_600_000)
-        clock.timers[.init(incarnation: 1, request: 1)] = 20_000
+        clock.timers[.init(incarnation: 1, .nativeTimeout(1))] = 20_000
         let safari = safari(loadedAt: 0, alarm: 25_000)
         let first = try #require(clock.nextDue(before: 3_600_000, background: 1, frozen: false, safari: safari))
-        #expect(first.at == 3_600_000 && first.due == .nativeTimeout(.init(incarnation: 1, request: 1)), "due at 20 s")
+        #expect(first.at == 3_600_000 && first.due == .backgroundTimer(.init(incarnation: 1, .nativeTimeout(1))), "due at 20 s")
         clock.timers = [:]
         let second = try #require(clock.nextDue(before: 3_600_000, background: 1, frozen: false, safari: safari))
         #expect(second.due == .safari(.alarm(SafariMachine.decisionAlarm)), "due at 25 s, before the unload check's 30 s")
@@ -66,7 +67,7 @@ struct SchedulerTests {
 
     @Test func onlyTheLoadedIncarnationsTimersFire() {
         var clock = Scheduler(now: 0)
-        clock.timers[.init(incarnation: 1, request: 1)] = 5_000
+        clock.timers[.init(incarnation: 1, .nativeTimeout(1))] = 5_000
         #expect(clock.nextDue(before: 10_000, background: 2, frozen: false, safari: safari(loadedAt: 0, incarnation: 2)) == nil)
     }
 

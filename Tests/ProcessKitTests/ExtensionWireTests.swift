@@ -27,6 +27,7 @@ struct ExtensionWireTests {
          .nativeReplyArrived(request: s.int(Int.min...Int.max), .replied(.notModified(DocumentVersion(documentId: "doc-1", revision: s.int64(0...99))))),
          .nativeReplyArrived(request: s.int(Int.min...Int.max), .rejected(s.bool() ? .handlerEnded : .tooManyRequests)),
          .timerFired(.nativeTimeout(s.int(Int.min...Int.max))),
+         .timerFired(.script(s.int(Int.min...Int.max))),
          .alarmFired]
     }
 
@@ -36,6 +37,8 @@ struct ExtensionWireTests {
          .sendNative(request: s.int(Int.min...Int.max), s.request()),
          .setTimer(.nativeTimeout(s.int(Int.min...Int.max)), at: s.int64(Int64.min...Int64.max)),
          .cancelTimer(.nativeTimeout(s.int(Int.min...Int.max))),
+         .setTimer(.script(s.int(Int.min...Int.max)), at: s.int64(Int64.min...Int64.max)),
+         .cancelTimer(.script(s.int(Int.min...Int.max))),
          .setAlarm(at: s.int64(Int64.min...Int64.max)),
          .connectNative,
          .listen(BackgroundListener.allCases.filter { _ in s.bool() }),
@@ -174,6 +177,9 @@ struct ExtensionWireTests {
         }
         #expect(try directive(#"{"type": "storagePending"}"#) == "token: expected an integer")
         #expect(try directive(#"{"type": "setTimer", "timer": {"alarm": 1}, "at": 5}"#) == "timer.alarm: unknown member")
+        #expect(try directive(#"{"type": "setTimer", "timer": {"nativeTimeout": 1, "script": 1}, "at": 5}"#)
+            == "timer: expected one of nativeTimeout and script, not both")
+        #expect(try directive(#"{"type": "cancelTimer", "timer": {}}"#) == "timer.nativeTimeout: expected an integer")
         #expect(try directive(#"{"type": "sendNative", "request": 1, "message": {"type": "patch", "scope": "a.example", "set": {}, "reset": [], "at": 1}}"#)
             == "message.edit: expected an integer")
         #expect(try directive(#"{"type": "popupAnswer", "message": 1, "saved": "yes", "scope": null}"#) == "saved: expected true or false")

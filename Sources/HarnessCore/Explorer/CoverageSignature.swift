@@ -179,7 +179,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "tab-closed", "safari-foreground", "app-message", "appearance-changed", "popup-opened", "popup-closed",
                                      "popup-chose-scope", "popup-edited", "popup-forgot-site", "popup-paused", "reply-snapshot",
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
-                                     "reply-late", "native-timeout", "alarm", "reply-enabled"]
+                                     "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -208,6 +208,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .nativeReplyArrived(_, .unreadable): 20
         case .nativeReplyArrived(_, .replied(.enabled)): 24
         case .timerFired(.nativeTimeout): 22
+        case .timerFired(.script): 25
         case .alarmFired: 23
         }
     }

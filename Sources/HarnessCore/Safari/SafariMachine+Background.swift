@@ -108,10 +108,8 @@ extension SafariMachine {
         case .storagePending(let token): effects.append(.completeStorage(incarnation: incarnation, token: token))
         case .sendNative(let request, let message):
             effects.append(.queueNativeRequest(NativeRequestID(incarnation: incarnation, request: request), message, profile: profile))
-        case .setTimer(.nativeTimeout(let request), let at):
-            effects.append(.setTimer(NativeRequestID(incarnation: incarnation, request: request), at: at))
-        case .cancelTimer(.nativeTimeout(let request)):
-            effects.append(.cancelTimer(NativeRequestID(incarnation: incarnation, request: request)))
+        case .setTimer(let timer, let at): effects.append(.setTimer(TimerID(incarnation: incarnation, timer), at: at))
+        case .cancelTimer(let timer): effects.append(.cancelTimer(TimerID(incarnation: incarnation, timer)))
         case .listen(let events):
             registeredListeners = Set(events)
             savedListeners[profile] = Set(events)

@@ -158,9 +158,10 @@ package struct SafariMachine: Sendable {
         case startLegacyHandler(NativeRequest)
         /// Queue an answer Safari gives in the handler's place.
         case queueReply(NativeRequestID, NativeOutcome)
-        /// The background's own timer (JavaScript's `setTimeout`), set or cancelled.
-        case setTimer(NativeRequestID, at: EpochMillis)
-        case cancelTimer(NativeRequestID)
+        /// The background's own timer (a native request's timeout, a script's `setTimeout`),
+        /// set or cancelled.
+        case setTimer(TimerID, at: EpochMillis)
+        case cancelTimer(TimerID)
         /// The background sent the tab a decision (shown by the tab, if it is open here).
         case decisionSent(TabID, Decision)
         /// The background answered a popup change.
@@ -184,6 +185,24 @@ package struct SafariMachine: Sendable {
             self.request = request
         }
         package static func < (a: Self, b: Self) -> Bool { (a.incarnation, a.request) < (b.incarnation, b.request) }
+    }
+
+    /// One of a background incarnation's own timers.
+    package struct TimerID: Hashable, Comparable, Sendable {
+        package var incarnation: Int
+        package var timer: BackgroundTimer
+        package init(incarnation: Int, _ timer: BackgroundTimer) {
+            self.incarnation = incarnation
+            self.timer = timer
+        }
+        /// By incarnation, then native timeouts by request before script timers by number.
+        package static func < (a: Self, b: Self) -> Bool { (a.incarnation, a.order.kind, a.order.number) < (b.incarnation, b.order.kind, b.order.number) }
+        private var order: (kind: Int, number: Int) {
+            switch timer {
+            case .nativeTimeout(let request): (0, request)
+            case .script(let number): (1, number)
+            }
+        }
     }
 
     /// An alarm, as `alarms.create` makes it: at a time, once or every `period`.

@@ -42,7 +42,8 @@ struct Scheduler {
     enum Due: Equatable, CustomStringConvertible {
         /// One of Safari's timers: the unload check, an alarm.
         case safari(SafariMachine.Due)
-        case nativeTimeout(NativeRequestID)
+        /// One of the loaded background's own timers.
+        case backgroundTimer(SafariMachine.TimerID)
         /// The reply a slow handler held back, by its place in `delayedReplies`.
         case delayedReply(index: Int)
 
@@ -50,7 +51,11 @@ struct Scheduler {
         var description: String {
             switch self {
             case .safari(.idleUnload): "the unload check"
-            case .nativeTimeout(let timer): "background#\(timer.incarnation)'s timeout for request \(timer.request)"
+            case .backgroundTimer(let id):
+                switch id.timer {
+                case .nativeTimeout(let request): "background#\(id.incarnation)'s timeout for request \(request)"
+                case .script(let number): "background#\(id.incarnation)'s script timer \(number)"
+                }
             case .delayedReply: "a reply held back"
             case .safari(.alarm): "the alarm"
             }
@@ -61,8 +66,8 @@ struct Scheduler {
     /// How long the device has slept in the run: Safari's monotonic clock stood still.
     private(set) var slept: EpochMillis = 0
     var queue = WorkQueue()
-    /// The background's own timers (its native timeouts), by request.
-    var timers: [NativeRequestID: EpochMillis] = [:]
+    /// The background's own timers (native timeouts, scripts' timers).
+    var timers: [SafariMachine.TimerID: EpochMillis] = [:]
     /// Replies held back by a slow handler, with when they arrive.
     var delayedReplies: [(at: EpochMillis, work: Work)] = []
 
@@ -93,7 +98,7 @@ struct Scheduler {
         if let background, !frozen {
             if let unload = safari.unloadTime { consider(unload, .safari(.idleUnload)) }
             for (timer, at) in timers.sorted(by: { $0.key < $1.key }) where timer.incarnation == background {
-                consider(at, .nativeTimeout(timer))
+                consider(at, .backgroundTimer(timer))
             }
         }
         for (index, delayed) in delayedReplies.enumerated() { consider(delayed.at, .delayedReply(index: index)) }
@@ -108,9 +113,9 @@ struct Scheduler {
         switch due {
         case .safari(let due):
             return due
-        case .nativeTimeout(let timer):
-            timers[timer] = nil
-            queue.append(.backgroundInput(.timerFired(.nativeTimeout(timer.request)), for: timer.incarnation))
+        case .backgroundTimer(let id):
+            timers[id] = nil
+            queue.append(.backgroundInput(.timerFired(id.timer), for: id.incarnation))
         case .delayedReply(let index):
             queue.append(delayedReplies.remove(at: index).work)
         }

@@ -86,7 +86,7 @@ final class SoakShell: Sendable {
         /// as the simulation's work queue does.
         var queue: [Pending] = []
         /// The loaded background's native timeouts, and its requests out.
-        var timers: [SafariMachine.NativeRequestID: EpochMillis] = [:]
+        var timers: [SafariMachine.TimerID: EpochMillis] = [:]
         var requestsOut: Set<SafariMachine.NativeRequestID> = []
 
         init(shell: SoakShell, context: SoakContext) {
@@ -119,9 +119,9 @@ final class SoakShell: Sendable {
                     tell(.timeReached(.idleUnload))
                 case .safari(.alarm(let name)):
                     tell(.timeReached(.alarm(name)))
-                case .nativeTimeout(let id):
+                case .backgroundTimer(let id):
                     timers[id] = nil
-                    tell(.eventDue(.timerFired(.nativeTimeout(id.request)), for: id.incarnation))
+                    tell(.eventDue(.timerFired(id.timer), for: id.incarnation))
                 case .delayedReply:
                     // The soak holds no reply back: its handlers answer as they run.
                     break

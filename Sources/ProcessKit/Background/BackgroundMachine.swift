@@ -291,6 +291,9 @@ public struct BackgroundMachine {
             directives += nativeRequestAnswered(request, reply, firstNewRequest: firstNewRequest)
         case .timerFired(.nativeTimeout(let request), _):
             directives += nativeRequestTimedOut(request)
+        case .timerFired(.script, _):
+            // This background sets no script timer: one that fires is not its own.
+            break
         case .alarmFired:
             directives += pushChangedDecisions()
         }

@@ -305,6 +305,7 @@ public enum ExtensionWire {
     private static func json(_ timer: BackgroundTimer) -> JSONValue {
         switch timer {
         case .nativeTimeout(let request): .object(["nativeTimeout": .integer(Int64(request))])
+        case .script(let number): .object(["script": .integer(Int64(number))])
         }
     }
 
@@ -364,7 +365,11 @@ public enum ExtensionWire {
     }
 
     private static func timer(_ timer: WireObject) throws(NativeMessageError) -> BackgroundTimer {
-        try timer.allow(["nativeTimeout"])
-        return .nativeTimeout(Int(try timer.integer("nativeTimeout")))
+        try timer.allow(["nativeTimeout", "script"])
+        switch (timer["nativeTimeout"], timer["script"]) {
+        case (_, nil): return .nativeTimeout(Int(try timer.integer("nativeTimeout")))
+        case (nil, _?): return .script(Int(try timer.integer("script")))
+        case (_?, _?): throw NativeMessageError(timer.path, "expected one of nativeTimeout and script, not both")
+        }
     }
 }
