@@ -15,21 +15,21 @@ struct ExtensionRuntimeTests {
     static let node = installedNode
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions").path
 
-    /// The frames of each input, up to and including its `done` or `error`.
+    /// The frames of each input, up to and including its `done` or `error`, as the harness
+    /// reads them.
     private struct Run {
-        var answers: [[JSONValue]] = []
+        var answers: [[FromChild]] = []
 
         /// The messages the scripts logged, in order, across every input.
         var logs: [String] {
             answers.joined().compactMap { frame in
-                guard case .object(let members) = frame, members["kind"] == .string("log"), case .string(let message)? = members["message"] else { return nil }
-                if case .string(let at)? = members["at"] { return "\(message) @ \(at)" }
-                return message
+                guard case .log(_, let message, let at) = frame else { return nil }
+                return at.map { "\(message) @ \($0)" } ?? message
             }
         }
 
         /// The last frame of input `index`.
-        func end(_ index: Int) -> JSONValue? { answers[index].last }
+        func end(_ index: Int) -> FromChild? { answers[index].last }
     }
 
     /// Starts the runtime for `fixture` and hands it `inputs` (each an input's JSON), `now` and
@@ -40,8 +40,8 @@ struct ExtensionRuntimeTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let runtime = try ExtensionRuntime.install(in: folder)
         let child = try ChildProcess(executable: try #require(Self.node),
-                                     arguments: ExtensionRuntime.arguments(runtime: runtime, extension: Self.fixtures + "/" + fixture, incarnation: 1,
-                                                                           watchdogMilliseconds: watchdog),
+                                     arguments: ExtensionRuntime.arguments(runtime: runtime, extension: Self.fixtures + "/" + fixture,
+                                                                           watchdogMilliseconds: watchdog) + ["--storage", folder],
                                      role: .background)
         defer {
             child.kill()
@@ -51,12 +51,13 @@ struct ExtensionRuntimeTests {
         for (input, now, uptime) in inputs {
             let frame = #"{"kind":"input","now":\#(now),"uptime":\#(uptime),"seed":\#(seed),"flaws":[],"input":\#(input)}"#
             try child.send(Array(frame.utf8))
-            var frames: [JSONValue] = []
+            var frames: [FromChild] = []
             while true {
                 let bytes = try #require(try child.receive(timeoutMilliseconds: 10_000), "the runtime ended")
-                let frame = try JSONParser.parse(bytes)
+                let frame = try FromChild.decode(bytes, role: .background)
                 frames.append(frame)
-                if case .object(let members) = frame, members["kind"] == .string("done") || members["kind"] == .string("error") { break }
+                if case .done = frame { break }
+                if case .error = frame { break }
             }
             run.answers.append(frames)
         }
@@ -66,14 +67,14 @@ struct ExtensionRuntimeTests {
     private static let started = #"{"type":"started","appearance":"light","tabs":{}}"#
     private static let epoch = 1_772_355_600_000
 
-    private func done(_ directives: String) throws -> JSONValue { try JSONParser.parse(#"{"kind":"done","directives":\#(directives)}"#) }
+    private func done(_ outputs: [ExtensionWire.Output]) -> FromChild { .done(.background(outputs)) }
 
     @Test func theListenersOfTheLoadAreTheOnesThatWakeAndTimersAreTheHarnesss() throws {
         let run = try run("runtime-classic", [(Self.started, Self.epoch, 5), (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 1_000, 1_005)])
         // The message listener at the top level and the one added in a microtask; not the one
         // its timer adds. The timer is the harness's to fire, at the script's time.
-        #expect(run.end(0) == (try done(#"[{"type":"listen","events":["message","tabActivated"]},{"type":"setTimer","timer":{"script":1},"at":\#(Self.epoch + 1_000)}]"#)))
-        #expect(run.end(1) == (try done("[]")))
+        #expect(run.end(0) == done([.listen([.message, .tabActivated]), .setTimer(.script(1), at: Int64(Self.epoch + 1_000))]))
+        #expect(run.end(1) == done([]))
         #expect(run.logs.contains("timer \(Self.epoch + 1_000) 1005"))
     }
 
@@ -100,19 +101,20 @@ struct ExtensionRuntimeTests {
         let run = try run("runtime-classic", [(Self.started, Self.epoch, 5), (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 1_000, 1_005)])
         #expect(run.logs.contains("Uncaught TypeError: Cannot read properties of null (reading 'missing') @ background.js:17:6"), "\(run.logs)")
         #expect(run.logs.contains("Uncaught (in promise) Error: nobody catches this @ background.js:16:16"), "\(run.logs)")
-        #expect(run.end(1) == (try done("[]")), "the next input is handled")
+        #expect(run.end(1) == done([]), "the next input is handled")
+        #expect(run.answers[0].contains(.log(level: .error, message: "Uncaught TypeError: Cannot read properties of null (reading 'missing')", at: "background.js:17:6")))
     }
 
     @Test func aModuleBackgroundLoadsItsImportsAndItsTopLevelAwaitIsPartOfTheLoad() throws {
         let run = try run("runtime-module", watchdog: 300, [(Self.started, Self.epoch, 5)])
         #expect(run.logs == ["loaded 42"])
-        #expect(run.end(0) == (try done(#"[{"type":"listen","events":["alarm","message"]},{"type":"setTimer","timer":{"script":1},"at":\#(Self.epoch + 10)}]"#)))
+        #expect(run.end(0) == done([.listen([.alarm, .message]), .setTimer(.script(1), at: Int64(Self.epoch + 10))]))
     }
 
     @Test func aScriptThatNeverYieldsEndsItsInputWithAnErrorAndTheRuntimeTakesTheNext() throws {
         let timer = #"{"type":"timerFired","timer":{"script":1}}"#
         let run = try run("runtime-module", watchdog: 300, [(Self.started, Self.epoch, 5), (timer, Self.epoch + 10, 15), (timer, Self.epoch + 20, 25)])
-        #expect(run.end(1) == (try JSONParser.parse(#"{"kind":"error","message":"a script did not yield within 300 ms"}"#)))
-        #expect(run.end(2) == (try done("[]")), "the one-shot timer is gone; the runtime answers")
+        #expect(run.end(1) == .error("a script did not yield within 300 ms"))
+        #expect(run.end(2) == done([]), "the one-shot timer is gone; the runtime answers")
     }
 }

@@ -79,6 +79,8 @@ enum HarnessBinary {
             case .hello:
                 Issue.record("a second hello")
                 return []
+            case .log(let level, let message, _):
+                Issue.record("a console line from a Swift process: \(level) \(message)")
             }
         }
         Issue.record("the process ended its output: \(child.stderrTail)")

@@ -533,7 +533,7 @@ private enum ToChildKind: CaseIterable {
 /// The frames from a child as the pipe carries them (directives handed over in process go as a
 /// `done` frame).
 private enum FromChildKind: CaseIterable {
-    case hello, yield, done, error
+    case hello, yield, done, error, log
 
     init(of frame: FromChild) {
         switch frame {
@@ -541,6 +541,7 @@ private enum FromChildKind: CaseIterable {
         case .yield: self = .yield
         case .done: self = .done
         case .error: self = .error
+        case .log: self = .log
         }
     }
 
@@ -550,6 +551,7 @@ private enum FromChildKind: CaseIterable {
         case .yield: .yield(.lock, seq: 1)
         case .done: .done(.app([]))
         case .error: .error("")
+        case .log: .log(level: .log, message: "", at: nil)
         }
     }
 }

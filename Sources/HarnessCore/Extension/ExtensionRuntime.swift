@@ -1,17 +1,22 @@
 import Foundation
 
 /// The JavaScript runtime an extension's background runs in (`PROTOCOL.md`, section 14): one
-/// `node` process per background incarnation, started as
-/// `node --experimental-vm-modules --no-warnings runtime.mjs FOLDER INCARNATION [WATCHDOG_MS]`,
-/// which speaks the background role's frames. Its source lives here, so that the harness's
+/// `node` process per background incarnation (`arguments`), which speaks the background role's
+/// frames. Its source lives here, so that the harness's
 /// executables need no bundle resources; `install(in:)` writes it to a run's folder.
 package enum ExtensionRuntime {
     /// The file name `install(in:)` writes.
     package static let fileName = "runtime.mjs"
 
-    /// The arguments for `node` that run the runtime at `path` for the extension in `folder`.
-    package static func arguments(runtime path: String, extension folder: String, incarnation: Int, watchdogMilliseconds: Int = 2_000) -> [String] {
-        ["--experimental-vm-modules", "--no-warnings", path, folder, String(incarnation), String(watchdogMilliseconds)]
+    /// The arguments for `node` that run the runtime at `path` for the extension in `folder`;
+    /// the harness adds its own (`--storage DIR`) after them.
+    package static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = 2_000) -> [String] {
+        ["--experimental-vm-modules", "--no-warnings", path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)]
+    }
+
+    /// The background's command on the process transport: `node` running the runtime at `path`.
+    package static func background(node: String, runtime path: String, extension folder: String) -> ProcessExecutables.Command {
+        ProcessExecutables.Command(path: node, arguments: arguments(runtime: path, extension: folder))
     }
 
     /// Writes the runtime into `folder`; returns its path.
@@ -29,15 +34,20 @@ package enum ExtensionRuntime {
 // runs between turns. Scripts see an allowlisted global object whose clock, timers and random
 // numbers come from the frames, so the same frames give the same run.
 //
-// node --experimental-vm-modules runtime.mjs EXTENSION_FOLDER INCARNATION [WATCHDOG_MS]
+// node --experimental-vm-modules --no-warnings runtime.mjs --extension FOLDER [--watchdog MS]
+//     --storage FOLDER [--free]
+// (the harness adds --storage, and --free in a soak, as it does for every background).
 
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 
-const [folder, incarnationText = '1', watchdogText = '2000'] = process.argv.slice(2);
-const incarnation = Number(incarnationText);
-const watchdog = Number(watchdogText);
+function option(name, fallback) {
+    const at = process.argv.indexOf(`--${name}`);
+    return at >= 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
+}
+const folder = option('extension');
+const watchdog = Number(option('watchdog', '2000'));
 
 // Frames are a 4-byte little-endian length, then a JSON object in UTF-8 (PROTOCOL.md, section 3).
 const frameLimit = 64 * 1024 * 1024;
@@ -83,10 +93,11 @@ const permissions = new Set(manifest.permissions ?? []);
 const clock = { now: 0, uptime: 0 };
 let random = null;
 
-// sfc32 over a 128-bit state mixed from the run's seed, the role and the incarnation.
-function seededRandom(seed) {
-    let h = 0x9e3779b9 ^ incarnation;
-    const text = `${seed}/background/${incarnation}`;
+// sfc32 over a 128-bit state mixed from the run's seed, the role and the incarnation's first
+// moment on Safari's clock (the wire does not carry the incarnation's number).
+function seededRandom(seed, uptime) {
+    let h = 0x9e3779b9;
+    const text = `${seed}/background/${uptime}`;
     const state = [0, 0, 0, 0].map((_, i) => {
         for (let c = 0; c < text.length; c++) h = Math.imul(h ^ text.charCodeAt(c), 0x5bd1e995 + i * 2);
         h ^= h >>> 15;
@@ -145,7 +156,7 @@ process.on('unhandledRejection', (reason) => log('error', `Uncaught (in promise)
 // MARK: - The global object scripts see
 
 const context = vm.createContext({}, {
-    name: `background#${incarnation}`,
+    name: 'background',
     microtaskMode: 'afterEvaluate',
     codeGeneration: { strings: false, wasm: false },
 });
@@ -334,7 +345,7 @@ async function loadModules() {
 async function handle(frame) {
     clock.now = frame.now;
     clock.uptime = frame.uptime ?? clock.uptime;
-    random ??= seededRandom(frame.seed ?? 0);
+    random ??= seededRandom(frame.seed ?? 0, clock.uptime);
     directives = [];
     const input = frame.input ?? {};
     let answered = true;

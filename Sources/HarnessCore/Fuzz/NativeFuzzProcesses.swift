@@ -58,7 +58,7 @@ extension NativeFuzz {
                 return reply.map(Answer.reply) ?? .none("a done frame without a reply")
             case .error(let text)?:
                 return .errorFrame(text)
-            case nil, .done?, .hello?:
+            case nil, .done?, .hello?, .log?:
                 // (The hello came first, read by the process's `receive`.)
                 return .none("an unreadable frame")
             }

@@ -68,6 +68,8 @@ final class SoakChild: Sendable {
                 return died()
             case .error(let message)?:
                 log.violation("\(label) could not read its input: \(message)")
+            case .log(let level, let message, let at)?:
+                log.note("\(label) console.\(level.rawValue) \(message)\(at.map { " (\($0))" } ?? "")")
             case nil, .hello?:
                 // (The hello came first, read by the process's `receive`.)
                 log.violation("\(label) sent a frame that is not a protocol message or a directive the harness cannot read")

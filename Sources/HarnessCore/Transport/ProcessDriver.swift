@@ -182,6 +182,9 @@ package final class ProcessDriver {
                 case .handler(let directives): for directive in directives { trace.record(now, label, "->", message: .handler(directive)) }
                 }
                 return .finished(typed)
+            case .log(let level, let text, let at):
+                // A script's console, or an exception it did not catch: the process goes on.
+                trace.record(now, label, "console.\(level.rawValue) \(text)\(at.map { " (\($0))" } ?? "")")
             case .error(let text):
                 // It did nothing with what it could not read: that input is over, and the run
                 // fails (the harness sends only what the protocol allows).

@@ -107,7 +107,7 @@ extension FromChild {
     var carriesDirectives: Bool {
         switch self {
         case .done: true
-        case .hello, .yield, .error: false
+        case .hello, .yield, .error, .log: false
         }
     }
 }

@@ -7,7 +7,10 @@ import SiteSettings
 /// `{"kind": "yield", "point": "rename", "seq": 3}` (the child waits for an answer),
 /// `{"kind": "done", "directives": [...]}` (after each input; free-running, `"lockWaits": [µs,
 /// …]` adds how long each lock taken for the input waited), `{"kind": "error", "message": …}`
-/// (the child could not read the harness's frame and did nothing with it).
+/// (the child could not read the harness's frame and did nothing with it), `{"kind": "log",
+/// "level": "error", "message": …, "at": "background.js:17:6"}` (what a script wrote to its
+/// console, or an exception it did not catch; `at` when a place is known: `PROTOCOL.md`,
+/// section 14).
 ///
 /// A `done` frame's directives are typed by the role that wrote them: its codec writes them
 /// and reads them back (`decode(_:role:)`), and the in-process transport hands them over as
@@ -19,6 +22,11 @@ public enum FromChild: Equatable, Sendable {
     case yield(YieldPoint, seq: Int)
     case done(ShellDirectives, lockWaits: [Int] = [])
     case error(String)
+    /// A line of a script's console: `level` is `log`, `warn` or `error`.
+    case log(level: LogLevel, message: String, at: String?)
+
+    /// How a console line is written (`console.log` and `console.info` are `log`).
+    public enum LogLevel: String, CaseIterable, Sendable { case log, warn, error }
 
     public var json: JSONValue {
         switch self {
@@ -32,6 +40,9 @@ public enum FromChild: Equatable, Sendable {
             .object(["kind": .string("done"), "directives": .array(directives.json), "lockWaits": .array(waits.map { .integer(Int64($0)) })])
         case .error(let message):
             .object(["kind": .string("error"), "message": .string(message)])
+        case .log(let level, let message, let at):
+            .object(["kind": .string("log"), "level": .string(level.rawValue), "message": .string(message)]
+                .merging(at.map { ["at": .string($0)] } ?? [:]) { first, _ in first })
         }
     }
 
@@ -67,6 +78,16 @@ public enum FromChild: Equatable, Sendable {
         case .string("error")?:
             guard case .string(let message)? = members["message"] else { throw .invalid("'message' missing") }
             return .error(message)
+        case .string("log")?:
+            guard case .string(let name)? = members["level"], let level = LogLevel(rawValue: name) else {
+                throw .invalid("'level' missing or not one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard case .string(let message)? = members["message"] else { throw .invalid("'message' missing") }
+            switch members["at"] {
+            case nil: return .log(level: level, message: message, at: nil)
+            case .string(let at)?: return .log(level: level, message: message, at: at)
+            default: throw .invalid("'at' not a string")
+            }
         default:
             throw .invalid("unknown or missing 'kind'")
         }
