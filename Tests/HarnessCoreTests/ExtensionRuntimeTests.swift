@@ -34,7 +34,8 @@ struct ExtensionRuntimeTests {
 
     /// Starts the runtime for `fixture` and hands it `inputs` (each an input's JSON), `now` and
     /// `uptime` as given, one after another.
-    private func run(_ fixture: String, seed: Int = 7, watchdog: Int = 2_000, _ inputs: [(input: String, now: Int, uptime: Int)]) throws -> Run {
+    private func run(_ fixture: String, seed: Int = 7, watchdog: Int = 2_000, environment: [String: String] = [:],
+                     _ inputs: [(input: String, now: Int, uptime: Int)]) throws -> Run {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("runtime-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -42,7 +43,7 @@ struct ExtensionRuntimeTests {
         let child = try ChildProcess(executable: try #require(Self.node),
                                      arguments: ExtensionRuntime.arguments(runtime: runtime, extension: Self.fixtures + "/" + fixture,
                                                                            watchdogMilliseconds: watchdog) + ["--storage", folder],
-                                     role: .background)
+                                     environment: environment, role: .background)
         defer {
             child.kill()
             _ = child.wait()
@@ -95,6 +96,20 @@ struct ExtensionRuntimeTests {
         #expect(logs.contains("eval EvalError"), "code from strings is refused, as MV3's content security policy does")
         #expect(logs.contains("missing browser.bookmarks.create is not provided by the harness's runtime"))
         #expect(logs.contains("imported object"), "importScripts runs a classic worker's other script")
+    }
+
+    @Test func nothingAScriptCanReachBelongsToTheRuntimesRealmAndTimeIsTheFramesInUTC() throws {
+        let run = try run("runtime-escape", environment: ["TZ": "America/New_York"], [(Self.started, Self.epoch, 5)])
+        #expect(run.logs == [
+            "escapes EvalError EvalError EvalError EvalError EvalError EvalError",
+            "missing member true browser.runtime.sendMessage is not provided by the harness's runtime",
+            "absent undefined undefined undefined",
+            "turn kept TypeError",
+            "clock Sun Mar 01 2026 09:00:00 GMT+0000 (Coordinated Universal Time) 0 true 9:00 AM",
+            "Uncaught a thrown object",
+        ], "\(run.logs)")
+        #expect(run.end(0) == done([.listen([]), .setTimer(.script(1), at: Int64(Self.epoch)), .setTimer(.script(2), at: Int64(Self.epoch)),
+                                    .setTimer(.script(3), at: Int64(Self.epoch)), .setTimer(.script(4), at: Int64(Self.epoch + 1))]))
     }
 
     @Test func anUncaughtErrorAndAnUnhandledRejectionAreLoggedWithTheirPlaceAndTheBackgroundLivesOn() throws {

@@ -60,7 +60,7 @@ final class LivenessChecks {
     private(set) var popupWatch: PopupWatch?
     /// The rules' own reading of a decision, over the background's cache (invariant 12 keeps
     /// another, over the shared document).
-    let reference = ReferenceCheck()
+    private let reference = ReferenceCheck()
     /// The stored cache is what the loaded background holds (no storage step of it failed
     /// since it started or last saved).
     private var cacheIsCurrent = true

@@ -31,25 +31,32 @@ package enum ExtensionRuntime {
 // background incarnation, speaking the background role of the protocol (PROTOCOL.md, sections
 // 3 to 6 and 14) on its standard input and output. It owns the event loop: every script runs
 // in a turn that an input frame begins, microtasks drain before the turn ends, and nothing
-// runs between turns. Scripts see an allowlisted global object whose clock, timers and random
+// runs between turns. Everything a script can reach is made in the script's own realm: no
+// object of this file's realm (where `process` lives) is handed to it, and what crosses from
+// the scripts to this file is strings and numbers. The clock, the timers and the random
 // numbers come from the frames, so the same frames give the same run.
 //
 // node --experimental-vm-modules --no-warnings runtime.mjs --extension FOLDER [--watchdog MS]
 //     --storage FOLDER [--free]
 // (the harness adds --storage, and --free in a soak, as it does for every background).
 
+process.env.TZ = 'UTC';
+
 import fs from 'node:fs';
 import path from 'node:path';
+import util from 'node:util';
 import vm from 'node:vm';
 
 function option(name, fallback) {
     const at = process.argv.indexOf(`--${name}`);
     return at >= 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
 }
-const folder = option('extension');
+const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
+const runtimeFile = new URL(import.meta.url).pathname;
 
-// Frames are a 4-byte little-endian length, then a JSON object in UTF-8 (PROTOCOL.md, section 3).
+// MARK: - Frames: a 4-byte little-endian length, then a JSON object in UTF-8 (section 3)
+
 const frameLimit = 64 * 1024 * 1024;
 
 function write(frame) {
@@ -80,13 +87,65 @@ async function* frames() {
     if (buffer.length > 0) broken('the input ended inside a frame');
 }
 
+// MARK: - What crosses from the scripts: strings and numbers
+
+function log(level, message, at) {
+    const frame = { kind: 'log', level, message: String(message) };
+    if (at) frame.at = String(at);
+    write(frame);
+}
+
+// `file:line:col` of the first frame of a stack that is a script's (or `file:line` where the
+// stack gives no column); the runtime's own frames are skipped.
+function place(stack) {
+    const lines = String(stack).split('\n').filter((line) => !line.includes(runtimeFile) && !line.includes('runtime:'));
+    for (const line of lines) {
+        const match = line.match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
+        if (match) return match.slice(1).join(':');
+    }
+    for (const line of lines) {
+        const match = line.match(/^([^\s()]+\.m?js):(\d+)$/);
+        if (match) return match.slice(1).join(':');
+    }
+    return undefined;
+}
+
+// A value thrown in the scripts' realm, in words, read without running any of its code (no
+// getter, no proxy trap: that could loop outside the watchdog).
+function describe(value) {
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
+    if (util.types.isProxy(value)) return 'a proxy';
+    const data = (name) => {
+        for (let object = value; object !== null; object = Object.getPrototypeOf(object)) {
+            if (util.types.isProxy(object)) return undefined;
+            const descriptor = Object.getOwnPropertyDescriptor(object, name);
+            if (descriptor) return typeof descriptor.value === 'string' ? descriptor.value : undefined;
+        }
+        return undefined;
+    };
+    const name = data('name'), message = data('message');
+    return { text: name !== undefined && message !== undefined ? `${name}: ${message}` : 'a thrown object', stack: data('stack') ?? '' };
+}
+
+function uncaught(prefix, value) {
+    const described = describe(value);
+    if (typeof described === 'string') log('error', `${prefix} ${described}`);
+    else log('error', `${prefix} ${described.text}`, place(described.stack));
+}
+
+process.on('unhandledRejection', (reason) => uncaught('Uncaught (in promise)', reason));
+
 // MARK: - The extension as its manifest gives it
 
-const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'manifest.json'), 'utf8'));
-const background = manifest.background ?? {};
+let manifest = null, manifestProblem = null;
+try {
+    manifest = JSON.parse(fs.readFileSync(path.join(folder, 'manifest.json'), 'utf8'));
+} catch (error) {
+    manifestProblem = `the extension's manifest.json cannot be read: ${error.message}`;
+}
+const background = manifest?.background ?? {};
 const backgroundScripts = background.service_worker ? [background.service_worker] : (background.scripts ?? []);
 const isModule = background.type === 'module';
-const permissions = new Set(manifest.permissions ?? []);
 
 // MARK: - Time and randomness, from the frames
 
@@ -98,12 +157,11 @@ let random = null;
 function seededRandom(seed, uptime) {
     let h = 0x9e3779b9;
     const text = `${seed}/background/${uptime}`;
-    const state = [0, 0, 0, 0].map((_, i) => {
-        for (let c = 0; c < text.length; c++) h = Math.imul(h ^ text.charCodeAt(c), 0x5bd1e995 + i * 2);
+    let [a, b, c, d] = [0, 1, 2, 3].map((i) => {
+        for (let k = 0; k < text.length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x5bd1e995 + i * 2);
         h ^= h >>> 15;
         return h >>> 0;
     });
-    let [a, b, c, d] = state;
     const next = () => {
         a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
         const t = (a + b | 0) + d | 0;
@@ -118,42 +176,10 @@ function seededRandom(seed, uptime) {
     return next;
 }
 
-// MARK: - The turn: what a script does while an input is handled
+// MARK: - The scripts' realm
 
 let directives = [];
-let loading = false;
-const loadListeners = new Set();
-
-function log(level, message, at) {
-    const frame = { kind: 'log', level, message };
-    if (at) frame.at = at;
-    write(frame);
-}
-
-// `file:line:col` of the first frame of an error's stack that is a script's (or `file:line`,
-// where the stack gives no column).
-function place(error) {
-    const lines = String(error?.stack ?? '').split('\n');
-    for (const line of lines) {
-        const match = line.match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
-        if (match) return match.slice(1).join(':');
-    }
-    for (const line of lines) {
-        const match = line.match(/^([^\s()]+\.m?js):(\d+)$/);
-        if (match) return match.slice(1).join(':');
-    }
-    return undefined;
-}
-
-function describe(value) {
-    // An error of the scripts' realm is no instance of this one's `Error`.
-    if (value !== null && typeof value === 'object' && 'message' in value && 'name' in value) return `${value.name}: ${value.message}`;
-    try { return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value); } catch { return String(value); }
-}
-
-process.on('unhandledRejection', (reason) => log('error', `Uncaught (in promise) ${describe(reason)}`, place(reason)));
-
-// MARK: - The global object scripts see
+let timedOut = false;
 
 const context = vm.createContext({}, {
     name: 'background',
@@ -161,174 +187,240 @@ const context = vm.createContext({}, {
     codeGeneration: { strings: false, wasm: false },
 });
 
-// Runs `run` (a function of the context's realm) in a turn: its microtasks drain before it
-// returns, and a turn longer than the watchdog ends with an error.
-const enter = new vm.Script('globalThis.__turn()', { filename: 'runtime:turn' });
-const drain = new vm.Script('', { filename: 'runtime:drain' });
-function turn(run) {
-    context.__turn = run;
+function evaluate(script) {
     try {
-        enter.runInContext(context, { timeout: watchdog });
-        return true;
+        script.runInContext(context, { timeout: watchdog });
     } catch (error) {
-        if (error?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-            write({ kind: 'error', message: `a script did not yield within ${watchdog} ms` });
-            return false;
-        }
-        log('error', `Uncaught ${describe(error)}`, place(error));
+        if (error?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') { timedOut = true; return; }
+        uncaught('Uncaught', error);
         // The microtasks the script queued before it threw still run in this turn.
-        try { drain.runInContext(context, { timeout: watchdog }); } catch (later) { log('error', `Uncaught ${describe(later)}`, place(later)); }
-        return true;
-    } finally {
-        delete context.__turn;
+        try { drain.runInContext(context, { timeout: watchdog }); } catch (later) {
+            if (later?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') timedOut = true; else uncaught('Uncaught', later);
+        }
     }
 }
+const drain = new vm.Script('', { filename: 'runtime:drain' });
 
-const timers = new Map();
-let nextTimer = 1;
-
-function event(listener) {
-    const listeners = [];
-    return {
-        addListener(callback) {
-            if (typeof callback !== 'function') throw new TypeError('addListener expects a function');
-            if (!listeners.includes(callback)) listeners.push(callback);
-            if (loading && listener) loadListeners.add(listener);
-        },
-        removeListener(callback) { const index = listeners.indexOf(callback); if (index >= 0) listeners.splice(index, 1); },
-        hasListener(callback) { return listeners.includes(callback); },
-        hasListeners() { return listeners.length > 0; },
-        dispatch(...args) { for (const callback of [...listeners]) callback(...args); },
-    };
+function read(file) {
+    const full = path.resolve(folder, String(file).replace(/^\//, ''));
+    if (!full.startsWith(folder + path.sep)) throw new Error(`${file} is outside the extension`);
+    return fs.readFileSync(full, 'utf8');
 }
 
-// `browser.NAME.MEMBER` that this runtime does not provide: a function that throws, naming it.
-function missing(name) {
-    return new Proxy({}, {
-        get(_, member) {
-            if (typeof member === 'symbol') return undefined;
-            return () => { throw new Error(`browser.${name}.${member} is not provided by the harness's runtime`); };
-        },
-    });
-}
-
-const api = {
-    runtime: {
-        id: manifest.browser_specific_settings?.safari?.id ?? 'extension',
-        onMessage: event('message'),
-        onStartup: event(null),
-        onInstalled: event(null),
-        getManifest: () => structuredClone(manifest),
-        getURL: (file) => `safari-web-extension://extension/${String(file).replace(/^\//, '')}`,
+// What the scripts' realm asks of this one: each takes and gives strings and numbers only, and
+// none is reachable from a script (the install function keeps them in its closure).
+const host = {
+    now: () => clock.now,
+    uptime: () => clock.uptime,
+    random: () => random(),
+    setTimer: (id, at) => {
+        if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) directives.push({ type: 'setTimer', timer: { script: id }, at });
+    },
+    cancelTimer: (id) => { if (Number.isSafeInteger(id)) directives.push({ type: 'cancelTimer', timer: { script: id } }); },
+    log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
+    // The error a script's own call gets back, as text for its realm to throw.
+    importScripts: (files) => {
+        if (isModule) return 'importScripts is not available in a module background';
+        for (const file of files) {
+            let source;
+            try { source = read(file); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
+            new vm.Script(source, { filename: String(file) }).runInContext(context);
+        }
+        return '';
     },
 };
-api.tabs = { onActivated: event('tabActivated'), onRemoved: event('tabRemoved') };
-api.windows = { onFocusChanged: event('windowFocus') };
-if (permissions.has('alarms')) api.alarms = { onAlarm: event('alarm') };
-// What the manifest's permissions do not grant is absent, as in Safari; any other namespace
-// this runtime lacks throws, naming what was called.
-const granted = new Set(['alarms', 'storage', 'nativeMessaging', 'scripting', 'cookies', 'webNavigation', 'declarativeNetRequest']);
-const browser = new Proxy(api, {
-    get(target, name) {
-        if (typeof name === 'symbol' || name in target) return target[name];
-        if (granted.has(name) && !permissions.has(name)) return undefined;
-        return missing(name);
-    },
-});
 
-// The context's own intrinsics, made deterministic, and what a background page has besides.
-const install = new vm.Script(`(host) => {
-    const RealDate = Date;
-    globalThis.Date = class Date extends RealDate {
-        constructor(...args) { if (args.length === 0) super(host.now()); else super(...args); }
-        static now() { return host.now(); }
+const install = new vm.Script(String.raw`(host, manifestText) => {
+    'use strict';
+    const manifest = JSON.parse(manifestText);
+    const permissions = new Set(manifest.permissions ?? []);
+    const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+
+    // Time from the frames.
+    const RealDate = globalThis.Date;
+    const FrameDate = function Date(...args) {
+        if (new.target === undefined) return new RealDate(host.now()).toString();
+        return args.length === 0 ? new RealDate(host.now()) : new RealDate(...args);
     };
+    FrameDate.prototype = RealDate.prototype;
+    FrameDate.now = () => host.now();
+    FrameDate.parse = RealDate.parse;
+    FrameDate.UTC = RealDate.UTC;
+    Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
+    define('Date', FrameDate);
+    const Format = Intl.DateTimeFormat;
+    const format = Object.getOwnPropertyDescriptor(Format.prototype, 'format').get;
+    Object.defineProperty(Format.prototype, 'format', {
+        get() { const bound = format.call(this); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
+    });
+    const formatToParts = Format.prototype.formatToParts;
+    Format.prototype.formatToParts = function (date) { return formatToParts.call(this, date === undefined ? host.now() : date); };
+    define('performance', { now: () => host.uptime() });
+
+    // Random numbers from the seed.
     Math.random = () => host.random();
-    globalThis.WeakRef = class WeakRef {
-        #target;
-        constructor(target) { this.#target = target; }
-        deref() { return this.#target; }
+    const getRandomValues = (array) => {
+        const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+        for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(host.random() * 256);
+        return array;
     };
-    globalThis.FinalizationRegistry = class FinalizationRegistry {
-        constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
-        register() {}
-        unregister() { return false; }
-    };
-    globalThis.performance = { now: () => host.uptime() };
-    globalThis.crypto = {
-        getRandomValues(array) {
-            const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-            for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(host.random() * 256);
-            return array;
-        },
+    define('crypto', {
+        getRandomValues,
         randomUUID() {
-            const bytes = this.getRandomValues(new Uint8Array(16));
+            const bytes = getRandomValues(new Uint8Array(16));
             bytes[6] = bytes[6] & 0x0f | 0x40;
             bytes[8] = bytes[8] & 0x3f | 0x80;
             const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
             return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
         },
+    });
+
+    // No run depends on the collector.
+    define('WeakRef', class WeakRef {
+        #target;
+        constructor(target) { this.#target = target; }
+        deref() { return this.#target; }
+    });
+    define('FinalizationRegistry', class FinalizationRegistry {
+        constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
+        register() {}
+        unregister() { return false; }
+    });
+
+    // The console.
+    const text = (value) => {
+        if (typeof value === 'string') return value;
+        if (value instanceof Error) return value.name + ': ' + value.message;
+        try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
     };
-    globalThis.queueMicrotask = (callback) => { Promise.resolve().then(callback); };
-    globalThis.setTimeout = (callback, delay = 0, ...args) => host.setTimer(callback, delay, args, false);
-    globalThis.setInterval = (callback, delay = 0, ...args) => host.setTimer(callback, delay, args, true);
-    globalThis.clearTimeout = globalThis.clearInterval = (id) => host.clearTimer(id);
-    globalThis.console = Object.fromEntries(['log', 'info', 'warn', 'error', 'debug']
-        .map((level) => [level, (...values) => host.log(level, values)]));
-    globalThis.browser = globalThis.chrome = host.browser;
-    globalThis.self = globalThis;
-    globalThis.importScripts = (...files) => host.importScripts(files);
+    define('console', Object.fromEntries(['log', 'info', 'debug', 'warn', 'error'].map((level) =>
+        [level, (...values) => host.log(level === 'warn' || level === 'error' ? level : 'log', values.map(text).join(' '), '')])));
+
+    // Timers: the harness's to fire (section 14).
+    const timers = new Map();
+    let nextTimer = 1;
+    const delay = (value) => {
+        const wait = Math.trunc(Number(value));
+        return Number.isFinite(wait) && wait > 0 && wait <= 2147483647 ? wait : 0;
+    };
+    const setTimer = (callback, wait, args, repeats) => {
+        if (typeof callback !== 'function') throw new TypeError('setTimeout and setInterval take a function (a string is not evaluated)');
+        const id = nextTimer++;
+        // An interval runs at most once a millisecond, so time moves while it runs.
+        const every = repeats ? Math.max(1, delay(wait)) : delay(wait);
+        timers.set(id, { callback, args, every, repeats });
+        host.setTimer(id, host.now() + every);
+        return id;
+    };
+    define('setTimeout', (callback, wait = 0, ...args) => setTimer(callback, wait, args, false));
+    define('setInterval', (callback, wait = 0, ...args) => setTimer(callback, wait, args, true));
+    const clear = (id) => { if (timers.delete(id)) host.cancelTimer(id); };
+    define('clearTimeout', clear);
+    define('clearInterval', clear);
+    define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
+
+    // browser.* (and chrome.*): events, the runtime's members, and a clear error for the rest.
+    const events = new Map();
+    const event = (listener) => {
+        const listeners = [];
+        const object = {
+            addListener(callback) {
+                if (typeof callback !== 'function') throw new TypeError('addListener takes a function');
+                if (!listeners.includes(callback)) listeners.push(callback);
+            },
+            removeListener(callback) { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
+            hasListener(callback) { return listeners.includes(callback); },
+            hasListeners() { return listeners.length > 0; },
+        };
+        if (listener) events.set(listener, listeners);
+        return object;
+    };
+    const missing = (name) => () => { throw new Error(name + ' is not provided by the harness\'s runtime'); };
+    const namespace = (name, members) => new Proxy(members, {
+        get(target, member) {
+            if (typeof member === 'symbol' || member in target) return target[member];
+            if (member === 'then') return undefined;
+            return missing('browser.' + name + '.' + member);
+        },
+    });
+    const api = {
+        runtime: namespace('runtime', {
+            id: manifest.browser_specific_settings?.safari?.id ?? 'extension',
+            onMessage: event('message'),
+            onStartup: event(null),
+            onInstalled: event(null),
+            getManifest: () => JSON.parse(manifestText),
+            getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
+        }),
+        tabs: namespace('tabs', { onActivated: event('tabActivated'), onRemoved: event('tabRemoved') }),
+        windows: namespace('windows', { onFocusChanged: event('windowFocus') }),
+    };
+    if (permissions.has('alarms')) api.alarms = namespace('alarms', { onAlarm: event('alarm') });
+    // What the manifest's permissions do not grant is absent, as in Safari.
+    const granted = new Set(['alarms', 'storage', 'nativeMessaging', 'scripting', 'cookies', 'webNavigation', 'declarativeNetRequest']);
+    const browser = new Proxy(api, {
+        get(target, name) {
+            if (typeof name === 'symbol' || name in target) return target[name];
+            if (name === 'then' || (granted.has(name) && !permissions.has(name))) return undefined;
+            return namespace(name, {});
+        },
+    });
+    define('browser', browser);
+    define('chrome', browser);
+    define('self', globalThis);
+    define('importScripts', (...files) => {
+        const problem = host.importScripts(files.map(String));
+        if (problem) throw new TypeError(problem);
+    });
+
+    // A turn's work: the other realm names it with a word and a number (post), the turn does it
+    // under the watchdog (__runtimeTurn, which no script can replace), and its answer is a string
+    // (result). Nothing here but assignments runs outside a turn.
+    let work = null, answer = '';
+    const describe = (error) => error instanceof Error ? error.name + ': ' + error.message : text(error);
+    Object.defineProperty(globalThis, '__runtimeTurn', {
+        value() {
+            const next = work;
+            work = null;
+            answer = '';
+            if (next === null) return;
+            if (next.kind === 'listening') {
+                // The events the background listens for now, each once, in order.
+                answer = [...events].filter(([, listeners]) => listeners.length > 0).map(([name]) => name).sort().join(',');
+                return;
+            }
+            const timer = timers.get(next.id);
+            if (timer === undefined) return;
+            if (timer.repeats) host.setTimer(next.id, host.now() + timer.every); else timers.delete(next.id);
+            try { timer.callback(...timer.args); } catch (error) {
+                host.log('error', 'Uncaught ' + describe(error), error instanceof Error ? String(error.stack) : '');
+            }
+        },
+        writable: false, configurable: false, enumerable: false,
+    });
+    return {
+        post(kind, id) { work = { kind, id }; },
+        result() { return answer; },
+    };
 }`, { filename: 'runtime:install' }).runInContext(context);
 
-install({
-    now: () => clock.now,
-    uptime: () => clock.uptime,
-    random: () => random(),
-    browser,
-    setTimer(callback, delay, args, repeats) {
-        if (typeof callback !== 'function') throw new TypeError('setTimeout expects a function (strings are not evaluated)');
-        const id = nextTimer++;
-        const wait = Math.max(0, Number(delay) || 0);
-        timers.set(id, { callback, args, wait, repeats });
-        directives.push({ type: 'setTimer', timer: { script: id }, at: clock.now + wait });
-        return id;
-    },
-    clearTimer(id) {
-        if (timers.delete(id)) directives.push({ type: 'cancelTimer', timer: { script: id } });
-    },
-    log(level, values) {
-        log(level === 'warn' || level === 'error' ? level : 'log', values.map((v) => typeof v === 'string' ? v : describe(v)).join(' '));
-    },
-    importScripts(files) {
-        if (isModule) throw new TypeError('importScripts is not available in a module background');
-        for (const file of files) runClassic(String(file));
-    },
-});
+const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
+const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
 
 // MARK: - Loading the background
-
-function read(file) {
-    const full = path.resolve(folder, file.replace(/^\//, ''));
-    if (!full.startsWith(path.resolve(folder) + path.sep)) throw new Error(`${file} is outside the extension`);
-    return fs.readFileSync(full, 'utf8');
-}
-
-function runClassic(file) {
-    new vm.Script(read(file), { filename: file }).runInContext(context);
-}
 
 async function loadModules() {
     const modules = new Map();
     const load = (file) => {
-        const key = path.posix.normalize(file.replace(/^\//, ''));
+        const key = path.posix.normalize(String(file).replace(/^\//, ''));
         if (!modules.has(key)) modules.set(key, new vm.SourceTextModule(read(key), { identifier: key, context }));
         return modules.get(key);
     };
     for (const file of backgroundScripts) {
         const module = load(file);
         await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier)));
-        // A module's top-level await settles through the context's own microtask queue, which
-        // drains only after an evaluation in the context.
+        // A module's top-level await settles through the scripts' own microtask queue, which
+        // drains only after an evaluation in their realm.
         let outcome = null;
         module.evaluate({ timeout: watchdog }).then(() => { outcome = { ok: true }; }, (error) => { outcome = { error }; });
         for (let round = 0; outcome === null && round < 1000; round++) {
@@ -336,6 +428,7 @@ async function loadModules() {
             await new Promise((resolve) => setImmediate(resolve));
         }
         if (outcome === null) throw new Error(`${file} did not finish loading: its top-level await waits for something that never comes`);
+        if (outcome.error?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') { timedOut = true; return; }
         if (outcome.error) throw outcome.error;
     }
 }
@@ -347,42 +440,55 @@ async function handle(frame) {
     clock.uptime = frame.uptime ?? clock.uptime;
     random ??= seededRandom(frame.seed ?? 0, clock.uptime);
     directives = [];
+    timedOut = false;
     const input = frame.input ?? {};
-    let answered = true;
+    if (manifestProblem !== null) {
+        write({ kind: 'error', message: manifestProblem });
+        return;
+    }
     switch (input.type) {
     case 'started':
-        loading = true;
         if (isModule) {
-            try { await loadModules(); } catch (error) { log('error', `Uncaught ${describe(error)}`, place(error)); }
+            try { await loadModules(); } catch (error) { uncaught('Uncaught', error); }
         } else {
-            answered = turn(() => { for (const file of backgroundScripts) runClassic(file); });
+            for (const file of backgroundScripts) {
+                let source;
+                try { source = read(file); } catch (error) { log('error', `${file} could not be loaded: ${error.message}`); continue; }
+                evaluate(new vm.Script(source, { filename: String(file) }));
+                if (timedOut) break;
+            }
         }
-        loading = false;
-        directives.unshift({ type: 'listen', events: [...loadListeners].sort() });
+        if (timedOut) break;
+        // Safari keeps what the background listened for once it loaded: those events wake it.
+        scripts.post('listening', 0);
+        evaluate(turn);
+        const listening = scripts.result();
+        directives.unshift({ type: 'listen', events: typeof listening === 'string' ? listening.split(',').filter(Boolean) : [] });
         break;
-    case 'timerFired': {
-        const id = input.timer?.script;
-        const timer = timers.get(id);
-        if (!timer) break;
-        if (timer.repeats) directives.push({ type: 'setTimer', timer: { script: id }, at: clock.now + timer.wait });
-        else timers.delete(id);
-        answered = turn(() => timer.callback(...timer.args));
+    case 'timerFired':
+        if (Number.isInteger(input.timer?.script)) {
+            scripts.post('timer', input.timer.script);
+            evaluate(turn);
+        }
         break;
-    }
     default:
         write({ kind: 'error', message: `invalid input: type: the JavaScript runtime does not take '${input.type}' yet` });
         return;
     }
+    if (timedOut) {
+        write({ kind: 'error', message: `a script did not yield within ${watchdog} ms` });
+        return;
+    }
     // Rejections nobody handled are reported before the input ends.
     await new Promise((resolve) => setImmediate(resolve));
-    if (answered) write({ kind: 'done', directives });
+    write({ kind: 'done', directives });
 }
 
 write({ kind: 'hello', protocol: 1, role: 'background' });
-for await (const line of frames()) {
+for await (const text of frames()) {
     let frame;
-    try { frame = JSON.parse(line); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
-    if (frame.kind !== 'input') { write({ kind: 'error', message: 'expected an input frame' }); continue; }
+    try { frame = JSON.parse(text); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
+    if (frame?.kind !== 'input') { write({ kind: 'error', message: 'expected an input frame' }); continue; }
     await handle(frame);
 }
 """#

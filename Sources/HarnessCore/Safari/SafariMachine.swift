@@ -306,7 +306,7 @@ package struct SafariMachine: Sendable {
     package internal(set) var registeredListeners: Set<BackgroundListener> = []
     /// When Safari's unload timer fires next: 30 s after the loaded background was last woken
     /// (loaded, or handed an event it listens for), and again 30 s after each check that found
-    /// something holding it. Only a wake re-arms it (WebKit,
+    /// something holding it. Besides those checks, only a wake arms it again (WebKit,
     /// `WebExtensionContext::wakeUpBackgroundContentIfNecessary` and
     /// `performTasksAfterBackgroundContentLoads`), never native replies, storage, its own
     /// timers or messages arriving on a port.

@@ -149,7 +149,7 @@ extension Simulation {
         func differs(at moment: EpochMillis) -> (shown: String, reference: String)? {
             let context = DecisionContext(appearance: told.appearance, now: moment, utcOffsetMinutes: told.utcOffsetMinutes,
                                           pausedUntil: storedSession?.pausedUntil, pageIsNativelyDark: page.nativeDark)
-            return liveness.reference.difference(url: page.url, shown: decision, document: cache, named: "its cache", context: context)
+            return cacheReference.difference(url: page.url, shown: decision, document: cache, named: "its cache", context: context)
         }
         guard let difference = differs(at: now), !told.moments.contains(where: { differs(at: $0) == nil }) else { return }
         monitor.caught(Violation(.invariant(5), "\(background.label) started with a cache and answered tab \(tab.rawValue) first with \(difference.shown); "

@@ -53,6 +53,9 @@ package final class Simulation: ProcessTable.Owner {
     /// (invariant 5 reads them).
     var startingCache: LocalStorage?
     var told = BackgroundKnowledge()
+    /// The reference reading of decisions over that cache (its own, so that what it keeps of
+    /// one document is not thrown away for another).
+    let cacheReference = ReferenceCheck()
     /// Invariant 14: Safari's rules, stated a second time, watching what the machine does.
     package internal(set) var safariRules: SafariRules
     /// What the app shows now.

@@ -179,11 +179,10 @@ final class SoakShell: Sendable {
             case reply(SafariMachine.NativeRequestID, NativeOutcome)
         }
 
-        /// Tells Safari what happened, carries out its effects, then takes what Safari queued
-        /// meanwhile, in turn, each at the wall clock's time.
         /// How late a timer may fire before invariant 14 calls it missing: the loop wakes at
-        /// least every 50 ms, and a loaded machine can hold a thread back far longer.
-        static let timerLateness: EpochMillis = 2_000
+        /// least every 50 ms, but it waits for a child's answer up to `SoakChild.answerTimeout`
+        /// while a timer falls due.
+        static let timerLateness: EpochMillis = EpochMillis(SoakChild.answerTimeout) + 2_000
 
         /// Tells Safari's machine what happened, and invariant 14 what it did.
         private mutating func machine(_ input: SafariMachine.Input, now: EpochMillis) -> [SafariMachine.Effect] {
@@ -192,6 +191,8 @@ final class SoakShell: Sendable {
             return effects
         }
 
+        /// Tells Safari what happened, carries out its effects, then takes what Safari queued
+        /// meanwhile, in turn, each at the wall clock's time.
         private mutating func tell(_ input: SafariMachine.Input, now: EpochMillis? = nil) {
             let at = now ?? context.clock.now()
             perform(machine(input, now: at), now: at)

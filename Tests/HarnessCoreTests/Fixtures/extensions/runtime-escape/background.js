@@ -1,0 +1,28 @@
+// Every way out to the runtime's own realm (where `process` is) ends in a refusal to make code
+// from a string, because everything a script can reach belongs to its own realm.
+const escapes = [
+  () => browser.constructor.constructor('return process')(),
+  () => browser.runtime.onMessage.addListener.constructor('return process')(),
+  () => browser.runtime.getManifest().constructor.constructor('return process')(),
+  () => { try { setTimeout('x'); } catch (error) { return error.constructor.constructor('return process')(); } },
+  () => { try { browser.bookmarks.create(); } catch (error) { return error.constructor.constructor('return process')(); } },
+  () => { try { importScripts('../outside.js'); } catch (error) { return error.constructor.constructor('return process')(); } },
+];
+console.log('escapes', escapes.map((escape) => { try { return typeof escape(); } catch (error) { return error.name; } }).join(' '));
+try { browser.runtime.sendMessage({}); } catch (error) { console.log('missing member', error instanceof Error, error.message); }
+console.log('absent', typeof browser.storage, typeof browser.then, typeof browser.bookmarks.then);
+try { Object.defineProperty(globalThis, '__runtimeTurn', { value() {} }); } catch (error) { console.log('turn kept', error.name); }
+console.log('clock', Date(), new Date().getTimezoneOffset(), Object.getPrototypeOf(Date) === Function.prototype,
+  new Intl.DateTimeFormat('en', { timeZone: 'UTC', timeStyle: 'short' }).format());
+// Delays as browsers read them: a fraction truncated, past 2^31-1 or not a number read as 0;
+// an interval runs at most once a millisecond.
+setTimeout(() => {}, 0.5);
+setTimeout(() => {}, 1e300);
+setTimeout(() => {}, 'soon');
+setInterval(() => {}, 0);
+// A listener removed while the background loads does not wake it.
+const gone = () => {};
+browser.tabs.onRemoved.addListener(gone);
+browser.tabs.onRemoved.removeListener(gone);
+// A thrown object whose name loops is described without running it.
+throw { message: 'loops', get name() { for (;;) {} } };
