@@ -224,6 +224,17 @@ struct SafariRulesTests {
         return run
     }
 
+    @Test func aTimerThatRunsWhileSafarisTimersAreStoppedIsCaught() {
+        var run = Watched(.iOS)
+        run.tell(.safariWentToBackground, at: 1_000)
+        run.tell(.timeReached(.idleUnload), at: 30_000)
+        #expect(run.broke("Safari's unload check ran at +30.000s while Safari's timers were stopped (iOS Safari suspended)"))
+        var frozen = Watched()
+        frozen.tell(.backgroundFrozenByUser, at: 1_000)
+        frozen.tell(.timeReached(.idleUnload), at: 30_000)
+        #expect(frozen.broke("while Safari's timers were stopped (the background frozen)"))
+    }
+
     @Test func overdueTimersFiredOutOfOrderAreCaught() {
         var run = returning()
         run.tell(.timeReached(.alarm(SafariMachine.decisionAlarm)), at: 100_000)

@@ -86,6 +86,9 @@ package struct SafariRules: Sendable {
         found = check(now: now)
         defer { found = [] }
         let time = monotonic(now)
+        if case .timeReached(let due) = input, frozen || (suspended && overdue == nil) {
+            note("stopped \(time)", "\(due == .idleUnload ? "Safari's unload check" : "an alarm") ran at \(seconds(time)) while Safari's timers were stopped (\(frozen ? "the background frozen" : "iOS Safari suspended"))")
+        }
         switch input {
         case .timeReached(.idleUnload):
             unloadChecked(killed: effects.contains(where: \.isKill), at: time)

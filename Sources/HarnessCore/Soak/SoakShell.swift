@@ -112,6 +112,8 @@ final class SoakShell: Sendable {
         /// the order it fell due, as the simulation does; returns how long to wait for the next.
         mutating func fireDueTimers() -> Int {
             let now = context.clock.now()
+            // A timer that never fires leaves no input behind: invariant 14 looks as time passes.
+            for message in rules.check(now: now) { context.log.violation("\(message) (invariant 14)") }
             while let (_, due) = nextDue(now: now, before: now) {
                 switch due {
                 case .safari(.idleUnload):
