@@ -112,6 +112,31 @@ struct ExtensionRuntimeTests {
                                     .setTimer(.script(3), at: Int64(Self.epoch)), .setTimer(.script(4), at: Int64(Self.epoch + 1))]))
     }
 
+    /// Section 8.2's inputs reach the browser.* events they stand for; a tab's question is the
+    /// decision message, and its first answer, now or in a later turn, is the tab's decision.
+    @Test func inputsReachTheirEventsAndAnAnswerToTheDecisionMessageIsTheTabsDecision() throws {
+        func decision(_ theme: String) throws -> Decision {
+            try Decision.decode(JSONParser.parse(#"{"enabled":true,"theme":"\#(theme)","reason":"modeOn","scope":null,"mode":"on","nativeDarkPolicy":"respect","schedule":"20:00-06:00","source":{"mode":"default","theme":"default","nativeDarkPolicy":"default"}}"#))
+        }
+        let url = "https://docs.example.com/guide"
+        let run = try run("runtime-events", [
+            (Self.started, Self.epoch, 5),
+            (#"{"type":"tabRequestedDecision","tab":"t1","url":"\#(url)","nativeDark":false}"#, Self.epoch + 10, 15),
+            (#"{"type":"tabRequestedDecision","tab":"t2","url":"\#(url)","nativeDark":true}"#, Self.epoch + 20, 25),
+            (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 120, 125),
+            (#"{"type":"tabActivated","tab":"t2"}"#, Self.epoch + 130, 135),
+            (#"{"type":"tabClosed","tab":"t1"}"#, Self.epoch + 140, 145),
+            (#"{"type":"safariCameToForeground"}"#, Self.epoch + 150, 155),
+        ])
+        #expect(run.end(0) == done([.listen([.message, .tabActivated, .tabRemoved, .windowFocus])]))
+        #expect(run.end(1) == done([.sendDecision(TabID("t1"), try decision("sepia"))]), "the first answer counts")
+        #expect(run.end(2) == done([.setTimer(.script(1), at: Int64(Self.epoch + 120))]))
+        #expect(run.end(3) == done([.sendDecision(TabID("t2"), try decision("gray"))]), "a promise's answer, in the turn that resolves it")
+        #expect(run.logs == ["asked t1 \(url) false", "Uncaught Error: second listener fails @ background.js:19:53",
+                             "asked t2 \(url) true", "Uncaught Error: second listener fails @ background.js:19:53",
+                             "activated t2 1", "removed t1", "focus 1"], "\(run.logs)")
+    }
+
     @Test func anUncaughtErrorAndAnUnhandledRejectionAreLoggedWithTheirPlaceAndTheBackgroundLivesOn() throws {
         let run = try run("runtime-classic", [(Self.started, Self.epoch, 5), (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 1_000, 1_005)])
         #expect(run.logs.contains("Uncaught TypeError: Cannot read properties of null (reading 'missing') @ background.js:17:6"), "\(run.logs)")

@@ -217,6 +217,8 @@ const host = {
         if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) directives.push({ type: 'setTimer', timer: { script: id }, at });
     },
     cancelTimer: (id) => { if (Number.isSafeInteger(id)) directives.push({ type: 'cancelTimer', timer: { script: id } }); },
+    // A tab's question answered: the response, as JSON text, is the decision the tab shows.
+    decide: (tab, text) => { directives.push({ type: 'sendDecision', tab: String(tab), decision: JSON.parse(String(text)) }); },
     log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
     // The error a script's own call gets back, as text for its realm to throw.
     importScripts: (files) => {
@@ -384,6 +386,10 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             work = null;
             answer = '';
             if (next === null) return;
+            if (next.kind === 'event') {
+                deliver(JSON.parse(next.text));
+                return;
+            }
             if (next.kind === 'listening') {
                 // The events the background listens for now, each once, in order.
                 answer = [...events].filter(([, listeners]) => listeners.length > 0).map(([name]) => name).sort().join(',');
@@ -398,8 +404,44 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
         },
         writable: false, configurable: false, enumerable: false,
     });
+    // Section 8.2's inputs as the browser.* events a background page gets. Each listener runs
+    // in turn; one that throws is logged and the next still runs.
+    const call = (listener, args) => {
+        try { return listener(...args); } catch (error) {
+            host.log('error', 'Uncaught ' + describe(error), error instanceof Error ? String(error.stack) : '');
+            return undefined;
+        }
+    };
+    const fire = (name, ...args) => { for (const listener of [...(events.get(name) ?? [])]) call(listener, args); };
+    const deliver = (input) => {
+        switch (input.type) {
+        case 'tabRequestedDecision': {
+            // The decision message (section 14): the page's content script asks for its decision.
+            const message = { type: 'getDecision', url: input.url, nativeDark: input.nativeDark === true };
+            const sender = { id: api.runtime.id, url: input.url, tab: { id: input.tab, url: input.url } };
+            let answered = false;
+            const sendResponse = (response) => {
+                if (answered) return;
+                answered = true;
+                host.decide(input.tab, JSON.stringify(response ?? null));
+            };
+            for (const listener of [...(events.get('message') ?? [])]) {
+                const result = call(listener, [message, sender, sendResponse]);
+                if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+                    result.then(sendResponse, (error) => host.log('error', 'Uncaught (in promise) ' + describe(error),
+                                                                  error instanceof Error ? String(error.stack) : ''));
+                }
+            }
+            return;
+        }
+        case 'tabActivated': fire('tabActivated', { tabId: input.tab, windowId: 1 }); return;
+        case 'tabClosed': fire('tabRemoved', input.tab, { windowId: 1, isWindowClosing: false }); return;
+        case 'safariCameToForeground': fire('windowFocus', 1); return;
+        }
+    };
+
     return {
-        post(kind, id) { work = { kind, id }; },
+        post(kind, id, text) { work = { kind, id, text }; },
         result() { return answer; },
     };
 }`, { filename: 'runtime:install' }).runInContext(context);
@@ -460,16 +502,20 @@ async function handle(frame) {
         }
         if (timedOut) break;
         // Safari keeps what the background listened for once it loaded: those events wake it.
-        scripts.post('listening', 0);
+        scripts.post('listening', 0, '');
         evaluate(turn);
         const listening = scripts.result();
         directives.unshift({ type: 'listen', events: typeof listening === 'string' ? listening.split(',').filter(Boolean) : [] });
         break;
     case 'timerFired':
         if (Number.isInteger(input.timer?.script)) {
-            scripts.post('timer', input.timer.script);
+            scripts.post('timer', input.timer.script, '');
             evaluate(turn);
         }
+        break;
+    case 'tabRequestedDecision': case 'tabActivated': case 'tabClosed': case 'safariCameToForeground':
+        scripts.post('event', 0, JSON.stringify(input));
+        evaluate(turn);
         break;
     default:
         write({ kind: 'error', message: `invalid input: type: the JavaScript runtime does not take '${input.type}' yet` });

@@ -1,0 +1,22 @@
+const decision = (theme) => ({
+  enabled: true, theme, reason: 'modeOn', scope: null, mode: 'on', nativeDarkPolicy: 'respect', schedule: '20:00-06:00',
+  source: { mode: 'default', theme: 'default', nativeDarkPolicy: 'default' },
+});
+
+// The decision message: tab t1 is answered at once with sendResponse; any other tab by a
+// promise that a timer resolves, in a later turn.
+browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (message.type !== 'getDecision') return undefined;
+  console.log('asked', sender.tab.id, message.url, message.nativeDark);
+  if (sender.tab.id === 't1') {
+    sendResponse(decision('sepia'));
+    sendResponse(decision('invert'));
+    return undefined;
+  }
+  return new Promise((resolve) => setTimeout(() => resolve(decision('gray')), 100));
+});
+// A listener that throws is logged; the others still run.
+browser.runtime.onMessage.addListener(() => { throw new Error('second listener fails'); });
+browser.tabs.onActivated.addListener(({ tabId, windowId }) => console.log('activated', tabId, windowId));
+browser.tabs.onRemoved.addListener((tabId) => console.log('removed', tabId));
+browser.windows.onFocusChanged.addListener((windowId) => console.log('focus', windowId));
