@@ -118,6 +118,11 @@ struct SafariRulesTests {
         #expect(run.broken == [], "due now, not yet missing")
         run.tell(.eventDue(.tabActivated(t1)), at: 45_000)
         #expect(run.broke("Safari's unload check of background#1, due at +30.000s, had not run by +45.000s"))
+        // After the device slept, times are on Safari's clock, which the sleep did not move.
+        var slept = Watched()
+        slept.tell(.deviceSlept(60_000), at: 0)
+        slept.check(at: 60_000 + 45_000)
+        #expect(slept.broke("due at +30.000s on Safari's clock, had not run by +45.000s on Safari's clock"))
     }
 
     @Test func aKillWithNoCauseIsCaught() {

@@ -331,9 +331,11 @@ package struct SafariRules: Sendable {
         if wasStopped || !(frozen || suspended) { resumed = max(resumed, time) }
     }
 
-    /// A moment on Safari's clock as the trace gives times (from the run's start, the device's
-    /// sleep so far included).
-    private func seconds(_ time: EpochMillis) -> String { Trace.relative(time + slept) }
+    /// A moment on Safari's clock: as the trace gives times while the device has not slept;
+    /// after a sleep, on Safari's clock, which the sleep did not move.
+    private func seconds(_ time: EpochMillis) -> String {
+        slept == 0 ? Trace.relative(time) : "\(Trace.relative(time)) on Safari's clock"
+    }
 
     // MARK: - WebKit's reading of events
 
