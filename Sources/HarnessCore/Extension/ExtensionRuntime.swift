@@ -398,9 +398,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             const timer = timers.get(next.id);
             if (timer === undefined) return;
             if (timer.repeats) host.setTimer(next.id, host.now() + timer.every); else timers.delete(next.id);
-            try { timer.callback(...timer.args); } catch (error) {
-                host.log('error', 'Uncaught ' + describe(error), error instanceof Error ? String(error.stack) : '');
-            }
+            call(timer.callback, timer.args);
         },
         writable: false, configurable: false, enumerable: false,
     });
