@@ -34,7 +34,10 @@ struct ExtensionRuntimeTests {
 
     /// Starts the runtime for `fixture` and hands it `inputs` (each an input's JSON), `now` and
     /// `uptime` as given, one after another.
-    private func run(_ fixture: String, seed: Int = 7, watchdog: Int = 2_000, environment: [String: String] = [:],
+    /// `storage` is the folder of the background's storage (a fresh one when nil); `answer`
+    /// answers each yield point (`continue` unless it says otherwise).
+    private func run(_ fixture: String, seed: Int = 7, watchdog: Int = 2_000, environment: [String: String] = [:], storage: String? = nil,
+                     answer: (YieldPoint) -> String = { _ in #"{"kind":"continue","now":0}"# },
                      _ inputs: [(input: String, now: Int, uptime: Int)]) throws -> Run {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("runtime-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -42,7 +45,7 @@ struct ExtensionRuntimeTests {
         let runtime = try ExtensionRuntime.install(in: folder)
         let child = try ChildProcess(executable: try #require(Self.node),
                                      arguments: ExtensionRuntime.arguments(runtime: runtime, extension: Self.fixtures + "/" + fixture,
-                                                                           watchdogMilliseconds: watchdog) + ["--storage", folder],
+                                                                           watchdogMilliseconds: watchdog) + ["--storage", storage ?? folder],
                                      environment: environment, role: .background)
         defer {
             child.kill()
@@ -59,6 +62,7 @@ struct ExtensionRuntimeTests {
                 frames.append(frame)
                 if case .done = frame { break }
                 if case .error = frame { break }
+                if case .yield(let point, _) = frame { try child.send(Array(answer(point).utf8)) }
             }
             run.answers.append(frames)
         }
@@ -135,6 +139,32 @@ struct ExtensionRuntimeTests {
         #expect(run.logs == ["asked t1 \(url) false", "Uncaught Error: second listener fails @ background.js:19:53",
                              "asked t2 \(url) true", "Uncaught Error: second listener fails @ background.js:19:53",
                              "activated t2 1", "removed t1", "focus 1"], "\(run.logs)")
+    }
+
+    /// storage.local lives in local.json across incarnations, loaded at `storage-read` and saved
+    /// through `storage-write-temp` and `storage-rename`; each call finishes when the harness
+    /// completes its token; a failed step fails the call.
+    @Test func storageGoesThroughItsYieldPointsAndFinishesAtItsCompletion() throws {
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("storage-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        let completed = { (token: Int) in #"{"type":"storageCompleted","token":\#(token)}"# }
+        let inputs = [(Self.started, Self.epoch, 5), (completed(1), Self.epoch + 1, 6), (completed(2), Self.epoch + 2, 7)]
+        let first = try run("runtime-storage", storage: storage, inputs)
+        #expect(first.answers[0].contains(.yield(.storageRead, seq: 1)))
+        #expect(first.end(0) == done([.listen([]), .storagePending(token: 1)]))
+        #expect(first.answers[1].filter { if case .yield = $0 { true } else { false } } == [.yield(.storageWriteTemp, seq: 2), .yield(.storageRename, seq: 3)])
+        #expect(first.end(1) == done([.storagePending(token: 2)]))
+        #expect(first.logs == ["loads 0", #"changed local {"loads":{"newValue":1}}"#, "saved"], "\(first.logs)")
+        #expect(try String(contentsOfFile: storage + "/local.json", encoding: .utf8) == #"{"loads":1}"#)
+        // The next incarnation reads what this one saved.
+        #expect(try run("runtime-storage", storage: storage, inputs).logs.first == "loads 1")
+        // A write that fails fails the call, and nothing is saved.
+        let failing = try run("runtime-storage", storage: storage, answer: { point in
+            point == .storageWriteTemp ? #"{"kind":"fail","errno":28,"now":0}"# : #"{"kind":"continue","now":0}"#
+        }, inputs)
+        #expect(failing.logs == ["loads 2", "not saved: storage.local could not be saved: the write failed with errno 28"], "\(failing.logs)")
+        #expect(try String(contentsOfFile: storage + "/local.json", encoding: .utf8) == #"{"loads":2}"#)
     }
 
     @Test func anUncaughtErrorAndAnUnhandledRejectionAreLoggedWithTheirPlaceAndTheBackgroundLivesOn() throws {

@@ -40,4 +40,27 @@ struct JavaScriptBackgroundTests {
             $0.contains("could not read what the harness sent: invalid input: type: the JavaScript runtime does not take 'popupOpened' yet")
         }, "\(simulation.violations)")
     }
+
+    /// Its storage goes through the background's yield points and completions as the Swift
+    /// background's does.
+    @Test func aJavaScriptBackgroundsStorageTakesTheHarnesssYieldPointsAndCompletions() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("javascript-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/run", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var executables = HarnessBinary.executables
+        executables.background = ExtensionRuntime.background(node: try #require(installedNode), runtime: try ExtensionRuntime.install(in: folder),
+                                                             extension: Self.fixtures + "/runtime-storage")
+        let simulation = Simulation(platform: .iOS, transport: .process, seed: 1, epoch: 1_772_355_600_000, executables: executables,
+                                    directory: folder + "/run")
+        defer { simulation.teardown() }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        let lines = simulation.trace.lines
+        for expected in ["background#1 yield storage-read", "background#1 -> {\"token\":1,\"type\":\"storagePending\"}",
+                         "background#1 <- {\"token\":1,\"type\":\"storageCompleted\"}", "background#1 console.log loads 0",
+                         "background#1 yield storage-write-temp", "background#1 yield storage-rename", "background#1 console.log saved"] {
+            #expect(lines.contains { $0.hasSuffix(expected) }, "\(expected)\n\(lines.joined(separator: "\n"))")
+        }
+        #expect(simulation.violations.isEmpty, "\(simulation.violations)")
+    }
 }

@@ -217,6 +217,13 @@ const host = {
         if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) directives.push({ type: 'setTimer', timer: { script: id }, at });
     },
     cancelTimer: (id) => { if (Number.isSafeInteger(id)) directives.push({ type: 'cancelTimer', timer: { script: id } }); },
+    // A storage operation: queued, carried out at the turn's end through the yield points,
+    // finished when the harness sends its completion. Returns its token.
+    storage: (area, op, text) => {
+        const token = nextToken++;
+        storageQueue.push({ token, area: String(area), op: String(op), argument: JSON.parse(String(text)) });
+        return token;
+    },
     // A tab's question answered: the response, as JSON text, is the decision the tab shows.
     decide: (tab, text) => { directives.push({ type: 'sendDecision', tab: String(tab), decision: JSON.parse(String(text)) }); },
     log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
@@ -358,6 +365,44 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
         windows: namespace('windows', { onFocusChanged: event('windowFocus') }),
     };
     if (permissions.has('alarms')) api.alarms = namespace('alarms', { onAlarm: event('alarm') });
+    // storage.local and storage.session: each call a promise that the operation's completion
+    // settles (section 10); onChanged hears each change as it completes.
+    const pending = new Map();
+    const changedListeners = [];
+    const area = (name) => {
+        const operation = (op, argument) => new Promise((resolve, reject) => {
+            const token = host.storage(name, op, JSON.stringify(argument === undefined ? null : argument));
+            pending.set(token, { resolve, reject, name });
+        });
+        return namespace('storage.' + name, {
+            get: (keys) => operation('get', keys ?? null),
+            set: (items) => {
+                if (items === null || typeof items !== 'object') throw new TypeError('storage.' + name + '.set takes an object');
+                return operation('set', items).then(() => undefined);
+            },
+            remove: (keys) => operation('remove', keys).then(() => undefined),
+            clear: () => operation('clear').then(() => undefined),
+        });
+    };
+    if (permissions.has('storage')) {
+        api.storage = namespace('storage', {
+            local: area('local'),
+            session: area('session'),
+            onChanged: { addListener: (callback) => { changedListeners.push(callback); },
+                         removeListener: (callback) => { const at = changedListeners.indexOf(callback); if (at >= 0) changedListeners.splice(at, 1); },
+                         hasListener: (callback) => changedListeners.includes(callback) },
+        });
+    }
+    const completed = (token, outcome) => {
+        const waiting = pending.get(token);
+        if (waiting === undefined) return;
+        pending.delete(token);
+        if (outcome.error !== undefined) { waiting.reject(new Error(outcome.error)); return; }
+        if (outcome.changes !== undefined && Object.keys(outcome.changes).length > 0) {
+            for (const listener of [...changedListeners]) call(listener, [outcome.changes, waiting.name]);
+        }
+        waiting.resolve(outcome.value);
+    };
     // What the manifest's permissions do not grant is absent, as in Safari.
     const granted = new Set(['alarms', 'storage', 'nativeMessaging', 'scripting', 'cookies', 'webNavigation', 'declarativeNetRequest']);
     const browser = new Proxy(api, {
@@ -388,6 +433,10 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             if (next === null) return;
             if (next.kind === 'event') {
                 deliver(JSON.parse(next.text));
+                return;
+            }
+            if (next.kind === 'storage') {
+                completed(next.id, JSON.parse(next.text));
                 return;
             }
             if (next.kind === 'listening') {
@@ -446,6 +495,85 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
 
 const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
 const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
+
+// MARK: - Extension storage (section 10): storage.local in local.json, saved whole through a
+// temporary file at the storage yield points; storage.session in session.json, in place.
+
+const storageFolder = option('storage', null);
+let nextToken = 1;
+let storageQueue = [];
+const finished = new Map();
+const areas = { local: null, session: null };
+let localUnreadable = false;
+let nextYield = 1;
+
+function readArea(file) {
+    try {
+        const value = JSON.parse(fs.readFileSync(path.join(storageFolder, file), 'utf8'));
+        return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+    } catch { return {}; }
+}
+
+// Stops at a yield point until the harness answers: true to take the step, or the failure.
+async function yieldAt(point) {
+    write({ kind: 'yield', point, seq: nextYield++ });
+    for (;;) {
+        const next = await incoming.next();
+        if (next.done) process.exit(0);
+        let frame;
+        try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
+        if (frame?.kind === 'continue') return { ok: true };
+        if (frame?.kind === 'fail') return { ok: false, errno: frame.errno, after: frame.after === true };
+        write({ kind: 'error', message: `an input arrived while waiting at yield point '${point}'; ignored` });
+    }
+}
+
+const failure = (step, answer) => `storage.local could not be saved: ${step} failed with errno ${answer.errno}`;
+
+async function carryOut(operation) {
+    const { area, op, argument } = operation;
+    if (area === 'local' && areas.local === null && !localUnreadable) {
+        const answer = await yieldAt('storage-read');
+        if (answer.ok || answer.after) areas.local = readArea('local.json'); else localUnreadable = true;
+    }
+    if (area === 'session' && areas.session === null) areas.session = readArea('session.json');
+    if (area === 'local' && localUnreadable) return { error: 'storage.local could not be read' };
+    const items = areas[area];
+    if (op === 'get') {
+        const keys = argument === null ? Object.keys(items) : Array.isArray(argument) ? argument
+            : typeof argument === 'string' ? [argument] : Object.keys(argument);
+        const result = {};
+        for (const key of keys) {
+            if (Object.hasOwn(items, key)) result[key] = items[key];
+            else if (argument !== null && typeof argument === 'object' && !Array.isArray(argument)) result[key] = argument[key];
+        }
+        return { value: result };
+    }
+    const changed = op === 'clear' ? {} : { ...items };
+    const changes = {};
+    if (op === 'set') {
+        for (const [key, value] of Object.entries(argument)) { changes[key] = { oldValue: items[key], newValue: value }; changed[key] = value; }
+    } else {
+        for (const key of op === 'clear' ? Object.keys(items) : [argument].flat()) {
+            if (Object.hasOwn(items, key)) { changes[key] = { oldValue: items[key] }; delete changed[key]; }
+        }
+    }
+    const text = JSON.stringify(changed);
+    if (area === 'session') {
+        fs.writeFileSync(path.join(storageFolder, 'session.json'), text);
+    } else {
+        const temp = await yieldAt('storage-write-temp');
+        if (!temp.ok && !temp.after) return { error: failure('the write', temp) };
+        fs.writeFileSync(path.join(storageFolder, 'local.json.tmp'), text);
+        if (!temp.ok) return { error: failure('the write', temp) };
+        const rename = await yieldAt('storage-rename');
+        if (!rename.ok && !rename.after) return { error: failure('the rename', rename) };
+        fs.renameSync(path.join(storageFolder, 'local.json.tmp'), path.join(storageFolder, 'local.json'));
+        if (!rename.ok) { areas[area] = changed; return { error: failure('the rename', rename) }; }
+    }
+    areas[area] = changed;
+    return { value: null, changes };
+}
 
 // MARK: - Loading the background
 
@@ -511,6 +639,14 @@ async function handle(frame) {
             evaluate(turn);
         }
         break;
+    case 'storageCompleted': {
+        const outcome = finished.get(input.token);
+        if (outcome === undefined) break;
+        finished.delete(input.token);
+        scripts.post('storage', input.token, JSON.stringify(outcome));
+        evaluate(turn);
+        break;
+    }
     case 'tabRequestedDecision': case 'tabActivated': case 'tabClosed': case 'safariCameToForeground':
         scripts.post('event', 0, JSON.stringify(input));
         evaluate(turn);
@@ -523,15 +659,25 @@ async function handle(frame) {
         write({ kind: 'error', message: `a script did not yield within ${watchdog} ms` });
         return;
     }
+    // The turn's storage operations, in order, each finished later by its completion.
+    const operations = storageQueue;
+    storageQueue = [];
+    for (const operation of operations) {
+        finished.set(operation.token, await carryOut(operation));
+        directives.push({ type: 'storagePending', token: operation.token });
+    }
     // Rejections nobody handled are reported before the input ends.
     await new Promise((resolve) => setImmediate(resolve));
     write({ kind: 'done', directives });
 }
 
 write({ kind: 'hello', protocol: 1, role: 'background' });
-for await (const text of frames()) {
+const incoming = frames();
+for (;;) {
+    const next = await incoming.next();
+    if (next.done) break;
     let frame;
-    try { frame = JSON.parse(text); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
+    try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
     if (frame?.kind !== 'input') { write({ kind: 'error', message: 'expected an input frame' }); continue; }
     await handle(frame);
 }
