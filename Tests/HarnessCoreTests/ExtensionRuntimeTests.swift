@@ -167,6 +167,18 @@ struct ExtensionRuntimeTests {
         #expect(try String(contentsOfFile: storage + "/local.json", encoding: .utf8) == #"{"loads":2}"#)
     }
 
+    /// runtime.sendNativeMessage, with an application id or without, is a request of the
+    /// background's; its reply, or Safari's rejection, settles the promise.
+    @Test func aNativeMessageIsARequestAndItsReplyOrRejectionSettlesIt() throws {
+        let run = try run("runtime-native", [
+            (Self.started, Self.epoch, 5),
+            (#"{"type":"nativeReplyArrived","request":1,"reply":{"type":"notModified","documentId":"d","revision":3}}"#, Self.epoch + 1, 6),
+            (#"{"type":"nativeReplyArrived","request":2,"rejected":"handlerEnded"}"#, Self.epoch + 2, 7),
+        ])
+        #expect(run.end(0) == done([.listen([]), .sendNative(request: 1, .getSnapshot(known: nil)), .sendNative(request: 2, .getEnabled)]))
+        #expect(run.logs == [#"reply {"type":"notModified","documentId":"d","revision":3}"#, "rejected handlerEnded"], "\(run.logs)")
+    }
+
     @Test func anUncaughtErrorAndAnUnhandledRejectionAreLoggedWithTheirPlaceAndTheBackgroundLivesOn() throws {
         let run = try run("runtime-classic", [(Self.started, Self.epoch, 5), (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 1_000, 1_005)])
         #expect(run.logs.contains("Uncaught TypeError: Cannot read properties of null (reading 'missing') @ background.js:17:6"), "\(run.logs)")

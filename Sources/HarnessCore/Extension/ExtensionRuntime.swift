@@ -224,6 +224,10 @@ const host = {
         storageQueue.push({ token, area: String(area), op: String(op), argument: JSON.parse(String(text)) });
         return token;
     },
+    // A native message for the handler (section 9), numbered by the scripts' realm.
+    sendNative: (request, text) => {
+        if (Number.isSafeInteger(request)) directives.push({ type: 'sendNative', request, message: JSON.parse(String(text)) });
+    },
     // A tab's question answered: the response, as JSON text, is the decision the tab shows.
     decide: (tab, text) => { directives.push({ type: 'sendDecision', tab: String(tab), decision: JSON.parse(String(text)) }); },
     log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
@@ -352,8 +356,23 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             return missing('browser.' + name + '.' + member);
         },
     });
+    // runtime.sendNativeMessage([application,] message): a promise of the handler's reply, or
+    // of Safari's rejection (handlerEnded, tooManyRequests) as an error.
+    const replies = new Map();
+    let nextRequest = 1;
+    const native = permissions.has('nativeMessaging') ? {
+        sendNativeMessage(first, second) {
+            const message = typeof first === 'string' ? second : first;
+            return new Promise((resolve, reject) => {
+                const request = nextRequest++;
+                host.sendNative(request, JSON.stringify(message ?? null));
+                replies.set(request, { resolve, reject });
+            });
+        },
+    } : {};
     const api = {
         runtime: namespace('runtime', {
+            ...native,
             id: manifest.browser_specific_settings?.safari?.id ?? 'extension',
             onMessage: event('message'),
             onStartup: event(null),
@@ -437,6 +456,14 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             }
             if (next.kind === 'storage') {
                 completed(next.id, JSON.parse(next.text));
+                return;
+            }
+            if (next.kind === 'reply') {
+                const input = JSON.parse(next.text);
+                const waiting = replies.get(input.request);
+                if (waiting === undefined) return;
+                replies.delete(input.request);
+                if (input.rejected !== undefined) waiting.reject(new Error(String(input.rejected))); else waiting.resolve(input.reply);
                 return;
             }
             if (next.kind === 'listening') {
@@ -647,6 +674,10 @@ async function handle(frame) {
         evaluate(turn);
         break;
     }
+    case 'nativeReplyArrived':
+        scripts.post('reply', 0, JSON.stringify(input));
+        evaluate(turn);
+        break;
     case 'tabRequestedDecision': case 'tabActivated': case 'tabClosed': case 'safariCameToForeground':
         scripts.post('event', 0, JSON.stringify(input));
         evaluate(turn);
