@@ -16,16 +16,24 @@ struct JavaScriptBackgroundTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
 
-    @Test func aJavaScriptBackgroundAnswersATabAndItsConsoleReachesTheTraceAndAnInputItCannotTakeFailsTheRun() throws {
+    /// A run on the process transport whose background is the runtime over `fixture`, in a new
+    /// folder the caller removes.
+    private func simulation(with fixture: String) throws -> (Simulation, String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("javascript-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/run", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         var executables = HarnessBinary.executables
         executables.background = ExtensionRuntime.background(node: try #require(installedNode), runtime: try ExtensionRuntime.install(in: folder),
-                                                             extension: Self.fixtures + "/runtime-events")
-        let simulation = Simulation(platform: .iOS, transport: .process, seed: 1, epoch: 1_772_355_600_000, executables: executables,
-                                    directory: folder + "/run")
-        defer { simulation.teardown() }
+                                                             extension: Self.fixtures + "/" + fixture)
+        return (Simulation(platform: .iOS, transport: .process, seed: 1, epoch: 1_772_355_600_000, executables: executables, directory: folder + "/run"),
+                folder)
+    }
+
+    @Test func aJavaScriptBackgroundAnswersATabAndItsConsoleReachesTheTraceAndAnInputItCannotTakeFailsTheRun() throws {
+        let (simulation, folder) = try simulation(with: "runtime-events")
+        defer {
+            simulation.teardown()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
         let t1 = TabID("t1")
         simulation.openTab(t1, url: "https://docs.example.com/guide")
         simulation.settle()
@@ -44,15 +52,11 @@ struct JavaScriptBackgroundTests {
     /// Its storage goes through the background's yield points and completions as the Swift
     /// background's does.
     @Test func aJavaScriptBackgroundsStorageTakesTheHarnesssYieldPointsAndCompletions() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("javascript-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder + "/run", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        var executables = HarnessBinary.executables
-        executables.background = ExtensionRuntime.background(node: try #require(installedNode), runtime: try ExtensionRuntime.install(in: folder),
-                                                             extension: Self.fixtures + "/runtime-storage")
-        let simulation = Simulation(platform: .iOS, transport: .process, seed: 1, epoch: 1_772_355_600_000, executables: executables,
-                                    directory: folder + "/run")
-        defer { simulation.teardown() }
+        let (simulation, folder) = try simulation(with: "runtime-storage")
+        defer {
+            simulation.teardown()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
         simulation.settle()
         let lines = simulation.trace.lines
