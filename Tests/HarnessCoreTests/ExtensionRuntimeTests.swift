@@ -131,14 +131,20 @@ struct ExtensionRuntimeTests {
             (#"{"type":"tabActivated","tab":"t2"}"#, Self.epoch + 130, 135),
             (#"{"type":"tabClosed","tab":"t1"}"#, Self.epoch + 140, 145),
             (#"{"type":"safariCameToForeground"}"#, Self.epoch + 150, 155),
+            (#"{"type":"tabNativeDarkChanged","tab":"t2","nativeDark":true}"#, Self.epoch + 160, 165),
+            (#"{"type":"appearanceChanged","appearance":"dark"}"#, Self.epoch + 170, 175),
         ])
         #expect(run.end(0) == done([.listen([.message, .tabActivated, .tabRemoved, .windowFocus])]))
         #expect(run.end(1) == done([.sendDecision(TabID("t1"), try decision("sepia"))]), "the first answer counts")
         #expect(run.end(2) == done([.setTimer(.script(1), at: Int64(Self.epoch + 120))]))
         #expect(run.end(3) == done([.sendDecision(TabID("t2"), try decision("gray"))]), "a promise's answer, in the turn that resolves it")
+        #expect(run.end(7) == done([.sendDecision(TabID("t2"), try decision("invert"))]), "a tab's message: its answer is the tab's decision")
+        #expect(run.end(8) == done([]), "no tab, no decision")
         #expect(run.logs == ["asked t1 \(url) false", "Uncaught Error: second listener fails @ background.js:19:53",
                              "asked t2 \(url) true", "Uncaught Error: second listener fails @ background.js:19:53",
-                             "activated t2 1", "removed t1", "focus 1"], "\(run.logs)")
+                             "activated t2 1", "removed t1", "focus 1",
+                             "Uncaught Error: second listener fails @ background.js:19:53", "native dark t2 true",
+                             "Uncaught Error: second listener fails @ background.js:19:53", "appearance dark undefined"], "\(run.logs)")
     }
 
     /// storage.local lives in local.json across incarnations, loaded at `storage-read` and saved

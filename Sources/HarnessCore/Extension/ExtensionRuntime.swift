@@ -487,27 +487,37 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
         }
     };
     const fire = (name, ...args) => { for (const listener of [...(events.get(name) ?? [])]) call(listener, args); };
+    // A page's message to runtime.onMessage. From a tab, the first answer (sendResponse, at
+    // once or later, or a listener's promise) is the decision that tab shows; from no tab, an
+    // answer goes nowhere.
+    const message = (body, tab, url) => {
+        const sender = tab === undefined ? { id: api.runtime.id } : { id: api.runtime.id, url, tab: { id: tab, url } };
+        let answered = false;
+        const sendResponse = (response) => {
+            if (answered || tab === undefined) return;
+            answered = true;
+            host.decide(tab, JSON.stringify(response ?? null));
+        };
+        for (const listener of [...(events.get('message') ?? [])]) {
+            const result = call(listener, [body, sender, sendResponse]);
+            if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+                result.then(sendResponse, (error) => host.log('error', 'Uncaught (in promise) ' + describe(error),
+                                                              error instanceof Error ? String(error.stack) : ''));
+            }
+        }
+    };
     const deliver = (input) => {
         switch (input.type) {
-        case 'tabRequestedDecision': {
+        case 'tabRequestedDecision':
             // The decision message (section 14): the page's content script asks for its decision.
-            const message = { type: 'getDecision', url: input.url, nativeDark: input.nativeDark === true };
-            const sender = { id: api.runtime.id, url: input.url, tab: { id: input.tab, url: input.url } };
-            let answered = false;
-            const sendResponse = (response) => {
-                if (answered) return;
-                answered = true;
-                host.decide(input.tab, JSON.stringify(response ?? null));
-            };
-            for (const listener of [...(events.get('message') ?? [])]) {
-                const result = call(listener, [message, sender, sendResponse]);
-                if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
-                    result.then(sendResponse, (error) => host.log('error', 'Uncaught (in promise) ' + describe(error),
-                                                                  error instanceof Error ? String(error.stack) : ''));
-                }
-            }
+            message({ type: 'getDecision', url: input.url, nativeDark: input.nativeDark === true }, input.tab, input.url);
             return;
-        }
+        case 'tabNativeDarkChanged':
+            message({ type: 'nativeDarkChanged', nativeDark: input.nativeDark === true }, input.tab, undefined);
+            return;
+        case 'appearanceChanged':
+            message({ type: 'appearanceChanged', appearance: input.appearance }, undefined, undefined);
+            return;
         case 'tabActivated': fire('tabActivated', { tabId: input.tab, windowId: 1 }); return;
         case 'tabClosed': fire('tabRemoved', input.tab, { windowId: 1, isWindowClosing: false }); return;
         case 'safariCameToForeground': fire('windowFocus', 1); return;
@@ -678,7 +688,8 @@ async function handle(frame) {
         scripts.post('reply', 0, JSON.stringify(input));
         evaluate(turn);
         break;
-    case 'tabRequestedDecision': case 'tabActivated': case 'tabClosed': case 'safariCameToForeground':
+    case 'tabRequestedDecision': case 'tabNativeDarkChanged': case 'appearanceChanged':
+    case 'tabActivated': case 'tabClosed': case 'safariCameToForeground':
         scripts.post('event', 0, JSON.stringify(input));
         evaluate(turn);
         break;

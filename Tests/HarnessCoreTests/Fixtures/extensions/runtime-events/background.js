@@ -20,3 +20,9 @@ browser.runtime.onMessage.addListener(() => { throw new Error('second listener f
 browser.tabs.onActivated.addListener(({ tabId, windowId }) => console.log('activated', tabId, windowId));
 browser.tabs.onRemoved.addListener((tabId) => console.log('removed', tabId));
 browser.windows.onFocusChanged.addListener((windowId) => console.log('focus', windowId));
+// A page's other messages: from a tab, an answer is that tab's decision; from no tab, nowhere.
+browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (message.type === 'nativeDarkChanged') { console.log('native dark', sender.tab.id, message.nativeDark); sendResponse(decision('invert')); }
+  if (message.type === 'appearanceChanged') { console.log('appearance', message.appearance, sender.tab); sendResponse(decision('dark')); }
+  return undefined;
+});
