@@ -16,7 +16,10 @@ enum CheckCommand: HarnessCommand {
         _locales and __MSG_name__), every file it names, and the popup's page (its scripts must
         be files of the extension: inline scripts and inline event handlers are refused). It
         prints every mistake with its file and JSON path or line, and warnings (a missing icon,
-        a permission or key Safari would ignore).
+        a permission or key Safari would ignore). With node installed, it then loads the
+        background once in the harness's JavaScript runtime and prints the events it listens
+        for; an exception its scripts do not catch while loading (with its file, line and
+        column) or a load that never ends is a mistake. Without node it says it did not load it.
         Exit status: 0 when every file is valid, 2 when any has a mistake.
         """
 
@@ -43,6 +46,30 @@ enum CheckCommand: HarnessCommand {
         return invalid == 0 ? 0 : 2
     }
 
+    /// The background loaded once in the JavaScript runtime, as Safari loads it: an exception
+    /// its scripts do not catch while loading, or a load that never ends, is a mistake.
+    private static func loadBackground(_ folder: String) -> Int32 {
+        guard let node = ExtensionRuntime.installedNode else {
+            Terminal.out("note     node is not installed: the background's scripts were not loaded\n")
+            return 0
+        }
+        let load = ExtensionRuntime.load(extension: folder, node: node)
+        for entry in load.console where entry.level == .warn { Terminal.err("warning: \(entry.message)\n") }
+        if let failure = load.failure {
+            Terminal.out("INVALID  \(folder)  the background did not load\n")
+            Terminal.err("\(folder): \(failure)\n")
+            return 2
+        }
+        guard load.uncaught.isEmpty else {
+            Terminal.out("INVALID  \(folder)  \(load.uncaught.count) uncaught error(s) while the background loads\n")
+            for error in load.uncaught { Terminal.err("\(folder)/\(error)\n") }
+            return 2
+        }
+        let listeners = load.listeners.isEmpty ? "no event (nothing wakes it)" : load.listeners.map(\.rawValue).joined(separator: ", ")
+        Terminal.out("loaded   the background listens for \(listeners)\n")
+        return 0
+    }
+
     /// `--extension DIR`: the folder's manifest and every file it names.
     private static func checkExtension(_ folder: String) -> Int32 {
         switch ExtensionManifest.load(folder: folder) {
@@ -52,7 +79,8 @@ enum CheckCommand: HarnessCommand {
                          manifest.contentScripts.isEmpty ? nil : "\(manifest.contentScripts.count) content script entr\(manifest.contentScripts.count == 1 ? "y" : "ies")",
                          manifest.popup.map { "the popup \($0)" }].compactMap { $0 }
             Terminal.out("ok       \(folder)  \(manifest.name) \(manifest.version): \(parts.joined(separator: ", "))\n")
-            return 0
+            guard manifest.background != nil else { return 0 }
+            return loadBackground(folder)
         case .failure(let problems):
             Terminal.out("INVALID  \(folder)  \(problems.errors.count) mistake(s)\n")
             Terminal.err(problems.description + "\n")

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessCore
 import SiteSettings
 import Testing
 
@@ -138,6 +139,21 @@ struct RunCommandTests {
         #expect(bad.stderr.contains("\(empty)/manifest.json: no manifest.json in the extension folder"))
         let both = try HarnessBinary.run(["check", "--extension", minimal, "x.scenario"])
         #expect(both.status == 2, "a scenario file and --extension together are a usage error")
+    }
+
+    /// With node installed, `check --extension` loads the background once: the events it listens
+    /// for, and an exception its scripts do not catch while loading is a mistake with its place.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the background cannot be loaded"))
+    func checkLoadsTheBackgroundAndAnUncaughtErrorAtLoadIsAMistake() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
+        let good = try HarnessBinary.run(["check", "--extension", fixtures + "/runtime-events"])
+        #expect(good.status == 0 && good.stdout.contains("loaded   the background listens for message, tabActivated, tabRemoved, windowFocus"),
+                "\(good.stdout)\(good.stderr)")
+        let throwing = try HarnessBinary.run(["check", "--extension", fixtures + "/runtime-classic"])
+        #expect(throwing.status == 2 && throwing.stdout.contains("2 uncaught error(s) while the background loads"), "\(throwing.stdout)")
+        #expect(throwing.stderr.contains(fixtures + "/runtime-classic/background.js:17:6: Uncaught TypeError: Cannot read properties of null (reading 'missing')"),
+                "\(throwing.stderr)")
     }
 
     /// The growth benchmark runs its generated scenarios (typed steps, printed, parsed, run)

@@ -1,4 +1,6 @@
 import Foundation
+import ProcessKit
+import SiteSettings
 
 /// The JavaScript runtime an extension's background runs in (`PROTOCOL.md`, section 14): one
 /// `node` process per background incarnation (`arguments`), which speaks the background role's
@@ -17,6 +19,68 @@ package enum ExtensionRuntime {
     /// The background's command on the process transport: `node` running the runtime at `path`.
     package static func background(node: String, runtime path: String, extension folder: String) -> ProcessExecutables.Command {
         ProcessExecutables.Command(path: node, arguments: arguments(runtime: path, extension: folder))
+    }
+
+    /// `node` on the harness's `PATH`, if it is there.
+    package static var installedNode: String? { node(searchPath: ProcessInfo.processInfo.environment["PATH"]) }
+
+    /// `node` on `searchPath` (a `PATH` value), if it is there.
+    package static func node(searchPath: String?) -> String? {
+        let folders = (searchPath ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
+        return folders.map { $0 + "/node" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// What loading an extension's background showed: the events it listens for once loaded,
+    /// its console at load (uncaught errors with their place), and why it did not load, if it
+    /// did not (a script that never yields, a runtime that could not start).
+    package struct Load: Sendable {
+        package var listeners: [BackgroundListener] = []
+        package var console: [(level: FromChild.LogLevel, message: String, at: String?)] = []
+        package var failure: String?
+        /// The uncaught exceptions and rejections, each with its place.
+        package var uncaught: [String] {
+            console.filter { $0.level == .error && $0.message.hasPrefix("Uncaught") }.map { entry in entry.at.map { "\($0): \(entry.message)" } ?? entry.message }
+        }
+    }
+
+    /// Starts the background of the extension in `folder` once, as Safari loads it (its storage
+    /// in a fresh folder, every yield point taken), and reports what came of it.
+    package static func load(extension folder: String, node: String, watchdogMilliseconds: Int = 2_000) -> Load {
+        var load = Load()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("extension-load-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        do {
+            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+            let child = try ChildProcess(executable: node,
+                                         arguments: arguments(runtime: try install(in: scratch), extension: folder,
+                                                              watchdogMilliseconds: watchdogMilliseconds) + ["--storage", scratch],
+                                         role: .background)
+            defer {
+                child.kill()
+                _ = child.wait()
+            }
+            let started = ChildInput.background(.started(appearance: .light, tabs: [:]))
+            try child.send(JSONWriter.compact(ToChild.input(started, now: 1_772_355_600_000, uptime: 0, seed: 1, flaws: []).json))
+            while let bytes = try child.receive(timeoutMilliseconds: watchdogMilliseconds + 10_000) {
+                switch try FromChild.decode(bytes, role: .background) {
+                case .log(let level, let message, let at): load.console.append((level, message, at))
+                case .yield: try child.send(JSONWriter.compact(ToChild.proceed(now: 1_772_355_600_000).json))
+                case .done(.background(let outputs), _):
+                    for case .listen(let events) in outputs { load.listeners = events }
+                    return load
+                case .error(let message):
+                    load.failure = message
+                    return load
+                case .done, .hello:
+                    load.failure = "the runtime answered with a frame of another role"
+                    return load
+                }
+            }
+            load.failure = "the runtime ended: \(child.stderrTail)"
+        } catch {
+            load.failure = "the runtime could not be run: \(error)"
+        }
+        return load
     }
 
     /// Writes the runtime into `folder`; returns its path.
