@@ -4,15 +4,12 @@ import ProcessKit
 import SiteSettings
 import Testing
 
-/// Where `node` is, if it is installed.
-private let installedNode = ["/usr/bin/node", "/usr/local/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
 /// The JavaScript runtime on `node`, fed frames as the harness sends them: what a background
 /// script sees (the harness's time, seeded random numbers, no Node globals), which listeners
 /// wake it, and what it does wrong said with its place, without ending the process.
-@Suite(.enabled(if: installedNode != nil, "node is not installed: the JavaScript runtime cannot be run"))
+@Suite(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the JavaScript runtime cannot be run"))
 struct ExtensionRuntimeTests {
-    static let node = installedNode
+    static let node = ExtensionRuntime.installedNode
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions").path
 
     /// The frames of each input, up to and including its `done` or `error`, as the harness
@@ -37,34 +34,18 @@ struct ExtensionRuntimeTests {
     /// `storage` is the folder of the background's storage (a fresh one when nil); `answer`
     /// answers each yield point (`continue` unless it says otherwise).
     private func run(_ fixture: String, seed: Int = 7, watchdog: Int = 2_000, environment: [String: String] = [:], storage: String? = nil,
-                     answer: (YieldPoint) -> String = { _ in #"{"kind":"continue","now":0}"# },
+                     answer: (YieldPoint) -> ToChild = { _ in .proceed(now: 0) },
                      _ inputs: [(input: String, now: Int, uptime: Int)]) throws -> Run {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("runtime-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let runtime = try ExtensionRuntime.install(in: folder)
-        let child = try ChildProcess(executable: try #require(Self.node),
-                                     arguments: ExtensionRuntime.arguments(runtime: runtime, extension: Self.fixtures + "/" + fixture,
-                                                                           watchdogMilliseconds: watchdog) + ["--storage", storage ?? folder],
-                                     environment: environment, role: .background)
-        defer {
-            child.kill()
-            _ = child.wait()
-        }
+        let session = try ExtensionRuntime.Session(node: try #require(Self.node), runtime: try ExtensionRuntime.install(in: folder),
+                                                   extension: Self.fixtures + "/" + fixture, storage: storage ?? folder,
+                                                   watchdogMilliseconds: watchdog, environment: environment)
         var run = Run()
         for (input, now, uptime) in inputs {
             let frame = #"{"kind":"input","now":\#(now),"uptime":\#(uptime),"seed":\#(seed),"flaws":[],"input":\#(input)}"#
-            try child.send(Array(frame.utf8))
-            var frames: [FromChild] = []
-            while true {
-                let bytes = try #require(try child.receive(timeoutMilliseconds: 10_000), "the runtime ended")
-                let frame = try FromChild.decode(bytes, role: .background)
-                frames.append(frame)
-                if case .done = frame { break }
-                if case .error = frame { break }
-                if case .yield(let point, _) = frame { try child.send(Array(answer(point).utf8)) }
-            }
-            run.answers.append(frames)
+            run.answers.append(try #require(try session.exchange(frame: Array(frame.utf8), answer: answer), "the runtime ended: \(session.stderrTail)"))
         }
         return run
     }
@@ -167,7 +148,7 @@ struct ExtensionRuntimeTests {
         #expect(try run("runtime-storage", storage: storage, inputs).logs.first == "loads 1")
         // A write that fails fails the call, and nothing is saved.
         let failing = try run("runtime-storage", storage: storage, answer: { point in
-            point == .storageWriteTemp ? #"{"kind":"fail","errno":28,"now":0}"# : #"{"kind":"continue","now":0}"#
+            point == .storageWriteTemp ? .fail(errno: 28, now: 0) : .proceed(now: 0)
         }, inputs)
         #expect(failing.logs == ["loads 2", "not saved: storage.local could not be saved: the write failed with errno 28"], "\(failing.logs)")
         #expect(try String(contentsOfFile: storage + "/local.json", encoding: .utf8) == #"{"loads":2}"#)

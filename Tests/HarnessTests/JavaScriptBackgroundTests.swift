@@ -4,14 +4,11 @@ import ProcessKit
 import SiteSettings
 import Testing
 
-/// Where `node` is, if it is installed.
-private let installedNode = ["/usr/bin/node", "/usr/local/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
 /// The JavaScript runtime as a run's background on the process transport: started by the
 /// harness's launcher like any background executable, its answer to a tab's question shown by
 /// the page, its console in the run's trace. An input it does not take yet is refused with a
 /// clear error that fails the run.
-@Suite(.enabled(if: installedNode != nil, "node is not installed: the JavaScript runtime cannot be run"))
+@Suite(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the JavaScript runtime cannot be run"))
 struct JavaScriptBackgroundTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
@@ -22,7 +19,7 @@ struct JavaScriptBackgroundTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("javascript-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/run", withIntermediateDirectories: true)
         var executables = HarnessBinary.executables
-        executables.background = ExtensionRuntime.background(node: try #require(installedNode), runtime: try ExtensionRuntime.install(in: folder),
+        executables.background = ExtensionRuntime.background(node: try #require(ExtensionRuntime.installedNode), runtime: try ExtensionRuntime.install(in: folder),
                                                              extension: Self.fixtures + "/" + fixture)
         return (Simulation(platform: .iOS, transport: .process, seed: 1, epoch: 1_772_355_600_000, executables: executables, directory: folder + "/run"),
                 folder)

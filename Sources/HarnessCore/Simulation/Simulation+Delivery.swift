@@ -146,9 +146,11 @@ extension Simulation {
         var last: (tab: TabID, decision: Decision)?
         for case .sendDecision(let tab, let decision) in outputs where monitor.owesAnAnswerFromItsCache(to: tab.rawValue) { last = (tab, decision) }
         guard let (tab, decision) = last, let page = told.tabs[tab] else { return }
+        // Read once: the pause in storage.session, for every moment tried.
+        let pausedUntil = storedSession?.pausedUntil
         func differs(at moment: EpochMillis) -> (shown: String, reference: String)? {
             let context = DecisionContext(appearance: told.appearance, now: moment, utcOffsetMinutes: told.utcOffsetMinutes,
-                                          pausedUntil: storedSession?.pausedUntil, pageIsNativelyDark: page.nativeDark)
+                                          pausedUntil: pausedUntil, pageIsNativelyDark: page.nativeDark)
             return cacheReference.difference(url: page.url, shown: decision, document: cache, named: "its cache", context: context)
         }
         guard let difference = differs(at: now), !told.moments.contains(where: { differs(at: $0) == nil }) else { return }

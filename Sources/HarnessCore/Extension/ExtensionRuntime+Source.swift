@@ -1,0 +1,701 @@
+/// The JavaScript of `ExtensionRuntime`, `runtime.mjs`, as `install(in:)` writes it.
+extension ExtensionRuntime {
+    package static let source = #"""
+// The harness's JavaScript runtime for an extension's background: one node process per
+// background incarnation, speaking the background role of the protocol (PROTOCOL.md, sections
+// 3 to 6 and 14) on its standard input and output. It owns the event loop: every script runs
+// in a turn that an input frame begins, microtasks drain before the turn ends, and nothing
+// runs between turns. Everything a script can reach is made in the script's own realm: no
+// object of this file's realm (where `process` lives) is handed to it, and what crosses from
+// the scripts to this file is strings and numbers. The clock, the timers and the random
+// numbers come from the frames, so the same frames give the same run.
+//
+// node --experimental-vm-modules --no-warnings runtime.mjs --extension FOLDER [--watchdog MS]
+//     --storage FOLDER [--free]
+// (the harness adds --storage, and --free in a soak, as it does for every background).
+
+process.env.TZ = 'UTC';
+
+import fs from 'node:fs';
+import path from 'node:path';
+import util from 'node:util';
+import vm from 'node:vm';
+
+function option(name, fallback) {
+    const at = process.argv.indexOf(`--${name}`);
+    return at >= 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
+}
+const folder = path.resolve(option('extension', '.'));
+const watchdog = Number(option('watchdog', '2000'));
+const runtimeFile = new URL(import.meta.url).pathname;
+
+// MARK: - Frames: a 4-byte little-endian length, then a JSON object in UTF-8 (section 3)
+
+const frameLimit = 64 * 1024 * 1024;
+
+function write(frame) {
+    const payload = Buffer.from(JSON.stringify(frame), 'utf8');
+    const header = Buffer.alloc(4);
+    header.writeUInt32LE(payload.length);
+    process.stdout.write(Buffer.concat([header, payload]));
+}
+
+// The harness is gone or broke the framing: say so once and stop (section 12).
+function broken(message) {
+    write({ kind: 'error', message });
+    process.exit(75);
+}
+
+async function* frames() {
+    let buffer = Buffer.alloc(0);
+    for await (const chunk of process.stdin) {
+        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+        while (buffer.length >= 4) {
+            const length = buffer.readUInt32LE(0);
+            if (length > frameLimit) broken(`a frame of ${length} bytes is over the limit of ${frameLimit} bytes`);
+            if (buffer.length < 4 + length) break;
+            yield buffer.subarray(4, 4 + length).toString('utf8');
+            buffer = buffer.subarray(4 + length);
+        }
+    }
+    if (buffer.length > 0) broken('the input ended inside a frame');
+}
+
+// MARK: - What crosses from the scripts: strings and numbers
+
+function log(level, message, at) {
+    const frame = { kind: 'log', level, message: String(message) };
+    if (at) frame.at = String(at);
+    write(frame);
+}
+
+// `file:line:col` of the first frame of a stack that is a script's (or `file:line` where the
+// stack gives no column); the runtime's own frames are skipped.
+function place(stack) {
+    const lines = String(stack).split('\n').filter((line) => !line.includes(runtimeFile) && !line.includes('runtime:'));
+    for (const line of lines) {
+        const match = line.match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
+        if (match) return match.slice(1).join(':');
+    }
+    for (const line of lines) {
+        const match = line.match(/^([^\s()]+\.m?js):(\d+)$/);
+        if (match) return match.slice(1).join(':');
+    }
+    return undefined;
+}
+
+// A value thrown in the scripts' realm, in words, read without running any of its code (no
+// getter, no proxy trap: that could loop outside the watchdog).
+function describe(value) {
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
+    if (util.types.isProxy(value)) return 'a proxy';
+    const data = (name) => {
+        for (let object = value; object !== null; object = Object.getPrototypeOf(object)) {
+            if (util.types.isProxy(object)) return undefined;
+            const descriptor = Object.getOwnPropertyDescriptor(object, name);
+            if (descriptor) return typeof descriptor.value === 'string' ? descriptor.value : undefined;
+        }
+        return undefined;
+    };
+    const name = data('name'), message = data('message');
+    return { text: name !== undefined && message !== undefined ? `${name}: ${message}` : 'a thrown object', stack: data('stack') ?? '' };
+}
+
+function uncaught(prefix, value) {
+    const described = describe(value);
+    if (typeof described === 'string') log('error', `${prefix} ${described}`);
+    else log('error', `${prefix} ${described.text}`, place(described.stack));
+}
+
+process.on('unhandledRejection', (reason) => uncaught('Uncaught (in promise)', reason));
+
+// MARK: - The extension as its manifest gives it
+
+let manifest = null, manifestProblem = null;
+try {
+    manifest = JSON.parse(fs.readFileSync(path.join(folder, 'manifest.json'), 'utf8'));
+} catch (error) {
+    manifestProblem = `the extension's manifest.json cannot be read: ${error.message}`;
+}
+const background = manifest?.background ?? {};
+const backgroundScripts = background.service_worker ? [background.service_worker] : (background.scripts ?? []);
+const isModule = background.type === 'module';
+
+// MARK: - Time and randomness, from the frames
+
+const clock = { now: 0, uptime: 0 };
+let random = null;
+
+// sfc32 over a 128-bit state mixed from the run's seed, the role and the incarnation's first
+// moment on Safari's clock (the wire does not carry the incarnation's number).
+function seededRandom(seed, uptime) {
+    let h = 0x9e3779b9;
+    const text = `${seed}/background/${uptime}`;
+    let [a, b, c, d] = [0, 1, 2, 3].map((i) => {
+        for (let k = 0; k < text.length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x5bd1e995 + i * 2);
+        h ^= h >>> 15;
+        return h >>> 0;
+    });
+    const next = () => {
+        a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+        const t = (a + b | 0) + d | 0;
+        d = d + 1 | 0;
+        a = b ^ b >>> 9;
+        b = c + (c << 3) | 0;
+        c = c << 21 | c >>> 11;
+        c = c + t | 0;
+        return (t >>> 0) / 4294967296;
+    };
+    for (let i = 0; i < 12; i++) next();
+    return next;
+}
+
+// MARK: - The scripts' realm
+
+let directives = [];
+let timedOut = false;
+
+const context = vm.createContext({}, {
+    name: 'background',
+    microtaskMode: 'afterEvaluate',
+    codeGeneration: { strings: false, wasm: false },
+});
+
+function evaluate(script) {
+    try {
+        script.runInContext(context, { timeout: watchdog });
+    } catch (error) {
+        if (error?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') { timedOut = true; return; }
+        uncaught('Uncaught', error);
+        // The microtasks the script queued before it threw still run in this turn.
+        try { drain.runInContext(context, { timeout: watchdog }); } catch (later) {
+            if (later?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') timedOut = true; else uncaught('Uncaught', later);
+        }
+    }
+}
+const drain = new vm.Script('', { filename: 'runtime:drain' });
+
+function read(file) {
+    const full = path.resolve(folder, String(file).replace(/^\//, ''));
+    if (!full.startsWith(folder + path.sep)) throw new Error(`${file} is outside the extension`);
+    return fs.readFileSync(full, 'utf8');
+}
+
+// What the scripts' realm asks of this one: each takes and gives strings and numbers only, and
+// none is reachable from a script (the install function keeps them in its closure).
+const host = {
+    now: () => clock.now,
+    uptime: () => clock.uptime,
+    random: () => random(),
+    setTimer: (id, at) => {
+        if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) directives.push({ type: 'setTimer', timer: { script: id }, at });
+    },
+    cancelTimer: (id) => { if (Number.isSafeInteger(id)) directives.push({ type: 'cancelTimer', timer: { script: id } }); },
+    // A storage operation: queued, carried out at the turn's end through the yield points,
+    // finished when the harness sends its completion. Returns its token.
+    storage: (area, op, text) => {
+        const token = nextToken++;
+        storageQueue.push({ token, area: String(area), op: String(op), argument: JSON.parse(String(text)) });
+        return token;
+    },
+    // A native message for the handler (section 9), numbered by the scripts' realm.
+    sendNative: (request, text) => {
+        if (Number.isSafeInteger(request)) directives.push({ type: 'sendNative', request, message: JSON.parse(String(text)) });
+    },
+    // A tab's question answered: the response, as JSON text, is the decision the tab shows.
+    decide: (tab, text) => { directives.push({ type: 'sendDecision', tab: String(tab), decision: JSON.parse(String(text)) }); },
+    log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
+    // The error a script's own call gets back, as text for its realm to throw.
+    importScripts: (files) => {
+        if (isModule) return 'importScripts is not available in a module background';
+        for (const file of files) {
+            let source;
+            try { source = read(file); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
+            new vm.Script(source, { filename: String(file) }).runInContext(context);
+        }
+        return '';
+    },
+};
+
+const install = new vm.Script(String.raw`(host, manifestText) => {
+    'use strict';
+    const manifest = JSON.parse(manifestText);
+    const permissions = new Set(manifest.permissions ?? []);
+    const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+
+    // Time from the frames.
+    const RealDate = globalThis.Date;
+    const FrameDate = function Date(...args) {
+        if (new.target === undefined) return new RealDate(host.now()).toString();
+        return args.length === 0 ? new RealDate(host.now()) : new RealDate(...args);
+    };
+    FrameDate.prototype = RealDate.prototype;
+    FrameDate.now = () => host.now();
+    FrameDate.parse = RealDate.parse;
+    FrameDate.UTC = RealDate.UTC;
+    Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
+    define('Date', FrameDate);
+    const Format = Intl.DateTimeFormat;
+    const format = Object.getOwnPropertyDescriptor(Format.prototype, 'format').get;
+    Object.defineProperty(Format.prototype, 'format', {
+        get() { const bound = format.call(this); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
+    });
+    const formatToParts = Format.prototype.formatToParts;
+    Format.prototype.formatToParts = function (date) { return formatToParts.call(this, date === undefined ? host.now() : date); };
+    define('performance', { now: () => host.uptime() });
+
+    // Random numbers from the seed.
+    Math.random = () => host.random();
+    const getRandomValues = (array) => {
+        const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+        for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(host.random() * 256);
+        return array;
+    };
+    define('crypto', {
+        getRandomValues,
+        randomUUID() {
+            const bytes = getRandomValues(new Uint8Array(16));
+            bytes[6] = bytes[6] & 0x0f | 0x40;
+            bytes[8] = bytes[8] & 0x3f | 0x80;
+            const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+            return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+        },
+    });
+
+    // No run depends on the collector.
+    define('WeakRef', class WeakRef {
+        #target;
+        constructor(target) { this.#target = target; }
+        deref() { return this.#target; }
+    });
+    define('FinalizationRegistry', class FinalizationRegistry {
+        constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
+        register() {}
+        unregister() { return false; }
+    });
+
+    // The console.
+    const text = (value) => {
+        if (typeof value === 'string') return value;
+        if (value instanceof Error) return value.name + ': ' + value.message;
+        try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
+    };
+    define('console', Object.fromEntries(['log', 'info', 'debug', 'warn', 'error'].map((level) =>
+        [level, (...values) => host.log(level === 'warn' || level === 'error' ? level : 'log', values.map(text).join(' '), '')])));
+
+    // Timers: the harness's to fire (section 14).
+    const timers = new Map();
+    let nextTimer = 1;
+    const delay = (value) => {
+        const wait = Math.trunc(Number(value));
+        return Number.isFinite(wait) && wait > 0 && wait <= 2147483647 ? wait : 0;
+    };
+    const setTimer = (callback, wait, args, repeats) => {
+        if (typeof callback !== 'function') throw new TypeError('setTimeout and setInterval take a function (a string is not evaluated)');
+        const id = nextTimer++;
+        // An interval runs at most once a millisecond, so time moves while it runs.
+        const every = repeats ? Math.max(1, delay(wait)) : delay(wait);
+        timers.set(id, { callback, args, every, repeats });
+        host.setTimer(id, host.now() + every);
+        return id;
+    };
+    define('setTimeout', (callback, wait = 0, ...args) => setTimer(callback, wait, args, false));
+    define('setInterval', (callback, wait = 0, ...args) => setTimer(callback, wait, args, true));
+    const clear = (id) => { if (timers.delete(id)) host.cancelTimer(id); };
+    define('clearTimeout', clear);
+    define('clearInterval', clear);
+    define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
+
+    // browser.* (and chrome.*): events, the runtime's members, and a clear error for the rest.
+    const events = new Map();
+    const event = (listener) => {
+        const listeners = [];
+        const object = {
+            addListener(callback) {
+                if (typeof callback !== 'function') throw new TypeError('addListener takes a function');
+                if (!listeners.includes(callback)) listeners.push(callback);
+            },
+            removeListener(callback) { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
+            hasListener(callback) { return listeners.includes(callback); },
+            hasListeners() { return listeners.length > 0; },
+        };
+        if (listener) events.set(listener, listeners);
+        return object;
+    };
+    const missing = (name) => () => { throw new Error(name + ' is not provided by the harness\'s runtime'); };
+    const namespace = (name, members) => new Proxy(members, {
+        get(target, member) {
+            if (typeof member === 'symbol' || member in target) return target[member];
+            if (member === 'then') return undefined;
+            return missing('browser.' + name + '.' + member);
+        },
+    });
+    // runtime.sendNativeMessage([application,] message): a promise of the handler's reply, or
+    // of Safari's rejection (handlerEnded, tooManyRequests) as an error.
+    const replies = new Map();
+    let nextRequest = 1;
+    const native = permissions.has('nativeMessaging') ? {
+        sendNativeMessage(first, second) {
+            const message = typeof first === 'string' ? second : first;
+            return new Promise((resolve, reject) => {
+                const request = nextRequest++;
+                host.sendNative(request, JSON.stringify(message ?? null));
+                replies.set(request, { resolve, reject });
+            });
+        },
+    } : {};
+    const api = {
+        runtime: namespace('runtime', {
+            ...native,
+            id: manifest.browser_specific_settings?.safari?.id ?? 'extension',
+            onMessage: event('message'),
+            onStartup: event(null),
+            onInstalled: event(null),
+            getManifest: () => JSON.parse(manifestText),
+            getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
+        }),
+        tabs: namespace('tabs', { onActivated: event('tabActivated'), onRemoved: event('tabRemoved') }),
+        windows: namespace('windows', { onFocusChanged: event('windowFocus') }),
+    };
+    if (permissions.has('alarms')) api.alarms = namespace('alarms', { onAlarm: event('alarm') });
+    // storage.local and storage.session: each call a promise that the operation's completion
+    // settles (section 10); onChanged hears each change as it completes.
+    const pending = new Map();
+    const changedListeners = [];
+    const area = (name) => {
+        const operation = (op, argument) => new Promise((resolve, reject) => {
+            const token = host.storage(name, op, JSON.stringify(argument === undefined ? null : argument));
+            pending.set(token, { resolve, reject, name });
+        });
+        return namespace('storage.' + name, {
+            get: (keys) => operation('get', keys ?? null),
+            set: (items) => {
+                if (items === null || typeof items !== 'object') throw new TypeError('storage.' + name + '.set takes an object');
+                return operation('set', items).then(() => undefined);
+            },
+            remove: (keys) => operation('remove', keys).then(() => undefined),
+            clear: () => operation('clear').then(() => undefined),
+        });
+    };
+    if (permissions.has('storage')) {
+        api.storage = namespace('storage', {
+            local: area('local'),
+            session: area('session'),
+            onChanged: { addListener: (callback) => { changedListeners.push(callback); },
+                         removeListener: (callback) => { const at = changedListeners.indexOf(callback); if (at >= 0) changedListeners.splice(at, 1); },
+                         hasListener: (callback) => changedListeners.includes(callback) },
+        });
+    }
+    const completed = (token, outcome) => {
+        const waiting = pending.get(token);
+        if (waiting === undefined) return;
+        pending.delete(token);
+        if (outcome.error !== undefined) { waiting.reject(new Error(outcome.error)); return; }
+        if (outcome.changes !== undefined && Object.keys(outcome.changes).length > 0) {
+            for (const listener of [...changedListeners]) call(listener, [outcome.changes, waiting.name]);
+        }
+        waiting.resolve(outcome.value);
+    };
+    // What the manifest's permissions do not grant is absent, as in Safari.
+    const granted = new Set(['alarms', 'storage', 'nativeMessaging', 'scripting', 'cookies', 'webNavigation', 'declarativeNetRequest']);
+    const browser = new Proxy(api, {
+        get(target, name) {
+            if (typeof name === 'symbol' || name in target) return target[name];
+            if (name === 'then' || (granted.has(name) && !permissions.has(name))) return undefined;
+            return namespace(name, {});
+        },
+    });
+    define('browser', browser);
+    define('chrome', browser);
+    define('self', globalThis);
+    define('importScripts', (...files) => {
+        const problem = host.importScripts(files.map(String));
+        if (problem) throw new TypeError(problem);
+    });
+
+    // A turn's work: the other realm names it with a word and a number (post), the turn does it
+    // under the watchdog (__runtimeTurn, which no script can replace), and its answer is a string
+    // (result). Nothing here but assignments runs outside a turn.
+    let work = null, answer = '';
+    const describe = (error) => error instanceof Error ? error.name + ': ' + error.message : text(error);
+    Object.defineProperty(globalThis, '__runtimeTurn', {
+        value() {
+            const next = work;
+            work = null;
+            answer = '';
+            if (next === null) return;
+            if (next.kind === 'event') {
+                deliver(JSON.parse(next.text));
+                return;
+            }
+            if (next.kind === 'storage') {
+                completed(next.id, JSON.parse(next.text));
+                return;
+            }
+            if (next.kind === 'reply') {
+                const input = JSON.parse(next.text);
+                const waiting = replies.get(input.request);
+                if (waiting === undefined) return;
+                replies.delete(input.request);
+                if (input.rejected !== undefined) waiting.reject(new Error(String(input.rejected))); else waiting.resolve(input.reply);
+                return;
+            }
+            if (next.kind === 'listening') {
+                // The events the background listens for now, each once, in order.
+                answer = [...events].filter(([, listeners]) => listeners.length > 0).map(([name]) => name).sort().join(',');
+                return;
+            }
+            const timer = timers.get(next.id);
+            if (timer === undefined) return;
+            if (timer.repeats) host.setTimer(next.id, host.now() + timer.every); else timers.delete(next.id);
+            call(timer.callback, timer.args);
+        },
+        writable: false, configurable: false, enumerable: false,
+    });
+    // Section 8.2's inputs as the browser.* events a background page gets. Each listener runs
+    // in turn; one that throws is logged and the next still runs.
+    const call = (listener, args) => {
+        try { return listener(...args); } catch (error) {
+            host.log('error', 'Uncaught ' + describe(error), error instanceof Error ? String(error.stack) : '');
+            return undefined;
+        }
+    };
+    const fire = (name, ...args) => { for (const listener of [...(events.get(name) ?? [])]) call(listener, args); };
+    // A page's message to runtime.onMessage. From a tab, the first answer (sendResponse, at
+    // once or later, or a listener's promise) is the decision that tab shows; from no tab, an
+    // answer goes nowhere.
+    const message = (body, tab, url) => {
+        const sender = tab === undefined ? { id: api.runtime.id } : { id: api.runtime.id, url, tab: { id: tab, url } };
+        let answered = false;
+        const sendResponse = (response) => {
+            if (answered || tab === undefined) return;
+            answered = true;
+            host.decide(tab, JSON.stringify(response ?? null));
+        };
+        for (const listener of [...(events.get('message') ?? [])]) {
+            const result = call(listener, [body, sender, sendResponse]);
+            if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+                result.then(sendResponse, (error) => host.log('error', 'Uncaught (in promise) ' + describe(error),
+                                                              error instanceof Error ? String(error.stack) : ''));
+            }
+        }
+    };
+    const deliver = (input) => {
+        switch (input.type) {
+        case 'tabRequestedDecision':
+            // The decision message (section 14): the page's content script asks for its decision.
+            message({ type: 'getDecision', url: input.url, nativeDark: input.nativeDark === true }, input.tab, input.url);
+            return;
+        case 'tabNativeDarkChanged':
+            message({ type: 'nativeDarkChanged', nativeDark: input.nativeDark === true }, input.tab, undefined);
+            return;
+        case 'appearanceChanged':
+            message({ type: 'appearanceChanged', appearance: input.appearance }, undefined, undefined);
+            return;
+        case 'tabActivated': fire('tabActivated', { tabId: input.tab, windowId: 1 }); return;
+        case 'tabClosed': fire('tabRemoved', input.tab, { windowId: 1, isWindowClosing: false }); return;
+        case 'safariCameToForeground': fire('windowFocus', 1); return;
+        }
+    };
+
+    return {
+        post(kind, id, text) { work = { kind, id, text }; },
+        result() { return answer; },
+    };
+}`, { filename: 'runtime:install' }).runInContext(context);
+
+const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
+const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
+
+// MARK: - Extension storage (section 10): storage.local in local.json, saved whole through a
+// temporary file at the storage yield points; storage.session in session.json, in place.
+
+const storageFolder = option('storage', null);
+let nextToken = 1;
+let storageQueue = [];
+const finished = new Map();
+const areas = { local: null, session: null };
+let localUnreadable = false;
+let nextYield = 1;
+
+function readArea(file) {
+    try {
+        const value = JSON.parse(fs.readFileSync(path.join(storageFolder, file), 'utf8'));
+        return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+    } catch { return {}; }
+}
+
+// Stops at a yield point until the harness answers: true to take the step, or the failure.
+async function yieldAt(point) {
+    write({ kind: 'yield', point, seq: nextYield++ });
+    for (;;) {
+        const next = await incoming.next();
+        if (next.done) process.exit(0);
+        let frame;
+        try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
+        if (frame?.kind === 'continue') return { ok: true };
+        if (frame?.kind === 'fail') return { ok: false, errno: frame.errno, after: frame.after === true };
+        write({ kind: 'error', message: `an input arrived while waiting at yield point '${point}'; ignored` });
+    }
+}
+
+const failure = (step, answer) => `storage.local could not be saved: ${step} failed with errno ${answer.errno}`;
+
+async function carryOut(operation) {
+    const { area, op, argument } = operation;
+    if (area === 'local' && areas.local === null && !localUnreadable) {
+        const answer = await yieldAt('storage-read');
+        if (answer.ok || answer.after) areas.local = readArea('local.json'); else localUnreadable = true;
+    }
+    if (area === 'session' && areas.session === null) areas.session = readArea('session.json');
+    if (area === 'local' && localUnreadable) return { error: 'storage.local could not be read' };
+    const items = areas[area];
+    if (op === 'get') {
+        const keys = argument === null ? Object.keys(items) : Array.isArray(argument) ? argument
+            : typeof argument === 'string' ? [argument] : Object.keys(argument);
+        const result = {};
+        for (const key of keys) {
+            if (Object.hasOwn(items, key)) result[key] = items[key];
+            else if (argument !== null && typeof argument === 'object' && !Array.isArray(argument)) result[key] = argument[key];
+        }
+        return { value: result };
+    }
+    const changed = op === 'clear' ? {} : { ...items };
+    const changes = {};
+    if (op === 'set') {
+        for (const [key, value] of Object.entries(argument)) { changes[key] = { oldValue: items[key], newValue: value }; changed[key] = value; }
+    } else {
+        for (const key of op === 'clear' ? Object.keys(items) : [argument].flat()) {
+            if (Object.hasOwn(items, key)) { changes[key] = { oldValue: items[key] }; delete changed[key]; }
+        }
+    }
+    const text = JSON.stringify(changed);
+    if (area === 'session') {
+        fs.writeFileSync(path.join(storageFolder, 'session.json'), text);
+    } else {
+        const temp = await yieldAt('storage-write-temp');
+        if (!temp.ok && !temp.after) return { error: failure('the write', temp) };
+        fs.writeFileSync(path.join(storageFolder, 'local.json.tmp'), text);
+        if (!temp.ok) return { error: failure('the write', temp) };
+        const rename = await yieldAt('storage-rename');
+        if (!rename.ok && !rename.after) return { error: failure('the rename', rename) };
+        fs.renameSync(path.join(storageFolder, 'local.json.tmp'), path.join(storageFolder, 'local.json'));
+        if (!rename.ok) { areas[area] = changed; return { error: failure('the rename', rename) }; }
+    }
+    areas[area] = changed;
+    return { value: null, changes };
+}
+
+// MARK: - Loading the background
+
+async function loadModules() {
+    const modules = new Map();
+    const load = (file) => {
+        const key = path.posix.normalize(String(file).replace(/^\//, ''));
+        if (!modules.has(key)) modules.set(key, new vm.SourceTextModule(read(key), { identifier: key, context }));
+        return modules.get(key);
+    };
+    for (const file of backgroundScripts) {
+        const module = load(file);
+        await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier)));
+        // A module's top-level await settles through the scripts' own microtask queue, which
+        // drains only after an evaluation in their realm.
+        let outcome = null;
+        module.evaluate({ timeout: watchdog }).then(() => { outcome = { ok: true }; }, (error) => { outcome = { error }; });
+        for (let round = 0; outcome === null && round < 1000; round++) {
+            drain.runInContext(context, { timeout: watchdog });
+            await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (outcome === null) throw new Error(`${file} did not finish loading: its top-level await waits for something that never comes`);
+        if (outcome.error?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') { timedOut = true; return; }
+        if (outcome.error) throw outcome.error;
+    }
+}
+
+// MARK: - Inputs
+
+async function handle(frame) {
+    clock.now = frame.now;
+    clock.uptime = frame.uptime ?? clock.uptime;
+    random ??= seededRandom(frame.seed ?? 0, clock.uptime);
+    directives = [];
+    timedOut = false;
+    const input = frame.input ?? {};
+    if (manifestProblem !== null) {
+        write({ kind: 'error', message: manifestProblem });
+        return;
+    }
+    switch (input.type) {
+    case 'started':
+        if (isModule) {
+            try { await loadModules(); } catch (error) { uncaught('Uncaught', error); }
+        } else {
+            for (const file of backgroundScripts) {
+                let source;
+                try { source = read(file); } catch (error) { log('error', `${file} could not be loaded: ${error.message}`); continue; }
+                evaluate(new vm.Script(source, { filename: String(file) }));
+                if (timedOut) break;
+            }
+        }
+        if (timedOut) break;
+        // Safari keeps what the background listened for once it loaded: those events wake it.
+        scripts.post('listening', 0, '');
+        evaluate(turn);
+        const listening = scripts.result();
+        directives.unshift({ type: 'listen', events: typeof listening === 'string' ? listening.split(',').filter(Boolean) : [] });
+        break;
+    case 'timerFired':
+        if (Number.isInteger(input.timer?.script)) {
+            scripts.post('timer', input.timer.script, '');
+            evaluate(turn);
+        }
+        break;
+    case 'storageCompleted': {
+        const outcome = finished.get(input.token);
+        if (outcome === undefined) break;
+        finished.delete(input.token);
+        scripts.post('storage', input.token, JSON.stringify(outcome));
+        evaluate(turn);
+        break;
+    }
+    case 'nativeReplyArrived':
+        scripts.post('reply', 0, JSON.stringify(input));
+        evaluate(turn);
+        break;
+    case 'tabRequestedDecision': case 'tabNativeDarkChanged': case 'appearanceChanged':
+    case 'tabActivated': case 'tabClosed': case 'safariCameToForeground':
+        scripts.post('event', 0, JSON.stringify(input));
+        evaluate(turn);
+        break;
+    default:
+        write({ kind: 'error', message: `invalid input: type: the JavaScript runtime does not take '${input.type}' yet` });
+        return;
+    }
+    if (timedOut) {
+        write({ kind: 'error', message: `a script did not yield within ${watchdog} ms` });
+        return;
+    }
+    // The turn's storage operations, in order, each finished later by its completion.
+    const operations = storageQueue;
+    storageQueue = [];
+    for (const operation of operations) {
+        finished.set(operation.token, await carryOut(operation));
+        directives.push({ type: 'storagePending', token: operation.token });
+    }
+    // Rejections nobody handled are reported before the input ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    write({ kind: 'done', directives });
+}
+
+write({ kind: 'hello', protocol: 1, role: 'background' });
+const incoming = frames();
+for (;;) {
+    const next = await incoming.next();
+    if (next.done) break;
+    let frame;
+    try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
+    if (frame?.kind !== 'input') { write({ kind: 'error', message: 'expected an input frame' }); continue; }
+    await handle(frame);
+}
+"""#
+}
