@@ -121,7 +121,8 @@ enum RunCommand: HarnessCommand {
             let wall = ran.wallSeconds * 1000
             if !outcome.passed { failed += 1 }
             let result = Terminal.result(outcome.passed ? "pass" : "FAIL", passed: outcome.passed)
-            Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\(seedNote)\n")
+            let known = outcome.knownFailures.isEmpty ? "" : "  failed as marked: \(outcome.knownFailures.joined(separator: ", "))"
+            Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\(seedNote)\(known)\n")
             // Times in failures and traces count from the run's start, given here once.
             if !outcome.passed { Terminal.out("  times from \(Timestamp.format(outcome.epoch)) (+0.000s)\n") }
             for failure in outcome.failures { Terminal.out(failure + "\n") }
@@ -262,7 +263,7 @@ enum RunCommand: HarnessCommand {
     private static func json(_ scenario: Scenario, _ outcome: ScenarioRunner.Outcome, wallSeconds: Double) -> JSONValue {
         .object(["scenario": .string(scenario.name), "result": .string(outcome.passed ? "pass" : "fail"),
                  "steps": .integer(Int64(outcome.steps)), "virtualSeconds": .double(Double(outcome.virtualTime) / 1000),
-                 "wallSeconds": .double(wallSeconds),
+                 "wallSeconds": .double(wallSeconds), "knownFailures": .array(outcome.knownFailures.map(JSONValue.string)),
                  "failures": .array(outcome.marks.failures.map { failure in
                      .object(["line": .integer(Int64(failure.line)), "step": .string(failure.step), "property": .string(failure.property.description),
                               "message": .string(failure.message), "afterHealing": .bool(failure.afterHealing)])
