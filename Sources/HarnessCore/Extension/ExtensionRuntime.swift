@@ -54,6 +54,14 @@ package enum ExtensionRuntime {
         }
     }
 
+    /// A folder for the runtime that every run of this harness's build can share: its name
+    /// carries a digest of the runtime's source, so a different build writes its own.
+    package static var sharedFolder: String {
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in source.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        return FileManager.default.temporaryDirectory.appendingPathComponent("harness-runtime-" + String(hash, radix: 16)).path
+    }
+
     /// `node` on the harness's `PATH`, if it is there.
     package static var installedNode: String? { node(searchPath: ProcessInfo.processInfo.environment["PATH"]) }
 

@@ -77,9 +77,6 @@ package final class ScenarioRunner {
     /// page (`marks.revisions`); off by default, as it parses both files each time.
     package var readsRevisions = false
     private var marks = RunMarks()
-    /// The unpacked extension whose JavaScript is the background when the scenario names none
-    /// (`harness run --extension DIR`); its own `extension` step wins.
-    package var extensionFolder: String?
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
@@ -109,7 +106,8 @@ package final class ScenarioRunner {
     package func run() throws(ScenarioErrors) -> Outcome {
         defer { simulation?.teardown() }
         setup = try ScenarioSetup(scenario, seed: seed, folder: folder)
-        if let folder = setup!.extensionFolder ?? extensionFolder {
+        // A scenario's own `extension` step wins over a background the command chose.
+        if let folder = setup!.extensionFolder {
             switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, runFolder: directory) {
             case .success(let chosen): executables = chosen
             case .failure(let reason):
