@@ -154,6 +154,9 @@ struct RunCommandTests {
         #expect(throwing.status == 2 && throwing.stdout.contains("2 uncaught error(s) while the background loads"), "\(throwing.stdout)")
         #expect(throwing.stderr.contains(fixtures + "/runtime-classic/background.js:17:6: Uncaught TypeError: Cannot read properties of null (reading 'missing')"),
                 "\(throwing.stderr)")
+        let broken = try HarnessBinary.run(["check", "--extension", fixtures + "/runtime-module-broken"])
+        #expect(broken.status == 2 && broken.stderr.contains(fixtures + "/runtime-module-broken/lib.js: Uncaught SyntaxError: Unexpected token '='"),
+                "a module's syntax error is named by its file: \(broken.stderr)")
     }
 
     /// `run --extension DIR` plays the scenarios with the extension's JavaScript as the

@@ -730,19 +730,29 @@ async function prepare() {
         });
     }
     const modules = new Map();
-    const load = (file) => {
+    // The module being read when one cannot be: V8 gives a module's syntax error no place.
+    let reading = null;
+    const load = (file, importer) => {
         const key = path.posix.normalize(String(file).replace(/^\//, ''));
-        if (!modules.has(key)) modules.set(key, new vm.SourceTextModule(read(key), { identifier: key, context }));
+        if (!modules.has(key)) {
+            let source;
+            try { source = read(key); } catch (error) {
+                reading = importer ?? key;
+                throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
+            }
+            reading = key;
+            modules.set(key, new vm.SourceTextModule(source, { identifier: key, context }));
+        }
         return modules.get(key);
     };
     const entries = [];
     for (const file of backgroundScripts) {
         try {
             const module = load(file);
-            await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier)));
+            await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier), referrer.identifier));
             entries.push({ file, module });
         } catch (error) {
-            entries.push({ file, error });
+            entries.push({ file, error, place: reading });
         }
     }
     return entries;
@@ -751,8 +761,12 @@ const prepared = await prepare();
 
 // Runs the prepared modules in order; the first that cannot load stops the rest.
 async function loadModules() {
-    for (const { file, module, error } of prepared) {
-        if (error !== undefined) throw error;
+    for (const { file, module, error, place: where } of prepared) {
+        if (error !== undefined) {
+            const described = describe(error);
+            log('error', `Uncaught ${typeof described === 'string' ? described : described.text}`, where);
+            return;
+        }
         // A module's top-level await settles through the scripts' own microtask queue, which
         // drains only after an evaluation in their realm.
         let outcome = null;

@@ -78,9 +78,10 @@ package enum ExtensionRuntime {
         package var listeners: [BackgroundListener] = []
         package var console: [(level: FromChild.LogLevel, message: String, at: String?)] = []
         package var failure: String?
-        /// The uncaught exceptions and rejections, each with its place.
-        package var uncaught: [String] {
-            console.filter { $0.level == .error && $0.message.hasPrefix("Uncaught") }.map { entry in entry.at.map { "\($0): \(entry.message)" } ?? entry.message }
+        /// The uncaught exceptions and rejections, each with its place in the extension's
+        /// folder (`background.js:17:6`) where the runtime knows it.
+        package var uncaught: [(at: String?, message: String)] {
+            console.filter { $0.level == .error && $0.message.hasPrefix("Uncaught") }.map { ($0.at, $0.message) }
         }
     }
 
