@@ -188,6 +188,16 @@ struct ExtensionRuntimeTests {
         }, inputs)
         #expect(failing.logs == ["loads 2", "not saved: storage.local could not be saved: the write failed with errno 28"], "\(failing.logs)")
         #expect(try String(contentsOfFile: storage + "/local.json", encoding: .utf8) == #"{"loads":2}"#)
+        // A load that fails fails that call only: the next call loads again.
+        var reads = 0
+        let unread = try run("runtime-storage", storage: storage, answer: { point in
+            guard point == .storageRead else { return .proceed(now: 0) }
+            reads += 1
+            return reads == 1 ? .fail(errno: 5, now: 0) : .proceed(now: 0)
+        }, inputs + [(completed(3), Self.epoch + 3, 8)])
+        #expect(reads == 2)
+        #expect(unread.logs == ["not saved: storage.local could not be read", "loads 2", #"changed local {"loads":{"oldValue":2,"newValue":3}}"#,
+                                "saved at the second try"], "\(unread.logs)")
     }
 
     /// runtime.sendNativeMessage, with an application id or without, is a request of the

@@ -389,8 +389,9 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             // The background's message to its pages: the popup's view is the one the harness
             // shows; no other page hears the background yet.
             sendMessage(body) {
-                if (body?.type !== 'showPopup') return unreachable('popup takes only {type: "showPopup", view} from the background');
-                host.showPopup(JSON.stringify(body.view ?? null));
+                if (body?.type === 'showPopup') host.showPopup(JSON.stringify(body.view ?? null));
+                else if (body?.type === 'popupAnswer') host.answerPopup(body.message, JSON.stringify(body));
+                else return unreachable('popup takes only {type: "showPopup", view} and {type: "popupAnswer", message, saved, scope} from the background');
                 return Promise.resolve(undefined);
             },
         }),
@@ -643,7 +644,6 @@ let nextToken = 1;
 let storageQueue = [];
 const finished = new Map();
 const areas = { local: null, session: null };
-let localUnreadable = false;
 let nextYield = 1;
 
 function readArea(file) {
@@ -671,12 +671,14 @@ const failure = (step, answer) => `storage.local could not be saved: ${step} fai
 
 async function carryOut(operation) {
     const { area, op, argument } = operation;
-    if (area === 'local' && areas.local === null && !localUnreadable) {
+    // Until local.json has been read, each operation on storage.local reads it first; a read
+    // that fails fails that operation only, and the next one reads again.
+    if (area === 'local' && areas.local === null) {
         const answer = await yieldAt('storage-read');
-        if (answer.ok || answer.after) areas.local = readArea('local.json'); else localUnreadable = true;
+        if (!answer.ok && !answer.after) return { error: 'storage.local could not be read' };
+        areas.local = readArea('local.json');
     }
     if (area === 'session' && areas.session === null) areas.session = readArea('session.json');
-    if (area === 'local' && localUnreadable) return { error: 'storage.local could not be read' };
     const items = areas[area];
     if (op === 'get') {
         const keys = argument === null ? Object.keys(items) : Array.isArray(argument) ? argument
