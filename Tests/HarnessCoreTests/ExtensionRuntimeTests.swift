@@ -87,7 +87,7 @@ struct ExtensionRuntimeTests {
         let run = try run("runtime-escape", environment: ["TZ": "America/New_York"], [(Self.started, Self.epoch, 5)])
         #expect(run.logs == [
             "escapes EvalError EvalError EvalError EvalError EvalError EvalError",
-            "missing member true browser.runtime.sendMessage is not provided by the harness's runtime",
+            "missing member true browser.runtime.openOptionsPage is not provided by the harness's runtime",
             "absent undefined undefined undefined",
             "turn kept TypeError",
             "clock Sun Mar 01 2026 09:00:00 GMT+0000 (Coordinated Universal Time) 0 true 9:00 AM",
@@ -126,6 +126,42 @@ struct ExtensionRuntimeTests {
                              "activated t2 1", "removed t1", "focus 1",
                              "Uncaught Error: second listener fails @ background.js:19:53", "native dark t2 true",
                              "Uncaught Error: second listener fails @ background.js:19:53", "appearance dark undefined"], "\(run.logs)")
+    }
+
+    /// The popup's messages come from the popup's page, and an answer to a numbered one is its
+    /// popupAnswer; the background's view for the popup and its decision for a tab are the only
+    /// messages its pages take; tabs.query, getPlatformInfo and matchMedia give what Safari
+    /// told it at start; the app's message arrives on the native port; the one alarm is set
+    /// and fires with its name.
+    @Test func thePopupsMessagesAndAnswersThePagesMessagesThePlatformThePortAndTheAlarm() throws {
+        let started = #"{"type":"started","appearance":"dark","appMessages":true,"tabs":{"t1":"https://docs.example.com/guide","t2":"https://a.example.org/"}}"#
+        let view = #"{"tab":"t1","url":"about:blank","unsupported":true,"scopes":[],"selectedScope":null,"pausedUntil":null}"#
+        let run = try run("runtime-popup", [
+            (started, Self.epoch, 5),
+            (#"{"type":"popupOpened","tab":"t1"}"#, Self.epoch + 10, 15),
+            (#"{"type":"popupEdited","set":{"mode":"off"},"reset":[],"message":1,"at":\#(Self.epoch + 19)}"#, Self.epoch + 20, 25),
+            (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 30, 35),
+            (#"{"type":"popupForgotSite","message":2}"#, Self.epoch + 40, 45),
+            (#"{"type":"appMessageArrived"}"#, Self.epoch + 50, 55),
+            (#"{"type":"appearanceChanged","appearance":"light"}"#, Self.epoch + 60, 65),
+            (#"{"type":"popupClosed"}"#, Self.epoch + 70, 75),
+            (#"{"type":"alarmFired"}"#, Self.epoch + 60_070, 60_075),
+        ])
+        #expect(run.end(0) == done([.listen([.alarm, .message]), .connectNative]))
+        #expect(run.end(1) == done([.showPopup(try PopupView.decode(JSONParser.parse(view)))]))
+        #expect(run.end(2) == done([.setTimer(.script(1), at: Int64(Self.epoch + 30))]))
+        #expect(run.end(3) == done([.popupAnswer(message: 1, saved: true, scope: try ScopeKey.parse("docs.example.com"))]), "an answer after return true")
+        #expect(run.end(4) == done([.popupAnswer(message: 2, saved: false, scope: nil)]), "a promise's answer")
+        #expect(run.end(7) == done([.setAlarm(at: Int64(Self.epoch + 60_070))]))
+        let tabs = #"[{"id":"t1","url":"https://docs.example.com/guide","index":0,"windowId":1,"active":false},{"id":"t2","url":"https://a.example.org/","index":1,"windowId":1,"active":false}]"#
+        #expect(run.logs == ["platform mac", "tabs \(tabs)",
+                             "from safari-web-extension://extension/popup.html popupOpened",
+                             "refused Could not establish connection. Receiving end does not exist. (The harness's content script takes only {type: \"decision\", decision} from the background, PROTOCOL.md section 14.)",
+                             "from safari-web-extension://extension/popup.html popupEdited",
+                             "from safari-web-extension://extension/popup.html popupForgotSite",
+                             "app says documentChanged", "media false", "from nowhere appearanceChanged",
+                             "from safari-web-extension://extension/popup.html popupClosed",
+                             "alarm later \(Self.epoch + 60_070)"], "\(run.logs)")
     }
 
     /// storage.local lives in local.json across incarnations, loaded at `storage-read` and saved

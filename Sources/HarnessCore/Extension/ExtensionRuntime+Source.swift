@@ -204,6 +204,14 @@ const host = {
     },
     // A tab's question answered: the response, as JSON text, is the decision the tab shows.
     decide: (tab, text) => { directives.push({ type: 'sendDecision', tab: String(tab), decision: JSON.parse(String(text)) }); },
+    // The open popup's view, and the answer to its message number `message`.
+    showPopup: (text) => { directives.push({ type: 'showPopup', view: JSON.parse(String(text)) }); },
+    answerPopup: (message, text) => {
+        const answer = JSON.parse(String(text));
+        if (Number.isSafeInteger(message)) directives.push({ type: 'popupAnswer', message, saved: answer?.saved, scope: answer?.scope });
+    },
+    connectNative: () => { directives.push({ type: 'connectNative' }); },
+    setAlarm: (at) => { if (Number.isSafeInteger(at)) directives.push({ type: 'setAlarm', at }); },
     log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
     // The error a script's own call gets back, as text for its realm to throw.
     importScripts: (files) => {
@@ -308,6 +316,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
 
     // browser.* (and chrome.*): events, the runtime's members, and a clear error for the rest.
     const events = new Map();
+    const listenersOf = new WeakMap();
     const event = (listener) => {
         const listeners = [];
         const object = {
@@ -319,6 +328,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             hasListener(callback) { return listeners.includes(callback); },
             hasListeners() { return listeners.length > 0; },
         };
+        listenersOf.set(object, listeners);
         if (listener) events.set(listener, listeners);
         return object;
     };
@@ -344,6 +354,28 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             });
         },
     } : {};
+    // What Safari told the background when it started: the appearance, the open tabs (as
+    // tabs.query gives them; a tab that asks is added, a closed one removed), the platform.
+    const safari = { appearance: 'light', tabs: new Map(), active: undefined, appMessages: false };
+    // runtime.connectNative(): the port the app's messages arrive on (macOS), as
+    // {"type": "documentChanged"}; the port takes no messages of the background's.
+    const ports = [];
+    if (permissions.has('nativeMessaging')) {
+        native.connectNative = (application) => {
+            host.connectNative();
+            const port = {
+                name: typeof application === 'string' ? application : '',
+                onMessage: event(null),
+                onDisconnect: event(null),
+                postMessage: missing('browser.runtime.connectNative(...).postMessage'),
+                disconnect() { const at = ports.indexOf(port); if (at >= 0) ports.splice(at, 1); },
+            };
+            ports.push(port);
+            return port;
+        };
+    }
+    const unreachable = (what) => Promise.reject(new Error('Could not establish connection. Receiving end does not exist. (The harness\'s '
+        + what + ', PROTOCOL.md section 14.)'));
     const api = {
         runtime: namespace('runtime', {
             ...native,
@@ -353,11 +385,81 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             onInstalled: event(null),
             getManifest: () => JSON.parse(manifestText),
             getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
+            getPlatformInfo: () => Promise.resolve({ os: safari.appMessages ? 'mac' : 'ios', arch: 'arm' }),
+            // The background's message to its pages: the popup's view is the one the harness
+            // shows; no other page hears the background yet.
+            sendMessage(body) {
+                if (body?.type !== 'showPopup') return unreachable('popup takes only {type: "showPopup", view} from the background');
+                host.showPopup(JSON.stringify(body.view ?? null));
+                return Promise.resolve(undefined);
+            },
         }),
-        tabs: namespace('tabs', { onActivated: event('tabActivated'), onRemoved: event('tabRemoved') }),
+        tabs: namespace('tabs', {
+            onActivated: event('tabActivated'),
+            onRemoved: event('tabRemoved'),
+            query(info = {}) {
+                const unknown = Object.keys(info ?? {}).filter((key) => !['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'].includes(key));
+                if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
+                const tabs = [...safari.tabs].map(([id, url], index) => ({ id, url, index, windowId: 1, active: id === safari.active }));
+                return Promise.resolve(tabs.filter((tab) => (info.active === undefined || tab.active === info.active)
+                    && (info.url === undefined || tab.url === info.url)));
+            },
+            // A decision the background gives a tab unasked (section 8.2's sendDecision).
+            sendMessage(tab, body) {
+                if (body?.type !== 'decision') return unreachable('content script takes only {type: "decision", decision} from the background');
+                host.decide(String(tab), JSON.stringify(body.decision ?? null));
+                return Promise.resolve(undefined);
+            },
+        }),
         windows: namespace('windows', { onFocusChanged: event('windowFocus') }),
     };
-    if (permissions.has('alarms')) api.alarms = namespace('alarms', { onAlarm: event('alarm') });
+    // alarms: the one alarm the protocol has (setAlarm); a new alarm replaces the old. Its name
+    // is known only to the incarnation that made it.
+    let alarmName = '', alarmTime = 0;
+    if (permissions.has('alarms')) {
+        api.alarms = namespace('alarms', {
+            onAlarm: event('alarm'),
+            create(first, second) {
+                const name = typeof first === 'string' ? first : '';
+                const info = (typeof first === 'string' ? second : first) ?? {};
+                if (info.periodInMinutes !== undefined) throw new Error('browser.alarms.create with periodInMinutes is not provided by the harness\'s runtime');
+                const at = info.when !== undefined ? Math.trunc(Number(info.when)) : host.now() + Math.trunc(Number(info.delayInMinutes ?? 0) * 60000);
+                if (!Number.isSafeInteger(at)) throw new TypeError('browser.alarms.create takes when or delayInMinutes as a number');
+                alarmName = name;
+                alarmTime = at;
+                host.setAlarm(at);
+                return Promise.resolve(undefined);
+            },
+        });
+    }
+    // matchMedia('(prefers-color-scheme: dark)') follows the system appearance; its change
+    // listeners hear appearanceChanged.
+    const mediaLists = [];
+    define('matchMedia', (query) => {
+        const media = String(query).trim();
+        const dark = /^\(\s*prefers-color-scheme\s*:\s*dark\s*\)$/.test(media), light = /^\(\s*prefers-color-scheme\s*:\s*light\s*\)$/.test(media);
+        const listeners = [];
+        const list = {
+            media,
+            get matches() { return (dark && safari.appearance === 'dark') || (light && safari.appearance === 'light'); },
+            onchange: null,
+            addEventListener(type, callback) { if (type === 'change' && typeof callback === 'function' && !listeners.includes(callback)) listeners.push(callback); },
+            removeEventListener(type, callback) { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
+            addListener(callback) { list.addEventListener('change', callback); },
+            removeListener(callback) { list.removeEventListener('change', callback); },
+        };
+        if (dark || light) mediaLists.push({ list, listeners });
+        return list;
+    });
+    const appearanceChanged = (appearance) => {
+        const before = new Map(mediaLists.map(({ list }) => [list, list.matches]));
+        safari.appearance = appearance;
+        for (const { list, listeners } of mediaLists) {
+            if (before.get(list) === list.matches) continue;
+            const change = { type: 'change', media: list.media, matches: list.matches };
+            for (const callback of [typeof list.onchange === 'function' ? list.onchange : null, ...listeners]) if (callback) call(callback, [change]);
+        }
+    };
     // storage.local and storage.session: each call a promise that the operation's completion
     // settles (section 10); onChanged hears each change as it completes.
     const pending = new Map();
@@ -440,6 +542,13 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
                 if (input.rejected !== undefined) waiting.reject(new Error(String(input.rejected))); else waiting.resolve(input.reply);
                 return;
             }
+            if (next.kind === 'started') {
+                const input = JSON.parse(next.text);
+                safari.appearance = input.appearance === 'dark' ? 'dark' : 'light';
+                safari.tabs = new Map(Object.entries(input.tabs ?? {}));
+                safari.appMessages = input.appMessages === true;
+                return;
+            }
             if (next.kind === 'listening') {
                 // The events the background listens for now, each once, in order.
                 answer = [...events].filter(([, listeners]) => listeners.length > 0).map(([name]) => name).sort().join(',');
@@ -464,13 +573,18 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     // A page's message to runtime.onMessage. From a tab, the first answer (sendResponse, at
     // once or later, or a listener's promise) is the decision that tab shows; from no tab, an
     // answer goes nowhere.
-    const message = (body, tab, url) => {
-        const sender = tab === undefined ? { id: api.runtime.id } : { id: api.runtime.id, url, tab: { id: tab, url } };
+    // From the popup, the first answer to a change (a message numbered other than 0) is that
+    // change's popupAnswer: {saved, scope}.
+    const popupURL = manifest.action?.default_popup === undefined ? undefined : api.runtime.getURL(manifest.action.default_popup);
+    const message = (body, tab, url, popupMessage) => {
+        const sender = tab !== undefined ? { id: api.runtime.id, url, tab: { id: tab, url } }
+            : popupMessage !== undefined && popupURL !== undefined ? { id: api.runtime.id, url: popupURL } : { id: api.runtime.id };
         let answered = false;
         const sendResponse = (response) => {
-            if (answered || tab === undefined) return;
+            if (answered) return;
             answered = true;
-            host.decide(tab, JSON.stringify(response ?? null));
+            if (tab !== undefined) host.decide(tab, JSON.stringify(response ?? null));
+            else if (popupMessage) host.answerPopup(popupMessage, JSON.stringify(response ?? null));
         };
         for (const listener of [...(events.get('message') ?? [])]) {
             const result = call(listener, [body, sender, sendResponse]);
@@ -484,17 +598,31 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
         switch (input.type) {
         case 'tabRequestedDecision':
             // The decision message (section 14): the page's content script asks for its decision.
+            safari.tabs.set(input.tab, input.url);
             message({ type: 'getDecision', url: input.url, nativeDark: input.nativeDark === true }, input.tab, input.url);
             return;
         case 'tabNativeDarkChanged':
-            message({ type: 'nativeDarkChanged', nativeDark: input.nativeDark === true }, input.tab, undefined);
+            message({ type: 'nativeDarkChanged', nativeDark: input.nativeDark === true }, input.tab, safari.tabs.get(input.tab));
             return;
         case 'appearanceChanged':
+            appearanceChanged(input.appearance);
             message({ type: 'appearanceChanged', appearance: input.appearance }, undefined, undefined);
             return;
-        case 'tabActivated': fire('tabActivated', { tabId: input.tab, windowId: 1 }); return;
-        case 'tabClosed': fire('tabRemoved', input.tab, { windowId: 1, isWindowClosing: false }); return;
+        case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
+            // The popup's messages are section 8.2's inputs as written.
+            message(input, undefined, undefined, Number.isSafeInteger(input.message) ? input.message : 0);
+            return;
+        case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: input.tab, windowId: 1 }); return;
+        case 'tabClosed':
+            safari.tabs.delete(input.tab);
+            if (safari.active === input.tab) safari.active = undefined;
+            fire('tabRemoved', input.tab, { windowId: 1, isWindowClosing: false });
+            return;
         case 'safariCameToForeground': fire('windowFocus', 1); return;
+        case 'appMessageArrived':
+            for (const port of [...ports]) for (const listener of [...listenersOf.get(port.onMessage)]) call(listener, [{ type: 'documentChanged' }, port]);
+            return;
+        case 'alarmFired': fire('alarm', { name: alarmName, scheduledTime: alarmTime }); return;
         }
     };
 
@@ -627,6 +755,8 @@ async function handle(frame) {
     }
     switch (input.type) {
     case 'started':
+        scripts.post('started', 0, JSON.stringify(input));
+        evaluate(turn);
         if (isModule) {
             try { await loadModules(); } catch (error) { uncaught('Uncaught', error); }
         } else {
@@ -663,7 +793,8 @@ async function handle(frame) {
         evaluate(turn);
         break;
     case 'tabRequestedDecision': case 'tabNativeDarkChanged': case 'appearanceChanged':
-    case 'tabActivated': case 'tabClosed': case 'safariCameToForeground':
+    case 'tabActivated': case 'tabClosed': case 'safariCameToForeground': case 'appMessageArrived': case 'alarmFired':
+    case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
         scripts.post('event', 0, JSON.stringify(input));
         evaluate(turn);
         break;
