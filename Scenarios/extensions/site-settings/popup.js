@@ -25,7 +25,7 @@ function show(next) {
     const { value, source } = view.fields[field];
     const select = $(field);
     // A field the record sets shows its value; an inherited one shows "Default (value)".
-    select.options[0].text = `Default (${source === 'default' ? value : '…'})`;
+    select.options[0].text = source === 'default' ? `Default (${value})` : 'Default';
     select.value = source === 'site' && view.recordScope === view.selectedScope ? value : '';
   }
   $('schedule').textContent = `Schedule: ${view.schedule}`;
