@@ -11,7 +11,7 @@ import SiteSettings
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--filter TEXT] [--transport process|in-process] [--seed N] [--workers N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--json FILE] [--html DIR] [--keep] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--filter TEXT] [--transport process|in-process] [--seed N] [--workers N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--json FILE] [--html DIR] [--keep] [--extension DIR] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/; --filter keeps those whose
         path contains TEXT (any case). Prints a line per scenario (result, steps, virtual time,
@@ -23,7 +23,11 @@ enum RunCommand: HarnessCommand {
         run (GitHub renders it); --junit writes JUnit XML; --html writes a page
         per run into DIR (a timeline of every process and tab, the steps, the failures, the
         trace) and DIR/index.html listing them; --keep keeps the run folders (the process
-        transport's: in process every file is on a simulated disk). --flaw switches on known
+        transport's: in process every file is on a simulated disk). --extension DIR runs the
+        unpacked extension in DIR as the background: its manifest is checked first, and its
+        background's JavaScript runs in the harness's runtime on node, one process per
+        incarnation (a scenario's own 'extension' step wins); without node, or in process, such
+        a scenario is skipped, saying why, and a skip is not a pass. --flaw switches on known
         bugs in every process (see 'harness flaws'): the scenarios that catch them fail,
         showing the bug. --crash kills a process the Nth time it
         reaches a yield point (as 'harness sweep' does) and checks only the invariants;
@@ -38,7 +42,7 @@ enum RunCommand: HarnessCommand {
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "html", "flaw", "crash", "power-loss",
-                                                                 "filter", "json", "workers"] + Executables.options,
+                                                                 "filter", "json", "workers", "extension"] + Executables.options,
                                             repeatable: Executables.repeatable, flags: ["all", "keep"])
         let transport = try transport(args, default: .process)
         let seed = try seed(args)
@@ -75,14 +79,17 @@ enum RunCommand: HarnessCommand {
         // still written, then the error is reported.
         var pageError: String?
         let settings = "seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))")
+            + (args.value("extension").map { ", extension \($0)" } ?? "")
 
         let executables = try Executables.chosen(args, transport: transport)
+        let extensionFolder = try Self.extensionFolder(args, flaws: flaws, transport: transport)
         let plan = Plan(transport: transport, seed: seed, executables: executables, flaws: flaws, crashAt: crashAt, powerCut: powerCut,
-                        readsRevisions: pages != nil, keep: args.flag("keep"))
+                        readsRevisions: pages != nil, keep: args.flag("keep"), extensionFolder: extensionFolder)
         let clock = ContinuousClock()
         let total = clock.now
         var failed = 0
         var unusable = 0
+        var skipped = 0
         var traces: [String] = []
         var diagrams: [String] = []
         var results: [Reports.Result] = []
@@ -102,6 +109,13 @@ enum RunCommand: HarnessCommand {
                 results.append(Reports.Result(name: scenario.name, failures: ["usage error: \(error)"], wallSeconds: 0))
                 json.append(.object(["scenario": .string(scenario.name), "result": .string("error"), "error": .string(error)]))
                 pages?.addUnusable(scenario, reason: error)
+                continue
+            }
+            if let reason = outcome.skipped {
+                skipped += 1
+                Terminal.out(Terminal.result("skip", passed: false) + "  \(scenario.name)  \(reason)\n")
+                results.append(Reports.Result(name: scenario.name, failures: [], wallSeconds: 0, skipped: reason))
+                json.append(.object(["scenario": .string(scenario.name), "result": .string("skipped"), "reason": .string(reason)]))
                 continue
             }
             let wall = ran.wallSeconds * 1000
@@ -127,11 +141,14 @@ enum RunCommand: HarnessCommand {
         }
         let seconds = Executables.seconds(clock.now - total)
         let errors = unusable == 0 ? "" : ", \(unusable) could not run as written"
-        Terminal.out("\(scenarios.count - failed - unusable) passed, \(failed) failed\(errors), \((seconds * 100).rounded() / 100) s wall time\n")
+        let skips = skipped == 0 ? "" : ", \(skipped) skipped"
+        let passed = scenarios.count - failed - unusable - skipped
+        Terminal.out("\(passed) passed, \(failed) failed\(errors)\(skips), \((seconds * 100).rounded() / 100) s wall time\n")
         if let path = args.value("trace") { try save(traces.joined(separator: "\n") + "\n", to: path) }
         if let path = args.value("mermaid") { try save(diagrams.joined(separator: "\n"), to: path) }
         if let path = args.value("json") {
-            json.append(.object(["summary": .object(["passed": .integer(Int64(scenarios.count - failed - unusable)), "failed": .integer(Int64(failed)),
+            json.append(.object(["summary": .object(["passed": .integer(Int64(passed)), "failed": .integer(Int64(failed)),
+                                                     "skipped": .integer(Int64(skipped)),
                                                      "errors": .integer(Int64(unusable)), "seconds": .double(seconds), "seed": .integer(Int64(bitPattern: seed)),
                                                      "transport": .string(transport.rawValue),
                                                      "flaws": .array(flaws.map(\.rawValue).sorted().map(JSONValue.string))])]))
@@ -148,6 +165,29 @@ enum RunCommand: HarnessCommand {
         return unusable > 0 ? 2 : failed == 0 ? 0 : 1
     }
 
+    /// `--extension DIR`, its manifest read and checked before anything runs (its warnings
+    /// printed). The flaws are the built-in processes' bugs: they cannot reach an extension's
+    /// own JavaScript, so the two do not go together; nor does another background executable.
+    private static func extensionFolder(_ args: CommandLineArguments, flaws: Set<Flaw>, transport: Simulation.Transport) throws(CommandError) -> String? {
+        guard let folder = args.value("extension") else { return nil }
+        guard !folder.isEmpty else { throw .usage("'--extension' expects an unpacked extension's folder") }
+        guard transport == .process else { throw .usage("'--extension' runs the extension's JavaScript in node, a process of its own: it needs '--transport process'") }
+        guard flaws.isEmpty else {
+            throw .usage("'--flaw' switches on bugs of the built-in processes, which the extension's own JavaScript does not have: run the flaws without '--extension'")
+        }
+        guard args.value("background-exec") == nil else { throw .usage("'--extension' and '--background-exec' both name the background: give one") }
+        switch ExtensionManifest.load(folder: folder) {
+        case .failure(let problems):
+            Terminal.err(problems.description + "\n")
+            throw .invalidScenarios("--extension \(folder): \(problems.errors.count) mistake(s) in the extension (listed above); nothing was run")
+        case .success(let (manifest, _)) where manifest.background == nil:
+            throw .invalidScenarios("--extension \(folder): its manifest.json has no background, the part the harness runs; nothing was run")
+        case .success(let (_, warnings)):
+            for warning in warnings { Terminal.err("warning: \(warning)\n") }
+            return folder
+        }
+    }
+
     /// How every scenario of the command runs.
     private struct Plan: Sendable {
         let transport: Simulation.Transport
@@ -158,6 +198,7 @@ enum RunCommand: HarnessCommand {
         let powerCut: PowerCutPlan?
         let readsRevisions: Bool
         let keep: Bool
+        let extensionFolder: String?
 
         /// Runs one scenario in its own folder (removed after, unless kept).
         func play(_ scenario: Scenario, index: Int) -> Ran {
@@ -169,6 +210,7 @@ enum RunCommand: HarnessCommand {
                 let runner = ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
                                             flaws: flaws, crashAt: crashAt, powerCut: powerCut)
                 runner.readsRevisions = readsRevisions
+                runner.extensionFolder = extensionFolder
                 let outcome = try runner.run()
                 return Ran(outcome: outcome, error: nil, wallSeconds: Executables.seconds(clock.now - start))
             } catch {

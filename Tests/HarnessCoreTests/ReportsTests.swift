@@ -45,12 +45,14 @@ struct ReportsTests {
         #expect(diagram.hasSuffix("```\n"))
     }
 
-    @Test func junitHasACasePerScenarioAndEscapedFailures() {
+    @Test func junitHasACasePerScenarioAndEscapedFailuresAndSkips() {
         let xml = Reports.junit(suite: "s", results: [
             Reports.Result(name: "ok.scenario", failures: [], wallSeconds: 0.5),
             Reports.Result(name: "bad.scenario", failures: ["bad.scenario:3: expect tab t1 theme=<dark>\n  expected \"dark\" & more"], wallSeconds: 0.25),
+            Reports.Result(name: "js.scenario", failures: [], wallSeconds: 0, skipped: "node is not installed"),
         ])
-        #expect(xml.contains(#"<testsuite name="s" tests="2" failures="1" time="0.75">"#))
+        #expect(xml.contains(#"<testsuite name="s" tests="3" failures="1" skipped="1" time="0.75">"#))
+        #expect(xml.contains(#"<testcase classname="s" name="js.scenario" time="0.0">\#n      <skipped message="node is not installed"/>\#n    </testcase>"#), "\(xml)")
         #expect(xml.contains(#"<testcase classname="s" name="ok.scenario" time="0.5"/>"#))
         #expect(xml.contains(#"<failure message="bad.scenario:3: expect tab t1 theme=&lt;dark&gt;   expected &quot;dark&quot; &amp; more">"#))
     }

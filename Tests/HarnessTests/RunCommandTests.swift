@@ -156,6 +156,45 @@ struct RunCommandTests {
                 "\(throwing.stderr)")
     }
 
+    /// `run --extension DIR` plays the scenarios with the extension's JavaScript as the
+    /// background; a scenario's own `extension` step wins over it, and in process such a
+    /// scenario is skipped, saying why, never passed. A folder whose manifest is wrong stops
+    /// the command before anything runs, and the flaws, which are the built-in processes'
+    /// bugs, do not go with it.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func runWithAnExtensionPlaysItsJavaScriptAndAScenariosOwnExtensionWins() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
+        let steps = "tab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n"
+        let plain = try scenario(steps)
+        let own = try scenario("extension \(fixtures)/runtime-events\n" + steps)
+        let trace = try HarnessBinary.file("")
+        defer { for path in [plain, own, trace] { try? FileManager.default.removeItem(atPath: path) } }
+
+        let flag = try HarnessBinary.run(["run", plain, "--extension", fixtures + "/runtime-events", "--trace", trace])
+        #expect(flag.stdout.contains("extension \(fixtures)/runtime-events"), "\(flag.stdout)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(lines.contains("background#1 console.log asked t1 https://docs.example.com/guide false"), "\(lines)")
+        #expect(!flag.stdout.contains("expect tab t1 theme=sepia\n  tab t1 shows"), "the script's answer is the tab's: \(flag.stdout)")
+
+        let wins = try HarnessBinary.run(["run", own, "--extension", fixtures + "/runtime-native", "--trace", trace])
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("console.log asked t1"), "\(wins.stdout)")
+
+        let inProcess = try HarnessBinary.run(["run", own, "--transport", "in-process"])
+        #expect(inProcess.stdout.contains("skip  \(own)  its background is the extension's JavaScript, which runs in node: the process transport only"),
+                "\(inProcess.stdout)")
+        #expect(inProcess.stdout.contains("0 passed, 0 failed, 1 skipped"), "\(inProcess.stdout)")
+
+        let broken = try HarnessBinary.run(["run", plain, "--extension", fixtures + "/runtime-escape/no-such-folder"])
+        #expect(broken.status == 2 && broken.stderr.contains("no-such-folder/manifest.json"), "\(broken.stderr)")
+        let flawed = try HarnessBinary.run(["run", plain, "--extension", fixtures + "/runtime-events", "--flaw", "no-outbox"])
+        #expect(flawed.status == 2 && flawed.stderr.contains("run the flaws without '--extension'"), "\(flawed.stderr)")
+        let badStep = try scenario("extension \(fixtures)/no-such-folder\n" + steps)
+        defer { try? FileManager.default.removeItem(atPath: badStep) }
+        let check = try HarnessBinary.run(["check", badStep])
+        #expect(check.status == 2 && check.stderr.contains("\(badStep):1: extension \(fixtures)/no-such-folder: "), "\(check.stderr)")
+    }
+
     /// The growth benchmark runs its generated scenarios (typed steps, printed, parsed, run)
     /// and reports each length; its figures are measured, never asserted.
     @Test func theStepsBenchmarkRunsEveryLengthOfBothKinds() throws {

@@ -21,6 +21,39 @@ package enum ExtensionRuntime {
         ProcessExecutables.Command(path: node, arguments: arguments(runtime: path, extension: folder))
     }
 
+    /// Why a run cannot have an extension's JavaScript as its background.
+    package enum Unavailable: Error, CustomStringConvertible {
+        case inProcess
+        case noNode
+        case install(String)
+
+        package var description: String {
+            switch self {
+            case .inProcess: "its background is the extension's JavaScript, which runs in node: the process transport only"
+            case .noNode: "node is not installed (not on PATH, /usr/bin or /usr/local/bin): the extension's JavaScript cannot run"
+            case .install(let problem): "the JavaScript runtime could not be written: \(problem)"
+            }
+        }
+    }
+
+    /// `executables` with the background's role taken by the runtime over the extension in
+    /// `folder`, written into `runFolder` (the run's own folder, created if need be).
+    package static func background(replacing executables: ProcessExecutables, extension folder: String, transport: Simulation.Transport,
+                                   runFolder: String) -> Result<ProcessExecutables, Unavailable> {
+        guard transport == .process else { return .failure(.inProcess) }
+        guard let node = installedNode else { return .failure(.noNode) }
+        do {
+            try FileManager.default.createDirectory(atPath: runFolder, withIntermediateDirectories: true)
+            var chosen = executables
+            // node starts where the harness is; the folder is given as the harness found it.
+            let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+            chosen.background = background(node: node, runtime: try install(in: runFolder), extension: absolute)
+            return .success(chosen)
+        } catch {
+            return .failure(.install("\(error)"))
+        }
+    }
+
     /// `node` on the harness's `PATH`, if it is there.
     package static var installedNode: String? { node(searchPath: ProcessInfo.processInfo.environment["PATH"]) }
 

@@ -9,11 +9,14 @@ package enum Reports {
         package var name: String
         package var failures: [String]
         package var wallSeconds: Double
+        /// Why it did not run, if it did not.
+        package var skipped: String?
 
-        package init(name: String, failures: [String], wallSeconds: Double) {
+        package init(name: String, failures: [String], wallSeconds: Double, skipped: String? = nil) {
             self.name = name
             self.failures = failures
             self.wallSeconds = wallSeconds
+            self.skipped = skipped
         }
     }
 
@@ -79,12 +82,15 @@ package enum Reports {
     /// JUnit XML: one test suite, a test case per scenario, a failure element per failed one.
     package static func junit(suite: String, results: [Result]) -> String {
         let failed = results.filter { !$0.failures.isEmpty }.count
+        let skipped = results.filter { $0.skipped != nil }.count
         let time = results.reduce(0) { $0 + $1.wallSeconds }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites>\n  <testsuite name=\"\(escape(suite))\" tests=\"\(results.count)\" failures=\"\(failed)\" time=\"\(time)\">\n"
+        xml += "<testsuites>\n  <testsuite name=\"\(escape(suite))\" tests=\"\(results.count)\" failures=\"\(failed)\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
         for result in results {
             xml += "    <testcase classname=\"\(escape(suite))\" name=\"\(escape(result.name))\" time=\"\(result.wallSeconds)\""
-            if result.failures.isEmpty {
+            if let reason = result.skipped {
+                xml += ">\n      <skipped message=\"\(escape(reason))\"/>\n    </testcase>\n"
+            } else if result.failures.isEmpty {
                 xml += "/>\n"
             } else {
                 let first = result.failures[0].split(separator: "\n").prefix(2).joined(separator: " ")

@@ -139,6 +139,9 @@ struct ScenarioParser {
             }
         case "alarm-minimum":
             step = .alarmMinimum(try duration(try words.next("a duration (30s, or 1m as older Safari releases had)"), words))
+        case "extension":
+            let folder = try words.next("an unpacked extension's folder (relative to the scenario)")
+            step = .extensionFolder(folder)
         case "cache":
             step = .cache(try startingDocument(try words.choose(["defaults", "site", "file"]), &words))
         case "profile":
@@ -240,6 +243,7 @@ struct ScenarioParser {
         case .sharedLegacy: try once("shared legacy")
         case .sharedDamaged: try once("shared damaged")
         case .handlerReuse: try once("handler reuse")
+        case .extensionFolder: try once("extension")
         case .alarmMinimum(let minimum):
             try once("alarm-minimum")
             guard (1_000...600_000).contains(minimum) else { throw words.error("an alarm minimum is from 1s to 10m, not \(ScenarioPrinter.duration(minimum))") }

@@ -38,14 +38,17 @@ package final class ScenarioRunner {
         package var powerCutMissed = false
         /// Where each step and failure happened in the trace, for the run's page.
         package var marks = RunMarks()
-        package var passed: Bool { failures.isEmpty }
+        /// Why the run did not happen, when it did not: its extension's JavaScript needs `node`
+        /// and the process transport. A skipped run has not passed.
+        package var skipped: String?
+        package var passed: Bool { failures.isEmpty && skipped == nil }
         /// What each failure broke, in the same order.
         package var properties: [Property] { marks.failures.map(\.property) }
     }
 
     package let scenario: Scenario
     private let transport: Simulation.Transport
-    private let executables: ProcessExecutables
+    private var executables: ProcessExecutables
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
@@ -71,6 +74,9 @@ package final class ScenarioRunner {
     /// page (`marks.revisions`); off by default, as it parses both files each time.
     package var readsRevisions = false
     private var marks = RunMarks()
+    /// The unpacked extension whose JavaScript is the background when the scenario names none
+    /// (`harness run --extension DIR`); its own `extension` step wins.
+    package var extensionFolder: String?
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
@@ -100,6 +106,14 @@ package final class ScenarioRunner {
     package func run() throws(ScenarioErrors) -> Outcome {
         defer { simulation?.teardown() }
         setup = try ScenarioSetup(scenario, seed: seed, folder: folder)
+        if let folder = setup!.extensionFolder ?? extensionFolder {
+            switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, runFolder: directory) {
+            case .success(let chosen): executables = chosen
+            case .failure(let reason):
+                return Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
+                               unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: reason.description)
+            }
+        }
         do {
             return try play()
         } catch {
@@ -192,7 +206,7 @@ package final class ScenarioRunner {
     private func perform(_ line: Scenario.Line) {
         currentLine = line.number
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -266,7 +280,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .advance, .deviceSleep, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }

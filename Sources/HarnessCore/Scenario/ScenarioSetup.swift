@@ -20,6 +20,9 @@ package struct ScenarioSetup: Sendable {
     package var alarmMinimum = SafariMachine.alarmMinimum
     /// The system reuses the handler's process (`handler reuse`).
     package var handlerReuse = false
+    /// `extension DIR`: the unpacked extension whose JavaScript is the background, its
+    /// manifest read and checked (the path as the harness opens it).
+    package var extensionFolder: String?
 
     /// `folder` is where the files a scenario names are found (paths are relative to it);
     /// `seed` is the run's, unless the scenario sets its own.
@@ -53,6 +56,16 @@ package struct ScenarioSetup: Sendable {
         case .sharedDamaged: damaged = true
         case .alarmMinimum(let minimum): alarmMinimum = minimum
         case .handlerReuse: handlerReuse = true
+        case .extensionFolder(let path):
+            let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+            switch ExtensionManifest.load(folder: full) {
+            case .failure(let problems):
+                throw ScenarioError(file: file, line: line.number, message: "extension \(path): " + problems.errors.joined(separator: "; "))
+            case .success(let (manifest, _)) where manifest.background == nil:
+                throw ScenarioError(file: file, line: line.number, message: "extension \(path): its manifest.json has no background, the part the harness runs")
+            case .success:
+                extensionFolder = full
+            }
         case .shared(.file(let path)): shared = try Self.document(path, folder: folder, file: file, line: line.number)
         case .cache(.file(let path)): cache = try Self.document(path, folder: folder, file: file, line: line.number)
         case .shared(let change):

@@ -24,6 +24,9 @@ package enum Step: Equatable, Sendable {
     /// The system reuses the native handler's process: one serves requests in turn, keeping
     /// its statics, while another starts for a request that comes while it is busy.
     case handlerReuse
+    /// The background is this unpacked extension's JavaScript (its folder relative to the
+    /// scenario's), run in the harness's runtime instead of the built-in background.
+    case extensionFolder(String)
 
     // MARK: Actions
     case app(AppStep)
@@ -49,7 +52,7 @@ package enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .deviceSleep, .settle, .expect: false
         }
@@ -64,7 +67,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .handlerReuse, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .alarmMinimum, .handlerReuse, .extensionFolder, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
     }
