@@ -168,8 +168,8 @@ const otherMessages = {
     }
   },
   popupEdited(message, respond) {
-    const set = readValues(message.set ?? {});
-    const reset = readFields(message.reset ?? []);
+    const set = message.set === undefined ? {} : readValues(message.set);
+    const reset = message.reset === undefined ? [] : readFields(message.reset);
     return popupChange(set && reset && { type: 'popupEdited', set, reset: reset.sort() }, message, respond);
   },
   popupForgotSite(message, respond) {

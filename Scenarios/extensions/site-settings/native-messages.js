@@ -98,8 +98,8 @@ export function readStoredRequest(json) {
   }
   if (json.type !== 'patch' || !onlyMembers(json, ['type', 'scope', 'set', 'reset', 'at', 'edit'])) return null;
   const read = common();
-  const set = readValues(json.set ?? {});
-  const reset = readFields(json.reset ?? []);
+  const set = json.set === undefined ? {} : readValues(json.set);
+  const reset = json.reset === undefined ? [] : readFields(json.reset);
   if (!read || !set || !reset) return null;
   if (reset.some((field) => set[field] !== undefined)) return null;
   if (Object.keys(set).length === 0 && reset.length === 0) return null;
