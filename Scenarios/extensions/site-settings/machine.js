@@ -25,7 +25,7 @@ import { sameVersion } from './document.js';
 import { Outbox } from './outbox.js';
 import * as reconcile from './reconcile.js';
 import * as popupChanges from './popup-changes.js';
-import * as tabs from './tabs.js';
+import * as tabDecisions from './tabs.js';
 
 /** A native reply or timeout is part of an exchange, not an event that makes a reconciliation point. */
 const nativeExchange = new Set(['nativeReplyArrived', 'nativeTimedOut']);
@@ -241,4 +241,4 @@ export class BackgroundMachine {
   }
 }
 
-Object.assign(BackgroundMachine.prototype, reconcile, popupChanges, tabs);
+Object.assign(BackgroundMachine.prototype, reconcile, popupChanges, tabDecisions);
