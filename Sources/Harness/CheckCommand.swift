@@ -62,7 +62,7 @@ enum CheckCommand: HarnessCommand {
         }
         guard load.uncaught.isEmpty else {
             Terminal.out("INVALID  \(folder)  \(load.uncaught.count) uncaught error(s) while the background loads\n")
-            for error in load.uncaught { Terminal.err("\(folder)/\(error)\n") }
+            for error in load.uncaught { Terminal.err("\(folder)\(error.at.map { "/" + $0 } ?? ""): \(error.message)\n") }
             return 2
         }
         let listeners = load.listeners.isEmpty ? "no event (nothing wakes it)" : load.listeners.map(\.rawValue).joined(separator: ", ")

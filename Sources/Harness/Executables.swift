@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import HarnessCore
+import ProcessKit
 
 /// Where the harness and the process executables built beside it are, and file chores of the
 /// commands.
@@ -36,6 +37,14 @@ enum Executables {
         the frame protocol of Sources/ProcessKit/PROTOCOL.md.
         """
 
+    /// What `--extension` does, for the help of the commands that take it.
+    static let extensionHelp = """
+        --extension DIR runs the unpacked extension in DIR as the background (process transport
+        only): its manifest is checked first, and its background's JavaScript runs in the
+        harness's runtime on node, one process per incarnation. --flaw and --background-exec do
+        not go with it.
+        """
+
     /// The options that name an executable for a role, and those that give it arguments.
     static let options = ProcessName.allCases.map { "\($0.rawValue)-exec" }
     static let repeatable = ProcessName.allCases.map { "\($0.rawValue)-arg" }
@@ -64,6 +73,38 @@ enum Executables {
             executables[role] = ProcessExecutables.Command(path: path, arguments: arguments)
         }
         return executables
+    }
+
+    /// `--extension DIR`: the unpacked extension whose background JavaScript plays the
+    /// background's role (on run, sweep and explore).
+    static let extensionOption = "extension"
+
+    /// `executables` with `--extension DIR`'s runtime as the background, when it is given: the
+    /// folder's manifest is read and checked before anything runs (its warnings printed), and
+    /// node must be there. The flaws are the built-in processes' bugs, which an extension's own
+    /// JavaScript does not have, so the two do not go together; nor does another background.
+    static func withExtension(_ executables: ProcessExecutables, _ args: CommandLineArguments, transport: Simulation.Transport,
+                              flaws: Set<Flaw>) throws(CommandError) -> ProcessExecutables {
+        guard let folder = args.value(extensionOption) else { return executables }
+        guard !folder.isEmpty else { throw .usage("'--extension' expects an unpacked extension's folder") }
+        guard transport == .process else { throw .usage("'--extension' runs the extension's JavaScript in node, a process of its own: it needs '--transport process'") }
+        guard flaws.isEmpty else {
+            throw .usage("'--flaw' switches on bugs of the built-in processes, which the extension's own JavaScript does not have: run the flaws without '--extension'")
+        }
+        guard args.value("background-exec") == nil else { throw .usage("'--extension' and '--background-exec' both name the background: give one") }
+        switch ExtensionManifest.load(folder: folder) {
+        case .failure(let problems):
+            Terminal.err(problems.description + "\n")
+            throw .invalidScenarios("--extension \(folder): \(problems.errors.count) mistake(s) in the extension (listed above); nothing was run")
+        case .success(let (manifest, _)) where manifest.background == nil:
+            throw .invalidScenarios("--extension \(folder): its manifest.json has no background, the part the harness runs; nothing was run")
+        case .success(let (_, warnings)):
+            for warning in warnings { Terminal.err("warning: \(warning)\n") }
+        }
+        switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, runFolder: ExtensionRuntime.sharedFolder) {
+        case .success(let chosen): return chosen
+        case .failure(let reason): throw .invalidInput("--extension \(folder): \(reason)")
+        }
     }
 
     /// A duration in seconds.

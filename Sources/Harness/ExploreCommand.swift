@@ -12,7 +12,7 @@ import Synchronization
 enum ExploreCommand: HarnessCommand {
     static let name = "explore"
     static let abstract = "Run random schedules, check every invariant and liveness bound, and shrink each failure to a scenario."
-    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--search swarm|guided] [--batch N] [--coverage] [--stop] [--replay-check] [--digest] [--transport in-process|process] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]\n       harness explore --merge FILE..."
+    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--search swarm|guided] [--batch N] [--coverage] [--stop] [--replay-check] [--digest] [--transport in-process|process] [--extension DIR] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]\n       harness explore --merge FILE..."
     static let discussion = """
         Each seed picks a set of options (swarm testing: the platform, a subset of the kinds
         of step with a weight each, how the run starts; printed with each failure) and makes a
@@ -51,10 +51,10 @@ enum ExploreCommand: HarnessCommand {
         Prints the coverage counters (yield points, faults, reconciliation points, reply
         outcomes), naming any still at zero. On a terminal a progress line updates in place.
         Exit status: 0 when nothing failed, 1 when a failure was found, 2 for a usage error.
-        """ + "\n" + Executables.help
+        """ + "\n" + Executables.help + "\n" + Executables.extensionHelp
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers", "search", "batch"] + Executables.options, repeatable: Executables.repeatable,
+        let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers", "search", "batch", Executables.extensionOption] + Executables.options, repeatable: Executables.repeatable,
                                             flags: ["replay-check", "merge", "stop", "digest", "coverage"])
         if args.flag("merge") { return try merge(args) }
         try args.noPositionals()
@@ -68,7 +68,7 @@ enum ExploreCommand: HarnessCommand {
         let shard = try self.shard(args.value("shard"))
         let out = args.value("out") ?? "explore-failures"
         if out.isEmpty { throw .usage("'--out' expects the folder to write the shrunk failures into") }
-        let executables = try Executables.chosen(args, transport: transport)
+        let executables = try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: flaws)
         // --replay-check plays some schedules on the built-in processes too.
         if args.flag("replay-check") { try Executables.requireProcesses() }
         let workers = try args.count("workers", default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
@@ -76,8 +76,12 @@ enum ExploreCommand: HarnessCommand {
         let batch = try args.count("batch", default: 100)
         if search == .swarm && args.value("batch") != nil { throw .usage("'--batch' is for '--search guided'") }
         let listFeatures = args.flag("coverage")
-        let explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: executables,
-                                directory: "/tmp/harness-explore-\(getpid())")
+        let explorer = {
+            var explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: executables,
+                                    directory: "/tmp/harness-explore-\(getpid())")
+            explorer.extensionFolder = args.value(Executables.extensionOption)
+            return explorer
+        }()
         let replayCheck = args.flag("replay-check")
         let stopAtFirst = args.flag("stop")
         let flawText = flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))"
@@ -100,7 +104,7 @@ enum ExploreCommand: HarnessCommand {
                     progress.clear()
                     Terminal.out(report(finding, out: out))
                     do {
-                        try write(finding, out: out, flaws: flaws)
+                        try write(finding, out: out, flaws: flaws, extensionFolder: explorer.extensionFolder)
                         try pages.withLock { folder throws(CommandError) in
                             if folder == nil {
                                 do { folder = try ReportFolder(out) } catch { throw .invalidInput("\(out): \(error)") }
@@ -144,10 +148,10 @@ enum ExploreCommand: HarnessCommand {
     }
 
     /// Writes the shrunk scenario into `out`, made if missing.
-    private static func write(_ finding: Finding, out: String, flaws: Set<Flaw>) throws(CommandError) {
+    private static func write(_ finding: Finding, out: String, flaws: Set<Flaw>, extensionFolder: String?) throws(CommandError) {
         if mkdir(out, 0o755) != 0 && errno != EEXIST { throw .invalidInput("\(out): \(String(cString: strerror(errno)))") }
         let path = file(finding, out: out)
-        try RunCommand.save(finding.scenarioText(file: path, flaws: flaws), to: path)
+        try RunCommand.save(finding.scenarioText(file: path, flaws: flaws, extensionFolder: extensionFolder), to: path)
     }
 
     /// The shrunk scenario's page beside it, and the folder's index again.

@@ -23,11 +23,9 @@ enum RunCommand: HarnessCommand {
         run (GitHub renders it); --junit writes JUnit XML; --html writes a page
         per run into DIR (a timeline of every process and tab, the steps, the failures, the
         trace) and DIR/index.html listing them; --keep keeps the run folders (the process
-        transport's: in process every file is on a simulated disk). --extension DIR runs the
-        unpacked extension in DIR as the background: its manifest is checked first, and its
-        background's JavaScript runs in the harness's runtime on node, one process per
-        incarnation (a scenario's own 'extension' step wins); without node, or in process, such
-        a scenario is skipped, saying why, and a skip is not a pass. --flaw switches on known
+        transport's: in process every file is on a simulated disk). A scenario's own
+        'extension' step wins over --extension (below); without node, or in process, a scenario
+        with that step is skipped, saying why, and a skip is not a pass. --flaw switches on known
         bugs in every process (see 'harness flaws'): the scenarios that catch them fail,
         showing the bug. --crash kills a process the Nth time it
         reaches a yield point (as 'harness sweep' does) and checks only the invariants;
@@ -38,11 +36,11 @@ enum RunCommand: HarnessCommand {
         Every file is read and checked before anything runs: a mistake in any of them is
         printed with its file and line, and nothing runs.
         Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
-        """ + "\n" + Executables.help
+        """ + "\n" + Executables.help + "\n" + Executables.extensionHelp
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "html", "flaw", "crash", "power-loss",
-                                                                 "filter", "json", "workers", "extension"] + Executables.options,
+                                                                 "filter", "json", "workers", Executables.extensionOption] + Executables.options,
                                             repeatable: Executables.repeatable, flags: ["all", "keep"])
         let transport = try transport(args, default: .process)
         let seed = try seed(args)
@@ -81,10 +79,9 @@ enum RunCommand: HarnessCommand {
         let settings = "seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))")
             + (args.value("extension").map { ", extension \($0)" } ?? "")
 
-        let executables = try Executables.chosen(args, transport: transport)
-        let extensionFolder = try Self.extensionFolder(args, flaws: flaws, transport: transport)
+        let executables = try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: flaws)
         let plan = Plan(transport: transport, seed: seed, executables: executables, flaws: flaws, crashAt: crashAt, powerCut: powerCut,
-                        readsRevisions: pages != nil, keep: args.flag("keep"), extensionFolder: extensionFolder)
+                        readsRevisions: pages != nil, keep: args.flag("keep"))
         let clock = ContinuousClock()
         let total = clock.now
         var failed = 0
@@ -121,7 +118,8 @@ enum RunCommand: HarnessCommand {
             let wall = ran.wallSeconds * 1000
             if !outcome.passed { failed += 1 }
             let result = Terminal.result(outcome.passed ? "pass" : "FAIL", passed: outcome.passed)
-            Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\(seedNote)\n")
+            let known = outcome.knownFailures.isEmpty ? "" : "  failed as marked: \(outcome.knownFailures.joined(separator: ", "))"
+            Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\(seedNote)\(known)\n")
             // Times in failures and traces count from the run's start, given here once.
             if !outcome.passed { Terminal.out("  times from \(Timestamp.format(outcome.epoch)) (+0.000s)\n") }
             for failure in outcome.failures { Terminal.out(failure + "\n") }
@@ -165,29 +163,6 @@ enum RunCommand: HarnessCommand {
         return unusable > 0 ? 2 : failed == 0 ? 0 : 1
     }
 
-    /// `--extension DIR`, its manifest read and checked before anything runs (its warnings
-    /// printed). The flaws are the built-in processes' bugs: they cannot reach an extension's
-    /// own JavaScript, so the two do not go together; nor does another background executable.
-    private static func extensionFolder(_ args: CommandLineArguments, flaws: Set<Flaw>, transport: Simulation.Transport) throws(CommandError) -> String? {
-        guard let folder = args.value("extension") else { return nil }
-        guard !folder.isEmpty else { throw .usage("'--extension' expects an unpacked extension's folder") }
-        guard transport == .process else { throw .usage("'--extension' runs the extension's JavaScript in node, a process of its own: it needs '--transport process'") }
-        guard flaws.isEmpty else {
-            throw .usage("'--flaw' switches on bugs of the built-in processes, which the extension's own JavaScript does not have: run the flaws without '--extension'")
-        }
-        guard args.value("background-exec") == nil else { throw .usage("'--extension' and '--background-exec' both name the background: give one") }
-        switch ExtensionManifest.load(folder: folder) {
-        case .failure(let problems):
-            Terminal.err(problems.description + "\n")
-            throw .invalidScenarios("--extension \(folder): \(problems.errors.count) mistake(s) in the extension (listed above); nothing was run")
-        case .success(let (manifest, _)) where manifest.background == nil:
-            throw .invalidScenarios("--extension \(folder): its manifest.json has no background, the part the harness runs; nothing was run")
-        case .success(let (_, warnings)):
-            for warning in warnings { Terminal.err("warning: \(warning)\n") }
-            return folder
-        }
-    }
-
     /// How every scenario of the command runs.
     private struct Plan: Sendable {
         let transport: Simulation.Transport
@@ -198,7 +173,6 @@ enum RunCommand: HarnessCommand {
         let powerCut: PowerCutPlan?
         let readsRevisions: Bool
         let keep: Bool
-        let extensionFolder: String?
 
         /// Runs one scenario in its own folder (removed after, unless kept).
         func play(_ scenario: Scenario, index: Int) -> Ran {
@@ -210,7 +184,6 @@ enum RunCommand: HarnessCommand {
                 let runner = ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
                                             flaws: flaws, crashAt: crashAt, powerCut: powerCut)
                 runner.readsRevisions = readsRevisions
-                runner.extensionFolder = extensionFolder
                 let outcome = try runner.run()
                 return Ran(outcome: outcome, error: nil, wallSeconds: Executables.seconds(clock.now - start))
             } catch {
@@ -262,7 +235,7 @@ enum RunCommand: HarnessCommand {
     private static func json(_ scenario: Scenario, _ outcome: ScenarioRunner.Outcome, wallSeconds: Double) -> JSONValue {
         .object(["scenario": .string(scenario.name), "result": .string(outcome.passed ? "pass" : "fail"),
                  "steps": .integer(Int64(outcome.steps)), "virtualSeconds": .double(Double(outcome.virtualTime) / 1000),
-                 "wallSeconds": .double(wallSeconds),
+                 "wallSeconds": .double(wallSeconds), "knownFailures": .array(outcome.knownFailures.map(JSONValue.string)),
                  "failures": .array(outcome.marks.failures.map { failure in
                      .object(["line": .integer(Int64(failure.line)), "step": .string(failure.step), "property": .string(failure.property.description),
                               "message": .string(failure.message), "afterHealing": .bool(failure.afterHealing)])

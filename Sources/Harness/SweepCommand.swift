@@ -8,7 +8,7 @@ import HarnessCore
 enum SweepCommand: HarnessCommand {
     static let name = "sweep"
     static let abstract = "Crash every process at every yield point it reaches in each scenario, and check the invariants."
-    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N] [--subsets N] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
+    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N] [--subsets N] [--extension DIR] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
     static let discussion = """
         Runs each scenario once to list every arrival of a process at a yield point (the
         app's write-temp, the handler's rename, the background's storage-write-temp, ...), then
@@ -22,14 +22,14 @@ enum SweepCommand: HarnessCommand {
         every process restarts.
         Prints a line per scenario, then each failure with the command that reproduces it.
         Exit status: 0 when no crash broke an invariant, 1 otherwise, 2 for a usage error.
-        """ + "\n" + Executables.help
+        """ + "\n" + Executables.help + "\n" + Executables.extensionHelp
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets"] + Executables.options, repeatable: Executables.repeatable, flags: [])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets", Executables.extensionOption] + Executables.options, repeatable: Executables.repeatable, flags: [])
         let transport = try RunCommand.transport(args, default: .inProcess)
         let seed = try RunCommand.seed(args)
         let subsets = try args.count("subsets", default: 2, allowingZero: true)
-        let executables = try Executables.chosen(args, transport: transport)
+        let executables = try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: [])
         let files = try ScenarioFiles.files(args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         let clock = ContinuousClock()
@@ -38,7 +38,9 @@ enum SweepCommand: HarnessCommand {
         var cuts = 0
         var unusable = 0
         var failures: [String] = []
-        Terminal.out("crash sweep: seed \(seed), transport \(transport.rawValue)\n")
+        // The runs that reproduce a failure need the same background.
+        let extensionOption = args.value(Executables.extensionOption).map { " --extension \($0)" } ?? ""
+        Terminal.out("crash sweep: seed \(seed), transport \(transport.rawValue)\(extensionOption.isEmpty ? "" : ", extension \(args.value(Executables.extensionOption)!)")\n")
         let scenarios = try ScenarioFiles.load(files)
         for scenario in scenarios {
             let file = scenario.name
@@ -51,8 +53,12 @@ enum SweepCommand: HarnessCommand {
                 if case .usage(let message) = error { Terminal.err("Error: \(message)\n") }
                 continue
             }
+            if let reason = base.skipped {
+                Terminal.out("skip  \(file)  \(reason)\n")
+                continue
+            }
             guard base.passed else {
-                failures.append("\(file) fails without a crash: run 'swift run harness run \(file) --transport \(transport.rawValue) --seed \(seed)'")
+                failures.append("\(file) fails without a crash: run 'swift run harness run \(file) --transport \(transport.rawValue) --seed \(seed)\(extensionOption)'")
                 Terminal.out("FAIL  \(file)  fails without a crash\n")
                 continue
             }
@@ -64,7 +70,7 @@ enum SweepCommand: HarnessCommand {
                 let outcome = try play(scenario, transport: transport, seed: seed, executables: executables, crashAt: fault.crashAt, powerCut: fault.powerCut)
                 guard let first = outcome.failures.first else { continue }
                 broken += 1
-                let command = "swift run harness run \(file) \(fault.options) --seed \(seed)"
+                let command = "swift run harness run \(file) \(fault.options) --seed \(seed)\(extensionOption)"
                 failures.append("\(file) with \(fault.what):\n\(first)\n  reproduce: \(command)")
             }
             let wall = (Executables.seconds(clock.now - began) * 10).rounded() / 10

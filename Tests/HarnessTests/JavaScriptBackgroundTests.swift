@@ -65,4 +65,25 @@ struct JavaScriptBackgroundTests {
         }
         #expect(simulation.violations.isEmpty, "\(simulation.violations)")
     }
+    /// The listener rule applies to the script as written: a message listener added once an
+    /// API promise settles is not one Safari saved at the load, so the tab's question is lost
+    /// and the run fails by it, where the same question to a listener added at the top level is
+    /// answered.
+    @Test func aListenerAddedAfterAnAPIPromiseMissesTheEventThatWokeTheBackground() throws {
+        func run(_ fixture: String, expecting theme: String) throws -> ScenarioRunner.Outcome {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("javascript-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let text = "extension \(Self.fixtures)/\(fixture)\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=\(theme)\n"
+            return try ScenarioRunner(try Scenario.parse(text, name: "late.scenario"), transport: .process, seed: 1, executables: HarnessBinary.executables,
+                                      directory: folder).run()
+        }
+        let late = try run("runtime-late-listener", expecting: "gray")
+        let lost = late.marks.failures.filter { $0.line == 4 && $0.property == .expectation }
+        #expect(lost.count == 1 && lost[0].message == "tab t1 has applied no decision", "\(late.failures)")
+        #expect(late.trace.contains { $0.hasSuffix("safari tabRequestedDecision lost: background#1 has no message listener") })
+        #expect(late.marks.failures.contains { $0.property == .invariant(6) }, "the question went unanswered: \(late.failures)")
+        let early = try run("runtime-events", expecting: "sepia")
+        #expect(!early.marks.failures.contains { $0.line == 4 && $0.property == .expectation }, "\(early.failures)")
+        #expect(!early.trace.contains { $0.contains("lost: background#1 has no message listener") })
+    }
 }

@@ -154,6 +154,9 @@ struct RunCommandTests {
         #expect(throwing.status == 2 && throwing.stdout.contains("2 uncaught error(s) while the background loads"), "\(throwing.stdout)")
         #expect(throwing.stderr.contains(fixtures + "/runtime-classic/background.js:17:6: Uncaught TypeError: Cannot read properties of null (reading 'missing')"),
                 "\(throwing.stderr)")
+        let broken = try HarnessBinary.run(["check", "--extension", fixtures + "/runtime-module-broken"])
+        #expect(broken.status == 2 && broken.stderr.contains(fixtures + "/runtime-module-broken/lib.js: Uncaught SyntaxError: Unexpected token '='"),
+                "a module's syntax error is named by its file: \(broken.stderr)")
     }
 
     /// `run --extension DIR` plays the scenarios with the extension's JavaScript as the
@@ -189,6 +192,14 @@ struct RunCommandTests {
         #expect(broken.status == 2 && broken.stderr.contains("no-such-folder/manifest.json"), "\(broken.stderr)")
         let flawed = try HarnessBinary.run(["run", plain, "--extension", fixtures + "/runtime-events", "--flaw", "no-outbox"])
         #expect(flawed.status == 2 && flawed.stderr.contains("run the flaws without '--extension'"), "\(flawed.stderr)")
+        // explore and sweep take it too: a finding's rerun command carries it.
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("explore-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let explored = try HarnessBinary.run(["explore", "--runs", "1", "--workers", "1", "--transport", "process", "--extension", fixtures + "/runtime-events", "--out", out])
+        let finding = try String(contentsOfFile: out + "/seed-1-invariant-5.scenario", encoding: .utf8)
+        #expect(explored.status == 1 && finding.contains("--extension \(fixtures)/runtime-events\n"), "\(explored.stdout)\(finding)")
+        let swept = try HarnessBinary.run(["sweep", plain, "--extension", fixtures + "/runtime-events"])
+        #expect(swept.status == 2 && swept.stderr.contains("it needs '--transport process'"), "\(swept.stderr)")
         let badStep = try scenario("extension \(fixtures)/no-such-folder\n" + steps)
         defer { try? FileManager.default.removeItem(atPath: badStep) }
         let check = try HarnessBinary.run(["check", badStep])

@@ -15,6 +15,9 @@ package struct Explorer: Sendable {
     package var hiddenYield: YieldPoint?
     /// A power cut every run of this explorer plans (in process).
     package var powerCut: PowerCutPlan?
+    /// The extension whose JavaScript is the background (`executables` runs it), for the
+    /// command that reruns a finding.
+    package var extensionFolder: String?
 
     package init(steps: Int = 30, flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess, executables: ProcessExecutables, directory: String) {
         self.steps = steps
@@ -119,7 +122,7 @@ package struct Explorer: Sendable {
     /// A finding's scenario, as written to `file`, run once more for its page: the lines and
     /// failures are the file's own.
     package func page(for finding: Finding, file: String, flaws: Set<Flaw>) throws(ScenarioErrors) -> RunPage.Run {
-        let scenario = try Scenario.parse(finding.scenarioText(file: file, flaws: flaws), name: file)
+        let scenario = try Scenario.parse(finding.scenarioText(file: file, flaws: flaws, extensionFolder: extensionFolder), name: file)
         let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws,
                                     powerCut: cutting(finding.powerCut).powerCut)
         runner.readsRevisions = true

@@ -716,16 +716,57 @@ async function carryOut(operation) {
 
 // MARK: - Loading the background
 
-async function loadModules() {
+// The background's scripts are read, compiled and linked as soon as the process starts, before
+// its hello, so that a process started ahead of need has done it by the time Safari loads the
+// background; they run at `started`. A script that cannot be read or compiled is remembered
+// and reported then, as a load would report it.
+async function prepare() {
+    if (manifest === null) return [];
+    if (!isModule) {
+        return backgroundScripts.map((file) => {
+            let source;
+            try { source = read(file); } catch (error) { return { file, unreadable: error }; }
+            try { return { file, script: new vm.Script(source, { filename: String(file) }) }; } catch (error) { return { file, error }; }
+        });
+    }
     const modules = new Map();
-    const load = (file) => {
+    // The module being read when one cannot be: V8 gives a module's syntax error no place.
+    let reading = null;
+    const load = (file, importer) => {
         const key = path.posix.normalize(String(file).replace(/^\//, ''));
-        if (!modules.has(key)) modules.set(key, new vm.SourceTextModule(read(key), { identifier: key, context }));
+        if (!modules.has(key)) {
+            let source;
+            try { source = read(key); } catch (error) {
+                reading = importer ?? key;
+                throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
+            }
+            reading = key;
+            modules.set(key, new vm.SourceTextModule(source, { identifier: key, context }));
+        }
         return modules.get(key);
     };
+    const entries = [];
     for (const file of backgroundScripts) {
-        const module = load(file);
-        await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier)));
+        try {
+            const module = load(file);
+            await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier), referrer.identifier));
+            entries.push({ file, module });
+        } catch (error) {
+            entries.push({ file, error, place: reading });
+        }
+    }
+    return entries;
+}
+const prepared = await prepare();
+
+// Runs the prepared modules in order; the first that cannot load stops the rest.
+async function loadModules() {
+    for (const { file, module, error, place: where } of prepared) {
+        if (error !== undefined) {
+            const described = describe(error);
+            log('error', `Uncaught ${typeof described === 'string' ? described : described.text}`, where);
+            return;
+        }
         // A module's top-level await settles through the scripts' own microtask queue, which
         // drains only after an evaluation in their realm.
         let outcome = null;
@@ -760,10 +801,10 @@ async function handle(frame) {
         if (isModule) {
             try { await loadModules(); } catch (error) { uncaught('Uncaught', error); }
         } else {
-            for (const file of backgroundScripts) {
-                let source;
-                try { source = read(file); } catch (error) { log('error', `${file} could not be loaded: ${error.message}`); continue; }
-                evaluate(new vm.Script(source, { filename: String(file) }));
+            for (const { file, script, unreadable, error } of prepared) {
+                if (unreadable !== undefined) { log('error', `${file} could not be loaded: ${unreadable.message}`); continue; }
+                if (error !== undefined) { uncaught('Uncaught', error); continue; }
+                evaluate(script);
                 if (timedOut) break;
             }
         }

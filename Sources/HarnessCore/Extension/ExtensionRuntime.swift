@@ -54,6 +54,14 @@ package enum ExtensionRuntime {
         }
     }
 
+    /// A folder for the runtime that every run of this harness's build can share: its name
+    /// carries a digest of the runtime's source, so a different build writes its own.
+    package static var sharedFolder: String {
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in source.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        return FileManager.default.temporaryDirectory.appendingPathComponent("harness-runtime-" + String(hash, radix: 16)).path
+    }
+
     /// `node` on the harness's `PATH`, if it is there.
     package static var installedNode: String? { node(searchPath: ProcessInfo.processInfo.environment["PATH"]) }
 
@@ -70,9 +78,10 @@ package enum ExtensionRuntime {
         package var listeners: [BackgroundListener] = []
         package var console: [(level: FromChild.LogLevel, message: String, at: String?)] = []
         package var failure: String?
-        /// The uncaught exceptions and rejections, each with its place.
-        package var uncaught: [String] {
-            console.filter { $0.level == .error && $0.message.hasPrefix("Uncaught") }.map { entry in entry.at.map { "\($0): \(entry.message)" } ?? entry.message }
+        /// The uncaught exceptions and rejections, each with its place in the extension's
+        /// folder (`background.js:17:6`) where the runtime knows it.
+        package var uncaught: [(at: String?, message: String)] {
+            console.filter { $0.level == .error && $0.message.hasPrefix("Uncaught") }.map { ($0.at, $0.message) }
         }
     }
 

@@ -54,6 +54,14 @@ struct ScenarioParser {
                 errors.append(error)
             }
         }
+        // A marked line must be an expectation of this file.
+        for line in lines {
+            guard case .expectFailure(.line(let number)) = line.step else { continue }
+            let target = lines.first { $0.number == number }
+            if case .expect = target?.step { continue }
+            errors.append(ScenarioError(file: file, line: line.number,
+                                        message: "line \(number) is \(target.map { "'\($0.text)', not an expectation" } ?? "not a step"): 'expect-failure line N' marks an expectation that fails"))
+        }
         if lines.isEmpty && errors.isEmpty {
             errors.append(ScenarioError(file: file, line: 0, message: "the scenario has no steps"))
         }
@@ -139,6 +147,14 @@ struct ScenarioParser {
             }
         case "alarm-minimum":
             step = .alarmMinimum(try duration(try words.next("a duration (30s, or 1m as older Safari releases had)"), words))
+        case "expect-failure":
+            let kind = try words.choose(["line", "invariant"])
+            let text = try words.next(kind == "line" ? "the line of an expectation" : "an invariant's number")
+            guard let number = Int(text), number > 0 else { throw words.error("'\(text)' is not a \(kind) number") }
+            if kind == "invariant", !KnownFailure.invariants.contains(number) {
+                throw words.error("there is no invariant \(number) (they are numbered \(KnownFailure.invariants.lowerBound) to \(KnownFailure.invariants.upperBound))")
+            }
+            step = .expectFailure(kind == "line" ? .line(number) : .invariant(number))
         case "extension":
             let folder = try words.next("an unpacked extension's folder (relative to the scenario)")
             step = .extensionFolder(folder)
@@ -244,6 +260,7 @@ struct ScenarioParser {
         case .sharedDamaged: try once("shared damaged")
         case .handlerReuse: try once("handler reuse")
         case .extensionFolder: try once("extension")
+        case .expectFailure(let known): try once("expect-failure \(known)")
         case .alarmMinimum(let minimum):
             try once("alarm-minimum")
             guard (1_000...600_000).contains(minimum) else { throw words.error("an alarm minimum is from 1s to 10m, not \(ScenarioPrinter.duration(minimum))") }

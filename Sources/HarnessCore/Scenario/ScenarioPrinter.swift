@@ -26,6 +26,7 @@ package enum ScenarioPrinter {
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
         case .handlerReuse: "handler reuse"
         case .extensionFolder(let folder): "extension \(folder)"
+        case .expectFailure(let known): "expect-failure \(known)"
         case .app(let app): "app " + self.app(app)
         case .safari(let step): "safari \(step.text)"
         case .tab(let tab): "tab " + self.tab(tab)

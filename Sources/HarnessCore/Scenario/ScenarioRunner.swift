@@ -41,6 +41,9 @@ package final class ScenarioRunner {
         /// Why the run did not happen, when it did not: its extension's JavaScript needs `node`
         /// and the process transport. A skipped run has not passed.
         package var skipped: String?
+        /// The `expect-failure` lines whose failure happened, as `line 12` or `invariant 5`:
+        /// those failures are the scenario's point, not the run's failures.
+        package var knownFailures: [String] = []
         package var passed: Bool { failures.isEmpty && skipped == nil }
         /// What each failure broke, in the same order.
         package var properties: [Property] { marks.failures.map(\.property) }
@@ -74,9 +77,6 @@ package final class ScenarioRunner {
     /// page (`marks.revisions`); off by default, as it parses both files each time.
     package var readsRevisions = false
     private var marks = RunMarks()
-    /// The unpacked extension whose JavaScript is the background when the scenario names none
-    /// (`harness run --extension DIR`); its own `extension` step wins.
-    package var extensionFolder: String?
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
@@ -106,7 +106,8 @@ package final class ScenarioRunner {
     package func run() throws(ScenarioErrors) -> Outcome {
         defer { simulation?.teardown() }
         setup = try ScenarioSetup(scenario, seed: seed, folder: folder)
-        if let folder = setup!.extensionFolder ?? extensionFolder {
+        // A scenario's own `extension` step wins over a background the command chose.
+        if let folder = setup!.extensionFolder {
             switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, runFolder: directory) {
             case .success(let chosen): executables = chosen
             case .failure(let reason):
@@ -143,9 +144,36 @@ package final class ScenarioRunner {
         Healing(simulation: simulation).heal()
         checkInvariants(after: last, healed: true)
         if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
+        let known = judgeKnownFailures()
         return Outcome(failures: failures, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, log: simulation.trace.log,
                        arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
-                       unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed, marks: marks)
+                       unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed, marks: marks, knownFailures: known)
+    }
+
+    /// The scenario's `expect-failure` lines against what failed: the failures they mark are
+    /// taken out of the run's (and returned, in the lines' order), and a marked failure that
+    /// did not happen fails the run at its line. A run with a crash or a power cut of its own
+    /// does not check the scenario's expectations, so there a marked failure may or may not
+    /// happen: it is excused, not demanded.
+    private func judgeKnownFailures() -> [String] {
+        let marked = scenario.lines.compactMap { line -> (Scenario.Line, KnownFailure)? in
+            if case .expectFailure(let known) = line.step { (line, known) } else { nil }
+        }
+        guard !marked.isEmpty else { return [] }
+        let happened = marked.filter { _, known in marks.failures.contains(where: known.matches) }
+        let kept = marks.failures.indices.filter { index in !marked.contains { $0.1.matches(marks.failures[index]) } }
+        failures = kept.map { failures[$0] }
+        marks.failures = kept.map { marks.failures[$0] }
+        if crashAt == nil && powerCut == nil {
+            for (line, known) in marked where !happened.contains(where: { $0.1 == known }) {
+                let what = switch known {
+                case .line(let number): "the expectation on line \(number) held"
+                case .invariant(let number): "the run never broke invariant \(number)"
+                }
+                fail(line, .expectation, "\(what): the known failure this line marks did not happen (if the bug is fixed, remove the line)")
+            }
+        }
+        return happened.map { $0.1.description }
     }
 
     /// A planned fault that never happened is a mistake in the scenario or the command line
@@ -206,7 +234,7 @@ package final class ScenarioRunner {
     private func perform(_ line: Scenario.Line) {
         currentLine = line.number
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .expectFailure:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -280,7 +308,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .advance, .deviceSleep, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .expectFailure, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }

@@ -56,6 +56,7 @@ package struct ScenarioSetup: Sendable {
         case .sharedDamaged: damaged = true
         case .alarmMinimum(let minimum): alarmMinimum = minimum
         case .handlerReuse: handlerReuse = true
+        case .expectFailure: break
         case .extensionFolder(let path):
             let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
             switch ExtensionManifest.load(folder: full) {

@@ -27,6 +27,9 @@ package enum Step: Equatable, Sendable {
     /// The background is this unpacked extension's JavaScript (its folder relative to the
     /// scenario's), run in the harness's runtime instead of the built-in background.
     case extensionFolder(String)
+    /// A failure the scenario shows on purpose (a known bug): the run passes only when it
+    /// happens, and nothing else fails.
+    case expectFailure(KnownFailure)
 
     // MARK: Actions
     case app(AppStep)
@@ -52,7 +55,7 @@ package enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .expectFailure: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .deviceSleep, .settle, .expect: false
         }
@@ -67,7 +70,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .handlerReuse, .extensionFolder, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .alarmMinimum, .handlerReuse, .extensionFolder, .expectFailure, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
     }

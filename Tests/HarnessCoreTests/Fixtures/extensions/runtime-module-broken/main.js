@@ -1,0 +1,2 @@
+import { answer } from './lib.js';
+browser.runtime.onMessage.addListener(() => answer);
