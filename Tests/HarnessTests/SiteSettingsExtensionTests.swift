@@ -1,0 +1,91 @@
+import Foundation
+import HarnessCore
+import ProcessKit
+import Testing
+
+/// The site-settings extension (`Scenarios/extensions/site-settings`), the second design written
+/// in JavaScript, as a run's background: every named scenario passes with it, its own checks
+/// agree with the Swift model, and a bug planted in its code is caught by the scenarios that
+/// catch the same bug in the built-in background.
+@Suite(.serialized, .enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+struct SiteSettingsExtensionTests {
+    static let extensionFolder = ScenarioTests.folder + "/extensions/site-settings"
+
+    /// Plays a named scenario with the extension in `folder` as the background.
+    private func run(_ file: String, extension folder: String = Self.extensionFolder) throws -> ScenarioRunner.Outcome {
+        let text = try String(contentsOfFile: ScenarioTests.folder + "/" + file, encoding: .utf8)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("site-settings-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard case .success(let executables) = ExtensionRuntime.background(replacing: HarnessBinary.executables, extension: folder,
+                                                                           transport: .process, runFolder: directory) else {
+            throw Failure(description: "the runtime could not be set up")
+        }
+        let scenarioFolder = (ScenarioTests.folder + "/" + file).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return try ScenarioRunner(try Scenario.parse(text, name: file), transport: .process, seed: 1, executables: executables,
+                                  directory: directory + "/run", folder: scenarioFolder).run()
+    }
+
+    private struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// The scenarios that name no extension of their own.
+    static let files = ScenarioTests.files.filter { file in
+        let text = (try? String(contentsOfFile: ScenarioTests.folder + "/" + file, encoding: .utf8)) ?? ""
+        return !text.split(separator: "\n").contains { $0.hasPrefix("extension ") }
+    }
+
+    @Test(arguments: files)
+    func everyNamedScenarioPassesWithTheExtensionAsTheBackground(file: String) throws {
+        let outcome = try run(file)
+        #expect(outcome.skipped == nil)
+        #expect(outcome.failures.isEmpty, "\(outcome.failures.joined(separator: "\n"))")
+    }
+
+    /// Its own checks compare its hosts, documents and decisions with `harness scope`,
+    /// `normalize` and `resolve`, and its machine with cases of the Swift machine's tests.
+    @Test(arguments: ["compare-scopes.mjs", "compare-documents.mjs", "compare-decisions.mjs", "machine.mjs"])
+    func itsOwnChecksAgreeWithTheSwiftModel(script: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(ExtensionRuntime.installedNode))
+        process.arguments = ["tests/" + script, HarnessBinary.path]
+        process.currentDirectoryURL = URL(fileURLWithPath: Self.extensionFolder)
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+    }
+
+    /// A copy of the extension whose background skips the reconciliation when Safari comes to
+    /// the front fails the scenarios the catalogue names for that bug in the built-in one.
+    @Test func aBugPlantedInItsJavaScriptIsCaughtByTheNamedScenarios() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("planted-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.copyItem(atPath: Self.extensionFolder, toPath: copy)
+        let machine = copy + "/machine.js"
+        let source = try String(contentsOfFile: machine, encoding: .utf8)
+        let reconciles = """
+                  case 'tabActivated':
+                  case 'safariCameToForeground':
+                  case 'appMessageArrived':
+            """
+        let skips = """
+                  case 'safariCameToForeground':
+                    break;
+                  case 'tabActivated':
+                  case 'appMessageArrived':
+            """
+        try #require(source.contains(reconciles), "machine.js no longer has the lines the bug is planted in")
+        try source.replacingOccurrences(of: reconciles, with: skips).write(toFile: machine, atomically: true, encoding: .utf8)
+        let catches = FlawCatalogue.catches(of: .noReconcileOnForeground)
+        #expect(!catches.isEmpty)
+        for entry in catches {
+            let outcome = try run(entry.scenario, extension: copy)
+            guard case .expectation(let line) = entry.failure else { continue }
+            #expect(outcome.marks.failures.contains { $0.property == .expectation && $0.line == line },
+                    "\(entry.scenario) should fail at line \(line): \(outcome.failures)")
+            #expect(try self.run(entry.scenario).passed, "the same scenario passes with the extension as written")
+        }
+    }
+}
