@@ -12,7 +12,7 @@ import Synchronization
 enum ExploreCommand: HarnessCommand {
     static let name = "explore"
     static let abstract = "Run random schedules, check every invariant and liveness bound, and shrink each failure to a scenario."
-    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--search swarm|guided] [--batch N] [--coverage] [--stop] [--replay-check] [--digest] [--transport in-process|process] [--extension DIR] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]\n       harness explore --merge FILE..."
+    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--search swarm|guided] [--batch N] [--coverage] [--stop] [--replay-check] [--digest] [--transport in-process|process] [--extension DIR [--differential]] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]\n       harness explore --merge FILE..."
     static let discussion = """
         Each seed picks a set of options (swarm testing: the platform, a subset of the kinds
         of step with a weight each, how the run starts; printed with each failure) and makes a
@@ -28,7 +28,11 @@ enum ExploreCommand: HarnessCommand {
         scenario with the seed, options, what broke and the command that reruns it, and its
         run's page beside it (a timeline of every process and tab; --out's index.html lists them).
         --replay-check runs each schedule twice (every 50th also on the process transport)
-        and compares the traces; a difference is a failure. --shard I/N runs every Nth seed
+        and compares the traces; a difference is a failure. --differential (with --extension)
+        plays each schedule again with the built-in background in process and compares, after
+        every settle and once healed, the visible tabs' decisions, the cache and outbox and the
+        shared document (revisions and document ids aside): the first difference is a failure,
+        shrunk like any other. --shard I/N runs every Nth seed
         from the Ith; --json writes a line per failure and a last summary line, and
         'harness explore --merge FILE...' adds shards' summaries up.
         --digest prints a digest of every run's trace (the same seeds run the same way give
@@ -55,7 +59,7 @@ enum ExploreCommand: HarnessCommand {
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers", "search", "batch", Executables.extensionOption] + Executables.options, repeatable: Executables.repeatable,
-                                            flags: ["replay-check", "merge", "stop", "digest", "coverage"])
+                                            flags: ["replay-check", "merge", "stop", "digest", "coverage", "differential"])
         if args.flag("merge") { return try merge(args) }
         try args.noPositionals()
         if args.value("runs") != nil && args.value("time") != nil { throw .usage("give --runs or --time, not both") }
@@ -68,6 +72,9 @@ enum ExploreCommand: HarnessCommand {
         let shard = try self.shard(args.value("shard"))
         let out = args.value("out") ?? "explore-failures"
         if out.isEmpty { throw .usage("'--out' expects the folder to write the shrunk failures into") }
+        if args.flag("differential") && args.value(Executables.extensionOption) == nil {
+            throw .usage("'--differential' compares an extension's background with the built-in one: give '--extension DIR'")
+        }
         let executables = try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: flaws)
         // --replay-check plays some schedules on the built-in processes too.
         if args.flag("replay-check") { try Executables.requireProcesses() }
@@ -80,6 +87,7 @@ enum ExploreCommand: HarnessCommand {
             var explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: executables,
                                     directory: "/tmp/harness-explore-\(getpid())")
             explorer.extensionFolder = args.value(Executables.extensionOption)
+            if args.flag("differential") { explorer.differentialReference = Executables.builtIn }
             return explorer
         }()
         let replayCheck = args.flag("replay-check")
@@ -104,7 +112,7 @@ enum ExploreCommand: HarnessCommand {
                     progress.clear()
                     Terminal.out(report(finding, out: out))
                     do {
-                        try write(finding, out: out, flaws: flaws, extensionFolder: explorer.extensionFolder)
+                        try write(finding, out: out, flaws: flaws, explorer: explorer)
                         try pages.withLock { folder throws(CommandError) in
                             if folder == nil {
                                 do { folder = try ReportFolder(out) } catch { throw .invalidInput("\(out): \(error)") }
@@ -148,10 +156,11 @@ enum ExploreCommand: HarnessCommand {
     }
 
     /// Writes the shrunk scenario into `out`, made if missing.
-    private static func write(_ finding: Finding, out: String, flaws: Set<Flaw>, extensionFolder: String?) throws(CommandError) {
+    private static func write(_ finding: Finding, out: String, flaws: Set<Flaw>, explorer: Explorer) throws(CommandError) {
         if mkdir(out, 0o755) != 0 && errno != EEXIST { throw .invalidInput("\(out): \(String(cString: strerror(errno)))") }
         let path = file(finding, out: out)
-        try RunCommand.save(finding.scenarioText(file: path, flaws: flaws, extensionFolder: extensionFolder), to: path)
+        try RunCommand.save(finding.scenarioText(file: path, flaws: flaws, extensionFolder: explorer.extensionFolder,
+                                                    differential: explorer.differentialReference != nil), to: path)
     }
 
     /// The shrunk scenario's page beside it, and the folder's index again.

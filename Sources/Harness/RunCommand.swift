@@ -11,7 +11,7 @@ import SiteSettings
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--filter TEXT] [--transport process|in-process] [--seed N] [--workers N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--json FILE] [--html DIR] [--keep] [--extension DIR] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--filter TEXT] [--transport process|in-process] [--seed N] [--workers N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--json FILE] [--html DIR] [--keep] [--extension DIR [--differential]] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/; --filter keeps those whose
         path contains TEXT (any case). Prints a line per scenario (result, steps, virtual time,
@@ -23,7 +23,10 @@ enum RunCommand: HarnessCommand {
         run (GitHub renders it); --junit writes JUnit XML; --html writes a page
         per run into DIR (a timeline of every process and tab, the steps, the failures, the
         trace) and DIR/index.html listing them; --keep keeps the run folders (the process
-        transport's: in process every file is on a simulated disk). A scenario's own
+        transport's: in process every file is on a simulated disk). --differential (with
+        --extension) plays each scenario again with the built-in background in process and
+        fails at the first settle (or after healing) where the visible tabs' decisions, the cache
+        and outbox or the shared document differ. A scenario's own
         'extension' step wins over --extension (below); without node, or in process, a scenario
         with that step is skipped, saying why, and a skip is not a pass. --flaw switches on known
         bugs in every process (see 'harness flaws'): the scenarios that catch them fail,
@@ -41,7 +44,7 @@ enum RunCommand: HarnessCommand {
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "html", "flaw", "crash", "power-loss",
                                                                  "filter", "json", "workers", Executables.extensionOption] + Executables.options,
-                                            repeatable: Executables.repeatable, flags: ["all", "keep"])
+                                            repeatable: Executables.repeatable, flags: ["all", "keep", "differential"])
         let transport = try transport(args, default: .process)
         let seed = try seed(args)
         let flaws = try parseFlaws(args.value("flaw"))
@@ -80,8 +83,14 @@ enum RunCommand: HarnessCommand {
             + (args.value("extension").map { ", extension \($0)" } ?? "")
 
         let executables = try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: flaws)
+        if args.flag("differential") {
+            guard args.value(Executables.extensionOption) != nil else {
+                throw .usage("'--differential' compares an extension's background with the built-in one: give '--extension DIR'")
+            }
+            guard crashAt == nil else { throw .usage("'--differential' compares whole runs; '--crash' is for 'harness sweep' and a run of its own") }
+        }
         let plan = Plan(transport: transport, seed: seed, executables: executables, flaws: flaws, crashAt: crashAt, powerCut: powerCut,
-                        readsRevisions: pages != nil, keep: args.flag("keep"))
+                        readsRevisions: pages != nil, keep: args.flag("keep"), differential: args.flag("differential"))
         let clock = ContinuousClock()
         let total = clock.now
         var failed = 0
@@ -173,6 +182,8 @@ enum RunCommand: HarnessCommand {
         let powerCut: PowerCutPlan?
         let readsRevisions: Bool
         let keep: Bool
+        /// Each scenario is played again with the built-in background and must show the same.
+        let differential: Bool
 
         /// Runs one scenario in its own folder (removed after, unless kept).
         func play(_ scenario: Scenario, index: Int) -> Ran {
@@ -184,7 +195,12 @@ enum RunCommand: HarnessCommand {
                 let runner = ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables, directory: directory,
                                             flaws: flaws, crashAt: crashAt, powerCut: powerCut)
                 runner.readsRevisions = readsRevisions
-                let outcome = try runner.run()
+                runner.recordsObservations = differential
+                var outcome = try runner.run()
+                if differential && outcome.skipped == nil {
+                    let reference = ScenarioRunner(scenario, transport: .inProcess, seed: seed, executables: Executables.builtIn, directory: directory + "-reference")
+                    try Differential.check(&outcome, of: scenario, reference: reference)
+                }
                 return Ran(outcome: outcome, error: nil, wallSeconds: Executables.seconds(clock.now - start))
             } catch {
                 return Ran(outcome: nil, error: error.description, wallSeconds: 0)

@@ -19,9 +19,16 @@ struct ScenarioTests {
         return walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".scenario") }.sorted()
     }()
 
+    /// The scenarios whose background is an extension's JavaScript (an `extension` step): they
+    /// run on real processes only, with node.
+    static let javaScriptFiles: [String] = files.filter { file in
+        let text = (try? String(contentsOfFile: folder + "/" + file, encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isNewline).contains { $0.hasPrefix("extension ") }
+    }
+
     /// Each scenario passes on both transports, and the two give the same trace line for line
     /// (the in-process transport is only worth having if it shows what real processes do).
-    @Test(arguments: files)
+    @Test(arguments: files.filter { !javaScriptFiles.contains($0) })
     func namedScenarioPasses(file: String) throws {
         let text = try String(contentsOfFile: Self.folder + "/" + file, encoding: .utf8)
         let scenario = try Scenario.parse(text, name: file)
@@ -38,6 +45,28 @@ struct ScenarioTests {
         if let difference = TraceComparison.firstDifference(traces[0], traces[1], names: ("process", "in-process")) {
             Issue.record(Comment(rawValue: difference))
         }
+    }
+
+    /// A scenario whose background is an extension's JavaScript passes on real processes, and
+    /// two runs give the same trace line for line; in process it is skipped, saying why.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extensions' JavaScript cannot run"),
+          arguments: javaScriptFiles)
+    func javaScriptScenarioPasses(file: String) throws {
+        let text = try String(contentsOfFile: Self.folder + "/" + file, encoding: .utf8)
+        let scenario = try Scenario.parse(text, name: file)
+        let folder = (Self.folder + "/" + file).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        func run(_ transport: Simulation.Transport) throws -> ScenarioRunner.Outcome {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            return try ScenarioRunner(scenario, transport: transport, seed: 1, executables: HarnessBinary.executables, directory: directory, folder: folder).run()
+        }
+        let first = try run(.process), second = try run(.process)
+        #expect(first.skipped == nil)
+        for failure in first.failures { Issue.record(Comment(rawValue: failure)) }
+        if let difference = TraceComparison.firstDifference(first.trace, second.trace, names: ("first run", "second run")) {
+            Issue.record(Comment(rawValue: difference))
+        }
+        #expect(try run(.inProcess).skipped?.contains("the process transport only") == true)
     }
 
     /// The walk that makes the test cases finds every scenario: the same files as the walk

@@ -58,10 +58,9 @@ struct SiteSettingsExtensionTests {
     }
 
     /// A copy of the extension whose background skips the reconciliation when Safari comes to
-    /// the front fails the scenarios the catalogue names for that bug in the built-in one.
-    @Test func aBugPlantedInItsJavaScriptIsCaughtByTheNamedScenarios() throws {
+    /// the front, in a folder the caller removes.
+    private func plantedCopy() throws -> String {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("planted-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: copy) }
         try FileManager.default.copyItem(atPath: Self.extensionFolder, toPath: copy)
         let machine = copy + "/machine.js"
         let source = try String(contentsOfFile: machine, encoding: .utf8)
@@ -78,6 +77,13 @@ struct SiteSettingsExtensionTests {
             """
         try #require(source.contains(reconciles), "machine.js no longer has the lines the bug is planted in")
         try source.replacingOccurrences(of: reconciles, with: skips).write(toFile: machine, atomically: true, encoding: .utf8)
+        return copy
+    }
+
+    /// The planted copy fails the scenarios the catalogue names for that bug in the built-in one.
+    @Test func aBugPlantedInItsJavaScriptIsCaughtByTheNamedScenarios() throws {
+        let copy = try plantedCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
         let catches = FlawCatalogue.catches(of: .noReconcileOnForeground)
         #expect(!catches.isEmpty)
         for entry in catches {
@@ -87,5 +93,25 @@ struct SiteSettingsExtensionTests {
                     "\(entry.scenario) should fail at line \(line): \(outcome.failures)")
             #expect(try self.run(entry.scenario).passed, "the same scenario passes with the extension as written")
         }
+    }
+
+    /// A differential run plays the scenario again with the built-in background: the extension
+    /// as written shows the same at every settle; the planted copy parts from it at the settle
+    /// after Safari came to the front, and says which tab shows what. An explored schedule is
+    /// compared the same way.
+    @Test func aDifferentialRunFindsWhereThePlantedCopyPartsFromTheBuiltInBackground() throws {
+        let copy = try plantedCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let file = ScenarioTests.folder + "/transitions/01-an-app-default-change-reaches-an-open-tab.scenario"
+        let same = try HarnessBinary.run(["run", file, "--extension", Self.extensionFolder, "--differential"])
+        #expect(same.status == 0, "\(same.stdout)")
+        let parted = try HarnessBinary.run(["run", file, "--extension", copy, "--differential"])
+        #expect(parted.status == 1 && parted.stdout.contains(":15: settle\n  after this settle, the extension and the built-in background differ: ")
+                && parted.stdout.contains(#"tabs.t1.theme: the extension has "gray", the built-in background has "dark""#),
+                "\(parted.stdout)")
+        let explored = try HarnessBinary.run(["explore", "--runs", "2", "--workers", "1", "--transport", "process", "--extension", Self.extensionFolder,
+                                              "--differential", "--out", copy + "/findings"])
+        #expect(explored.status == 0, "\(explored.stdout)")
+        #expect(try HarnessBinary.run(["explore", "--differential"]).stderr.contains("give '--extension DIR'"))
     }
 }

@@ -56,7 +56,7 @@ package enum FlawCheck {
             switch failure.property {
             case .expectation: text = "the expectation on line \(failure.line)"
             case .run: text = "line \(failure.line) could not run: \(failure.message)"
-            case .invariant, .determinism: text = failure.afterHealing ? "\(failure.property) after healing" : "\(failure.property) (line \(failure.line))"
+            case .invariant, .determinism, .difference: text = failure.afterHealing ? "\(failure.property) after healing" : "\(failure.property) (line \(failure.line))"
             }
             if !said.contains(text) { said.append(text) }
         }

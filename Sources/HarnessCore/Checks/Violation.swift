@@ -6,6 +6,8 @@ package enum Property: Hashable, Comparable, Sendable, CustomStringConvertible {
     case expectation
     case run
     case determinism
+    /// Two backgrounds on one schedule showed different things (`Differential`).
+    case difference
 
     /// `invariant 6`, `expectation`, `run`, `determinism`: as reports and file names give it.
     package var description: String {
@@ -14,6 +16,7 @@ package enum Property: Hashable, Comparable, Sendable, CustomStringConvertible {
         case .expectation: "expectation"
         case .run: "run"
         case .determinism: "determinism"
+        case .difference: "difference"
         }
     }
 
@@ -23,6 +26,7 @@ package enum Property: Hashable, Comparable, Sendable, CustomStringConvertible {
         case "expectation": self = .expectation
         case "run": self = .run
         case "determinism": self = .determinism
+        case "difference": self = .difference
         default:
             guard text.hasPrefix("invariant "), let number = Int(text.dropFirst("invariant ".count)), number > 0 else { return nil }
             self = .invariant(number)

@@ -37,10 +37,10 @@ package struct Finding: Sendable {
     /// The shrunk scenario as a file: a header saying where it came from, what broke and how
     /// to rerun it, then its steps.
     /// `extensionFolder` is the extension whose JavaScript was the background, if any.
-    package func scenarioText(file: String, flaws: Set<Flaw>, extensionFolder: String? = nil) -> String {
+    package func scenarioText(file: String, flaws: Set<Flaw>, extensionFolder: String? = nil, differential: Bool = false) -> String {
         var flawOption = flaws.isEmpty ? "" : " --flaw " + flaws.map(\.rawValue).sorted().joined(separator: ",")
         if let powerCut { flawOption += " --transport in-process --power-loss \(powerCut)" }
-        if let extensionFolder { flawOption += " --extension \(extensionFolder)" }
+        if let extensionFolder { flawOption += " --extension \(extensionFolder)" + (differential ? " --differential" : "") }
         let firstLine = message.split(separator: "\n").dropFirst().first.map { $0.drop { $0 == " " } } ?? Substring(message)
         let header = [
             parent.map { "Found by harness explore --search guided: seed \(seed), a mutation of seed \($0)'s schedule, \(options)." }

@@ -18,6 +18,9 @@ package struct Explorer: Sendable {
     /// The extension whose JavaScript is the background (`executables` runs it), for the
     /// command that reruns a finding.
     package var extensionFolder: String?
+    /// When set, every run is played again in process with these built-in executables, and
+    /// the two must show the same things (`Differential`).
+    package var differentialReference: ProcessExecutables?
 
     package init(steps: Int = 30, flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess, executables: ProcessExecutables, directory: String) {
         self.steps = steps
@@ -114,15 +117,23 @@ package struct Explorer: Sendable {
                                     powerCut: powerCut)
         runner.faultsMayGoUnreached = exploring
         runner.inProcessHiddenYield = hiddenYield
+        runner.recordsObservations = differentialReference != nil
         // Only real processes need a folder on the real file system.
         defer { if transport == .process { Folder.remove(directory) } }
-        return try runner.run()
+        var outcome = try runner.run()
+        if let differentialReference {
+            let reference = ScenarioRunner(scenario, transport: .inProcess, seed: 0, executables: differentialReference, directory: directory + "-reference",
+                                           folder: "", flaws: flaws, powerCut: powerCut)
+            reference.faultsMayGoUnreached = exploring
+            try Differential.check(&outcome, of: scenario, reference: reference)
+        }
+        return outcome
     }
 
     /// A finding's scenario, as written to `file`, run once more for its page: the lines and
     /// failures are the file's own.
     package func page(for finding: Finding, file: String, flaws: Set<Flaw>) throws(ScenarioErrors) -> RunPage.Run {
-        let scenario = try Scenario.parse(finding.scenarioText(file: file, flaws: flaws, extensionFolder: extensionFolder), name: file)
+        let scenario = try Scenario.parse(finding.scenarioText(file: file, flaws: flaws, extensionFolder: extensionFolder, differential: differentialReference != nil), name: file)
         let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws,
                                     powerCut: cutting(finding.powerCut).powerCut)
         runner.readsRevisions = true

@@ -2,7 +2,7 @@
 /// with such lines passes only when each marked failure happens and nothing else fails; a
 /// marked failure that no longer happens fails the run, so a fix is noticed.
 package enum KnownFailure: Equatable, Sendable, CustomStringConvertible {
-    /// `expect-failure line N`: the expectation on line N fails.
+    /// `expect-failure EXPECTATION` on line N: that expectation fails.
     case line(Int)
     /// `expect-failure invariant N`: the run breaks invariant N (at any step, or after healing).
     case invariant(Int)

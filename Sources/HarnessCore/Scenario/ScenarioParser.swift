@@ -54,14 +54,6 @@ struct ScenarioParser {
                 errors.append(error)
             }
         }
-        // A marked line must be an expectation of this file.
-        for line in lines {
-            guard case .expectFailure(.line(let number)) = line.step else { continue }
-            let target = lines.first { $0.number == number }
-            if case .expect = target?.step { continue }
-            errors.append(ScenarioError(file: file, line: line.number,
-                                        message: "line \(number) is \(target.map { "'\($0.text)', not an expectation" } ?? "not a step"): 'expect-failure line N' marks an expectation that fails"))
-        }
         if lines.isEmpty && errors.isEmpty {
             errors.append(ScenarioError(file: file, line: 0, message: "the scenario has no steps"))
         }
@@ -147,14 +139,13 @@ struct ScenarioParser {
             }
         case "alarm-minimum":
             step = .alarmMinimum(try duration(try words.next("a duration (30s, or 1m as older Safari releases had)"), words))
-        case "expect-failure":
-            let kind = try words.choose(["line", "invariant"])
-            let text = try words.next(kind == "line" ? "the line of an expectation" : "an invariant's number")
-            guard let number = Int(text), number > 0 else { throw words.error("'\(text)' is not a \(kind) number") }
-            if kind == "invariant", !KnownFailure.invariants.contains(number) {
-                throw words.error("there is no invariant \(number) (they are numbered \(KnownFailure.invariants.lowerBound) to \(KnownFailure.invariants.upperBound))")
+        case "expect-failure" where words.words.dropFirst().first == "invariant":
+            _ = try words.next("invariant")
+            let text = try words.next("an invariant's number")
+            guard let number = Int(text), KnownFailure.invariants.contains(number) else {
+                throw words.error("there is no invariant \(text) (they are numbered \(KnownFailure.invariants.lowerBound) to \(KnownFailure.invariants.upperBound))")
             }
-            step = .expectFailure(kind == "line" ? .line(number) : .invariant(number))
+            step = .expectFailure(invariant: number)
         case "extension":
             let folder = try words.next("an unpacked extension's folder (relative to the scenario)")
             step = .extensionFolder(folder)
@@ -213,19 +204,21 @@ struct ScenarioParser {
             step = .deviceSleep(try duration(try words.next("a duration"), words))
         case "settle":
             step = .settle
-        case "expect":
-            // `... within 5s` at the end: the rest is the expectation.
+        case "expect", "expect-failure":
+            // `... within 5s` at the end: the rest is the expectation. `expect-failure` marks
+            // one that fails on purpose.
+            let fails = verb == "expect-failure"
             var within: EpochMillis?
             if words.words.last == "within" { throw words.error("'within' needs a duration after it (30s, 500ms, 2m, 1h)") }
             if words.words.count >= 4, words.words[words.words.count - 2] == "within" {
                 within = try duration(words.words.last!, words)
                 guard within! > 0 else { throw words.error("'within' needs a time longer than zero") }
                 var shorter = Cursor(file: file, line: words.line, words: Array(words.words.dropLast(2)))
-                step = .expect(try expectation(&shorter), within: within)
+                step = .expect(try expectation(&shorter), within: within, fails: fails)
                 try shorter.end()
                 words = Cursor(file: file, line: words.line, words: [])
             } else {
-                step = .expect(try expectation(&words))
+                step = .expect(try expectation(&words), fails: fails)
             }
         default:
             if let hint = Self.stepHints[verb.lowercased()] {
@@ -260,7 +253,7 @@ struct ScenarioParser {
         case .sharedDamaged: try once("shared damaged")
         case .handlerReuse: try once("handler reuse")
         case .extensionFolder: try once("extension")
-        case .expectFailure(let known): try once("expect-failure \(known)")
+        case .expectFailure(let number): try once("expect-failure invariant \(number)")
         case .alarmMinimum(let minimum):
             try once("alarm-minimum")
             guard (1_000...600_000).contains(minimum) else { throw words.error("an alarm minimum is from 1s to 10m, not \(ScenarioPrinter.duration(minimum))") }

@@ -26,7 +26,7 @@ package enum ScenarioPrinter {
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
         case .handlerReuse: "handler reuse"
         case .extensionFolder(let folder): "extension \(folder)"
-        case .expectFailure(let known): "expect-failure \(known)"
+        case .expectFailure(let number): "expect-failure invariant \(number)"
         case .app(let app): "app " + self.app(app)
         case .safari(let step): "safari \(step.text)"
         case .tab(let tab): "tab " + self.tab(tab)
@@ -43,7 +43,7 @@ package enum ScenarioPrinter {
         case .advance(let duration): "advance \(self.duration(duration))"
         case .deviceSleep(let duration): "device sleep \(self.duration(duration))"
         case .settle: "settle"
-        case .expect(let expectation, let within): "expect " + expect(expectation) + (within.map { " within \(duration($0))" } ?? "")
+        case .expect(let expectation, let within, let fails): (fails ? "expect-failure " : "expect ") + expect(expectation) + (within.map { " within \(duration($0))" } ?? "")
         }
     }
 

@@ -44,9 +44,18 @@ package final class ScenarioRunner {
         /// The `expect-failure` lines whose failure happened, as `line 12` or `invariant 5`:
         /// those failures are the scenario's point, not the run's failures.
         package var knownFailures: [String] = []
+        /// With `recordsObservations`, what the run showed after every `settle` and once healed.
+        package var observations: [Observation] = []
         package var passed: Bool { failures.isEmpty && skipped == nil }
         /// What each failure broke, in the same order.
         package var properties: [Property] { marks.failures.map(\.property) }
+    }
+
+    /// What a run showed at one moment (`Differential.observation`), and the line it followed.
+    package struct Observation: Sendable, Equatable {
+        package var line: Int
+        package var healed: Bool
+        package var text: String
     }
 
     package let scenario: Scenario
@@ -77,6 +86,9 @@ package final class ScenarioRunner {
     /// page (`marks.revisions`); off by default, as it parses both files each time.
     package var readsRevisions = false
     private var marks = RunMarks()
+    /// Records what the run shows after every `settle` and once healed, for a differential run.
+    package var recordsObservations = false
+    private var observations: [Observation] = []
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
     /// folder of the scenario's name, read as a path.
@@ -130,6 +142,9 @@ package final class ScenarioRunner {
             }
             perform(line)
             if simulation != nil { checkInvariants(after: line) }
+            if recordsObservations, case .settle = line.step, let simulation {
+                observations.append(Observation(line: line.number, healed: false, text: Differential.observation(of: simulation)))
+            }
             if readsRevisions, let simulation { marks.revisions.append(RunMarks.revisions(of: simulation)) }
         }
         let last = scenario.lines.last!
@@ -143,11 +158,13 @@ package final class ScenarioRunner {
         let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
         Healing(simulation: simulation).heal()
         checkInvariants(after: last, healed: true)
+        if recordsObservations { observations.append(Observation(line: last.number, healed: true, text: Differential.observation(of: simulation))) }
         if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
         let known = judgeKnownFailures()
         return Outcome(failures: failures, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, log: simulation.trace.log,
                        arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
-                       unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed, marks: marks, knownFailures: known)
+                       unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed, marks: marks, knownFailures: known,
+                       observations: observations)
     }
 
     /// The scenario's `expect-failure` lines against what failed: the failures they mark are
@@ -157,7 +174,11 @@ package final class ScenarioRunner {
     /// happen: it is excused, not demanded.
     private func judgeKnownFailures() -> [String] {
         let marked = scenario.lines.compactMap { line -> (Scenario.Line, KnownFailure)? in
-            if case .expectFailure(let known) = line.step { (line, known) } else { nil }
+            switch line.step {
+            case .expectFailure(let number): (line, .invariant(number))
+            case .expect(_, _, fails: true): (line, .line(line.number))
+            default: nil
+            }
         }
         guard !marked.isEmpty else { return [] }
         let happened = marked.filter { _, known in marks.failures.contains(where: known.matches) }
@@ -167,10 +188,10 @@ package final class ScenarioRunner {
         if crashAt == nil && powerCut == nil {
             for (line, known) in marked where !happened.contains(where: { $0.1 == known }) {
                 let what = switch known {
-                case .line(let number): "the expectation on line \(number) held"
-                case .invariant(let number): "the run never broke invariant \(number)"
+                case .line: "the expectation held: the known failure this line marks did not happen (if the bug is fixed, write 'expect' here)"
+                case .invariant(let number): "the run never broke invariant \(number): the known failure this line marks did not happen (if the bug is fixed, remove the line)"
                 }
-                fail(line, .expectation, "\(what): the known failure this line marks did not happen (if the bug is fixed, remove the line)")
+                fail(line, .expectation, what)
             }
         }
         return happened.map { $0.1.description }
@@ -246,7 +267,7 @@ package final class ScenarioRunner {
             started().advance(by: duration)
         case .deviceSleep(let duration):
             started().sleepDevice(for: duration)
-        case .expect(let expectation, let within):
+        case .expect(let expectation, let within, _):
             // Under a planned crash or power cut only the invariants are checked; a bounded
             // expectation still moves time as it would without the fault, so that the run is
             // the same up to the fault.

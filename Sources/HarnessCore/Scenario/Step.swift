@@ -27,9 +27,8 @@ package enum Step: Equatable, Sendable {
     /// The background is this unpacked extension's JavaScript (its folder relative to the
     /// scenario's), run in the harness's runtime instead of the built-in background.
     case extensionFolder(String)
-    /// A failure the scenario shows on purpose (a known bug): the run passes only when it
-    /// happens, and nothing else fails.
-    case expectFailure(KnownFailure)
+    /// `expect-failure invariant N`: the run breaks invariant N on purpose (a known bug).
+    case expectFailure(invariant: Int)
 
     // MARK: Actions
     case app(AppStep)
@@ -49,8 +48,9 @@ package enum Step: Equatable, Sendable {
     case deviceSleep(EpochMillis)
     case settle
     /// An expectation checked now, or, `within` a time, as soon as it holds: time moves from one
-    /// due moment to the next until it does, and stays where it first held.
-    case expect(Expectation, within: EpochMillis? = nil)
+    /// due moment to the next until it does, and stays where it first held. `fails`
+    /// (`expect-failure ...`): it fails on purpose, a known bug the scenario pins down.
+    case expect(Expectation, within: EpochMillis? = nil, fails: Bool = false)
 
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {

@@ -1,0 +1,16 @@
+// Reads its theme from storage.local, then listens for the pages' questions. The listener is
+// added once the storage promise settles, after the background has loaded, so Safari never
+// saved it: the question that woke the background finds no listener and is lost.
+
+function decision(theme) {
+  return {
+    enabled: true, theme, reason: 'modeOn', scope: null, mode: 'on', nativeDarkPolicy: 'respect', schedule: '20:00-06:00',
+    source: { mode: 'default', theme: 'default', nativeDarkPolicy: 'default' },
+  };
+}
+
+browser.storage.local.get({ theme: 'gray' }).then(({ theme }) => {
+  browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
+    if (message.type === 'getDecision') sendResponse(decision(theme));
+  });
+});
