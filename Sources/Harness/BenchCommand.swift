@@ -10,7 +10,7 @@ import SiteSettings
 enum BenchCommand: HarnessCommand {
     static let name = "bench"
     static let abstract = "Measure resolution speed, process start-up, native requests, events, memory, exploring, searching and run pages."
-    static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|explore|search|report|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N] [--flaw NAME[,NAME...]]"
+    static let usage = "harness bench [resolve|psl-first|native|events|memory|steps|explore|search|report|extension|all] [--sites N,N,...] [--steps N,N,...] [--rounds N] [--runs N] [--flaw NAME[,NAME...]]"
     static let discussion = """
         resolve: resolutions per second (a URL string in, a decision out) for documents of
           --sites sizes (default 10,1000,100000), a third each host, domain and page records,
@@ -49,6 +49,12 @@ enum BenchCommand: HarnessCommand {
         report: what a run's page costs: every named scenario runs once in process, then each
           page is made and written (--rounds rounds, default 5); prints the page of the longest
           trace (median time, size, and its run's time beside it) and the totals.
+        extension: the JavaScript background beside the built-in one on real processes (needs
+          node): every named scenario with each (Scenarios/extensions/site-settings for the
+          JavaScript), alternating scenario by scenario, --rounds rounds (default 3); prints the
+          median totals, each background's incarnations, the ratio of the totals and the median,
+          fastest and slowest ratio per scenario; then schedules explored per second with each,
+          one worker, --runs schedules (default 50). It takes minutes, and is not part of all.
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 
@@ -59,15 +65,15 @@ enum BenchCommand: HarnessCommand {
         switch which {
         case "psl-first-child":
             return firstLookupChild()
-        case "resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "all":
+        case "resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "extension", "all":
             break
         default:
-            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "extension", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
         if args.value("flaw") != nil && which != "search" { throw .usage("'--flaw' is for 'harness bench search'") }
-        let rounds = try args.count("rounds", default: which == "steps" || which == "explore" || which == "search" ? 3 : 5)
-        let runs = try args.count("runs", default: which == "native" ? 201 : which == "explore" ? 500 : which == "search" ? 50_000 : 21)
+        let rounds = try args.count("rounds", default: which == "steps" || which == "explore" || which == "search" || which == "extension" ? 3 : 5)
+        let runs = try args.count("runs", default: which == "native" ? 201 : which == "explore" ? 500 : which == "search" ? 50_000 : which == "extension" ? 50 : 21)
         var sizes = [10, 1000, 100_000]
         if let text = args.value("sites") {
             let parsed = text.split(separator: ",").map { Int($0) }
@@ -91,6 +97,7 @@ enum BenchCommand: HarnessCommand {
         if which == "memory" || which == "all" { try MemoryBench.run() }
         if which == "steps" || which == "all" { try StepsBench.run(lengths: lengths, rounds: rounds) }
         if which == "explore" || which == "all" { try ExploreBench.run(runs: which == "all" ? 500 : runs, rounds: rounds) }
+        if which == "extension" { try ExtensionBench.run(runs: runs, rounds: rounds) }
         if which == "report" || which == "all" { try ReportBench.run(rounds: which == "all" ? 5 : rounds) }
         if which == "search" {
             let chosen = try RunCommand.parseFlaws(args.value("flaw"))
