@@ -164,6 +164,28 @@ struct ExtensionRuntimeTests {
                              "alarm later \(Self.epoch + 60_070)"], "\(run.logs)")
     }
 
+    /// Local time follows the offset Safari's start gives: a date's local fields, its text,
+    /// local components and zone-less text read back, setters, and Intl where ICU has a zone
+    /// for the offset (whole hours); another offset formats in UTC.
+    @Test func localTimeIsTheScenariosOffset() throws {
+        func logs(offset: Int) throws -> [String] {
+            try run("runtime-time", [(#"{"type":"started","appearance":"light","tabs":{},"utcOffsetMinutes":\#(offset)}"#, Self.epoch, 5)]).logs
+        }
+        #expect(try logs(offset: 60) == [
+            "local 10 0 -60 Sun Mar 01 2026 10:00:00 GMT+0100",
+            "read 2026-03-01T09:00:00.000Z 2026-03-01T09:00:00.000Z 2026-03-01T00:00:00.000Z \(Self.epoch + 3_600_000)",
+            "set 2026-03-01T22:30:00.000Z 1",
+            "intl 10:00 10:00:00",
+        ])
+        #expect(try logs(offset: 330) == [
+            "local 14 30 -330 Sun Mar 01 2026 14:30:00 GMT+0530",
+            "read 2026-03-01T04:30:00.000Z 2026-03-01T04:30:00.000Z 2026-03-01T00:00:00.000Z \(Self.epoch + 3_600_000)",
+            "set 2026-03-01T18:00:00.000Z 1",
+            "intl 09:00 09:00:00",
+        ])
+        #expect(try logs(offset: -600).first == "local 23 0 600 Sat Feb 28 2026 23:00:00 GMT-1000")
+    }
+
     /// storage.local lives in local.json across incarnations, loaded at `storage-read` and saved
     /// through `storage-write-temp` and `storage-rename`; each call finishes when the harness
     /// completes its token; a failed step fails the call.

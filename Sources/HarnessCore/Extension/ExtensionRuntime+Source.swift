@@ -123,7 +123,7 @@ const isModule = background.type === 'module';
 
 // MARK: - Time and randomness, from the frames
 
-const clock = { now: 0, uptime: 0 };
+const clock = { now: 0, uptime: 0, utcOffset: 0 };
 let random = null;
 
 // sfc32 over a 128-bit state mixed from the run's seed, the role and the incarnation's first
@@ -185,6 +185,7 @@ function read(file) {
 // none is reachable from a script (the install function keeps them in its closure).
 const host = {
     now: () => clock.now,
+    utcOffset: () => clock.utcOffset,
     uptime: () => clock.uptime,
     random: () => random(),
     setTimer: (id, at) => {
@@ -232,18 +233,92 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
 
     // Time from the frames.
+    // Local time is the scenario's: UTC plus the offset Safari's start gave (the process runs in
+    // UTC). A date's local fields are the UTC fields of the moment shifted by the offset, and
+    // local components and local date-time text are read back the same way.
     const RealDate = globalThis.Date;
+    const proto = RealDate.prototype;
+    const shift = () => host.utcOffset() * 60000;
+    const utc = {};
+    for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+        utc['get' + name] = proto['getUTC' + name];
+        if (name !== 'Day') utc['set' + name] = proto['setUTC' + name];
+    }
+    const getTime = proto.getTime, setTime = proto.setTime;
+    const shifted = (date) => new RealDate(getTime.call(date) + shift());
+    for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+        Object.defineProperty(proto, 'get' + name, { value() { return utc['get' + name].call(shifted(this)); }, writable: true, configurable: true });
+        if (name === 'Day') continue;
+        Object.defineProperty(proto, 'set' + name, {
+            value(...args) {
+                const local = shifted(this);
+                utc['set' + name].apply(local, args);
+                return setTime.call(this, getTime.call(local) - shift());
+            },
+            writable: true, configurable: true,
+        });
+    }
+    Object.defineProperty(proto, 'getTimezoneOffset', { value() { return -host.utcOffset(); }, writable: true, configurable: true });
+    const zone = () => {
+        const minutes = host.utcOffset(), size = Math.abs(minutes);
+        return 'GMT' + (minutes < 0 ? '-' : '+') + String(Math.trunc(size / 60)).padStart(2, '0') + String(size % 60).padStart(2, '0');
+    };
+    const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'], months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+    const two = (n) => String(n).padStart(2, '0');
+    const dateText = (date) => {
+        const d = shifted(date);
+        return days[utc.getDay.call(d)] + ' ' + months[utc.getMonth.call(d)] + ' ' + two(utc.getDate.call(d)) + ' ' + String(utc.getFullYear.call(d)).padStart(4, '0');
+    };
+    const timeText = (date) => {
+        const d = shifted(date);
+        // Only UTC has a name here: the scenario gives an offset, not a place.
+        return two(utc.getHours.call(d)) + ':' + two(utc.getMinutes.call(d)) + ':' + two(utc.getSeconds.call(d)) + ' ' + zone()
+            + (host.utcOffset() === 0 ? ' (Coordinated Universal Time)' : '');
+    };
+    const valid = (date) => !Number.isNaN(getTime.call(date));
+    const textOf = (format) => function () { return valid(this) ? format(this) : 'Invalid Date'; };
+    Object.defineProperty(proto, 'toDateString', { value: textOf(dateText), writable: true, configurable: true });
+    Object.defineProperty(proto, 'toTimeString', { value: textOf((date) => timeText(date)), writable: true, configurable: true });
+    Object.defineProperty(proto, 'toString', { value: textOf((date) => dateText(date) + ' ' + timeText(date)), writable: true, configurable: true });
+    // Text with a date and a time but no zone is local time; anything else reads as it says.
+    const localText = /^\s*\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*$/;
+    const parse = (text) => {
+        const value = RealDate.parse(text);
+        return localText.test(String(text)) ? value - shift() : value;
+    };
     const FrameDate = function Date(...args) {
         if (new.target === undefined) return new RealDate(host.now()).toString();
-        return args.length === 0 ? new RealDate(host.now()) : new RealDate(...args);
+        if (args.length === 0) return new RealDate(host.now());
+        if (args.length === 1) return typeof args[0] === 'string' ? new RealDate(parse(args[0])) : new RealDate(args[0]);
+        return new RealDate(RealDate.UTC(...args) - shift());
     };
     FrameDate.prototype = RealDate.prototype;
     FrameDate.now = () => host.now();
-    FrameDate.parse = RealDate.parse;
+    FrameDate.parse = (text) => parse(String(text));
     FrameDate.UTC = RealDate.UTC;
     Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
     define('Date', FrameDate);
+    // Intl formats in the local zone where ICU has one for the offset (whole hours: Etc/GMT-1
+    // is UTC+01:00); another offset formats in UTC.
     const Format = Intl.DateTimeFormat;
+    const localZone = () => {
+        const minutes = host.utcOffset();
+        if (minutes === 0 || minutes % 60 !== 0 || minutes < -720 || minutes > 840) return undefined;
+        return 'Etc/GMT' + (minutes > 0 ? '-' : '+') + Math.abs(minutes / 60);
+    };
+    const inLocalZone = (options) => {
+        const zone = localZone();
+        return zone === undefined || (options !== undefined && options !== null && options.timeZone !== undefined) ? options : { ...options, timeZone: zone };
+    };
+    const LocalFormat = function DateTimeFormat(locales, options) { return new Format(locales, inLocalZone(options)); };
+    LocalFormat.prototype = Format.prototype;
+    LocalFormat.supportedLocalesOf = Format.supportedLocalesOf;
+    Object.defineProperty(Format.prototype, 'constructor', { value: LocalFormat, writable: true, configurable: true });
+    Intl.DateTimeFormat = LocalFormat;
+    for (const name of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
+        const original = proto[name];
+        Object.defineProperty(proto, name, { value(locales, options) { return original.call(this, locales, inLocalZone(options)); }, writable: true, configurable: true });
+    }
     const format = Object.getOwnPropertyDescriptor(Format.prototype, 'format').get;
     Object.defineProperty(Format.prototype, 'format', {
         get() { const bound = format.call(this); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
@@ -798,6 +873,7 @@ async function handle(frame) {
     }
     switch (input.type) {
     case 'started':
+        clock.utcOffset = Number.isInteger(input.utcOffsetMinutes) ? input.utcOffsetMinutes : 0;
         scripts.post('started', 0, JSON.stringify(input));
         evaluate(turn);
         if (isModule) {
