@@ -91,6 +91,7 @@ struct ExtensionRuntimeTests {
             "absent undefined undefined undefined",
             "turn kept TypeError",
             "clock Sun Mar 01 2026 09:00:00 GMT+0000 (Coordinated Universal Time) 0 true 9:00 AM",
+            "stack Error: here |    at where (background.js:29:27) |    at background.js:30:22",
             "Uncaught a thrown object",
         ], "\(run.logs)")
         #expect(run.end(0) == done([.listen([]), .setTimer(.script(1), at: Int64(Self.epoch)), .setTimer(.script(2), at: Int64(Self.epoch)),

@@ -214,6 +214,9 @@ const host = {
     connectNative: () => { directives.push({ type: 'connectNative' }); },
     setAlarm: (at) => { if (Number.isSafeInteger(at)) directives.push({ type: 'setAlarm', at }); },
     log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
+    // The one question about an object of the scripts' realm: whether it is a proxy (whose
+    // traps are the scripts' code), asked before its properties are read.
+    isProxy: (value) => util.types.isProxy(value),
     // The error a script's own call gets back, as text for its realm to throw.
     importScripts: (files) => {
         if (isModule) return 'importScripts is not available in a module background';
@@ -355,6 +358,31 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
         constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
         register() {}
         unregister() { return false; }
+    });
+
+    // An error's stack names the scripts' frames only, as a page's would: not the runtime's or
+    // node's. Its first line is the error's own name and message, read without running any of
+    // the scripts' code (no getter, no trap), and scripts cannot replace this: V8 formats a stack
+    // when it is first read, which may be in the runtime, outside the watchdog.
+    const ownText = (object, key) => {
+        for (let current = object, depth = 0; current !== null && (typeof current === 'object' || typeof current === 'function') && depth < 64; depth++) {
+            if (host.isProxy(current)) return undefined;
+            const descriptor = Object.getOwnPropertyDescriptor(current, key);
+            if (descriptor) return typeof descriptor.value === 'string' ? descriptor.value : undefined;
+            current = Object.getPrototypeOf(current);
+        }
+        return undefined;
+    };
+    const runtimeFrame = (frame) => {
+        const file = frame.getFileName();
+        return typeof file === 'string' && (file.startsWith('runtime:') || file.startsWith('node:') || file.startsWith('file:'));
+    };
+    Object.defineProperty(Error, 'prepareStackTrace', {
+        value(error, frames) {
+            const name = ownText(error, 'name') ?? 'Error', message = ownText(error, 'message') ?? '';
+            return (message === '' ? name : name + ': ' + message) + frames.filter((frame) => !runtimeFrame(frame)).map((frame) => '\n    at ' + frame).join('');
+        },
+        writable: false, configurable: false, enumerable: false,
     });
 
     // The console.

@@ -24,5 +24,9 @@ setInterval(() => {}, 0);
 const gone = () => {};
 browser.tabs.onRemoved.addListener(gone);
 browser.tabs.onRemoved.removeListener(gone);
+// A stack names the scripts' frames only, and no script can make reading one loop.
+Error.prepareStackTrace = () => { for (;;) {} };
+function where() { return new Error('here').stack; }
+console.log('stack', where().split('\n').join(' |'));
 // A thrown object whose name loops is described without running it.
 throw { message: 'loops', get name() { for (;;) {} } };
