@@ -166,6 +166,7 @@ package final class ProcessTable {
             driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
             driver.flaws = flaws.map(\.rawValue).sorted()
             driver.protocolBroken = { [monitor] problem in monitor.record(problem) }
+            driver.uncaught = { [monitor] message, now in monitor.caught(Violation(.invariant(15), message), now: now) }
             driver.uptime = { [unowned owner] now in owner!.uptime(at: now) }
             switch name {
             case .app: app = driver

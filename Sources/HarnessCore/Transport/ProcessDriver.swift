@@ -45,6 +45,9 @@ package final class ProcessDriver {
     /// Told when the process breaks the protocol (no `hello`, another version, a frame that
     /// is not one): the run fails with the message, which names the process.
     package var protocolBroken: (String) -> Void = { _ in }
+    /// Told of each exception or rejection a process's scripts did not catch (a JavaScript
+    /// background's `log` frames), with its place, at `now`.
+    package var uncaught: (_ message: String, _ now: EpochMillis) -> Void = { _, _ in }
     /// Safari's monotonic time at a wall-clock time, which every input carries: milliseconds
     /// since the run began, less the device's sleep. A driver outside a run (the native
     /// fuzzer's) counts from the Unix epoch.
@@ -185,6 +188,7 @@ package final class ProcessDriver {
             case .log(let level, let text, let at):
                 // A script's console, or an exception it did not catch: the process goes on.
                 trace.record(now, label, "console.\(level.rawValue) \(text)\(at.map { " (\($0))" } ?? "")")
+                if level == .error && text.hasPrefix("Uncaught") { uncaught("\(label)\(at.map { " at \($0)" } ?? ""): \(text)", now) }
             case .error(let text):
                 // It did nothing with what it could not read: that input is over, and the run
                 // fails (the harness sends only what the protocol allows).
