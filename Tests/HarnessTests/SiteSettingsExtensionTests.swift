@@ -114,4 +114,22 @@ struct SiteSettingsExtensionTests {
         #expect(explored.status == 0, "\(explored.stdout)")
         #expect(try HarnessBinary.run(["explore", "--differential"]).stderr.contains("give '--extension DIR'"))
     }
+
+    /// A bug no named scenario and no invariant sees (the outbox numbers its changes two apart)
+    /// is found by a differential exploration, and shrunk, because the built-in background
+    /// stores another number.
+    @Test func aDifferentialExplorationFindsWhatTheChecksCannotSee() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("numbered-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.copyItem(atPath: Self.extensionFolder, toPath: copy)
+        let outbox = try String(contentsOfFile: copy + "/outbox.js", encoding: .utf8)
+        try #require(outbox.contains("    this.nextEdit += 1;"), "outbox.js no longer has the line the bug is planted in")
+        try outbox.replacingOccurrences(of: "    this.nextEdit += 1;", with: "    this.nextEdit += 2;").write(toFile: copy + "/outbox.js", atomically: true, encoding: .utf8)
+        #expect(try run("transitions/02-popup-change-reaches-the-app.scenario", extension: copy).passed, "the named scenario does not see it")
+        let explored = try HarnessBinary.run(["explore", "--runs", "1", "--workers", "1", "--transport", "process", "--extension", copy,
+                                              "--differential", "--out", copy + "/findings"])
+        let finding = try String(contentsOfFile: copy + "/findings/seed-1-difference.scenario", encoding: .utf8)
+        #expect(explored.status == 1 && finding.contains("storage.local.nextEdit: the extension has "), "\(explored.stdout)\(finding)")
+        #expect(finding.contains("--extension \(copy) --differential"))
+    }
 }
