@@ -187,6 +187,15 @@ struct ExtensionRuntimeTests {
         #expect(try logs(offset: -600).first == "local 23 0 600 Sat Feb 28 2026 23:00:00 GMT-1000")
     }
 
+    /// i18n.getMessage reads the default locale's messages: placeholders, numbered
+    /// substitutions, `$$`, a name it does not have ("") and Safari's predefined messages; the
+    /// network is refused with an error naming it.
+    @Test func messagesComeFromTheDefaultLocaleAndTheNetworkIsRefused() throws {
+        let logs = try run("runtime-i18n", [(Self.started, Self.epoch, 5)]).logs
+        #expect(logs == ["i18n Hello Ada, you have 3 tabs ($ free) |  | en_GB en-GB Runtime i18n check",
+                         "fetch fetch is not provided by the harness's runtime: a scenario cannot answer network requests yet"], "\(logs)")
+    }
+
     /// storage.local lives in local.json across incarnations, loaded at `storage-read` and saved
     /// through `storage-write-temp` and `storage-rename`; each call finishes when the harness
     /// completes its token; a failed step fails the call.

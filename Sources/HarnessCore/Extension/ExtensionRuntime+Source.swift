@@ -120,6 +120,11 @@ try {
 const background = manifest?.background ?? {};
 const backgroundScripts = background.service_worker ? [background.service_worker] : (background.scripts ?? []);
 const isModule = background.type === 'module';
+// The default locale's messages (_locales/LOCALE/messages.json), as text for i18n.getMessage.
+let localeMessages = '{}';
+if (typeof manifest?.default_locale === 'string') {
+    try { localeMessages = fs.readFileSync(path.join(folder, '_locales', manifest.default_locale, 'messages.json'), 'utf8'); } catch {}
+}
 
 // MARK: - Time and randomness, from the frames
 
@@ -214,6 +219,7 @@ const host = {
     connectNative: () => { directives.push({ type: 'connectNative' }); },
     setAlarm: (at) => { if (Number.isSafeInteger(at)) directives.push({ type: 'setAlarm', at }); },
     log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
+    messages: () => localeMessages,
     // The one question about an object of the scripts' realm: whether it is a proxy (whose
     // traps are the scripts' code), asked before its properties are read.
     isProxy: (value) => util.types.isProxy(value),
@@ -329,6 +335,28 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     const formatToParts = Format.prototype.formatToParts;
     Format.prototype.formatToParts = function (date) { return formatToParts.call(this, date === undefined ? host.now() : date); };
     define('performance', { now: () => host.uptime() });
+    // The network is not the harness's: a scenario cannot stub an answer yet.
+    define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot answer network requests yet')));
+    define('XMLHttpRequest', function XMLHttpRequest() { throw new TypeError('XMLHttpRequest is not provided by the harness\'s runtime'); });
+
+    // i18n.getMessage from the default locale: placeholders ($NAME$) by their content, then $1
+    // to $9 by the substitutions, $$ as $; Safari's predefined @@ messages; "" for a name the
+    // locale does not have.
+    const uiLanguage = (typeof manifest.default_locale === 'string' ? manifest.default_locale : 'en').replace('_', '-');
+    let catalogue = {};
+    try { catalogue = JSON.parse(host.messages()); } catch {}
+    const entries = new Map(Object.entries(catalogue ?? {}).map(([key, value]) => [key.toLowerCase(), value]));
+    const predefined = { '@@extension_id': () => api.runtime.id, '@@ui_locale': () => uiLanguage.replace('-', '_'), '@@bidi_dir': () => 'ltr',
+        '@@bidi_reversed_dir': () => 'rtl', '@@bidi_start_edge': () => 'left', '@@bidi_end_edge': () => 'right' };
+    const localized = (name, substitutions) => {
+        if (predefined[name]) return predefined[name]();
+        const entry = entries.get(name.toLowerCase());
+        if (entry === null || typeof entry !== 'object' || typeof entry.message !== 'string') return '';
+        const given = (substitutions === undefined ? [] : [substitutions].flat()).map(String);
+        const placeholders = new Map(Object.entries(entry.placeholders ?? {}).map(([key, value]) => [key.toLowerCase(), String(value?.content ?? '')]));
+        const numbered = (text) => text.replace(/\$(\$|[1-9])/g, (all, which) => which === '$' ? '$' : (given[Number(which) - 1] ?? ''));
+        return numbered(entry.message.replace(/\$([A-Za-z0-9_@]+)\$/g, (all, key) => placeholders.has(key.toLowerCase()) ? placeholders.get(key.toLowerCase()) : all));
+    };
 
     // Random numbers from the seed.
     Math.random = () => host.random();
@@ -516,6 +544,10 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             },
         }),
         windows: namespace('windows', { onFocusChanged: event('windowFocus') }),
+        i18n: namespace('i18n', {
+            getMessage: (name, substitutions) => localized(String(name), substitutions),
+            getUILanguage: () => uiLanguage,
+        }),
     };
     // alarms: the one alarm the protocol has (setAlarm); a new alarm replaces the old. Its name
     // is known only to the incarnation that made it.
