@@ -196,6 +196,21 @@ struct ExtensionRuntimeTests {
                          "fetch fetch is not provided by the harness's runtime: a scenario cannot answer network requests yet"], "\(logs)")
     }
 
+    /// Safari's quotas: a set that would take storage.local past 5 MiB fails and writes
+    /// nothing; storage.session holds up to 10 MiB; getBytesInUse counts keys and JSON values.
+    @Test func aSetOverItsAreasQuotaFailsAndWritesNothing() throws {
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("quota-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        let completed = { (token: Int) in (#"{"type":"storageCompleted","token":\#(token)}"#, Self.epoch + token, 5 + token) }
+        let run = try run("runtime-quota", storage: storage, [(Self.started, Self.epoch, 5), completed(1), completed(2), completed(3)])
+        #expect(run.logs == ["quotas 5242880 10485760",
+                             "local refused: storage.local would hold 6291461 bytes, over its quota of 5242880 (QUOTA_BYTES): nothing was saved",
+                             "session holds 6291461"], "\(run.logs)")
+        #expect(!FileManager.default.fileExists(atPath: storage + "/local.json"))
+        #expect(!run.answers.joined().contains(.yield(.storageWriteTemp, seq: 2)), "refused before its write")
+    }
+
     /// storage.local lives in local.json across incarnations, loaded at `storage-read` and saved
     /// through `storage-write-temp` and `storage-rename`; each call finishes when the harness
     /// completes its token; a failed step fails the call.

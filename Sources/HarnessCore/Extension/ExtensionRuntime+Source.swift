@@ -606,7 +606,9 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             pending.set(token, { resolve, reject, name });
         });
         return namespace('storage.' + name, {
+            QUOTA_BYTES: name === 'local' ? 5242880 : 10485760,
             get: (keys) => operation('get', keys ?? null),
+            getBytesInUse: (keys) => operation('bytes', keys ?? null),
             set: (items) => {
                 if (items === null || typeof items !== 'object') throw new TypeError('storage.' + name + '.set takes an object');
                 return operation('set', items).then(() => undefined);
@@ -802,6 +804,13 @@ async function yieldAt(point) {
     }
 }
 
+// What a storage area's keys take, counted as each key's and its value's JSON in UTF-8.
+function bytesInUse(items, keys) {
+    let size = 0;
+    for (const key of keys) if (Object.hasOwn(items, key)) size += Buffer.byteLength(key) + Buffer.byteLength(JSON.stringify(items[key]));
+    return size;
+}
+
 const failure = (step, answer) => `storage.local could not be saved: ${step} failed with errno ${answer.errno}`;
 
 async function carryOut(operation) {
@@ -825,6 +834,7 @@ async function carryOut(operation) {
         }
         return { value: result };
     }
+    if (op === 'bytes') return { value: bytesInUse(items, argument === null ? Object.keys(items) : [argument].flat().map(String)) };
     const changed = op === 'clear' ? {} : { ...items };
     const changes = {};
     if (op === 'set') {
@@ -834,6 +844,11 @@ async function carryOut(operation) {
             if (Object.hasOwn(items, key)) { changes[key] = { oldValue: items[key] }; delete changed[key]; }
         }
     }
+    // Safari's quotas: 5 MiB for storage.local (none with unlimitedStorage), 10 MiB for
+    // storage.session; a set that would pass one fails, and nothing is written.
+    const quota = area === 'local' ? (manifest.permissions ?? []).includes('unlimitedStorage') ? Infinity : 5242880 : 10485760;
+    const size = bytesInUse(changed, Object.keys(changed));
+    if (op === 'set' && size > quota) return { error: `storage.${area} would hold ${size} bytes, over its quota of ${quota} (QUOTA_BYTES): nothing was saved` };
     const text = JSON.stringify(changed);
     if (area === 'session') {
         fs.writeFileSync(path.join(storageFolder, 'session.json'), text);
