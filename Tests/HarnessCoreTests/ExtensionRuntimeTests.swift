@@ -146,14 +146,14 @@ struct ExtensionRuntimeTests {
             (#"{"type":"appMessageArrived"}"#, Self.epoch + 50, 55),
             (#"{"type":"appearanceChanged","appearance":"light"}"#, Self.epoch + 60, 65),
             (#"{"type":"popupClosed"}"#, Self.epoch + 70, 75),
-            (#"{"type":"alarmFired"}"#, Self.epoch + 60_070, 60_075),
+            (#"{"type":"alarmFired","name":"later"}"#, Self.epoch + 60_070, 60_075),
         ])
         #expect(run.end(0) == done([.listen([.alarm, .message]), .connectNative]))
         #expect(run.end(1) == done([.showPopup(try PopupView.decode(JSONParser.parse(view)))]))
         #expect(run.end(2) == done([.setTimer(.script(1), at: Int64(Self.epoch + 30))]))
         #expect(run.end(3) == done([.popupAnswer(message: 1, saved: true, scope: try ScopeKey.parse("docs.example.com"))]), "an answer after return true")
         #expect(run.end(4) == done([.popupAnswer(message: 2, saved: false, scope: nil)]), "a promise's answer")
-        #expect(run.end(7) == done([.setAlarm(at: Int64(Self.epoch + 60_070))]))
+        #expect(run.end(7) == done([.setAlarm(at: Int64(Self.epoch + 60_070), name: "later")]))
         let tabs = #"[{"id":"t1","url":"https://docs.example.com/guide","index":0,"windowId":1,"active":false},{"id":"t2","url":"https://a.example.org/","index":1,"windowId":1,"active":false}]"#
         #expect(run.logs == ["platform mac", "tabs \(tabs)",
                              "from safari-web-extension://extension/popup.html popupOpened",

@@ -97,10 +97,10 @@ struct SafariMachineTests {
         var safari = loaded(.iOS)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         #expect(safari.handle(.safariWentToBackground, now: 0) == [Self.iOSSafariLeaves, .freezeBackground(traced: true)])
-        #expect(safari.handle(.eventDue(.alarmFired), now: 1) == [], "held for the frozen background")
+        #expect(safari.handle(.eventDue(.alarmFired(name: "")), now: 1) == [], "held for the frozen background")
         #expect(safari.handle(.safariCameToForeground, now: 3_600_000) == [.note("Safari comes to the front"), .fireOverdueTimers])
         #expect(safari.handle(.overdueTimersFired, now: 3_600_000) ==
-                [.thawBackground(traced: true, held: [.init(event: .alarmFired)]), .dispatch(.safariCameToForeground), asks(t1, url)])
+                [.thawBackground(traced: true, held: [.init(event: .alarmFired(name: ""))]), .dispatch(.safariCameToForeground), asks(t1, url)])
     }
 
     @Test func theAppInFrontSendsIOSSafariToTheBackgroundButNotMacOSSafari() {
@@ -136,7 +136,7 @@ struct SafariMachineTests {
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 101_000)]), now: 100_000) ==
                 [.note("alarm raised to the minimum delay, 30 s")])
         #expect(safari.nextAlarm?.at == 130_000 && safari.counts.alarmsRaisedToTheMinimum == 1)
-        #expect(safari.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 130_000) == [.dispatch(.alarmFired)])
+        #expect(safari.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 130_000) == [.dispatch(.alarmFired(name: ""))])
         #expect(safari.nextAlarm == nil)
     }
 
@@ -144,7 +144,7 @@ struct SafariMachineTests {
         var safari = loaded(now: 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 40_000)]), now: 0)
         // iOS Safari returning at +1 h: the alarm (due at 40 s) fires before the check (due at 30 s + wakes).
-        #expect(safari.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 3_600_000) == [.dispatch(.alarmFired)])
+        #expect(safari.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 3_600_000) == [.dispatch(.alarmFired(name: ""))])
         #expect(safari.unloadTime == 3_630_000, "the stale check is gone before the event reaches the page")
         var deaf = loaded(listeners: [.message], now: 0)
         _ = deaf.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 40_000)]), now: 0)
@@ -306,10 +306,10 @@ struct SafariMachineTests {
         _ = safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: 2), now: 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 90_000)]), now: 0)
         _ = safari.handle(.backgroundFrozenByUser, now: 0)
-        _ = safari.handle(.eventDue(.alarmFired), now: 0)
+        _ = safari.handle(.eventDue(.alarmFired(name: "")), now: 0)
         #expect(safari.handle(.safariQuit, now: 0) == [.killBackground(reason: "safari restart", stop: .unloaded)])
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0) ==
-                [.dispatchFirst([.alarmFired]), .note("tab t1 asks again"), asks(t1, url), .note("tab t2 asks again"), asks(t2, url)])
+                [.dispatchFirst([.alarmFired(name: "")]), .note("tab t1 asks again"), asks(t1, url), .note("tab t2 asks again"), asks(t2, url)])
         #expect(safari.handle(.safariLaunched, now: 0) ==
                 [.dropSessionStorage, .note("alarms dropped: Safari keeps them in memory only"), asks(t1, url), asks(t2, url), .startBackground(.started(appearance: .light, tabs: [t1: url, t2: url], appMessages: true))],
                 "the death thawed the background, which handed back its wake-up events")

@@ -79,7 +79,7 @@ struct SchedulerTests {
 
     @Test func workForABusyProcessOrOfADeferredKindWaitsAndStopBeforeLeavesItQueued() {
         var clock = Scheduler(now: 0)
-        clock.queue += [.nativeReply(incarnation: 1, request: 1, outcome: .unreadable(.null)), .appInput(.launched), .backgroundInput(.alarmFired)]
+        clock.queue += [.nativeReply(incarnation: 1, request: 1, outcome: .unreadable(.null)), .appInput(.launched), .backgroundInput(.alarmFired(name: ""))]
         let first = clock.takeWork(deferring: .nativeReply, stopBefore: nil, isBusy: { $0 == .appInput })
         #expect(first?.kind == .backgroundInput)
         let stopped = clock.takeWork(deferring: nil, stopBefore: .nativeReply, isBusy: { _ in false })
@@ -91,7 +91,7 @@ struct SchedulerTests {
     @Test func workPutBackAtTheFrontComesBeforeEverythingQueued() {
         var queue = WorkQueue()
         for request in 1...100 { queue.append(.nativeRequest(incarnation: 1, request: request, message: .getEnabled, profile: "default")) }
-        queue.append(.backgroundInput(.alarmFired))
+        queue.append(.backgroundInput(.alarmFired(name: "")))
         for _ in 1...80 { _ = queue.take({ $0 == .nativeRequest }, stopBefore: nil) }
         queue.pushFront(.backgroundInput(.safariCameToForeground))
         queue.pushFront(.nativeRequest(incarnation: 1, request: 0, message: .getEnabled, profile: "default"))
@@ -103,7 +103,7 @@ struct SchedulerTests {
             default: order.append("other")
             }
         }
-        #expect(order == ["request 0", "safariCameToForeground"] + (81...100).map { "request \($0)" } + ["alarmFired"])
+        #expect(order == ["request 0", "safariCameToForeground"] + (81...100).map { "request \($0)" } + [#"alarmFired(name: "")"#])
         #expect(queue.isEmpty)
     }
 }

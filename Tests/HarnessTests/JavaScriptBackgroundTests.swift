@@ -89,4 +89,28 @@ struct JavaScriptBackgroundTests {
         #expect(!early.marks.failures.contains { $0.line == 4 && $0.property == .expectation }, "\(early.failures)")
         #expect(!early.trace.contains { $0.contains("lost: background#1 has no message listener") })
     }
+
+    /// Named alarms: Safari keeps each by its name across unloads and fires it by that name,
+    /// waking the background; a periodic one comes round again; a cleared one never fires; and
+    /// Safari's rules stated a second time (invariant 14) find nothing wrong.
+    @Test func namedAlarmsFireByNameAcrossUnloadsAndACLearedOneNever() throws {
+        let (simulation, folder) = try simulation(with: "runtime-alarms")
+        defer {
+            simulation.teardown()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.advance(by: 150_000)
+        let lines = simulation.trace.lines
+        let fired = lines.filter { $0.contains(#"<- {"name":"refresh","type":"alarmFired"}"#) }
+        #expect(fired.count == 2, "at 60 s and 120 s: \(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.hasSuffix("console.log alarm refresh 1") })
+        #expect(!lines.contains { $0.contains("dropped") && $0.contains("alarmFired") })
+        #expect(lines.contains { $0.contains(#"-> {"name":"dropped","type":"clearAlarm"}"#) })
+        #expect(lines.contains { $0.hasSuffix("unloaded") || $0.contains("unload") }, "the background unloaded between alarms")
+        // The tab asks a background with no message listener, and is never answered: that is
+        // all that fails.
+        #expect(simulation.violations.allSatisfy { $0.property == .invariant(6) }, "\(simulation.violations)")
+    }
 }

@@ -28,7 +28,8 @@ struct ExtensionWireTests {
          .nativeReplyArrived(request: s.int(Int.min...Int.max), .rejected(s.bool() ? .handlerEnded : .tooManyRequests)),
          .timerFired(.nativeTimeout(s.int(Int.min...Int.max))),
          .timerFired(.script(s.int(Int.min...Int.max))),
-         .alarmFired]
+         .alarmFired(name: ""),
+         .alarmFired(name: s.bool() ? "refresh" : "ünïcode ✓")]
     }
 
     /// One output of every kind that travels, with random payloads.
@@ -40,6 +41,8 @@ struct ExtensionWireTests {
          .setTimer(.script(s.int(Int.min...Int.max)), at: s.int64(Int64.min...Int64.max)),
          .cancelTimer(.script(s.int(Int.min...Int.max))),
          .setAlarm(at: s.int64(Int64.min...Int64.max)),
+         .setAlarm(at: s.int64(Int64.min...Int64.max), name: "refresh", period: s.int64(1...Int64.max)),
+         .clearAlarm(name: s.bool() ? "" : "refresh"),
          .connectNative,
          .listen(BackgroundListener.allCases.filter { _ in s.bool() }),
          .sendDecision(s.tab(), s.decision()),
@@ -106,7 +109,8 @@ struct ExtensionWireTests {
              #"{"type": "nativeReplyArrived", "request": 2, "reply": {"type": "notModified", "documentId": "doc-1", "revision": 4}}"#),
             (.nativeReplyArrived(request: 3, .rejected(.handlerEnded)), #"{"type": "nativeReplyArrived", "request": 3, "rejected": "handlerEnded"}"#),
             (.timerFired(.nativeTimeout(2)), #"{"type": "timerFired", "timer": {"nativeTimeout": 2}}"#),
-            (.alarmFired, #"{"type": "alarmFired"}"#),
+            (.alarmFired(name: ""), #"{"type": "alarmFired"}"#),
+            (.alarmFired(name: "refresh"), #"{"type": "alarmFired", "name": "refresh"}"#),
         ]
         for (event, expected) in examples {
             #expect(ExtensionWire.encode(event) == (try json(expected)), "\(event)")
@@ -121,6 +125,8 @@ struct ExtensionWireTests {
             (.setTimer(.nativeTimeout(1), at: Self.now), #"{"type": "setTimer", "timer": {"nativeTimeout": 1}, "at": 1783940000000}"#),
             (.cancelTimer(.nativeTimeout(1)), #"{"type": "cancelTimer", "timer": {"nativeTimeout": 1}}"#),
             (.setAlarm(at: Self.now), #"{"type": "setAlarm", "at": 1783940000000}"#),
+            (.setAlarm(at: Self.now, name: "refresh", period: 60_000), #"{"type": "setAlarm", "at": 1783940000000, "name": "refresh", "period": 60000}"#),
+            (.clearAlarm(name: "refresh"), #"{"type": "clearAlarm", "name": "refresh"}"#),
             (.connectNative, #"{"type": "connectNative"}"#),
             (.listen([.message, .alarm]), #"{"type": "listen", "events": ["message", "alarm"]}"#),
             (.popupAnswer(message: 3, saved: nil, scope: nil), #"{"type": "popupAnswer", "message": 3, "saved": null, "scope": null}"#),

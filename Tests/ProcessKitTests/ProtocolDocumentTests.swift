@@ -376,14 +376,14 @@ private enum BackgroundInput: CaseIterable {
         case .popupPaused: .popupPaused(until: 1)
         case .nativeReplyArrived: .nativeReplyArrived(request: 1, .rejected(.handlerEnded))
         case .timerFired: .timerFired(.nativeTimeout(1))
-        case .alarmFired: .alarmFired
+        case .alarmFired: .alarmFired(name: "refresh")
         }
     }
 }
 
 /// The background's outputs that leave the process.
 private enum BackgroundOutput: CaseIterable {
-    case storagePending, sendNative, setTimer, cancelTimer, setAlarm, connectNative, listen
+    case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
     case sendDecision, showPopup, popupAnswer
 
     init(of output: ExtensionWire.Output) {
@@ -393,6 +393,7 @@ private enum BackgroundOutput: CaseIterable {
         case .setTimer: self = .setTimer
         case .cancelTimer: self = .cancelTimer
         case .setAlarm: self = .setAlarm
+        case .clearAlarm: self = .clearAlarm
         case .connectNative: self = .connectNative
         case .listen: self = .listen
         case .sendDecision: self = .sendDecision
@@ -407,7 +408,8 @@ private enum BackgroundOutput: CaseIterable {
         case .sendNative: .sendNative(request: 1, .getEnabled)
         case .setTimer: .setTimer(.nativeTimeout(1), at: 1)
         case .cancelTimer: .cancelTimer(.nativeTimeout(1))
-        case .setAlarm: .setAlarm(at: 1)
+        case .setAlarm: .setAlarm(at: 1, name: "refresh", period: 60_000)
+        case .clearAlarm: .clearAlarm(name: "refresh")
         case .connectNative: .connectNative
         case .listen: .listen([])
         case .sendDecision: .sendDecision(TabID("t1"), decision)

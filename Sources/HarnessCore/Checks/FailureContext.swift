@@ -66,7 +66,7 @@ enum FailureContext {
             case .popupAnswer: return true
             case .sendDecision(let decided, _): return decided == tab
             case .sendNative: return isBackground
-            case .storagePending, .setTimer, .cancelTimer, .setAlarm, .connectNative, .listen: return false
+            case .storagePending, .setTimer, .cancelTimer, .setAlarm, .clearAlarm, .connectNative, .listen: return false
             }
         // The app's and the handler's messages name no tab.
         case .app?, .handler?, .appInput?, .handlerInput?, .json?, nil:

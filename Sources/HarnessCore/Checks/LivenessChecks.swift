@@ -142,9 +142,10 @@ final class LivenessChecks {
 
     /// How much later on the wall clock the background's alarm fires than it was set for:
     /// the bounds of invariants 11 and 13 count on Safari's monotonic clock, which stopped
-    /// while the device slept since the alarm was set.
+    /// while the device slept since the alarm was set. Whichever alarm the background set for
+    /// the change (an extension's may have any name), the latest of them.
     private var alarmLateness: EpochMillis {
-        simulation.safari.alarms[SafariMachine.decisionAlarm]?.sleptSinceSet ?? 0
+        simulation.safari.alarms.values.map(\.sleptSinceSet).max() ?? 0
     }
 
     /// The open popup shows a pause that ends in (from, to]: watched from its end (invariant 13).

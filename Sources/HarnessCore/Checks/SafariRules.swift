@@ -93,7 +93,8 @@ package struct SafariRules: Sendable {
         case .timeReached(.idleUnload):
             unloadChecked(killed: effects.contains(where: \.isKill), at: time)
         case .timeReached(.alarm(let name)):
-            if effects.contains(.dispatch(.alarmFired)) { alarmFired(name, at: time) }
+            // The background hears the alarm by the name it gave it (the unnamed one as "").
+            if effects.contains(.dispatch(.alarmFired(name: name == SafariMachine.decisionAlarm ? "" : name))) { alarmFired(name, at: time) }
         case .backgroundUnloadRequested, .backgroundKillRequested, .extensionUpdating, .safariQuit, .profileLeftFront:
             break
         default:
@@ -253,8 +254,12 @@ package struct SafariRules: Sendable {
                     ports.insert(.native)
                     portUsed = time
                 case .showPopup where ports.contains(.popup): portUsed = time
-                case .setAlarm(let at):
-                    alarms[profile, default: [:]][SafariMachine.decisionAlarm] = (time + max(at - (epoch + slept + time), alarmMinimum), nil)
+                case .setAlarm(let at, let name, let period):
+                    // No sooner than the minimum, and no period shorter than it.
+                    alarms[profile, default: [:]][name.isEmpty ? SafariMachine.decisionAlarm : name] =
+                        (time + max(at - (epoch + slept + time), alarmMinimum), period.map { max($0, alarmMinimum) })
+                case .clearAlarm(let name):
+                    alarms[profile]?[name.isEmpty ? SafariMachine.decisionAlarm : name] = nil
                 default: break
                 }
             }

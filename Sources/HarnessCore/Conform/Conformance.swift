@@ -158,7 +158,7 @@ extension Conformance {
                                           &judge) { point, _ in point == .storageWriteTemp ? .fail(errno: ENOSPC) : .proceed }
             session.judgeAfterFail(failed, at: .storageWriteTemp, &judge)
             session.completeStorage(failed, &judge)
-            session.judgeUnreadable(then: .background(.alarmFired), &judge)
+            session.judgeUnreadable(then: .background(.alarmFired(name: "")), &judge)
         }
 
         /// A write that fails at `write-temp`: no later step of it, the input still done, the

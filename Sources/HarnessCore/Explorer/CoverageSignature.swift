@@ -225,7 +225,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .sendNative: return 3
         case .setTimer: return 4
         case .cancelTimer: return 5
-        case .setAlarm: return 6
+        case .setAlarm, .clearAlarm: return 6
         case .connectNative: return 7
         case .listen: return 8
         case .sendDecision: return 9

@@ -217,7 +217,14 @@ const host = {
         if (Number.isSafeInteger(message)) directives.push({ type: 'popupAnswer', message, saved: answer?.saved, scope: answer?.scope });
     },
     connectNative: () => { directives.push({ type: 'connectNative' }); },
-    setAlarm: (at) => { if (Number.isSafeInteger(at)) directives.push({ type: 'setAlarm', at }); },
+    setAlarm: (at, name, period) => {
+        if (!Number.isSafeInteger(at)) return;
+        const directive = { type: 'setAlarm', at };
+        if (name !== '') directive.name = String(name);
+        if (Number.isSafeInteger(period) && period > 0) directive.period = period;
+        directives.push(directive);
+    },
+    clearAlarm: (name) => { directives.push({ type: 'clearAlarm', name: String(name) }); },
     log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
     messages: () => localeMessages,
     // The one question about an object of the scripts' realm: whether it is a proxy (whose
@@ -549,22 +556,29 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             getUILanguage: () => uiLanguage,
         }),
     };
-    // alarms: the one alarm the protocol has (setAlarm); a new alarm replaces the old. Its name
-    // is known only to the incarnation that made it.
-    let alarmName = '', alarmTime = 0;
+    // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
+    // replaces one of the same name. Safari raises a time or a period below its minimum. An
+    // incarnation knows the periods of the alarms it made; Safari's list is not asked for.
+    const periods = new Map();
     if (permissions.has('alarms')) {
         api.alarms = namespace('alarms', {
             onAlarm: event('alarm'),
             create(first, second) {
                 const name = typeof first === 'string' ? first : '';
                 const info = (typeof first === 'string' ? second : first) ?? {};
-                if (info.periodInMinutes !== undefined) throw new Error('browser.alarms.create with periodInMinutes is not provided by the harness\'s runtime');
-                const at = info.when !== undefined ? Math.trunc(Number(info.when)) : host.now() + Math.trunc(Number(info.delayInMinutes ?? 0) * 60000);
+                const period = info.periodInMinutes === undefined ? undefined : Math.trunc(Number(info.periodInMinutes) * 60000);
+                if (period !== undefined && !(period > 0)) throw new TypeError('browser.alarms.create takes periodInMinutes as a number above zero');
+                const at = info.when !== undefined ? Math.trunc(Number(info.when))
+                    : host.now() + Math.trunc(Number(info.delayInMinutes ?? (period === undefined ? 0 : period / 60000)) * 60000);
                 if (!Number.isSafeInteger(at)) throw new TypeError('browser.alarms.create takes when or delayInMinutes as a number');
-                alarmName = name;
-                alarmTime = at;
-                host.setAlarm(at);
+                if (period === undefined) periods.delete(name); else periods.set(name, period);
+                host.setAlarm(at, name, period ?? 0);
                 return Promise.resolve(undefined);
+            },
+            clear(name = '') {
+                host.clearAlarm(String(name));
+                periods.delete(String(name));
+                return Promise.resolve(true);
             },
         });
     }
@@ -760,7 +774,14 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
         case 'appMessageArrived':
             for (const port of [...ports]) for (const listener of [...listenersOf.get(port.onMessage)]) call(listener, [{ type: 'documentChanged' }, port]);
             return;
-        case 'alarmFired': fire('alarm', { name: alarmName, scheduledTime: alarmTime }); return;
+        case 'alarmFired': {
+            // When it was due is Safari's to know; the background hears it now.
+            const name = typeof input.name === 'string' ? input.name : '';
+            const alarm = { name, scheduledTime: host.now() };
+            if (periods.has(name)) alarm.periodInMinutes = periods.get(name) / 60000;
+            fire('alarm', alarm);
+            return;
+        }
         }
     };
 

@@ -192,7 +192,7 @@ private struct TraceReader {
         case .event(.storageCompleted): true
         case .background(let output):
             switch output {
-            case .setTimer, .cancelTimer, .storagePending, .listen, .connectNative, .setAlarm: true
+            case .setTimer, .cancelTimer, .storagePending, .listen, .connectNative, .setAlarm, .clearAlarm: true
             case .sendNative, .sendDecision, .showPopup, .popupAnswer: false
             }
         default: false
@@ -356,7 +356,7 @@ private struct TraceReader {
             timeline.shared.append(.shared(at: index, revision: Int(revision), note: "written by \(label)"))
         case .app(.showView(let view)):
             timeline.shared.append(.shared(at: index, revision: Int(view.revision), note: "read by \(label)"))
-        case .background(.setAlarm(let at)):
+        case .background(.setAlarm(let at, _, _)):
             endAlarm(.replaced, at: index)
             timeline.alarms.append(.init(from: index, dueAt: at - epoch, due: nil, to: -1, end: .pending))
         case .background(.sendDecision(let tab, let decision)):

@@ -118,12 +118,14 @@ extension SafariMachine {
             // it closes); opening it counts as port activity for the unload check.
             ports.insert(.native)
             lastPortActivity = now
-        case .setAlarm(let at):
-            if at < now + alarmMinimum {
+        case .setAlarm(let at, let name, let period):
+            if at < now + alarmMinimum || (period ?? alarmMinimum) < alarmMinimum {
                 counts.alarmsRaisedToTheMinimum += 1
                 effects.append(.note("alarm raised to the minimum delay, \(alarmMinimum / 1000) s"))
             }
-            alarms[Self.decisionAlarm] = Alarm(at: max(at, now + alarmMinimum), period: nil)
+            alarms[Self.alarmKey(name)] = Alarm(at: max(at, now + alarmMinimum), period: period.map { max($0, alarmMinimum) })
+        case .clearAlarm(let name):
+            alarms[Self.alarmKey(name)] = nil
         case .sendDecision(let tab, let decision):
             effects.append(.decisionSent(tab, decision))
             if tabs[tab] == nil { effects.append(.note("tab \(tab.rawValue) is not open here: its decision is dropped")) }
@@ -193,7 +195,7 @@ extension SafariMachine {
         // suspended, the device asleep) fires once, with no catch-up.
         alarms[name] = alarm.period.map { Alarm(at: now + $0, period: $0) }
         if loaded != nil, registeredListeners.contains(.alarm) { woke(now: now) }
-        effects.append(.dispatch(.alarmFired))
+        effects.append(.dispatch(.alarmFired(name: name == Self.decisionAlarm ? "" : name)))
     }
 
     /// A new version of the extension is installed (`queueStartupAndInstallEventsForExtensionIfNecessary`):

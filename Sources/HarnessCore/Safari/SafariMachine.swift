@@ -254,6 +254,10 @@ package struct SafariMachine: Sendable {
     /// a time brings: a schedule boundary, a pause's end).
     package static let decisionAlarm = "next-change"
 
+    /// Safari's key for an alarm the wire names: the unnamed one (the built-in background's)
+    /// is `decisionAlarm`. (A script's alarm named "next-change" is that one.)
+    package static func alarmKey(_ name: String) -> String { name.isEmpty ? decisionAlarm : name }
+
 
     // MARK: - Settings
 

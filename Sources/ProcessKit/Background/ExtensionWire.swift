@@ -44,7 +44,8 @@ public enum ExtensionWire {
         /// process: whatever a handler sent, valid or not, travels as it came.
         case nativeReplyArrived(request: Int, NativeOutcome)
         case timerFired(BackgroundTimer)
-        case alarmFired
+        /// An alarm fell due: the one the built-in background sets has no name ("").
+        case alarmFired(name: String)
     }
 
     /// What the background's process sends in a `done` frame: its machine's directives but
@@ -55,7 +56,11 @@ public enum ExtensionWire {
         case sendNative(request: Int, NativeRequest)
         case setTimer(BackgroundTimer, at: EpochMillis)
         case cancelTimer(BackgroundTimer)
-        case setAlarm(at: EpochMillis)
+        /// `alarms.create`: the alarm `name` ("" for the unnamed one), due at `at`, then every
+        /// `period` if it has one; it replaces an alarm of the same name.
+        case setAlarm(at: EpochMillis, name: String = "", period: EpochMillis? = nil)
+        /// `alarms.clear`: drop the alarm of that name.
+        case clearAlarm(name: String)
         case connectNative
         case listen([BackgroundListener])
         case sendDecision(TabID, Decision)
@@ -97,6 +102,7 @@ public enum ExtensionWire {
         case .setTimer: "setTimer"
         case .cancelTimer: "cancelTimer"
         case .setAlarm: "setAlarm"
+        case .clearAlarm: "clearAlarm"
         case .connectNative: "connectNative"
         case .listen: "listen"
         case .sendDecision: "sendDecision"
@@ -149,7 +155,7 @@ public enum ExtensionWire {
             }
             return input("nativeReplyArrived", reply.merging(["request": .integer(Int64(request))]) { a, _ in a })
         case .timerFired(let timer): return input("timerFired", ["timer": json(timer)])
-        case .alarmFired: return input("alarmFired")
+        case .alarmFired(let name): return name.isEmpty ? input("alarmFired") : input("alarmFired", ["name": .string(name)])
         }
     }
 
@@ -229,7 +235,10 @@ public enum ExtensionWire {
         case "timerFired":
             let timer = try WireObject(members["timer"] ?? .null, at: root.key("timer"))
             return .timerFired(try Self.timer(timer))
-        case "alarmFired": return .alarmFired
+        case "alarmFired":
+            guard let name = members["name"] else { return .alarmFired(name: "") }
+            guard case .string(let text) = name else { throw NativeMessageError(root.key("name"), "expected a string") }
+            return .alarmFired(name: text)
         default: throw NativeMessageError(root.key("type"), "unknown input '\(type.prefix(64))'")
         }
     }
@@ -291,7 +300,11 @@ public enum ExtensionWire {
             .object(["type": .string("sendNative"), "request": .integer(Int64(request)), "message": message.json])
         case .setTimer(let timer, let at): .object(["type": .string("setTimer"), "timer": json(timer), "at": .integer(at)])
         case .cancelTimer(let timer): .object(["type": .string("cancelTimer"), "timer": json(timer)])
-        case .setAlarm(let at): .object(["type": .string("setAlarm"), "at": .integer(at)])
+        case .setAlarm(let at, let name, let period):
+            .object(["type": .string("setAlarm"), "at": .integer(at)]
+                .merging(name.isEmpty ? [:] : ["name": .string(name)]) { a, _ in a }
+                .merging(period.map { ["period": .integer($0)] } ?? [:]) { a, _ in a })
+        case .clearAlarm(let name): .object(["type": .string("clearAlarm"), "name": .string(name)])
         case .connectNative: .object(["type": .string("connectNative")])
         case .listen(let events): .object(["type": .string("listen"), "events": .array(events.map { .string($0.rawValue) })])
         case .sendDecision(let tab, let decision): .object(["type": .string("sendDecision"), "tab": .string(tab.rawValue), "decision": decision.json])
@@ -331,8 +344,14 @@ public enum ExtensionWire {
             try directive.allow(["type", "timer"])
             return .cancelTimer(try timer(directive.object("timer")))
         case "setAlarm":
-            try directive.allow(["type", "at"])
-            return .setAlarm(at: try directive.integer("at"))
+            try directive.allow(["type", "at", "name", "period"])
+            // `name` and `period` may be left out: the unnamed alarm, firing once.
+            let period = directive.members["period"] == nil ? nil : try directive.integer("period")
+            if let period, period <= 0 { throw NativeMessageError(path.key("period"), "expected a period longer than zero") }
+            return .setAlarm(at: try directive.integer("at"), name: directive.members["name"] == nil ? "" : try directive.string("name"), period: period)
+        case "clearAlarm":
+            try directive.allow(["type", "name"])
+            return .clearAlarm(name: try directive.string("name"))
         case "connectNative":
             try directive.allow(["type"])
             return .connectNative
