@@ -105,6 +105,10 @@ struct SiteSettingsExtensionTests {
         let file = ScenarioTests.folder + "/transitions/01-an-app-default-change-reaches-an-open-tab.scenario"
         let same = try HarnessBinary.run(["run", file, "--extension", Self.extensionFolder, "--differential"])
         #expect(same.status == 0, "\(same.stdout)")
+        // A scenario that names its extension itself is compared with the built-in background too.
+        let own = try HarnessBinary.run(["run", ScenarioTests.folder + "/extensions/the-javascript-extensions-outbox-survives-an-unload.scenario",
+                                         "--extension", Self.extensionFolder, "--differential"])
+        #expect(own.status == 0, "\(own.stdout)")
         let parted = try HarnessBinary.run(["run", file, "--extension", copy, "--differential"])
         #expect(parted.status == 1 && parted.stdout.contains(":15: settle\n  after this settle, the extension and the built-in background differ: ")
                 && parted.stdout.contains(#"tabs.t1.theme: the extension has "gray", the built-in background has "dark""#),

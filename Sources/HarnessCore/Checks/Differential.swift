@@ -70,7 +70,16 @@ extension Differential {
     /// first moment the two part, as a `difference` failure.
     package static func check(_ outcome: inout ScenarioRunner.Outcome, of scenario: Scenario, reference runner: ScenarioRunner) throws(ScenarioErrors) {
         runner.recordsObservations = true
+        runner.ignoresExtensionStep = true
         let reference = try runner.run()
+        if let reason = reference.skipped {
+            let step = scenario.lines.first?.text ?? ""
+            outcome.marks.failures.append(RunMarks.Failure(line: scenario.lines.first?.number ?? 0, step: step, property: .run,
+                                                           message: "the built-in background's run could not be played: \(reason)", afterHealing: false,
+                                                           traceIndex: outcome.log.entries.count, at: outcome.epoch))
+            outcome.failures.append("\(scenario.name): the built-in background's run could not be played: \(reason)")
+            return
+        }
         guard let (line, message) = difference(outcome.observations, reference.observations, ours: "the extension", reference: "the built-in background") else {
             return
         }

@@ -166,15 +166,22 @@ const context = vm.createContext({}, {
     codeGeneration: { strings: false, wasm: false },
 });
 
+// Whether a thrown value is node's timeout: read as an own data property of a value that is not
+// a proxy, so nothing of the scripts' runs here, outside the watchdog.
+function isTimeout(value) {
+    if (value === null || typeof value !== 'object' || util.types.isProxy(value)) return false;
+    return Object.getOwnPropertyDescriptor(value, 'code')?.value === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
+}
+
 function evaluate(script) {
     try {
         script.runInContext(context, { timeout: watchdog });
     } catch (error) {
-        if (error?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') { timedOut = true; return; }
+        if (isTimeout(error)) { timedOut = true; return; }
         uncaught('Uncaught', error);
         // The microtasks the script queued before it threw still run in this turn.
         try { drain.runInContext(context, { timeout: watchdog }); } catch (later) {
-            if (later?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') timedOut = true; else uncaught('Uncaught', later);
+            if (isTimeout(later)) timedOut = true; else uncaught('Uncaught', later);
         }
     }
 }
@@ -236,17 +243,51 @@ const host = {
         for (const file of files) {
             let source;
             try { source = read(file); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
-            new vm.Script(source, { filename: String(file) }).runInContext(context);
+            let script;
+            try { script = new vm.Script(source, { filename: String(file) }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
+            script.runInContext(context);
         }
         return '';
     },
 };
+
+// No host function throws: an error of this realm reaching a script would lead it here (its
+// constructor is this realm's Function). A failure is kept, and the scripts' realm asks for it
+// (`failure`) and throws its own error.
+let hostFailure = '';
+for (const [name, work] of Object.entries(host)) {
+    host[name] = (...args) => {
+        try { return work(...args); } catch (error) {
+            // A script's own value (thrown by a script importScripts ran) and the watchdog's
+            // timeout go on as they are.
+            if (isTimeout(error) || util.types.isProxy(error) || !(error instanceof Error)) throw error;
+            hostFailure = `${error.name}: ${error.message}`;
+            return undefined;
+        }
+    };
+}
+host.failure = () => { const failure = hostFailure; hostFailure = ''; return failure; };
 
 const install = new vm.Script(String.raw`(host, manifestText) => {
     'use strict';
     const manifest = JSON.parse(manifestText);
     const permissions = new Set(manifest.permissions ?? []);
     const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+    // What the runtime uses here, taken before any script can replace it.
+    const stringify = JSON.stringify, getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn;
+    const apply = Reflect.apply, exec = RegExp.prototype.exec;
+    // A value as JSON text for the host, or this realm's TypeError (a function, a symbol).
+    const jsonText = (value, what) => {
+        const text = stringify(value === undefined ? null : value);
+        if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
+        return text;
+    };
+    // A host function that may fail: its failure becomes this realm's error.
+    const checked = (result) => {
+        const failure = host.failure();
+        if (failure) throw new TypeError(failure);
+        return result;
+    };
 
     // Time from the frames.
     // Local time is the scenario's: UTC plus the offset Safari's start gave (the process runs in
@@ -304,9 +345,11 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     };
     const FrameDate = function Date(...args) {
         if (new.target === undefined) return new RealDate(host.now()).toString();
-        if (args.length === 0) return new RealDate(host.now());
-        if (args.length === 1) return typeof args[0] === 'string' ? new RealDate(parse(args[0])) : new RealDate(args[0]);
-        return new RealDate(RealDate.UTC(...args) - shift());
+        // A subclass (class D extends Date) gets its own prototype.
+        const make = (value) => Reflect.construct(RealDate, [value], new.target);
+        if (args.length === 0) return make(host.now());
+        if (args.length === 1) return make(typeof args[0] === 'string' ? parse(args[0]) : args[0]);
+        return make(RealDate.UTC(...args) - shift());
     };
     FrameDate.prototype = RealDate.prototype;
     FrameDate.now = () => host.now();
@@ -356,8 +399,9 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     const predefined = { '@@extension_id': () => api.runtime.id, '@@ui_locale': () => uiLanguage.replace('-', '_'), '@@bidi_dir': () => 'ltr',
         '@@bidi_reversed_dir': () => 'rtl', '@@bidi_start_edge': () => 'left', '@@bidi_end_edge': () => 'right' };
     const localized = (name, substitutions) => {
-        if (predefined[name]) return predefined[name]();
+        if (hasOwn(predefined, name)) return predefined[name]();
         const entry = entries.get(name.toLowerCase());
+        // (entries is a Map: a name like toString finds nothing inherited.)
         if (entry === null || typeof entry !== 'object' || typeof entry.message !== 'string') return '';
         const given = (substitutions === undefined ? [] : [substitutions].flat()).map(String);
         const placeholders = new Map(Object.entries(entry.placeholders ?? {}).map(([key, value]) => [key.toLowerCase(), String(value?.content ?? '')]));
@@ -402,20 +446,27 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     const ownText = (object, key) => {
         for (let current = object, depth = 0; current !== null && (typeof current === 'object' || typeof current === 'function') && depth < 64; depth++) {
             if (host.isProxy(current)) return undefined;
-            const descriptor = Object.getOwnPropertyDescriptor(current, key);
-            if (descriptor) return typeof descriptor.value === 'string' ? descriptor.value : undefined;
-            current = Object.getPrototypeOf(current);
+            const descriptor = getOwn(current, key);
+            if (descriptor) return hasOwn(descriptor, 'value') && typeof descriptor.value === 'string' ? descriptor.value : undefined;
+            current = getProto(current);
         }
         return undefined;
     };
+    // Only built-ins no script can reach run here: the captured ones above, and the frames'
+    // own methods (a call site's prototype is V8's, never handed to a script).
+    const hiddenFile = /^(runtime:|node:|file:)/;
     const runtimeFrame = (frame) => {
         const file = frame.getFileName();
-        return typeof file === 'string' && (file.startsWith('runtime:') || file.startsWith('node:') || file.startsWith('file:'));
+        return typeof file === 'string' && apply(exec, hiddenFile, [file]) !== null;
     };
     Object.defineProperty(Error, 'prepareStackTrace', {
         value(error, frames) {
             const name = ownText(error, 'name') ?? 'Error', message = ownText(error, 'message') ?? '';
-            return (message === '' ? name : name + ': ' + message) + frames.filter((frame) => !runtimeFrame(frame)).map((frame) => '\n    at ' + frame).join('');
+            let text = message === '' ? name : name + ': ' + message;
+            for (let index = 0; index < frames.length; index++) {
+                if (!runtimeFrame(frames[index])) text += '\n    at ' + frames[index].toString();
+            }
+            return text;
         },
         writable: false, configurable: false, enumerable: false,
     });
@@ -424,7 +475,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     const text = (value) => {
         if (typeof value === 'string') return value;
         if (value instanceof Error) return value.name + ': ' + value.message;
-        try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
+        try { return stringify(value) ?? String(value); } catch { return String(value); }
     };
     define('console', Object.fromEntries(['log', 'info', 'debug', 'warn', 'error'].map((level) =>
         [level, (...values) => host.log(level === 'warn' || level === 'error' ? level : 'log', values.map(text).join(' '), '')])));
@@ -487,7 +538,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             const message = typeof first === 'string' ? second : first;
             return new Promise((resolve, reject) => {
                 const request = nextRequest++;
-                host.sendNative(request, JSON.stringify(message ?? null));
+                checked(host.sendNative(request, jsonText(message ?? null, 'a native message')));
                 replies.set(request, { resolve, reject });
             });
         },
@@ -527,8 +578,8 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             // The background's message to its pages: the popup's view is the one the harness
             // shows; no other page hears the background yet.
             sendMessage(body) {
-                if (body?.type === 'showPopup') host.showPopup(JSON.stringify(body.view ?? null));
-                else if (body?.type === 'popupAnswer') host.answerPopup(body.message, JSON.stringify(body));
+                if (body?.type === 'showPopup') checked(host.showPopup(jsonText(body.view ?? null, 'the popup\'s view')));
+                else if (body?.type === 'popupAnswer') checked(host.answerPopup(body.message, jsonText(body, 'a popup answer')));
                 else return unreachable('popup takes only {type: "showPopup", view} and {type: "popupAnswer", message, saved, scope} from the background');
                 return Promise.resolve(undefined);
             },
@@ -540,13 +591,15 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
                 const unknown = Object.keys(info ?? {}).filter((key) => !['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'].includes(key));
                 if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
                 const tabs = [...safari.tabs].map(([id, url], index) => ({ id, url, index, windowId: 1, active: id === safari.active }));
-                return Promise.resolve(tabs.filter((tab) => (info.active === undefined || tab.active === info.active)
+                // One window, in front: a window filter other than it finds nothing.
+                const otherWindow = (info.windowId !== undefined && info.windowId !== 1) || info.currentWindow === false || info.lastFocusedWindow === false;
+                return Promise.resolve(otherWindow ? [] : tabs.filter((tab) => (info.active === undefined || tab.active === info.active)
                     && (info.url === undefined || tab.url === info.url)));
             },
             // A decision the background gives a tab unasked (section 8.2's sendDecision).
             sendMessage(tab, body) {
                 if (body?.type !== 'decision') return unreachable('content script takes only {type: "decision", decision} from the background');
-                host.decide(String(tab), JSON.stringify(body.decision ?? null));
+                checked(host.decide(String(tab), jsonText(body.decision ?? null, 'a decision')));
                 return Promise.resolve(undefined);
             },
         }),
@@ -616,7 +669,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     const changedListeners = [];
     const area = (name) => {
         const operation = (op, argument) => new Promise((resolve, reject) => {
-            const token = host.storage(name, op, JSON.stringify(argument === undefined ? null : argument));
+            const token = checked(host.storage(name, op, jsonText(argument === undefined ? null : argument, 'what storage.' + name + ' is given')));
             pending.set(token, { resolve, reject, name });
         });
         return namespace('storage.' + name, {
@@ -663,7 +716,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     define('chrome', browser);
     define('self', globalThis);
     define('importScripts', (...files) => {
-        const problem = host.importScripts(files.map(String));
+        const problem = checked(host.importScripts(files.map(String)));
         if (problem) throw new TypeError(problem);
     });
 
@@ -735,8 +788,8 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
         const sendResponse = (response) => {
             if (answered) return;
             answered = true;
-            if (tab !== undefined) host.decide(tab, JSON.stringify(response ?? null));
-            else if (popupMessage) host.answerPopup(popupMessage, JSON.stringify(response ?? null));
+            if (tab !== undefined) checked(host.decide(tab, jsonText(response ?? null, 'an answer')));
+            else if (popupMessage) checked(host.answerPopup(popupMessage, jsonText(response ?? null, 'an answer')));
         };
         for (const listener of [...(events.get('message') ?? [])]) {
             const result = call(listener, [body, sender, sendResponse]);
@@ -949,7 +1002,7 @@ async function loadModules() {
             await new Promise((resolve) => setImmediate(resolve));
         }
         if (outcome === null) throw new Error(`${file} did not finish loading: its top-level await waits for something that never comes`);
-        if (outcome.error?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') { timedOut = true; return; }
+        if (isTimeout(outcome.error)) { timedOut = true; return; }
         if (outcome.error) throw outcome.error;
     }
 }
@@ -976,7 +1029,7 @@ async function handle(frame) {
             try { await loadModules(); } catch (error) { uncaught('Uncaught', error); }
         } else {
             for (const { file, script, unreadable, error } of prepared) {
-                if (unreadable !== undefined) { log('error', `${file} could not be loaded: ${unreadable.message}`); continue; }
+                if (unreadable !== undefined) { log('error', `Uncaught Error: ${file} cannot be read: ${unreadable.message}`, String(file)); continue; }
                 if (error !== undefined) { uncaught('Uncaught', error); continue; }
                 evaluate(script);
                 if (timedOut) break;

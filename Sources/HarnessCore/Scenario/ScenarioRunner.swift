@@ -88,6 +88,9 @@ package final class ScenarioRunner {
     private var marks = RunMarks()
     /// Records what the run shows after every `settle` and once healed, for a differential run.
     package var recordsObservations = false
+    /// Plays the scenario with the background it was given, whatever its `extension` step
+    /// names (the built-in one a differential run compares with).
+    package var ignoresExtensionStep = false
     private var observations: [Observation] = []
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
@@ -119,7 +122,7 @@ package final class ScenarioRunner {
         defer { simulation?.teardown() }
         setup = try ScenarioSetup(scenario, seed: seed, folder: folder)
         // A scenario's own `extension` step wins over a background the command chose.
-        if let folder = setup!.extensionFolder {
+        if let folder = setup!.extensionFolder, !ignoresExtensionStep {
             switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, runFolder: directory) {
             case .success(let chosen): executables = chosen
             case .failure(let reason):

@@ -7,6 +7,9 @@ const escapes = [
   () => { try { setTimeout('x'); } catch (error) { return error.constructor.constructor('return process')(); } },
   () => { try { browser.bookmarks.create(); } catch (error) { return error.constructor.constructor('return process')(); } },
   () => { try { importScripts('../outside.js'); } catch (error) { return error.constructor.constructor('return process')(); } },
+  // A value that is not JSON, and a script that does not compile, fail with this realm's errors.
+  () => { try { browser.tabs.sendMessage('t1', { type: 'decision', decision: () => 1 }); } catch (error) { return error.constructor.constructor('return process')(); } },
+  () => { try { importScripts('broken.js'); } catch (error) { return error.constructor.constructor('return process')(); } },
 ];
 console.log('escapes', escapes.map((escape) => { try { return typeof escape(); } catch (error) { return error.name; } }).join(' '));
 try { browser.runtime.openOptionsPage(); } catch (error) { console.log('missing member', error instanceof Error, error.message); }
@@ -28,5 +31,12 @@ browser.tabs.onRemoved.removeListener(gone);
 Error.prepareStackTrace = () => { for (;;) {} };
 function where() { return new Error('here').stack; }
 console.log('stack', where().split('\n').join(' |'));
+// Built-ins a stack's formatting could use, replaced by loops: a rejection nobody handles is
+// still described, with its place, without running them.
+String.prototype.startsWith = function () { for (;;) {} };
+RegExp.prototype.exec = function () { for (;;) {} };
+Object.getOwnPropertyDescriptor = function () { for (;;) {} };
+Object.prototype.valueOf = function () { for (;;) {} };
+Promise.reject(new Error('later'));
 // A thrown object whose name loops is described without running it.
 throw { message: 'loops', get name() { for (;;) {} } };
