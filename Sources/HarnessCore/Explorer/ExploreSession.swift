@@ -38,16 +38,16 @@ package struct Finding: Sendable {
     /// to rerun it, then its steps.
     /// `extensionFolder` is the extension whose JavaScript was the background, if any.
     package func scenarioText(file: String, flaws: Set<Flaw>, extensionFolder: String? = nil, differential: Bool = false) -> String {
-        var flawOption = flaws.isEmpty ? "" : " --flaw " + flaws.map(\.rawValue).sorted().joined(separator: ",")
-        if let powerCut { flawOption += " --transport in-process --power-loss \(powerCut)" }
-        if let extensionFolder { flawOption += " --extension \(extensionFolder)" + (differential ? " --differential" : "") }
+        var rerunOptions = flaws.isEmpty ? "" : " --flaw " + flaws.map(\.rawValue).sorted().joined(separator: ",")
+        if let powerCut { rerunOptions += " --transport in-process --power-loss \(powerCut)" }
+        if let extensionFolder { rerunOptions += " --extension \(extensionFolder)" + (differential ? " --differential" : "") }
         let firstLine = message.split(separator: "\n").dropFirst().first.map { $0.drop { $0 == " " } } ?? Substring(message)
         let header = [
             parent.map { "Found by harness explore --search guided: seed \(seed), a mutation of seed \($0)'s schedule, \(options)." }
                 ?? "Found by harness explore: seed \(seed), \(options).",
             "Breaks \(property): \(firstLine)",
             "Shrunk from \(originalSteps) steps to \(shrunk.count) in \(shrinkRuns) runs.",
-            "Rerun: swift run harness run \(file)\(flawOption)\(powerCut == nil && extensionFolder == nil ? " (on either transport)" : "")",
+            "Rerun: swift run harness run \(file)\(rerunOptions)\(powerCut == nil && extensionFolder == nil ? " (on either transport)" : "")",
         ]
         precondition(header.count == Self.headerLines, "the finding's message names its lines below a header of \(Self.headerLines)")
         return ScenarioPrinter.print(shrunk, description: header)
