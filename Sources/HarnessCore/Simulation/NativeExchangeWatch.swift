@@ -13,6 +13,12 @@ struct NativeExchangeWatch {
     /// timeouts did.
     private var answered: Set<Int> = []
     private var timedOut: Set<Int> = []
+    /// When each request went out, and the requests the background gave a `nativeTimeout`
+    /// timer. A background that keeps its timeouts as script timers (an extension's
+    /// JavaScript) says nothing of which request a timer is for: its reply is late when it
+    /// comes the design's timeout or more after its request.
+    private var sentAt: [Int: EpochMillis] = [:]
+    private var timed: Set<Int> = []
     /// The incarnation of the background whose native request last timed out, until its next
     /// event (its recovery).
     private var recoveryOwedBy: Int?
@@ -26,6 +32,25 @@ struct NativeExchangeWatch {
     mutating func backgroundStarted() {
         answered = []
         timedOut = []
+        sentAt = [:]
+        timed = []
+    }
+
+    /// What the current background sent at `now`: its native requests and their timers.
+    mutating func sent(_ outputs: [ExtensionWire.Output], now: EpochMillis) {
+        for output in outputs {
+            switch output {
+            case .sendNative(let request, _): sentAt[request] = now
+            case .setTimer(.nativeTimeout(let request), _): timed.insert(request)
+            default: break
+            }
+        }
+    }
+
+    /// Whether a reply to `request` arriving at `now` comes after its timeout.
+    private func late(_ request: Int, now: EpochMillis) -> Bool {
+        if timed.contains(request) { return timedOut.contains(request) }
+        return sentAt[request].map { now - $0 >= BackgroundMachine.nativeTimeout } ?? false
     }
 
     /// A reply to one of its requests is about to reach the background.
@@ -33,7 +58,7 @@ struct NativeExchangeWatch {
         monitor.nativeReplyArrives(incarnation: incarnation, now: now)
         answered.insert(request)
         // A late snapshot is dropped.
-        if !timedOut.contains(request), case .replied(.snapshot(let snapshot)) = outcome {
+        if !late(request, now: now), case .replied(.snapshot(let snapshot)) = outcome {
             monitor.snapshotTaken("the snapshot of revision \(snapshot.revision) it took at \(trace.time(now))")
         }
     }

@@ -172,7 +172,9 @@ extension Simulation {
     }
 
     func backgroundDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver) {
-        handle(.backgroundFinished(incarnation: driver.incarnation, reader.backgroundOutputs(directives, from: driver, now: now)))
+        let outputs = reader.backgroundOutputs(directives, from: driver, now: now)
+        if driver === processes.background { exchanges.sent(outputs, now: now) }
+        handle(.backgroundFinished(incarnation: driver.incarnation, outputs))
     }
 
     /// The first version's extension (not yet updated) sends `getEnabled` or `toggleEnabled`
