@@ -101,7 +101,7 @@ enum Executables {
         case .success(let (_, warnings)):
             for warning in warnings { Terminal.err("warning: \(warning)\n") }
         }
-        switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, runFolder: ExtensionRuntime.sharedFolder) {
+        switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport) {
         case .success(let chosen): return chosen
         case .failure(let reason): throw .invalidInput("--extension \(folder): \(reason)")
         }

@@ -16,7 +16,7 @@ enum ExtensionBench {
         guard ExtensionRuntime.installedNode != nil else { throw .invalidInput(ExtensionRuntime.Unavailable.noNode.description) }
         let builtIn = Executables.builtIn
         let javaScript: ProcessExecutables
-        switch ExtensionRuntime.background(replacing: builtIn, extension: folder, transport: .process, runFolder: ExtensionRuntime.sharedFolder) {
+        switch ExtensionRuntime.background(replacing: builtIn, extension: folder, transport: .process) {
         case .success(let chosen): javaScript = chosen
         case .failure(let reason): throw .invalidInput("\(folder): \(reason)")
         }

@@ -16,13 +16,12 @@ struct SiteSettingsExtensionTests {
         let text = try String(contentsOfFile: ScenarioTests.folder + "/" + file, encoding: .utf8)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("site-settings-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard case .success(let executables) = ExtensionRuntime.background(replacing: HarnessBinary.executables, extension: folder,
-                                                                           transport: .process, runFolder: directory) else {
+        guard case .success(let executables) = ExtensionRuntime.background(replacing: HarnessBinary.executables, extension: folder, transport: .process) else {
             throw Failure(description: "the runtime could not be set up")
         }
         let scenarioFolder = (ScenarioTests.folder + "/" + file).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         return try ScenarioRunner(try Scenario.parse(text, name: file), transport: .process, seed: 1, executables: executables,
-                                  directory: directory + "/run", folder: scenarioFolder).run()
+                                  directory: directory, folder: scenarioFolder).run()
     }
 
     private struct Failure: Error, CustomStringConvertible { var description: String }

@@ -37,17 +37,16 @@ package enum ExtensionRuntime {
     }
 
     /// `executables` with the background's role taken by the runtime over the extension in
-    /// `folder`, written into `runFolder` (the run's own folder, created if need be).
-    package static func background(replacing executables: ProcessExecutables, extension folder: String, transport: Simulation.Transport,
-                                   runFolder: String) -> Result<ProcessExecutables, Unavailable> {
+    /// `folder`, the runtime written once into `sharedFolder`.
+    package static func background(replacing executables: ProcessExecutables, extension folder: String,
+                                   transport: Simulation.Transport) -> Result<ProcessExecutables, Unavailable> {
         guard transport == .process else { return .failure(.inProcess) }
         guard let node = installedNode else { return .failure(.noNode) }
         do {
-            try FileManager.default.createDirectory(atPath: runFolder, withIntermediateDirectories: true)
             var chosen = executables
             // node starts where the harness is; the folder is given as the harness found it.
             let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
-            chosen.background = background(node: node, runtime: try install(in: runFolder), extension: absolute)
+            chosen.background = background(node: node, runtime: try installShared(), extension: absolute)
             return .success(chosen)
         } catch {
             return .failure(.install("\(error)"))
@@ -56,10 +55,20 @@ package enum ExtensionRuntime {
 
     /// A folder for the runtime that every run of this harness's build can share: its name
     /// carries a digest of the runtime's source, so a different build writes its own.
-    package static var sharedFolder: String {
+    package static let sharedFolder: String = {
         var hash: UInt64 = 0xcbf29ce484222325
         for byte in source.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
         return FileManager.default.temporaryDirectory.appendingPathComponent("harness-runtime-" + String(hash, radix: 16)).path
+    }()
+
+    /// The runtime in `sharedFolder`, written only when it is not there yet: the folder's name
+    /// is the source's digest, and the file is written whole (atomically), so one that is there
+    /// is this source. Every run of a build starts from it, with no write on its way.
+    package static func installShared() throws -> String {
+        let path = sharedFolder + "/" + fileName
+        if FileManager.default.fileExists(atPath: path) { return path }
+        try FileManager.default.createDirectory(atPath: sharedFolder, withIntermediateDirectories: true)
+        return try install(in: sharedFolder)
     }
 
     /// `node` on the harness's `PATH`, if it is there.

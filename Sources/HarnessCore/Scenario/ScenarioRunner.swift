@@ -123,7 +123,7 @@ package final class ScenarioRunner {
         setup = try ScenarioSetup(scenario, seed: seed, folder: folder)
         // A scenario's own `extension` step wins over a background the command chose.
         if let folder = setup!.extensionFolder, !ignoresExtensionStep {
-            switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, runFolder: directory) {
+            switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport) {
             case .success(let chosen): executables = chosen
             case .failure(let reason):
                 return Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
