@@ -69,7 +69,7 @@ struct ProtocolDocumentTests {
 
     /// Labels whose lines no codec reads yet: each line must still be one JSON value written as
     /// `JSONWriter.compact` writes it.
-    static let jsonOnly: Set<String> = ["page"]
+    static let jsonOnly: Set<String> = ["page", "pages"]
 
     struct Unreadable: Error, CustomStringConvertible {
         let description: String
@@ -331,7 +331,7 @@ private enum BackgroundInput: CaseIterable {
     case started, storageCompleted, tabRequestedDecision, tabNativeDarkChanged, tabActivated, tabClosed
     case safariCameToForeground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
-    case nativeReplyArrived, timerFired, alarmFired
+    case nativeReplyArrived, timerFired, alarmFired, pageMessage, pageAnswered
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -353,6 +353,8 @@ private enum BackgroundInput: CaseIterable {
         case .nativeReplyArrived: self = .nativeReplyArrived
         case .timerFired: self = .timerFired
         case .alarmFired: self = .alarmFired
+        case .pageMessage: self = .pageMessage
+        case .pageAnswered: self = .pageAnswered
         }
     }
 
@@ -377,6 +379,8 @@ private enum BackgroundInput: CaseIterable {
         case .nativeReplyArrived: .nativeReplyArrived(request: 1, .rejected(.handlerEnded))
         case .timerFired: .timerFired(.nativeTimeout(1))
         case .alarmFired: .alarmFired(name: "refresh")
+        case .pageMessage: .pageMessage(id: 1, from: .tab(t1, url: "https://a.example/"), message: .object(["type": .string("getEnabled")]), active: t1)
+        case .pageAnswered: .pageAnswered(id: 1, answer: .bool(true))
         }
     }
 }
@@ -384,7 +388,7 @@ private enum BackgroundInput: CaseIterable {
 /// The background's outputs that leave the process.
 private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
-    case sendDecision, showPopup, popupAnswer
+    case sendDecision, showPopup, popupAnswer, answerPage, messageTab
 
     init(of output: ExtensionWire.Output) {
         switch output {
@@ -399,6 +403,8 @@ private enum BackgroundOutput: CaseIterable {
         case .sendDecision: self = .sendDecision
         case .showPopup: self = .showPopup
         case .popupAnswer: self = .popupAnswer
+        case .answerPage: self = .answerPage
+        case .messageTab: self = .messageTab
         }
     }
 
@@ -416,6 +422,8 @@ private enum BackgroundOutput: CaseIterable {
         case .showPopup: .showPopup(PopupView(tab: TabID("t1"), url: "about:blank", unsupported: true, scopes: [],
                                                        selectedScope: nil, settings: nil, pausedUntil: nil))
         case .popupAnswer: .popupAnswer(message: 1, saved: nil, scope: nil)
+        case .answerPage: .answerPage(id: 1, answer: .object(["enabled": .bool(true)]))
+        case .messageTab: .messageTab(TabID("t1"), id: 1, message: .object(["type": .string("toggleEnabled")]))
         }
     }
 }

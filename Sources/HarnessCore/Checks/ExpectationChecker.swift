@@ -93,6 +93,9 @@ struct ExpectationChecker {
             return holds ? [] : ["the alarm: expected \(ScenarioPrinter.line(.expect(.alarm(check), within: nil)).dropFirst("expect alarm ".count)), got \(shown)"]
         case .converged:
             return Self.convergence(simulation)
+        case .page(let id, let check):
+            guard let state = simulation.pageStates[id] else { return ["tab \(id.rawValue) has no page of the extension's here (it is closed, or its pages do not run)"] }
+            return check.problem(state).map { ["tab \(id.rawValue)'s page: " + $0] } ?? []
         case .legacy(let enabled):
             let answered: JSONValue? = if case .enabled(let value)? = simulation.lastLegacyAnswer { .bool(value) } else { nil }
             return compare("the first version's enabled", .bool(enabled), answered)
@@ -236,7 +239,9 @@ struct ExpectationChecker {
         let resolver = resolver ?? simulation.files.containerFile(FileContainer.documentName)
             .flatMap { try? DocumentCodec.decode($0).document }.map { Resolver(document: $0) }
         var views = TabViews()
-        guard let resolver else { return views }
+        // The extension's own pages apply what they apply: no decision of theirs can be read
+        // (invariant 16 and `expect tab ... page` check them instead).
+        guard let resolver, !simulation.safari.runsOwnPages else { return views }
         let session = simulation.storedSession
         for id in simulation.visibleTabs {
             guard let tab = simulation.tabs[id] else { continue }

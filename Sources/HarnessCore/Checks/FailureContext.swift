@@ -64,7 +64,8 @@ enum FailureContext {
             // The popup's view is long and says what the popup shows, not what the page does.
             case .showPopup: return false
             case .popupAnswer: return true
-            case .sendDecision(let decided, _): return decided == tab
+            case .sendDecision(let decided, _), .messageTab(let decided, _, _): return decided == tab
+            case .answerPage: return false
             case .sendNative: return isBackground
             case .storagePending, .setTimer, .cancelTimer, .setAlarm, .clearAlarm, .connectNative, .listen: return false
             }

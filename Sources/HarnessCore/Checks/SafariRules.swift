@@ -350,13 +350,13 @@ package struct SafariRules: Sendable {
     /// reply, the background's own timer, a message on its port.
     static func listener(of event: ExtensionWire.Event) -> BackgroundListener? {
         switch event {
-        case .tabRequestedDecision, .tabNativeDarkChanged, .appearanceChanged: .message
+        case .tabRequestedDecision, .tabNativeDarkChanged, .appearanceChanged, .pageMessage: .message
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: .message
         case .tabActivated: .tabActivated
         case .tabClosed: .tabRemoved
         case .safariCameToForeground: .windowFocus
         case .alarmFired: .alarm
-        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived: nil
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .pageAnswered: nil
         }
     }
 

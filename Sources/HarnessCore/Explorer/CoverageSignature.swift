@@ -179,7 +179,8 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "tab-closed", "safari-foreground", "app-message", "appearance-changed", "popup-opened", "popup-closed",
                                      "popup-chose-scope", "popup-edited", "popup-forgot-site", "popup-paused", "reply-snapshot",
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
-                                     "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer"]
+                                     "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
+                                     "page-answered"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -210,12 +211,14 @@ package struct CoverageSignature: Equatable, Sendable {
         case .timerFired(.nativeTimeout): 22
         case .timerFired(.script): 25
         case .alarmFired: 23
+        case .pageMessage: 26
+        case .pageAnswered: 27
         }
     }
 
     private static let directiveNames = ["load-storage", "save-local", "save-session", "send-native", "set-timer", "cancel-timer",
                                          "set-alarm", "connect-native", "listen", "send-decision", "show-popup", "popup-saved",
-                                         "popup-not-saved", "popup-unsure", "storage-pending"]
+                                         "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
         guard case .background(let output)? = message else { return nil }
@@ -233,6 +236,8 @@ package struct CoverageSignature: Equatable, Sendable {
         case .popupAnswer(_, saved: true, _): return 11
         case .popupAnswer(_, saved: false, _): return 12
         case .popupAnswer(_, saved: nil, _): return 13
+        case .answerPage: return 15
+        case .messageTab: return 16
         }
     }
 

@@ -11,7 +11,9 @@ extension ExtensionRuntime {
 // numbers come from the frames, so the same frames give the same run.
 //
 // node --experimental-vm-modules --no-warnings runtime.mjs --extension FOLDER [--watchdog MS]
-//     --storage FOLDER [--free]
+//     [--own-pages] --storage FOLDER [--free]
+// (--own-pages: the extension's own pages run, and talk with the background in any message,
+// section 15.)
 // (the harness adds --storage, and --free in a soak, as it does for every background).
 
 process.env.TZ = 'UTC';
@@ -27,6 +29,7 @@ function option(name, fallback) {
 }
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
+const ownPages = process.argv.includes('--own-pages');
 const runtimeFile = new URL(import.meta.url).pathname;
 
 // MARK: - Frames: a 4-byte little-endian length, then a JSON object in UTF-8 (section 3)
@@ -224,6 +227,18 @@ const host = {
         if (Number.isSafeInteger(message)) directives.push({ type: 'popupAnswer', message, saved: answer?.saved, scope: answer?.scope });
     },
     connectNative: () => { directives.push({ type: 'connectNative' }); },
+    // The extension's own pages (section 15): whether they run, the answer to page message
+    // `id` (no text: nothing), and a message for a tab's page.
+    ownPages: () => ownPages,
+    answerPage: (id, text) => {
+        if (!Number.isSafeInteger(id)) return;
+        const directive = { type: 'answerPage', id };
+        if (text !== undefined) directive.answer = JSON.parse(String(text));
+        directives.push(directive);
+    },
+    messageTab: (tab, id, text) => {
+        if (Number.isSafeInteger(id)) directives.push({ type: 'messageTab', tab: String(tab), id, message: JSON.parse(String(text)) });
+    },
     setAlarm: (at, name, period) => {
         if (!Number.isSafeInteger(at)) return;
         const directive = { type: 'setAlarm', at };
@@ -272,6 +287,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     'use strict';
     const manifest = JSON.parse(manifestText);
     const permissions = new Set(manifest.permissions ?? []);
+    const ownPages = host.ownPages() === true;
     const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
     // What the runtime uses here, taken before any script can replace it.
     const stringify = JSON.stringify, getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn;
@@ -529,19 +545,34 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             return missing('browser.' + name + '.' + member);
         },
     });
+    // The callback form of an API that returns a promise: a last argument that is a function
+    // gets the value, or nothing with runtime.lastError set while it runs.
+    let lastError;
+    const callbackForm = (work) => function (...args) {
+        if (args.length === 0 || typeof args[args.length - 1] !== 'function') return apply(work, this, args);
+        const callback = args.pop();
+        apply(work, this, args).then((value) => { call(callback, [value]); }, (error) => {
+            lastError = { message: error instanceof Error ? error.message : text(error) };
+            try { call(callback, []); } finally { lastError = undefined; }
+        });
+        return undefined;
+    };
     // runtime.sendNativeMessage([application,] message): a promise of the handler's reply, or
     // of Safari's rejection (handlerEnded, tooManyRequests) as an error.
     const replies = new Map();
     let nextRequest = 1;
+    // The background's messages to tabs, by number, waiting for their answers.
+    const tabAnswers = new Map();
+    let nextTabMessage = 1;
     const native = permissions.has('nativeMessaging') ? {
-        sendNativeMessage(first, second) {
+        sendNativeMessage: callbackForm(function (first, second) {
             const message = typeof first === 'string' ? second : first;
             return new Promise((resolve, reject) => {
                 const request = nextRequest++;
                 checked(host.sendNative(request, jsonText(message ?? null, 'a native message')));
                 replies.set(request, { resolve, reject });
             });
-        },
+        }),
     } : {};
     // What Safari told the background when it started: the appearance, the open tabs (as
     // tabs.query gives them; a tab that asks is added, a closed one removed), the platform.
@@ -574,20 +605,22 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             onInstalled: event(null),
             getManifest: () => JSON.parse(manifestText),
             getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
-            getPlatformInfo: () => Promise.resolve({ os: safari.appMessages ? 'mac' : 'ios', arch: 'arm' }),
+            get lastError() { return lastError; },
+            getPlatformInfo: callbackForm(() => Promise.resolve({ os: safari.appMessages ? 'mac' : 'ios', arch: 'arm' })),
             // The background's message to its pages: the popup's view is the one the harness
             // shows; no other page hears the background yet.
-            sendMessage(body) {
+            sendMessage: callbackForm((body) => {
+                if (ownPages) return unreachable('popup does not hear the background: its own pages hear tabs.sendMessage only');
                 if (body?.type === 'showPopup') checked(host.showPopup(jsonText(body.view ?? null, 'the popup\'s view')));
                 else if (body?.type === 'popupAnswer') checked(host.answerPopup(body.message, jsonText(body, 'a popup answer')));
                 else return unreachable('popup takes only {type: "showPopup", view} and {type: "popupAnswer", message, saved, scope} from the background');
                 return Promise.resolve(undefined);
-            },
+            }),
         }),
         tabs: namespace('tabs', {
             onActivated: event('tabActivated'),
             onRemoved: event('tabRemoved'),
-            query(info = {}) {
+            query: callbackForm((info = {}) => {
                 const unknown = Object.keys(info ?? {}).filter((key) => !['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'].includes(key));
                 if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
                 const tabs = [...safari.tabs].map(([id, url], index) => ({ id, url, index, windowId: 1, active: id === safari.active }));
@@ -595,13 +628,21 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
                 const otherWindow = (info.windowId !== undefined && info.windowId !== 1) || info.currentWindow === false || info.lastFocusedWindow === false;
                 return Promise.resolve(otherWindow ? [] : tabs.filter((tab) => (info.active === undefined || tab.active === info.active)
                     && (info.url === undefined || tab.url === info.url)));
-            },
-            // A decision the background gives a tab unasked (section 8.2's sendDecision).
-            sendMessage(tab, body) {
+            }),
+            // A decision the background gives a tab unasked (section 8.2's sendDecision), or,
+            // where the extension's own pages run, any message, which the tab answers.
+            sendMessage: callbackForm((tab, body) => {
+                if (ownPages) {
+                    return new Promise((resolve) => {
+                        const id = nextTabMessage++;
+                        checked(host.messageTab(String(tab), id, jsonText(body, 'a message')));
+                        tabAnswers.set(id, resolve);
+                    });
+                }
                 if (body?.type !== 'decision') return unreachable('content script takes only {type: "decision", decision} from the background');
                 checked(host.decide(String(tab), jsonText(body.decision ?? null, 'a decision')));
                 return Promise.resolve(undefined);
-            },
+            }),
         }),
         windows: namespace('windows', { onFocusChanged: event('windowFocus') }),
         i18n: namespace('i18n', {
@@ -799,8 +840,40 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             }
         }
     };
+    // A message from one of the extension's own pages (section 15): the first answer
+    // (sendResponse, or a listener's promise) goes back to it. A listener keeps the page waiting
+    // by returning true or a promise; when none does and none answered, the page gets nothing.
+    const pageMessage = (input) => {
+        const sender = input.popup === true ? (popupURL === undefined ? { id: api.runtime.id } : { id: api.runtime.id, url: popupURL })
+            : { id: api.runtime.id, url: input.url, tab: { id: input.tab, url: input.url, active: safari.active === input.tab, windowId: 1, index: 0 } };
+        if (input.tab !== undefined) safari.tabs.set(input.tab, input.url);
+        if (typeof input.active === 'string') safari.active = input.active;
+        let answered = false, kept = false;
+        const sendResponse = (response) => {
+            if (answered) return;
+            answered = true;
+            checked(host.answerPage(input.id, response === undefined ? undefined : jsonText(response, 'an answer')));
+        };
+        for (const listener of [...(events.get('message') ?? [])]) {
+            const result = call(listener, [input.message, sender, sendResponse]);
+            if (result === true) kept = true;
+            else if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+                kept = true;
+                result.then(sendResponse, (error) => host.log('error', 'Uncaught (in promise) ' + describe(error),
+                                                              error instanceof Error ? String(error.stack) : ''));
+            }
+        }
+        if (!kept && !answered) { answered = true; host.answerPage(input.id, undefined); }
+    };
     const deliver = (input) => {
         switch (input.type) {
+        case 'pageMessage': pageMessage(input); return;
+        case 'pageAnswered': {
+            const resolve = tabAnswers.get(input.id);
+            tabAnswers.delete(input.id);
+            if (resolve !== undefined) resolve(input.answer);
+            return;
+        }
         case 'tabRequestedDecision':
             // The decision message (section 14): the page's content script asks for its decision.
             safari.tabs.set(input.tab, input.url);
@@ -1063,6 +1136,7 @@ async function handle(frame) {
     case 'tabRequestedDecision': case 'tabNativeDarkChanged': case 'appearanceChanged':
     case 'tabActivated': case 'tabClosed': case 'safariCameToForeground': case 'appMessageArrived': case 'alarmFired':
     case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
+    case 'pageMessage': case 'pageAnswered':
         scripts.post('event', 0, JSON.stringify(input));
         evaluate(turn);
         break;

@@ -12,13 +12,14 @@ package enum ExtensionRuntime {
 
     /// The arguments for `node` that run the runtime at `path` for the extension in `folder`;
     /// the harness adds its own (`--storage DIR`) after them.
-    package static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = 2_000) -> [String] {
+    package static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = 2_000, ownPages: Bool = false) -> [String] {
         ["--experimental-vm-modules", "--no-warnings", path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)]
+            + (ownPages ? ["--own-pages"] : [])
     }
 
     /// The background's command on the process transport: `node` running the runtime at `path`.
-    package static func background(node: String, runtime path: String, extension folder: String) -> ProcessExecutables.Command {
-        ProcessExecutables.Command(path: node, arguments: arguments(runtime: path, extension: folder))
+    package static func background(node: String, runtime path: String, extension folder: String, ownPages: Bool = false) -> ProcessExecutables.Command {
+        ProcessExecutables.Command(path: node, arguments: arguments(runtime: path, extension: folder, ownPages: ownPages))
     }
 
     /// Why a run cannot have an extension's JavaScript as its background.
@@ -37,16 +38,21 @@ package enum ExtensionRuntime {
     }
 
     /// `executables` with the background's role taken by the runtime over the extension in
-    /// `folder`, the runtime written once into `sharedFolder`.
+    /// `folder`, the runtime written once into `sharedFolder`; with `ownPages`, the extension's
+    /// pages run too, in the page host (`PageRuntime`).
     package static func background(replacing executables: ProcessExecutables, extension folder: String,
-                                   transport: Simulation.Transport) -> Result<ProcessExecutables, Unavailable> {
+                                   transport: Simulation.Transport, ownPages: Bool = false) -> Result<ProcessExecutables, Unavailable> {
         guard transport == .process else { return .failure(.inProcess) }
         guard let node = installedNode else { return .failure(.noNode) }
         do {
             var chosen = executables
             // node starts where the harness is; the folder is given as the harness found it.
             let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
-            chosen.background = background(node: node, runtime: try installShared(), extension: absolute)
+            let runtime = try installShared()
+            chosen.background = background(node: node, runtime: runtime, extension: absolute, ownPages: ownPages)
+            if ownPages {
+                chosen.pages = PageRuntime.command(node: node, runtime: sharedFolder + "/" + PageRuntime.fileName, extension: absolute)
+            }
             return .success(chosen)
         } catch {
             return .failure(.install("\(error)"))
@@ -57,7 +63,9 @@ package enum ExtensionRuntime {
     /// carries a digest of the runtime's source, so a different build writes its own.
     package static let sharedFolder: String = {
         var hash: UInt64 = 0xcbf29ce484222325
-        for byte in source.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        for text in [source, PageRuntime.source] {
+            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        }
         return FileManager.default.temporaryDirectory.appendingPathComponent("harness-runtime-" + String(hash, radix: 16)).path
     }()
 
@@ -68,6 +76,8 @@ package enum ExtensionRuntime {
         let path = sharedFolder + "/" + fileName
         if FileManager.default.fileExists(atPath: path) { return path }
         try FileManager.default.createDirectory(atPath: sharedFolder, withIntermediateDirectories: true)
+        // The pages' runtime first: the background's file is the one whose presence says both are there.
+        try Data(PageRuntime.source.utf8).write(to: URL(fileURLWithPath: sharedFolder + "/" + PageRuntime.fileName), options: .atomic)
         return try install(in: sharedFolder)
     }
 

@@ -32,6 +32,7 @@ extension SafariMachine {
                 // (`wakeUpBackgroundContentIfNecessaryToFireEvents`).
                 counts.droppedForWantOfAListener += 1
                 effects.append(.note("\(event.name) wakes nothing: the background does not listen for \(listener.rawValue)"))
+                if case .pageMessage(let id, _, _, _) = event { pageMessageLost(id, &effects) }
                 return
             }
             effects.append(.startBackground(startedEvent))
@@ -42,8 +43,10 @@ extension SafariMachine {
             // An event that arrives before its listener exists is lost; it re-arms nothing.
             counts.droppedForWantOfAListener += 1
             effects.append(.note("\(event.name) lost: background#\(loaded) has no \(listener.rawValue) listener"))
+            if case .pageMessage(let id, _, _, _) = event { pageMessageLost(id, &effects) }
             return
         }
+        if case .pageMessage(let id, _, _, _) = event { pageMessageTaken(id) }
         if event.listener != nil { woke(now: now) }
         if event.isFromThePopup {
             if case .popupOpened = event {
@@ -67,7 +70,8 @@ extension SafariMachine {
         case .tabActivated(let tab): effects.append(.reconciliationPoint("tab \(tab.rawValue) was activated", invariant: 7))
         case .appMessageArrived: effects.append(.reconciliationPoint("the app's change arrived on the port", invariant: 8))
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
-             .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired:
+             .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired,
+             .pageMessage, .pageAnswered:
             break
         }
     }
@@ -136,6 +140,7 @@ extension SafariMachine {
             if ports.contains(.popup) { lastPortActivity = now }
         case .popupAnswer(let number, let saved, let scope):
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
+        case .answerPage, .messageTab: carryOutForPages(output, from: incarnation, &effects)
         }
     }
 
@@ -160,6 +165,7 @@ extension SafariMachine {
             effects.append(.dispatchFirst(takeHeld().map(\.event)))
         }
         lastStop = stop
+        pagesLost(incarnation, &effects)
         for id in tabs.keys.sorted() where tabs[id]!.questionPending {
             tabs[id]?.questionPending = false
             tabs[id]?.emptyAnswersInARow += 1
@@ -253,12 +259,12 @@ extension ExtensionWire.Event {
     var listener: BackgroundListener? {
         switch self {
         case .tabRequestedDecision, .tabNativeDarkChanged, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited,
-             .popupForgotSite, .popupPaused: .message
+             .popupForgotSite, .popupPaused, .pageMessage: .message
         case .tabActivated: .tabActivated
         case .tabClosed: .tabRemoved
         case .safariCameToForeground: .windowFocus
         case .alarmFired: .alarm
-        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived: nil
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .pageAnswered: nil
         }
     }
 
@@ -268,7 +274,7 @@ extension ExtensionWire.Event {
         switch self {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
-             .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired: false
+             .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .pageMessage, .pageAnswered: false
         }
     }
 
@@ -278,7 +284,7 @@ extension ExtensionWire.Event {
         case .nativeReplyArrived, .timerFired: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
-             .popupPaused, .alarmFired: false
+             .popupPaused, .alarmFired, .pageMessage, .pageAnswered: false
         }
     }
 

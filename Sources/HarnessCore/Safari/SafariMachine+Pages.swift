@@ -40,6 +40,11 @@ extension SafariMachine {
 
     /// Hands the page's content script what happened and carries out what it does.
     mutating func run(_ input: ContentScriptMachine.Input, in id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        // The extension's own content scripts start with their page; the rest is theirs.
+        if runsOwnPages {
+            if input == .started { loadPage(id, &effects) }
+            return
+        }
         // A fresh question (the script starts, the page shows) starts the count of empty answers again.
         if input == .started || input == .becameVisible { tabs[id]?.emptyAnswersInARow = 0 }
         guard let directives = tabs[id]?.script.handle(input) else { return }
@@ -81,6 +86,7 @@ extension SafariMachine {
             activeTabs[tab.window] = tabs.filter { $0.value.window == tab.window }.keys.sorted().first
         }
         effects.append(.note("tab \(id.rawValue) closed"))
+        if runsOwnPages { effects.append(.closePage(id)) }
         effects.append(.dispatch(.tabClosed(id)))
     }
 

@@ -100,6 +100,14 @@ package struct SafariMachine: Sendable {
         case handlerEndedWithoutAnswer(NativeRequestID)
         /// How a request ended (the handler's reply, or what stood in for it) arrives.
         case replyArrived(NativeRequestID, NativeOutcome)
+
+        // MARK: The extension's own pages (`runsOwnPages`)
+        /// A page sent the background a message (`runtime.sendMessage`), numbered by the pages.
+        case pageMessageSent(id: Int, from: ExtensionWire.PageSender, message: JSONValue)
+        /// A tab answered the message Safari numbered `id` (nil: with nothing).
+        case pageAnswerSent(id: Int, answer: JSONValue?)
+        /// The user clicks the element with this id in the open popup.
+        case popupClicked(String)
     }
 
     /// What Safari's timers fire.
@@ -168,6 +176,24 @@ package struct SafariMachine: Sendable {
         case popupAnswered(edit: Int, saved: Bool?, scope: ScopeKey?)
         /// The background reached a reconciliation point (invariants 7 and 8 time it).
         case reconciliationPoint(String, invariant: Int)
+
+        // MARK: The extension's own pages (`runsOwnPages`), for the shell's page host
+        /// The tab's page loads (again): a fresh page with its content scripts, shown or not.
+        case loadPage(TabID, url: String, visible: Bool)
+        case closePage(TabID)
+        /// The page's `visibilityState` changes.
+        case showPage(TabID, visible: Bool)
+        /// The system's appearance changed: every page's `prefers-color-scheme` follows.
+        case pagesAppearance(Appearance)
+        /// The answer to a page's message (nil: `undefined`).
+        case answerPage(id: Int, answer: JSONValue?)
+        /// The background's `tabs.sendMessage` for the tab's page, numbered by Safari.
+        case messagePage(TabID, id: Int, message: JSONValue)
+        case openPopupPage(TabID)
+        case closePopupPage
+        case clickInPopup(String)
+        /// Queue a tab's answer for background `incarnation`: its message `id` (its number).
+        case answerBackground(incarnation: Int, id: Int, answer: JSONValue?)
     }
 
     /// An event held for a frozen background, with the incarnation it belongs to, if only one.
@@ -268,6 +294,10 @@ package struct SafariMachine: Sendable {
     package var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
     /// Known bugs switched on in the content scripts Safari starts in pages.
     package var contentScriptFlaws: Set<Flaw> = []
+    /// The extension's own pages run (its content scripts and popup, as its JavaScript, in the
+    /// shell's page host) in place of the reference content script and the popup's documented
+    /// messages: pages and the background talk in the messages Safari carries between them.
+    package var runsOwnPages = false
 
     // MARK: - What Safari shows
 
@@ -330,6 +360,13 @@ package struct SafariMachine: Sendable {
     /// Native replies delivered to any background so far (to count those before a first decision).
     package internal(set) var nativeRepliesDelivered = 0
     package internal(set) var counts = RuleCounts()
+    /// Pages' messages not yet answered, and the incarnation that took each, once one did.
+    var pageQuestions: [Int: PageQuestion] = [:]
+    /// The background's messages to tabs, by Safari's number: whose, and its own number.
+    var tabMessages: [Int: (incarnation: Int, id: Int)] = [:]
+    var nextTabMessage = 1
+    /// The pages whose `visibilityState` is `visible`.
+    package internal(set) var shownPages: Set<TabID> = []
 
     /// A profile's tabs and alarms while another is in front.
     struct PutAway: Sendable {
@@ -402,11 +439,21 @@ package struct SafariMachine: Sendable {
             effects.append(.dispatch(.tabNativeDarkChanged(id, nativeDark: nativeDark)))
         case .appearanceChanged(let value):
             appearance = value
+            if runsOwnPages {
+                // The pages hear it as a `prefers-color-scheme` change; what they tell the
+                // background is their own.
+                effects.append(.pagesAppearance(value))
+                break
+            }
             // The content script reports it (`runtime.onMessage`): it wakes the background too.
             effects.append(.dispatch(.appearanceChanged(value)))
         case .popupOpened(let id):
             popupTab = id
             popupScope = nil
+            if runsOwnPages {
+                effects.append(.openPopupPage(id))
+                break
+            }
             effects.append(.dispatch(.popupOpened(id)))
         case .popupScopeChosen(let key):
             popupScope = key
@@ -422,7 +469,7 @@ package struct SafariMachine: Sendable {
             ports.remove(.popup)
             popupTab = nil
             popupScope = nil
-            effects.append(.dispatch(.popupClosed))
+            effects.append(runsOwnPages ? .closePopupPage : .dispatch(.popupClosed))
         case .safariCameToForeground: safariCameToForeground(now: now, &effects)
         case .overdueTimersFired: resumeAfterReturn(now: now, &effects)
         case .safariWentToBackground: safariWentToBackground(&effects)
@@ -513,6 +560,14 @@ package struct SafariMachine: Sendable {
             if mayStartNativeRequest(&effects) { effects.append(.startLegacyHandler(message)) }
         case .legacyRequestHung: hungLegacyRequests += 1
         case .handlerEndedWithoutAnswer(let id): effects.append(.queueReply(id, .rejected(.handlerEnded)))
+        case .pageMessageSent(let id, let from, let message):
+            pageQuestions[id] = PageQuestion(from: from)
+            effects.append(.dispatch(.pageMessage(id: id, from: from, message: message, active: activeTab)))
+        case .pageAnswerSent(let number, let answer):
+            guard let asker = tabMessages.removeValue(forKey: number) else { break }
+            effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer))
+        case .popupClicked(let id):
+            if popupTab != nil { effects.append(.clickInPopup(id)) } else { effects.append(.note("no popup is open: nothing to click")) }
         case .replyArrived(let id, let outcome):
             activeNativeRequests.remove(id)
             // A reply addressed to an earlier incarnation is dropped.
@@ -522,6 +577,7 @@ package struct SafariMachine: Sendable {
             }
             eventDue(.nativeReplyArrived(request: id.request, outcome), for: id.incarnation, now: now, &effects)
         }
+        if runsOwnPages { showPages(&effects) }
         return effects
     }
 }

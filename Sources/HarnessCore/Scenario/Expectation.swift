@@ -36,11 +36,13 @@ package enum Expectation: Equatable, Sendable {
     case converged
     /// What the first version's last message was answered.
     case legacy(enabled: Bool)
+    /// What the extension's own content scripts left on the tab's page (`extension DIR pages`).
+    case page(TabID, PageCheck)
 
     /// The tab it is about, if it is about one.
     package var tab: TabID? {
         switch self {
-        case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id): id
+        case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id), .page(let id, _): id
         case .sharedDefaults, .sharedSite, .sharedSiteAbsent, .sharedTombstone, .sharedDamaged, .appSites, .appSite, .appDefaults, .appAnswer,
              .popup, .background, .alarm, .converged, .legacy: nil
         }
@@ -113,4 +115,49 @@ package enum BackgroundState: String, CaseIterable, Equatable, Sendable {
     case unloaded
     /// Killed by a step (or died at a planned crash) and not started again.
     case killed
+}
+
+/// One thing on a page's root element: `style.filter contains invert`, `style.filter empty`,
+/// `style.color=red`, `class dark-theme`, `no-class dark-theme`, `data.theme=sepia`.
+package enum PageCheck: Equatable, Sendable {
+    case styleContains(String, String)
+    case styleEmpty(String)
+    case styleEquals(String, String)
+    case hasClass(String)
+    case lacksClass(String)
+    case data(String, String)
+
+    /// As a scenario writes it.
+    package var text: String {
+        switch self {
+        case .styleContains(let name, let part): "style.\(name) contains \(part)"
+        case .styleEmpty(let name): "style.\(name) empty"
+        case .styleEquals(let name, let value): "style.\(name)=\(value)"
+        case .hasClass(let name): "class \(name)"
+        case .lacksClass(let name): "no-class \(name)"
+        case .data(let name, let value): "data.\(name)=\(value)"
+        }
+    }
+
+    /// Why `state` does not hold, or nil.
+    package func problem(_ state: PageState) -> String? {
+        switch self {
+        case .styleContains(let name, let part):
+            let value = state.style[name] ?? ""
+            return value.contains(part) ? nil : "style.\(name): expected it to contain '\(part)', got \(value.isEmpty ? "nothing" : "'\(value)'")"
+        case .styleEmpty(let name):
+            let value = state.style[name] ?? ""
+            return value.isEmpty ? nil : "style.\(name): expected nothing, got '\(value)'"
+        case .styleEquals(let name, let wanted):
+            let value = state.style[name] ?? ""
+            return value == wanted ? nil : "style.\(name): expected '\(wanted)', got \(value.isEmpty ? "nothing" : "'\(value)'")"
+        case .hasClass(let name):
+            return state.classes.contains(name) ? nil : "class \(name): expected it, got \(state.classes.isEmpty ? "no class" : state.classes.joined(separator: " "))"
+        case .lacksClass(let name):
+            return state.classes.contains(name) ? "class \(name): expected it absent, it is there" : nil
+        case .data(let name, let wanted):
+            let value = state.data[name]
+            return value == wanted ? nil : "data.\(name): expected '\(wanted)', got \(value.map { "'\($0)'" } ?? "nothing")"
+        }
+    }
 }

@@ -24,6 +24,8 @@ struct ScenarioParser {
     /// lines of the setup steps that may come once (and of the first shared and cache lines).
     var urls: [String: [TabID: String]] = [:]
     var popupTab: TabID?
+    /// The extension's own pages run (`extension DIR pages`).
+    var ownPages = false
     var platform = Simulation.Platform.iOS
     var setupLines: [String: Int] = [:]
 
@@ -148,7 +150,9 @@ struct ScenarioParser {
             step = .expectFailure(invariant: number)
         case "extension":
             let folder = try words.next("an unpacked extension's folder (relative to the scenario)")
-            step = .extensionFolder(folder)
+            let pages = words.atEnd ? false : try words.choose(["pages"]) == "pages"
+            ownPages = ownPages || pages
+            step = .extensionFolder(folder, pages: pages)
         case "cache":
             step = .cache(try startingDocument(try words.choose(["defaults", "site", "file"]), &words))
         case "profile":
@@ -370,7 +374,7 @@ struct ScenarioParser {
     }
 
     private mutating func popupStep(_ words: inout Cursor) throws(ScenarioError) -> PopupStep {
-        let verb = try words.choose(["open", "scope", "set", "reset", "forget", "pause", "close"])
+        let verb = try words.choose(["open", "scope", "set", "reset", "forget", "pause", "close", "click"])
         if verb == "open" {
             let tab = try tabName(&words)
             try requireOpen(tab, words)
@@ -378,6 +382,13 @@ struct ScenarioParser {
             return .open(tab)
         }
         guard let tab = popupTab else { throw words.error("'popup \(verb)' with no popup open (open one with 'popup open TAB')") }
+        if verb == "click" {
+            guard ownPages else { throw words.error("'popup click' clicks in the extension's own popup: name it with 'extension DIR pages' first") }
+            return .click(try words.next("an element's id"))
+        }
+        if ownPages && verb != "close" {
+            throw words.error("'popup \(verb)' sends the reference popup's messages, and this scenario's extension runs its own popup: use 'popup click ID'")
+        }
         switch verb {
         case "scope":
             let key = try scope(&words)
@@ -400,6 +411,35 @@ struct ScenarioParser {
         }
     }
 
+    /// One check of a page: `style.NAME contains TEXT`, `style.NAME empty`, `style.NAME=VALUE`,
+    /// `class NAME`, `no-class NAME`, `data.NAME=VALUE`.
+    private func pageCheck(_ words: inout Cursor) throws(ScenarioError) -> PageCheck {
+        let word = try words.next("what to check on the page (style.NAME, class NAME, no-class NAME, data.NAME=VALUE)")
+        let check: PageCheck
+        if word.hasPrefix("style.") {
+            let rest = word.dropFirst("style.".count)
+            if let equals = rest.firstIndex(of: "=") {
+                check = .styleEquals(String(rest[..<equals]), String(rest[rest.index(after: equals)...]))
+            } else {
+                guard !rest.isEmpty else { throw words.error("'style.' names no property (for example style.filter)") }
+                switch try words.choose(["contains", "empty"]) {
+                case "contains": check = .styleContains(String(rest), try words.next("the text the property contains"))
+                default: check = .styleEmpty(String(rest))
+                }
+            }
+        } else if word.hasPrefix("data."), let equals = word.firstIndex(of: "=") {
+            check = .data(String(word[word.index(word.startIndex, offsetBy: 5)..<equals]), String(word[word.index(after: equals)...]))
+        } else if word == "class" || word == "no-class" {
+            let name = try words.next("a class name")
+            check = word == "class" ? .hasClass(name) : .lacksClass(name)
+        } else {
+            throw words.error("unknown page check '\(word)' (expected style.NAME contains TEXT, style.NAME empty, style.NAME=VALUE, class NAME, no-class NAME or data.NAME=VALUE)",
+                              suggestion: nearestWord(word, in: ["class", "no-class", "style.filter", "data."]))
+        }
+        try words.end()
+        return check
+    }
+
     private func handlerBehaviour(_ word: String, _ words: inout Cursor) throws(ScenarioError) -> Simulation.HandlerBehaviour {
         switch word {
         case "healthy": return .healthy
@@ -418,6 +458,11 @@ struct ScenarioParser {
         case "tab":
             let tab = try tabName(&words)
             try requireOpen(tab, words)
+            if words.peek == "page" {
+                _ = try words.next("")
+                guard ownPages else { throw words.error("'expect tab \(tab.rawValue) page' reads a page the extension's own content scripts run in: name them with 'extension DIR pages' first") }
+                return .page(tab, try pageCheck(&words))
+            }
             if words.peek == "undecided" {
                 _ = try words.next("")
                 return .tabUndecided(tab)

@@ -25,7 +25,7 @@ package enum ScenarioPrinter {
         case .profile(let name): "profile \(name)"
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
         case .handlerReuse: "handler reuse"
-        case .extensionFolder(let folder): "extension \(folder)"
+        case .extensionFolder(let folder, let pages): "extension \(folder)\(pages ? " pages" : "")"
         case .expectFailure(let number): "expect-failure invariant \(number)"
         case .app(let app): "app " + self.app(app)
         case .safari(let step): "safari \(step.text)"
@@ -98,6 +98,7 @@ package enum ScenarioPrinter {
         case .forget: "forget"
         case .pause(let duration): "pause \(self.duration(duration))"
         case .close: "close"
+        case .click(let id): "click \(id)"
         }
     }
 
@@ -115,6 +116,7 @@ package enum ScenarioPrinter {
         switch expectation {
         case .tab(let id, let checks): "tab \(id.rawValue) " + self.checks(checks)
         case .tabUndecided(let id): "tab \(id.rawValue) undecided"
+        case .page(let id, let check): "tab \(id.rawValue) page \(check.text)"
         case .firstDecision(let id, let checks): "first-decision \(id.rawValue) " + self.checks(checks)
         case .firstDecisionBeforeNativeReply(let id): "first-decision \(id.rawValue) before native-reply"
         case .sharedDefaults(let values): "shared defaults " + self.values(values)

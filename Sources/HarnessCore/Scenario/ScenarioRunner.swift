@@ -123,7 +123,7 @@ package final class ScenarioRunner {
         setup = try ScenarioSetup(scenario, seed: seed, folder: folder)
         // A scenario's own `extension` step wins over a background the command chose.
         if let folder = setup!.extensionFolder, !ignoresExtensionStep {
-            switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport) {
+            switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, ownPages: setup!.extensionPages) {
             case .success(let chosen): executables = chosen
             case .failure(let reason):
                 return Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
@@ -161,6 +161,7 @@ package final class ScenarioRunner {
         let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
         Healing(simulation: simulation).heal()
         checkInvariants(after: last, healed: true)
+        if simulation.safari.runsOwnPages { checkPagesLoadAfresh(simulation, after: last) }
         if recordsObservations { observations.append(Observation(line: last.number, healed: true, text: Differential.observation(of: simulation))) }
         if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
         let known = judgeKnownFailures()
@@ -242,6 +243,24 @@ package final class ScenarioRunner {
         case .crash(let process, let point): fault == PlannedFault(.crash, process, at: point)
         case .fail(let process, let point, _, _): fault == PlannedFault(.fail, process, at: point)
         default: false
+        }
+    }
+
+    /// Invariant 16, once healed, for the extension's own pages: with Safari in front, every
+    /// tab's page shows what it shows when it loads afresh. Each tab reloads; a page whose
+    /// style, classes, data, attributes or style elements then differ held a look nothing would
+    /// have corrected.
+    private func checkPagesLoadAfresh(_ simulation: Simulation, after step: Scenario.Line) {
+        simulation.safariForeground()
+        simulation.settle()
+        let before = simulation.pageStates
+        simulation.trace.record(simulation.now, "harness", "every tab loads afresh (invariant 16)")
+        for tab in simulation.tabs.keys.sorted() { simulation.reloadTab(tab) }
+        simulation.settle()
+        for tab in before.keys.sorted() {
+            guard let was = before[tab], let now = simulation.pageStates[tab], was != now else { continue }
+            fail(step, .invariant(16), "after the run (healed): tab \(tab.rawValue)'s page showed \(was.summary); loaded afresh it shows \(now.summary)",
+                 healed: true, about: tab)
         }
     }
 
@@ -390,6 +409,7 @@ package final class ScenarioRunner {
                                                    source: simulation.profile, line: currentLine))
         case .pause(let duration): simulation.popupPause(for: duration)
         case .close: simulation.closePopup()
+        case .click(let id): simulation.clickInPopup(id)
         }
     }
 

@@ -23,6 +23,8 @@ package struct ScenarioSetup: Sendable {
     /// `extension DIR`: the unpacked extension whose JavaScript is the background, its
     /// manifest read and checked (the path as the harness opens it).
     package var extensionFolder: String?
+    /// `extension DIR pages`: its own pages run too.
+    package var extensionPages = false
 
     /// `folder` is where the files a scenario names are found (paths are relative to it);
     /// `seed` is the run's, unless the scenario sets its own.
@@ -57,7 +59,8 @@ package struct ScenarioSetup: Sendable {
         case .alarmMinimum(let minimum): alarmMinimum = minimum
         case .handlerReuse: handlerReuse = true
         case .expectFailure: break
-        case .extensionFolder(let path):
+        case .extensionFolder(let path, let pages):
+            extensionPages = pages
             let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
             switch ExtensionManifest.load(folder: full) {
             case .failure(let problems):

@@ -25,8 +25,9 @@ package enum Step: Equatable, Sendable {
     /// its statics, while another starts for a request that comes while it is busy.
     case handlerReuse
     /// The background is this unpacked extension's JavaScript (its folder relative to the
-    /// scenario's), run in the harness's runtime instead of the built-in background.
-    case extensionFolder(String)
+    /// scenario's), run in the harness's runtime instead of the built-in background; with
+    /// `pages`, its content scripts and popup run too, in place of the reference ones.
+    case extensionFolder(String, pages: Bool = false)
     /// `expect-failure invariant N`: the run breaks invariant N on purpose (a known bug).
     case expectFailure(invariant: Int)
 
@@ -69,7 +70,7 @@ package enum Step: Equatable, Sendable {
     package var keepsReconciliationBound: Bool {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
-        case .popup(.set), .popup(.reset), .popup(.forget), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
+        case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
              .alarmMinimum, .handlerReuse, .extensionFolder, .expectFailure, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
@@ -192,6 +193,8 @@ package enum PopupStep: Equatable, Sendable {
     case forget
     case pause(EpochMillis)
     case close
+    /// The user clicks the element with this id in the extension's own popup.
+    case click(String)
 }
 
 package enum BackgroundStep: String, CaseIterable, Equatable, Sendable {

@@ -89,6 +89,7 @@ extension Simulation {
         case .completeStorage(let incarnation, let token):
             clock.queue.append(.storageCompletion(incarnation: incarnation, token: token))
         case .queueNativeRequest(let id, let message, let profile):
+            if safari.runsOwnPages { extensionEdits(message) }
             clock.queue.append(.nativeRequest(incarnation: id.incarnation, request: id.request, message: message, profile: profile))
         case .startHandler(let id, let message, let profile):
             processes.serve(message, profile: profile, role: .handler(incarnation: id.incarnation, request: id.request))
@@ -107,6 +108,10 @@ extension Simulation {
             edits.popupAnswered(number, saved: saved, scope: scope?.text)
         case .reconciliationPoint(let cause, let invariant):
             liveness.reconciliationReached(cause, invariant: invariant)
+        case .loadPage, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage, .clickInPopup:
+            toPages(effect)
+        case .answerBackground(let incarnation, let id, let answer):
+            clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer), for: incarnation))
         }
         return true
     }
@@ -339,7 +344,7 @@ struct BackgroundKnowledge {
         case .appearanceChanged(let value): appearance = value
         case .popupPaused: paused = true
         case .storageCompleted, .tabActivated, .safariCameToForeground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
-             .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired: break
+             .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .pageMessage, .pageAnswered: break
         }
     }
 }

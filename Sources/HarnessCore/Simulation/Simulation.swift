@@ -110,6 +110,15 @@ package final class Simulation: ProcessTable.Owner {
     package internal(set) var legacyStarted = 0
     package internal(set) var legacyAnswers: [Int: NativeReply] = [:]
 
+    // MARK: The extension's own pages
+
+    /// The page host, when the extension's own pages run (`ProcessExecutables.pages`).
+    var pages = PagesState.notStarted
+    /// The command that runs them, if they run.
+    let pagesCommand: ProcessExecutables.Command?
+    /// What each tab's page shows now, as its scripts left it (`expect tab ... page ...`).
+    package internal(set) var pageStates: [TabID: PageState] = [:]
+
     /// `executables` play the roles on the process transport;
     /// `directory` an empty folder for the container and the extension storage.
     /// `profile` is the Safari profile in front at the start.
@@ -127,6 +136,8 @@ package final class Simulation: ProcessTable.Owner {
         reader = DirectiveReader(monitor: monitor)
         exchanges = NativeExchangeWatch(trace: trace, monitor: monitor)
         processes = ProcessTable(files: files, executables: executables, seed: seed, trace: trace, monitor: monitor)
+        pagesCommand = transport == .process ? executables.pages : nil
+        safari.runsOwnPages = pagesCommand != nil
         powerCuts = PowerCuts(disk: disk, processes: processes)
         files.makeFolders(profile: profile)
         processes.owner = self
@@ -193,7 +204,10 @@ package final class Simulation: ProcessTable.Owner {
     }
 
     /// Kills every process still running. Safe to call more than once.
-    package func teardown() { processes.teardown(now: now) }
+    package func teardown() {
+        processes.teardown(now: now)
+        pages = .failed
+    }
 
     // MARK: - Power cuts
 

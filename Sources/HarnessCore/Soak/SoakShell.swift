@@ -280,6 +280,11 @@ final class SoakShell: Sendable {
             case .queuePortMessage, .appMessageNotConnected:
                 // The soak's Safari is on iOS: the app cannot message the extension.
                 break
+            case .loadPage, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
+                 .clickInPopup, .answerBackground:
+                // The soak runs the built-in background and the reference content script: no
+                // extension's own pages.
+                break
             case .popupAnswered(let edit, let saved, let scope):
                 context.edits.popupAnswer(edit, saved: saved, scope: scope?.text)
                 context.log.operation("popup answer", "background#\(incarnation) -> edit #\(edit) saved \(saved.map(String.init) ?? "unknown") on \(scope?.text ?? "no record")")

@@ -19,6 +19,9 @@ package struct ProcessExecutables: Equatable, Sendable {
     package var app: Command
     package var background: Command
     package var handler: Command
+    /// The extension's own pages' runtime (`PageHost`), when its pages run: then Safari runs
+    /// them in place of the reference content script and the popup's documented messages.
+    package var pages: Command?
 
     /// The built-in executables in `folder`.
     package init(folder: String) {

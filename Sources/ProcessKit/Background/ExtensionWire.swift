@@ -11,13 +11,23 @@ import SiteSettings
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
 /// `popupForgotSite` (`message`, `at`), `popupPaused` (`until`), `nativeReplyArrived` (`request`, and
 /// `reply` as the handler sent it or `rejected`: `handlerEnded` or `tooManyRequests`),
-/// `timerFired` (`timer`: `{"nativeTimeout": N}`), `alarmFired`.
+/// `timerFired` (`timer`: `{"nativeTimeout": N}`), `alarmFired`; for an extension whose own pages
+/// run (section 15): `pageMessage` (`id`, `tab` and `url`, or `popup`: true; `message`, any JSON;
+/// `active`, the front window's active tab, if there is one)
+/// and `pageAnswered` (`id`, and `answer` unless the page answered nothing).
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
 /// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `connectNative`, `listen` (`events`),
-/// `sendDecision` (`tab`, `decision`), `showPopup` (`view`), `popupAnswer` (`message`, `saved`, `scope`).
+/// `sendDecision` (`tab`, `decision`), `showPopup` (`view`), `popupAnswer` (`message`, `saved`, `scope`);
+/// `answerPage` (`id`, and `answer` unless it is none), `messageTab` (`tab`, `id`, `message`).
 public enum ExtensionWire {
+    /// Who sent a page's message: a tab's content script, on the page at `url`, or the popup.
+    public enum PageSender: Hashable, Sendable {
+        case tab(TabID, url: String)
+        case popup
+    }
+
     /// An input as the harness sends it; the frame carries the time. Named as on the wire.
     public enum Event: Equatable, Sendable {
         /// `tabs`: the open tabs as `tabs.query` reports them, by id.
@@ -46,6 +56,12 @@ public enum ExtensionWire {
         case timerFired(BackgroundTimer)
         /// An alarm fell due: the one the built-in background sets has no name ("").
         case alarmFired(name: String)
+        /// An extension's own page sent the background a message (`runtime.sendMessage`), the
+        /// `id`th Safari carried; the background answers it with `answerPage`. `active` is the
+        /// active tab of the window in front as the page sent it (`tabs.query` reads it).
+        case pageMessage(id: Int, from: PageSender, message: JSONValue, active: TabID? = nil)
+        /// A tab answered the background's `messageTab` numbered `id` (nil: with nothing).
+        case pageAnswered(id: Int, answer: JSONValue?)
     }
 
     /// What the background's process sends in a `done` frame: its machine's directives but
@@ -66,6 +82,11 @@ public enum ExtensionWire {
         case sendDecision(TabID, Decision)
         case showPopup(PopupView)
         case popupAnswer(message: Int, saved: Bool?, scope: ScopeKey?)
+        /// The answer to page message `id` (nil: nothing, `undefined` to the page).
+        case answerPage(id: Int, answer: JSONValue?)
+        /// `tabs.sendMessage`: a message for the tab's content script, numbered by the
+        /// background; the tab's answer comes back as `pageAnswered` with that number.
+        case messageTab(TabID, id: Int, message: JSONValue)
     }
 
     // MARK: - Names
@@ -91,6 +112,8 @@ public enum ExtensionWire {
         case .nativeReplyArrived: "nativeReplyArrived"
         case .timerFired: "timerFired"
         case .alarmFired: "alarmFired"
+        case .pageMessage: "pageMessage"
+        case .pageAnswered: "pageAnswered"
         }
     }
 
@@ -108,6 +131,8 @@ public enum ExtensionWire {
         case .sendDecision: "sendDecision"
         case .showPopup: "showPopup"
         case .popupAnswer: "popupAnswer"
+        case .answerPage: "answerPage"
+        case .messageTab: "messageTab"
         }
     }
 
@@ -156,6 +181,16 @@ public enum ExtensionWire {
             return input("nativeReplyArrived", reply.merging(["request": .integer(Int64(request))]) { a, _ in a })
         case .timerFired(let timer): return input("timerFired", ["timer": json(timer)])
         case .alarmFired(let name): return name.isEmpty ? input("alarmFired") : input("alarmFired", ["name": .string(name)])
+        case .pageMessage(let id, let from, let message, let active):
+            var members: [String: JSONValue] = ["id": .integer(Int64(id)), "message": message]
+            if let active { members["active"] = .string(active.rawValue) }
+            switch from {
+            case .tab(let tab, let url): members["tab"] = .string(tab.rawValue); members["url"] = .string(url)
+            case .popup: members["popup"] = .bool(true)
+            }
+            return input("pageMessage", members)
+        case .pageAnswered(let id, let answer):
+            return input("pageAnswered", ["id": .integer(Int64(id))].merging(answer.map { ["answer": $0] } ?? [:]) { a, _ in a })
         }
     }
 
@@ -239,6 +274,12 @@ public enum ExtensionWire {
             guard let name = members["name"] else { return .alarmFired(name: "") }
             guard case .string(let text) = name else { throw NativeMessageError(root.key("name"), "expected a string") }
             return .alarmFired(name: text)
+        case "pageMessage":
+            guard let message = members["message"] else { throw NativeMessageError(root.key("message"), "expected a value") }
+            let from: PageSender = members["popup"] == .bool(true) ? .popup : .tab(try tab(), url: try string("url"))
+            let active = members["active"] == nil ? nil : TabID(try string("active"))
+            return .pageMessage(id: Int(clamping: try integer("id")), from: from, message: message, active: active)
+        case "pageAnswered": return .pageAnswered(id: Int(clamping: try integer("id")), answer: members["answer"])
         default: throw NativeMessageError(root.key("type"), "unknown input '\(type.prefix(64))'")
         }
     }
@@ -271,6 +312,9 @@ public enum ExtensionWire {
         case .nativeReplyArrived(let request, let outcome): return .machine(.nativeReplyArrived(request: request, outcome, now: now))
         case .timerFired(let timer): return .machine(.timerFired(timer, now: now))
         case .alarmFired: return .machine(.alarmFired(now: now))
+        case .pageMessage, .pageAnswered:
+            // Safari sends these only to an extension whose own pages run: never to this background.
+            throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")
         }
     }
 
@@ -312,6 +356,10 @@ public enum ExtensionWire {
         case .popupAnswer(let message, let saved, let scope):
             .object(["type": .string("popupAnswer"), "message": .integer(Int64(message)), "saved": saved.map(JSONValue.bool) ?? .null,
                      "scope": scope.map { .string($0.text) } ?? .null])
+        case .answerPage(let id, let answer):
+            .object(["type": .string("answerPage"), "id": .integer(Int64(id))].merging(answer.map { ["answer": $0] } ?? [:]) { a, _ in a })
+        case .messageTab(let tab, let id, let message):
+            .object(["type": .string("messageTab"), "tab": .string(tab.rawValue), "id": .integer(Int64(id)), "message": message])
         }
     }
 
@@ -378,6 +426,12 @@ public enum ExtensionWire {
             let saved = try directive.nullable("saved") == nil ? nil : try directive.bool("saved")
             let scope = try directive.nullable("scope") == nil ? nil : try directive.scopeKey("scope")
             return .popupAnswer(message: Int(try directive.integer("message")), saved: saved, scope: scope)
+        case "answerPage":
+            try directive.allow(["type", "id", "answer"])
+            return .answerPage(id: Int(clamping: try directive.integer("id")), answer: directive.members["answer"])
+        case "messageTab":
+            try directive.allow(["type", "tab", "id", "message"])
+            return .messageTab(TabID(try directive.string("tab")), id: Int(clamping: try directive.integer("id")), message: try directive.value("message"))
         default:
             throw NativeMessageError(path.key("type"), "unknown directive '\(type.prefix(64))'")
         }

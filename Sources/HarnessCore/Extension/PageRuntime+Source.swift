@@ -1,0 +1,649 @@
+/// The JavaScript of `PageRuntime`, `pages.mjs`, as `ExtensionRuntime.installShared()` writes it.
+extension PageRuntime {
+    package static let source = #"""
+// The harness's JavaScript runtime for an extension's own pages (PROTOCOL.md, section 15): one
+// node process per run holds every page the extension has in Safari, each in a realm of its
+// own: a tab's page with the content scripts the manifest matches to its address, and the
+// popup's page while it is open. A page loads afresh (a new realm) each time its tab loads, and
+// is gone when its tab closes. The harness sends one frame per thing that happens and reads one
+// frame back with what the pages did; like the background's runtime, it owns the event loop:
+// scripts run in the turn an input begins, their microtasks drain before the turn ends, and the
+// clock and the random numbers come from the frames.
+//
+// node pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
+//
+// In:  {"now": MS, "input": {"type": "load", "tab", "url", "visible", "appearance"} | {"type": "close", "tab"}
+//       | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
+//       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab", "id", "message"}
+//       | {"type": "openPopup", "tab", "appearance"} | {"type": "closePopup"} | {"type": "click", "element"}}
+// Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
+//       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
+//       | {"type": "log", "page", "level", "text", "at"?}]}
+
+process.env.TZ = 'UTC';
+
+import fs from 'node:fs';
+import path from 'node:path';
+import util from 'node:util';
+import vm from 'node:vm';
+
+function option(name, fallback) {
+    const at = process.argv.indexOf(`--${name}`);
+    return at >= 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
+}
+const folder = path.resolve(option('extension', '.'));
+const watchdog = Number(option('watchdog', '2000'));
+const seed = String(option('seed', '0'));
+const runtimeFile = new URL(import.meta.url).pathname;
+
+// MARK: - Frames: a 4-byte little-endian length, then a JSON object in UTF-8
+
+function write(frame) {
+    const payload = Buffer.from(JSON.stringify(frame), 'utf8');
+    const header = Buffer.alloc(4);
+    header.writeUInt32LE(payload.length);
+    process.stdout.write(Buffer.concat([header, payload]));
+}
+
+async function* frames() {
+    let buffer = Buffer.alloc(0);
+    for await (const chunk of process.stdin) {
+        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+        while (buffer.length >= 4) {
+            const length = buffer.readUInt32LE(0);
+            if (buffer.length < 4 + length) break;
+            yield buffer.subarray(4, 4 + length).toString('utf8');
+            buffer = buffer.subarray(4 + length);
+        }
+    }
+}
+
+// MARK: - What the pages did in this input
+
+let outputs = [];
+// The page whose turn runs: a rejection nobody handled is its.
+let current = null;
+
+function log(page, level, text, at) {
+    const output = { type: 'log', page, level, text: String(text) };
+    if (at) output.at = String(at);
+    outputs.push(output);
+}
+
+// `file:line:col` of the first frame of a stack that is a script's.
+function place(stack) {
+    const lines = String(stack).split('\n').filter((line) => !line.includes(runtimeFile) && !line.includes('pages:'));
+    for (const line of lines) {
+        const match = line.match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
+        if (match) return match.slice(1).join(':');
+    }
+    return undefined;
+}
+
+// A thrown value in words, read without running any of its code (no getter, no proxy trap).
+function describe(value) {
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return { text: String(value), stack: '' };
+    if (util.types.isProxy(value)) return { text: 'a proxy', stack: '' };
+    const data = (name) => {
+        for (let object = value; object !== null; object = Object.getPrototypeOf(object)) {
+            if (util.types.isProxy(object)) return undefined;
+            const descriptor = Object.getOwnPropertyDescriptor(object, name);
+            if (descriptor) return typeof descriptor.value === 'string' ? descriptor.value : undefined;
+        }
+        return undefined;
+    };
+    const name = data('name'), message = data('message');
+    return { text: name !== undefined && message !== undefined ? `${name}: ${message}` : 'a thrown object', stack: data('stack') ?? '' };
+}
+
+function uncaught(page, prefix, value) {
+    const described = describe(value);
+    log(page, 'error', `${prefix} ${described.text}`, place(described.stack));
+}
+
+process.on('unhandledRejection', (reason) => uncaught(current?.name ?? 'pages', 'Uncaught (in promise)', reason));
+
+function isTimeout(value) {
+    if (value === null || typeof value !== 'object' || util.types.isProxy(value)) return false;
+    return Object.getOwnPropertyDescriptor(value, 'code')?.value === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
+}
+
+// MARK: - The extension
+
+function read(file) {
+    const full = path.resolve(folder, String(file).replace(/^\//, ''));
+    if (!full.startsWith(folder + path.sep)) throw new Error(`${file} is outside the extension`);
+    return fs.readFileSync(full, 'utf8');
+}
+
+const manifest = JSON.parse(read('manifest.json'));
+const extensionID = manifest.browser_specific_settings?.safari?.id ?? 'extension';
+const popupFile = manifest.action?.default_popup;
+
+// A match pattern (`<all_urls>`, `*://*.example.com/*`) as a test of an address.
+function matches(pattern, url) {
+    if (pattern === '<all_urls>') return /^(https?|file):/.test(url);
+    const parts = /^(\*|https?|file):\/\/([^/]*)(\/.*)$/.exec(pattern);
+    if (!parts) return false;
+    let address;
+    try { address = new URL(url); } catch { return false; }
+    const [, scheme, host, pathPattern] = parts;
+    if (scheme === '*' ? !['http:', 'https:'].includes(address.protocol) : address.protocol !== scheme + ':') return false;
+    if (host !== '*') {
+        if (host.startsWith('*.')) {
+            const base = host.slice(2);
+            if (address.hostname !== base && !address.hostname.endsWith('.' + base)) return false;
+        } else if (address.hostname !== host) return false;
+    }
+    const wanted = new RegExp('^' + pathPattern.split('*').map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+    return wanted.test(address.pathname + address.search);
+}
+
+// The content scripts for an address, in the manifest's order, by when they run.
+function contentScripts(url) {
+    const scripts = { start: [], end: [] };
+    for (const entry of manifest.content_scripts ?? []) {
+        if (!(entry.matches ?? []).some((pattern) => matches(pattern, url))) continue;
+        if ((entry.exclude_matches ?? []).some((pattern) => matches(pattern, url))) continue;
+        for (const file of entry.js ?? []) (entry.run_at === 'document_start' ? scripts.start : scripts.end).push(file);
+    }
+    return scripts;
+}
+
+// The popup page's elements with an id, and its scripts; an inline script is refused, as MV3's
+// content security policy refuses it.
+function popupPage() {
+    const html = read(popupFile);
+    const base = path.posix.dirname(popupFile);
+    const elements = [], scripts = [];
+    const tag = /<\s*([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>/g;
+    for (let found; (found = tag.exec(html)) !== null;) {
+        const [, name, attributeText] = found;
+        const attributes = {};
+        for (const attribute of attributeText.matchAll(/([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*(?:=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g)) {
+            attributes[attribute[1].toLowerCase()] = attribute[2] ?? attribute[3] ?? attribute[4] ?? '';
+        }
+        if (name.toLowerCase() === 'script') {
+            const close = html.indexOf('</script', tag.lastIndex);
+            const body = close < 0 ? '' : html.slice(tag.lastIndex, close);
+            if (attributes.src !== undefined) scripts.push({ file: path.posix.join(base, attributes.src), module: attributes.type === 'module' });
+            else if (body.trim() !== '') scripts.push({ refused: true });
+            continue;
+        }
+        if (attributes.id !== undefined) {
+            const close = html.indexOf('<', tag.lastIndex);
+            elements.push({ tag: name.toUpperCase(), attributes, text: close < 0 ? '' : html.slice(tag.lastIndex, close).trim() });
+        }
+    }
+    return { elements, scripts };
+}
+
+// MARK: - A page: its realm, its scripts, its state
+
+const pages = new Map();
+// Each page message still to be answered, by number: the page that sent it.
+const asked = new Map();
+const install = new vm.Script(String.raw`(host, setup) => {
+    'use strict';
+    const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply;
+    const jsonText = (value, what) => {
+        const text = stringify(value === undefined ? null : value);
+        if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
+        return text;
+    };
+    const report = (error) => host.log('error', 'Uncaught ' + (error instanceof Error ? error.name + ': ' + error.message : String(error)),
+                                       error instanceof Error ? String(error.stack) : '');
+    const call = (listener, self, args) => { try { return apply(listener, self, args); } catch (error) { report(error); return undefined; } };
+    const missing = (name) => () => { throw new Error(name + ' is not provided in pages by the harness\'s runtime'); };
+
+    // Time and randomness from the frames.
+    const RealDate = Date;
+    class PageDate extends RealDate {
+        constructor(...args) { if (args.length === 0) super(host.now()); else super(...args); }
+        static now() { return host.now(); }
+    }
+    define('Date', PageDate);
+    Math.random = () => host.random();
+    define('setTimeout', missing('setTimeout'));
+    define('setInterval', missing('setInterval'));
+    define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
+    define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));
+
+    // Events on an element or the document.
+    const eventTarget = (object) => {
+        const listeners = new Map();
+        object.addEventListener = (type, callback) => {
+            if (typeof callback !== 'function') return;
+            const list = listeners.get(type) ?? [];
+            if (!list.includes(callback)) list.push(callback);
+            listeners.set(type, list);
+        };
+        object.removeEventListener = (type, callback) => {
+            const list = listeners.get(type) ?? [];
+            const at = list.indexOf(callback);
+            if (at >= 0) list.splice(at, 1);
+        };
+        object.dispatchEvent = (event) => {
+            const handler = object['on' + event.type];
+            for (const listener of [...(listeners.get(event.type) ?? []), ...(typeof handler === 'function' ? [handler] : [])]) {
+                call(listener, object, [event]);
+            }
+            return true;
+        };
+        return object;
+    };
+    const event = (type, target) => ({ type, target, currentTarget: target, preventDefault() {}, stopPropagation() {} });
+
+    // A small DOM: elements with attributes, style, classes, data and children.
+    const byId = new Map();
+    const camel = (name) => name.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
+    const kebab = (name) => name.replace(/[A-Z]/g, (letter) => '-' + letter.toLowerCase());
+    const element = (tagName, attributes = {}, text = '') => {
+        const attributeMap = new Map(Object.entries(attributes));
+        const style = {};
+        Object.defineProperties(style, {
+            setProperty: { value: (name, value) => { style[camel(String(name))] = String(value ?? ''); } },
+            removeProperty: { value: (name) => { const old = style[camel(String(name))] ?? ''; delete style[camel(String(name))]; return old; } },
+            getPropertyValue: { value: (name) => style[camel(String(name))] ?? '' },
+            cssText: {
+                get: () => keys(style).filter((name) => style[name] !== '').map((name) => kebab(name) + ': ' + style[name] + ';').join(' '),
+                set: (text) => {
+                    for (const name of keys(style)) delete style[name];
+                    for (const part of String(text).split(';')) {
+                        const at = part.indexOf(':');
+                        if (at > 0) style[camel(part.slice(0, at).trim())] = part.slice(at + 1).trim();
+                    }
+                },
+            },
+        });
+        const classes = [];
+        const classList = {
+            add: (...names) => { for (const name of names) if (!classes.includes(String(name))) classes.push(String(name)); },
+            remove: (...names) => { for (const name of names) { const at = classes.indexOf(String(name)); if (at >= 0) classes.splice(at, 1); } },
+            toggle: (name, force) => {
+                const has = classes.includes(String(name));
+                const want = force === undefined ? !has : Boolean(force);
+                if (want && !has) classes.push(String(name));
+                if (!want && has) classes.splice(classes.indexOf(String(name)), 1);
+                return want;
+            },
+            contains: (name) => classes.includes(String(name)),
+            get length() { return classes.length; },
+            toString: () => classes.join(' '),
+        };
+        for (const name of String(attributes.class ?? '').split(/\s+/).filter(Boolean)) classes.push(name);
+        const dataset = {};
+        for (const [name, value] of attributeMap) if (name.startsWith('data-')) dataset[camel(name.slice(5))] = value;
+        const children = [];
+        const node = eventTarget({
+            tagName: String(tagName).toUpperCase(),
+            style, classList, dataset, children,
+            textContent: text,
+            get id() { return attributeMap.get('id') ?? ''; },
+            set id(value) { attributeMap.set('id', String(value)); byId.set(String(value), node); },
+            get className() { return classes.join(' '); },
+            set className(value) { classes.splice(0, classes.length, ...String(value).split(/\s+/).filter(Boolean)); },
+            get innerText() { return node.textContent; },
+            set innerText(value) { node.textContent = String(value); },
+            getAttribute: (name) => {
+                name = String(name).toLowerCase();
+                if (name === 'class') return classes.length ? classes.join(' ') : null;
+                if (name === 'style') return style.cssText || null;
+                if (name.startsWith('data-')) return dataset[camel(name.slice(5))] ?? null;
+                return attributeMap.get(name) ?? null;
+            },
+            setAttribute: (name, value) => {
+                name = String(name).toLowerCase();
+                value = String(value);
+                if (name === 'class') node.className = value;
+                else if (name === 'style') style.cssText = value;
+                else if (name.startsWith('data-')) dataset[camel(name.slice(5))] = value;
+                else attributeMap.set(name, value);
+                if (name === 'id') byId.set(value, node);
+            },
+            removeAttribute: (name) => {
+                name = String(name).toLowerCase();
+                if (name === 'class') classes.splice(0, classes.length);
+                else if (name === 'style') style.cssText = '';
+                else if (name.startsWith('data-')) delete dataset[camel(name.slice(5))];
+                else attributeMap.delete(name);
+            },
+            hasAttribute: (name) => node.getAttribute(name) !== null,
+            appendChild: (child) => { node.removeChild(child); children.push(child); child.parentNode = node; if (child.id) byId.set(child.id, child); return child; },
+            append: (...nodes) => { for (const child of nodes) if (typeof child === 'object' && child !== null) node.appendChild(child); },
+            removeChild: (child) => { const at = children.indexOf(child); if (at >= 0) children.splice(at, 1); return child; },
+            remove: () => { node.parentNode?.removeChild(node); node.parentNode = null; },
+            click: () => { node.dispatchEvent(event('click', node)); },
+            querySelector: missing('querySelector'),
+            querySelectorAll: missing('querySelectorAll'),
+            parentNode: null,
+        });
+        return node;
+    };
+    const root = element('html');
+    const head = element('head'), body = element('body');
+    root.appendChild(head);
+    root.appendChild(body);
+    for (const found of setup.elements) {
+        const node = element(found.tag, found.attributes, found.text);
+        body.appendChild(node);
+    }
+    let visibility = setup.visible ? 'visible' : 'hidden';
+    let readyState = 'loading';
+    const document = eventTarget({
+        documentElement: root, head, body,
+        get visibilityState() { return visibility; },
+        get hidden() { return visibility !== 'visible'; },
+        get readyState() { return readyState; },
+        URL: setup.url,
+        createElement: (tag) => element(tag),
+        createTextNode: (text) => ({ textContent: String(text) }),
+        getElementById: (id) => byId.get(String(id)) ?? null,
+        querySelector: missing('document.querySelector'),
+        querySelectorAll: missing('document.querySelectorAll'),
+    });
+    define('document', document);
+    define('window', globalThis);
+    define('self', globalThis);
+    eventTarget(globalThis);
+    define('location', { href: setup.url, toString: () => setup.url });
+
+    // prefers-color-scheme follows the system's appearance.
+    let appearance = setup.appearance;
+    const queries = [];
+    define('matchMedia', (query) => {
+        const text = String(query);
+        const scheme = /prefers-color-scheme:\s*(dark|light)/.exec(text)?.[1];
+        const list = eventTarget({ media: text, onchange: null, get matches() { return scheme !== undefined && scheme === appearance; } });
+        list.addListener = (callback) => list.addEventListener('change', callback);
+        list.removeListener = (callback) => list.removeEventListener('change', callback);
+        if (scheme !== undefined) queries.push({ list, scheme });
+        return list;
+    });
+
+    // The console.
+    const console = {};
+    for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+        console[level] = (...args) => host.log(level, args.map((value) => typeof value === 'string' ? value : (() => {
+            try { return stringify(value) ?? String(value); } catch { return String(value); }
+        })()).join(' '), '');
+    }
+    define('console', console);
+
+    // browser.runtime for a page: messages to the background and from it.
+    const messageListeners = [];
+    const answers = new Map();
+    let lastError;
+    const runtime = {
+        id: setup.extensionID,
+        getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
+        getManifest: () => parse(setup.manifest),
+        get lastError() { return lastError; },
+        onMessage: {
+            addListener: (callback) => { if (typeof callback === 'function' && !messageListeners.includes(callback)) messageListeners.push(callback); },
+            removeListener: (callback) => { const at = messageListeners.indexOf(callback); if (at >= 0) messageListeners.splice(at, 1); },
+            hasListener: (callback) => messageListeners.includes(callback),
+        },
+        sendMessage(...args) {
+            const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
+            const message = args.length > 1 && typeof args[0] === 'string' ? args[1] : args[0];
+            const id = host.sendMessage(jsonText(message, 'a message'));
+            const promise = new Promise((resolve) => { answers.set(id, resolve); });
+            if (callback === undefined) return promise;
+            promise.then((value) => call(callback, undefined, [value]));
+            return undefined;
+        },
+    };
+    const i18n = { getMessage: missing('browser.i18n.getMessage'), getUILanguage: () => 'en' };
+    const browser = new Proxy({ runtime, i18n }, {
+        get(target, name) {
+            if (typeof name === 'symbol' || name in target) return target[name];
+            if (name === 'then') return undefined;
+            return new Proxy({}, { get(_, member) { return typeof member === 'symbol' || member === 'then' ? undefined : missing('browser.' + name + '.' + member); } });
+        },
+    });
+    define('browser', browser);
+    define('chrome', browser);
+
+    // A turn: the other realm names its work, it runs here under the watchdog.
+    let work = null, result = '';
+    Object.defineProperty(globalThis, '__pageTurn', {
+        value() {
+            const next = work;
+            work = null;
+            result = '';
+            if (next === null) return;
+            const input = next.text === '' ? undefined : parse(next.text);
+            switch (next.kind) {
+            case 'answer': {
+                const resolve = answers.get(next.id);
+                answers.delete(next.id);
+                if (resolve !== undefined) resolve(input?.answer);
+                return;
+            }
+            case 'message': {
+                // The background's message: the first answer goes back; a listener keeps the
+                // background waiting by returning true or a promise; else it gets nothing.
+                let answered = false, kept = false;
+                const sendResponse = (response) => {
+                    if (answered) return;
+                    answered = true;
+                    host.answer(next.id, response === undefined ? '' : jsonText(response, 'an answer'));
+                };
+                for (const listener of [...messageListeners]) {
+                    const returned = call(listener, undefined, [input.message, { id: setup.extensionID }, sendResponse]);
+                    if (returned === true) kept = true;
+                    else if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
+                        kept = true;
+                        returned.then(sendResponse, report);
+                    }
+                }
+                if (!kept && !answered) { answered = true; host.answer(next.id, ''); }
+                return;
+            }
+            case 'show':
+                visibility = input.visible ? 'visible' : 'hidden';
+                document.dispatchEvent(event('visibilitychange', document));
+                return;
+            case 'appearance':
+                if (input.appearance === appearance) return;
+                appearance = input.appearance;
+                for (const { list, scheme } of [...queries]) {
+                    list.dispatchEvent({ type: 'change', matches: scheme === appearance, media: list.media, target: list });
+                }
+                return;
+            case 'ready':
+                readyState = 'interactive';
+                document.dispatchEvent(event('DOMContentLoaded', document));
+                readyState = 'complete';
+                globalThis.dispatchEvent(event('load', globalThis));
+                return;
+            case 'click': {
+                const target = byId.get(input.element);
+                if (target === undefined) { result = 'no element'; return; }
+                target.click();
+                return;
+            }
+            case 'state': {
+                // What a scenario can check: the root element's style, classes, data and
+                // attributes, and the text of the style elements scripts added.
+                const attributes = {};
+                for (const name of ['lang', 'dir', 'id', 'hidden']) if (root.getAttribute(name) !== null) attributes[name] = root.getAttribute(name);
+                const styleText = [];
+                const walk = (node) => { for (const child of node.children ?? []) { if (child.tagName === 'STYLE') styleText.push(String(child.textContent)); walk(child); } };
+                walk(root);
+                const style = {};
+                for (const name of keys(root.style).sort()) if (root.style[name] !== '') style[name] = String(root.style[name]);
+                const data = {};
+                for (const name of keys(root.dataset).sort()) data[name] = String(root.dataset[name]);
+                result = stringify({ style, classes: [...root.classList.toString().split(' ').filter(Boolean)], data, attributes, styles: styleText });
+                return;
+            }
+            }
+        },
+        writable: false, configurable: false, enumerable: false,
+    });
+    return {
+        post(kind, id, text) { work = { kind, id, text }; },
+        result() { return result; },
+    };
+}`, { filename: 'pages:install' });
+const turnScript = new vm.Script('__pageTurn()', { filename: 'pages:turn' });
+
+let nextMessage = 1;
+let loads = 0;
+
+// sfc32 over a state mixed from the run's seed, the page and how many pages loaded before it.
+function seededRandom(text) {
+    let h = 1779033703 ^ text.length;
+    for (let i = 0; i < text.length; i++) { h = Math.imul(h ^ text.charCodeAt(i), 3432918353); h = (h << 13) | (h >>> 19); }
+    const next = () => { h = Math.imul(h ^ (h >>> 16), 2246822507); h = Math.imul(h ^ (h >>> 13), 3266489909); return (h ^= h >>> 16) >>> 0; };
+    let a = next(), b = next(), c = next(), d = next();
+    return () => {
+        a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+        let t = (a + b) | 0;
+        a = b ^ (b >>> 9); b = (c + (c << 3)) | 0; c = (c << 21) | (c >>> 11); d = (d + 1) | 0; t = (t + d) | 0; c = (c + t) | 0;
+        return (t >>> 0) / 4294967296;
+    };
+}
+
+let now = 0;
+
+// A page, loaded: its realm and its scripts run, in the manifest's order.
+function load(name, tab, url, visible, appearance, scripts, elements) {
+    const random = seededRandom(`${seed}/${name}/${++loads}`);
+    const context = vm.createContext({}, { name, microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const page = { name, tab, context, scripts: null, lastState: null };
+    const host = {
+        now: () => now,
+        random: () => random(),
+        log: (level, text, stack) => log(name, String(level), String(text), stack ? place(stack) : undefined),
+        sendMessage: (text) => {
+            const id = nextMessage++;
+            const output = { type: 'sendMessage', id, message: JSON.parse(String(text)) };
+            if (tab === undefined) output.popup = true; else output.tab = tab;
+            outputs.push(output);
+            asked.set(id, page);
+            return id;
+        },
+        answer: (id, text) => {
+            const output = { type: 'answer', id };
+            if (text !== '') output.answer = JSON.parse(String(text));
+            outputs.push(output);
+        },
+    };
+    page.scripts = install.runInContext(context)(host, { url, visible, appearance, elements, extensionID, manifest: JSON.stringify(manifest) });
+    pages.set(name, page);
+    const run = (file) => {
+        let source;
+        try { source = read(file); } catch (error) { log(name, 'error', `Uncaught Error: ${file} cannot be read: ${error.message}`, String(file)); return; }
+        evaluate(page, () => new vm.Script(source, { filename: String(file) }).runInContext(context, { timeout: watchdog }));
+    };
+    for (const file of scripts.start) run(file);
+    turn(page, 'ready', 0, '');
+    for (const file of scripts.end) run(file);
+    return page;
+}
+
+// Runs `work` in the page, under the watchdog, and lets its microtasks drain.
+function evaluate(page, work) {
+    current = page;
+    try { work(); } catch (error) {
+        if (isTimeout(error)) { log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`); return; }
+        uncaught(page.name, 'Uncaught', error);
+    }
+}
+
+function turn(page, kind, id, text) {
+    evaluate(page, () => {
+        page.scripts.post(kind, id, text);
+        turnScript.runInContext(page.context, { timeout: watchdog });
+    });
+    return page.scripts.result();
+}
+
+// A tab's page reports its state when it changed since it last did.
+function reportState(page) {
+    if (page.tab === undefined) return;
+    const state = turn(page, 'state', 0, '');
+    if (state === page.lastState) return;
+    page.lastState = state;
+    outputs.push({ type: 'page', tab: page.tab, state: JSON.parse(state) });
+}
+
+const tabPage = (tab) => pages.get(`tab ${tab}`);
+
+function handle(input) {
+    switch (input.type) {
+    case 'load': {
+        pages.delete(`tab ${input.tab}`);
+        const page = load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance, contentScripts(input.url), []);
+        return [page];
+    }
+    case 'close': pages.delete(`tab ${input.tab}`); return [];
+    case 'show': {
+        const page = tabPage(input.tab);
+        if (page) turn(page, 'show', 0, JSON.stringify(input));
+        return page ? [page] : [];
+    }
+    case 'appearance': {
+        const all = [...pages.values()];
+        for (const page of all) turn(page, 'appearance', 0, JSON.stringify(input));
+        return all;
+    }
+    case 'answer': {
+        const page = asked.get(input.id);
+        asked.delete(input.id);
+        // The page that asked loaded again or closed since: the answer goes nowhere.
+        if (page === undefined || pages.get(page.name) !== page) return [];
+        turn(page, 'answer', input.id, JSON.stringify(input));
+        return [page];
+    }
+    case 'message': {
+        const page = tabPage(input.tab);
+        if (page === undefined) { outputs.push({ type: 'answer', id: input.id }); return []; }
+        turn(page, 'message', input.id, JSON.stringify(input));
+        return [page];
+    }
+    case 'openPopup': {
+        if (popupFile === undefined) return [];
+        let setup;
+        try { setup = popupPage(); } catch (error) { log('popup', 'error', `Uncaught Error: ${popupFile} cannot be read: ${error.message}`); return []; }
+        const scripts = { start: [], end: [] };
+        for (const script of setup.scripts) {
+            if (script.refused) log('popup', 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
+            else if (script.module) log('popup', 'error', `Uncaught Error: ${script.file} is a module: module scripts in pages are not provided by the harness's runtime`);
+            else scripts.end.push(script.file);
+        }
+        const page = load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, scripts, setup.elements);
+        return [page];
+    }
+    case 'closePopup': pages.delete('popup'); return [];
+    case 'click': {
+        const page = pages.get('popup');
+        if (page === undefined) return [];
+        if (turn(page, 'click', 0, JSON.stringify(input)) === 'no element') log('popup', 'error', `no element with id "${input.element}" in ${popupFile}`);
+        return [page];
+    }
+    default:
+        log('pages', 'error', `the page runtime does not take '${input.type}'`);
+        return [];
+    }
+}
+
+const incoming = frames();
+for (;;) {
+    const next = await incoming.next();
+    if (next.done) break;
+    const frame = JSON.parse(next.value);
+    now = frame.now;
+    outputs = [];
+    const touched = handle(frame.input ?? {});
+    // Rejections nobody handled are reported before the input ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const page of touched) if (pages.get(page.name) === page) reportState(page);
+    write({ outputs });
+}
+"""#
+}

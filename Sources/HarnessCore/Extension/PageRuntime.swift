@@ -1,0 +1,132 @@
+import Foundation
+import ProcessKit
+import SiteSettings
+
+/// The JavaScript runtime an extension's own pages run in (`PROTOCOL.md`, section 15): one
+/// `node` process per run (`PageHost`) holding each tab's page with its content scripts and the
+/// popup's page while it is open, each in a realm of its own.
+package enum PageRuntime {
+    /// The file name `ExtensionRuntime.installShared()` writes beside the background's runtime.
+    package static let fileName = "pages.mjs"
+
+    /// The page host's command: `node` running the runtime at `path` for the extension in `folder`.
+    package static func command(node: String, runtime path: String, extension folder: String, watchdogMilliseconds: Int = 2_000) -> ProcessExecutables.Command {
+        ProcessExecutables.Command(path: node, arguments: [path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)])
+    }
+}
+
+/// The extension's own pages as one process: what Safari's effects tell them, one input at a
+/// time, and what they did (`Output`). It reads no clock: each input carries the time.
+package final class PageHost {
+    /// What the pages did in one input.
+    package enum Output: Equatable, Sendable {
+        /// A page sent the background a message, numbered `id`.
+        case sendMessage(id: Int, from: Page, message: JSONValue)
+        /// A tab's page answered Safari's message `id` (nil: with nothing).
+        case answer(id: Int, answer: JSONValue?)
+        /// A tab's page changed what a scenario can check on it.
+        case state(TabID, PageState)
+        /// A page's console, or an error nobody caught (`Uncaught ...`), with its place.
+        case log(page: String, level: String, text: String, at: String?)
+    }
+
+    /// Which page: a tab's, or the popup's.
+    package enum Page: Hashable, Sendable {
+        case tab(TabID)
+        case popup
+    }
+
+    private let child: ChildProcess
+
+    /// Starts `command` with the run's `seed`.
+    package init(_ command: ProcessExecutables.Command, seed: UInt64) throws(ChildProcess.SpawnError) {
+        child = try ChildProcess(executable: command.path, arguments: command.arguments + ["--seed", String(seed)])
+    }
+
+    deinit {
+        child.kill()
+        _ = child.wait()
+    }
+
+    /// Why the pages stopped answering.
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// Hands the pages `input` at `now`; returns what they did.
+    package func send(_ input: JSONValue, now: EpochMillis) throws(Failure) -> [Output] {
+        let frame = JSONValue.object(["now": .integer(now), "input": input])
+        let bytes: [UInt8]?
+        do {
+            try child.send(JSONWriter.compact(frame))
+            bytes = try child.receive(timeoutMilliseconds: 20_000)
+        } catch {
+            throw Failure(description: "the pages' runtime stopped answering (\(error)): \(child.stderrTail)")
+        }
+        guard let bytes else { throw Failure(description: "the pages' runtime ended: \(child.stderrTail)") }
+        guard case .object(let reply)? = try? JSONParser.parse(bytes), case .array(let items)? = reply["outputs"] else {
+            throw Failure(description: "the pages' runtime sent something that is not its outputs: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
+        }
+        return items.compactMap(Self.output)
+    }
+
+    private static func output(_ item: JSONValue) -> Output? {
+        guard case .object(let members) = item, case .string(let type)? = members["type"] else { return nil }
+        func integer(_ name: String) -> Int? { if case .integer(let value)? = members[name] { Int(clamping: value) } else { nil } }
+        func string(_ name: String) -> String? { if case .string(let value)? = members[name] { value } else { nil } }
+        switch type {
+        case "sendMessage":
+            guard let id = integer("id") else { return nil }
+            return .sendMessage(id: id, from: string("tab").map { .tab(TabID($0)) } ?? .popup, message: members["message"] ?? .null)
+        case "answer":
+            guard let id = integer("id") else { return nil }
+            return .answer(id: id, answer: members["answer"])
+        case "page":
+            guard let tab = string("tab"), let state = members["state"].flatMap(PageState.init(json:)) else { return nil }
+            return .state(TabID(tab), state)
+        case "log":
+            return .log(page: string("page") ?? "pages", level: string("level") ?? "log", text: string("text") ?? "", at: string("at"))
+        default: return nil
+        }
+    }
+}
+
+/// What a scenario can check on a tab's page: the root element's inline style, classes, data
+/// attributes and a few other attributes, and the text of the style elements scripts added.
+package struct PageState: Equatable, Sendable {
+    package var style: [String: String] = [:]
+    package var classes: [String] = []
+    package var data: [String: String] = [:]
+    package var attributes: [String: String] = [:]
+    package var styles: [String] = []
+
+    package init() {}
+
+    init?(json: JSONValue) {
+        guard case .object(let members) = json else { return nil }
+        func strings(_ name: String) -> [String: String] {
+            guard case .object(let object)? = members[name] else { return [:] }
+            return object.compactMapValues { if case .string(let text) = $0 { text } else { nil } }
+        }
+        func list(_ name: String) -> [String] {
+            guard case .array(let items)? = members[name] else { return [] }
+            return items.compactMap { if case .string(let text) = $0 { text } else { nil } }
+        }
+        style = strings("style")
+        classes = list("classes")
+        data = strings("data")
+        attributes = strings("attributes")
+        styles = list("styles")
+    }
+
+    /// The page in a line, as the trace shows it.
+    package var summary: String {
+        var parts: [String] = []
+        parts += style.keys.sorted().map { "style.\($0)=\(style[$0]!)" }
+        if !classes.isEmpty { parts.append("class " + classes.joined(separator: " ")) }
+        parts += data.keys.sorted().map { "data.\($0)=\(data[$0]!)" }
+        parts += attributes.keys.sorted().map { "\($0)=\(attributes[$0]!)" }
+        if !styles.isEmpty { parts.append("\(styles.count) style element\(styles.count == 1 ? "" : "s")") }
+        return parts.isEmpty ? "nothing set" : parts.joined(separator: ", ")
+    }
+}

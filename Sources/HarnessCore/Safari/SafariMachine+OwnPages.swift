@@ -1,0 +1,81 @@
+import ProcessKit
+import SiteSettings
+
+/// The extension's own pages (`runsOwnPages`; `PROTOCOL.md`, section 15): Safari loads each
+/// tab's page with the extension's content scripts, and the popup's page, in the shell's page
+/// host, tells them when they show and hide, and carries the messages between them and the
+/// background. Safari reads nothing in those messages: what a page does with an answer is the
+/// extension's own code.
+extension SafariMachine {
+    /// A page's message on its way: from whom, and the incarnation that took it, once one did.
+    struct PageQuestion: Equatable, Sendable {
+        var from: ExtensionWire.PageSender
+        var takenBy: Int?
+    }
+
+    /// Whether a tab's page is visible: it is its window's active tab, in the profile in front,
+    /// with Safari in front (the harness's reading: a page hides when Safari leaves the front,
+    /// as iOS Safari's pages do when it is suspended).
+    func isShown(_ id: TabID) -> Bool { safariInForeground && visibleTabs.contains(id) }
+
+    /// The tab's page loads: its content scripts start in a fresh page.
+    mutating func loadPage(_ id: TabID, _ effects: inout [Effect]) {
+        guard let tab = tabs[id] else { return }
+        let visible = isShown(id)
+        if visible { shownPages.insert(id) } else { shownPages.remove(id) }
+        effects.append(.loadPage(id, url: tab.url, visible: visible))
+    }
+
+    /// Each page whose visibility changed hears of it (`visibilitychange`), in tab order.
+    mutating func showPages(_ effects: inout [Effect]) {
+        let shown = Set(tabs.keys.filter(isShown))
+        for id in shownPages.subtracting(shown).sorted() where tabs[id] != nil { effects.append(.showPage(id, visible: false)) }
+        for id in shown.subtracting(shownPages).sorted() { effects.append(.showPage(id, visible: true)) }
+        shownPages = shown
+    }
+
+    /// The background took a page's message: if it dies before answering, Safari answers it.
+    mutating func pageMessageTaken(_ id: Int) {
+        pageQuestions[id]?.takenBy = loaded
+    }
+
+    /// A page's message that no background will take: Safari answers it with nothing
+    /// (`EagerCallbackAggregator`'s empty reply).
+    mutating func pageMessageLost(_ id: Int, _ effects: inout [Effect]) {
+        guard pageQuestions.removeValue(forKey: id) != nil else { return }
+        effects.append(.answerPage(id: id, answer: nil))
+    }
+
+    /// Background `incarnation` died: each page's message it took and had not answered is
+    /// answered with nothing, and its messages to tabs are forgotten.
+    mutating func pagesLost(_ incarnation: Int, _ effects: inout [Effect]) {
+        for id in pageQuestions.keys.sorted() where pageQuestions[id]?.takenBy == incarnation {
+            effects.append(.note("page message \(id) answered with nothing: background#\(incarnation) is gone"))
+            pageMessageLost(id, &effects)
+        }
+        tabMessages = tabMessages.filter { $0.value.incarnation != incarnation }
+    }
+
+    /// What Safari does with the background's answer to a page, or its message to a tab.
+    mutating func carryOutForPages(_ output: ExtensionWire.Output, from incarnation: Int, _ effects: inout [Effect]) {
+        switch output {
+        case .answerPage(let id, let answer):
+            guard pageQuestions.removeValue(forKey: id) != nil else {
+                effects.append(.note("background#\(incarnation) answered page message \(id), which waits for no answer"))
+                return
+            }
+            effects.append(.answerPage(id: id, answer: answer))
+        case .messageTab(let tab, let id, let message):
+            guard tabs[tab] != nil, runsOwnPages else {
+                effects.append(.note("tab \(tab.rawValue) has no page of the extension here: the message is answered with nothing"))
+                effects.append(.answerBackground(incarnation: incarnation, id: id, answer: nil))
+                return
+            }
+            let number = nextTabMessage
+            nextTabMessage += 1
+            tabMessages[number] = (incarnation, id)
+            effects.append(.messagePage(tab, id: number, message: message))
+        default: break
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import ProcessKit
+import SiteSettings
+
+/// The extension's own pages (`ProcessExecutables.pages`): Safari's effects for them go to the
+/// page host, and what the pages did comes back to Safari (their messages), to the trace
+/// (their console, what changed on a page) and to the checks (invariant 15, `expect tab ...
+/// page ...`).
+extension Simulation {
+    /// Hands the pages one of Safari's effects for them, and carries out what they did.
+    func toPages(_ effect: SafariMachine.Effect) {
+        guard let input = pageInput(effect) else { return }
+        guard let host = pageHost() else { return }
+        let outputs: [PageHost.Output]
+        do { outputs = try host.send(input, now: now) } catch {
+            monitor.record(error.description)
+            pages = .failed
+            return
+        }
+        for output in outputs { fromPages(output) }
+    }
+
+    /// The page host, started at its first use; nil once it failed (the monitor said why).
+    private func pageHost() -> PageHost? {
+        switch pages {
+        case .running(let host): return host
+        case .failed: return nil
+        case .notStarted:
+            guard let command = pagesCommand else { return nil }
+            do {
+                let host = try PageHost(command, seed: seed)
+                pages = .running(host)
+                return host
+            } catch {
+                monitor.record("the pages' runtime could not start: \(error)")
+                pages = .failed
+                return nil
+            }
+        }
+    }
+
+    private func pageInput(_ effect: SafariMachine.Effect) -> JSONValue? {
+        func input(_ type: String, _ members: [String: JSONValue] = [:]) -> JSONValue {
+            .object(members.merging(["type": .string(type)]) { _, type in type })
+        }
+        switch effect {
+        case .loadPage(let tab, let url, let visible):
+            trace.record(now, "pages", "tab \(tab.rawValue) loads \(url)\(visible ? "" : " (hidden)")")
+            pageStates[tab] = PageState()
+            return input("load", ["tab": .string(tab.rawValue), "url": .string(url), "visible": .bool(visible), "appearance": .string(appearance.rawValue)])
+        case .closePage(let tab):
+            pageStates[tab] = nil
+            return input("close", ["tab": .string(tab.rawValue)])
+        case .showPage(let tab, let visible):
+            trace.record(now, "pages", "tab \(tab.rawValue) \(visible ? "visible" : "hidden")")
+            return input("show", ["tab": .string(tab.rawValue), "visible": .bool(visible)])
+        case .pagesAppearance(let appearance): return input("appearance", ["appearance": .string(appearance.rawValue)])
+        case .answerPage(let id, let answer):
+            trace.record(now, "pages", "message \(id) answered", answer ?? .string("nothing"))
+            return input("answer", ["id": .integer(Int64(id))].merging(answer.map { ["answer": $0] } ?? [:]) { a, _ in a })
+        case .messagePage(let tab, let id, let message):
+            trace.record(now, "pages", "tab \(tab.rawValue) hears message \(id)", message)
+            return input("message", ["tab": .string(tab.rawValue), "id": .integer(Int64(id)), "message": message])
+        case .openPopupPage(let tab):
+            trace.record(now, "pages", "the popup opens over tab \(tab.rawValue)")
+            return input("openPopup", ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue)])
+        case .closePopupPage: return input("closePopup")
+        case .clickInPopup(let element):
+            trace.record(now, "pages", "the user clicks #\(element) in the popup")
+            return input("click", ["element": .string(element)])
+        default: return nil
+        }
+    }
+
+    /// A change the extension's own pages asked for, as its background sends it to the handler:
+    /// the user's edit, for the oracle (invariant 2). Its answer is the background's to read,
+    /// so the edit may or may not be saved; a toggle may leave either value.
+    func extensionEdits(_ message: NativeRequest) {
+        guard case .toggleEnabled = message else { return }
+        for value in ["on", "off"] {
+            monitor.userEdited(InvariantMonitor.UserEdit(origin: .popup, at: now, target: .defaults, values: ["mode": value], source: "extension"))
+        }
+    }
+
+    private func fromPages(_ output: PageHost.Output) {
+        switch output {
+        case .sendMessage(let id, let page, let message):
+            let from: ExtensionWire.PageSender
+            switch page {
+            case .tab(let tab): from = .tab(tab, url: tabs[tab]?.url ?? "")
+            case .popup: from = .popup
+            }
+            trace.record(now, "pages", "\(page.name) sends message \(id)", message)
+            handle(.pageMessageSent(id: id, from: from, message: message))
+        case .answer(let id, let answer):
+            trace.record(now, "pages", "message \(id) to a tab answered", answer ?? .string("nothing"))
+            handle(.pageAnswerSent(id: id, answer: answer))
+        case .state(let tab, let state):
+            pageStates[tab] = state
+            trace.record(now, "pages", "tab \(tab.rawValue) page: \(state.summary)")
+        case .log(let page, let level, let text, let at):
+            trace.record(now, "pages", "\(page) console.\(level) \(text)\(at.map { " (\($0))" } ?? "")")
+            if level == "error" && text.hasPrefix("Uncaught") {
+                monitor.caught(Violation(.invariant(15), "\(page)'s page\(at.map { " at \($0)" } ?? ""): \(text)"), now: now)
+            }
+        }
+    }
+}
+
+extension PageHost.Page {
+    /// As the trace names it.
+    var name: String {
+        switch self {
+        case .tab(let tab): "tab \(tab.rawValue)"
+        case .popup: "the popup"
+        }
+    }
+}
+
+/// The page host of a run: not started until a page loads, and not used again once it failed.
+enum PagesState {
+    case notStarted
+    case running(PageHost)
+    case failed
+}
