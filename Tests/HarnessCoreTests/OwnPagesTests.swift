@@ -1,0 +1,105 @@
+@testable import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// Safari's rules for an extension's own pages (`runsOwnPages`): which pages load, show and
+/// hide, and how their messages reach the background and come back, with no process started.
+struct OwnPagesTests {
+    private let t1 = TabID("t1"), t2 = TabID("t2")
+    private let url = "https://a.example/", other = "https://b.example/"
+    private let getEnabled = JSONValue.object(["type": .string("getEnabled")])
+
+    /// A machine running the extension's own pages, with a loaded background `incarnation` that
+    /// registered `listeners`.
+    private func loaded(_ platform: Simulation.Platform = .iOS, listeners: [BackgroundListener] = [.message]) -> SafariMachine {
+        var safari = SafariMachine(platform: platform)
+        safari.runsOwnPages = true
+        _ = safari.handle(.backgroundStarted(incarnation: 1), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.listen(listeners)]), now: 0)
+        return safari
+    }
+
+    @Test func aTabLoadsItsOwnPageAndAsksNothingOfTheBackgroundItself() {
+        var safari = loaded()
+        #expect(safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0) ==
+                [.note("tab t1 opened in profile default, window 1: \(url)"), .loadPage(t1, url: url, visible: true)])
+        // Another tab in front hides the first and shows itself; its activation is an event.
+        #expect(safari.handle(.tabOpened(t2, url: other, nativeDark: false, window: nil), now: 0) ==
+                [.note("tab t2 opened in profile default, window 1: \(other)"), .loadPage(t2, url: other, visible: true), .showPage(t1, visible: false)])
+        #expect(safari.handle(.tabActivated(t1), now: 1) == [.dispatch(.tabActivated(t1)), .showPage(t2, visible: false), .showPage(t1, visible: true)])
+        // iOS Safari leaving the front hides its page; coming back shows it.
+        #expect(safari.handle(.safariWentToBackground, now: 2).contains(.showPage(t1, visible: false)))
+        // On its return the overdue timers fire first (the shell carries the effects out in order).
+        #expect(safari.handle(.safariCameToForeground, now: 3) == [.note("Safari comes to the front"), .fireOverdueTimers, .showPage(t1, visible: true)])
+        #expect(!safari.handle(.overdueTimersFired, now: 3).contains(.showPage(t1, visible: true)), "shown once")
+        #expect(safari.handle(.tabReloaded(t1), now: 4) == [.note("tab t1 loads \(url)"), .loadPage(t1, url: url, visible: true)])
+        #expect(safari.handle(.tabClosed(t1), now: 5) == [.note("tab t1 closed"), .closePage(t1), .dispatch(.tabClosed(t1)), .showPage(t2, visible: true)])
+    }
+
+    @Test func aPagesMessageWakesTheBackgroundAndItsAnswerGoesBack() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        let message = ExtensionWire.Event.pageMessage(id: 4, from: .tab(t1, url: url), message: getEnabled, active: t1)
+        #expect(safari.handle(.pageMessageSent(id: 4, from: .tab(t1, url: url), message: getEnabled), now: 1) == [.dispatch(message)])
+        #expect(safari.handle(.eventDue(message), now: 1) == [.deliver(message)])
+        #expect(safari.unloadTime == 30_001, "a page's message wakes the background")
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.answerPage(id: 4, answer: .bool(true))]), now: 1) ==
+                [.answerPage(id: 4, answer: .bool(true))])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.answerPage(id: 4, answer: .bool(false))]), now: 1) ==
+                [.note("background#1 answered page message 4, which waits for no answer")], "a page is answered once")
+    }
+
+    @Test func aMessageNoBackgroundTakesIsAnsweredWithNothing() {
+        // The loaded background has no message listener: the message is lost, and Safari answers it.
+        var safari = loaded(listeners: [.tabActivated])
+        let popupMessage = ExtensionWire.Event.pageMessage(id: 1, from: .popup, message: getEnabled)
+        _ = safari.handle(.pageMessageSent(id: 1, from: .popup, message: getEnabled), now: 0)
+        #expect(safari.handle(.eventDue(popupMessage), now: 0) ==
+                [.note("pageMessage lost: background#1 has no message listener"), .answerPage(id: 1, answer: nil)])
+        // Unloaded, it is not woken for what it does not listen for.
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 1)
+        _ = safari.handle(.pageMessageSent(id: 2, from: .popup, message: getEnabled), now: 2)
+        #expect(safari.handle(.eventDue(.pageMessage(id: 2, from: .popup, message: getEnabled)), now: 2) ==
+                [.note("pageMessage wakes nothing: the background does not listen for message"), .answerPage(id: 2, answer: nil)])
+    }
+
+    @Test func aBackgroundThatDiesBeforeAnsweringLeavesSafariToAnswerWithNothing() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        let message = ExtensionWire.Event.pageMessage(id: 7, from: .tab(t1, url: url), message: getEnabled, active: t1)
+        _ = safari.handle(.pageMessageSent(id: 7, from: .tab(t1, url: url), message: getEnabled), now: 0)
+        _ = safari.handle(.eventDue(message), now: 0)
+        // A message still queued when the background died is not its to answer: it wakes the next.
+        _ = safari.handle(.pageMessageSent(id: 8, from: .popup, message: getEnabled), now: 0)
+        #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 3) ==
+                [.note("page message 7 answered with nothing: background#1 is gone"), .answerPage(id: 7, answer: nil)])
+        #expect(safari.pageQuestions[8] != nil && safari.pageQuestions[7] == nil)
+    }
+
+    @Test func theBackgroundsMessageToATabIsNumberedAndItsAnswerGoesToThatIncarnation() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        let toggle = JSONValue.object(["type": .string("toggleEnabled")])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 3, message: toggle)]), now: 0) == [.messagePage(t1, id: 1, message: toggle)])
+        #expect(safari.handle(.pageAnswerSent(id: 1, answer: .bool(true)), now: 0) == [.answerBackground(incarnation: 1, id: 3, answer: .bool(true))])
+        #expect(safari.handle(.pageAnswerSent(id: 1, answer: .bool(true)), now: 0) == [], "an answer is taken once")
+        // A tab that is not open has no page to hear it: the background gets nothing back.
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t2, id: 4, message: toggle)]), now: 0) ==
+                [.note("tab t2 has no page of the extension here: the message is answered with nothing"), .answerBackground(incarnation: 1, id: 4, answer: nil)])
+        // An answer for a background that died since goes nowhere.
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 5, message: toggle)]), now: 0)
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 1)
+        #expect(safari.handle(.pageAnswerSent(id: 2, answer: nil), now: 2) == [])
+    }
+
+    @Test func thePopupAndTheAppearanceGoToThePagesNotTheBackground() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        #expect(safari.handle(.popupOpened(t1), now: 0) == [.openPopupPage(t1)])
+        #expect(safari.handle(.popupClicked("toggle"), now: 0) == [.clickInPopup("toggle")])
+        #expect(safari.handle(.appearanceChanged(.dark), now: 0) == [.pagesAppearance(.dark)])
+        #expect(safari.handle(.popupClosed, now: 0) == [.closePopupPage])
+        #expect(safari.handle(.popupClicked("toggle"), now: 0) == [.note("no popup is open: nothing to click")])
+    }
+}

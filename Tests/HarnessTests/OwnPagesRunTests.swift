@@ -1,0 +1,64 @@
+import Foundation
+import HarnessCore
+import ProcessKit
+import Testing
+
+/// An extension's own pages under the harness (`extension DIR pages`): what their scripts can do
+/// and leave on a page, and a bug planted in the first version's content script, which its named
+/// scenarios catch.
+@Suite(.serialized, .enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+struct OwnPagesRunTests {
+    static let firstVersion = ScenarioTests.folder + "/extensions/first-version"
+    static let fixture = String(#filePath[..<(#filePath.lastIndex(of: "/") ?? #filePath.startIndex)]) + "/Fixtures/pages-dom"
+
+    /// Plays the scenario text with `extension` steps resolved from `folder`, on real processes.
+    private func run(_ text: String, name: String, folder: String) throws -> ScenarioRunner.Outcome {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("own-pages-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try ScenarioRunner(try Scenario.parse(text, name: name), transport: .process, seed: 1, executables: HarnessBinary.executables,
+                                  directory: directory, folder: folder).run()
+    }
+
+    /// The fixture's scripts use what PROTOCOL.md section 15 gives a page, and each leaves a mark
+    /// a scenario reads: every expectation holds, and invariant 16 fails as marked (the marks of
+    /// what happened are gone once the page loads afresh).
+    @Test func aPagesScriptsLeaveWhatTheScenarioReads() throws {
+        let folder = Self.fixture
+        let outcome = try run(try String(contentsOfFile: folder + "/features.scenario", encoding: .utf8), name: "features.scenario", folder: folder)
+        #expect(outcome.skipped == nil)
+        let passed = outcome.passed
+        #expect(passed, "\(outcome.failures.joined(separator: "\n"))")
+        #expect(outcome.knownFailures.contains { $0.contains("invariant 16") })
+    }
+
+    /// A copy of the first version whose content script no longer asks when its page is shown
+    /// again, in a folder the caller removes.
+    private func plantedCopy() throws -> String {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("first-version-\(UUID().uuidString)").path
+        try FileManager.default.copyItem(atPath: Self.firstVersion, toPath: copy)
+        let content = copy + "/content.js"
+        let source = try String(contentsOfFile: content, encoding: .utf8)
+        let asks = "  if (document.visibilityState === \"visible\") {\n    askForTheSwitch();"
+        try #require(source.contains(asks), "content.js no longer has the lines the bug is planted in")
+        try source.replacingOccurrences(of: asks, with: "  if (document.visibilityState === \"visible\") {\n    // no question").write(toFile: content, atomically: true, encoding: .utf8)
+        return copy
+    }
+
+    /// The tab behind keeps the old look until it is shown again, when the page asks: with a
+    /// content script that no longer asks then, that line fails; the extension as written passes.
+    @Test func aContentScriptThatNoLongerAsksWhenShownIsCaught() throws {
+        let file = "extensions/the-first-versions-tab-behind-keeps-the-old-look-until-shown.scenario"
+        let text = try String(contentsOfFile: ScenarioTests.folder + "/" + file, encoding: .utf8)
+        let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("expect tab t1 page style.filter contains invert") }) + 1
+        let asWritten = try run(text, name: file, folder: ScenarioTests.folder + "/extensions")
+        let passed = asWritten.passed
+        #expect(passed, "\(asWritten.failures)")
+        let copy = try plantedCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let planted = try run(text.replacingOccurrences(of: "extension first-version pages", with: "extension \(copy) pages"), name: file,
+                              folder: ScenarioTests.folder + "/extensions")
+        #expect(planted.marks.failures.contains { $0.property == .expectation && $0.line == line }, "\(planted.failures)")
+        // Nothing mends the page after healing either: loaded afresh it shows the switch.
+        #expect(planted.marks.failures.contains { $0.property == .invariant(16) }, "\(planted.failures)")
+    }
+}
