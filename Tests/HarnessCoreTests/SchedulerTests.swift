@@ -30,13 +30,14 @@ struct SchedulerTests {
         #expect(due.at == 2_000 && due.due == .delayedReply(index: 0))
     }
 
-    @Test func atOneInstantTheIdleUnloadThenTimersByRequestThenScriptTimersThenRepliesThenTheAlarm() throws {
+    @Test func atOneInstantTheIdleUnloadThenTimersByRequestThenScriptTimersThenPageTimersThenRepliesThenTheAlarm() throws {
         var clock = Scheduler(now: 0)
         var safari = safari(loadedAt: -30_000 + 10_000, alarm: 10_000)
         clock.timers[.init(incarnation: 1, .script(1))] = 10_000
         clock.timers[.init(incarnation: 1, .nativeTimeout(10))] = 10_000
         clock.timers[.init(incarnation: 1, .nativeTimeout(9))] = 10_000
         clock.delayedReplies = [(at: 10_000, work: .appInput(.launched))]
+        clock.pageTimers[.init(page: "tab t1#1", number: 2)] = 10_000
         var order: [Scheduler.Due] = []
         while let (at, due) = clock.nextDue(before: 20_000, background: 1, frozen: false, safari: safari) {
             #expect(at == 10_000)
@@ -48,10 +49,12 @@ struct SchedulerTests {
                 }
             case .backgroundTimer(let timer): clock.timers[timer] = nil
             case .delayedReply(let index): clock.delayedReplies.remove(at: index)
+            case .pageTimer(let timer): clock.pageTimers[timer] = nil
             }
         }
         #expect(order == [.safari(.idleUnload), .backgroundTimer(.init(incarnation: 1, .nativeTimeout(9))), .backgroundTimer(.init(incarnation: 1, .nativeTimeout(10))),
-                          .backgroundTimer(.init(incarnation: 1, .script(1))), .delayedReply(index: 0), .safari(.alarm(SafariMachine.decisionAlarm))])
+                          .backgroundTimer(.init(incarnation: 1, .script(1))), .pageTimer(.init(page: "tab t1#1", number: 2)), .delayedReply(index: 0),
+                          .safari(.alarm(SafariMachine.decisionAlarm))])
     }
 
     @Test func overdueTimersFallDueNowInTheOrderTheyFellDue() throws {

@@ -15,10 +15,12 @@ extension PageRuntime {
 // In:  {"now": MS, "input": {"type": "load", "tab", "url", "visible", "appearance"} | {"type": "close", "tab"}
 //       | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab", "id", "message"}
-//       | {"type": "openPopup", "tab", "appearance"} | {"type": "closePopup"} | {"type": "click", "element"}}
+//       | {"type": "openPopup", "tab", "appearance"} | {"type": "closePopup"} | {"type": "click", "element"}
+//       | {"type": "timer", "page", "timer"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
-//       | {"type": "log", "page", "level", "text", "at"?}]}
+//       | {"type": "log", "page", "level", "text", "at"?} | {"type": "setTimer", "page", "timer", "at"}
+//       | {"type": "cancelTimer", "page", "timer"}]}
 
 process.env.TZ = 'UTC';
 
@@ -205,8 +207,28 @@ const install = new vm.Script(String.raw`(host, setup) => {
     }
     define('Date', PageDate);
     Math.random = () => host.random();
-    define('setTimeout', missing('setTimeout'));
-    define('setInterval', missing('setInterval'));
+    // Timers are the harness's: it fires each at its time, in (due time, creation) order. A
+    // delay is read as browsers read it (truncated; not a number, negative or over 2^31 - 1: 0),
+    // and an interval runs at most once a millisecond.
+    const timers = new Map();
+    let nextTimer = 1;
+    const delayOf = (wait) => {
+        const delay = Math.trunc(Number(wait));
+        return Number.isFinite(delay) && delay > 0 && delay <= 2147483647 ? delay : 0;
+    };
+    const setTimer = (callback, wait, args, repeats) => {
+        if (typeof callback !== 'function') throw new TypeError('setTimeout and setInterval take a function (a string is not evaluated)');
+        const id = nextTimer++;
+        const every = repeats ? Math.max(1, delayOf(wait)) : delayOf(wait);
+        timers.set(id, { callback, args, every, repeats });
+        host.setTimer(id, host.now() + every);
+        return id;
+    };
+    define('setTimeout', (callback, wait = 0, ...args) => setTimer(callback, wait, args, false));
+    define('setInterval', (callback, wait = 0, ...args) => setTimer(callback, wait, args, true));
+    const clear = (id) => { if (timers.delete(id)) host.cancelTimer(id); };
+    define('clearTimeout', clear);
+    define('clearInterval', clear);
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
     define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));
 
@@ -442,6 +464,13 @@ const install = new vm.Script(String.raw`(host, setup) => {
                 if (!kept && !answered) { answered = true; host.answer(next.id, ''); }
                 return;
             }
+            case 'timer': {
+                const timer = timers.get(next.id);
+                if (timer === undefined) return;
+                if (timer.repeats) host.setTimer(next.id, host.now() + timer.every); else timers.delete(next.id);
+                call(timer.callback, undefined, timer.args);
+                return;
+            }
             case 'show':
                 visibility = input.visible ? 'visible' : 'hidden';
                 document.dispatchEvent(event('visibilitychange', document));
@@ -514,7 +543,7 @@ let now = 0;
 function load(name, tab, url, visible, appearance, scripts, elements) {
     const random = seededRandom(`${seed}/${name}/${++loads}`);
     const context = vm.createContext({}, { name, microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-    const page = { name, tab, context, scripts: null, lastState: null };
+    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, lastState: null };
     const host = {
         now: () => now,
         random: () => random(),
@@ -527,6 +556,10 @@ function load(name, tab, url, visible, appearance, scripts, elements) {
             asked.set(id, page);
             return id;
         },
+        setTimer: (id, at) => {
+            if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) outputs.push({ type: 'setTimer', page: page.key, timer: id, at });
+        },
+        cancelTimer: (id) => { if (Number.isSafeInteger(id)) outputs.push({ type: 'cancelTimer', page: page.key, timer: id }); },
         answer: (id, text) => {
             const output = { type: 'answer', id };
             if (text !== '') output.answer = JSON.parse(String(text));
@@ -620,6 +653,13 @@ function handle(input) {
         return [page];
     }
     case 'closePopup': pages.delete('popup'); return [];
+    case 'timer': {
+        // A timer of a load of a page that is gone since is dropped.
+        const page = [...pages.values()].find((candidate) => candidate.key === input.page);
+        if (page === undefined) return [];
+        turn(page, 'timer', input.timer, '');
+        return [page];
+    }
     case 'click': {
         const page = pages.get('popup');
         if (page === undefined) return [];

@@ -28,6 +28,10 @@ package final class PageHost {
         case state(TabID, PageState)
         /// A page's console, or an error nobody caught (`Uncaught ...`), with its place.
         case log(page: String, level: String, text: String, at: String?)
+        /// A page's `setTimeout` or `setInterval`: its timer `number` falls due `at`; `page`
+        /// names the page's load (`tab t1#2`), whose timers die with it.
+        case setTimer(page: String, number: Int, at: EpochMillis)
+        case cancelTimer(page: String, number: Int)
     }
 
     /// Which page: a tab's, or the popup's.
@@ -84,6 +88,12 @@ package final class PageHost {
         case "page":
             guard let tab = string("tab"), let state = members["state"].flatMap(PageState.init(json:)) else { return nil }
             return .state(TabID(tab), state)
+        case "setTimer":
+            guard let page = string("page"), let number = integer("timer"), case .integer(let at)? = members["at"] else { return nil }
+            return .setTimer(page: page, number: number, at: at)
+        case "cancelTimer":
+            guard let page = string("page"), let number = integer("timer") else { return nil }
+            return .cancelTimer(page: page, number: number)
         case "log":
             return .log(page: string("page") ?? "pages", level: string("level") ?? "log", text: string("text") ?? "", at: string("at"))
         default: return nil

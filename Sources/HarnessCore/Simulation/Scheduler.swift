@@ -46,6 +46,8 @@ struct Scheduler {
         case backgroundTimer(SafariMachine.TimerID)
         /// The reply a slow handler held back, by its place in `delayedReplies`.
         case delayedReply(index: Int)
+        /// A timer of one of the extension's own pages (`setTimeout` in a content script).
+        case pageTimer(PageTimer)
 
         /// What fell due, as the trace says it.
         var description: String {
@@ -57,6 +59,7 @@ struct Scheduler {
                 case .script(let number): "background#\(id.incarnation)'s script timer \(number)"
                 }
             case .delayedReply: "a reply held back"
+            case .pageTimer(let timer): "\(timer.page)'s timer \(timer.number)"
             case .safari(.alarm): "the alarm"
             }
         }
@@ -70,6 +73,13 @@ struct Scheduler {
     var timers: [SafariMachine.TimerID: EpochMillis] = [:]
     /// Replies held back by a slow handler, with when they arrive.
     var delayedReplies: [(at: EpochMillis, work: Work)] = []
+    /// The extension's own pages' timers: a page's load (`tab t1#2`) and its timer's number.
+    struct PageTimer: Hashable, Comparable {
+        var page: String
+        var number: Int
+        static func < (a: Self, b: Self) -> Bool { (a.page, a.number) < (b.page, b.number) }
+    }
+    var pageTimers: [PageTimer: EpochMillis] = [:]
 
     init(now: EpochMillis) {
         self.now = now
@@ -87,9 +97,10 @@ struct Scheduler {
     /// due, as a run loop's do; something overdue (iOS Safari returning, an alarm of a profile
     /// that was out of sight) fires now, in that order: time never runs backwards. At one
     /// instant Safari's unload check comes first, then the loaded background's timers by
-    /// request, then held-back replies in the order they were held, then Safari's alarm. A
-    /// frozen background's unload check, timers and alarm wait; `background` is its
-    /// incarnation when one is loaded.
+    /// request, then the pages' timers, then held-back replies in the order they were held, then
+    /// Safari's alarm. A frozen background's unload check, timers and alarm wait, and so do the
+    /// pages' timers while iOS suspends Safari; `background` is its incarnation when one is
+    /// loaded.
     func nextDue(before end: EpochMillis, background: Int?, frozen: Bool, safari: SafariMachine) -> (at: EpochMillis, due: Due)? {
         var best: (due: EpochMillis, what: Due)?
         func consider(_ due: EpochMillis, _ what: Due) {
@@ -100,6 +111,10 @@ struct Scheduler {
             for (timer, at) in timers.sorted(by: { $0.key < $1.key }) where timer.incarnation == background {
                 consider(at, .backgroundTimer(timer))
             }
+        }
+        // A page's scripts stop while iOS suspends Safari.
+        if safari.platform == .macOS || safari.safariInForeground {
+            for (timer, at) in pageTimers.sorted(by: { $0.key < $1.key }) { consider(at, .pageTimer(timer)) }
         }
         for (index, delayed) in delayedReplies.enumerated() { consider(delayed.at, .delayedReply(index: index)) }
         if let alarm = safari.nextAlarm, !frozen { consider(alarm.at, .safari(.alarm(alarm.name))) }
@@ -118,6 +133,9 @@ struct Scheduler {
             queue.append(.backgroundInput(.timerFired(id.timer), for: id.incarnation))
         case .delayedReply(let index):
             queue.append(delayedReplies.remove(at: index).work)
+        case .pageTimer(let timer):
+            // The simulation hands it to the pages.
+            pageTimers[timer] = nil
         }
         return nil
     }
@@ -126,6 +144,7 @@ struct Scheduler {
     /// replies held back fall due that much later on the wall clock, which moves on.
     mutating func sleep(for duration: EpochMillis) {
         timers = timers.mapValues { $0 + duration }
+        pageTimers = pageTimers.mapValues { $0 + duration }
         delayedReplies = delayedReplies.map { ($0.at + duration, $0.work) }
         now += duration
         slept += duration
@@ -136,6 +155,7 @@ struct Scheduler {
         queue.removeAll()
         delayedReplies = []
         timers = [:]
+        pageTimers = [:]
     }
 
     /// The first queued work that may run now: work of a `isBusy` kind waits (its process is

@@ -9,6 +9,16 @@ extension Simulation {
     /// Hands the pages one of Safari's effects for them, and carries out what they did.
     func toPages(_ effect: SafariMachine.Effect) {
         guard let input = pageInput(effect) else { return }
+        toPages(input)
+    }
+
+    /// A page's timer fell due: its page runs it, if that load of the page is still there.
+    func firePageTimer(_ timer: Scheduler.PageTimer) {
+        toPages(.object(["type": .string("timer"), "page": .string(timer.page), "timer": .integer(Int64(timer.number))]))
+    }
+
+    /// Hands the pages `input` and carries out what they did.
+    private func toPages(_ input: JSONValue) {
         guard let host = pageHost() else { return }
         let outputs: [PageHost.Output]
         do { outputs = try host.send(input, now: now) } catch {
@@ -17,6 +27,11 @@ extension Simulation {
             return
         }
         for output in outputs { fromPages(output) }
+    }
+
+    /// The timers of every load of `page` (`tab t1`, `popup`) go: it loads afresh or closes.
+    private func dropTimers(of page: String) {
+        clock.pageTimers = clock.pageTimers.filter { !$0.key.page.hasPrefix(page + "#") }
     }
 
     /// The page host, started at its first use; nil once it failed (the monitor said why).
@@ -46,9 +61,11 @@ extension Simulation {
         case .loadPage(let tab, let url, let visible):
             trace.record(now, "pages", "tab \(tab.rawValue) loads \(url)\(visible ? "" : " (hidden)")")
             pageStates[tab] = PageState()
+            dropTimers(of: "tab \(tab.rawValue)")
             return input("load", ["tab": .string(tab.rawValue), "url": .string(url), "visible": .bool(visible), "appearance": .string(appearance.rawValue)])
         case .closePage(let tab):
             pageStates[tab] = nil
+            dropTimers(of: "tab \(tab.rawValue)")
             return input("close", ["tab": .string(tab.rawValue)])
         case .showPage(let tab, let visible):
             trace.record(now, "pages", "tab \(tab.rawValue) \(visible ? "visible" : "hidden")")
@@ -61,9 +78,12 @@ extension Simulation {
             trace.record(now, "pages", "tab \(tab.rawValue) hears message \(id)", message)
             return input("message", ["tab": .string(tab.rawValue), "id": .integer(Int64(id)), "message": message])
         case .openPopupPage(let tab):
+            dropTimers(of: "popup")
             trace.record(now, "pages", "the popup opens over tab \(tab.rawValue)")
             return input("openPopup", ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue)])
-        case .closePopupPage: return input("closePopup")
+        case .closePopupPage:
+            dropTimers(of: "popup")
+            return input("closePopup")
         case .clickInPopup(let element):
             trace.record(now, "pages", "the user clicks #\(element) in the popup")
             return input("click", ["element": .string(element)])
@@ -97,6 +117,10 @@ extension Simulation {
         case .state(let tab, let state):
             pageStates[tab] = state
             trace.record(now, "pages", "tab \(tab.rawValue) page: \(state.summary)")
+        case .setTimer(let page, let number, let at):
+            clock.pageTimers[Scheduler.PageTimer(page: page, number: number)] = at
+        case .cancelTimer(let page, let number):
+            clock.pageTimers[Scheduler.PageTimer(page: page, number: number)] = nil
         case .log(let page, let level, let text, let at):
             trace.record(now, "pages", "\(page) console.\(level) \(text)\(at.map { " (\($0))" } ?? "")")
             if level == "error" && text.hasPrefix("Uncaught") {

@@ -278,5 +278,7 @@ package final class Simulation: ProcessTable.Owner {
 
     private func fire(_ due: Scheduler.Due) {
         if let due = clock.fire(due) { handle(.timeReached(due)) }
+        // After the scheduler let go of it: an interval sets itself again as it runs.
+        if case .pageTimer(let timer) = due { firePageTimer(timer) }
     }
 }

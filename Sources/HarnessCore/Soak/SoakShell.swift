@@ -124,8 +124,9 @@ final class SoakShell: Sendable {
                 case .backgroundTimer(let id):
                     timers[id] = nil
                     tell(.eventDue(.timerFired(id.timer), for: id.incarnation))
-                case .delayedReply:
-                    // The soak holds no reply back: its handlers answer as they run.
+                case .delayedReply, .pageTimer:
+                    // The soak holds no reply back (its handlers answer as they run), and runs
+                    // no extension's own pages.
                     break
                 }
             }

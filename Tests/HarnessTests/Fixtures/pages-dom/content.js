@@ -24,3 +24,10 @@ browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
     sendResponse("painted " + message.colour);
   }
 });
+root.dataset.later = "no";
+setTimeout((word) => { root.dataset.later = word; }, 1500, "yes");
+let ticks = 0;
+const ticking = setInterval(() => {
+  root.dataset.ticks = String(++ticks);
+  if (ticks === 3) clearInterval(ticking);
+}, 1000);
