@@ -81,16 +81,23 @@ struct OwnPagesTests {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         let toggle = JSONValue.object(["type": .string("toggleEnabled")])
-        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 3, message: toggle)]), now: 0) == [.messagePage(t1, id: 1, message: toggle)])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 3, message: toggle)]), now: 0) == [.messagePage(.tab(t1), id: 1, message: toggle)])
         #expect(safari.handle(.pageAnswerSent(id: 1, answer: .bool(true)), now: 0) == [.answerBackground(incarnation: 1, id: 3, answer: .bool(true))])
         #expect(safari.handle(.pageAnswerSent(id: 1, answer: .bool(true)), now: 0) == [], "an answer is taken once")
         // A tab that is not open has no page to hear it: the background gets nothing back.
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t2, id: 4, message: toggle)]), now: 0) ==
-                [.note("tab t2 has no page of the extension here: the message is answered with nothing"), .answerBackground(incarnation: 1, id: 4, answer: nil)])
+                [.note("tab t2 has no page of the extension here: nothing hears the message"), .answerBackground(incarnation: 1, id: 4, answer: nil, unreachable: true)])
+        // The popup hears the background's runtime.sendMessage while it is open.
+        let refresh = JSONValue.object(["type": .string("refresh")])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messagePopup(id: 6, message: refresh)]), now: 0) ==
+                [.note("no popup of the extension is open: nothing hears the message"), .answerBackground(incarnation: 1, id: 6, answer: nil, unreachable: true)])
+        _ = safari.handle(.popupOpened(t1), now: 0)
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messagePopup(id: 7, message: refresh)]), now: 0) == [.messagePage(.popup, id: 2, message: refresh)])
+        #expect(safari.handle(.pageAnswerSent(id: 2, answer: nil, unreachable: true), now: 0) == [.answerBackground(incarnation: 1, id: 7, answer: nil, unreachable: true)])
         // An answer for a background that died since goes nowhere.
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 5, message: toggle)]), now: 0)
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 1)
-        #expect(safari.handle(.pageAnswerSent(id: 2, answer: nil), now: 2) == [])
+        #expect(safari.handle(.pageAnswerSent(id: 3, answer: nil), now: 2) == [])
     }
 
     @Test func thePopupAndTheAppearanceGoToThePagesNotTheBackground() {

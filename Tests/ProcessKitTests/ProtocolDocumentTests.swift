@@ -388,7 +388,7 @@ private enum BackgroundInput: CaseIterable {
 /// The background's outputs that leave the process.
 private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
-    case sendDecision, showPopup, popupAnswer, answerPage, messageTab
+    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup
 
     init(of output: ExtensionWire.Output) {
         switch output {
@@ -405,6 +405,7 @@ private enum BackgroundOutput: CaseIterable {
         case .popupAnswer: self = .popupAnswer
         case .answerPage: self = .answerPage
         case .messageTab: self = .messageTab
+        case .messagePopup: self = .messagePopup
         }
     }
 
@@ -424,6 +425,7 @@ private enum BackgroundOutput: CaseIterable {
         case .popupAnswer: .popupAnswer(message: 1, saved: nil, scope: nil)
         case .answerPage: .answerPage(id: 1, answer: .object(["enabled": .bool(true)]))
         case .messageTab: .messageTab(TabID("t1"), id: 1, message: .object(["type": .string("toggleEnabled")]))
+        case .messagePopup: .messagePopup(id: 2, message: .object(["type": .string("refresh")]))
         }
     }
 }

@@ -218,7 +218,8 @@ package struct CoverageSignature: Equatable, Sendable {
 
     private static let directiveNames = ["load-storage", "save-local", "save-session", "send-native", "set-timer", "cancel-timer",
                                          "set-alarm", "connect-native", "listen", "send-decision", "show-popup", "popup-saved",
-                                         "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab"]
+                                         "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab",
+                                         "message-popup"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
         guard case .background(let output)? = message else { return nil }
@@ -238,6 +239,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .popupAnswer(_, saved: nil, _): return 13
         case .answerPage: return 15
         case .messageTab: return 16
+        case .messagePopup: return 17
         }
     }
 

@@ -239,6 +239,9 @@ const host = {
     messageTab: (tab, id, text) => {
         if (Number.isSafeInteger(id)) directives.push({ type: 'messageTab', tab: String(tab), id, message: JSON.parse(String(text)) });
     },
+    messagePopup: (id, text) => {
+        if (Number.isSafeInteger(id)) directives.push({ type: 'messagePopup', id, message: JSON.parse(String(text)) });
+    },
     setAlarm: (at, name, period) => {
         if (!Number.isSafeInteger(at)) return;
         const directive = { type: 'setAlarm', at };
@@ -561,9 +564,15 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     // of Safari's rejection (handlerEnded, tooManyRequests) as an error.
     const replies = new Map();
     let nextRequest = 1;
-    // The background's messages to tabs, by number, waiting for their answers.
+    // The background's messages to its own pages (section 15), by number, waiting for their
+    // answers: a message no page hears fails as Safari fails it.
     const tabAnswers = new Map();
     let nextTabMessage = 1;
+    const toPage = (send) => new Promise((resolve, reject) => {
+        const id = nextTabMessage++;
+        checked(send(id));
+        tabAnswers.set(id, { resolve, reject });
+    });
     const native = permissions.has('nativeMessaging') ? {
         sendNativeMessage: callbackForm(function (first, second) {
             const message = typeof first === 'string' ? second : first;
@@ -610,7 +619,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             // The background's message to its pages: the popup's view is the one the harness
             // shows; no other page hears the background yet.
             sendMessage: callbackForm((body) => {
-                if (ownPages) return unreachable('popup does not hear the background: its own pages hear tabs.sendMessage only');
+                if (ownPages) return toPage((id) => host.messagePopup(id, jsonText(body, 'a message')));
                 if (body?.type === 'showPopup') checked(host.showPopup(jsonText(body.view ?? null, 'the popup\'s view')));
                 else if (body?.type === 'popupAnswer') checked(host.answerPopup(body.message, jsonText(body, 'a popup answer')));
                 else return unreachable('popup takes only {type: "showPopup", view} and {type: "popupAnswer", message, saved, scope} from the background');
@@ -632,13 +641,7 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
             // A decision the background gives a tab unasked (section 8.2's sendDecision), or,
             // where the extension's own pages run, any message, which the tab answers.
             sendMessage: callbackForm((tab, body) => {
-                if (ownPages) {
-                    return new Promise((resolve) => {
-                        const id = nextTabMessage++;
-                        checked(host.messageTab(String(tab), id, jsonText(body, 'a message')));
-                        tabAnswers.set(id, resolve);
-                    });
-                }
+                if (ownPages) return toPage((id) => host.messageTab(String(tab), id, jsonText(body, 'a message')));
                 if (body?.type !== 'decision') return unreachable('content script takes only {type: "decision", decision} from the background');
                 checked(host.decide(String(tab), jsonText(body.decision ?? null, 'a decision')));
                 return Promise.resolve(undefined);
@@ -869,9 +872,14 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
         switch (input.type) {
         case 'pageMessage': pageMessage(input); return;
         case 'pageAnswered': {
-            const resolve = tabAnswers.get(input.id);
+            const waiting = tabAnswers.get(input.id);
             tabAnswers.delete(input.id);
-            if (resolve !== undefined) resolve(input.answer);
+            if (waiting === undefined) return;
+            if (input.unreachable === true) {
+                waiting.reject(new Error('Could not establish connection. Receiving end does not exist.'));
+            } else {
+                waiting.resolve(input.answer);
+            }
             return;
         }
         case 'tabRequestedDecision':

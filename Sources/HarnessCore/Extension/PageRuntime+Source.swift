@@ -257,6 +257,46 @@ const install = new vm.Script(String.raw`(host, setup) => {
     };
     const event = (type, target) => ({ type, target, currentTarget: target, preventDefault() {}, stopPropagation() {} });
 
+    // MutationObserver: attribute changes made through setAttribute and removeAttribute (the
+    // scripts' own, and the page's own dark theme appearing or going), delivered as a microtask.
+    // Changes made by assigning to style, classList or dataset are not reported.
+    const observers = [];
+    const mutated = (target, attributeName, oldValue) => {
+        for (const observer of observers) {
+            for (const { node, options } of observer.targets) {
+                if (!options.attributes && options.attributeFilter === undefined) continue;
+                if (node !== target && !(options.subtree && node.contains(target))) continue;
+                if (options.attributeFilter !== undefined && !options.attributeFilter.includes(attributeName)) continue;
+                observer.records.push({ type: 'attributes', target, attributeName, oldValue: options.attributeOldValue ? oldValue : null });
+                if (!observer.queued) {
+                    observer.queued = true;
+                    Promise.resolve().then(() => {
+                        observer.queued = false;
+                        const records = observer.records.splice(0);
+                        if (records.length > 0) call(observer.callback, observer.self, [records, observer.self]);
+                    });
+                }
+                break;
+            }
+        }
+    };
+    class MutationObserver {
+        constructor(callback) {
+            if (typeof callback !== 'function') throw new TypeError('MutationObserver takes a function');
+            observers.push({ callback, self: this, targets: [], records: [], queued: false });
+        }
+        #entry() { return observers.find((entry) => entry.self === this); }
+        observe(node, options = {}) {
+            const entry = this.#entry();
+            if (entry === undefined) return;
+            entry.targets = entry.targets.filter((target) => target.node !== node);
+            entry.targets.push({ node, options: { ...options, attributeFilter: options.attributeFilter === undefined ? undefined : [...options.attributeFilter].map(String) } });
+        }
+        disconnect() { const entry = this.#entry(); if (entry !== undefined) { entry.targets = []; entry.records = []; } }
+        takeRecords() { const entry = this.#entry(); return entry === undefined ? [] : entry.records.splice(0); }
+    }
+    define('MutationObserver', MutationObserver);
+
     // A small DOM: elements with attributes, style, classes, data and children.
     const byId = new Map();
     const camel = (name) => name.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
@@ -318,18 +358,22 @@ const install = new vm.Script(String.raw`(host, setup) => {
             setAttribute: (name, value) => {
                 name = String(name).toLowerCase();
                 value = String(value);
+                const old = node.getAttribute(name);
                 if (name === 'class') node.className = value;
                 else if (name === 'style') style.cssText = value;
                 else if (name.startsWith('data-')) dataset[camel(name.slice(5))] = value;
                 else attributeMap.set(name, value);
                 if (name === 'id') byId.set(value, node);
+                mutated(node, name, old);
             },
             removeAttribute: (name) => {
                 name = String(name).toLowerCase();
+                const old = node.getAttribute(name);
                 if (name === 'class') classes.splice(0, classes.length);
                 else if (name === 'style') style.cssText = '';
                 else if (name.startsWith('data-')) delete dataset[camel(name.slice(5))];
                 else attributeMap.delete(name);
+                if (old !== null) mutated(node, name, old);
             },
             hasAttribute: (name) => node.getAttribute(name) !== null,
             appendChild: (child) => { node.removeChild(child); children.push(child); child.parentNode = node; if (child.id) byId.set(child.id, child); return child; },
@@ -337,16 +381,56 @@ const install = new vm.Script(String.raw`(host, setup) => {
             removeChild: (child) => { const at = children.indexOf(child); if (at >= 0) children.splice(at, 1); return child; },
             remove: () => { node.parentNode?.removeChild(node); node.parentNode = null; },
             click: () => { node.dispatchEvent(event('click', node)); },
-            querySelector: missing('querySelector'),
-            querySelectorAll: missing('querySelectorAll'),
+            contains: (other) => { for (let at = other; at; at = at.parentNode) if (at === node) return true; return false; },
+            querySelector: (selector) => select(node, selector)[0] ?? null,
+            querySelectorAll: (selector) => select(node, selector),
             parentNode: null,
         });
         return node;
+    };
+    // Selectors: one compound selector, or several separated by commas, of a tag name, #id,
+    // .class and [attribute] or [attribute="value"]; anything else is an error naming it.
+    const select = (from, selector) => {
+        const found = [];
+        const tests = String(selector).split(',').map((part) => {
+            const text = part.trim();
+            const match = /^([a-zA-Z][a-zA-Z0-9-]*|\*)?((?:#[\w-]+|\.[\w-]+|\[[\w-]+(?:="[^"]*"|='[^']*'|=[\w-]+)?\])*)$/.exec(text);
+            if (match === null || text === '') throw new SyntaxError('the selector "' + text + '" is beyond the harness\'s small DOM (tag, #id, .class, [attribute="value"])');
+            const tag = match[1] && match[1] !== '*' ? match[1].toUpperCase() : undefined;
+            const parts = [...match[2].matchAll(/#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:=(?:"([^"]*)"|'([^']*)'|([\w-]+)))?\]/g)];
+            return (node) => (tag === undefined || node.tagName === tag) && parts.every(([, id, className, attribute, double, single, bare]) => {
+                if (id !== undefined) return node.id === id;
+                if (className !== undefined) return node.classList.contains(className);
+                const value = node.getAttribute(attribute);
+                const wanted = double ?? single ?? bare;
+                return value !== null && (wanted === undefined || value === wanted);
+            });
+        });
+        const walk = (node) => {
+            for (const child of node.children ?? []) {
+                if (tests.some((test) => test(child))) found.push(child);
+                walk(child);
+            }
+        };
+        walk(from);
+        return found;
     };
     const root = element('html');
     const head = element('head'), body = element('body');
     root.appendChild(head);
     root.appendChild(body);
+    // A natively dark page says so as such pages do: <meta name="color-scheme" content="dark">,
+    // and a dark background on its body (getComputedStyle).
+    const colorScheme = element('meta', { name: 'color-scheme', content: setup.nativeDark ? 'dark' : 'light dark' });
+    head.appendChild(colorScheme);
+    let nativeDark = setup.nativeDark === true;
+    define('getComputedStyle', (node) => {
+        const computed = { ...(node?.style ?? {}) };
+        if (node === body && computed.backgroundColor === undefined) computed.backgroundColor = nativeDark ? 'rgb(18, 18, 18)' : 'rgb(255, 255, 255)';
+        if (node === body && computed.color === undefined) computed.color = nativeDark ? 'rgb(230, 230, 230)' : 'rgb(0, 0, 0)';
+        computed.getPropertyValue = (name) => computed[camel(String(name))] ?? '';
+        return computed;
+    });
     for (const found of setup.elements) {
         const node = element(found.tag, found.attributes, found.text);
         body.appendChild(node);
@@ -362,8 +446,8 @@ const install = new vm.Script(String.raw`(host, setup) => {
         createElement: (tag) => element(tag),
         createTextNode: (text) => ({ textContent: String(text) }),
         getElementById: (id) => byId.get(String(id)) ?? null,
-        querySelector: missing('document.querySelector'),
-        querySelectorAll: missing('document.querySelectorAll'),
+        querySelector: (selector) => select(root, selector)[0] ?? null,
+        querySelectorAll: (selector) => select(root, selector),
     });
     define('document', document);
     define('window', globalThis);
@@ -444,9 +528,15 @@ const install = new vm.Script(String.raw`(host, setup) => {
                 if (resolve !== undefined) resolve(input?.answer);
                 return;
             }
+            case 'nativeDark':
+                nativeDark = input.nativeDark === true;
+                colorScheme.setAttribute('content', nativeDark ? 'dark' : 'light dark');
+                return;
             case 'message': {
                 // The background's message: the first answer goes back; a listener keeps the
-                // background waiting by returning true or a promise; else it gets nothing.
+                // background waiting by returning true or a promise; else it gets nothing. A
+                // page that listens for no message does not hear it.
+                if (messageListeners.length === 0) { host.answer(next.id, '', true); return; }
                 let answered = false, kept = false;
                 const sendResponse = (response) => {
                     if (answered) return;
@@ -540,7 +630,7 @@ function seededRandom(text) {
 let now = 0;
 
 // A page, loaded: its realm and its scripts run, in the manifest's order.
-function load(name, tab, url, visible, appearance, scripts, elements) {
+function load(name, tab, url, visible, appearance, scripts, elements, nativeDark = false) {
     const random = seededRandom(`${seed}/${name}/${++loads}`);
     const context = vm.createContext({}, { name, microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
     const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, lastState: null };
@@ -560,13 +650,14 @@ function load(name, tab, url, visible, appearance, scripts, elements) {
             if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) outputs.push({ type: 'setTimer', page: page.key, timer: id, at });
         },
         cancelTimer: (id) => { if (Number.isSafeInteger(id)) outputs.push({ type: 'cancelTimer', page: page.key, timer: id }); },
-        answer: (id, text) => {
+        answer: (id, text, unreachable) => {
             const output = { type: 'answer', id };
             if (text !== '') output.answer = JSON.parse(String(text));
+            if (unreachable === true) output.unreachable = true;
             outputs.push(output);
         },
     };
-    page.scripts = install.runInContext(context)(host, { url, visible, appearance, elements, extensionID, manifest: JSON.stringify(manifest) });
+    page.scripts = install.runInContext(context)(host, { url, visible, appearance, nativeDark, elements, extensionID, manifest: JSON.stringify(manifest) });
     pages.set(name, page);
     const run = (file) => {
         let source;
@@ -611,7 +702,7 @@ function handle(input) {
     switch (input.type) {
     case 'load': {
         pages.delete(`tab ${input.tab}`);
-        const page = load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance, contentScripts(input.url), []);
+        const page = load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance, contentScripts(input.url), [], input.nativeDark === true);
         return [page];
     }
     case 'close': pages.delete(`tab ${input.tab}`); return [];
@@ -633,9 +724,14 @@ function handle(input) {
         turn(page, 'answer', input.id, JSON.stringify(input));
         return [page];
     }
-    case 'message': {
+    case 'nativeDark': {
         const page = tabPage(input.tab);
-        if (page === undefined) { outputs.push({ type: 'answer', id: input.id }); return []; }
+        if (page) turn(page, 'nativeDark', 0, JSON.stringify(input));
+        return page ? [page] : [];
+    }
+    case 'message': {
+        const page = input.popup === true ? pages.get('popup') : tabPage(input.tab);
+        if (page === undefined) { outputs.push({ type: 'answer', id: input.id, unreachable: true }); return []; }
         turn(page, 'message', input.id, JSON.stringify(input));
         return [page];
     }

@@ -22,8 +22,9 @@ package final class PageHost {
     package enum Output: Equatable, Sendable {
         /// A page sent the background a message, numbered `id`.
         case sendMessage(id: Int, from: Page, message: JSONValue)
-        /// A tab's page answered Safari's message `id` (nil: with nothing).
-        case answer(id: Int, answer: JSONValue?)
+        /// A page answered Safari's message `id` (nil: with nothing); `unreachable`: no page, or
+        /// none that listens for messages.
+        case answer(id: Int, answer: JSONValue?, unreachable: Bool)
         /// A tab's page changed what a scenario can check on it.
         case state(TabID, PageState)
         /// A page's console, or an error nobody caught (`Uncaught ...`), with its place.
@@ -84,7 +85,7 @@ package final class PageHost {
             return .sendMessage(id: id, from: string("tab").map { .tab(TabID($0)) } ?? .popup, message: members["message"] ?? .null)
         case "answer":
             guard let id = integer("id") else { return nil }
-            return .answer(id: id, answer: members["answer"])
+            return .answer(id: id, answer: members["answer"], unreachable: members["unreachable"] == .bool(true))
         case "page":
             guard let tab = string("tab"), let state = members["state"].flatMap(PageState.init(json:)) else { return nil }
             return .state(TabID(tab), state)

@@ -193,7 +193,7 @@ private struct TraceReader {
         case .background(let output):
             switch output {
             case .setTimer, .cancelTimer, .storagePending, .listen, .connectNative, .setAlarm, .clearAlarm: true
-            case .sendNative, .sendDecision, .showPopup, .popupAnswer, .answerPage, .messageTab: false
+            case .sendNative, .sendDecision, .showPopup, .popupAnswer, .answerPage, .messageTab, .messagePopup: false
             }
         default: false
         }

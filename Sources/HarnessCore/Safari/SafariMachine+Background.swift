@@ -140,7 +140,7 @@ extension SafariMachine {
             if ports.contains(.popup) { lastPortActivity = now }
         case .popupAnswer(let number, let saved, let scope):
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
-        case .answerPage, .messageTab: carryOutForPages(output, from: incarnation, &effects)
+        case .answerPage, .messageTab, .messagePopup: carryOutForPages(output, from: incarnation, &effects)
         }
     }
 

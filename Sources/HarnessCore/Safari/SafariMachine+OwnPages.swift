@@ -23,7 +23,7 @@ extension SafariMachine {
         guard let tab = tabs[id] else { return }
         let visible = isShown(id)
         if visible { shownPages.insert(id) } else { shownPages.remove(id) }
-        effects.append(.loadPage(id, url: tab.url, visible: visible))
+        effects.append(.loadPage(id, url: tab.url, visible: visible, nativeDark: tab.nativeDark))
     }
 
     /// Each page whose visibility changed hears of it (`visibilitychange`), in tab order.
@@ -67,15 +67,27 @@ extension SafariMachine {
             effects.append(.answerPage(id: id, answer: answer))
         case .messageTab(let tab, let id, let message):
             guard tabs[tab] != nil, runsOwnPages else {
-                effects.append(.note("tab \(tab.rawValue) has no page of the extension here: the message is answered with nothing"))
-                effects.append(.answerBackground(incarnation: incarnation, id: id, answer: nil))
+                effects.append(.note("tab \(tab.rawValue) has no page of the extension here: nothing hears the message"))
+                effects.append(.answerBackground(incarnation: incarnation, id: id, answer: nil, unreachable: true))
                 return
             }
-            let number = nextTabMessage
-            nextTabMessage += 1
-            tabMessages[number] = (incarnation, id)
-            effects.append(.messagePage(tab, id: number, message: message))
+            send(message, to: .tab(tab), id: id, from: incarnation, &effects)
+        case .messagePopup(let id, let message):
+            guard popupTab != nil, runsOwnPages else {
+                effects.append(.note("no popup of the extension is open: nothing hears the message"))
+                effects.append(.answerBackground(incarnation: incarnation, id: id, answer: nil, unreachable: true))
+                return
+            }
+            send(message, to: .popup, id: id, from: incarnation, &effects)
         default: break
         }
+    }
+
+    /// The background's message `id` of incarnation `incarnation` for `page`, numbered by Safari.
+    private mutating func send(_ message: JSONValue, to page: PageHost.Page, id: Int, from incarnation: Int, _ effects: inout [Effect]) {
+        let number = nextTabMessage
+        nextTabMessage += 1
+        tabMessages[number] = (incarnation, id)
+        effects.append(.messagePage(page, id: number, message: message))
     }
 }

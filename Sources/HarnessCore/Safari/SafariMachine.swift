@@ -104,8 +104,9 @@ package struct SafariMachine: Sendable {
         // MARK: The extension's own pages (`runsOwnPages`)
         /// A page sent the background a message (`runtime.sendMessage`), numbered by the pages.
         case pageMessageSent(id: Int, from: ExtensionWire.PageSender, message: JSONValue)
-        /// A tab answered the message Safari numbered `id` (nil: with nothing).
-        case pageAnswerSent(id: Int, answer: JSONValue?)
+        /// A page answered the message Safari numbered `id` (nil: with nothing); `unreachable`:
+        /// there was no page, or it listens for no message.
+        case pageAnswerSent(id: Int, answer: JSONValue?, unreachable: Bool = false)
         /// The user clicks the element with this id in the open popup.
         case popupClicked(String)
     }
@@ -179,7 +180,9 @@ package struct SafariMachine: Sendable {
 
         // MARK: The extension's own pages (`runsOwnPages`), for the shell's page host
         /// The tab's page loads (again): a fresh page with its content scripts, shown or not.
-        case loadPage(TabID, url: String, visible: Bool)
+        case loadPage(TabID, url: String, visible: Bool, nativeDark: Bool = false)
+        /// The page's own dark theme appeared or went (`<meta name="color-scheme">`).
+        case pageNativeDark(TabID, Bool)
         case closePage(TabID)
         /// The page's `visibilityState` changes.
         case showPage(TabID, visible: Bool)
@@ -187,13 +190,13 @@ package struct SafariMachine: Sendable {
         case pagesAppearance(Appearance)
         /// The answer to a page's message (nil: `undefined`).
         case answerPage(id: Int, answer: JSONValue?)
-        /// The background's `tabs.sendMessage` for the tab's page, numbered by Safari.
-        case messagePage(TabID, id: Int, message: JSONValue)
+        /// The background's message for a tab's page or the popup, numbered by Safari.
+        case messagePage(PageHost.Page, id: Int, message: JSONValue)
         case openPopupPage(TabID)
         case closePopupPage
         case clickInPopup(String)
-        /// Queue a tab's answer for background `incarnation`: its message `id` (its number).
-        case answerBackground(incarnation: Int, id: Int, answer: JSONValue?)
+        /// Queue a page's answer for background `incarnation`: its message `id` (its number).
+        case answerBackground(incarnation: Int, id: Int, answer: JSONValue?, unreachable: Bool = false)
     }
 
     /// An event held for a frozen background, with the incarnation it belongs to, if only one.
@@ -436,6 +439,11 @@ package struct SafariMachine: Sendable {
         case .nativeDarkDetected(let id, let nativeDark):
             guard tabs[id] != nil else { break }
             tabs[id]?.nativeDark = nativeDark
+            if runsOwnPages {
+                // The page's own theme changed: what its scripts make of it is theirs.
+                effects.append(.pageNativeDark(id, nativeDark))
+                break
+            }
             effects.append(.dispatch(.tabNativeDarkChanged(id, nativeDark: nativeDark)))
         case .appearanceChanged(let value):
             appearance = value
@@ -563,9 +571,9 @@ package struct SafariMachine: Sendable {
         case .pageMessageSent(let id, let from, let message):
             pageQuestions[id] = PageQuestion(from: from)
             effects.append(.dispatch(.pageMessage(id: id, from: from, message: message, active: activeTab)))
-        case .pageAnswerSent(let number, let answer):
+        case .pageAnswerSent(let number, let answer, let unreachable):
             guard let asker = tabMessages.removeValue(forKey: number) else { break }
-            effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer))
+            effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer, unreachable: unreachable))
         case .popupClicked(let id):
             if popupTab != nil { effects.append(.clickInPopup(id)) } else { effects.append(.note("no popup is open: nothing to click")) }
         case .replyArrived(let id, let outcome):

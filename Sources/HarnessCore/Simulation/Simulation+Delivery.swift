@@ -108,10 +108,11 @@ extension Simulation {
             edits.popupAnswered(number, saved: saved, scope: scope?.text)
         case .reconciliationPoint(let cause, let invariant):
             liveness.reconciliationReached(cause, invariant: invariant)
-        case .loadPage, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage, .clickInPopup:
+        case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
+             .clickInPopup:
             toPages(effect)
-        case .answerBackground(let incarnation, let id, let answer):
-            clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer), for: incarnation))
+        case .answerBackground(let incarnation, let id, let answer, let unreachable):
+            clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))
         }
         return true
     }

@@ -58,11 +58,15 @@ extension Simulation {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch effect {
-        case .loadPage(let tab, let url, let visible):
-            trace.record(now, "pages", "tab \(tab.rawValue) loads \(url)\(visible ? "" : " (hidden)")")
+        case .loadPage(let tab, let url, let visible, let nativeDark):
+            trace.record(now, "pages", "tab \(tab.rawValue) loads \(url)\(visible ? "" : " (hidden)")\(nativeDark ? ", natively dark" : "")")
             pageStates[tab] = PageState()
             dropTimers(of: "tab \(tab.rawValue)")
-            return input("load", ["tab": .string(tab.rawValue), "url": .string(url), "visible": .bool(visible), "appearance": .string(appearance.rawValue)])
+            return input("load", ["tab": .string(tab.rawValue), "url": .string(url), "visible": .bool(visible), "appearance": .string(appearance.rawValue),
+                                  "nativeDark": .bool(nativeDark)])
+        case .pageNativeDark(let tab, let nativeDark):
+            trace.record(now, "pages", "tab \(tab.rawValue)'s own dark theme \(nativeDark ? "appears" : "goes")")
+            return input("nativeDark", ["tab": .string(tab.rawValue), "nativeDark": .bool(nativeDark)])
         case .closePage(let tab):
             pageStates[tab] = nil
             dropTimers(of: "tab \(tab.rawValue)")
@@ -74,9 +78,13 @@ extension Simulation {
         case .answerPage(let id, let answer):
             trace.record(now, "pages", "message \(id) answered", answer ?? .string("nothing"))
             return input("answer", ["id": .integer(Int64(id))].merging(answer.map { ["answer": $0] } ?? [:]) { a, _ in a })
-        case .messagePage(let tab, let id, let message):
-            trace.record(now, "pages", "tab \(tab.rawValue) hears message \(id)", message)
-            return input("message", ["tab": .string(tab.rawValue), "id": .integer(Int64(id)), "message": message])
+        case .messagePage(let page, let id, let message):
+            trace.record(now, "pages", "\(page.name) hears message \(id)", message)
+            let target: [String: JSONValue] = switch page {
+            case .tab(let tab): ["tab": .string(tab.rawValue)]
+            case .popup: ["popup": .bool(true)]
+            }
+            return input("message", target.merging(["id": .integer(Int64(id)), "message": message]) { a, _ in a })
         case .openPopupPage(let tab):
             dropTimers(of: "popup")
             trace.record(now, "pages", "the popup opens over tab \(tab.rawValue)")
@@ -111,9 +119,11 @@ extension Simulation {
             }
             trace.record(now, "pages", "\(page.name) sends message \(id)", message)
             handle(.pageMessageSent(id: id, from: from, message: message))
-        case .answer(let id, let answer):
-            trace.record(now, "pages", "message \(id) to a tab answered", answer ?? .string("nothing"))
-            handle(.pageAnswerSent(id: id, answer: answer))
+        case .answer(let id, let answer, let unreachable):
+            if unreachable { trace.record(now, "pages", "message \(id) reached no page that listens") } else {
+                trace.record(now, "pages", "message \(id) to a page answered", answer ?? .string("nothing"))
+            }
+            handle(.pageAnswerSent(id: id, answer: answer, unreachable: unreachable))
         case .state(let tab, let state):
             pageStates[tab] = state
             trace.record(now, "pages", "tab \(tab.rawValue) page: \(state.summary)")

@@ -281,7 +281,7 @@ final class SoakShell: Sendable {
             case .queuePortMessage, .appMessageNotConnected:
                 // The soak's Safari is on iOS: the app cannot message the extension.
                 break
-            case .loadPage, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
+            case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
                  .clickInPopup, .answerBackground:
                 // The soak runs the built-in background and the reference content script: no
                 // extension's own pages.

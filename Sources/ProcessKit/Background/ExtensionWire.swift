@@ -14,13 +14,15 @@ import SiteSettings
 /// `timerFired` (`timer`: `{"nativeTimeout": N}`), `alarmFired`; for an extension whose own pages
 /// run (section 15): `pageMessage` (`id`, `tab` and `url`, or `popup`: true; `message`, any JSON;
 /// `active`, the front window's active tab, if there is one)
-/// and `pageAnswered` (`id`, and `answer` unless the page answered nothing).
+/// and `pageAnswered` (`id`, and `answer` unless the page answered nothing; `unreachable`: true when
+/// no page heard it).
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
 /// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `connectNative`, `listen` (`events`),
 /// `sendDecision` (`tab`, `decision`), `showPopup` (`view`), `popupAnswer` (`message`, `saved`, `scope`);
-/// `answerPage` (`id`, and `answer` unless it is none), `messageTab` (`tab`, `id`, `message`).
+/// `answerPage` (`id`, and `answer` unless it is none), `messageTab` (`tab`, `id`, `message`),
+/// `messagePopup` (`id`, `message`).
 public enum ExtensionWire {
     /// Who sent a page's message: a tab's content script, on the page at `url`, or the popup.
     public enum PageSender: Hashable, Sendable {
@@ -60,8 +62,9 @@ public enum ExtensionWire {
         /// `id`th Safari carried; the background answers it with `answerPage`. `active` is the
         /// active tab of the window in front as the page sent it (`tabs.query` reads it).
         case pageMessage(id: Int, from: PageSender, message: JSONValue, active: TabID? = nil)
-        /// A tab answered the background's `messageTab` numbered `id` (nil: with nothing).
-        case pageAnswered(id: Int, answer: JSONValue?)
+        /// A page answered the background's `messageTab` or `messagePopup` numbered `id` (nil:
+        /// with nothing); `unreachable`: no page of the extension's heard it.
+        case pageAnswered(id: Int, answer: JSONValue?, unreachable: Bool = false)
     }
 
     /// What the background's process sends in a `done` frame: its machine's directives but
@@ -87,6 +90,9 @@ public enum ExtensionWire {
         /// `tabs.sendMessage`: a message for the tab's content script, numbered by the
         /// background; the tab's answer comes back as `pageAnswered` with that number.
         case messageTab(TabID, id: Int, message: JSONValue)
+        /// `runtime.sendMessage`: a message for the extension's open popup, numbered and
+        /// answered the same way.
+        case messagePopup(id: Int, message: JSONValue)
     }
 
     // MARK: - Names
@@ -133,6 +139,7 @@ public enum ExtensionWire {
         case .popupAnswer: "popupAnswer"
         case .answerPage: "answerPage"
         case .messageTab: "messageTab"
+        case .messagePopup: "messagePopup"
         }
     }
 
@@ -189,8 +196,11 @@ public enum ExtensionWire {
             case .popup: members["popup"] = .bool(true)
             }
             return input("pageMessage", members)
-        case .pageAnswered(let id, let answer):
-            return input("pageAnswered", ["id": .integer(Int64(id))].merging(answer.map { ["answer": $0] } ?? [:]) { a, _ in a })
+        case .pageAnswered(let id, let answer, let unreachable):
+            var members: [String: JSONValue] = ["id": .integer(Int64(id))]
+            if let answer { members["answer"] = answer }
+            if unreachable { members["unreachable"] = .bool(true) }
+            return input("pageAnswered", members)
         }
     }
 
@@ -279,7 +289,7 @@ public enum ExtensionWire {
             let from: PageSender = members["popup"] == .bool(true) ? .popup : .tab(try tab(), url: try string("url"))
             let active = members["active"] == nil ? nil : TabID(try string("active"))
             return .pageMessage(id: Int(clamping: try integer("id")), from: from, message: message, active: active)
-        case "pageAnswered": return .pageAnswered(id: Int(clamping: try integer("id")), answer: members["answer"])
+        case "pageAnswered": return .pageAnswered(id: Int(clamping: try integer("id")), answer: members["answer"], unreachable: bool("unreachable"))
         default: throw NativeMessageError(root.key("type"), "unknown input '\(type.prefix(64))'")
         }
     }
@@ -360,6 +370,8 @@ public enum ExtensionWire {
             .object(["type": .string("answerPage"), "id": .integer(Int64(id))].merging(answer.map { ["answer": $0] } ?? [:]) { a, _ in a })
         case .messageTab(let tab, let id, let message):
             .object(["type": .string("messageTab"), "tab": .string(tab.rawValue), "id": .integer(Int64(id)), "message": message])
+        case .messagePopup(let id, let message):
+            .object(["type": .string("messagePopup"), "id": .integer(Int64(id)), "message": message])
         }
     }
 
@@ -432,6 +444,9 @@ public enum ExtensionWire {
         case "messageTab":
             try directive.allow(["type", "tab", "id", "message"])
             return .messageTab(TabID(try directive.string("tab")), id: Int(clamping: try directive.integer("id")), message: try directive.value("message"))
+        case "messagePopup":
+            try directive.allow(["type", "id", "message"])
+            return .messagePopup(id: Int(clamping: try directive.integer("id")), message: try directive.value("message"))
         default:
             throw NativeMessageError(path.key("type"), "unknown directive '\(type.prefix(64))'")
         }
