@@ -117,7 +117,8 @@ function read(file) {
 }
 
 const manifest = JSON.parse(read('manifest.json'));
-const extensionID = manifest.browser_specific_settings?.safari?.id ?? 'extension';
+const safariID = manifest.browser_specific_settings?.safari?.id;
+const extensionID = typeof safariID === 'string' ? safariID : 'extension';
 const popupFile = manifest.action?.default_popup;
 
 // A match pattern (`<all_urls>`, `*://*.example.com/*`) as a test of an address.
@@ -183,10 +184,24 @@ function popupPage() {
 const pages = new Map();
 // Each page message still to be answered, by number: the page that sent it.
 const asked = new Map();
-const install = new vm.Script(String.raw`(host, setup) => {
+// Everything a script can reach is made in its page's realm: what crosses from this file is
+// strings and numbers (the page's setup is JSON text), and the host's functions are called only
+// through the page's own (see install).
+const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
     'use strict';
     const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
     const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply;
+    const setup = parse(setupText);
+    // The other realm's functions, each called through one of this realm's: whatever they throw
+    // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
+    // whose Function makes code from strings) becomes this realm's error.
+    const host = {}, StackError = RangeError;
+    for (const name of keys(hostFunctions)) {
+        const work = hostFunctions[name];
+        host[name] = (...args) => {
+            try { return apply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
+        };
+    }
     const jsonText = (value, what) => {
         const text = stringify(value === undefined ? null : value);
         if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
@@ -513,10 +528,13 @@ let now = 0;
 // A page, loaded: its realm and its scripts run, in the manifest's order.
 function load(name, tab, url, visible, appearance, scripts, elements) {
     const random = seededRandom(`${seed}/${name}/${++loads}`);
-    const context = vm.createContext({}, { name, microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
+    // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts
+    // this realm's Function through globalThis.constructor. It has no prototype.
+    const context = vm.createContext(Object.create(null), { name, microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
     const page = { name, tab, context, scripts: null, lastState: null };
     const host = {
-        now: () => now,
+        now: () => Number(now),
         random: () => random(),
         log: (level, text, stack) => log(name, String(level), String(text), stack ? place(stack) : undefined),
         sendMessage: (text) => {
@@ -533,7 +551,7 @@ function load(name, tab, url, visible, appearance, scripts, elements) {
             outputs.push(output);
         },
     };
-    page.scripts = install.runInContext(context)(host, { url, visible, appearance, elements, extensionID, manifest: JSON.stringify(manifest) });
+    page.scripts = install.runInContext(context)(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), elements, extensionID, manifest: JSON.stringify(manifest) }));
     pages.set(name, page);
     const run = (file) => {
         let source;
