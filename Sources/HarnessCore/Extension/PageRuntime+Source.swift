@@ -70,11 +70,13 @@ function log(page, level, text, at) {
     outputs.push(output);
 }
 
-// `file:line:col` of the first frame of a stack that is a script's.
+// `file:line:col` of the first frame of a stack that is a script's. A script can give an error
+// any stack text it likes, and this runs outside the watchdog: it reads at most the first 100
+// lines, and only the end of each (where a frame's place is), so its work stays small.
 function place(stack) {
-    const lines = String(stack).split('\n').filter((line) => !line.includes(runtimeFile) && !line.includes('pages:'));
+    const lines = String(stack).slice(0, 65536).split('\n', 100).filter((line) => !line.includes(runtimeFile) && !line.includes('pages:'));
     for (const line of lines) {
-        const match = line.match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
+        const match = line.slice(-512).match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
         if (match) return match.slice(1).join(':');
     }
     return undefined;
@@ -202,6 +204,39 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
             try { return apply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
         };
     }
+
+    // An error's stack names the scripts' frames only, as a page's would: not the runtime's or
+    // node's (their paths are this machine's). Its first line is the error's own name and
+    // message, read without running any of the scripts' code (no getter, no trap), and scripts
+    // replace neither this nor the global Error node looks it up on: V8 formats a stack when it
+    // is first read, which may be in the runtime, outside the watchdog.
+    const getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn, exec = RegExp.prototype.exec;
+    const ownText = (object, key) => {
+        for (let current = object, depth = 0; current !== null && (typeof current === 'object' || typeof current === 'function') && depth < 64; depth++) {
+            if (host.isProxy(current)) return undefined;
+            const descriptor = getOwn(current, key);
+            if (descriptor) return hasOwn(descriptor, 'value') && typeof descriptor.value === 'string' ? descriptor.value : undefined;
+            current = getProto(current);
+        }
+        return undefined;
+    };
+    const hiddenFile = /^(pages:|node:|file:)/;
+    const runtimeFrame = (frame) => {
+        const file = frame.getFileName();
+        return typeof file === 'string' && apply(exec, hiddenFile, [file]) !== null;
+    };
+    Object.defineProperty(Error, 'prepareStackTrace', {
+        value(error, frames) {
+            const name = ownText(error, 'name') ?? 'Error', message = ownText(error, 'message') ?? '';
+            let text = message === '' ? name : name + ': ' + message;
+            for (let index = 0; index < frames.length; index++) {
+                if (!runtimeFrame(frames[index])) text += '\n    at ' + frames[index].toString();
+            }
+            return text;
+        },
+        writable: false, configurable: false, enumerable: false,
+    });
+    Object.defineProperty(globalThis, 'Error', { value: Error, writable: false, configurable: false, enumerable: false });
     const jsonText = (value, what) => {
         const text = stringify(value === undefined ? null : value);
         if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
@@ -536,6 +571,9 @@ function load(name, tab, url, visible, appearance, scripts, elements) {
     const host = {
         now: () => Number(now),
         random: () => random(),
+        // The one question about an object of a page's realm: whether it is a proxy (whose traps
+        // are a script's code), asked before its properties are read.
+        isProxy: (value) => util.types.isProxy(value),
         log: (level, text, stack) => log(name, String(level), String(text), stack ? place(stack) : undefined),
         sendMessage: (text) => {
             const id = nextMessage++;
@@ -556,13 +594,18 @@ function load(name, tab, url, visible, appearance, scripts, elements) {
     const run = (file) => {
         let source;
         try { source = read(file); } catch (error) { log(name, 'error', `Uncaught Error: ${file} cannot be read: ${error.message}`, String(file)); return; }
-        evaluate(page, () => new vm.Script(source, { filename: String(file) }).runInContext(context, { timeout: watchdog }));
+        evaluate(page, () => new vm.Script(source, { filename: String(file) }).runInContext(context, evaluation));
     };
     for (const file of scripts.start) run(file);
     turn(page, 'ready', 0, '');
     for (const file of scripts.end) run(file);
     return page;
 }
+
+// How a page's code runs: under the watchdog, and without node's decoration of what it throws
+// (node reads a thrown value's stack to add the line it came from, after the watchdog stopped:
+// a getter or a proxy's trap there would run a script's code outside it).
+const evaluation = { timeout: watchdog, displayErrors: false };
 
 // Runs `work` in the page, under the watchdog, and lets its microtasks drain.
 function evaluate(page, work) {
@@ -576,7 +619,7 @@ function evaluate(page, work) {
 function turn(page, kind, id, text) {
     evaluate(page, () => {
         page.scripts.post(kind, id, text);
-        turnScript.runInContext(page.context, { timeout: watchdog });
+        turnScript.runInContext(page.context, evaluation);
     });
     return page.scripts.result();
 }
@@ -585,7 +628,9 @@ function turn(page, kind, id, text) {
 function reportState(page) {
     if (page.tab === undefined) return;
     const state = turn(page, 'state', 0, '');
-    if (state === page.lastState) return;
+    // A script that broke the page's own elements (a getter that throws or loops) leaves no
+    // state to read: its error is said, and the page keeps the state it last reported.
+    if (state === '' || state === page.lastState) return;
     page.lastState = state;
     outputs.push({ type: 'page', tab: page.tab, state: JSON.parse(state) });
 }
