@@ -192,7 +192,7 @@ const asked = new Map();
 const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
     'use strict';
     const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
-    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply;
+    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply, construct = Reflect.construct;
     const setup = parse(setupText);
     // The other realm's functions, each called through one of this realm's: whatever they throw
     // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
@@ -247,14 +247,40 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
     const call = (listener, self, args) => { try { return apply(listener, self, args); } catch (error) { report(error); return undefined; } };
     const missing = (name) => () => { throw new Error(name + ' is not provided in pages by the harness\'s runtime'); };
 
-    // Time and randomness from the frames.
+    // Time and randomness from the frames. Nothing reaches the clock's own Date: Date's
+    // prototype names this one as its constructor, and Intl formats the frames' time when it is
+    // given none.
     const RealDate = Date;
-    class PageDate extends RealDate {
-        constructor(...args) { if (args.length === 0) super(host.now()); else super(...args); }
-        static now() { return host.now(); }
-    }
-    define('Date', PageDate);
+    const FrameDate = function Date(...args) {
+        if (new.target === undefined) return new RealDate(host.now()).toString();
+        // A subclass (class D extends Date) gets its own prototype.
+        return construct(RealDate, args.length === 0 ? [host.now()] : args, new.target);
+    };
+    FrameDate.prototype = RealDate.prototype;
+    FrameDate.now = () => host.now();
+    FrameDate.parse = RealDate.parse;
+    FrameDate.UTC = RealDate.UTC;
+    Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
+    define('Date', FrameDate);
+    const Format = Intl.DateTimeFormat;
+    const format = getOwn(Format.prototype, 'format').get;
+    Object.defineProperty(Format.prototype, 'format', {
+        get() { const bound = apply(format, this, []); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
+    });
+    const formatToParts = Format.prototype.formatToParts;
+    Format.prototype.formatToParts = function (date) { return apply(formatToParts, this, [date === undefined ? host.now() : date]); };
     Math.random = () => host.random();
+    // No page depends on the collector.
+    define('WeakRef', class WeakRef {
+        #target;
+        constructor(target) { this.#target = target; }
+        deref() { return this.#target; }
+    });
+    define('FinalizationRegistry', class FinalizationRegistry {
+        constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
+        register() {}
+        unregister() { return false; }
+    });
     define('setTimeout', missing('setTimeout'));
     define('setInterval', missing('setInterval'));
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
