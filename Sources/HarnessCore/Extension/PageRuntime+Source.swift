@@ -79,6 +79,11 @@ function place(stack) {
         const match = line.slice(-512).match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
         if (match) return match.slice(1).join(':');
     }
+    // A script that does not compile: node names its file and line.
+    for (const line of lines) {
+        const match = line.slice(-512).match(/^([^\s()]+\.m?js):(\d+)$/);
+        if (match) return match.slice(1).join(':');
+    }
     return undefined;
 }
 
@@ -639,8 +644,15 @@ function evaluate(page, work) {
     try { work(); } catch (error) {
         if (isTimeout(error)) { log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`); return; }
         uncaught(page.name, 'Uncaught', error);
+        // The microtasks the script queued before it threw still run now, as a browser runs
+        // them after a script that throws: node drains them only after an evaluation that ends.
+        try { drain.runInContext(page.context, evaluation); } catch (later) {
+            if (isTimeout(later)) log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`);
+            else uncaught(page.name, 'Uncaught', later);
+        }
     }
 }
+const drain = new vm.Script('', { filename: 'pages:drain' });
 
 function turn(page, kind, id, text) {
     evaluate(page, () => {
@@ -663,7 +675,11 @@ function reportState(page) {
 
 const tabPage = (tab) => pages.get(`tab ${tab}`);
 
-function handle(input) {
+// Node hands over the rejections nobody handled once the current task is done: an input that
+// runs several pages waits for that after each, so each rejection is said as its own page's.
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+async function handle(input) {
     switch (input.type) {
     case 'load': {
         pages.delete(`tab ${input.tab}`);
@@ -678,7 +694,10 @@ function handle(input) {
     }
     case 'appearance': {
         const all = [...pages.values()];
-        for (const page of all) turn(page, 'appearance', 0, JSON.stringify(input));
+        for (const page of all) {
+            turn(page, 'appearance', 0, JSON.stringify(input));
+            await settle();
+        }
         return all;
     }
     case 'answer': {
@@ -728,9 +747,9 @@ for (;;) {
     const frame = JSON.parse(next.value);
     now = frame.now;
     outputs = [];
-    const touched = handle(frame.input ?? {});
+    const touched = await handle(frame.input ?? {});
     // Rejections nobody handled are reported before the input ends.
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     for (const page of touched) if (pages.get(page.name) === page) reportState(page);
     write({ outputs });
 }
