@@ -72,11 +72,18 @@ function log(page, level, text, at) {
     outputs.push(output);
 }
 
-// `file:line:col` of the first frame of a stack that is a script's.
+// `file:line:col` of the first frame of a stack that is a script's. A script can give an error
+// any stack text it likes, and this runs outside the watchdog: it reads at most the first 100
+// lines, and only the end of each (where a frame's place is), so its work stays small.
 function place(stack) {
-    const lines = String(stack).split('\n').filter((line) => !line.includes(runtimeFile) && !line.includes('pages:'));
+    const lines = String(stack).slice(0, 65536).split('\n', 100).filter((line) => !line.includes(runtimeFile) && !line.includes('pages:'));
     for (const line of lines) {
-        const match = line.match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
+        const match = line.slice(-512).match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
+        if (match) return match.slice(1).join(':');
+    }
+    // A script that does not compile: node names its file and line.
+    for (const line of lines) {
+        const match = line.slice(-512).match(/^([^\s()]+\.m?js):(\d+)$/);
         if (match) return match.slice(1).join(':');
     }
     return undefined;
@@ -119,7 +126,8 @@ function read(file) {
 }
 
 const manifest = JSON.parse(read('manifest.json'));
-const extensionID = manifest.browser_specific_settings?.safari?.id ?? 'extension';
+const safariID = manifest.browser_specific_settings?.safari?.id;
+const extensionID = typeof safariID === 'string' ? safariID : 'extension';
 const popupFile = manifest.action?.default_popup;
 
 // A match pattern (`<all_urls>`, `*://*.example.com/*`) as a test of an address.
@@ -185,10 +193,57 @@ function popupPage() {
 const pages = new Map();
 // Each page message still to be answered, by number: the page that sent it.
 const asked = new Map();
-const install = new vm.Script(String.raw`(host, setup) => {
+// Everything a script can reach is made in its page's realm: what crosses from this file is
+// strings and numbers (the page's setup is JSON text), and the host's functions are called only
+// through the page's own (see install).
+const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
     'use strict';
     const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
-    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply;
+    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply, construct = Reflect.construct;
+    const setup = parse(setupText);
+    // The other realm's functions, each called through one of this realm's: whatever they throw
+    // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
+    // whose Function makes code from strings) becomes this realm's error.
+    const host = {}, StackError = RangeError;
+    for (const name of keys(hostFunctions)) {
+        const work = hostFunctions[name];
+        host[name] = (...args) => {
+            try { return apply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
+        };
+    }
+
+    // An error's stack names the scripts' frames only, as a page's would: not the runtime's or
+    // node's (their paths are this machine's). Its first line is the error's own name and
+    // message, read without running any of the scripts' code (no getter, no trap), and scripts
+    // replace neither this nor the global Error node looks it up on: V8 formats a stack when it
+    // is first read, which may be in the runtime, outside the watchdog.
+    const getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn, exec = RegExp.prototype.exec;
+    const ownText = (object, key) => {
+        for (let current = object, depth = 0; current !== null && (typeof current === 'object' || typeof current === 'function') && depth < 64; depth++) {
+            if (host.isProxy(current)) return undefined;
+            const descriptor = getOwn(current, key);
+            if (descriptor) return hasOwn(descriptor, 'value') && typeof descriptor.value === 'string' ? descriptor.value : undefined;
+            current = getProto(current);
+        }
+        return undefined;
+    };
+    const hiddenFile = /^(pages:|node:|file:)/;
+    const runtimeFrame = (frame) => {
+        const file = frame.getFileName();
+        return typeof file === 'string' && apply(exec, hiddenFile, [file]) !== null;
+    };
+    Object.defineProperty(Error, 'prepareStackTrace', {
+        value(error, frames) {
+            const name = ownText(error, 'name') ?? 'Error', message = ownText(error, 'message') ?? '';
+            let text = message === '' ? name : name + ': ' + message;
+            for (let index = 0; index < frames.length; index++) {
+                if (!runtimeFrame(frames[index])) text += '\n    at ' + frames[index].toString();
+            }
+            return text;
+        },
+        writable: false, configurable: false, enumerable: false,
+    });
+    Object.defineProperty(globalThis, 'Error', { value: Error, writable: false, configurable: false, enumerable: false });
     const jsonText = (value, what) => {
         const text = stringify(value === undefined ? null : value);
         if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
@@ -199,14 +254,40 @@ const install = new vm.Script(String.raw`(host, setup) => {
     const call = (listener, self, args) => { try { return apply(listener, self, args); } catch (error) { report(error); return undefined; } };
     const missing = (name) => () => { throw new Error(name + ' is not provided in pages by the harness\'s runtime'); };
 
-    // Time and randomness from the frames.
+    // Time and randomness from the frames. Nothing reaches the clock's own Date: Date's
+    // prototype names this one as its constructor, and Intl formats the frames' time when it is
+    // given none.
     const RealDate = Date;
-    class PageDate extends RealDate {
-        constructor(...args) { if (args.length === 0) super(host.now()); else super(...args); }
-        static now() { return host.now(); }
-    }
-    define('Date', PageDate);
+    const FrameDate = function Date(...args) {
+        if (new.target === undefined) return new RealDate(host.now()).toString();
+        // A subclass (class D extends Date) gets its own prototype.
+        return construct(RealDate, args.length === 0 ? [host.now()] : args, new.target);
+    };
+    FrameDate.prototype = RealDate.prototype;
+    FrameDate.now = () => host.now();
+    FrameDate.parse = RealDate.parse;
+    FrameDate.UTC = RealDate.UTC;
+    Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
+    define('Date', FrameDate);
+    const Format = Intl.DateTimeFormat;
+    const format = getOwn(Format.prototype, 'format').get;
+    Object.defineProperty(Format.prototype, 'format', {
+        get() { const bound = apply(format, this, []); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
+    });
+    const formatToParts = Format.prototype.formatToParts;
+    Format.prototype.formatToParts = function (date) { return apply(formatToParts, this, [date === undefined ? host.now() : date]); };
     Math.random = () => host.random();
+    // No page depends on the collector.
+    define('WeakRef', class WeakRef {
+        #target;
+        constructor(target) { this.#target = target; }
+        deref() { return this.#target; }
+    });
+    define('FinalizationRegistry', class FinalizationRegistry {
+        constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
+        register() {}
+        unregister() { return false; }
+    });
     // Timers are the harness's: it fires each at its time, in (due time, creation) order. A
     // delay is read as browsers read it (truncated; not a number, negative or over 2^31 - 1: 0),
     // and an interval runs at most once a millisecond.
@@ -632,11 +713,17 @@ let now = 0;
 // A page, loaded: its realm and its scripts run, in the manifest's order.
 function load(name, tab, url, visible, appearance, scripts, elements, nativeDark = false) {
     const random = seededRandom(`${seed}/${name}/${++loads}`);
-    const context = vm.createContext({}, { name, microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
+    // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts
+    // this realm's Function through globalThis.constructor. It has no prototype.
+    const context = vm.createContext(Object.create(null), { name, microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
     const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, lastState: null };
     const host = {
-        now: () => now,
+        now: () => Number(now),
         random: () => random(),
+        // The one question about an object of a page's realm: whether it is a proxy (whose traps
+        // are a script's code), asked before its properties are read.
+        isProxy: (value) => util.types.isProxy(value),
         log: (level, text, stack) => log(name, String(level), String(text), stack ? place(stack) : undefined),
         sendMessage: (text) => {
             const id = nextMessage++;
@@ -657,12 +744,12 @@ function load(name, tab, url, visible, appearance, scripts, elements, nativeDark
             outputs.push(output);
         },
     };
-    page.scripts = install.runInContext(context)(host, { url, visible, appearance, nativeDark, elements, extensionID, manifest: JSON.stringify(manifest) });
+    page.scripts = install.runInContext(context)(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true, elements, extensionID, manifest: JSON.stringify(manifest) }));
     pages.set(name, page);
     const run = (file) => {
         let source;
         try { source = read(file); } catch (error) { log(name, 'error', `Uncaught Error: ${file} cannot be read: ${error.message}`, String(file)); return; }
-        evaluate(page, () => new vm.Script(source, { filename: String(file) }).runInContext(context, { timeout: watchdog }));
+        evaluate(page, () => new vm.Script(source, { filename: String(file) }).runInContext(context, evaluation));
     };
     for (const file of scripts.start) run(file);
     turn(page, 'ready', 0, '');
@@ -670,19 +757,31 @@ function load(name, tab, url, visible, appearance, scripts, elements, nativeDark
     return page;
 }
 
+// How a page's code runs: under the watchdog, and without node's decoration of what it throws
+// (node reads a thrown value's stack to add the line it came from, after the watchdog stopped:
+// a getter or a proxy's trap there would run a script's code outside it).
+const evaluation = { timeout: watchdog, displayErrors: false };
+
 // Runs `work` in the page, under the watchdog, and lets its microtasks drain.
 function evaluate(page, work) {
     current = page;
     try { work(); } catch (error) {
         if (isTimeout(error)) { log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`); return; }
         uncaught(page.name, 'Uncaught', error);
+        // The microtasks the script queued before it threw still run now, as a browser runs
+        // them after a script that throws: node drains them only after an evaluation that ends.
+        try { drain.runInContext(page.context, evaluation); } catch (later) {
+            if (isTimeout(later)) log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`);
+            else uncaught(page.name, 'Uncaught', later);
+        }
     }
 }
+const drain = new vm.Script('', { filename: 'pages:drain' });
 
 function turn(page, kind, id, text) {
     evaluate(page, () => {
         page.scripts.post(kind, id, text);
-        turnScript.runInContext(page.context, { timeout: watchdog });
+        turnScript.runInContext(page.context, evaluation);
     });
     return page.scripts.result();
 }
@@ -691,14 +790,20 @@ function turn(page, kind, id, text) {
 function reportState(page) {
     if (page.tab === undefined) return;
     const state = turn(page, 'state', 0, '');
-    if (state === page.lastState) return;
+    // A script that broke the page's own elements (a getter that throws or loops) leaves no
+    // state to read: its error is said, and the page keeps the state it last reported.
+    if (state === '' || state === page.lastState) return;
     page.lastState = state;
     outputs.push({ type: 'page', tab: page.tab, state: JSON.parse(state) });
 }
 
 const tabPage = (tab) => pages.get(`tab ${tab}`);
 
-function handle(input) {
+// Node hands over the rejections nobody handled once the current task is done: an input that
+// runs several pages waits for that after each, so each rejection is said as its own page's.
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+async function handle(input) {
     switch (input.type) {
     case 'load': {
         pages.delete(`tab ${input.tab}`);
@@ -713,7 +818,10 @@ function handle(input) {
     }
     case 'appearance': {
         const all = [...pages.values()];
-        for (const page of all) turn(page, 'appearance', 0, JSON.stringify(input));
+        for (const page of all) {
+            turn(page, 'appearance', 0, JSON.stringify(input));
+            await settle();
+        }
         return all;
     }
     case 'answer': {
@@ -775,9 +883,9 @@ for (;;) {
     const frame = JSON.parse(next.value);
     now = frame.now;
     outputs = [];
-    const touched = handle(frame.input ?? {});
+    const touched = await handle(frame.input ?? {});
     // Rejections nobody handled are reported before the input ends.
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     for (const page of touched) if (pages.get(page.name) === page) reportState(page);
     write({ outputs });
 }

@@ -1,0 +1,81 @@
+import Foundation
+@testable import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// The runtime of the extension's own pages (`pages.mjs`) on `node`, fed frames as the harness
+/// sends them: what a page's script can reach (its page's realm only, the frames' clock), and
+/// what it cannot do to the page host (run outside the watchdog, end the process).
+@Suite(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the JavaScript runtime cannot be run"))
+struct ExtensionPageRuntimeTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions").path
+    static let epoch: EpochMillis = 1_772_355_600_000
+
+    /// The page host over `fixture`, as a run starts it.
+    private func host(_ fixture: String) throws -> PageHost {
+        _ = try ExtensionRuntime.installShared()
+        let command = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode),
+                                          runtime: ExtensionRuntime.sharedFolder + "/" + PageRuntime.fileName,
+                                          extension: Self.fixtures + "/" + fixture, watchdogMilliseconds: 500)
+        return try PageHost(command, seed: 7)
+    }
+
+    private func send(_ host: PageHost, _ input: String) throws -> [PageHost.Output] {
+        try host.send(try JSONParser.parse(input), now: Self.epoch)
+    }
+
+    private static func load(_ tab: String, _ url: String) -> String {
+        #"{"type":"load","tab":"\#(tab)","url":"\#(url)","visible":true,"appearance":"light"}"#
+    }
+
+    /// The logs among `outputs`, each as `page: text @ place`.
+    private func logs(_ outputs: [PageHost.Output]) -> [String] {
+        outputs.compactMap { output in
+            guard case .log(let page, _, let text, let at) = output else { return nil }
+            return "\(page): \(text)" + (at.map { " @ \($0)" } ?? "")
+        }
+    }
+
+    private func state(classes: [String]) -> PageState {
+        var state = PageState()
+        state.classes = classes
+        return state
+    }
+
+    @Test func nothingAPagesScriptCanReachBelongsToTheHostsRealmAndTimeIsTheFrames() throws {
+        let host = try host("pages-escape")
+        let first = try send(host, Self.load("t1", "https://a.example/"))
+        #expect(logs(first) == [
+            "tab t1: stack Error: here |    at Object.ready (start.js:3:87)",
+            "tab t1: escapes EvalError EvalError EvalError EvalError EvalError EvalError",
+            "tab t1: at the limit EvalError EvalError extension",
+            "tab t1: clock true true Sun Mar 01 2026 09:00:00 GMT+0000 (Coordinated Universal Time) 9:00 AM object",
+            "tab t1: Uncaught Error: late throws @ late.js:3:7",
+        ], "\(logs(first))")
+        #expect(first.last == .state(TabID("t1"), state(classes: ["late"])), "the microtasks of a script that threw ran before the page was read")
+        _ = try send(host, Self.load("t2", "https://b.example/"))
+        let dark = try send(host, #"{"type":"appearance","appearance":"dark"}"#)
+        #expect(logs(dark) == [
+            "tab t1: Uncaught (in promise) Error: dark in https://a.example/ @ content.js:2:94",
+            "tab t2: Uncaught (in promise) Error: dark in https://b.example/ @ content.js:2:94",
+        ], "each page's rejection is its own: \(logs(dark))")
+    }
+
+    @Test func noPagesScriptRunsOutsideTheWatchdogOrEndsTheHost() throws {
+        let host = try host("pages-outside")
+        let load = try send(host, Self.load("t1", "https://a.example/"))
+        #expect(logs(load) == [
+            "tab t1: Uncaught Error: formatted without the script @ stack-formatter.js:4:7",
+            "tab t1: Uncaught TypeError: Cannot redefine property: Error @ error-global.js:2:8",
+            "tab t1: Uncaught a thrown object @ message-getter.js:2:15",
+            "tab t1: Uncaught Error: a long stack",
+            "tab t1: Uncaught a thrown object",
+            "tab t1: Uncaught a proxy",
+            "tab t1: Uncaught Error: not now @ broken-root.js:6:39",
+        ], "\(logs(load))")
+        #expect(!load.contains { if case .state = $0 { true } else { false } }, "a page its script broke is not read")
+        #expect(try send(host, #"{"type":"show","tab":"t1","visible":false}"#) == [.state(TabID("t1"), state(classes: ["kept"]))],
+                "the host goes on, and reads the page once it can")
+    }
+}

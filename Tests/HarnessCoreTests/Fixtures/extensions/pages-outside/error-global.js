@@ -1,0 +1,2 @@
+// Node looks the formatter up on the global Error: no script replaces it.
+Object.defineProperty(globalThis, 'Error', { get() { for (;;) {} } });
