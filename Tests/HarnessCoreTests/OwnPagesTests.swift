@@ -94,10 +94,15 @@ struct OwnPagesTests {
         _ = safari.handle(.popupOpened(t1), now: 0)
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messagePopup(id: 7, message: refresh)]), now: 0) == [.messagePage(.popup, id: 2, message: refresh)])
         #expect(safari.handle(.pageAnswerSent(id: 2, answer: nil, unreachable: true), now: 0) == [.answerBackground(incarnation: 1, id: 7, answer: nil, unreachable: true)])
+        // A page that goes before it answers is answered for with nothing.
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 8, message: toggle)]), now: 0)
+        #expect(safari.handle(.tabReloaded(t1), now: 0) ==
+                [.note("tab t1 loads \(url)"), .note("tab t1 went before it answered message 3: it is answered with nothing"),
+                 .answerBackground(incarnation: 1, id: 8, answer: nil), .loadPage(t1, url: url, visible: true)])
         // An answer for a background that died since goes nowhere.
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 5, message: toggle)]), now: 0)
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 1)
-        #expect(safari.handle(.pageAnswerSent(id: 3, answer: nil), now: 2) == [])
+        #expect(safari.handle(.pageAnswerSent(id: 4, answer: nil), now: 2) == [])
     }
 
     @Test func thePopupAndTheAppearanceGoToThePagesNotTheBackground() {

@@ -21,9 +21,21 @@ extension SafariMachine {
     /// The tab's page loads: its content scripts start in a fresh page.
     mutating func loadPage(_ id: TabID, _ effects: inout [Effect]) {
         guard let tab = tabs[id] else { return }
+        pageGone(.tab(id), &effects)
         let visible = isShown(id)
         if visible { shownPages.insert(id) } else { shownPages.remove(id) }
         effects.append(.loadPage(id, url: tab.url, visible: visible, nativeDark: tab.nativeDark))
+    }
+
+    /// A page is gone (it loads afresh, its tab closes, the popup closes): the background's
+    /// messages it had not answered are answered with nothing, as Safari answers a message whose
+    /// page went away.
+    mutating func pageGone(_ page: PageHost.Page, _ effects: inout [Effect]) {
+        for number in tabMessages.keys.sorted() where tabMessages[number]?.page == page {
+            let asker = tabMessages.removeValue(forKey: number)!
+            effects.append(.note("\(page.name) went before it answered message \(number): it is answered with nothing"))
+            effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: nil))
+        }
     }
 
     /// Each page whose visibility changed hears of it (`visibilitychange`), in tab order.
@@ -87,7 +99,7 @@ extension SafariMachine {
     private mutating func send(_ message: JSONValue, to page: PageHost.Page, id: Int, from incarnation: Int, _ effects: inout [Effect]) {
         let number = nextTabMessage
         nextTabMessage += 1
-        tabMessages[number] = (incarnation, id)
+        tabMessages[number] = (incarnation, id, page)
         effects.append(.messagePage(page, id: number, message: message))
     }
 }

@@ -86,7 +86,10 @@ extension SafariMachine {
             activeTabs[tab.window] = tabs.filter { $0.value.window == tab.window }.keys.sorted().first
         }
         effects.append(.note("tab \(id.rawValue) closed"))
-        if runsOwnPages { effects.append(.closePage(id)) }
+        if runsOwnPages {
+            pageGone(.tab(id), &effects)
+            effects.append(.closePage(id))
+        }
         effects.append(.dispatch(.tabClosed(id)))
     }
 

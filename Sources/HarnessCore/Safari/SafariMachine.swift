@@ -365,8 +365,9 @@ package struct SafariMachine: Sendable {
     package internal(set) var counts = RuleCounts()
     /// Pages' messages not yet answered, and the incarnation that took each, once one did.
     var pageQuestions: [Int: PageQuestion] = [:]
-    /// The background's messages to tabs, by Safari's number: whose, and its own number.
-    var tabMessages: [Int: (incarnation: Int, id: Int)] = [:]
+    /// The background's messages to pages, by Safari's number: whose, its own number, and the
+    /// page that has it.
+    var tabMessages: [Int: (incarnation: Int, id: Int, page: PageHost.Page)] = [:]
     var nextTabMessage = 1
     /// The pages whose `visibilityState` is `visible`.
     package internal(set) var shownPages: Set<TabID> = []
@@ -459,6 +460,8 @@ package struct SafariMachine: Sendable {
             popupTab = id
             popupScope = nil
             if runsOwnPages {
+                // A popup open already loads afresh.
+                pageGone(.popup, &effects)
                 effects.append(.openPopupPage(id))
                 break
             }
@@ -477,6 +480,7 @@ package struct SafariMachine: Sendable {
             ports.remove(.popup)
             popupTab = nil
             popupScope = nil
+            if runsOwnPages { pageGone(.popup, &effects) }
             effects.append(runsOwnPages ? .closePopupPage : .dispatch(.popupClosed))
         case .safariCameToForeground: safariCameToForeground(now: now, &effects)
         case .overdueTimersFired: resumeAfterReturn(now: now, &effects)
