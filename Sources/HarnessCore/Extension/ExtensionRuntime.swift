@@ -10,9 +10,14 @@ package enum ExtensionRuntime {
     /// The file name `install(in:)` writes.
     package static let fileName = "runtime.mjs"
 
+    /// How long a turn of a script may run, in wall time, before the runtime stops it as one
+    /// that never yields. It only guards the harness against a hang (Safari has no such limit),
+    /// so it is generous: on a loaded machine a niced run's turn took over 2 s.
+    package static let watchdogMilliseconds = 10_000
+
     /// The arguments for `node` that run the runtime at `path` for the extension in `folder`;
     /// the harness adds its own (`--storage DIR`) after them.
-    package static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = 2_000, ownPages: Bool = false) -> [String] {
+    package static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds, ownPages: Bool = false) -> [String] {
         ["--experimental-vm-modules", "--no-warnings", path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)]
             + (ownPages ? ["--own-pages"] : [])
     }
@@ -111,7 +116,7 @@ package enum ExtensionRuntime {
 
         /// Starts `node` on the runtime at `runtime` for the extension in `folder`, its storage in
         /// `storage`, with exactly `environment`.
-        package init(node: String, runtime: String, extension folder: String, storage: String, watchdogMilliseconds: Int = 2_000,
+        package init(node: String, runtime: String, extension folder: String, storage: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds,
                      environment: [String: String] = [:]) throws(ChildProcess.SpawnError) {
             child = try ChildProcess(executable: node,
                                      arguments: arguments(runtime: runtime, extension: folder, watchdogMilliseconds: watchdogMilliseconds)
@@ -153,7 +158,7 @@ package enum ExtensionRuntime {
 
     /// Starts the background of the extension in `folder` once, as Safari loads it (its storage
     /// in a fresh folder, every yield point taken), and reports what came of it.
-    package static func load(extension folder: String, node: String, watchdogMilliseconds: Int = 2_000) -> Load {
+    package static func load(extension folder: String, node: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds) -> Load {
         var load = Load()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("extension-load-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }

@@ -10,7 +10,7 @@ package enum PageRuntime {
     package static let fileName = "pages.mjs"
 
     /// The page host's command: `node` running the runtime at `path` for the extension in `folder`.
-    package static func command(node: String, runtime path: String, extension folder: String, watchdogMilliseconds: Int = 2_000) -> ProcessExecutables.Command {
+    package static func command(node: String, runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds) -> ProcessExecutables.Command {
         ProcessExecutables.Command(path: node, arguments: [path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)])
     }
 }
