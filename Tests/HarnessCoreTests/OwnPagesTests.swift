@@ -75,6 +75,12 @@ struct OwnPagesTests {
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 3) ==
                 [.note("page message 7 answered with nothing: background#1 is gone"), .answerPage(id: 7, answer: nil)])
         #expect(safari.pageQuestions[8] != nil && safari.pageQuestions[7] == nil)
+        // A page that goes takes its own messages with it: nothing waits for their answer.
+        _ = safari.handle(.pageMessageSent(id: 9, from: .tab(t1, url: url), message: getEnabled), now: 4)
+        _ = safari.handle(.tabReloaded(t1), now: 4)
+        #expect(safari.pageQuestions[9] == nil && safari.pageQuestions[8] != nil)
+        _ = safari.handle(.popupOpened(t1), now: 5)
+        #expect(safari.pageQuestions[8] == nil, "a popup opened afresh is a new page")
     }
 
     @Test func theBackgroundsMessageToATabIsNumberedAndItsAnswerGoesToThatIncarnation() {

@@ -1,6 +1,16 @@
 import ProcessKit
 import SiteSettings
 
+extension ExtensionWire.PageSender {
+    /// The page that sent it.
+    var page: PageHost.Page {
+        switch self {
+        case .tab(let tab, _): .tab(tab)
+        case .popup: .popup
+        }
+    }
+}
+
 /// The extension's own pages (`runsOwnPages`; `PROTOCOL.md`, section 15): Safari loads each
 /// tab's page with the extension's content scripts, and the popup's page, in the shell's page
 /// host, tells them when they show and hide, and carries the messages between them and the
@@ -8,9 +18,9 @@ import SiteSettings
 /// extension's own code.
 extension SafariMachine {
     /// A page's message on its way: from whom, and the incarnation that took it, once one did.
-    struct PageQuestion: Equatable, Sendable {
-        var from: ExtensionWire.PageSender
-        var takenBy: Int?
+    package struct PageQuestion: Equatable, Sendable {
+        package var from: ExtensionWire.PageSender
+        package var takenBy: Int?
     }
 
     /// Whether a tab's page is visible: it is its window's active tab, in the profile in front,
@@ -31,6 +41,8 @@ extension SafariMachine {
     /// messages it had not answered are answered with nothing, as Safari answers a message whose
     /// page went away.
     mutating func pageGone(_ page: PageHost.Page, _ effects: inout [Effect]) {
+        // Its own messages wait for nothing any more: an answer to them goes nowhere.
+        pageQuestions = pageQuestions.filter { $0.value.from.page != page }
         for number in tabMessages.keys.sorted() where tabMessages[number]?.page == page {
             let asker = tabMessages.removeValue(forKey: number)!
             effects.append(.note("\(page.name) went before it answered message \(number): it is answered with nothing"))

@@ -364,7 +364,7 @@ package struct SafariMachine: Sendable {
     package internal(set) var nativeRepliesDelivered = 0
     package internal(set) var counts = RuleCounts()
     /// Pages' messages not yet answered, and the incarnation that took each, once one did.
-    var pageQuestions: [Int: PageQuestion] = [:]
+    package internal(set) var pageQuestions: [Int: PageQuestion] = [:]
     /// The background's messages to pages, by Safari's number: whose, its own number, and the
     /// page that has it.
     var tabMessages: [Int: (incarnation: Int, id: Int, page: PageHost.Page)] = [:]

@@ -161,7 +161,10 @@ package final class ScenarioRunner {
         let unsyncedAtFlushes = simulation.disk.unsyncedAtFlushes
         Healing(simulation: simulation).heal()
         checkInvariants(after: last, healed: true)
-        if simulation.safari.runsOwnPages { checkPagesLoadAfresh(simulation, after: last) }
+        if simulation.safari.runsOwnPages {
+            checkPagesWereAnswered(simulation, after: last)
+            checkPagesLoadAfresh(simulation, after: last)
+        }
         if recordsObservations { observations.append(Observation(line: last.number, healed: true, text: Differential.observation(of: simulation))) }
         if readsRevisions { marks.revisions.append(RunMarks.revisions(of: simulation)) }
         let known = judgeKnownFailures()
@@ -243,6 +246,18 @@ package final class ScenarioRunner {
         case .crash(let process, let point): fault == PlannedFault(.crash, process, at: point)
         case .fail(let process, let point, _, _): fault == PlannedFault(.fail, process, at: point)
         default: false
+        }
+    }
+
+    /// Invariant 17, once healed, for the extension's own pages: every message a page that is
+    /// still there sent has been answered, or has failed. One still waiting is held by a
+    /// background that took it and never answered (a listener that returned true or a promise
+    /// that never settles), with nothing left to wait for.
+    private func checkPagesWereAnswered(_ simulation: Simulation, after step: Scenario.Line) {
+        for (id, question) in simulation.safari.pageQuestions.sorted(by: { $0.key < $1.key }) {
+            let holder = question.takenBy.map { "background#\($0) took it and never answered" } ?? "no background has taken it"
+            fail(step, .invariant(17), "after the run (healed): \(question.from.page.name)'s message \(id) is still waiting for its answer: \(holder)",
+                 healed: true, about: { if case .tab(let tab, _) = question.from { tab } else { nil } }())
         }
     }
 
