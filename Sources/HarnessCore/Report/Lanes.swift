@@ -218,6 +218,17 @@ struct Lanes {
         for segment in lane.segments {
             let x = axis.at(segment.from), width = max(axis.at(segment.to) - x, 3)
             let shown = segment.decision
+            if let look = segment.page {
+                // The extension's own page: what its scripts left on it.
+                page.add("<rect class=\"page\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(width))\" height=\"\(f(h))\" fill=\"#eef3fb\" stroke=\"#9ab\">"
+                         + "<title>tab \(escape(lane.name))'s page: \(escape(look)), \(time(segment.from)) to \(time(segment.to))</title></rect>")
+                let room = Int((width - 7) / 6.5)
+                if room >= 4 {
+                    let words = look.count <= room ? look : String(look.prefix(room - 1)) + "…"
+                    page.add("<text x=\"\(f(x + 3))\" y=\"\(f(row.middle + 4))\" fill=\"#222\" pointer-events=\"none\">\(escape(words))</text>")
+                }
+                continue
+            }
             let fill = shown.map { $0.enabled ? Self.colour(of: $0.theme) : "url(#disabled)" } ?? "#fff"
             let detail = shown.map { "\($0.enabled ? $0.theme : "disabled") (\($0.reason))" } ?? "no decision applied yet"
             page.add("<rect class=\"\(shown == nil ? "waiting" : "shown")\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(width))\" height=\"\(f(h))\" fill=\"\(fill)\">"

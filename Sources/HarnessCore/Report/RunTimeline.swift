@@ -50,6 +50,8 @@ package struct RunTimeline: Sendable {
             package var decision: Shown?
             package var from: Int
             package var to: Int
+            /// What the extension's own page shows, when its pages run (`PageState.summary`).
+            package var page: String?
         }
         /// A decision as a page shows it.
         package struct Shown: Sendable, Equatable {
@@ -207,6 +209,11 @@ private struct TraceReader {
         case "safari":
             safari(rest, at: index)
             safariState(rest, at: index)
+        case "pages":
+            // `tab t1 page: style.filter=invert(1), data.theme=dark`: what the extension's own page shows.
+            if rest.hasPrefix("tab "), let colon = rest.range(of: " page: ") {
+                showPage(String(rest[rest.index(rest.startIndex, offsetBy: 4)..<colon.lowerBound]), String(rest[colon.upperBound...]), at: index)
+            }
         case "harness":
             if rest.hasPrefix("the device sleeps") { enter(.asleep, at: index) }
             if rest == "the device wakes" {
@@ -520,6 +527,13 @@ private struct TraceReader {
         if firstSinceLoad {
             timeline.tabs[lane].firsts.append(.init(at: index, repliesBefore: repliesTaken - (repliesAtLoad[key] ?? 0)))
         }
+    }
+
+    /// What the extension's own page shows now.
+    mutating func showPage(_ tab: String, _ summary: String, at index: Int) {
+        guard let lane = tabIndex["\(profile) \(tab)"], timeline.tabs[lane].segments.last?.to ?? 0 < 0 else { return }
+        cut(lane, at: index)
+        timeline.tabs[lane].segments.append(.init(decision: nil, from: index, to: -1, page: summary))
     }
 
     /// Ends the open segment of a tab (closed, reloaded, or a new decision).

@@ -76,7 +76,7 @@ extension Simulation {
             return input("show", ["tab": .string(tab.rawValue), "visible": .bool(visible)])
         case .pagesAppearance(let appearance): return input("appearance", ["appearance": .string(appearance.rawValue)])
         case .answerPage(let id, let answer):
-            trace.record(now, "pages", "message \(id) answered", answer ?? .string("nothing"))
+            if let answer { trace.record(now, "pages", "message \(id) answered", answer) } else { trace.record(now, "pages", "message \(id) answered with nothing") }
             return input("answer", ["id": .integer(Int64(id))].merging(answer.map { ["answer": $0] } ?? [:]) { a, _ in a })
         case .messagePage(let page, let id, let message):
             trace.record(now, "pages", "\(page.name) hears message \(id)", message)
@@ -121,7 +121,9 @@ extension Simulation {
             handle(.pageMessageSent(id: id, from: from, message: message))
         case .answer(let id, let answer, let unreachable):
             if unreachable { trace.record(now, "pages", "message \(id) reached no page that listens") } else {
-                trace.record(now, "pages", "message \(id) to a page answered", answer ?? .string("nothing"))
+                if let answer { trace.record(now, "pages", "message \(id) to a page answered", answer) } else {
+                    trace.record(now, "pages", "message \(id) to a page answered with nothing")
+                }
             }
             handle(.pageAnswerSent(id: id, answer: answer, unreachable: unreachable))
         case .state(let tab, let state):
