@@ -61,4 +61,15 @@ struct OwnPagesRunTests {
         // Nothing mends the page after healing either: loaded afresh it shows the switch.
         #expect(planted.marks.failures.contains { $0.property == .invariant(16) }, "\(planted.failures)")
     }
+
+    /// The run's page draws what the page showed over time: the flip, then the old look again
+    /// once it reloads.
+    @Test func theTabsLaneShowsWhatThePageShows() throws {
+        let file = "extensions/the-first-versions-toggle-flips-the-page-when-the-handler-crashed-before-saving.scenario"
+        let outcome = try run(try String(contentsOfFile: ScenarioTests.folder + "/" + file, encoding: .utf8), name: file, folder: ScenarioTests.folder + "/extensions")
+        let timeline = RunTimeline(log: outcome.log, marks: outcome.marks, epoch: outcome.epoch)
+        let looks = try #require(timeline.tabs.first { $0.tab == "t1" }).segments.compactMap(\.page)
+        let flipped = try #require(looks.firstIndex { $0.hasPrefix("style.filter=invert") }, "\(looks)")
+        #expect(looks[..<flipped].contains("nothing set") && looks[flipped...].contains("nothing set"), "\(looks)")
+    }
 }
