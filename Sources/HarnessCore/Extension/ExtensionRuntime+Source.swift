@@ -163,7 +163,10 @@ function seededRandom(seed, uptime) {
 let directives = [];
 let timedOut = false;
 
-const context = vm.createContext({}, {
+// The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
+// realm (whose Object.prototype has constructor, this realm's Object) would hand scripts this
+// realm's Function through globalThis.constructor. It has no prototype.
+const context = vm.createContext(Object.create(null), {
     name: 'background',
     microtaskMode: 'afterEvaluate',
     codeGeneration: { strings: false, wasm: false },
