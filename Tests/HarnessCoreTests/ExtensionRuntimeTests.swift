@@ -87,6 +87,7 @@ struct ExtensionRuntimeTests {
         let run = try run("runtime-escape", environment: ["TZ": "America/New_York"], [(Self.started, Self.epoch, 5)])
         #expect(run.logs == [
             "global escapes EvalError EvalError EvalError EvalError",
+            "at the limit EvalError EvalError EvalError EvalError EvalError",
             "escapes EvalError EvalError EvalError EvalError EvalError EvalError EvalError EvalError",
             "missing member true browser.runtime.openOptionsPage is not provided by the harness's runtime",
             "absent undefined undefined undefined",

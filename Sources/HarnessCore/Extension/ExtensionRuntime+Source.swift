@@ -266,7 +266,14 @@ const host = {
             try { source = read(file); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
             let script;
             try { script = new vm.Script(source, { filename: String(file) }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
-            script.runInContext(context);
+            // What the script throws is its own value: kept for the scripts' realm to throw
+            // again (thrown), as importScripts throws it.
+            try { script.runInContext(context); } catch (error) {
+                if (isTimeout(error)) throw error;
+                scriptThrew = true;
+                scriptThrown = error;
+                return '';
+            }
         }
         return '';
     },
@@ -274,23 +281,36 @@ const host = {
 
 // No host function throws: an error of this realm reaching a script would lead it here (its
 // constructor is this realm's Function). A failure is kept, and the scripts' realm asks for it
-// (`failure`) and throws its own error.
-let hostFailure = '';
+// (`failure`) and throws its own error. (At the stack's limit, or the memory's, a host function
+// throws this realm's RangeError before its try: the scripts' realm calls each through a
+// function of its own, which throws its own error instead; see install.)
+let hostFailure = '', scriptThrew = false, scriptThrown;
 for (const [name, work] of Object.entries(host)) {
     host[name] = (...args) => {
         try { return work(...args); } catch (error) {
-            // A script's own value (thrown by a script importScripts ran) and the watchdog's
-            // timeout go on as they are.
-            if (isTimeout(error) || util.types.isProxy(error) || !(error instanceof Error)) throw error;
-            hostFailure = `${error.name}: ${error.message}`;
+            // The watchdog's timeout goes on as it is.
+            if (isTimeout(error)) throw error;
+            hostFailure = util.types.isProxy(error) || !(error instanceof Error) ? 'the runtime failed' : `${error.name}: ${error.message}`;
             return undefined;
         }
     };
 }
 host.failure = () => { const failure = hostFailure; hostFailure = ''; return failure; };
+host.threw = () => scriptThrew;
+host.thrown = () => { const value = scriptThrown; scriptThrew = false; scriptThrown = undefined; return value; };
 
-const install = new vm.Script(String.raw`(host, manifestText) => {
+const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
     'use strict';
+    // The other realm's functions, each called through one of this realm's: whatever they throw
+    // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
+    // whose Function makes code from strings) becomes this realm's error.
+    const host = {}, StackError = RangeError, hostApply = Reflect.apply;
+    for (const name of Object.keys(hostFunctions)) {
+        const work = hostFunctions[name];
+        host[name] = (...args) => {
+            try { return hostApply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
+        };
+    }
     const manifest = JSON.parse(manifestText);
     const permissions = new Set(manifest.permissions ?? []);
     const ownPages = host.ownPages() === true;
@@ -764,6 +784,8 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     define('self', globalThis);
     define('importScripts', (...files) => {
         const problem = checked(host.importScripts(files.map(String)));
+        // A script it ran threw: its value goes on.
+        if (host.threw()) throw host.thrown();
         if (problem) throw new TypeError(problem);
     });
 

@@ -8,4 +8,17 @@
     () => Object.getPrototypeOf(globalThis).constructor.constructor,
     () => self.constructor.constructor,
   ].map(escape).join(' '));
+  // The errors a script gets back from the runtime's functions at the stack's limit are its
+  // realm's own, never the runtime's.
+  const atTheLimit = (call) => {
+    const constructors = new Set();
+    const deep = () => {
+      try { deep(); } catch {}
+      try { call(); } catch (error) { constructors.add(error.constructor); }
+    };
+    deep();
+    return [...new Set([...constructors].map((made) => escape(() => made.constructor)))].join('+');
+  };
+  console.log('at the limit', atTheLimit(() => Date.now()), atTheLimit(() => Math.random()), atTheLimit(() => performance.now()),
+    atTheLimit(() => new Date().getHours()), atTheLimit(() => browser.runtime.getPlatformInfo()));
 }
