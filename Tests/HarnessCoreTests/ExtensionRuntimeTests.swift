@@ -102,6 +102,22 @@ struct ExtensionRuntimeTests {
                                     .setTimer(.script(3), at: Int64(Self.epoch)), .setTimer(.script(4), at: Int64(Self.epoch + 1))]))
     }
 
+    /// What a script cannot do to the runtime: run its code outside the watchdog (through node's
+    /// lookup of the stack formatter, its decoration of a thrown value, a thrown value of a
+    /// script importScripts runs) or end the process.
+    @Test func noScriptRunsOutsideTheWatchdogOrEndsTheRuntime() throws {
+        let run = try run("runtime-outside", watchdog: 500, [(Self.started, Self.epoch, 5), (#"{"type":"tabActivated","tab":"t1"}"#, Self.epoch + 10, 15)])
+        #expect(run.logs == [
+            "Uncaught TypeError: Cannot redefine property: Error @ error-global.js:3:8",
+            "Uncaught a thrown object @ message-getter.js:2:15",
+            "Uncaught a thrown object",
+            "Uncaught a proxy",
+            "imported threw object",
+        ], "\(run.logs)")
+        #expect(run.end(0) == .error("a script did not yield within 500 ms"), "the watchdog ends the turn of a script that never yields")
+        #expect(run.end(1) == done([]), "the runtime goes on")
+    }
+
     /// Section 8.2's inputs reach the browser.* events they stand for; a tab's question is the
     /// decision message, and its first answer, now or in a later turn, is the tab's decision.
     @Test func inputsReachTheirEventsAndAnAnswerToTheDecisionMessageIsTheTabsDecision() throws {

@@ -179,14 +179,20 @@ function isTimeout(value) {
     return Object.getOwnPropertyDescriptor(value, 'code')?.value === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
 }
 
+// How the scripts' code runs: under the watchdog, and without node's decoration of what it
+// throws (node reads a thrown value's stack to add the line it came from, after the watchdog
+// stopped: a getter or a proxy's trap there would run a script's code outside it, and one that
+// runs inside a script's turn, as importScripts does, swallows the watchdog's end of the turn).
+const evaluation = { timeout: watchdog, displayErrors: false };
+
 function evaluate(script) {
     try {
-        script.runInContext(context, { timeout: watchdog });
+        script.runInContext(context, evaluation);
     } catch (error) {
         if (isTimeout(error)) { timedOut = true; return; }
         uncaught('Uncaught', error);
         // The microtasks the script queued before it threw still run in this turn.
-        try { drain.runInContext(context, { timeout: watchdog }); } catch (later) {
+        try { drain.runInContext(context, evaluation); } catch (later) {
             if (isTimeout(later)) timedOut = true; else uncaught('Uncaught', later);
         }
     }
@@ -268,7 +274,7 @@ const host = {
             try { script = new vm.Script(source, { filename: String(file) }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
             // What the script throws is its own value: kept for the scripts' realm to throw
             // again (thrown), as importScripts throws it.
-            try { script.runInContext(context); } catch (error) {
+            try { script.runInContext(context, { displayErrors: false }); } catch (error) {
                 if (isTimeout(error)) throw error;
                 scriptThrew = true;
                 scriptThrown = error;
@@ -512,6 +518,8 @@ const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
         },
         writable: false, configurable: false, enumerable: false,
     });
+    // Node looks the formatter up on the global Error: no script replaces it.
+    Object.defineProperty(globalThis, 'Error', { value: Error, writable: false, configurable: false, enumerable: false });
 
     // The console.
     const text = (value) => {
@@ -948,7 +956,7 @@ const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
         post(kind, id, text) { work = { kind, id, text }; },
         result() { return answer; },
     };
-}`, { filename: 'runtime:install' }).runInContext(context);
+}`, { filename: 'runtime:install' }).runInContext(context, { displayErrors: false });
 
 const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
 const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
@@ -1104,7 +1112,7 @@ async function loadModules() {
         let outcome = null;
         module.evaluate({ timeout: watchdog }).then(() => { outcome = { ok: true }; }, (error) => { outcome = { error }; });
         for (let round = 0; outcome === null && round < 1000; round++) {
-            drain.runInContext(context, { timeout: watchdog });
+            drain.runInContext(context, evaluation);
             await new Promise((resolve) => setImmediate(resolve));
         }
         if (outcome === null) throw new Error(`${file} did not finish loading: its top-level await waits for something that never comes`);
