@@ -103,8 +103,8 @@ struct ExtensionRuntimeTests {
     }
 
     /// What a script cannot do to the runtime: run its code outside the watchdog (through node's
-    /// lookup of the stack formatter, its decoration of a thrown value, a thrown value of a
-    /// script importScripts runs) or end the process.
+    /// lookup of the stack formatter, its decoration of a thrown value, a stack too long to read
+    /// quickly, a thrown value of a script importScripts runs) or end the process.
     @Test func noScriptRunsOutsideTheWatchdogOrEndsTheRuntime() throws {
         let run = try run("runtime-outside", watchdog: 500, [(Self.started, Self.epoch, 5), (#"{"type":"tabActivated","tab":"t1"}"#, Self.epoch + 10, 15)])
         #expect(run.logs == [
@@ -112,6 +112,7 @@ struct ExtensionRuntimeTests {
             "Uncaught a thrown object @ message-getter.js:2:15",
             "Uncaught a thrown object",
             "Uncaught a proxy",
+            "Uncaught Error: a long stack",
             "imported threw object",
         ], "\(run.logs)")
         #expect(run.end(0) == .error("a script did not yield within 500 ms"), "the watchdog ends the turn of a script that never yields")

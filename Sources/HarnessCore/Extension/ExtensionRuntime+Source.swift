@@ -73,15 +73,17 @@ function log(level, message, at) {
 }
 
 // `file:line:col` of the first frame of a stack that is a script's (or `file:line` where the
-// stack gives no column); the runtime's own frames are skipped.
+// stack gives no column); the runtime's own frames are skipped. A script can give an error any
+// stack text it likes, and this runs outside the watchdog: it reads at most the first 100
+// lines, and only the end of each (where a frame's place is), so its work stays small.
 function place(stack) {
-    const lines = String(stack).split('\n').filter((line) => !line.includes(runtimeFile) && !line.includes('runtime:'));
+    const lines = String(stack).slice(0, 65536).split('\n', 100).filter((line) => !line.includes(runtimeFile) && !line.includes('runtime:'));
     for (const line of lines) {
-        const match = line.match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
+        const match = line.slice(-512).match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
         if (match) return match.slice(1).join(':');
     }
     for (const line of lines) {
-        const match = line.match(/^([^\s()]+\.m?js):(\d+)$/);
+        const match = line.slice(-512).match(/^([^\s()]+\.m?js):(\d+)$/);
         if (match) return match.slice(1).join(':');
     }
     return undefined;
