@@ -273,7 +273,7 @@ const host = {
             let source;
             try { source = read(file); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
             let script;
-            try { script = new vm.Script(source, { filename: String(file) }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
+            try { script = new vm.Script(source, { filename: String(file), importModuleDynamically }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
             // What the script throws is its own value: kept for the scripts' realm to throw
             // again (thrown), as importScripts throws it.
             try { script.runInContext(context, { displayErrors: false }); } catch (error) {
@@ -957,11 +957,16 @@ const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
     return {
         post(kind, id, text) { work = { kind, id, text }; },
         result() { return answer; },
+        refusal(what) { return new TypeError(what + ' is not provided by the harness\'s runtime'); },
     };
 }`, { filename: 'runtime:install' }).runInContext(context, { displayErrors: false });
 
 const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
 const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
+
+// A script's import() is refused with its realm's error: node's own refusal, when a script is
+// given no way to import, is an error of this realm (whose Function makes code from strings).
+function importModuleDynamically() { throw scripts.refusal('import()'); }
 
 // MARK: - Extension storage (section 10): storage.local in local.json, saved whole through a
 // temporary file at the storage yield points; storage.session in session.json, in place.
@@ -1068,7 +1073,7 @@ async function prepare() {
         return backgroundScripts.map((file) => {
             let source;
             try { source = read(file); } catch (error) { return { file, unreadable: error }; }
-            try { return { file, script: new vm.Script(source, { filename: String(file) }) }; } catch (error) { return { file, error }; }
+            try { return { file, script: new vm.Script(source, { filename: String(file), importModuleDynamically }) }; } catch (error) { return { file, error }; }
         });
     }
     const modules = new Map();
@@ -1083,7 +1088,7 @@ async function prepare() {
                 throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
             }
             reading = key;
-            modules.set(key, new vm.SourceTextModule(source, { identifier: key, context }));
+            modules.set(key, new vm.SourceTextModule(source, { identifier: key, context, importModuleDynamically }));
         }
         return modules.get(key);
     };

@@ -22,3 +22,7 @@
   console.log('at the limit', atTheLimit(() => Date.now()), atTheLimit(() => Math.random()), atTheLimit(() => performance.now()),
     atTheLimit(() => new Date().getHours()), atTheLimit(() => browser.runtime.getPlatformInfo()));
 }
+// import() is refused with the scripts' realm's own error (node's refusal is its realm's).
+import('./background.js').catch((error) => {
+  console.log('import', error.name, (() => { try { return typeof error.constructor.constructor('return process')(); } catch (refusal) { return refusal.name; } })());
+});
