@@ -84,8 +84,11 @@ struct ExtensionRuntimeTests {
     }
 
     @Test func nothingAScriptCanReachBelongsToTheRuntimesRealmAndTimeIsTheFramesInUTC() throws {
-        let run = try run("runtime-escape", environment: ["TZ": "America/New_York"], [(Self.started, Self.epoch, 5)])
+        let run = try run("runtime-escape", environment: ["TZ": "America/New_York"],
+                          [(Self.started, Self.epoch, 5), (#"{"type":"safariCameToForeground"}"#, Self.epoch + 10, 15)])
         #expect(run.logs == [
+            "global escapes EvalError EvalError EvalError EvalError",
+            "at the limit EvalError EvalError EvalError EvalError EvalError",
             "escapes EvalError EvalError EvalError EvalError EvalError EvalError EvalError EvalError",
             "missing member true browser.runtime.openOptionsPage is not provided by the harness's runtime",
             "absent undefined undefined undefined",
@@ -95,9 +98,28 @@ struct ExtensionRuntimeTests {
             "Uncaught a thrown object",
             "Uncaught a thrown object",
             "Uncaught (in promise) Error: later @ background.js:40:16",
+            // (The refusal settles through the runtime's realm: the scripts hear it in their next turn.)
+            "import TypeError EvalError",
         ], "\(run.logs)")
         #expect(run.end(0) == done([.listen([]), .setTimer(.script(1), at: Int64(Self.epoch)), .setTimer(.script(2), at: Int64(Self.epoch)),
                                     .setTimer(.script(3), at: Int64(Self.epoch)), .setTimer(.script(4), at: Int64(Self.epoch + 1))]))
+    }
+
+    /// What a script cannot do to the runtime: run its code outside the watchdog (through node's
+    /// lookup of the stack formatter, its decoration of a thrown value, a stack too long to read
+    /// quickly, a thrown value of a script importScripts runs) or end the process.
+    @Test func noScriptRunsOutsideTheWatchdogOrEndsTheRuntime() throws {
+        let run = try run("runtime-outside", watchdog: 500, [(Self.started, Self.epoch, 5), (#"{"type":"tabActivated","tab":"t1"}"#, Self.epoch + 10, 15)])
+        #expect(run.logs == [
+            "Uncaught TypeError: Cannot redefine property: Error @ error-global.js:3:8",
+            "Uncaught a thrown object @ message-getter.js:2:15",
+            "Uncaught a thrown object",
+            "Uncaught a proxy",
+            "Uncaught Error: a long stack",
+            "imported threw object",
+        ], "\(run.logs)")
+        #expect(run.end(0) == .error("a script did not yield within 500 ms"), "the watchdog ends the turn of a script that never yields")
+        #expect(run.end(1) == done([]), "the runtime goes on")
     }
 
     /// Section 8.2's inputs reach the browser.* events they stand for; a tab's question is the

@@ -73,15 +73,17 @@ function log(level, message, at) {
 }
 
 // `file:line:col` of the first frame of a stack that is a script's (or `file:line` where the
-// stack gives no column); the runtime's own frames are skipped.
+// stack gives no column); the runtime's own frames are skipped. A script can give an error any
+// stack text it likes, and this runs outside the watchdog: it reads at most the first 100
+// lines, and only the end of each (where a frame's place is), so its work stays small.
 function place(stack) {
-    const lines = String(stack).split('\n').filter((line) => !line.includes(runtimeFile) && !line.includes('runtime:'));
+    const lines = String(stack).slice(0, 65536).split('\n', 100).filter((line) => !line.includes(runtimeFile) && !line.includes('runtime:'));
     for (const line of lines) {
-        const match = line.match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
+        const match = line.slice(-512).match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
         if (match) return match.slice(1).join(':');
     }
     for (const line of lines) {
-        const match = line.match(/^([^\s()]+\.m?js):(\d+)$/);
+        const match = line.slice(-512).match(/^([^\s()]+\.m?js):(\d+)$/);
         if (match) return match.slice(1).join(':');
     }
     return undefined;
@@ -163,7 +165,10 @@ function seededRandom(seed, uptime) {
 let directives = [];
 let timedOut = false;
 
-const context = vm.createContext({}, {
+// The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
+// realm (whose Object.prototype has constructor, this realm's Object) would hand scripts this
+// realm's Function through globalThis.constructor. It has no prototype.
+const context = vm.createContext(Object.create(null), {
     name: 'background',
     microtaskMode: 'afterEvaluate',
     codeGeneration: { strings: false, wasm: false },
@@ -176,14 +181,20 @@ function isTimeout(value) {
     return Object.getOwnPropertyDescriptor(value, 'code')?.value === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
 }
 
+// How the scripts' code runs: under the watchdog, and without node's decoration of what it
+// throws (node reads a thrown value's stack to add the line it came from, after the watchdog
+// stopped: a getter or a proxy's trap there would run a script's code outside it, and one that
+// runs inside a script's turn, as importScripts does, swallows the watchdog's end of the turn).
+const evaluation = { timeout: watchdog, displayErrors: false };
+
 function evaluate(script) {
     try {
-        script.runInContext(context, { timeout: watchdog });
+        script.runInContext(context, evaluation);
     } catch (error) {
         if (isTimeout(error)) { timedOut = true; return; }
         uncaught('Uncaught', error);
         // The microtasks the script queued before it threw still run in this turn.
-        try { drain.runInContext(context, { timeout: watchdog }); } catch (later) {
+        try { drain.runInContext(context, evaluation); } catch (later) {
             if (isTimeout(later)) timedOut = true; else uncaught('Uncaught', later);
         }
     }
@@ -262,8 +273,15 @@ const host = {
             let source;
             try { source = read(file); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
             let script;
-            try { script = new vm.Script(source, { filename: String(file) }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
-            script.runInContext(context);
+            try { script = new vm.Script(source, { filename: String(file), importModuleDynamically }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
+            // What the script throws is its own value: kept for the scripts' realm to throw
+            // again (thrown), as importScripts throws it.
+            try { script.runInContext(context, { displayErrors: false }); } catch (error) {
+                if (isTimeout(error)) throw error;
+                scriptThrew = true;
+                scriptThrown = error;
+                return '';
+            }
         }
         return '';
     },
@@ -271,23 +289,36 @@ const host = {
 
 // No host function throws: an error of this realm reaching a script would lead it here (its
 // constructor is this realm's Function). A failure is kept, and the scripts' realm asks for it
-// (`failure`) and throws its own error.
-let hostFailure = '';
+// (`failure`) and throws its own error. (At the stack's limit, or the memory's, a host function
+// throws this realm's RangeError before its try: the scripts' realm calls each through a
+// function of its own, which throws its own error instead; see install.)
+let hostFailure = '', scriptThrew = false, scriptThrown;
 for (const [name, work] of Object.entries(host)) {
     host[name] = (...args) => {
         try { return work(...args); } catch (error) {
-            // A script's own value (thrown by a script importScripts ran) and the watchdog's
-            // timeout go on as they are.
-            if (isTimeout(error) || util.types.isProxy(error) || !(error instanceof Error)) throw error;
-            hostFailure = `${error.name}: ${error.message}`;
+            // The watchdog's timeout goes on as it is.
+            if (isTimeout(error)) throw error;
+            hostFailure = util.types.isProxy(error) || !(error instanceof Error) ? 'the runtime failed' : `${error.name}: ${error.message}`;
             return undefined;
         }
     };
 }
 host.failure = () => { const failure = hostFailure; hostFailure = ''; return failure; };
+host.threw = () => scriptThrew;
+host.thrown = () => { const value = scriptThrown; scriptThrew = false; scriptThrown = undefined; return value; };
 
-const install = new vm.Script(String.raw`(host, manifestText) => {
+const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
     'use strict';
+    // The other realm's functions, each called through one of this realm's: whatever they throw
+    // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
+    // whose Function makes code from strings) becomes this realm's error.
+    const host = {}, StackError = RangeError, hostApply = Reflect.apply;
+    for (const name of Object.keys(hostFunctions)) {
+        const work = hostFunctions[name];
+        host[name] = (...args) => {
+            try { return hostApply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
+        };
+    }
     const manifest = JSON.parse(manifestText);
     const permissions = new Set(manifest.permissions ?? []);
     const ownPages = host.ownPages() === true;
@@ -489,6 +520,8 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
         },
         writable: false, configurable: false, enumerable: false,
     });
+    // Node looks the formatter up on the global Error: no script replaces it.
+    Object.defineProperty(globalThis, 'Error', { value: Error, writable: false, configurable: false, enumerable: false });
 
     // The console.
     const text = (value) => {
@@ -761,6 +794,8 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     define('self', globalThis);
     define('importScripts', (...files) => {
         const problem = checked(host.importScripts(files.map(String)));
+        // A script it ran threw: its value goes on.
+        if (host.threw()) throw host.thrown();
         if (problem) throw new TypeError(problem);
     });
 
@@ -922,11 +957,16 @@ const install = new vm.Script(String.raw`(host, manifestText) => {
     return {
         post(kind, id, text) { work = { kind, id, text }; },
         result() { return answer; },
+        refusal(what) { return new TypeError(what + ' is not provided by the harness\'s runtime'); },
     };
-}`, { filename: 'runtime:install' }).runInContext(context);
+}`, { filename: 'runtime:install' }).runInContext(context, { displayErrors: false });
 
 const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
 const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
+
+// A script's import() is refused with its realm's error: node's own refusal, when a script is
+// given no way to import, is an error of this realm (whose Function makes code from strings).
+function importModuleDynamically() { throw scripts.refusal('import()'); }
 
 // MARK: - Extension storage (section 10): storage.local in local.json, saved whole through a
 // temporary file at the storage yield points; storage.session in session.json, in place.
@@ -1033,7 +1073,7 @@ async function prepare() {
         return backgroundScripts.map((file) => {
             let source;
             try { source = read(file); } catch (error) { return { file, unreadable: error }; }
-            try { return { file, script: new vm.Script(source, { filename: String(file) }) }; } catch (error) { return { file, error }; }
+            try { return { file, script: new vm.Script(source, { filename: String(file), importModuleDynamically }) }; } catch (error) { return { file, error }; }
         });
     }
     const modules = new Map();
@@ -1048,7 +1088,7 @@ async function prepare() {
                 throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
             }
             reading = key;
-            modules.set(key, new vm.SourceTextModule(source, { identifier: key, context }));
+            modules.set(key, new vm.SourceTextModule(source, { identifier: key, context, importModuleDynamically }));
         }
         return modules.get(key);
     };
@@ -1079,7 +1119,7 @@ async function loadModules() {
         let outcome = null;
         module.evaluate({ timeout: watchdog }).then(() => { outcome = { ok: true }; }, (error) => { outcome = { error }; });
         for (let round = 0; outcome === null && round < 1000; round++) {
-            drain.runInContext(context, { timeout: watchdog });
+            drain.runInContext(context, evaluation);
             await new Promise((resolve) => setImmediate(resolve));
         }
         if (outcome === null) throw new Error(`${file} did not finish loading: its top-level await waits for something that never comes`);

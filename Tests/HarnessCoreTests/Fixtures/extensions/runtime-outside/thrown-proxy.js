@@ -1,0 +1,2 @@
+// Nor does a thrown proxy's trap.
+throw new Proxy(new Error('a proxy'), { get() { for (;;) {} } });
