@@ -50,7 +50,9 @@ struct ExtensionPageRuntimeTests {
             "tab t1: stack Error: here |    at Object.ready (start.js:3:87)",
             "tab t1: escapes EvalError EvalError EvalError EvalError EvalError EvalError",
             "tab t1: at the limit EvalError EvalError extension",
+            "tab t1: import at the limit EvalError",
             "tab t1: clock true true Sun Mar 01 2026 09:00:00 GMT+0000 (Coordinated Universal Time) 9:00 AM object",
+            "tab t1: import refused EvalError",
             "tab t1: Uncaught Error: late throws @ late.js:3:7",
         ], "\(logs(first))")
         #expect(first.last == .state(TabID("t1"), state(classes: ["late"])), "the microtasks of a script that threw ran before the page was read")

@@ -89,6 +89,8 @@ struct ExtensionRuntimeTests {
         #expect(run.logs == [
             "global escapes EvalError EvalError EvalError EvalError",
             "at the limit EvalError EvalError EvalError EvalError EvalError",
+            "import at the limit EvalError",
+            "import rejections at the limit EvalError",
             "escapes EvalError EvalError EvalError EvalError EvalError EvalError EvalError EvalError",
             "missing member true browser.runtime.openOptionsPage is not provided by the harness's runtime",
             "absent undefined undefined undefined",

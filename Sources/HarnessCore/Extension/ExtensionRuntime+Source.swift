@@ -10,7 +10,8 @@ extension ExtensionRuntime {
 // the scripts to this file is strings and numbers. The clock, the timers and the random
 // numbers come from the frames, so the same frames give the same run.
 //
-// node --experimental-vm-modules --no-warnings runtime.mjs --extension FOLDER [--watchdog MS]
+// node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings runtime.mjs
+//     --extension FOLDER [--watchdog MS]
 //     [--own-pages] --storage FOLDER [--free]
 // (--own-pages: the extension's own pages run, and talk with the background in any message,
 // section 15.)

@@ -18,7 +18,7 @@ package enum ExtensionRuntime {
     /// The arguments for `node` that run the runtime at `path` for the extension in `folder`;
     /// the harness adds its own (`--storage DIR`) after them.
     package static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds, ownPages: Bool = false) -> [String] {
-        ["--experimental-vm-modules", "--no-warnings", path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)]
+        ["--experimental-vm-modules", "--no-warnings", "--disallow-code-generation-from-strings", path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)]
             + (ownPages ? ["--own-pages"] : [])
     }
 

@@ -10,7 +10,7 @@ extension PageRuntime {
 // scripts run in the turn an input begins, their microtasks drain before the turn ends, and the
 // clock and the random numbers come from the frames.
 //
-// node pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
+// node --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
 //
 // In:  {"now": MS, "input": {"type": "load", "tab", "url", "visible", "appearance"} | {"type": "close", "tab"}
 //       | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}

@@ -24,6 +24,21 @@ const atTheLimit = (call) => {
   return [...new Set([...constructors].map((made) => escape(() => made.constructor)))].join('+');
 };
 console.log('at the limit', atTheLimit(() => Date.now()), atTheLimit(() => Math.random()), browser.runtime.id);
+// import() is node's own code: what it throws or rejects with is the host's realm's, whose
+// Function refuses to make code from a string too (the host runs with
+// --disallow-code-generation-from-strings), at the stack's limit or not.
+if (location.href === 'https://a.example/') {
+  const refused = new Set();
+  let told = false;
+  const rejection = (error) => {
+    refused.add(escape(() => error.constructor.constructor));
+    if (told) return;
+    told = true;
+    Promise.resolve().then(() => Promise.resolve()).then(() => console.log('import refused', [...refused].join('+')));
+  };
+  import('node:fs').catch(rejection);
+  console.log('import at the limit', atTheLimit(() => { import('node:fs').catch(rejection); }));
+}
 // Time is the frames': no Date reads the machine's clock, Intl formats the frames' time, and
 // nothing depends on the collector.
 console.log('clock', Object.getPrototypeOf(Date) === Function.prototype, new Date().constructor === Date, Date(),

@@ -26,3 +26,24 @@
 import('./background.js').catch((error) => {
   console.log('import', error.name, (() => { try { return typeof error.constructor.constructor('return process')(); } catch (refusal) { return refusal.name; } })());
 });
+// import() at the stack's limit: node's own import code throws or rejects with its realm's
+// RangeError, whose Function refuses to make code from a string (node runs with
+// --disallow-code-generation-from-strings).
+{
+  const escape = (reach) => { try { return typeof reach()('return process')(); } catch (error) { return error.name; } };
+  const thrown = new Set(), rejected = new Set();
+  let reported = false;
+  const rejection = (error) => {
+    rejected.add(error.constructor);
+    if (reported) return;
+    reported = true;
+    Promise.resolve().then(() => Promise.resolve()).then(() => console.log('import rejections at the limit',
+      [...new Set([...rejected].map((made) => escape(() => made.constructor)))].join('+')));
+  };
+  const deep = () => {
+    try { deep(); } catch {}
+    try { import('x').catch(rejection); } catch (error) { thrown.add(error.constructor); }
+  };
+  deep();
+  console.log('import at the limit', [...new Set([...thrown].map((made) => escape(() => made.constructor)))].join('+'));
+}
