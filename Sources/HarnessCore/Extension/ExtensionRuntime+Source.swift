@@ -23,47 +23,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-
-function option(name, fallback) {
-    const at = process.argv.indexOf(`--${name}`);
-    return at >= 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
-}
+import { option, write, frames, readIn, place, describe, isTimeout } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const ownPages = process.argv.includes('--own-pages');
-const runtimeFile = new URL(import.meta.url).pathname;
-
-// MARK: - Frames: a 4-byte little-endian length, then a JSON object in UTF-8 (section 3)
-
-const frameLimit = 64 * 1024 * 1024;
-
-function write(frame) {
-    const payload = Buffer.from(JSON.stringify(frame), 'utf8');
-    const header = Buffer.alloc(4);
-    header.writeUInt32LE(payload.length);
-    process.stdout.write(Buffer.concat([header, payload]));
-}
-
-// The harness is gone or broke the framing: say so once and stop (section 12).
-function broken(message) {
-    write({ kind: 'error', message });
-    process.exit(75);
-}
-
-async function* frames() {
-    let buffer = Buffer.alloc(0);
-    for await (const chunk of process.stdin) {
-        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-        while (buffer.length >= 4) {
-            const length = buffer.readUInt32LE(0);
-            if (length > frameLimit) broken(`a frame of ${length} bytes is over the limit of ${frameLimit} bytes`);
-            if (buffer.length < 4 + length) break;
-            yield buffer.subarray(4, 4 + length).toString('utf8');
-            buffer = buffer.subarray(4 + length);
-        }
-    }
-    if (buffer.length > 0) broken('the input ended inside a frame');
-}
 
 // MARK: - What crosses from the scripts: strings and numbers
 
@@ -73,44 +36,9 @@ function log(level, message, at) {
     write(frame);
 }
 
-// `file:line:col` of the first frame of a stack that is a script's (or `file:line` where the
-// stack gives no column); the runtime's own frames are skipped. A script can give an error any
-// stack text it likes, and this runs outside the watchdog: it reads at most the first 100
-// lines, and only the end of each (where a frame's place is), so its work stays small.
-function place(stack) {
-    const lines = String(stack).slice(0, 65536).split('\n', 100).filter((line) => !line.includes(runtimeFile) && !line.includes('runtime:'));
-    for (const line of lines) {
-        const match = line.slice(-512).match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
-        if (match) return match.slice(1).join(':');
-    }
-    for (const line of lines) {
-        const match = line.slice(-512).match(/^([^\s()]+\.m?js):(\d+)$/);
-        if (match) return match.slice(1).join(':');
-    }
-    return undefined;
-}
-
-// A value thrown in the scripts' realm, in words, read without running any of its code (no
-// getter, no proxy trap: that could loop outside the watchdog).
-function describe(value) {
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
-    if (util.types.isProxy(value)) return 'a proxy';
-    const data = (name) => {
-        for (let object = value; object !== null; object = Object.getPrototypeOf(object)) {
-            if (util.types.isProxy(object)) return undefined;
-            const descriptor = Object.getOwnPropertyDescriptor(object, name);
-            if (descriptor) return typeof descriptor.value === 'string' ? descriptor.value : undefined;
-        }
-        return undefined;
-    };
-    const name = data('name'), message = data('message');
-    return { text: name !== undefined && message !== undefined ? `${name}: ${message}` : 'a thrown object', stack: data('stack') ?? '' };
-}
-
 function uncaught(prefix, value) {
     const described = describe(value);
-    if (typeof described === 'string') log('error', `${prefix} ${described}`);
-    else log('error', `${prefix} ${described.text}`, place(described.stack));
+    log('error', `${prefix} ${described.text}`, place(described.stack));
 }
 
 process.on('unhandledRejection', (reason) => uncaught('Uncaught (in promise)', reason));
@@ -175,13 +103,6 @@ const context = vm.createContext(Object.create(null), {
     codeGeneration: { strings: false, wasm: false },
 });
 
-// Whether a thrown value is node's timeout: read as an own data property of a value that is not
-// a proxy, so nothing of the scripts' runs here, outside the watchdog.
-function isTimeout(value) {
-    if (value === null || typeof value !== 'object' || util.types.isProxy(value)) return false;
-    return Object.getOwnPropertyDescriptor(value, 'code')?.value === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
-}
-
 // How the scripts' code runs: under the watchdog, and without node's decoration of what it
 // throws (node reads a thrown value's stack to add the line it came from, after the watchdog
 // stopped: a getter or a proxy's trap there would run a script's code outside it, and one that
@@ -202,11 +123,7 @@ function evaluate(script) {
 }
 const drain = new vm.Script('', { filename: 'runtime:drain' });
 
-function read(file) {
-    const full = path.resolve(folder, String(file).replace(/^\//, ''));
-    if (!full.startsWith(folder + path.sep)) throw new Error(`${file} is outside the extension`);
-    return fs.readFileSync(full, 'utf8');
-}
+const read = (file) => readIn(folder, file);
 
 // What the scripts' realm asks of this one: each takes and gives strings and numbers only, and
 // none is reachable from a script (the install function keeps them in its closure).

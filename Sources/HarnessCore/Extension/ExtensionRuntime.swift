@@ -68,7 +68,7 @@ package enum ExtensionRuntime {
     /// carries a digest of the runtime's source, so a different build writes its own.
     package static let sharedFolder: String = {
         var hash: UInt64 = 0xcbf29ce484222325
-        for text in [source, PageRuntime.source] {
+        for text in [source, PageRuntime.source, RuntimeCommon.source] {
             for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
         }
         return FileManager.default.temporaryDirectory.appendingPathComponent("harness-runtime-" + String(hash, radix: 16)).path
@@ -81,8 +81,6 @@ package enum ExtensionRuntime {
         let path = sharedFolder + "/" + fileName
         if FileManager.default.fileExists(atPath: path) { return path }
         try FileManager.default.createDirectory(atPath: sharedFolder, withIntermediateDirectories: true)
-        // The pages' runtime first: the background's file is the one whose presence says both are there.
-        try Data(PageRuntime.source.utf8).write(to: URL(fileURLWithPath: sharedFolder + "/" + PageRuntime.fileName), options: .atomic)
         return try install(in: sharedFolder)
     }
 
@@ -184,10 +182,13 @@ package enum ExtensionRuntime {
         return load
     }
 
-    /// Writes the runtime into `folder`; returns its path.
+    /// Writes the runtimes into `folder` (the background's, the pages' and what they share);
+    /// returns the background's path.
     package static func install(in folder: String) throws -> String {
-        let path = folder + "/" + fileName
-        try Data(source.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        return path
+        // The background's file last: its presence says the others are there.
+        for (name, text) in [(RuntimeCommon.fileName, RuntimeCommon.source), (PageRuntime.fileName, PageRuntime.source), (fileName, source)] {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + name), options: .atomic)
+        }
+        return folder + "/" + fileName
     }
 }

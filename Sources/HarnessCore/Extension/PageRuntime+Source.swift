@@ -24,41 +24,13 @@ extension PageRuntime {
 
 process.env.TZ = 'UTC';
 
-import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-
-function option(name, fallback) {
-    const at = process.argv.indexOf(`--${name}`);
-    return at >= 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
-}
+import { option, write, frames, readIn, place, describe, isTimeout } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
-const runtimeFile = new URL(import.meta.url).pathname;
-
-// MARK: - Frames: a 4-byte little-endian length, then a JSON object in UTF-8
-
-function write(frame) {
-    const payload = Buffer.from(JSON.stringify(frame), 'utf8');
-    const header = Buffer.alloc(4);
-    header.writeUInt32LE(payload.length);
-    process.stdout.write(Buffer.concat([header, payload]));
-}
-
-async function* frames() {
-    let buffer = Buffer.alloc(0);
-    for await (const chunk of process.stdin) {
-        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-        while (buffer.length >= 4) {
-            const length = buffer.readUInt32LE(0);
-            if (buffer.length < 4 + length) break;
-            yield buffer.subarray(4, 4 + length).toString('utf8');
-            buffer = buffer.subarray(4 + length);
-        }
-    }
-}
 
 // MARK: - What the pages did in this input
 
@@ -72,39 +44,6 @@ function log(page, level, text, at) {
     outputs.push(output);
 }
 
-// `file:line:col` of the first frame of a stack that is a script's. A script can give an error
-// any stack text it likes, and this runs outside the watchdog: it reads at most the first 100
-// lines, and only the end of each (where a frame's place is), so its work stays small.
-function place(stack) {
-    const lines = String(stack).slice(0, 65536).split('\n', 100).filter((line) => !line.includes(runtimeFile) && !line.includes('pages:'));
-    for (const line of lines) {
-        const match = line.slice(-512).match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
-        if (match) return match.slice(1).join(':');
-    }
-    // A script that does not compile: node names its file and line.
-    for (const line of lines) {
-        const match = line.slice(-512).match(/^([^\s()]+\.m?js):(\d+)$/);
-        if (match) return match.slice(1).join(':');
-    }
-    return undefined;
-}
-
-// A thrown value in words, read without running any of its code (no getter, no proxy trap).
-function describe(value) {
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return { text: String(value), stack: '' };
-    if (util.types.isProxy(value)) return { text: 'a proxy', stack: '' };
-    const data = (name) => {
-        for (let object = value; object !== null; object = Object.getPrototypeOf(object)) {
-            if (util.types.isProxy(object)) return undefined;
-            const descriptor = Object.getOwnPropertyDescriptor(object, name);
-            if (descriptor) return typeof descriptor.value === 'string' ? descriptor.value : undefined;
-        }
-        return undefined;
-    };
-    const name = data('name'), message = data('message');
-    return { text: name !== undefined && message !== undefined ? `${name}: ${message}` : 'a thrown object', stack: data('stack') ?? '' };
-}
-
 function uncaught(page, prefix, value) {
     const described = describe(value);
     log(page, 'error', `${prefix} ${described.text}`, place(described.stack));
@@ -112,18 +51,9 @@ function uncaught(page, prefix, value) {
 
 process.on('unhandledRejection', (reason) => uncaught(current?.name ?? 'pages', 'Uncaught (in promise)', reason));
 
-function isTimeout(value) {
-    if (value === null || typeof value !== 'object' || util.types.isProxy(value)) return false;
-    return Object.getOwnPropertyDescriptor(value, 'code')?.value === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
-}
-
 // MARK: - The extension
 
-function read(file) {
-    const full = path.resolve(folder, String(file).replace(/^\//, ''));
-    if (!full.startsWith(folder + path.sep)) throw new Error(`${file} is outside the extension`);
-    return fs.readFileSync(full, 'utf8');
-}
+const read = (file) => readIn(folder, file);
 
 const manifest = JSON.parse(read('manifest.json'));
 const safariID = manifest.browser_specific_settings?.safari?.id;
