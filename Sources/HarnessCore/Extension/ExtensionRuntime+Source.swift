@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout } from './runtime-common.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, realmCollector, realmStacks, realmTimers } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const ownPages = process.argv.includes('--own-pages');
@@ -395,51 +395,8 @@ const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
         },
     });
 
-    // No run depends on the collector.
-    define('WeakRef', class WeakRef {
-        #target;
-        constructor(target) { this.#target = target; }
-        deref() { return this.#target; }
-    });
-    define('FinalizationRegistry', class FinalizationRegistry {
-        constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
-        register() {}
-        unregister() { return false; }
-    });
-
-    // An error's stack names the scripts' frames only, as a page's would: not the runtime's or
-    // node's. Its first line is the error's own name and message, read without running any of
-    // the scripts' code (no getter, no trap), and scripts cannot replace this: V8 formats a stack
-    // when it is first read, which may be in the runtime, outside the watchdog.
-    const ownText = (object, key) => {
-        for (let current = object, depth = 0; current !== null && (typeof current === 'object' || typeof current === 'function') && depth < 64; depth++) {
-            if (host.isProxy(current)) return undefined;
-            const descriptor = getOwn(current, key);
-            if (descriptor) return hasOwn(descriptor, 'value') && typeof descriptor.value === 'string' ? descriptor.value : undefined;
-            current = getProto(current);
-        }
-        return undefined;
-    };
-    // Only built-ins no script can reach run here: the captured ones above, and the frames'
-    // own methods (a call site's prototype is V8's, never handed to a script).
-    const hiddenFile = /^(runtime:|node:|file:)/;
-    const runtimeFrame = (frame) => {
-        const file = frame.getFileName();
-        return typeof file === 'string' && apply(exec, hiddenFile, [file]) !== null;
-    };
-    Object.defineProperty(Error, 'prepareStackTrace', {
-        value(error, frames) {
-            const name = ownText(error, 'name') ?? 'Error', message = ownText(error, 'message') ?? '';
-            let text = message === '' ? name : name + ': ' + message;
-            for (let index = 0; index < frames.length; index++) {
-                if (!runtimeFrame(frames[index])) text += '\n    at ' + frames[index].toString();
-            }
-            return text;
-        },
-        writable: false, configurable: false, enumerable: false,
-    });
-    // Node looks the formatter up on the global Error: no script replaces it.
-    Object.defineProperty(globalThis, 'Error', { value: Error, writable: false, configurable: false, enumerable: false });
+    ${realmCollector}
+    ${realmStacks('runtime:')}
 
     // The console.
     const text = (value) => {
@@ -450,27 +407,7 @@ const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
     define('console', Object.fromEntries(['log', 'info', 'debug', 'warn', 'error'].map((level) =>
         [level, (...values) => host.log(level === 'warn' || level === 'error' ? level : 'log', values.map(text).join(' '), '')])));
 
-    // Timers: the harness's to fire (section 14).
-    const timers = new Map();
-    let nextTimer = 1;
-    const delay = (value) => {
-        const wait = Math.trunc(Number(value));
-        return Number.isFinite(wait) && wait > 0 && wait <= 2147483647 ? wait : 0;
-    };
-    const setTimer = (callback, wait, args, repeats) => {
-        if (typeof callback !== 'function') throw new TypeError('setTimeout and setInterval take a function (a string is not evaluated)');
-        const id = nextTimer++;
-        // An interval runs at most once a millisecond, so time moves while it runs.
-        const every = repeats ? Math.max(1, delay(wait)) : delay(wait);
-        timers.set(id, { callback, args, every, repeats });
-        host.setTimer(id, host.now() + every);
-        return id;
-    };
-    define('setTimeout', (callback, wait = 0, ...args) => setTimer(callback, wait, args, false));
-    define('setInterval', (callback, wait = 0, ...args) => setTimer(callback, wait, args, true));
-    const clear = (id) => { if (timers.delete(id)) host.cancelTimer(id); };
-    define('clearTimeout', clear);
-    define('clearInterval', clear);
+    ${realmTimers}
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
 
     // browser.* (and chrome.*): events, the runtime's members, and a clear error for the rest.

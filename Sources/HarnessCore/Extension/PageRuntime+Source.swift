@@ -27,7 +27,7 @@ process.env.TZ = 'UTC';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout } from './runtime-common.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, realmCollector, realmStacks, realmTimers } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -142,38 +142,8 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
         };
     }
 
-    // An error's stack names the scripts' frames only, as a page's would: not the runtime's or
-    // node's (their paths are this machine's). Its first line is the error's own name and
-    // message, read without running any of the scripts' code (no getter, no trap), and scripts
-    // replace neither this nor the global Error node looks it up on: V8 formats a stack when it
-    // is first read, which may be in the runtime, outside the watchdog.
     const getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn, exec = RegExp.prototype.exec;
-    const ownText = (object, key) => {
-        for (let current = object, depth = 0; current !== null && (typeof current === 'object' || typeof current === 'function') && depth < 64; depth++) {
-            if (host.isProxy(current)) return undefined;
-            const descriptor = getOwn(current, key);
-            if (descriptor) return hasOwn(descriptor, 'value') && typeof descriptor.value === 'string' ? descriptor.value : undefined;
-            current = getProto(current);
-        }
-        return undefined;
-    };
-    const hiddenFile = /^(pages:|node:|file:)/;
-    const runtimeFrame = (frame) => {
-        const file = frame.getFileName();
-        return typeof file === 'string' && apply(exec, hiddenFile, [file]) !== null;
-    };
-    Object.defineProperty(Error, 'prepareStackTrace', {
-        value(error, frames) {
-            const name = ownText(error, 'name') ?? 'Error', message = ownText(error, 'message') ?? '';
-            let text = message === '' ? name : name + ': ' + message;
-            for (let index = 0; index < frames.length; index++) {
-                if (!runtimeFrame(frames[index])) text += '\n    at ' + frames[index].toString();
-            }
-            return text;
-        },
-        writable: false, configurable: false, enumerable: false,
-    });
-    Object.defineProperty(globalThis, 'Error', { value: Error, writable: false, configurable: false, enumerable: false });
+    ${realmStacks('pages:')}
     const jsonText = (value, what) => {
         const text = stringify(value === undefined ? null : value);
         if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
@@ -207,39 +177,8 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
     const formatToParts = Format.prototype.formatToParts;
     Format.prototype.formatToParts = function (date) { return apply(formatToParts, this, [date === undefined ? host.now() : date]); };
     Math.random = () => host.random();
-    // No page depends on the collector.
-    define('WeakRef', class WeakRef {
-        #target;
-        constructor(target) { this.#target = target; }
-        deref() { return this.#target; }
-    });
-    define('FinalizationRegistry', class FinalizationRegistry {
-        constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
-        register() {}
-        unregister() { return false; }
-    });
-    // Timers are the harness's: it fires each at its time, in (due time, creation) order. A
-    // delay is read as browsers read it (truncated; not a number, negative or over 2^31 - 1: 0),
-    // and an interval runs at most once a millisecond.
-    const timers = new Map();
-    let nextTimer = 1;
-    const delayOf = (wait) => {
-        const delay = Math.trunc(Number(wait));
-        return Number.isFinite(delay) && delay > 0 && delay <= 2147483647 ? delay : 0;
-    };
-    const setTimer = (callback, wait, args, repeats) => {
-        if (typeof callback !== 'function') throw new TypeError('setTimeout and setInterval take a function (a string is not evaluated)');
-        const id = nextTimer++;
-        const every = repeats ? Math.max(1, delayOf(wait)) : delayOf(wait);
-        timers.set(id, { callback, args, every, repeats });
-        host.setTimer(id, host.now() + every);
-        return id;
-    };
-    define('setTimeout', (callback, wait = 0, ...args) => setTimer(callback, wait, args, false));
-    define('setInterval', (callback, wait = 0, ...args) => setTimer(callback, wait, args, true));
-    const clear = (id) => { if (timers.delete(id)) host.cancelTimer(id); };
-    define('clearTimeout', clear);
-    define('clearInterval', clear);
+    ${realmCollector}
+    ${realmTimers}
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
     define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));
 

@@ -107,5 +107,86 @@ export function isTimeout(value) {
     if (value === null || typeof value !== 'object' || util.types.isProxy(value)) return false;
     return Object.getOwnPropertyDescriptor(value, 'code')?.value === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
 }
+// MARK: - What both runtimes set up in a script's realm
+
+// Source text for the runtimes' install functions, which run it in a script's realm before any
+// script, with `host`, `define`, `apply` and the built-ins they captured (`getOwn`, `getProto`,
+// `hasOwn`, `exec`) in scope.
+
+// No run depends on the collector.
+export const realmCollector = String.raw`
+    define('WeakRef', class WeakRef {
+        #target;
+        constructor(target) { this.#target = target; }
+        deref() { return this.#target; }
+    });
+    define('FinalizationRegistry', class FinalizationRegistry {
+        constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
+        register() {}
+        unregister() { return false; }
+    });
+`;
+
+// An error's stack names the scripts' frames only, as a page's would: not the runtime's (its
+// own scripts are named `hidden`, as `runtime:turn`) or node's, whose paths are this machine's.
+// Its first line is the error's own name and message, read without running any of the scripts'
+// code (no getter, no trap), and scripts replace neither this nor the global Error node looks it
+// up on: V8 formats a stack when it is first read, which may be in the runtime, outside the
+// watchdog. Only built-ins no script can reach run here: the captured ones, and the frames' own
+// methods (a call site's prototype is V8's, never handed to a script).
+export const realmStacks = (hidden) => String.raw`
+    const ownText = (object, key) => {
+        for (let current = object, depth = 0; current !== null && (typeof current === 'object' || typeof current === 'function') && depth < 64; depth++) {
+            if (host.isProxy(current)) return undefined;
+            const descriptor = getOwn(current, key);
+            if (descriptor) return hasOwn(descriptor, 'value') && typeof descriptor.value === 'string' ? descriptor.value : undefined;
+            current = getProto(current);
+        }
+        return undefined;
+    };
+    const hiddenFile = /^(${hidden}|node:|file:)/;
+    const runtimeFrame = (frame) => {
+        const file = frame.getFileName();
+        return typeof file === 'string' && apply(exec, hiddenFile, [file]) !== null;
+    };
+    Object.defineProperty(Error, 'prepareStackTrace', {
+        value(error, frames) {
+            const name = ownText(error, 'name') ?? 'Error', message = ownText(error, 'message') ?? '';
+            let text = message === '' ? name : name + ': ' + message;
+            for (let index = 0; index < frames.length; index++) {
+                if (!runtimeFrame(frames[index])) text += '\n    at ' + frames[index].toString();
+            }
+            return text;
+        },
+        writable: false, configurable: false, enumerable: false,
+    });
+    Object.defineProperty(globalThis, 'Error', { value: Error, writable: false, configurable: false, enumerable: false });
+`;
+
+// Timers are the harness's to fire (section 14): host.setTimer and host.cancelTimer tell it, and
+// a turn runs the timer in \`timers\` by its number. A delay is read as browsers read it
+// (truncated; not a number, negative or over 2^31 - 1: 0), and an interval runs at most once a
+// millisecond, so time moves while it runs.
+export const realmTimers = String.raw`
+    const timers = new Map();
+    let nextTimer = 1;
+    const delay = (value) => {
+        const wait = Math.trunc(Number(value));
+        return Number.isFinite(wait) && wait > 0 && wait <= 2147483647 ? wait : 0;
+    };
+    const setTimer = (callback, wait, args, repeats) => {
+        if (typeof callback !== 'function') throw new TypeError('setTimeout and setInterval take a function (a string is not evaluated)');
+        const id = nextTimer++;
+        const every = repeats ? Math.max(1, delay(wait)) : delay(wait);
+        timers.set(id, { callback, args, every, repeats });
+        host.setTimer(id, host.now() + every);
+        return id;
+    };
+    define('setTimeout', (callback, wait = 0, ...args) => setTimer(callback, wait, args, false));
+    define('setInterval', (callback, wait = 0, ...args) => setTimer(callback, wait, args, true));
+    const clear = (id) => { if (timers.delete(id)) host.cancelTimer(id); };
+    define('clearTimeout', clear);
+    define('clearInterval', clear);
+`;
 """#
 }
