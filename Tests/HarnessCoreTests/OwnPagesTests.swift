@@ -35,6 +35,9 @@ struct OwnPagesTests {
         #expect(!safari.handle(.overdueTimersFired, now: 3).contains(.showPage(t1, visible: true)), "shown once")
         #expect(safari.handle(.tabReloaded(t1), now: 4) == [.note("tab t1 loads \(url)"), .loadPage(t1, url: url, visible: true)])
         #expect(safari.handle(.tabClosed(t1), now: 5) == [.note("tab t1 closed"), .closePage(t1), .dispatch(.tabClosed(t1)), .showPage(t2, visible: true)])
+        // A profile that leaves the front hides its pages; they show again when it returns.
+        #expect(safari.handle(.profileCameToFront("work"), now: 6).contains(.showPage(t2, visible: false)))
+        #expect(safari.handle(.profileCameToFront(SafariMachine.defaultProfile), now: 7).contains(.showPage(t2, visible: true)))
     }
 
     @Test func aPagesMessageWakesTheBackgroundAndItsAnswerGoesBack() {

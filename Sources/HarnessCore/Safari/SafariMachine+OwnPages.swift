@@ -50,10 +50,11 @@ extension SafariMachine {
         }
     }
 
-    /// Each page whose visibility changed hears of it (`visibilitychange`), in tab order.
+    /// Each page whose visibility changed hears of it (`visibilitychange`), in tab order: a
+    /// page of a profile that left the front is hidden too.
     mutating func showPages(_ effects: inout [Effect]) {
         let shown = Set(tabs.keys.filter(isShown))
-        for id in shownPages.subtracting(shown).sorted() where tabs[id] != nil { effects.append(.showPage(id, visible: false)) }
+        for id in shownPages.subtracting(shown).sorted() { effects.append(.showPage(id, visible: false)) }
         for id in shown.subtracting(shownPages).sorted() { effects.append(.showPage(id, visible: true)) }
         shownPages = shown
     }

@@ -88,6 +88,7 @@ extension SafariMachine {
         effects.append(.note("tab \(id.rawValue) closed"))
         if runsOwnPages {
             pageGone(.tab(id), &effects)
+            shownPages.remove(id)
             effects.append(.closePage(id))
         }
         effects.append(.dispatch(.tabClosed(id)))
