@@ -133,6 +133,10 @@ const pageMessages = {
   nativeDarkChanged(message, sender) {
     dispatch({ type: 'tabNativeDarkChanged', tab: sender.tab.id, nativeDark: message.nativeDark === true });
   },
+  // The system's appearance, as a page saw it change.
+  appearanceChanged(message) {
+    if (message.appearance === 'light' || message.appearance === 'dark') dispatch({ type: 'appearanceChanged', appearance: message.appearance });
+  },
 };
 
 const isTime = (value) => Number.isSafeInteger(value) && value >= 0;
@@ -151,9 +155,7 @@ function popupChange(input, message, respond) {
 }
 
 const otherMessages = {
-  appearanceChanged(message) {
-    if (message.appearance === 'light' || message.appearance === 'dark') dispatch({ type: 'appearanceChanged', appearance: message.appearance });
-  },
+  appearanceChanged: pageMessages.appearanceChanged,
   popupOpened(message) {
     dispatch({ type: 'popupOpened', tab: String(message.tab) });
   },

@@ -1,6 +1,7 @@
 // The page's side: asks the background for this page's decision when it loads and whenever
 // it becomes visible, applies every decision it gets (asked for or pushed), and tells the
-// background when the page's own dark theme appears or goes.
+// background when the page's own dark theme appears or goes, and when the system's appearance
+// changes.
 (() => {
   const filters = {
     dark: 'invert(0.9) hue-rotate(180deg)',
@@ -51,6 +52,11 @@
     browser.runtime.sendMessage({ type: 'nativeDarkChanged', nativeDark }).catch(() => {});
   };
   document.addEventListener('DOMContentLoaded', recheck);
+  // The system's appearance: the background hears of a change from its pages (a decision in
+  // mode auto follows it).
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', (event) => {
+    browser.runtime.sendMessage({ type: 'appearanceChanged', appearance: event.matches ? 'dark' : 'light' }).catch(() => {});
+  });
   new MutationObserver(recheck).observe(root, { subtree: true, attributes: true, attributeFilter: ['class', 'style', 'content'] });
   ask();
 })();
