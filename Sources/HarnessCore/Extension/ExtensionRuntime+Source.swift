@@ -454,12 +454,12 @@ const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
     let nextRequest = 1;
     // The background's messages to its own pages (section 15), by number, waiting for their
     // answers: a message no page hears fails as Safari fails it.
-    const tabAnswers = new Map();
-    let nextTabMessage = 1;
+    const pageAnswers = new Map();
+    let nextMessageToPage = 1;
     const toPage = (send) => new Promise((resolve, reject) => {
-        const id = nextTabMessage++;
+        const id = nextMessageToPage++;
         checked(send(id));
-        tabAnswers.set(id, { resolve, reject });
+        pageAnswers.set(id, { resolve, reject });
     });
     const native = permissions.has('nativeMessaging') ? {
         sendNativeMessage: callbackForm(function (first, second) {
@@ -762,8 +762,8 @@ const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
         switch (input.type) {
         case 'pageMessage': pageMessage(input); return;
         case 'pageAnswered': {
-            const waiting = tabAnswers.get(input.id);
-            tabAnswers.delete(input.id);
+            const waiting = pageAnswers.get(input.id);
+            pageAnswers.delete(input.id);
             if (waiting === undefined) return;
             if (input.unreachable === true) {
                 waiting.reject(new Error('Could not establish connection. Receiving end does not exist.'));

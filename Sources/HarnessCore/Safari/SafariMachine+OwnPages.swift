@@ -43,8 +43,8 @@ extension SafariMachine {
     mutating func pageGone(_ page: PageHost.Page, _ effects: inout [Effect]) {
         // Its own messages wait for nothing any more: an answer to them goes nowhere.
         pageQuestions = pageQuestions.filter { $0.value.from.page != page }
-        for number in tabMessages.keys.sorted() where tabMessages[number]?.page == page {
-            let asker = tabMessages.removeValue(forKey: number)!
+        for number in messagesToPages.keys.sorted() where messagesToPages[number]?.page == page {
+            let asker = messagesToPages.removeValue(forKey: number)!
             effects.append(.note("\(page.name) went before it answered message \(number): it is answered with nothing"))
             effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: nil))
         }
@@ -78,7 +78,7 @@ extension SafariMachine {
             effects.append(.note("page message \(id) answered with nothing: background#\(incarnation) is gone"))
             pageMessageLost(id, &effects)
         }
-        tabMessages = tabMessages.filter { $0.value.incarnation != incarnation }
+        messagesToPages = messagesToPages.filter { $0.value.incarnation != incarnation }
     }
 
     /// What Safari does with the background's answer to a page, or its message to a tab.
@@ -110,9 +110,9 @@ extension SafariMachine {
 
     /// The background's message `id` of incarnation `incarnation` for `page`, numbered by Safari.
     private mutating func send(_ message: JSONValue, to page: PageHost.Page, id: Int, from incarnation: Int, _ effects: inout [Effect]) {
-        let number = nextTabMessage
-        nextTabMessage += 1
-        tabMessages[number] = (incarnation, id, page)
+        let number = nextMessageToPage
+        nextMessageToPage += 1
+        messagesToPages[number] = (incarnation, id, page)
         effects.append(.messagePage(page, id: number, message: message))
     }
 }

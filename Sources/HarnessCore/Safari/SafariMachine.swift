@@ -367,8 +367,8 @@ package struct SafariMachine: Sendable {
     package internal(set) var pageQuestions: [Int: PageQuestion] = [:]
     /// The background's messages to pages, by Safari's number: whose, its own number, and the
     /// page that has it.
-    var tabMessages: [Int: (incarnation: Int, id: Int, page: PageHost.Page)] = [:]
-    var nextTabMessage = 1
+    var messagesToPages: [Int: (incarnation: Int, id: Int, page: PageHost.Page)] = [:]
+    var nextMessageToPage = 1
     /// The pages whose `visibilityState` is `visible`.
     package internal(set) var shownPages: Set<TabID> = []
 
@@ -576,7 +576,7 @@ package struct SafariMachine: Sendable {
             pageQuestions[id] = PageQuestion(from: from)
             effects.append(.dispatch(.pageMessage(id: id, from: from, message: message, active: activeTab)))
         case .pageAnswerSent(let number, let answer, let unreachable):
-            guard let asker = tabMessages.removeValue(forKey: number) else { break }
+            guard let asker = messagesToPages.removeValue(forKey: number) else { break }
             effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer, unreachable: unreachable))
         case .popupClicked(let id):
             if popupTab != nil { effects.append(.clickInPopup(id)) } else { effects.append(.note("no popup is open: nothing to click")) }
