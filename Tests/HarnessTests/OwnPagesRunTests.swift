@@ -72,4 +72,20 @@ struct OwnPagesRunTests {
         let flipped = try #require(looks.firstIndex { $0.hasPrefix("style.filter=invert") }, "\(looks)")
         #expect(looks[..<flipped].contains("nothing set") && looks[flipped...].contains("nothing set"), "\(looks)")
     }
+
+    /// A differential run compares the decisions tabs show: a scenario whose extension runs its
+    /// own pages, which show none, fails as one that cannot be compared, at its extension step.
+    @Test func aDifferentialRunOfOwnPagesSaysItCannotCompare() throws {
+        let file = "extensions/the-site-settings-pages-follow-the-system-appearance.scenario"
+        let text = try String(contentsOfFile: ScenarioTests.folder + "/" + file, encoding: .utf8)
+        var outcome = try run(text, name: file, folder: ScenarioTests.folder + "/extensions")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("own-pages-reference-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = try Scenario.parse(text, name: file)
+        try Differential.check(&outcome, of: scenario, reference: ScenarioRunner(scenario, transport: .inProcess, seed: 1, executables: HarnessBinary.executables,
+                                                                                 directory: directory, folder: ScenarioTests.folder + "/extensions"))
+        let line = try #require(scenario.lines.first { $0.text.hasPrefix("extension ") }).number
+        #expect(outcome.marks.failures.map(\.property) == [.run] && outcome.marks.failures.first?.line == line, "\(outcome.failures)")
+        #expect(outcome.failures.first?.contains("runs its own pages, which show none") == true, "\(outcome.failures)")
+    }
 }

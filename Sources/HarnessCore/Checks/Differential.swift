@@ -69,15 +69,21 @@ extension Differential {
     /// it, and adds to `outcome` (the run under test, which recorded its observations) the
     /// first moment the two part, as a `difference` failure.
     package static func check(_ outcome: inout ScenarioRunner.Outcome, of scenario: Scenario, reference runner: ScenarioRunner) throws(ScenarioErrors) {
+        func cannotCompare(_ reason: String, at line: Scenario.Line?) {
+            outcome.marks.failures.append(RunMarks.Failure(line: line?.number ?? 0, step: line?.text ?? "", property: .run, message: reason, afterHealing: false,
+                                                           traceIndex: outcome.log.entries.count, at: outcome.epoch))
+            outcome.failures.append("\(scenario.name)\(line.map { ":\($0.number)" } ?? ""): \(reason)")
+        }
+        // The decisions tabs show are what is compared, and an extension's own pages show none.
+        if let pages = scenario.lines.first(where: { if case .extensionFolder(_, pages: true) = $0.step { true } else { false } }) {
+            cannotCompare("a differential run compares the decisions tabs show, and this scenario's extension runs its own pages, which show none", at: pages)
+            return
+        }
         runner.recordsObservations = true
         runner.ignoresExtensionStep = true
         let reference = try runner.run()
         if let reason = reference.skipped {
-            let step = scenario.lines.first?.text ?? ""
-            outcome.marks.failures.append(RunMarks.Failure(line: scenario.lines.first?.number ?? 0, step: step, property: .run,
-                                                           message: "the built-in background's run could not be played: \(reason)", afterHealing: false,
-                                                           traceIndex: outcome.log.entries.count, at: outcome.epoch))
-            outcome.failures.append("\(scenario.name): the built-in background's run could not be played: \(reason)")
+            cannotCompare("the built-in background's run could not be played: \(reason)", at: scenario.lines.first)
             return
         }
         guard let (line, message) = difference(outcome.observations, reference.observations, ours: "the extension", reference: "the built-in background") else {
