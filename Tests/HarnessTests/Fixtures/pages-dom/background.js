@@ -6,9 +6,12 @@ browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
     return;
   }
   if (message.type === "paint") {
-    browser.tabs.query({ active: true, currentWindow: true }).then((tabs) =>
-      browser.tabs.sendMessage(tabs[0].id, { type: "paint", colour: message.colour })
-    ).then(sendResponse);
+    browser.tabs.query({ active: true, currentWindow: true }).then(async (tabs) => {
+      sendResponse(await browser.tabs.sendMessage(tabs[0].id, { type: "paint", colour: message.colour }));
+      // The popup hears the background too; what it answers goes on to the page.
+      const word = await browser.runtime.sendMessage({ type: "word" });
+      await browser.tabs.sendMessage(tabs[0].id, { type: "word", word });
+    });
     return true;
   }
 });

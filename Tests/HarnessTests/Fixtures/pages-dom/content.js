@@ -23,6 +23,7 @@ browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
     root.style.color = message.colour;
     sendResponse("painted " + message.colour);
   }
+  if (message.type === "word") root.dataset.popup = message.word;
 });
 root.dataset.later = "no";
 setTimeout((word) => { root.dataset.later = word; }, 1500, "yes");

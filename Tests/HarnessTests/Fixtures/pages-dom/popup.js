@@ -6,3 +6,6 @@ button.addEventListener("click", () => {
     if (answer !== "painted red") throw new Error("the popup was answered " + JSON.stringify(answer));
   });
 });
+browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (message.type === "word") sendResponse("heard");
+});
