@@ -70,6 +70,32 @@ enum CheckCommand: HarnessCommand {
         return 0
     }
 
+    /// The extension's own pages loaded once in the pages' runtime: a page for each content
+    /// script entry (at an address its first match pattern matches) and the popup. An exception
+    /// their scripts do not catch while loading is a mistake.
+    private static func loadPages(_ manifest: ExtensionManifest) -> Int32 {
+        guard let node = ExtensionRuntime.installedNode else {
+            Terminal.out("note     node is not installed: the pages' scripts were not loaded\n")
+            return 0
+        }
+        let load = PageRuntime.load(manifest, node: node)
+        for entry in load.console where entry.level == "warn" || (entry.level == "error" && !entry.message.hasPrefix("Uncaught")) {
+            Terminal.err("warning: \(entry.page): \(entry.message)\n")
+        }
+        if let failure = load.failure {
+            Terminal.out("INVALID  \(manifest.folder)  the pages did not load\n")
+            Terminal.err("\(manifest.folder): \(failure)\n")
+            return 2
+        }
+        guard load.uncaught.isEmpty else {
+            Terminal.out("INVALID  \(manifest.folder)  \(load.uncaught.count) uncaught error(s) while the pages load\n")
+            for error in load.uncaught { Terminal.err("\(manifest.folder)\(error.at.map { "/" + $0 } ?? "") (\(error.page)): \(error.message)\n") }
+            return 2
+        }
+        Terminal.out("loaded   \(load.pages.joined(separator: ", "))\n")
+        return 0
+    }
+
     /// `--extension DIR`: the folder's manifest and every file it names.
     private static func checkExtension(_ folder: String) -> Int32 {
         switch ExtensionManifest.load(folder: folder) {
@@ -79,8 +105,9 @@ enum CheckCommand: HarnessCommand {
                          manifest.contentScripts.isEmpty ? nil : "\(manifest.contentScripts.count) content script entr\(manifest.contentScripts.count == 1 ? "y" : "ies")",
                          manifest.popup.map { "the popup \($0)" }].compactMap { $0 }
             Terminal.out("ok       \(folder)  \(manifest.name) \(manifest.version): \(parts.joined(separator: ", "))\n")
-            guard manifest.background != nil else { return 0 }
-            return loadBackground(folder)
+            let background = manifest.background == nil ? 0 : loadBackground(folder)
+            let pages = manifest.contentScripts.isEmpty && manifest.popup == nil ? 0 : loadPages(manifest)
+            return max(background, pages)
         case .failure(let problems):
             Terminal.out("INVALID  \(folder)  \(problems.errors.count) mistake(s)\n")
             Terminal.err(problems.description + "\n")

@@ -123,4 +123,12 @@ struct OwnPagesTests {
         #expect(safari.handle(.popupClosed, now: 0) == [.closePopupPage])
         #expect(safari.handle(.popupClicked("toggle"), now: 0) == [.note("no popup is open: nothing to click")])
     }
+
+    /// `harness check` loads a page at an address each content script entry's first pattern matches.
+    @Test func anAddressAMatchPatternMatches() {
+        #expect(PageRuntime.address(matching: "<all_urls>") == "https://example.com/")
+        #expect(PageRuntime.address(matching: "*://*.example.org/*") == "https://www.example.org/")
+        #expect(PageRuntime.address(matching: "http://docs.example.com/guide/*") == "http://docs.example.com/guide/")
+        #expect(PageRuntime.address(matching: "https://*/*") == "https://example.com/")
+    }
 }

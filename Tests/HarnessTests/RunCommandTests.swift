@@ -159,6 +159,22 @@ struct RunCommandTests {
                 "a module's syntax error is named by its file: \(broken.stderr)")
     }
 
+    /// With node installed, `check --extension` loads the extension's own pages once too (a page
+    /// for each content script entry, and the popup): an exception their scripts do not catch is
+    /// a mistake with its page and place, and a part the harness cannot run is a warning.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the pages cannot be loaded"))
+    func checkLoadsThePagesAndAnUncaughtErrorAtLoadIsAMistake() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
+        let good = try HarnessBinary.run(["check", "--extension", ScenarioTests.folder + "/extensions/first-version"])
+        #expect(good.status == 0 && good.stdout.contains("loaded   the page https://example.com/, the popup"), "\(good.stdout)\(good.stderr)")
+        let throwing = try HarnessBinary.run(["check", "--extension", fixtures + "/pages-escape"])
+        #expect(throwing.status == 2 && throwing.stdout.contains("2 uncaught error(s) while the pages load"), "\(throwing.stdout)")
+        #expect(throwing.stderr.contains(fixtures + "/pages-escape/late.js:3:7 (tab t1): Uncaught Error: late throws"), "\(throwing.stderr)")
+        let module = try HarnessBinary.run(["check", "--extension", ScenarioTests.folder + "/extensions/site-settings"])
+        #expect(module.status == 0 && module.stderr.contains("warning: popup: Not run: popup.js is a module script"), "\(module.stdout)\(module.stderr)")
+    }
+
     /// `run --extension DIR` plays the scenarios with the extension's JavaScript as the
     /// background; a scenario's own `extension` step wins over it, and in process such a
     /// scenario is skipped, saying why, never passed. A folder whose manifest is wrong stops

@@ -719,7 +719,7 @@ async function handle(input) {
         const scripts = { start: [], end: [] };
         for (const script of setup.scripts) {
             if (script.refused) log('popup', 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
-            else if (script.module) log('popup', 'error', `Uncaught Error: ${script.file} is a module: module scripts in pages are not provided by the harness's runtime`);
+            else if (script.module) log('popup', 'error', `Not run: ${script.file} is a module script, and the harness's runtime does not run module scripts in pages yet`);
             else scripts.end.push(script.file);
         }
         const page = load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, scripts, setup.elements);

@@ -142,3 +142,60 @@ package struct PageState: Equatable, Sendable {
         return parts.isEmpty ? "nothing set" : parts.joined(separator: ", ")
     }
 }
+
+extension PageRuntime {
+    /// What loading an extension's pages showed: the page loaded for each content script entry
+    /// (an address its first match pattern matches), and the popup; their console, and why the
+    /// pages' runtime could not run, if it could not.
+    package struct Load: Sendable {
+        package var pages: [String] = []
+        package var console: [(page: String, level: String, message: String, at: String?)] = []
+        package var failure: String?
+        /// The uncaught exceptions and rejections, each with its page and place.
+        package var uncaught: [(page: String, at: String?, message: String)] {
+            console.filter { $0.level == "error" && $0.message.hasPrefix("Uncaught") }.map { ($0.page, $0.at, $0.message) }
+        }
+    }
+
+    /// An address a match pattern matches: `<all_urls>` and a `*` host are `example.com`, a
+    /// `*.` host gets `www.`, a `*` scheme is https, and a `*` in the path is nothing.
+    package static func address(matching pattern: String) -> String {
+        guard pattern != "<all_urls>", let schemeEnd = pattern.range(of: "://") else { return "https://example.com/" }
+        let scheme = pattern[..<schemeEnd.lowerBound] == "*" ? "https" : String(pattern[..<schemeEnd.lowerBound])
+        let rest = pattern[schemeEnd.upperBound...]
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        var host = String(rest[..<slash])
+        if host == "*" || host.isEmpty { host = "example.com" } else if host.hasPrefix("*.") { host = "www." + host.dropFirst(2) }
+        let path = rest[slash...].replacingOccurrences(of: "*", with: "")
+        return scheme + "://" + host + (path.isEmpty ? "/" : path)
+    }
+
+    /// Loads a page for each of the manifest's content script entries, and the popup, once, as
+    /// Safari loads them (nothing answers their messages), and reports what came of it.
+    package static func load(_ manifest: ExtensionManifest, node: String) -> Load {
+        var load = Load()
+        do {
+            let folder = manifest.folder.hasPrefix("/") ? manifest.folder : FileManager.default.currentDirectoryPath + "/" + manifest.folder
+            _ = try ExtensionRuntime.installShared()
+            let host = try PageHost(command(node: node, runtime: ExtensionRuntime.sharedFolder + "/" + fileName, extension: folder), seed: 1)
+            var inputs: [(String, JSONValue)] = []
+            for (index, entry) in manifest.contentScripts.enumerated() {
+                let url = address(matching: entry.matches.first ?? "<all_urls>")
+                inputs.append(("the page \(url)", .object(["type": .string("load"), "tab": .string("t\(index + 1)"), "url": .string(url),
+                                                          "visible": .bool(true), "appearance": .string("light")])))
+            }
+            if manifest.popup != nil {
+                inputs.append(("the popup", .object(["type": .string("openPopup"), "tab": .string("t1"), "appearance": .string("light")])))
+            }
+            for (name, input) in inputs {
+                load.pages.append(name)
+                for case .log(let page, let level, let text, let at) in try host.send(input, now: 1_772_355_600_000) {
+                    load.console.append((page, level, text, at))
+                }
+            }
+        } catch {
+            load.failure = "the pages' runtime could not be run: \(error)"
+        }
+        return load
+    }
+}

@@ -138,6 +138,9 @@ extension Simulation {
             if level == "error" && text.hasPrefix("Uncaught") {
                 monitor.caught(Violation(.invariant(15), "\(page)'s page\(at.map { " at \($0)" } ?? ""): \(text)"), now: now)
             }
+            // What the harness cannot run of the extension's pages fails the run: it would be
+            // judged without that part of its code.
+            if level == "error" && text.hasPrefix("Not run: ") { monitor.record("\(page): \(text.dropFirst("Not run: ".count))") }
         }
     }
 }
