@@ -67,6 +67,17 @@ struct OwnPagesTests {
                 [.note("pageMessage wakes nothing: the background does not listen for message"), .answerPage(id: 2, answer: nil)])
     }
 
+    @Test func aMessageWhoseBackgroundDidNotStartIsAnsweredWithNothing() {
+        var safari = SafariMachine(platform: .iOS)
+        safari.runsOwnPages = true
+        let message = ExtensionWire.Event.pageMessage(id: 1, from: .popup, message: getEnabled)
+        _ = safari.handle(.pageMessageSent(id: 1, from: .popup, message: getEnabled), now: 0)
+        #expect(safari.handle(.eventDue(message), now: 0) == [.startBackground(.started(appearance: .light, tabs: [:])), .redispatch(message)])
+        // The start was cut short (a crash while it loaded): the event it was for is dropped.
+        #expect(safari.handle(.eventDropped(message), now: 0) == [.answerPage(id: 1, answer: nil)])
+        #expect(safari.pageQuestions.isEmpty)
+    }
+
     @Test func aBackgroundThatDiesBeforeAnsweringLeavesSafariToAnswerWithNothing() {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)

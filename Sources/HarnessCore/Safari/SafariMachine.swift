@@ -109,6 +109,8 @@ package struct SafariMachine: Sendable {
         case pageAnswerSent(id: Int, answer: JSONValue?, unreachable: Bool = false)
         /// The user clicks the element with this id in the open popup.
         case popupClicked(String)
+        /// An event Safari started a background for is dropped: that background did not start.
+        case eventDropped(ExtensionWire.Event)
     }
 
     /// What Safari's timers fire.
@@ -578,6 +580,9 @@ package struct SafariMachine: Sendable {
         case .pageAnswerSent(let number, let answer, let unreachable):
             guard let asker = messagesToPages.removeValue(forKey: number) else { break }
             effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer, unreachable: unreachable))
+        case .eventDropped(let event):
+            // A page's message no background took is answered with nothing.
+            if case .pageMessage(let id, _, _, _) = event { pageMessageLost(id, &effects) }
         case .popupClicked(let id):
             if popupTab != nil { effects.append(.clickInPopup(id)) } else { effects.append(.note("no popup is open: nothing to click")) }
         case .replyArrived(let id, let outcome):

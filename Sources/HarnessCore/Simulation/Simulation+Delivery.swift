@@ -48,6 +48,7 @@ extension Simulation {
             // its place (that one's device restarted, and the event died with the old one).
             guard let background, background === started else {
                 trace.record(now, "safari", "background did not start; event dropped", ExtensionWire.encode(event))
+                handle(.eventDropped(event))
                 return false
             }
             // The start itself stopped at a yield point: the event waits for it.
