@@ -132,6 +132,11 @@ struct OwnPagesTests {
         #expect(safari.handle(.popupClicked("toggle"), now: 0) == [.clickInPopup("toggle")])
         #expect(safari.handle(.appearanceChanged(.dark), now: 0) == [.pagesAppearance(.dark)])
         #expect(safari.handle(.popupClosed, now: 0) == [.closePopupPage])
+        // Another profile in front takes the popup away, with what it waited for.
+        _ = safari.handle(.popupOpened(t1), now: 0)
+        _ = safari.handle(.pageMessageSent(id: 5, from: .popup, message: getEnabled), now: 0)
+        #expect(safari.handle(.profileCameToFront("work"), now: 0).contains(.closePopupPage))
+        #expect(safari.pageQuestions[5] == nil)
         #expect(safari.handle(.popupClicked("toggle"), now: 0) == [.note("no popup is open: nothing to click")])
     }
 

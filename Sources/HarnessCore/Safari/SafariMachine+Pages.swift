@@ -219,7 +219,7 @@ extension SafariMachine {
     mutating func powerLost(now: EpochMillis, _ effects: inout [Effect]) {
         holdNoBackground()
         appInForeground = false
-        forgetPopup()
+        forgetPopup(&effects)
         forgetSafarisMemory(&effects)
         // Every question died with its background: each page's wait starts again with its reload.
         for id in tabs.keys.sorted() {
@@ -240,7 +240,7 @@ extension SafariMachine {
     /// its own extension storage, with the alarms it had.
     mutating func profileCameToFront(_ name: String, now: EpochMillis, _ effects: inout [Effect]) {
         holdNoBackground()
-        forgetPopup()
+        forgetPopup(&effects)
         putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms)
         let restored = putAway.removeValue(forKey: name) ?? PutAway(tabs: [:], activeTabs: [:], frontWindow: 1, alarms: [:])
         (tabs, activeTabs, frontWindow, alarms) = (restored.tabs, restored.activeTabs, restored.frontWindow, restored.alarms)
@@ -253,7 +253,12 @@ extension SafariMachine {
     }
 
     /// The popup is gone with what it showed (its profile left the front, the power failed).
-    mutating func forgetPopup() {
+    mutating func forgetPopup(_ effects: inout [Effect]) {
+        // The extension's own popup page goes with it, and what it waited for.
+        if runsOwnPages && popupTab != nil {
+            pageGone(.popup, &effects)
+            effects.append(.closePopupPage)
+        }
         popupTab = nil
         popupScope = nil
         popup = nil
