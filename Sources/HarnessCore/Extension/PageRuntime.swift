@@ -65,7 +65,9 @@ package final class PageHost {
         let bytes: [UInt8]?
         do {
             try child.send(JSONWriter.compact(frame))
-            bytes = try child.receive(timeoutMilliseconds: 20_000)
+            // One input may run several turns (each script of a page, every page for a change
+            // of appearance), each under the watchdog: this only catches a host that hangs.
+            bytes = try child.receive(timeoutMilliseconds: 120_000)
         } catch {
             throw Failure(description: "the pages' runtime stopped answering (\(error)): \(child.stderrTail)")
         }
