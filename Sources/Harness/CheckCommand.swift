@@ -48,51 +48,43 @@ enum CheckCommand: HarnessCommand {
 
     /// The background loaded once in the JavaScript runtime, as Safari loads it: an exception
     /// its scripts do not catch while loading, or a load that never ends, is a mistake.
-    private static func loadBackground(_ folder: String) -> Int32 {
-        guard let node = ExtensionRuntime.installedNode else {
-            Terminal.out("note     node is not installed: the background's scripts were not loaded\n")
-            return 0
-        }
+    private static func loadBackground(_ folder: String, node: String) -> Int32 {
         let load = ExtensionRuntime.load(extension: folder, node: node)
         for entry in load.console where entry.level == .warn { Terminal.err("warning: \(entry.message)\n") }
-        if let failure = load.failure {
-            Terminal.out("INVALID  \(folder)  the background did not load\n")
-            Terminal.err("\(folder): \(failure)\n")
-            return 2
-        }
-        guard load.uncaught.isEmpty else {
-            Terminal.out("INVALID  \(folder)  \(load.uncaught.count) uncaught error(s) while the background loads\n")
-            for error in load.uncaught { Terminal.err("\(folder)\(error.at.map { "/" + $0 } ?? ""): \(error.message)\n") }
-            return 2
-        }
         let listeners = load.listeners.isEmpty ? "no event (nothing wakes it)" : load.listeners.map(\.rawValue).joined(separator: ", ")
-        Terminal.out("loaded   the background listens for \(listeners)\n")
-        return 0
+        return verdict(folder, load: (failure: "the background did not load", verb: "the background loads"), failure: load.failure,
+                       uncaught: load.uncaught.map { (($0.at.map { "/" + $0 } ?? ""), $0.message) },
+                       loaded: "the background listens for \(listeners)")
     }
 
     /// The extension's own pages loaded once in the pages' runtime: a page for each content
     /// script entry (at an address its first match pattern matches) and the popup. An exception
     /// their scripts do not catch while loading is a mistake.
-    private static func loadPages(_ manifest: ExtensionManifest) -> Int32 {
-        guard let node = ExtensionRuntime.installedNode else {
-            Terminal.out("note     node is not installed: the pages' scripts were not loaded\n")
-            return 0
-        }
+    private static func loadPages(_ manifest: ExtensionManifest, node: String) -> Int32 {
         let load = PageRuntime.load(manifest, node: node)
         for entry in load.console where entry.level == "warn" || (entry.level == "error" && !entry.message.hasPrefix("Uncaught")) {
             Terminal.err("warning: \(entry.page): \(entry.message)\n")
         }
-        if let failure = load.failure {
-            Terminal.out("INVALID  \(manifest.folder)  the pages did not load\n")
-            Terminal.err("\(manifest.folder): \(failure)\n")
+        return verdict(manifest.folder, load: (failure: "the pages did not load", verb: "the pages load"), failure: load.failure,
+                       uncaught: load.uncaught.map { (($0.at.map { "/" + $0 } ?? "") + " (\($0.page))", $0.message) },
+                       loaded: load.pages.joined(separator: ", "))
+    }
+
+    /// What loading a part of the extension came to: it could not run, its scripts threw
+    /// (`uncaught`: each error's place after the folder, and its message), or it `loaded`.
+    private static func verdict(_ folder: String, load part: (failure: String, verb: String), failure: String?,
+                                uncaught: [(place: String, message: String)], loaded: String) -> Int32 {
+        if let failure {
+            Terminal.out("INVALID  \(folder)  \(part.failure)\n")
+            Terminal.err("\(folder): \(failure)\n")
             return 2
         }
-        guard load.uncaught.isEmpty else {
-            Terminal.out("INVALID  \(manifest.folder)  \(load.uncaught.count) uncaught error(s) while the pages load\n")
-            for error in load.uncaught { Terminal.err("\(manifest.folder)\(error.at.map { "/" + $0 } ?? "") (\(error.page)): \(error.message)\n") }
+        guard uncaught.isEmpty else {
+            Terminal.out("INVALID  \(folder)  \(uncaught.count) uncaught error(s) while \(part.verb)\n")
+            for error in uncaught { Terminal.err("\(folder)\(error.place): \(error.message)\n") }
             return 2
         }
-        Terminal.out("loaded   \(load.pages.joined(separator: ", "))\n")
+        Terminal.out("loaded   \(loaded)\n")
         return 0
     }
 
@@ -105,9 +97,14 @@ enum CheckCommand: HarnessCommand {
                          manifest.contentScripts.isEmpty ? nil : "\(manifest.contentScripts.count) content script entr\(manifest.contentScripts.count == 1 ? "y" : "ies")",
                          manifest.popup.map { "the popup \($0)" }].compactMap { $0 }
             Terminal.out("ok       \(folder)  \(manifest.name) \(manifest.version): \(parts.joined(separator: ", "))\n")
-            let background = manifest.background == nil ? 0 : loadBackground(folder)
-            let pages = manifest.contentScripts.isEmpty && manifest.popup == nil ? 0 : loadPages(manifest)
-            return max(background, pages)
+            let hasPages = !manifest.contentScripts.isEmpty || manifest.popup != nil
+            guard manifest.background != nil || hasPages else { return 0 }
+            guard let node = ExtensionRuntime.installedNode else {
+                Terminal.out("note     node is not installed: the extension's scripts were not loaded\n")
+                return 0
+            }
+            let background = manifest.background == nil ? 0 : loadBackground(folder, node: node)
+            return max(background, hasPages ? loadPages(manifest, node: node) : 0)
         case .failure(let problems):
             Terminal.out("INVALID  \(folder)  \(problems.errors.count) mistake(s)\n")
             Terminal.err(problems.description + "\n")
