@@ -41,8 +41,10 @@ enum Executables {
     static let extensionHelp = """
         --extension DIR runs the unpacked extension in DIR as the background (process transport
         only): its manifest is checked first, and its background's JavaScript runs in the
-        harness's runtime on node, one process per incarnation. --flaw and --background-exec do
-        not go with it.
+        harness's runtime on node: each incarnation in a fresh context of one node process that
+        the runs share, where a kill drops the context and all it had pending; with --isolated,
+        each incarnation in a node process of its own, killed and frozen by signals (slower).
+        --flaw and --background-exec do not go with it.
         """
 
     /// The options that name an executable for a role, and those that give it arguments.
@@ -78,6 +80,7 @@ enum Executables {
     /// `--extension DIR`: the unpacked extension whose background JavaScript plays the
     /// background's role (on run, sweep and explore).
     static let extensionOption = "extension"
+    static let isolatedFlag = "isolated"
 
     /// `executables` with `--extension DIR`'s runtime as the background, when it is given: the
     /// folder's manifest is read and checked before anything runs (its warnings printed), and
@@ -85,6 +88,9 @@ enum Executables {
     /// JavaScript does not have, so the two do not go together; nor does another background.
     static func withExtension(_ executables: ProcessExecutables, _ args: CommandLineArguments, transport: Simulation.Transport,
                               flaws: Set<Flaw>) throws(CommandError) -> ProcessExecutables {
+        var executables = executables
+        // A scenario's own `extension` step follows it too.
+        executables.hostsBackgrounds = !args.flag(isolatedFlag)
         guard let folder = args.value(extensionOption) else { return executables }
         guard !folder.isEmpty else { throw .usage("'--extension' expects an unpacked extension's folder") }
         guard transport == .process else { throw .usage("'--extension' runs the extension's JavaScript in node, a process of its own: it needs '--transport process'") }

@@ -8,7 +8,7 @@ import HarnessCore
 enum SweepCommand: HarnessCommand {
     static let name = "sweep"
     static let abstract = "Crash every process at every yield point it reaches in each scenario, and check the invariants."
-    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N] [--subsets N] [--extension DIR] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
+    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N] [--subsets N] [--extension DIR [--isolated]] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
     static let discussion = """
         Runs each scenario once to list every arrival of a process at a yield point (the
         app's write-temp, the handler's rename, the background's storage-write-temp, ...), then
@@ -25,7 +25,7 @@ enum SweepCommand: HarnessCommand {
         """ + "\n" + Executables.help + "\n" + Executables.extensionHelp
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets", Executables.extensionOption] + Executables.options, repeatable: Executables.repeatable, flags: [])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets", Executables.extensionOption] + Executables.options, repeatable: Executables.repeatable, flags: [Executables.isolatedFlag])
         let transport = try RunCommand.transport(args, default: .inProcess)
         let seed = try RunCommand.seed(args)
         let subsets = try args.count("subsets", default: 2, allowingZero: true)

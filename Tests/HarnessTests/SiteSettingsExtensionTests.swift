@@ -12,11 +12,13 @@ struct SiteSettingsExtensionTests {
     static let extensionFolder = ScenarioTests.folder + "/extensions/site-settings"
 
     /// Plays a named scenario with the extension in `folder` as the background.
-    private func run(_ file: String, extension folder: String = Self.extensionFolder) throws -> ScenarioRunner.Outcome {
+    /// `isolated`: each background incarnation in a node process of its own.
+    private func run(_ file: String, extension folder: String = Self.extensionFolder, isolated: Bool = false) throws -> ScenarioRunner.Outcome {
         let text = try String(contentsOfFile: ScenarioTests.folder + "/" + file, encoding: .utf8)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("site-settings-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        guard case .success(let executables) = ExtensionRuntime.background(replacing: HarnessBinary.executables, extension: folder, transport: .process) else {
+        let chosen = isolated ? HarnessBinary.executables.isolated : HarnessBinary.executables
+        guard case .success(let executables) = ExtensionRuntime.background(replacing: chosen, extension: folder, transport: .process) else {
             throw Failure(description: "the runtime could not be set up")
         }
         let scenarioFolder = (ScenarioTests.folder + "/" + file).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
@@ -32,11 +34,18 @@ struct SiteSettingsExtensionTests {
         return !text.split(separator: "\n").contains { $0.hasPrefix("extension ") }
     }
 
+    /// Each passes with the incarnations as contexts of one host, and again, with the same
+    /// trace, with each in a process of its own: a kill that drops a context, what it had
+    /// pending included, cannot be told from a process killed.
     @Test(arguments: files)
     func everyNamedScenarioPassesWithTheExtensionAsTheBackground(file: String) throws {
         let outcome = try run(file)
         #expect(outcome.skipped == nil)
         #expect(outcome.failures.isEmpty, "\(outcome.failures.joined(separator: "\n"))")
+        let isolated = try run(file, isolated: true)
+        if let difference = TraceComparison.firstDifference(outcome.trace, isolated.trace, names: ("contexts of one host", "a process each")) {
+            Issue.record(Comment(rawValue: difference))
+        }
     }
 
     /// Its own checks compare its hosts, documents and decisions with `harness scope`,

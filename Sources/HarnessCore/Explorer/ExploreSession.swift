@@ -77,7 +77,9 @@ package struct ExploreSession: Sendable {
     package let explorer: Explorer
     /// When set, every schedule runs a second time with `replayer` and the traces must match.
     package let replayCheck: Bool
-    /// The explorer a replay runs with (the same one unless a test plants a difference).
+    /// The explorer a replay runs with: the same one with each JavaScript background in a
+    /// process of its own, so the replay also shows that a host's contexts behave as processes
+    /// (unless a test plants a difference).
     package var replayer: Explorer
     /// Every how many runs a replay also runs on the process transport (0: never).
     package var processSampleEvery = 0
@@ -114,6 +116,7 @@ package struct ExploreSession: Sendable {
         self.explorer = explorer
         self.replayCheck = replayCheck
         replayer = explorer
+        replayer.executables = explorer.executables.isolated
     }
 
     /// Adds another session's runs to this one (workers of one exploration): counts and

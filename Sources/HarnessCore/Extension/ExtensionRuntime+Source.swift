@@ -1,9 +1,10 @@
 /// The JavaScript of `ExtensionRuntime`, `runtime.mjs`, as `install(in:)` writes it.
 extension ExtensionRuntime {
     package static let source = #"""
-// The harness's JavaScript runtime for an extension's background: one node process per
-// background incarnation, speaking the background role of the protocol (PROTOCOL.md, sections
-// 3 to 6 and 14) on its standard input and output. It owns the event loop: every script runs
+// The harness's JavaScript runtime for an extension's background: one background incarnation
+// per node process, or, with --host, many, each in a context of its own (PROTOCOL.md, section
+// 14, "Where code runs"). Each speaks the background role of the protocol (sections 3 to 6 and
+// 14) on the standard input and output. It owns the event loop: every script runs
 // in a turn that an input frame begins, microtasks drain before the turn ends, and nothing
 // runs between turns. Everything a script can reach is made in the script's own realm: no
 // object of this file's realm (where `process` lives) is handed to it, and what crosses from
@@ -12,10 +13,11 @@ extension ExtensionRuntime {
 //
 // node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings runtime.mjs
 //     --extension FOLDER [--watchdog MS]
-//     [--own-pages] --storage FOLDER [--free]
+//     [--own-pages] (--storage FOLDER [--free] | --host)
 // (--own-pages: the extension's own pages run, and talk with the background in any message,
 // section 15.)
-// (the harness adds --storage, and --free in a soak, as it does for every background).
+// (the harness adds --storage, and --free in a soak, as it does for every background; a host
+// gets them in each incarnation's `open` frame).
 
 process.env.TZ = 'UTC';
 
@@ -28,42 +30,6 @@ const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const ownPages = process.argv.includes('--own-pages');
 
-// MARK: - What crosses from the scripts: strings and numbers
-
-function log(level, message, at) {
-    const frame = { kind: 'log', level, message: String(message) };
-    if (at) frame.at = String(at);
-    write(frame);
-}
-
-function uncaught(prefix, value) {
-    const described = describe(value);
-    log('error', `${prefix} ${described.text}`, place(described.stack));
-}
-
-process.on('unhandledRejection', (reason) => uncaught('Uncaught (in promise)', reason));
-
-// MARK: - The extension as its manifest gives it
-
-let manifest = null, manifestProblem = null;
-try {
-    manifest = JSON.parse(fs.readFileSync(path.join(folder, 'manifest.json'), 'utf8'));
-} catch (error) {
-    manifestProblem = `the extension's manifest.json cannot be read: ${error.message}`;
-}
-const background = manifest?.background ?? {};
-const backgroundScripts = background.service_worker ? [background.service_worker] : (background.scripts ?? []);
-const isModule = background.type === 'module';
-// The default locale's messages (_locales/LOCALE/messages.json), as text for i18n.getMessage.
-let localeMessages = '{}';
-if (typeof manifest?.default_locale === 'string') {
-    try { localeMessages = fs.readFileSync(path.join(folder, '_locales', manifest.default_locale, 'messages.json'), 'utf8'); } catch {}
-}
-
-// MARK: - Time and randomness, from the frames
-
-const clock = { now: 0, uptime: 0, utcOffset: 0 };
-let random = null;
 
 // sfc32 over a 128-bit state mixed from the run's seed, the role and the incarnation's first
 // moment on Safari's clock (the wire does not carry the incarnation's number).
@@ -89,143 +55,8 @@ function seededRandom(seed, uptime) {
     return next;
 }
 
-// MARK: - The scripts' realm
-
-let directives = [];
-let timedOut = false;
-
-// The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
-// realm (whose Object.prototype has constructor, this realm's Object) would hand scripts this
-// realm's Function through globalThis.constructor. It has no prototype.
-const context = vm.createContext(Object.create(null), {
-    name: 'background',
-    microtaskMode: 'afterEvaluate',
-    codeGeneration: { strings: false, wasm: false },
-});
-
-// How the scripts' code runs: under the watchdog, and without node's decoration of what it
-// throws (node reads a thrown value's stack to add the line it came from, after the watchdog
-// stopped: a getter or a proxy's trap there would run a script's code outside it, and one that
-// runs inside a script's turn, as importScripts does, swallows the watchdog's end of the turn).
-const evaluation = { timeout: watchdog, displayErrors: false };
-
-function evaluate(script) {
-    try {
-        script.runInContext(context, evaluation);
-    } catch (error) {
-        if (isTimeout(error)) { timedOut = true; return; }
-        uncaught('Uncaught', error);
-        // The microtasks the script queued before it threw still run in this turn.
-        try { drain.runInContext(context, evaluation); } catch (later) {
-            if (isTimeout(later)) timedOut = true; else uncaught('Uncaught', later);
-        }
-    }
-}
-const drain = new vm.Script('', { filename: 'runtime:drain' });
-
-const read = (file) => readIn(folder, file);
-
-// What the scripts' realm asks of this one: each takes and gives strings and numbers only, and
-// none is reachable from a script (the install function keeps them in its closure).
-const host = {
-    now: () => clock.now,
-    utcOffset: () => clock.utcOffset,
-    uptime: () => clock.uptime,
-    random: () => random(),
-    setTimer: (id, at) => {
-        if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) directives.push({ type: 'setTimer', timer: { script: id }, at });
-    },
-    cancelTimer: (id) => { if (Number.isSafeInteger(id)) directives.push({ type: 'cancelTimer', timer: { script: id } }); },
-    // A storage operation: queued, carried out at the turn's end through the yield points,
-    // finished when the harness sends its completion. Returns its token.
-    storage: (area, op, text) => {
-        const token = nextToken++;
-        storageQueue.push({ token, area: String(area), op: String(op), argument: JSON.parse(String(text)) });
-        return token;
-    },
-    // A native message for the handler (section 9), numbered by the scripts' realm.
-    sendNative: (request, text) => {
-        if (Number.isSafeInteger(request)) directives.push({ type: 'sendNative', request, message: JSON.parse(String(text)) });
-    },
-    // A tab's question answered: the response, as JSON text, is the decision the tab shows.
-    decide: (tab, text) => { directives.push({ type: 'sendDecision', tab: String(tab), decision: JSON.parse(String(text)) }); },
-    // The open popup's view, and the answer to its message number `message`.
-    showPopup: (text) => { directives.push({ type: 'showPopup', view: JSON.parse(String(text)) }); },
-    answerPopup: (message, text) => {
-        const answer = JSON.parse(String(text));
-        if (Number.isSafeInteger(message)) directives.push({ type: 'popupAnswer', message, saved: answer?.saved, scope: answer?.scope });
-    },
-    connectNative: () => { directives.push({ type: 'connectNative' }); },
-    // The extension's own pages (section 15): whether they run, the answer to page message
-    // `id` (no text: nothing), and a message for a tab's page.
-    ownPages: () => ownPages,
-    answerPage: (id, text) => {
-        if (!Number.isSafeInteger(id)) return;
-        const directive = { type: 'answerPage', id };
-        if (text !== undefined) directive.answer = JSON.parse(String(text));
-        directives.push(directive);
-    },
-    messageTab: (tab, id, text) => {
-        if (Number.isSafeInteger(id)) directives.push({ type: 'messageTab', tab: String(tab), id, message: JSON.parse(String(text)) });
-    },
-    messagePopup: (id, text) => {
-        if (Number.isSafeInteger(id)) directives.push({ type: 'messagePopup', id, message: JSON.parse(String(text)) });
-    },
-    setAlarm: (at, name, period) => {
-        if (!Number.isSafeInteger(at)) return;
-        const directive = { type: 'setAlarm', at };
-        if (name !== '') directive.name = String(name);
-        if (Number.isSafeInteger(period) && period > 0) directive.period = period;
-        directives.push(directive);
-    },
-    clearAlarm: (name) => { directives.push({ type: 'clearAlarm', name: String(name) }); },
-    log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
-    messages: () => localeMessages,
-    // The one question about an object of the scripts' realm: whether it is a proxy (whose
-    // traps are the scripts' code), asked before its properties are read.
-    isProxy: (value) => util.types.isProxy(value),
-    // The error a script's own call gets back, as text for its realm to throw.
-    importScripts: (files) => {
-        if (isModule) return 'importScripts is not available in a module background';
-        for (const file of files) {
-            let source;
-            try { source = read(file); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
-            let script;
-            try { script = new vm.Script(source, { filename: String(file), importModuleDynamically }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
-            // What the script throws is its own value: kept for the scripts' realm to throw
-            // again (thrown), as importScripts throws it.
-            try { script.runInContext(context, { displayErrors: false }); } catch (error) {
-                if (isTimeout(error)) throw error;
-                scriptThrew = true;
-                scriptThrown = error;
-                return '';
-            }
-        }
-        return '';
-    },
-};
-
-// No host function throws: an error of this realm reaching a script would lead it here (its
-// constructor is this realm's Function). A failure is kept, and the scripts' realm asks for it
-// (`failure`) and throws its own error. (At the stack's limit, or the memory's, a host function
-// throws this realm's RangeError before its try: the scripts' realm calls each through a
-// function of its own, which throws its own error instead; see install.)
-let hostFailure = '', scriptThrew = false, scriptThrown;
-for (const [name, work] of Object.entries(host)) {
-    host[name] = (...args) => {
-        try { return work(...args); } catch (error) {
-            // The watchdog's timeout goes on as it is.
-            if (isTimeout(error)) throw error;
-            hostFailure = util.types.isProxy(error) || !(error instanceof Error) ? 'the runtime failed' : `${error.name}: ${error.message}`;
-            return undefined;
-        }
-    };
-}
-host.failure = () => { const failure = hostFailure; hostFailure = ''; return failure; };
-host.threw = () => scriptThrew;
-host.thrown = () => { const value = scriptThrown; scriptThrew = false; scriptThrown = undefined; return value; };
-
-const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
+// The scripts' own code, compiled once and run in each incarnation's realm.
+const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
     'use strict';
     // The other realm's functions, each called through one of this realm's: whatever they throw
     // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
@@ -814,264 +645,528 @@ const install = new vm.Script(String.raw`(hostFunctions, manifestText) => {
         result() { return answer; },
         refusal(what) { return new TypeError(what + ' is not provided by the harness\'s runtime'); },
     };
-}`, { filename: 'runtime:install' }).runInContext(context, { displayErrors: false });
-
-const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
+}`, { filename: 'runtime:install' });
 const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
+const drain = new vm.Script('', { filename: 'runtime:drain' });
+// What an incarnation waiting at a yield point throws when its input ends (the harness is gone,
+// or it dropped the incarnation): nothing more of it happens.
+const inputEnded = Symbol('the input ended');
 
-// A script's import() is refused with its realm's error: node's own refusal, when a script is
-// given no way to import, is an error of this realm (whose Function makes code from strings).
-function importModuleDynamically() { throw scripts.refusal('import()'); }
+// MARK: - One incarnation
 
-// MARK: - Extension storage (section 10): storage.local in local.json, saved whole through a
-// temporary file at the storage yield points; storage.session in session.json, in place.
+// A background incarnation: its realm, its scripts and its storage, over `storageFolder`.
+// It says what it has to say through `write`, and reads the answers at its yield points with
+// `nextFrame` (an iterator's next, done when its input ends: it then stops where it is, by
+// throwing `inputEnded`). Returns its `handle` for each input
+// frame, and `uncaught` for what node reports of its realm.
+async function incarnation(write, nextFrame, storageFolder) {
+    // MARK: - What crosses from the scripts: strings and numbers
 
-const storageFolder = option('storage', null);
-let nextToken = 1;
-let storageQueue = [];
-const finished = new Map();
-const areas = { local: null, session: null };
-let nextYield = 1;
+    function log(level, message, at) {
+        const frame = { kind: 'log', level, message: String(message) };
+        if (at) frame.at = String(at);
+        write(frame);
+    }
 
-function readArea(file) {
+    function uncaught(prefix, value) {
+        const described = describe(value);
+        log('error', `${prefix} ${described.text}`, place(described.stack));
+    }
+
+    // MARK: - The extension as its manifest gives it
+
+    let manifest = null, manifestProblem = null;
     try {
-        const value = JSON.parse(fs.readFileSync(path.join(storageFolder, file), 'utf8'));
-        return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-    } catch { return {}; }
-}
-
-// Stops at a yield point until the harness answers: true to take the step, or the failure.
-async function yieldAt(point) {
-    write({ kind: 'yield', point, seq: nextYield++ });
-    for (;;) {
-        const next = await incoming.next();
-        if (next.done) process.exit(0);
-        let frame;
-        try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
-        if (frame?.kind === 'continue') return { ok: true };
-        if (frame?.kind === 'fail') return { ok: false, errno: frame.errno, after: frame.after === true };
-        write({ kind: 'error', message: `an input arrived while waiting at yield point '${point}'; ignored` });
+        manifest = JSON.parse(fs.readFileSync(path.join(folder, 'manifest.json'), 'utf8'));
+    } catch (error) {
+        manifestProblem = `the extension's manifest.json cannot be read: ${error.message}`;
     }
-}
-
-// What a storage area's keys take, counted as each key's and its value's JSON in UTF-8.
-function bytesInUse(items, keys) {
-    let size = 0;
-    for (const key of keys) if (Object.hasOwn(items, key)) size += Buffer.byteLength(key) + Buffer.byteLength(JSON.stringify(items[key]));
-    return size;
-}
-
-const failure = (step, answer) => `storage.local could not be saved: ${step} failed with errno ${answer.errno}`;
-
-async function carryOut(operation) {
-    const { area, op, argument } = operation;
-    // Until local.json has been read, each operation on storage.local reads it first; a read
-    // that fails fails that operation only, and the next one reads again.
-    if (area === 'local' && areas.local === null) {
-        const answer = await yieldAt('storage-read');
-        if (!answer.ok && !answer.after) return { error: 'storage.local could not be read' };
-        areas.local = readArea('local.json');
+    const background = manifest?.background ?? {};
+    const backgroundScripts = background.service_worker ? [background.service_worker] : (background.scripts ?? []);
+    const isModule = background.type === 'module';
+    // The default locale's messages (_locales/LOCALE/messages.json), as text for i18n.getMessage.
+    let localeMessages = '{}';
+    if (typeof manifest?.default_locale === 'string') {
+        try { localeMessages = fs.readFileSync(path.join(folder, '_locales', manifest.default_locale, 'messages.json'), 'utf8'); } catch {}
     }
-    if (area === 'session' && areas.session === null) areas.session = readArea('session.json');
-    const items = areas[area];
-    if (op === 'get') {
-        const keys = argument === null ? Object.keys(items) : Array.isArray(argument) ? argument
-            : typeof argument === 'string' ? [argument] : Object.keys(argument);
-        const result = {};
-        for (const key of keys) {
-            if (Object.hasOwn(items, key)) result[key] = items[key];
-            else if (argument !== null && typeof argument === 'object' && !Array.isArray(argument)) result[key] = argument[key];
-        }
-        return { value: result };
-    }
-    if (op === 'bytes') return { value: bytesInUse(items, argument === null ? Object.keys(items) : [argument].flat().map(String)) };
-    const changed = op === 'clear' ? {} : { ...items };
-    const changes = {};
-    if (op === 'set') {
-        for (const [key, value] of Object.entries(argument)) { changes[key] = { oldValue: items[key], newValue: value }; changed[key] = value; }
-    } else {
-        for (const key of op === 'clear' ? Object.keys(items) : [argument].flat()) {
-            if (Object.hasOwn(items, key)) { changes[key] = { oldValue: items[key] }; delete changed[key]; }
-        }
-    }
-    // Safari's quotas: 5 MiB for storage.local (none with unlimitedStorage), 10 MiB for
-    // storage.session; a set that would pass one fails, and nothing is written.
-    const quota = area === 'local' ? (manifest.permissions ?? []).includes('unlimitedStorage') ? Infinity : 5242880 : 10485760;
-    const size = bytesInUse(changed, Object.keys(changed));
-    if (op === 'set' && size > quota) return { error: `storage.${area} would hold ${size} bytes, over its quota of ${quota} (QUOTA_BYTES): nothing was saved` };
-    const text = JSON.stringify(changed);
-    if (area === 'session') {
-        fs.writeFileSync(path.join(storageFolder, 'session.json'), text);
-    } else {
-        const temp = await yieldAt('storage-write-temp');
-        if (!temp.ok && !temp.after) return { error: failure('the write', temp) };
-        fs.writeFileSync(path.join(storageFolder, 'local.json.tmp'), text);
-        if (!temp.ok) return { error: failure('the write', temp) };
-        const rename = await yieldAt('storage-rename');
-        if (!rename.ok && !rename.after) return { error: failure('the rename', rename) };
-        fs.renameSync(path.join(storageFolder, 'local.json.tmp'), path.join(storageFolder, 'local.json'));
-        if (!rename.ok) { areas[area] = changed; return { error: failure('the rename', rename) }; }
-    }
-    areas[area] = changed;
-    return { value: null, changes };
-}
 
-// MARK: - Loading the background
+    // MARK: - Time and randomness, from the frames
 
-// The background's scripts are read, compiled and linked as soon as the process starts, before
-// its hello, so that a process started ahead of need has done it by the time Safari loads the
-// background; they run at `started`. A script that cannot be read or compiled is remembered
-// and reported then, as a load would report it.
-async function prepare() {
-    if (manifest === null) return [];
-    if (!isModule) {
-        return backgroundScripts.map((file) => {
-            let source;
-            try { source = read(file); } catch (error) { return { file, unreadable: error }; }
-            try { return { file, script: new vm.Script(source, { filename: String(file), importModuleDynamically }) }; } catch (error) { return { file, error }; }
-        });
-    }
-    const modules = new Map();
-    // The module being read when one cannot be: V8 gives a module's syntax error no place.
-    let reading = null;
-    const load = (file, importer) => {
-        const key = path.posix.normalize(String(file).replace(/^\//, ''));
-        if (!modules.has(key)) {
-            let source;
-            try { source = read(key); } catch (error) {
-                reading = importer ?? key;
-                throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
-            }
-            reading = key;
-            modules.set(key, new vm.SourceTextModule(source, { identifier: key, context, importModuleDynamically }));
-        }
-        return modules.get(key);
-    };
-    const entries = [];
-    for (const file of backgroundScripts) {
+    const clock = { now: 0, uptime: 0, utcOffset: 0 };
+    let random = null;
+
+    // MARK: - The scripts' realm
+
+    let directives = [];
+    let timedOut = false;
+
+    // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
+    // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts this
+    // realm's Function through globalThis.constructor. It has no prototype.
+    const context = vm.createContext(Object.create(null), {
+        name: 'background',
+        microtaskMode: 'afterEvaluate',
+        codeGeneration: { strings: false, wasm: false },
+    });
+
+    // How the scripts' code runs: under the watchdog, and without node's decoration of what it
+    // throws (node reads a thrown value's stack to add the line it came from, after the watchdog
+    // stopped: a getter or a proxy's trap there would run a script's code outside it, and one that
+    // runs inside a script's turn, as importScripts does, swallows the watchdog's end of the turn).
+    const evaluation = { timeout: watchdog, displayErrors: false };
+
+    function evaluate(script) {
         try {
-            const module = load(file);
-            await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier), referrer.identifier));
-            entries.push({ file, module });
+            script.runInContext(context, evaluation);
         } catch (error) {
-            entries.push({ file, error, place: reading });
+            if (isTimeout(error)) { timedOut = true; return; }
+            uncaught('Uncaught', error);
+            // The microtasks the script queued before it threw still run in this turn.
+            try { drain.runInContext(context, evaluation); } catch (later) {
+                if (isTimeout(later)) timedOut = true; else uncaught('Uncaught', later);
+            }
         }
     }
-    return entries;
-}
-const prepared = await prepare();
 
-// Runs the prepared modules in order; the first that cannot load stops the rest.
-async function loadModules() {
-    for (const { file, module, error, place: where } of prepared) {
-        if (error !== undefined) {
-            const described = describe(error);
-            log('error', `Uncaught ${typeof described === 'string' ? described : described.text}`, where);
+    const read = (file) => readIn(folder, file);
+
+    // What the scripts' realm asks of this one: each takes and gives strings and numbers only, and
+    // none is reachable from a script (the install function keeps them in its closure).
+    const host = {
+        now: () => clock.now,
+        utcOffset: () => clock.utcOffset,
+        uptime: () => clock.uptime,
+        random: () => random(),
+        setTimer: (id, at) => {
+            if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) directives.push({ type: 'setTimer', timer: { script: id }, at });
+        },
+        cancelTimer: (id) => { if (Number.isSafeInteger(id)) directives.push({ type: 'cancelTimer', timer: { script: id } }); },
+        // A storage operation: queued, carried out at the turn's end through the yield points,
+        // finished when the harness sends its completion. Returns its token.
+        storage: (area, op, text) => {
+            const token = nextToken++;
+            storageQueue.push({ token, area: String(area), op: String(op), argument: JSON.parse(String(text)) });
+            return token;
+        },
+        // A native message for the handler (section 9), numbered by the scripts' realm.
+        sendNative: (request, text) => {
+            if (Number.isSafeInteger(request)) directives.push({ type: 'sendNative', request, message: JSON.parse(String(text)) });
+        },
+        // A tab's question answered: the response, as JSON text, is the decision the tab shows.
+        decide: (tab, text) => { directives.push({ type: 'sendDecision', tab: String(tab), decision: JSON.parse(String(text)) }); },
+        // The open popup's view, and the answer to its message number `message`.
+        showPopup: (text) => { directives.push({ type: 'showPopup', view: JSON.parse(String(text)) }); },
+        answerPopup: (message, text) => {
+            const answer = JSON.parse(String(text));
+            if (Number.isSafeInteger(message)) directives.push({ type: 'popupAnswer', message, saved: answer?.saved, scope: answer?.scope });
+        },
+        connectNative: () => { directives.push({ type: 'connectNative' }); },
+        // The extension's own pages (section 15): whether they run, the answer to page message
+        // `id` (no text: nothing), and a message for a tab's page.
+        ownPages: () => ownPages,
+        answerPage: (id, text) => {
+            if (!Number.isSafeInteger(id)) return;
+            const directive = { type: 'answerPage', id };
+            if (text !== undefined) directive.answer = JSON.parse(String(text));
+            directives.push(directive);
+        },
+        messageTab: (tab, id, text) => {
+            if (Number.isSafeInteger(id)) directives.push({ type: 'messageTab', tab: String(tab), id, message: JSON.parse(String(text)) });
+        },
+        messagePopup: (id, text) => {
+            if (Number.isSafeInteger(id)) directives.push({ type: 'messagePopup', id, message: JSON.parse(String(text)) });
+        },
+        setAlarm: (at, name, period) => {
+            if (!Number.isSafeInteger(at)) return;
+            const directive = { type: 'setAlarm', at };
+            if (name !== '') directive.name = String(name);
+            if (Number.isSafeInteger(period) && period > 0) directive.period = period;
+            directives.push(directive);
+        },
+        clearAlarm: (name) => { directives.push({ type: 'clearAlarm', name: String(name) }); },
+        log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
+        messages: () => localeMessages,
+        // The one question about an object of the scripts' realm: whether it is a proxy (whose
+        // traps are the scripts' code), asked before its properties are read.
+        isProxy: (value) => util.types.isProxy(value),
+        // The error a script's own call gets back, as text for its realm to throw.
+        importScripts: (files) => {
+            if (isModule) return 'importScripts is not available in a module background';
+            for (const file of files) {
+                let source;
+                try { source = read(file); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
+                let script;
+                try { script = new vm.Script(source, { filename: String(file), importModuleDynamically }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
+                // What the script throws is its own value: kept for the scripts' realm to throw
+                // again (thrown), as importScripts throws it.
+                try { script.runInContext(context, { displayErrors: false }); } catch (error) {
+                    if (isTimeout(error)) throw error;
+                    scriptThrew = true;
+                    scriptThrown = error;
+                    return '';
+                }
+            }
+            return '';
+        },
+    };
+
+    // No host function throws: an error of this realm reaching a script would lead it here (its
+    // constructor is this realm's Function). A failure is kept, and the scripts' realm asks for it
+    // (`failure`) and throws its own error. (At the stack's limit, or the memory's, a host function
+    // throws this realm's RangeError before its try: the scripts' realm calls each through a
+    // function of its own, which throws its own error instead; see install.)
+    let hostFailure = '', scriptThrew = false, scriptThrown;
+    for (const [name, work] of Object.entries(host)) {
+        host[name] = (...args) => {
+            try { return work(...args); } catch (error) {
+                // The watchdog's timeout goes on as it is.
+                if (isTimeout(error)) throw error;
+                hostFailure = util.types.isProxy(error) || !(error instanceof Error) ? 'the runtime failed' : `${error.name}: ${error.message}`;
+                return undefined;
+            }
+        };
+    }
+    host.failure = () => { const failure = hostFailure; hostFailure = ''; return failure; };
+    host.threw = () => scriptThrew;
+    host.thrown = () => { const value = scriptThrown; scriptThrew = false; scriptThrown = undefined; return value; };
+
+    const install = installer.runInContext(context, { displayErrors: false });
+    const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
+
+    // A script's import() is refused with its realm's error: node's own refusal, when a script is
+    // given no way to import, is an error of this realm (whose Function makes code from strings).
+    function importModuleDynamically() { throw scripts.refusal('import()'); }
+
+    // MARK: - Extension storage (section 10): storage.local in local.json, saved whole through a
+    // temporary file at the storage yield points; storage.session in session.json, in place.
+
+    let nextToken = 1;
+    let storageQueue = [];
+    const finished = new Map();
+    const areas = { local: null, session: null };
+    let nextYield = 1;
+
+    function readArea(file) {
+        try {
+            const value = JSON.parse(fs.readFileSync(path.join(storageFolder, file), 'utf8'));
+            return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+        } catch { return {}; }
+    }
+
+    // Stops at a yield point until the harness answers: true to take the step, or the failure.
+    async function yieldAt(point) {
+        write({ kind: 'yield', point, seq: nextYield++ });
+        for (;;) {
+            const next = await nextFrame();
+            if (next.done) throw inputEnded;
+            let frame;
+            try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
+            if (frame?.kind === 'continue') return { ok: true };
+            if (frame?.kind === 'fail') return { ok: false, errno: frame.errno, after: frame.after === true };
+            write({ kind: 'error', message: `an input arrived while waiting at yield point '${point}'; ignored` });
+        }
+    }
+
+    // What a storage area's keys take, counted as each key's and its value's JSON in UTF-8.
+    function bytesInUse(items, keys) {
+        let size = 0;
+        for (const key of keys) if (Object.hasOwn(items, key)) size += Buffer.byteLength(key) + Buffer.byteLength(JSON.stringify(items[key]));
+        return size;
+    }
+
+    const failure = (step, answer) => `storage.local could not be saved: ${step} failed with errno ${answer.errno}`;
+
+    async function carryOut(operation) {
+        const { area, op, argument } = operation;
+        // Until local.json has been read, each operation on storage.local reads it first; a read
+        // that fails fails that operation only, and the next one reads again.
+        if (area === 'local' && areas.local === null) {
+            const answer = await yieldAt('storage-read');
+            if (!answer.ok && !answer.after) return { error: 'storage.local could not be read' };
+            areas.local = readArea('local.json');
+        }
+        if (area === 'session' && areas.session === null) areas.session = readArea('session.json');
+        const items = areas[area];
+        if (op === 'get') {
+            const keys = argument === null ? Object.keys(items) : Array.isArray(argument) ? argument
+                : typeof argument === 'string' ? [argument] : Object.keys(argument);
+            const result = {};
+            for (const key of keys) {
+                if (Object.hasOwn(items, key)) result[key] = items[key];
+                else if (argument !== null && typeof argument === 'object' && !Array.isArray(argument)) result[key] = argument[key];
+            }
+            return { value: result };
+        }
+        if (op === 'bytes') return { value: bytesInUse(items, argument === null ? Object.keys(items) : [argument].flat().map(String)) };
+        const changed = op === 'clear' ? {} : { ...items };
+        const changes = {};
+        if (op === 'set') {
+            for (const [key, value] of Object.entries(argument)) { changes[key] = { oldValue: items[key], newValue: value }; changed[key] = value; }
+        } else {
+            for (const key of op === 'clear' ? Object.keys(items) : [argument].flat()) {
+                if (Object.hasOwn(items, key)) { changes[key] = { oldValue: items[key] }; delete changed[key]; }
+            }
+        }
+        // Safari's quotas: 5 MiB for storage.local (none with unlimitedStorage), 10 MiB for
+        // storage.session; a set that would pass one fails, and nothing is written.
+        const quota = area === 'local' ? (manifest.permissions ?? []).includes('unlimitedStorage') ? Infinity : 5242880 : 10485760;
+        const size = bytesInUse(changed, Object.keys(changed));
+        if (op === 'set' && size > quota) return { error: `storage.${area} would hold ${size} bytes, over its quota of ${quota} (QUOTA_BYTES): nothing was saved` };
+        const text = JSON.stringify(changed);
+        if (area === 'session') {
+            fs.writeFileSync(path.join(storageFolder, 'session.json'), text);
+        } else {
+            const temp = await yieldAt('storage-write-temp');
+            if (!temp.ok && !temp.after) return { error: failure('the write', temp) };
+            fs.writeFileSync(path.join(storageFolder, 'local.json.tmp'), text);
+            if (!temp.ok) return { error: failure('the write', temp) };
+            const rename = await yieldAt('storage-rename');
+            if (!rename.ok && !rename.after) return { error: failure('the rename', rename) };
+            fs.renameSync(path.join(storageFolder, 'local.json.tmp'), path.join(storageFolder, 'local.json'));
+            if (!rename.ok) { areas[area] = changed; return { error: failure('the rename', rename) }; }
+        }
+        areas[area] = changed;
+        return { value: null, changes };
+    }
+
+    // MARK: - Loading the background
+
+    // The background's scripts are read, compiled and linked as soon as the process starts, before
+    // its hello, so that a process started ahead of need has done it by the time Safari loads the
+    // background; they run at `started`. A script that cannot be read or compiled is remembered
+    // and reported then, as a load would report it.
+    async function prepare() {
+        if (manifest === null) return [];
+        if (!isModule) {
+            return backgroundScripts.map((file) => {
+                let source;
+                try { source = read(file); } catch (error) { return { file, unreadable: error }; }
+                try { return { file, script: new vm.Script(source, { filename: String(file), importModuleDynamically }) }; } catch (error) { return { file, error }; }
+            });
+        }
+        const modules = new Map();
+        // The module being read when one cannot be: V8 gives a module's syntax error no place.
+        let reading = null;
+        const load = (file, importer) => {
+            const key = path.posix.normalize(String(file).replace(/^\//, ''));
+            if (!modules.has(key)) {
+                let source;
+                try { source = read(key); } catch (error) {
+                    reading = importer ?? key;
+                    throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
+                }
+                reading = key;
+                modules.set(key, new vm.SourceTextModule(source, { identifier: key, context, importModuleDynamically }));
+            }
+            return modules.get(key);
+        };
+        const entries = [];
+        for (const file of backgroundScripts) {
+            try {
+                const module = load(file);
+                await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier), referrer.identifier));
+                entries.push({ file, module });
+            } catch (error) {
+                entries.push({ file, error, place: reading });
+            }
+        }
+        return entries;
+    }
+    const prepared = await prepare();
+
+    // Runs the prepared modules in order; the first that cannot load stops the rest.
+    async function loadModules() {
+        for (const { file, module, error, place: where } of prepared) {
+            if (error !== undefined) {
+                const described = describe(error);
+                log('error', `Uncaught ${typeof described === 'string' ? described : described.text}`, where);
+                return;
+            }
+            // A module's top-level await settles through the scripts' own microtask queue, which
+            // drains only after an evaluation in their realm.
+            let outcome = null;
+            module.evaluate({ timeout: watchdog }).then(() => { outcome = { ok: true }; }, (error) => { outcome = { error }; });
+            for (let round = 0; outcome === null && round < 1000; round++) {
+                drain.runInContext(context, evaluation);
+                await new Promise((resolve) => setImmediate(resolve));
+            }
+            if (outcome === null) throw new Error(`${file} did not finish loading: its top-level await waits for something that never comes`);
+            if (isTimeout(outcome.error)) { timedOut = true; return; }
+            if (outcome.error) throw outcome.error;
+        }
+    }
+
+    // MARK: - Inputs
+
+    async function handle(frame) {
+        clock.now = frame.now;
+        clock.uptime = frame.uptime ?? clock.uptime;
+        random ??= seededRandom(frame.seed ?? 0, clock.uptime);
+        directives = [];
+        timedOut = false;
+        const input = frame.input ?? {};
+        if (manifestProblem !== null) {
+            write({ kind: 'error', message: manifestProblem });
             return;
         }
-        // A module's top-level await settles through the scripts' own microtask queue, which
-        // drains only after an evaluation in their realm.
-        let outcome = null;
-        module.evaluate({ timeout: watchdog }).then(() => { outcome = { ok: true }; }, (error) => { outcome = { error }; });
-        for (let round = 0; outcome === null && round < 1000; round++) {
-            drain.runInContext(context, evaluation);
-            await new Promise((resolve) => setImmediate(resolve));
-        }
-        if (outcome === null) throw new Error(`${file} did not finish loading: its top-level await waits for something that never comes`);
-        if (isTimeout(outcome.error)) { timedOut = true; return; }
-        if (outcome.error) throw outcome.error;
-    }
-}
-
-// MARK: - Inputs
-
-async function handle(frame) {
-    clock.now = frame.now;
-    clock.uptime = frame.uptime ?? clock.uptime;
-    random ??= seededRandom(frame.seed ?? 0, clock.uptime);
-    directives = [];
-    timedOut = false;
-    const input = frame.input ?? {};
-    if (manifestProblem !== null) {
-        write({ kind: 'error', message: manifestProblem });
-        return;
-    }
-    switch (input.type) {
-    case 'started':
-        clock.utcOffset = Number.isInteger(input.utcOffsetMinutes) ? input.utcOffsetMinutes : 0;
-        scripts.post('started', 0, JSON.stringify(input));
-        evaluate(turn);
-        if (isModule) {
-            try { await loadModules(); } catch (error) { uncaught('Uncaught', error); }
-        } else {
-            for (const { file, script, unreadable, error } of prepared) {
-                if (unreadable !== undefined) { log('error', `Uncaught Error: ${file} cannot be read: ${unreadable.message}`, String(file)); continue; }
-                if (error !== undefined) { uncaught('Uncaught', error); continue; }
-                evaluate(script);
-                if (timedOut) break;
-            }
-        }
-        if (timedOut) break;
-        // Safari keeps what the background listened for once it loaded: those events wake it.
-        scripts.post('listening', 0, '');
-        evaluate(turn);
-        const listening = scripts.result();
-        directives.unshift({ type: 'listen', events: typeof listening === 'string' ? listening.split(',').filter(Boolean) : [] });
-        break;
-    case 'timerFired':
-        if (Number.isInteger(input.timer?.script)) {
-            scripts.post('timer', input.timer.script, '');
+        switch (input.type) {
+        case 'started':
+            clock.utcOffset = Number.isInteger(input.utcOffsetMinutes) ? input.utcOffsetMinutes : 0;
+            scripts.post('started', 0, JSON.stringify(input));
             evaluate(turn);
+            if (isModule) {
+                try { await loadModules(); } catch (error) { uncaught('Uncaught', error); }
+            } else {
+                for (const { file, script, unreadable, error } of prepared) {
+                    if (unreadable !== undefined) { log('error', `Uncaught Error: ${file} cannot be read: ${unreadable.message}`, String(file)); continue; }
+                    if (error !== undefined) { uncaught('Uncaught', error); continue; }
+                    evaluate(script);
+                    if (timedOut) break;
+                }
+            }
+            if (timedOut) break;
+            // Safari keeps what the background listened for once it loaded: those events wake it.
+            scripts.post('listening', 0, '');
+            evaluate(turn);
+            const listening = scripts.result();
+            directives.unshift({ type: 'listen', events: typeof listening === 'string' ? listening.split(',').filter(Boolean) : [] });
+            break;
+        case 'timerFired':
+            if (Number.isInteger(input.timer?.script)) {
+                scripts.post('timer', input.timer.script, '');
+                evaluate(turn);
+            }
+            break;
+        case 'storageCompleted': {
+            const outcome = finished.get(input.token);
+            if (outcome === undefined) break;
+            finished.delete(input.token);
+            scripts.post('storage', input.token, JSON.stringify(outcome));
+            evaluate(turn);
+            break;
         }
-        break;
-    case 'storageCompleted': {
-        const outcome = finished.get(input.token);
-        if (outcome === undefined) break;
-        finished.delete(input.token);
-        scripts.post('storage', input.token, JSON.stringify(outcome));
-        evaluate(turn);
-        break;
+        case 'nativeReplyArrived':
+            scripts.post('reply', 0, JSON.stringify(input));
+            evaluate(turn);
+            break;
+        case 'tabRequestedDecision': case 'tabNativeDarkChanged': case 'appearanceChanged':
+        case 'tabActivated': case 'tabClosed': case 'safariCameToForeground': case 'appMessageArrived': case 'alarmFired':
+        case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
+        case 'pageMessage': case 'pageAnswered':
+            scripts.post('event', 0, JSON.stringify(input));
+            evaluate(turn);
+            break;
+        default:
+            write({ kind: 'error', message: `invalid input: type: the JavaScript runtime does not take '${input.type}' yet` });
+            return;
+        }
+        if (timedOut) {
+            write({ kind: 'error', message: `a script did not yield within ${watchdog} ms` });
+            return;
+        }
+        // The turn's storage operations, in order, each finished later by its completion.
+        const operations = storageQueue;
+        storageQueue = [];
+        for (const operation of operations) {
+            finished.set(operation.token, await carryOut(operation));
+            directives.push({ type: 'storagePending', token: operation.token });
+        }
+        // Rejections nobody handled are reported before the input ends.
+        await new Promise((resolve) => setImmediate(resolve));
+        write({ kind: 'done', directives });
     }
-    case 'nativeReplyArrived':
-        scripts.post('reply', 0, JSON.stringify(input));
-        evaluate(turn);
-        break;
-    case 'tabRequestedDecision': case 'tabNativeDarkChanged': case 'appearanceChanged':
-    case 'tabActivated': case 'tabClosed': case 'safariCameToForeground': case 'appMessageArrived': case 'alarmFired':
-    case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
-    case 'pageMessage': case 'pageAnswered':
-        scripts.post('event', 0, JSON.stringify(input));
-        evaluate(turn);
-        break;
-    default:
-        write({ kind: 'error', message: `invalid input: type: the JavaScript runtime does not take '${input.type}' yet` });
-        return;
-    }
-    if (timedOut) {
-        write({ kind: 'error', message: `a script did not yield within ${watchdog} ms` });
-        return;
-    }
-    // The turn's storage operations, in order, each finished later by its completion.
-    const operations = storageQueue;
-    storageQueue = [];
-    for (const operation of operations) {
-        finished.set(operation.token, await carryOut(operation));
-        directives.push({ type: 'storagePending', token: operation.token });
-    }
-    // Rejections nobody handled are reported before the input ends.
-    await new Promise((resolve) => setImmediate(resolve));
-    write({ kind: 'done', directives });
+
+    return { handle, uncaught };
 }
 
-write({ kind: 'hello', protocol: 1, role: 'background' });
-const incoming = frames();
-for (;;) {
-    const next = await incoming.next();
-    if (next.done) break;
-    let frame;
-    try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
-    if (frame?.kind !== 'input') { write({ kind: 'error', message: 'expected an input frame' }); continue; }
-    await handle(frame);
+// MARK: - Serving incarnations
+
+// Node reports a rejection nobody handled once the current task is done. It is the
+// incarnation's whose input was handed over last: one input runs at a time, as the harness
+// waits for each one's end or yield point before it sends another.
+let current = null;
+process.on('unhandledRejection', (reason) => current?.uncaught('Uncaught (in promise)', reason));
+
+// Hands `served` each input frame `nextFrame` reads, in turn, until its input ends.
+async function serve(served, write, nextFrame) {
+    for (;;) {
+        const next = await nextFrame();
+        if (next.done) return;
+        let frame;
+        try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
+        if (frame?.kind !== 'input') { write({ kind: 'error', message: 'expected an input frame' }); continue; }
+        current = served;
+        try { await served.handle(frame); } catch (error) {
+            if (error === inputEnded) return;
+            throw error;
+        }
+    }
+}
+
+// An incarnation's input in the host: the frames the harness sent it, read in order.
+function inbox() {
+    const queued = [];
+    let waiting = null, ended = false;
+    return {
+        put(text) {
+            if (waiting === null) { queued.push(text); return; }
+            const wake = waiting;
+            waiting = null;
+            wake({ value: text, done: false });
+        },
+        end() {
+            ended = true;
+            queued.length = 0;
+            if (waiting !== null) { const wake = waiting; waiting = null; wake({ value: undefined, done: true }); }
+        },
+        next() {
+            if (queued.length > 0) return Promise.resolve({ value: queued.shift(), done: false });
+            if (ended) return Promise.resolve({ value: undefined, done: true });
+            return new Promise((resolve) => { waiting = resolve; });
+        },
+    };
+}
+
+if (process.argv.includes('--host')) {
+    // Many incarnations in one process (section 14, "Where code runs"): each frame's payload begins with the
+    // number of the incarnation it is for or from. An incarnation's first frame opens it
+    // (`{"kind":"open","arguments":[...]}`, the arguments a process of its own would get); a
+    // frame with nothing after the number ends its input, as a kill or a close would: it stops
+    // where it is, and whatever it had pending is dropped with it.
+    const inboxes = new Map();
+    const open = async (id, box, args) => {
+        const say = (frame) => write(frame, id);
+        const next = () => box.next();
+        const served = await incarnation(say, next, option('storage', null, args));
+        say({ kind: 'hello', protocol: 1, role: 'background' });
+        await serve(served, say, next);
+    };
+    for await (const { context: id, text } of frames({ tagged: true })) {
+        const box = inboxes.get(id);
+        if (box !== undefined) {
+            if (text !== '') { box.put(text); continue; }
+            box.end();
+            inboxes.delete(id);
+            continue;
+        }
+        let frame = null;
+        try { frame = JSON.parse(text); } catch {}
+        if (frame?.kind !== 'open' || !Array.isArray(frame.arguments) || !frame.arguments.every((argument) => typeof argument === 'string')) {
+            if (text !== '') write({ kind: 'error', message: `incarnation ${id} is not open: its first frame must open it` }, id);
+            continue;
+        }
+        const opened = inbox();
+        inboxes.set(id, opened);
+        open(id, opened, frame.arguments);
+    }
+    for (const box of inboxes.values()) box.end();
+    process.exit(0);
+} else {
+    const incoming = frames();
+    const next = () => incoming.next();
+    const served = await incarnation(write, next, option('storage', null));
+    write({ kind: 'hello', protocol: 1, role: 'background' });
+    await serve(served, write, next);
 }
 """#
 }

@@ -2,9 +2,10 @@ import Foundation
 import ProcessKit
 import SiteSettings
 
-/// The JavaScript runtime an extension's background runs in (`PROTOCOL.md`, section 14): one
-/// `node` process per background incarnation (`arguments`), which speaks the background role's
-/// frames. Its source lives here, so that the harness's
+/// The JavaScript runtime an extension's background runs in (`PROTOCOL.md`, section 14): each
+/// background incarnation in a context of a `node` host (`ContextHost`), or in a `node` process
+/// of its own (`arguments`), speaking the background role's frames. Its source lives here, so
+/// that the harness's
 /// executables need no bundle resources; `install(in:)` writes it to a run's folder.
 package enum ExtensionRuntime {
     /// The file name `install(in:)` writes.
@@ -44,7 +45,9 @@ package enum ExtensionRuntime {
 
     /// `executables` with the background's role taken by the runtime over the extension in
     /// `folder`, the runtime written once into `sharedFolder`; with `ownPages`, the extension's
-    /// pages run too, in the page host (`PageRuntime`).
+    /// pages run too, in the page host (`PageRuntime`). Each incarnation runs in a context of a
+    /// host (`ContextHost`) that runs after runs share, or in a process of its own when
+    /// `executables` do not host backgrounds.
     package static func background(replacing executables: ProcessExecutables, extension folder: String,
                                    transport: Simulation.Transport, ownPages: Bool = false) -> Result<ProcessExecutables, Unavailable> {
         guard transport == .process else { return .failure(.inProcess) }
@@ -55,6 +58,11 @@ package enum ExtensionRuntime {
             let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
             let runtime = try installShared()
             chosen.background = background(node: node, runtime: runtime, extension: absolute, ownPages: ownPages)
+            chosen.backgroundHost = nil
+            if executables.hostsBackgrounds {
+                chosen.backgroundHost = chosen.background
+                chosen.backgroundHost!.arguments.append("--host")
+            }
             if ownPages {
                 chosen.pages = PageRuntime.command(node: node, runtime: sharedFolder + "/" + PageRuntime.fileName, extension: absolute)
             }

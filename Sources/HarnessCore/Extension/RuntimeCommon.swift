@@ -12,42 +12,49 @@ import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 
-// The value of `--NAME VALUE` on the command line, or `fallback`.
-export function option(name, fallback) {
-    const at = process.argv.indexOf(`--${name}`);
-    return at >= 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
+// The value of `--NAME VALUE` in `args` (the command line's), or `fallback`.
+export function option(name, fallback, args = process.argv) {
+    const at = args.indexOf(`--${name}`);
+    return at >= 0 && at + 1 < args.length ? args[at + 1] : fallback;
 }
 
 // MARK: - Frames: a 4-byte little-endian length, then a JSON object in UTF-8 (section 3)
 
 const frameLimit = 64 * 1024 * 1024;
 
-export function write(frame) {
-    const payload = Buffer.from(JSON.stringify(frame), 'utf8');
-    const header = Buffer.alloc(4);
-    header.writeUInt32LE(payload.length);
-    process.stdout.write(Buffer.concat([header, payload]));
+// With a `context`, the payload begins with it, 4 bytes little-endian (section 14, "Where code runs").
+export function write(frame, context) {
+    const json = Buffer.from(JSON.stringify(frame), 'utf8');
+    const header = Buffer.alloc(context === undefined ? 4 : 8);
+    header.writeUInt32LE(json.length + header.length - 4);
+    if (context !== undefined) header.writeUInt32LE(context, 4);
+    process.stdout.write(Buffer.concat([header, json]));
 }
 
-// The harness is gone or broke the framing: say so once and stop (section 12).
-function broken(message) {
-    write({ kind: 'error', message });
+// The harness is gone or broke the framing: say so once and stop (section 12). A host says it
+// as its context 0, which is no incarnation's.
+function broken(message, tagged) {
+    write({ kind: 'error', message }, tagged ? 0 : undefined);
     process.exit(75);
 }
 
-export async function* frames() {
+// Each frame's JSON text; `tagged`: `{ context, text }`, the payload's first 4 bytes being
+// the context's number (section 14, "Where code runs").
+export async function* frames({ tagged = false } = {}) {
     let buffer = Buffer.alloc(0);
     for await (const chunk of process.stdin) {
         buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
         while (buffer.length >= 4) {
             const length = buffer.readUInt32LE(0);
-            if (length > frameLimit) broken(`a frame of ${length} bytes is over the limit of ${frameLimit} bytes`);
+            if (length > frameLimit) broken(`a frame of ${length} bytes is over the limit of ${frameLimit} bytes`, tagged);
+            if (tagged && length < 4) broken('a frame too short for the number of its context', tagged);
             if (buffer.length < 4 + length) break;
-            yield buffer.subarray(4, 4 + length).toString('utf8');
+            const payload = buffer.subarray(4, 4 + length);
+            yield tagged ? { context: payload.readUInt32LE(0), text: payload.subarray(4).toString('utf8') } : payload.toString('utf8');
             buffer = buffer.subarray(4 + length);
         }
     }
-    if (buffer.length > 0) broken('the input ended inside a frame');
+    if (buffer.length > 0) broken('the input ended inside a frame', tagged);
 }
 
 // MARK: - The extension's files

@@ -22,6 +22,21 @@ package struct ProcessExecutables: Equatable, Sendable {
     /// The extension's own pages' runtime (`PageHost`), when its pages run: then Safari runs
     /// them in place of the reference content script and the popup's documented messages.
     package var pages: Command?
+    /// A host that runs each background incarnation as a context of one process
+    /// (`ContextHost`, the JavaScript runtime's `--host`): when set, backgrounds are opened in
+    /// it rather than started from `background`, which plays the same role one process each.
+    package var backgroundHost: Command?
+    /// Whether an extension's JavaScript background, when one is chosen, runs in a host
+    /// (`backgroundHost`) or one process per incarnation (`--isolated`).
+    package var hostsBackgrounds = true
+
+    /// These executables with every background incarnation a process of its own.
+    package var isolated: ProcessExecutables {
+        var copy = self
+        copy.hostsBackgrounds = false
+        copy.backgroundHost = nil
+        return copy
+    }
 
     /// The built-in executables in `folder`.
     package init(folder: String) {

@@ -26,6 +26,11 @@ struct ProcessLauncher {
     /// another profile's folder starts afresh), and numbered when taken: traces, incarnations
     /// and yield arrivals are those of a process started at need.
     private var spares: [ProcessName: (arguments: [String], process: StartingProcess)] = [:]
+    /// The host of the backgrounds' contexts, when they run in one (`backgroundHost`), taken
+    /// from the pool for this run and given back at its end; its next incarnation is opened
+    /// ahead of need, as a spare process is started.
+    private var host: ContextHost?
+    private var spareContext: (arguments: [String], context: HostedContext)?
 
     /// The largest frame read from a handler: a 1 MiB reply and its envelope.
     static let handlerFrameLimit = Framing.replyLimit + 4096
@@ -37,6 +42,7 @@ struct ProcessLauncher {
         self.disk = disk
         self.seed = seed
         self.trace = trace
+        if transport == .process, let command = executables.backgroundHost { host = ContextHostPool.take(command) }
     }
 
     /// The number of the latest incarnation of a process (0 before the first).
@@ -54,6 +60,8 @@ struct ProcessLauncher {
         switch (transport, name) {
         case (.process, .app):
             endpoint = try process(.app, ["--container", containerDirectory], replyLimit: limit)
+        case (.process, .background) where host != nil:
+            endpoint = try context(["--storage", storageDirectory()])
         case (.process, .background):
             endpoint = try process(.background, ["--storage", storageDirectory()], replyLimit: limit)
         case (.process, .handler):
@@ -85,6 +93,21 @@ struct ProcessLauncher {
         return child
     }
 
+    /// A background incarnation in the host, opened with `arguments`: the spare when it was
+    /// opened with them, else a new one; then the next spare is opened.
+    private mutating func context(_ arguments: [String]) throws(FrameError) -> HostedContext {
+        let host = host!
+        let context: HostedContext
+        if let spare = spareContext, spare.arguments == arguments {
+            context = spare.context
+        } else {
+            spareContext?.context.kill()
+            context = try host.open(arguments: arguments, role: .background)
+        }
+        spareContext = (try? host.open(arguments: arguments, role: .background)).map { (arguments, $0) }
+        return context
+    }
+
     /// The process waiting to be `role`'s next.
     func spare(of role: ProcessName) -> ChildProcess? { spares[role]?.process.child }
 
@@ -92,5 +115,8 @@ struct ProcessLauncher {
     mutating func stopSpares() {
         for spare in spares.values { spare.process.child?.kill() }
         spares = [:]
+        spareContext = nil
+        if let host { ContextHostPool.give(host) }
+        host = nil
     }
 }
