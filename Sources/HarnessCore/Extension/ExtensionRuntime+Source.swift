@@ -648,6 +648,17 @@ const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
 }`, { filename: 'runtime:install' });
 const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
 const drain = new vm.Script('', { filename: 'runtime:drain' });
+// V8's code cache of each module an incarnation compiled, by its file, with the source it was
+// made from: a host's later incarnations compile the same source from it, not from the text.
+// It holds code only, nothing a script can observe.
+const codeCache = new Map();
+function compiledModule(file, source, options) {
+    const cached = codeCache.get(file);
+    const module = new vm.SourceTextModule(source, cached?.source === source ? { ...options, cachedData: cached.data } : options);
+    if (cached?.source !== source || module.cachedDataRejected === true) codeCache.set(file, { source, data: module.createCachedData() });
+    return module;
+}
+
 // What an incarnation waiting at a yield point throws when its input ends (the harness is gone,
 // or it dropped the incarnation): nothing more of it happens.
 const inputEnded = Symbol('the input ended');
@@ -956,7 +967,7 @@ async function incarnation(write, nextFrame, storageFolder) {
                     throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
                 }
                 reading = key;
-                modules.set(key, new vm.SourceTextModule(source, { identifier: key, context, importModuleDynamically }));
+                modules.set(key, compiledModule(key, source, { identifier: key, context, importModuleDynamically }));
             }
             return modules.get(key);
         };
@@ -1157,7 +1168,9 @@ if (process.argv.includes('--host')) {
         }
         const opened = inbox();
         inboxes.set(id, opened);
-        open(id, opened, frame.arguments);
+        // Made once the frames already read are served: the harness opens the next
+        // incarnation ahead of need, just before it speaks to the one it took.
+        setImmediate(() => open(id, opened, frame.arguments));
     }
     for (const box of inboxes.values()) box.end();
     process.exit(0);

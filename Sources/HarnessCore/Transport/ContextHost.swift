@@ -43,6 +43,9 @@ package final class ContextHost: @unchecked Sendable {
 
     private var process: ChildProcess? { starting.child }
 
+    /// How many incarnations it has opened.
+    var opened: Int { Int(nextContext) - 1 }
+
     /// Whether the host is still there to open incarnations in.
     var isRunning: Bool { problem == nil && process?.isRunning == true }
 
@@ -187,12 +190,18 @@ package final class HostedContext: FrameEndpoint {
 }
 
 /// Hosts kept between runs, so that a harness running scenario after scenario (or seed after
-/// seed, on each worker) starts node once for them: a run takes one (`take`), and gives it back
+/// seed, on each worker) starts node once for many: a run takes one (`take`), and gives it back
 /// when it is over (`give`), with its incarnations ended. At most `kept` wait, the oldest ended
 /// first; each ends by itself when the harness does (its input closes).
+///
+/// A host that has opened `retiredAfter` incarnations is replaced when it is given back: node
+/// 20 never collects a context that ran an ES module (its `SourceTextModule` keeps it), so a
+/// host running module backgrounds grows by about 1.5 MB an incarnation, and slows as its heap
+/// does. The replacement starts at once, so the next run finds it ready.
 package enum ContextHostPool {
     private static let idle = Mutex<[ContextHost]>([])
     static let kept = 4
+    static let retiredAfter = 40
 
     /// A host running `command`: one given back, or a new one.
     static func take(_ command: ProcessExecutables.Command) -> ContextHost {
@@ -211,8 +220,13 @@ package enum ContextHostPool {
             host.kill()
             return
         }
+        var next = host
+        if host.opened >= retiredAfter {
+            host.kill()
+            next = ContextHost(command: host.command)
+        }
         let dropped: [ContextHost] = idle.withLock { hosts in
-            hosts.append(host)
+            hosts.append(next)
             let over = max(0, hosts.count - kept)
             defer { hosts.removeFirst(over) }
             return Array(hosts.prefix(over))
