@@ -12,7 +12,7 @@ import Synchronization
 enum ExploreCommand: HarnessCommand {
     static let name = "explore"
     static let abstract = "Run random schedules, check every invariant and liveness bound, and shrink each failure to a scenario."
-    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--search swarm|guided] [--batch N] [--coverage] [--stop] [--replay-check] [--digest] [--transport in-process|process] [--extension DIR [--differential] [--isolated]] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]\n       harness explore --merge FILE..."
+    static let usage = "harness explore [--seed S] [--runs N | --time DURATION] [--steps K] [--flaw NAME[,NAME...]] [--out DIR] [--json FILE] [--shard I/N] [--workers N] [--search swarm|guided] [--batch N] [--coverage] [--stop] [--replay-check] [--digest] [--transport in-process|process] [--extension DIR [--pages | --differential] [--isolated]] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]\n       harness explore --merge FILE..."
     static let discussion = """
         Each seed picks a set of options (swarm testing: the platform, a subset of the kinds
         of step with a weight each, how the run starts; printed with each failure) and makes a
@@ -32,7 +32,11 @@ enum ExploreCommand: HarnessCommand {
         plays each schedule again with the built-in background in process and compares, after
         every settle and once healed, the visible tabs' decisions, the cache and outbox and the
         shared document (revisions and document ids aside): the first difference is a failure,
-        shrunk like any other. --shard I/N runs every Nth seed
+        shrunk like any other. --pages (with --extension) runs the extension's own content
+        scripts and popup in every schedule (each names it with 'extension DIR pages'): its
+        popup steps open the extension's popup, click its buttons, inputs and links by id, and
+        close it, and the checks are those any extension gets (no uncaught error, no page that a
+        reload changes once healed, no page message left waiting). --shard I/N runs every Nth seed
         from the Ith; --json writes a line per failure and a last summary line, and
         'harness explore --merge FILE...' adds shards' summaries up.
         --digest prints a digest of every run's trace (the same seeds run the same way give
@@ -59,7 +63,7 @@ enum ExploreCommand: HarnessCommand {
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: ["seed", "runs", "time", "steps", "flaw", "out", "json", "shard", "transport", "workers", "search", "batch", Executables.extensionOption] + Executables.options, repeatable: Executables.repeatable,
-                                            flags: ["replay-check", "merge", "stop", "digest", "coverage", "differential", Executables.isolatedFlag])
+                                            flags: ["replay-check", "merge", "stop", "digest", "coverage", "differential", "pages", Executables.isolatedFlag])
         if args.flag("merge") { return try merge(args) }
         try args.noPositionals()
         if args.value("runs") != nil && args.value("time") != nil { throw .usage("give --runs or --time, not both") }
@@ -75,6 +79,12 @@ enum ExploreCommand: HarnessCommand {
         if args.flag("differential") && args.value(Executables.extensionOption) == nil {
             throw .usage("'--differential' compares an extension's background with the built-in one: give '--extension DIR'")
         }
+        if args.flag("pages") && args.value(Executables.extensionOption) == nil {
+            throw .usage("'--pages' runs an extension's own content scripts and popup: give '--extension DIR'")
+        }
+        if args.flag("pages") && args.flag("differential") {
+            throw .usage("'--differential' compares the decisions the harness's own pages show, and '--pages' runs the extension's instead: give one")
+        }
         let executables = try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: flaws)
         // --replay-check plays some schedules on the built-in processes too.
         if args.flag("replay-check") { try Executables.requireProcesses() }
@@ -83,11 +93,13 @@ enum ExploreCommand: HarnessCommand {
         let batch = try args.count("batch", default: 100)
         if search == .swarm && args.value("batch") != nil { throw .usage("'--batch' is for '--search guided'") }
         let listFeatures = args.flag("coverage")
+        let ownPages = try args.flag("pages") ? args.value(Executables.extensionOption).map { folder throws(CommandError) in try Self.ownPages(folder) } : nil
         let explorer = {
             var explorer = Explorer(steps: steps, flaws: flaws, transport: transport, executables: executables,
                                     directory: "/tmp/harness-explore-\(getpid())")
             explorer.extensionFolder = args.value(Executables.extensionOption)
             if args.flag("differential") { explorer.differentialReference = Executables.builtIn }
+            explorer.ownPages = ownPages
             return explorer
         }()
         let replayCheck = args.flag("replay-check")
@@ -151,6 +163,18 @@ enum ExploreCommand: HarnessCommand {
         """
     }
 
+    /// The extension in `folder` with its own pages (its manifest was checked already).
+    private static func ownPages(_ folder: String) throws(CommandError) -> Explorer.OwnPages {
+        guard case .success(let (manifest, _)) = ExtensionManifest.load(folder: folder) else {
+            throw .invalidInput("--extension \(folder): its manifest could not be read")
+        }
+        let pages = Explorer.OwnPages(manifest)
+        guard !pages.folder.contains(where: { $0.isWhitespace }) else {
+            throw .usage("--pages: each schedule names the extension as 'extension \(pages.folder) pages', and a scenario's word has no spaces: move the folder, or link it from a path without them")
+        }
+        return pages
+    }
+
     private static func file(_ finding: Finding, out: String) -> String {
         "\(out)/\(finding.fileName)"
     }
@@ -160,7 +184,7 @@ enum ExploreCommand: HarnessCommand {
         if mkdir(out, 0o755) != 0 && errno != EEXIST { throw .invalidInput("\(out): \(String(cString: strerror(errno)))") }
         let path = file(finding, out: out)
         try RunCommand.save(finding.scenarioText(file: path, flaws: flaws, extensionFolder: explorer.extensionFolder,
-                                                    differential: explorer.differentialReference != nil), to: path)
+                                                    differential: explorer.differentialReference != nil, pages: explorer.ownPages != nil), to: path)
     }
 
     /// The shrunk scenario's page beside it, and the folder's index again.

@@ -88,4 +88,101 @@ struct OwnPagesRunTests {
         #expect(outcome.marks.failures.map(\.property) == [.run] && outcome.marks.failures.first?.line == line, "\(outcome.failures)")
         #expect(outcome.failures.first?.contains("runs its own pages, which show none") == true, "\(outcome.failures)")
     }
+
+    /// What a user clicks in an extension's own popup: its buttons, inputs and links by id, not
+    /// its selects or paragraphs.
+    @Test func aPopupsClicksAreItsButtonsInputsAndLinks() throws {
+        func manifest(_ folder: String) throws -> ExtensionManifest {
+            guard case .success(let (manifest, _)) = ExtensionManifest.load(folder: folder) else { throw Failure(description: "\(folder) does not load") }
+            return manifest
+        }
+        #expect(try manifest(Self.firstVersion).popupClicks == ["toggle"])
+        #expect(try manifest(ScenarioTests.folder + "/extensions/site-settings").popupClicks == ["forget", "pause"])
+        #expect(Explorer.OwnPages(try manifest(Self.firstVersion)).popup == .own(clicks: ["toggle"]))
+    }
+
+    private struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// Explored with its own pages, the first version's schedules open its popup and click its
+    /// toggle, never the reference popup's edits; its bugs are found blind, and each shrunk
+    /// finding keeps the line that runs its pages and fails the same way again.
+    @Test func exploringTheFirstVersionWithItsPagesFindsItsBugs() throws {
+        guard case .success(let (manifest, _)) = ExtensionManifest.load(folder: Self.firstVersion) else { throw Failure(description: "the first version does not load") }
+        // As `harness explore --extension DIR --pages` makes it: the extension's background is
+        // the explorer's too, so a schedule that lost its pages line would still run it.
+        guard case .success(let executables) = ExtensionRuntime.background(replacing: HarnessBinary.executables, extension: Self.firstVersion, transport: .process) else {
+            throw Failure(description: "the runtime could not be set up")
+        }
+        var explorer = Explorer(transport: .process, executables: executables,
+                                directory: FileManager.default.temporaryDirectory.appendingPathComponent("explore-pages-\(UUID().uuidString)").path)
+        explorer.ownPages = Explorer.OwnPages(manifest)
+        let pagesLine = Step.extensionFolder(try #require(explorer.ownPages).folder, pages: true)
+        var popupSteps: [Step] = []
+        for seed in UInt64(1)...40 {
+            let steps = explorer.schedule(seed: seed).steps
+            #expect(steps.prefix(2) == [.seed(seed), pagesLine])
+            popupSteps += steps.filter { if case .popup = $0 { true } else { false } }
+            #expect(!steps.contains { if case .cache = $0 { true } else { false } }, "a cache line writes a layout the extension may not keep")
+        }
+        #expect(popupSteps.contains(.popup(.click("toggle"))))
+        #expect(popupSteps.allSatisfy { step in
+            switch step {
+            case .popup(.open), .popup(.close), .popup(.click("toggle")): true
+            default: false
+            }
+        }, "\(popupSteps)")
+
+        let run = try explorer.run(seed: 1)
+        let (property, _) = try #require(run.failure, "seed 1's schedule breaks no property")
+        #expect([.invariant(15), .invariant(16), .invariant(17)].contains(property), "\(property)")
+        var shrinker = Shrinker(explorer: explorer, property: property, budget: 200)
+        let shrunk = shrinker.shrink(run.steps, unreached: run.unreachedFaults)
+        #expect(shrunk.prefix(2) == [.seed(1), pagesLine], "\(shrunk)")
+        #expect(shrunk.count < run.steps.count)
+        #expect(try explorer.play(shrunk, name: "shrunk").properties.contains(property))
+    }
+
+    /// A failure the background makes whether its pages run or not (an uncaught error at its
+    /// load) still shrinks to a scenario that names the extension with its pages: without that
+    /// line another background and other pages would run, and could fail the same property
+    /// another way.
+    @Test func aShrunkFindingKeepsTheLineThatRunsThePages() throws {
+        let folder = String(#filePath[..<(#filePath.range(of: "/HarnessTests/")!.lowerBound)]) + "/HarnessCoreTests/Fixtures/extensions/runtime-classic"
+        guard case .success(let (manifest, _)) = ExtensionManifest.load(folder: folder),
+              case .success(let executables) = ExtensionRuntime.background(replacing: HarnessBinary.executables, extension: folder, transport: .process) else {
+            throw Failure(description: "\(folder) does not load")
+        }
+        var explorer = Explorer(transport: .process, executables: executables,
+                                directory: FileManager.default.temporaryDirectory.appendingPathComponent("explore-pages-\(UUID().uuidString)").path)
+        explorer.ownPages = Explorer.OwnPages(manifest)
+        #expect(explorer.ownPages?.popup == ScheduleGenerator.Popup.none, "it has no popup")
+        let run = try explorer.run(seed: 1)
+        #expect(run.failure?.property == .invariant(15), "\(run.outcome.failures)")
+        var shrinker = Shrinker(explorer: explorer, property: .invariant(15), budget: 100)
+        let shrunk = shrinker.shrink(run.steps, unreached: run.unreachedFaults)
+        #expect(shrunk.prefix(2) == [.seed(1), .extensionFolder(folder, pages: true)], "\(shrunk)")
+        #expect(!run.steps.contains { if case .popup = $0 { true } else { false } }, "no popup steps without a popup")
+    }
+
+    /// A page of a profile put away waits with its profile, whose extension does not run while
+    /// another is in front: its message still waiting breaks no invariant 17.
+    @Test func aPageOfAProfilePutAwayWaitsWithIt() throws {
+        let text = """
+            platform ios
+            extension \(Self.firstVersion) pages
+            app launch
+            tab open t3 https://docs.example.com/guide
+            profile work
+            """
+        let passed = try run(text, name: "put-away.scenario", folder: Self.firstVersion)
+        #expect(passed.failures.isEmpty, "\(passed.failures.joined(separator: "\n"))")
+    }
+
+    /// `--pages` needs the extension, and does not go with `--differential`.
+    @Test func explorePagesIsRefusedWhereItCannotRun() throws {
+        let alone = try HarnessBinary.run(["explore", "--pages", "--runs", "1"])
+        #expect(alone.status == 2 && alone.stderr.contains("give '--extension DIR'"), "\(alone.stderr)")
+        let both = try HarnessBinary.run(["explore", "--pages", "--differential", "--extension", Self.firstVersion, "--transport", "process", "--runs", "1"])
+        #expect(both.status == 2 && both.stderr.contains("give one"), "\(both.stderr)")
+    }
 }

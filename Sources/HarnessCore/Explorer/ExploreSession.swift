@@ -37,10 +37,11 @@ package struct Finding: Sendable {
     /// The shrunk scenario as a file: a header saying where it came from, what broke and how
     /// to rerun it, then its steps.
     /// `extensionFolder` is the extension whose JavaScript was the background, if any.
-    package func scenarioText(file: String, flaws: Set<Flaw>, extensionFolder: String? = nil, differential: Bool = false) -> String {
+    /// `pages`: the steps name the extension themselves (`extension DIR pages`).
+    package func scenarioText(file: String, flaws: Set<Flaw>, extensionFolder: String? = nil, differential: Bool = false, pages: Bool = false) -> String {
         var rerunOptions = flaws.isEmpty ? "" : " --flaw " + flaws.map(\.rawValue).sorted().joined(separator: ",")
         if let powerCut { rerunOptions += " --transport in-process --power-loss \(powerCut)" }
-        if let extensionFolder { rerunOptions += " --extension \(extensionFolder)" + (differential ? " --differential" : "") }
+        if let extensionFolder, !pages { rerunOptions += " --extension \(extensionFolder)" + (differential ? " --differential" : "") }
         let firstLine = message.split(separator: "\n").dropFirst().first.map { $0.drop { $0 == " " } } ?? Substring(message)
         let header = [
             parent.map { "Found by harness explore --search guided: seed \(seed), a mutation of seed \($0)'s schedule, \(options)." }

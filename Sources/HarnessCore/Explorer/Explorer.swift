@@ -1,3 +1,4 @@
+import Foundation
 import ProcessKit
 import SiteSettings
 
@@ -21,6 +22,29 @@ package struct Explorer: Sendable {
     /// When set, every run is played again in process with these built-in executables, and
     /// the two must show the same things (`Differential`).
     package var differentialReference: ProcessExecutables?
+    /// When set, the extension's own pages run in every schedule: it names the extension with
+    /// `extension FOLDER pages`, and its popup steps open the extension's popup, click in it and
+    /// close it.
+    package var ownPages: OwnPages?
+
+    /// An extension whose own pages run, and what its popup steps do.
+    package struct OwnPages: Equatable, Sendable {
+        package var folder: String
+        package var popup: ScheduleGenerator.Popup
+
+        package init(folder: String, popup: ScheduleGenerator.Popup) {
+            self.folder = folder
+            self.popup = popup
+        }
+
+        /// The pages of the extension in `manifest`'s folder, named by its absolute path (so a
+        /// finding reruns from anywhere): its popup's buttons, inputs and links are what a user
+        /// clicks.
+        package init(_ manifest: ExtensionManifest) {
+            let folder = manifest.folder.hasPrefix("/") ? manifest.folder : FileManager.default.currentDirectoryPath + "/" + manifest.folder
+            self.init(folder: folder, popup: manifest.popup == nil ? .none : .own(clicks: manifest.popupClicks))
+        }
+    }
 
     package init(steps: Int = 30, flaws: Set<Flaw> = [], transport: Simulation.Transport = .inProcess, executables: ProcessExecutables, directory: String) {
         self.steps = steps
@@ -64,8 +88,9 @@ package struct Explorer: Sendable {
 
     /// The schedule of a seed, with the seed as its first line so the scenario reruns alone.
     package func schedule(seed: UInt64) -> (options: SwarmOptions, steps: [Step]) {
-        let (options, steps) = ScheduleGenerator.schedule(seed: seed, count: self.steps)
-        return (options, [.seed(seed)] + steps)
+        let (options, steps) = ScheduleGenerator.schedule(seed: seed, count: self.steps, popup: ownPages?.popup ?? .reference)
+        let pages: [Step] = ownPages.map { [.extensionFolder($0.folder, pages: true)] } ?? []
+        return (options, [.seed(seed)] + pages + steps)
     }
 
     /// Generates and runs one seed's schedule.
@@ -133,7 +158,8 @@ package struct Explorer: Sendable {
     /// A finding's scenario, as written to `file`, run once more for its page: the lines and
     /// failures are the file's own.
     package func page(for finding: Finding, file: String, flaws: Set<Flaw>) throws(ScenarioErrors) -> RunPage.Run {
-        let scenario = try Scenario.parse(finding.scenarioText(file: file, flaws: flaws, extensionFolder: extensionFolder, differential: differentialReference != nil), name: file)
+        let scenario = try Scenario.parse(finding.scenarioText(file: file, flaws: flaws, extensionFolder: extensionFolder, differential: differentialReference != nil,
+                                                               pages: ownPages != nil), name: file)
         let runner = ScenarioRunner(scenario, transport: transport, seed: 0, executables: executables, directory: directory, folder: "", flaws: flaws,
                                     powerCut: cutting(finding.powerCut).powerCut)
         runner.readsRevisions = true

@@ -122,18 +122,32 @@ package struct ScheduleGenerator {
     private var tabsMade = 0
     private var popup: TabID?
     private var held: Set<ProcessName> = []
+    private let popupKind: Popup
 
-    /// A schedule of `count` actions (besides its setup lines) for a seed.
-    package static func schedule(seed: UInt64, count: Int) -> (options: SwarmOptions, steps: [Step]) {
+    /// The popup that popup steps use.
+    package enum Popup: Equatable, Sendable {
+        /// The harness's own, with the documented edits.
+        case reference
+        /// The extension's own (`extension DIR pages`): a user opens it, clicks these elements
+        /// and closes it.
+        case own(clicks: [String])
+        /// The extension's pages run and it has no popup: no popup steps.
+        case none
+    }
+
+    /// A schedule of `count` actions (besides its setup lines) for a seed, its popup steps for
+    /// `popup`.
+    package static func schedule(seed: UInt64, count: Int, popup: Popup = .reference) -> (options: SwarmOptions, steps: [Step]) {
         var random = SeededRandom(seed: seed)
         let options = SwarmOptions.choose(&random)
-        var generator = ScheduleGenerator(options: options, random: random)
+        var generator = ScheduleGenerator(options: options, random: random, popup: popup)
         return (options, generator.make(count: count))
     }
 
-    private init(options: SwarmOptions, random: SeededRandom) {
+    private init(options: SwarmOptions, random: SeededRandom, popup: Popup) {
         self.options = options
         self.random = random
+        popupKind = popup
     }
 
     private mutating func make(count: Int) -> [Step] {
@@ -144,7 +158,9 @@ package struct ScheduleGenerator {
             steps.append(.shared(.site(scope(), values(schedule: false))))
         }
         let first = pick(Self.urls)
-        if options.staleCache {
+        // A `cache` line writes the documented storage layout, which an extension running its
+        // own pages may not keep: its cache is its own to write.
+        if options.staleCache && popupKind == .reference {
             // Half the time a record the first page reads, so that a first answer that does not
             // come from the cache can differ from one that does.
             let read = Self.scopesRead[first] ?? []
@@ -244,12 +260,21 @@ package struct ScheduleGenerator {
     }
 
     private mutating func popupStep() {
+        if popupKind == .none { return }
         let tabs = open[profile, default: []]
         guard let shown = popup, let url = tabs.first(where: { $0.id == shown })?.url else {
             guard !tabs.isEmpty else { return openTab() }
             let tab = pick(tabs).id
             popup = tab
             return steps.append(.popup(.open(tab)))
+        }
+        if case .own(let clicks) = popupKind {
+            // Mostly clicks, and now and then the popup closes.
+            if clicks.isEmpty || random.chance(1, in: 5) {
+                popup = nil
+                return steps.append(.popup(.close))
+            }
+            return steps.append(.popup(.click(pick(clicks))))
         }
         let keys = (try? PageAddress.parse(url).get())?.scopeKeys() ?? []
         switch random.below(8) {

@@ -61,12 +61,20 @@ package struct Shrinker {
         return result.fails
     }
 
-    /// Drops runs of steps, largest first; the seed line stays (it makes the run the same).
+    /// Drops runs of steps, largest first; the lines that make the run what it is stay: its
+    /// seed, and the extension whose own pages run (without it, another background and other
+    /// pages could fail the same property another way).
     private mutating func removeChunks(_ steps: inout [Step], _ unreached: inout Set<Int>) -> Bool {
         var removed = false
         var size = max(1, steps.count / 2)
+        let kept = max(1, steps.prefix { step in
+            switch step {
+            case .seed, .extensionFolder: true
+            default: false
+            }
+        }.count)
         while size >= 1 {
-            var start = 1
+            var start = kept
             while start < steps.count {
                 let end = min(steps.count, start + size)
                 let candidate = Array(steps[..<start] + steps[end...])

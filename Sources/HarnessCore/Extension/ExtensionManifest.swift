@@ -57,6 +57,40 @@ package struct ExtensionManifest: Sendable, Equatable {
         "declarative_net_request", "externally_connectable", "minimum_chrome_version", "options_ui", "options_page",
     ]
 
+    /// The ids of the popup's buttons, inputs and links, in page order: what a user clicks in
+    /// it (`popup click ID`). Empty without a popup, or for one whose page cannot be read.
+    package var popupClicks: [String] {
+        guard let popup, let text = try? String(contentsOfFile: folder + "/" + popup, encoding: .utf8) else { return [] }
+        var ids: [String] = []
+        for tag in text.split(separator: "<").dropFirst() {
+            let element = tag.prefix { !$0.isWhitespace && $0 != ">" && $0 != "/" }.lowercased()
+            guard ["button", "input", "a"].contains(element) else { continue }
+            let attributes = tag.prefix { $0 != ">" }.dropFirst(element.count)
+            // `id=`, and not the end of another name (`data-id=`).
+            guard let id = Self.attribute("id", in: attributes, standalone: true), !id.isEmpty, !ids.contains(id) else { continue }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// `src="x.js"` or `src='x.js'` in a tag; `standalone`: only where the name is a whole one
+    /// (after a space), not the end of another.
+    static func attribute(_ name: String, in tag: Substring, standalone: Bool = false) -> String? {
+        var search = tag[...]
+        var found: Range<Substring.Index>?
+        while let range = search.range(of: name + "=", options: .caseInsensitive) {
+            if !standalone || (range.lowerBound > tag.startIndex && tag[tag.index(before: range.lowerBound)].isWhitespace) {
+                found = range
+                break
+            }
+            search = search[range.upperBound...]
+        }
+        guard let start = found else { return nil }
+        let rest = tag[start.upperBound...]
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return String(rest.prefix { !$0.isWhitespace && $0 != ">" }) }
+        return String(rest.dropFirst().prefix { $0 != quote })
+    }
+
     /// What is wrong with a folder: every mistake, in file order.
     package struct Problems: Error, Sendable, CustomStringConvertible {
         package var errors: [String]
@@ -269,7 +303,7 @@ private struct ManifestReader {
             while let open = rest.range(of: "<script", options: .caseInsensitive) {
                 let tag = rest[open.lowerBound...].prefix { $0 != ">" }
                 let afterTag = rest[tag.endIndex...].dropFirst()
-                if let source = Self.attribute("src", in: tag) {
+                if let source = ExtensionManifest.attribute("src", in: tag) {
                     if !FileManager.default.fileExists(atPath: folder + "/" + Self.directory(of: page) + source) {
                         errors.append("\(folder)/\(page):\(number + 1): the script '\(source)' is not in the extension")
                     }
@@ -284,14 +318,6 @@ private struct ManifestReader {
                 errors.append("\(folder)/\(page):\(number + 1): an inline event handler (\(handler.dropLast())) is refused by Manifest V3's content security policy: add a listener from a script file")
             }
         }
-    }
-
-    /// `src="x.js"` or `src='x.js'` in a tag.
-    static func attribute(_ name: String, in tag: Substring) -> String? {
-        guard let start = tag.range(of: name + "=", options: .caseInsensitive) else { return nil }
-        let rest = tag[start.upperBound...]
-        guard let quote = rest.first, quote == "\"" || quote == "'" else { return String(rest.prefix { !$0.isWhitespace && $0 != ">" }) }
-        return String(rest.dropFirst().prefix { $0 != quote })
     }
 
     static func directory(of page: String) -> String {

@@ -253,8 +253,11 @@ package final class ScenarioRunner {
     /// still there sent has been answered, or has failed. One still waiting is held by a
     /// background that took it and never answered (a listener that returned true or a promise
     /// that never settles), with nothing left to wait for.
+    /// A page of a profile not in front waits with its profile, whose extension does not run
+    /// while it is put away: only the front profile's pages are judged.
     private func checkPagesWereAnswered(_ simulation: Simulation, after step: Scenario.Line) {
         for (id, question) in simulation.safari.pageQuestions.sorted(by: { $0.key < $1.key }) {
+            if case .tab(let tab, _) = question.from, simulation.safari.tabs[tab] == nil { continue }
             let holder = question.takenBy.map { "background#\($0) took it and never answered" } ?? "no background has taken it"
             fail(step, .invariant(17), "after the run (healed): \(question.from.page.name)'s message \(id) is still waiting for its answer: \(holder)",
                  healed: true, about: { if case .tab(let tab, _) = question.from { tab } else { nil } }())
