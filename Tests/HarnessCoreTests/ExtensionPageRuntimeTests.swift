@@ -43,6 +43,24 @@ struct ExtensionPageRuntimeTests {
         return state
     }
 
+    /// A page's listener whose promise rejects is no answer, and nothing reported (WebKit drops
+    /// the rejection): the background gets nothing once no listener is left to answer, and one
+    /// that returned true still answers later.
+    @Test func aPagesRejectedPromiseLeavesTheBackgroundNothingAndIsNotReported() throws {
+        let host = try host("pages-answers")
+        let message = { (id: Int, kind: String) in #"{"type":"message","tab":"t1","id":\#(id),"message":{"kind":"\#(kind)"}}"# }
+        _ = try send(host, Self.load("t1", "https://a.example/"))
+        let rejected = try send(host, message(1, "reject"))
+        #expect(rejected.contains(.answer(id: 1, answer: nil, unreachable: false)), "\(rejected)")
+        let held = try send(host, message(2, "held"))
+        #expect(!held.contains { if case .answer = $0 { true } else { false } }, "\(held)")
+        let later = try send(host, #"{"type":"timer","page":"tab t1#1","timer":1}"#)
+        #expect(later.contains(.answer(id: 2, answer: .string("later"), unreachable: false)), "\(later)")
+        let resolved = try send(host, message(3, "resolve"))
+        #expect(resolved.contains(.answer(id: 3, answer: .object(["ok": .bool(true)]), unreachable: false)), "\(resolved)")
+        #expect(logs(rejected + held + later + resolved).isEmpty)
+    }
+
     @Test func nothingAPagesScriptCanReachBelongsToTheHostsRealmAndTimeIsTheFrames() throws {
         let host = try host("pages-escape")
         let first = try send(host, Self.load("t1", "https://a.example/"))

@@ -191,6 +191,27 @@ struct ExtensionRuntimeTests {
                              "alarm later \(Self.epoch + 60_070)"], "\(run.logs)")
     }
 
+    /// A listener's promise that rejects is no answer, and nothing reported (WebKit drops the
+    /// rejection): the page gets nothing once no listener is left to answer, and one that
+    /// returned true still answers later.
+    @Test func aListenersRejectedPromiseLeavesThePageNothingAndIsNotReported() throws {
+        let message = { (id: Int, kind: String) in
+            #"{"type":"pageMessage","id":\#(id),"tab":"t1","url":"https://a.example/","message":{"kind":"\#(kind)"}}"#
+        }
+        let run = try run("runtime-page-answers", [
+            (Self.started, Self.epoch, 5),
+            (message(1, "reject"), Self.epoch + 10, 15),
+            (message(2, "held"), Self.epoch + 20, 25),
+            (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 25, 30),
+            (message(3, "resolve"), Self.epoch + 30, 35),
+        ])
+        #expect(run.end(1) == done([.answerPage(id: 1, answer: nil)]))
+        #expect(run.end(2) == done([.setTimer(.script(1), at: Int64(Self.epoch + 25))]), "a listener that returned true holds the answer")
+        #expect(run.end(3) == done([.answerPage(id: 2, answer: .string("later"))]))
+        #expect(run.end(4) == done([.answerPage(id: 3, answer: .object(["ok": .bool(true)]))]))
+        #expect(run.logs.isEmpty, "\(run.logs)")
+    }
+
     /// Local time follows the offset Safari's start gives: a date's local fields, its text,
     /// local components and zone-less text read back, setters, and Intl where ICU has a zone
     /// for the offset (whole hours); another offset formats in UTC.

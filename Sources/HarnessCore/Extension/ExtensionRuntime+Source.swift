@@ -572,22 +572,25 @@ const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
             : { id: api.runtime.id, url: input.url, tab: { id: input.tab, url: input.url, active: safari.active === input.tab, windowId: 1, index: 0 } };
         if (input.tab !== undefined) safari.tabs.set(input.tab, input.url);
         if (typeof input.active === 'string') safari.active = input.active;
-        let answered = false, kept = false;
+        // Safari drops a listener's rejection, unreported: that listener gives no answer, and
+        // once no listener is left to give one, the page gets nothing (WebKit's reply
+        // aggregator, released).
+        let answered = false, held = false, promised = 0;
         const sendResponse = (response) => {
             if (answered) return;
             answered = true;
             checked(host.answerPage(input.id, response === undefined ? undefined : jsonText(response, 'an answer')));
         };
+        const nothingMore = () => { if (!answered && !held && promised === 0) { answered = true; host.answerPage(input.id, undefined); } };
         for (const listener of [...(events.get('message') ?? [])]) {
             const result = call(listener, [input.message, sender, sendResponse]);
-            if (result === true) kept = true;
+            if (result === true) held = true;
             else if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
-                kept = true;
-                result.then(sendResponse, (error) => host.log('error', 'Uncaught (in promise) ' + describe(error),
-                                                              error instanceof Error ? String(error.stack) : ''));
+                promised += 1;
+                result.then(sendResponse, () => { promised -= 1; nothingMore(); });
             }
         }
-        if (!kept && !answered) { answered = true; host.answerPage(input.id, undefined); }
+        nothingMore();
     };
     const deliver = (input) => {
         switch (input.type) {

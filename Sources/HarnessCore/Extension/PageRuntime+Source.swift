@@ -485,23 +485,25 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
             case 'message': {
                 // The background's message: the first answer goes back; a listener keeps the
                 // background waiting by returning true or a promise; else it gets nothing. A
-                // page that listens for no message does not hear it.
+                // page that listens for no message does not hear it. Safari drops a listener's
+                // rejection, unreported: once no listener is left to answer, nothing goes back.
                 if (messageListeners.length === 0) { host.answer(next.id, '', true); return; }
-                let answered = false, kept = false;
+                let answered = false, held = false, promised = 0;
                 const sendResponse = (response) => {
                     if (answered) return;
                     answered = true;
                     host.answer(next.id, response === undefined ? '' : jsonText(response, 'an answer'));
                 };
+                const nothingMore = () => { if (!answered && !held && promised === 0) { answered = true; host.answer(next.id, ''); } };
                 for (const listener of [...messageListeners]) {
                     const returned = call(listener, undefined, [input.message, { id: setup.extensionID }, sendResponse]);
-                    if (returned === true) kept = true;
+                    if (returned === true) held = true;
                     else if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
-                        kept = true;
-                        returned.then(sendResponse, report);
+                        promised += 1;
+                        returned.then(sendResponse, () => { promised -= 1; nothingMore(); });
                     }
                 }
-                if (!kept && !answered) { answered = true; host.answer(next.id, ''); }
+                nothingMore();
                 return;
             }
             case 'timer': {

@@ -1,0 +1,1 @@
+// The pages answer; the background is not run here.
