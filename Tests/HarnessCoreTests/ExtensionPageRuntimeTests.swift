@@ -61,6 +61,14 @@ struct ExtensionPageRuntimeTests {
         #expect(logs(rejected + held + later + resolved).isEmpty)
     }
 
+    /// The popup's scripts run while its page is parsed, so one that waits for DOMContentLoaded
+    /// hears it.
+    @Test func thePopupsScriptsRunBeforeDOMContentLoaded() throws {
+        let host = try host("pages-answers")
+        let opened = try send(host, #"{"type":"openPopup","tab":"t1","appearance":"light"}"#)
+        #expect(logs(opened) == ["popup: popup runs loading", "popup: popup ready interactive"], "\(opened)")
+    }
+
     @Test func nothingAPagesScriptCanReachBelongsToTheHostsRealmAndTimeIsTheFrames() throws {
         let host = try host("pages-escape")
         let first = try send(host, Self.load("t1", "https://a.example/"))

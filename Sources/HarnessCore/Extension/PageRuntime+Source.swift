@@ -722,7 +722,8 @@ async function handle(input) {
         for (const script of setup.scripts) {
             if (script.refused) log('popup', 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
             else if (script.module) log('popup', 'error', `Not run: ${script.file} is a module script, and the harness's runtime does not run module scripts in pages yet`);
-            else scripts.end.push(script.file);
+            // A script of the page's body runs while it is parsed: before DOMContentLoaded.
+            else scripts.start.push(script.file);
         }
         const page = load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, scripts, setup.elements);
         return [page];
