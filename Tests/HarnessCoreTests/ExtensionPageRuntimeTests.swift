@@ -47,7 +47,7 @@ struct ExtensionPageRuntimeTests {
     /// the rejection): the background gets nothing once no listener is left to answer, and one
     /// that returned true still answers later.
     @Test func aPagesRejectedPromiseLeavesTheBackgroundNothingAndIsNotReported() throws {
-        let host = try host("pages-answers")
+        let host = try host("answers")
         let message = { (id: Int, kind: String) in #"{"type":"message","tab":"t1","id":\#(id),"message":{"kind":"\#(kind)"}}"# }
         _ = try send(host, Self.load("t1", "https://a.example/"))
         let rejected = try send(host, message(1, "reject"))
@@ -64,7 +64,7 @@ struct ExtensionPageRuntimeTests {
     /// The popup's scripts run while its page is parsed, so one that waits for DOMContentLoaded
     /// hears it.
     @Test func thePopupsScriptsRunBeforeDOMContentLoaded() throws {
-        let host = try host("pages-answers")
+        let host = try host("answers")
         let opened = try send(host, #"{"type":"openPopup","tab":"t1","appearance":"light"}"#)
         #expect(logs(opened) == ["popup: popup runs loading", "popup: popup ready interactive"], "\(opened)")
     }

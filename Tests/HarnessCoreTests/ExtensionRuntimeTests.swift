@@ -198,7 +198,7 @@ struct ExtensionRuntimeTests {
         let message = { (id: Int, kind: String) in
             #"{"type":"pageMessage","id":\#(id),"tab":"t1","url":"https://a.example/","message":{"kind":"\#(kind)"}}"#
         }
-        let run = try run("runtime-page-answers", [
+        let run = try run("answers", [
             (Self.started, Self.epoch, 5),
             (message(1, "reject"), Self.epoch + 10, 15),
             (message(2, "held"), Self.epoch + 20, 25),

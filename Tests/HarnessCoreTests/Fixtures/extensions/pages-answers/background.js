@@ -1,1 +1,0 @@
-// The pages answer; the background is not run here.
