@@ -374,11 +374,32 @@ const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
     };
     // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
     // replaces one of the same name. Safari raises a time or a period below its minimum. An
-    // incarnation knows the periods of the alarms it made; Safari's list is not asked for.
-    const periods = new Map();
+    // incarnation learns the alarms Safari holds from its start, and keeps the list as it
+    // creates and clears them and as they fire (an alarm's scheduledTime is the time asked
+    // for, before any raise).
+    const alarms = new Map();
+    const alarmOf = (name) => {
+        const held = alarms.get(name);
+        if (held === undefined) return undefined;
+        const alarm = { name, scheduledTime: held.at };
+        if (held.period !== undefined) alarm.periodInMinutes = held.period / 60000;
+        return alarm;
+    };
+    const clearAlarm = (name) => {
+        const had = alarms.delete(name);
+        if (had) host.clearAlarm(name);
+        return had;
+    };
     if (permissions.has('alarms')) {
         api.alarms = namespace('alarms', {
             onAlarm: event('alarm'),
+            get(name = '') { return Promise.resolve(alarmOf(String(name))); },
+            getAll() { return Promise.resolve([...alarms.keys()].sort().map(alarmOf)); },
+            clearAll() {
+                const names = [...alarms.keys()].sort();
+                for (const name of names) clearAlarm(name);
+                return Promise.resolve(names.length > 0);
+            },
             create(first, second) {
                 const name = typeof first === 'string' ? first : '';
                 const info = (typeof first === 'string' ? second : first) ?? {};
@@ -387,15 +408,11 @@ const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
                 const at = info.when !== undefined ? Math.trunc(Number(info.when))
                     : host.now() + Math.trunc(Number(info.delayInMinutes ?? (period === undefined ? 0 : period / 60000)) * 60000);
                 if (!Number.isSafeInteger(at)) throw new TypeError('browser.alarms.create takes when or delayInMinutes as a number');
-                if (period === undefined) periods.delete(name); else periods.set(name, period);
+                alarms.set(name, { at, period });
                 host.setAlarm(at, name, period ?? 0);
                 return Promise.resolve(undefined);
             },
-            clear(name = '') {
-                host.clearAlarm(String(name));
-                periods.delete(String(name));
-                return Promise.resolve(true);
-            },
+            clear(name = '') { return Promise.resolve(clearAlarm(String(name))); },
         });
     }
     // matchMedia('(prefers-color-scheme: dark)') follows the system appearance; its change
@@ -517,6 +534,9 @@ const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
                 safari.appearance = input.appearance === 'dark' ? 'dark' : 'light';
                 safari.tabs = new Map(Object.entries(input.tabs ?? {}));
                 safari.appMessages = input.appMessages === true;
+                for (const [name, alarm] of Object.entries(input.alarms ?? {})) {
+                    if (Number.isSafeInteger(alarm?.at)) alarms.set(name, { at: alarm.at, period: Number.isSafeInteger(alarm.period) ? alarm.period : undefined });
+                }
                 return;
             }
             if (next.kind === 'listening') {
@@ -636,7 +656,13 @@ const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
             // When it was due is Safari's to know; the background hears it now.
             const name = typeof input.name === 'string' ? input.name : '';
             const alarm = { name, scheduledTime: host.now() };
-            if (periods.has(name)) alarm.periodInMinutes = periods.get(name) / 60000;
+            const held = alarms.get(name);
+            if (held?.period !== undefined) {
+                alarm.periodInMinutes = held.period / 60000;
+                held.at = host.now() + held.period;
+            } else {
+                alarms.delete(name);
+            }
             fire('alarm', alarm);
             return;
         }

@@ -87,7 +87,8 @@ extension SafariMachine {
     /// What a background is told as it loads: the appearance, the open tabs, and whether the
     /// app can message it.
     var startedEvent: ExtensionWire.Event {
-        .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS)
+        .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS,
+                 alarms: alarms.mapValues { ExtensionWire.Alarm(at: $0.at, period: $0.period) })
     }
 
     /// The events held for a frozen background, taken to be handed over.

@@ -5,7 +5,8 @@ import SiteSettings
 /// encodes outputs, with the same code.
 ///
 /// Inputs (`type`): `started` (`appearance`, `utcOffsetMinutes` (left out when 0), `tabs`: {id:
-/// url}, `appMessages`: true where the app can message the extension), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
+/// url}, `appMessages`: true where the app can message the extension, `alarms`: {name: {`at`,
+/// `period`}} of the alarms Safari holds for it (left out when none)), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
 /// `safariCameToForeground`, `appMessageArrived`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
@@ -24,6 +25,18 @@ import SiteSettings
 /// `answerPage` (`id`, and `answer` unless it is none), `messageTab` (`tab`, `id`, `message`),
 /// `messagePopup` (`id`, `message`).
 public enum ExtensionWire {
+    /// An alarm Safari holds for the extension, as `started` tells a new incarnation: when it
+    /// falls due next (Unix milliseconds), and its period, if it repeats.
+    public struct Alarm: Equatable, Sendable {
+        public var at: EpochMillis
+        public var period: EpochMillis?
+
+        public init(at: EpochMillis, period: EpochMillis? = nil) {
+            self.at = at
+            self.period = period
+        }
+    }
+
     /// Who sent a page's message: a tab's content script, on the page at `url`, or the popup.
     public enum PageSender: Hashable, Sendable {
         case tab(TabID, url: String)
@@ -33,7 +46,7 @@ public enum ExtensionWire {
     /// An input as the harness sends it; the frame carries the time. Named as on the wire.
     public enum Event: Equatable, Sendable {
         /// `tabs`: the open tabs as `tabs.query` reports them, by id.
-        case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String], appMessages: Bool = false)
+        case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String], appMessages: Bool = false, alarms: [String: Alarm] = [:])
         case storageCompleted(token: Int)
         case tabRequestedDecision(TabID, url: String, nativeDark: Bool)
         case tabNativeDarkChanged(TabID, nativeDark: Bool)
@@ -151,11 +164,16 @@ public enum ExtensionWire {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages):
+        case .started(let appearance, let offset, let tabs, let appMessages, let alarms):
             var members: [String: JSONValue] = ["appearance": .string(appearance.rawValue),
                                                 "tabs": .object(Dictionary(uniqueKeysWithValues: tabs.map { ($0.key.rawValue, .string($0.value)) }))]
             if offset != 0 { members["utcOffsetMinutes"] = .integer(Int64(offset)) }
             if appMessages { members["appMessages"] = .bool(true) }
+            if !alarms.isEmpty {
+                members["alarms"] = .object(alarms.mapValues { alarm in
+                    .object(["at": .integer(alarm.at)].merging(alarm.period.map { ["period": .integer($0)] } ?? [:]) { a, _ in a })
+                })
+            }
             return input("started", members)
         case .storageCompleted(let token): return input("storageCompleted", ["token": .integer(Int64(token))])
         case .tabRequestedDecision(let tab, let url, let nativeDark):
@@ -244,7 +262,23 @@ public enum ExtensionWire {
             }
             let offset = members["utcOffsetMinutes"].flatMap { if case .integer(let n) = $0 { Int(n) } else { nil } } ?? 0
             guard (-18 * 60...18 * 60).contains(offset) else { throw NativeMessageError(root.key("utcOffsetMinutes"), "expected minutes within ±18 hours") }
-            return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"))
+            var alarms: [String: Alarm] = [:]
+            if let value = members["alarms"] {
+                guard case .object(let held) = value else { throw NativeMessageError(root.key("alarms"), "expected an object of alarms by name") }
+                for (name, alarm) in held {
+                    let path = root.key("alarms").key(name)
+                    guard case .object(let fields) = alarm, case .integer(let at)? = fields["at"] else {
+                        throw NativeMessageError(path, "expected {\"at\": milliseconds, \"period\": milliseconds}")
+                    }
+                    var period: EpochMillis?
+                    if let value = fields["period"] {
+                        guard case .integer(let every) = value, every > 0 else { throw NativeMessageError(path.key("period"), "expected milliseconds above zero") }
+                        period = every
+                    }
+                    alarms[name] = Alarm(at: at, period: period)
+                }
+            }
+            return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"), alarms: alarms)
         case "storageCompleted": return .storageCompleted(token: Int(try integer("token")))
         case "tabRequestedDecision": return .tabRequestedDecision(try tab(), url: try string("url"), nativeDark: bool("nativeDark"))
         case "tabNativeDarkChanged": return .tabNativeDarkChanged(try tab(), nativeDark: bool("nativeDark"))
@@ -299,7 +333,7 @@ public enum ExtensionWire {
     /// one is an error at `scope`), reset fields sorted.
     public static func input(for event: Event, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages):
+        case .started(let appearance, let offset, let tabs, let appMessages, _):
             return .machine(.started(now: now, appearance: appearance, utcOffsetMinutes: offset, tabs: tabs, appMessages: appMessages))
         case .storageCompleted(let token): return .storageCompleted(token: token)
         case .tabRequestedDecision(let tab, let url, let nativeDark): return .machine(.tabRequestedDecision(tab, url: url, nativeDark: nativeDark, now: now))
