@@ -1,0 +1,637 @@
+/// The JavaScript of the scripts' realm in `ExtensionRuntime`, `runtime-realm.mjs`, as
+/// `install(in:)` writes it beside `runtime.mjs`: what a background's scripts can reach.
+extension ExtensionRuntime {
+    /// The file name `install(in:)` writes.
+    package static let realmFileName = "runtime-realm.mjs"
+
+    package static let realmSource = #"""
+// What a background's scripts see, made in their own realm (PROTOCOL.md, section 14): the
+// global object of a background page, browser.* and chrome.*, and the turn that runs each input's
+// events. runtime.mjs runs it once in each incarnation's realm, with the host functions it
+// gives (each takes and gives strings and numbers only) and the manifest's text; it returns the
+// realm's side of the turn (post, result, refusal). Nothing here reaches node.
+
+import vm from 'node:vm';
+import { realmCollector, realmStacks, realmTimers } from './runtime-common.mjs';
+
+export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
+    'use strict';
+    // The other realm's functions, each called through one of this realm's: whatever they throw
+    // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
+    // whose Function makes code from strings) becomes this realm's error.
+    const host = {}, StackError = RangeError, hostApply = Reflect.apply;
+    for (const name of Object.keys(hostFunctions)) {
+        const work = hostFunctions[name];
+        host[name] = (...args) => {
+            try { return hostApply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
+        };
+    }
+    const manifest = JSON.parse(manifestText);
+    const permissions = new Set(manifest.permissions ?? []);
+    const ownPages = host.ownPages() === true;
+    const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+    // What the runtime uses here, taken before any script can replace it.
+    const stringify = JSON.stringify, getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn;
+    const apply = Reflect.apply, exec = RegExp.prototype.exec;
+    // A value as JSON text for the host, or this realm's TypeError (a function, a symbol).
+    const jsonText = (value, what) => {
+        const text = stringify(value === undefined ? null : value);
+        if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
+        return text;
+    };
+    // A host function that may fail: its failure becomes this realm's error.
+    const checked = (result) => {
+        const failure = host.failure();
+        if (failure) throw new TypeError(failure);
+        return result;
+    };
+
+    // Time from the frames.
+    // Local time is the scenario's: UTC plus the offset Safari's start gave (the process runs in
+    // UTC). A date's local fields are the UTC fields of the moment shifted by the offset, and
+    // local components and local date-time text are read back the same way.
+    const RealDate = globalThis.Date;
+    const proto = RealDate.prototype;
+    const shift = () => host.utcOffset() * 60000;
+    const utc = {};
+    for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+        utc['get' + name] = proto['getUTC' + name];
+        if (name !== 'Day') utc['set' + name] = proto['setUTC' + name];
+    }
+    const getTime = proto.getTime, setTime = proto.setTime;
+    const shifted = (date) => new RealDate(getTime.call(date) + shift());
+    for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+        Object.defineProperty(proto, 'get' + name, { value() { return utc['get' + name].call(shifted(this)); }, writable: true, configurable: true });
+        if (name === 'Day') continue;
+        Object.defineProperty(proto, 'set' + name, {
+            value(...args) {
+                const local = shifted(this);
+                utc['set' + name].apply(local, args);
+                return setTime.call(this, getTime.call(local) - shift());
+            },
+            writable: true, configurable: true,
+        });
+    }
+    Object.defineProperty(proto, 'getTimezoneOffset', { value() { return -host.utcOffset(); }, writable: true, configurable: true });
+    const zone = () => {
+        const minutes = host.utcOffset(), size = Math.abs(minutes);
+        return 'GMT' + (minutes < 0 ? '-' : '+') + String(Math.trunc(size / 60)).padStart(2, '0') + String(size % 60).padStart(2, '0');
+    };
+    const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'], months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+    const two = (n) => String(n).padStart(2, '0');
+    const dateText = (date) => {
+        const d = shifted(date);
+        return days[utc.getDay.call(d)] + ' ' + months[utc.getMonth.call(d)] + ' ' + two(utc.getDate.call(d)) + ' ' + String(utc.getFullYear.call(d)).padStart(4, '0');
+    };
+    const timeText = (date) => {
+        const d = shifted(date);
+        // Only UTC has a name here: the scenario gives an offset, not a place.
+        return two(utc.getHours.call(d)) + ':' + two(utc.getMinutes.call(d)) + ':' + two(utc.getSeconds.call(d)) + ' ' + zone()
+            + (host.utcOffset() === 0 ? ' (Coordinated Universal Time)' : '');
+    };
+    const valid = (date) => !Number.isNaN(getTime.call(date));
+    const textOf = (format) => function () { return valid(this) ? format(this) : 'Invalid Date'; };
+    Object.defineProperty(proto, 'toDateString', { value: textOf(dateText), writable: true, configurable: true });
+    Object.defineProperty(proto, 'toTimeString', { value: textOf((date) => timeText(date)), writable: true, configurable: true });
+    Object.defineProperty(proto, 'toString', { value: textOf((date) => dateText(date) + ' ' + timeText(date)), writable: true, configurable: true });
+    // Text with a date and a time but no zone is local time; anything else reads as it says.
+    const localText = /^\s*\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*$/;
+    const parse = (text) => {
+        const value = RealDate.parse(text);
+        return localText.test(String(text)) ? value - shift() : value;
+    };
+    const FrameDate = function Date(...args) {
+        if (new.target === undefined) return new RealDate(host.now()).toString();
+        // A subclass (class D extends Date) gets its own prototype.
+        const make = (value) => Reflect.construct(RealDate, [value], new.target);
+        if (args.length === 0) return make(host.now());
+        if (args.length === 1) return make(typeof args[0] === 'string' ? parse(args[0]) : args[0]);
+        return make(RealDate.UTC(...args) - shift());
+    };
+    FrameDate.prototype = RealDate.prototype;
+    FrameDate.now = () => host.now();
+    FrameDate.parse = (text) => parse(String(text));
+    FrameDate.UTC = RealDate.UTC;
+    Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
+    define('Date', FrameDate);
+    // Intl formats in the local zone where ICU has one for the offset (whole hours: Etc/GMT-1
+    // is UTC+01:00); another offset formats in UTC.
+    const Format = Intl.DateTimeFormat;
+    const localZone = () => {
+        const minutes = host.utcOffset();
+        if (minutes === 0 || minutes % 60 !== 0 || minutes < -720 || minutes > 840) return undefined;
+        return 'Etc/GMT' + (minutes > 0 ? '-' : '+') + Math.abs(minutes / 60);
+    };
+    const inLocalZone = (options) => {
+        const zone = localZone();
+        return zone === undefined || (options !== undefined && options !== null && options.timeZone !== undefined) ? options : { ...options, timeZone: zone };
+    };
+    const LocalFormat = function DateTimeFormat(locales, options) { return new Format(locales, inLocalZone(options)); };
+    LocalFormat.prototype = Format.prototype;
+    LocalFormat.supportedLocalesOf = Format.supportedLocalesOf;
+    Object.defineProperty(Format.prototype, 'constructor', { value: LocalFormat, writable: true, configurable: true });
+    Intl.DateTimeFormat = LocalFormat;
+    for (const name of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
+        const original = proto[name];
+        Object.defineProperty(proto, name, { value(locales, options) { return original.call(this, locales, inLocalZone(options)); }, writable: true, configurable: true });
+    }
+    const format = Object.getOwnPropertyDescriptor(Format.prototype, 'format').get;
+    Object.defineProperty(Format.prototype, 'format', {
+        get() { const bound = format.call(this); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
+    });
+    const formatToParts = Format.prototype.formatToParts;
+    Format.prototype.formatToParts = function (date) { return formatToParts.call(this, date === undefined ? host.now() : date); };
+    define('performance', { now: () => host.uptime() });
+    // The network is not the harness's: a scenario cannot stub an answer yet.
+    define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot answer network requests yet')));
+    define('XMLHttpRequest', function XMLHttpRequest() { throw new TypeError('XMLHttpRequest is not provided by the harness\'s runtime'); });
+
+    // i18n.getMessage from the default locale: placeholders ($NAME$) by their content, then $1
+    // to $9 by the substitutions, $$ as $; Safari's predefined @@ messages; "" for a name the
+    // locale does not have.
+    const uiLanguage = (typeof manifest.default_locale === 'string' ? manifest.default_locale : 'en').replace('_', '-');
+    let catalogue = {};
+    try { catalogue = JSON.parse(host.messages()); } catch {}
+    const entries = new Map(Object.entries(catalogue ?? {}).map(([key, value]) => [key.toLowerCase(), value]));
+    const predefined = { '@@extension_id': () => api.runtime.id, '@@ui_locale': () => uiLanguage.replace('-', '_'), '@@bidi_dir': () => 'ltr',
+        '@@bidi_reversed_dir': () => 'rtl', '@@bidi_start_edge': () => 'left', '@@bidi_end_edge': () => 'right' };
+    const localized = (name, substitutions) => {
+        if (hasOwn(predefined, name)) return predefined[name]();
+        const entry = entries.get(name.toLowerCase());
+        // (entries is a Map: a name like toString finds nothing inherited.)
+        if (entry === null || typeof entry !== 'object' || typeof entry.message !== 'string') return '';
+        const given = (substitutions === undefined ? [] : [substitutions].flat()).map(String);
+        const placeholders = new Map(Object.entries(entry.placeholders ?? {}).map(([key, value]) => [key.toLowerCase(), String(value?.content ?? '')]));
+        const numbered = (text) => text.replace(/\$(\$|[1-9])/g, (all, which) => which === '$' ? '$' : (given[Number(which) - 1] ?? ''));
+        return numbered(entry.message.replace(/\$([A-Za-z0-9_@]+)\$/g, (all, key) => placeholders.has(key.toLowerCase()) ? placeholders.get(key.toLowerCase()) : all));
+    };
+
+    // Random numbers from the seed.
+    Math.random = () => host.random();
+    const getRandomValues = (array) => {
+        const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+        for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(host.random() * 256);
+        return array;
+    };
+    define('crypto', {
+        getRandomValues,
+        randomUUID() {
+            const bytes = getRandomValues(new Uint8Array(16));
+            bytes[6] = bytes[6] & 0x0f | 0x40;
+            bytes[8] = bytes[8] & 0x3f | 0x80;
+            const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+            return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+        },
+    });
+
+    ${realmCollector}
+    ${realmStacks('runtime:')}
+
+    // The console.
+    const text = (value) => {
+        if (typeof value === 'string') return value;
+        if (value instanceof Error) return value.name + ': ' + value.message;
+        try { return stringify(value) ?? String(value); } catch { return String(value); }
+    };
+    define('console', Object.fromEntries(['log', 'info', 'debug', 'warn', 'error'].map((level) =>
+        [level, (...values) => host.log(level === 'warn' || level === 'error' ? level : 'log', values.map(text).join(' '), '')])));
+
+    ${realmTimers}
+    define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
+
+    // browser.* (and chrome.*): events, the runtime's members, and a clear error for the rest.
+    const events = new Map();
+    const listenersOf = new WeakMap();
+    const event = (listener) => {
+        const listeners = [];
+        const object = {
+            addListener(callback) {
+                if (typeof callback !== 'function') throw new TypeError('addListener takes a function');
+                if (!listeners.includes(callback)) listeners.push(callback);
+            },
+            removeListener(callback) { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
+            hasListener(callback) { return listeners.includes(callback); },
+            hasListeners() { return listeners.length > 0; },
+        };
+        listenersOf.set(object, listeners);
+        if (listener) events.set(listener, listeners);
+        return object;
+    };
+    const missing = (name) => () => { throw new Error(name + ' is not provided by the harness\'s runtime'); };
+    const namespace = (name, members) => new Proxy(members, {
+        get(target, member) {
+            if (typeof member === 'symbol' || member in target) return target[member];
+            if (member === 'then') return undefined;
+            return missing('browser.' + name + '.' + member);
+        },
+    });
+    // The callback form of an API that returns a promise: a last argument that is a function
+    // gets the value, or nothing with runtime.lastError set while it runs.
+    let lastError;
+    const callbackForm = (work) => function (...args) {
+        if (args.length === 0 || typeof args[args.length - 1] !== 'function') return apply(work, this, args);
+        const callback = args.pop();
+        apply(work, this, args).then((value) => { call(callback, [value]); }, (error) => {
+            lastError = { message: error instanceof Error ? error.message : text(error) };
+            try { call(callback, []); } finally { lastError = undefined; }
+        });
+        return undefined;
+    };
+    // runtime.sendNativeMessage([application,] message): a promise of the handler's reply, or
+    // of Safari's rejection (handlerEnded, tooManyRequests) as an error.
+    const replies = new Map();
+    let nextRequest = 1;
+    // The background's messages to its own pages (section 15), by number, waiting for their
+    // answers: a message no page hears fails as Safari fails it.
+    const pageAnswers = new Map();
+    let nextMessageToPage = 1;
+    const toPage = (send) => new Promise((resolve, reject) => {
+        const id = nextMessageToPage++;
+        checked(send(id));
+        pageAnswers.set(id, { resolve, reject });
+    });
+    const native = permissions.has('nativeMessaging') ? {
+        sendNativeMessage: callbackForm(function (first, second) {
+            const message = typeof first === 'string' ? second : first;
+            return new Promise((resolve, reject) => {
+                const request = nextRequest++;
+                checked(host.sendNative(request, jsonText(message ?? null, 'a native message')));
+                replies.set(request, { resolve, reject });
+            });
+        }),
+    } : {};
+    // What Safari told the background when it started: the appearance, the open tabs (as
+    // tabs.query gives them; a tab that asks is added, a closed one removed), the platform.
+    const safari = { appearance: 'light', tabs: new Map(), active: undefined, appMessages: false };
+    // runtime.connectNative(): the port the app's messages arrive on (macOS), as
+    // {"type": "documentChanged"}; the port takes no messages of the background's.
+    const ports = [];
+    if (permissions.has('nativeMessaging')) {
+        native.connectNative = (application) => {
+            host.connectNative();
+            const port = {
+                name: typeof application === 'string' ? application : '',
+                onMessage: event(null),
+                onDisconnect: event(null),
+                postMessage: missing('browser.runtime.connectNative(...).postMessage'),
+                disconnect() { const at = ports.indexOf(port); if (at >= 0) ports.splice(at, 1); },
+            };
+            ports.push(port);
+            return port;
+        };
+    }
+    const unreachable = (what) => Promise.reject(new Error('Could not establish connection. Receiving end does not exist. (The harness\'s '
+        + what + ', PROTOCOL.md section 14.)'));
+    const api = {
+        runtime: namespace('runtime', {
+            ...native,
+            id: manifest.browser_specific_settings?.safari?.id ?? 'extension',
+            onMessage: event('message'),
+            onStartup: event(null),
+            onInstalled: event(null),
+            getManifest: () => JSON.parse(manifestText),
+            getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
+            get lastError() { return lastError; },
+            getPlatformInfo: callbackForm(() => Promise.resolve({ os: safari.appMessages ? 'mac' : 'ios', arch: 'arm' })),
+            // The background's message to its pages: the popup's view is the one the harness
+            // shows; no other page hears the background yet.
+            sendMessage: callbackForm((body) => {
+                if (ownPages) return toPage((id) => host.messagePopup(id, jsonText(body, 'a message')));
+                if (body?.type === 'showPopup') checked(host.showPopup(jsonText(body.view ?? null, 'the popup\'s view')));
+                else if (body?.type === 'popupAnswer') checked(host.answerPopup(body.message, jsonText(body, 'a popup answer')));
+                else return unreachable('popup takes only {type: "showPopup", view} and {type: "popupAnswer", message, saved, scope} from the background');
+                return Promise.resolve(undefined);
+            }),
+        }),
+        tabs: namespace('tabs', {
+            onActivated: event('tabActivated'),
+            onRemoved: event('tabRemoved'),
+            query: callbackForm((info = {}) => {
+                const unknown = Object.keys(info ?? {}).filter((key) => !['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'].includes(key));
+                if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
+                const tabs = [...safari.tabs].map(([id, url], index) => ({ id, url, index, windowId: 1, active: id === safari.active }));
+                // One window, in front: a window filter other than it finds nothing.
+                const otherWindow = (info.windowId !== undefined && info.windowId !== 1) || info.currentWindow === false || info.lastFocusedWindow === false;
+                return Promise.resolve(otherWindow ? [] : tabs.filter((tab) => (info.active === undefined || tab.active === info.active)
+                    && (info.url === undefined || tab.url === info.url)));
+            }),
+            // A decision the background gives a tab unasked (section 8.2's sendDecision), or,
+            // where the extension's own pages run, any message, which the tab answers.
+            sendMessage: callbackForm((tab, body) => {
+                if (ownPages) return toPage((id) => host.messageTab(String(tab), id, jsonText(body, 'a message')));
+                if (body?.type !== 'decision') return unreachable('content script takes only {type: "decision", decision} from the background');
+                checked(host.decide(String(tab), jsonText(body.decision ?? null, 'a decision')));
+                return Promise.resolve(undefined);
+            }),
+        }),
+        windows: namespace('windows', { onFocusChanged: event('windowFocus') }),
+        i18n: namespace('i18n', {
+            getMessage: (name, substitutions) => localized(String(name), substitutions),
+            getUILanguage: () => uiLanguage,
+        }),
+    };
+    // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
+    // replaces one of the same name. Safari raises a time or a period below its minimum. An
+    // incarnation learns the alarms Safari holds from its start, and keeps the list as it
+    // creates and clears them and as they fire (an alarm's scheduledTime is the time asked
+    // for, before any raise).
+    const alarms = new Map();
+    const alarmOf = (name) => {
+        const held = alarms.get(name);
+        if (held === undefined) return undefined;
+        const alarm = { name, scheduledTime: held.at };
+        if (held.period !== undefined) alarm.periodInMinutes = held.period / 60000;
+        return alarm;
+    };
+    const clearAlarm = (name) => {
+        const had = alarms.delete(name);
+        if (had) host.clearAlarm(name);
+        return had;
+    };
+    if (permissions.has('alarms')) {
+        api.alarms = namespace('alarms', {
+            onAlarm: event('alarm'),
+            get(name = '') { return Promise.resolve(alarmOf(String(name))); },
+            getAll() { return Promise.resolve([...alarms.keys()].sort().map(alarmOf)); },
+            clearAll() {
+                const names = [...alarms.keys()].sort();
+                for (const name of names) clearAlarm(name);
+                return Promise.resolve(names.length > 0);
+            },
+            create(first, second) {
+                const name = typeof first === 'string' ? first : '';
+                const info = (typeof first === 'string' ? second : first) ?? {};
+                const period = info.periodInMinutes === undefined ? undefined : Math.trunc(Number(info.periodInMinutes) * 60000);
+                if (period !== undefined && !(period > 0)) throw new TypeError('browser.alarms.create takes periodInMinutes as a number above zero');
+                const at = info.when !== undefined ? Math.trunc(Number(info.when))
+                    : host.now() + Math.trunc(Number(info.delayInMinutes ?? (period === undefined ? 0 : period / 60000)) * 60000);
+                if (!Number.isSafeInteger(at)) throw new TypeError('browser.alarms.create takes when or delayInMinutes as a number');
+                alarms.set(name, { at, period });
+                host.setAlarm(at, name, period ?? 0);
+                return Promise.resolve(undefined);
+            },
+            clear(name = '') { return Promise.resolve(clearAlarm(String(name))); },
+        });
+    }
+    // matchMedia('(prefers-color-scheme: dark)') follows the system appearance; its change
+    // listeners hear appearanceChanged.
+    const mediaLists = [];
+    define('matchMedia', (query) => {
+        const media = String(query).trim();
+        const dark = /^\(\s*prefers-color-scheme\s*:\s*dark\s*\)$/.test(media), light = /^\(\s*prefers-color-scheme\s*:\s*light\s*\)$/.test(media);
+        const listeners = [];
+        const list = {
+            media,
+            get matches() { return (dark && safari.appearance === 'dark') || (light && safari.appearance === 'light'); },
+            onchange: null,
+            addEventListener(type, callback) { if (type === 'change' && typeof callback === 'function' && !listeners.includes(callback)) listeners.push(callback); },
+            removeEventListener(type, callback) { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
+            addListener(callback) { list.addEventListener('change', callback); },
+            removeListener(callback) { list.removeEventListener('change', callback); },
+        };
+        if (dark || light) mediaLists.push({ list, listeners });
+        return list;
+    });
+    const appearanceChanged = (appearance) => {
+        const before = new Map(mediaLists.map(({ list }) => [list, list.matches]));
+        safari.appearance = appearance;
+        for (const { list, listeners } of mediaLists) {
+            if (before.get(list) === list.matches) continue;
+            const change = { type: 'change', media: list.media, matches: list.matches };
+            for (const callback of [typeof list.onchange === 'function' ? list.onchange : null, ...listeners]) if (callback) call(callback, [change]);
+        }
+    };
+    // storage.local and storage.session: each call a promise that the operation's completion
+    // settles (section 10); onChanged hears each change as it completes.
+    const pending = new Map();
+    const changedListeners = [];
+    const area = (name) => {
+        const operation = (op, argument) => new Promise((resolve, reject) => {
+            const token = checked(host.storage(name, op, jsonText(argument === undefined ? null : argument, 'what storage.' + name + ' is given')));
+            pending.set(token, { resolve, reject, name });
+        });
+        return namespace('storage.' + name, {
+            QUOTA_BYTES: name === 'local' ? 5242880 : 10485760,
+            get: (keys) => operation('get', keys ?? null),
+            getBytesInUse: (keys) => operation('bytes', keys ?? null),
+            set: (items) => {
+                if (items === null || typeof items !== 'object') throw new TypeError('storage.' + name + '.set takes an object');
+                return operation('set', items).then(() => undefined);
+            },
+            remove: (keys) => operation('remove', keys).then(() => undefined),
+            clear: () => operation('clear').then(() => undefined),
+        });
+    };
+    if (permissions.has('storage')) {
+        api.storage = namespace('storage', {
+            local: area('local'),
+            session: area('session'),
+            onChanged: { addListener: (callback) => { changedListeners.push(callback); },
+                         removeListener: (callback) => { const at = changedListeners.indexOf(callback); if (at >= 0) changedListeners.splice(at, 1); },
+                         hasListener: (callback) => changedListeners.includes(callback) },
+        });
+    }
+    const completed = (token, outcome) => {
+        const waiting = pending.get(token);
+        if (waiting === undefined) return;
+        pending.delete(token);
+        if (outcome.error !== undefined) { waiting.reject(new Error(outcome.error)); return; }
+        if (outcome.changes !== undefined && Object.keys(outcome.changes).length > 0) {
+            for (const listener of [...changedListeners]) call(listener, [outcome.changes, waiting.name]);
+        }
+        waiting.resolve(outcome.value);
+    };
+    // What the manifest's permissions do not grant is absent, as in Safari.
+    const granted = new Set(['alarms', 'storage', 'nativeMessaging', 'scripting', 'cookies', 'webNavigation', 'declarativeNetRequest']);
+    const browser = new Proxy(api, {
+        get(target, name) {
+            if (typeof name === 'symbol' || name in target) return target[name];
+            if (name === 'then' || (granted.has(name) && !permissions.has(name))) return undefined;
+            return namespace(name, {});
+        },
+    });
+    define('browser', browser);
+    define('chrome', browser);
+    define('self', globalThis);
+    define('importScripts', (...files) => {
+        const problem = checked(host.importScripts(files.map(String)));
+        // A script it ran threw: its value goes on.
+        if (host.threw()) throw host.thrown();
+        if (problem) throw new TypeError(problem);
+    });
+
+    // A turn's work: the other realm names it with a word and a number (post), the turn does it
+    // under the watchdog (__runtimeTurn, which no script can replace), and its answer is a string
+    // (result). Nothing here but assignments runs outside a turn.
+    let work = null, answer = '';
+    const describe = (error) => error instanceof Error ? error.name + ': ' + error.message : text(error);
+    Object.defineProperty(globalThis, '__runtimeTurn', {
+        value() {
+            const next = work;
+            work = null;
+            answer = '';
+            if (next === null) return;
+            if (next.kind === 'event') {
+                deliver(JSON.parse(next.text));
+                return;
+            }
+            if (next.kind === 'storage') {
+                completed(next.id, JSON.parse(next.text));
+                return;
+            }
+            if (next.kind === 'reply') {
+                const input = JSON.parse(next.text);
+                const waiting = replies.get(input.request);
+                if (waiting === undefined) return;
+                replies.delete(input.request);
+                if (input.rejected !== undefined) waiting.reject(new Error(String(input.rejected))); else waiting.resolve(input.reply);
+                return;
+            }
+            if (next.kind === 'started') {
+                const input = JSON.parse(next.text);
+                safari.appearance = input.appearance === 'dark' ? 'dark' : 'light';
+                safari.tabs = new Map(Object.entries(input.tabs ?? {}));
+                safari.appMessages = input.appMessages === true;
+                for (const [name, alarm] of Object.entries(input.alarms ?? {})) {
+                    if (Number.isSafeInteger(alarm?.at)) alarms.set(name, { at: alarm.at, period: Number.isSafeInteger(alarm.period) ? alarm.period : undefined });
+                }
+                return;
+            }
+            if (next.kind === 'listening') {
+                // The events the background listens for now, each once, in order.
+                answer = [...events].filter(([, listeners]) => listeners.length > 0).map(([name]) => name).sort().join(',');
+                return;
+            }
+            const timer = timers.get(next.id);
+            if (timer === undefined) return;
+            if (timer.repeats) host.setTimer(next.id, host.now() + timer.every); else timers.delete(next.id);
+            call(timer.callback, timer.args);
+        },
+        writable: false, configurable: false, enumerable: false,
+    });
+    // Section 8.2's inputs as the browser.* events a background page gets. Each listener runs
+    // in turn; one that throws is logged and the next still runs.
+    const call = (listener, args) => {
+        try { return listener(...args); } catch (error) {
+            host.log('error', 'Uncaught ' + describe(error), error instanceof Error ? String(error.stack) : '');
+            return undefined;
+        }
+    };
+    const fire = (name, ...args) => { for (const listener of [...(events.get(name) ?? [])]) call(listener, args); };
+    // A page's message to runtime.onMessage. From a tab, the first answer (sendResponse, at
+    // once or later, or a listener's promise) is the decision that tab shows; from no tab, an
+    // answer goes nowhere.
+    // From the popup, the first answer to a change (a message numbered other than 0) is that
+    // change's popupAnswer: {saved, scope}.
+    const popupURL = manifest.action?.default_popup === undefined ? undefined : api.runtime.getURL(manifest.action.default_popup);
+    const message = (body, tab, url, popupMessage) => {
+        const sender = tab !== undefined ? { id: api.runtime.id, url, tab: { id: tab, url } }
+            : popupMessage !== undefined && popupURL !== undefined ? { id: api.runtime.id, url: popupURL } : { id: api.runtime.id };
+        let answered = false;
+        const sendResponse = (response) => {
+            if (answered) return;
+            answered = true;
+            if (tab !== undefined) checked(host.decide(tab, jsonText(response ?? null, 'an answer')));
+            else if (popupMessage) checked(host.answerPopup(popupMessage, jsonText(response ?? null, 'an answer')));
+        };
+        for (const listener of [...(events.get('message') ?? [])]) {
+            const result = call(listener, [body, sender, sendResponse]);
+            if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+                result.then(sendResponse, (error) => host.log('error', 'Uncaught (in promise) ' + describe(error),
+                                                              error instanceof Error ? String(error.stack) : ''));
+            }
+        }
+    };
+    // A message from one of the extension's own pages (section 15): the first answer
+    // (sendResponse, or a listener's promise) goes back to it. A listener keeps the page waiting
+    // by returning true or a promise; when none does and none answered, the page gets nothing.
+    const pageMessage = (input) => {
+        const sender = input.popup === true ? (popupURL === undefined ? { id: api.runtime.id } : { id: api.runtime.id, url: popupURL })
+            : { id: api.runtime.id, url: input.url, tab: { id: input.tab, url: input.url, active: safari.active === input.tab, windowId: 1, index: 0 } };
+        if (input.tab !== undefined) safari.tabs.set(input.tab, input.url);
+        if (typeof input.active === 'string') safari.active = input.active;
+        // Safari drops a listener's rejection, unreported: that listener gives no answer, and
+        // once no listener is left to give one, the page gets nothing (WebKit's reply
+        // aggregator, released).
+        let answered = false, held = false, promised = 0;
+        const sendResponse = (response) => {
+            if (answered) return;
+            answered = true;
+            checked(host.answerPage(input.id, response === undefined ? undefined : jsonText(response, 'an answer')));
+        };
+        const nothingMore = () => { if (!answered && !held && promised === 0) { answered = true; host.answerPage(input.id, undefined); } };
+        for (const listener of [...(events.get('message') ?? [])]) {
+            const result = call(listener, [input.message, sender, sendResponse]);
+            if (result === true) held = true;
+            else if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+                promised += 1;
+                result.then(sendResponse, () => { promised -= 1; nothingMore(); });
+            }
+        }
+        nothingMore();
+    };
+    const deliver = (input) => {
+        switch (input.type) {
+        case 'pageMessage': pageMessage(input); return;
+        case 'pageAnswered': {
+            const waiting = pageAnswers.get(input.id);
+            pageAnswers.delete(input.id);
+            if (waiting === undefined) return;
+            if (input.unreachable === true) {
+                waiting.reject(new Error('Could not establish connection. Receiving end does not exist.'));
+            } else {
+                waiting.resolve(input.answer);
+            }
+            return;
+        }
+        case 'tabRequestedDecision':
+            // The decision message (section 14): the page's content script asks for its decision.
+            safari.tabs.set(input.tab, input.url);
+            message({ type: 'getDecision', url: input.url, nativeDark: input.nativeDark === true }, input.tab, input.url);
+            return;
+        case 'tabNativeDarkChanged':
+            message({ type: 'nativeDarkChanged', nativeDark: input.nativeDark === true }, input.tab, safari.tabs.get(input.tab));
+            return;
+        case 'appearanceChanged':
+            appearanceChanged(input.appearance);
+            message({ type: 'appearanceChanged', appearance: input.appearance }, undefined, undefined);
+            return;
+        case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
+            // The popup's messages are section 8.2's inputs as written.
+            message(input, undefined, undefined, Number.isSafeInteger(input.message) ? input.message : 0);
+            return;
+        case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: input.tab, windowId: 1 }); return;
+        case 'tabClosed':
+            safari.tabs.delete(input.tab);
+            if (safari.active === input.tab) safari.active = undefined;
+            fire('tabRemoved', input.tab, { windowId: 1, isWindowClosing: false });
+            return;
+        case 'safariCameToForeground': fire('windowFocus', 1); return;
+        case 'appMessageArrived':
+            for (const port of [...ports]) for (const listener of [...listenersOf.get(port.onMessage)]) call(listener, [{ type: 'documentChanged' }, port]);
+            return;
+        case 'alarmFired': {
+            // When it was due is Safari's to know; the background hears it now.
+            const name = typeof input.name === 'string' ? input.name : '';
+            const alarm = { name, scheduledTime: host.now() };
+            const held = alarms.get(name);
+            if (held?.period !== undefined) {
+                alarm.periodInMinutes = held.period / 60000;
+                held.at = host.now() + held.period;
+            } else {
+                alarms.delete(name);
+            }
+            fire('alarm', alarm);
+            return;
+        }
+        }
+    };
+
+    return {
+        post(kind, id, text) { work = { kind, id, text }; },
+        result() { return answer; },
+        refusal(what) { return new TypeError(what + ' is not provided by the harness\'s runtime'); },
+    };
+}`, { filename: 'runtime:install' });
+"""#
+}
