@@ -311,8 +311,8 @@ struct SafariMachineTests {
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0) ==
                 [.dispatchFirst([.alarmFired(name: "")]), .note("tab t1 asks again"), asks(t1, url), .note("tab t2 asks again"), asks(t2, url)])
         #expect(safari.handle(.safariLaunched, now: 0) ==
-                [.dropSessionStorage, .note("alarms dropped: Safari keeps them in memory only"), asks(t1, url), asks(t2, url), .startBackground(.started(appearance: .light, tabs: [t1: url, t2: url], appMessages: true))],
-                "the death thawed the background, which handed back its wake-up events")
+                [.dropSessionStorage, .note("alarms dropped: Safari keeps them in memory only"), asks(t1, url), asks(t2, url), .startBackground(.started(appearance: .light, tabs: [t1: url, t2: url], appMessages: true, reason: .startup))],
+                "the death thawed the background, which handed back its wake-up events; the launch's load is for runtime.onStartup")
         #expect(safari.nextAlarm == nil && safari.lastStop == .unloaded)
 
         // On iOS with Safari away, what was held for the frozen background dies with Safari.
@@ -323,7 +323,7 @@ struct SafariMachineTests {
         #expect(ios.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0) == [], "still frozen: held, not handed back")
         #expect(ios.handle(.safariLaunched, now: 0) ==
                 [.note("restart drops 1 events held for the frozen background"), .dropSessionStorage, .note("Safari comes to the front"),
-                 .startBackground(.started(appearance: .light, tabs: [:]))])
+                 .startBackground(.started(appearance: .light, tabs: [:], reason: .startup))])
     }
 
     @Test func noUnloadWhileWebInspectorIsAttachedAndTheFirstCheckAfterItClosesUnloads() {
@@ -350,8 +350,8 @@ struct SafariMachineTests {
         #expect(safari.handle(.extensionUpdated, now: 0) ==
                 [.note("alarms dropped: Safari keeps them in memory only"), .dropSessionStorage,
                  .note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"),
-                 asks(t1, url), .startBackground(.started(appearance: .light, tabs: [t1: url]))])
-        #expect(safari.savedListeners.isEmpty && safari.nextAlarm == nil)
+                 asks(t1, url), .startBackground(.started(appearance: .light, tabs: [t1: url], reason: .update))])
+        #expect(safari.savedListeners.isEmpty && safari.nextAlarm == nil && safari.startReason == nil, "the reason goes with the load")
         _ = safari.handle(.backgroundStarted(incarnation: 2), now: 0)
         #expect(safari.handle(.eventDue(.tabActivated(t1)), now: 0) == [.note("tabActivated lost: background#2 has no tabActivated listener")],
                 "until the new background registers its listeners, events reach it and are lost")

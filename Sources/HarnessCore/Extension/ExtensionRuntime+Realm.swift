@@ -282,13 +282,15 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
     }
     const unreachable = (what) => Promise.reject(new Error('Could not establish connection. Receiving end does not exist. (The harness\'s '
         + what + ', PROTOCOL.md section 14.)'));
+    // runtime.onStartup and onInstalled wake nothing: Safari loads the background for them.
+    const onStartup = event(null), onInstalled = event(null);
     const api = {
         runtime: namespace('runtime', {
             ...native,
             id: manifest.browser_specific_settings?.safari?.id ?? 'extension',
             onMessage: event('message'),
-            onStartup: event(null),
-            onInstalled: event(null),
+            onStartup,
+            onInstalled,
             getManifest: () => JSON.parse(manifestText),
             getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
             get lastError() { return lastError; },
@@ -485,6 +487,12 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
                 if (waiting === undefined) return;
                 replies.delete(input.request);
                 if (input.rejected !== undefined) waiting.reject(new Error(String(input.rejected))); else waiting.resolve(input.reply);
+                return;
+            }
+            if (next.kind === 'lifecycle') {
+                // Once the background loaded: Safari launched, or a new version was installed.
+                if (next.text === 'startup') for (const listener of [...listenersOf.get(onStartup)]) call(listener, []);
+                if (next.text === 'update') for (const listener of [...listenersOf.get(onInstalled)]) call(listener, [{ reason: 'update' }]);
                 return;
             }
             if (next.kind === 'started') {

@@ -452,6 +452,12 @@ async function incarnation(write, nextFrame, storageFolder) {
             evaluate(turn);
             const listening = scripts.result();
             directives.unshift({ type: 'listen', events: typeof listening === 'string' ? listening.split(',').filter(Boolean) : [] });
+            // Then runtime.onStartup or onInstalled, when the load is for one (WebKit fires it
+            // once the background loaded).
+            if (input.reason === 'startup' || input.reason === 'update') {
+                scripts.post('lifecycle', 0, input.reason);
+                evaluate(turn);
+            }
             break;
         case 'timerFired':
             if (Number.isInteger(input.timer?.script)) {

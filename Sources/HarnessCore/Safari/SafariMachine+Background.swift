@@ -35,7 +35,7 @@ extension SafariMachine {
                 if case .pageMessage(let id, _, _, _) = event { pageMessageLost(id, &effects) }
                 return
             }
-            effects.append(.startBackground(startedEvent))
+            effects.append(.startBackground(startedEvent()))
             effects.append(.redispatch(event))
             return
         }
@@ -84,11 +84,14 @@ extension SafariMachine {
         lastPortActivity = now
     }
 
-    /// What a background is told as it loads: the appearance, the open tabs, and whether the
-    /// app can message it.
-    var startedEvent: ExtensionWire.Event {
-        .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS,
-                 alarms: alarms.mapValues { ExtensionWire.Alarm(at: $0.at, period: $0.period) })
+    /// What a background is told as it loads: the appearance, the open tabs, whether the app
+    /// can message it, the alarms Safari holds, and why it loads when the load fires a `runtime`
+    /// event (the first load since Safari launched or the extension was updated: WebKit clears
+    /// the reason once the background loaded).
+    mutating func startedEvent() -> ExtensionWire.Event {
+        defer { startReason = nil }
+        return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS,
+                        alarms: alarms.mapValues { ExtensionWire.Alarm(at: $0.at, period: $0.period) }, reason: startReason)
     }
 
     /// The events held for a frozen background, taken to be handed over.
@@ -216,12 +219,13 @@ extension SafariMachine {
         holdNoBackground()
         savedListeners = [:]
         forgetAlarms(&effects)
+        startReason = .update
         effects.append(.dropSessionStorage)
         effects.append(.note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"))
         for id in tabs.keys.sorted() { startScript(in: id, now: now, &effects) }
         // On iOS with Safari suspended, nothing loads until it runs again: the pages' requests
         // wake the new background then.
-        if !isBackgroundFrozen { effects.append(.startBackground(startedEvent)) }
+        if !isBackgroundFrozen { effects.append(.startBackground(startedEvent())) }
     }
 
     /// The device slept: Safari's timers and the times it keeps for them are on `MonotonicTime`

@@ -186,8 +186,9 @@ extension SafariMachine {
         holdNoBackground()
         if platform == .iOS { suspendApp(&effects) }
         forgetSafarisMemory(&effects)
+        startReason = .startup
         for id in tabs.keys.sorted() { startScript(in: id, now: now, &effects) }
-        effects.append(.startBackground(startedEvent))
+        effects.append(.startBackground(startedEvent()))
     }
 
     /// What lives only in Safari's memory is gone with it (it quit, or the power failed):
@@ -221,12 +222,13 @@ extension SafariMachine {
         appInForeground = false
         forgetPopup(&effects)
         forgetSafarisMemory(&effects)
+        startReason = .startup
         // Every question died with its background: each page's wait starts again with its reload.
         for id in tabs.keys.sorted() {
             if tabs[id]?.waitingSince != nil { tabs[id]?.waitingSince = now }
             reloadTab(id, now: now, &effects)
         }
-        effects.append(.startBackground(startedEvent))
+        effects.append(.startBackground(startedEvent()))
     }
 
     // MARK: - Profiles

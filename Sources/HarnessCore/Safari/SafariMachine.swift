@@ -332,6 +332,8 @@ package struct SafariMachine: Sendable {
 
     /// The front profile's loaded background, by incarnation.
     package internal(set) var loaded: Int?
+    /// Why the next background load fires a `runtime` event, until one loads.
+    package internal(set) var startReason: ExtensionWire.StartReason?
     /// How the front profile's background last stopped, while none is loaded.
     package internal(set) var lastStop = BackgroundState.unloaded
     /// The user froze the background (SIGSTOP).

@@ -6,7 +6,8 @@ import SiteSettings
 ///
 /// Inputs (`type`): `started` (`appearance`, `utcOffsetMinutes` (left out when 0), `tabs`: {id:
 /// url}, `appMessages`: true where the app can message the extension, `alarms`: {name: {`at`,
-/// `period`}} of the alarms Safari holds for it (left out when none)), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
+/// `period`}} of the alarms Safari holds for it (left out when none), `reason`: `startup` or
+/// `update` when the load fires `runtime.onStartup` or `onInstalled`), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
 /// `safariCameToForeground`, `appMessageArrived`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
@@ -25,6 +26,12 @@ import SiteSettings
 /// `answerPage` (`id`, and `answer` unless it is none), `messageTab` (`tab`, `id`, `message`),
 /// `messagePopup` (`id`, `message`).
 public enum ExtensionWire {
+    /// Why Safari loads the background, when the load fires a `runtime` event: Safari launched
+    /// (`onStartup`), or a new version was installed (`onInstalled` with reason `update`).
+    public enum StartReason: String, Equatable, Sendable {
+        case startup, update
+    }
+
     /// An alarm Safari holds for the extension, as `started` tells a new incarnation: when it
     /// falls due next (Unix milliseconds), and its period, if it repeats.
     public struct Alarm: Equatable, Sendable {
@@ -46,7 +53,8 @@ public enum ExtensionWire {
     /// An input as the harness sends it; the frame carries the time. Named as on the wire.
     public enum Event: Equatable, Sendable {
         /// `tabs`: the open tabs as `tabs.query` reports them, by id.
-        case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String], appMessages: Bool = false, alarms: [String: Alarm] = [:])
+        case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String], appMessages: Bool = false, alarms: [String: Alarm] = [:],
+                     reason: StartReason? = nil)
         case storageCompleted(token: Int)
         case tabRequestedDecision(TabID, url: String, nativeDark: Bool)
         case tabNativeDarkChanged(TabID, nativeDark: Bool)
@@ -164,11 +172,12 @@ public enum ExtensionWire {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages, let alarms):
+        case .started(let appearance, let offset, let tabs, let appMessages, let alarms, let reason):
             var members: [String: JSONValue] = ["appearance": .string(appearance.rawValue),
                                                 "tabs": .object(Dictionary(uniqueKeysWithValues: tabs.map { ($0.key.rawValue, .string($0.value)) }))]
             if offset != 0 { members["utcOffsetMinutes"] = .integer(Int64(offset)) }
             if appMessages { members["appMessages"] = .bool(true) }
+            if let reason { members["reason"] = .string(reason.rawValue) }
             if !alarms.isEmpty {
                 members["alarms"] = .object(alarms.mapValues { alarm in
                     .object(["at": .integer(alarm.at)].merging(alarm.period.map { ["period": .integer($0)] } ?? [:]) { a, _ in a })
@@ -278,7 +287,12 @@ public enum ExtensionWire {
                     alarms[name] = Alarm(at: at, period: period)
                 }
             }
-            return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"), alarms: alarms)
+            var reason: StartReason?
+            if let value = members["reason"] {
+                guard case .string(let text) = value, let known = StartReason(rawValue: text) else { throw NativeMessageError(root.key("reason"), "expected startup or update") }
+                reason = known
+            }
+            return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"), alarms: alarms, reason: reason)
         case "storageCompleted": return .storageCompleted(token: Int(try integer("token")))
         case "tabRequestedDecision": return .tabRequestedDecision(try tab(), url: try string("url"), nativeDark: bool("nativeDark"))
         case "tabNativeDarkChanged": return .tabNativeDarkChanged(try tab(), nativeDark: bool("nativeDark"))
@@ -333,7 +347,7 @@ public enum ExtensionWire {
     /// one is an error at `scope`), reset fields sorted.
     public static func input(for event: Event, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages, _):
+        case .started(let appearance, let offset, let tabs, let appMessages, _, _):
             return .machine(.started(now: now, appearance: appearance, utcOffsetMinutes: offset, tabs: tabs, appMessages: appMessages))
         case .storageCompleted(let token): return .storageCompleted(token: token)
         case .tabRequestedDecision(let tab, let url, let nativeDark): return .machine(.tabRequestedDecision(tab, url: url, nativeDark: nativeDark, now: now))
