@@ -345,9 +345,10 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
         if (held.period !== undefined) alarm.periodInMinutes = held.period / 60000;
         return alarm;
     };
+    // Safari is told even of an alarm this list lacks: it may hold one the list missed.
     const clearAlarm = (name) => {
         const had = alarms.delete(name);
-        if (had) host.clearAlarm(name);
+        host.clearAlarm(name);
         return had;
     };
     if (permissions.has('alarms')) {

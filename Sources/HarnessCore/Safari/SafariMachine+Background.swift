@@ -91,7 +91,9 @@ extension SafariMachine {
     mutating func startedEvent() -> ExtensionWire.Event {
         defer { startReason = nil }
         return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS,
-                        alarms: alarms.mapValues { ExtensionWire.Alarm(at: $0.at, period: $0.period) }, reason: startReason)
+                        alarms: Dictionary(uniqueKeysWithValues: alarms.map { key, alarm in
+                            (key == Self.decisionAlarm ? "" : key, ExtensionWire.Alarm(at: alarm.at, period: alarm.period))
+                        }), reason: startReason)
     }
 
     /// The events held for a frozen background, taken to be handed over.
