@@ -131,4 +131,56 @@ struct ContextHostTests {
         #expect(fresh !== host)
         fresh.kill()
     }
+
+    /// A host that died (killed with an incarnation stuck in it) is replaced for the run's next
+    /// background, as a process of its own would be started afresh.
+    @Test func aRunsNextBackgroundStartsInANewHostWhenItsHostDied() throws {
+        let scratch = try Scratch()
+        _ = try ExtensionRuntime.installShared()
+        guard case .success(let executables) = ExtensionRuntime.background(replacing: ProcessExecutables(folder: "/nowhere"),
+                                                                          extension: ExtensionRuntimeTests.fixtures + "/runtime-storage", transport: .process) else {
+            throw Failure(description: "the runtime could not be set up")
+        }
+        var launcher = ProcessLauncher(transport: .process, executables: executables, containerDirectory: scratch.path, disk: SimulatedDisk(),
+                                       seed: 1, trace: Trace())
+        defer { launcher.stopSpares() }
+        let storage = try scratch.folder("storage")
+        let first = try launcher.start(.background, storageDirectory: storage, storageFolder: "storage")
+        first.policy = { _ in .hold }
+        guard case .held = first.begin(.background(.started(appearance: .light, tabs: [:])), now: Int64(Self.epoch)) else {
+            throw Failure(description: "background#1 did not stop at its storage read")
+        }
+        let dead = try #require(launcher.host)
+        dead.kill()
+        _ = dead.wait()
+        let second = try launcher.start(.background, storageDirectory: storage, storageFolder: "storage")
+        second.policy = { _ in .hold }
+        #expect(launcher.host !== dead)
+        guard case .held(.storageRead) = second.begin(.background(.started(appearance: .light, tabs: [:])), now: Int64(Self.epoch) + 1) else {
+            throw Failure(description: "background#2 did not start in a new host")
+        }
+        first.kill(now: Int64(Self.epoch) + 2, reason: nil)
+        second.kill(now: Int64(Self.epoch) + 2, reason: nil)
+    }
+
+    /// An incarnation in which the runtime itself fails (here its storage folder is gone) ends
+    /// as a process of its own does: with status 1, and the host goes on.
+    @Test func anIncarnationTheRuntimeFailsInEndsWithStatusOneAsAProcessWould() throws {
+        let scratch = try Scratch()
+        let runtime = try ExtensionRuntime.install(in: scratch.path)
+        let host = try host("runtime-storage", runtime: runtime)
+        defer { host.kill() }
+        let gone = scratch.path + "/no-such-folder"
+        let context = try host.open(arguments: ["--storage", gone], role: .background)
+        _ = try exchange(context, Self.started, now: Self.epoch, uptime: 5)
+        #expect(throws: Failure.self) { try exchange(context, Self.completed(1), now: Self.epoch + 1, uptime: 6) }
+        #expect(context.wait(timeoutMilliseconds: 5_000) == .exited(1))
+        let session = try ExtensionRuntime.Session(node: try #require(ExtensionRuntime.installedNode), runtime: runtime,
+                                                   extension: ExtensionRuntimeTests.fixtures + "/runtime-storage", storage: gone)
+        _ = try session.exchange(.background(.started(appearance: .light, tabs: [:])), now: Int64(Self.epoch), uptime: 5)
+        #expect(try session.exchange(.background(.storageCompleted(token: 1)), now: Int64(Self.epoch) + 1, uptime: 6) == nil, "a process of its own ends")
+        let other = try host.open(arguments: ["--storage", try scratch.folder("other")], role: .background)
+        #expect(logs(try exchange(other, Self.started, now: Self.epoch, uptime: 5)) == [])
+        #expect(host.isRunning)
+    }
 }

@@ -560,14 +560,24 @@ if (process.argv.includes('--host')) {
     // number of the incarnation it is for or from. An incarnation's first frame opens it
     // (`{"kind":"open","arguments":[...]}`, the arguments a process of its own would get); a
     // frame with nothing after the number ends its input, as a kill or a close would: it stops
-    // where it is, and whatever it had pending is dropped with it.
+    // where it is, and whatever it had pending is dropped with it. An incarnation that ends on
+    // its own says `{"kind":"ended","code":N}`.
     const inboxes = new Map();
+    // An incarnation in which the runtime itself fails ends as a process of its own would:
+    // the error on standard error, and exit status 1 (`{"kind":"ended","code":1}`).
     const open = async (id, box, args) => {
         const say = (frame) => write(frame, id);
         const next = () => box.next();
-        const served = await incarnation(say, next, option('storage', null, args));
-        say({ kind: 'hello', protocol: 1, role: 'background' });
-        await serve(served, say, next);
+        try {
+            const served = await incarnation(say, next, option('storage', null, args));
+            say({ kind: 'hello', protocol: 1, role: 'background' });
+            await serve(served, say, next);
+        } catch (error) {
+            console.error(error);
+            say({ kind: 'ended', code: 1 });
+            box.end();
+            inboxes.delete(id);
+        }
     };
     for await (const { context: id, text } of frames({ tagged: true })) {
         const box = inboxes.get(id);

@@ -23,9 +23,16 @@ import Synchronization
 package final class ContextHost: @unchecked Sendable {
     package let command: ProcessExecutables.Command
     private let starting: StartingProcess
+    /// Why the host could not be started, if it could not.
+    private let spawnFailure = SpawnFailure()
     private var nextContext: UInt32 = 1
     /// Frames read for an incarnation before it was asked for them.
     private var waiting: [UInt32: [[UInt8]]] = [:]
+    /// Incarnations that ended on their own (the runtime failed in them), with the status a
+    /// process of its own would have ended with.
+    private var endedOnTheirOwn: [UInt32: ChildProcess.ExitStatus] = [:]
+    /// How the runtime says an incarnation ended on its own: `{"kind":"ended","code":N}`.
+    private static let endedPrefix = Array(#"{"kind":"ended","code":"#.utf8)
     private var open: Set<UInt32> = []
     /// What the host said as itself (context 0): it broke the framing, and ends.
     private(set) var problem: String?
@@ -36,9 +43,17 @@ package final class ContextHost: @unchecked Sendable {
     /// Starts `command` (on another thread: the first `open` waits for it).
     init(command: ProcessExecutables.Command) {
         self.command = command
+        let failure = spawnFailure
         starting = StartingProcess {
-            try? ChildProcess(executable: command.path, arguments: command.arguments, replyLimit: ContextHost.replyLimit)
+            do { return try ChildProcess(executable: command.path, arguments: command.arguments, replyLimit: ContextHost.replyLimit) } catch {
+                failure.error.withLock { $0 = error as? ChildProcess.SpawnError }
+                return nil
+            }
         }
+    }
+
+    private final class SpawnFailure: Sendable {
+        let error = Mutex<ChildProcess.SpawnError?>(nil)
     }
 
     private var process: ChildProcess? { starting.child }
@@ -49,8 +64,10 @@ package final class ContextHost: @unchecked Sendable {
     /// Whether the host is still there to open incarnations in.
     var isRunning: Bool { problem == nil && process?.isRunning == true }
 
-    /// Opens the next incarnation with `arguments`; its `hello` is its first frame.
-    func open(arguments: [String], role: WireProtocol.Role) throws(FrameError) -> HostedContext {
+    /// Opens the next incarnation with `arguments`; its `hello` is its first frame. A host that
+    /// could not start says why (`ChildProcess.SpawnError`, naming node).
+    func open(arguments: [String], role: WireProtocol.Role) throws -> HostedContext {
+        if process == nil, let error = spawnFailure.error.withLock({ $0 }) { throw error }
         let id = nextContext
         nextContext += 1
         open.insert(id)
@@ -69,6 +86,7 @@ package final class ContextHost: @unchecked Sendable {
             waiting[id]!.removeFirst()
             return frame
         }
+        if endedOnTheirOwn[id] != nil { return nil }
         guard let process else { return nil }
         let deadline = timeoutMilliseconds.map { DispatchTime.now().uptimeNanoseconds + UInt64($0) * 1_000_000 }
         while true {
@@ -78,6 +96,13 @@ package final class ContextHost: @unchecked Sendable {
             guard payload.count >= 4 else { throw .truncatedPayload(expected: 4, received: payload.count) }
             let from = UInt32(payload[0]) | UInt32(payload[1]) << 8 | UInt32(payload[2]) << 16 | UInt32(payload[3]) << 24
             let json = Array(payload[4...])
+            if json.starts(with: Self.endedPrefix) {
+                let code = Int32(String(decoding: json.dropFirst(Self.endedPrefix.count).prefix { $0 != UInt8(ascii: "}") }, as: UTF8.self)) ?? 1
+                endedOnTheirOwn[from] = .exited(code)
+                open.remove(from)
+                if from == id { return nil }
+                continue
+            }
             if from == id { return json }
             if from == 0 {
                 problem = String(decoding: json.prefix(1000), as: UTF8.self)
@@ -88,6 +113,9 @@ package final class ContextHost: @unchecked Sendable {
             if open.contains(from) { waiting[from, default: []].append(json) }
         }
     }
+
+    /// How incarnation `id` ended on its own, if it did.
+    func endedOnItsOwn(_ id: UInt32) -> ChildProcess.ExitStatus? { endedOnTheirOwn[id] }
 
     /// Whether incarnation `id` is open: not ended by the harness, in a host still running.
     func isOpen(_ id: UInt32) -> Bool { open.contains(id) && isRunning }
@@ -131,7 +159,8 @@ package final class HostedContext: FrameEndpoint {
     private var refusal: FrameError?
     /// How it ended for the harness: killed, or its input closed.
     private var ended: ChildProcess.ExitStatus?
-    /// A read timed out: the host may be stuck in a script, so a kill kills the host.
+    /// A read or a write timed out: the host may be stuck in a script, or its input hold part of
+    /// a frame, so a kill kills the host.
     private var stuck = false
 
     init(host: ContextHost, id: UInt32, role: WireProtocol.Role) {
@@ -142,7 +171,11 @@ package final class HostedContext: FrameEndpoint {
 
     package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
         guard ended == nil, host.isOpen(id) else { throw .closed }
-        try host.send(JSONWriter.compact(message.json), to: id, timeoutMilliseconds: timeoutMilliseconds)
+        do { try host.send(JSONWriter.compact(message.json), to: id, timeoutMilliseconds: timeoutMilliseconds) } catch {
+            // Part of the frame may be in the host's input, which every incarnation shares.
+            if case .timedOut = error { stuck = true }
+            throw error
+        }
     }
 
     package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
@@ -183,8 +216,10 @@ package final class HostedContext: FrameEndpoint {
     package func thaw() {}
 
     /// How it ended: as the harness ended it, or as the host did.
-    package func wait() -> ChildProcess.ExitStatus { ended ?? host.wait() ?? .unknown }
-    package func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? { ended ?? host.wait(timeoutMilliseconds: timeoutMilliseconds) }
+    package func wait() -> ChildProcess.ExitStatus { ended ?? host.endedOnItsOwn(id) ?? host.wait() ?? .unknown }
+    package func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? {
+        ended ?? host.endedOnItsOwn(id) ?? host.wait(timeoutMilliseconds: timeoutMilliseconds)
+    }
     package var isRunning: Bool { ended == nil && host.isOpen(id) }
     package var stderrTail: String { host.problem ?? host.stderrTail }
 }

@@ -29,7 +29,7 @@ struct ProcessLauncher {
     /// The host of the backgrounds' contexts, when they run in one (`backgroundHost`), taken
     /// from the pool for this run and given back at its end; its next incarnation is opened
     /// ahead of need, as a spare process is started.
-    private var host: ContextHost?
+    private(set) var host: ContextHost?
     private var spareContext: (arguments: [String], context: HostedContext)?
 
     /// The largest frame read from a handler: a 1 MiB reply and its envelope.
@@ -95,7 +95,14 @@ struct ProcessLauncher {
 
     /// A background incarnation in the host, opened with `arguments`: the spare when it was
     /// opened with them, else a new one; then the next spare is opened.
-    private mutating func context(_ arguments: [String]) throws(FrameError) -> HostedContext {
+    /// A host that died (killed with a stuck incarnation, or ended) is replaced, as a process
+    /// of its own would be started afresh; its spare goes with it.
+    private mutating func context(_ arguments: [String]) throws -> HostedContext {
+        if !host!.isRunning {
+            ContextHostPool.give(host!)
+            host = ContextHostPool.take(host!.command)
+            spareContext = nil
+        }
         let host = host!
         let context: HostedContext
         if let spare = spareContext, spare.arguments == arguments {
