@@ -21,6 +21,8 @@ extension SafariMachine {
     package struct PageQuestion: Equatable, Sendable {
         package var from: ExtensionWire.PageSender
         package var takenBy: Int?
+        /// The profile of the page that asked (tab names are each profile's own).
+        package var profile: String
     }
 
     /// Whether a tab's page is visible: it is its window's active tab, in the profile in front,

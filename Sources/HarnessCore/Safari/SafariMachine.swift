@@ -577,7 +577,7 @@ package struct SafariMachine: Sendable {
         case .legacyRequestHung: hungLegacyRequests += 1
         case .handlerEndedWithoutAnswer(let id): effects.append(.queueReply(id, .rejected(.handlerEnded)))
         case .pageMessageSent(let id, let from, let message):
-            pageQuestions[id] = PageQuestion(from: from)
+            pageQuestions[id] = PageQuestion(from: from, profile: profile)
             effects.append(.dispatch(.pageMessage(id: id, from: from, message: message, active: activeTab)))
         case .pageAnswerSent(let number, let answer, let unreachable):
             guard let asker = messagesToPages.removeValue(forKey: number) else { break }

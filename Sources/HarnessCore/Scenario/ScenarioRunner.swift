@@ -257,7 +257,7 @@ package final class ScenarioRunner {
     /// while it is put away: only the front profile's pages are judged.
     private func checkPagesWereAnswered(_ simulation: Simulation, after step: Scenario.Line) {
         for (id, question) in simulation.safari.pageQuestions.sorted(by: { $0.key < $1.key }) {
-            if case .tab(let tab, _) = question.from, simulation.safari.tabs[tab] == nil { continue }
+            if question.profile != simulation.safari.profile { continue }
             let holder = question.takenBy.map { "background#\($0) took it and never answered" } ?? "no background has taken it"
             fail(step, .invariant(17), "after the run (healed): \(question.from.page.name)'s message \(id) is still waiting for its answer: \(holder)",
                  healed: true, about: { if case .tab(let tab, _) = question.from { tab } else { nil } }())
