@@ -235,13 +235,13 @@ struct ExtensionRuntimeTests {
     }
 
     /// i18n.getMessage reads the default locale's messages: placeholders, numbered
-    /// substitutions, `$$`, a name it does not have ("") and Safari's predefined messages; the
-    /// network is refused with an error naming it.
+    /// substitutions, `$$`, a name it does not have ("") and Safari's predefined messages; an
+    /// address the scenario gives no answer for fails, naming it.
     @Test func messagesComeFromTheDefaultLocaleAndTheNetworkIsRefused() throws {
         let logs = try run("runtime-i18n", [(Self.started, Self.epoch, 5)]).logs
         #expect(logs == ["i18n Hello Ada, you have 3 tabs ($ free) |  | en_GB en-GB Runtime i18n check",
                          #"inherited "" true 0"#,
-                         "fetch fetch is not provided by the harness's runtime: a scenario cannot answer network requests yet", "window 2 0"], "\(logs)")
+                         "fetch Failed to fetch https://example.com/: the scenario gives no answer for it (fetch URL STATUS BODY)", "window 2 0"], "\(logs)")
     }
 
     /// Safari's quotas: a set that would take storage.local past 5 MiB fails and writes

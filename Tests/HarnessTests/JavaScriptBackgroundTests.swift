@@ -144,4 +144,28 @@ struct JavaScriptBackgroundTests {
         #expect(said == ["console.log loaded", "console.log loaded", "console.log startup", "console.log loaded", "console.log installed update"], "\(said)")
         #expect(outcome.trace.contains { $0.contains(#""reason":"startup""#) } && outcome.trace.contains { $0.contains(#""reason":"update""#) })
     }
+
+    /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its
+    /// status and body, any other fails; with a background that is not an extension's
+    /// JavaScript, the lines are a mistake.
+    @Test func theNetworkAnswersOnlyWhatTheScenarioStubs() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let steps = """
+            fetch https://config.example.com/flags.json 200 {"dark":true}
+            tab open t1 https://docs.example.com/guide
+            settle
+            """
+        let text = "extension \(Self.fixtures)/runtime-fetch\n" + steps
+        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "fetch.scenario"), transport: .process, seed: 1,
+                                         executables: HarnessBinary.executables, directory: folder).run()
+        let said = outcome.trace.filter { $0.contains("console.log") }.map { String($0.split(separator: " ", maxSplits: 2).last!) }
+        #expect(said == ["console.log refused Failed to fetch https://other.example.com/: the scenario gives no answer for it (fetch URL STATUS BODY)",
+                         "console.log flags 200 true true"], "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: folder + ".fetch.json"), "the answers are removed with the run")
+        #expect(throws: ScenarioErrors.self) {
+            try ScenarioRunner(try Scenario.parse(steps, name: "built-in.scenario"), transport: .process, seed: 1,
+                               executables: HarnessBinary.executables, directory: folder).run()
+        }
+    }
 }

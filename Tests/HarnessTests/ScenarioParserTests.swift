@@ -82,6 +82,9 @@ struct ScenarioParserTests {
          "s:2: a 'shared' line after the cache's (line 1): the cache starts from the shared document as it stands then; put every 'shared' line first"),
         ("shared defaults mode=on\nshared file doc.json", "s:2: 'shared file' replaces the 'shared' lines before it (line 1); put it first"),
         ("alarm-minimum 2h", "s:1: an alarm minimum is from 1s to 10m, not 2h"),
+        ("fetch https://a.example/ ok", "s:1: a status is from 100 to 599, not 'ok'"),
+        ("fetch https://a.example/", "s:1: missing the answer's status (200) after 'fetch https://a.example/'"),
+        ("fetch https://a.example/ 200\nfetch https://a.example/ 404", "s:2: 'fetch https://a.example/' is given twice (first on line 1)"),
         ("tab open t1 https://a.example/ window=2", "s:1: iOS shows one window: 'window=' needs 'platform macos'"),
         // The popup: open before it is used, and editing one of its page's records.
         ("tab open t1 https://a.example/\npopup set theme=dark", "s:2: 'popup set' with no popup open (open one with 'popup open TAB')"),

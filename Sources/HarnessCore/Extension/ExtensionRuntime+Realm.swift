@@ -142,8 +142,21 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
     const formatToParts = Format.prototype.formatToParts;
     Format.prototype.formatToParts = function (date) { return formatToParts.call(this, date === undefined ? host.now() : date); };
     define('performance', { now: () => host.uptime() });
-    // The network is not the harness's: a scenario cannot stub an answer yet.
-    define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot answer network requests yet')));
+    // The network answers only what the scenario says (its fetch lines), at once: a response
+    // with the line's status and body; any other address fails as an unreachable one does.
+    define('fetch', (resource) => {
+        const url = typeof resource === 'string' ? resource : String(resource?.url ?? resource);
+        const text = host.fetch(url);
+        if (text === '') return Promise.reject(new TypeError('Failed to fetch ' + url + ': the scenario gives no answer for it (fetch URL STATUS BODY)'));
+        const { status, body } = JSON.parse(text);
+        const read = (parse) => new Promise((resolve) => resolve(parse(body)));
+        return Promise.resolve({
+            ok: status >= 200 && status < 300, status, statusText: '', url, redirected: false, type: 'basic',
+            headers: { get: () => null, has: () => false },
+            text: () => read((value) => value),
+            json: () => read((value) => JSON.parse(value)),
+        });
+    });
     define('XMLHttpRequest', function XMLHttpRequest() { throw new TypeError('XMLHttpRequest is not provided by the harness\'s runtime'); });
 
     // i18n.getMessage from the default locale: placeholders ($NAME$) by their content, then $1

@@ -111,6 +111,13 @@ async function incarnation(write, nextFrame, storageFolder) {
     if (typeof manifest?.default_locale === 'string') {
         try { localeMessages = fs.readFileSync(path.join(folder, '_locales', manifest.default_locale, 'messages.json'), 'utf8'); } catch {}
     }
+    // The scenario's answers to fetch, by address (--fetch FILE: {url: {status, body}}), read as
+    // the incarnation starts.
+    let fetchStubs = {};
+    const stubsFile = option('fetch', null);
+    if (stubsFile !== null) {
+        try { fetchStubs = JSON.parse(fs.readFileSync(stubsFile, 'utf8')); } catch {}
+    }
 
     // MARK: - Time and randomness, from the frames
 
@@ -208,6 +215,8 @@ async function incarnation(write, nextFrame, storageFolder) {
         clearAlarm: (name) => { directives.push({ type: 'clearAlarm', name: String(name) }); },
         log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
         messages: () => localeMessages,
+        // A scenario's answer to fetching `url`, as JSON text ({status, body}), or '' for none.
+        fetch: (url) => Object.hasOwn(fetchStubs, String(url)) ? JSON.stringify(fetchStubs[String(url)]) : '',
         // The one question about an object of the scripts' realm: whether it is a proxy (whose
         // traps are the scripts' code), asked before its properties are read.
         isProxy: (value) => util.types.isProxy(value),

@@ -23,6 +23,11 @@ package enum ExtensionRuntime {
             + (ownPages ? ["--own-pages"] : [])
     }
 
+    /// Whether `command` runs this runtime (an extension's JavaScript), not another executable.
+    package static func runs(_ command: ProcessExecutables.Command) -> Bool {
+        command.arguments.contains { $0.hasSuffix("/" + fileName) }
+    }
+
     /// The background's command on the process transport: `node` running the runtime at `path`.
     package static func background(node: String, runtime path: String, extension folder: String, ownPages: Bool = false) -> ProcessExecutables.Command {
         ProcessExecutables.Command(path: node, arguments: arguments(runtime: path, extension: folder, ownPages: ownPages))

@@ -153,6 +153,11 @@ struct ScenarioParser {
             let pages = words.atEnd ? false : try words.choose(["pages"]) == "pages"
             ownPages = ownPages || pages
             step = .extensionFolder(folder, pages: pages)
+        case "fetch":
+            let url = try words.next("the address the extension fetches")
+            let text = try words.next("the answer's status (200)")
+            guard let status = Int(text), (100...599).contains(status) else { throw words.error("a status is from 100 to 599, not '\(text)'") }
+            step = .fetchStub(url: url, status: status, body: words.rest().joined(separator: " "))
         case "cache":
             step = .cache(try startingDocument(try words.choose(["defaults", "site", "file"]), &words))
         case "profile":
@@ -257,6 +262,7 @@ struct ScenarioParser {
         case .sharedDamaged: try once("shared damaged")
         case .handlerReuse: try once("handler reuse")
         case .extensionFolder: try once("extension")
+        case .fetchStub(let url, _, _): try once("fetch \(url)")
         case .expectFailure(let number): try once("expect-failure invariant \(number)")
         case .alarmMinimum(let minimum):
             try once("alarm-minimum")

@@ -26,6 +26,7 @@ package enum ScenarioPrinter {
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
         case .handlerReuse: "handler reuse"
         case .extensionFolder(let folder, let pages): "extension \(folder)\(pages ? " pages" : "")"
+        case .fetchStub(let url, let status, let body): "fetch \(url) \(status)\(body.isEmpty ? "" : " " + body)"
         case .expectFailure(let number): "expect-failure invariant \(number)"
         case .app(let app): "app " + self.app(app)
         case .safari(let step): "safari \(step.text)"

@@ -130,11 +130,34 @@ package final class ScenarioRunner {
                                unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: reason.description)
             }
         }
+        let stubs = try fetchStubs()
+        defer { if let stubs { Folder.remove(stubs) } }
         do {
             return try play()
         } catch {
             throw ScenarioErrors([error])
         }
+    }
+
+    /// The scenario's `fetch` lines, written beside the run's folder for the extension's
+    /// JavaScript, whose runtime reads them as each incarnation starts (`--fetch FILE`); nil
+    /// when it has none. Only an extension's JavaScript fetches: with another background, the
+    /// lines are a mistake.
+    private func fetchStubs() throws(ScenarioErrors) -> String? {
+        guard let stubs = setup?.fetchStubs, !stubs.isEmpty else { return nil }
+        guard ExtensionRuntime.runs(executables.background) else {
+            let line = scenario.lines.first { if case .fetchStub = $0.step { true } else { false } }?.number ?? 0
+            throw ScenarioErrors([ScenarioError(file: scenario.name, line: line,
+                                                message: "'fetch' answers an extension's JavaScript, and this run's background is not one: name it with 'extension DIR', or run with --extension DIR")])
+        }
+        let path = directory + ".fetch.json"
+        let json = JSONValue.object(stubs.mapValues { .object(["status": .integer(Int64($0.status)), "body": .string($0.body)]) })
+        do { try FileIO.writeSynced(JSONWriter.compact(json), to: path, name: path) } catch {
+            throw ScenarioErrors([ScenarioError(file: scenario.name, line: 0, message: "the fetch answers could not be written to \(path): \(error)")])
+        }
+        executables.background.arguments += ["--fetch", path]
+        executables.backgroundHost?.arguments += ["--fetch", path]
+        return path
     }
 
     private func play() throws(ScenarioError) -> Outcome {
@@ -295,7 +318,7 @@ package final class ScenarioRunner {
     private func perform(_ line: Scenario.Line) {
         currentLine = line.number
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .expectFailure:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .fetchStub, .expectFailure:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -369,7 +392,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .expectFailure, .advance, .deviceSleep, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .fetchStub, .expectFailure, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }

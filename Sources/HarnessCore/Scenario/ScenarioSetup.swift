@@ -23,6 +23,13 @@ package struct ScenarioSetup: Sendable {
     /// `extension DIR`: the unpacked extension whose JavaScript is the background, its
     /// manifest read and checked (the path as the harness opens it).
     package var extensionFolder: String?
+    /// What an extension's JavaScript gets when it fetches each address (`fetch` lines).
+    package var fetchStubs: [String: FetchStub] = [:]
+
+    package struct FetchStub: Equatable, Sendable {
+        package var status: Int
+        package var body: String
+    }
     /// `extension DIR pages`: its own pages run too.
     package var extensionPages = false
 
@@ -59,6 +66,7 @@ package struct ScenarioSetup: Sendable {
         case .alarmMinimum(let minimum): alarmMinimum = minimum
         case .handlerReuse: handlerReuse = true
         case .expectFailure: break
+        case .fetchStub(let url, let status, let body): fetchStubs[url] = FetchStub(status: status, body: body)
         case .extensionFolder(let path, let pages):
             extensionPages = pages
             let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path

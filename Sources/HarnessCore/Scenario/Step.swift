@@ -28,6 +28,9 @@ package enum Step: Equatable, Sendable {
     /// scenario's), run in the harness's runtime instead of the built-in background; with
     /// `pages`, its content scripts and popup run too, in place of the reference ones.
     case extensionFolder(String, pages: Bool = false)
+    /// `fetch URL STATUS [BODY]`: what an extension's JavaScript gets when it fetches `url`, the
+    /// only answer the network gives (the rest of the line is the body).
+    case fetchStub(url: String, status: Int, body: String)
     /// `expect-failure invariant N`: the run breaks invariant N on purpose (a known bug).
     case expectFailure(invariant: Int)
 
@@ -56,7 +59,7 @@ package enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .expectFailure: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .fetchStub, .expectFailure: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .deviceSleep, .settle, .expect: false
         }
@@ -71,7 +74,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .handlerReuse, .extensionFolder, .expectFailure, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .alarmMinimum, .handlerReuse, .extensionFolder, .fetchStub, .expectFailure, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
     }
