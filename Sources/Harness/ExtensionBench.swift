@@ -17,7 +17,7 @@ enum ExtensionBench {
     private struct Variant {
         let name: String
         let executables: ProcessExecutables
-        var isJavaScript: Bool { executables.background != Executables.builtIn.background }
+        var isJavaScript: Bool { ExtensionRuntime.runs(executables.background) }
         var times: [String: [Double]] = [:]
         var incarnations = 0
         var rates: [Double] = []

@@ -1,4 +1,3 @@
-import Foundation
 import ProcessKit
 import SiteSettings
 
@@ -41,8 +40,7 @@ package struct Explorer: Sendable {
         /// finding reruns from anywhere): its popup's buttons, inputs and links are what a user
         /// clicks.
         package init(_ manifest: ExtensionManifest) {
-            let folder = manifest.folder.hasPrefix("/") ? manifest.folder : FileManager.default.currentDirectoryPath + "/" + manifest.folder
-            self.init(folder: folder, popup: manifest.popup == nil ? .none : .own(clicks: manifest.popupClicks))
+            self.init(folder: ExtensionManifest.absolute(manifest.folder), popup: manifest.popup == nil ? .none : .own(clicks: manifest.popupClicks))
         }
     }
 

@@ -123,6 +123,8 @@ package struct ScheduleGenerator {
     private var popup: TabID?
     private var held: Set<ProcessName> = []
     private let popupKind: Popup
+    /// The extension's own pages run (any popup but the reference one).
+    private var runsOwnPages: Bool { popupKind != .reference }
 
     /// The popup that popup steps use.
     package enum Popup: Equatable, Sendable {
@@ -160,7 +162,7 @@ package struct ScheduleGenerator {
         let first = pick(Self.urls)
         // A `cache` line writes the documented storage layout, which an extension running its
         // own pages may not keep: its cache is its own to write.
-        if options.staleCache && popupKind == .reference {
+        if options.staleCache && !runsOwnPages {
             // Half the time a record the first page reads, so that a first answer that does not
             // come from the cache can differ from one that does.
             let read = Self.scopesRead[first] ?? []

@@ -57,6 +57,12 @@ package struct ExtensionManifest: Sendable, Equatable {
         "declarative_net_request", "externally_connectable", "minimum_chrome_version", "options_ui", "options_page",
     ]
 
+    /// `folder` (an extension's, as the harness was given it) from anywhere: node starts where
+    /// the harness is, and a finding's scenario may be run from another folder.
+    package static func absolute(_ folder: String) -> String {
+        folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+    }
+
     /// The ids of the popup's buttons, inputs and links, in page order: what a user clicks in
     /// it (`popup click ID`). Empty without a popup, or for one whose page cannot be read.
     package var popupClicks: [String] {

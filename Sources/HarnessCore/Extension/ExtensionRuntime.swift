@@ -59,8 +59,7 @@ package enum ExtensionRuntime {
         guard let node = installedNode else { return .failure(.noNode) }
         do {
             var chosen = executables
-            // node starts where the harness is; the folder is given as the harness found it.
-            let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+            let absolute = ExtensionManifest.absolute(folder)
             let runtime = try installShared()
             chosen.background = background(node: node, runtime: runtime, extension: absolute, ownPages: ownPages)
             chosen.backgroundHost = nil

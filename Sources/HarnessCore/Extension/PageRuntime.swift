@@ -177,7 +177,7 @@ extension PageRuntime {
     package static func load(_ manifest: ExtensionManifest, node: String) -> Load {
         var load = Load()
         do {
-            let folder = manifest.folder.hasPrefix("/") ? manifest.folder : FileManager.default.currentDirectoryPath + "/" + manifest.folder
+            let folder = ExtensionManifest.absolute(manifest.folder)
             _ = try ExtensionRuntime.installShared()
             let host = try PageHost(command(node: node, runtime: ExtensionRuntime.sharedFolder + "/" + fileName, extension: folder), seed: 1)
             var inputs: [(String, JSONValue)] = []
