@@ -69,6 +69,40 @@ struct ExtensionPageRuntimeTests {
         #expect(logs(opened) == ["popup: popup runs loading", "popup: popup ready interactive"], "\(opened)")
     }
 
+    /// A popup whose page is parsed as a tree (head and body, nested elements, options, text
+    /// with character references, a comment, a p closed by the next) runs its classic script as
+    /// it is parsed and its module scripts, with their imports, before DOMContentLoaded; the
+    /// module awaits tabs.query, fills a select, and hears a choice; the popup hears that it
+    /// closes (pagehide), and what it sends then still leaves.
+    @Test func aPopupOfModulesReadsItsTabsAndItsSelects() throws {
+        let host = try host("module-popup")
+        let tabs = #"[{"id":"t1","url":"https://a.example/","windowId":1,"active":false},{"id":"t2","url":"https://b.example/","windowId":1,"active":true},"# +
+            #"{"id":"t3","url":"https://c.example/","windowId":2,"active":true}]"#
+        let opened = try send(host, #"{"type":"openPopup","tab":"t2","appearance":"light","windowId":1,"tabs":\#(tabs)}"#)
+        #expect(logs(opened) == [
+            // Every element is in place before any script runs (PROTOCOL.md section 15).
+            "popup: classic loading size",
+            "popup: module loading true Fish & chips",
+            "popup: size large 2 Default|small|large",
+            "popup: paragraphs one form true",
+            "popup: tabs t1 behind in 1 at 0, t2 active in 1 at 1",
+            "popup: active t2 https://b.example/",
+            "popup: filled b 2 AB",
+            "popup: shown false null",
+            "popup: missing browser.tabs.sendMessage is not provided in pages by the harness's runtime",
+            "popup: ready interactive",
+            "popup: import() true import() is not provided in pages by the harness's runtime",
+        ], "\(opened)")
+        let chose = try send(host, #"{"type":"choose","element":"size","value":"small"}"#)
+        #expect(logs(chose) == ["popup: changed small 1"], "\(chose)")
+        let clicked = try send(host, #"{"type":"click","element":"box"}"#)
+        #expect(logs(clicked) == ["popup: box true"], "\(clicked)")
+        let refused = try send(host, #"{"type":"choose","element":"size","value":"huge"}"#)
+        #expect(logs(refused) == [#"popup: Not done: popup choose size huge: the select has no option of that value (it has "", "small", "large")"#], "\(refused)")
+        let closed = try send(host, #"{"type":"closePopup"}"#)
+        #expect(closed.contains { if case .sendMessage(_, .popup, .object(["closing": .bool(true)])) = $0 { true } else { false } }, "\(closed)")
+    }
+
     @Test func nothingAPagesScriptCanReachBelongsToTheHostsRealmAndTimeIsTheFrames() throws {
         let host = try host("pages-escape")
         let first = try send(host, Self.load("t1", "https://a.example/"))

@@ -129,7 +129,7 @@ struct OwnPagesTests {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         #expect(safari.handle(.popupOpened(t1), now: 0) == [.openPopupPage(t1)])
-        #expect(safari.handle(.popupClicked("toggle"), now: 0) == [.clickInPopup("toggle")])
+        #expect(safari.handle(.popupUsed(.click("toggle")), now: 0) == [.useInPopup(.click("toggle"))])
         #expect(safari.handle(.appearanceChanged(.dark), now: 0) == [.pagesAppearance(.dark)])
         #expect(safari.handle(.popupClosed, now: 0) == [.closePopupPage])
         // Another profile in front takes the popup away, with what it waited for.
@@ -137,7 +137,7 @@ struct OwnPagesTests {
         _ = safari.handle(.pageMessageSent(id: 5, from: .popup, message: getEnabled), now: 0)
         #expect(safari.handle(.profileCameToFront("work"), now: 0).contains(.closePopupPage))
         #expect(safari.pageQuestions[5] == nil)
-        #expect(safari.handle(.popupClicked("toggle"), now: 0) == [.note("no popup is open: nothing to click")])
+        #expect(safari.handle(.popupUsed(.click("toggle")), now: 0) == [.note("no popup is open: nothing to click")])
     }
 
     /// `harness check` loads a page at an address each content script entry's first pattern matches.

@@ -89,16 +89,39 @@ struct OwnPagesRunTests {
         #expect(outcome.failures.first?.contains("runs its own pages, which show none") == true, "\(outcome.failures)")
     }
 
-    /// What a user clicks in an extension's own popup: its buttons, inputs and links by id, not
-    /// its selects or paragraphs.
-    @Test func aPopupsClicksAreItsButtonsInputsAndLinks() throws {
+    /// What a user does in an extension's own popup, read from its page: clicks on its buttons,
+    /// inputs and links by id (not its paragraphs), the options its selects list (none for one a
+    /// script fills), and which controls are the design's edits (`data-field`, `data-edit`).
+    @Test func aPopupsControlsAreReadFromItsPage() throws {
         func manifest(_ folder: String) throws -> ExtensionManifest {
             guard case .success(let (manifest, _)) = ExtensionManifest.load(folder: folder) else { throw Failure(description: "\(folder) does not load") }
             return manifest
         }
-        #expect(try manifest(Self.firstVersion).popupClicks == ["toggle"])
-        #expect(try manifest(ScenarioTests.folder + "/extensions/site-settings").popupClicks == ["forget", "pause"])
-        #expect(Explorer.OwnPages(try manifest(Self.firstVersion)).popup == .own(clicks: ["toggle"]))
+        #expect(try manifest(Self.firstVersion).popupControls.clicks == ["toggle"])
+        let siteSettings = try manifest(ScenarioTests.folder + "/extensions/site-settings").popupControls
+        #expect(siteSettings.clicks == ["forget", "pause"])
+        #expect(siteSettings.choices.map(\.id) == ["scope", "mode", "theme", "nativeDarkPolicy"])
+        #expect(siteSettings.choices.first { $0.id == "theme" }?.values == ["", "dark", "gray", "sepia", "invert"])
+        #expect(siteSettings.choices.first { $0.id == "scope" }?.values == [])
+        #expect(siteSettings.fields == ["mode": .mode, "theme": .theme, "nativeDarkPolicy": .nativeDarkPolicy])
+        #expect(siteSettings.forget == ["forget"])
+        #expect(Explorer.OwnPages(try manifest(Self.firstVersion)).popup == .own(try manifest(Self.firstVersion).popupControls))
+
+        // The explorer's schedules pick only options the page lists, and click the rest.
+        var uses: Set<String> = []
+        for seed in UInt64(1)...60 {
+            for case .popup(let step) in ScheduleGenerator.schedule(seed: seed, count: 40, popup: .own(siteSettings)).steps {
+                switch step {
+                case .click(let id): uses.insert("click \(id)")
+                case .choose(let id, let value):
+                    #expect(siteSettings.choices.first { $0.id == id }?.values.contains(value) == true, "\(id) \(value)")
+                    uses.insert("choose \(id)")
+                case .open, .close: break
+                default: Issue.record("a reference popup step: \(step)")
+                }
+            }
+        }
+        #expect(uses == ["click forget", "click pause", "choose mode", "choose theme", "choose nativeDarkPolicy"], "\(uses)")
     }
 
     private struct Failure: Error, CustomStringConvertible { var description: String }

@@ -91,6 +91,13 @@ struct ScenarioParserTests {
         ("tab open t1 https://a.example/\npopup open t1\ntab close t1\npopup pause 1m", "s:4: 'popup pause' with no popup open (open one with 'popup open TAB')"),
         ("tab open t1 https://docs.example.com/guide\npopup open t1\npopup scope example.com",
          "s:3: 'example.com' is not a record of the popup's page (expected docs.example.com/guide, docs.example.com, .example.com); did you mean '.example.com'?"),
+        // An extension's own popup takes clicks and choices, and only those.
+        ("tab open t1 https://a.example/\npopup open t1\npopup choose theme sepia",
+         "s:3: 'popup choose' acts in the extension's own popup: name it with 'extension DIR pages' first"),
+        ("extension x pages\ntab open t1 https://a.example/\npopup open t1\npopup choose theme",
+         "s:4: missing the option's value after 'popup choose theme' (\"\" for the empty value)"),
+        ("extension x pages\ntab open t1 https://a.example/\npopup open t1\npopup set theme=dark",
+         "s:4: 'popup set' sends the reference popup's messages, and this scenario's extension runs its own popup: use 'popup click ID' or 'popup choose ID VALUE'"),
         // Common slips: other tools' steps, other capitals, a value without '=', a bare reason,
         // an ordering check on a decision's line, a host without a scheme.
         ("wait 5s", "s:1: unknown step 'wait': virtual time moves with 'advance DURATION' (what falls due fires on the way); 'settle' lets pending work play out without moving it; did you mean 'advance'?"),

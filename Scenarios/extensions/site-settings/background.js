@@ -12,7 +12,7 @@ import { parseScopeKey } from './scope-key.js';
 
 const machine = new BackgroundMachine();
 
-/** A tab's question waiting for its answer, by tab id: the decision sent to that tab next answers it. */
+/** A tab's questions waiting for their answer, by tab id: the decision sent to that tab next answers them all (a page that asks again before it heard back still hears back each time). */
 const questions = new Map();
 /** The popup's numbered changes waiting for their answer, by message number. */
 const popupQuestions = new Map();
@@ -82,10 +82,10 @@ function carryOut(directive) {
       });
       break;
     case 'sendDecision': {
-      const respond = questions.get(directive.tab);
+      const waiting = questions.get(directive.tab) ?? [];
       questions.delete(directive.tab);
-      if (respond) respond(directive.decision);
-      else browser.tabs.sendMessage(directive.tab, { type: 'decision', decision: directive.decision }).catch(ignore);
+      for (const respond of waiting) respond(directive.decision);
+      if (waiting.length === 0) browser.tabs.sendMessage(directive.tab, { type: 'decision', decision: directive.decision }).catch(ignore);
       break;
     }
     case 'showPopup':
@@ -125,10 +125,10 @@ function loadStorage() {
 const pageMessages = {
   getDecision(message, sender, respond) {
     const tab = sender.tab.id;
-    questions.set(tab, respond);
+    questions.set(tab, [...(questions.get(tab) ?? []), respond]);
     dispatch({ type: 'tabRequestedDecision', tab, url: String(message.url ?? sender.tab.url ?? ''), nativeDark: message.nativeDark === true });
     // Answered at once from the cache, or later (the cache still loading, or nothing cached yet).
-    return questions.get(tab) === respond;
+    return questions.get(tab)?.includes(respond) === true;
   },
   nativeDarkChanged(message, sender) {
     dispatch({ type: 'tabNativeDarkChanged', tab: sender.tab.id, nativeDark: message.nativeDark === true });

@@ -37,10 +37,9 @@ package struct Explorer: Sendable {
         }
 
         /// The pages of the extension in `manifest`'s folder, named by its absolute path (so a
-        /// finding reruns from anywhere): its popup's buttons, inputs and links are what a user
-        /// clicks.
+        /// finding reruns from anywhere): its popup's controls are what a user clicks and picks.
         package init(_ manifest: ExtensionManifest) {
-            self.init(folder: ExtensionManifest.absolute(manifest.folder), popup: manifest.popup == nil ? .none : .own(clicks: manifest.popupClicks))
+            self.init(folder: ExtensionManifest.absolute(manifest.folder), popup: manifest.popup == nil ? .none : .own(manifest.popupControls))
         }
     }
 

@@ -130,9 +130,9 @@ package struct ScheduleGenerator {
     package enum Popup: Equatable, Sendable {
         /// The harness's own, with the documented edits.
         case reference
-        /// The extension's own (`extension DIR pages`): a user opens it, clicks these elements
-        /// and closes it.
-        case own(clicks: [String])
+        /// The extension's own (`extension DIR pages`): a user opens it, clicks its buttons,
+        /// picks options of its selects, and closes it.
+        case own(ExtensionManifest.PopupControls)
         /// The extension's pages run and it has no popup: no popup steps.
         case none
     }
@@ -270,13 +270,18 @@ package struct ScheduleGenerator {
             popup = tab
             return steps.append(.popup(.open(tab)))
         }
-        if case .own(let clicks) = popupKind {
-            // Mostly clicks, and now and then the popup closes.
-            if clicks.isEmpty || random.chance(1, in: 5) {
+        if case .own(let controls) = popupKind {
+            // Mostly clicks and choices, and now and then the popup closes.
+            let choices = controls.choices.filter { !$0.values.isEmpty }
+            let uses = controls.clicks.count + choices.count
+            if uses == 0 || random.chance(1, in: 5) {
                 popup = nil
                 return steps.append(.popup(.close))
             }
-            return steps.append(.popup(.click(pick(clicks))))
+            let use = random.below(uses)
+            guard use >= controls.clicks.count else { return steps.append(.popup(.click(controls.clicks[use]))) }
+            let choice = choices[use - controls.clicks.count]
+            return steps.append(.popup(.choose(choice.id, value: pick(choice.values))))
         }
         let keys = (try? PageAddress.parse(url).get())?.scopeKeys() ?? []
         switch random.below(8) {

@@ -63,20 +63,57 @@ package struct ExtensionManifest: Sendable, Equatable {
         folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
     }
 
-    /// The ids of the popup's buttons, inputs and links, in page order: what a user clicks in
-    /// it (`popup click ID`). Empty without a popup, or for one whose page cannot be read.
-    package var popupClicks: [String] {
-        guard let popup, let text = try? String(contentsOfFile: folder + "/" + popup, encoding: .utf8) else { return [] }
-        var ids: [String] = []
-        for tag in text.split(separator: "<").dropFirst() {
-            let element = tag.prefix { !$0.isWhitespace && $0 != ">" && $0 != "/" }.lowercased()
-            guard ["button", "input", "a"].contains(element) else { continue }
-            let attributes = tag.prefix { $0 != ">" }.dropFirst(element.count)
-            // `id=`, and not the end of another name (`data-id=`).
-            guard let id = Self.attribute("id", in: attributes, standalone: true), !id.isEmpty, !ids.contains(id) else { continue }
-            ids.append(id)
+    /// What a user can do in the popup, read from its page (PROTOCOL.md section 15).
+    package struct PopupControls: Equatable, Sendable {
+        /// A select, with the values of the options its page gives it (none for one a script fills).
+        package struct Choice: Equatable, Sendable {
+            package var id: String
+            package var values: [String]
         }
-        return ids
+        /// The ids of its buttons, inputs and links, in page order (`popup click ID`).
+        package var clicks: [String] = []
+        /// Its selects with an id (`popup choose ID VALUE`).
+        package var choices: [Choice] = []
+        /// The controls that edit the shared settings as the design's popup does: a select with
+        /// `data-field="mode"` (`theme`, `nativeDarkPolicy`) sets that field of the record the
+        /// popup shows (its empty value resets it), and an element with `data-edit="forget"`
+        /// deletes that record.
+        package var fields: [String: SiteField] = [:]
+        package var forget: Set<String> = []
+
+        package init() {}
+    }
+
+    /// The popup's controls, in page order; none without a popup, or for one whose page cannot
+    /// be read.
+    package var popupControls: PopupControls {
+        var controls = PopupControls()
+        guard let popup, let text = try? String(contentsOfFile: folder + "/" + popup, encoding: .utf8) else { return controls }
+        var select: PopupControls.Choice?
+        for tag in text.split(separator: "<").dropFirst() {
+            let element = tag.prefix { !$0.isWhitespace && $0 != ">" }.lowercased()
+            let attributes = tag.prefix { $0 != ">" }.dropFirst(element.count)
+            if element == "/select", let finished = select {
+                controls.choices.append(finished)
+                select = nil
+                continue
+            }
+            if element == "option", select != nil {
+                let text = tag.drop { $0 != ">" }.dropFirst().trimmingCharacters(in: .whitespacesAndNewlines)
+                select!.values.append(Self.attribute("value", in: attributes, standalone: true) ?? text)
+                continue
+            }
+            // `id=`, and not the end of another name (`data-id=`).
+            guard let id = Self.attribute("id", in: attributes, standalone: true), !id.isEmpty else { continue }
+            if Self.attribute("data-edit", in: attributes, standalone: true) == "forget" { controls.forget.insert(id) }
+            if element == "select" {
+                select = PopupControls.Choice(id: id, values: [])
+                if let field = Self.attribute("data-field", in: attributes, standalone: true).flatMap(SiteField.init(rawValue:)) { controls.fields[id] = field }
+            } else if ["button", "input", "a"].contains(element), !controls.clicks.contains(id) {
+                controls.clicks.append(id)
+            }
+        }
+        return controls
     }
 
     /// `src="x.js"` or `src='x.js'` in a tag; `standalone`: only where the name is a whole one

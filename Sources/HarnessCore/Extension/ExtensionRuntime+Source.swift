@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout } from './runtime-common.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, linkModules } from './runtime-common.mjs';
 import { installer } from './runtime-realm.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
@@ -59,17 +59,6 @@ function seededRandom(seed, uptime) {
 
 const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
 const drain = new vm.Script('', { filename: 'runtime:drain' });
-// V8's code cache of each module an incarnation compiled, by its file, with the source it was
-// made from: a host's later incarnations compile the same source from it, not from the text.
-// It holds code only, nothing a script can observe.
-const codeCache = new Map();
-function compiledModule(file, source, options) {
-    const cached = codeCache.get(file);
-    const module = new vm.SourceTextModule(source, cached?.source === source ? { ...options, cachedData: cached.data } : options);
-    if (cached?.source !== source || module.cachedDataRejected === true) codeCache.set(file, { source, data: module.createCachedData() });
-    return module;
-}
-
 // What an incarnation waiting at a yield point throws when its input ends (the harness is gone,
 // or it dropped the incarnation): nothing more of it happens.
 const inputEnded = Symbol('the input ended');
@@ -375,33 +364,7 @@ async function incarnation(write, nextFrame, storageFolder) {
                 try { return { file, script: new vm.Script(source, { filename: String(file), importModuleDynamically }) }; } catch (error) { return { file, error }; }
             });
         }
-        const modules = new Map();
-        // The module being read when one cannot be: V8 gives a module's syntax error no place.
-        let reading = null;
-        const load = (file, importer) => {
-            const key = path.posix.normalize(String(file).replace(/^\//, ''));
-            if (!modules.has(key)) {
-                let source;
-                try { source = read(key); } catch (error) {
-                    reading = importer ?? key;
-                    throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
-                }
-                reading = key;
-                modules.set(key, compiledModule(key, source, { identifier: key, context, importModuleDynamically }));
-            }
-            return modules.get(key);
-        };
-        const entries = [];
-        for (const file of backgroundScripts) {
-            try {
-                const module = load(file);
-                await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier), referrer.identifier));
-                entries.push({ file, module });
-            } catch (error) {
-                entries.push({ file, error, place: reading });
-            }
-        }
-        return entries;
+        return linkModules(backgroundScripts, { context, read, importModuleDynamically });
     }
     const prepared = await prepare();
 

@@ -10,12 +10,13 @@ extension PageRuntime {
 // scripts run in the turn an input begins, their microtasks drain before the turn ends, and the
 // clock and the random numbers come from the frames.
 //
-// node --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
+// node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
 //
 // In:  {"now": MS, "input": {"type": "load", "tab", "url", "visible", "appearance"} | {"type": "close", "tab"}
 //       | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab", "id", "message"}
-//       | {"type": "openPopup", "tab", "appearance"} | {"type": "closePopup"} | {"type": "click", "element"}
+//       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId"}
+//       | {"type": "closePopup"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "timer", "page", "timer"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
@@ -27,7 +28,7 @@ process.env.TZ = 'UTC';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, realmCollector, realmStacks, realmTimers } from './runtime-common.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmCollector, realmStacks, realmTimers } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -90,32 +91,68 @@ function contentScripts(url) {
     return scripts;
 }
 
-// The popup page's elements with an id, and its scripts; an inline script is refused, as MV3's
-// content security policy refuses it.
+// The popup page: its head's and body's elements as trees ({tag, attributes, text, children}),
+// and its scripts in document order. An inline script is refused, as MV3's content security
+// policy refuses it. The parser knows void elements, raw text (script, style, textarea, title),
+// comments, the five named character references and numeric ones, and closes an open option, p
+// or li where HTML would; an end tag with no open element of its name is ignored.
+const voidElements = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+const rawText = new Set(['script', 'style', 'textarea', 'title']);
+const closedBy = { option: ['option', 'optgroup'], optgroup: ['optgroup'], p: ['p', 'div', 'form', 'ul', 'ol', 'table', 'h1', 'h2', 'h3'], li: ['li'] };
+const decode = (text) => text.replace(/&(?:#(\d+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos|nbsp));/g, (whole, decimal, hex, name) => {
+    if (decimal !== undefined) return String.fromCodePoint(Number(decimal));
+    if (hex !== undefined) return String.fromCodePoint(parseInt(hex, 16));
+    return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' }[name];
+});
 function popupPage() {
     const html = read(popupFile);
     const base = path.posix.dirname(popupFile);
-    const elements = [], scripts = [];
-    const tag = /<\s*([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>/g;
-    for (let found; (found = tag.exec(html)) !== null;) {
-        const [, name, attributeText] = found;
-        const attributes = {};
-        for (const attribute of attributeText.matchAll(/([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*(?:=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g)) {
-            attributes[attribute[1].toLowerCase()] = attribute[2] ?? attribute[3] ?? attribute[4] ?? '';
-        }
-        if (name.toLowerCase() === 'script') {
-            const close = html.indexOf('</script', tag.lastIndex);
-            const body = close < 0 ? '' : html.slice(tag.lastIndex, close);
-            if (attributes.src !== undefined) scripts.push({ file: path.posix.join(base, attributes.src), module: attributes.type === 'module' });
-            else if (body.trim() !== '') scripts.push({ refused: true });
+    const head = { tag: 'HEAD', children: [] }, body = { tag: 'BODY', children: [] };
+    const scripts = [];
+    let open = [head];
+    const top = () => open[open.length - 1];
+    const token = /<!--[\s\S]*?(?:-->|$)|<![^>]*>|<\/\s*([a-zA-Z][a-zA-Z0-9-]*)[^>]*>|<([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>|[^<]+|</g;
+    for (let found; (found = token.exec(html)) !== null;) {
+        const [whole, closing, opening, attributeText] = found;
+        if (whole.startsWith('<!')) continue;
+        if (closing !== undefined) {
+            const name = closing.toUpperCase();
+            if (name === 'HEAD') open = [body];
+            const at = open.findLastIndex((element) => element.tag === name);
+            if (at > 0) open.length = at;
             continue;
         }
-        if (attributes.id !== undefined) {
-            const close = html.indexOf('<', tag.lastIndex);
-            elements.push({ tag: name.toUpperCase(), attributes, text: close < 0 ? '' : html.slice(tag.lastIndex, close).trim() });
+        if (opening === undefined) {
+            if (whole.trim() !== '') (top().text ??= []).push(decode(whole));
+            continue;
         }
+        const name = opening.toLowerCase();
+        if (name === 'html') continue;
+        if (name === 'head' || name === 'body') { open = [name === 'head' ? head : body]; continue; }
+        const attributes = {};
+        for (const attribute of attributeText.matchAll(/([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*(?:=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g)) {
+            attributes[attribute[1].toLowerCase()] ??= decode(attribute[2] ?? attribute[3] ?? attribute[4] ?? '');
+        }
+        let text = '';
+        if (rawText.has(name)) {
+            const close = html.toLowerCase().indexOf('</' + name, token.lastIndex);
+            text = html.slice(token.lastIndex, close < 0 ? html.length : close);
+            token.lastIndex = close < 0 ? html.length : html.indexOf('>', close) + 1 || html.length;
+        }
+        if (name === 'script') {
+            if (attributes.src !== undefined) scripts.push({ file: path.posix.join(base, attributes.src), module: attributes.type === 'module' });
+            else if (text.trim() !== '') scripts.push({ refused: true });
+            continue;
+        }
+        // Content after the head's own elements starts the body, as a parser does.
+        if (open[0] === head && !['meta', 'link', 'title', 'style', 'base'].includes(name)) open = [body];
+        while (open.length > 1 && (closedBy[top().tag.toLowerCase()] ?? []).includes(name)) open.pop();
+        const element = { tag: name.toUpperCase(), attributes, text: rawText.has(name) ? [name === 'textarea' || name === 'title' ? decode(text) : text] : [], children: [] };
+        top().children.push(element);
+        if (!voidElements.has(name) && !rawText.has(name) && !/\/\s*$/.test(attributeText)) open.push(element);
     }
-    return { elements, scripts };
+    const finish = (element) => ({ tag: element.tag, attributes: element.attributes, text: (element.text ?? []).join(''), children: element.children.map(finish) });
+    return { head: head.children.map(finish), body: body.children.map(finish), scripts };
 }
 
 // MARK: - A page: its realm, its scripts, its state
@@ -247,8 +284,8 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
     }
     define('MutationObserver', MutationObserver);
 
-    // A small DOM: elements with attributes, style, classes, data and children.
-    const byId = new Map();
+    // A small DOM: elements with attributes, style, classes, data, text and children; a
+    // select's options and value, an input's value and checked state, an element's hidden.
     const camel = (name) => name.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
     const kebab = (name) => name.replace(/[A-Z]/g, (letter) => '-' + letter.toLowerCase());
     const element = (tagName, attributes = {}, text = '') => {
@@ -288,12 +325,18 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
         const dataset = {};
         for (const [name, value] of attributeMap) if (name.startsWith('data-')) dataset[camel(name.slice(5))] = value;
         const children = [];
+        // The element's own text (its text nodes', joined); its children's follows it.
+        let ownText = String(text);
         const node = eventTarget({
             tagName: String(tagName).toUpperCase(),
             style, classList, dataset, children,
-            textContent: text,
+            get textContent() { return ownText + children.map((child) => child.textContent).join(''); },
+            set textContent(value) { children.splice(0).forEach((child) => { child.parentNode = null; }); ownText = value === null || value === undefined ? '' : String(value); },
             get id() { return attributeMap.get('id') ?? ''; },
-            set id(value) { attributeMap.set('id', String(value)); byId.set(String(value), node); },
+            set id(value) { attributeMap.set('id', String(value)); },
+            get hidden() { return attributeMap.has('hidden'); },
+            set hidden(value) { if (value) node.setAttribute('hidden', ''); else node.removeAttribute('hidden'); },
+            get firstElementChild() { return children[0] ?? null; },
             get className() { return classes.join(' '); },
             set className(value) { classes.splice(0, classes.length, ...String(value).split(/\s+/).filter(Boolean)); },
             get innerText() { return node.textContent; },
@@ -313,7 +356,6 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
                 else if (name === 'style') style.cssText = value;
                 else if (name.startsWith('data-')) dataset[camel(name.slice(5))] = value;
                 else attributeMap.set(name, value);
-                if (name === 'id') byId.set(value, node);
                 mutated(node, name, old);
             },
             removeAttribute: (name) => {
@@ -326,9 +368,20 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
                 if (old !== null) mutated(node, name, old);
             },
             hasAttribute: (name) => node.getAttribute(name) !== null,
-            appendChild: (child) => { node.removeChild(child); children.push(child); child.parentNode = node; if (child.id) byId.set(child.id, child); return child; },
-            append: (...nodes) => { for (const child of nodes) if (typeof child === 'object' && child !== null) node.appendChild(child); },
-            removeChild: (child) => { const at = children.indexOf(child); if (at >= 0) children.splice(at, 1); return child; },
+            appendChild: (child) => {
+                child.parentNode?.removeChild(child);
+                children.push(child);
+                child.parentNode = node;
+                // An option inserted selected is the select's choice; a select with none shows its first.
+                if (node.tagName === 'SELECT' && chosen.has(child)) choose(node, child);
+                if (node.tagName === 'SELECT') selectedness(node);
+                return child;
+            },
+            append: (...nodes) => {
+                for (const child of nodes) if (typeof child === 'object' && child !== null) node.appendChild(child); else ownText += String(child);
+            },
+            replaceChildren: (...nodes) => { node.textContent = ''; node.append(...nodes); },
+            removeChild: (child) => { const at = children.indexOf(child); if (at >= 0) { children.splice(at, 1); child.parentNode = null; } return child; },
             remove: () => { node.parentNode?.removeChild(node); node.parentNode = null; },
             click: () => { node.dispatchEvent(event('click', node)); },
             contains: (other) => { for (let at = other; at; at = at.parentNode) if (at === node) return true; return false; },
@@ -336,7 +389,75 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
             querySelectorAll: (selector) => select(node, selector),
             parentNode: null,
         });
+        formControl(node, attributeMap);
         return node;
+    };
+    // A select's options, chosen one at a time: setting a select's value or selectedIndex, or an
+    // option's selected, unselects the others; a select whose options change and none is
+    // selected shows its first (HTML's selectedness algorithm, for a select of one line).
+    const chosen = new Set();
+    const optionsOf = (select) => select.children.filter((child) => child.tagName === 'OPTION');
+    const choose = (select, option) => {
+        for (const other of optionsOf(select)) chosen.delete(other);
+        if (option !== undefined) chosen.add(option);
+    };
+    const selectedness = (select) => {
+        const options = optionsOf(select);
+        if (options.length > 0 && !options.some((option) => chosen.has(option))) chosen.add(options[0]);
+    };
+    const collapsed = (text) => String(text).replace(/\s+/g, ' ').trim();
+    const formControl = (node, attributeMap) => {
+        const property = (name, get, set) => Object.defineProperty(node, name, { get, set, enumerable: true, configurable: true });
+        switch (node.tagName) {
+        case 'OPTION':
+            if (attributeMap.has('selected')) chosen.add(node);
+            property('value', () => attributeMap.get('value') ?? collapsed(node.textContent), (value) => node.setAttribute('value', value));
+            property('text', () => collapsed(node.textContent), (value) => { node.textContent = value; });
+            property('selected', () => chosen.has(node), (value) => {
+                if (!value) { chosen.delete(node); return; }
+                if (node.parentNode?.tagName === 'SELECT') choose(node.parentNode, node); else chosen.add(node);
+            });
+            break;
+        case 'SELECT':
+            property('options', () => optionsOf(node));
+            property('selectedIndex', () => optionsOf(node).findIndex((option) => chosen.has(option)), (index) => choose(node, optionsOf(node)[Number(index)]));
+            property('value', () => optionsOf(node).find((option) => chosen.has(option))?.value ?? '',
+                     (value) => choose(node, optionsOf(node).find((option) => option.value === String(value))));
+            break;
+        case 'INPUT': case 'TEXTAREA': {
+            let value = attributeMap.get('value') ?? '', checked = attributeMap.has('checked');
+            property('value', () => value, (next) => { value = String(next); });
+            property('checked', () => checked, (next) => { checked = Boolean(next); });
+            // A click on a checkbox turns it over, on a radio button checks it; both say so.
+            const click = node.click;
+            node.click = () => {
+                const type = String(attributeMap.get('type') ?? '').toLowerCase();
+                if (type === 'checkbox') checked = !checked; else if (type === 'radio') checked = true;
+                click();
+                if (type === 'checkbox' || type === 'radio') { node.dispatchEvent(event('input', node)); node.dispatchEvent(event('change', node)); }
+            };
+            break;
+        }
+        }
+    };
+    // new Option(text, value, defaultSelected, selected)
+    define('Option', function Option(text = '', value, defaultSelected = false, selected = false) {
+        const option = element('option', value === undefined ? {} : { value: String(value) }, String(text));
+        if (defaultSelected) option.setAttribute('selected', '');
+        option.selected = Boolean(selected);
+        return option;
+    });
+    // The element with this id, in document order, or null.
+    const byId = (id) => {
+        const walk = (node) => {
+            for (const child of node.children) {
+                if (child.id === id) return child;
+                const found = walk(child);
+                if (found !== null) return found;
+            }
+            return null;
+        };
+        return walk(root);
     };
     // Selectors: one compound selector, or several separated by commas, of a tag name, #id,
     // .class and [attribute] or [attribute="value"]; anything else is an error naming it.
@@ -381,10 +502,15 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
         computed.getPropertyValue = (name) => computed[camel(String(name))] ?? '';
         return computed;
     });
-    for (const found of setup.elements) {
+    // The page's own elements (the popup's, from its HTML), as a tree.
+    const build = (found) => {
         const node = element(found.tag, found.attributes, found.text);
-        body.appendChild(node);
-    }
+        for (const child of found.children) node.appendChild(build(child));
+        if (node.tagName === 'SELECT') selectedness(node);
+        return node;
+    };
+    for (const found of setup.head) head.appendChild(build(found));
+    for (const found of setup.body) body.appendChild(build(found));
     let visibility = setup.visible ? 'visible' : 'hidden';
     let readyState = 'loading';
     const document = eventTarget({
@@ -395,7 +521,7 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
         URL: setup.url,
         createElement: (tag) => element(tag),
         createTextNode: (text) => ({ textContent: String(text) }),
-        getElementById: (id) => byId.get(String(id)) ?? null,
+        getElementById: (id) => byId(String(id)),
         querySelector: (selector) => select(root, selector)[0] ?? null,
         querySelectorAll: (selector) => select(root, selector),
     });
@@ -452,10 +578,42 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
         },
     };
     const i18n = { getMessage: missing('browser.i18n.getMessage'), getUILanguage: () => 'en' };
-    const browser = new Proxy({ runtime, i18n }, {
+    // browser.tabs in the popup: tabs.query, over the tabs Safari had as it opened, with the
+    // loads and closes the page host saw since; one window's tabs are numbered in name order.
+    // Content scripts have no tabs API.
+    const namespaces = { runtime, i18n };
+    if (setup.popup) {
+        const known = ['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'];
+        const query = (info = {}) => {
+            const unknown = keys(info ?? {}).filter((key) => !known.includes(key));
+            if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
+            const all = parse(host.tabs());
+            const window = all.find((tab) => tab.active)?.windowId ?? 1;
+            const tabs = all.map((tab) => ({ ...tab, index: all.filter((other) => other.windowId === tab.windowId).indexOf(tab) }));
+            return Promise.resolve(tabs.filter((tab) => (info.active === undefined || tab.active === Boolean(info.active))
+                && (info.url === undefined || tab.url === info.url)
+                && (info.windowId === undefined || tab.windowId === info.windowId)
+                && (info.currentWindow === undefined && info.lastFocusedWindow === undefined
+                    || (tab.windowId === window) === Boolean(info.currentWindow ?? info.lastFocusedWindow))));
+        };
+        namespaces.tabs = {
+            query(...args) {
+                const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
+                const promise = query(args[0]);
+                if (callback === undefined) return promise;
+                promise.then((tabs) => call(callback, undefined, [tabs]), (error) => { lastError = error; call(callback, undefined, [undefined]); lastError = undefined; });
+                return undefined;
+            },
+        };
+    }
+    const browser = new Proxy(namespaces, {
         get(target, name) {
-            if (typeof name === 'symbol' || name in target) return target[name];
+            if (typeof name === 'symbol') return target[name];
             if (name === 'then') return undefined;
+            if (name in target) {
+                // A namespace's member the runtime does not provide throws, naming it.
+                return new Proxy(target[name], { get(members, member) { return typeof member === 'symbol' || member === 'then' || member in members ? members[member] : missing('browser.' + name + '.' + member); } });
+            }
             return new Proxy({}, { get(_, member) { return typeof member === 'symbol' || member === 'then' ? undefined : missing('browser.' + name + '.' + member); } });
         },
     });
@@ -531,11 +689,29 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
                 globalThis.dispatchEvent(event('load', globalThis));
                 return;
             case 'click': {
-                const target = byId.get(input.element);
-                if (target === undefined) { result = 'no element'; return; }
+                const target = byId(input.element);
+                if (target === null) { result = 'the popup has no element with that id'; return; }
                 target.click();
                 return;
             }
+            case 'choose': {
+                // The user picks an option of a select: it is chosen, and the select says so
+                // (input, then change), as a browser's does.
+                const target = byId(input.element);
+                if (target === null) { result = 'the popup has no element with that id'; return; }
+                if (target.tagName !== 'SELECT') { result = 'the element is a ' + target.tagName.toLowerCase() + ', not a select'; return; }
+                const option = target.options.find((candidate) => candidate.value === input.value);
+                if (option === undefined) { result = 'the select has no option of that value (it has ' + (target.options.map((candidate) => '"' + candidate.value + '"').join(', ') || 'none') + ')'; return; }
+                option.selected = true;
+                target.dispatchEvent(event('input', target));
+                target.dispatchEvent(event('change', target));
+                return;
+            }
+            case 'hide':
+                visibility = 'hidden';
+                document.dispatchEvent(event('visibilitychange', document));
+                globalThis.dispatchEvent(event('pagehide', globalThis));
+                return;
             case 'state': {
                 // What a scenario can check: the root element's style, classes, data and
                 // attributes, and the text of the style elements scripts added.
@@ -558,12 +734,18 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
     return {
         post(kind, id, text) { work = { kind, id, text }; },
         result() { return result; },
+        // What a module's import() rejects with, made in the page's realm.
+        refusal(what) { return new Error(what + ' is not provided in pages by the harness\'s runtime'); },
     };
 }`, { filename: 'pages:install' });
 const turnScript = new vm.Script('__pageTurn()', { filename: 'pages:turn' });
 
 let nextMessage = 1;
 let loads = 0;
+// While the popup is open: the tabs its tabs.query reads ({id, url, windowId, active}), and
+// the window it opened in.
+let popupTabs = null;
+let popupWindow = 1;
 
 // sfc32 over a state mixed from the run's seed, the page and how many pages loaded before it.
 function seededRandom(text) {
@@ -581,8 +763,11 @@ function seededRandom(text) {
 
 let now = 0;
 
-// A page, loaded: its realm and its scripts run, in the manifest's order.
-function load(name, tab, url, visible, appearance, scripts, elements, nativeDark = false) {
+// A page, loaded: its realm, then its scripts in the order a browser runs them: those that run
+// as the page is parsed (`start`: a content script at document_start, a popup's classic
+// scripts), its module scripts (deferred to the end of parsing), DOMContentLoaded, and then the
+// content scripts at document_end. `tree` holds the page's own elements ({head, body}).
+async function load(name, tab, url, visible, appearance, scripts, tree = { head: [], body: [] }, nativeDark = false) {
     const random = seededRandom(`${seed}/${name}/${++loads}`);
     // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
     // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts
@@ -615,7 +800,12 @@ function load(name, tab, url, visible, appearance, scripts, elements, nativeDark
             outputs.push(output);
         },
     };
-    page.scripts = install.runInContext(context)(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true, elements, extensionID, manifest: JSON.stringify(manifest) }));
+    // The popup's tabs.query reads the tabs Safari had as it opened, as the page host has seen
+    // them load and close since.
+    if (tab === undefined) host.tabs = () => JSON.stringify(popupTabs);
+    page.scripts = install.runInContext(context)(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
+                                                                       head: tree.head, body: tree.body, popup: tab === undefined, extensionID,
+                                                                       manifest: JSON.stringify(manifest) }));
     pages.set(name, page);
     const run = (file) => {
         let source;
@@ -623,9 +813,38 @@ function load(name, tab, url, visible, appearance, scripts, elements, nativeDark
         evaluate(page, () => new vm.Script(source, { filename: String(file) }).runInContext(context, evaluation));
     };
     for (const file of scripts.start) run(file);
+    if ((scripts.modules ?? []).length > 0) {
+        const importModuleDynamically = () => { throw page.scripts.refusal('import()'); };
+        for (const { module, error, place: where } of await linkModules(scripts.modules, { context, read, importModuleDynamically })) {
+            if (error !== undefined) {
+                const described = describe(error);
+                log(name, 'error', `Uncaught ${described.text}`, where ?? place(described.stack));
+            } else await runModule(page, module);
+        }
+    }
     turn(page, 'ready', 0, '');
     for (const file of scripts.end) run(file);
     return page;
+}
+
+// A module script runs its body under the watchdog; what it awaits at its top level settles in
+// the turns that bring it (DOMContentLoaded does not wait for it, as in a browser). What it
+// throws, at once or after an await, is the page's uncaught error.
+async function runModule(page, module) {
+    current = page;
+    let settled = false;
+    module.evaluate({ timeout: watchdog }).then(() => { settled = true; }, (error) => {
+        settled = true;
+        if (isTimeout(error)) log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`);
+        else uncaught(page.name, 'Uncaught', error);
+    });
+    // The body's own microtasks drain in its realm; node settles the evaluation's promise after.
+    for (let round = 0; !settled && round < 3; round++) {
+        try { drain.runInContext(page.context, evaluation); } catch (error) {
+            if (isTimeout(error)) log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`);
+        }
+        await settle();
+    }
 }
 
 // How a page's code runs: under the watchdog, and without node's decoration of what it throws
@@ -678,10 +897,18 @@ async function handle(input) {
     switch (input.type) {
     case 'load': {
         pages.delete(`tab ${input.tab}`);
-        const page = load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance, contentScripts(input.url), [], input.nativeDark === true);
+        if (popupTabs !== null) {
+            const known = popupTabs.find((tab) => tab.id === input.tab);
+            if (known !== undefined) known.url = input.url;
+            else popupTabs.push({ id: input.tab, url: input.url, windowId: popupWindow, active: false });
+        }
+        const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance, contentScripts(input.url), undefined, input.nativeDark === true);
         return [page];
     }
-    case 'close': pages.delete(`tab ${input.tab}`); return [];
+    case 'close':
+        pages.delete(`tab ${input.tab}`);
+        if (popupTabs !== null) popupTabs = popupTabs.filter((tab) => tab.id !== input.tab);
+        return [];
     case 'show': {
         const page = tabPage(input.tab);
         if (page) turn(page, 'show', 0, JSON.stringify(input));
@@ -718,17 +945,31 @@ async function handle(input) {
         if (popupFile === undefined) return [];
         let setup;
         try { setup = popupPage(); } catch (error) { log('popup', 'error', `Uncaught Error: ${popupFile} cannot be read: ${error.message}`); return []; }
-        const scripts = { start: [], end: [] };
+        const scripts = { start: [], modules: [], end: [] };
         for (const script of setup.scripts) {
             if (script.refused) log('popup', 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
-            else if (script.module) log('popup', 'error', `Not run: ${script.file} is a module script, and the harness's runtime does not run module scripts in pages yet`);
-            // A script of the page's body runs while it is parsed: before DOMContentLoaded.
+            // A module script is deferred to the end of parsing; a classic one runs as the page
+            // is parsed. Both run before DOMContentLoaded.
+            else if (script.module) scripts.modules.push(script.file);
             else scripts.start.push(script.file);
         }
-        const page = load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, scripts, setup.elements);
+        popupTabs = (input.tabs ?? []).map((tab) => ({ id: String(tab.id), url: String(tab.url), windowId: Number(tab.windowId), active: tab.active === true }));
+        popupWindow = Number(input.windowId ?? 1);
+        const page = await load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, scripts, setup);
         return [page];
     }
-    case 'closePopup': pages.delete('popup'); return [];
+    case 'closePopup': {
+        // The popup hears that it goes (visibilitychange, then pagehide); what it sends then
+        // still leaves, and its answer finds no page.
+        const page = pages.get('popup');
+        if (page !== undefined) {
+            turn(page, 'hide', 0, '');
+            await settle();
+        }
+        pages.delete('popup');
+        popupTabs = null;
+        return [];
+    }
     case 'timer': {
         // A timer of a load of a page that is gone since is dropped.
         const page = [...pages.values()].find((candidate) => candidate.key === input.page);
@@ -736,10 +977,11 @@ async function handle(input) {
         turn(page, 'timer', input.timer, '');
         return [page];
     }
-    case 'click': {
+    case 'click': case 'choose': {
         const page = pages.get('popup');
         if (page === undefined) return [];
-        if (turn(page, 'click', 0, JSON.stringify(input)) === 'no element') log('popup', 'error', `no element with id "${input.element}" in ${popupFile}`);
+        const refused = turn(page, input.type, 0, JSON.stringify(input));
+        if (refused !== '') log('popup', 'error', `Not done: popup ${input.type} ${input.element}${input.type === 'choose' ? ' ' + input.value : ''}: ${refused}`);
         return [page];
     }
     default:

@@ -11,7 +11,7 @@ package enum PageRuntime {
 
     /// The page host's command: `node` running the runtime at `path` for the extension in `folder`.
     package static func command(node: String, runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds) -> ProcessExecutables.Command {
-        ProcessExecutables.Command(path: node, arguments: ["--disallow-code-generation-from-strings", path, "--extension", folder,
+        ProcessExecutables.Command(path: node, arguments: ["--experimental-vm-modules", "--no-warnings", "--disallow-code-generation-from-strings", path, "--extension", folder,
                                                            "--watchdog", String(watchdogMilliseconds)])
     }
 }

@@ -11,6 +11,7 @@ package enum RuntimeCommon {
 import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
+import vm from 'node:vm';
 
 // The value of `--NAME VALUE` in `args` (the command line's), or `fallback`.
 export function option(name, fallback, args = process.argv) {
@@ -64,6 +65,52 @@ export function readIn(folder, file) {
     const full = path.resolve(folder, String(file).replace(/^\//, ''));
     if (!full.startsWith(folder + path.sep)) throw new Error(`${file} is outside the extension`);
     return fs.readFileSync(full, 'utf8');
+}
+
+// MARK: - ES modules
+
+// V8's code cache of each module compiled here, by its file, with the source it was made from:
+// later compiles of the same source (a host's next incarnation, a popup opened again) start from
+// it, not from the text. It holds code only, nothing a script can observe.
+const codeCache = new Map();
+function compiledModule(file, source, options) {
+    const cached = codeCache.get(file);
+    const module = new vm.SourceTextModule(source, cached?.source === source ? { ...options, cachedData: cached.data } : options);
+    if (cached?.source !== source || module.cachedDataRejected === true) codeCache.set(file, { source, data: module.createCachedData() });
+    return module;
+}
+
+// Reads, compiles and links each of `files` as an ES module in `context`, with what it imports
+// (each path relative to its importer's, inside the extension: `read` refuses the rest).
+// Returns `{ file, module }` for each, or `{ file, error, place }` for one that cannot be read,
+// compiled or linked, `place` naming the module at fault (V8 gives a module's syntax error none).
+export async function linkModules(files, { context, read, importModuleDynamically }) {
+    const modules = new Map();
+    let reading = null;
+    const load = (file, importer) => {
+        const key = path.posix.normalize(String(file).replace(/^\//, ''));
+        if (!modules.has(key)) {
+            let source;
+            try { source = read(key); } catch (error) {
+                reading = importer ?? key;
+                throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
+            }
+            reading = key;
+            modules.set(key, compiledModule(key, source, { identifier: key, context, importModuleDynamically }));
+        }
+        return modules.get(key);
+    };
+    const entries = [];
+    for (const file of files) {
+        try {
+            const module = load(file);
+            await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier), referrer.identifier));
+            entries.push({ file, module });
+        } catch (error) {
+            entries.push({ file, error, place: reading });
+        }
+    }
+    return entries;
 }
 
 // MARK: - Thrown values, read without running a script's code

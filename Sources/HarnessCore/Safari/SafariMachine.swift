@@ -107,8 +107,8 @@ package struct SafariMachine: Sendable {
         /// A page answered the message Safari numbered `id` (nil: with nothing); `unreachable`:
         /// there was no page, or it listens for no message.
         case pageAnswerSent(id: Int, answer: JSONValue?, unreachable: Bool = false)
-        /// The user clicks the element with this id in the open popup.
-        case popupClicked(String)
+        /// The user clicks an element of the extension's own open popup, or picks an option.
+        case popupUsed(PopupGesture)
         /// An event Safari started a background for is dropped: that background did not start.
         case eventDropped(ExtensionWire.Event)
     }
@@ -196,7 +196,7 @@ package struct SafariMachine: Sendable {
         case messagePage(PageHost.Page, id: Int, message: JSONValue)
         case openPopupPage(TabID)
         case closePopupPage
-        case clickInPopup(String)
+        case useInPopup(PopupGesture)
         /// Queue a page's answer for background `incarnation`: its message `id` (its number).
         case answerBackground(incarnation: Int, id: Int, answer: JSONValue?, unreachable: Bool = false)
     }
@@ -258,6 +258,21 @@ package struct SafariMachine: Sendable {
     /// A port the loaded background holds: to the native app (`runtime.connectNative`), or
     /// from the open popup (`runtime.connect`; the background posts the popup's view on it).
     package enum Port: Hashable, Sendable { case native, popup }
+
+    /// What the user does in the extension's own popup, to the element with an id: click it, or
+    /// pick the option of a select that has this value.
+    package enum PopupGesture: Equatable, Sendable {
+        case click(String)
+        case choose(String, value: String)
+
+        /// Its word in a scenario (`popup click`, `popup choose`).
+        package var verb: String {
+            switch self {
+            case .click: "click"
+            case .choose: "choose"
+            }
+        }
+    }
 
     // MARK: - Constants (WebKit's, each cited where it is used)
 
@@ -585,8 +600,8 @@ package struct SafariMachine: Sendable {
         case .eventDropped(let event):
             // A page's message no background took is answered with nothing.
             if case .pageMessage(let id, _, _, _) = event { pageMessageLost(id, &effects) }
-        case .popupClicked(let id):
-            if popupTab != nil { effects.append(.clickInPopup(id)) } else { effects.append(.note("no popup is open: nothing to click")) }
+        case .popupUsed(let gesture):
+            if popupTab != nil { effects.append(.useInPopup(gesture)) } else { effects.append(.note("no popup is open: nothing to \(gesture.verb)")) }
         case .replyArrived(let id, let outcome):
             activeNativeRequests.remove(id)
             // A reply addressed to an earlier incarnation is dropped.

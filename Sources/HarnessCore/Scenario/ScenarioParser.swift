@@ -380,7 +380,7 @@ struct ScenarioParser {
     }
 
     private mutating func popupStep(_ words: inout Cursor) throws(ScenarioError) -> PopupStep {
-        let verb = try words.choose(["open", "scope", "set", "reset", "forget", "pause", "close", "click"])
+        let verb = try words.choose(["open", "scope", "set", "reset", "forget", "pause", "close", "click", "choose"])
         if verb == "open" {
             let tab = try tabName(&words)
             try requireOpen(tab, words)
@@ -388,12 +388,17 @@ struct ScenarioParser {
             return .open(tab)
         }
         guard let tab = popupTab else { throw words.error("'popup \(verb)' with no popup open (open one with 'popup open TAB')") }
-        if verb == "click" {
-            guard ownPages else { throw words.error("'popup click' clicks in the extension's own popup: name it with 'extension DIR pages' first") }
-            return .click(try words.next("an element's id"))
+        if verb == "click" || verb == "choose" {
+            guard ownPages else { throw words.error("'popup \(verb)' acts in the extension's own popup: name it with 'extension DIR pages' first") }
+            let id = try words.next("an element's id")
+            guard verb == "choose" else { return .click(id) }
+            // The rest of the line is the option's value; `""` is the empty one.
+            let value = words.rest().joined(separator: " ")
+            guard !value.isEmpty else { throw words.error("missing the option's value after 'popup choose \(id)' (\"\" for the empty value)") }
+            return .choose(id, value: value == "\"\"" ? "" : value)
         }
         if ownPages && verb != "close" {
-            throw words.error("'popup \(verb)' sends the reference popup's messages, and this scenario's extension runs its own popup: use 'popup click ID'")
+            throw words.error("'popup \(verb)' sends the reference popup's messages, and this scenario's extension runs its own popup: use 'popup click ID' or 'popup choose ID VALUE'")
         }
         switch verb {
         case "scope":

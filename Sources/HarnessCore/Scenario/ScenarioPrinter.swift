@@ -100,6 +100,7 @@ package enum ScenarioPrinter {
         case .pause(let duration): "pause \(self.duration(duration))"
         case .close: "close"
         case .click(let id): "click \(id)"
+        case .choose(let id, let value): "choose \(id) \(value.isEmpty ? "\"\"" : value)"
         }
     }
 

@@ -450,7 +450,21 @@ package final class ScenarioRunner {
                                                    source: simulation.profile, line: currentLine))
         case .pause(let duration): simulation.popupPause(for: duration)
         case .close: simulation.closePopup()
-        case .click(let id): simulation.clickInPopup(id)
+        case .click(let id):
+            // The design's "forget this site" in the extension's own popup: which record it
+            // deleted, and whether it did, only its background knows.
+            if setup!.popupControls.forget.contains(id) {
+                simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .popupSite(possible: possible), values: Self.deletion,
+                                                       source: simulation.profile, line: currentLine))
+            }
+            simulation.useInPopup(.click(id))
+        case .choose(let id, let value):
+            // A select that edits a field as the design's popup does: the empty value resets it.
+            if let field = setup!.popupControls.fields[id] {
+                simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .popupSite(possible: possible),
+                                                       values: [field.rawValue: value.isEmpty ? nil : value], source: simulation.profile, line: currentLine))
+            }
+            simulation.useInPopup(.choose(id, value: value))
         }
     }
 

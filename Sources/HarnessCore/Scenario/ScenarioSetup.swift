@@ -32,6 +32,9 @@ package struct ScenarioSetup: Sendable {
     }
     /// `extension DIR pages`: its own pages run too.
     package var extensionPages = false
+    /// With its own pages: what its popup's controls do (those that edit as the design's
+    /// popup does are the user's edits, for the oracle).
+    package var popupControls = ExtensionManifest.PopupControls()
 
     /// `folder` is where the files a scenario names are found (paths are relative to it);
     /// `seed` is the run's, unless the scenario sets its own.
@@ -75,8 +78,9 @@ package struct ScenarioSetup: Sendable {
                 throw ScenarioError(file: file, line: line.number, message: "extension \(path): " + problems.errors.joined(separator: "; "))
             case .success(let (manifest, _)) where manifest.background == nil:
                 throw ScenarioError(file: file, line: line.number, message: "extension \(path): its manifest.json has no background, the part the harness runs")
-            case .success:
+            case .success(let (manifest, _)):
                 extensionFolder = full
+                if pages { popupControls = manifest.popupControls }
             }
         case .shared(.file(let path)): shared = try Self.document(path, folder: folder, file: file, line: line.number)
         case .cache(.file(let path)): cache = try Self.document(path, folder: folder, file: file, line: line.number)

@@ -73,7 +73,7 @@ package enum Step: Equatable, Sendable {
     package var keepsReconciliationBound: Bool {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
-        case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
+        case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
              .alarmMinimum, .handlerReuse, .extensionFolder, .fetchStub, .expectFailure, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
@@ -198,6 +198,8 @@ package enum PopupStep: Equatable, Sendable {
     case close
     /// The user clicks the element with this id in the extension's own popup.
     case click(String)
+    /// The user picks the option of this value in the select with this id (`""`: the empty value).
+    case choose(String, value: String)
 }
 
 package enum BackgroundStep: String, CaseIterable, Equatable, Sendable {

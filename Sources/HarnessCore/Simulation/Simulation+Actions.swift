@@ -150,7 +150,7 @@ extension Simulation {
     package func closePopup() { handle(.popupClosed) }
 
     /// The user clicks the element with id `element` in the extension's own popup.
-    package func clickInPopup(_ element: String) { handle(.popupClicked(element)) }
+    package func useInPopup(_ gesture: SafariMachine.PopupGesture) { handle(.popupUsed(gesture)) }
 
     package func popupPause(for duration: EpochMillis) { handle(.popupPaused(until: now + duration)) }
 

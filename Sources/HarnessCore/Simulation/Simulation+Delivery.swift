@@ -110,7 +110,7 @@ extension Simulation {
         case .reconciliationPoint(let cause, let invariant):
             liveness.reconciliationReached(cause, invariant: invariant)
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
-             .clickInPopup:
+             .useInPopup:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))

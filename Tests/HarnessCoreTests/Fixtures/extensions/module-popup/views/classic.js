@@ -1,0 +1,1 @@
+console.log('classic', document.readyState, document.getElementById('size') === null ? 'no size' : 'size');

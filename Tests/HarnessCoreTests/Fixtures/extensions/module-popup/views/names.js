@@ -1,0 +1,1 @@
+export const label = (tab) => `${tab.id} ${tab.active ? 'active' : 'behind'} in ${tab.windowId} at ${tab.index}`;
