@@ -103,6 +103,27 @@ struct ExtensionPageRuntimeTests {
         #expect(closed.contains { if case .sendMessage(_, .popup, .object(["closing": .bool(true)])) = $0 { true } else { false } }, "\(closed)")
     }
 
+    /// A page's runtime.connect opens a numbered port; its posts and disconnects leave as
+    /// outputs; the background's messages reach its onMessage; its end closing fires
+    /// onDisconnect with runtime.lastError saying why, and a post after it throws. A port of a
+    /// page that loaded again goes nowhere.
+    @Test func aPagesPortCarriesMessagesAndHearsItsDisconnection() throws {
+        let host = try host("ports")
+        let loaded = try send(host, Self.load("t1", "https://a.example/"))
+        #expect(loaded.contains(.connect(port: 1, name: "first", from: .tab(TabID("t1")))), "\(loaded)")
+        #expect(loaded.contains(.postOnPort(port: 1, message: .string("hello"))), "\(loaded)")
+        #expect(loaded.contains(.connect(port: 2, name: "", from: .tab(TabID("t1")))), "\(loaded)")
+        #expect(loaded.filter { $0 == .disconnectPort(port: 2) }.count == 1, "a port disconnects once: \(loaded)")
+        let heard = try send(host, #"{"type":"portMessage","port":1,"message":"echo hello"}"#)
+        #expect(logs(heard) == ["tab t1: heard echo hello true"])
+        let refused = try send(host, #"{"type":"portDisconnected","port":1,"error":"\#(SafariMachine.noConnectListener)"}"#)
+        #expect(logs(refused) == ["tab t1: disconnected \(SafariMachine.noConnectListener)", "tab t1: after Attempting to use a disconnected port object"])
+        #expect(try send(host, #"{"type":"portMessage","port":1,"message":"late"}"#).isEmpty)
+        let again = try send(host, Self.load("t1", "https://a.example/"))
+        #expect(again.contains(.connect(port: 3, name: "first", from: .tab(TabID("t1")))), "\(again)")
+        #expect(try send(host, #"{"type":"portDisconnected","port":2}"#).isEmpty, "the page that held it is gone")
+    }
+
     @Test func nothingAPagesScriptCanReachBelongsToTheHostsRealmAndTimeIsTheFrames() throws {
         let host = try host("pages-escape")
         let first = try send(host, Self.load("t1", "https://a.example/"))

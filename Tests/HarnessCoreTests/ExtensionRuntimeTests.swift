@@ -191,6 +191,28 @@ struct ExtensionRuntimeTests {
                              "alarm later \(Self.epoch + 60_070)"], "\(run.logs)")
     }
 
+    /// A page's port reaches runtime.onConnect with its name and sender; the page's messages
+    /// fire the port's onMessage and the background's posts leave as `portPost`; the
+    /// background's disconnect leaves as `portClose` and a post after it throws; the page's
+    /// end closing fires onDisconnect.
+    @Test func aPagesPortReachesOnConnectAndCarriesMessagesBothWays() throws {
+        let run = try run("ports", [
+            (Self.started, Self.epoch, 5),
+            (#"{"type":"portOpened","port":4,"name":"first","tab":"t1","url":"https://a.example/"}"#, Self.epoch + 10, 15),
+            (#"{"type":"portMessage","port":4,"message":"hello"}"#, Self.epoch + 20, 25),
+            (#"{"type":"portMessage","port":4,"message":"bye"}"#, Self.epoch + 30, 35),
+            (#"{"type":"portOpened","port":5,"name":"","popup":true}"#, Self.epoch + 40, 45),
+            (#"{"type":"portClosed","port":5}"#, Self.epoch + 50, 55),
+            (#"{"type":"portMessage","port":5,"message":"gone"}"#, Self.epoch + 60, 65),
+        ])
+        #expect(run.end(0) == done([.listen([.connect])]))
+        #expect(run.end(2) == done([.postOnPort(port: 4, message: .string("echo hello"))]))
+        #expect(run.end(3) == done([.closePort(port: 4)]))
+        #expect(run.end(6) == done([]), "a port closed at the page's end hears nothing more")
+        #expect(run.logs == ["connect first t1 https://a.example/", "heard \"hello\" true", "heard \"bye\" true",
+                             "after Attempting to use a disconnected port object", "connect  undefined undefined", "closed true"], "\(run.logs)")
+    }
+
     /// A listener's promise that rejects is no answer, and nothing reported (WebKit drops the
     /// rejection): the page gets nothing once no listener is left to answer, and one that
     /// returned true still answers later.

@@ -19,7 +19,7 @@ struct ListenerRuleTests {
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.settle()
-        #expect(simulation.safari.savedListeners["default"] == Set(BackgroundListener.allCases))
+        #expect(simulation.safari.savedListeners["default"] == Set(BackgroundListener.builtIn))
         simulation.unloadBackground()
         simulation.safari.savedListeners["default"] = [.message]
         simulation.activateTab(TabID("t1"))

@@ -53,6 +53,57 @@ struct OwnPagesTests {
                 [.note("background#1 answered page message 4, which waits for no answer")], "a page is answered once")
     }
 
+    /// A page's port (`runtime.connect`): `runtime.onConnect` wakes the background and it takes
+    /// the port, which holds it while it used a port less than 2 minutes before; a message or a
+    /// close reaches only the incarnation that took it; the background's death disconnects it at
+    /// the page's end, and the page going closes it at the background's.
+    @Test func aPagesPortReachesTheIncarnationThatTookItAndHoldsItWhileItUsesIt() {
+        var safari = loaded(listeners: [.connect])
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        let opened = ExtensionWire.Event.portOpened(port: 1, name: "page", from: .tab(t1, url: url))
+        #expect(safari.handle(.pagePortOpened(port: 1, name: "page", from: .tab(t1, url: url)), now: 0) == [.dispatch(opened)])
+        #expect(safari.handle(.eventDue(opened), now: 0) == [.deliver(opened)])
+        #expect(safari.ports == [.page(1)] && safari.pagePorts[1]?.takenBy == 1)
+        let ping = ExtensionWire.Event.portMessage(port: 1, message: .string("ping"))
+        #expect(safari.handle(.eventDue(ping), now: 10) == [.deliver(ping)])
+        #expect(safari.unloadTime == 30_000, "a message on a port is no wake")
+        // The background's post is its port activity: it is held 2 minutes after it.
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.postOnPort(port: 1, message: .string("pong"))]), now: 60_000) ==
+                [.messageOnPagePort(.tab(t1), port: 1, message: .string("pong"))])
+        #expect(safari.isHeld(now: 179_999) && !safari.isHeld(now: 180_000))
+        #expect(safari.handle(.backgroundFinished(incarnation: 2, [.postOnPort(port: 1, message: .null)]), now: 60_000) ==
+                [.note("background#2 posted on port 1, which it does not hold")])
+        // The background dies: the page's end is disconnected, and what the page still sends is
+        // for no background.
+        #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 180_000)
+                    .contains(.pagePortDisconnected(.tab(t1), port: 1, error: nil)))
+        #expect(safari.pagePorts.isEmpty && safari.ports.isEmpty)
+        #expect(safari.handle(.eventDue(.portClosed(port: 1)), now: 180_000) == [.note("port 1 is open to no background: portClosed dropped")])
+
+        // A port the page closes, or loses with its page, is closed at the background's end.
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 200_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen([.connect])]), now: 200_000)
+        let second = ExtensionWire.Event.portOpened(port: 2, name: "", from: .tab(t1, url: url))
+        _ = safari.handle(.pagePortOpened(port: 2, name: "", from: .tab(t1, url: url)), now: 200_000)
+        _ = safari.handle(.eventDue(second), now: 200_000)
+        #expect(safari.handle(.tabReloaded(t1), now: 200_001).contains(.dispatch(.portClosed(port: 2))))
+        #expect(safari.handle(.eventDue(.portClosed(port: 2)), now: 200_001) == [.deliver(.portClosed(port: 2))])
+        #expect(safari.pagePorts.isEmpty && safari.ports.isEmpty)
+    }
+
+    /// A port no `runtime.onConnect` listener takes is disconnected at once, saying why, as
+    /// WebKit's `runtimeConnect` answers it.
+    @Test func aPortNoListenerTakesIsDisconnectedSayingWhy() {
+        var safari = loaded(listeners: [.message])
+        let opened = ExtensionWire.Event.portOpened(port: 3, name: "", from: .popup)
+        _ = safari.handle(.pagePortOpened(port: 3, name: "", from: .popup), now: 0)
+        #expect(safari.handle(.eventDue(opened), now: 0) == [
+            .note("portOpened lost: background#1 has no connect listener"),
+            .pagePortDisconnected(.popup, port: 3, error: SafariMachine.noConnectListener),
+        ])
+        #expect(safari.pagePorts.isEmpty)
+    }
+
     @Test func aMessageNoBackgroundTakesIsAnsweredWithNothing() {
         // The loaded background has no message listener: the message is lost, and Safari answers it.
         var safari = loaded(listeners: [.tabActivated])

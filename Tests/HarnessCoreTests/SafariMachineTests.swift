@@ -10,7 +10,7 @@ struct SafariMachineTests {
     private let url = "https://docs.example.com/"
 
     /// A machine with a loaded background `incarnation` that registered `listeners`, at `now`.
-    private func loaded(_ platform: Simulation.Platform = .iOS, incarnation: Int = 1, listeners: [BackgroundListener] = BackgroundListener.allCases,
+    private func loaded(_ platform: Simulation.Platform = .iOS, incarnation: Int = 1, listeners: [BackgroundListener] = BackgroundListener.builtIn,
                         now: EpochMillis = 0) -> SafariMachine {
         var safari = SafariMachine(platform: platform)
         #expect(safari.handle(.backgroundStarted(incarnation: incarnation), now: now) == [])
@@ -294,7 +294,7 @@ struct SafariMachineTests {
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 180_000)
         #expect(safari.ports.isEmpty && safari.popupTab == t1)
         _ = safari.handle(.backgroundStarted(incarnation: 2), now: 190_000)
-        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen(BackgroundListener.allCases)]), now: 190_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen(BackgroundListener.builtIn)]), now: 190_000)
         #expect(safari.handle(.eventDue(.popupPaused(until: 1)), now: 200_000) ==
                 [.announcePopup(.popupOpened(t1), then: .popupPaused(until: 1)), .deliver(.popupPaused(until: 1))])
         #expect(safari.ports == [.popup] && safari.lastPortActivity == 200_000)

@@ -17,7 +17,7 @@ struct SafariRulesTests {
         var rules: SafariRules
         var broken: [String] = []
 
-        init(_ platform: SafariMachine.Platform = .macOS, listeners: [BackgroundListener] = BackgroundListener.allCases, cap: Int = 150) {
+        init(_ platform: SafariMachine.Platform = .macOS, listeners: [BackgroundListener] = BackgroundListener.builtIn, cap: Int = 150) {
             safari = SafariMachine(platform: platform)
             safari.nativeRequestCap = cap
             rules = SafariRules(platform: platform, epoch: 0, nativeRequestCap: cap)
@@ -68,7 +68,7 @@ struct SafariRulesTests {
         run.tell(.deviceSlept(3_600_000), at: 120_000)
         run.tell(.eventDue(.tabActivated(t1)), at: 3_720_000)
         run.tell(.backgroundStarted(incarnation: 2), at: 3_720_000)
-        run.tell(.backgroundFinished(incarnation: 2, [.listen(BackgroundListener.allCases), .setAlarm(at: 3_800_000)]), at: 3_720_000)
+        run.tell(.backgroundFinished(incarnation: 2, [.listen(BackgroundListener.builtIn), .setAlarm(at: 3_800_000)]), at: 3_720_000)
         run.tell(.eventDue(.tabActivated(t1)), at: 3_720_000)
         run.tell(.safariWentToBackground, at: 3_720_000)
         run.check(at: 4_000_000)
@@ -212,7 +212,7 @@ struct SafariRulesTests {
         var run = Watched(listeners: [.message])
         run.tell(.backgroundUnloadRequested, at: 1_000)
         run.tell(.backgroundDied(incarnation: 1, stop: .unloaded), at: 1_000)
-        run.safari.savedListeners["default"] = Set(BackgroundListener.allCases)
+        run.safari.savedListeners["default"] = Set(BackgroundListener.builtIn)
         run.tell(.eventDue(.tabActivated(t1)), at: 2_000)
         #expect(run.broke("Safari woke a background for tabActivated, though its extension does not listen for tabActivated"))
     }

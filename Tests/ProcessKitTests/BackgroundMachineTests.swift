@@ -74,7 +74,7 @@ struct BackgroundMachineTests {
     /// t1 is answered from the cache and snapshot request 1 is out.
     private func startedWithTheStaleCache() -> BackgroundMachine {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.builtIn), .loadStorage])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
         #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now)) == [
             .sendDecision(Self.t1, decision(Self.cached)),
@@ -122,7 +122,7 @@ struct BackgroundMachineTests {
     /// the snapshot request (1) is still out.
     private func popupChangeSentWhileTheSnapshotIsOut() throws -> BackgroundMachine {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.builtIn), .loadStorage])
         #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now + 1)) == [
             .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now + 1),
             .sendDecision(Self.t1, decision(Self.cached)),
@@ -149,7 +149,7 @@ struct BackgroundMachineTests {
         machine.flaws = [.listenersAfterCacheRead]
         #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.loadStorage])
         #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
-            .listen(BackgroundListener.allCases),
+            .listen(BackgroundListener.builtIn),
             .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
         ])
     }
@@ -157,12 +157,12 @@ struct BackgroundMachineTests {
     @Test func whereTheAppCanMessageItTheBackgroundOpensANativePortAtStart() {
         var machine = BackgroundMachine()
         #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:], appMessages: true))
-            == [.listen(BackgroundListener.allCases), .loadStorage, .connectNative])
+            == [.listen(BackgroundListener.builtIn), .loadStorage, .connectNative])
     }
 
     @Test func theFirstAnswerComesFromTheCacheBeforeAnyNativeRequestThenTheSnapshotCorrectsIt() {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.builtIn), .loadStorage])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
         // Sepia, from the cache; then the snapshot is asked for with the cache's version.
         #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now)) == [
@@ -179,7 +179,7 @@ struct BackgroundMachineTests {
 
     @Test func withoutACacheTabsWaitForTheSnapshotOrTheTimeoutThenGetTheDefaults() {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.builtIn), .loadStorage])
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [])
         #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
             .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
@@ -194,7 +194,7 @@ struct BackgroundMachineTests {
 
     @Test func inputsThatArriveBeforeStorageLoadsAreHandledInOrderOnceItHas() {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.builtIn), .loadStorage])
         #expect(machine.handle(.tabRequestedDecision(Self.t2, url: "https://a.example/", nativeDark: false, now: Self.now)) == [])
         #expect(machine.handle(.appearanceChanged(.dark, now: Self.now)) == [])
         var auto = Self.cached
@@ -218,7 +218,7 @@ struct BackgroundMachineTests {
 
     @Test func aNewerSchemaSnapshotIsUsedReadOnly() throws {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url])) == [.listen(BackgroundListener.builtIn), .loadStorage])
         #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [
             .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
         ])
@@ -245,7 +245,7 @@ struct BackgroundMachineTests {
 
     @Test func unreadableStorageIsNeverOverwrittenAndPopupChangesAreRefused() throws {
         var machine = BackgroundMachine()
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.builtIn), .loadStorage])
         #expect(machine.handle(.storageLoadFailed(session: nil, now: Self.now)) == [
             .sendNative(request: 1, .getSnapshot(known: nil)), nativeTimer(1, sentAt: Self.now),
         ])
@@ -595,7 +595,7 @@ struct BackgroundMachineTests {
     @Test func aWakeByAReconciliationPointAsksForTheSnapshotOnce() {
         var machine = BackgroundMachine()
         #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url]))
-                == [.listen(BackgroundListener.allCases), .loadStorage])
+                == [.listen(BackgroundListener.builtIn), .loadStorage])
         #expect(machine.handle(.tabActivated(Self.t1, now: Self.now)) == [])
         #expect(machine.handle(.storageLoaded(local: Self.cache, session: nil, now: Self.now)) == [
             .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: Self.now),
@@ -681,7 +681,7 @@ struct BackgroundMachineTests {
         let morning: EpochMillis = 1_783_936_800_000
         let evening = morning - (morning % 86_400_000) + 20 * 3_600_000
         let nextMorning = evening + 10 * 3_600_000
-        #expect(machine.handle(.started(now: morning, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.started(now: morning, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.builtIn), .loadStorage])
         #expect(machine.handle(.storageLoaded(local: storage, session: nil, now: morning)) == [
             .sendNative(request: 1, .getSnapshot(known: Self.v6)), nativeTimer(1, sentAt: morning),
         ])
@@ -710,7 +710,7 @@ struct BackgroundMachineTests {
     @Test func theNextBackgroundLeavesANativelyDarkPageAlone() {
         var machine = BackgroundMachine()
         #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [Self.t1: Self.url, Self.t2: Self.url]))
-                == [.listen(BackgroundListener.allCases), .loadStorage])
+                == [.listen(BackgroundListener.builtIn), .loadStorage])
         let session = SessionStorage(nativelyDarkTabs: [Self.t1, TabID("closed")])
         let dark = Resolver(document: Self.cached).decide(url: Self.url, context: DecisionContext(now: Self.now, pageIsNativelyDark: true))
         #expect(machine.handle(.storageLoaded(local: Self.cache, session: session, now: Self.now)) == [
@@ -729,7 +729,7 @@ struct BackgroundMachineTests {
     @Test func underAnswerBeforeCacheLoadedATabThatAsksAgainIsAnsweredWhenTheSnapshotComes() {
         var machine = BackgroundMachine()
         machine.flaws = [.answerBeforeCacheLoaded]
-        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.allCases), .loadStorage])
+        #expect(machine.handle(.started(now: Self.now, appearance: .light, utcOffsetMinutes: 0, tabs: [:])) == [.listen(BackgroundListener.builtIn), .loadStorage])
         let builtIn = decision(SettingsDocument())
         #expect(machine.handle(.tabRequestedDecision(Self.t1, url: Self.url, nativeDark: false, now: Self.now)) == [.sendDecision(Self.t1, builtIn)])
         #expect(machine.handle(.storageLoaded(local: nil, session: nil, now: Self.now)) == [

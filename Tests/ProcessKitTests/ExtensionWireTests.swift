@@ -44,7 +44,7 @@ struct ExtensionWireTests {
          .setAlarm(at: s.int64(Int64.min...Int64.max), name: "refresh", period: s.int64(1...Int64.max)),
          .clearAlarm(name: s.bool() ? "" : "refresh"),
          .connectNative,
-         .listen(BackgroundListener.allCases.filter { _ in s.bool() }),
+         .listen(BackgroundListener.builtIn.filter { _ in s.bool() }),
          .sendDecision(s.tab(), s.decision()),
          .showPopup(s.popupView()),
          .popupAnswer(message: s.int(Int.min...Int.max), saved: s.maybe { $0.bool() }, scope: s.maybe { $0.scopeKey() })]

@@ -331,7 +331,7 @@ private enum BackgroundInput: CaseIterable {
     case started, storageCompleted, tabRequestedDecision, tabNativeDarkChanged, tabActivated, tabClosed
     case safariCameToForeground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
-    case nativeReplyArrived, timerFired, alarmFired, pageMessage, pageAnswered
+    case nativeReplyArrived, timerFired, alarmFired, pageMessage, pageAnswered, portOpened, portMessage, portClosed
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -355,6 +355,9 @@ private enum BackgroundInput: CaseIterable {
         case .alarmFired: self = .alarmFired
         case .pageMessage: self = .pageMessage
         case .pageAnswered: self = .pageAnswered
+        case .portOpened: self = .portOpened
+        case .portMessage: self = .portMessage
+        case .portClosed: self = .portClosed
         }
     }
 
@@ -381,6 +384,9 @@ private enum BackgroundInput: CaseIterable {
         case .alarmFired: .alarmFired(name: "refresh")
         case .pageMessage: .pageMessage(id: 1, from: .tab(t1, url: "https://a.example/"), message: .object(["type": .string("getEnabled")]), active: t1)
         case .pageAnswered: .pageAnswered(id: 1, answer: .bool(true))
+        case .portOpened: .portOpened(port: 1, name: "page", from: .popup)
+        case .portMessage: .portMessage(port: 1, message: .string("ping"))
+        case .portClosed: .portClosed(port: 1)
         }
     }
 }
@@ -388,7 +394,7 @@ private enum BackgroundInput: CaseIterable {
 /// The background's outputs that leave the process.
 private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
-    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup
+    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort
 
     init(of output: ExtensionWire.Output) {
         switch output {
@@ -406,6 +412,8 @@ private enum BackgroundOutput: CaseIterable {
         case .answerPage: self = .answerPage
         case .messageTab: self = .messageTab
         case .messagePopup: self = .messagePopup
+        case .postOnPort: self = .postOnPort
+        case .closePort: self = .closePort
         }
     }
 
@@ -426,6 +434,8 @@ private enum BackgroundOutput: CaseIterable {
         case .answerPage: .answerPage(id: 1, answer: .object(["enabled": .bool(true)]))
         case .messageTab: .messageTab(TabID("t1"), id: 1, message: .object(["type": .string("toggleEnabled")]))
         case .messagePopup: .messagePopup(id: 2, message: .object(["type": .string("refresh")]))
+        case .postOnPort: .postOnPort(port: 1, message: .string("pong"))
+        case .closePort: .closePort(port: 1)
         }
     }
 }

@@ -254,6 +254,9 @@ package struct SafariRules: Sendable {
                     ports.insert(.native)
                     portUsed = time
                 case .showPopup where ports.contains(.popup): portUsed = time
+                // Its own post on a page's port is its port activity; closing one drops it.
+                case .postOnPort(let port, _) where ports.contains(.page(port)): portUsed = time
+                case .closePort(let port): ports.remove(.page(port))
                 case .setAlarm(let at, let name, let period):
                     // No sooner than the minimum, and no period shorter than it.
                     alarms[profile, default: [:]][name.isEmpty ? SafariMachine.decisionAlarm : name] =
@@ -294,7 +297,15 @@ package struct SafariRules: Sendable {
             switch effect {
             case .deliver(let event):
                 if SafariRules.listener(of: event) != nil { unloadCheck = time + Self.unloadCheck }
-                if case .popupOpened = event { popupPortOpened(at: time) }
+                switch event {
+                case .popupOpened: popupPortOpened(at: time)
+                // Its runtime.onConnect took a page's port (`addPorts`); the page's end closed.
+                case .portOpened(let port, _, _):
+                    ports.insert(.page(port))
+                    portUsed = time
+                case .portClosed(let port): ports.remove(.page(port))
+                default: break
+                }
             case .announcePopup: popupPortOpened(at: time)
             case .startHandler(let id, _, _): requests.insert(id)
             case .fireOverdueTimers:
@@ -356,7 +367,8 @@ package struct SafariRules: Sendable {
         case .tabClosed: .tabRemoved
         case .safariCameToForeground: .windowFocus
         case .alarmFired: .alarm
-        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .pageAnswered: nil
+        case .portOpened: .connect
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .pageAnswered, .portMessage, .portClosed: nil
         }
     }
 

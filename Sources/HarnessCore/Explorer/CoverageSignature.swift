@@ -180,7 +180,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "popup-chose-scope", "popup-edited", "popup-forgot-site", "popup-paused", "reply-snapshot",
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
                                      "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
-                                     "page-answered"]
+                                     "page-answered", "port-opened", "port-message", "port-closed"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -213,13 +213,16 @@ package struct CoverageSignature: Equatable, Sendable {
         case .alarmFired: 23
         case .pageMessage: 26
         case .pageAnswered: 27
+        case .portOpened: 28
+        case .portMessage: 29
+        case .portClosed: 30
         }
     }
 
     private static let directiveNames = ["load-storage", "save-local", "save-session", "send-native", "set-timer", "cancel-timer",
                                          "set-alarm", "connect-native", "listen", "send-decision", "show-popup", "popup-saved",
                                          "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab",
-                                         "message-popup"]
+                                         "message-popup", "port-post", "port-close"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
         guard case .background(let output)? = message else { return nil }
@@ -240,6 +243,8 @@ package struct CoverageSignature: Equatable, Sendable {
         case .answerPage: return 15
         case .messageTab: return 16
         case .messagePopup: return 17
+        case .postOnPort: return 18
+        case .closePort: return 19
         }
     }
 

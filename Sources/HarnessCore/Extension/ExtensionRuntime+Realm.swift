@@ -302,6 +302,7 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
             ...native,
             id: manifest.browser_specific_settings?.safari?.id ?? 'extension',
             onMessage: event('message'),
+            onConnect: event('connect'),
             onStartup,
             onInstalled,
             getManifest: () => JSON.parse(manifestText),
@@ -564,12 +565,15 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
             }
         }
     };
+    // Who a page's message or port is from, as runtime.onMessage and onConnect name it: the
+    // popup, or a tab's content script with its tab.
+    const pageSender = (input) => input.popup === true ? (popupURL === undefined ? { id: api.runtime.id } : { id: api.runtime.id, url: popupURL })
+        : { id: api.runtime.id, url: input.url, tab: { id: input.tab, url: input.url, active: safari.active === input.tab, windowId: 1, index: 0 } };
     // A message from one of the extension's own pages (section 15): the first answer
     // (sendResponse, or a listener's promise) goes back to it. A listener keeps the page waiting
     // by returning true or a promise; when none does and none answered, the page gets nothing.
     const pageMessage = (input) => {
-        const sender = input.popup === true ? (popupURL === undefined ? { id: api.runtime.id } : { id: api.runtime.id, url: popupURL })
-            : { id: api.runtime.id, url: input.url, tab: { id: input.tab, url: input.url, active: safari.active === input.tab, windowId: 1, index: 0 } };
+        const sender = pageSender(input);
         if (input.tab !== undefined) safari.tabs.set(input.tab, input.url);
         if (typeof input.active === 'string') safari.active = input.active;
         // Safari drops a listener's rejection, unreported: that listener gives no answer, and
@@ -592,9 +596,49 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
         }
         nothingMore();
     };
+    // The ports the extension's own pages opened (runtime.connect), by number: each is the
+    // background's end, given to runtime.onConnect's listeners. A page's message on it fires
+    // its onMessage; its page's end closing (the page disconnected it or went away) fires its
+    // onDisconnect.
+    const pagePorts = new Map();
+    const pagePort = (input) => {
+        let open = true;
+        const number = input.port;
+        const port = {
+            name: typeof input.name === 'string' ? input.name : '',
+            sender: pageSender(input),
+            onMessage: event(null),
+            onDisconnect: event(null),
+            postMessage(message) {
+                if (!open) throw new Error('Attempting to use a disconnected port object');
+                host.portPost(number, jsonText(message, 'a message'));
+            },
+            disconnect() {
+                if (!open) return;
+                open = false;
+                pagePorts.delete(number);
+                host.portClose(number);
+            },
+        };
+        pagePorts.set(number, { port, closed() { open = false; pagePorts.delete(number); } });
+        return port;
+    };
     const deliver = (input) => {
         switch (input.type) {
         case 'pageMessage': pageMessage(input); return;
+        case 'portOpened': fire('connect', pagePort(input)); return;
+        case 'portMessage': {
+            const held = pagePorts.get(input.port);
+            if (held !== undefined) for (const listener of [...listenersOf.get(held.port.onMessage)]) call(listener, [input.message, held.port]);
+            return;
+        }
+        case 'portClosed': {
+            const held = pagePorts.get(input.port);
+            if (held === undefined) return;
+            held.closed();
+            for (const listener of [...listenersOf.get(held.port.onDisconnect)]) call(listener, [held.port]);
+            return;
+        }
         case 'pageAnswered': {
             const waiting = pageAnswers.get(input.id);
             pageAnswers.delete(input.id);

@@ -194,6 +194,11 @@ async function incarnation(write, nextFrame, storageFolder) {
         messagePopup: (id, text) => {
             if (Number.isSafeInteger(id)) directives.push({ type: 'messagePopup', id, message: JSON.parse(String(text)) });
         },
+        // A message on a port a page opened, and its end closed by the background.
+        portPost: (port, text) => {
+            if (Number.isSafeInteger(port)) directives.push({ type: 'portPost', port, message: JSON.parse(String(text)) });
+        },
+        portClose: (port) => { if (Number.isSafeInteger(port)) directives.push({ type: 'portClose', port }); },
         setAlarm: (at, name, period) => {
             if (!Number.isSafeInteger(at)) return;
             const directive = { type: 'setAlarm', at };
@@ -452,7 +457,7 @@ async function incarnation(write, nextFrame, storageFolder) {
         case 'tabRequestedDecision': case 'tabNativeDarkChanged': case 'appearanceChanged':
         case 'tabActivated': case 'tabClosed': case 'safariCameToForeground': case 'appMessageArrived': case 'alarmFired':
         case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
-        case 'pageMessage': case 'pageAnswered':
+        case 'pageMessage': case 'pageAnswered': case 'portOpened': case 'portMessage': case 'portClosed':
             scripts.post('event', 0, JSON.stringify(input));
             evaluate(turn);
             break;

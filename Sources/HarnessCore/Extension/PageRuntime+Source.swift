@@ -17,11 +17,13 @@ extension PageRuntime {
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab", "id", "message"}
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId"}
 //       | {"type": "closePopup"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
+//       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
 //       | {"type": "timer", "page", "timer"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
 //       | {"type": "log", "page", "level", "text", "at"?} | {"type": "setTimer", "page", "timer", "at"}
-//       | {"type": "cancelTimer", "page", "timer"}]}
+//       | {"type": "cancelTimer", "page", "timer"} | {"type": "connect", "port", "name", "tab" | "popup": true}
+//       | {"type": "portPost", "port", "message"} | {"type": "portDisconnect", "port"}]}
 
 process.env.TZ = 'UTC';
 
@@ -577,6 +579,55 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
             return undefined;
         },
     };
+    // runtime.connect: a port to the background, numbered by the page host. The background's
+    // messages on it fire its onMessage; its end closing (the background disconnected it or
+    // died, or no runtime.onConnect listener took it) fires its onDisconnect, with
+    // runtime.lastError saying why when it never connected.
+    const ports = new Map();
+    const portEvent = () => {
+        const listeners = [];
+        return {
+            listeners,
+            api: {
+                addListener: (callback) => { if (typeof callback === 'function' && !listeners.includes(callback)) listeners.push(callback); },
+                removeListener: (callback) => { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
+                hasListener: (callback) => listeners.includes(callback),
+            },
+        };
+    };
+    runtime.connect = (...args) => {
+        const info = args.find((argument) => argument !== null && typeof argument === 'object') ?? {};
+        const name = info.name === undefined ? '' : String(info.name);
+        const number = host.connect(name);
+        const onMessage = portEvent(), onDisconnect = portEvent();
+        let open = true;
+        const port = {
+            name,
+            onMessage: onMessage.api,
+            onDisconnect: onDisconnect.api,
+            postMessage(message) {
+                if (!open) throw new Error('Attempting to use a disconnected port object');
+                host.portPost(number, jsonText(message, 'a message'));
+            },
+            disconnect() {
+                if (!open) return;
+                open = false;
+                ports.delete(number);
+                host.portDisconnect(number);
+            },
+        };
+        ports.set(number, {
+            message(value) { for (const listener of [...onMessage.listeners]) call(listener, undefined, [value, port]); },
+            disconnected(error) {
+                open = false;
+                ports.delete(number);
+                lastError = error === undefined ? undefined : { message: error };
+                for (const listener of [...onDisconnect.listeners]) call(listener, undefined, [port]);
+                lastError = undefined;
+            },
+        });
+        return port;
+    };
     const i18n = { getMessage: missing('browser.i18n.getMessage'), getUILanguage: () => 'en' };
     // browser.tabs in the popup: tabs.query, over the tabs Safari had as it opened, with the
     // loads and closes the page host saw since; one window's tabs are numbered in name order.
@@ -707,6 +758,12 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
                 target.dispatchEvent(event('change', target));
                 return;
             }
+            case 'portMessage':
+                ports.get(next.id)?.message(input.message);
+                return;
+            case 'portDisconnected':
+                ports.get(next.id)?.disconnected(typeof input.error === 'string' ? input.error : undefined);
+                return;
             case 'hide':
                 visibility = 'hidden';
                 document.dispatchEvent(event('visibilitychange', document));
@@ -742,6 +799,9 @@ const turnScript = new vm.Script('__pageTurn()', { filename: 'pages:turn' });
 
 let nextMessage = 1;
 let loads = 0;
+// Each port a page opened, by number: the page (the load of it) that holds it.
+let nextPort = 1;
+const portPages = new Map();
 // While the popup is open: the tabs its tabs.query reads ({id, url, windowId, active}), and
 // the window it opened in.
 let popupTabs = null;
@@ -793,6 +853,22 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
             if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) outputs.push({ type: 'setTimer', page: page.key, timer: id, at });
         },
         cancelTimer: (id) => { if (Number.isSafeInteger(id)) outputs.push({ type: 'cancelTimer', page: page.key, timer: id }); },
+        connect: (name) => {
+            const port = nextPort++;
+            const output = { type: 'connect', port, name: String(name) };
+            if (tab === undefined) output.popup = true; else output.tab = tab;
+            outputs.push(output);
+            portPages.set(port, page);
+            return port;
+        },
+        portPost: (port, text) => {
+            if (portPages.get(port) === page) outputs.push({ type: 'portPost', port, message: JSON.parse(String(text)) });
+        },
+        portDisconnect: (port) => {
+            if (portPages.get(port) !== page) return;
+            portPages.delete(port);
+            outputs.push({ type: 'portDisconnect', port });
+        },
         answer: (id, text, unreachable) => {
             const output = { type: 'answer', id };
             if (text !== '') output.answer = JSON.parse(String(text));
@@ -975,6 +1051,14 @@ async function handle(input) {
         const page = [...pages.values()].find((candidate) => candidate.key === input.page);
         if (page === undefined) return [];
         turn(page, 'timer', input.timer, '');
+        return [page];
+    }
+    case 'portMessage': case 'portDisconnected': {
+        // A port of a page that loaded again or closed since goes nowhere.
+        const page = portPages.get(input.port);
+        if (input.type === 'portDisconnected') portPages.delete(input.port);
+        if (page === undefined || pages.get(page.name) !== page) return [];
+        turn(page, input.type, input.port, JSON.stringify(input));
         return [page];
     }
     case 'click': case 'choose': {

@@ -34,6 +34,12 @@ package final class PageHost {
         /// names the page's load (`tab t1#2`), whose timers die with it.
         case setTimer(page: String, number: Int, at: EpochMillis)
         case cancelTimer(page: String, number: Int)
+        /// A page opened port `port` to the background (`runtime.connect`), named `name`.
+        case connect(port: Int, name: String, from: Page)
+        /// A page posted a message on its port.
+        case postOnPort(port: Int, message: JSONValue)
+        /// A page disconnected its port.
+        case disconnectPort(port: Int)
     }
 
     /// Which page: a tab's, or the popup's.
@@ -98,6 +104,15 @@ package final class PageHost {
         case "cancelTimer":
             guard let page = string("page"), let number = integer("timer") else { return nil }
             return .cancelTimer(page: page, number: number)
+        case "connect":
+            guard let port = integer("port") else { return nil }
+            return .connect(port: port, name: string("name") ?? "", from: string("tab").map { .tab(TabID($0)) } ?? .popup)
+        case "portPost":
+            guard let port = integer("port") else { return nil }
+            return .postOnPort(port: port, message: members["message"] ?? .null)
+        case "portDisconnect":
+            guard let port = integer("port") else { return nil }
+            return .disconnectPort(port: port)
         case "log":
             return .log(page: string("page") ?? "pages", level: string("level") ?? "log", text: string("text") ?? "", at: string("at"))
         default: return nil

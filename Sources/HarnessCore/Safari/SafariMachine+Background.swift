@@ -16,6 +16,7 @@ extension SafariMachine {
             held.append(Pending(event: event, incarnation: incarnation))
             return
         }
+        if pagePortEvent(event, now: now, &effects) { return }
         if let incarnation, let loaded, loaded != incarnation {
             // A reply, a timeout or a storage completion of an earlier incarnation (held while
             // it was frozen, or queued before it died) goes nowhere.
@@ -32,7 +33,7 @@ extension SafariMachine {
                 // (`wakeUpBackgroundContentIfNecessaryToFireEvents`).
                 counts.droppedForWantOfAListener += 1
                 effects.append(.note("\(event.name) wakes nothing: the background does not listen for \(listener.rawValue)"))
-                if case .pageMessage(let id, _, _, _) = event { pageMessageLost(id, &effects) }
+                pageEventLost(event, &effects)
                 return
             }
             effects.append(.startBackground(startedEvent()))
@@ -43,10 +44,11 @@ extension SafariMachine {
             // An event that arrives before its listener exists is lost; it re-arms nothing.
             counts.droppedForWantOfAListener += 1
             effects.append(.note("\(event.name) lost: background#\(loaded) has no \(listener.rawValue) listener"))
-            if case .pageMessage(let id, _, _, _) = event { pageMessageLost(id, &effects) }
+            pageEventLost(event, &effects)
             return
         }
         if case .pageMessage(let id, _, _, _) = event { pageMessageTaken(id) }
+        if case .portOpened(let port, _, _) = event { pagePortTaken(port, now: now) }
         if event.listener != nil { woke(now: now) }
         if event.isFromThePopup {
             if case .popupOpened = event {
@@ -71,7 +73,7 @@ extension SafariMachine {
         case .appMessageArrived: effects.append(.reconciliationPoint("the app's change arrived on the port", invariant: 8))
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired,
-             .pageMessage, .pageAnswered:
+             .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed:
             break
         }
     }
@@ -146,7 +148,7 @@ extension SafariMachine {
             if ports.contains(.popup) { lastPortActivity = now }
         case .popupAnswer(let number, let saved, let scope):
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
-        case .answerPage, .messageTab, .messagePopup: carryOutForPages(output, from: incarnation, &effects)
+        case .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort: carryOutForPages(output, from: incarnation, now: now, &effects)
         }
     }
 
@@ -271,7 +273,8 @@ extension ExtensionWire.Event {
         case .tabClosed: .tabRemoved
         case .safariCameToForeground: .windowFocus
         case .alarmFired: .alarm
-        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .pageAnswered: nil
+        case .portOpened: .connect
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .pageAnswered, .portMessage, .portClosed: nil
         }
     }
 
@@ -281,7 +284,8 @@ extension ExtensionWire.Event {
         switch self {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
-             .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .pageMessage, .pageAnswered: false
+             .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .pageMessage, .pageAnswered, .portOpened,
+             .portMessage, .portClosed: false
         }
     }
 
@@ -291,7 +295,7 @@ extension ExtensionWire.Event {
         case .nativeReplyArrived, .timerFired: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
-             .popupPaused, .alarmFired, .pageMessage, .pageAnswered: false
+             .popupPaused, .alarmFired, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed: false
         }
     }
 

@@ -45,6 +45,9 @@ extension SafariMachine {
     mutating func pageGone(_ page: PageHost.Page, _ effects: inout [Effect]) {
         // Its own messages wait for nothing any more: an answer to them goes nowhere.
         pageQuestions = pageQuestions.filter { $0.value.from.page != page }
+        // Its ports close (WebKit's `disconnectPortsForPage`): the background hears it after
+        // what the page sent on them before.
+        for port in pagePorts.keys.sorted() where pagePorts[port]?.page == page { effects.append(.dispatch(.portClosed(port: port))) }
         for number in messagesToPages.keys.sorted() where messagesToPages[number]?.page == page {
             let asker = messagesToPages.removeValue(forKey: number)!
             effects.append(.note("\(page.name) went before it answered message \(number): it is answered with nothing"))
@@ -66,6 +69,55 @@ extension SafariMachine {
         pageQuestions[id]?.takenBy = loaded
     }
 
+    /// An event of a page's that no background will take: its message is answered with nothing,
+    /// its port disconnected.
+    mutating func pageEventLost(_ event: ExtensionWire.Event, _ effects: inout [Effect]) {
+        switch event {
+        case .pageMessage(let id, _, _, _): pageMessageLost(id, &effects)
+        case .portOpened(let port, _, _):
+            guard let (page, _) = pagePorts.removeValue(forKey: port) else { return }
+            effects.append(.pagePortDisconnected(page, port: port, error: Self.noConnectListener))
+        default: break
+        }
+    }
+
+    /// What `runtime.lastError` says to a page whose port found no `runtime.onConnect` listener
+    /// (WebKit, `WebExtensionContext::runtimeConnect`, through `toWebExtensionError`).
+    static let noConnectListener = "Invalid call to runtime.connect(). No runtime.onConnect listeners found."
+
+    /// The loaded background's `runtime.onConnect` fired for a page's port: it holds it now,
+    /// and taking it counts as its port activity (`addPorts`).
+    mutating func pagePortTaken(_ port: Int, now: EpochMillis) {
+        pagePorts[port]?.takenBy = loaded
+        ports.insert(.page(port))
+        lastPortActivity = now
+    }
+
+    /// A page's port event on its way to the background: a message, or its close, reaches only
+    /// the incarnation that took the port, and a port whose page is gone connects to nothing.
+    /// Returns whether the event was handled here.
+    mutating func pagePortEvent(_ event: ExtensionWire.Event, now: EpochMillis, _ effects: inout [Effect]) -> Bool {
+        switch event {
+        case .portMessage(let port, _), .portClosed(let port):
+            let closing = if case .portClosed = event { true } else { false }
+            guard let taker = pagePorts[port]?.takenBy, taker == loaded else {
+                if closing { pagePorts[port] = nil }
+                effects.append(.note("port \(port) is open to no background: \(event.name) dropped"))
+                return true
+            }
+            if closing {
+                pagePorts[port] = nil
+                ports.remove(.page(port))
+            }
+            effects.append(.deliver(event))
+            return true
+        case .portOpened(let port, _, _) where pagePorts[port] == nil:
+            effects.append(.note("port \(port)'s page is gone: it connects to nothing"))
+            return true
+        default: return false
+        }
+    }
+
     /// A page's message that no background will take: Safari answers it with nothing
     /// (`EagerCallbackAggregator`'s empty reply).
     mutating func pageMessageLost(_ id: Int, _ effects: inout [Effect]) {
@@ -74,8 +126,13 @@ extension SafariMachine {
     }
 
     /// Background `incarnation` died: each page's message it took and had not answered is
-    /// answered with nothing, and its messages to tabs are forgotten.
+    /// answered with nothing, its messages to tabs are forgotten, and the ports it held are
+    /// disconnected at the pages' end.
     mutating func pagesLost(_ incarnation: Int, _ effects: inout [Effect]) {
+        for port in pagePorts.keys.sorted() where pagePorts[port]?.takenBy == incarnation {
+            let (page, _) = pagePorts.removeValue(forKey: port)!
+            effects.append(.pagePortDisconnected(page, port: port, error: nil))
+        }
         for id in pageQuestions.keys.sorted() where pageQuestions[id]?.takenBy == incarnation {
             effects.append(.note("page message \(id) answered with nothing: background#\(incarnation) is gone"))
             pageMessageLost(id, &effects)
@@ -84,8 +141,24 @@ extension SafariMachine {
     }
 
     /// What Safari does with the background's answer to a page, or its message to a tab.
-    mutating func carryOutForPages(_ output: ExtensionWire.Output, from incarnation: Int, _ effects: inout [Effect]) {
+    mutating func carryOutForPages(_ output: ExtensionWire.Output, from incarnation: Int, now: EpochMillis, _ effects: inout [Effect]) {
         switch output {
+        case .postOnPort(let port, let message):
+            guard let (page, taker) = pagePorts[port], taker == incarnation else {
+                effects.append(.note("background#\(incarnation) posted on port \(port), which it does not hold"))
+                return
+            }
+            // The background's own post on a port counts as its port activity (`portPostMessage`).
+            lastPortActivity = now
+            effects.append(.messageOnPagePort(page, port: port, message: message))
+        case .closePort(let port):
+            guard let (page, taker) = pagePorts[port], taker == incarnation else {
+                effects.append(.note("background#\(incarnation) closed port \(port), which it does not hold"))
+                return
+            }
+            pagePorts[port] = nil
+            ports.remove(.page(port))
+            effects.append(.pagePortDisconnected(page, port: port, error: nil))
         case .answerPage(let id, let answer):
             guard pageQuestions.removeValue(forKey: id) != nil else {
                 effects.append(.note("background#\(incarnation) answered page message \(id), which waits for no answer"))

@@ -107,6 +107,12 @@ package struct SafariMachine: Sendable {
         /// A page answered the message Safari numbered `id` (nil: with nothing); `unreachable`:
         /// there was no page, or it listens for no message.
         case pageAnswerSent(id: Int, answer: JSONValue?, unreachable: Bool = false)
+        /// A page opened a port to the background (`runtime.connect`), numbered by the pages.
+        case pagePortOpened(port: Int, name: String, from: ExtensionWire.PageSender)
+        /// A page posted a message on its port.
+        case pagePortPosted(port: Int, message: JSONValue)
+        /// A page disconnected its port.
+        case pagePortClosed(port: Int)
         /// The user clicks an element of the extension's own open popup, or picks an option.
         case popupUsed(PopupGesture)
         /// An event Safari started a background for is dropped: that background did not start.
@@ -199,6 +205,11 @@ package struct SafariMachine: Sendable {
         case useInPopup(PopupGesture)
         /// Queue a page's answer for background `incarnation`: its message `id` (its number).
         case answerBackground(incarnation: Int, id: Int, answer: JSONValue?, unreachable: Bool = false)
+        /// The background posted a message on a page's port.
+        case messageOnPagePort(PageHost.Page, port: Int, message: JSONValue)
+        /// A page's port is disconnected at the background's end (the background disconnected it
+        /// or died), or could not connect (`error`: why, as `runtime.lastError` says it).
+        case pagePortDisconnected(PageHost.Page, port: Int, error: String?)
     }
 
     /// An event held for a frozen background, with the incarnation it belongs to, if only one.
@@ -255,9 +266,10 @@ package struct SafariMachine: Sendable {
         package var requestsRefusedAtTheCap = 0
     }
 
-    /// A port the loaded background holds: to the native app (`runtime.connectNative`), or
-    /// from the open popup (`runtime.connect`; the background posts the popup's view on it).
-    package enum Port: Hashable, Sendable { case native, popup }
+    /// A port the loaded background holds: to the native app (`runtime.connectNative`), from
+    /// the open popup (`runtime.connect`; the background posts the popup's view on it), or one
+    /// of the extension's own pages opened (`runtime.connect`), by its number.
+    package enum Port: Hashable, Sendable { case native, popup, page(Int) }
 
     /// What the user does in the extension's own popup, to the element with an id: click it, or
     /// pick the option of a select that has this value.
@@ -388,6 +400,9 @@ package struct SafariMachine: Sendable {
     /// page that has it.
     var messagesToPages: [Int: (incarnation: Int, id: Int, page: PageHost.Page)] = [:]
     var nextMessageToPage = 1
+    /// The ports pages opened to the background, by the pages' number: the page, and the
+    /// incarnation that took it once its `runtime.onConnect` fired.
+    package internal(set) var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
     /// The pages whose `visibilityState` is `visible`.
     package internal(set) var shownPages: Set<TabID> = []
 
@@ -598,8 +613,14 @@ package struct SafariMachine: Sendable {
             guard let asker = messagesToPages.removeValue(forKey: number) else { break }
             effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer, unreachable: unreachable))
         case .eventDropped(let event):
-            // A page's message no background took is answered with nothing.
-            if case .pageMessage(let id, _, _, _) = event { pageMessageLost(id, &effects) }
+            // A page's message no background took is answered with nothing; its port is
+            // disconnected.
+            pageEventLost(event, &effects)
+        case .pagePortOpened(let port, let name, let from):
+            pagePorts[port] = (from.page, nil)
+            effects.append(.dispatch(.portOpened(port: port, name: name, from: from)))
+        case .pagePortPosted(let port, let message): effects.append(.dispatch(.portMessage(port: port, message: message)))
+        case .pagePortClosed(let port): effects.append(.dispatch(.portClosed(port: port)))
         case .popupUsed(let gesture):
             if popupTab != nil { effects.append(.useInPopup(gesture)) } else { effects.append(.note("no popup is open: nothing to \(gesture.verb)")) }
         case .replyArrived(let id, let outcome):

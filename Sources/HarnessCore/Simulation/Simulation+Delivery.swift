@@ -110,7 +110,7 @@ extension Simulation {
         case .reconciliationPoint(let cause, let invariant):
             liveness.reconciliationReached(cause, invariant: invariant)
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
-             .useInPopup:
+             .useInPopup, .messageOnPagePort, .pagePortDisconnected:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))
@@ -346,7 +346,8 @@ struct BackgroundKnowledge {
         case .appearanceChanged(let value): appearance = value
         case .popupPaused: paused = true
         case .storageCompleted, .tabActivated, .safariCameToForeground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
-             .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .pageMessage, .pageAnswered: break
+             .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .pageMessage, .pageAnswered, .portOpened, .portMessage,
+             .portClosed: break
         }
     }
 }

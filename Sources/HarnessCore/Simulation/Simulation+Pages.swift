@@ -99,6 +99,12 @@ extension Simulation {
         case .closePopupPage:
             dropTimers(of: "popup")
             return input("closePopup")
+        case .messageOnPagePort(let page, let port, let message):
+            trace.record(now, "pages", "\(page.name) hears on port \(port)", message)
+            return input("portMessage", ["port": .integer(Int64(port)), "message": message])
+        case .pagePortDisconnected(let page, let port, let error):
+            trace.record(now, "pages", "\(page.name)'s port \(port) is disconnected\(error.map { ": \($0)" } ?? "")")
+            return input("portDisconnected", ["port": .integer(Int64(port))].merging(error.map { ["error": .string($0)] } ?? [:]) { a, _ in a })
         case .useInPopup(.click(let element)):
             trace.record(now, "pages", "the user clicks #\(element) in the popup")
             return input("click", ["element": .string(element)])
@@ -119,16 +125,31 @@ extension Simulation {
         }
     }
 
+    /// A page as the background's `sender` names it: a tab's, with its address, or the popup.
+    private func sender(_ page: PageHost.Page) -> ExtensionWire.PageSender {
+        switch page {
+        case .tab(let tab): .tab(tab, url: tabs[tab]?.url ?? "")
+        case .popup: .popup
+        }
+    }
+
+    /// The page that opened a port, as the trace names it.
+    private func portHolder(_ port: Int) -> String { safari.pagePorts[port]?.page.name ?? "a page" }
+
     private func fromPages(_ output: PageHost.Output) {
         switch output {
         case .sendMessage(let id, let page, let message):
-            let from: ExtensionWire.PageSender
-            switch page {
-            case .tab(let tab): from = .tab(tab, url: tabs[tab]?.url ?? "")
-            case .popup: from = .popup
-            }
             trace.record(now, "pages", "\(page.name) sends message \(id)", message)
-            handle(.pageMessageSent(id: id, from: from, message: message))
+            handle(.pageMessageSent(id: id, from: sender(page), message: message))
+        case .connect(let port, let name, let page):
+            trace.record(now, "pages", "\(page.name) opens port \(port)\(name.isEmpty ? "" : " \"\(name)\"")")
+            handle(.pagePortOpened(port: port, name: name, from: sender(page)))
+        case .postOnPort(let port, let message):
+            trace.record(now, "pages", "\(portHolder(port)) posts on port \(port)", message)
+            handle(.pagePortPosted(port: port, message: message))
+        case .disconnectPort(let port):
+            trace.record(now, "pages", "\(portHolder(port)) disconnects port \(port)")
+            handle(.pagePortClosed(port: port))
         case .answer(let id, let answer, let unreachable):
             if unreachable { trace.record(now, "pages", "message \(id) reached no page that listens") } else {
                 if let answer { trace.record(now, "pages", "message \(id) to a page answered", answer) } else {

@@ -3,7 +3,11 @@ import SiteSettings
 /// The events a background can listen for, as Safari dispatches them: a message from a content
 /// script or the popup (`runtime.onMessage`), a tab made active (`tabs.onActivated`) or closed
 /// (`tabs.onRemoved`), Safari's window coming to the front (`windows.onFocusChanged`), an alarm
-/// (`alarms.onAlarm`).
+/// (`alarms.onAlarm`), a port one of the extension's own pages opened (`runtime.onConnect`).
 public enum BackgroundListener: String, CaseIterable, Hashable, Sendable {
-    case message, tabActivated, tabRemoved, windowFocus, alarm
+    case message, tabActivated, tabRemoved, windowFocus, alarm, connect
+
+    /// What the built-in background listens for: every event but a page's port, since it has
+    /// no pages of its own.
+    public static let builtIn: [BackgroundListener] = [.message, .tabActivated, .tabRemoved, .windowFocus, .alarm]
 }

@@ -144,7 +144,7 @@ public struct BackgroundMachine {
             for (id, url) in openTabs { tabs[id] = Tab(url: url, answer: .waiting(lastSent: nil)) }
             // Listeners are registered at once, before anything asynchronous, so the event that
             // woke the background finds them.
-            if !flawedListensLate { directives.append(.listen(BackgroundListener.allCases)) }
+            if !flawedListensLate { directives.append(.listen(BackgroundListener.builtIn)) }
             directives.append(.loadStorage)
             // The app's changes arrive only on a port the background holds open.
             if appMessages { directives.append(.connectNative) }
@@ -197,7 +197,7 @@ public struct BackgroundMachine {
     private mutating func finishLoading(_ loaded: Storage, waiting: [Input], firstNewRequest: Int) -> [Directive] {
         var directives: [Directive] = []
         storage = loaded
-        if flawedListensLate { directives.append(.listen(BackgroundListener.allCases)) }
+        if flawedListensLate { directives.append(.listen(BackgroundListener.builtIn)) }
         rebuildResolver()
         let loadedAt = now
         // Straight to the loaded handling: an input that waited is not a reason to load again.

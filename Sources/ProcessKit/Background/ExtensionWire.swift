@@ -17,14 +17,15 @@ import SiteSettings
 /// run (section 15): `pageMessage` (`id`, `tab` and `url`, or `popup`: true; `message`, any JSON;
 /// `active`, the front window's active tab, if there is one)
 /// and `pageAnswered` (`id`, and `answer` unless the page answered nothing; `unreachable`: true when
-/// no page heard it).
+/// no page heard it); `portOpened` (`port`, `name`, and `tab` and `url`, or `popup`: true),
+/// `portMessage` (`port`, `message`) and `portClosed` (`port`) for a port a page opened.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
 /// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `connectNative`, `listen` (`events`),
 /// `sendDecision` (`tab`, `decision`), `showPopup` (`view`), `popupAnswer` (`message`, `saved`, `scope`);
 /// `answerPage` (`id`, and `answer` unless it is none), `messageTab` (`tab`, `id`, `message`),
-/// `messagePopup` (`id`, `message`).
+/// `messagePopup` (`id`, `message`); `portPost` (`port`, `message`) and `portClose` (`port`).
 public enum ExtensionWire {
     /// Why Safari loads the background, when the load fires a `runtime` event: Safari launched
     /// (`onStartup`), or a new version was installed (`onInstalled` with reason `update`).
@@ -86,6 +87,13 @@ public enum ExtensionWire {
         /// A page answered the background's `messageTab` or `messagePopup` numbered `id` (nil:
         /// with nothing); `unreachable`: no page of the extension's heard it.
         case pageAnswered(id: Int, answer: JSONValue?, unreachable: Bool = false)
+        /// A page opened a port to the background (`runtime.connect`), numbered `port` by the
+        /// page host, with the name it gave it (`""` for none).
+        case portOpened(port: Int, name: String, from: PageSender)
+        /// A page posted `message` on its port.
+        case portMessage(port: Int, message: JSONValue)
+        /// The page's end of the port is gone: it disconnected it, or the page went away.
+        case portClosed(port: Int)
     }
 
     /// What the background's process sends in a `done` frame: its machine's directives but
@@ -114,6 +122,10 @@ public enum ExtensionWire {
         /// `runtime.sendMessage`: a message for the extension's open popup, numbered and
         /// answered the same way.
         case messagePopup(id: Int, message: JSONValue)
+        /// `port.postMessage` on a port a page opened.
+        case postOnPort(port: Int, message: JSONValue)
+        /// `port.disconnect()` on a port a page opened.
+        case closePort(port: Int)
     }
 
     // MARK: - Names
@@ -141,6 +153,9 @@ public enum ExtensionWire {
         case .alarmFired: "alarmFired"
         case .pageMessage: "pageMessage"
         case .pageAnswered: "pageAnswered"
+        case .portOpened: "portOpened"
+        case .portMessage: "portMessage"
+        case .portClosed: "portClosed"
         }
     }
 
@@ -161,6 +176,8 @@ public enum ExtensionWire {
         case .answerPage: "answerPage"
         case .messageTab: "messageTab"
         case .messagePopup: "messagePopup"
+        case .postOnPort: "portPost"
+        case .closePort: "portClose"
         }
     }
 
@@ -228,6 +245,15 @@ public enum ExtensionWire {
             if let answer { members["answer"] = answer }
             if unreachable { members["unreachable"] = .bool(true) }
             return input("pageAnswered", members)
+        case .portOpened(let port, let name, let from):
+            var members: [String: JSONValue] = ["port": .integer(Int64(port)), "name": .string(name)]
+            switch from {
+            case .tab(let tab, let url): members["tab"] = .string(tab.rawValue); members["url"] = .string(url)
+            case .popup: members["popup"] = .bool(true)
+            }
+            return input("portOpened", members)
+        case .portMessage(let port, let message): return input("portMessage", ["port": .integer(Int64(port)), "message": message])
+        case .portClosed(let port): return input("portClosed", ["port": .integer(Int64(port))])
         }
     }
 
@@ -338,6 +364,13 @@ public enum ExtensionWire {
             let active = members["active"] == nil ? nil : TabID(try string("active"))
             return .pageMessage(id: Int(clamping: try integer("id")), from: from, message: message, active: active)
         case "pageAnswered": return .pageAnswered(id: Int(clamping: try integer("id")), answer: members["answer"], unreachable: bool("unreachable"))
+        case "portOpened":
+            let from: PageSender = members["popup"] == .bool(true) ? .popup : .tab(try tab(), url: try string("url"))
+            return .portOpened(port: Int(clamping: try integer("port")), name: try string("name"), from: from)
+        case "portMessage":
+            guard let message = members["message"] else { throw NativeMessageError(root.key("message"), "expected a value") }
+            return .portMessage(port: Int(clamping: try integer("port")), message: message)
+        case "portClosed": return .portClosed(port: Int(clamping: try integer("port")))
         default: throw NativeMessageError(root.key("type"), "unknown input '\(type.prefix(64))'")
         }
     }
@@ -370,7 +403,7 @@ public enum ExtensionWire {
         case .nativeReplyArrived(let request, let outcome): return .machine(.nativeReplyArrived(request: request, outcome, now: now))
         case .timerFired(let timer): return .machine(.timerFired(timer, now: now))
         case .alarmFired: return .machine(.alarmFired(now: now))
-        case .pageMessage, .pageAnswered:
+        case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")
         }
@@ -420,6 +453,8 @@ public enum ExtensionWire {
             .object(["type": .string("messageTab"), "tab": .string(tab.rawValue), "id": .integer(Int64(id)), "message": message])
         case .messagePopup(let id, let message):
             .object(["type": .string("messagePopup"), "id": .integer(Int64(id)), "message": message])
+        case .postOnPort(let port, let message): .object(["type": .string("portPost"), "port": .integer(Int64(port)), "message": message])
+        case .closePort(let port): .object(["type": .string("portClose"), "port": .integer(Int64(port))])
         }
     }
 
@@ -495,6 +530,12 @@ public enum ExtensionWire {
         case "messagePopup":
             try directive.allow(["type", "id", "message"])
             return .messagePopup(id: Int(clamping: try directive.integer("id")), message: try directive.value("message"))
+        case "portPost":
+            try directive.allow(["type", "port", "message"])
+            return .postOnPort(port: Int(clamping: try directive.integer("port")), message: try directive.value("message"))
+        case "portClose":
+            try directive.allow(["type", "port"])
+            return .closePort(port: Int(clamping: try directive.integer("port")))
         default:
             throw NativeMessageError(path.key("type"), "unknown directive '\(type.prefix(64))'")
         }
