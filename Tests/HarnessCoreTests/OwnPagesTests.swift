@@ -108,6 +108,7 @@ struct OwnPagesTests {
         // The loaded background has no message listener: the message is lost, and Safari answers it.
         var safari = loaded(listeners: [.tabActivated])
         let popupMessage = ExtensionWire.Event.pageMessage(id: 1, from: .popup, message: getEnabled)
+        _ = safari.handle(.popupOpened(t1), now: 0)
         _ = safari.handle(.pageMessageSent(id: 1, from: .popup, message: getEnabled), now: 0)
         #expect(safari.handle(.eventDue(popupMessage), now: 0) ==
                 [.note("pageMessage lost: background#1 has no message listener"), .answerPage(id: 1, answer: nil)])
@@ -122,6 +123,7 @@ struct OwnPagesTests {
         var safari = SafariMachine(platform: .iOS)
         safari.runsOwnPages = true
         let message = ExtensionWire.Event.pageMessage(id: 1, from: .popup, message: getEnabled)
+        _ = safari.handle(.popupOpened(t1), now: 0)
         _ = safari.handle(.pageMessageSent(id: 1, from: .popup, message: getEnabled), now: 0)
         #expect(safari.handle(.eventDue(message), now: 0) == [.startBackground(.started(appearance: .light, tabs: [:])), .redispatch(message)])
         // The start was cut short (a crash while it loaded): the event it was for is dropped.
@@ -136,6 +138,7 @@ struct OwnPagesTests {
         _ = safari.handle(.pageMessageSent(id: 7, from: .tab(t1, url: url), message: getEnabled), now: 0)
         _ = safari.handle(.eventDue(message), now: 0)
         // A message still queued when the background died is not its to answer: it wakes the next.
+        _ = safari.handle(.popupOpened(t1), now: 0)
         _ = safari.handle(.pageMessageSent(id: 8, from: .popup, message: getEnabled), now: 0)
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 3) ==
                 [.note("page message 7 answered with nothing: background#1 is gone"), .answerPage(id: 7, answer: nil)])
@@ -182,11 +185,15 @@ struct OwnPagesTests {
         #expect(safari.handle(.popupOpened(t1), now: 0) == [.openPopupPage(t1)])
         #expect(safari.handle(.popupUsed(.click("toggle")), now: 0) == [.useInPopup(.click("toggle"))])
         #expect(safari.handle(.appearanceChanged(.dark), now: 0) == [.pagesAppearance(.dark)])
-        #expect(safari.handle(.popupClosed, now: 0) == [.closePopupPage])
+        #expect(safari.handle(.popupClosed, now: 0) == [.closePopupPage(hides: true)])
+        // What it sends as it closes (pagehide) leaves, and nothing waits for the answer.
+        #expect(safari.handle(.pageMessageSent(id: 4, from: .popup, message: getEnabled), now: 0) ==
+                [.dispatch(.pageMessage(id: 4, from: .popup, message: getEnabled, active: t1))])
+        #expect(safari.pageQuestions[4] == nil)
         // Another profile in front takes the popup away, with what it waited for.
         _ = safari.handle(.popupOpened(t1), now: 0)
         _ = safari.handle(.pageMessageSent(id: 5, from: .popup, message: getEnabled), now: 0)
-        #expect(safari.handle(.profileCameToFront("work"), now: 0).contains(.closePopupPage))
+        #expect(safari.handle(.profileCameToFront("work"), now: 0).contains(.closePopupPage(hides: false)))
         #expect(safari.pageQuestions[5] == nil)
         #expect(safari.handle(.popupUsed(.click("toggle")), now: 0) == [.note("no popup is open: nothing to click")])
     }

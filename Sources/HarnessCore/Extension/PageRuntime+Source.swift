@@ -16,7 +16,7 @@ extension PageRuntime {
 //       | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab", "id", "message"}
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId"}
-//       | {"type": "closePopup"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
+//       | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
 //       | {"type": "timer", "page", "timer"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
@@ -1035,10 +1035,10 @@ async function handle(input) {
         return [page];
     }
     case 'closePopup': {
-        // The popup hears that it goes (visibilitychange, then pagehide); what it sends then
-        // still leaves, and its answer finds no page.
+        // Closed by the user, the popup hears that it goes (visibilitychange, then pagehide);
+        // what it sends then still leaves, and its answer finds no page.
         const page = pages.get('popup');
-        if (page !== undefined) {
+        if (page !== undefined && input.hide === true) {
             turn(page, 'hide', 0, '');
             await settle();
         }

@@ -160,16 +160,20 @@ extension SafariMachine {
             ports.remove(.page(port))
             effects.append(.pagePortDisconnected(page, port: port, error: nil))
         case .answerPage(let id, let answer):
-            guard pageQuestions.removeValue(forKey: id) != nil else {
+            guard let question = pageQuestions.removeValue(forKey: id) else {
                 effects.append(.note("background#\(incarnation) answered page message \(id), which waits for no answer"))
                 return
             }
+            if case .tab(let tab, _) = question.from, let answer, Self.decision(answer) != nil { tabs[tab]?.decidedAt = now }
             effects.append(.answerPage(id: id, answer: answer))
         case .messageTab(let tab, let id, let message):
             guard tabs[tab] != nil, runsOwnPages else {
                 effects.append(.note("tab \(tab.rawValue) has no page of the extension here: nothing hears the message"))
                 effects.append(.answerBackground(incarnation: incarnation, id: id, answer: nil, unreachable: true))
                 return
+            }
+            if case .object(let members) = message, members["type"] == .string("decision"), let decision = members["decision"], Self.decision(decision) != nil {
+                tabs[tab]?.decidedAt = now
             }
             send(message, to: .tab(tab), id: id, from: incarnation, &effects)
         case .messagePopup(let id, let message):
@@ -182,6 +186,11 @@ extension SafariMachine {
         default: break
         }
     }
+
+    /// A decision as the documented decision message carries it (section 8.2's `sendDecision`,
+    /// the answer to `getDecision`): an extension of the design tells a tab its decision so, and
+    /// invariant 11 reads when a tab last heard one. Anything else is nil.
+    static func decision(_ json: JSONValue) -> Decision? { try? Decision.decode(json, at: .root) }
 
     /// The background's message `id` of incarnation `incarnation` for `page`, numbered by Safari.
     private mutating func send(_ message: JSONValue, to page: PageHost.Page, id: Int, from incarnation: Int, _ effects: inout [Effect]) {

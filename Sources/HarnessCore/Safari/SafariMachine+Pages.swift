@@ -259,7 +259,7 @@ extension SafariMachine {
         // The extension's own popup page goes with it, and what it waited for.
         if runsOwnPages && popupTab != nil {
             pageGone(.popup, &effects)
-            effects.append(.closePopupPage)
+            effects.append(.closePopupPage(hides: false))
         }
         popupTab = nil
         popupScope = nil

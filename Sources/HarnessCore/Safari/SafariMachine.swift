@@ -201,7 +201,10 @@ package struct SafariMachine: Sendable {
         /// The background's message for a tab's page or the popup, numbered by Safari.
         case messagePage(PageHost.Page, id: Int, message: JSONValue)
         case openPopupPage(TabID)
-        case closePopupPage
+        /// Close the popup's page; `hides`: it hears `visibilitychange` and `pagehide` first,
+        /// as when the user closes it. A popup that goes with its profile or with Safari hears
+        /// nothing: what it would say then could reach no background that runs.
+        case closePopupPage(hides: Bool)
         case useInPopup(PopupGesture)
         /// Queue a page's answer for background `incarnation`: its message `id` (its number).
         case answerBackground(incarnation: Int, id: Int, answer: JSONValue?, unreachable: Bool = false)
@@ -494,6 +497,12 @@ package struct SafariMachine: Sendable {
             popupTab = id
             popupScope = nil
             if runsOwnPages {
+                // The toolbar button opens the popup over the front window's active tab, which the
+                // extension's own popup finds with tabs.query: the user shows this tab first.
+                if let tab = tabs[id], activeTabs[tab.window] != id || frontWindow != tab.window {
+                    effects.append(.note("the user shows tab \(id.rawValue) to open the popup over it"))
+                    activateTab(id, now: now, &effects)
+                }
                 // A popup open already loads afresh.
                 pageGone(.popup, &effects)
                 effects.append(.openPopupPage(id))
@@ -515,7 +524,7 @@ package struct SafariMachine: Sendable {
             popupTab = nil
             popupScope = nil
             if runsOwnPages { pageGone(.popup, &effects) }
-            effects.append(runsOwnPages ? .closePopupPage : .dispatch(.popupClosed))
+            effects.append(runsOwnPages ? .closePopupPage(hides: true) : .dispatch(.popupClosed))
         case .safariCameToForeground: safariCameToForeground(now: now, &effects)
         case .overdueTimersFired: resumeAfterReturn(now: now, &effects)
         case .safariWentToBackground: safariWentToBackground(&effects)
@@ -607,7 +616,8 @@ package struct SafariMachine: Sendable {
         case .legacyRequestHung: hungLegacyRequests += 1
         case .handlerEndedWithoutAnswer(let id): effects.append(.queueReply(id, .rejected(.handlerEnded)))
         case .pageMessageSent(let id, let from, let message):
-            pageQuestions[id] = PageQuestion(from: from, profile: profile)
+            // A popup that closes may still send (its `pagehide`): nothing waits for the answer.
+            if from != .popup || popupTab != nil { pageQuestions[id] = PageQuestion(from: from, profile: profile) }
             effects.append(.dispatch(.pageMessage(id: id, from: from, message: message, active: activeTab)))
         case .pageAnswerSent(let number, let answer, let unreachable):
             guard let asker = messagesToPages.removeValue(forKey: number) else { break }

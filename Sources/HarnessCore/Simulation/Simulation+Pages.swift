@@ -96,9 +96,9 @@ extension Simulation {
             }
             return input("openPopup", ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue), "tabs": .array(open),
                                        "windowId": .integer(Int64(safari.tabs[tab]?.window ?? safari.frontWindow))])
-        case .closePopupPage:
+        case .closePopupPage(let hides):
             dropTimers(of: "popup")
-            return input("closePopup")
+            return input("closePopup", ["hide": .bool(hides)])
         case .messageOnPagePort(let page, let port, let message):
             trace.record(now, "pages", "\(page.name) hears on port \(port)", message)
             return input("portMessage", ["port": .integer(Int64(port)), "message": message])
