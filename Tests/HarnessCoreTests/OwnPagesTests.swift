@@ -37,7 +37,12 @@ struct OwnPagesTests {
         #expect(safari.handle(.tabClosed(t1), now: 5) == [.note("tab t1 closed"), .closePage(t1), .dispatch(.tabClosed(t1)), .showPage(t2, visible: true)])
         // A profile that leaves the front hides its pages; they show again when it returns.
         #expect(safari.handle(.profileCameToFront("work"), now: 6).contains(.showPage(t2, visible: false)))
-        #expect(safari.handle(.profileCameToFront(SafariMachine.defaultProfile), now: 7).contains(.showPage(t2, visible: true)))
+        // Its own tab of the same name is another page: the page host names it with its profile.
+        let workT2 = TabID("work/t2")
+        #expect(safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: nil), now: 6).contains(.loadPage(workT2, url: url, visible: true)))
+        #expect(SafariMachine.tab(ofPage: workT2) == ("work", t2) && SafariMachine.tab(ofPage: t2) == (SafariMachine.defaultProfile, t2))
+        let back = safari.handle(.profileCameToFront(SafariMachine.defaultProfile), now: 7)
+        #expect(back.contains(.showPage(t2, visible: true)) && back.contains(.showPage(workT2, visible: false)), "\(back)")
     }
 
     @Test func aPagesMessageWakesTheBackgroundAndItsAnswerGoesBack() {

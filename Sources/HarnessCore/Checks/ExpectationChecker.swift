@@ -94,7 +94,7 @@ struct ExpectationChecker {
         case .converged:
             return Self.convergence(simulation)
         case .page(let id, let check):
-            guard let state = simulation.pageStates[id] else { return ["tab \(id.rawValue) has no page of the extension's here (it is closed, or its pages do not run)"] }
+            guard let state = simulation.pageStates[simulation.safari.pageKey(id)] else { return ["tab \(id.rawValue) has no page of the extension's here (it is closed, or its pages do not run)"] }
             return check.problem(state).map { ["tab \(id.rawValue)'s page: " + $0] } ?? []
         case .legacy(let enabled):
             let answered: JSONValue? = if case .enabled(let value)? = simulation.lastLegacyAnswer { .bool(value) } else { nil }

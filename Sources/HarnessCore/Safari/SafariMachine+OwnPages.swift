@@ -1,6 +1,16 @@
 import ProcessKit
 import SiteSettings
 
+extension PageHost.Page {
+    /// As the page host names it: a tab's by `key` (`SafariMachine.pageKey`).
+    func keyed(_ key: (TabID) -> TabID) -> PageHost.Page {
+        switch self {
+        case .tab(let tab): .tab(key(tab))
+        case .popup: .popup
+        }
+    }
+}
+
 extension ExtensionWire.PageSender {
     /// The page that sent it.
     var page: PageHost.Page {
@@ -30,13 +40,24 @@ extension SafariMachine {
     /// as iOS Safari's pages do when it is suspended).
     func isShown(_ id: TabID) -> Bool { safariInForeground && visibleTabs.contains(id) }
 
+    /// The page host's name for the front profile's tab `id`: its name in the default profile,
+    /// `PROFILE/NAME` in another, since tab names are each profile's own and a profile put away
+    /// keeps its pages. Every effect for a tab's page names it so.
+    func pageKey(_ id: TabID) -> TabID { profile == Self.defaultProfile ? id : TabID(profile + "/" + id.rawValue) }
+
+    /// The profile and the tab a page host's name is for (`pageKey`).
+    static func tab(ofPage key: TabID) -> (profile: String, tab: TabID) {
+        guard let slash = key.rawValue.firstIndex(of: "/") else { return (defaultProfile, key) }
+        return (String(key.rawValue[..<slash]), TabID(String(key.rawValue[key.rawValue.index(after: slash)...])))
+    }
+
     /// The tab's page loads: its content scripts start in a fresh page.
     mutating func loadPage(_ id: TabID, _ effects: inout [Effect]) {
         guard let tab = tabs[id] else { return }
         pageGone(.tab(id), &effects)
         let visible = isShown(id)
-        if visible { shownPages.insert(id) } else { shownPages.remove(id) }
-        effects.append(.loadPage(id, url: tab.url, visible: visible, nativeDark: tab.nativeDark))
+        if visible { shownPages.insert(pageKey(id)) } else { shownPages.remove(pageKey(id)) }
+        effects.append(.loadPage(pageKey(id), url: tab.url, visible: visible, nativeDark: tab.nativeDark))
     }
 
     /// A page is gone (it loads afresh, its tab closes, the popup closes): the background's
@@ -58,7 +79,7 @@ extension SafariMachine {
     /// Each page whose visibility changed hears of it (`visibilitychange`), in tab order: a
     /// page of a profile that left the front is hidden too.
     mutating func showPages(_ effects: inout [Effect]) {
-        let shown = Set(tabs.keys.filter(isShown))
+        let shown = Set(tabs.keys.filter(isShown).map(pageKey))
         for id in shownPages.subtracting(shown).sorted() { effects.append(.showPage(id, visible: false)) }
         for id in shown.subtracting(shownPages).sorted() { effects.append(.showPage(id, visible: true)) }
         shownPages = shown
@@ -197,6 +218,6 @@ extension SafariMachine {
         let number = nextMessageToPage
         nextMessageToPage += 1
         messagesToPages[number] = (incarnation, id, page)
-        effects.append(.messagePage(page, id: number, message: message))
+        effects.append(.messagePage(page.keyed(pageKey), id: number, message: message))
     }
 }

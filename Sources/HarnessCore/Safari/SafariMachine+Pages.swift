@@ -88,8 +88,8 @@ extension SafariMachine {
         effects.append(.note("tab \(id.rawValue) closed"))
         if runsOwnPages {
             pageGone(.tab(id), &effects)
-            shownPages.remove(id)
-            effects.append(.closePage(id))
+            shownPages.remove(pageKey(id))
+            effects.append(.closePage(pageKey(id)))
         }
         effects.append(.dispatch(.tabClosed(id)))
     }

@@ -406,7 +406,7 @@ package struct SafariMachine: Sendable {
     /// The ports pages opened to the background, by the pages' number: the page, and the
     /// incarnation that took it once its `runtime.onConnect` fired.
     package internal(set) var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
-    /// The pages whose `visibilityState` is `visible`.
+    /// The pages whose `visibilityState` is `visible`, by the page host's names (`pageKey`).
     package internal(set) var shownPages: Set<TabID> = []
 
     /// A profile's tabs and alarms while another is in front.
@@ -479,7 +479,7 @@ package struct SafariMachine: Sendable {
             tabs[id]?.nativeDark = nativeDark
             if runsOwnPages {
                 // The page's own theme changed: what its scripts make of it is theirs.
-                effects.append(.pageNativeDark(id, nativeDark))
+                effects.append(.pageNativeDark(pageKey(id), nativeDark))
                 break
             }
             effects.append(.dispatch(.tabNativeDarkChanged(id, nativeDark: nativeDark)))

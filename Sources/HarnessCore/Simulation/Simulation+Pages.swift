@@ -126,11 +126,16 @@ extension Simulation {
     }
 
     /// A page as the background's `sender` names it: a tab's, with its address, or the popup.
-    private func sender(_ page: PageHost.Page) -> ExtensionWire.PageSender {
-        switch page {
-        case .tab(let tab): .tab(tab, url: tabs[tab]?.url ?? "")
-        case .popup: .popup
+    /// A page of a profile put away has none: its profile's extension does not run while
+    /// another is in front, so what it sends reaches no background (and nothing waits for it).
+    private func sender(_ page: PageHost.Page) -> ExtensionWire.PageSender? {
+        guard case .tab(let key) = page else { return .popup }
+        let (profile, tab) = SafariMachine.tab(ofPage: key)
+        guard profile == safari.profile else {
+            trace.record(now, "pages", "\(page.name) is of profile \(profile), put away: what it sends reaches no background")
+            return nil
         }
+        return .tab(tab, url: tabs[tab]?.url ?? "")
     }
 
     /// The page that opened a port, as the trace names it.
@@ -140,10 +145,12 @@ extension Simulation {
         switch output {
         case .sendMessage(let id, let page, let message):
             trace.record(now, "pages", "\(page.name) sends message \(id)", message)
-            handle(.pageMessageSent(id: id, from: sender(page), message: message))
+            guard let from = sender(page) else { return }
+            handle(.pageMessageSent(id: id, from: from, message: message))
         case .connect(let port, let name, let page):
             trace.record(now, "pages", "\(page.name) opens port \(port)\(name.isEmpty ? "" : " \"\(name)\"")")
-            handle(.pagePortOpened(port: port, name: name, from: sender(page)))
+            guard let from = sender(page) else { return }
+            handle(.pagePortOpened(port: port, name: name, from: from))
         case .postOnPort(let port, let message):
             trace.record(now, "pages", "\(portHolder(port)) posts on port \(port)", message)
             handle(.pagePortPosted(port: port, message: message))
