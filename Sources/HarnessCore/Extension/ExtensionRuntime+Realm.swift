@@ -12,7 +12,7 @@ extension ExtensionRuntime {
 // realm's side of the turn (post, result, refusal). Nothing here reaches node.
 
 import vm from 'node:vm';
-import { realmCollector, realmStacks, realmTimers } from './runtime-common.mjs';
+import { realmCollector, realmEvents, realmPorts, realmStacks, realmTimers } from './runtime-common.mjs';
 
 export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
     'use strict';
@@ -215,17 +215,10 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
     // browser.* (and chrome.*): events, the runtime's members, and a clear error for the rest.
     const events = new Map();
     const listenersOf = new WeakMap();
+    ${realmEvents}
     const event = (listener) => {
         const listeners = [];
-        const object = {
-            addListener(callback) {
-                if (typeof callback !== 'function') throw new TypeError('addListener takes a function');
-                if (!listeners.includes(callback)) listeners.push(callback);
-            },
-            removeListener(callback) { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
-            hasListener(callback) { return listeners.includes(callback); },
-            hasListeners() { return listeners.length > 0; },
-        };
+        const object = eventOf(listeners);
         listenersOf.set(object, listeners);
         if (listener) events.set(listener, listeners);
         return object;
@@ -600,43 +593,25 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
     // background's end, given to runtime.onConnect's listeners. A page's message on it fires
     // its onMessage; its page's end closing (the page disconnected it or went away) fires its
     // onDisconnect.
+    const listenerCall = call;
+    ${realmPorts}
     const pagePorts = new Map();
     const pagePort = (input) => {
-        let open = true;
         const number = input.port;
-        const port = {
-            name: typeof input.name === 'string' ? input.name : '',
-            sender: pageSender(input),
-            onMessage: event(null),
-            onDisconnect: event(null),
-            postMessage(message) {
-                if (!open) throw new Error('Attempting to use a disconnected port object');
-                host.portPost(number, jsonText(message, 'a message'));
-            },
-            disconnect() {
-                if (!open) return;
-                open = false;
-                pagePorts.delete(number);
-                host.portClose(number);
-            },
-        };
-        pagePorts.set(number, { port, closed() { open = false; pagePorts.delete(number); } });
-        return port;
+        const end = portEnd({ name: typeof input.name === 'string' ? input.name : '', sender: pageSender(input) },
+                            (text) => host.portPost(number, text), () => { pagePorts.delete(number); host.portClose(number); });
+        pagePorts.set(number, end);
+        return end.port;
     };
     const deliver = (input) => {
         switch (input.type) {
         case 'pageMessage': pageMessage(input); return;
         case 'portOpened': fire('connect', pagePort(input)); return;
-        case 'portMessage': {
-            const held = pagePorts.get(input.port);
-            if (held !== undefined) for (const listener of [...listenersOf.get(held.port.onMessage)]) call(listener, [input.message, held.port]);
-            return;
-        }
+        case 'portMessage': pagePorts.get(input.port)?.heard(input.message); return;
         case 'portClosed': {
-            const held = pagePorts.get(input.port);
-            if (held === undefined) return;
-            held.closed();
-            for (const listener of [...listenersOf.get(held.port.onDisconnect)]) call(listener, [held.port]);
+            const end = pagePorts.get(input.port);
+            pagePorts.delete(input.port);
+            end?.closed();
             return;
         }
         case 'pageAnswered': {

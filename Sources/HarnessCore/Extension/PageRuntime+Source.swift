@@ -30,7 +30,7 @@ process.env.TZ = 'UTC';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmCollector, realmStacks, realmTimers } from './runtime-common.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmCollector, realmEvents, realmPorts, realmStacks, realmTimers } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -584,49 +584,16 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
     // died, or no runtime.onConnect listener took it) fires its onDisconnect, with
     // runtime.lastError saying why when it never connected.
     const ports = new Map();
-    const portEvent = () => {
-        const listeners = [];
-        return {
-            listeners,
-            api: {
-                addListener: (callback) => { if (typeof callback === 'function' && !listeners.includes(callback)) listeners.push(callback); },
-                removeListener: (callback) => { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
-                hasListener: (callback) => listeners.includes(callback),
-            },
-        };
-    };
+    const listenerCall = (listener, args) => call(listener, undefined, args);
+    ${realmEvents}
+    ${realmPorts}
     runtime.connect = (...args) => {
         const info = args.find((argument) => argument !== null && typeof argument === 'object') ?? {};
         const name = info.name === undefined ? '' : String(info.name);
         const number = host.connect(name);
-        const onMessage = portEvent(), onDisconnect = portEvent();
-        let open = true;
-        const port = {
-            name,
-            onMessage: onMessage.api,
-            onDisconnect: onDisconnect.api,
-            postMessage(message) {
-                if (!open) throw new Error('Attempting to use a disconnected port object');
-                host.portPost(number, jsonText(message, 'a message'));
-            },
-            disconnect() {
-                if (!open) return;
-                open = false;
-                ports.delete(number);
-                host.portDisconnect(number);
-            },
-        };
-        ports.set(number, {
-            message(value) { for (const listener of [...onMessage.listeners]) call(listener, undefined, [value, port]); },
-            disconnected(error) {
-                open = false;
-                ports.delete(number);
-                lastError = error === undefined ? undefined : { message: error };
-                for (const listener of [...onDisconnect.listeners]) call(listener, undefined, [port]);
-                lastError = undefined;
-            },
-        });
-        return port;
+        const end = portEnd({ name }, (text) => host.portPost(number, text), () => { ports.delete(number); host.portDisconnect(number); });
+        ports.set(number, end);
+        return end.port;
     };
     const i18n = { getMessage: missing('browser.i18n.getMessage'), getUILanguage: () => 'en' };
     // browser.tabs in the popup: tabs.query, over the tabs Safari had as it opened, with the
@@ -759,11 +726,14 @@ const install = new vm.Script(String.raw`(hostFunctions, setupText) => {
                 return;
             }
             case 'portMessage':
-                ports.get(next.id)?.message(input.message);
+                ports.get(next.id)?.heard(input.message);
                 return;
-            case 'portDisconnected':
-                ports.get(next.id)?.disconnected(typeof input.error === 'string' ? input.error : undefined);
+            case 'portDisconnected': {
+                const end = ports.get(next.id);
+                ports.delete(next.id);
+                end?.closed(typeof input.error === 'string' ? input.error : undefined);
                 return;
+            }
             case 'hide':
                 visibility = 'hidden';
                 document.dispatchEvent(event('visibilitychange', document));

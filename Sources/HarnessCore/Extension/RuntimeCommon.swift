@@ -242,5 +242,54 @@ export const realmTimers = String.raw`
     define('clearTimeout', clear);
     define('clearInterval', clear);
 `;
+// An event object of the browser.* API over its list of listeners.
+export const realmEvents = String.raw`
+    const eventOf = (listeners) => ({
+        addListener(callback) {
+            if (typeof callback !== 'function') throw new TypeError('addListener takes a function');
+            if (!listeners.includes(callback)) listeners.push(callback);
+        },
+        removeListener(callback) { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
+        hasListener(callback) { return listeners.includes(callback); },
+        hasListeners() { return listeners.length > 0; },
+    });
+`;
+
+// One end of a port in a script's realm: runtime.connect's in a page, the background's from
+// runtime.onConnect. It has the given fields (name, sender), its events, postMessage and
+// disconnect, which tell the host through post(text) and close(). The host's turns call
+// heard(message) when the other end posts and closed(error) when it goes, runtime.lastError
+// saying error meanwhile, if there is one. Needs realmEvents, jsonText, lastError and
+// listenerCall(listener, args) in scope.
+export const realmPorts = String.raw`
+    const portEnd = (fields, post, close) => {
+        let open = true;
+        const messageListeners = [], disconnectListeners = [];
+        const port = {
+            ...fields,
+            onMessage: eventOf(messageListeners),
+            onDisconnect: eventOf(disconnectListeners),
+            postMessage(message) {
+                if (!open) throw new Error('Attempting to use a disconnected port object');
+                post(jsonText(message, 'a message'));
+            },
+            disconnect() {
+                if (!open) return;
+                open = false;
+                close();
+            },
+        };
+        return {
+            port,
+            heard(message) { for (const listener of [...messageListeners]) listenerCall(listener, [message, port]); },
+            closed(error) {
+                open = false;
+                lastError = error === undefined ? undefined : { message: error };
+                for (const listener of [...disconnectListeners]) listenerCall(listener, [port]);
+                lastError = undefined;
+            },
+        };
+    };
+`;
 """#
 }

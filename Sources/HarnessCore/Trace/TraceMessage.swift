@@ -45,7 +45,7 @@ package enum TraceMessage: Sendable {
     /// cannot read stays JSON.
     package static func read(_ json: JSONValue, input: Bool, of label: String) -> TraceMessage {
         let message: TraceMessage?
-        switch label.prefix { $0 != "#" } {
+        switch label.prefix(while: { $0 != "#" }) {
         case "background": message = input ? (try? ExtensionWire.decode(json)).map(TraceMessage.event) : (try? ExtensionWire.directive(json)).map(TraceMessage.background)
         case "app": message = input ? (try? AppWire.decode(json)).map(TraceMessage.appInput) : (try? AppWire.directive(json)).map(TraceMessage.app)
         case "handler": message = input ? (try? NativeHandlerWire.decode(json)).map(TraceMessage.handlerInput) : (try? NativeHandlerWire.directive(json)).map(TraceMessage.handler)
