@@ -289,6 +289,14 @@ extension ExtensionWire.Event {
         }
     }
 
+    /// What one of the extension's own pages sent: a message, or a port's opening, message or close.
+    var isFromAPage: Bool {
+        switch self {
+        case .pageMessage, .portOpened, .portMessage, .portClosed: true
+        default: false
+        }
+    }
+
     /// A native reply or the background's native timeout.
     var isNativeExchange: Bool {
         switch self {

@@ -241,9 +241,11 @@ extension SafariMachine {
     /// Another profile comes to the front: its tabs come back (each visible page asks), over
     /// its own extension storage, with the alarms it had.
     mutating func profileCameToFront(_ name: String, now: EpochMillis, _ effects: inout [Effect]) {
+        // Its pages' messages held for its background wait with the profile, as its pages do.
+        let pageEvents = held.map(\.event).filter(\.isFromAPage)
         holdNoBackground()
         forgetPopup(&effects)
-        putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms)
+        putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms, pageEvents: pageEvents)
         let restored = putAway.removeValue(forKey: name) ?? PutAway(tabs: [:], activeTabs: [:], frontWindow: 1, alarms: [:])
         (tabs, activeTabs, frontWindow, alarms) = (restored.tabs, restored.activeTabs, restored.frontWindow, restored.alarms)
         profile = name
@@ -251,6 +253,7 @@ extension SafariMachine {
         effects.append(.note("profile \(name) in front"))
         // Its pages waited out of sight: their waits start again now.
         restartWaits(now: now)
+        for event in restored.pageEvents { effects.append(.dispatch(event)) }
         for id in visibleTabs { run(.becameVisible, in: id, now: now, &effects) }
     }
 

@@ -415,6 +415,9 @@ package struct SafariMachine: Sendable {
         var activeTabs: [Int: TabID]
         var frontWindow: Int
         var alarms: [String: Alarm]
+        /// What its pages sent that Safari held for a background it could not run yet (iOS had
+        /// it suspended): its extension takes them when the profile is in front again.
+        var pageEvents: [ExtensionWire.Event] = []
     }
 
     package init(platform: Platform, profile: String = SafariMachine.defaultProfile) {
