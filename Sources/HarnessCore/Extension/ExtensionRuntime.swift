@@ -80,7 +80,7 @@ package enum ExtensionRuntime {
     /// carries a digest of the runtime's source, so a different build writes its own.
     package static let sharedFolder: String = {
         var hash: UInt64 = 0xcbf29ce484222325
-        for text in [source, realmSource, PageRuntime.source, RuntimeCommon.source] {
+        for text in [source, realmSource, PageRuntime.source, PageRuntime.realmSource, RuntimeCommon.source] {
             for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
         }
         return FileManager.default.temporaryDirectory.appendingPathComponent("harness-runtime-" + String(hash, radix: 16)).path
@@ -198,8 +198,8 @@ package enum ExtensionRuntime {
     /// and what they share); returns the background's path.
     package static func install(in folder: String) throws -> String {
         // The background's file last: its presence says the others are there.
-        for (name, text) in [(RuntimeCommon.fileName, RuntimeCommon.source), (realmFileName, realmSource), (PageRuntime.fileName, PageRuntime.source),
-                             (fileName, source)] {
+        for (name, text) in [(RuntimeCommon.fileName, RuntimeCommon.source), (realmFileName, realmSource), (PageRuntime.realmFileName, PageRuntime.realmSource),
+                             (PageRuntime.fileName, PageRuntime.source), (fileName, source)] {
             try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + name), options: .atomic)
         }
         return folder + "/" + fileName

@@ -1,0 +1,618 @@
+/// The JavaScript of a page's realm in `PageRuntime`, `pages-realm.mjs`, as
+/// `ExtensionRuntime.install(in:)` writes it beside `pages.mjs`: what a page's scripts can reach.
+extension PageRuntime {
+    /// The file name `ExtensionRuntime.install(in:)` writes.
+    package static let realmFileName = "pages-realm.mjs"
+
+    package static let realmSource = #"""
+// What a page's scripts see, made in the page's own realm (PROTOCOL.md, section 15): a small
+// DOM, the window's globals, browser.* and chrome.* for a content script or the popup, and the
+// turn that runs each input. pages.mjs runs it once in each page's realm, with the host functions
+// it gives (each takes and gives strings and numbers only) and the page's setup as JSON text; it
+// returns the realm's side of the turn (post, result, refusal). Nothing here reaches node.
+
+import vm from 'node:vm';
+import { realmCollector, realmEvents, realmPorts, realmStacks, realmTimers } from './runtime-common.mjs';
+
+export const installer = new vm.Script(String.raw`(hostFunctions, setupText) => {
+    'use strict';
+    const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply, construct = Reflect.construct;
+    const setup = parse(setupText);
+    // The other realm's functions, each called through one of this realm's: whatever they throw
+    // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
+    // whose Function makes code from strings) becomes this realm's error.
+    const host = {}, StackError = RangeError;
+    for (const name of keys(hostFunctions)) {
+        const work = hostFunctions[name];
+        host[name] = (...args) => {
+            try { return apply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
+        };
+    }
+
+    const getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn, exec = RegExp.prototype.exec;
+    ${realmStacks('pages:')}
+    const jsonText = (value, what) => {
+        const text = stringify(value === undefined ? null : value);
+        if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
+        return text;
+    };
+    const report = (error) => host.log('error', 'Uncaught ' + (error instanceof Error ? error.name + ': ' + error.message : String(error)),
+                                       error instanceof Error ? String(error.stack) : '');
+    const call = (listener, self, args) => { try { return apply(listener, self, args); } catch (error) { report(error); return undefined; } };
+    const missing = (name) => () => { throw new Error(name + ' is not provided in pages by the harness\'s runtime'); };
+
+    // Time and randomness from the frames. Nothing reaches the clock's own Date: Date's
+    // prototype names this one as its constructor, and Intl formats the frames' time when it is
+    // given none.
+    const RealDate = Date;
+    const FrameDate = function Date(...args) {
+        if (new.target === undefined) return new RealDate(host.now()).toString();
+        // A subclass (class D extends Date) gets its own prototype.
+        return construct(RealDate, args.length === 0 ? [host.now()] : args, new.target);
+    };
+    FrameDate.prototype = RealDate.prototype;
+    FrameDate.now = () => host.now();
+    FrameDate.parse = RealDate.parse;
+    FrameDate.UTC = RealDate.UTC;
+    Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
+    define('Date', FrameDate);
+    const Format = Intl.DateTimeFormat;
+    const format = getOwn(Format.prototype, 'format').get;
+    Object.defineProperty(Format.prototype, 'format', {
+        get() { const bound = apply(format, this, []); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
+    });
+    const formatToParts = Format.prototype.formatToParts;
+    Format.prototype.formatToParts = function (date) { return apply(formatToParts, this, [date === undefined ? host.now() : date]); };
+    Math.random = () => host.random();
+    ${realmCollector}
+    ${realmTimers}
+    define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
+    define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));
+
+    // Events on an element or the document.
+    const eventTarget = (object) => {
+        const listeners = new Map();
+        object.addEventListener = (type, callback) => {
+            if (typeof callback !== 'function') return;
+            const list = listeners.get(type) ?? [];
+            if (!list.includes(callback)) list.push(callback);
+            listeners.set(type, list);
+        };
+        object.removeEventListener = (type, callback) => {
+            const list = listeners.get(type) ?? [];
+            const at = list.indexOf(callback);
+            if (at >= 0) list.splice(at, 1);
+        };
+        object.dispatchEvent = (event) => {
+            const handler = object['on' + event.type];
+            for (const listener of [...(listeners.get(event.type) ?? []), ...(typeof handler === 'function' ? [handler] : [])]) {
+                call(listener, object, [event]);
+            }
+            return true;
+        };
+        return object;
+    };
+    const event = (type, target) => ({ type, target, currentTarget: target, preventDefault() {}, stopPropagation() {} });
+
+    // MutationObserver: attribute changes made through setAttribute and removeAttribute (the
+    // scripts' own, and the page's own dark theme appearing or going), delivered as a microtask.
+    // Changes made by assigning to style, classList or dataset are not reported.
+    const observers = [];
+    const mutated = (target, attributeName, oldValue) => {
+        for (const observer of observers) {
+            for (const { node, options } of observer.targets) {
+                if (!options.attributes && options.attributeFilter === undefined) continue;
+                if (node !== target && !(options.subtree && node.contains(target))) continue;
+                if (options.attributeFilter !== undefined && !options.attributeFilter.includes(attributeName)) continue;
+                observer.records.push({ type: 'attributes', target, attributeName, oldValue: options.attributeOldValue ? oldValue : null });
+                if (!observer.queued) {
+                    observer.queued = true;
+                    Promise.resolve().then(() => {
+                        observer.queued = false;
+                        const records = observer.records.splice(0);
+                        if (records.length > 0) call(observer.callback, observer.self, [records, observer.self]);
+                    });
+                }
+                break;
+            }
+        }
+    };
+    class MutationObserver {
+        constructor(callback) {
+            if (typeof callback !== 'function') throw new TypeError('MutationObserver takes a function');
+            observers.push({ callback, self: this, targets: [], records: [], queued: false });
+        }
+        #entry() { return observers.find((entry) => entry.self === this); }
+        observe(node, options = {}) {
+            const entry = this.#entry();
+            if (entry === undefined) return;
+            entry.targets = entry.targets.filter((target) => target.node !== node);
+            entry.targets.push({ node, options: { ...options, attributeFilter: options.attributeFilter === undefined ? undefined : [...options.attributeFilter].map(String) } });
+        }
+        disconnect() { const entry = this.#entry(); if (entry !== undefined) { entry.targets = []; entry.records = []; } }
+        takeRecords() { const entry = this.#entry(); return entry === undefined ? [] : entry.records.splice(0); }
+    }
+    define('MutationObserver', MutationObserver);
+
+    // A small DOM: elements with attributes, style, classes, data, text and children; a
+    // select's options and value, an input's value and checked state, an element's hidden.
+    const camel = (name) => name.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
+    const kebab = (name) => name.replace(/[A-Z]/g, (letter) => '-' + letter.toLowerCase());
+    const element = (tagName, attributes = {}, text = '') => {
+        const attributeMap = new Map(Object.entries(attributes));
+        const style = {};
+        Object.defineProperties(style, {
+            setProperty: { value: (name, value) => { style[camel(String(name))] = String(value ?? ''); } },
+            removeProperty: { value: (name) => { const old = style[camel(String(name))] ?? ''; delete style[camel(String(name))]; return old; } },
+            getPropertyValue: { value: (name) => style[camel(String(name))] ?? '' },
+            cssText: {
+                get: () => keys(style).filter((name) => style[name] !== '').map((name) => kebab(name) + ': ' + style[name] + ';').join(' '),
+                set: (text) => {
+                    for (const name of keys(style)) delete style[name];
+                    for (const part of String(text).split(';')) {
+                        const at = part.indexOf(':');
+                        if (at > 0) style[camel(part.slice(0, at).trim())] = part.slice(at + 1).trim();
+                    }
+                },
+            },
+        });
+        const classes = [];
+        const classList = {
+            add: (...names) => { for (const name of names) if (!classes.includes(String(name))) classes.push(String(name)); },
+            remove: (...names) => { for (const name of names) { const at = classes.indexOf(String(name)); if (at >= 0) classes.splice(at, 1); } },
+            toggle: (name, force) => {
+                const has = classes.includes(String(name));
+                const want = force === undefined ? !has : Boolean(force);
+                if (want && !has) classes.push(String(name));
+                if (!want && has) classes.splice(classes.indexOf(String(name)), 1);
+                return want;
+            },
+            contains: (name) => classes.includes(String(name)),
+            get length() { return classes.length; },
+            toString: () => classes.join(' '),
+        };
+        for (const name of String(attributes.class ?? '').split(/\s+/).filter(Boolean)) classes.push(name);
+        const dataset = {};
+        for (const [name, value] of attributeMap) if (name.startsWith('data-')) dataset[camel(name.slice(5))] = value;
+        const children = [];
+        // The element's own text (its text nodes', joined); its children's follows it.
+        let ownText = String(text);
+        const node = eventTarget({
+            tagName: String(tagName).toUpperCase(),
+            style, classList, dataset, children,
+            get textContent() { return ownText + children.map((child) => child.textContent).join(''); },
+            set textContent(value) { children.splice(0).forEach((child) => { child.parentNode = null; }); ownText = value === null || value === undefined ? '' : String(value); },
+            get id() { return attributeMap.get('id') ?? ''; },
+            set id(value) { attributeMap.set('id', String(value)); },
+            get hidden() { return attributeMap.has('hidden'); },
+            set hidden(value) { if (value) node.setAttribute('hidden', ''); else node.removeAttribute('hidden'); },
+            get firstElementChild() { return children[0] ?? null; },
+            get className() { return classes.join(' '); },
+            set className(value) { classes.splice(0, classes.length, ...String(value).split(/\s+/).filter(Boolean)); },
+            get innerText() { return node.textContent; },
+            set innerText(value) { node.textContent = String(value); },
+            getAttribute: (name) => {
+                name = String(name).toLowerCase();
+                if (name === 'class') return classes.length ? classes.join(' ') : null;
+                if (name === 'style') return style.cssText || null;
+                if (name.startsWith('data-')) return dataset[camel(name.slice(5))] ?? null;
+                return attributeMap.get(name) ?? null;
+            },
+            setAttribute: (name, value) => {
+                name = String(name).toLowerCase();
+                value = String(value);
+                const old = node.getAttribute(name);
+                if (name === 'class') node.className = value;
+                else if (name === 'style') style.cssText = value;
+                else if (name.startsWith('data-')) dataset[camel(name.slice(5))] = value;
+                else attributeMap.set(name, value);
+                mutated(node, name, old);
+            },
+            removeAttribute: (name) => {
+                name = String(name).toLowerCase();
+                const old = node.getAttribute(name);
+                if (name === 'class') classes.splice(0, classes.length);
+                else if (name === 'style') style.cssText = '';
+                else if (name.startsWith('data-')) delete dataset[camel(name.slice(5))];
+                else attributeMap.delete(name);
+                if (old !== null) mutated(node, name, old);
+            },
+            hasAttribute: (name) => node.getAttribute(name) !== null,
+            appendChild: (child) => {
+                child.parentNode?.removeChild(child);
+                children.push(child);
+                child.parentNode = node;
+                // An option inserted selected is the select's choice; a select with none shows its first.
+                if (node.tagName === 'SELECT' && chosen.has(child)) choose(node, child);
+                if (node.tagName === 'SELECT') selectedness(node);
+                return child;
+            },
+            append: (...nodes) => {
+                for (const child of nodes) if (typeof child === 'object' && child !== null) node.appendChild(child); else ownText += String(child);
+            },
+            replaceChildren: (...nodes) => { node.textContent = ''; node.append(...nodes); },
+            removeChild: (child) => { const at = children.indexOf(child); if (at >= 0) { children.splice(at, 1); child.parentNode = null; } return child; },
+            remove: () => { node.parentNode?.removeChild(node); node.parentNode = null; },
+            click: () => { node.dispatchEvent(event('click', node)); },
+            contains: (other) => { for (let at = other; at; at = at.parentNode) if (at === node) return true; return false; },
+            querySelector: (selector) => select(node, selector)[0] ?? null,
+            querySelectorAll: (selector) => select(node, selector),
+            parentNode: null,
+        });
+        formControl(node, attributeMap);
+        return node;
+    };
+    // A select's options, chosen one at a time: setting a select's value or selectedIndex, or an
+    // option's selected, unselects the others; a select whose options change and none is
+    // selected shows its first (HTML's selectedness algorithm, for a select of one line).
+    const chosen = new Set();
+    const optionsOf = (select) => select.children.filter((child) => child.tagName === 'OPTION');
+    const choose = (select, option) => {
+        for (const other of optionsOf(select)) chosen.delete(other);
+        if (option !== undefined) chosen.add(option);
+    };
+    const selectedness = (select) => {
+        const options = optionsOf(select);
+        if (options.length > 0 && !options.some((option) => chosen.has(option))) chosen.add(options[0]);
+    };
+    const collapsed = (text) => String(text).replace(/\s+/g, ' ').trim();
+    const formControl = (node, attributeMap) => {
+        const property = (name, get, set) => Object.defineProperty(node, name, { get, set, enumerable: true, configurable: true });
+        switch (node.tagName) {
+        case 'OPTION':
+            if (attributeMap.has('selected')) chosen.add(node);
+            property('value', () => attributeMap.get('value') ?? collapsed(node.textContent), (value) => node.setAttribute('value', value));
+            property('text', () => collapsed(node.textContent), (value) => { node.textContent = value; });
+            property('selected', () => chosen.has(node), (value) => {
+                if (!value) { chosen.delete(node); return; }
+                if (node.parentNode?.tagName === 'SELECT') choose(node.parentNode, node); else chosen.add(node);
+            });
+            break;
+        case 'SELECT':
+            property('options', () => optionsOf(node));
+            property('selectedIndex', () => optionsOf(node).findIndex((option) => chosen.has(option)), (index) => choose(node, optionsOf(node)[Number(index)]));
+            property('value', () => optionsOf(node).find((option) => chosen.has(option))?.value ?? '',
+                     (value) => choose(node, optionsOf(node).find((option) => option.value === String(value))));
+            break;
+        case 'INPUT': case 'TEXTAREA': {
+            let value = attributeMap.get('value') ?? '', checked = attributeMap.has('checked');
+            property('value', () => value, (next) => { value = String(next); });
+            property('checked', () => checked, (next) => { checked = Boolean(next); });
+            // A click on a checkbox turns it over, on a radio button checks it; both say so.
+            const click = node.click;
+            node.click = () => {
+                const type = String(attributeMap.get('type') ?? '').toLowerCase();
+                if (type === 'checkbox') checked = !checked; else if (type === 'radio') checked = true;
+                click();
+                if (type === 'checkbox' || type === 'radio') { node.dispatchEvent(event('input', node)); node.dispatchEvent(event('change', node)); }
+            };
+            break;
+        }
+        }
+    };
+    // new Option(text, value, defaultSelected, selected)
+    define('Option', function Option(text = '', value, defaultSelected = false, selected = false) {
+        const option = element('option', value === undefined ? {} : { value: String(value) }, String(text));
+        if (defaultSelected) option.setAttribute('selected', '');
+        option.selected = Boolean(selected);
+        return option;
+    });
+    // The element with this id, in document order, or null.
+    const byId = (id) => {
+        const walk = (node) => {
+            for (const child of node.children) {
+                if (child.id === id) return child;
+                const found = walk(child);
+                if (found !== null) return found;
+            }
+            return null;
+        };
+        return walk(root);
+    };
+    // Selectors: one compound selector, or several separated by commas, of a tag name, #id,
+    // .class and [attribute] or [attribute="value"]; anything else is an error naming it.
+    const select = (from, selector) => {
+        const found = [];
+        const tests = String(selector).split(',').map((part) => {
+            const text = part.trim();
+            const match = /^([a-zA-Z][a-zA-Z0-9-]*|\*)?((?:#[\w-]+|\.[\w-]+|\[[\w-]+(?:="[^"]*"|='[^']*'|=[\w-]+)?\])*)$/.exec(text);
+            if (match === null || text === '') throw new SyntaxError('the selector "' + text + '" is beyond the harness\'s small DOM (tag, #id, .class, [attribute="value"])');
+            const tag = match[1] && match[1] !== '*' ? match[1].toUpperCase() : undefined;
+            const parts = [...match[2].matchAll(/#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:=(?:"([^"]*)"|'([^']*)'|([\w-]+)))?\]/g)];
+            return (node) => (tag === undefined || node.tagName === tag) && parts.every(([, id, className, attribute, double, single, bare]) => {
+                if (id !== undefined) return node.id === id;
+                if (className !== undefined) return node.classList.contains(className);
+                const value = node.getAttribute(attribute);
+                const wanted = double ?? single ?? bare;
+                return value !== null && (wanted === undefined || value === wanted);
+            });
+        });
+        const walk = (node) => {
+            for (const child of node.children ?? []) {
+                if (tests.some((test) => test(child))) found.push(child);
+                walk(child);
+            }
+        };
+        walk(from);
+        return found;
+    };
+    const root = element('html');
+    const head = element('head'), body = element('body');
+    root.appendChild(head);
+    root.appendChild(body);
+    // A natively dark page says so as such pages do: <meta name="color-scheme" content="dark">,
+    // and a dark background on its body (getComputedStyle).
+    const colorScheme = element('meta', { name: 'color-scheme', content: setup.nativeDark ? 'dark' : 'light dark' });
+    head.appendChild(colorScheme);
+    let nativeDark = setup.nativeDark === true;
+    define('getComputedStyle', (node) => {
+        const computed = { ...(node?.style ?? {}) };
+        if (node === body && computed.backgroundColor === undefined) computed.backgroundColor = nativeDark ? 'rgb(18, 18, 18)' : 'rgb(255, 255, 255)';
+        if (node === body && computed.color === undefined) computed.color = nativeDark ? 'rgb(230, 230, 230)' : 'rgb(0, 0, 0)';
+        computed.getPropertyValue = (name) => computed[camel(String(name))] ?? '';
+        return computed;
+    });
+    // The page's own elements (the popup's, from its HTML), as a tree.
+    const build = (found) => {
+        const node = element(found.tag, found.attributes, found.text);
+        for (const child of found.children) node.appendChild(build(child));
+        if (node.tagName === 'SELECT') selectedness(node);
+        return node;
+    };
+    for (const found of setup.head) head.appendChild(build(found));
+    for (const found of setup.body) body.appendChild(build(found));
+    let visibility = setup.visible ? 'visible' : 'hidden';
+    let readyState = 'loading';
+    const document = eventTarget({
+        documentElement: root, head, body,
+        get visibilityState() { return visibility; },
+        get hidden() { return visibility !== 'visible'; },
+        get readyState() { return readyState; },
+        URL: setup.url,
+        createElement: (tag) => element(tag),
+        createTextNode: (text) => ({ textContent: String(text) }),
+        getElementById: (id) => byId(String(id)),
+        querySelector: (selector) => select(root, selector)[0] ?? null,
+        querySelectorAll: (selector) => select(root, selector),
+    });
+    define('document', document);
+    define('window', globalThis);
+    define('self', globalThis);
+    eventTarget(globalThis);
+    define('location', { href: setup.url, toString: () => setup.url });
+
+    // prefers-color-scheme follows the system's appearance.
+    let appearance = setup.appearance;
+    const queries = [];
+    define('matchMedia', (query) => {
+        const text = String(query);
+        const scheme = /prefers-color-scheme:\s*(dark|light)/.exec(text)?.[1];
+        const list = eventTarget({ media: text, onchange: null, get matches() { return scheme !== undefined && scheme === appearance; } });
+        list.addListener = (callback) => list.addEventListener('change', callback);
+        list.removeListener = (callback) => list.removeEventListener('change', callback);
+        if (scheme !== undefined) queries.push({ list, scheme });
+        return list;
+    });
+
+    // The console.
+    const console = {};
+    for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+        console[level] = (...args) => host.log(level, args.map((value) => typeof value === 'string' ? value : (() => {
+            try { return stringify(value) ?? String(value); } catch { return String(value); }
+        })()).join(' '), '');
+    }
+    define('console', console);
+
+    // browser.runtime for a page: messages to the background and from it.
+    const messageListeners = [];
+    const answers = new Map();
+    let lastError;
+    const runtime = {
+        id: setup.extensionID,
+        getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
+        getManifest: () => parse(setup.manifest),
+        get lastError() { return lastError; },
+        onMessage: {
+            addListener: (callback) => { if (typeof callback === 'function' && !messageListeners.includes(callback)) messageListeners.push(callback); },
+            removeListener: (callback) => { const at = messageListeners.indexOf(callback); if (at >= 0) messageListeners.splice(at, 1); },
+            hasListener: (callback) => messageListeners.includes(callback),
+        },
+        sendMessage(...args) {
+            const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
+            const message = args.length > 1 && typeof args[0] === 'string' ? args[1] : args[0];
+            const id = host.sendMessage(jsonText(message, 'a message'));
+            const promise = new Promise((resolve) => { answers.set(id, resolve); });
+            if (callback === undefined) return promise;
+            promise.then((value) => call(callback, undefined, [value]));
+            return undefined;
+        },
+    };
+    // runtime.connect: a port to the background, numbered by the page host. The background's
+    // messages on it fire its onMessage; its end closing (the background disconnected it or
+    // died, or no runtime.onConnect listener took it) fires its onDisconnect, with
+    // runtime.lastError saying why when it never connected.
+    const ports = new Map();
+    const listenerCall = (listener, args) => call(listener, undefined, args);
+    ${realmEvents}
+    ${realmPorts}
+    runtime.connect = (...args) => {
+        const info = args.find((argument) => argument !== null && typeof argument === 'object') ?? {};
+        const name = info.name === undefined ? '' : String(info.name);
+        const number = host.connect(name);
+        const end = portEnd({ name }, (text) => host.portPost(number, text), () => { ports.delete(number); host.portDisconnect(number); });
+        ports.set(number, end);
+        return end.port;
+    };
+    const i18n = { getMessage: missing('browser.i18n.getMessage'), getUILanguage: () => 'en' };
+    // browser.tabs in the popup: tabs.query, over the tabs Safari had as it opened, with the
+    // loads and closes the page host saw since; one window's tabs are numbered in name order.
+    // Content scripts have no tabs API.
+    const namespaces = { runtime, i18n };
+    if (setup.popup) {
+        const known = ['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'];
+        const query = (info = {}) => {
+            const unknown = keys(info ?? {}).filter((key) => !known.includes(key));
+            if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
+            const all = parse(host.tabs());
+            const window = all.find((tab) => tab.active)?.windowId ?? 1;
+            const tabs = all.map((tab) => ({ ...tab, index: all.filter((other) => other.windowId === tab.windowId).indexOf(tab) }));
+            return Promise.resolve(tabs.filter((tab) => (info.active === undefined || tab.active === Boolean(info.active))
+                && (info.url === undefined || tab.url === info.url)
+                && (info.windowId === undefined || tab.windowId === info.windowId)
+                && (info.currentWindow === undefined && info.lastFocusedWindow === undefined
+                    || (tab.windowId === window) === Boolean(info.currentWindow ?? info.lastFocusedWindow))));
+        };
+        namespaces.tabs = {
+            query(...args) {
+                const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
+                const promise = query(args[0]);
+                if (callback === undefined) return promise;
+                promise.then((tabs) => call(callback, undefined, [tabs]), (error) => { lastError = error; call(callback, undefined, [undefined]); lastError = undefined; });
+                return undefined;
+            },
+        };
+    }
+    const browser = new Proxy(namespaces, {
+        get(target, name) {
+            if (typeof name === 'symbol') return target[name];
+            if (name === 'then') return undefined;
+            if (name in target) {
+                // A namespace's member the runtime does not provide throws, naming it.
+                return new Proxy(target[name], { get(members, member) { return typeof member === 'symbol' || member === 'then' || member in members ? members[member] : missing('browser.' + name + '.' + member); } });
+            }
+            return new Proxy({}, { get(_, member) { return typeof member === 'symbol' || member === 'then' ? undefined : missing('browser.' + name + '.' + member); } });
+        },
+    });
+    define('browser', browser);
+    define('chrome', browser);
+
+    // A turn: the other realm names its work, it runs here under the watchdog.
+    let work = null, result = '';
+    Object.defineProperty(globalThis, '__pageTurn', {
+        value() {
+            const next = work;
+            work = null;
+            result = '';
+            if (next === null) return;
+            const input = next.text === '' ? undefined : parse(next.text);
+            switch (next.kind) {
+            case 'answer': {
+                const resolve = answers.get(next.id);
+                answers.delete(next.id);
+                if (resolve !== undefined) resolve(input?.answer);
+                return;
+            }
+            case 'nativeDark':
+                nativeDark = input.nativeDark === true;
+                colorScheme.setAttribute('content', nativeDark ? 'dark' : 'light dark');
+                return;
+            case 'message': {
+                // The background's message: the first answer goes back; a listener keeps the
+                // background waiting by returning true or a promise; else it gets nothing. A
+                // page that listens for no message does not hear it. Safari drops a listener's
+                // rejection, unreported: once no listener is left to answer, nothing goes back.
+                if (messageListeners.length === 0) { host.answer(next.id, '', true); return; }
+                let answered = false, held = false, promised = 0;
+                const sendResponse = (response) => {
+                    if (answered) return;
+                    answered = true;
+                    host.answer(next.id, response === undefined ? '' : jsonText(response, 'an answer'));
+                };
+                const nothingMore = () => { if (!answered && !held && promised === 0) { answered = true; host.answer(next.id, ''); } };
+                for (const listener of [...messageListeners]) {
+                    const returned = call(listener, undefined, [input.message, { id: setup.extensionID }, sendResponse]);
+                    if (returned === true) held = true;
+                    else if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
+                        promised += 1;
+                        returned.then(sendResponse, () => { promised -= 1; nothingMore(); });
+                    }
+                }
+                nothingMore();
+                return;
+            }
+            case 'timer': {
+                const timer = timers.get(next.id);
+                if (timer === undefined) return;
+                if (timer.repeats) host.setTimer(next.id, host.now() + timer.every); else timers.delete(next.id);
+                call(timer.callback, undefined, timer.args);
+                return;
+            }
+            case 'show':
+                visibility = input.visible ? 'visible' : 'hidden';
+                document.dispatchEvent(event('visibilitychange', document));
+                return;
+            case 'appearance':
+                if (input.appearance === appearance) return;
+                appearance = input.appearance;
+                for (const { list, scheme } of [...queries]) {
+                    list.dispatchEvent({ type: 'change', matches: scheme === appearance, media: list.media, target: list });
+                }
+                return;
+            case 'ready':
+                readyState = 'interactive';
+                document.dispatchEvent(event('DOMContentLoaded', document));
+                readyState = 'complete';
+                globalThis.dispatchEvent(event('load', globalThis));
+                return;
+            case 'click': {
+                const target = byId(input.element);
+                if (target === null) { result = 'the popup has no element with that id'; return; }
+                target.click();
+                return;
+            }
+            case 'choose': {
+                // The user picks an option of a select: it is chosen, and the select says so
+                // (input, then change), as a browser's does.
+                const target = byId(input.element);
+                if (target === null) { result = 'the popup has no element with that id'; return; }
+                if (target.tagName !== 'SELECT') { result = 'the element is a ' + target.tagName.toLowerCase() + ', not a select'; return; }
+                const option = target.options.find((candidate) => candidate.value === input.value);
+                if (option === undefined) { result = 'the select has no option of that value (it has ' + (target.options.map((candidate) => '"' + candidate.value + '"').join(', ') || 'none') + ')'; return; }
+                option.selected = true;
+                target.dispatchEvent(event('input', target));
+                target.dispatchEvent(event('change', target));
+                return;
+            }
+            case 'portMessage':
+                ports.get(next.id)?.heard(input.message);
+                return;
+            case 'portDisconnected': {
+                const end = ports.get(next.id);
+                ports.delete(next.id);
+                end?.closed(typeof input.error === 'string' ? input.error : undefined);
+                return;
+            }
+            case 'hide':
+                visibility = 'hidden';
+                document.dispatchEvent(event('visibilitychange', document));
+                globalThis.dispatchEvent(event('pagehide', globalThis));
+                return;
+            case 'state': {
+                // What a scenario can check: the root element's style, classes, data and
+                // attributes, and the text of the style elements scripts added.
+                const attributes = {};
+                for (const name of ['lang', 'dir', 'id', 'hidden']) if (root.getAttribute(name) !== null) attributes[name] = root.getAttribute(name);
+                const styleText = [];
+                const walk = (node) => { for (const child of node.children ?? []) { if (child.tagName === 'STYLE') styleText.push(String(child.textContent)); walk(child); } };
+                walk(root);
+                const style = {};
+                for (const name of keys(root.style).sort()) if (root.style[name] !== '') style[name] = String(root.style[name]);
+                const data = {};
+                for (const name of keys(root.dataset).sort()) data[name] = String(root.dataset[name]);
+                result = stringify({ style, classes: [...root.classList.toString().split(' ').filter(Boolean)], data, attributes, styles: styleText });
+                return;
+            }
+            }
+        },
+        writable: false, configurable: false, enumerable: false,
+    });
+    return {
+        post(kind, id, text) { work = { kind, id, text }; },
+        result() { return result; },
+        // What a module's import() rejects with, made in the page's realm.
+        refusal(what) { return new Error(what + ' is not provided in pages by the harness\'s runtime'); },
+    };
+}`, { filename: 'pages:install' });
+"""#
+}
