@@ -242,6 +242,12 @@ struct WorkQueue {
 
     mutating func removeAll() { lanes = [Lane](repeating: Lane(), count: Self.kinds.count) }
 
+    /// The events queued for the background that no incarnation is named for, oldest first.
+    var backgroundEvents: [ExtensionWire.Event] {
+        let lane = lanes[Self.lane(.backgroundInput)]
+        return lane.items[lane.head...].compactMap { if case .backgroundInput(let event, nil) = $0.work { event } else { nil } }
+    }
+
     /// The earliest work among the kinds `eligible` accepts, taken off the queue; nil when there
     /// is none, or when it is of the `stopBefore` kind (it stays).
     mutating func take(_ eligible: (Simulation.WorkKind) -> Bool, stopBefore: Simulation.WorkKind?) -> Scheduler.Work? {

@@ -91,7 +91,7 @@ extension Simulation {
     /// come back (each page asks, being visible again) over its own extension storage.
     package func switchProfile(_ name: String) {
         guard name != profile else { return }
-        handle(.profileLeftFront)
+        handle(.profileLeftFront(queued: clock.queue.backgroundEvents))
         clock.queue.removeAll(of: [.backgroundInput, .storageCompletion])
         clock.timers = [:]
         monitor.noAnswerOwed()
