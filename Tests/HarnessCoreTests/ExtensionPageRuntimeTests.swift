@@ -76,8 +76,9 @@ struct ExtensionPageRuntimeTests {
     /// closes (pagehide), and what it sends then still leaves.
     @Test func aPopupOfModulesReadsItsTabsAndItsSelects() throws {
         let host = try host("module-popup")
-        let tabs = #"[{"id":"t1","url":"https://a.example/","windowId":1,"active":false},{"id":"t2","url":"https://b.example/","windowId":1,"active":true},"# +
-            #"{"id":"t3","url":"https://c.example/","windowId":2,"active":true}]"#
+        // Two windows, each with its active tab: the popup's is window 1.
+        let tabs = #"[{"id":"t0","url":"https://z.example/","windowId":2,"active":true},{"id":"t1","url":"https://a.example/","windowId":1,"active":false},"# +
+            #"{"id":"t2","url":"https://b.example/","windowId":1,"active":true}]"#
         let opened = try send(host, #"{"type":"openPopup","tab":"t2","appearance":"light","windowId":1,"tabs":\#(tabs)}"#)
         #expect(logs(opened) == [
             // Every element is in place before any script runs (PROTOCOL.md section 15).

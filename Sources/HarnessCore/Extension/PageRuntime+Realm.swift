@@ -454,8 +454,8 @@ export const installer = new vm.Script(String.raw`(hostFunctions, setupText) => 
         const query = (info = {}) => {
             const unknown = keys(info ?? {}).filter((key) => !known.includes(key));
             if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
-            const all = parse(host.tabs());
-            const window = all.find((tab) => tab.active)?.windowId ?? 1;
+            // The popup's window is the current one, and the one last focused.
+            const { window, tabs: all } = parse(host.tabs());
             const tabs = all.map((tab) => ({ ...tab, index: all.filter((other) => other.windowId === tab.windowId).indexOf(tab) }));
             return Promise.resolve(tabs.filter((tab) => (info.active === undefined || tab.active === Boolean(info.active))
                 && (info.url === undefined || tab.url === info.url)

@@ -250,7 +250,7 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
     };
     // The popup's tabs.query reads the tabs Safari had as it opened, as the page host has seen
     // them load and close since.
-    if (tab === undefined) host.tabs = () => JSON.stringify(popupTabs);
+    if (tab === undefined) host.tabs = () => JSON.stringify({ window: popupWindow, tabs: popupTabs });
     page.scripts = install.runInContext(context)(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
                                                                        head: tree.head, body: tree.body, popup: tab === undefined, extensionID,
                                                                        manifest: JSON.stringify(manifest) }));

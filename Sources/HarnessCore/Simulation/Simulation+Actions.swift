@@ -149,7 +149,7 @@ extension Simulation {
 
     package func closePopup() { handle(.popupClosed) }
 
-    /// The user clicks the element with id `element` in the extension's own popup.
+    /// The user clicks an element of the extension's own popup, or picks an option in it.
     package func useInPopup(_ gesture: SafariMachine.PopupGesture) { handle(.popupUsed(gesture)) }
 
     package func popupPause(for duration: EpochMillis) { handle(.popupPaused(until: now + duration)) }
