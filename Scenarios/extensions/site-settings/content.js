@@ -1,7 +1,7 @@
-// The page's side: asks the background for this page's decision when it loads and whenever
-// it becomes visible, applies every decision it gets (asked for or pushed), and tells the
-// background when the page's own dark theme appears or goes, and when the system's appearance
-// changes.
+// The page's side: asks the background for this page's decision when it loads, whenever it
+// becomes visible, and when the page's own dark theme appears or goes (the question carries
+// it); asks again when a question comes back empty; applies every decision it gets (asked for
+// or pushed); and tells the background when the system's appearance changes.
 (() => {
   const filters = {
     dark: 'invert(0.9) hue-rotate(180deg)',
@@ -33,9 +33,16 @@
   }
 
   let nativeDark = false;
+  // Safari answers with nothing when no background took the question (one died before it
+  // answered, or as it started): the page asks again, unless that is all that keeps coming back.
+  let emptyAnswersInARow = 0;
   function ask() {
     nativeDark = isNativelyDark();
-    browser.runtime.sendMessage({ type: 'getDecision', url: location.href, nativeDark }).then(apply, () => {});
+    browser.runtime.sendMessage({ type: 'getDecision', url: location.href, nativeDark }).then((decision) => {
+      if (decision !== undefined) emptyAnswersInARow = 0;
+      else if (++emptyAnswersInARow < 3) ask();
+      apply(decision);
+    }, () => {});
   }
 
   browser.runtime.onMessage.addListener((message) => {
@@ -48,8 +55,9 @@
   const recheck = () => {
     const now = isNativelyDark();
     if (now === nativeDark) return;
-    nativeDark = now;
-    browser.runtime.sendMessage({ type: 'nativeDarkChanged', nativeDark }).catch(() => {});
+    // The page asks afresh: the question carries the page's own theme, and is answered (or
+    // asked again) even when the background that takes it is one that has just started.
+    ask();
   };
   document.addEventListener('DOMContentLoaded', recheck);
   // The system's appearance: the background hears of a change from its pages (a decision in

@@ -174,6 +174,8 @@ extension SafariMachine {
     /// Safari quits: its background is killed (Web Inspector detaches with it).
     mutating func safariQuit(_ effects: inout [Effect]) {
         if loaded != nil { effects.append(.killBackground(reason: "safari restart", stop: .unloaded)) }
+        // The extension's own popup is a page of Safari's: it goes with Safari.
+        if runsOwnPages { forgetPopup(&effects) }
     }
 
     /// Safari starts again: what lived in its memory is gone (events held for a frozen
