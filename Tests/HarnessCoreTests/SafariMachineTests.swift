@@ -396,7 +396,7 @@ struct SafariMachineTests {
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         _ = safari.handle(.popupOpened(t1), now: 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 90_000)]), now: 0)
-        #expect(safari.handle(.profileLeftFront(queued: []), now: 0) == [.killBackground(reason: "profile default left the front", stop: .unloaded)])
+        #expect(safari.handle(.profileLeftFront, now: 0) == [.killBackground(reason: "profile default left the front", stop: .unloaded)])
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
         #expect(safari.handle(.profileCameToFront("work"), now: 0) == [.note("profile work in front")])
         #expect(safari.tabs.isEmpty && safari.popupTab == nil && safari.nextAlarm == nil && safari.profiles == ["default", "work"])

@@ -282,7 +282,7 @@ package struct SafariRules: Sendable {
             backgroundGone(at: time)
             savedListeners = [:]
             alarms = [:]
-        case .profileCameToFront(let name):
+        case .profileCameToFront(let name, _):
             backgroundGone(at: time)
             profile = name
             resume(frozen: false, suspended: suspended, at: time)

@@ -236,19 +236,15 @@ extension SafariMachine {
     // MARK: - Profiles
 
     /// The front profile's extension instance is unloaded, and its tabs and popup go out of sight.
-    /// What its pages sent that is still queued for its background waits with the profile.
-    mutating func profileLeftFront(queued: [ExtensionWire.Event], _ effects: inout [Effect]) {
-        leavingPageEvents = queued.filter(\.isFromAPage)
+    mutating func profileLeftFront(_ effects: inout [Effect]) {
         if loaded != nil { effects.append(.killBackground(reason: "profile \(profile) left the front", stop: .unloaded)) }
     }
 
     /// Another profile comes to the front: its tabs come back (each visible page asks), over
-    /// its own extension storage, with the alarms it had.
-    mutating func profileCameToFront(_ name: String, now: EpochMillis, _ effects: inout [Effect]) {
-        // Its pages' messages held or queued for its background wait with the profile, as its
-        // pages do.
-        let pageEvents = held.map(\.event).filter(\.isFromAPage) + leavingPageEvents
-        leavingPageEvents = []
+    /// its own extension storage, with the alarms it had. What the pages of the one that left
+    /// sent, held or `queued` for its background, waits with that profile, as its pages do.
+    mutating func profileCameToFront(_ name: String, queued: [ExtensionWire.Event], now: EpochMillis, _ effects: inout [Effect]) {
+        let pageEvents = (held.map(\.event) + queued).filter(\.isFromAPage)
         holdNoBackground()
         forgetPopup(&effects)
         putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms, pageEvents: pageEvents)

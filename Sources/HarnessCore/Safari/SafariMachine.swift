@@ -45,10 +45,11 @@ package struct SafariMachine: Sendable {
         case safariQuit
         /// Safari starts again and restores its tabs.
         case safariLaunched
-        /// The front profile's window goes away, with the events the shell had queued for its
-        /// background; `profileCameToFront` follows.
-        case profileLeftFront(queued: [ExtensionWire.Event])
-        case profileCameToFront(String)
+        /// The front profile's window goes away; `profileCameToFront` follows.
+        case profileLeftFront
+        /// Another profile comes to the front, with the events the shell had queued for the
+        /// background of the one that left.
+        case profileCameToFront(String, queued: [ExtensionWire.Event] = [])
         case appCameToForeground
         case appWentToBackground
         case appQuit
@@ -420,8 +421,7 @@ package struct SafariMachine: Sendable {
         /// it suspended): its extension takes them when the profile is in front again.
         var pageEvents: [ExtensionWire.Event] = []
     }
-    /// The page events queued for the background of a profile leaving the front, until it is put away.
-    var leavingPageEvents: [ExtensionWire.Event] = []
+
 
     package init(platform: Platform, profile: String = SafariMachine.defaultProfile) {
         self.platform = platform
@@ -536,8 +536,8 @@ package struct SafariMachine: Sendable {
         case .safariWentToBackground: safariWentToBackground(&effects)
         case .safariQuit: safariQuit(&effects)
         case .safariLaunched: safariLaunched(now: now, &effects)
-        case .profileLeftFront(let queued): profileLeftFront(queued: queued, &effects)
-        case .profileCameToFront(let name): profileCameToFront(name, now: now, &effects)
+        case .profileLeftFront: profileLeftFront(&effects)
+        case .profileCameToFront(let name, let queued): profileCameToFront(name, queued: queued, now: now, &effects)
         case .appCameToForeground:
             appInForeground = true
             if platform == .iOS && safariInForeground { safariWentToBackground(&effects) }

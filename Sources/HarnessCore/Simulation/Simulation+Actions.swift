@@ -91,12 +91,15 @@ extension Simulation {
     /// come back (each page asks, being visible again) over its own extension storage.
     package func switchProfile(_ name: String) {
         guard name != profile else { return }
-        handle(.profileLeftFront(queued: clock.queue.backgroundEvents))
+        handle(.profileLeftFront)
+        // What is still queued for its background, once its death has been played out (a page
+        // it answered with nothing may ask again).
+        let queued = clock.queue.backgroundEvents
         clock.queue.removeAll(of: [.backgroundInput, .storageCompletion])
         clock.timers = [:]
         monitor.noAnswerOwed()
         files.makeStorageFolder(name)
-        handle(.profileCameToFront(name))
+        handle(.profileCameToFront(name, queued: queued))
     }
 
     /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there.
