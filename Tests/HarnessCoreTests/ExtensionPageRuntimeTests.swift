@@ -98,6 +98,9 @@ struct ExtensionPageRuntimeTests {
         #expect(logs(chose) == ["popup: changed small 1"], "\(chose)")
         let clicked = try send(host, #"{"type":"click","element":"box"}"#)
         #expect(logs(clicked) == ["popup: box true"], "\(clicked)")
+        // A control inside a hidden element is out of the user's reach: nothing happens.
+        let hidden = try send(host, #"{"type":"click","element":"inside"}"#)
+        #expect(logs(hidden) == ["popup: popup click inside: nothing happens, #inside is hidden"], "\(hidden)")
         let refused = try send(host, #"{"type":"choose","element":"size","value":"huge"}"#)
         #expect(logs(refused) == [#"popup: Not done: popup choose size huge: the select has no option of that value (it has "", "small", "large")"#], "\(refused)")
         let closed = try send(host, #"{"type":"closePopup","hide":true}"#)

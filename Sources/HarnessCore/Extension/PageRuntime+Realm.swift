@@ -487,6 +487,13 @@ export const installer = new vm.Script(String.raw`(hostFunctions, setupText) => 
     define('browser', browser);
     define('chrome', browser);
 
+    // Whether the user cannot reach an element: it or an element around it is hidden (the
+    // hidden attribute, or display: none).
+    const outOfSight = (node) => {
+        for (let at = node; at; at = at.parentNode) if (at.hidden || at.style?.display === 'none') return true;
+        return false;
+    };
+
     // A turn: the other realm names its work, it runs here under the watchdog.
     let work = null, result = '';
     Object.defineProperty(globalThis, '__pageTurn', {
@@ -558,6 +565,7 @@ export const installer = new vm.Script(String.raw`(hostFunctions, setupText) => 
             case 'click': {
                 const target = byId(input.element);
                 if (target === null) { result = 'the popup has no element with that id'; return; }
+                if (outOfSight(target)) { result = 'hidden'; return; }
                 target.click();
                 return;
             }
@@ -566,6 +574,7 @@ export const installer = new vm.Script(String.raw`(hostFunctions, setupText) => 
                 // (input, then change), as a browser's does.
                 const target = byId(input.element);
                 if (target === null) { result = 'the popup has no element with that id'; return; }
+                if (outOfSight(target)) { result = 'hidden'; return; }
                 if (target.tagName !== 'SELECT') { result = 'the element is a ' + target.tagName.toLowerCase() + ', not a select'; return; }
                 const option = target.options.find((candidate) => candidate.value === input.value);
                 if (option === undefined) { result = 'the select has no option of that value (it has ' + (target.options.map((candidate) => '"' + candidate.value + '"').join(', ') || 'none') + ')'; return; }

@@ -437,7 +437,11 @@ async function handle(input) {
         const page = pages.get('popup');
         if (page === undefined) return [];
         const refused = turn(page, input.type, 0, JSON.stringify(input));
-        if (refused !== '') log('popup', 'error', `Not done: popup ${input.type} ${input.element}${input.type === 'choose' ? ' ' + input.value : ''}: ${refused}`);
+        const step = `popup ${input.type} ${input.element}${input.type === 'choose' ? ' ' + input.value : ''}`;
+        // A control out of sight is one the user cannot reach yet (the page has not shown it):
+        // nothing happens, and the trace says so. Anything else is a step the page cannot do.
+        if (refused === 'hidden') log('popup', 'warn', `${step}: nothing happens, #${input.element} is hidden`);
+        else if (refused !== '') log('popup', 'error', `Not done: ${step}: ${refused}`);
         return [page];
     }
     default:

@@ -12,6 +12,7 @@ $('filled').replaceChildren(...['a', 'b'].map((name) => new Option(name.toUpperC
 console.log('filled', $('filled').value, $('filled').options.length, $('filled').textContent);
 $('size').addEventListener('change', (event) => console.log('changed', event.target.value, $('size').selectedIndex));
 $('box').addEventListener('change', () => console.log('box', $('box').checked));
+$('inside').addEventListener('click', () => console.log('inside clicked'));
 $('note').hidden = false;
 console.log('shown', $('note').hidden, $('note').getAttribute('hidden'));
 addEventListener('pagehide', () => browser.runtime.sendMessage({ closing: true }));
