@@ -12,7 +12,7 @@
 // storageLoaded {local, session}, storageLoadFailed {session}, localStorageSaved {token},
 // localStorageSaveFailed {token}, tabRequestedDecision {tab, url, nativeDark},
 // tabNativeDarkChanged {tab, nativeDark}, tabActivated {tab}, tabClosed {tab},
-// safariCameToForeground, appMessageArrived, appearanceChanged {appearance}, popupOpened {tab},
+// safariCameToForeground, appMessageArrived, appearanceChanged {appearance}, popupOpened {tab, url?},
 // popupClosed, popupChoseScope {scope}, popupEdited {set, reset, message, at},
 // popupForgotSite {message, at}, popupPaused {until}, nativeReplyArrived {request, reply | rejected},
 // nativeTimedOut {request}, alarmFired.
@@ -192,10 +192,15 @@ export class BackgroundMachine {
         this.appearance = input.appearance;
         directives.push(...this.pushChangedDecisions());
         break;
-      case 'popupOpened':
+      case 'popupOpened': {
+        // The popup reads its tab's address itself (tabs.query): a tab gone to a page that runs
+        // no content script (about:blank) has told the background nothing since.
+        const known = this.tabs.get(input.tab);
+        if (known && typeof input.url === 'string') known.url = input.url;
         this.popup = { tab: input.tab, chosenScope: null };
         directives.push(...this.popupDirective());
         break;
+      }
       case 'popupClosed':
         this.popup = null;
         break;

@@ -11,7 +11,7 @@ browser.runtime.onMessage.addListener((message) => {
   if (message?.type === 'showPopup' && message.view.tab === tab?.id) show(message.view);
   if (message?.type === 'popupAnswer' && message.saved === false) $('status').textContent = 'The change was refused.';
 });
-if (tab) browser.runtime.sendMessage({ type: 'popupOpened', tab: tab.id });
+if (tab) browser.runtime.sendMessage({ type: 'popupOpened', tab: tab.id, url: tab.url });
 addEventListener('pagehide', () => browser.runtime.sendMessage({ type: 'popupClosed' }));
 
 function show(next) {
