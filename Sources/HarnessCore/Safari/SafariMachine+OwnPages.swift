@@ -27,6 +27,21 @@ extension ExtensionWire.PageSender {
 /// background. Safari reads nothing in those messages: what a page does with an answer is the
 /// extension's own code.
 extension SafariMachine {
+    /// What the user does in the extension's own popup, to the element with an id: click it, or
+    /// pick the option of a select that has this value.
+    package enum PopupGesture: Equatable, Sendable {
+        case click(String)
+        case choose(String, value: String)
+
+        /// Its word in a scenario (`popup click`, `popup choose`).
+        package var verb: String {
+            switch self {
+            case .click: "click"
+            case .choose: "choose"
+            }
+        }
+    }
+
     /// A page's message on its way: from whom, and the incarnation that took it, once one did.
     package struct PageQuestion: Equatable, Sendable {
         package var from: ExtensionWire.PageSender

@@ -276,21 +276,6 @@ package struct SafariMachine: Sendable {
     /// of the extension's own pages opened (`runtime.connect`), by its number.
     package enum Port: Hashable, Sendable { case native, popup, page(Int) }
 
-    /// What the user does in the extension's own popup, to the element with an id: click it, or
-    /// pick the option of a select that has this value.
-    package enum PopupGesture: Equatable, Sendable {
-        case click(String)
-        case choose(String, value: String)
-
-        /// Its word in a scenario (`popup click`, `popup choose`).
-        package var verb: String {
-            switch self {
-            case .click: "click"
-            case .choose: "choose"
-            }
-        }
-    }
-
     // MARK: - Constants (WebKit's, each cited where it is used)
 
     package static let defaultProfile = "default"
