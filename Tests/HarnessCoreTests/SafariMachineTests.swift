@@ -129,6 +129,44 @@ struct SafariMachineTests {
         #expect(safari.handle(.eventDue(edit), now: 0).count == 3, "an announcement cut short is made again")
     }
 
+    @Test func theUserBringsSafariToTheFrontAndShowsTheTabToOpenThePopupOverIt() {
+        var safari = loaded()
+        for tab in [t1, t2] { _ = safari.handle(.tabOpened(tab, url: url, nativeDark: false, window: nil), now: 0) }
+        _ = safari.handle(.appCameToForeground, now: 0)
+        #expect(!safari.safariInForeground && safari.activeTab == t2)
+        let effects = safari.handle(.popupOpened(t1), now: 0)
+        #expect(Array(effects.prefix(5)) == [.note("the user brings Safari to the front to open the popup"), .suspendApp, .note("Safari comes to the front"),
+                                             .fireOverdueTimers, .note("the user shows tab t1 to open the popup over it")])
+        #expect(effects.contains(.dispatch(.tabActivated(t1))) && effects.last == .dispatch(.popupOpened(t1)))
+        #expect(safari.safariInForeground && safari.activeTab == t1 && safari.popupTab == t1)
+        _ = safari.handle(.appCameToForeground, now: 0)
+        #expect(safari.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], edit: 1), now: 0).prefix(2) ==
+                [.note("the user brings Safari to the front to edit in the popup"), .suspendApp], "so does a change in it")
+    }
+
+    @Test func aChangeWithNoPopupOpenDoesNothing() {
+        var safari = loaded()
+        #expect(safari.handle(.popupEdited(set: SiteValues(mode: .off), reset: [], edit: 1), now: 0) == [.note("no popup is open: nothing to edit")])
+        #expect(safari.handle(.popupUsed(.click("save")), now: 0) == [.note("no popup is open: nothing to click")])
+    }
+
+    @Test func thePopupClosesWithItsTabAndGoesWithSafariAndWithAnUpdate() {
+        var safari = loaded(.macOS)
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.popupOpened(t1), now: 0)
+        #expect(safari.handle(.tabClosed(t1), now: 0).contains(.dispatch(.popupClosed)), "the background hears it close with its tab")
+        #expect(safari.popupTab == nil)
+        _ = safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.popupOpened(t2), now: 0)
+        #expect(!safari.handle(.safariQuit, now: 0).contains(.dispatch(.popupClosed)), "no background is left to hear it")
+        #expect(safari.popupTab == nil && safari.popup == nil)
+        _ = safari.handle(.safariLaunched, now: 0)
+        _ = safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.popupOpened(t2), now: 0)
+        _ = safari.handle(.extensionUpdated, now: 0)
+        #expect(safari.popupTab == nil)
+    }
+
     // MARK: - Directives
 
     @Test func anAlarmSoonerThanTheMinimumIsRaisedToItAndFiresOnce() {

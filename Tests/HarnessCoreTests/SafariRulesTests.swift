@@ -97,6 +97,16 @@ struct SafariRulesTests {
         #expect(run.broke("though it held a port it used 10s before"))
     }
 
+    @Test func aPopupThatClosesWithItsTabHoldsTheBackgroundNoMore() {
+        var run = Watched()
+        run.tell(.tabOpened(t1, url: url, nativeDark: false, window: nil), at: 0)
+        run.tell(.popupOpened(t1), at: 0)
+        run.tell(.eventDue(.popupOpened(t1)), at: 0)
+        #expect(run.tell(.tabClosed(t1), at: 1_000).contains(.dispatch(.popupClosed)))
+        #expect(run.tell(.timeReached(.idleUnload), at: 30_000) == [.killBackground(reason: "unloaded", stop: .unloaded)])
+        #expect(run.broken == [], "the rules closed the popup's port with its tab too")
+    }
+
     @Test func anUnloadWhileWebInspectorIsAttachedIsCaught() {
         var run = Watched()
         run.tell(.inspectorOpened, at: 5_000)

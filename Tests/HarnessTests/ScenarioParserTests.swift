@@ -62,6 +62,8 @@ struct ScenarioParserTests {
         ("tab open t1 https://a.example/\nexpect tab t1 theme=sepa", "s:2: 'sepa' is not a valid theme (expected dark, gray, sepia, invert); did you mean 'sepia'?"),
         ("tab open t1 https://a.example/\nexpect tab t1 enabled disabled", "s:2: 'enabled' is checked twice"),
         ("expect shared site a.example colour=red", "s:1: unknown key 'colour' (expected mode, theme, nativeDarkPolicy)"),
+        ("tab open t1 https://a.example/\nexpect popup open t2", "s:2: tab t2 was never opened (open: t1); did you mean 't1'?"),
+        ("expect popup open", "s:1: missing a tab name after 'expect popup open'"),
         ("expect popup enabled", "s:1: unknown key 'enabled' (expected theme, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy)"),
         ("expect background runing", "s:1: unknown word 'runing' (expected running, frozen, unloaded, killed or incarnation=N, each once); did you mean 'running'?"),
         ("expect app answer saved", "s:1: 'expect app answer' with no app edit before it (app set, reset or delete)"),
@@ -89,6 +91,8 @@ struct ScenarioParserTests {
         // The popup: open before it is used, and editing one of its page's records.
         ("tab open t1 https://a.example/\npopup set theme=dark", "s:2: 'popup set' with no popup open (open one with 'popup open TAB')"),
         ("tab open t1 https://a.example/\npopup open t1\ntab close t1\npopup pause 1m", "s:4: 'popup pause' with no popup open (open one with 'popup open TAB')"),
+        ("tab open t1 https://a.example/\npopup open t1\nsafari restart\npopup forget", "s:4: 'popup forget' with no popup open (open one with 'popup open TAB')"),
+        ("tab open t1 https://a.example/\npopup open t1\nsafari update-extension\npopup reset theme", "s:4: 'popup reset' with no popup open (open one with 'popup open TAB')"),
         ("tab open t1 https://docs.example.com/guide\npopup open t1\npopup scope example.com",
          "s:3: 'example.com' is not a record of the popup's page (expected docs.example.com/guide, docs.example.com, .example.com); did you mean '.example.com'?"),
         // An extension's own popup takes clicks and choices, and only those.
@@ -298,7 +302,13 @@ enum StepSample {
                                       .resetSite(scope(), fields()), .deleteSite(scope())]))
                 }()
             case 3: .app(pick([.launch, .foreground, .background, .kill]))
-            case 4: .safari(pick(SafariStep.allCases))
+            case 4:
+                { () -> Step in
+                    let step = pick(SafariStep.allCases)
+                    // The popup goes with Safari, and with a new version of the extension.
+                    if step == .restart || step == .updateExtension { popup = nil }
+                    return .safari(step)
+                }()
             case 5:
                 { () -> Step in
                     // Popup steps need the popup open; its scope is one of its page's records.

@@ -40,7 +40,9 @@ struct ExpectationChecker {
         case .sharedSiteAbsent(let key):
             guard let document = sharedDocument else { return [noDocument] }
             guard let record = document.sites[key.key] else { return [] }
-            return ["shared site \(key.key.text): expected absent, found \(record.values)"]
+            let values = [record.values.mode.map { "mode=\($0.rawValue)" }, record.values.theme.map { "theme=\($0.rawValue)" },
+                          record.values.nativeDarkPolicy.map { "nativeDarkPolicy=\($0.rawValue)" }].compactMap(\.self)
+            return ["shared site \(key.key.text): expected absent, found " + (values.isEmpty ? "a record with no values" : values.joined(separator: " "))]
         case .sharedTombstone(let key):
             guard let document = sharedDocument else { return [noDocument] }
             return document.tombstones[key.key] == nil ? ["shared has no tombstone for \(key.key.text)"] : []
@@ -70,6 +72,9 @@ struct ExpectationChecker {
         case .appAnswer(let answer):
             let actual = lastAppEdit.flatMap { simulation.edits.appAnswers[$0] } ?? AppAnswer.none
             return actual == answer ? [] : ["the app's answer to its last edit: expected \(answer.rawValue), got \(actual.rawValue)"]
+        case .popupOver(let id):
+            let shown = simulation.popupTab.map { "open over \($0.rawValue)" } ?? "closed"
+            return simulation.popupTab == id ? [] : ["the popup: expected \(id.map { "open over \($0.rawValue)" } ?? "closed"), got \(shown)"]
         case .popup(let checks):
             guard let view = simulation.popup else { return ["no popup is showing"] }
             return checks.flatMap { check in compare("popup \(check.key)", expected(check), popupValue(check, view)) }

@@ -47,6 +47,8 @@ package struct SafariRules: Sendable {
     /// Each profile's listeners, as its extension last registered them.
     private var savedListeners: [String: Set<BackgroundListener>] = [:]
     private var ports: Set<SafariMachine.Port> = []
+    /// The tab the popup is open over: closing that tab closes the popup and its port.
+    private var popupTab: TabID?
     private var portUsed: EpochMillis = 0
     private var inspected = false
     /// Safari's timers stop: the user froze the background, or iOS suspended Safari; when they
@@ -267,7 +269,14 @@ package struct SafariRules: Sendable {
                 }
             }
         case .backgroundDied(let incarnation, _) where incarnation == loaded: backgroundGone(at: time)
-        case .popupClosed, .popupAnnouncementInterrupted: ports.remove(.popup)
+        case .popupOpened(let tab): popupTab = tab
+        case .popupClosed:
+            ports.remove(.popup)
+            popupTab = nil
+        case .tabClosed(let tab) where tab == popupTab:
+            ports.remove(.popup)
+            popupTab = nil
+        case .popupAnnouncementInterrupted: ports.remove(.popup)
         case .inspectorOpened: inspected = loaded != nil
         case .inspectorClosed: inspected = false
         case .backgroundFrozenByUser: frozen = true

@@ -193,7 +193,11 @@ package struct ScheduleGenerator {
                                     .setSite(scope(), values(schedule: false)), .resetSite(scope(), fields()), .deleteSite(scope())])))
         case .app: steps.append(.app(pick([.launch, .foreground, .background, .kill])))
         case .popup: popupStep()
-        case .safari: steps.append(.safari(pick(SafariStep.allCases)))
+        case .safari:
+            let step = pick(SafariStep.allCases)
+            // The popup goes with Safari, and with a new version of the extension.
+            if step == .restart || step == .updateExtension { popup = nil }
+            steps.append(.safari(step))
         case .appearance: steps.append(.appearance(pick(Appearance.allCases)))
         case .background: steps.append(.background(pick(BackgroundStep.allCases)))
         case .handler:

@@ -221,9 +221,9 @@ extension SafariMachine {
     /// into the pages already open).
     mutating func extensionUpdated(now: EpochMillis, _ effects: inout [Effect]) {
         holdNoBackground()
-        // The extension's own popup is one of its pages: it closes as the extension reloads,
-        // with what it waited for.
-        if runsOwnPages { forgetPopup(&effects) }
+        // The popup is one of the extension's pages: it closes as the extension reloads, with
+        // what it waited for.
+        forgetPopup(&effects)
         savedListeners = [:]
         forgetAlarms(&effects)
         startReason = .update

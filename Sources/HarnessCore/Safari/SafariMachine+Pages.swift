@@ -86,6 +86,8 @@ extension SafariMachine {
             activeTabs[tab.window] = tabs.filter { $0.value.window == tab.window }.keys.sorted().first
         }
         effects.append(.note("tab \(id.rawValue) closed"))
+        // The popup over it closes with it, as when the user closes it.
+        if popupTab == id { closePopup(&effects) }
         if runsOwnPages {
             pageGone(.tab(id), &effects)
             shownPages.remove(pageKey(id))
@@ -174,8 +176,8 @@ extension SafariMachine {
     /// Safari quits: its background is killed (Web Inspector detaches with it).
     mutating func safariQuit(_ effects: inout [Effect]) {
         if loaded != nil { effects.append(.killBackground(reason: "safari restart", stop: .unloaded)) }
-        // The extension's own popup is a page of Safari's: it goes with Safari.
-        if runsOwnPages { forgetPopup(&effects) }
+        // The popup is Safari's: it goes with Safari.
+        forgetPopup(&effects)
     }
 
     /// Safari starts again: what lived in its memory is gone (events held for a frozen
@@ -259,7 +261,37 @@ extension SafariMachine {
         for id in visibleTabs { run(.becameVisible, in: id, now: now, &effects) }
     }
 
-    /// The popup is gone with what it showed (its profile left the front, the power failed).
+    /// The popup is shown in Safari in front: a user who is in another app (iOS suspends
+    /// Safari behind it) brings Safari to the front before they can open or use it.
+    mutating func bringSafariToTheFront(to gesture: String, now: EpochMillis, _ effects: inout [Effect]) {
+        guard !safariInForeground else { return }
+        effects.append(.note("the user brings Safari to the front to \(gesture)"))
+        safariCameToForeground(now: now, &effects)
+    }
+
+    /// Whether the user can use the popup: it is open (else nothing happens, and the trace
+    /// says so), in Safari brought to the front.
+    mutating func userReachesThePopup(to gesture: String, now: EpochMillis, _ effects: inout [Effect]) -> Bool {
+        guard popupTab != nil else {
+            effects.append(.note("no popup is open: nothing to \(gesture)"))
+            return false
+        }
+        bringSafariToTheFront(to: gesture + " in the popup", now: now, &effects)
+        return true
+    }
+
+    /// The popup closes (the user closes it, or its tab): what it showed last stays on record;
+    /// its port closes, and the extension's own popup page hears that it goes.
+    mutating func closePopup(_ effects: inout [Effect]) {
+        ports.remove(.popup)
+        popupTab = nil
+        popupScope = nil
+        if runsOwnPages { pageGone(.popup, &effects) }
+        effects.append(runsOwnPages ? .closePopupPage(hides: true) : .dispatch(.popupClosed))
+    }
+
+    /// The popup is gone with what it showed (Safari quit, the extension reloaded, its profile
+    /// left the front, the power failed).
     mutating func forgetPopup(_ effects: inout [Effect]) {
         // The extension's own popup page goes with it, and what it waited for.
         if runsOwnPages && popupTab != nil {

@@ -485,15 +485,16 @@ package struct SafariMachine: Sendable {
             // The content script reports it (`runtime.onMessage`): it wakes the background too.
             effects.append(.dispatch(.appearanceChanged(value)))
         case .popupOpened(let id):
+            // The toolbar button opens the popup over the front window's active tab, in Safari
+            // in front: the user brings Safari to the front and shows this tab first.
+            bringSafariToTheFront(to: "open the popup", now: now, &effects)
+            if let tab = tabs[id], activeTabs[tab.window] != id || frontWindow != tab.window {
+                effects.append(.note("the user shows tab \(id.rawValue) to open the popup over it"))
+                activateTab(id, now: now, &effects)
+            }
             popupTab = id
             popupScope = nil
             if runsOwnPages {
-                // The toolbar button opens the popup over the front window's active tab, which the
-                // extension's own popup finds with tabs.query: the user shows this tab first.
-                if let tab = tabs[id], activeTabs[tab.window] != id || frontWindow != tab.window {
-                    effects.append(.note("the user shows tab \(id.rawValue) to open the popup over it"))
-                    activateTab(id, now: now, &effects)
-                }
                 // A popup open already loads afresh.
                 pageGone(.popup, &effects)
                 effects.append(.openPopupPage(id))
@@ -501,21 +502,19 @@ package struct SafariMachine: Sendable {
             }
             effects.append(.dispatch(.popupOpened(id)))
         case .popupScopeChosen(let key):
+            guard userReachesThePopup(to: "choose a scope", now: now, &effects) else { break }
             popupScope = key
             effects.append(.dispatch(.popupChoseScope(scope: key)))
         case .popupEdited(let set, let reset, let edit):
+            guard userReachesThePopup(to: "edit", now: now, &effects) else { break }
             effects.append(.dispatch(.popupEdited(set: set, reset: reset, message: edit, at: now)))
         case .popupForgotSite(let edit):
+            guard userReachesThePopup(to: "forget the site", now: now, &effects) else { break }
             effects.append(.dispatch(.popupForgotSite(message: edit, at: now)))
         case .popupPaused(let until):
+            guard userReachesThePopup(to: "pause", now: now, &effects) else { break }
             effects.append(.dispatch(.popupPaused(until: until)))
-        case .popupClosed:
-            // What the popup showed last stays on record; its port closes.
-            ports.remove(.popup)
-            popupTab = nil
-            popupScope = nil
-            if runsOwnPages { pageGone(.popup, &effects) }
-            effects.append(runsOwnPages ? .closePopupPage(hides: true) : .dispatch(.popupClosed))
+        case .popupClosed: closePopup(&effects)
         case .safariCameToForeground: safariCameToForeground(now: now, &effects)
         case .overdueTimersFired: resumeAfterReturn(now: now, &effects)
         case .safariWentToBackground: safariWentToBackground(&effects)
@@ -623,7 +622,8 @@ package struct SafariMachine: Sendable {
         case .pagePortPosted(let port, let message): effects.append(.dispatch(.portMessage(port: port, message: message)))
         case .pagePortClosed(let port): effects.append(.dispatch(.portClosed(port: port)))
         case .popupUsed(let gesture):
-            if popupTab != nil { effects.append(.useInPopup(gesture)) } else { effects.append(.note("no popup is open: nothing to \(gesture.verb)")) }
+            guard userReachesThePopup(to: gesture.verb, now: now, &effects) else { break }
+            effects.append(.useInPopup(gesture))
         case .replyArrived(let id, let outcome):
             activeNativeRequests.remove(id)
             // A reply addressed to an earlier incarnation is dropped.

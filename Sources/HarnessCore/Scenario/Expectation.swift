@@ -28,6 +28,8 @@ package enum Expectation: Equatable, Sendable {
     /// The answer the app gave the scenario's last app edit.
     case appAnswer(AppAnswer)
     case popup([DecisionCheck])
+    /// Whether the popup is open, and over which tab: `popup open t1`, `popup closed` (nil).
+    case popupOver(TabID?)
     /// The front profile's background: its state, and which incarnation it is (or was last).
     case background(BackgroundState?, incarnation: Int?)
     /// The front profile's alarm, as Safari holds it.
@@ -43,6 +45,7 @@ package enum Expectation: Equatable, Sendable {
     package var tab: TabID? {
         switch self {
         case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id), .page(let id, _): id
+        case .popupOver(let id): id
         case .sharedDefaults, .sharedSite, .sharedSiteAbsent, .sharedTombstone, .sharedDamaged, .appSites, .appSite, .appDefaults, .appAnswer,
              .popup, .background, .alarm, .converged, .legacy: nil
         }

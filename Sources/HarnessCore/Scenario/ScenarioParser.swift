@@ -323,9 +323,14 @@ struct ScenarioParser {
         switch try words.choose(["foreground", "background", "restart", "inspect", "update-extension"]) {
         case "foreground": return .foreground
         case "background": return .background
-        case "restart": return .restart
+        case "restart":
+            // The popup goes with Safari, and with a new version of the extension.
+            popupTab = nil
+            return .restart
         case "inspect": return .inspect(try words.choose(["on", "off"]) == "on")
-        default: return .updateExtension
+        default:
+            popupTab = nil
+            return .updateExtension
         }
     }
 
@@ -526,7 +531,18 @@ struct ScenarioParser {
                 return .appAnswer(try words.choose(AppAnswer.self))
             }
         case "popup":
-            return .popup(try decisionChecks(&words, keys: Self.popupKeys))
+            switch words.peek {
+            case "closed":
+                _ = try words.next("")
+                return .popupOver(nil)
+            case "open":
+                _ = try words.next("")
+                let tab = try tabName(&words)
+                try requireOpen(tab, words)
+                return .popupOver(tab)
+            default:
+                return .popup(try decisionChecks(&words, keys: Self.popupKeys))
+            }
         case "background":
             var state: BackgroundState?
             var incarnation: Int?

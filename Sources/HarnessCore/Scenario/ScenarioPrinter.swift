@@ -131,6 +131,7 @@ package enum ScenarioPrinter {
         case .appDefaults(let values): "app defaults " + self.values(values)
         case .appAnswer(let answer): "app answer \(answer.rawValue)"
         case .popup(let checks): "popup " + self.checks(checks)
+        case .popupOver(let id): id.map { "popup open \($0.rawValue)" } ?? "popup closed"
         case .background(let state, let incarnation):
             "background" + (state.map { " \($0.rawValue)" } ?? "") + (incarnation.map { " incarnation=\($0)" } ?? "")
         case .alarm(.none): "alarm none"

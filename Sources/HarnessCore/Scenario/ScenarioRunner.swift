@@ -435,32 +435,36 @@ package final class ScenarioRunner {
         // when it answers.
         let url = simulation.popupTab.flatMap { simulation.tabs[$0]?.url }
         let possible = url.flatMap { try? PageAddress.parse($0).get() }?.scopeKeys().map(\.text) ?? []
+        // With no popup open, a change is no edit: Safari says nothing happens.
+        let open = simulation.popupTab != nil
         switch step {
         case .open(let id): simulation.openPopup(on: id)
         case .scope(let key): simulation.choosePopupScope(key.key.text)
         case .set(let values):
             let number = simulation.popupEdit(set: values.site)
-            record(number, .popup, .popupSite(possible: possible), set: values)
+            if open { record(number, .popup, .popupSite(possible: possible), set: values) }
         case .reset(let fields):
             let number = simulation.popupEdit(reset: fields)
-            record(number, .popup, .popupSite(possible: possible), reset: fields)
+            if open { record(number, .popup, .popupSite(possible: possible), reset: fields) }
         case .forget:
             let number = simulation.popupForget()
-            simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(possible: possible), values: Self.deletion,
-                                                   source: simulation.profile, line: currentLine))
+            if open {
+                simulation.monitor.userEdited(UserEdit(number: number, origin: .popup, at: simulation.now, target: .popupSite(possible: possible), values: Self.deletion,
+                                                       source: simulation.profile, line: currentLine))
+            }
         case .pause(let duration): simulation.popupPause(for: duration)
         case .close: simulation.closePopup()
         case .click(let id):
             // The design's "forget this site" in the extension's own popup: which record it
             // deleted, and whether it did, only its background knows.
-            if setup!.popupControls.forget.contains(id) {
+            if open && setup!.popupControls.forget.contains(id) {
                 simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .popupSite(possible: possible), values: Self.deletion,
                                                        source: simulation.profile, line: currentLine))
             }
             simulation.useInPopup(.click(id))
         case .choose(let id, let value):
             // A select that edits a field as the design's popup does: the empty value resets it.
-            if let field = setup!.popupControls.fields[id] {
+            if open, let field = setup!.popupControls.fields[id] {
                 simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .popupSite(possible: possible),
                                                        values: [field.rawValue: value.isEmpty ? nil : value], source: simulation.profile, line: currentLine))
             }
