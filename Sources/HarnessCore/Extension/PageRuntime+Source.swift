@@ -17,7 +17,7 @@ extension PageRuntime {
 //       | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab", "id", "message"}
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId"}
-//       | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
+//       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
 //       | {"type": "timer", "page", "timer"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
@@ -174,10 +174,11 @@ let loads = 0;
 // Each port a page opened, by number: the page (the load of it) that holds it.
 let nextPort = 1;
 const portPages = new Map();
-// While the popup is open: the tabs its tabs.query reads ({id, url, windowId, active}), and
-// the window it opened in.
+// While the popup is open: the tabs its tabs.query reads ({id, url, windowId, active}), as
+// Safari has them now, and the window it opened in.
 let popupTabs = null;
 let popupWindow = 1;
+const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({ id: String(tab.id), url: String(tab.url), windowId: Number(tab.windowId), active: tab.active === true }));
 
 // sfc32 over a state mixed from the run's seed, the page and how many pages loaded before it.
 function seededRandom(text) {
@@ -248,8 +249,7 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
             outputs.push(output);
         },
     };
-    // The popup's tabs.query reads the tabs Safari had as it opened, as the page host has seen
-    // them load and close since.
+    // The popup's tabs.query reads the tabs as Safari last handed them over.
     if (tab === undefined) host.tabs = () => JSON.stringify({ window: popupWindow, tabs: popupTabs });
     page.scripts = install.runInContext(context)(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
                                                                        head: tree.head, body: tree.body, popup: tab === undefined, extensionID,
@@ -345,17 +345,11 @@ async function handle(input) {
     switch (input.type) {
     case 'load': {
         pages.delete(`tab ${input.tab}`);
-        if (popupTabs !== null) {
-            const known = popupTabs.find((tab) => tab.id === input.tab);
-            if (known !== undefined) known.url = input.url;
-            else popupTabs.push({ id: input.tab, url: input.url, windowId: popupWindow, active: false });
-        }
         const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance, contentScripts(input.url), undefined, input.nativeDark === true);
         return [page];
     }
     case 'close':
         pages.delete(`tab ${input.tab}`);
-        if (popupTabs !== null) popupTabs = popupTabs.filter((tab) => tab.id !== input.tab);
         return [];
     case 'show': {
         const page = tabPage(input.tab);
@@ -401,11 +395,15 @@ async function handle(input) {
             else if (script.module) scripts.modules.push(script.file);
             else scripts.start.push(script.file);
         }
-        popupTabs = (input.tabs ?? []).map((tab) => ({ id: String(tab.id), url: String(tab.url), windowId: Number(tab.windowId), active: tab.active === true }));
+        popupTabs = listedTabs(input.tabs);
         popupWindow = Number(input.windowId ?? 1);
         const page = await load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, scripts, setup);
         return [page];
     }
+    case 'tabs':
+        // Safari's tabs changed while the popup is open.
+        if (popupTabs !== null) popupTabs = listedTabs(input.tabs);
+        return [];
     case 'closePopup': {
         // Closed by the user, the popup hears that it goes (visibilitychange, then pagehide);
         // what it sends then still leaves, and its answer finds no page.

@@ -14,6 +14,7 @@ extension Simulation {
         let effects = safari.handle(input, now: now)
         safariRulesBroken(safariRules.observe(input, effects, now: now))
         perform(effects)
+        refreshPopupTabs()
     }
 
     /// What invariant 14 found.

@@ -29,6 +29,24 @@ extension Simulation {
         for output in outputs { fromPages(output) }
     }
 
+    /// What the popup's `tabs.query` reads: the front profile's tabs, with each window's active
+    /// one, as Safari has them now.
+    private var popupTabs: JSONValue {
+        .array(safari.tabs.keys.sorted().map { id in
+            let opened = safari.tabs[id]!
+            return .object(["id": .string(id.rawValue), "url": .string(opened.url), "windowId": .integer(Int64(opened.window)),
+                            "active": .bool(safari.activeTabs[opened.window] == id)])
+        })
+    }
+
+    /// The open popup reads the tabs as they are: after each of Safari's inputs that changed
+    /// them (a tab opened, closed, shown or gone to another address), it is handed them again.
+    func refreshPopupTabs() {
+        guard let shown = popupTabsShown, case let tabs = popupTabs, tabs != shown else { return }
+        popupTabsShown = tabs
+        toPages(.object(["type": .string("tabs"), "tabs": tabs]))
+    }
+
     /// The timers of every load of `page` (`tab t1`, `popup`) go: it loads afresh or closes.
     private func dropTimers(of page: String) {
         clock.pageTimers = clock.pageTimers.filter { !$0.key.page.hasPrefix(page + "#") }
@@ -88,16 +106,12 @@ extension Simulation {
         case .openPopupPage(let tab):
             dropTimers(of: "popup")
             trace.record(now, "pages", "the popup opens over tab \(tab.rawValue)")
-            // What the popup's tabs.query reads: the front profile's tabs, each window's active one.
-            let open: [JSONValue] = safari.tabs.keys.sorted().map { id in
-                let opened = safari.tabs[id]!
-                return .object(["id": .string(id.rawValue), "url": .string(opened.url), "windowId": .integer(Int64(opened.window)),
-                                "active": .bool(safari.activeTabs[opened.window] == id)])
-            }
-            return input("openPopup", ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue), "tabs": .array(open),
+            popupTabsShown = popupTabs
+            return input("openPopup", ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue), "tabs": popupTabs,
                                        "windowId": .integer(Int64(safari.tabs[tab]?.window ?? safari.frontWindow))])
         case .closePopupPage(let hides):
             dropTimers(of: "popup")
+            popupTabsShown = nil
             return input("closePopup", ["hide": .bool(hides)])
         case .messageOnPagePort(let page, let port, let message):
             trace.record(now, "pages", "\(page.name) hears on port \(port)", message)

@@ -118,6 +118,9 @@ package final class Simulation: ProcessTable.Owner {
     let pagesCommand: ProcessExecutables.Command?
     /// What each tab's page shows now, as its scripts left it (`expect tab ... page ...`).
     package internal(set) var pageStates: [TabID: PageState] = [:]
+    /// While the extension's own popup is open: the tabs its `tabs.query` reads, as last handed
+    /// to it (`popupTabs`).
+    var popupTabsShown: JSONValue?
 
     /// `executables` play the roles on the process transport;
     /// `directory` an empty folder for the container and the extension storage.

@@ -6,6 +6,9 @@ button.addEventListener("click", () => {
     if (answer !== "painted red") throw new Error("the popup was answered " + JSON.stringify(answer));
   });
 });
+// Its word names the tabs it sees now.
 browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
-  if (message.type === "word") sendResponse("heard");
+  if (message.type !== "word") return;
+  browser.tabs.query({}).then((tabs) => sendResponse(["heard", ...tabs.map((tab) => tab.id)].join("-")));
+  return true;
 });

@@ -11,7 +11,10 @@ console.log('active', active.id, active.url);
 $('filled').replaceChildren(...['a', 'b'].map((name) => new Option(name.toUpperCase(), name, false, name === 'b')));
 console.log('filled', $('filled').value, $('filled').options.length, $('filled').textContent);
 $('size').addEventListener('change', (event) => console.log('changed', event.target.value, $('size').selectedIndex));
-$('box').addEventListener('change', () => console.log('box', $('box').checked));
+$('box').addEventListener('change', async () => {
+    const [now] = await browser.tabs.query({ active: true, currentWindow: true });
+    console.log('box', $('box').checked, now.id);
+});
 $('inside').addEventListener('click', () => console.log('inside clicked'));
 $('note').hidden = false;
 console.log('shown', $('note').hidden, $('note').getAttribute('hidden'));
