@@ -31,6 +31,14 @@ struct OwnPagesRunTests {
         #expect(outcome.knownFailures.contains { $0.contains("invariant 16") })
     }
 
+    /// A page of a profile put away stops: its timer waits for the profile to come back.
+    @Test func aPutAwayProfilesPagesWaitForItsReturn() throws {
+        let folder = Self.fixture
+        let outcome = try run(try String(contentsOfFile: folder + "/put-away.scenario", encoding: .utf8), name: "put-away.scenario", folder: folder)
+        let passed = outcome.passed
+        #expect(passed, "\(outcome.failures.joined(separator: "\n"))")
+    }
+
     /// A copy of the first version whose content script no longer asks when its page is shown
     /// again, in a folder the caller removes.
     private func plantedCopy() throws -> String {

@@ -78,6 +78,14 @@ struct Scheduler {
         var page: String
         var number: Int
         static func < (a: Self, b: Self) -> Bool { (a.page, a.number) < (b.page, b.number) }
+
+        /// Whether its page runs now: the popup's always, a tab's while its profile is in front
+        /// (the page host names another profile's tab `PROFILE/NAME`: `tab work/t1#2`).
+        func runs(in safari: SafariMachine) -> Bool {
+            guard page.hasPrefix("tab "), let load = page.lastIndex(of: "#") else { return true }
+            let key = TabID(String(page[page.index(page.startIndex, offsetBy: 4)..<load]))
+            return SafariMachine.tab(ofPage: key).profile == safari.profile
+        }
     }
     var pageTimers: [PageTimer: EpochMillis] = [:]
 
@@ -99,8 +107,8 @@ struct Scheduler {
     /// instant Safari's unload check comes first, then the loaded background's timers by
     /// request, then the pages' timers, then held-back replies in the order they were held, then
     /// Safari's alarm. A frozen background's unload check, timers and alarm wait, and so do the
-    /// pages' timers while iOS suspends Safari; `background` is its incarnation when one is
-    /// loaded.
+    /// pages' timers while iOS suspends Safari, and a profile's while it is put away;
+    /// `background` is its incarnation when one is loaded.
     func nextDue(before end: EpochMillis, background: Int?, frozen: Bool, safari: SafariMachine) -> (at: EpochMillis, due: Due)? {
         var best: (due: EpochMillis, what: Due)?
         func consider(_ due: EpochMillis, _ what: Due) {
@@ -112,9 +120,9 @@ struct Scheduler {
                 consider(at, .backgroundTimer(timer))
             }
         }
-        // A page's scripts stop while iOS suspends Safari.
+        // A page's scripts stop while iOS suspends Safari, and while its profile is put away.
         if safari.platform == .macOS || safari.safariInForeground {
-            for (timer, at) in pageTimers.sorted(by: { $0.key < $1.key }) { consider(at, .pageTimer(timer)) }
+            for (timer, at) in pageTimers.sorted(by: { $0.key < $1.key }) where timer.runs(in: safari) { consider(at, .pageTimer(timer)) }
         }
         for (index, delayed) in delayedReplies.enumerated() { consider(delayed.at, .delayedReply(index: index)) }
         if let alarm = safari.nextAlarm, !frozen { consider(alarm.at, .safari(.alarm(alarm.name))) }
