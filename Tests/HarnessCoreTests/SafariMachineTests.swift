@@ -172,7 +172,8 @@ struct SafariMachineTests {
     @Test func anAlarmSoonerThanTheMinimumIsRaisedToItAndFiresOnce() {
         var safari = loaded(now: 100_000)
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 101_000)]), now: 100_000) ==
-                [.note("alarm raised to the minimum delay, 30 s")])
+                [.note("alarm raised to the minimum delay, 30 s"), .dispatch(.alarmsChanged(alarms: ["": ExtensionWire.Alarm(at: 130_000)]))],
+                "the background hears the alarm as Safari holds it")
         #expect(safari.nextAlarm?.at == 130_000 && safari.counts.alarmsRaisedToTheMinimum == 1)
         #expect(safari.handle(.timeReached(.alarm(SafariMachine.decisionAlarm)), now: 130_000) == [.dispatch(.alarmFired(name: ""))])
         #expect(safari.nextAlarm == nil)
@@ -400,7 +401,8 @@ struct SafariMachineTests {
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.connectNative, .setAlarm(at: 600_000)]), now: 0)
         #expect(safari.unloadTime == 30_000 && safari.tabs[t1]?.waitingSince == 0)
-        #expect(safari.handle(.deviceSlept(28_800_000), now: 0) == [])
+        #expect(safari.handle(.deviceSlept(28_800_000), now: 0) == [.dispatch(.alarmsChanged(alarms: ["": ExtensionWire.Alarm(at: 29_400_000)]))],
+                "the loaded background hears its alarm moved")
         #expect(safari.unloadTime == 28_830_000, "the unload timer is monotonic")
         #expect(safari.handle(.timeReached(.idleUnload), now: 28_830_000) == [], "and so is the port's last use: 30 s before, it holds")
         #expect(safari.nextAlarm?.at == 29_400_000, "the alarm fires as late as the sleep was long")

@@ -123,6 +123,32 @@ struct JavaScriptBackgroundTests {
         #expect(simulation.violations.allSatisfy { $0.property == .invariant(6) }, "\(simulation.violations)")
     }
 
+    /// What alarms.getAll answers is what Safari holds: a delay raised to Safari's minimum (once
+    /// Safari took the turn that set it: the question that woke the background comes first), a
+    /// one-shot alarm gone once it fired unheard (the background has no alarm listener), and
+    /// every alarm moved later by the device's sleep.
+    @Test func theAlarmListIsSafarisAfterARaiseAnUnheardAlarmAndASleep() throws {
+        let (simulation, folder) = try simulation(with: "runtime-alarm-list")
+        defer {
+            simulation.teardown()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let t1 = TabID("t1")
+        simulation.openTab(t1, url: "https://docs.example.com/guide")
+        simulation.settle()
+        simulation.advance(by: 20_000)
+        simulation.reloadTab(t1)
+        simulation.settle()
+        simulation.advance(by: 15_000)
+        simulation.reloadTab(t1)
+        simulation.settle()
+        simulation.sleepDevice(for: 60_000)
+        simulation.reloadTab(t1)
+        simulation.settle()
+        let held = simulation.trace.lines.filter { $0.contains("console.log held ") }.map { String($0[$0.range(of: "held ")!.upperBound...]) }
+        #expect(held == ["later:300 soon:6", "later:280 soon:10", "later:265", "later:265"], "\(simulation.trace.lines.joined(separator: "\n"))")
+    }
+
     /// Safari's launch loads the background and fires runtime.onStartup; an update loads the
     /// new version and fires runtime.onInstalled with reason update; an ordinary load fires
     /// neither.

@@ -331,7 +331,7 @@ private enum BackgroundInput: CaseIterable {
     case started, storageCompleted, tabRequestedDecision, tabNativeDarkChanged, tabActivated, tabClosed
     case safariCameToForeground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
-    case nativeReplyArrived, timerFired, alarmFired, pageMessage, pageAnswered, portOpened, portMessage, portClosed
+    case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -353,6 +353,7 @@ private enum BackgroundInput: CaseIterable {
         case .nativeReplyArrived: self = .nativeReplyArrived
         case .timerFired: self = .timerFired
         case .alarmFired: self = .alarmFired
+        case .alarmsChanged: self = .alarmsChanged
         case .pageMessage: self = .pageMessage
         case .pageAnswered: self = .pageAnswered
         case .portOpened: self = .portOpened
@@ -382,6 +383,7 @@ private enum BackgroundInput: CaseIterable {
         case .nativeReplyArrived: .nativeReplyArrived(request: 1, .rejected(.handlerEnded))
         case .timerFired: .timerFired(.nativeTimeout(1))
         case .alarmFired: .alarmFired(name: "refresh")
+        case .alarmsChanged: .alarmsChanged(alarms: ["refresh": ExtensionWire.Alarm(at: 1_772_355_660_000, period: 60_000)])
         case .pageMessage: .pageMessage(id: 1, from: .tab(t1, url: "https://a.example/"), message: .object(["type": .string("getEnabled")]), active: t1)
         case .pageAnswered: .pageAnswered(id: 1, answer: .bool(true))
         case .portOpened: .portOpened(port: 1, name: "page", from: .popup)

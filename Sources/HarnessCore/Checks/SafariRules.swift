@@ -377,7 +377,8 @@ package struct SafariRules: Sendable {
         case .safariCameToForeground: .windowFocus
         case .alarmFired: .alarm
         case .portOpened: .connect
-        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .pageAnswered, .portMessage, .portClosed: nil
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
+             .portClosed: nil
         }
     }
 

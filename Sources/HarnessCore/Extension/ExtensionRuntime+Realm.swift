@@ -341,10 +341,17 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
     };
     // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
     // replaces one of the same name. Safari raises a time or a period below its minimum. An
-    // incarnation learns the alarms Safari holds from its start, and keeps the list as it
-    // creates and clears them and as they fire (an alarm's scheduledTime is the time asked
-    // for, before any raise).
+    // incarnation learns the alarms Safari holds from its start, keeps the list as it creates
+    // and clears them and as they fire, and takes Safari's whole list again whenever Safari
+    // changes it on its own (alarmsChanged: a raise, a one-shot alarm no listener heard, a
+    // device's sleep).
     const alarms = new Map();
+    const holdAlarms = (held) => {
+        alarms.clear();
+        for (const [name, alarm] of Object.entries(held ?? {})) {
+            if (Number.isSafeInteger(alarm?.at)) alarms.set(name, { at: alarm.at, period: Number.isSafeInteger(alarm.period) ? alarm.period : undefined });
+        }
+    };
     const alarmOf = (name) => {
         const held = alarms.get(name);
         if (held === undefined) return undefined;
@@ -508,9 +515,7 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
                 safari.appearance = input.appearance === 'dark' ? 'dark' : 'light';
                 safari.tabs = new Map(Object.entries(input.tabs ?? {}));
                 safari.appMessages = input.appMessages === true;
-                for (const [name, alarm] of Object.entries(input.alarms ?? {})) {
-                    if (Number.isSafeInteger(alarm?.at)) alarms.set(name, { at: alarm.at, period: Number.isSafeInteger(alarm.period) ? alarm.period : undefined });
-                }
+                holdAlarms(input.alarms);
                 return;
             }
             if (next.kind === 'listening') {
@@ -651,6 +656,7 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
         case 'appMessageArrived':
             for (const port of [...ports]) for (const listener of [...listenersOf.get(port.onMessage)]) call(listener, [{ type: 'documentChanged' }, port]);
             return;
+        case 'alarmsChanged': holdAlarms(input.alarms); return;
         case 'alarmFired': {
             // When it was due is Safari's to know; the background hears it now.
             const name = typeof input.name === 'string' ? input.name : '';

@@ -455,7 +455,7 @@ async function incarnation(write, nextFrame, storageFolder) {
             evaluate(turn);
             break;
         case 'tabRequestedDecision': case 'tabNativeDarkChanged': case 'appearanceChanged':
-        case 'tabActivated': case 'tabClosed': case 'safariCameToForeground': case 'appMessageArrived': case 'alarmFired':
+        case 'tabActivated': case 'tabClosed': case 'safariCameToForeground': case 'appMessageArrived': case 'alarmFired': case 'alarmsChanged':
         case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
         case 'pageMessage': case 'pageAnswered': case 'portOpened': case 'portMessage': case 'portClosed':
             scripts.post('event', 0, JSON.stringify(input));

@@ -73,7 +73,7 @@ extension SafariMachine {
         case .appMessageArrived: effects.append(.reconciliationPoint("the app's change arrived on the port", invariant: 8))
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired,
-             .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed:
+             .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed:
             break
         }
     }
@@ -92,10 +92,20 @@ extension SafariMachine {
     /// the reason once the background loaded).
     mutating func startedEvent() -> ExtensionWire.Event {
         defer { startReason = nil }
-        return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS,
-                        alarms: Dictionary(uniqueKeysWithValues: alarms.map { key, alarm in
-                            (key == Self.decisionAlarm ? "" : key, ExtensionWire.Alarm(at: alarm.at, period: alarm.period))
-                        }), reason: startReason)
+        return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS, alarms: heldAlarms, reason: startReason)
+    }
+
+    /// The front profile's alarms as the wire names them (the decision alarm has no name).
+    var heldAlarms: [String: ExtensionWire.Alarm] {
+        Dictionary(uniqueKeysWithValues: alarms.map { key, alarm in
+            (key == Self.decisionAlarm ? "" : key, ExtensionWire.Alarm(at: alarm.at, period: alarm.period))
+        })
+    }
+
+    /// Safari changed the alarms on its own: the loaded background hears them all
+    /// (`alarmsChanged`), so that what `alarms.get` answers is what Safari holds.
+    func tellAlarmsChanged(_ effects: inout [Effect]) {
+        if loaded != nil { effects.append(.dispatch(.alarmsChanged(alarms: heldAlarms))) }
     }
 
     /// The events held for a frozen background, taken to be handed over.
@@ -131,11 +141,12 @@ extension SafariMachine {
             ports.insert(.native)
             lastPortActivity = now
         case .setAlarm(let at, let name, let period):
-            if at < now + alarmMinimum || (period ?? alarmMinimum) < alarmMinimum {
+            let raised = at < now + alarmMinimum || (period ?? alarmMinimum) < alarmMinimum
+            alarms[Self.alarmKey(name)] = Alarm(at: max(at, now + alarmMinimum), period: period.map { max($0, alarmMinimum) })
+            if raised {
                 counts.alarmsRaisedToTheMinimum += 1
                 effects.append(.note("alarm raised to the minimum delay, \(alarmMinimum / 1000) s"))
             }
-            alarms[Self.alarmKey(name)] = Alarm(at: max(at, now + alarmMinimum), period: period.map { max($0, alarmMinimum) })
         case .clearAlarm(let name):
             alarms[Self.alarmKey(name)] = nil
         case .sendDecision(let tab, let decision):
@@ -210,6 +221,9 @@ extension SafariMachine {
         alarms[name] = alarm.period.map { Alarm(at: now + $0, period: $0) }
         if loaded != nil, registeredListeners.contains(.alarm) { woke(now: now) }
         effects.append(.dispatch(.alarmFired(name: name == Self.decisionAlarm ? "" : name)))
+        // A loaded background that does not listen never hears it fire: it hears what Safari
+        // holds now (a one-shot alarm gone, a periodic one come round).
+        if loaded != nil, !registeredListeners.contains(.alarm) { tellAlarmsChanged(&effects) }
     }
 
     /// A new version of the extension is installed (`queueStartupAndInstallEventsForExtensionIfNecessary`):
@@ -240,7 +254,7 @@ extension SafariMachine {
     /// every time on the wall clock a decision reads, so each monotonic deadline moves later by
     /// the sleep: the unload check, the port's last use and every alarm, in every profile; and a
     /// page's wait, which the checks time, leaves the sleep out.
-    mutating func deviceSlept(_ duration: EpochMillis) {
+    mutating func deviceSlept(_ duration: EpochMillis, _ effects: inout [Effect]) {
         unloadCheck += duration
         lastPortActivity += duration
         func later(_ alarms: [String: Alarm]) -> [String: Alarm] {
@@ -249,6 +263,7 @@ extension SafariMachine {
         alarms = later(alarms)
         for (name, away) in putAway { putAway[name]?.alarms = later(away.alarms) }
         for id in tabs.keys { tabs[id]?.waitingSince? += duration }
+        if !alarms.isEmpty { tellAlarmsChanged(&effects) }
     }
 
     /// Alarms live in Safari's memory only (WebKit keeps them in `m_alarmMap` and writes them
@@ -277,7 +292,8 @@ extension ExtensionWire.Event {
         case .safariCameToForeground: .windowFocus
         case .alarmFired: .alarm
         case .portOpened: .connect
-        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .pageAnswered, .portMessage, .portClosed: nil
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
+             .portClosed: nil
         }
     }
 
@@ -287,8 +303,8 @@ extension ExtensionWire.Event {
         switch self {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
-             .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .pageMessage, .pageAnswered, .portOpened,
-             .portMessage, .portClosed: false
+             .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered,
+             .portOpened, .portMessage, .portClosed: false
         }
     }
 
@@ -306,7 +322,7 @@ extension ExtensionWire.Event {
         case .nativeReplyArrived, .timerFired: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
-             .popupPaused, .alarmFired, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed: false
+             .popupPaused, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed: false
         }
     }
 

@@ -572,7 +572,7 @@ package struct SafariMachine: Sendable {
             guard !isBackgroundFrozen else { break }
             effects.append(.thawBackground(traced: wasFrozen, held: takeHeld()))
         case .powerLost: powerLost(now: now, &effects)
-        case .deviceSlept(let duration): deviceSlept(duration)
+        case .deviceSlept(let duration): deviceSlept(duration, &effects)
         case .timeReached(.alarm(let name)): alarmFired(name, now: now, &effects)
         case .eventDue(let event, let incarnation): eventDue(event, for: incarnation, now: now, &effects)
         case .portMessageDue(let incarnation):
@@ -589,7 +589,10 @@ package struct SafariMachine: Sendable {
             // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
             woke(now: now)
         case .backgroundFinished(let incarnation, let outputs):
+            let raised = counts.alarmsRaisedToTheMinimum
             for output in outputs { carryOut(output, from: incarnation, now: now, &effects) }
+            // An alarm it set, raised to Safari's minimum: it hears the list as Safari holds it.
+            if counts.alarmsRaisedToTheMinimum > raised { tellAlarmsChanged(&effects) }
         case .backgroundDied(let incarnation, let stop): backgroundDied(incarnation, stop: stop, now: now, &effects)
         case .popupAnnouncementInterrupted:
             popupKnownTo = nil

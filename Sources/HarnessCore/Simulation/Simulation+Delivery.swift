@@ -347,8 +347,8 @@ struct BackgroundKnowledge {
         case .appearanceChanged(let value): appearance = value
         case .popupPaused: paused = true
         case .storageCompleted, .tabActivated, .safariCameToForeground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
-             .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .pageMessage, .pageAnswered, .portOpened, .portMessage,
-             .portClosed: break
+             .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened,
+             .portMessage, .portClosed: break
         }
     }
 }

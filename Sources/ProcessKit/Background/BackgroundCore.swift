@@ -44,6 +44,8 @@ public struct BackgroundCore<Files: ExtensionFiles>: ShellCore {
             directives = machine.handle(event)
         case .storageCompleted(let token):
             directives = pending.removeValue(forKey: token).map { machine.handle($0) } ?? []
+        case .ignored:
+            directives = []
         }
         return .success(go(answer: nil))
     }

@@ -13,7 +13,10 @@ import SiteSettings
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
 /// `popupForgotSite` (`message`, `at`), `popupPaused` (`until`), `nativeReplyArrived` (`request`, and
 /// `reply` as the handler sent it or `rejected`: `handlerEnded` or `tooManyRequests`),
-/// `timerFired` (`timer`: `{"nativeTimeout": N}`), `alarmFired`; for an extension whose own pages
+/// `timerFired` (`timer`: `{"nativeTimeout": N}`), `alarmFired`, `alarmsChanged` (`alarms`, as in
+/// `started`, when Safari changed them on its own: it raised one to its minimum, dropped a
+/// one-shot alarm no listener heard, or moved them all later by the device's sleep; a
+/// background may ignore it); for an extension whose own pages
 /// run (section 15): `pageMessage` (`id`, `tab` and `url`, or `popup`: true; `message`, any JSON;
 /// `active`, the front window's active tab, if there is one)
 /// and `pageAnswered` (`id`, and `answer` unless the page answered nothing; `unreachable`: true when
@@ -80,6 +83,9 @@ public enum ExtensionWire {
         case timerFired(BackgroundTimer)
         /// An alarm fell due: the one the built-in background sets has no name ("").
         case alarmFired(name: String)
+        /// Safari changed the alarms it holds on its own (raised one to its minimum, dropped a
+        /// one-shot alarm no listener heard, moved them later by a sleep): all of them now.
+        case alarmsChanged(alarms: [String: Alarm])
         /// An extension's own page sent the background a message (`runtime.sendMessage`), the
         /// `id`th Safari carried; the background answers it with `answerPage`. `active` is the
         /// active tab of the window in front as the page sent it (`tabs.query` reads it).
@@ -151,6 +157,7 @@ public enum ExtensionWire {
         case .nativeReplyArrived: "nativeReplyArrived"
         case .timerFired: "timerFired"
         case .alarmFired: "alarmFired"
+        case .alarmsChanged: "alarmsChanged"
         case .pageMessage: "pageMessage"
         case .pageAnswered: "pageAnswered"
         case .portOpened: "portOpened"
@@ -183,6 +190,31 @@ public enum ExtensionWire {
 
     // MARK: - Inputs
 
+    /// The alarms Safari holds, by name: {name: {`at`, `period`}}.
+    private static func encode(_ alarms: [String: Alarm]) -> JSONValue {
+        .object(alarms.mapValues { alarm in
+            .object(["at": .integer(alarm.at)].merging(alarm.period.map { ["period": .integer($0)] } ?? [:]) { a, _ in a })
+        })
+    }
+
+    private static func alarms(_ value: JSONValue, at path: JSONPath) throws(NativeMessageError) -> [String: Alarm] {
+        guard case .object(let held) = value else { throw NativeMessageError(path, "expected an object of alarms by name") }
+        var alarms: [String: Alarm] = [:]
+        for (name, alarm) in held {
+            let path = path.key(name)
+            guard case .object(let fields) = alarm, case .integer(let at)? = fields["at"] else {
+                throw NativeMessageError(path, "expected {\"at\": milliseconds, \"period\": milliseconds}")
+            }
+            var period: EpochMillis?
+            if let value = fields["period"] {
+                guard case .integer(let every) = value, every > 0 else { throw NativeMessageError(path.key("period"), "expected milliseconds above zero") }
+                period = every
+            }
+            alarms[name] = Alarm(at: at, period: period)
+        }
+        return alarms
+    }
+
     /// The JSON the harness sends for an event.
     public static func encode(_ event: Event) -> JSONValue {
         func input(_ type: String, _ members: [String: JSONValue] = [:]) -> JSONValue {
@@ -195,11 +227,7 @@ public enum ExtensionWire {
             if offset != 0 { members["utcOffsetMinutes"] = .integer(Int64(offset)) }
             if appMessages { members["appMessages"] = .bool(true) }
             if let reason { members["reason"] = .string(reason.rawValue) }
-            if !alarms.isEmpty {
-                members["alarms"] = .object(alarms.mapValues { alarm in
-                    .object(["at": .integer(alarm.at)].merging(alarm.period.map { ["period": .integer($0)] } ?? [:]) { a, _ in a })
-                })
-            }
+            if !alarms.isEmpty { members["alarms"] = encode(alarms) }
             return input("started", members)
         case .storageCompleted(let token): return input("storageCompleted", ["token": .integer(Int64(token))])
         case .tabRequestedDecision(let tab, let url, let nativeDark):
@@ -232,6 +260,7 @@ public enum ExtensionWire {
             return input("nativeReplyArrived", reply.merging(["request": .integer(Int64(request))]) { a, _ in a })
         case .timerFired(let timer): return input("timerFired", ["timer": json(timer)])
         case .alarmFired(let name): return name.isEmpty ? input("alarmFired") : input("alarmFired", ["name": .string(name)])
+        case .alarmsChanged(let alarms): return input("alarmsChanged", ["alarms": encode(alarms)])
         case .pageMessage(let id, let from, let message, let active):
             var members: [String: JSONValue] = ["id": .integer(Int64(id)), "message": message]
             if let active { members["active"] = .string(active.rawValue) }
@@ -297,22 +326,7 @@ public enum ExtensionWire {
             }
             let offset = members["utcOffsetMinutes"].flatMap { if case .integer(let n) = $0 { Int(n) } else { nil } } ?? 0
             guard (-18 * 60...18 * 60).contains(offset) else { throw NativeMessageError(root.key("utcOffsetMinutes"), "expected minutes within ±18 hours") }
-            var alarms: [String: Alarm] = [:]
-            if let value = members["alarms"] {
-                guard case .object(let held) = value else { throw NativeMessageError(root.key("alarms"), "expected an object of alarms by name") }
-                for (name, alarm) in held {
-                    let path = root.key("alarms").key(name)
-                    guard case .object(let fields) = alarm, case .integer(let at)? = fields["at"] else {
-                        throw NativeMessageError(path, "expected {\"at\": milliseconds, \"period\": milliseconds}")
-                    }
-                    var period: EpochMillis?
-                    if let value = fields["period"] {
-                        guard case .integer(let every) = value, every > 0 else { throw NativeMessageError(path.key("period"), "expected milliseconds above zero") }
-                        period = every
-                    }
-                    alarms[name] = Alarm(at: at, period: period)
-                }
-            }
+            let alarms = try members["alarms"].map { value throws(NativeMessageError) in try Self.alarms(value, at: root.key("alarms")) } ?? [:]
             var reason: StartReason?
             if let value = members["reason"] {
                 guard case .string(let text) = value, let known = StartReason(rawValue: text) else { throw NativeMessageError(root.key("reason"), "expected startup or update") }
@@ -354,6 +368,7 @@ public enum ExtensionWire {
         case "timerFired":
             let timer = try WireObject(members["timer"] ?? .null, at: root.key("timer"))
             return .timerFired(try Self.timer(timer))
+        case "alarmsChanged": return .alarmsChanged(alarms: try Self.alarms(members["alarms"] ?? .null, at: root.key("alarms")))
         case "alarmFired":
             guard let name = members["name"] else { return .alarmFired(name: "") }
             guard case .string(let text) = name else { throw NativeMessageError(root.key("name"), "expected a string") }
@@ -403,6 +418,8 @@ public enum ExtensionWire {
         case .nativeReplyArrived(let request, let outcome): return .machine(.nativeReplyArrived(request: request, outcome, now: now))
         case .timerFired(let timer): return .machine(.timerFired(timer, now: now))
         case .alarmFired: return .machine(.alarmFired(now: now))
+        // The built-in background sets its one alarm afresh each time: Safari's list is not its.
+        case .alarmsChanged: return .ignored
         case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")
