@@ -150,13 +150,15 @@ struct JavaScriptBackgroundTests {
     }
 
     /// Safari's launch loads the background and fires runtime.onStartup; an update loads the
-    /// new version and fires runtime.onInstalled with reason update; an ordinary load fires
-    /// neither.
+    /// new version and fires runtime.onInstalled with reason update and the version before; a
+    /// run that starts with the install fires it with reason install at the first load; an
+    /// ordinary load fires neither.
     @Test func theLoadsForSafarisLaunchAndAnUpdateFireOnStartupAndOnInstalled() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lifecycle-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let text = """
             extension \(Self.fixtures)/runtime-lifecycle
+            fresh-install
             tab open t1 https://docs.example.com/guide
             settle
             safari restart
@@ -167,7 +169,8 @@ struct JavaScriptBackgroundTests {
         let outcome = try ScenarioRunner(try Scenario.parse(text, name: "lifecycle.scenario"), transport: .process, seed: 1,
                                          executables: HarnessBinary.executables, directory: folder).run()
         let said = outcome.trace.filter { $0.contains("console.log") }.map { String($0.split(separator: " ", maxSplits: 2).last!) }
-        #expect(said == ["console.log loaded", "console.log loaded", "console.log startup", "console.log loaded", "console.log installed update"], "\(said)")
+        #expect(said == ["console.log loaded", "console.log installed install first", "console.log loaded", "console.log startup", "console.log loaded",
+                         "console.log installed update 1.0"], "\(said)")
         #expect(outcome.trace.contains { $0.contains(#""reason":"startup""#) } && outcome.trace.contains { $0.contains(#""reason":"update""#) })
     }
 

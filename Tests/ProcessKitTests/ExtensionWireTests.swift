@@ -172,7 +172,7 @@ struct ExtensionWireTests {
             == #"alarms.refresh: expected {"at": milliseconds, "period": milliseconds}"#)
         #expect(try input(#"{"type": "started", "appearance": "dark", "alarms": {"refresh": {"at": 1, "period": 0}}}"#)
             == "alarms.refresh.period: expected milliseconds above zero")
-        #expect(try input(#"{"type": "started", "appearance": "dark", "reason": "install"}"#) == "reason: expected startup or update")
+        #expect(try input(#"{"type": "started", "appearance": "dark", "reason": "reinstall"}"#) == "reason: expected startup, install or update")
         #expect(try input(#"{"type": "popupEdited", "set": {"mode": "dim"}}"#) == "set.mode: unknown mode 'dim'")
         #expect(try input(#"{"type": "popupEdited", "reset": ["mode", "colour"]}"#) == "reset[1]: expected one of mode, theme, nativeDarkPolicy")
         #expect(try input(#"{"type": "popupPaused", "until": -1}"#) == "until: time -1 is out of range")

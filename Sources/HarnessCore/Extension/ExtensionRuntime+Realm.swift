@@ -505,9 +505,12 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
                 return;
             }
             if (next.kind === 'lifecycle') {
-                // Once the background loaded: Safari launched, or a new version was installed.
+                // Once the background loaded: Safari launched, the extension was installed, or a
+                // new version was.
                 if (next.text === 'startup') for (const listener of [...listenersOf.get(onStartup)]) call(listener, []);
-                if (next.text === 'update') for (const listener of [...listenersOf.get(onInstalled)]) call(listener, [{ reason: 'update' }]);
+                // The harness installs the same files again: the version before is this one.
+                const installed = next.text === 'update' ? { reason: 'update', previousVersion: String(manifest.version ?? '') } : { reason: 'install' };
+                if (next.text !== 'startup') for (const listener of [...listenersOf.get(onInstalled)]) call(listener, [installed]);
                 return;
             }
             if (next.kind === 'started') {

@@ -431,7 +431,7 @@ async function incarnation(write, nextFrame, storageFolder) {
             directives.unshift({ type: 'listen', events: typeof listening === 'string' ? listening.split(',').filter(Boolean) : [] });
             // Then runtime.onStartup or onInstalled, when the load is for one (WebKit fires it
             // once the background loaded).
-            if (input.reason === 'startup' || input.reason === 'update') {
+            if (input.reason === 'startup' || input.reason === 'install' || input.reason === 'update') {
                 scripts.post('lifecycle', 0, input.reason);
                 evaluate(turn);
             }

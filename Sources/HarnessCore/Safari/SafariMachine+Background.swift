@@ -95,6 +95,11 @@ extension SafariMachine {
         return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS, alarms: heldAlarms, reason: startReason)
     }
 
+    /// The run starts as the extension is installed: the background's first load fires
+    /// `runtime.onInstalled` with reason `install` (`queueStartupAndInstallEventsForExtensionIfNecessary`
+    /// with no version seen before).
+    mutating func installFresh() { startReason = .install }
+
     /// The front profile's alarms as the wire names them (the decision alarm has no name).
     var heldAlarms: [String: ExtensionWire.Alarm] {
         Dictionary(uniqueKeysWithValues: alarms.map { key, alarm in

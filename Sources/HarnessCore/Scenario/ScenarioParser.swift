@@ -139,6 +139,8 @@ struct ScenarioParser {
             case "damaged": step = .sharedDamaged
             case let kind: step = .shared(try startingDocument(kind, &words))
             }
+        case "fresh-install":
+            step = .freshInstall
         case "alarm-minimum":
             step = .alarmMinimum(try duration(try words.next("a duration (30s, or 1m as older Safari releases had)"), words))
         case "expect-failure" where words.words.dropFirst().first == "invariant":
@@ -261,6 +263,9 @@ struct ScenarioParser {
         case .sharedLegacy: try once("shared legacy")
         case .sharedDamaged: try once("shared damaged")
         case .handlerReuse: try once("handler reuse")
+        case .freshInstall:
+            try once("fresh-install")
+            if let line = setupLines["cache"] { throw words.error("a fresh install has nothing cached, and line \(line) gives the cache") }
         case .extensionFolder: try once("extension")
         case .fetchStub(let url, _, _): try once("fetch \(url)")
         case .expectFailure(let number): try once("expect-failure invariant \(number)")
@@ -279,6 +284,7 @@ struct ScenarioParser {
             if case .file = document, let line = setupLines["cache"] {
                 throw words.error("'cache file' replaces the 'cache' lines before it (line \(line)); put it first")
             }
+            if let line = setupLines["fresh-install"] { throw words.error("a fresh install has nothing cached (line \(line))") }
             setupLines["cache"] = setupLines["cache"] ?? words.line
         case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .advance,
              .deviceSleep, .settle, .expect:

@@ -24,6 +24,7 @@ package enum ScenarioPrinter {
         case .sharedDamaged: "shared damaged"
         case .profile(let name): "profile \(name)"
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
+        case .freshInstall: "fresh-install"
         case .handlerReuse: "handler reuse"
         case .extensionFolder(let folder, let pages): "extension \(folder)\(pages ? " pages" : "")"
         case .fetchStub(let url, let status, let body): "fetch \(url) \(status)\(body.isEmpty ? "" : " " + body)"

@@ -18,6 +18,8 @@ package struct ScenarioSetup: Sendable {
     package var damaged = false
     /// The shortest delay Safari allows an alarm.
     package var alarmMinimum = SafariMachine.alarmMinimum
+    /// The run starts as the extension is installed (`fresh-install`).
+    package var freshInstall = false
     /// The system reuses the handler's process (`handler reuse`).
     package var handlerReuse = false
     /// `extension DIR`: the unpacked extension whose JavaScript is the background, its
@@ -68,6 +70,7 @@ package struct ScenarioSetup: Sendable {
         case .sharedDamaged: damaged = true
         case .alarmMinimum(let minimum): alarmMinimum = minimum
         case .handlerReuse: handlerReuse = true
+        case .freshInstall: freshInstall = true
         case .expectFailure: break
         case .fetchStub(let url, let status, let body): fetchStubs[url] = FetchStub(status: status, body: body)
         case .extensionFolder(let path, let pages):

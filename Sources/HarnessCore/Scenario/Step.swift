@@ -24,6 +24,9 @@ package enum Step: Equatable, Sendable {
     /// The system reuses the native handler's process: one serves requests in turn, keeping
     /// its statics, while another starts for a request that comes while it is busy.
     case handlerReuse
+    /// `fresh-install`: the run starts as the extension is installed: nothing is cached, and
+    /// the background's first load fires `runtime.onInstalled` with reason `install`.
+    case freshInstall
     /// The background is this unpacked extension's JavaScript (its folder relative to the
     /// scenario's), run in the harness's runtime instead of the built-in background; with
     /// `pages`, its content scripts and popup run too, in place of the reference ones.
@@ -59,7 +62,7 @@ package enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .extensionFolder, .fetchStub, .expectFailure: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .deviceSleep, .settle, .expect: false
         }
@@ -74,7 +77,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .handlerReuse, .extensionFolder, .fetchStub, .expectFailure, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
     }

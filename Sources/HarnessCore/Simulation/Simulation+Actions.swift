@@ -52,6 +52,9 @@ extension Simulation {
 
     package func safariForeground() { handle(.safariCameToForeground) }
 
+    /// The run starts as the extension is installed (`fresh-install`): before anything happens.
+    package func installFresh() { safari.installFresh() }
+
     /// On iOS, Safari in the background freezes the background and its timers.
     package func safariBackground() { handle(.safariWentToBackground) }
 

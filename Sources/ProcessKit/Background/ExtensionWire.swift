@@ -6,8 +6,8 @@ import SiteSettings
 ///
 /// Inputs (`type`): `started` (`appearance`, `utcOffsetMinutes` (left out when 0), `tabs`: {id:
 /// url}, `appMessages`: true where the app can message the extension, `alarms`: {name: {`at`,
-/// `period`}} of the alarms Safari holds for it (left out when none), `reason`: `startup` or
-/// `update` when the load fires `runtime.onStartup` or `onInstalled`), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
+/// `period`}} of the alarms Safari holds for it (left out when none), `reason`: `startup`,
+/// `install` or `update` when the load fires `runtime.onStartup` or `onInstalled`), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
 /// `safariCameToForeground`, `appMessageArrived`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
@@ -31,9 +31,10 @@ import SiteSettings
 /// `messagePopup` (`id`, `message`); `portPost` (`port`, `message`) and `portClose` (`port`).
 public enum ExtensionWire {
     /// Why Safari loads the background, when the load fires a `runtime` event: Safari launched
-    /// (`onStartup`), or a new version was installed (`onInstalled` with reason `update`).
+    /// (`onStartup`), the extension was just installed (`onInstalled` with reason `install`), or
+    /// a new version was (`onInstalled` with reason `update`).
     public enum StartReason: String, Equatable, Sendable {
-        case startup, update
+        case startup, install, update
     }
 
     /// An alarm Safari holds for the extension, as `started` tells a new incarnation: when it
@@ -329,7 +330,7 @@ public enum ExtensionWire {
             let alarms = try members["alarms"].map { value throws(NativeMessageError) in try Self.alarms(value, at: root.key("alarms")) } ?? [:]
             var reason: StartReason?
             if let value = members["reason"] {
-                guard case .string(let text) = value, let known = StartReason(rawValue: text) else { throw NativeMessageError(root.key("reason"), "expected startup or update") }
+                guard case .string(let text) = value, let known = StartReason(rawValue: text) else { throw NativeMessageError(root.key("reason"), "expected startup, install or update") }
                 reason = known
             }
             return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"), alarms: alarms, reason: reason)

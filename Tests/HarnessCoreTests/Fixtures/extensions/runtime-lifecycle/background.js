@@ -1,5 +1,6 @@
 // Safari loads the background for runtime.onStartup when it launches, and for
-// runtime.onInstalled when a new version is installed; an ordinary load fires neither.
+// runtime.onInstalled when the extension or a new version is installed; an ordinary load
+// fires neither.
 browser.runtime.onStartup.addListener(() => console.log('startup'));
-browser.runtime.onInstalled.addListener((details) => console.log('installed', details.reason));
+browser.runtime.onInstalled.addListener((details) => console.log('installed', details.reason, details.previousVersion ?? 'first'));
 console.log('loaded');
