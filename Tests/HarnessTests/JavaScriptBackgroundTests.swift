@@ -175,13 +175,15 @@ struct JavaScriptBackgroundTests {
     }
 
     /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its
-    /// status and body, any other fails; with a background that is not an extension's
-    /// JavaScript, the lines are a mistake.
+    /// status and body (the rest of the line, or a file's, as it is), any other fails; with a
+    /// background that is not an extension's JavaScript, the lines are a mistake, and so is a
+    /// body file that is not there.
     @Test func theNetworkAnswersOnlyWhatTheScenarioStubs() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let steps = """
             fetch https://config.example.com/flags.json 200 {"dark":true}
+            fetch https://notes.example.com/readme.txt 200 file \(Self.fixtures)/runtime-fetch/answers/readme.txt
             tab open t1 https://docs.example.com/guide
             settle
             """
@@ -190,11 +192,18 @@ struct JavaScriptBackgroundTests {
                                          executables: HarnessBinary.executables, directory: folder).run()
         let said = outcome.trace.filter { $0.contains("console.log") }.map { String($0.split(separator: " ", maxSplits: 2).last!) }
         #expect(said == ["console.log refused Failed to fetch https://other.example.com/: the scenario gives no answer for it (fetch URL STATUS BODY)",
-                         "console.log flags 200 true true"], "\(said)")
+                         "console.log flags 200 true true", ##"console.log notes "# Notes\n  two  spaces\n""##], "\(said)")
         #expect(!FileManager.default.fileExists(atPath: folder + ".fetch.json"), "the answers are removed with the run")
         #expect(throws: ScenarioErrors.self) {
             try ScenarioRunner(try Scenario.parse(steps, name: "built-in.scenario"), transport: .process, seed: 1,
                                executables: HarnessBinary.executables, directory: folder).run()
         }
+        let missing = text.replacingOccurrences(of: "answers/readme.txt", with: "answers/nosuch.txt")
+        let error = #expect(throws: ScenarioErrors.self) {
+            try ScenarioRunner(try Scenario.parse(missing, name: "missing.scenario"), transport: .process, seed: 1,
+                               executables: HarnessBinary.executables, directory: folder).run()
+        }
+        #expect(error?.description.contains("missing.scenario:3: fetch https://notes.example.com/readme.txt: ") == true && error?.description.contains("nosuch.txt") == true,
+                "\(error?.description ?? "")")
     }
 }

@@ -159,7 +159,10 @@ struct ScenarioParser {
             let url = try words.next("the address the extension fetches")
             let text = try words.next("the answer's status (200)")
             guard let status = Int(text), (100...599).contains(status) else { throw words.error("a status is from 100 to 599, not '\(text)'") }
-            step = .fetchStub(url: url, status: status, body: words.rest().joined(separator: " "))
+            let rest = words.rest()
+            // `file PATH`: the body is a file's, which may hold what a line cannot (a `#`, runs
+            // of spaces, lines).
+            step = .fetchStub(url: url, status: status, body: rest.count == 2 && rest[0] == "file" ? .file(rest[1]) : .text(rest.joined(separator: " ")))
         case "cache":
             step = .cache(try startingDocument(try words.choose(["defaults", "site", "file"]), &words))
         case "profile":

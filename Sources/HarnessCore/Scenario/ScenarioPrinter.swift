@@ -27,7 +27,8 @@ package enum ScenarioPrinter {
         case .freshInstall: "fresh-install"
         case .handlerReuse: "handler reuse"
         case .extensionFolder(let folder, let pages): "extension \(folder)\(pages ? " pages" : "")"
-        case .fetchStub(let url, let status, let body): "fetch \(url) \(status)\(body.isEmpty ? "" : " " + body)"
+        case .fetchStub(let url, let status, .text(let body)): "fetch \(url) \(status)\(body.isEmpty ? "" : " " + body)"
+        case .fetchStub(let url, let status, .file(let path)): "fetch \(url) \(status) file \(path)"
         case .expectFailure(let number): "expect-failure invariant \(number)"
         case .app(let app): "app " + self.app(app)
         case .safari(let step): "safari \(step.text)"

@@ -28,6 +28,9 @@ package struct ScenarioSetup: Sendable {
     /// What an extension's JavaScript gets when it fetches each address (`fetch` lines).
     package var fetchStubs: [String: FetchStub] = [:]
 
+    /// The largest body a `fetch ... file PATH` line reads.
+    static let fetchBodyLimit = 4 << 20
+
     package struct FetchStub: Equatable, Sendable {
         package var status: Int
         package var body: String
@@ -72,7 +75,17 @@ package struct ScenarioSetup: Sendable {
         case .handlerReuse: handlerReuse = true
         case .freshInstall: freshInstall = true
         case .expectFailure: break
-        case .fetchStub(let url, let status, let body): fetchStubs[url] = FetchStub(status: status, body: body)
+        case .fetchStub(let url, let status, .text(let body)): fetchStubs[url] = FetchStub(status: status, body: body)
+        case .fetchStub(let url, let status, .file(let path)):
+            let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+            let bytes: [UInt8]
+            do { bytes = try UserFile.read(full, limit: Self.fetchBodyLimit) } catch {
+                throw ScenarioError(file: file, line: line.number, message: "fetch \(url): \(path): \(error)")
+            }
+            guard let body = String(validating: bytes, as: UTF8.self) else {
+                throw ScenarioError(file: file, line: line.number, message: "fetch \(url): \(path) is not UTF-8 text")
+            }
+            fetchStubs[url] = FetchStub(status: status, body: body)
         case .extensionFolder(let path, let pages):
             extensionPages = pages
             let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path

@@ -32,8 +32,9 @@ package enum Step: Equatable, Sendable {
     /// `pages`, its content scripts and popup run too, in place of the reference ones.
     case extensionFolder(String, pages: Bool = false)
     /// `fetch URL STATUS [BODY]`: what an extension's JavaScript gets when it fetches `url`, the
-    /// only answer the network gives (the rest of the line is the body).
-    case fetchStub(url: String, status: Int, body: String)
+    /// only answer the network gives (the rest of the line is the body), or `fetch URL STATUS
+    /// file PATH`: the body is that file's (relative to the scenario), as it is.
+    case fetchStub(url: String, status: Int, body: FetchBody)
     /// `expect-failure invariant N`: the run breaks invariant N on purpose (a known bug).
     case expectFailure(invariant: Int)
 
@@ -213,4 +214,10 @@ package enum BackgroundStep: String, CaseIterable, Equatable, Sendable {
 package enum LegacyStep: String, CaseIterable, Equatable, Sendable {
     case getEnabled = "get-enabled"
     case toggle
+}
+
+/// The body of a `fetch` line's answer: the rest of the line, or a file's bytes as text.
+package enum FetchBody: Equatable, Sendable {
+    case text(String)
+    case file(String)
 }
