@@ -558,12 +558,10 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
             if (tab !== undefined) checked(host.decide(tab, jsonText(response ?? null, 'an answer')));
             else if (popupMessage) checked(host.answerPopup(popupMessage, jsonText(response ?? null, 'an answer')));
         };
+        // Safari drops a listener's rejection, unreported: that listener gives no answer.
         for (const listener of [...(events.get('message') ?? [])]) {
             const result = call(listener, [body, sender, sendResponse]);
-            if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
-                result.then(sendResponse, (error) => host.log('error', 'Uncaught (in promise) ' + describe(error),
-                                                              error instanceof Error ? String(error.stack) : ''));
-            }
+            if (result !== null && typeof result === 'object' && typeof result.then === 'function') result.then(sendResponse, () => {});
         }
     };
     // Who a page's message or port is from, as runtime.onMessage and onConnect name it: the

@@ -17,6 +17,8 @@ browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
 });
 // A listener that throws is logged; the others still run.
 browser.runtime.onMessage.addListener(() => { throw new Error('second listener fails'); });
+// A listener whose promise rejects gives no answer, and Safari reports nothing.
+browser.runtime.onMessage.addListener(() => Promise.reject(new Error('third listener refuses')));
 browser.tabs.onActivated.addListener(({ tabId, windowId }) => console.log('activated', tabId, windowId));
 browser.tabs.onRemoved.addListener((tabId) => console.log('removed', tabId));
 browser.windows.onFocusChanged.addListener((windowId) => console.log('focus', windowId));
