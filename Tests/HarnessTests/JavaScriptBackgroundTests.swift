@@ -24,49 +24,54 @@ struct JavaScriptBackgroundTests {
                 folder)
     }
 
-    @Test func aJavaScriptBackgroundAnswersATabAndItsConsoleReachesTheTraceAndThePopupsMessagesReachItsListeners() throws {
-        let (simulation, folder) = try simulation(with: "runtime-events")
+    /// Runs `body` with a run whose background is the runtime over `fixture`, torn down and its
+    /// folder removed after.
+    private func withSimulation(_ fixture: String, _ body: (Simulation) throws -> Void) throws {
+        let (simulation, folder) = try simulation(with: fixture)
         defer {
             simulation.teardown()
             try? FileManager.default.removeItem(atPath: folder)
         }
-        let t1 = TabID("t1")
-        simulation.openTab(t1, url: "https://docs.example.com/guide")
-        simulation.settle()
-        let lines = simulation.trace.lines
-        #expect(lines.contains { $0.hasSuffix("background#1 console.log asked t1 https://docs.example.com/guide false") }, "\(lines)")
-        #expect(lines.contains { $0.hasSuffix(#"background#1 -> {"events":["message","tabActivated","tabRemoved","windowFocus"],"type":"listen"}"#) })
-        #expect(simulation.tabs[t1]?.applied?.theme.rawValue == "sepia", "the page shows the script's answer")
-        // The listener that throws is an error the scripts did not catch (invariant 15); the
-        // background lives on.
-        #expect(simulation.violations.map(\.description) == ["background#1 at background.js:19:53: Uncaught Error: second listener fails (invariant 15)"],
-                "\(simulation.violations)")
-        let before = simulation.trace.lines.count
-        simulation.openPopup(on: t1)
-        simulation.settle()
-        let after = simulation.trace.lines.dropFirst(before)
-        #expect(after.contains { $0.hasSuffix(#"background#1 <- {"tab":"t1","type":"popupOpened"}"#) }, "\(after.joined(separator: "\n"))")
-        #expect(after.contains { $0.hasSuffix("background#1 console.error Uncaught Error: second listener fails (background.js:19:53)") },
-                "the popup's message reached every listener: \(after.joined(separator: "\n"))")
+        try body(simulation)
+    }
+
+    @Test func aJavaScriptBackgroundAnswersATabAndItsConsoleReachesTheTraceAndThePopupsMessagesReachItsListeners() throws {
+        try withSimulation("runtime-events") { simulation in
+            let t1 = TabID("t1")
+            simulation.openTab(t1, url: "https://docs.example.com/guide")
+            simulation.settle()
+            let lines = simulation.trace.lines
+            #expect(lines.contains { $0.hasSuffix("background#1 console.log asked t1 https://docs.example.com/guide false") }, "\(lines)")
+            #expect(lines.contains { $0.hasSuffix(#"background#1 -> {"events":["message","tabActivated","tabRemoved","windowFocus"],"type":"listen"}"#) })
+            #expect(simulation.tabs[t1]?.applied?.theme.rawValue == "sepia", "the page shows the script's answer")
+            // The listener that throws is an error the scripts did not catch (invariant 15); the
+            // background lives on.
+            #expect(simulation.violations.map(\.description) == ["background#1 at background.js:19:53: Uncaught Error: second listener fails (invariant 15)"],
+                    "\(simulation.violations)")
+            let before = simulation.trace.lines.count
+            simulation.openPopup(on: t1)
+            simulation.settle()
+            let after = simulation.trace.lines.dropFirst(before)
+            #expect(after.contains { $0.hasSuffix(#"background#1 <- {"tab":"t1","type":"popupOpened"}"#) }, "\(after.joined(separator: "\n"))")
+            #expect(after.contains { $0.hasSuffix("background#1 console.error Uncaught Error: second listener fails (background.js:19:53)") },
+                    "the popup's message reached every listener: \(after.joined(separator: "\n"))")
+        }
     }
 
     /// Its storage goes through the background's yield points and completions as the Swift
     /// background's does.
     @Test func aJavaScriptBackgroundsStorageTakesTheHarnesssYieldPointsAndCompletions() throws {
-        let (simulation, folder) = try simulation(with: "runtime-storage")
-        defer {
-            simulation.teardown()
-            try? FileManager.default.removeItem(atPath: folder)
+        try withSimulation("runtime-storage") { simulation in
+            simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+            simulation.settle()
+            let lines = simulation.trace.lines
+            for expected in ["background#1 yield storage-read", "background#1 -> {\"token\":1,\"type\":\"storagePending\"}",
+                             "background#1 <- {\"token\":1,\"type\":\"storageCompleted\"}", "background#1 console.log loads 0",
+                             "background#1 yield storage-write-temp", "background#1 yield storage-rename", "background#1 console.log saved"] {
+                #expect(lines.contains { $0.hasSuffix(expected) }, "\(expected)\n\(lines.joined(separator: "\n"))")
+            }
+            #expect(simulation.violations.isEmpty, "\(simulation.violations)")
         }
-        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
-        simulation.settle()
-        let lines = simulation.trace.lines
-        for expected in ["background#1 yield storage-read", "background#1 -> {\"token\":1,\"type\":\"storagePending\"}",
-                         "background#1 <- {\"token\":1,\"type\":\"storageCompleted\"}", "background#1 console.log loads 0",
-                         "background#1 yield storage-write-temp", "background#1 yield storage-rename", "background#1 console.log saved"] {
-            #expect(lines.contains { $0.hasSuffix(expected) }, "\(expected)\n\(lines.joined(separator: "\n"))")
-        }
-        #expect(simulation.violations.isEmpty, "\(simulation.violations)")
     }
     /// The listener rule applies to the script as written: a message listener added once an
     /// API promise settles is not one Safari saved at the load, so the tab's question is lost
@@ -94,33 +99,30 @@ struct JavaScriptBackgroundTests {
     /// waking the background; a periodic one comes round again; a cleared one never fires; and
     /// Safari's rules stated a second time (invariant 14) find nothing wrong.
     @Test func namedAlarmsFireByNameAcrossUnloadsAndACLearedOneNever() throws {
-        let (simulation, folder) = try simulation(with: "runtime-alarms")
-        defer {
-            simulation.teardown()
-            try? FileManager.default.removeItem(atPath: folder)
+        try withSimulation("runtime-alarms") { simulation in
+            simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
+            simulation.settle()
+            simulation.advance(by: 150_000)
+            let lines = simulation.trace.lines
+            let fired = lines.filter { $0.contains(#"<- {"name":"refresh","type":"alarmFired"}"#) }
+            #expect(fired.count == 2, "at 60 s and 120 s: \(lines.joined(separator: "\n"))")
+            #expect(lines.contains { $0.hasSuffix("console.log alarm refresh 1") })
+            #expect(!lines.contains { $0.contains("dropped") && $0.contains("alarmFired") })
+            #expect(lines.contains { $0.contains(#"-> {"name":"dropped","type":"clearAlarm"}"#) })
+            #expect(lines.contains { $0.hasSuffix("unloaded") || $0.contains("unload") }, "the background unloaded between alarms")
+            // Each incarnation hears from Safari which alarms it holds: none at first, then the
+            // unnamed one (named "") and the periodic one; a clear says whether there was one, and
+            // get reads one's time.
+            let held = lines.filter { $0.contains("console.log held ") }.map { String($0.split(separator: " ").last!) }
+            #expect(held.first == "none" && held.dropFirst().allSatisfy { $0 == ":once,refresh:1" } && held.count >= 2, "\(held)")
+            #expect(lines.contains { $0.contains(#"<- {"alarms":{"":{"at":"#) && $0.contains(#""refresh":{"at":"#) && $0.contains(#""period":60000}}"#) },
+                    "\(lines.joined(separator: "\n"))")
+            #expect(lines.contains { $0.hasSuffix("console.log cleared true") })
+            #expect(lines.contains { $0.hasSuffix("console.log refresh due 60000") })
+            // The tab asks a background with no message listener, and is never answered: that is
+            // all that fails.
+            #expect(simulation.violations.allSatisfy { $0.property == .invariant(6) }, "\(simulation.violations)")
         }
-        simulation.openTab(TabID("t1"), url: "https://docs.example.com/guide")
-        simulation.settle()
-        simulation.advance(by: 150_000)
-        let lines = simulation.trace.lines
-        let fired = lines.filter { $0.contains(#"<- {"name":"refresh","type":"alarmFired"}"#) }
-        #expect(fired.count == 2, "at 60 s and 120 s: \(lines.joined(separator: "\n"))")
-        #expect(lines.contains { $0.hasSuffix("console.log alarm refresh 1") })
-        #expect(!lines.contains { $0.contains("dropped") && $0.contains("alarmFired") })
-        #expect(lines.contains { $0.contains(#"-> {"name":"dropped","type":"clearAlarm"}"#) })
-        #expect(lines.contains { $0.hasSuffix("unloaded") || $0.contains("unload") }, "the background unloaded between alarms")
-        // Each incarnation hears from Safari which alarms it holds: none at first, then the
-        // unnamed one (named "") and the periodic one; a clear says whether there was one, and
-        // get reads one's time.
-        let held = lines.filter { $0.contains("console.log held ") }.map { String($0.split(separator: " ").last!) }
-        #expect(held.first == "none" && held.dropFirst().allSatisfy { $0 == ":once,refresh:1" } && held.count >= 2, "\(held)")
-        #expect(lines.contains { $0.contains(#"<- {"alarms":{"":{"at":"#) && $0.contains(#""refresh":{"at":"#) && $0.contains(#""period":60000}}"#) },
-                "\(lines.joined(separator: "\n"))")
-        #expect(lines.contains { $0.hasSuffix("console.log cleared true") })
-        #expect(lines.contains { $0.hasSuffix("console.log refresh due 60000") })
-        // The tab asks a background with no message listener, and is never answered: that is
-        // all that fails.
-        #expect(simulation.violations.allSatisfy { $0.property == .invariant(6) }, "\(simulation.violations)")
     }
 
     /// What alarms.getAll answers is what Safari holds: a delay raised to Safari's minimum (once
@@ -128,25 +130,22 @@ struct JavaScriptBackgroundTests {
     /// one-shot alarm gone once it fired unheard (the background has no alarm listener), and
     /// every alarm moved later by the device's sleep.
     @Test func theAlarmListIsSafarisAfterARaiseAnUnheardAlarmAndASleep() throws {
-        let (simulation, folder) = try simulation(with: "runtime-alarm-list")
-        defer {
-            simulation.teardown()
-            try? FileManager.default.removeItem(atPath: folder)
+        try withSimulation("runtime-alarm-list") { simulation in
+            let t1 = TabID("t1")
+            simulation.openTab(t1, url: "https://docs.example.com/guide")
+            simulation.settle()
+            simulation.advance(by: 20_000)
+            simulation.reloadTab(t1)
+            simulation.settle()
+            simulation.advance(by: 15_000)
+            simulation.reloadTab(t1)
+            simulation.settle()
+            simulation.sleepDevice(for: 60_000)
+            simulation.reloadTab(t1)
+            simulation.settle()
+            let held = simulation.trace.lines.filter { $0.contains("console.log held ") }.map { String($0[$0.range(of: "held ")!.upperBound...]) }
+            #expect(held == ["later:300 soon:6", "later:280 soon:10", "later:265", "later:265"], "\(simulation.trace.lines.joined(separator: "\n"))")
         }
-        let t1 = TabID("t1")
-        simulation.openTab(t1, url: "https://docs.example.com/guide")
-        simulation.settle()
-        simulation.advance(by: 20_000)
-        simulation.reloadTab(t1)
-        simulation.settle()
-        simulation.advance(by: 15_000)
-        simulation.reloadTab(t1)
-        simulation.settle()
-        simulation.sleepDevice(for: 60_000)
-        simulation.reloadTab(t1)
-        simulation.settle()
-        let held = simulation.trace.lines.filter { $0.contains("console.log held ") }.map { String($0[$0.range(of: "held ")!.upperBound...]) }
-        #expect(held == ["later:300 soon:6", "later:280 soon:10", "later:265", "later:265"], "\(simulation.trace.lines.joined(separator: "\n"))")
     }
 
     /// Safari's launch loads the background and fires runtime.onStartup; an update loads the
