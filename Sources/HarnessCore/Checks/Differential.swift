@@ -5,7 +5,8 @@ import SiteSettings
 /// every `settle` and once healed, what a user and the other processes can see must agree.
 /// That is the visible tabs' decisions, the front profile's cache and outbox in the documented
 /// layout, and the shared document, with revisions and document ids left out (two runs number
-/// their saves alike only by chance).
+/// their saves alike only by chance), and with them the edit numbers of the app's stamps, which
+/// are the revisions the app wrote at.
 package enum Differential {
     /// What the run shows at one moment, as canonical JSON text.
     package static func observation(of simulation: Simulation) -> String {
@@ -30,6 +31,14 @@ package enum Differential {
     private static func anonymize(_ document: inout SettingsDocument) {
         document.revision = 0
         document.documentId = nil
+        func unnumbered(_ stamp: Stamp) -> Stamp { stamp.origin == .app ? Stamp(at: stamp.at, origin: .app) : stamp }
+        document.defaults.changedAt = document.defaults.changedAt.mapValues(unnumbered)
+        document.sites = document.sites.mapValues { record in
+            var record = record
+            record.changedAt = record.changedAt.mapValues(unnumbered)
+            return record
+        }
+        document.tombstones = document.tombstones.mapValues { $0.mapValues(unnumbered) }
     }
 
     /// The first moment two runs' observations part, said as a failure's message; nil when they
