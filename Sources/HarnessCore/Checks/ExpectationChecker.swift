@@ -40,9 +40,8 @@ struct ExpectationChecker {
         case .sharedSiteAbsent(let key):
             guard let document = sharedDocument else { return [noDocument] }
             guard let record = document.sites[key.key] else { return [] }
-            let values = [record.values.mode.map { "mode=\($0.rawValue)" }, record.values.theme.map { "theme=\($0.rawValue)" },
-                          record.values.nativeDarkPolicy.map { "nativeDarkPolicy=\($0.rawValue)" }].compactMap(\.self)
-            return ["shared site \(key.key.text): expected absent, found " + (values.isEmpty ? "a record with no values" : values.joined(separator: " "))]
+            let values = FieldValues(record.values)
+            return ["shared site \(key.key.text): expected absent, found " + (values.isEmpty ? "a record with no values" : values.words)]
         case .sharedTombstone(let key):
             guard let document = sharedDocument else { return [noDocument] }
             return document.tombstones[key.key] == nil ? ["shared has no tombstone for \(key.key.text)"] : []
@@ -57,7 +56,7 @@ struct ExpectationChecker {
             guard let row = view.sites.first(where: { $0.key == key.key }) else {
                 return ["the app does not list \(key.key.text)"]
             }
-            let overrides = FieldValues(mode: row.overrides.mode, theme: row.overrides.theme, nativeDarkPolicy: row.overrides.nativeDarkPolicy)
+            let overrides = FieldValues(row.overrides)
             let shown = Dictionary(uniqueKeysWithValues: overrides.texts.map { ($0.name, $0.value) })
             var problems: [String] = []
             for check in checks where check.value != shown[check.field.rawValue] {
@@ -183,7 +182,7 @@ struct ExpectationChecker {
     }
 
     private func compare(_ checks: [SiteFieldCheck], _ what: String, _ values: SiteValues) -> [String] {
-        let actual = FieldValues(mode: values.mode, theme: values.theme, nativeDarkPolicy: values.nativeDarkPolicy)
+        let actual = FieldValues(values)
         let texts = Dictionary(uniqueKeysWithValues: actual.texts.map { ($0.name, $0.value) })
         var problems: [String] = []
         for check in checks {

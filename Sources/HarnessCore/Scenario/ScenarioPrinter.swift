@@ -61,8 +61,8 @@ package enum ScenarioPrinter {
 
     private static func starting(_ document: StartingDocument) -> String {
         switch document {
-        case .defaults(let values): "defaults " + self.values(values)
-        case .site(let key, let values): "site \(key.text) " + self.values(values)
+        case .defaults(let values): "defaults " + values.words
+        case .site(let key, let values): "site \(key.text) " + values.words
         case .file(let path): "file \(path)"
         }
     }
@@ -73,8 +73,8 @@ package enum ScenarioPrinter {
         case .foreground: "foreground"
         case .background: "background"
         case .kill: "kill"
-        case .setDefaults(let values): "set default " + self.values(values)
-        case .setSite(let key, let values): "set site \(key.text) " + self.values(values)
+        case .setDefaults(let values): "set default " + values.words
+        case .setSite(let key, let values): "set site \(key.text) " + values.words
         case .resetSite(let key, let fields): "reset site \(key.text) " + fields.map(\.rawValue).joined(separator: " ")
         case .deleteSite(let key): "delete site \(key.text)"
         }
@@ -96,7 +96,7 @@ package enum ScenarioPrinter {
         switch step {
         case .open(let id): "open \(id.rawValue)"
         case .scope(let key): "scope \(key.text)"
-        case .set(let values): "set " + self.values(values)
+        case .set(let values): "set " + values.words
         case .reset(let fields): "reset " + fields.map(\.rawValue).joined(separator: " ")
         case .forget: "forget"
         case .pause(let duration): "pause \(self.duration(duration))"
@@ -123,14 +123,14 @@ package enum ScenarioPrinter {
         case .page(let id, let check): "tab \(id.rawValue) page \(check.text)"
         case .firstDecision(let id, let checks): "first-decision \(id.rawValue) " + self.checks(checks)
         case .firstDecisionBeforeNativeReply(let id): "first-decision \(id.rawValue) before native-reply"
-        case .sharedDefaults(let values): "shared defaults " + self.values(values)
+        case .sharedDefaults(let values): "shared defaults " + values.words
         case .sharedSite(let key, let checks): "shared site \(key.text) " + fieldChecks(checks)
         case .sharedSiteAbsent(let key): "shared site \(key.text) absent"
         case .sharedTombstone(let key): "shared tombstone \(key.text)"
         case .sharedDamaged(let count): "shared damaged \(count)"
         case .appSites(let keys): "app sites " + (keys.isEmpty ? "none" : keys.map(\.text).joined(separator: ","))
         case .appSite(let key, let checks): "app site \(key.text) " + fieldChecks(checks)
-        case .appDefaults(let values): "app defaults " + self.values(values)
+        case .appDefaults(let values): "app defaults " + values.words
         case .appAnswer(let answer): "app answer \(answer.rawValue)"
         case .popup(let checks): "popup " + self.checks(checks)
         case .popupOver(let id): id.map { "popup open \($0.rawValue)" } ?? "popup closed"
@@ -142,10 +142,6 @@ package enum ScenarioPrinter {
         case .converged: "converged"
         case .legacy(let enabled): "legacy \(enabled ? "enabled" : "disabled")"
         }
-    }
-
-    private static func values(_ values: FieldValues) -> String {
-        values.texts.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
     }
 
     private static func checks(_ checks: [DecisionCheck]) -> String {

@@ -126,6 +126,11 @@ package struct FieldValues: Equatable, Sendable {
         self.schedule = schedule
     }
 
+    /// A site's values (a site has no schedule).
+    package init(_ values: SiteValues) {
+        self.init(mode: values.mode, theme: values.theme, nativeDarkPolicy: values.nativeDarkPolicy)
+    }
+
     package var isEmpty: Bool { self == FieldValues() }
 
     /// The values as an edit of the defaults.
@@ -143,6 +148,9 @@ package struct FieldValues: Equatable, Sendable {
         if let schedule { pairs.append(("schedule", "\(schedule.start)-\(schedule.end)")) }
         return pairs
     }
+
+    /// As a scenario writes them: `mode=off theme=sepia`.
+    package var words: String { texts.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
 }
 
 /// How a setup line describes a starting document.

@@ -69,7 +69,7 @@ package final class ReferenceCheck {
             let records = Dictionary(uniqueKeysWithValues: document.sites.map { ($0.key.text, $0.value.values) })
             let keys = ReferenceDecision.keys(of: address, suffixes: suffixes)
             for (kind, key) in zip(["page", "host", "domain"], keys) {
-                parts.append("\(kind) \(key) " + (records[key].map(Self.text) ?? "no record"))
+                parts.append("\(kind) \(key) " + (records[key].map { FieldValues($0).words } ?? "no record"))
             }
             if keys.count < 3 { parts.append("no domain key") }
         } else {
@@ -77,14 +77,6 @@ package final class ReferenceCheck {
         }
         parts.append("defaults mode=\(defaults.mode.rawValue) theme=\(defaults.theme.rawValue) nativeDarkPolicy=\(defaults.nativeDarkPolicy.rawValue) schedule=\(schedule)")
         return parts.joined(separator: ", ")
-    }
-
-    private static func text(_ values: SiteValues) -> String {
-        var fields: [String] = []
-        if let mode = values.mode { fields.append("mode=\(mode.rawValue)") }
-        if let theme = values.theme { fields.append("theme=\(theme.rawValue)") }
-        if let policy = values.nativeDarkPolicy { fields.append("nativeDarkPolicy=\(policy.rawValue)") }
-        return fields.joined(separator: " ")
     }
 
     /// The decision's other inputs, in words.
