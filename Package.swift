@@ -22,7 +22,10 @@ let package = Package(
     targets: [
         .target(name: "SiteSettings", exclude: ["generate-public-suffix-data.py"], swiftSettings: releaseSettings),
         .target(name: "ProcessKit", dependencies: ["SiteSettings"], exclude: ["PROTOCOL.md"], swiftSettings: releaseSettings),
-        .target(name: "HarnessCore", dependencies: ["SiteSettings", "ProcessKit"], swiftSettings: releaseSettings),
+        // The JavaScript runtime's files are resources, copied beside the executables
+        // (`ExtensionRuntime.folder`), where node runs them.
+        .target(name: "HarnessCore", dependencies: ["SiteSettings", "ProcessKit"], resources: [.copy("Extension/JavaScript")],
+                swiftSettings: releaseSettings),
         .executableTarget(name: "AppProcess", dependencies: ["ProcessKit"], linkerSettings: processLinking),
         .executableTarget(name: "ExtensionProcess", dependencies: ["ProcessKit"], linkerSettings: processLinking),
         .executableTarget(name: "NativeHandler", dependencies: ["ProcessKit"], linkerSettings: processLinking),

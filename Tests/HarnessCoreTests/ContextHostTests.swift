@@ -62,7 +62,7 @@ struct ContextHostTests {
 
     @Test func incarnationsInOneHostKeepApartAndAKillDropsOneWhereItStands() throws {
         let scratch = try Scratch()
-        let host = try host("runtime-storage", runtime: try ExtensionRuntime.install(in: scratch.path))
+        let host = try host("runtime-storage", runtime: try ExtensionRuntime.installed())
         defer { host.kill() }
         let first = try scratch.folder("first"), second = try scratch.folder("second")
         let a = try host.open(arguments: ["--storage", first], role: .background)
@@ -96,7 +96,7 @@ struct ContextHostTests {
     /// is open in the same host; its place is in the extension's script.
     @Test func aRejectionIsSaidByTheIncarnationWhoseTurnMadeIt() throws {
         let scratch = try Scratch()
-        let host = try host("runtime-classic", runtime: try ExtensionRuntime.install(in: scratch.path))
+        let host = try host("runtime-classic", runtime: try ExtensionRuntime.installed())
         defer { host.kill() }
         let loud = try host.open(arguments: ["--storage", try scratch.folder("loud")], role: .background)
         let quiet = try host.open(arguments: ["--storage", try scratch.folder("quiet")], role: .background)
@@ -113,7 +113,7 @@ struct ContextHostTests {
     /// that ended is not handed out again.
     @Test func thePoolHandsOutAHostAgainOnlyWhileItRuns() throws {
         let scratch = try Scratch()
-        let runtime = try ExtensionRuntime.install(in: scratch.path)
+        let runtime = try ExtensionRuntime.installed()
         var command = ExtensionRuntime.background(node: try #require(ExtensionRuntime.installedNode), runtime: runtime,
                                                   extension: ExtensionRuntimeTests.fixtures + "/runtime-storage")
         command.arguments += ["--host", "--pool-test-\(UUID().uuidString)"]
@@ -136,7 +136,6 @@ struct ContextHostTests {
     /// background, as a process of its own would be started afresh.
     @Test func aRunsNextBackgroundStartsInANewHostWhenItsHostDied() throws {
         let scratch = try Scratch()
-        _ = try ExtensionRuntime.installShared()
         guard case .success(let executables) = ExtensionRuntime.background(replacing: ProcessExecutables(folder: "/nowhere"),
                                                                           extension: ExtensionRuntimeTests.fixtures + "/runtime-storage", transport: .process) else {
             throw Failure(description: "the runtime could not be set up")
@@ -167,7 +166,7 @@ struct ContextHostTests {
     /// as a process of its own does: with status 1, and the host goes on.
     @Test func anIncarnationTheRuntimeFailsInEndsWithStatusOneAsAProcessWould() throws {
         let scratch = try Scratch()
-        let runtime = try ExtensionRuntime.install(in: scratch.path)
+        let runtime = try ExtensionRuntime.installed()
         let host = try host("runtime-storage", runtime: runtime)
         defer { host.kill() }
         let gone = scratch.path + "/no-such-folder"

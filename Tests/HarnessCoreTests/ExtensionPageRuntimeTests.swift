@@ -14,9 +14,7 @@ struct ExtensionPageRuntimeTests {
 
     /// The page host over `fixture`, as a run starts it.
     private func host(_ fixture: String) throws -> PageHost {
-        _ = try ExtensionRuntime.installShared()
-        let command = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode),
-                                          runtime: ExtensionRuntime.sharedFolder + "/" + PageRuntime.fileName,
+        let command = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode), runtime: try PageRuntime.installed(),
                                           extension: Self.fixtures + "/" + fixture, watchdogMilliseconds: 500)
         return try PageHost(command, seed: 7)
     }

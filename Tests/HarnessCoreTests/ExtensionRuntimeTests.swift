@@ -39,7 +39,7 @@ struct ExtensionRuntimeTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("runtime-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let session = try ExtensionRuntime.Session(node: try #require(Self.node), runtime: try ExtensionRuntime.install(in: folder),
+        let session = try ExtensionRuntime.Session(node: try #require(Self.node), runtime: try ExtensionRuntime.installed(),
                                                    extension: Self.fixtures + "/" + fixture, storage: storage ?? folder,
                                                    watchdogMilliseconds: watchdog, environment: environment)
         var run = Run()

@@ -18,7 +18,7 @@ struct JavaScriptBackgroundTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("javascript-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/run", withIntermediateDirectories: true)
         var executables = HarnessBinary.executables
-        executables.background = ExtensionRuntime.background(node: try #require(ExtensionRuntime.installedNode), runtime: try ExtensionRuntime.install(in: folder),
+        executables.background = ExtensionRuntime.background(node: try #require(ExtensionRuntime.installedNode), runtime: try ExtensionRuntime.installed(),
                                                              extension: Self.fixtures + "/" + fixture)
         return (Simulation(platform: .iOS, transport: .process, seed: 1, epoch: 1_772_355_600_000, executables: executables, directory: folder + "/run"),
                 folder)

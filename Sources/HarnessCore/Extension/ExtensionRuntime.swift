@@ -4,12 +4,31 @@ import SiteSettings
 
 /// The JavaScript runtime an extension's background runs in (`PROTOCOL.md`, section 14): each
 /// background incarnation in a context of a `node` host (`ContextHost`), or in a `node` process
-/// of its own (`arguments`), speaking the background role's frames. Its source lives here, so
-/// that the harness's
-/// executables need no bundle resources; `install(in:)` writes it to a run's folder.
+/// of its own (`arguments`), speaking the background role's frames. Its files are
+/// `Extension/JavaScript/*.mjs`, the target's resources, which the build puts beside the
+/// executables (`folder`); node runs them where they are.
 package enum ExtensionRuntime {
-    /// The file name `install(in:)` writes.
+    /// The background's runtime, in `folder`.
     package static let fileName = "runtime.mjs"
+
+    /// The folder the build copies the runtime's files to, beside the executables.
+    package static let resourceFolder = "SafariExtensionLifecycle_HarnessCore.resources/JavaScript"
+
+    /// The runtime's files beside the running executable (the harness, or the test bundle), or
+    /// why they are not there: like the process executables, they are built beside it.
+    package static let folder: Result<String, Unavailable> = {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let folder = executable.deletingLastPathComponent().appendingPathComponent(resourceFolder).path
+        guard FileManager.default.fileExists(atPath: folder + "/" + fileName) else {
+            return .failure(.missingFiles(folder))
+        }
+        return .success(folder)
+    }()
+
+    /// The background's runtime beside the running executable (`folder`).
+    package static func installed() throws(Unavailable) -> String {
+        try folder.get() + "/" + fileName
+    }
 
     /// How long a turn of a script may run, in wall time, before the runtime stops it as one
     /// that never yields. It only guards the harness against a hang (Safari has no such limit),
@@ -37,19 +56,20 @@ package enum ExtensionRuntime {
     package enum Unavailable: Error, CustomStringConvertible {
         case inProcess
         case noNode
-        case install(String)
+        /// The runtime's files are not in the folder named, beside the executable.
+        case missingFiles(String)
 
         package var description: String {
             switch self {
             case .inProcess: "its background is the extension's JavaScript, which runs in node: the process transport only"
             case .noNode: "node is not installed (not on PATH, /usr/bin or /usr/local/bin): the extension's JavaScript cannot run"
-            case .install(let problem): "the JavaScript runtime could not be written: \(problem)"
+            case .missingFiles(let folder): "the JavaScript runtime is not in \(folder): it is built beside the harness (swift build), which must run from there"
             }
         }
     }
 
     /// `executables` with the background's role taken by the runtime over the extension in
-    /// `folder`, the runtime written once into `sharedFolder`; with `ownPages`, the extension's
+    /// `folder`, the runtime's files where the build put them (`folder`); with `ownPages`, the extension's
     /// pages run too, in the page host (`PageRuntime`). Each incarnation runs in a context of a
     /// host (`ContextHost`) that runs after runs share, or in a process of its own when
     /// `executables` do not host backgrounds.
@@ -60,7 +80,7 @@ package enum ExtensionRuntime {
         do {
             var chosen = executables
             let absolute = ExtensionManifest.absolute(folder)
-            let runtime = try installShared()
+            let runtime = try installed()
             chosen.background = background(node: node, runtime: runtime, extension: absolute, ownPages: ownPages)
             chosen.backgroundHost = nil
             if executables.hostsBackgrounds {
@@ -68,32 +88,12 @@ package enum ExtensionRuntime {
                 chosen.backgroundHost!.arguments.append("--host")
             }
             if ownPages {
-                chosen.pages = PageRuntime.command(node: node, runtime: sharedFolder + "/" + PageRuntime.fileName, extension: absolute)
+                chosen.pages = PageRuntime.command(node: node, runtime: try PageRuntime.installed(), extension: absolute)
             }
             return .success(chosen)
         } catch {
-            return .failure(.install("\(error)"))
+            return .failure(error)
         }
-    }
-
-    /// A folder for the runtime that every run of this harness's build can share: its name
-    /// carries a digest of the runtime's source, so a different build writes its own.
-    package static let sharedFolder: String = {
-        var hash: UInt64 = 0xcbf29ce484222325
-        for text in [source, realmSource, PageRuntime.source, PageRuntime.realmSource, RuntimeCommon.source] {
-            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
-        }
-        return FileManager.default.temporaryDirectory.appendingPathComponent("harness-runtime-" + String(hash, radix: 16)).path
-    }()
-
-    /// The runtime in `sharedFolder`, written only when it is not there yet: the folder's name
-    /// is the source's digest, and the file is written whole (atomically), so one that is there
-    /// is this source. Every run of a build starts from it, with no write on its way.
-    package static func installShared() throws -> String {
-        let path = sharedFolder + "/" + fileName
-        if FileManager.default.fileExists(atPath: path) { return path }
-        try FileManager.default.createDirectory(atPath: sharedFolder, withIntermediateDirectories: true)
-        return try install(in: sharedFolder)
     }
 
     /// `node` on the harness's `PATH`, if it is there.
@@ -174,7 +174,7 @@ package enum ExtensionRuntime {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-            let session = try Session(node: node, runtime: try install(in: scratch), extension: folder, storage: scratch,
+            let session = try Session(node: node, runtime: try installed(), extension: folder, storage: scratch,
                                       watchdogMilliseconds: watchdogMilliseconds)
             guard let frames = try session.exchange(.background(.started(appearance: .light, tabs: [:])), now: 1_772_355_600_000, uptime: 0) else {
                 load.failure = "the runtime ended: \(session.stderrTail)"
@@ -192,16 +192,5 @@ package enum ExtensionRuntime {
             load.failure = "the runtime could not be run: \(error)"
         }
         return load
-    }
-
-    /// Writes the runtimes into `folder` (the background's and its scripts' realm, the pages',
-    /// and what they share); returns the background's path.
-    package static func install(in folder: String) throws -> String {
-        // The background's file last: its presence says the others are there.
-        for (name, text) in [(RuntimeCommon.fileName, RuntimeCommon.source), (realmFileName, realmSource), (PageRuntime.realmFileName, PageRuntime.realmSource),
-                             (PageRuntime.fileName, PageRuntime.source), (fileName, source)] {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + name), options: .atomic)
-        }
-        return folder + "/" + fileName
     }
 }

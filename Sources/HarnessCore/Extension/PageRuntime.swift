@@ -6,8 +6,13 @@ import SiteSettings
 /// `node` process per run (`PageHost`) holding each tab's page with its content scripts and the
 /// popup's page while it is open, each in a realm of its own.
 package enum PageRuntime {
-    /// The file name `ExtensionRuntime.installShared()` writes beside the background's runtime.
+    /// The page host's runtime, beside the background's (`ExtensionRuntime.folder`).
     package static let fileName = "pages.mjs"
+
+    /// The page host's runtime beside the running executable.
+    package static func installed() throws(ExtensionRuntime.Unavailable) -> String {
+        try ExtensionRuntime.folder.get() + "/" + fileName
+    }
 
     /// The page host's command: `node` running the runtime at `path` for the extension in `folder`.
     package static func command(node: String, runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds) -> ProcessExecutables.Command {
@@ -193,8 +198,7 @@ extension PageRuntime {
         var load = Load()
         do {
             let folder = ExtensionManifest.absolute(manifest.folder)
-            _ = try ExtensionRuntime.installShared()
-            let host = try PageHost(command(node: node, runtime: ExtensionRuntime.sharedFolder + "/" + fileName, extension: folder), seed: 1)
+            let host = try PageHost(command(node: node, runtime: try installed(), extension: folder), seed: 1)
             var inputs: [(String, JSONValue)] = []
             for (index, entry) in manifest.contentScripts.enumerated() {
                 let url = address(matching: entry.matches.first ?? "<all_urls>")

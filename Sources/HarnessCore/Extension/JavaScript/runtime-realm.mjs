@@ -1,44 +1,21 @@
-/// The JavaScript of the scripts' realm in `ExtensionRuntime`, `runtime-realm.mjs`, as
-/// `install(in:)` writes it beside `runtime.mjs`: what a background's scripts can reach.
-extension ExtensionRuntime {
-    /// The file name `install(in:)` writes.
-    package static let realmFileName = "runtime-realm.mjs"
-
-    package static let realmSource = #"""
 // What a background's scripts see, made in their own realm (PROTOCOL.md, section 14): the
 // global object of a background page, browser.* and chrome.*, and the turn that runs each input's
-// events. runtime.mjs runs it once in each incarnation's realm, with the host functions it
-// gives (each takes and gives strings and numbers only) and the manifest's text; it returns the
-// realm's side of the turn (post, result, refusal). Nothing here reaches node.
+// events. runtime.mjs compiles it, with realm-common.mjs, in each incarnation's realm and calls
+// install there with the host functions it gives (each takes and gives strings and numbers only)
+// and the manifest's text; install returns the realm's side of the turn (post, result, refusal).
+// Nothing here reaches node.
 
-import vm from 'node:vm';
-import { realmCollector, realmEvents, realmPorts, realmStacks, realmTimers } from './runtime-common.mjs';
+import {
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, portEnd,
+} from './realm-common.mjs';
 
-export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) => {
-    'use strict';
-    // The other realm's functions, each called through one of this realm's: whatever they throw
-    // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
-    // whose Function makes code from strings) becomes this realm's error.
-    const host = {}, StackError = RangeError, hostApply = Reflect.apply;
-    for (const name of Object.keys(hostFunctions)) {
-        const work = hostFunctions[name];
-        host[name] = (...args) => {
-            try { return hostApply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
-        };
-    }
+export function install(hostFunctions, manifestText) {
+    const host = hostOf(hostFunctions);
     const manifest = JSON.parse(manifestText);
     const permissions = new Set(manifest.permissions ?? []);
     const ownPages = host.ownPages() === true;
-    const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
     // What the runtime uses here, taken before any script can replace it.
-    const stringify = JSON.stringify, getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn;
-    const apply = Reflect.apply, exec = RegExp.prototype.exec;
-    // A value as JSON text for the host, or this realm's TypeError (a function, a symbol).
-    const jsonText = (value, what) => {
-        const text = stringify(value === undefined ? null : value);
-        if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
-        return text;
-    };
+    const stringify = JSON.stringify, hasOwn = Object.hasOwn, apply = Reflect.apply;
     // A host function that may fail: its failure becomes this realm's error.
     const checked = (result) => {
         const failure = host.failure();
@@ -46,101 +23,8 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
         return result;
     };
 
-    // Time from the frames.
-    // Local time is the scenario's: UTC plus the offset Safari's start gave (the process runs in
-    // UTC). A date's local fields are the UTC fields of the moment shifted by the offset, and
-    // local components and local date-time text are read back the same way.
-    const RealDate = globalThis.Date;
-    const proto = RealDate.prototype;
-    const shift = () => host.utcOffset() * 60000;
-    const utc = {};
-    for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
-        utc['get' + name] = proto['getUTC' + name];
-        if (name !== 'Day') utc['set' + name] = proto['setUTC' + name];
-    }
-    const getTime = proto.getTime, setTime = proto.setTime;
-    const shifted = (date) => new RealDate(getTime.call(date) + shift());
-    for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
-        Object.defineProperty(proto, 'get' + name, { value() { return utc['get' + name].call(shifted(this)); }, writable: true, configurable: true });
-        if (name === 'Day') continue;
-        Object.defineProperty(proto, 'set' + name, {
-            value(...args) {
-                const local = shifted(this);
-                utc['set' + name].apply(local, args);
-                return setTime.call(this, getTime.call(local) - shift());
-            },
-            writable: true, configurable: true,
-        });
-    }
-    Object.defineProperty(proto, 'getTimezoneOffset', { value() { return -host.utcOffset(); }, writable: true, configurable: true });
-    const zone = () => {
-        const minutes = host.utcOffset(), size = Math.abs(minutes);
-        return 'GMT' + (minutes < 0 ? '-' : '+') + String(Math.trunc(size / 60)).padStart(2, '0') + String(size % 60).padStart(2, '0');
-    };
-    const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'], months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-    const two = (n) => String(n).padStart(2, '0');
-    const dateText = (date) => {
-        const d = shifted(date);
-        return days[utc.getDay.call(d)] + ' ' + months[utc.getMonth.call(d)] + ' ' + two(utc.getDate.call(d)) + ' ' + String(utc.getFullYear.call(d)).padStart(4, '0');
-    };
-    const timeText = (date) => {
-        const d = shifted(date);
-        // Only UTC has a name here: the scenario gives an offset, not a place.
-        return two(utc.getHours.call(d)) + ':' + two(utc.getMinutes.call(d)) + ':' + two(utc.getSeconds.call(d)) + ' ' + zone()
-            + (host.utcOffset() === 0 ? ' (Coordinated Universal Time)' : '');
-    };
-    const valid = (date) => !Number.isNaN(getTime.call(date));
-    const textOf = (format) => function () { return valid(this) ? format(this) : 'Invalid Date'; };
-    Object.defineProperty(proto, 'toDateString', { value: textOf(dateText), writable: true, configurable: true });
-    Object.defineProperty(proto, 'toTimeString', { value: textOf((date) => timeText(date)), writable: true, configurable: true });
-    Object.defineProperty(proto, 'toString', { value: textOf((date) => dateText(date) + ' ' + timeText(date)), writable: true, configurable: true });
-    // Text with a date and a time but no zone is local time; anything else reads as it says.
-    const localText = /^\s*\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*$/;
-    const parse = (text) => {
-        const value = RealDate.parse(text);
-        return localText.test(String(text)) ? value - shift() : value;
-    };
-    const FrameDate = function Date(...args) {
-        if (new.target === undefined) return new RealDate(host.now()).toString();
-        // A subclass (class D extends Date) gets its own prototype.
-        const make = (value) => Reflect.construct(RealDate, [value], new.target);
-        if (args.length === 0) return make(host.now());
-        if (args.length === 1) return make(typeof args[0] === 'string' ? parse(args[0]) : args[0]);
-        return make(RealDate.UTC(...args) - shift());
-    };
-    FrameDate.prototype = RealDate.prototype;
-    FrameDate.now = () => host.now();
-    FrameDate.parse = (text) => parse(String(text));
-    FrameDate.UTC = RealDate.UTC;
-    Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
-    define('Date', FrameDate);
-    // Intl formats in the local zone where ICU has one for the offset (whole hours: Etc/GMT-1
-    // is UTC+01:00); another offset formats in UTC.
-    const Format = Intl.DateTimeFormat;
-    const localZone = () => {
-        const minutes = host.utcOffset();
-        if (minutes === 0 || minutes % 60 !== 0 || minutes < -720 || minutes > 840) return undefined;
-        return 'Etc/GMT' + (minutes > 0 ? '-' : '+') + Math.abs(minutes / 60);
-    };
-    const inLocalZone = (options) => {
-        const zone = localZone();
-        return zone === undefined || (options !== undefined && options !== null && options.timeZone !== undefined) ? options : { ...options, timeZone: zone };
-    };
-    const LocalFormat = function DateTimeFormat(locales, options) { return new Format(locales, inLocalZone(options)); };
-    LocalFormat.prototype = Format.prototype;
-    LocalFormat.supportedLocalesOf = Format.supportedLocalesOf;
-    Object.defineProperty(Format.prototype, 'constructor', { value: LocalFormat, writable: true, configurable: true });
-    Intl.DateTimeFormat = LocalFormat;
-    for (const name of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
-        const original = proto[name];
-        Object.defineProperty(proto, name, { value(locales, options) { return original.call(this, locales, inLocalZone(options)); }, writable: true, configurable: true });
-    }
-    const format = Object.getOwnPropertyDescriptor(Format.prototype, 'format').get;
-    Object.defineProperty(Format.prototype, 'format', {
-        get() { const bound = format.call(this); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
-    });
-    const formatToParts = Format.prototype.formatToParts;
-    Format.prototype.formatToParts = function (date) { return formatToParts.call(this, date === undefined ? host.now() : date); };
+    // Time and randomness from the frames.
+    installDate(host);
     define('performance', { now: () => host.uptime() });
     // The network answers only what the scenario says (its fetch lines), at once: a response
     // with the line's status and body; any other address fails as an unreachable one does.
@@ -180,10 +64,10 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
     };
 
     // Random numbers from the seed.
-    Math.random = () => host.random();
+    const random = installRandom(host);
     const getRandomValues = (array) => {
         const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-        for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(host.random() * 256);
+        for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256);
         return array;
     };
     define('crypto', {
@@ -197,8 +81,8 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
         },
     });
 
-    ${realmCollector}
-    ${realmStacks('runtime:')}
+    installCollector();
+    installStacks(host, 'runtime:');
 
     // The console.
     const text = (value) => {
@@ -209,13 +93,12 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
     define('console', Object.fromEntries(['log', 'info', 'debug', 'warn', 'error'].map((level) =>
         [level, (...values) => host.log(level === 'warn' || level === 'error' ? level : 'log', values.map(text).join(' '), '')])));
 
-    ${realmTimers}
+    const timers = installTimers(host);
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
 
     // browser.* (and chrome.*): events, the runtime's members, and a clear error for the rest.
     const events = new Map();
     const listenersOf = new WeakMap();
-    ${realmEvents}
     const event = (listener) => {
         const listeners = [];
         const object = eventOf(listeners);
@@ -526,10 +409,8 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
                 answer = [...events].filter(([, listeners]) => listeners.length > 0).map(([name]) => name).sort().join(',');
                 return;
             }
-            const timer = timers.get(next.id);
-            if (timer === undefined) return;
-            if (timer.repeats) host.setTimer(next.id, host.now() + timer.every); else timers.delete(next.id);
-            call(timer.callback, timer.args);
+            const timer = timers.due(next.id);
+            if (timer !== undefined) call(timer.callback, timer.args);
         },
         writable: false, configurable: false, enumerable: false,
     });
@@ -599,13 +480,12 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
     // background's end, given to runtime.onConnect's listeners. A page's message on it fires
     // its onMessage; its page's end closing (the page disconnected it or went away) fires its
     // onDisconnect.
-    const listenerCall = call;
-    ${realmPorts}
+    const portOptions = { listenerCall: call, setLastError: (error) => { lastError = error; } };
     const pagePorts = new Map();
     const pagePort = (input) => {
         const number = input.port;
         const end = portEnd({ name: typeof input.name === 'string' ? input.name : '', sender: pageSender(input) },
-                            (text) => host.portPost(number, text), () => { pagePorts.delete(number); host.portClose(number); });
+                            (text) => host.portPost(number, text), () => { pagePorts.delete(number); host.portClose(number); }, portOptions);
         pagePorts.set(number, end);
         return end.port;
     };
@@ -680,6 +560,4 @@ export const installer = new vm.Script(String.raw`(hostFunctions, manifestText) 
         result() { return answer; },
         refusal(what) { return new TypeError(what + ' is not provided by the harness\'s runtime'); },
     };
-}`, { filename: 'runtime:install' });
-"""#
 }

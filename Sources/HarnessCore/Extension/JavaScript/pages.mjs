@@ -1,6 +1,3 @@
-/// The JavaScript of `PageRuntime`, `pages.mjs`, as `ExtensionRuntime.installShared()` writes it.
-extension PageRuntime {
-    package static let source = #"""
 // The harness's JavaScript runtime for an extension's own pages (PROTOCOL.md, section 15): one
 // node process per run holds every page the extension has in Safari, each in a realm of its
 // own: a tab's page with the content scripts the manifest matches to its address, and the
@@ -13,7 +10,7 @@ extension PageRuntime {
 //
 // node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
 //
-// In:  {"now": MS, "input": {"type": "load", "tab", "url", "visible", "appearance"} | {"type": "close", "tab"}
+// In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance"} | {"type": "close", "tab"}
 //       | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab", "id", "message"}
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId"}
@@ -31,8 +28,7 @@ process.env.TZ = 'UTC';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, linkModules } from './runtime-common.mjs';
-import { installer as install } from './pages-realm.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmInstaller } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -180,28 +176,17 @@ let popupTabs = null;
 let popupWindow = 1;
 const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({ id: String(tab.id), url: String(tab.url), windowId: Number(tab.windowId), active: tab.active === true }));
 
-// sfc32 over a state mixed from the run's seed, the page and how many pages loaded before it.
-function seededRandom(text) {
-    let h = 1779033703 ^ text.length;
-    for (let i = 0; i < text.length; i++) { h = Math.imul(h ^ text.charCodeAt(i), 3432918353); h = (h << 13) | (h >>> 19); }
-    const next = () => { h = Math.imul(h ^ (h >>> 16), 2246822507); h = Math.imul(h ^ (h >>> 13), 3266489909); return (h ^= h >>> 16) >>> 0; };
-    let a = next(), b = next(), c = next(), d = next();
-    return () => {
-        a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
-        let t = (a + b) | 0;
-        a = b ^ (b >>> 9); b = (c + (c << 3)) | 0; c = (c << 21) | (c >>> 11); d = (d + 1) | 0; t = (t + d) | 0; c = (c + t) | 0;
-        return (t >>> 0) / 4294967296;
-    };
-}
-
+// Safari's clock, and its local time's offset from UTC in minutes, as the frame gives them.
 let now = 0;
+let utcOffset = 0;
 
 // A page, loaded: its realm, then its scripts in the order a browser runs them: those that run
 // as the page is parsed (`start`: a content script at document_start, a popup's classic
 // scripts), its module scripts (deferred to the end of parsing), DOMContentLoaded, and then the
 // content scripts at document_end. `tree` holds the page's own elements ({head, body}).
 async function load(name, tab, url, visible, appearance, scripts, tree = { head: [], body: [] }, nativeDark = false) {
-    const random = seededRandom(`${seed}/${name}/${++loads}`);
+    // The page's random numbers: from the run's seed, the page and how many pages loaded before it.
+    const seedText = `${seed}/${name}/${++loads}`;
     // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
     // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts
     // this realm's Function through globalThis.constructor. It has no prototype.
@@ -209,7 +194,8 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
     const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, lastState: null };
     const host = {
         now: () => Number(now),
-        random: () => random(),
+        utcOffset: () => utcOffset,
+        seed: () => seedText,
         // The one question about an object of a page's realm: whether it is a proxy (whose traps
         // are a script's code), asked before its properties are read.
         isProxy: (value) => util.types.isProxy(value),
@@ -251,7 +237,8 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
     };
     // The popup's tabs.query reads the tabs as Safari last handed them over.
     if (tab === undefined) host.tabs = () => JSON.stringify({ window: popupWindow, tabs: popupTabs });
-    page.scripts = install.runInContext(context)(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
+    const install = await realmInstaller(context, 'pages-realm.mjs', 'pages:');
+    page.scripts = install(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
                                                                        head: tree.head, body: tree.body, popup: tab === undefined, extensionID,
                                                                        manifest: JSON.stringify(manifest) }));
     pages.set(name, page);
@@ -454,12 +441,11 @@ for (;;) {
     if (next.done) break;
     const frame = JSON.parse(next.value);
     now = frame.now;
+    utcOffset = Number.isInteger(frame.utcOffsetMinutes) ? frame.utcOffsetMinutes : 0;
     outputs = [];
     const touched = await handle(frame.input ?? {});
     // Rejections nobody handled are reported before the input ends.
     await settle();
     for (const page of touched) if (pages.get(page.name) === page) reportState(page);
     write({ outputs });
-}
-"""#
 }

@@ -1,6 +1,3 @@
-/// The JavaScript of `ExtensionRuntime`, `runtime.mjs`, as `install(in:)` writes it.
-extension ExtensionRuntime {
-    package static let source = #"""
 // The harness's JavaScript runtime for an extension's background: one background incarnation
 // per node process, or, with --host, many, each in a context of its own (PROTOCOL.md, section
 // 14, "Where code runs"). Each speaks the background role of the protocol (sections 3 to 6 and
@@ -26,36 +23,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, linkModules } from './runtime-common.mjs';
-import { installer } from './runtime-realm.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmInstaller } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const ownPages = process.argv.includes('--own-pages');
 
-
-// sfc32 over a 128-bit state mixed from the run's seed, the role and the incarnation's first
-// moment on Safari's clock (the wire does not carry the incarnation's number).
-function seededRandom(seed, uptime) {
-    let h = 0x9e3779b9;
-    const text = `${seed}/background/${uptime}`;
-    let [a, b, c, d] = [0, 1, 2, 3].map((i) => {
-        for (let k = 0; k < text.length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x5bd1e995 + i * 2);
-        h ^= h >>> 15;
-        return h >>> 0;
-    });
-    const next = () => {
-        a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
-        const t = (a + b | 0) + d | 0;
-        d = d + 1 | 0;
-        a = b ^ b >>> 9;
-        b = c + (c << 3) | 0;
-        c = c << 21 | c >>> 11;
-        c = c + t | 0;
-        return (t >>> 0) / 4294967296;
-    };
-    for (let i = 0; i < 12; i++) next();
-    return next;
-}
 
 const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
 const drain = new vm.Script('', { filename: 'runtime:drain' });
@@ -111,7 +83,9 @@ async function incarnation(write, nextFrame, storageFolder) {
     // MARK: - Time and randomness, from the frames
 
     const clock = { now: 0, uptime: 0, utcOffset: 0 };
-    let random = null;
+    // The random numbers' seed: the run's, the role and the incarnation's first moment on
+    // Safari's clock (the wire does not carry the incarnation's number), from its first input.
+    let seedText = null;
 
     // MARK: - The scripts' realm
 
@@ -154,7 +128,7 @@ async function incarnation(write, nextFrame, storageFolder) {
         now: () => clock.now,
         utcOffset: () => clock.utcOffset,
         uptime: () => clock.uptime,
-        random: () => random(),
+        seed: () => seedText,
         setTimer: (id, at) => {
             if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) directives.push({ type: 'setTimer', timer: { script: id }, at });
         },
@@ -255,7 +229,7 @@ async function incarnation(write, nextFrame, storageFolder) {
     host.threw = () => scriptThrew;
     host.thrown = () => { const value = scriptThrown; scriptThrew = false; scriptThrown = undefined; return value; };
 
-    const install = installer.runInContext(context, { displayErrors: false });
+    const install = await realmInstaller(context, 'runtime-realm.mjs', 'runtime:');
     const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
 
     // A script's import() is refused with its realm's error: node's own refusal, when a script is
@@ -400,7 +374,7 @@ async function incarnation(write, nextFrame, storageFolder) {
     async function handle(frame) {
         clock.now = frame.now;
         clock.uptime = frame.uptime ?? clock.uptime;
-        random ??= seededRandom(frame.seed ?? 0, clock.uptime);
+        seedText ??= `${frame.seed ?? 0}/background/${clock.uptime}`;
         directives = [];
         timedOut = false;
         const input = frame.input ?? {};
@@ -584,6 +558,4 @@ if (process.argv.includes('--host')) {
     const served = await incarnation(write, next, option('storage', null));
     write({ kind: 'hello', protocol: 1, role: 'background' });
     await serve(served, write, next);
-}
-"""#
 }

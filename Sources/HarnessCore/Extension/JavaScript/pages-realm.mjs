@@ -1,72 +1,29 @@
-/// The JavaScript of a page's realm in `PageRuntime`, `pages-realm.mjs`, as
-/// `ExtensionRuntime.install(in:)` writes it beside `pages.mjs`: what a page's scripts can reach.
-extension PageRuntime {
-    /// The file name `ExtensionRuntime.install(in:)` writes.
-    package static let realmFileName = "pages-realm.mjs"
-
-    package static let realmSource = #"""
 // What a page's scripts see, made in the page's own realm (PROTOCOL.md, section 15): a small
 // DOM, the window's globals, browser.* and chrome.* for a content script or the popup, and the
-// turn that runs each input. pages.mjs runs it once in each page's realm, with the host functions
-// it gives (each takes and gives strings and numbers only) and the page's setup as JSON text; it
-// returns the realm's side of the turn (post, result, refusal). Nothing here reaches node.
+// turn that runs each input. pages.mjs compiles it, with realm-common.mjs, in each page's realm
+// and calls install there with the host functions it gives (each takes and gives strings and
+// numbers only) and the page's setup as JSON text; install returns the realm's side of the turn
+// (post, result, refusal). Nothing here reaches node.
 
-import vm from 'node:vm';
-import { realmCollector, realmEvents, realmPorts, realmStacks, realmTimers } from './runtime-common.mjs';
+import {
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, portEnd,
+} from './realm-common.mjs';
 
-export const installer = new vm.Script(String.raw`(hostFunctions, setupText) => {
-    'use strict';
-    const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
-    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply, construct = Reflect.construct;
+export function install(hostFunctions, setupText) {
+    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply;
     const setup = parse(setupText);
-    // The other realm's functions, each called through one of this realm's: whatever they throw
-    // (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
-    // whose Function makes code from strings) becomes this realm's error.
-    const host = {}, StackError = RangeError;
-    for (const name of keys(hostFunctions)) {
-        const work = hostFunctions[name];
-        host[name] = (...args) => {
-            try { return apply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
-        };
-    }
-
-    const getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn, exec = RegExp.prototype.exec;
-    ${realmStacks('pages:')}
-    const jsonText = (value, what) => {
-        const text = stringify(value === undefined ? null : value);
-        if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
-        return text;
-    };
+    const host = hostOf(hostFunctions);
+    installStacks(host, 'pages:');
     const report = (error) => host.log('error', 'Uncaught ' + (error instanceof Error ? error.name + ': ' + error.message : String(error)),
                                        error instanceof Error ? String(error.stack) : '');
     const call = (listener, self, args) => { try { return apply(listener, self, args); } catch (error) { report(error); return undefined; } };
     const missing = (name) => () => { throw new Error(name + ' is not provided in pages by the harness\'s runtime'); };
 
-    // Time and randomness from the frames. Nothing reaches the clock's own Date: Date's
-    // prototype names this one as its constructor, and Intl formats the frames' time when it is
-    // given none.
-    const RealDate = Date;
-    const FrameDate = function Date(...args) {
-        if (new.target === undefined) return new RealDate(host.now()).toString();
-        // A subclass (class D extends Date) gets its own prototype.
-        return construct(RealDate, args.length === 0 ? [host.now()] : args, new.target);
-    };
-    FrameDate.prototype = RealDate.prototype;
-    FrameDate.now = () => host.now();
-    FrameDate.parse = RealDate.parse;
-    FrameDate.UTC = RealDate.UTC;
-    Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
-    define('Date', FrameDate);
-    const Format = Intl.DateTimeFormat;
-    const format = getOwn(Format.prototype, 'format').get;
-    Object.defineProperty(Format.prototype, 'format', {
-        get() { const bound = apply(format, this, []); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
-    });
-    const formatToParts = Format.prototype.formatToParts;
-    Format.prototype.formatToParts = function (date) { return apply(formatToParts, this, [date === undefined ? host.now() : date]); };
-    Math.random = () => host.random();
-    ${realmCollector}
-    ${realmTimers}
+    // Time and randomness from the frames.
+    installDate(host);
+    installRandom(host);
+    installCollector();
+    const timers = installTimers(host);
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
     define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));
 
@@ -433,14 +390,12 @@ export const installer = new vm.Script(String.raw`(hostFunctions, setupText) => 
     // died, or no runtime.onConnect listener took it) fires its onDisconnect, with
     // runtime.lastError saying why when it never connected.
     const ports = new Map();
-    const listenerCall = (listener, args) => call(listener, undefined, args);
-    ${realmEvents}
-    ${realmPorts}
+    const portOptions = { listenerCall: (listener, args) => call(listener, undefined, args), setLastError: (error) => { lastError = error; } };
     runtime.connect = (...args) => {
         const info = args.find((argument) => argument !== null && typeof argument === 'object') ?? {};
         const name = info.name === undefined ? '' : String(info.name);
         const number = host.connect(name);
-        const end = portEnd({ name }, (text) => host.portPost(number, text), () => { ports.delete(number); host.portDisconnect(number); });
+        const end = portEnd({ name }, (text) => host.portPost(number, text), () => { ports.delete(number); host.portDisconnect(number); }, portOptions);
         ports.set(number, end);
         return end.port;
     };
@@ -539,10 +494,8 @@ export const installer = new vm.Script(String.raw`(hostFunctions, setupText) => 
                 return;
             }
             case 'timer': {
-                const timer = timers.get(next.id);
-                if (timer === undefined) return;
-                if (timer.repeats) host.setTimer(next.id, host.now() + timer.every); else timers.delete(next.id);
-                call(timer.callback, undefined, timer.args);
+                const timer = timers.due(next.id);
+                if (timer !== undefined) call(timer.callback, undefined, timer.args);
                 return;
             }
             case 'show':
@@ -622,6 +575,4 @@ export const installer = new vm.Script(String.raw`(hostFunctions, setupText) => 
         // What a module's import() rejects with, made in the page's realm.
         refusal(what) { return new Error(what + ' is not provided in pages by the harness\'s runtime'); },
     };
-}`, { filename: 'pages:install' });
-"""#
 }

@@ -1,0 +1,296 @@
+// What every script's realm is given, made in that realm (PROTOCOL.md, sections 14 and 15): the
+// host functions called through the realm's own, time and randomness from the frames, the
+// timers, the collector's stand-ins, the stacks, and the browser.* API's events and ports. The
+// two realms' install functions (runtime-realm.mjs for a background, pages-realm.mjs for a page)
+// import it; the runtimes compile it in each realm before any script runs (realmInstaller in
+// runtime-common.mjs), so every object it makes is that realm's, and the built-ins it captures
+// here are the realm's own, taken before a script could replace them. It imports nothing, and
+// nothing here reaches node.
+
+const apply = Reflect.apply, getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn;
+const exec = RegExp.prototype.exec, stringify = JSON.stringify;
+const StackError = RangeError;
+
+// The other realm's functions, each called through one of this realm's: whatever they throw
+// (none throws but for the stack's limit or the memory's: a RangeError of the other realm,
+// whose Function makes code from strings) becomes this realm's error.
+export function hostOf(hostFunctions) {
+    const host = {};
+    for (const name of Object.keys(hostFunctions)) {
+        const work = hostFunctions[name];
+        host[name] = (...args) => {
+            try { return apply(work, undefined, args); } catch { throw new StackError('Maximum call stack size exceeded'); }
+        };
+    }
+    return host;
+}
+
+// A global of the scripts' realm, as a browser's: writable and configurable, not enumerable.
+export const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+
+// A value as JSON text for the host, or this realm's TypeError (a function, a symbol).
+export const jsonText = (value, what) => {
+    const text = stringify(value === undefined ? null : value);
+    if (typeof text !== 'string') throw new TypeError(what + ' must be JSON (not a function or a symbol)');
+    return text;
+};
+
+// MARK: - Time and randomness from the frames
+
+// Date, and Intl's formats, on the frames' clock (host.now()) and in the scenario's local time
+// (host.utcOffset(), in minutes east of UTC). Nothing reaches the clock's own Date: Date's
+// prototype names this one as its constructor, and Intl formats the frames' time when it is
+// given none.
+export function installDate(host) {
+    // Local time is the scenario's: UTC plus the offset Safari's start gave (the process runs in
+    // UTC). A date's local fields are the UTC fields of the moment shifted by the offset, and
+    // local components and local date-time text are read back the same way.
+    const RealDate = globalThis.Date;
+    const proto = RealDate.prototype;
+    const shift = () => host.utcOffset() * 60000;
+    const utc = {};
+    for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+        utc['get' + name] = proto['getUTC' + name];
+        if (name !== 'Day') utc['set' + name] = proto['setUTC' + name];
+    }
+    const getTime = proto.getTime, setTime = proto.setTime;
+    const shifted = (date) => new RealDate(getTime.call(date) + shift());
+    for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+        Object.defineProperty(proto, 'get' + name, { value() { return utc['get' + name].call(shifted(this)); }, writable: true, configurable: true });
+        if (name === 'Day') continue;
+        Object.defineProperty(proto, 'set' + name, {
+            value(...args) {
+                const local = shifted(this);
+                utc['set' + name].apply(local, args);
+                return setTime.call(this, getTime.call(local) - shift());
+            },
+            writable: true, configurable: true,
+        });
+    }
+    Object.defineProperty(proto, 'getTimezoneOffset', { value() { return -host.utcOffset(); }, writable: true, configurable: true });
+    const zone = () => {
+        const minutes = host.utcOffset(), size = Math.abs(minutes);
+        return 'GMT' + (minutes < 0 ? '-' : '+') + String(Math.trunc(size / 60)).padStart(2, '0') + String(size % 60).padStart(2, '0');
+    };
+    const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'], months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+    const two = (n) => String(n).padStart(2, '0');
+    const dateText = (date) => {
+        const d = shifted(date);
+        return days[utc.getDay.call(d)] + ' ' + months[utc.getMonth.call(d)] + ' ' + two(utc.getDate.call(d)) + ' ' + String(utc.getFullYear.call(d)).padStart(4, '0');
+    };
+    const timeText = (date) => {
+        const d = shifted(date);
+        // Only UTC has a name here: the scenario gives an offset, not a place.
+        return two(utc.getHours.call(d)) + ':' + two(utc.getMinutes.call(d)) + ':' + two(utc.getSeconds.call(d)) + ' ' + zone()
+            + (host.utcOffset() === 0 ? ' (Coordinated Universal Time)' : '');
+    };
+    const valid = (date) => !Number.isNaN(getTime.call(date));
+    const textOf = (format) => function () { return valid(this) ? format(this) : 'Invalid Date'; };
+    Object.defineProperty(proto, 'toDateString', { value: textOf(dateText), writable: true, configurable: true });
+    Object.defineProperty(proto, 'toTimeString', { value: textOf((date) => timeText(date)), writable: true, configurable: true });
+    Object.defineProperty(proto, 'toString', { value: textOf((date) => dateText(date) + ' ' + timeText(date)), writable: true, configurable: true });
+    // Text with a date and a time but no zone is local time; anything else reads as it says.
+    const localText = /^\s*\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*$/;
+    const parse = (text) => {
+        const value = RealDate.parse(text);
+        return localText.test(String(text)) ? value - shift() : value;
+    };
+    const FrameDate = function Date(...args) {
+        if (new.target === undefined) return new RealDate(host.now()).toString();
+        // A subclass (class D extends Date) gets its own prototype.
+        const make = (value) => Reflect.construct(RealDate, [value], new.target);
+        if (args.length === 0) return make(host.now());
+        if (args.length === 1) return make(typeof args[0] === 'string' ? parse(args[0]) : args[0]);
+        return make(RealDate.UTC(...args) - shift());
+    };
+    FrameDate.prototype = RealDate.prototype;
+    FrameDate.now = () => host.now();
+    FrameDate.parse = (text) => parse(String(text));
+    FrameDate.UTC = RealDate.UTC;
+    Object.defineProperty(RealDate.prototype, 'constructor', { value: FrameDate, writable: true, configurable: true });
+    define('Date', FrameDate);
+    // Intl formats in the local zone where ICU has one for the offset (whole hours: Etc/GMT-1
+    // is UTC+01:00); another offset formats in UTC.
+    const Format = Intl.DateTimeFormat;
+    const localZone = () => {
+        const minutes = host.utcOffset();
+        if (minutes === 0 || minutes % 60 !== 0 || minutes < -720 || minutes > 840) return undefined;
+        return 'Etc/GMT' + (minutes > 0 ? '-' : '+') + Math.abs(minutes / 60);
+    };
+    const inLocalZone = (options) => {
+        const zone = localZone();
+        return zone === undefined || (options !== undefined && options !== null && options.timeZone !== undefined) ? options : { ...options, timeZone: zone };
+    };
+    const LocalFormat = function DateTimeFormat(locales, options) { return new Format(locales, inLocalZone(options)); };
+    LocalFormat.prototype = Format.prototype;
+    LocalFormat.supportedLocalesOf = Format.supportedLocalesOf;
+    Object.defineProperty(Format.prototype, 'constructor', { value: LocalFormat, writable: true, configurable: true });
+    Intl.DateTimeFormat = LocalFormat;
+    for (const name of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
+        const original = proto[name];
+        Object.defineProperty(proto, name, { value(locales, options) { return original.call(this, locales, inLocalZone(options)); }, writable: true, configurable: true });
+    }
+    const format = getOwn(Format.prototype, 'format').get;
+    Object.defineProperty(Format.prototype, 'format', {
+        get() { const bound = apply(format, this, []); return (date) => bound(date === undefined ? host.now() : date); }, configurable: true,
+    });
+    const formatToParts = Format.prototype.formatToParts;
+    Format.prototype.formatToParts = function (date) { return apply(formatToParts, this, [date === undefined ? host.now() : date]); };
+}
+
+// sfc32 over a 128-bit state mixed from `text` (the run's seed and what the realm is: the
+// background and its first moment, a page and its load): the same text gives the same numbers.
+export function seededRandom(text) {
+    let h = 1779033703 ^ text.length;
+    for (let i = 0; i < text.length; i++) { h = Math.imul(h ^ text.charCodeAt(i), 3432918353); h = (h << 13) | (h >>> 19); }
+    const next = () => { h = Math.imul(h ^ (h >>> 16), 2246822507); h = Math.imul(h ^ (h >>> 13), 3266489909); return (h ^= h >>> 16) >>> 0; };
+    let a = next(), b = next(), c = next(), d = next();
+    return () => {
+        a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+        let t = (a + b) | 0;
+        a = b ^ (b >>> 9); b = (c + (c << 3)) | 0; c = (c << 21) | (c >>> 11); d = (d + 1) | 0; t = (t + d) | 0; c = (c + t) | 0;
+        return (t >>> 0) / 4294967296;
+    };
+}
+
+// Math.random from the seed the host gives (host.seed(), text), read when a script first asks
+// for a number. Returns the source, for the realm's other random APIs.
+export function installRandom(host) {
+    let next = null;
+    const random = () => (next ??= seededRandom(String(host.seed())))();
+    Math.random = () => random();
+    return random;
+}
+
+// Timers are the harness's to fire (section 14): host.setTimer and host.cancelTimer tell it, and
+// a turn runs a timer that fell due with `due(number)`, which gives the timer to call (its
+// callback and arguments) and sets an interval again. A delay is read as browsers read it
+// (truncated; not a number, negative or over 2^31 - 1: 0), and an interval runs at most once a
+// millisecond, so time moves while it runs.
+export function installTimers(host) {
+    const timers = new Map();
+    let nextTimer = 1;
+    const delay = (value) => {
+        const wait = Math.trunc(Number(value));
+        return Number.isFinite(wait) && wait > 0 && wait <= 2147483647 ? wait : 0;
+    };
+    const setTimer = (callback, wait, args, repeats) => {
+        if (typeof callback !== 'function') throw new TypeError('setTimeout and setInterval take a function (a string is not evaluated)');
+        const id = nextTimer++;
+        const every = repeats ? Math.max(1, delay(wait)) : delay(wait);
+        timers.set(id, { callback, args, every, repeats });
+        host.setTimer(id, host.now() + every);
+        return id;
+    };
+    define('setTimeout', (callback, wait = 0, ...args) => setTimer(callback, wait, args, false));
+    define('setInterval', (callback, wait = 0, ...args) => setTimer(callback, wait, args, true));
+    const clear = (id) => { if (timers.delete(id)) host.cancelTimer(id); };
+    define('clearTimeout', clear);
+    define('clearInterval', clear);
+    return {
+        due(id) {
+            const timer = timers.get(id);
+            if (timer === undefined) return undefined;
+            if (timer.repeats) host.setTimer(id, host.now() + timer.every); else timers.delete(id);
+            return timer;
+        },
+    };
+}
+
+// No run depends on the collector.
+export function installCollector() {
+    define('WeakRef', class WeakRef {
+        #target;
+        constructor(target) { this.#target = target; }
+        deref() { return this.#target; }
+    });
+    define('FinalizationRegistry', class FinalizationRegistry {
+        constructor(callback) { if (typeof callback !== 'function') throw new TypeError('a cleanup callback is required'); }
+        register() {}
+        unregister() { return false; }
+    });
+}
+
+// An error's stack names the scripts' frames only, as a page's would: not the runtime's (its
+// own modules and scripts are named `hidden`, as `runtime:turn`) or node's, whose paths are this
+// machine's. Its first line is the error's own name and message, read without running any of
+// the scripts' code (no getter, no trap), and scripts replace neither this nor the global Error
+// node looks it up on: V8 formats a stack when it is first read, which may be in the runtime,
+// outside the watchdog. Only built-ins no script can reach run here: the captured ones, and the
+// frames' own methods (a call site's prototype is V8's, never handed to a script).
+export function installStacks(host, hidden) {
+    const ownText = (object, key) => {
+        for (let current = object, depth = 0; current !== null && (typeof current === 'object' || typeof current === 'function') && depth < 64; depth++) {
+            if (host.isProxy(current)) return undefined;
+            const descriptor = getOwn(current, key);
+            if (descriptor) return hasOwn(descriptor, 'value') && typeof descriptor.value === 'string' ? descriptor.value : undefined;
+            current = getProto(current);
+        }
+        return undefined;
+    };
+    const hiddenFile = new RegExp('^(' + hidden + '|node:|file:)');
+    const runtimeFrame = (frame) => {
+        const file = frame.getFileName();
+        return typeof file === 'string' && apply(exec, hiddenFile, [file]) !== null;
+    };
+    Object.defineProperty(Error, 'prepareStackTrace', {
+        value(error, frames) {
+            const name = ownText(error, 'name') ?? 'Error', message = ownText(error, 'message') ?? '';
+            let text = message === '' ? name : name + ': ' + message;
+            for (let index = 0; index < frames.length; index++) {
+                if (!runtimeFrame(frames[index])) text += '\n    at ' + frames[index].toString();
+            }
+            return text;
+        },
+        writable: false, configurable: false, enumerable: false,
+    });
+    Object.defineProperty(globalThis, 'Error', { value: Error, writable: false, configurable: false, enumerable: false });
+}
+
+// MARK: - The browser.* API's events and ports
+
+// An event object of the browser.* API over its list of listeners.
+export const eventOf = (listeners) => ({
+    addListener(callback) {
+        if (typeof callback !== 'function') throw new TypeError('addListener takes a function');
+        if (!listeners.includes(callback)) listeners.push(callback);
+    },
+    removeListener(callback) { const at = listeners.indexOf(callback); if (at >= 0) listeners.splice(at, 1); },
+    hasListener(callback) { return listeners.includes(callback); },
+    hasListeners() { return listeners.length > 0; },
+});
+
+// One end of a port in a script's realm: runtime.connect's in a page, the background's from
+// runtime.onConnect. It has the given fields (name, sender), its events, postMessage and
+// disconnect, which tell the host through post(text) and close(). The host's turns call
+// heard(message) when the other end posts and closed(error) when it goes, runtime.lastError
+// saying error meanwhile (setLastError), if there is one; each listener runs through
+// listenerCall(listener, args).
+export function portEnd(fields, post, close, { listenerCall, setLastError }) {
+    let open = true;
+    const messageListeners = [], disconnectListeners = [];
+    const port = {
+        ...fields,
+        onMessage: eventOf(messageListeners),
+        onDisconnect: eventOf(disconnectListeners),
+        postMessage(message) {
+            if (!open) throw new Error('Attempting to use a disconnected port object');
+            post(jsonText(message, 'a message'));
+        },
+        disconnect() {
+            if (!open) return;
+            open = false;
+            close();
+        },
+    };
+    return {
+        port,
+        heard(message) { for (const listener of [...messageListeners]) listenerCall(listener, [message, port]); },
+        closed(error) {
+            open = false;
+            setLastError(error === undefined ? undefined : { message: error });
+            for (const listener of [...disconnectListeners]) listenerCall(listener, [port]);
+            setLastError(undefined);
+        },
+    };
+}

@@ -1,0 +1,186 @@
+// What the harness's JavaScript runtimes (runtime.mjs for a background, pages.mjs for an
+// extension's own pages) share on node's side. Nothing here is handed to a script.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import util from 'node:util';
+import vm from 'node:vm';
+
+// The value of `--NAME VALUE` in `args` (the command line's), or `fallback`.
+export function option(name, fallback, args = process.argv) {
+    const at = args.indexOf(`--${name}`);
+    return at >= 0 && at + 1 < args.length ? args[at + 1] : fallback;
+}
+
+// MARK: - Frames: a 4-byte little-endian length, then a JSON object in UTF-8 (section 3)
+
+const frameLimit = 64 * 1024 * 1024;
+
+// With a `context`, the payload begins with it, 4 bytes little-endian (section 14, "Where code runs").
+export function write(frame, context) {
+    const json = Buffer.from(JSON.stringify(frame), 'utf8');
+    const header = Buffer.alloc(context === undefined ? 4 : 8);
+    header.writeUInt32LE(json.length + header.length - 4);
+    if (context !== undefined) header.writeUInt32LE(context, 4);
+    process.stdout.write(Buffer.concat([header, json]));
+}
+
+// The harness is gone or broke the framing: say so once and stop (section 12). A host says it
+// as its context 0, which is no incarnation's.
+function broken(message, tagged) {
+    write({ kind: 'error', message }, tagged ? 0 : undefined);
+    process.exit(75);
+}
+
+// Each frame's JSON text; `tagged`: `{ context, text }`, the payload's first 4 bytes being
+// the context's number (section 14, "Where code runs").
+export async function* frames({ tagged = false } = {}) {
+    let buffer = Buffer.alloc(0);
+    for await (const chunk of process.stdin) {
+        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+        while (buffer.length >= 4) {
+            const length = buffer.readUInt32LE(0);
+            if (length > frameLimit) broken(`a frame of ${length} bytes is over the limit of ${frameLimit} bytes`, tagged);
+            if (tagged && length < 4) broken('a frame too short for the number of its context', tagged);
+            if (buffer.length < 4 + length) break;
+            const payload = buffer.subarray(4, 4 + length);
+            yield tagged ? { context: payload.readUInt32LE(0), text: payload.subarray(4).toString('utf8') } : payload.toString('utf8');
+            buffer = buffer.subarray(4 + length);
+        }
+    }
+    if (buffer.length > 0) broken('the input ended inside a frame', tagged);
+}
+
+// MARK: - The extension's files
+
+// The text of `file`, a path inside the extension's `folder`; one outside it is an error.
+export function readIn(folder, file) {
+    const full = path.resolve(folder, String(file).replace(/^\//, ''));
+    if (!full.startsWith(folder + path.sep)) throw new Error(`${file} is outside the extension`);
+    return fs.readFileSync(full, 'utf8');
+}
+
+// MARK: - ES modules
+
+// V8's code cache of each module compiled here, by its identifier, with the source it was made
+// from: later compiles of the same source (a host's next incarnation, a popup opened again, every
+// realm's own modules) start from it, not from the text. It holds code only, nothing a script can
+// observe.
+const codeCache = new Map();
+function compiledModule(identifier, source, options) {
+    const cached = codeCache.get(identifier);
+    const module = new vm.SourceTextModule(source, cached?.source === source ? { ...options, cachedData: cached.data } : options);
+    if (cached?.source !== source || module.cachedDataRejected === true) codeCache.set(identifier, { source, data: module.createCachedData() });
+    return module;
+}
+
+// The runtimes' own folder, where the realm modules are.
+const runtimeFolder = path.dirname(fileURLToPath(import.meta.url));
+
+// The text of each realm module, read once.
+const realmSources = new Map();
+const realmSource = (file) => {
+    if (!realmSources.has(file)) realmSources.set(file, fs.readFileSync(path.join(runtimeFolder, file), 'utf8'));
+    return realmSources.get(file);
+};
+
+// The install function of the realm module `file` (runtime-realm.mjs, pages-realm.mjs), compiled
+// with what it imports (realm-common.mjs) in `context` and evaluated there, before any script
+// runs: everything it makes is that realm's. Each module is named `prefix` and its file
+// (`runtime:realm-common.mjs`), so that a stack leaves out its frames and place() skips them.
+export async function realmInstaller(context, file, prefix) {
+    const modules = new Map();
+    const load = (name) => {
+        if (!modules.has(name)) modules.set(name, compiledModule(prefix + name, realmSource(name), { identifier: prefix + name, context }));
+        return modules.get(name);
+    };
+    const entry = load(file);
+    await entry.link((specifier) => load(path.posix.basename(specifier)));
+    // The realm modules have no top-level await: they are evaluated when this returns.
+    entry.evaluate().catch(() => {});
+    if (entry.status !== 'evaluated') throw new Error(`${file} could not be set up in the realm: ${entry.status === 'errored' ? entry.error : entry.status}`);
+    return entry.namespace.install;
+}
+
+// Reads, compiles and links each of `files` as an ES module in `context`, with what it imports
+// (each path relative to its importer's, inside the extension: `read` refuses the rest).
+// Returns `{ file, module }` for each, or `{ file, error, place }` for one that cannot be read,
+// compiled or linked, `place` naming the module at fault (V8 gives a module's syntax error none).
+export async function linkModules(files, { context, read, importModuleDynamically }) {
+    const modules = new Map();
+    let reading = null;
+    const load = (file, importer) => {
+        const key = path.posix.normalize(String(file).replace(/^\//, ''));
+        if (!modules.has(key)) {
+            let source;
+            try { source = read(key); } catch (error) {
+                reading = importer ?? key;
+                throw new Error(importer ? `${importer} imports ${key}, which cannot be read: ${error.message}` : `${key} cannot be read: ${error.message}`);
+            }
+            reading = key;
+            modules.set(key, compiledModule(key, source, { identifier: key, context, importModuleDynamically }));
+        }
+        return modules.get(key);
+    };
+    const entries = [];
+    for (const file of files) {
+        try {
+            const module = load(file);
+            await module.link((specifier, referrer) => load(path.posix.join(path.posix.dirname(referrer.identifier), specifier), referrer.identifier));
+            entries.push({ file, module });
+        } catch (error) {
+            entries.push({ file, error, place: reading });
+        }
+    }
+    return entries;
+}
+
+// MARK: - Thrown values, read without running a script's code
+
+// The runtimes' own folder (runtimeFolder), and the names of the modules and scripts they
+// compile themselves (`runtime:turn`, `pages:realm-common.mjs`): stack frames a script's place is
+// never in.
+
+// `file:line:col` of the first frame of a stack that is a script's (or `file:line` where the
+// stack gives no column, as for a script that does not compile); the runtimes' own frames are
+// skipped. A script can give an error any stack text it likes, and this runs outside the
+// watchdog: it reads at most the first 100 lines, and only the end of each (where a frame's
+// place is), so its work stays small.
+export function place(stack) {
+    const lines = String(stack).slice(0, 65536).split('\n', 100)
+        .filter((line) => !line.includes(runtimeFolder) && !line.includes('runtime:') && !line.includes('pages:'));
+    for (const line of lines) {
+        const match = line.slice(-512).match(/([^\s()]+\.m?js):(\d+):(\d+)\)?$/);
+        if (match) return match.slice(1).join(':');
+    }
+    for (const line of lines) {
+        const match = line.slice(-512).match(/^([^\s()]+\.m?js):(\d+)$/);
+        if (match) return match.slice(1).join(':');
+    }
+    return undefined;
+}
+
+// A thrown value in words (`text`) with its stack text, read without running any of its code
+// (no getter, no proxy trap: that could loop outside the watchdog).
+export function describe(value) {
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return { text: String(value), stack: '' };
+    if (util.types.isProxy(value)) return { text: 'a proxy', stack: '' };
+    const data = (name) => {
+        for (let object = value; object !== null; object = Object.getPrototypeOf(object)) {
+            if (util.types.isProxy(object)) return undefined;
+            const descriptor = Object.getOwnPropertyDescriptor(object, name);
+            if (descriptor) return typeof descriptor.value === 'string' ? descriptor.value : undefined;
+        }
+        return undefined;
+    };
+    const name = data('name'), message = data('message');
+    return { text: name !== undefined && message !== undefined ? `${name}: ${message}` : 'a thrown object', stack: data('stack') ?? '' };
+}
+
+// Whether a thrown value is node's timeout: read as an own data property of a value that is not
+// a proxy, so nothing of a script's runs here, outside the watchdog.
+export function isTimeout(value) {
+    if (value === null || typeof value !== 'object' || util.types.isProxy(value)) return false;
+    return Object.getOwnPropertyDescriptor(value, 'code')?.value === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
+}
