@@ -32,7 +32,7 @@ package final class ContextHost: @unchecked Sendable {
     /// process of its own would have ended with.
     private var endedOnTheirOwn: [UInt32: ChildProcess.ExitStatus] = [:]
     /// How the runtime says an incarnation ended on its own: `{"kind":"ended","code":N}`.
-    private static let endedPrefix = Array(#"{"kind":"ended","code":"#.utf8)
+    static let endedPrefix = Array(#"{"kind":"ended","code":"#.utf8)
     private var open: Set<UInt32> = []
     /// What the host said as itself (context 0): it broke the framing, and ends.
     private(set) var problem: String?

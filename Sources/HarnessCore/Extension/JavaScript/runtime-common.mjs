@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import util from 'node:util';
 import vm from 'node:vm';
+import { frame } from './directives.mjs';
 
 // The value of `--NAME VALUE` in `args` (the command line's), or `fallback`.
 export function option(name, fallback, args = process.argv) {
@@ -29,7 +30,7 @@ export function write(frame, context) {
 // The harness is gone or broke the framing: say so once and stop (section 12). A host says it
 // as its context 0, which is no incarnation's.
 function broken(message, tagged) {
-    write({ kind: 'error', message }, tagged ? 0 : undefined);
+    write(frame.error(message), tagged ? 0 : undefined);
     process.exit(75);
 }
 
@@ -85,11 +86,11 @@ const realmSource = (file) => {
     return realmSources.get(file);
 };
 
-// The install function of the realm module `file` (runtime-realm.mjs, pages-realm.mjs), compiled
-// with what it imports (realm-common.mjs) in `context` and evaluated there, before any script
-// runs: everything it makes is that realm's. Each module is named `prefix` and its file
+// The realm module `file` (runtime-realm.mjs, pages-realm.mjs, realm-common.mjs), compiled with
+// what it imports in `context` and evaluated there, before any script runs: everything it makes
+// is that realm's. Returns its namespace. Each module is named `prefix` and its file
 // (`runtime:realm-common.mjs`), so that a stack leaves out its frames and place() skips them.
-export async function realmInstaller(context, file, prefix) {
+export async function realmModule(context, file, prefix) {
     const modules = new Map();
     const load = (name) => {
         if (!modules.has(name)) modules.set(name, compiledModule(prefix + name, realmSource(name), { identifier: prefix + name, context }));
@@ -100,7 +101,12 @@ export async function realmInstaller(context, file, prefix) {
     // The realm modules have no top-level await: they are evaluated when this returns.
     entry.evaluate().catch(() => {});
     if (entry.status !== 'evaluated') throw new Error(`${file} could not be set up in the realm: ${entry.status === 'errored' ? entry.error : entry.status}`);
-    return entry.namespace.install;
+    return entry.namespace;
+}
+
+// The install function of a realm's own module (runtime-realm.mjs, pages-realm.mjs).
+export async function realmInstaller(context, file, prefix) {
+    return (await realmModule(context, file, prefix)).install;
 }
 
 // Reads, compiles and links each of `files` as an ES module in `context`, with what it imports

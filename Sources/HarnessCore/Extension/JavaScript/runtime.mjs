@@ -24,6 +24,7 @@ import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
 import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmInstaller } from './runtime-common.mjs';
+import * as wire from './directives.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const ownPages = process.argv.includes('--own-pages');
@@ -46,9 +47,7 @@ async function incarnation(write, nextFrame, storageFolder) {
     // MARK: - What crosses from the scripts: strings and numbers
 
     function log(level, message, at) {
-        const frame = { kind: 'log', level, message: String(message) };
-        if (at) frame.at = String(at);
-        write(frame);
+        write(wire.frame.log(level, message, at));
     }
 
     function uncaught(prefix, value) {
@@ -130,9 +129,9 @@ async function incarnation(write, nextFrame, storageFolder) {
         uptime: () => clock.uptime,
         seed: () => seedText,
         setTimer: (id, at) => {
-            if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) directives.push({ type: 'setTimer', timer: { script: id }, at });
+            if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) directives.push(wire.directive.setTimer(id, at));
         },
-        cancelTimer: (id) => { if (Number.isSafeInteger(id)) directives.push({ type: 'cancelTimer', timer: { script: id } }); },
+        cancelTimer: (id) => { if (Number.isSafeInteger(id)) directives.push(wire.directive.cancelTimer(id)); },
         // A storage operation: queued, carried out at the turn's end through the yield points,
         // finished when the harness sends its completion. Returns its token.
         storage: (area, op, text) => {
@@ -142,45 +141,38 @@ async function incarnation(write, nextFrame, storageFolder) {
         },
         // A native message for the handler (section 9), numbered by the scripts' realm.
         sendNative: (request, text) => {
-            if (Number.isSafeInteger(request)) directives.push({ type: 'sendNative', request, message: JSON.parse(String(text)) });
+            if (Number.isSafeInteger(request)) directives.push(wire.directive.sendNative(request, JSON.parse(String(text))));
         },
         // A tab's question answered: the response, as JSON text, is the decision the tab shows.
-        decide: (tab, text) => { directives.push({ type: 'sendDecision', tab: String(tab), decision: JSON.parse(String(text)) }); },
+        decide: (tab, text) => { directives.push(wire.directive.sendDecision(tab, JSON.parse(String(text)))); },
         // The open popup's view, and the answer to its message number `message`.
-        showPopup: (text) => { directives.push({ type: 'showPopup', view: JSON.parse(String(text)) }); },
+        showPopup: (text) => { directives.push(wire.directive.showPopup(JSON.parse(String(text)))); },
         answerPopup: (message, text) => {
             const answer = JSON.parse(String(text));
-            if (Number.isSafeInteger(message)) directives.push({ type: 'popupAnswer', message, saved: answer?.saved, scope: answer?.scope });
+            if (Number.isSafeInteger(message)) directives.push(wire.directive.popupAnswer(message, answer?.saved, answer?.scope));
         },
-        connectNative: () => { directives.push({ type: 'connectNative' }); },
+        connectNative: () => { directives.push(wire.directive.connectNative()); },
         // The extension's own pages (section 15): whether they run, the answer to page message
         // `id` (no text: nothing), and a message for a tab's page.
         ownPages: () => ownPages,
         answerPage: (id, text) => {
-            if (!Number.isSafeInteger(id)) return;
-            const directive = { type: 'answerPage', id };
-            if (text !== undefined) directive.answer = JSON.parse(String(text));
-            directives.push(directive);
+            if (Number.isSafeInteger(id)) directives.push(wire.directive.answerPage(id, text === undefined ? undefined : JSON.parse(String(text))));
         },
         messageTab: (tab, id, text) => {
-            if (Number.isSafeInteger(id)) directives.push({ type: 'messageTab', tab: String(tab), id, message: JSON.parse(String(text)) });
+            if (Number.isSafeInteger(id)) directives.push(wire.directive.messageTab(tab, id, JSON.parse(String(text))));
         },
         messagePopup: (id, text) => {
-            if (Number.isSafeInteger(id)) directives.push({ type: 'messagePopup', id, message: JSON.parse(String(text)) });
+            if (Number.isSafeInteger(id)) directives.push(wire.directive.messagePopup(id, JSON.parse(String(text))));
         },
         // A message on a port a page opened, and its end closed by the background.
         portPost: (port, text) => {
-            if (Number.isSafeInteger(port)) directives.push({ type: 'portPost', port, message: JSON.parse(String(text)) });
+            if (Number.isSafeInteger(port)) directives.push(wire.directive.portPost(port, JSON.parse(String(text))));
         },
-        portClose: (port) => { if (Number.isSafeInteger(port)) directives.push({ type: 'portClose', port }); },
+        portClose: (port) => { if (Number.isSafeInteger(port)) directives.push(wire.directive.portClose(port)); },
         setAlarm: (at, name, period) => {
-            if (!Number.isSafeInteger(at)) return;
-            const directive = { type: 'setAlarm', at };
-            if (name !== '') directive.name = String(name);
-            if (Number.isSafeInteger(period) && period > 0) directive.period = period;
-            directives.push(directive);
+            if (Number.isSafeInteger(at)) directives.push(wire.directive.setAlarm(at, name, period));
         },
-        clearAlarm: (name) => { directives.push({ type: 'clearAlarm', name: String(name) }); },
+        clearAlarm: (name) => { directives.push(wire.directive.clearAlarm(name)); },
         log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
         messages: () => localeMessages,
         // A scenario's answer to fetching `url`, as JSON text ({status, body}), or '' for none.
@@ -254,15 +246,15 @@ async function incarnation(write, nextFrame, storageFolder) {
 
     // Stops at a yield point until the harness answers: true to take the step, or the failure.
     async function yieldAt(point) {
-        write({ kind: 'yield', point, seq: nextYield++ });
+        write(wire.frame.yield(point, nextYield++));
         for (;;) {
             const next = await nextFrame();
             if (next.done) throw inputEnded;
             let frame;
-            try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
+            try { frame = JSON.parse(next.value); } catch { write(wire.frame.error('a frame that is not JSON')); continue; }
             if (frame?.kind === 'continue') return { ok: true };
             if (frame?.kind === 'fail') return { ok: false, errno: frame.errno, after: frame.after === true };
-            write({ kind: 'error', message: `an input arrived while waiting at yield point '${point}'; ignored` });
+            write(wire.frame.error(`an input arrived while waiting at yield point '${point}'; ignored`));
         }
     }
 
@@ -379,7 +371,7 @@ async function incarnation(write, nextFrame, storageFolder) {
         timedOut = false;
         const input = frame.input ?? {};
         if (manifestProblem !== null) {
-            write({ kind: 'error', message: manifestProblem });
+            write(wire.frame.error(manifestProblem));
             return;
         }
         switch (input.type) {
@@ -402,7 +394,7 @@ async function incarnation(write, nextFrame, storageFolder) {
             scripts.post('listening', 0, '');
             evaluate(turn);
             const listening = scripts.result();
-            directives.unshift({ type: 'listen', events: typeof listening === 'string' ? listening.split(',').filter(Boolean) : [] });
+            directives.unshift(wire.directive.listen(typeof listening === 'string' ? listening.split(',').filter(Boolean) : []));
             // Then runtime.onStartup or onInstalled, when the load is for one (WebKit fires it
             // once the background loaded).
             if (input.reason === 'startup' || input.reason === 'install' || input.reason === 'update') {
@@ -428,19 +420,18 @@ async function incarnation(write, nextFrame, storageFolder) {
             scripts.post('reply', 0, JSON.stringify(input));
             evaluate(turn);
             break;
-        case 'tabRequestedDecision': case 'tabNativeDarkChanged': case 'appearanceChanged':
-        case 'tabActivated': case 'tabClosed': case 'safariCameToForeground': case 'appMessageArrived': case 'alarmFired': case 'alarmsChanged':
-        case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
-        case 'pageMessage': case 'pageAnswered': case 'portOpened': case 'portMessage': case 'portClosed':
+        default:
+            // Every other input is an event of the browser.* API.
+            if (!wire.eventInputs.has(input.type)) {
+                write(wire.frame.error(`invalid input: type: the JavaScript runtime does not take '${input.type}' yet`));
+                return;
+            }
             scripts.post('event', 0, JSON.stringify(input));
             evaluate(turn);
             break;
-        default:
-            write({ kind: 'error', message: `invalid input: type: the JavaScript runtime does not take '${input.type}' yet` });
-            return;
         }
         if (timedOut) {
-            write({ kind: 'error', message: `a script did not yield within ${watchdog} ms` });
+            write(wire.frame.error(`a script did not yield within ${watchdog} ms`));
             return;
         }
         // The turn's storage operations, in order, each finished later by its completion.
@@ -448,11 +439,11 @@ async function incarnation(write, nextFrame, storageFolder) {
         storageQueue = [];
         for (const operation of operations) {
             finished.set(operation.token, await carryOut(operation));
-            directives.push({ type: 'storagePending', token: operation.token });
+            directives.push(wire.directive.storagePending(operation.token));
         }
         // Rejections nobody handled are reported before the input ends.
         await new Promise((resolve) => setImmediate(resolve));
-        write({ kind: 'done', directives });
+        write(wire.frame.done(directives));
     }
 
     return { handle, uncaught };
@@ -472,8 +463,8 @@ async function serve(served, write, nextFrame) {
         const next = await nextFrame();
         if (next.done) return;
         let frame;
-        try { frame = JSON.parse(next.value); } catch { write({ kind: 'error', message: 'a frame that is not JSON' }); continue; }
-        if (frame?.kind !== 'input') { write({ kind: 'error', message: 'expected an input frame' }); continue; }
+        try { frame = JSON.parse(next.value); } catch { write(wire.frame.error('a frame that is not JSON')); continue; }
+        if (frame?.kind !== 'input') { write(wire.frame.error('expected an input frame')); continue; }
         current = served;
         try { await served.handle(frame); } catch (error) {
             if (error === inputEnded) return;
@@ -521,11 +512,11 @@ if (process.argv.includes('--host')) {
         const next = () => box.next();
         try {
             const served = await incarnation(say, next, option('storage', null, args));
-            say({ kind: 'hello', protocol: 1, role: 'background' });
+            say(wire.frame.hello());
             await serve(served, say, next);
         } catch (error) {
             console.error(error);
-            say({ kind: 'ended', code: 1 });
+            say(wire.frame.ended(1));
             box.end();
             inboxes.delete(id);
         }
@@ -541,7 +532,7 @@ if (process.argv.includes('--host')) {
         let frame = null;
         try { frame = JSON.parse(text); } catch {}
         if (frame?.kind !== 'open' || !Array.isArray(frame.arguments) || !frame.arguments.every((argument) => typeof argument === 'string')) {
-            if (text !== '') write({ kind: 'error', message: `incarnation ${id} is not open: its first frame must open it` }, id);
+            if (text !== '') write(wire.frame.error(`incarnation ${id} is not open: its first frame must open it`), id);
             continue;
         }
         const opened = inbox();
@@ -556,6 +547,6 @@ if (process.argv.includes('--host')) {
     const incoming = frames();
     const next = () => incoming.next();
     const served = await incarnation(write, next, option('storage', null));
-    write({ kind: 'hello', protocol: 1, role: 'background' });
+    write(wire.frame.hello());
     await serve(served, write, next);
 }

@@ -1,0 +1,59 @@
+// The objects a background's runtime sends on the wire (PROTOCOL.md, sections 3 to 6 and 14),
+// each built in one place: the frames (`kind`), and the directives a `done` frame carries
+// (`type`), as ExtensionWire's codec reads them. Values that are JSON already (a message, a
+// decision, a view) come as the scripts gave them. The inputs the runtime takes are named here
+// too, so that a test can hold them against the codec's.
+
+// MARK: - Frames
+
+export const frame = {
+    hello: () => ({ kind: 'hello', protocol: 1, role: 'background' }),
+    // `at`: the script's place (`background.js:3:7`), when the runtime knows it.
+    log: (level, message, at) => (at ? { kind: 'log', level, message: String(message), at: String(at) } : { kind: 'log', level, message: String(message) }),
+    yield: (point, seq) => ({ kind: 'yield', point, seq }),
+    done: (directives) => ({ kind: 'done', directives }),
+    error: (message) => ({ kind: 'error', message }),
+    // A host's incarnation that ended on its own, with the status a process would have.
+    ended: (code) => ({ kind: 'ended', code }),
+};
+
+// MARK: - Directives
+
+export const directive = {
+    listen: (events) => ({ type: 'listen', events }),
+    storagePending: (token) => ({ type: 'storagePending', token }),
+    setTimer: (script, at) => ({ type: 'setTimer', timer: { script }, at }),
+    cancelTimer: (script) => ({ type: 'cancelTimer', timer: { script } }),
+    sendNative: (request, message) => ({ type: 'sendNative', request, message }),
+    sendDecision: (tab, decision) => ({ type: 'sendDecision', tab: String(tab), decision }),
+    showPopup: (view) => ({ type: 'showPopup', view }),
+    // `saved` and `scope` are left out when the answer has none.
+    popupAnswer: (message, saved, scope) => ({ type: 'popupAnswer', message, saved, scope }),
+    connectNative: () => ({ type: 'connectNative' }),
+    // `answer` is left out when the page gets nothing.
+    answerPage: (id, answer) => (answer === undefined ? { type: 'answerPage', id } : { type: 'answerPage', id, answer }),
+    messageTab: (tab, id, message) => ({ type: 'messageTab', tab: String(tab), id, message }),
+    messagePopup: (id, message) => ({ type: 'messagePopup', id, message }),
+    portPost: (port, message) => ({ type: 'portPost', port, message }),
+    portClose: (port) => ({ type: 'portClose', port }),
+    // `name` is left out for the unnamed alarm, and `period` for one that fires once.
+    setAlarm: (at, name, period) => {
+        const built = { type: 'setAlarm', at };
+        if (name !== '') built.name = String(name);
+        if (Number.isSafeInteger(period) && period > 0) built.period = period;
+        return built;
+    },
+    clearAlarm: (name) => ({ type: 'clearAlarm', name: String(name) }),
+};
+
+// MARK: - Inputs
+
+// The inputs (`type`) the runtime hands its scripts as events of the browser.* API, each in a
+// turn of its own; `started`, `timerFired`, `storageCompleted` and `nativeReplyArrived` it takes
+// apart itself.
+export const eventInputs = new Set([
+    'tabRequestedDecision', 'tabNativeDarkChanged', 'appearanceChanged', 'tabActivated', 'tabClosed', 'safariCameToForeground',
+    'appMessageArrived', 'alarmFired', 'alarmsChanged', 'popupOpened', 'popupChoseScope', 'popupEdited', 'popupForgotSite',
+    'popupPaused', 'popupClosed', 'pageMessage', 'pageAnswered', 'portOpened', 'portMessage', 'portClosed',
+]);
+export const inputs = new Set(['started', 'timerFired', 'storageCompleted', 'nativeReplyArrived', ...eventInputs]);

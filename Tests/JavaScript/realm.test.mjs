@@ -1,0 +1,174 @@
+// The modules compiled inside each script's realm (realm-common.mjs, runtime-realm.mjs,
+// pages-realm.mjs), loaded as the runtimes load them (realmModule) into a fresh context each:
+// time, local time and random numbers come only from the host, the timers are the harness's,
+// and nothing a script can reach belongs to node's realm.
+//
+// node --experimental-vm-modules --test Tests/JavaScript
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import vm from 'node:vm';
+import { realmModule } from '../../Sources/HarnessCore/Extension/JavaScript/runtime-common.mjs';
+
+const epoch = 1772355600000; // 2026-03-01T09:00:00Z, a Sunday
+
+// A fresh realm as the runtimes make one, with realm-common.mjs compiled in it.
+async function realm() {
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const common = await realmModule(context, 'realm-common.mjs', 'runtime:');
+    return { context, common, run: (code) => vm.runInContext(code, context) };
+}
+
+// Host functions that record what the realm tells them, with the clock and offset given.
+function recordingHost(clock = { now: epoch, utcOffset: 0, seed: '7/background/5' }) {
+    const told = [];
+    return {
+        told,
+        clock,
+        functions: {
+            now: () => clock.now,
+            utcOffset: () => clock.utcOffset,
+            seed: () => clock.seed,
+            setTimer: (id, at) => { told.push(['setTimer', id, at]); },
+            cancelTimer: (id) => { told.push(['cancelTimer', id]); },
+            isProxy: () => false,
+            fails: () => { throw new Error('the host failed'); },
+        },
+    };
+}
+
+test('the same seed text gives the same numbers, and another text others', async () => {
+    const { common } = await realm();
+    const first = common.seededRandom('7/background/5'), again = common.seededRandom('7/background/5'), other = common.seededRandom('8/background/5');
+    const numbers = Array.from({ length: 5 }, () => first());
+    assert.deepEqual(Array.from({ length: 5 }, () => again()), numbers);
+    assert.notDeepEqual(Array.from({ length: 5 }, () => other()), numbers);
+    for (const number of numbers) assert.ok(number >= 0 && number < 1, `${number} is in [0, 1)`);
+    // Pinned: a run's numbers do not change from one build to the next.
+    assert.deepEqual(numbers.slice(0, 2).map((n) => n.toFixed(10)), ['0.1927776490', '0.9300086470']);
+});
+
+test('Math.random draws from the host seed, read at the first draw', async () => {
+    const { common, run } = await realm();
+    const host = recordingHost();
+    host.clock.seed = 'not yet';
+    common.installRandom(common.hostOf(host.functions));
+    host.clock.seed = '7/background/5';
+    const expected = common.seededRandom('7/background/5');
+    assert.equal(run('Math.random()'), expected());
+    assert.equal(run('Math.random()'), expected());
+});
+
+test('Date reads the host clock in the local time of its offset', async () => {
+    const { common, run } = await realm();
+    const host = recordingHost();
+    host.clock.utcOffset = 60;
+    common.installDate(common.hostOf(host.functions));
+    assert.equal(run('Date.now()'), epoch);
+    assert.equal(run('new Date().getHours()'), 10);
+    assert.equal(run('new Date().getTimezoneOffset()'), -60);
+    assert.equal(run('String(new Date())'), 'Sun Mar 01 2026 10:00:00 GMT+0100');
+    assert.equal(run('new Date(2026, 2, 1, 10, 30).toISOString()'), '2026-03-01T09:30:00.000Z');
+    assert.equal(run("new Date('2026-03-01T10:00').toISOString()"), '2026-03-01T09:00:00.000Z');
+    assert.equal(run("new Date('2026-03-01T10:00Z').toISOString()"), '2026-03-01T10:00:00.000Z');
+    assert.equal(run("const later = new Date(); later.setHours(23, 30); later.toISOString()"), '2026-03-01T22:30:00.000Z');
+    assert.equal(run("new Intl.DateTimeFormat('en-GB', { timeStyle: 'short' }).format()"), '10:00');
+    host.clock.now = epoch + 60000;
+    host.clock.utcOffset = 0;
+    assert.equal(run('typeof Date()'), 'string');
+    assert.equal(run('String(new Date())'), 'Sun Mar 01 2026 09:01:00 GMT+0000 (Coordinated Universal Time)');
+    // The realm's Date is its own: its prototype names it, and node's Date is untouched.
+    assert.equal(run('Date.prototype.constructor === Date'), true);
+    assert.notEqual(run('Date'), Date);
+    assert.notEqual(new Date(epoch).getTimezoneOffset(), -60);
+});
+
+test('timers are the harness\'s: each is told to the host with its delay read as browsers read it', async () => {
+    const { common, run } = await realm();
+    const host = recordingHost();
+    const timers = common.installTimers(common.hostOf(host.functions));
+    run(`globalThis.fired = [];
+         setTimeout((a, b) => fired.push(['once', a, b]), 1.9, 'x', 'y');
+         setTimeout(() => {}, -5);
+         setTimeout(() => {}, 2 ** 31);
+         setInterval(() => fired.push(['every']), 0);
+         clearTimeout(2);
+         clearTimeout(99);`);
+    assert.deepEqual(host.told, [['setTimer', 1, epoch + 1], ['setTimer', 2, epoch], ['setTimer', 3, epoch], ['setTimer', 4, epoch + 1], ['cancelTimer', 2]]);
+    host.told.length = 0;
+    const once = timers.due(1);
+    once.callback(...once.args);
+    assert.equal(timers.due(1), undefined, 'a timeout runs once');
+    const every = timers.due(4);
+    every.callback(...every.args);
+    assert.deepEqual(host.told, [['setTimer', 4, epoch + 1]], 'an interval is set again as it runs');
+    assert.deepEqual(run('JSON.stringify(fired)'), '[["once","x","y"],["every"]]');
+    assert.throws(() => run("setTimeout('fired.push(1)', 0)"), (error) => error.name === 'TypeError' && !(error instanceof TypeError),
+                  'a string is not evaluated, and the error is the realm\'s');
+});
+
+test('a host function that throws becomes the realm\'s own error', async () => {
+    const { common, context } = await realm();
+    const host = common.hostOf(recordingHost().functions);
+    const RealmRangeError = vm.runInContext('RangeError', context);
+    assert.throws(() => host.fails(), (error) => error instanceof RealmRangeError);
+});
+
+test('an error\'s stack names the scripts\' frames, not the runtime\'s', async () => {
+    const { common, context, run } = await realm();
+    common.installStacks(common.hostOf(recordingHost().functions), 'runtime:');
+    const stack = vm.runInContext('function inScript() { return new Error("boom").stack } inScript()', context, { filename: 'background.js' });
+    assert.match(stack, /^Error: boom\n {4}at inScript \(background\.js:1:/);
+    assert.doesNotMatch(stack, /runtime:|node:/);
+    assert.equal(run('Object.getOwnPropertyDescriptor(Error, "prepareStackTrace").writable'), false, 'scripts cannot replace it');
+});
+
+test('events and ports are made in the realm and keep their listeners', async () => {
+    const { common, context } = await realm();
+    const listeners = [];
+    const event = common.eventOf(listeners);
+    const f = () => {};
+    event.addListener(f);
+    event.addListener(f);
+    assert.equal(listeners.length, 1);
+    assert.equal(Object.getPrototypeOf(event), vm.runInContext('Object.prototype', context));
+    const posted = [], heard = [];
+    let lastError;
+    const end = common.portEnd({ name: 'p' }, (text) => posted.push(text), () => posted.push('closed'),
+                               { listenerCall: (listener, args) => listener(...args), setLastError: (error) => { lastError = error; } });
+    end.port.onMessage.addListener((message) => heard.push(message));
+    end.port.onDisconnect.addListener(() => heard.push(lastError?.message));
+    end.port.postMessage({ a: 1 });
+    end.heard('hi');
+    end.closed('gone');
+    assert.deepEqual(posted, ['{"a":1}']);
+    assert.deepEqual(heard, ['hi', 'gone']);
+    assert.equal(lastError, undefined, 'lastError is set only while the listeners run');
+    assert.throws(() => end.port.postMessage(1), /disconnected port/);
+});
+
+// Host functions for a whole realm's install: each answers nothing, but those `given`.
+const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given[name] ?? (() => '')]));
+const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
+    'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
+    'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy'];
+
+for (const [file, prefix, setup] of [
+    ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
+    ['pages-realm.mjs', 'pages:', JSON.stringify({ url: 'https://a.example/', visible: true, appearance: 'light', head: [], body: [], popup: false,
+                                                   extensionID: 'x', manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) })],
+]) {
+    test(`nothing a script can reach from ${file} leads to node's realm`, async () => {
+        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+        const { install } = await realmModule(context, file, prefix);
+        install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0 }), setup);
+        const run = (code) => vm.runInContext(code, context);
+        for (const reach of ['browser.constructor.constructor', 'setTimeout.constructor', 'Date.constructor', 'chrome.runtime.getURL.constructor']) {
+            assert.equal(run(`${reach} === Function`), true, `${reach} is the realm's Function`);
+            assert.throws(() => run(`${reach}('return process')()`), (error) => error.name === 'EvalError', `${reach} makes no code from strings`);
+        }
+        assert.equal(run('typeof process'), 'undefined');
+        assert.equal(run('typeof require'), 'undefined');
+        assert.equal(run('Date.now()'), epoch);
+    });
+}
