@@ -15,7 +15,7 @@ const epoch = 1772355600000; // 2026-03-01T09:00:00Z, a Sunday
 // A fresh realm as the runtimes make one, with realm-common.mjs compiled in it.
 async function realm() {
     const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-    const common = await realmModule(context, 'realm-common.mjs', 'runtime:');
+    const common = realmModule(context, 'realm-common.mjs', 'runtime:');
     return { context, common, run: (code) => vm.runInContext(code, context) };
 }
 
@@ -160,7 +160,7 @@ for (const [file, prefix, setup] of [
 ]) {
     test(`nothing a script can reach from ${file} leads to node's realm`, async () => {
         const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-        const { install } = await realmModule(context, file, prefix);
+        const { install } = realmModule(context, file, prefix);
         install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0 }), setup);
         const run = (code) => vm.runInContext(code, context);
         for (const reach of ['browser.constructor.constructor', 'setTimeout.constructor', 'Date.constructor', 'chrome.runtime.getURL.constructor']) {
@@ -172,3 +172,13 @@ for (const [file, prefix, setup] of [
         assert.equal(run('Date.now()'), epoch);
     });
 }
+
+test('each realm module gives the same names through the runtimes\' loader as node\'s own import', async () => {
+    for (const file of ['realm-common.mjs', 'runtime-realm.mjs', 'pages-realm.mjs']) {
+        const native = await import(`../../Sources/HarnessCore/Extension/JavaScript/${file}`);
+        const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
+        const loaded = realmModule(context, file, 'runtime:');
+        assert.deepEqual(Object.keys(loaded).sort(), Object.keys(native).sort(), file);
+        for (const name of Object.keys(loaded)) assert.equal(typeof loaded[name], typeof native[name], `${file}: ${name}`);
+    }
+});

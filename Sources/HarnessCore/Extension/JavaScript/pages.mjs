@@ -28,7 +28,7 @@ process.env.TZ = 'UTC';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmInstaller } from './runtime-common.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -237,7 +237,7 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
     };
     // The popup's tabs.query reads the tabs as Safari last handed them over.
     if (tab === undefined) host.tabs = () => JSON.stringify({ window: popupWindow, tabs: popupTabs });
-    const install = await realmInstaller(context, 'pages-realm.mjs', 'pages:');
+    const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
     page.scripts = install(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
                                                                        head: tree.head, body: tree.body, popup: tab === undefined, extensionID,
                                                                        manifest: JSON.stringify(manifest) }));

@@ -2,7 +2,7 @@
 // host functions called through the realm's own, time and randomness from the frames, the
 // timers, the collector's stand-ins, the stacks, and the browser.* API's events and ports. The
 // two realms' install functions (runtime-realm.mjs for a background, pages-realm.mjs for a page)
-// import it; the runtimes compile it in each realm before any script runs (realmInstaller in
+// import it; the runtimes compile it in each realm before any script runs (realmModule in
 // runtime-common.mjs), so every object it makes is that realm's, and the built-ins it captures
 // here are the realm's own, taken before a script could replace them. It imports nothing, and
 // nothing here reaches node.

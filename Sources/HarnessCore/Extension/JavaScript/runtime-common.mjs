@@ -64,10 +64,9 @@ export function readIn(folder, file) {
 
 // MARK: - ES modules
 
-// V8's code cache of each module compiled here, by its identifier, with the source it was made
-// from: later compiles of the same source (a host's next incarnation, a popup opened again, every
-// realm's own modules) start from it, not from the text. It holds code only, nothing a script can
-// observe.
+// V8's code cache of each module compiled here, by its file, with the source it was made from:
+// later compiles of the same source (a host's next incarnation, a popup opened again) start from
+// it, not from the text. It holds code only, nothing a script can observe.
 const codeCache = new Map();
 function compiledModule(identifier, source, options) {
     const cached = codeCache.get(identifier);
@@ -76,37 +75,45 @@ function compiledModule(identifier, source, options) {
     return module;
 }
 
-// The runtimes' own folder, where the realm modules are.
+// MARK: - The realm modules
+
+// The modules of a script's realm (runtime-realm.mjs, pages-realm.mjs and realm-common.mjs) are
+// ES modules, which node's test runner imports as they are. The runtimes make a realm often (each
+// background incarnation, each page load), so each module is compiled once per process, as a
+// script that every realm runs (V8 then compiles each of its functions once, not once per realm,
+// as it would a module compiled in each realm): its `import { NAMES } from './FILE';` becomes
+// `const { NAMES } = imported('FILE');`, its `export` before a function, class or const is
+// dropped, and it returns what it exported. Its lines stay where they are, so a place in it is
+// its file's. Any other import or export is refused.
 const runtimeFolder = path.dirname(fileURLToPath(import.meta.url));
-
-// The text of each realm module, read once.
-const realmSources = new Map();
-const realmSource = (file) => {
-    if (!realmSources.has(file)) realmSources.set(file, fs.readFileSync(path.join(runtimeFolder, file), 'utf8'));
-    return realmSources.get(file);
-};
-
-// The realm module `file` (runtime-realm.mjs, pages-realm.mjs, realm-common.mjs), compiled with
-// what it imports in `context` and evaluated there, before any script runs: everything it makes
-// is that realm's. Returns its namespace. Each module is named `prefix` and its file
-// (`runtime:realm-common.mjs`), so that a stack leaves out its frames and place() skips them.
-export async function realmModule(context, file, prefix) {
-    const modules = new Map();
-    const load = (name) => {
-        if (!modules.has(name)) modules.set(name, compiledModule(prefix + name, realmSource(name), { identifier: prefix + name, context }));
-        return modules.get(name);
-    };
-    const entry = load(file);
-    await entry.link((specifier) => load(path.posix.basename(specifier)));
-    // The realm modules have no top-level await: they are evaluated when this returns.
-    entry.evaluate().catch(() => {});
-    if (entry.status !== 'evaluated') throw new Error(`${file} could not be set up in the realm: ${entry.status === 'errored' ? entry.error : entry.status}`);
-    return entry.namespace;
+const realmScripts = new Map();
+function realmScript(file, prefix) {
+    const key = prefix + file;
+    if (realmScripts.has(key)) return realmScripts.get(key);
+    const exported = [];
+    const body = fs.readFileSync(path.join(runtimeFolder, file), 'utf8')
+        .replace(/^import (\{[^}]*\}) from '\.\/([\w.-]+\.mjs)';$/gm, (whole, names, from) => `const ${names} = imported('${from}');`)
+        .replace(/^export (async function|function|class|const) ([\w$]+)/gm, (whole, kind, name) => { exported.push(name); return `${kind} ${name}`; });
+    const refused = /^(import|export)\b.*$/m.exec(body);
+    if (refused) {
+        const line = body.slice(0, refused.index).split('\n').length;
+        throw new Error(`${file}:${line}: a realm module imports only names from its siblings and exports only functions, classes and consts: ${refused[0]}`);
+    }
+    const script = new vm.Script(`(function (imported) { 'use strict'; ${body}\nreturn { ${exported.join(', ')} };\n})`, { filename: key });
+    realmScripts.set(key, script);
+    return script;
 }
 
-// The install function of a realm's own module (runtime-realm.mjs, pages-realm.mjs).
-export async function realmInstaller(context, file, prefix) {
-    return (await realmModule(context, file, prefix)).install;
+// The realm module `file`, with what it imports, run in `context` before any script runs:
+// everything it makes is that realm's. Returns what it exports. Each is named `prefix` and its
+// file (`runtime:realm-common.mjs`), so that a stack leaves out its frames and place() skips them.
+export function realmModule(context, file, prefix) {
+    const loaded = new Map();
+    const load = (name) => {
+        if (!loaded.has(name)) loaded.set(name, realmScript(name, prefix).runInContext(context, { displayErrors: false })(load));
+        return loaded.get(name);
+    };
+    return load(file);
 }
 
 // Reads, compiles and links each of `files` as an ES module in `context`, with what it imports

@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmInstaller } from './runtime-common.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule } from './runtime-common.mjs';
 import * as wire from './directives.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
@@ -221,7 +221,7 @@ async function incarnation(write, nextFrame, storageFolder) {
     host.threw = () => scriptThrew;
     host.thrown = () => { const value = scriptThrown; scriptThrew = false; scriptThrown = undefined; return value; };
 
-    const install = await realmInstaller(context, 'runtime-realm.mjs', 'runtime:');
+    const { install } = realmModule(context, 'runtime-realm.mjs', 'runtime:');
     const scripts = manifest === null ? null : install(host, JSON.stringify(manifest));
 
     // A script's import() is refused with its realm's error: node's own refusal, when a script is
