@@ -4,7 +4,7 @@ import ProcessKit
 import SiteSettings
 import Testing
 
-/// The runtime of the extension's own pages (`pages.mjs`) on `node`, fed frames as the harness
+/// The runtime of the extension's own pages (`pages.mjs`) on `node`, fed inputs as the harness
 /// sends them: what a page's script can reach (its page's realm only, the frames' clock), and
 /// what it cannot do to the page host (run outside the watchdog, end the process).
 @Suite(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the JavaScript runtime cannot be run"))
@@ -19,12 +19,12 @@ struct ExtensionPageRuntimeTests {
         return try PageHost(command, seed: 7)
     }
 
-    private func send(_ host: PageHost, _ input: String) throws -> [PageHost.Output] {
-        try host.send(try JSONParser.parse(input), now: Self.epoch)
+    private func send(_ host: PageHost, _ input: PageHost.Input) throws -> [PageHost.Output] {
+        try host.send(input, now: Self.epoch)
     }
 
-    private static func load(_ tab: String, _ url: String) -> String {
-        #"{"type":"load","tab":"\#(tab)","url":"\#(url)","visible":true,"appearance":"light"}"#
+    private static func load(_ tab: String, _ url: String) -> PageHost.Input {
+        .load(TabID(tab), url: url, visible: true, appearance: .light, nativeDark: nil)
     }
 
     /// The logs among `outputs`, each as `page: text @ place`.
@@ -46,13 +46,13 @@ struct ExtensionPageRuntimeTests {
     /// that returned true still answers later.
     @Test func aPagesRejectedPromiseLeavesTheBackgroundNothingAndIsNotReported() throws {
         let host = try host("answers")
-        let message = { (id: Int, kind: String) in #"{"type":"message","tab":"t1","id":\#(id),"message":{"kind":"\#(kind)"}}"# }
+        let message = { (id: Int, kind: String) in PageHost.Input.message(.tab(TabID("t1")), id: id, message: .object(["kind": .string(kind)])) }
         _ = try send(host, Self.load("t1", "https://a.example/"))
         let rejected = try send(host, message(1, "reject"))
         #expect(rejected.contains(.answer(id: 1, answer: nil, unreachable: false)), "\(rejected)")
         let held = try send(host, message(2, "held"))
         #expect(!held.contains { if case .answer = $0 { true } else { false } }, "\(held)")
-        let later = try send(host, #"{"type":"timer","page":"tab t1#1","timer":1}"#)
+        let later = try send(host, .timer(page: "tab t1#1", number: 1))
         #expect(later.contains(.answer(id: 2, answer: .string("later"), unreachable: false)), "\(later)")
         let resolved = try send(host, message(3, "resolve"))
         #expect(resolved.contains(.answer(id: 3, answer: .object(["ok": .bool(true)]), unreachable: false)), "\(resolved)")
@@ -63,7 +63,7 @@ struct ExtensionPageRuntimeTests {
     /// hears it.
     @Test func thePopupsScriptsRunBeforeDOMContentLoaded() throws {
         let host = try host("answers")
-        let opened = try send(host, #"{"type":"openPopup","tab":"t1","appearance":"light"}"#)
+        let opened = try send(host, .openPopup(TabID("t1"), appearance: .light, tabs: nil, windowId: nil))
         #expect(logs(opened) == ["popup: popup runs loading", "popup: popup ready interactive"], "\(opened)")
     }
 
@@ -76,9 +76,10 @@ struct ExtensionPageRuntimeTests {
     @Test func aPopupOfModulesReadsItsTabsAndItsSelects() throws {
         let host = try host("module-popup")
         // Two windows, each with its active tab: the popup's is window 1.
-        let tabs = #"[{"id":"t0","url":"https://z.example/","windowId":2,"active":true},{"id":"t1","url":"https://a.example/","windowId":1,"active":false},"# +
-            #"{"id":"t2","url":"https://b.example/","windowId":1,"active":true}]"#
-        let opened = try send(host, #"{"type":"openPopup","tab":"t2","appearance":"light","windowId":1,"tabs":\#(tabs)}"#)
+        let tabs = [PageHost.PopupTab(id: TabID("t0"), url: "https://z.example/", windowId: 2, active: true),
+                    PageHost.PopupTab(id: TabID("t1"), url: "https://a.example/", windowId: 1, active: false),
+                    PageHost.PopupTab(id: TabID("t2"), url: "https://b.example/", windowId: 1, active: true)]
+        let opened = try send(host, .openPopup(TabID("t2"), appearance: .light, tabs: tabs, windowId: 1))
         #expect(logs(opened) == [
             // Every element is in place before any script runs (PROTOCOL.md section 15).
             "popup: classic loading size",
@@ -93,23 +94,24 @@ struct ExtensionPageRuntimeTests {
             "popup: ready interactive",
             "popup: import() true import() is not provided in pages by the harness's runtime",
         ], "\(opened)")
-        let chose = try send(host, #"{"type":"choose","element":"size","value":"small"}"#)
+        let chose = try send(host, .choose(element: "size", value: "small"))
         #expect(logs(chose) == ["popup: changed small 1"], "\(chose)")
         // Safari hands the open popup its tabs again when they change: t1 is shown now.
-        let shown = #"[{"id":"t1","url":"https://a.example/","windowId":1,"active":true},{"id":"t2","url":"https://b.example/","windowId":1,"active":false}]"#
-        #expect(try send(host, #"{"type":"tabs","tabs":\#(shown)}"#).isEmpty)
-        let clicked = try send(host, #"{"type":"click","element":"box"}"#)
+        let shown = [PageHost.PopupTab(id: TabID("t1"), url: "https://a.example/", windowId: 1, active: true),
+                     PageHost.PopupTab(id: TabID("t2"), url: "https://b.example/", windowId: 1, active: false)]
+        #expect(try send(host, .tabs(shown)).isEmpty)
+        let clicked = try send(host, .click(element: "box"))
         #expect(logs(clicked) == ["popup: box true t1"], "\(clicked)")
         // A control inside a hidden element is out of the user's reach: nothing happens.
-        let hidden = try send(host, #"{"type":"click","element":"inside"}"#)
+        let hidden = try send(host, .click(element: "inside"))
         #expect(logs(hidden) == ["popup: popup click inside: nothing happens, #inside is hidden"], "\(hidden)")
-        let refused = try send(host, #"{"type":"choose","element":"size","value":"huge"}"#)
+        let refused = try send(host, .choose(element: "size", value: "huge"))
         #expect(logs(refused) == [#"popup: Not done: popup choose size huge: the select has no option of that value (it has "", "small", "large")"#], "\(refused)")
-        let closed = try send(host, #"{"type":"closePopup","hide":true}"#)
+        let closed = try send(host, .closePopup(hide: true))
         #expect(closed.contains { if case .sendMessage(_, .popup, .object(["closing": .bool(true)])) = $0 { true } else { false } }, "\(closed)")
         // A popup that goes with its profile or with Safari runs nothing as it goes.
-        _ = try send(host, #"{"type":"openPopup","tab":"t2","appearance":"light","windowId":1,"tabs":\#(tabs)}"#)
-        #expect(try send(host, #"{"type":"closePopup","hide":false}"#).isEmpty)
+        _ = try send(host, .openPopup(TabID("t2"), appearance: .light, tabs: tabs, windowId: 1))
+        #expect(try send(host, .closePopup(hide: false)).isEmpty)
     }
 
     /// A page's runtime.connect opens a numbered port; its posts and disconnects leave as
@@ -123,14 +125,24 @@ struct ExtensionPageRuntimeTests {
         #expect(loaded.contains(.postOnPort(port: 1, message: .string("hello"))), "\(loaded)")
         #expect(loaded.contains(.connect(port: 2, name: "", from: .tab(TabID("t1")))), "\(loaded)")
         #expect(loaded.filter { $0 == .disconnectPort(port: 2) }.count == 1, "a port disconnects once: \(loaded)")
-        let heard = try send(host, #"{"type":"portMessage","port":1,"message":"echo hello"}"#)
+        let heard = try send(host, .portMessage(port: 1, message: .string("echo hello")))
         #expect(logs(heard) == ["tab t1: heard echo hello true"])
-        let refused = try send(host, #"{"type":"portDisconnected","port":1,"error":"\#(SafariMachine.noConnectListener)"}"#)
+        let refused = try send(host, .portDisconnected(port: 1, error: SafariMachine.noConnectListener))
         #expect(logs(refused) == ["tab t1: disconnected \(SafariMachine.noConnectListener)", "tab t1: after Attempting to use a disconnected port object"])
-        #expect(try send(host, #"{"type":"portMessage","port":1,"message":"late"}"#).isEmpty)
+        #expect(try send(host, .portMessage(port: 1, message: .string("late"))).isEmpty)
         let again = try send(host, Self.load("t1", "https://a.example/"))
         #expect(again.contains(.connect(port: 3, name: "first", from: .tab(TabID("t1")))), "\(again)")
-        #expect(try send(host, #"{"type":"portDisconnected","port":2}"#).isEmpty, "the page that held it is gone")
+        #expect(try send(host, .portDisconnected(port: 2, error: nil)).isEmpty, "the page that held it is gone")
+    }
+
+    /// A page's local time is Safari's, in the offset the frame gives, as a background's is:
+    /// one load at UTC+01:00, the next at UTC.
+    @Test func aPagesLocalTimeIsTheFramesOffset() throws {
+        let host = try host("pages-time")
+        let east = try host.send(Self.load("t1", "https://a.example/"), now: Self.epoch, utcOffsetMinutes: 60)
+        #expect(logs(east) == ["tab t1: local 10 -60 Sun Mar 01 2026 10:00:00 GMT+0100", "tab t1: random true"], "\(east)")
+        let utc = try send(host, Self.load("t1", "https://a.example/"))
+        #expect(logs(utc) == ["tab t1: local 9 0 Sun Mar 01 2026 09:00:00 GMT+0000 (Coordinated Universal Time)", "tab t1: random true"], "\(utc)")
     }
 
     @Test func nothingAPagesScriptCanReachBelongsToTheHostsRealmAndTimeIsTheFrames() throws {
@@ -147,7 +159,7 @@ struct ExtensionPageRuntimeTests {
         ], "\(logs(first))")
         #expect(first.last == .state(TabID("t1"), state(classes: ["late"])), "the microtasks of a script that threw ran before the page was read")
         _ = try send(host, Self.load("t2", "https://b.example/"))
-        let dark = try send(host, #"{"type":"appearance","appearance":"dark"}"#)
+        let dark = try send(host, .appearance(.dark))
         #expect(logs(dark) == [
             "tab t1: Uncaught (in promise) Error: dark in https://a.example/ @ content.js:2:94",
             "tab t2: Uncaught (in promise) Error: dark in https://b.example/ @ content.js:2:94",
@@ -167,7 +179,7 @@ struct ExtensionPageRuntimeTests {
             "tab t1: Uncaught Error: not now @ broken-root.js:6:39",
         ], "\(logs(load))")
         #expect(!load.contains { if case .state = $0 { true } else { false } }, "a page its script broke is not read")
-        #expect(try send(host, #"{"type":"show","tab":"t1","visible":false}"#) == [.state(TabID("t1"), state(classes: ["kept"]))],
+        #expect(try send(host, .show(TabID("t1"), visible: false)) == [.state(TabID("t1"), state(classes: ["kept"]))],
                 "the host goes on, and reads the page once it can")
     }
 }

@@ -21,38 +21,9 @@ package enum PageRuntime {
     }
 }
 
-/// The extension's own pages as one process: what Safari's effects tell them, one input at a
+/// The extension's own pages as one process: what Safari tells them (`Input`), one input at a
 /// time, and what they did (`Output`). It reads no clock: each input carries the time.
 package final class PageHost {
-    /// What the pages did in one input.
-    package enum Output: Equatable, Sendable {
-        /// A page sent the background a message, numbered `id`.
-        case sendMessage(id: Int, from: Page, message: JSONValue)
-        /// A page answered Safari's message `id` (nil: with nothing); `unreachable`: no page, or
-        /// none that listens for messages.
-        case answer(id: Int, answer: JSONValue?, unreachable: Bool)
-        /// A tab's page changed what a scenario can check on it.
-        case state(TabID, PageState)
-        /// A page's console, or an error nobody caught (`Uncaught ...`), with its place.
-        case log(page: String, level: String, text: String, at: String?)
-        /// A page's `setTimeout` or `setInterval`: its timer `number` falls due `at`; `page`
-        /// names the page's load (`tab t1#2`), whose timers die with it.
-        case setTimer(page: String, number: Int, at: EpochMillis)
-        case cancelTimer(page: String, number: Int)
-        /// A page opened port `port` to the background (`runtime.connect`), named `name`.
-        case connect(port: Int, name: String, from: Page)
-        /// A page posted a message on its port.
-        case postOnPort(port: Int, message: JSONValue)
-        /// A page disconnected its port.
-        case disconnectPort(port: Int)
-    }
-
-    /// Which page: a tab's, or the popup's.
-    package enum Page: Hashable, Sendable {
-        case tab(TabID)
-        case popup
-    }
-
     private let child: ChildProcess
 
     /// Starts `command` with the run's `seed`.
@@ -65,63 +36,43 @@ package final class PageHost {
         _ = child.wait()
     }
 
-    /// Why the pages stopped answering.
-    package struct Failure: Error, CustomStringConvertible {
-        package var description: String
+    /// Why the pages stopped answering, or what they answered that cannot be read.
+    package enum Failure: Error, Equatable, CustomStringConvertible {
+        /// The input could not be written, or no frame came back in time: why, and the end of
+        /// the host's stderr.
+        case stoppedAnswering(String, stderr: String)
+        /// The host ended before it answered; the end of its stderr.
+        case ended(stderr: String)
+        /// The frame that came back is not `{"outputs": [...]}`; its first 200 bytes.
+        case notOutputs(String)
+        /// Output `number` of a frame (the first is 1) is not one the pages write: its `type`, if
+        /// it has one the harness knows, and what is wrong with it.
+        case malformedOutput(number: Int, type: String?, problem: String)
+
+        package var description: String {
+            switch self {
+            case .stoppedAnswering(let reason, let stderr): "the pages' runtime stopped answering (\(reason)): \(stderr)"
+            case .ended(let stderr): "the pages' runtime ended: \(stderr)"
+            case .notOutputs(let text): "the pages' runtime sent something that is not its outputs: \(text)"
+            case .malformedOutput(let number, let type, let problem): "the pages' runtime sent output \(number)\(type.map { " (\($0))" } ?? ""): \(problem)"
+            }
+        }
     }
 
-    /// Hands the pages `input` at `now`; returns what they did.
-    package func send(_ input: JSONValue, now: EpochMillis) throws(Failure) -> [Output] {
-        let frame = JSONValue.object(["now": .integer(now), "input": input])
+    /// Hands the pages `input` at `now`, in Safari's local time `utcOffsetMinutes` from UTC;
+    /// returns what they did.
+    package func send(_ input: Input, now: EpochMillis, utcOffsetMinutes: Int = 0) throws(Failure) -> [Output] {
         let bytes: [UInt8]?
         do {
-            try child.send(JSONWriter.compact(frame))
+            try child.send(input.frame(now: now, utcOffsetMinutes: utcOffsetMinutes))
             // One input may run several turns (each script of a page, every page for a change
             // of appearance), each under the watchdog: this only catches a host that hangs.
             bytes = try child.receive(timeoutMilliseconds: 120_000)
         } catch {
-            throw Failure(description: "the pages' runtime stopped answering (\(error)): \(child.stderrTail)")
+            throw .stoppedAnswering("\(error)", stderr: child.stderrTail)
         }
-        guard let bytes else { throw Failure(description: "the pages' runtime ended: \(child.stderrTail)") }
-        guard case .object(let reply)? = try? JSONParser.parse(bytes), case .array(let items)? = reply["outputs"] else {
-            throw Failure(description: "the pages' runtime sent something that is not its outputs: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
-        }
-        return items.compactMap(Self.output)
-    }
-
-    private static func output(_ item: JSONValue) -> Output? {
-        guard case .object(let members) = item, case .string(let type)? = members["type"] else { return nil }
-        func integer(_ name: String) -> Int? { if case .integer(let value)? = members[name] { Int(clamping: value) } else { nil } }
-        func string(_ name: String) -> String? { if case .string(let value)? = members[name] { value } else { nil } }
-        switch type {
-        case "sendMessage":
-            guard let id = integer("id") else { return nil }
-            return .sendMessage(id: id, from: string("tab").map { .tab(TabID($0)) } ?? .popup, message: members["message"] ?? .null)
-        case "answer":
-            guard let id = integer("id") else { return nil }
-            return .answer(id: id, answer: members["answer"], unreachable: members["unreachable"] == .bool(true))
-        case "page":
-            guard let tab = string("tab"), let state = members["state"].flatMap(PageState.init(json:)) else { return nil }
-            return .state(TabID(tab), state)
-        case "setTimer":
-            guard let page = string("page"), let number = integer("timer"), case .integer(let at)? = members["at"] else { return nil }
-            return .setTimer(page: page, number: number, at: at)
-        case "cancelTimer":
-            guard let page = string("page"), let number = integer("timer") else { return nil }
-            return .cancelTimer(page: page, number: number)
-        case "connect":
-            guard let port = integer("port") else { return nil }
-            return .connect(port: port, name: string("name") ?? "", from: string("tab").map { .tab(TabID($0)) } ?? .popup)
-        case "portPost":
-            guard let port = integer("port") else { return nil }
-            return .postOnPort(port: port, message: members["message"] ?? .null)
-        case "portDisconnect":
-            guard let port = integer("port") else { return nil }
-            return .disconnectPort(port: port)
-        case "log":
-            return .log(page: string("page") ?? "pages", level: string("level") ?? "log", text: string("text") ?? "", at: string("at"))
-        default: return nil
-        }
+        guard let bytes else { throw .ended(stderr: child.stderrTail) }
+        return try Output.decode(frame: bytes)
     }
 }
 
@@ -199,14 +150,13 @@ extension PageRuntime {
         do {
             let folder = ExtensionManifest.absolute(manifest.folder)
             let host = try PageHost(command(node: node, runtime: try installed(), extension: folder), seed: 1)
-            var inputs: [(String, JSONValue)] = []
+            var inputs: [(String, PageHost.Input)] = []
             for (index, entry) in manifest.contentScripts.enumerated() {
                 let url = address(matching: entry.matches.first ?? "<all_urls>")
-                inputs.append(("the page \(url)", .object(["type": .string("load"), "tab": .string("t\(index + 1)"), "url": .string(url),
-                                                          "visible": .bool(true), "appearance": .string("light")])))
+                inputs.append(("the page \(url)", .load(TabID("t\(index + 1)"), url: url, visible: true, appearance: .light, nativeDark: nil)))
             }
             if manifest.popup != nil {
-                inputs.append(("the popup", .object(["type": .string("openPopup"), "tab": .string("t1"), "appearance": .string("light")])))
+                inputs.append(("the popup", .openPopup(TabID("t1"), appearance: .light, tabs: nil, windowId: nil)))
             }
             for (name, input) in inputs {
                 load.pages.append(name)

@@ -14,11 +14,11 @@ extension Simulation {
 
     /// A page's timer fell due: its page runs it, if that load of the page is still there.
     func firePageTimer(_ timer: Scheduler.PageTimer) {
-        toPages(.object(["type": .string("timer"), "page": .string(timer.page), "timer": .integer(Int64(timer.number))]))
+        toPages(.timer(page: timer.page, number: timer.number))
     }
 
     /// Hands the pages `input` and carries out what they did.
-    private func toPages(_ input: JSONValue) {
+    private func toPages(_ input: PageHost.Input) {
         guard let host = pageHost() else { return }
         let outputs: [PageHost.Output]
         do { outputs = try host.send(input, now: now) } catch {
@@ -31,12 +31,11 @@ extension Simulation {
 
     /// What the popup's `tabs.query` reads: the front profile's tabs, with each window's active
     /// one, as Safari has them now.
-    private var popupTabs: JSONValue {
-        .array(safari.tabs.keys.sorted().map { id in
+    private var popupTabs: [PageHost.PopupTab] {
+        safari.tabs.keys.sorted().map { id in
             let opened = safari.tabs[id]!
-            return .object(["id": .string(id.rawValue), "url": .string(opened.url), "windowId": .integer(Int64(opened.window)),
-                            "active": .bool(safari.activeTabs[opened.window] == id)])
-        })
+            return PageHost.PopupTab(id: id, url: opened.url, windowId: opened.window, active: safari.activeTabs[opened.window] == id)
+        }
     }
 
     /// The open popup reads the tabs as they are: after each of Safari's inputs that changed
@@ -44,7 +43,7 @@ extension Simulation {
     func refreshPopupTabs() {
         guard let shown = popupTabsShown, case let tabs = popupTabs, tabs != shown else { return }
         popupTabsShown = tabs
-        toPages(.object(["type": .string("tabs"), "tabs": tabs]))
+        toPages(.tabs(tabs))
     }
 
     /// The timers of every load of `page` (`tab t1`, `popup`) go: it loads afresh or closes.
@@ -71,61 +70,59 @@ extension Simulation {
         }
     }
 
-    private func pageInput(_ effect: SafariMachine.Effect) -> JSONValue? {
-        func input(_ type: String, _ members: [String: JSONValue] = [:]) -> JSONValue {
-            .object(members.merging(["type": .string(type)]) { _, type in type })
-        }
+    /// The input an effect is for the pages, if it is one; what it changes on the pages' side
+    /// of the run (the trace, the pages' states, their timers) is done here.
+    private func pageInput(_ effect: SafariMachine.Effect) -> PageHost.Input? {
         switch effect {
         case .loadPage(let tab, let url, let visible, let nativeDark):
             trace.record(now, "pages", "tab \(tab.rawValue) loads \(url)\(visible ? "" : " (hidden)")\(nativeDark ? ", natively dark" : "")")
             pageStates[tab] = PageState()
             dropTimers(of: "tab \(tab.rawValue)")
-            return input("load", ["tab": .string(tab.rawValue), "url": .string(url), "visible": .bool(visible), "appearance": .string(appearance.rawValue),
-                                  "nativeDark": .bool(nativeDark)])
+            return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark)
         case .pageNativeDark(let tab, let nativeDark):
             trace.record(now, "pages", "tab \(tab.rawValue)'s own dark theme \(nativeDark ? "appears" : "goes")")
-            return input("nativeDark", ["tab": .string(tab.rawValue), "nativeDark": .bool(nativeDark)])
+            return .nativeDark(tab, nativeDark: nativeDark)
         case .closePage(let tab):
             pageStates[tab] = nil
             dropTimers(of: "tab \(tab.rawValue)")
-            return input("close", ["tab": .string(tab.rawValue)])
+            return .close(tab)
         case .showPage(let tab, let visible):
             trace.record(now, "pages", "tab \(tab.rawValue) \(visible ? "visible" : "hidden")")
-            return input("show", ["tab": .string(tab.rawValue), "visible": .bool(visible)])
-        case .pagesAppearance(let appearance): return input("appearance", ["appearance": .string(appearance.rawValue)])
+            return .show(tab, visible: visible)
+        case .pagesAppearance(let appearance): return .appearance(appearance)
         case .answerPage(let id, let answer):
             if let answer { trace.record(now, "pages", "message \(id) answered", answer) } else { trace.record(now, "pages", "message \(id) answered with nothing") }
-            return input("answer", ["id": .integer(Int64(id))].merging(answer.map { ["answer": $0] } ?? [:]) { a, _ in a })
+            return .answer(id: id, answer: answer)
         case .messagePage(let page, let id, let message):
             trace.record(now, "pages", "\(page.name) hears message \(id)", message)
-            let target: [String: JSONValue] = switch page {
-            case .tab(let tab): ["tab": .string(tab.rawValue)]
-            case .popup: ["popup": .bool(true)]
-            }
-            return input("message", target.merging(["id": .integer(Int64(id)), "message": message]) { a, _ in a })
+            return .message(page, id: id, message: message)
         case .openPopupPage(let tab):
             dropTimers(of: "popup")
             trace.record(now, "pages", "the popup opens over tab \(tab.rawValue)")
             popupTabsShown = popupTabs
-            return input("openPopup", ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue), "tabs": popupTabs,
-                                       "windowId": .integer(Int64(safari.tabs[tab]?.window ?? safari.frontWindow))])
+            return .openPopup(tab, appearance: appearance, tabs: popupTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow)
         case .closePopupPage(let hides):
             dropTimers(of: "popup")
             popupTabsShown = nil
-            return input("closePopup", ["hide": .bool(hides)])
+            return .closePopup(hide: hides)
         case .messageOnPagePort(let page, let port, let message):
             trace.record(now, "pages", "\(page.name) hears on port \(port)", message)
-            return input("portMessage", ["port": .integer(Int64(port)), "message": message])
+            return .portMessage(port: port, message: message)
         case .pagePortDisconnected(let page, let port, let error):
             trace.record(now, "pages", "\(page.name)'s port \(port) is disconnected\(error.map { ": \($0)" } ?? "")")
-            return input("portDisconnected", ["port": .integer(Int64(port))].merging(error.map { ["error": .string($0)] } ?? [:]) { a, _ in a })
+            return .portDisconnected(port: port, error: error)
         case .useInPopup(.click(let element)):
             trace.record(now, "pages", "the user clicks #\(element) in the popup")
-            return input("click", ["element": .string(element)])
+            return .click(element: element)
         case .useInPopup(.choose(let element, let value)):
             trace.record(now, "pages", "the user picks \"\(value)\" in #\(element) in the popup")
-            return input("choose", ["element": .string(element), "value": .string(value)])
-        default: return nil
+            return .choose(element: element, value: value)
+        // Safari's effects for the background, the app, the handler and the clock.
+        case .note, .dispatch, .dispatchFirst, .startBackground, .redispatch, .announcePopup, .deliver, .killBackground, .freezeBackground,
+             .thawBackground, .fireOverdueTimers, .suspendApp, .queuePortMessage, .appMessageNotConnected, .dropSessionStorage, .completeStorage,
+             .queueNativeRequest, .startHandler, .startLegacyHandler, .queueReply, .setTimer, .cancelTimer, .decisionSent, .popupAnswered,
+             .reconciliationPoint, .answerBackground:
+            return nil
         }
     }
 

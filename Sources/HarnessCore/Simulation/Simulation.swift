@@ -120,7 +120,7 @@ package final class Simulation: ProcessTable.Owner {
     package internal(set) var pageStates: [TabID: PageState] = [:]
     /// While the extension's own popup is open: the tabs its `tabs.query` reads, as last handed
     /// to it (`popupTabs`).
-    var popupTabsShown: JSONValue?
+    var popupTabsShown: [PageHost.PopupTab]?
 
     /// `executables` play the roles on the process transport;
     /// `directory` an empty folder for the container and the extension storage.

@@ -10,9 +10,11 @@
 //
 // node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
 //
-// In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance"} | {"type": "close", "tab"}
-//       | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
-//       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab", "id", "message"}
+// (PageHost.Input and PageHost.Output in PageHost+Wire.swift are these frames' one codec.)
+// In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance", "nativeDark"?}
+//       | {"type": "close", "tab"} | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
+//       | {"type": "nativeDark", "tab", "nativeDark"}
+//       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab" | "popup": true, "id", "message"}
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId"}
 //       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}

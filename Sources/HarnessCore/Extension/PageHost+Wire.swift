@@ -1,0 +1,268 @@
+import ProcessKit
+import SiteSettings
+
+/// How the page host's inputs and outputs travel (`pages.mjs`, `PROTOCOL.md` section 15): the
+/// harness writes one frame `{"now": MS, "utcOffsetMinutes": N, "input": {...}}` per input
+/// (`Input`; the offset left out when 0) and reads one
+/// frame `{"outputs": [...]}` back (`Output`). An input's case is named as its `type`.
+extension PageHost {
+    /// Which page: a tab's, or the popup's.
+    package enum Page: Hashable, Sendable {
+        case tab(TabID)
+        case popup
+    }
+
+    /// A tab as the popup's `tabs.query` reads it: its window, and whether it is the active tab
+    /// of that window.
+    package struct PopupTab: Equatable, Sendable {
+        package var id: TabID
+        package var url: String
+        package var windowId: Int
+        package var active: Bool
+
+        package init(id: TabID, url: String, windowId: Int, active: Bool) {
+            self.id = id
+            self.url = url
+            self.windowId = windowId
+            self.active = active
+        }
+    }
+
+    /// What Safari tells the pages, one input per frame.
+    package enum Input: Equatable, Sendable {
+        /// The tab's page loads (afresh: its last load and its timers are gone) at `url`, with
+        /// the content scripts that match it. `nativeDark`: whether the site has a dark theme of
+        /// its own; nil leaves it out, which the pages read as false.
+        case load(TabID, url: String, visible: Bool, appearance: Appearance, nativeDark: Bool?)
+        /// The tab closed: its page is gone.
+        case close(TabID)
+        /// The tab's page became visible, or hidden.
+        case show(TabID, visible: Bool)
+        /// The system's appearance changed, for every page.
+        case appearance(Appearance)
+        /// The background answered the page message `id` (nil: with nothing).
+        case answer(id: Int, answer: JSONValue?)
+        /// The site's own dark theme appeared or went on the tab's page.
+        case nativeDark(TabID, nativeDark: Bool)
+        /// The background sent a page a message, numbered `id`, for it to answer.
+        case message(Page, id: Int, message: JSONValue)
+        /// The popup opens over the tab, reading `tabs` in its `tabs.query` and `windowId` as its
+        /// window; nil leaves either out, which the pages read as no tabs and window 1.
+        case openPopup(TabID, appearance: Appearance, tabs: [PopupTab]?, windowId: Int?)
+        /// Safari's tabs changed while the popup is open: all of them now.
+        case tabs([PopupTab])
+        /// The popup closes; `hide`: the user closed it, so it hears that it goes.
+        case closePopup(hide: Bool)
+        /// The user clicks the popup's element of id `element`.
+        case click(element: String)
+        /// The user picks `value` in the popup's select of id `element`.
+        case choose(element: String, value: String)
+        /// The background posted `message` on a port a page opened.
+        case portMessage(port: Int, message: JSONValue)
+        /// The background's end of a page's port is gone; `error`: why, as `runtime.lastError`
+        /// says it to the page's `onDisconnect`.
+        case portDisconnected(port: Int, error: String?)
+        /// A page's timer `number` fell due; `page` names the load of the page that set it
+        /// (`tab t1#2`).
+        case timer(page: String, number: Int)
+    }
+
+    /// What the pages did in one input.
+    package enum Output: Equatable, Sendable {
+        /// A page sent the background a message, numbered `id`.
+        case sendMessage(id: Int, from: Page, message: JSONValue)
+        /// A page answered Safari's message `id` (nil: with nothing); `unreachable`: no page, or
+        /// none that listens for messages.
+        case answer(id: Int, answer: JSONValue?, unreachable: Bool)
+        /// A tab's page changed what a scenario can check on it.
+        case state(TabID, PageState)
+        /// A page's console, or an error nobody caught (`Uncaught ...`), with its place.
+        case log(page: String, level: String, text: String, at: String?)
+        /// A page's `setTimeout` or `setInterval`: its timer `number` falls due `at`; `page`
+        /// names the page's load (`tab t1#2`), whose timers die with it.
+        case setTimer(page: String, number: Int, at: EpochMillis)
+        /// A page's `clearTimeout` or `clearInterval` of its timer `number`.
+        case cancelTimer(page: String, number: Int)
+        /// A page opened port `port` to the background (`runtime.connect`), named `name`.
+        case connect(port: Int, name: String, from: Page)
+        /// A page posted a message on its port.
+        case postOnPort(port: Int, message: JSONValue)
+        /// A page disconnected its port.
+        case disconnectPort(port: Int)
+    }
+}
+
+// MARK: - Inputs
+
+extension PageHost.Input {
+    /// The input as it travels: an object with its `type` and its members, a member that is nil
+    /// here left out.
+    package var json: JSONValue {
+        func input(_ type: String, _ members: [String: JSONValue] = [:]) -> JSONValue {
+            .object(members.merging(["type": .string(type)]) { _, type in type })
+        }
+        switch self {
+        case .load(let tab, let url, let visible, let appearance, let nativeDark):
+            var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "url": .string(url), "visible": .bool(visible),
+                                                "appearance": .string(appearance.rawValue)]
+            if let nativeDark { members["nativeDark"] = .bool(nativeDark) }
+            return input("load", members)
+        case .close(let tab): return input("close", ["tab": .string(tab.rawValue)])
+        case .show(let tab, let visible): return input("show", ["tab": .string(tab.rawValue), "visible": .bool(visible)])
+        case .appearance(let appearance): return input("appearance", ["appearance": .string(appearance.rawValue)])
+        case .answer(let id, let answer):
+            var members: [String: JSONValue] = ["id": .integer(Int64(id))]
+            if let answer { members["answer"] = answer }
+            return input("answer", members)
+        case .nativeDark(let tab, let nativeDark): return input("nativeDark", ["tab": .string(tab.rawValue), "nativeDark": .bool(nativeDark)])
+        case .message(let page, let id, let message):
+            var members: [String: JSONValue] = ["id": .integer(Int64(id)), "message": message]
+            switch page {
+            case .tab(let tab): members["tab"] = .string(tab.rawValue)
+            case .popup: members["popup"] = .bool(true)
+            }
+            return input("message", members)
+        case .openPopup(let tab, let appearance, let tabs, let windowId):
+            var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue)]
+            if let tabs { members["tabs"] = Self.json(tabs) }
+            if let windowId { members["windowId"] = .integer(Int64(windowId)) }
+            return input("openPopup", members)
+        case .tabs(let tabs): return input("tabs", ["tabs": Self.json(tabs)])
+        case .closePopup(let hide): return input("closePopup", ["hide": .bool(hide)])
+        case .click(let element): return input("click", ["element": .string(element)])
+        case .choose(let element, let value): return input("choose", ["element": .string(element), "value": .string(value)])
+        case .portMessage(let port, let message): return input("portMessage", ["port": .integer(Int64(port)), "message": message])
+        case .portDisconnected(let port, let error):
+            var members: [String: JSONValue] = ["port": .integer(Int64(port))]
+            if let error { members["error"] = .string(error) }
+            return input("portDisconnected", members)
+        case .timer(let page, let number): return input("timer", ["page": .string(page), "timer": .integer(Int64(number))])
+        }
+    }
+
+    private static func json(_ tabs: [PageHost.PopupTab]) -> JSONValue {
+        .array(tabs.map { tab in
+            .object(["id": .string(tab.id.rawValue), "url": .string(tab.url), "windowId": .integer(Int64(tab.windowId)), "active": .bool(tab.active)])
+        })
+    }
+
+    /// The frame that hands the pages this input at `now`, with Safari's local time
+    /// `utcOffsetMinutes` from UTC (left out when 0).
+    package func frame(now: EpochMillis, utcOffsetMinutes: Int = 0) -> [UInt8] {
+        var frame: [String: JSONValue] = ["now": .integer(now), "input": json]
+        if utcOffsetMinutes != 0 { frame["utcOffsetMinutes"] = .integer(Int64(utcOffsetMinutes)) }
+        return JSONWriter.compact(.object(frame))
+    }
+}
+
+// MARK: - Outputs
+
+extension PageHost.Output {
+    /// The outputs' `type` names on the wire.
+    private enum Kind: String {
+        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect
+    }
+
+    /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
+    /// another form, or an output that is not one of the forms `pages.mjs` writes, is an error
+    /// naming it.
+    package static func decode(frame bytes: [UInt8]) throws(PageHost.Failure) -> [PageHost.Output] {
+        guard case .object(let reply)? = try? JSONParser.parse(bytes), case .array(let items)? = reply["outputs"] else {
+            throw .notOutputs(String(decoding: bytes.prefix(200), as: UTF8.self))
+        }
+        var outputs: [PageHost.Output] = []
+        for (index, item) in items.enumerated() { outputs.append(try decode(item, number: index + 1)) }
+        return outputs
+    }
+
+    /// Reads output `number` of a frame (the first is 1); anything but the form `pages.mjs`
+    /// writes for its `type` (a member missing, of another kind, or not among that type's) is an
+    /// error that names the output and what is wrong with it.
+    package static func decode(_ json: JSONValue, number: Int) throws(PageHost.Failure) -> PageHost.Output {
+        guard case .object(let members) = json else { throw .malformedOutput(number: number, type: nil, problem: "not an object") }
+        guard case .string(let type)? = members["type"] else { throw .malformedOutput(number: number, type: nil, problem: "no string 'type'") }
+        guard let kind = Kind(rawValue: type) else { throw .malformedOutput(number: number, type: nil, problem: "unknown type '\(type.prefix(64))'") }
+        let output = Members(members: members, number: number, type: type)
+        switch kind {
+        case .sendMessage:
+            try output.allow(["id", "message", "tab", "popup"])
+            return .sendMessage(id: try output.integer("id"), from: try output.page(), message: try output.value("message"))
+        case .answer:
+            try output.allow(["id", "answer", "unreachable"])
+            return .answer(id: try output.integer("id"), answer: members["answer"], unreachable: try output.flag("unreachable"))
+        case .page:
+            try output.allow(["tab", "state"])
+            guard let state = PageState(json: try output.value("state")) else { throw output.problem("no object 'state'") }
+            return .state(TabID(try output.string("tab")), state)
+        case .log:
+            try output.allow(["page", "level", "text", "at"])
+            return .log(page: try output.string("page"), level: try output.string("level"), text: try output.string("text"),
+                        at: members["at"] == nil ? nil : try output.string("at"))
+        case .setTimer:
+            try output.allow(["page", "timer", "at"])
+            guard case .integer(let at)? = members["at"] else { throw output.problem("no integer 'at'") }
+            return .setTimer(page: try output.string("page"), number: try output.integer("timer"), at: at)
+        case .cancelTimer:
+            try output.allow(["page", "timer"])
+            return .cancelTimer(page: try output.string("page"), number: try output.integer("timer"))
+        case .connect:
+            try output.allow(["port", "name", "tab", "popup"])
+            return .connect(port: try output.integer("port"), name: try output.string("name"), from: try output.page())
+        case .portPost:
+            try output.allow(["port", "message"])
+            return .postOnPort(port: try output.integer("port"), message: try output.value("message"))
+        case .portDisconnect:
+            try output.allow(["port"])
+            return .disconnectPort(port: try output.integer("port"))
+        }
+    }
+
+    /// An output's members, read for `decode`: each reader throws the failure that names the
+    /// output and the member.
+    private struct Members {
+        let members: [String: JSONValue]
+        let number: Int
+        let type: String
+
+        func problem(_ text: String) -> PageHost.Failure { .malformedOutput(number: number, type: type, problem: text) }
+
+        /// Refuses a member other than `type` and `names`.
+        func allow(_ names: Set<String>) throws(PageHost.Failure) {
+            if let other = members.keys.filter({ $0 != "type" && !names.contains($0) }).min() { throw problem("unexpected member '\(other.prefix(64))'") }
+        }
+
+        func value(_ name: String) throws(PageHost.Failure) -> JSONValue {
+            guard let value = members[name] else { throw problem("no '\(name)'") }
+            return value
+        }
+
+        func integer(_ name: String) throws(PageHost.Failure) -> Int {
+            guard case .integer(let value)? = members[name] else { throw problem("no integer '\(name)'") }
+            return Int(clamping: value)
+        }
+
+        func string(_ name: String) throws(PageHost.Failure) -> String {
+            guard case .string(let value)? = members[name] else { throw problem("no string '\(name)'") }
+            return value
+        }
+
+        /// A member that is `true` or left out (false).
+        func flag(_ name: String) throws(PageHost.Failure) -> Bool {
+            switch members[name] {
+            case nil: return false
+            case .bool(true)?: return true
+            case _?: throw problem("'\(name)' is neither true nor left out")
+            }
+        }
+
+        /// The page that wrote it: `tab` (a string), or `popup`: true.
+        func page() throws(PageHost.Failure) -> PageHost.Page {
+            switch (members["tab"], try flag("popup")) {
+            case (.string(let tab)?, false): return .tab(TabID(tab))
+            case (nil, true): return .popup
+            case (_?, true): throw problem("both 'tab' and 'popup'")
+            case (_, false): throw problem("no string 'tab' and no 'popup': true")
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+@testable import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// The page host's codec (`PageHost.Input`, `PageHost.Output`): each input as the exact JSON
+/// `pages.mjs` reads, each output read from the JSON it writes, and an output it does not write
+/// reported with its number and what is wrong with it.
+struct PageHostCodecTests {
+    private static let t1 = TabID("t1"), t2 = TabID("t2")
+
+    /// Every input, with the text it travels as (keys sorted, as `JSONWriter.compact` writes
+    /// them); a member that is nil is left out.
+    static let inputs: [(PageHost.Input, String)] = [
+        (.load(t1, url: "https://a.example/", visible: true, appearance: .dark, nativeDark: false),
+         #"{"appearance":"dark","nativeDark":false,"tab":"t1","type":"load","url":"https://a.example/","visible":true}"#),
+        (.load(t2, url: "https://b.example/", visible: false, appearance: .light, nativeDark: nil),
+         #"{"appearance":"light","tab":"t2","type":"load","url":"https://b.example/","visible":false}"#),
+        (.close(t2), #"{"tab":"t2","type":"close"}"#),
+        (.show(t1, visible: false), #"{"tab":"t1","type":"show","visible":false}"#),
+        (.appearance(.dark), #"{"appearance":"dark","type":"appearance"}"#),
+        (.answer(id: 4, answer: .object(["ok": .bool(true)])), #"{"answer":{"ok":true},"id":4,"type":"answer"}"#),
+        (.answer(id: 5, answer: nil), #"{"id":5,"type":"answer"}"#),
+        (.nativeDark(t1, nativeDark: true), #"{"nativeDark":true,"tab":"t1","type":"nativeDark"}"#),
+        (.message(.tab(t1), id: 2, message: .string("hi")), #"{"id":2,"message":"hi","tab":"t1","type":"message"}"#),
+        (.message(.popup, id: 3, message: .object(["kind": .string("x")])), #"{"id":3,"message":{"kind":"x"},"popup":true,"type":"message"}"#),
+        (.openPopup(t2, appearance: .light, tabs: [PageHost.PopupTab(id: t1, url: "https://a.example/", windowId: 1, active: false),
+                                                   PageHost.PopupTab(id: t2, url: "https://b.example/", windowId: 2, active: true)], windowId: 2),
+         #"{"appearance":"light","tab":"t2","tabs":[{"active":false,"id":"t1","url":"https://a.example/","windowId":1},"# +
+         #"{"active":true,"id":"t2","url":"https://b.example/","windowId":2}],"type":"openPopup","windowId":2}"#),
+        (.openPopup(t1, appearance: .dark, tabs: nil, windowId: nil), #"{"appearance":"dark","tab":"t1","type":"openPopup"}"#),
+        (.tabs([PageHost.PopupTab(id: t1, url: "https://a.example/", windowId: 3, active: true)]),
+         #"{"tabs":[{"active":true,"id":"t1","url":"https://a.example/","windowId":3}],"type":"tabs"}"#),
+        (.tabs([]), #"{"tabs":[],"type":"tabs"}"#),
+        (.closePopup(hide: true), #"{"hide":true,"type":"closePopup"}"#),
+        (.click(element: "box"), #"{"element":"box","type":"click"}"#),
+        (.choose(element: "size", value: "small"), #"{"element":"size","type":"choose","value":"small"}"#),
+        (.portMessage(port: 1, message: .array([.integer(1), .null])), #"{"message":[1,null],"port":1,"type":"portMessage"}"#),
+        (.portDisconnected(port: 2, error: "gone"), #"{"error":"gone","port":2,"type":"portDisconnected"}"#),
+        (.portDisconnected(port: 3, error: nil), #"{"port":3,"type":"portDisconnected"}"#),
+        (.timer(page: "tab t1#2", number: 7), #"{"page":"tab t1#2","timer":7,"type":"timer"}"#),
+    ]
+
+    @Test(arguments: inputs)
+    func anInputTravelsAsTheJSONThePagesRead(_ input: PageHost.Input, _ text: String) {
+        #expect(String(decoding: JSONWriter.compact(input.json), as: UTF8.self) == text)
+    }
+
+    /// The input's `type` on the wire; a new input is a new case here, and an example above.
+    private static func type(_ input: PageHost.Input) -> String {
+        switch input {
+        case .load: "load"
+        case .close: "close"
+        case .show: "show"
+        case .appearance: "appearance"
+        case .answer: "answer"
+        case .nativeDark: "nativeDark"
+        case .message: "message"
+        case .openPopup: "openPopup"
+        case .tabs: "tabs"
+        case .closePopup: "closePopup"
+        case .click: "click"
+        case .choose: "choose"
+        case .portMessage: "portMessage"
+        case .portDisconnected: "portDisconnected"
+        case .timer: "timer"
+        }
+    }
+
+    @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
+        #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
+                                                             "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer"])
+        for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
+    }
+
+    @Test func aFrameCarriesTheTimeAndTheInput() {
+        #expect(String(decoding: PageHost.Input.close(Self.t1).frame(now: 1_772_355_600_000), as: UTF8.self) ==
+                #"{"input":{"tab":"t1","type":"close"},"now":1772355600000}"#)
+    }
+
+    // MARK: - Outputs
+
+    private static func state() -> PageState {
+        var state = PageState()
+        state.style = ["color": "red"]
+        state.classes = ["dark"]
+        state.data = ["theme": "night"]
+        state.attributes = ["lang": "en"]
+        state.styles = ["a{}"]
+        return state
+    }
+
+    /// Every output's form as `pages.mjs` writes it, with what it reads as.
+    static let outputs: [(String, PageHost.Output)] = [
+        (#"{"type":"sendMessage","id":1,"message":{"a":1},"tab":"t1"}"#, .sendMessage(id: 1, from: .tab(t1), message: .object(["a": .integer(1)]))),
+        (#"{"type":"sendMessage","id":2,"message":null,"popup":true}"#, .sendMessage(id: 2, from: .popup, message: .null)),
+        (#"{"type":"answer","id":3,"answer":"yes"}"#, .answer(id: 3, answer: .string("yes"), unreachable: false)),
+        (#"{"type":"answer","id":4}"#, .answer(id: 4, answer: nil, unreachable: false)),
+        (#"{"type":"answer","id":5,"unreachable":true}"#, .answer(id: 5, answer: nil, unreachable: true)),
+        (#"{"type":"page","tab":"t2","state":{"style":{"color":"red"},"classes":["dark"],"data":{"theme":"night"},"attributes":{"lang":"en"},"styles":["a{}"]}}"#,
+         .state(t2, state())),
+        (#"{"type":"log","page":"tab t1","level":"error","text":"Uncaught Error: no","at":"content.js:1:2"}"#,
+         .log(page: "tab t1", level: "error", text: "Uncaught Error: no", at: "content.js:1:2")),
+        (#"{"type":"log","page":"popup","level":"log","text":"ready"}"#, .log(page: "popup", level: "log", text: "ready", at: nil)),
+        (#"{"type":"setTimer","page":"tab t1#1","timer":2,"at":1772355601000}"#, .setTimer(page: "tab t1#1", number: 2, at: 1_772_355_601_000)),
+        (#"{"type":"cancelTimer","page":"popup#3","timer":2}"#, .cancelTimer(page: "popup#3", number: 2)),
+        (#"{"type":"connect","port":1,"name":"first","tab":"t1"}"#, .connect(port: 1, name: "first", from: .tab(t1))),
+        (#"{"type":"connect","port":2,"name":"","popup":true}"#, .connect(port: 2, name: "", from: .popup)),
+        (#"{"type":"portPost","port":1,"message":"hello"}"#, .postOnPort(port: 1, message: .string("hello"))),
+        (#"{"type":"portDisconnect","port":2}"#, .disconnectPort(port: 2)),
+    ]
+
+    @Test(arguments: outputs)
+    func anOutputReadsAsWhatThePageDid(_ text: String, _ output: PageHost.Output) throws {
+        #expect(try PageHost.Output.decode(frame: Array(#"{"outputs":[\#(text)]}"#.utf8)) == [output])
+    }
+
+    @Test func aFramesOutputsKeepTheirOrder() throws {
+        let frame = "{\"outputs\":[" + Self.outputs.map(\.0).joined(separator: ",") + "]}"
+        #expect(try PageHost.Output.decode(frame: Array(frame.utf8)) == Self.outputs.map(\.1))
+        #expect(try PageHost.Output.decode(frame: Array(#"{"outputs":[]}"#.utf8)) == [])
+    }
+
+    /// Outputs `pages.mjs` does not write, each with the failure that names it (the second of
+    /// its frame).
+    static let malformed: [(String, String)] = [
+        (#"{"type":"foo","port":1}"#, "output 2: unknown type 'foo'"),
+        (#"3"#, "output 2: not an object"),
+        (#"{"port":1}"#, "output 2: no string 'type'"),
+        (#"{"type":"setTimer","page":"tab t1#1","timer":"2","at":5}"#, "output 2 (setTimer): no integer 'timer'"),
+        (#"{"type":"setTimer","page":"tab t1#1","timer":2}"#, "output 2 (setTimer): no integer 'at'"),
+        (#"{"type":"cancelTimer","timer":2}"#, "output 2 (cancelTimer): no string 'page'"),
+        (#"{"type":"sendMessage","id":1,"message":1,"tab":"t1","popup":true}"#, "output 2 (sendMessage): both 'tab' and 'popup'"),
+        (#"{"type":"sendMessage","id":1,"message":1}"#, "output 2 (sendMessage): no string 'tab' and no 'popup': true"),
+        (#"{"type":"sendMessage","id":1,"tab":"t1"}"#, "output 2 (sendMessage): no 'message'"),
+        (#"{"type":"connect","port":1,"tab":"t1"}"#, "output 2 (connect): no string 'name'"),
+        (#"{"type":"answer","id":1,"unreachable":false}"#, "output 2 (answer): 'unreachable' is neither true nor left out"),
+        (#"{"type":"page","tab":"t1","state":"dark"}"#, "output 2 (page): no object 'state'"),
+        (#"{"type":"log","page":"popup","level":"log"}"#, "output 2 (log): no string 'text'"),
+        (#"{"type":"portPost","port":1,"message":2,"extra":true}"#, "output 2 (portPost): unexpected member 'extra'"),
+        (#"{"type":"portDisconnect","port":1.5}"#, "output 2 (portDisconnect): no integer 'port'"),
+    ]
+
+    @Test(arguments: malformed)
+    func anOutputThePagesDoNotWriteIsReportedByNumber(_ text: String, _ problem: String) {
+        let frame = #"{"outputs":[{"type":"portDisconnect","port":9},\#(text)]}"#
+        #expect("the pages' runtime sent " + problem == Self.failure(frame)?.description)
+    }
+
+    @Test func anUnknownOutputIsAFailureNamingItsTypeAndPlace() {
+        #expect(Self.failure(#"{"outputs":[{"type":"portDisconnect","port":9},{"type":"foo"}]}"#) ==
+                .malformedOutput(number: 2, type: nil, problem: "unknown type 'foo'"))
+        #expect(Self.failure(#"{"outputs":[{"type":"setTimer","page":"popup#1","at":5}]}"#) ==
+                .malformedOutput(number: 1, type: "setTimer", problem: "no integer 'timer'"))
+    }
+
+    @Test func aFrameThatIsNotOutputsIsAFailureShowingIt() {
+        #expect(Self.failure(#"{"output":[]}"#) == .notOutputs(#"{"output":[]}"#))
+        #expect(Self.failure(#"{"outputs":{}}"#) == .notOutputs(#"{"outputs":{}}"#))
+    }
+
+    /// How reading `frame` fails, or nil when it does not.
+    private static func failure(_ frame: String) -> PageHost.Failure? {
+        do {
+            _ = try PageHost.Output.decode(frame: Array(frame.utf8))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// A page host that writes an output it should not: `send` reports it, where it used to
+    /// leave it out.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed"))
+    func aHostThatWritesAnUnknownOutputFailsTheInput() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/unknown-output-host.mjs").path
+        let host = try PageHost(ProcessExecutables.Command(path: try #require(ExtensionRuntime.installedNode), arguments: [script]), seed: 1)
+        #expect(throws: PageHost.Failure.malformedOutput(number: 2, type: nil, problem: "unknown type 'foo'")) {
+            try host.send(.close(Self.t1), now: 0)
+        }
+    }
+
+    /// Every input the codec writes is one `pages.mjs` takes: none is answered with its
+    /// refusal, and each is answered with outputs it reads.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed"))
+    func thePageHostTakesEveryInputTheCodecWrites() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions/module-popup").path
+        let host = try PageHost(PageRuntime.command(node: try #require(ExtensionRuntime.installedNode), runtime: try PageRuntime.installed(), extension: fixture),
+                                seed: 1)
+        for (input, _) in Self.inputs {
+            let outputs = try host.send(input, now: 1_772_355_600_000)
+            for case .log(_, _, let text, _) in outputs { #expect(!text.contains("does not take"), "\(input): \(text)") }
+        }
+    }
+}
+
+private extension JSONValue {
+    func member(_ name: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members[name]
+    }
+}
