@@ -15,17 +15,9 @@ struct RuntimeWireTests {
     /// What `Tests/JavaScript/wire-samples.mjs` prints: one of each object `directives.mjs`
     /// builds (each frame as the text the runtime writes), and the inputs the runtime says it takes.
     private func samples() throws -> (directives: [JSONValue], frames: [String], inputs: [String]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(ExtensionRuntime.installedNode))
-        process.arguments = [Self.samplesScript]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let bytes = [UInt8](output.fileHandleForReading.readDataToEndOfFile())
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(said)")
+        let run = try NodeRun([Self.samplesScript])
+        try #require(run.status == 0, "\(run.stderr)")
+        let bytes = Array(run.stdout.utf8)
         guard case .object(let members) = try JSONParser.parse(bytes), case .array(let directives)? = members["directives"],
               case .array(let frames)? = members["frames"], case .array(let inputs)? = members["inputs"] else {
             throw Failure(description: "wire-samples.mjs printed something else: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
@@ -164,16 +156,30 @@ struct RuntimeWireTests {
 struct NodeTestRunnerTests {
     @Test func theRuntimesJavaScriptTestsPass() throws {
         let folder = URL(fileURLWithPath: RuntimeWireTests.samplesScript).deletingLastPathComponent().path
+        let run = try NodeRun(["--experimental-vm-modules", "--no-warnings", "--test", folder])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("\n# fail 0\n") && !run.stdout.contains("\n# pass 0\n"), "\(run.stdout)")
+    }
+}
+
+/// `node` run to its end with `arguments`: its exit status and what it printed.
+struct NodeRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    init(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(ExtensionRuntime.installedNode))
-        process.arguments = ["--experimental-vm-modules", "--no-warnings", "--test", folder]
-        let output = Pipe()
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
         process.standardOutput = output
-        process.standardError = output
+        process.standardError = errors
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Standard error is read once standard output ends: the scripts run here print little to it.
+        stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
-        #expect(text.contains("\n# fail 0\n") && !text.contains("\n# pass 0\n"), "\(text)")
+        status = process.terminationStatus
     }
 }
