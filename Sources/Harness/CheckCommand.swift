@@ -18,8 +18,12 @@ enum CheckCommand: HarnessCommand {
         prints every mistake with its file and JSON path or line, and warnings (a missing icon,
         a permission or key Safari would ignore). With node installed, it then loads the
         background once in the harness's JavaScript runtime and prints the events it listens
-        for; an exception its scripts do not catch while loading (with its file, line and
-        column) or a load that never ends is a mistake. Without node it says it did not load it.
+        for, and loads a page for each content script entry and the popup; each then runs on
+        until nothing is pending or 30 s of virtual time have passed (its timers, its storage
+        answers, its alarms raised to Safari's minimum; no native request is answered). An
+        exception or rejection its scripts do not catch (with its file, line and column), or a
+        load that never ends, is a mistake. The first line says ok only when there is none.
+        Without node it says it did not load them.
         Exit status: 0 when every file is valid, 2 when any has a mistake.
         """
 
@@ -46,46 +50,37 @@ enum CheckCommand: HarnessCommand {
         return invalid == 0 ? 0 : 2
     }
 
-    /// The background loaded once in the JavaScript runtime, as Safari loads it: an exception
-    /// its scripts do not catch while loading, or a load that never ends, is a mistake.
-    private static func loadBackground(_ folder: String, node: String) -> Int32 {
+    /// What loading a part of the extension came to: the line that says what it did, and its
+    /// mistakes (each with its place after the folder, or none), which make the check fail.
+    private struct Verdict {
+        var loaded: String
+        var mistakes: [(place: String, message: String)] = []
+    }
+
+    /// The background loaded once in the JavaScript runtime, as Safari loads it, and run on for
+    /// a while: an exception its scripts do not catch, or a load that never ends, is a mistake.
+    private static func loadBackground(_ folder: String, node: String) -> Verdict {
         let load = ExtensionRuntime.load(extension: folder, node: node)
         for entry in load.console where entry.level == .warn { Terminal.err("warning: \(entry.message)\n") }
         let listeners = load.listeners.isEmpty ? "no event (nothing wakes it)" : load.listeners.map(\.rawValue).joined(separator: ", ")
-        return verdict(folder, load: (failure: "the background did not load", verb: "the background loads"), failure: load.failure,
-                       uncaught: load.uncaught.map { (($0.at.map { "/" + $0 } ?? ""), $0.message) },
-                       loaded: "the background listens for \(listeners)")
+        var verdict = Verdict(loaded: "the background listens for \(listeners)")
+        if let failure = load.failure { verdict.mistakes.append(("", "the background did not load: \(failure)")) }
+        verdict.mistakes += load.uncaught.map { (($0.at.map { "/" + $0 } ?? ""), $0.message) }
+        return verdict
     }
 
-    /// The extension's own pages loaded once in the pages' runtime: a page for each content
-    /// script entry (at an address its first match pattern matches) and the popup. An exception
-    /// their scripts do not catch while loading is a mistake.
-    private static func loadPages(_ manifest: ExtensionManifest, node: String) -> Int32 {
+    /// The extension's own pages loaded once in the pages' runtime, and run on for a while: a
+    /// page for each content script entry (at an address its first match pattern matches) and
+    /// the popup. An exception their scripts do not catch is a mistake.
+    private static func loadPages(_ manifest: ExtensionManifest, node: String) -> Verdict {
         let load = PageRuntime.load(manifest, node: node)
         for entry in load.console where entry.level == "warn" || (entry.level == "error" && !entry.message.hasPrefix("Uncaught")) {
             Terminal.err("warning: \(entry.page): \(entry.message)\n")
         }
-        return verdict(manifest.folder, load: (failure: "the pages did not load", verb: "the pages load"), failure: load.failure,
-                       uncaught: load.uncaught.map { (($0.at.map { "/" + $0 } ?? "") + " (\($0.page))", $0.message) },
-                       loaded: load.pages.joined(separator: ", "))
-    }
-
-    /// What loading a part of the extension came to: it could not run, its scripts threw
-    /// (`uncaught`: each error's place after the folder, and its message), or it `loaded`.
-    private static func verdict(_ folder: String, load part: (failure: String, verb: String), failure: String?,
-                                uncaught: [(place: String, message: String)], loaded: String) -> Int32 {
-        if let failure {
-            Terminal.out("INVALID  \(folder)  \(part.failure)\n")
-            Terminal.err("\(folder): \(failure)\n")
-            return 2
-        }
-        guard uncaught.isEmpty else {
-            Terminal.out("INVALID  \(folder)  \(uncaught.count) uncaught error(s) while \(part.verb)\n")
-            for error in uncaught { Terminal.err("\(folder)\(error.place): \(error.message)\n") }
-            return 2
-        }
-        Terminal.out("loaded   \(loaded)\n")
-        return 0
+        var verdict = Verdict(loaded: load.pages.joined(separator: ", "))
+        if let failure = load.failure { verdict.mistakes.append(("", "the pages did not load: \(failure)")) }
+        verdict.mistakes += load.uncaught.map { (($0.at.map { "/" + $0 } ?? "") + " (\($0.page))", $0.message) }
+        return verdict
     }
 
     /// `--extension DIR`: the folder's manifest and every file it names.
@@ -96,15 +91,30 @@ enum CheckCommand: HarnessCommand {
             let parts = [manifest.background.map { "a background of \($0.scripts.count) \($0.kind.rawValue) script(s)" },
                          manifest.contentScripts.isEmpty ? nil : "\(manifest.contentScripts.count) content script entr\(manifest.contentScripts.count == 1 ? "y" : "ies")",
                          manifest.popup.map { "the popup \($0)" }].compactMap { $0 }
-            Terminal.out("ok       \(folder)  \(manifest.name) \(manifest.version): \(parts.joined(separator: ", "))\n")
+            let summary = "\(manifest.name) \(manifest.version): \(parts.joined(separator: ", "))"
             let hasPages = !manifest.contentScripts.isEmpty || manifest.popup != nil
-            guard manifest.background != nil || hasPages else { return 0 }
+            guard manifest.background != nil || hasPages else {
+                Terminal.out("ok       \(folder)  \(summary)\n")
+                return 0
+            }
             guard let node = ExtensionRuntime.installedNode else {
+                Terminal.out("ok       \(folder)  \(summary)\n")
                 Terminal.out("note     node is not installed: the extension's scripts were not loaded\n")
                 return 0
             }
-            let background = manifest.background == nil ? 0 : loadBackground(folder, node: node)
-            return max(background, hasPages ? loadPages(manifest, node: node) : 0)
+            // The first line says ok only when the manifest is valid and every part loaded and
+            // ran on cleanly.
+            let verdicts = [manifest.background == nil ? nil : loadBackground(folder, node: node), hasPages ? loadPages(manifest, node: node) : nil]
+                .compactMap { $0 }
+            let mistakes = verdicts.flatMap(\.mistakes)
+            if mistakes.isEmpty {
+                Terminal.out("ok       \(folder)  \(summary)\n")
+            } else {
+                Terminal.out("INVALID  \(folder)  \(summary): \(mistakes.count) mistake(s) while loading and running on\n")
+            }
+            for verdict in verdicts { Terminal.out("loaded   \(verdict.loaded)\n") }
+            for mistake in mistakes { Terminal.err("\(folder)\(mistake.place): \(mistake.message)\n") }
+            return mistakes.isEmpty ? 0 : 2
         case .failure(let problems):
             Terminal.out("INVALID  \(folder)  \(problems.errors.count) mistake(s)\n")
             Terminal.err(problems.description + "\n")

@@ -166,27 +166,48 @@ package enum ExtensionRuntime {
         package var stderrTail: String { child.stderrTail }
     }
 
+    /// How long a check lets a loaded part of an extension run on (timers, alarms, storage
+    /// answers), in virtual time, and how many of its inputs it hands over at most.
+    package static let checkWindow: EpochMillis = 30_000
+    package static let checkTurns = 10_000
+
     /// Starts the background of the extension in `folder` once, as Safari loads it (its storage
-    /// in a fresh folder, every yield point taken), and reports what came of it.
+    /// in a fresh folder, every yield point taken), then lets it run on until nothing is pending
+    /// or `checkWindow` has passed: its storage answered, its timers and alarms fired (no native
+    /// request is answered). Reports what came of it.
     package static func load(extension folder: String, node: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds) -> Load {
         var load = Load()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("extension-load-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let start: EpochMillis = 1_772_355_600_000
         do {
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
             let session = try Session(node: node, runtime: try installed(), extension: folder, storage: scratch,
                                       watchdogMilliseconds: watchdogMilliseconds)
-            guard let frames = try session.exchange(.background(.started(appearance: .light, tabs: [:])), now: 1_772_355_600_000, uptime: 0) else {
-                load.failure = "the runtime ended: \(session.stderrTail)"
-                return load
-            }
-            for frame in frames {
-                switch frame {
-                case .log(let level, let message, let at): load.console.append((level, message, at))
-                case .done(.background(let outputs), _): for case .listen(let events) in outputs { load.listeners = events }
-                case .error(let message): load.failure = message
-                case .done, .hello, .yield: break
+            var pending = PendingBackgroundWork()
+            var next: (event: ExtensionWire.Event, at: EpochMillis)? = (.started(appearance: .light, tabs: [:]), start)
+            var turns = 0
+            while let (event, at) = next, load.failure == nil {
+                guard turns < checkTurns else {
+                    load.failure = "it was still busy after \(checkTurns) inputs (timers, alarms and storage answers), \((at - start) / 1000) s after it loaded"
+                    break
                 }
+                turns += 1
+                guard let frames = try session.exchange(.background(event), now: at, uptime: at - start) else {
+                    load.failure = "the runtime ended: \(session.stderrTail)"
+                    return load
+                }
+                for frame in frames {
+                    switch frame {
+                    case .log(let level, let message, let place): load.console.append((level, message, place))
+                    case .done(.background(let outputs), _):
+                        if case .started = event { for case .listen(let events) in outputs { load.listeners = events } }
+                        pending.take(outputs, now: at)
+                    case .error(let message): load.failure = message
+                    case .done, .hello, .yield: break
+                    }
+                }
+                next = pending.next(now: at, limit: start + checkWindow)
             }
         } catch {
             load.failure = "the runtime could not be run: \(error)"

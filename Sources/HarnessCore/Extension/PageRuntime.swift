@@ -144,9 +144,11 @@ extension PageRuntime {
     }
 
     /// Loads a page for each of the manifest's content script entries, and the popup, once, as
-    /// Safari loads them (nothing answers their messages), and reports what came of it.
+    /// Safari loads them (nothing answers their messages), then lets them run on until no timer
+    /// is pending or `ExtensionRuntime.checkWindow` has passed, and reports what came of it.
     package static func load(_ manifest: ExtensionManifest, node: String) -> Load {
         var load = Load()
+        let start: EpochMillis = 1_772_355_600_000
         do {
             let folder = ExtensionManifest.absolute(manifest.folder)
             let host = try PageHost(command(node: node, runtime: try installed(), extension: folder), seed: 1)
@@ -158,11 +160,23 @@ extension PageRuntime {
             if manifest.popup != nil {
                 inputs.append(("the popup", .openPopup(TabID("t1"), appearance: .light, tabs: nil, windowId: nil)))
             }
+            var timers = PendingPageTimers()
+            func take(_ outputs: [PageHost.Output]) {
+                timers.take(outputs)
+                for case .log(let page, let level, let text, let at) in outputs { load.console.append((page, level, text, at)) }
+            }
             for (name, input) in inputs {
                 load.pages.append(name)
-                for case .log(let page, let level, let text, let at) in try host.send(input, now: 1_772_355_600_000) {
-                    load.console.append((page, level, text, at))
+                take(try host.send(input, now: start))
+            }
+            var turns = 0
+            while let timer = timers.next(limit: start + ExtensionRuntime.checkWindow) {
+                guard turns < ExtensionRuntime.checkTurns else {
+                    load.failure = "they were still busy after \(ExtensionRuntime.checkTurns) timers, \((timer.at - start) / 1000) s after they loaded"
+                    break
                 }
+                turns += 1
+                take(try host.send(.timer(page: timer.page, number: timer.number), now: timer.at))
             }
         } catch {
             load.failure = "the pages' runtime could not be run: \(error)"
