@@ -23,6 +23,8 @@ enum CheckCommand: HarnessCommand {
         answers, its alarms raised to Safari's minimum; no native request is answered). An
         exception or rejection its scripts do not catch (with its file, line and column), or a
         load that never ends, is a mistake. The first line says ok only when there is none.
+        It also lists, a line per part (lacks), the browser.* members and the web's globals
+        the scripts' text uses that the runtime lacks: a list to look at, not a mistake.
         Without node it says it did not load them.
         Exit status: 0 when every file is valid, 2 when any has a mistake.
         """
@@ -83,6 +85,19 @@ enum CheckCommand: HarnessCommand {
         return verdict
     }
 
+    /// What the scripts use that the runtime lacks, read from their text, a line per part.
+    private static func printLacks(_ folder: String, node: String) {
+        switch LackedAPIs.read(extension: folder, node: node) {
+        case .success(let parts):
+            for part in parts where !(part.api.isEmpty && part.globals.isEmpty) {
+                let name = ["background": "the background", "content": "the content scripts", "popup": "the popup"][part.part] ?? part.part
+                Terminal.out("lacks    \(name) use\(part.part == "content" ? "" : "s") what the runtime lacks: \((part.api + part.globals).joined(separator: ", "))\n")
+            }
+        case .failure(let failure):
+            Terminal.err("warning: the scripts could not be read for what the runtime lacks: \(failure)\n")
+        }
+    }
+
     /// `--extension DIR`: the folder's manifest and every file it names.
     private static func checkExtension(_ folder: String) -> Int32 {
         switch ExtensionManifest.load(folder: folder) {
@@ -113,6 +128,7 @@ enum CheckCommand: HarnessCommand {
                 Terminal.out("INVALID  \(folder)  \(summary): \(mistakes.count) mistake(s) while loading and running on\n")
             }
             for verdict in verdicts { Terminal.out("loaded   \(verdict.loaded)\n") }
+            printLacks(folder, node: node)
             for mistake in mistakes { Terminal.err("\(folder)\(mistake.place): \(mistake.message)\n") }
             return mistakes.isEmpty ? 0 : 2
         case .failure(let problems):

@@ -195,6 +195,20 @@ struct RunCommandTests {
         #expect(!late.stderr.contains("too late to be seen"), "a timer past 30 s does not fire: \(late.stderr)")
     }
 
+    /// `check --extension` lists what each part's scripts use that the runtime lacks, read from
+    /// their text: the browser.* members and the web's globals.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the scripts cannot be read"))
+    func checkListsWhatTheScriptsUseThatTheRuntimeLacks() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions/lacking-apis").path
+        let check = try HarnessBinary.run(["check", "--extension", folder])
+        #expect(check.stdout.contains("lacks    the background uses what the runtime lacks: browser.storage.sync, browser.tabs.create, URL\n"), "\(check.stdout)")
+        #expect(check.stdout.contains("lacks    the content scripts use what the runtime lacks: browser.storage.local, TextEncoder, localStorage, requestAnimationFrame\n"),
+                "\(check.stdout)")
+        let clean = try HarnessBinary.run(["check", "--extension", ScenarioTests.folder + "/extensions/site-settings"])
+        #expect(clean.status == 0 && !clean.stdout.contains("lacks"), "\(clean.stdout)")
+    }
+
     /// `run --extension DIR` plays the scenarios with the extension's JavaScript as the
     /// background; a scenario's own `extension` step wins over it, and in process such a
     /// scenario is skipped, saying why, never passed. A folder whose manifest is wrong stops

@@ -66,3 +66,41 @@ struct PendingPageTimers {
         return first
     }
 }
+
+/// What an extension's scripts use that the runtime lacks, found by reading them (`lacks.mjs`):
+/// for each part of the extension (`background`, `content`, `popup`), the `browser.*` members
+/// and the web's globals. A list to look at, not a verdict: reading finds what running may not
+/// reach, and may name what a comment or a string holds.
+package struct LackedAPIs: Equatable, Sendable {
+    package var part: String
+    package var api: [String]
+    package var globals: [String]
+
+    /// Reads the scripts of the extension in `folder` with `node`; nil, with why, when it could
+    /// not.
+    package static func read(extension folder: String, node: String) -> Result<[LackedAPIs], PageHost.Failure> {
+        do {
+            let script = try ExtensionRuntime.folder.get() + "/lacks.mjs"
+            let child = try ChildProcess(executable: node, arguments: ["--experimental-vm-modules", "--no-warnings", script, "--extension",
+                                                                       ExtensionManifest.absolute(folder)])
+            defer {
+                child.kill()
+                _ = child.wait()
+            }
+            guard let bytes = try child.receive(timeoutMilliseconds: 60_000) else { return .failure(.ended(stderr: child.stderrTail)) }
+            guard case .object(let parts)? = try? JSONParser.parse(bytes) else {
+                return .failure(.notOutputs(String(decoding: bytes.prefix(200), as: UTF8.self)))
+            }
+            func strings(_ value: JSONValue?) -> [String] {
+                guard case .array(let items)? = value else { return [] }
+                return items.compactMap { if case .string(let text) = $0 { text } else { nil } }
+            }
+            return .success(["background", "content", "popup"].compactMap { part in
+                guard case .object(let found)? = parts[part] else { return nil }
+                return LackedAPIs(part: part, api: strings(found["api"]), globals: strings(found["globals"]))
+            })
+        } catch {
+            return .failure(.stoppedAnswering("\(error)", stderr: ""))
+        }
+    }
+}
