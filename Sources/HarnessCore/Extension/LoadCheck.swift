@@ -76,9 +76,13 @@ package struct LackedAPIs: Equatable, Sendable {
     package var api: [String]
     package var globals: [String]
 
-    /// Reads the scripts of the extension in `folder` with `node`; nil, with why, when it could
-    /// not.
-    package static func read(extension folder: String, node: String) -> Result<[LackedAPIs], PageHost.Failure> {
+    /// Why the scripts could not be read.
+    package struct Unreadable: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// Reads the scripts of the extension in `folder` with `node`, or says why it could not.
+    package static func read(extension folder: String, node: String) -> Result<[LackedAPIs], Unreadable> {
         do {
             let script = try ExtensionRuntime.folder.get() + "/lacks.mjs"
             let child = try ChildProcess(executable: node, arguments: ["--experimental-vm-modules", "--no-warnings", script, "--extension",
@@ -87,9 +91,9 @@ package struct LackedAPIs: Equatable, Sendable {
                 child.kill()
                 _ = child.wait()
             }
-            guard let bytes = try child.receive(timeoutMilliseconds: 60_000) else { return .failure(.ended(stderr: child.stderrTail)) }
+            guard let bytes = try child.receive(timeoutMilliseconds: 60_000) else { return .failure(Unreadable(description: "lacks.mjs ended: \(child.stderrTail)")) }
             guard case .object(let parts)? = try? JSONParser.parse(bytes) else {
-                return .failure(.notOutputs(String(decoding: bytes.prefix(200), as: UTF8.self)))
+                return .failure(Unreadable(description: "lacks.mjs sent something else: \(String(decoding: bytes.prefix(200), as: UTF8.self))"))
             }
             func strings(_ value: JSONValue?) -> [String] {
                 guard case .array(let items)? = value else { return [] }
@@ -100,7 +104,7 @@ package struct LackedAPIs: Equatable, Sendable {
                 return LackedAPIs(part: part, api: strings(found["api"]), globals: strings(found["globals"]))
             })
         } catch {
-            return .failure(.stoppedAnswering("\(error)", stderr: ""))
+            return .failure(Unreadable(description: "\(error)"))
         }
     }
 }
