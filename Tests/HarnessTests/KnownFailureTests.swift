@@ -64,7 +64,7 @@ struct KnownFailureTests {
 
     @Test func anInvariantMarkNamesAnInvariantOnceBeforeTheFirstAction() {
         let text = """
-            expect-failure invariant 18
+            expect-failure invariant 19
             expect-failure invariant 2
             expect-failure invariant 2
             tab open t1 https://a.example/
@@ -77,7 +77,7 @@ struct KnownFailureTests {
             Issue.record("read without a mistake")
         } catch {
             let messages = error.errors.map(\.description)
-            for expected in ["m:1: there is no invariant 18 (they are numbered 1 to 17)", "m:3: 'expect-failure invariant 2' is given twice (first on line 2)",
+            for expected in ["m:1: there is no invariant 19 (they are numbered 1 to 18)", "m:3: 'expect-failure invariant 2' is given twice (first on line 2)",
                              "m:5: 'expect-failure' must come before the first action", "m:6: unknown word 'nothing'"] {
                 #expect(messages.contains { $0.hasPrefix(expected) }, "\(expected)\n\(messages)")
             }

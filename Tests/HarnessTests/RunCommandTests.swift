@@ -209,6 +209,17 @@ struct RunCommandTests {
         #expect(clean.status == 0 && !clean.stdout.contains("lacks"), "\(clean.stdout)")
     }
 
+    /// A process that dies of itself fails the run (invariant 18), naming it and how it ended,
+    /// once for its role: a background that exits at once is not played as a crash the page
+    /// survives.
+    @Test func aBackgroundThatDiesOfItselfFailsTheRun() throws {
+        let plain = try scenario("tab open t1 https://docs.example.com/guide\nsettle\n")
+        defer { try? FileManager.default.removeItem(atPath: plain) }
+        let run = try HarnessBinary.run(["run", plain, "--background-exec", "/bin/false"])
+        #expect(run.status == 1 && run.stdout.contains("background#1 died without a cause: it exited with code 1 (invariant 18)"), "\(run.stdout)")
+        #expect(run.stdout.components(separatedBy: "(invariant 18)\n").count == 2, "once for the role: \(run.stdout)")
+    }
+
     /// `run --extension DIR` plays the scenarios with the extension's JavaScript as the
     /// background; a scenario's own `extension` step wins over it, and in process such a
     /// scenario is skipped, saying why, never passed. A folder whose manifest is wrong stops

@@ -8,7 +8,7 @@ package enum KnownFailure: Equatable, Sendable, CustomStringConvertible {
     case invariant(Int)
 
     /// The invariants a scenario can name (README, "Invariants").
-    package static let invariants = 1...17
+    package static let invariants = 1...18
 
     package var description: String {
         switch self {

@@ -54,6 +54,8 @@ package final class ProcessTable {
     private let files: RunFiles
     private let trace: Trace
     private let monitor: InvariantMonitor
+    /// The roles a process of which died of itself (invariant 18), each failing the run once.
+    private var diedOfThemselves: Set<ProcessName> = []
     /// The disk generation the running processes started in (in-process transport).
     private var bootGeneration = 0
 
@@ -167,6 +169,11 @@ package final class ProcessTable {
             driver.flaws = flaws.map(\.rawValue).sorted()
             driver.protocolBroken = { [monitor] problem in monitor.record(problem) }
             driver.uncaught = { [monitor] message, now in monitor.caught(Violation(.invariant(15), message), now: now) }
+            driver.diedOfItself = { [unowned self, label = driver.label] status, now in
+                // The first such death of each role fails the run; those after it say the same again.
+                guard diedOfThemselves.insert(name).inserted else { return }
+                monitor.caught(Violation(.invariant(18), "\(label) died without a cause: it \(status)"), now: now)
+            }
             driver.uptime = { [unowned owner] now in owner!.uptime(at: now) }
             switch name {
             case .app: app = driver

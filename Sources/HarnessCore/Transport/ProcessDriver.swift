@@ -48,6 +48,9 @@ package final class ProcessDriver {
     /// Told of each exception or rejection a process's scripts did not catch (a JavaScript
     /// background's `log` frames), with its place, at `now`.
     package var uncaught: (_ message: String, _ now: EpochMillis) -> Void = { _, _ in }
+    /// Told when the process died of itself, at `now`: an exit or a signal the harness did not
+    /// send (every death the harness causes is its kill), with how it ended.
+    package var diedOfItself: (_ status: ChildProcess.ExitStatus, _ now: EpochMillis) -> Void = { _, _ in }
     /// Safari's monotonic time at a wall-clock time, which every input carries: milliseconds
     /// since the run began, less the device's sleep. A driver outside a run (the native
     /// fuzzer's) counts from the Unix epoch.
@@ -210,6 +213,7 @@ package final class ProcessDriver {
             // would make traces differ between runs, so it goes to `diagnostics` instead.
             trace.record(now, label, "died unexpectedly (\(status))")
             trace.diagnostics.append("\(label) died unexpectedly (\(status)); stderr: \(child.stderrTail.suffix(1000))")
+            diedOfItself(status, now)
         }
         return .died(status)
     }
