@@ -170,6 +170,8 @@ package enum ExtensionRuntime {
     /// answers), in virtual time, and how many of its inputs it hands over at most.
     package static let checkWindow: EpochMillis = 30_000
     package static let checkTurns = 10_000
+    /// The moment a check loads the extension at: 2026-03-01T09:00Z.
+    package static let checkStart: EpochMillis = 1_772_355_600_000
 
     /// Starts the background of the extension in `folder` once, as Safari loads it (its storage
     /// in a fresh folder, every yield point taken), then lets it run on until nothing is pending
@@ -179,7 +181,7 @@ package enum ExtensionRuntime {
         var load = Load()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("extension-load-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let start: EpochMillis = 1_772_355_600_000
+        let start = checkStart
         do {
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
             let session = try Session(node: node, runtime: try installed(), extension: folder, storage: scratch,

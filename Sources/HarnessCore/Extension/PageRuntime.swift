@@ -148,7 +148,7 @@ extension PageRuntime {
     /// is pending or `ExtensionRuntime.checkWindow` has passed, and reports what came of it.
     package static func load(_ manifest: ExtensionManifest, node: String) -> Load {
         var load = Load()
-        let start: EpochMillis = 1_772_355_600_000
+        let start = ExtensionRuntime.checkStart
         do {
             let folder = ExtensionManifest.absolute(manifest.folder)
             let host = try PageHost(command(node: node, runtime: try installed(), extension: folder), seed: 1)
