@@ -16,6 +16,8 @@ struct ExtensionRuntimeTests {
     /// reads them.
     private struct Run {
         var answers: [[FromChild]] = []
+        /// How the runtime ended, when it ended before the last input's end.
+        var ended: String?
 
         /// The messages the scripts logged, in order, across every input.
         var logs: [String] {
@@ -26,7 +28,7 @@ struct ExtensionRuntimeTests {
         }
 
         /// The last frame of input `index`.
-        func end(_ index: Int) -> FromChild? { answers[index].last }
+        func end(_ index: Int) -> FromChild? { answers.indices.contains(index) ? answers[index].last : nil }
     }
 
     /// Starts the runtime for `fixture` and hands it `inputs` (each an input's JSON), `now` and
@@ -45,7 +47,12 @@ struct ExtensionRuntimeTests {
         var run = Run()
         for (input, now, uptime) in inputs {
             let frame = #"{"kind":"input","now":\#(now),"uptime":\#(uptime),"seed":\#(seed),"flaws":[],"input":\#(input)}"#
-            run.answers.append(try #require(try session.exchange(frame: Array(frame.utf8), answer: answer), "the runtime ended: \(session.stderrTail)"))
+            guard let answer = try session.exchange(frame: Array(frame.utf8), answer: answer) else {
+                run.answers.append(session.unfinished)
+                run.ended = session.ending
+                break
+            }
+            run.answers.append(answer)
         }
         return run
     }
@@ -120,8 +127,8 @@ struct ExtensionRuntimeTests {
             "Uncaught Error: a long stack",
             "imported threw object",
         ], "\(run.logs)")
-        #expect(run.end(0) == .error("a script did not yield within 500 ms"), "the watchdog ends the turn of a script that never yields")
-        #expect(run.end(1) == done([]), "the runtime goes on")
+        #expect(run.answers.count == 1 && run.ended == "a script did not yield within 500 ms, and its runtime ended it",
+                "the watchdog ends a script that never yields, and the runtime with it: \(run.ended ?? "it went on")")
     }
 
     /// Section 8.2's inputs reach the browser.* events they stand for; a tab's question is the
@@ -343,10 +350,10 @@ struct ExtensionRuntimeTests {
         #expect(run.end(0) == done([.listen([.alarm, .message]), .setTimer(.script(1), at: Int64(Self.epoch + 10))]))
     }
 
-    @Test func aScriptThatNeverYieldsEndsItsInputWithAnErrorAndTheRuntimeTakesTheNext() throws {
+    @Test func aScriptThatNeverYieldsEndsTheRuntimeWithTheWatchdogsStatus() throws {
         let timer = #"{"type":"timerFired","timer":{"script":1}}"#
         let run = try run("runtime-module", watchdog: 300, [(Self.started, Self.epoch, 5), (timer, Self.epoch + 10, 15), (timer, Self.epoch + 20, 25)])
-        #expect(run.end(1) == .error("a script did not yield within 300 ms"))
-        #expect(run.end(2) == done([]), "the one-shot timer is gone; the runtime answers")
+        #expect(run.answers.count == 2 && run.end(1).map { if case .done = $0 { true } else { false } } != true, "the timer's input never ends")
+        #expect(run.ended == "a script did not yield within 300 ms, and its runtime ended it", "\(run.ended ?? "it went on")")
     }
 }

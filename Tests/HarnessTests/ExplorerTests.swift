@@ -25,8 +25,8 @@ struct ExplorerTests {
             for step in steps { kinds.insert(String(ScenarioPrinter.line(step).split(separator: " ")[0])) }
         }
         // Every verb but those that only check, mark a known failure, set up a file or a folder,
-        // or answer an extension's JavaScript (`fetch`) is reached.
-        for verb in Scenario.verbs where !["expect", "expect-failure", "epoch", "alarm-minimum", "extension", "fetch"].contains(verb) {
+        // or answer or limit an extension's JavaScript (`fetch`, `watchdog`, `heap-limit`) is reached.
+        for verb in Scenario.verbs where !["expect", "expect-failure", "epoch", "alarm-minimum", "extension", "fetch", "watchdog", "heap-limit"].contains(verb) {
             #expect(kinds.contains(verb), "no schedule uses '\(verb)'")
         }
     }

@@ -94,6 +94,16 @@ struct RunCommandTests {
         #expect(result.stderr.contains("did you mean 'activate'?"))
     }
 
+    /// `watchdog` and `heap-limit` limit an extension's JavaScript: with the built-in
+    /// background, either is a mistake, named with its line, and nothing runs.
+    @Test func aLimitOfTheJavaScriptRuntimeWithoutAnExtensionIsAMistake() throws {
+        let path = try scenario("platform ios\nheap-limit 64MiB\ntab open t1 https://a.example/\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try HarnessBinary.run(["run", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("\(path):2: 'heap-limit' limits an extension's JavaScript, and this run's background is not one"), "\(result.stderr)")
+    }
+
     @Test func aMistakeInAnyFileStopsTheRunBeforeAnythingStarts() throws {
         let good = try scenario("# Passes.\ntab open t1 https://a.example/\nsettle\n")
         let bad = try scenario("# Two mistakes.\r\ntab open t1 https://a.example/ windw=2\r\nexpect tab t1 thme=gray\r\n")
@@ -210,14 +220,32 @@ struct RunCommandTests {
     }
 
     /// A process that dies of itself fails the run (invariant 18), naming it and how it ended,
-    /// once for its role: a background that exits at once is not played as a crash the page
-    /// survives.
+    /// once for its role: a background that says hello and exits at its first input is not
+    /// played as a crash the page survives.
     @Test func aBackgroundThatDiesOfItselfFailsTheRun() throws {
+        let node = try #require(ConformTests.node, "node is on every machine of this project; it is not on PATH")
         let plain = try scenario("tab open t1 https://docs.example.com/guide\nsettle\n")
         defer { try? FileManager.default.removeItem(atPath: plain) }
-        let run = try HarnessBinary.run(["run", plain, "--background-exec", "/bin/false"])
-        #expect(run.status == 1 && run.stdout.contains("background#1 died without a cause: it exited with code 1 (invariant 18)"), "\(run.stdout)")
+        let run = try HarnessBinary.run(["run", plain, "--background-exec", node, "--background-arg", Self.diesAfterHello,
+                                         "--background-arg", "background", "--background-arg", "3"])
+        #expect(run.status == 1 && run.stdout.contains("background#1 died without a cause: it exited with code 3 (invariant 18)"), "\(run.stdout)")
         #expect(run.stdout.components(separatedBy: "(invariant 18)\n").count == 2, "once for the role: \(run.stdout)")
+    }
+
+    /// `dies-after-hello.js ROLE CODE`: says its hello, then exits with CODE at its first input.
+    static let diesAfterHello = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/dies-after-hello.js").path
+
+    /// A role whose executable never says hello fails the run, naming it and how it ended, and
+    /// is not started again: it is no crash of the product's to play on.
+    @Test func aBackgroundThatNeverSaysHelloFailsTheRunAndIsNotStartedAgain() throws {
+        let plain = try scenario("tab open t1 https://docs.example.com/guide\nsettle\n")
+        let trace = try HarnessBinary.file("")
+        defer { for path in [plain, trace] { try? FileManager.default.removeItem(atPath: path) } }
+        let run = try HarnessBinary.run(["run", plain, "--background-exec", "/bin/false", "--trace", trace])
+        #expect(run.status == 1 && run.stdout.contains("background#1 never said hello: it exited with code 1\n"), "\(run.stdout)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(!lines.contains("background#2") && !lines.contains("died unexpectedly"), "\(lines)")
+        #expect(lines.contains("harness no background is started again: background#1 never said hello"), "\(lines)")
     }
 
     /// `run --extension DIR` plays the scenarios with the extension's JavaScript as the

@@ -256,10 +256,13 @@ struct ScenarioTests {
         #expect(pageLines.count > 5)
         #expect(throws: Never.self) { try Scenario.parse(pageLines.joined(separator: "\n"), name: "README.md (own pages)") }
         // `extension DIR` makes the whole run a JavaScript one, which the in-process transport
-        // skips, and `fetch` answers only such a background: each is documented (`fetch` in its
-        // two forms), and tried where node runs it (RunCommandTests, JavaScriptBackgroundTests).
+        // skips, and `fetch`, `watchdog` and `heap-limit` serve only such a background: each is
+        // documented (`fetch` in its two forms), and tried where node runs it (RunCommandTests,
+        // JavaScriptBackgroundTests, the named scenarios).
+        let javaScriptOnly = ["extension ", "fetch ", "watchdog ", "heap-limit "]
         #expect(lines.count { $0.hasPrefix("extension ") } == 1 && lines.count { $0.hasPrefix("fetch ") } == 2)
-        lines.removeAll { $0.hasPrefix("extension ") || $0.hasPrefix("fetch ") }
+        #expect(lines.count { $0.hasPrefix("watchdog ") } == 1 && lines.count { $0.hasPrefix("heap-limit ") } == 1)
+        lines.removeAll { line in javaScriptOnly.contains { line.hasPrefix($0) } }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = try Scenario.parse(lines.joined(separator: "\n"), name: "README.md")

@@ -312,7 +312,8 @@ struct SimulationTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var executables = HarnessBinary.executables
-        executables.background = ProcessExecutables.Command(path: "/bin/false")
+        let node = try #require(ConformTests.node, "node is on every machine of this project; it is not on PATH")
+        executables.background = ProcessExecutables.Command(path: node, arguments: [RunCommandTests.diesAfterHello, "background", "1"])
         let simulation = Simulation(platform: .iOS, seed: 1, epoch: Self.epoch, executables: executables, directory: folder)
         defer { simulation.teardown() }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")

@@ -35,11 +35,65 @@ package enum ExtensionRuntime {
     /// so it is generous: on a loaded machine a niced run's turn took over 2 s.
     package static let watchdogMilliseconds = 10_000
 
+    /// The status an incarnation ends with when a script's turn ran past the watchdog:
+    /// `directives.mjs`'s `watchdogExit`.
+    package static let watchdogExit: Int32 = 124
+
+    /// The most heap, in MiB, each `node` process of the runtime may use (`--max-old-space-size`).
+    /// A script that allocates without end runs out here, named as the cause of its death
+    /// (invariant 18), rather than after the machine's memory, and soon: a background keeps
+    /// a few MiB, a host of 40 incarnations about 60 (`ContextHostPool`).
+    package static let heapLimitMiB = 512
+
+    /// The options every `node` process of the runtime starts with, before its script.
+    static func nodeOptions(heapLimitMiB: Int = ExtensionRuntime.heapLimitMiB) -> [String] {
+        ["--experimental-vm-modules", "--no-warnings", "--disallow-code-generation-from-strings", heapOption + String(heapLimitMiB)]
+    }
+
     /// The arguments for `node` that run the runtime at `path` for the extension in `folder`;
     /// the harness adds its own (`--storage DIR`) after them.
-    package static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds, ownPages: Bool = false) -> [String] {
-        ["--experimental-vm-modules", "--no-warnings", "--disallow-code-generation-from-strings", path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)]
-            + (ownPages ? ["--own-pages"] : [])
+    package static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds,
+                                  heapLimitMiB: Int = ExtensionRuntime.heapLimitMiB, ownPages: Bool = false) -> [String] {
+        nodeOptions(heapLimitMiB: heapLimitMiB) + [path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)] + (ownPages ? ["--own-pages"] : [])
+    }
+
+    /// `command`, a runtime's, with the watchdog and the heap limit given (nil: as it was).
+    package static func with(watchdogMilliseconds: Int?, heapLimitMiB: Int?, _ command: ProcessExecutables.Command) -> ProcessExecutables.Command {
+        var changed = command
+        if let watchdogMilliseconds, let flag = command.arguments.firstIndex(of: "--watchdog"), flag + 1 < command.arguments.count {
+            changed.arguments[flag + 1] = String(watchdogMilliseconds)
+        }
+        if let heapLimitMiB, let option = command.arguments.firstIndex(where: { $0.hasPrefix(heapOption) }) {
+            changed.arguments[option] = heapOption + String(heapLimitMiB)
+        }
+        return changed
+    }
+
+    private static let heapOption = "--max-old-space-size="
+
+    /// The limits a command of the runtime (the background's, or the page host's) was started
+    /// with, read from its arguments; nil for another executable, or one given no limits.
+    package struct Limits: Equatable, Sendable {
+        package var watchdogMilliseconds: Int
+        package var heapLimitMiB: Int
+
+        package init?(_ command: ProcessExecutables.Command) {
+            let arguments = command.arguments
+            let heapOption = ExtensionRuntime.heapOption
+            guard let heap = arguments.lazy.compactMap({ $0.hasPrefix(heapOption) ? Int($0.dropFirst(heapOption.count)) : nil }).first,
+                  let flag = arguments.firstIndex(of: "--watchdog"), flag + 1 < arguments.count, let watchdog = Int(arguments[flag + 1]) else { return nil }
+            watchdogMilliseconds = watchdog
+            heapLimitMiB = heap
+        }
+
+        /// How a process of the runtime that ended with `status`, having written `stderr`, died:
+        /// its watchdog, or its heap limit, when it says so; else as the system says.
+        package func death(_ status: ChildProcess.ExitStatus, stderr: String) -> ProcessDriver.Death {
+            if status == .exited(ExtensionRuntime.watchdogExit) { return .scriptDidNotYield(milliseconds: watchdogMilliseconds) }
+            // Node aborts when its heap is full, having said so ("… JavaScript heap out of memory").
+            if status == .signaled(SIGABRT) && stderr.contains("heap out of memory") { return .outOfMemory(heapLimitMiB: heapLimitMiB) }
+            return .status(status)
+        }
     }
 
     /// Whether `command` runs this runtime (an extension's JavaScript), not another executable.
@@ -123,15 +177,15 @@ package enum ExtensionRuntime {
     /// it, one input at a time, and what it answers.
     package final class Session {
         private let child: ChildProcess
+        private let limits: Limits?
 
         /// Starts `node` on the runtime at `runtime` for the extension in `folder`, its storage in
         /// `storage`, with exactly `environment`.
         package init(node: String, runtime: String, extension folder: String, storage: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds,
                      environment: [String: String] = [:]) throws(ChildProcess.SpawnError) {
-            child = try ChildProcess(executable: node,
-                                     arguments: arguments(runtime: runtime, extension: folder, watchdogMilliseconds: watchdogMilliseconds)
-                                        + ["--storage", storage],
-                                     environment: environment, role: .background)
+            let command = ProcessExecutables.Command(path: node, arguments: arguments(runtime: runtime, extension: folder, watchdogMilliseconds: watchdogMilliseconds))
+            limits = Limits(command)
+            child = try ChildProcess(executable: node, arguments: command.arguments + ["--storage", storage], environment: environment, role: .background)
         }
 
         deinit {
@@ -139,8 +193,12 @@ package enum ExtensionRuntime {
             _ = child.wait()
         }
 
+        /// The frames of the input during which the runtime ended, which `exchange` did not return.
+        package private(set) var unfinished: [FromChild] = []
+
         /// Hands it `input` and reads its frames up to the input's `done` or `error`, answering
-        /// each yield point with `answer`; nil when the runtime ends first.
+        /// each yield point with `answer`; nil when the runtime ends first (its frames are
+        /// `unfinished`).
         package func exchange(_ input: ChildInput, now: EpochMillis, uptime: EpochMillis, seed: UInt64 = 1,
                               answer: (YieldPoint) -> ToChild = { _ in .proceed(now: 0) }) throws -> [FromChild]? {
             try exchange(frame: JSONWriter.compact(ToChild.input(input, now: now, uptime: uptime, seed: seed, flaws: []).json), answer: answer)
@@ -159,11 +217,24 @@ package enum ExtensionRuntime {
                 case .log, .hello: break
                 }
             }
+            unfinished = frames
             return nil
         }
 
         /// The end of the runtime's standard error, for a failure's message.
         package var stderrTail: String { child.stderrTail }
+
+        /// How the runtime ended, once an exchange found it ended: by its watchdog, out of
+        /// memory, or as the system says (then with the end of its standard error).
+        package var ending: String {
+            let status = child.wait(timeoutMilliseconds: ProcessDriver.frameTimeout) ?? {
+                child.kill()
+                return child.wait()
+            }()
+            let death = limits?.death(status, stderr: child.stderrTail) ?? .status(status)
+            guard case .status = death else { return "\(death)" }
+            return "the runtime ended: \(death): \(child.stderrTail.trimmingCharacters(in: .whitespacesAndNewlines).suffix(1000))"
+        }
     }
 
     /// How long a check lets a loaded part of an extension run on (timers, alarms, storage
@@ -195,11 +266,9 @@ package enum ExtensionRuntime {
                     break
                 }
                 turns += 1
-                guard let frames = try session.exchange(.background(event), now: at, uptime: at - start) else {
-                    load.failure = "the runtime ended: \(session.stderrTail)"
-                    return load
-                }
-                for frame in frames {
+                let exchanged = try session.exchange(.background(event), now: at, uptime: at - start)
+                if exchanged == nil { load.failure = session.ending }
+                for frame in exchanged ?? session.unfinished {
                     switch frame {
                     case .log(let level, let message, let place): load.console.append((level, message, place))
                     case .done(.background(let outputs), _):

@@ -16,8 +16,7 @@ package enum PageRuntime {
 
     /// The page host's command: `node` running the runtime at `path` for the extension in `folder`.
     package static func command(node: String, runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds) -> ProcessExecutables.Command {
-        ProcessExecutables.Command(path: node, arguments: ["--experimental-vm-modules", "--no-warnings", "--disallow-code-generation-from-strings", path, "--extension", folder,
-                                                           "--watchdog", String(watchdogMilliseconds)])
+        ProcessExecutables.Command(path: node, arguments: ExtensionRuntime.nodeOptions() + [path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)])
     }
 }
 
@@ -25,10 +24,13 @@ package enum PageRuntime {
 /// time, and what they did (`Output`). It reads no clock: each input carries the time.
 package final class PageHost {
     private let child: ChildProcess
+    /// Its watchdog and heap limit, which name its death.
+    private let limits: ExtensionRuntime.Limits?
 
     /// Starts `command` with the run's `seed`.
     package init(_ command: ProcessExecutables.Command, seed: UInt64) throws(ChildProcess.SpawnError) {
         child = try ChildProcess(executable: command.path, arguments: command.arguments + ["--seed", String(seed)])
+        limits = ExtensionRuntime.Limits(command)
     }
 
     deinit {
@@ -41,8 +43,8 @@ package final class PageHost {
         /// The input could not be written, or no frame came back in time: why, and the end of
         /// the host's stderr.
         case stoppedAnswering(String, stderr: String)
-        /// The host ended before it answered; the end of its stderr.
-        case ended(stderr: String)
+        /// The host died before it answered: how, and the end of its stderr.
+        case ended(ProcessDriver.Death, stderr: String)
         /// The frame that came back is not `{"outputs": [...]}`; its first 200 bytes.
         case notOutputs(String)
         /// Output `number` of a frame (the first is 1) is not one the pages write: its `type`, if
@@ -52,7 +54,7 @@ package final class PageHost {
         package var description: String {
             switch self {
             case .stoppedAnswering(let reason, let stderr): "the pages' runtime stopped answering (\(reason)): \(stderr)"
-            case .ended(let stderr): "the pages' runtime ended: \(stderr)"
+            case .ended(let death, let stderr): "the pages' runtime died: \(death); its stderr ends: \(stderr.suffix(1000))"
             case .notOutputs(let text): "the pages' runtime sent something that is not its outputs: \(text)"
             case .malformedOutput(let number, let type, let problem): "the pages' runtime sent output \(number)\(type.map { " (\($0))" } ?? ""): \(problem)"
             }
@@ -71,7 +73,13 @@ package final class PageHost {
         } catch {
             throw .stoppedAnswering("\(error)", stderr: child.stderrTail)
         }
-        guard let bytes else { throw .ended(stderr: child.stderrTail) }
+        guard let bytes else {
+            let status = child.wait(timeoutMilliseconds: ProcessDriver.frameTimeout) ?? {
+                child.kill()
+                return child.wait()
+            }()
+            throw .ended(limits?.death(status, stderr: child.stderrTail) ?? .status(status), stderr: child.stderrTail)
+        }
         return try Output.decode(frame: bytes)
     }
 }

@@ -141,6 +141,14 @@ struct ScenarioParser {
             }
         case "fresh-install":
             step = .freshInstall
+        case "watchdog":
+            step = .watchdog(milliseconds: Int(try duration(try words.next("a duration of wall time (500ms, 2s)"), words)))
+        case "heap-limit":
+            let text = try words.next("a size in MiB (64MiB)")
+            guard text.hasSuffix("MiB"), let mebibytes = Int(text.dropLast(3)) else {
+                throw words.error("'\(text)' is not a size in MiB (64MiB)")
+            }
+            step = .heapLimit(mebibytes: mebibytes)
         case "alarm-minimum":
             step = .alarmMinimum(try duration(try words.next("a duration (30s, or 1m as older Safari releases had)"), words))
         case "expect-failure" where words.words.dropFirst().first == "invariant":
@@ -272,6 +280,14 @@ struct ScenarioParser {
         case .extensionFolder: try once("extension")
         case .fetchStub(let url, _, _): try once("fetch \(url)")
         case .expectFailure(let number): try once("expect-failure invariant \(number)")
+        case .watchdog(let milliseconds):
+            try once("watchdog")
+            guard (100...60_000).contains(milliseconds) else {
+                throw words.error("a watchdog is from 100ms to 1m, not \(ScenarioPrinter.duration(EpochMillis(milliseconds)))")
+            }
+        case .heapLimit(let mebibytes):
+            try once("heap-limit")
+            guard (16...16_384).contains(mebibytes) else { throw words.error("a heap limit is from 16MiB to 16384MiB, not \(mebibytes)MiB") }
         case .alarmMinimum(let minimum):
             try once("alarm-minimum")
             guard (1_000...600_000).contains(minimum) else { throw words.error("an alarm minimum is from 1s to 10m, not \(ScenarioPrinter.duration(minimum))") }

@@ -30,6 +30,8 @@ package enum ScenarioPrinter {
         case .fetchStub(let url, let status, .text(let body)): "fetch \(url) \(status)\(body.isEmpty ? "" : " " + body)"
         case .fetchStub(let url, let status, .file(let path)): "fetch \(url) \(status) file \(path)"
         case .expectFailure(let number): "expect-failure invariant \(number)"
+        case .watchdog(let milliseconds): "watchdog \(duration(EpochMillis(milliseconds)))"
+        case .heapLimit(let mebibytes): "heap-limit \(mebibytes)MiB"
         case .app(let app): "app " + self.app(app)
         case .safari(let step): "safari \(step.text)"
         case .tab(let tab): "tab " + self.tab(tab)

@@ -130,6 +130,7 @@ package final class ScenarioRunner {
                                unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: reason.description)
             }
         }
+        try applyLimits()
         let stubs = try fetchStubs()
         defer { if let stubs { Folder.remove(stubs) } }
         do {
@@ -137,6 +138,31 @@ package final class ScenarioRunner {
         } catch {
             throw ScenarioErrors([error])
         }
+    }
+
+    /// The scenario's `watchdog` and `heap-limit` lines, given to the extension's runtime: its
+    /// background's and its pages'. Only an extension's JavaScript has them: with another
+    /// background, either line is a mistake.
+    private func applyLimits() throws(ScenarioErrors) {
+        let watchdog = setup?.watchdogMilliseconds, heap = setup?.heapLimitMiB
+        guard watchdog != nil || heap != nil else { return }
+        guard ExtensionRuntime.runs(executables.background) else {
+            let line = scenario.lines.first { line in
+                switch line.step {
+                case .watchdog, .heapLimit: true
+                default: false
+                }
+            }!
+            let word = if case .watchdog = line.step { "watchdog" } else { "heap-limit" }
+            throw ScenarioErrors([ScenarioError(file: scenario.name, line: line.number,
+                                                message: "'\(word)' limits an extension's JavaScript, and this run's background is not one: name it with 'extension DIR', or run with --extension DIR")])
+        }
+        func limited(_ command: ProcessExecutables.Command) -> ProcessExecutables.Command {
+            ExtensionRuntime.with(watchdogMilliseconds: watchdog, heapLimitMiB: heap, command)
+        }
+        executables.background = limited(executables.background)
+        executables.backgroundHost = executables.backgroundHost.map(limited)
+        executables.pages = executables.pages.map(limited)
     }
 
     /// The scenario's `fetch` lines, written beside the run's folder for the extension's
@@ -318,7 +344,7 @@ package final class ScenarioRunner {
     private func perform(_ line: Scenario.Line) {
         currentLine = line.number
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -392,7 +418,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .advance, .deviceSleep, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }

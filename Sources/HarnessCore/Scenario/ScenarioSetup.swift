@@ -25,6 +25,10 @@ package struct ScenarioSetup: Sendable {
     /// `extension DIR`: the unpacked extension whose JavaScript is the background, its
     /// manifest read and checked (the path as the harness opens it).
     package var extensionFolder: String?
+    /// `watchdog DURATION`: how long a turn of the extension's JavaScript may run, in wall time.
+    package var watchdogMilliseconds: Int?
+    /// `heap-limit N MiB`: the most heap each `node` process of the extension's runtime may use.
+    package var heapLimitMiB: Int?
     /// What an extension's JavaScript gets when it fetches each address (`fetch` lines).
     package var fetchStubs: [String: FetchStub] = [:]
 
@@ -75,6 +79,8 @@ package struct ScenarioSetup: Sendable {
         case .handlerReuse: handlerReuse = true
         case .freshInstall: freshInstall = true
         case .expectFailure: break
+        case .watchdog(let milliseconds): watchdogMilliseconds = milliseconds
+        case .heapLimit(let mebibytes): heapLimitMiB = mebibytes
         case .fetchStub(let url, let status, .text(let body)): fetchStubs[url] = FetchStub(status: status, body: body)
         case .fetchStub(let url, let status, .file(let path)):
             let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path

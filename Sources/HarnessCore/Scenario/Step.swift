@@ -37,6 +37,12 @@ package enum Step: Equatable, Sendable {
     case fetchStub(url: String, status: Int, body: FetchBody)
     /// `expect-failure invariant N`: the run breaks invariant N on purpose (a known bug).
     case expectFailure(invariant: Int)
+    /// `watchdog DURATION`: how long, in wall time, a turn of the extension's JavaScript may run
+    /// before its runtime ends it (`ExtensionRuntime.watchdogMilliseconds` unless given).
+    case watchdog(milliseconds: Int)
+    /// `heap-limit N MiB`: the most heap each `node` process of the extension's runtime may use
+    /// (`ExtensionRuntime.heapLimitMiB` unless given).
+    case heapLimit(mebibytes: Int)
 
     // MARK: Actions
     case app(AppStep)
@@ -63,7 +69,7 @@ package enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .deviceSleep, .settle, .expect: false
         }
@@ -78,7 +84,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import ProcessKit
 import SiteSettings
 
@@ -56,6 +57,10 @@ package final class ProcessTable {
     private let monitor: InvariantMonitor
     /// The roles a process of which died of itself (invariant 18), each failing the run once.
     private var diedOfThemselves: Set<ProcessName> = []
+    /// Roles not started again in this run, and why: one never said hello (the run has failed
+    /// already, and is not played on as if it crashed), or one hung until it was ended (each
+    /// incarnation after it would cost the watchdog's or the frame timeout's wall time).
+    private var notStartedAgain: [ProcessName: String] = [:]
     /// The disk generation the running processes started in (in-process transport).
     private var bootGeneration = 0
 
@@ -162,17 +167,26 @@ package final class ProcessTable {
     /// the problem names the executable. The trace, which never holds a path, says only which
     /// incarnation did not start.
     func start(_ name: ProcessName) -> ProcessDriver? {
+        if let why = notStartedAgain[name] {
+            trace.record(owner.now, "harness", "no \(name.rawValue) is started again: \(why)")
+            return nil
+        }
         do {
             let driver = try launcher.start(name, storageDirectory: files.storageDirectory(owner.profile),
                                             storageFolder: RunFiles.storageFolder(owner.profile))
+            guard greeted(driver) else { return nil }
             driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
             driver.flaws = flaws.map(\.rawValue).sorted()
             driver.protocolBroken = { [monitor] problem in monitor.record(problem) }
             driver.uncaught = { [monitor] message, now in monitor.caught(Violation(.invariant(15), message), now: now) }
-            driver.diedOfItself = { [unowned self, label = driver.label] status, now in
+            driver.diedOfItself = { [unowned self, label = driver.label] death, now in
                 // The first such death of each role fails the run; those after it say the same again.
+                switch death {
+                case .scriptDidNotYield, .unresponsive: notStartedAgain[name] = "\(label) hung"
+                case .status, .outOfMemory: break
+                }
                 guard diedOfThemselves.insert(name).inserted else { return }
-                monitor.caught(Violation(.invariant(18), "\(label) died without a cause: it \(status)"), now: now)
+                monitor.caught(Violation(.invariant(18), "\(label) died without a cause: \(death)"), now: now)
             }
             driver.uptime = { [unowned owner] now in owner!.uptime(at: now) }
             switch name {
@@ -187,6 +201,31 @@ package final class ProcessTable {
             monitor.record(error is ChildProcess.SpawnError ? "\(error)" : "cannot start \(label): \(error)")
             return nil
         }
+    }
+
+    /// Whether a process just started said its `hello`. One that ends first, says something
+    /// else or nothing in time fails the run, naming it and how it ended, and its role is not
+    /// started again: it could not play its part, which is no crash of the product's.
+    private func greeted(_ driver: ProcessDriver) -> Bool {
+        let problem: String
+        do {
+            if try driver.child.awaitHello(timeoutMilliseconds: ProcessDriver.frameTimeout) { return true }
+            let status = driver.child.wait(timeoutMilliseconds: ProcessDriver.frameTimeout) ?? {
+                driver.child.kill()
+                return driver.child.wait()
+            }()
+            let death = driver.limits?.death(status, stderr: driver.child.stderrTail) ?? .status(status)
+            let stderr = driver.child.stderrTail.suffix(300).trimmingCharacters(in: .whitespacesAndNewlines)
+            problem = "\(driver.label) never said hello: \(death)" + (stderr.isEmpty ? "" : "; its stderr ends: \(stderr)")
+        } catch .timedOut {
+            problem = "\(driver.label) never said hello: it sent nothing for \(ProcessDriver.frameTimeout / 1000) s, and the harness killed it"
+        } catch {
+            problem = "\(driver.label): \(error)"
+        }
+        driver.kill(now: owner.now, reason: "never said hello")
+        notStartedAgain[driver.name] = "\(driver.label) never said hello"
+        monitor.record(problem)
+        return false
     }
 
     /// Hands a native request to a handler process: one the system keeps, waiting since it

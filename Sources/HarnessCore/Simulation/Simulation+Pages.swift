@@ -22,7 +22,15 @@ extension Simulation {
         guard let host = pageHost() else { return }
         let outputs: [PageHost.Output]
         do { outputs = try host.send(input, now: now) } catch {
-            monitor.record(error.description)
+            if case .ended(let death, let stderr) = error {
+                // A death no step caused (invariant 18); what it wrote goes to the diagnostics,
+                // never the trace. No page runs on: each was in it.
+                trace.record(now, "pages", "died unexpectedly (\(death.ending))")
+                trace.diagnostics.append("the pages' runtime died unexpectedly (\(death.ending)); stderr: \(stderr.suffix(1000))")
+                monitor.caught(Violation(.invariant(18), "the pages' runtime died without a cause: \(death)"), now: now)
+            } else {
+                monitor.record(error.description)
+            }
             pages = .failed
             return
         }

@@ -219,16 +219,17 @@ package final class ChildProcess: Sendable {
     /// A child started with a role must open with its `hello`: one that does not, or names
     /// another role or version, is `.handshake`, reported again by every later call.
     package func receive(timeoutMilliseconds: Int? = nil) throws(FrameError) -> [UInt8]? {
-        try output.withLock { (output: inout Output) throws(FrameError) -> [UInt8]? in
-            if let role = output.awaitedHello {
-                guard let first = try output.next(timeoutMilliseconds) else { return nil }
-                if let problem = Self.handshakeProblem(first, role: role, executable: executable) {
-                    output.refusal = .handshake(problem)
-                }
-                output.awaitedHello = nil
-            }
-            if let refusal = output.refusal { throw refusal }
+        try output.withLock { [executable] (output: inout Output) throws(FrameError) -> [UInt8]? in
+            guard try output.hello(timeoutMilliseconds, executable: executable) else { return nil }
             return try output.next(timeoutMilliseconds)
+        }
+    }
+
+    /// Reads the child's `hello` now, unless it was read: true once it came, false when the
+    /// output ended first. One that is not the `hello` expected is `.handshake`, as for `receive`.
+    package func awaitHello(timeoutMilliseconds: Int?) throws(FrameError) -> Bool {
+        try output.withLock { [executable] (output: inout Output) throws(FrameError) -> Bool in
+            try output.hello(timeoutMilliseconds, executable: executable)
         }
     }
 
@@ -251,6 +252,19 @@ package final class ChildProcess: Sendable {
         var awaitedHello: WireProtocol.Role?
         /// Set when the first frame was not the `hello` expected.
         var refusal: FrameError?
+
+        /// Reads the `hello` still to be read, if any: false when the output ended first.
+        mutating func hello(_ timeoutMilliseconds: Int?, executable: String) throws(FrameError) -> Bool {
+            if let role = awaitedHello {
+                guard let first = try next(timeoutMilliseconds) else { return false }
+                if let problem = ChildProcess.handshakeProblem(first, role: role, executable: executable) {
+                    refusal = .handshake(problem)
+                }
+                awaitedHello = nil
+            }
+            if let refusal { throw refusal }
+            return true
+        }
 
         mutating func next(_ timeoutMilliseconds: Int?) throws(FrameError) -> [UInt8]? {
             if let timeoutMilliseconds { return try reader.next(timeoutMilliseconds: timeoutMilliseconds) }

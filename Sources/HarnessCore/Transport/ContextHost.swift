@@ -178,17 +178,25 @@ package final class HostedContext: FrameEndpoint {
         }
     }
 
-    package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
-        guard ended == nil else { return nil }
+    package func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool {
+        try hello(timeoutMilliseconds)
+    }
+
+    private func hello(_ timeoutMilliseconds: Int?) throws(FrameError) -> Bool {
+        guard ended == nil else { return false }
         if awaitingHello {
-            guard let first = try read(timeoutMilliseconds) else { return nil }
+            guard let first = try read(timeoutMilliseconds) else { return false }
             awaitingHello = false
             if let problem = ChildProcess.handshakeProblem(first, role: role, executable: host.command.path) {
                 refusal = .handshake(problem)
             }
         }
         if let refusal { throw refusal }
-        guard let frame = try read(timeoutMilliseconds) else { return nil }
+        return true
+    }
+
+    package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
+        guard try hello(timeoutMilliseconds), let frame = try read(timeoutMilliseconds) else { return nil }
         do { return .message(try FromChild.decode(frame, role: role)) } catch { return .invalid(error) }
     }
 

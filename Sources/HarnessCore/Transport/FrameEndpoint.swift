@@ -10,6 +10,9 @@ package protocol FrameEndpoint: AnyObject {
     func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError)
     /// The next message, `.invalid` for a frame that is not one, nil at the end of the output.
     func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame?
+    /// Reads the process's `hello`, unless it was read: true once it came, false when its
+    /// output ended first; one that is not the role's `hello` in this version is `.handshake`.
+    func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool
     /// The process sees the end of its input.
     func closeInput()
     func kill()
@@ -28,6 +31,10 @@ package enum ReceivedFrame: Equatable, Sendable {
 }
 
 extension ChildProcess: FrameEndpoint {
+    package func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool {
+        try awaitHello(timeoutMilliseconds: Optional(timeoutMilliseconds))
+    }
+
     package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
         try send(JSONWriter.compact(message.json), timeoutMilliseconds: timeoutMilliseconds)
     }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import ProcessKit
 import SiteSettings
@@ -31,8 +34,41 @@ package final class ProcessDriver {
     /// as they are, in process).
     package typealias Directives = ShellDirectives
 
-    /// How long (wall time) the harness waits for any one frame before it treats the process as hung.
-    package static let frameTimeout = 10_000
+    /// How long (wall time) the harness waits for any one frame before it treats the process as
+    /// hung and kills it. Longer than the JavaScript runtime's watchdog, so that a script that
+    /// never yields is ended, and named, by its runtime first.
+    package static let frameTimeout = 15_000
+
+    /// How a process ended when the harness did not end it: the cause invariant 18 names.
+    package enum Death: Equatable, Sendable, CustomStringConvertible {
+        /// It exited, or a signal ended it, as the system says.
+        case status(ChildProcess.ExitStatus)
+        /// Its JavaScript runtime ended it: a script's turn ran past the watchdog.
+        case scriptDidNotYield(milliseconds: Int)
+        /// Node ran out of the heap the harness gave it.
+        case outOfMemory(heapLimitMiB: Int)
+        /// It sent or took no frame for the frame timeout, and the harness killed it.
+        case unresponsive(milliseconds: Int)
+
+        /// How it ended, as the trace says it: `died unexpectedly (…)`.
+        package var ending: String {
+            switch self {
+            case .status(let status): "\(status)"
+            case .scriptDidNotYield(let milliseconds): "a script did not yield within \(Self.duration(milliseconds)), and its runtime ended it"
+            case .outOfMemory(let limit): "ran out of memory (heap limit \(limit) MiB)"
+            case .unresponsive(let milliseconds): "sent nothing for \(Self.duration(milliseconds)), and the harness killed it"
+            }
+        }
+
+        package var description: String {
+            if case .scriptDidNotYield = self { return ending }
+            return "it " + ending
+        }
+
+        private static func duration(_ milliseconds: Int) -> String {
+            milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+        }
+    }
 
     package let name: ProcessName
     package let incarnation: Int
@@ -49,8 +85,12 @@ package final class ProcessDriver {
     /// background's `log` frames), with its place, at `now`.
     package var uncaught: (_ message: String, _ now: EpochMillis) -> Void = { _, _ in }
     /// Told when the process died of itself, at `now`: an exit or a signal the harness did not
-    /// send (every death the harness causes is its kill), with how it ended.
-    package var diedOfItself: (_ status: ChildProcess.ExitStatus, _ now: EpochMillis) -> Void = { _, _ in }
+    /// send, or a kill because it stopped answering (every other death the harness causes is
+    /// its kill), with how it ended.
+    package var diedOfItself: (_ death: Death, _ now: EpochMillis) -> Void = { _, _ in }
+    /// For a process of the JavaScript runtime: its watchdog and heap limit, which name its
+    /// deaths by them.
+    package var limits: ExtensionRuntime.Limits?
     /// Safari's monotonic time at a wall-clock time, which every input carries: milliseconds
     /// since the run began, less the device's sleep. A driver outside a run (the native
     /// fuzzer's) counts from the Unix epoch.
@@ -135,7 +175,7 @@ package final class ProcessDriver {
             try child.sendMessage(frame, timeoutMilliseconds: Self.frameTimeout)
             return pump(now: now)
         } catch {
-            return died(now: now)
+            return died(now: now, unresponsive: error.isTimeout)
         }
     }
 
@@ -149,7 +189,7 @@ package final class ProcessDriver {
                 case .truncatedHeader, .truncatedPayload, .closed, .timedOut, .io: break
                 }
                 child.kill()
-                return died(now: now)
+                return died(now: now, unresponsive: error.isTimeout)
             }
             guard let frame else { return died(now: now) }
             guard case .message(let message) = frame else {
@@ -168,11 +208,15 @@ package final class ProcessDriver {
                 let choice = policy(point)
                 switch choice {
                 case .proceed:
-                    do { try child.sendMessage(.proceed(now: now), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
+                    do { try child.sendMessage(.proceed(now: now), timeoutMilliseconds: Self.frameTimeout) } catch {
+                        return died(now: now, unresponsive: error.isTimeout)
+                    }
                 case .fail(let errno), .failAfter(let errno):
                     let after = choice == .failAfter(errno: errno)
                     trace.record(now, label, "fail \(point.rawValue)\(after ? " after it takes effect" : "") errno \(errno)")
-                    do { try child.sendMessage(.fail(errno: errno, now: now, after: after), timeoutMilliseconds: Self.frameTimeout) } catch { return died(now: now) }
+                    do { try child.sendMessage(.fail(errno: errno, now: now, after: after), timeoutMilliseconds: Self.frameTimeout) } catch {
+                        return died(now: now, unresponsive: error.isTimeout)
+                    }
                 case .kill:
                     kill(now: now, reason: "killed at \(point.rawValue)")
                     return died(now: now)
@@ -202,19 +246,34 @@ package final class ProcessDriver {
         }
     }
 
-    private func died(now: EpochMillis) -> Step {
+    /// The process's end, once its input or output failed: reaped, or killed when it does not
+    /// end within the frame timeout. Unless the harness killed it for a cause (a step, a fault),
+    /// the trace says how it died, and `diedOfItself` is told; `unresponsive`: the harness
+    /// killed it because a frame did not come or go within the frame timeout.
+    private func died(now: EpochMillis, unresponsive: Bool = false) -> Step {
         isAlive = false
+        var hung = unresponsive
         let status = child.wait(timeoutMilliseconds: Self.frameTimeout) ?? {
+            hung = true
             child.kill()
             return child.wait()
         }()
-        if status != .signaled(9) {
-            // The trace says that it died and how; what it wrote to stderr (addresses, paths)
-            // would make traces differ between runs, so it goes to `diagnostics` instead.
-            trace.record(now, label, "died unexpectedly (\(status))")
-            trace.diagnostics.append("\(label) died unexpectedly (\(status)); stderr: \(child.stderrTail.suffix(1000))")
-            diedOfItself(status, now)
-        }
+        guard hung || status != .signaled(SIGKILL) else { return .died(status) }
+        let stderr = child.stderrTail
+        let death: Death = hung ? .unresponsive(milliseconds: Self.frameTimeout) : limits?.death(status, stderr: stderr) ?? .status(status)
+        // The trace says that it died and how; what it wrote to stderr (addresses, paths)
+        // would make traces differ between runs, so it goes to `diagnostics` instead.
+        trace.record(now, label, "died unexpectedly (\(death.ending))")
+        trace.diagnostics.append("\(label) died unexpectedly (\(death.ending)); stderr: \(stderr.suffix(1000))")
+        diedOfItself(death, now)
         return .died(status)
+    }
+}
+
+extension FrameError {
+    /// A frame did not come, or could not be written, within the time given.
+    var isTimeout: Bool {
+        if case .timedOut = self { return true }
+        return false
     }
 }

@@ -76,7 +76,9 @@ struct ProcessLauncher {
             let storage = SimulatedContainer(disk: disk, owner: "\(name.rawValue)#\(incarnation)")
             endpoint = SteppedChild(SimulatedHandler(storage: storage, reuse: handlerReuse), role: .handler, limit: limit, hidingYield: hiddenYield)
         }
-        return ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
+        let driver = ProcessDriver(name: name, incarnation: incarnation, endpoint: endpoint, seed: seed, trace: trace)
+        if transport == .process && name == .background { driver.limits = ExtensionRuntime.Limits(executables.background) }
+        return driver
     }
 
     /// `role`'s process with `arguments`: the spare when it was started with them, else a new

@@ -85,6 +85,8 @@ package final class SteppedChild: FrameEndpoint {
         return received
     }
 
+    /// A shell in process has nothing to say before its first input.
+    package func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool { true }
     package func closeInput() { inputClosed = true }
     package func kill() { killed = true }
     package func freeze() throws {}

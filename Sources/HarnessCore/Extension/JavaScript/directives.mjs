@@ -17,6 +17,10 @@ export const frame = {
     ended: (code) => ({ kind: 'ended', code }),
 };
 
+// The status an incarnation ends with when a script's turn ran past the watchdog (that of
+// `timeout(1)`); the harness names the watchdog as the cause (`ExtensionRuntime.watchdogExit`).
+export const watchdogExit = 124;
+
 // MARK: - Directives
 
 export const directive = {

@@ -430,10 +430,9 @@ async function incarnation(write, nextFrame, storageFolder) {
             evaluate(turn);
             break;
         }
-        if (timedOut) {
-            write(wire.frame.error(`a script did not yield within ${watchdog} ms`));
-            return;
-        }
+        // A script that never yields ends its incarnation, as a process the harness could not
+        // reach would end: the harness names the watchdog as the cause of the death.
+        if (timedOut) throw new WatchdogFired();
         // The turn's storage operations, in order, each finished later by its completion.
         const operations = storageQueue;
         storageQueue = [];
@@ -450,6 +449,12 @@ async function incarnation(write, nextFrame, storageFolder) {
 }
 
 // MARK: - Serving incarnations
+
+// Thrown out of an input whose turn ran past the watchdog: the incarnation ends with
+// `wire.watchdogExit`, its stack and pending work dropped where they stand.
+class WatchdogFired extends Error {
+    constructor() { super(`a script did not yield within ${watchdog} ms`); }
+}
 
 // Node reports a rejection nobody handled once the current task is done. It is the
 // incarnation's whose input was handed over last: one input runs at a time, as the harness
@@ -515,8 +520,10 @@ if (process.argv.includes('--host')) {
             say(wire.frame.hello());
             await serve(served, say, next);
         } catch (error) {
-            console.error(error);
-            say(wire.frame.ended(1));
+            if (error instanceof WatchdogFired) say(wire.frame.ended(wire.watchdogExit)); else {
+                console.error(error);
+                say(wire.frame.ended(1));
+            }
             box.end();
             inboxes.delete(id);
         }
@@ -548,5 +555,9 @@ if (process.argv.includes('--host')) {
     const next = () => incoming.next();
     const served = await incarnation(write, next, option('storage', null));
     write(wire.frame.hello());
-    await serve(served, write, next);
+    try { await serve(served, write, next); } catch (error) {
+        if (!(error instanceof WatchdogFired)) throw error;
+        console.error(error.message);
+        process.exit(wire.watchdogExit);
+    }
 }
