@@ -132,6 +132,32 @@ struct ContextHostTests {
         fresh.kill()
     }
 
+    /// A host whose heap passes half its limit after an input asks to be replaced, and the pool
+    /// does not hand it out again; one whose incarnations keep little does not ask.
+    @Test func aHostWhoseHeapIsHalfFullIsReplaced() throws {
+        let scratch = try Scratch()
+        let runtime = try ExtensionRuntime.installed()
+        func command(_ fixture: String) throws -> ProcessExecutables.Command {
+            var command = ExtensionRuntime.with(watchdogMilliseconds: nil, heapLimitMiB: 32, ExtensionRuntime.background(
+                node: try #require(ExtensionRuntime.installedNode), runtime: runtime, extension: ExtensionRuntimeTests.fixtures + "/" + fixture))
+            command.arguments += ["--host", "--pool-test-\(UUID().uuidString)"]
+            return command
+        }
+        for (fixture, full) in [("runtime-keeps-memory", true), ("runtime-classic", false)] {
+            let host = ContextHostPool.take(try command(fixture))
+            let first = try host.open(arguments: ["--storage", try scratch.folder(fixture + "1")], role: .background)
+            _ = try exchange(first, Self.started, now: Self.epoch, uptime: 5)
+            // Said after the input's end: read with the next incarnation's frames.
+            let second = try host.open(arguments: ["--storage", try scratch.folder(fixture + "2")], role: .background)
+            #expect(try second.awaitHello(timeoutMilliseconds: 20_000))
+            #expect(host.retiring == full, "\(fixture)")
+            ContextHostPool.give(host)
+            let next = ContextHostPool.take(host.command)
+            #expect((next === host) == !full, "\(fixture): a host that asked to retire is replaced, and only one")
+            next.kill()
+        }
+    }
+
     /// A host that died (killed with an incarnation stuck in it) is replaced for the run's next
     /// background, as a process of its own would be started afresh.
     @Test func aRunsNextBackgroundStartsInANewHostWhenItsHostDied() throws {

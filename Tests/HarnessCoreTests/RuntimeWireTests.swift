@@ -61,6 +61,11 @@ struct RuntimeWireTests {
                 #expect(bytes.starts(with: ContextHost.endedPrefix), "\(text)")
                 continue
             }
+            // A host's request to be replaced is read as its whole bytes.
+            if kind == "retire" {
+                #expect(bytes == ContextHost.retireFrame, "\(text)")
+                continue
+            }
             do {
                 let read = try FromChild.decode(bytes, role: .background)
                 if case .done(.background(let outputs), _) = read { #expect(outputs.count == 16, "the done frame carries every directive") }
@@ -68,7 +73,7 @@ struct RuntimeWireTests {
                 Issue.record("the background's frame '\(kind)' is not read: \(error)")
             }
         }
-        #expect(kinds.sorted() == ["done", "ended", "error", "hello", "log", "yield"])
+        #expect(kinds.sorted() == ["done", "ended", "error", "hello", "log", "retire", "yield"])
     }
 
     /// One of each input the codec writes; the switch names every case, so a new one must be

@@ -23,8 +23,9 @@ test('a script timer is named as a script\'s, and a tab by its name as text', ()
     assert.deepEqual(directive.sendDecision('t1', {}), { type: 'sendDecision', tab: 't1', decision: {} });
 });
 
-test('a host reads the end of an incarnation by its first bytes', () => {
+test('a host reads the end of an incarnation by its first bytes, and a request to retire whole', () => {
     assert.equal(JSON.stringify(frame.ended(1)), '{"kind":"ended","code":1}');
+    assert.equal(JSON.stringify(frame.retire()), '{"kind":"retire"}');
 });
 
 test('every builder has a sample, and the events are inputs', () => {

@@ -34,6 +34,7 @@ const frameArguments = (directives) => ({
     done: [directives],
     error: ['a script did not yield within 10000 ms'],
     ended: [1],
+    retire: [],
 });
 
 export function samples() {

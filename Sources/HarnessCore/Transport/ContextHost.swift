@@ -36,6 +36,10 @@ package final class ContextHost: @unchecked Sendable {
     private var open: Set<UInt32> = []
     /// What the host said as itself (context 0): it broke the framing, and ends.
     private(set) var problem: String?
+    /// The host asked to be replaced (`{"kind":"retire"}` as itself): its heap is half full
+    /// with what the incarnations it ran kept, which node never frees.
+    private(set) var retiring = false
+    static let retireFrame = Array(#"{"kind":"retire"}"#.utf8)
 
     /// The largest frame it may send: a background's, with the incarnation's number.
     static let replyLimit = Framing.requestLimit + 4
@@ -105,6 +109,10 @@ package final class ContextHost: @unchecked Sendable {
             }
             if from == id { return json }
             if from == 0 {
+                if json == Self.retireFrame {
+                    retiring = true
+                    continue
+                }
                 problem = String(decoding: json.prefix(1000), as: UTF8.self)
                 return nil
             }
@@ -237,10 +245,11 @@ package final class HostedContext: FrameEndpoint {
 /// when it is over (`give`), with its incarnations ended. At most `kept` wait, the oldest ended
 /// first; each ends by itself when the harness does (its input closes).
 ///
-/// A host that has opened `retiredAfter` incarnations is replaced when it is given back: node
-/// 20 never collects a context that ran an ES module (its `SourceTextModule` keeps it), so a
-/// host running module backgrounds grows by about 1.5 MB an incarnation, and slows as its heap
-/// does. The replacement starts at once, so the next run finds it ready.
+/// A host that has opened `retiredAfter` incarnations, or asked to be replaced (`retiring`), is
+/// replaced when it is given back: node 20 never collects a context that ran an ES module (its
+/// `SourceTextModule` keeps it), so a host running module backgrounds grows by about 1.5 MB an
+/// incarnation, and slows as its heap does, and one whose backgrounds kept much would run out of
+/// memory. The replacement starts at once, so the next run finds it ready.
 package enum ContextHostPool {
     private static let idle = Mutex<[ContextHost]>([])
     static let kept = 4
@@ -264,7 +273,7 @@ package enum ContextHostPool {
             return
         }
         var next = host
-        if host.opened >= retiredAfter {
+        if host.opened >= retiredAfter || host.retiring {
             host.kill()
             next = ContextHost(command: host.command)
         }

@@ -98,9 +98,10 @@ struct ProcessLauncher {
     /// A background incarnation in the host, opened with `arguments`: the spare when it was
     /// opened with them, else a new one; then the next spare is opened.
     /// A host that died (killed with a stuck incarnation, or ended) is replaced, as a process
-    /// of its own would be started afresh; its spare goes with it.
+    /// of its own would be started afresh, and so is one that asked to be (its heap half full);
+    /// its spare goes with it.
     private mutating func context(_ arguments: [String]) throws -> HostedContext {
-        if !host!.isRunning {
+        if !host!.isRunning || host!.retiring {
             ContextHostPool.give(host!)
             host = ContextHostPool.take(host!.command)
             spareContext = nil

@@ -15,6 +15,8 @@ export const frame = {
     error: (message) => ({ kind: 'error', message }),
     // A host's incarnation that ended on its own, with the status a process would have.
     ended: (code) => ({ kind: 'ended', code }),
+    // A host that asks to be replaced (its heap is half full), said as itself (context 0).
+    retire: () => ({ kind: 'retire' }),
 };
 
 // The status an incarnation ends with when a script's turn ran past the watchdog (that of

@@ -22,6 +22,7 @@ process.env.TZ = 'UTC';
 import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
+import v8 from 'node:v8';
 import vm from 'node:vm';
 import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule } from './runtime-common.mjs';
 import * as wire from './directives.mjs';
@@ -462,8 +463,9 @@ class WatchdogFired extends Error {
 let current = null;
 process.on('unhandledRejection', (reason) => current?.uncaught('Uncaught (in promise)', reason));
 
-// Hands `served` each input frame `nextFrame` reads, in turn, until its input ends.
-async function serve(served, write, nextFrame) {
+// Hands `served` each input frame `nextFrame` reads, in turn, until its input ends; `served`
+// calls `afterInput` once each input is over.
+async function serve(served, write, nextFrame, afterInput = () => {}) {
     for (;;) {
         const next = await nextFrame();
         if (next.done) return;
@@ -475,6 +477,7 @@ async function serve(served, write, nextFrame) {
             if (error === inputEnded) return;
             throw error;
         }
+        afterInput();
     }
 }
 
@@ -510,6 +513,18 @@ if (process.argv.includes('--host')) {
     // where it is, and whatever it had pending is dropped with it. An incarnation that ends on
     // its own says `{"kind":"ended","code":N}`.
     const inboxes = new Map();
+    // Node never frees a context that ran an ES module, and what a background kept goes with
+    // it: once the heap in use passes half the limit, the host asks to be replaced
+    // (`{"kind":"retire"}` as itself, context 0), once, so that no incarnation runs out of the
+    // memory the ones before it kept.
+    let retiring = false;
+    const afterInput = () => {
+        if (retiring) return;
+        const heap = v8.getHeapStatistics();
+        if (heap.used_heap_size < heap.heap_size_limit / 2) return;
+        retiring = true;
+        write(wire.frame.retire(), 0);
+    };
     // An incarnation in which the runtime itself fails ends as a process of its own would:
     // the error on standard error, and exit status 1 (`{"kind":"ended","code":1}`).
     const open = async (id, box, args) => {
@@ -518,7 +533,7 @@ if (process.argv.includes('--host')) {
         try {
             const served = await incarnation(say, next, option('storage', null, args));
             say(wire.frame.hello());
-            await serve(served, say, next);
+            await serve(served, say, next, afterInput);
         } catch (error) {
             if (error instanceof WatchdogFired) say(wire.frame.ended(wire.watchdogExit)); else {
                 console.error(error);
