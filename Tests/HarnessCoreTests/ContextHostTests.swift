@@ -138,7 +138,7 @@ struct ContextHostTests {
         let scratch = try Scratch()
         let runtime = try ExtensionRuntime.installed()
         func command(_ fixture: String) throws -> ProcessExecutables.Command {
-            var command = ExtensionRuntime.with(watchdogMilliseconds: nil, heapLimitMiB: 32, ExtensionRuntime.background(
+            var command = ExtensionRuntime.with(watchdogMilliseconds: nil, heapLimitMiB: 40, ExtensionRuntime.background(
                 node: try #require(ExtensionRuntime.installedNode), runtime: runtime, extension: ExtensionRuntimeTests.fixtures + "/" + fixture))
             command.arguments += ["--host", "--pool-test-\(UUID().uuidString)"]
             return command

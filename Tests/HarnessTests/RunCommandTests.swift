@@ -230,6 +230,10 @@ struct RunCommandTests {
                                          "--background-arg", "background", "--background-arg", "3"])
         #expect(run.status == 1 && run.stdout.contains("background#1 died without a cause: it exited with code 3 (invariant 18)"), "\(run.stdout)")
         #expect(run.stdout.components(separatedBy: "(invariant 18)\n").count == 2, "once for the role: \(run.stdout)")
+        // A SIGKILL is a cause only when the harness sent it.
+        let killed = try HarnessBinary.run(["run", plain, "--background-exec", node, "--background-arg", Self.diesAfterHello,
+                                            "--background-arg", "background", "--background-arg", "SIGKILL"])
+        #expect(killed.status == 1 && killed.stdout.contains("background#1 died without a cause: it ended by signal 9 (SIGKILL) (invariant 18)"), "\(killed.stdout)")
     }
 
     /// `dies-after-hello.js ROLE CODE`: says its hello, then exits with CODE at its first input.

@@ -35,6 +35,18 @@ struct SoakTests {
         #expect(report.jsonLines.last?.objectValue?["violations"] == .integer(Int64(report.violations.count)))
     }
 
+    /// Every death the soak causes is its SIGKILL; a background that exits of itself is a
+    /// violation of invariant 18, naming how it ended.
+    @Test func aBackgroundThatDiesOfItselfIsAViolation() throws {
+        let node = try #require(ConformTests.node, "node is on every machine of this project; it is not on PATH")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var executables = HarnessBinary.executables
+        executables.background = ProcessExecutables.Command(path: node, arguments: [RunCommandTests.diesAfterHello, "background", "3"])
+        let report = Soak.run(Soak.Options(seconds: 1, seed: 2, handlers: 1, executables: executables, directory: folder))
+        #expect(report.violations.contains { $0.message.hasSuffix("died without a cause: it exited with code 3 (invariant 18)") }, "\(report.text)")
+    }
+
     /// The soak's Safari is the machine every run uses: its rules bite on the wall clock too.
     @Test func aLoweredCapRefusesRequestsAndTheSoakStillLosesNothing() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(UUID().uuidString)").path

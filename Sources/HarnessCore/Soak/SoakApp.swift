@@ -114,7 +114,7 @@ final class SoakApp: Sendable {
         case .died(let status):
             current.withLock { if $0 === app { $0 = nil } }
             view.withLock { $0 = nil }
-            context.died(app.label, status)
+            context.died(app, status)
             return nil
         }
     }

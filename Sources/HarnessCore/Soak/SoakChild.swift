@@ -1,5 +1,6 @@
 import ProcessKit
 import SiteSettings
+import Synchronization
 
 /// One free-running process of a soak: started with `--free`, it never stops at a yield point,
 /// so an exchange is one input frame and its `done` frame. A kill from another thread at any
@@ -23,6 +24,8 @@ final class SoakChild: Sendable {
     private let flaws: [String]
     /// The role whose codec reads its frames.
     private let role: WireProtocol.Role
+    /// Whether the soak killed it (`kill`): a fault, Safari's kill, or one that hung.
+    private let killedBySoak = Atomic<Bool>(false)
 
     /// Starts `executable` free-running; in `group` while this lives, so that the run's end
     /// kills it, and out of it afterwards, so that a long soak does not keep every pipe it opened.
@@ -40,6 +43,15 @@ final class SoakChild: Sendable {
         group.remove(process)
     }
 
+    /// Kills it with SIGKILL, as the soak's own doing: a death the soak caused.
+    func kill() {
+        killedBySoak.store(true, ordering: .sequentiallyConsistent)
+        process.kill()
+    }
+
+    /// Whether the soak killed it.
+    var wasKilled: Bool { killedBySoak.load(ordering: .sequentiallyConsistent) }
+
     /// Sends one input and waits for its answer; reports the lock waits the process measured.
     func exchange(_ input: ChildInput, now: EpochMillis, seed: UInt64) -> Outcome {
         do {
@@ -51,10 +63,10 @@ final class SoakChild: Sendable {
             let frame: [UInt8]?
             do { frame = try process.receive(timeoutMilliseconds: Self.answerTimeout) } catch .timedOut {
                 log.violation("\(label) gave no answer within \(Self.answerTimeout / 1000) s (a lock never released?)")
-                process.kill()
+                kill()
                 return died()
             } catch {
-                process.kill()
+                kill()
                 return died()
             }
             guard let frame else { return died() }
@@ -64,7 +76,7 @@ final class SoakChild: Sendable {
                 return .done(directives)
             case .yield(let point, _)?:
                 log.violation("\(label) stopped at yield point \(point.rawValue) although it runs free")
-                process.kill()
+                kill()
                 return died()
             case .error(let message)?:
                 log.violation("\(label) could not read its input: \(message)")
@@ -79,7 +91,7 @@ final class SoakChild: Sendable {
 
     private func died() -> Outcome {
         .died(process.wait(timeoutMilliseconds: Self.answerTimeout) ?? {
-            process.kill()
+            kill()
             return process.wait()
         }())
     }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ProcessKit
 import SiteSettings
 import Synchronization
@@ -30,10 +33,13 @@ final class SoakContext: Sendable {
     func endTime() { over.store(true, ordering: .relaxed) }
 
     /// A process died: invariant 1 at that moment, before anything can repair the files. A
-    /// death the soak did not cause (a crash) is a violation itself.
-    func died(_ label: String, _ status: ChildProcess.ExitStatus) {
-        if status != .signaled(9) { log.violation("\(label) died on its own (\(status))") }
-        checkFiles(when: "\(label) died")
+    /// death the soak did not cause is a violation itself (invariant 18): an exit, a signal, or
+    /// a SIGKILL the soak did not send (the system's, out of memory).
+    func died(_ child: SoakChild, _ status: ChildProcess.ExitStatus) {
+        if !child.wasKilled || status != .signaled(SIGKILL) {
+            log.violation("\(child.label) died without a cause: it \(status) (invariant 18)")
+        }
+        checkFiles(when: "\(child.label) died")
     }
 
     func checkFiles(when event: String) {

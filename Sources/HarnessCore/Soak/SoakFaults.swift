@@ -43,7 +43,7 @@ struct SoakFaults {
     private func kill(_ child: SoakChild?, _ kind: String) {
         guard let child else { return }
         context.log.fault(kind, "SIGKILL \(child.label)")
-        child.process.kill()
+        child.kill()
         context.checkFiles(when: "\(child.label) was killed")
     }
 }

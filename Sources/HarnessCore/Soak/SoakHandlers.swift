@@ -102,7 +102,7 @@ final class SoakHandlers: Sendable {
             context.log.operation("native reply", "\(label) -> \(reply.map { render($0.json) }.map { String($0.prefix(160)) } ?? "no reply")")
             request.answered(reply, notified)
         case .died(let status):
-            context.died(label, status)
+            context.died(child, status)
             request.answered(nil, false)
         }
     }

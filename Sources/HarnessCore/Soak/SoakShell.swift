@@ -241,7 +241,7 @@ final class SoakShell: Sendable {
                 send(event, now: now)
             case .killBackground(_, let stop):
                 if let background {
-                    background.process.kill()
+                    background.kill()
                     died(background, .signaled(9), stop: stop, now: now)
                 }
             case .thawBackground(_, let held):
@@ -335,7 +335,7 @@ final class SoakShell: Sendable {
             shell.current.withLock { if $0 === dead { $0 = nil } }
             timers = [:]
             requestsOut = []
-            context.died(dead.label, status)
+            context.died(dead, status)
             perform(machine(.backgroundDied(incarnation: incarnation, stop: stop), now: now), now: now)
         }
     }

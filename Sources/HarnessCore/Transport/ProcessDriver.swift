@@ -100,6 +100,10 @@ package final class ProcessDriver {
     /// asking the operating system, whose answer depends on timing (a handler that has sent its
     /// reply may or may not have exited yet), so the trace does not.
     package private(set) var isAlive = true
+    /// Whether the harness sent the process its SIGKILL, for a cause (a step, a fault, the end
+    /// of the run, a broken protocol): a SIGKILL it did not send (the system's, out of memory) is
+    /// a death of its own.
+    private var killedByHarness = false
 
     package init(name: ProcessName, incarnation: Int, endpoint: FrameEndpoint, seed: UInt64, trace: Trace) {
         self.name = name
@@ -167,6 +171,7 @@ package final class ProcessDriver {
     package func kill(now: EpochMillis, reason: String?) {
         if isAlive, let reason { trace.record(now, label, reason) }
         isAlive = false
+        killedByHarness = true
         child.kill()
     }
 
@@ -188,6 +193,9 @@ package final class ProcessDriver {
                 case .handshake, .tooLarge: protocolBroken("\(label): \(error)")
                 case .truncatedHeader, .truncatedPayload, .closed, .timedOut, .io: break
                 }
+                // A process whose output broke is killed to be sure it is gone; one that sent
+                // nothing in time is killed as hung, which is no cause (`unresponsive`).
+                killedByHarness = !error.isTimeout
                 child.kill()
                 return died(now: now, unresponsive: error.isTimeout)
             }
@@ -258,7 +266,7 @@ package final class ProcessDriver {
             child.kill()
             return child.wait()
         }()
-        guard hung || status != .signaled(SIGKILL) else { return .died(status) }
+        guard hung || !killedByHarness || status != .signaled(SIGKILL) else { return .died(status) }
         let stderr = child.stderrTail
         let death: Death = hung ? .unresponsive(milliseconds: Self.frameTimeout) : limits?.death(status, stderr: stderr) ?? .status(status)
         // The trace says that it died and how; what it wrote to stderr (addresses, paths)

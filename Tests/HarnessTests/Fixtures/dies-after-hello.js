@@ -1,7 +1,8 @@
 // A process of the frame protocol that starts well and then dies of itself: it says its hello
-// for the role it is given, and exits with the code it is given as soon as its first input
-// comes. The harness adds its own arguments after these.
-//   node dies-after-hello.js ROLE CODE
+// for the role it is given, and as soon as its first input comes it exits with the code it is
+// given, or takes the signal it is given (SIGKILL, as the system's out-of-memory killer sends
+// it). The harness adds its own arguments after these.
+//   node dies-after-hello.js ROLE CODE|SIGNAL
 'use strict';
 const [role, code] = process.argv.slice(2);
 
@@ -9,4 +10,6 @@ const payload = Buffer.from(JSON.stringify({ kind: 'hello', protocol: 1, role })
 const header = Buffer.alloc(4);
 header.writeUInt32LE(payload.length);
 process.stdout.write(Buffer.concat([header, payload]));
-process.stdin.once('data', () => process.exit(Number(code)));
+process.stdin.once('data', () => {
+    if (code.startsWith('SIG')) process.kill(process.pid, code); else process.exit(Number(code));
+});

@@ -514,14 +514,15 @@ if (process.argv.includes('--host')) {
     // its own says `{"kind":"ended","code":N}`.
     const inboxes = new Map();
     // Node never frees a context that ran an ES module, and what a background kept goes with
-    // it: once the heap in use passes half the limit, the host asks to be replaced
-    // (`{"kind":"retire"}` as itself, context 0), once, so that no incarnation runs out of the
-    // memory the ones before it kept.
+    // it: once the heap in use passes half the limit the harness gave (`--max-old-space-size`,
+    // node's own otherwise), the host asks to be replaced (`{"kind":"retire"}` as itself,
+    // context 0), once, so that no incarnation runs out of the memory the ones before it kept.
+    const given = process.execArgv.map((option) => /^--max-old-space-size=(\d+)$/.exec(option)).find(Boolean);
+    const limit = given ? Number(given[1]) * 1024 * 1024 : v8.getHeapStatistics().heap_size_limit;
     let retiring = false;
     const afterInput = () => {
         if (retiring) return;
-        const heap = v8.getHeapStatistics();
-        if (heap.used_heap_size < heap.heap_size_limit / 2) return;
+        if (v8.getHeapStatistics().used_heap_size < limit / 2) return;
         retiring = true;
         write(wire.frame.retire(), 0);
     };
