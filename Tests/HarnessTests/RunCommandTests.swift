@@ -236,7 +236,23 @@ struct RunCommandTests {
         #expect(killed.status == 1 && killed.stdout.contains("background#1 died without a cause: it ended by signal 9 (SIGKILL) (invariant 18)"), "\(killed.stdout)")
     }
 
-    /// `dies-after-hello.js ROLE CODE`: says its hello, then exits with CODE at its first input.
+    /// A process that stops answering is killed once the frame timeout passes, and that is no
+    /// cause: the run fails naming it, and no process of its role is started again.
+    @Test func aBackgroundThatHangsIsKilledAndFailsTheRun() throws {
+        let node = try #require(ConformTests.node, "node is on every machine of this project; it is not on PATH")
+        let plain = try scenario("tab open t1 https://docs.example.com/guide\nsettle\n")
+        let trace = try HarnessBinary.file("")
+        defer { for path in [plain, trace] { try? FileManager.default.removeItem(atPath: path) } }
+        let run = try HarnessBinary.run(["run", plain, "--trace", trace, "--background-exec", node, "--background-arg", Self.diesAfterHello,
+                                         "--background-arg", "background", "--background-arg", "hang"])
+        #expect(run.status == 1 && run.stdout.contains("background#1 died without a cause: it sent nothing for 15 s, and the harness killed it (invariant 18)"),
+                "\(run.stdout)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(!lines.contains("background#2") && lines.contains("harness no background is started again: background#1 hung"), "\(lines)")
+    }
+
+    /// `dies-after-hello.js ROLE CODE|SIGNAL|hang`: says its hello, then exits with CODE (takes
+    /// SIGNAL, or hangs) at its first input.
     static let diesAfterHello = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/dies-after-hello.js").path
 
     /// A role whose executable never says hello fails the run, naming it and how it ended, and

@@ -260,6 +260,7 @@ package final class ProcessDriver {
     /// killed it because a frame did not come or go within the frame timeout.
     private func died(now: EpochMillis, unresponsive: Bool = false) -> Step {
         isAlive = false
+        if unresponsive { child.kill() }
         var hung = unresponsive
         let status = child.wait(timeoutMilliseconds: Self.frameTimeout) ?? {
             hung = true

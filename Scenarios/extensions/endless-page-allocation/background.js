@@ -1,0 +1,1 @@
+// Nothing to do in the background: the content script works alone.
