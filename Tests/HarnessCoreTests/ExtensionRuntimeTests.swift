@@ -324,16 +324,27 @@ struct ExtensionRuntimeTests {
                                 "saved at the second try"], "\(unread.logs)")
     }
 
-    /// runtime.sendNativeMessage, with an application id or without, is a request of the
-    /// background's; its reply, or Safari's rejection, settles the promise.
+    /// runtime.sendNativeMessage, with an application id or without, with a promise or a
+    /// callback, is a request of the background's carrying any JSON value as it was given; its
+    /// reply, as the handler gave it, or Safari's rejection, in Safari's words, settles it.
     @Test func aNativeMessageIsARequestAndItsReplyOrRejectionSettlesIt() throws {
         let run = try run("runtime-native", [
             (Self.started, Self.epoch, 5),
             (#"{"type":"nativeReplyArrived","request":1,"reply":{"type":"notModified","documentId":"d","revision":3}}"#, Self.epoch + 1, 6),
             (#"{"type":"nativeReplyArrived","request":2,"rejected":"handlerEnded"}"#, Self.epoch + 2, 7),
+            (#"{"type":"nativeReplyArrived","request":3,"reply":{"mode":"sepia","since":[2024]}}"#, Self.epoch + 3, 8),
+            (#"{"type":"nativeReplyArrived","request":4,"reply":"pong"}"#, Self.epoch + 4, 9),
+            (#"{"type":"nativeReplyArrived","request":5,"rejected":"tooManyRequests"}"#, Self.epoch + 5, 10),
         ])
-        #expect(run.end(0) == done([.listen([]), .sendNative(request: 1, .getSnapshot(known: nil)), .sendNative(request: 2, .getEnabled)]))
-        #expect(run.logs == [#"reply {"type":"notModified","documentId":"d","revision":3}"#, "rejected handlerEnded"], "\(run.logs)")
+        #expect(run.end(0) == done([.listen([]), .sendNative(request: 1, .getSnapshot(known: nil)), .sendNative(request: 2, .getEnabled),
+                                    .sendNative(request: 3, .other(.object(["type": .string("getDefault"), "key": .string("mode")]))),
+                                    .sendNative(request: 4, .other(.string("ping"))),
+                                    .sendNative(request: 5, .other(.array([.integer(1), .integer(2)])))]))
+        #expect(run.logs == [#"reply {"type":"notModified","documentId":"d","revision":3}"#,
+                             "rejected Invalid call to runtime.sendNativeMessage(). The native extension was interrupted or crashed.",
+                             #"own {"mode":"sepia","since":[2024]}"#, #"callback "pong" undefined"#,
+                             "callback undefined Invalid call to runtime.sendNativeMessage(). There are too many active native message requests."],
+                "\(run.logs)")
     }
 
     @Test func anUncaughtErrorAndAnUnhandledRejectionAreLoggedWithTheirPlaceAndTheBackgroundLivesOn() throws {

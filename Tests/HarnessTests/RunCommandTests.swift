@@ -251,6 +251,24 @@ struct RunCommandTests {
         #expect(!lines.contains("background#2") && lines.contains("harness no background is started again: background#1 hung"), "\(lines)")
     }
 
+    /// A native message of the extension's own reaches the built-in handler as it was sent, and
+    /// its `invalidMessage` refusal reaches the script as the reply: no frame is refused, and
+    /// the background is not started again.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func anExtensionsOwnNativeMessageIsCarriedAndAnsweredByTheBuiltInHandler() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
+        let plain = try scenario("extension \(fixtures)/own-native-messages\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n")
+        let trace = try HarnessBinary.file("")
+        defer { for path in [plain, trace] { try? FileManager.default.removeItem(atPath: path) } }
+        let run = try HarnessBinary.run(["run", plain, "--trace", trace])
+        #expect(run.status == 0, "\(run.stdout)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(lines.contains(#"handler#1 <- {"message":{"key":"theme","type":"getDefault"},"profile":"default","type":"requestArrived"}"#), "\(lines)")
+        #expect(lines.contains(#"background#1 console.log the app says {"code":"invalidMessage","#), "\(lines)")
+        #expect(!lines.contains("background#2") && !lines.contains("invalid frame"), "\(lines)")
+    }
+
     /// `dies-after-hello.js ROLE CODE|SIGNAL|hang`: says its hello, then exits with CODE (takes
     /// SIGNAL, or hangs) at its first input.
     static let diesAfterHello = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/dies-after-hello.js").path

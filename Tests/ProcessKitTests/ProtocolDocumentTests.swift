@@ -47,7 +47,7 @@ struct ProtocolDocumentTests {
                 }
                 return try FromChild.decode(bytes, role: .app).json
             case .nativeRequest:
-                return try NativeRequest.decode(json).json
+                return NativeRequest.decode(json).json
             case .nativeReply:
                 return try NativeReply.decode(json).json
             case .document:
@@ -480,7 +480,7 @@ private enum HandlerOutput: CaseIterable {
 
 /// The native messages.
 private enum Request: CaseIterable {
-    case getSnapshot, patch, deleteSite, getEnabled, toggleEnabled, putDocument
+    case getSnapshot, patch, deleteSite, getEnabled, toggleEnabled, putDocument, other
 
     init(of request: NativeRequest) {
         switch request {
@@ -490,6 +490,7 @@ private enum Request: CaseIterable {
         case .getEnabled: self = .getEnabled
         case .toggleEnabled: self = .toggleEnabled
         case .putDocument: self = .putDocument
+        case .other: self = .other
         }
     }
 
@@ -503,6 +504,7 @@ private enum Request: CaseIterable {
         case .getEnabled: .getEnabled
         case .toggleEnabled: .toggleEnabled
         case .putDocument: .putDocument(SettingsDocument())
+        case .other: .other(.object(["type": .string("getDefault"), "key": .string("mode")]))
         }
     }
 }

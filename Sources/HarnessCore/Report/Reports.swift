@@ -66,7 +66,7 @@ package enum Reports {
             words += ["request \(request)", message.name]
         case .handlerInput(.requestArrived(let json, _)):
             // The message as the background sent it, read as the background's codec reads one.
-            if let request = try? NativeRequest.decode(json) { words.append(request.name) }
+            words.append(NativeRequest.decode(json).name)
         case .handler(.reply(let reply)):
             words.append(reply.name)
         case .json, .appInput, .app, .handler, .background: break

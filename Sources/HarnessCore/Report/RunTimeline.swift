@@ -313,7 +313,8 @@ private struct TraceReader {
         case .handlerInput(.requestArrived(let json, _)):
             // Read as the background's codec reads what it sends (the first version's messages,
             // which no background sent, match nothing).
-            guard let message = try? NativeRequest.decode(json), let match = sent.firstIndex(where: { $0.message == message }) else { return }
+            let message = NativeRequest.decode(json)
+            guard let match = sent.firstIndex(where: { $0.message == message }) else { return }
             let request = sent.remove(at: match)
             asked[label] = (request.background, request.request)
             timeline.arrows.append(.init(from: request.background, fromIndex: request.at, to: label, toIndex: index, outcome: .request,
@@ -404,7 +405,7 @@ private struct TraceReader {
     /// A request's name and what it concerns, short enough for a tooltip.
     static func summary(_ request: NativeRequest) -> String {
         switch request {
-        case .getSnapshot, .getEnabled, .toggleEnabled: request.name
+        case .getSnapshot, .getEnabled, .toggleEnabled, .other: request.name
         case .patch(let scope, let set, _, _):
             // The fields set, by name.
             ([request.name, scope.text] + [set.mode.map { "mode=\($0.rawValue)" }, set.nativeDarkPolicy.map { "nativeDarkPolicy=\($0.rawValue)" },

@@ -496,8 +496,8 @@ public enum ExtensionWire {
             return .storagePending(token: Int(try directive.integer("token")))
         case "sendNative":
             try directive.allow(["type", "request", "message"])
-            return .sendNative(request: Int(try directive.integer("request")),
-                                        try NativeRequest.decode(try directive.value("message"), at: path.key("message")))
+            // A native message is the extension's own: any JSON value is carried as it is.
+            return .sendNative(request: Int(try directive.integer("request")), NativeRequest.decode(try directive.value("message")))
         case "setTimer":
             try directive.allow(["type", "timer", "at"])
             return .setTimer(try timer(directive.object("timer")), at: try directive.integer("at"))

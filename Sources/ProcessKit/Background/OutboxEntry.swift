@@ -26,7 +26,7 @@ public struct OutboxEntry: Equatable, Sendable {
         switch request {
         case .patch(let scope, let set, let reset, _): (scope, Set(set.fields).union(reset))
         case .deleteSite(let scope, _): (scope, Set(SiteField.allCases))
-        case .getSnapshot, .getEnabled, .toggleEnabled, .putDocument: nil
+        case .getSnapshot, .getEnabled, .toggleEnabled, .putDocument, .other: nil
         }
     }
 
@@ -35,7 +35,7 @@ public struct OutboxEntry: Equatable, Sendable {
         switch request {
         case .patch(let scope, let set, let reset, let stamp): .changeSite(scope, set: set, reset: reset, stamp: stamp)
         case .deleteSite(let scope, let stamp): .deleteSite(scope, stamp: stamp)
-        case .getSnapshot, .getEnabled, .toggleEnabled, .putDocument: nil
+        case .getSnapshot, .getEnabled, .toggleEnabled, .putDocument, .other: nil
         }
     }
 }

@@ -138,7 +138,7 @@ public struct NativeHandlerMachine {
     /// The change a request makes under the lock, or nil for a request that only reads.
     private func change(for request: NativeRequest) -> DocumentTransaction.Change? {
         switch request {
-        case .getSnapshot, .getEnabled: nil
+        case .getSnapshot, .getEnabled, .other: nil
         case .patch(let scope, let set, let reset, let stamp): .apply(.changeSite(scope, set: set, reset: reset, stamp: stamp))
         case .deleteSite(let scope, let stamp): .apply(.deleteSite(scope, stamp: stamp))
         case .toggleEnabled: .toggleLegacy(Stamp(at: now, origin: .extension))
@@ -174,6 +174,9 @@ public struct NativeHandlerMachine {
             return .enabled(Legacy.isEnabled(document))
         case .patch, .deleteSite, .putDocument:
             return .applied(document.version, changed: changed)
+        case .other:
+            // `parse` reads no such request: the handler refuses what the design does not name.
+            return .error(.invalidMessage, "not a message of the design")
         }
     }
 

@@ -16,6 +16,11 @@ public enum NativeRequest: Equatable, Sendable {
     /// The popup-full-snapshot flaw: the extension's whole cached document, to be stored as is.
     /// Accepted only with that flaw switched on.
     case putDocument(SettingsDocument)
+    /// Any other JSON value: a message of the extension's own design (`{"type": "getDefault"}`,
+    /// `{"name": "REQ_PLATFORM"}`, a string), or one of the forms above with members it does not
+    /// have. Carried to the handler as it was sent; the built-in handler answers it with its
+    /// `invalidMessage` error.
+    case other(JSONValue)
 
     /// How far in the future (relative to the handler's `now`) an edit's time may be: clocks of
     /// the extension and the handler are the same device's, so a minute covers any skew.
@@ -78,7 +83,7 @@ public enum NativeRequest: Equatable, Sendable {
     public var scope: ScopeKey? {
         switch self {
         case .patch(let scope, _, _, _), .deleteSite(let scope, _): scope
-        case .getSnapshot, .getEnabled, .toggleEnabled, .putDocument: nil
+        case .getSnapshot, .getEnabled, .toggleEnabled, .putDocument, .other: nil
         }
     }
 
@@ -91,6 +96,7 @@ public enum NativeRequest: Equatable, Sendable {
         case .getEnabled: "getEnabled"
         case .toggleEnabled: "toggleEnabled"
         case .putDocument: "putDocument"
+        case .other(let json): if case .object(let members) = json, case .string(let type)? = members["type"] { String(type.prefix(64)) } else { "message" }
         }
     }
 
@@ -113,14 +119,23 @@ public enum NativeRequest: Equatable, Sendable {
             return .object(["type": .string("toggleEnabled")])
         case .putDocument(let document):
             return .object(["type": .string("putDocument"), "document": DocumentCodec.json(document)])
+        case .other(let json):
+            return json
         }
     }
 
     /// Reads a request back from its JSON form (`json`), as the harness reads what the extension
     /// sends: the exact inverse of `json`, with none of the handler's checks of times, sizes and
-    /// sense, so that even a message the handler must refuse is read as it was sent. The wire
-    /// names no origin: a stamp read here is the extension's. `parse` is the handler's reading.
-    public static func decode(_ json: JSONValue, at path: JSONPath = .root) throws(NativeMessageError) -> NativeRequest {
+    /// sense, so that even a message the handler must refuse is read as it was sent. A message
+    /// that is none of the design's forms is `.other`, as it was sent: native messages are the
+    /// extension's own, and the harness never refuses one. The wire names no origin: a stamp read
+    /// here is the extension's. `parse` is the handler's reading.
+    public static func decode(_ json: JSONValue) -> NativeRequest {
+        do { return try design(json) } catch { return .other(json) }
+    }
+
+    /// `json` as one of the design's forms, or why it is none.
+    private static func design(_ json: JSONValue, at path: JSONPath = .root) throws(NativeMessageError) -> NativeRequest {
         let message = try WireObject(json, at: path)
         func stamp() throws(NativeMessageError) -> Stamp {
             Stamp(at: try message.integer("at"), origin: .extension, edit: UInt64(bitPattern: try message.integer("edit")))

@@ -126,8 +126,16 @@ export function install(hostFunctions, manifestText) {
         });
         return undefined;
     };
-    // runtime.sendNativeMessage([application,] message): a promise of the handler's reply, or
-    // of Safari's rejection (handlerEnded, tooManyRequests) as an error.
+    // runtime.sendNativeMessage([application,] message[, callback]): a promise of the handler's
+    // reply, or of Safari's rejection as an error, in Safari's words (WebKit,
+    // `WebExtensionContext::sendNativeMessage`, through `toErrorString`). The message is any JSON
+    // value, the extension's own.
+    const nativeFailures = {
+        handlerEnded: 'The native extension was interrupted or crashed.',
+        canceled: 'The native extension canceled the request or encountered an error.',
+        tooManyRequests: 'There are too many active native message requests.',
+    };
+    const nativeFailure = (why) => new Error(`Invalid call to runtime.sendNativeMessage(). ${nativeFailures[why] ?? `The native extension failed (${why}).`}`);
     const replies = new Map();
     let nextRequest = 1;
     // The background's messages to its own pages (section 15), by number, waiting for their
@@ -141,7 +149,9 @@ export function install(hostFunctions, manifestText) {
     });
     const native = permissions.has('nativeMessaging') ? {
         sendNativeMessage: callbackForm(function (first, second) {
-            const message = typeof first === 'string' ? second : first;
+            // With two arguments the first is the application's identifier (Safari sends every
+            // message to the extension's own app); with one, it is the message.
+            const message = arguments.length > 1 ? second : first;
             return new Promise((resolve, reject) => {
                 const request = nextRequest++;
                 checked(host.sendNative(request, jsonText(message ?? null, 'a native message')));
@@ -384,7 +394,7 @@ export function install(hostFunctions, manifestText) {
                 const waiting = replies.get(input.request);
                 if (waiting === undefined) return;
                 replies.delete(input.request);
-                if (input.rejected !== undefined) waiting.reject(new Error(String(input.rejected))); else waiting.resolve(input.reply);
+                if (input.rejected !== undefined) waiting.reject(nativeFailure(String(input.rejected))); else waiting.resolve(input.reply);
                 return;
             }
             if (next.kind === 'lifecycle') {
