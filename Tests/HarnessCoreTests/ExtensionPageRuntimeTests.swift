@@ -128,7 +128,7 @@ struct ExtensionPageRuntimeTests {
         let heard = try send(host, .portMessage(port: 1, message: .string("echo hello")))
         #expect(logs(heard) == ["tab t1: heard echo hello true"])
         let refused = try send(host, .portDisconnected(port: 1, error: SafariMachine.noConnectListener))
-        #expect(logs(refused) == ["tab t1: disconnected \(SafariMachine.noConnectListener)", "tab t1: after Attempting to use a disconnected port object"])
+        #expect(logs(refused) == ["tab t1: disconnected \(SafariMachine.noConnectListener)", "tab t1: after the port is disconnected"])
         #expect(try send(host, .portMessage(port: 1, message: .string("late"))).isEmpty)
         let again = try send(host, Self.load("t1", "https://a.example/"))
         #expect(again.contains(.connect(port: 3, name: "first", from: .tab(TabID("t1")))), "\(again)")

@@ -217,7 +217,7 @@ struct ExtensionRuntimeTests {
         #expect(run.end(3) == done([.closePort(port: 4)]))
         #expect(run.end(6) == done([]), "a port closed at the page's end hears nothing more")
         #expect(run.logs == ["connect first t1 https://a.example/", "heard \"hello\" true", "heard \"bye\" true",
-                             "after Attempting to use a disconnected port object", "connect  undefined undefined", "closed true"], "\(run.logs)")
+                             "after the port is disconnected", "connect  undefined undefined", "closed true"], "\(run.logs)")
     }
 
     /// A listener's promise that rejects is no answer, and nothing reported (WebKit drops the
@@ -335,15 +335,19 @@ struct ExtensionRuntimeTests {
             (#"{"type":"nativeReplyArrived","request":3,"reply":{"mode":"sepia","since":[2024]}}"#, Self.epoch + 3, 8),
             (#"{"type":"nativeReplyArrived","request":4,"reply":"pong"}"#, Self.epoch + 4, 9),
             (#"{"type":"nativeReplyArrived","request":5,"rejected":"tooManyRequests"}"#, Self.epoch + 5, 10),
+            (#"{"type":"nativeReplyArrived","request":6,"reply":{"ok":true}}"#, Self.epoch + 6, 11),
+            (#"{"type":"nativeReplyArrived","request":7,"rejected":"handlerEnded"}"#, Self.epoch + 7, 12),
         ])
         #expect(run.end(0) == done([.listen([]), .sendNative(request: 1, .getSnapshot(known: nil)), .sendNative(request: 2, .getEnabled),
                                     .sendNative(request: 3, .other(.object(["type": .string("getDefault"), "key": .string("mode")]))),
                                     .sendNative(request: 4, .other(.string("ping"))),
-                                    .sendNative(request: 5, .other(.array([.integer(1), .integer(2)])))]))
+                                    .sendNative(request: 5, .other(.array([.integer(1), .integer(2)]))),
+                                    .connectNative, .sendNative(request: 6, .other(.object(["type": .string("hello")]))), .sendNative(request: 7, .other(.string("bye")))]))
         #expect(run.logs == [#"reply {"type":"notModified","documentId":"d","revision":3}"#,
                              "rejected Invalid call to runtime.sendNativeMessage(). The native extension was interrupted or crashed.",
                              #"own {"mode":"sepia","since":[2024]}"#, #"callback "pong" undefined"#,
-                             "callback undefined Invalid call to runtime.sendNativeMessage(). There are too many active native message requests."],
+                             "callback undefined Invalid call to runtime.sendNativeMessage(). There are too many active native message requests.",
+                             #"port heard {"ok":true}"#, "port gone", "post after the port is disconnected"],
                 "\(run.logs)")
     }
 

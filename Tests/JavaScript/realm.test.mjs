@@ -144,7 +144,7 @@ test('events and ports are made in the realm and keep their listeners', async ()
     assert.deepEqual(posted, ['{"a":1}']);
     assert.deepEqual(heard, ['hi', 'gone']);
     assert.equal(lastError, undefined, 'lastError is set only while the listeners run');
-    assert.throws(() => end.port.postMessage(1), /disconnected port/);
+    assert.throws(() => end.port.postMessage(1), /the port is disconnected/);
 });
 
 // Host functions for a whole realm's install: each answers nothing, but those `given`.

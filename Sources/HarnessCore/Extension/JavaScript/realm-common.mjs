@@ -274,7 +274,8 @@ export function portEnd(fields, post, close, { listenerCall, setLastError }) {
         onMessage: eventOf(messageListeners),
         onDisconnect: eventOf(disconnectListeners),
         postMessage(message) {
-            if (!open) throw new Error('Attempting to use a disconnected port object');
+            // WebKit's words (`WebExtensionAPIPort::postMessage`).
+            if (!open) throw new Error('the port is disconnected');
             post(jsonText(message, 'a message'));
         },
         disconnect() {

@@ -163,20 +163,28 @@ export function install(hostFunctions, manifestText) {
     // tabs.query gives them; a tab that asks is added, a closed one removed), the platform.
     const safari = { appearance: 'light', tabs: new Map(), active: undefined, appMessages: false };
     // runtime.connectNative(): the port the app's messages arrive on (macOS), as
-    // {"type": "documentChanged"}; the port takes no messages of the background's.
+    // {"type": "documentChanged"}. Each message the background posts on it is a native request
+    // of its own, whose reply arrives on the port's onMessage, and whose failure disconnects the
+    // port (WebKit, `runtimeConnectNative`: with an app extension, "sending single native
+    // messages for each port message").
     const ports = [];
     if (permissions.has('nativeMessaging')) {
         native.connectNative = (application) => {
             host.connectNative();
-            const port = {
-                name: typeof application === 'string' ? application : '',
-                onMessage: event(null),
-                onDisconnect: event(null),
-                postMessage: missing('browser.runtime.connectNative(...).postMessage'),
-                disconnect() { const at = ports.indexOf(port); if (at >= 0) ports.splice(at, 1); },
-            };
-            ports.push(port);
-            return port;
+            const end = portEnd({ name: typeof application === 'string' ? application : '' }, (text) => {
+                const request = nextRequest++;
+                checked(host.sendNative(request, text));
+                replies.set(request, {
+                    resolve: (reply) => { if (ports.includes(end)) end.heard(reply); },
+                    reject: () => {
+                        if (!ports.includes(end)) return;
+                        ports.splice(ports.indexOf(end), 1);
+                        end.closed();
+                    },
+                });
+            }, () => { const at = ports.indexOf(end); if (at >= 0) ports.splice(at, 1); }, { listenerCall: call, setLastError: (error) => { lastError = error; } });
+            ports.push(end);
+            return end.port;
         };
     }
     const unreachable = (what) => Promise.reject(new Error('Could not establish connection. Receiving end does not exist. (The harness\'s '
@@ -545,7 +553,7 @@ export function install(hostFunctions, manifestText) {
             return;
         case 'safariCameToForeground': fire('windowFocus', 1); return;
         case 'appMessageArrived':
-            for (const port of [...ports]) for (const listener of [...listenersOf.get(port.onMessage)]) call(listener, [{ type: 'documentChanged' }, port]);
+            for (const end of [...ports]) end.heard({ type: 'documentChanged' });
             return;
         case 'alarmsChanged': holdAlarms(input.alarms); return;
         case 'alarmFired': {

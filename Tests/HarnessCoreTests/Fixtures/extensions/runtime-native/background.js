@@ -9,3 +9,13 @@ browser.runtime.sendNativeMessage({ type: 'getDefault', key: 'mode' })
   .then((reply) => console.log('own', JSON.stringify(reply)));
 browser.runtime.sendNativeMessage('ping', (reply) => console.log('callback', JSON.stringify(reply), browser.runtime.lastError?.message));
 browser.runtime.sendNativeMessage('com.example.app', [1, 2], (reply) => console.log('callback', JSON.stringify(reply), browser.runtime.lastError?.message));
+// A message posted on the native port is a request of its own: its reply arrives on the port,
+// and its failure disconnects the port.
+const port = browser.runtime.connectNative('com.example.app');
+port.onMessage.addListener((message) => console.log('port heard', JSON.stringify(message)));
+port.onDisconnect.addListener(() => {
+  console.log('port gone');
+  try { port.postMessage('again'); } catch (error) { console.log('post after', error.message); }
+});
+port.postMessage({ type: 'hello' });
+port.postMessage('bye');
