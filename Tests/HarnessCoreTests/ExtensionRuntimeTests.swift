@@ -337,17 +337,22 @@ struct ExtensionRuntimeTests {
             (#"{"type":"nativeReplyArrived","request":5,"rejected":"tooManyRequests"}"#, Self.epoch + 5, 10),
             (#"{"type":"nativeReplyArrived","request":6,"reply":{"ok":true}}"#, Self.epoch + 6, 11),
             (#"{"type":"nativeReplyArrived","request":7,"rejected":"handlerEnded"}"#, Self.epoch + 7, 12),
+            (#"{"type":"nativeReplyArrived","request":8}"#, Self.epoch + 8, 13),
+            (#"{"type":"nativeReplyArrived","request":9,"rejected":"canceled"}"#, Self.epoch + 9, 14),
         ])
         #expect(run.end(0) == done([.listen([]), .sendNative(request: 1, .getSnapshot(known: nil)), .sendNative(request: 2, .getEnabled),
                                     .sendNative(request: 3, .other(.object(["type": .string("getDefault"), "key": .string("mode")]))),
                                     .sendNative(request: 4, .other(.string("ping"))),
                                     .sendNative(request: 5, .other(.array([.integer(1), .integer(2)]))),
-                                    .connectNative, .sendNative(request: 6, .other(.object(["type": .string("hello")]))), .sendNative(request: 7, .other(.string("bye")))]))
+                                    .connectNative, .sendNative(request: 6, .other(.object(["type": .string("hello")]))), .sendNative(request: 7, .other(.string("bye"))),
+                                    .sendNative(request: 8, .other(.object(["type": .string("nothing")]))),
+                                    .sendNative(request: 9, .other(.object(["type": .string("cancel")])))]))
         #expect(run.logs == [#"reply {"type":"notModified","documentId":"d","revision":3}"#,
                              "rejected Invalid call to runtime.sendNativeMessage(). The native extension was interrupted or crashed.",
                              #"own {"mode":"sepia","since":[2024]}"#, #"callback "pong" undefined"#,
                              "callback undefined Invalid call to runtime.sendNativeMessage(). There are too many active native message requests.",
-                             #"port heard {"ok":true}"#, "port gone", "post after the port is disconnected"],
+                             #"port heard {"ok":true}"#, "port gone", "post after the port is disconnected", "nothing undefined",
+                             "canceled Invalid call to runtime.sendNativeMessage(). The native extension canceled the request or encountered an error."],
                 "\(run.logs)")
     }
 

@@ -269,6 +269,23 @@ struct RunCommandTests {
         #expect(!lines.contains("background#2") && !lines.contains("invalid frame"), "\(lines)")
     }
 
+    /// A handler of another design answers in its own messages: its answer reaches the
+    /// script as it gave it, and the page shows what the script made of it.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func aHandlersOwnAnswerReachesTheScriptAsItGaveIt() throws {
+        let node = try #require(ConformTests.node, "node is on every machine of this project; it is not on PATH")
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
+        let handler = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/own-handler.js").path
+        let plain = try scenario("extension \(fixtures)/own-native-messages\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
+        let trace = try HarnessBinary.file("")
+        defer { for path in [plain, trace] { try? FileManager.default.removeItem(atPath: path) } }
+        let run = try HarnessBinary.run(["run", plain, "--trace", trace, "--handler-exec", node, "--handler-arg", handler])
+        #expect(run.status == 0, "\(run.stdout)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(lines.contains(#"background#1 console.log the app says {"theme":"sepia"}"#), "\(lines)")
+    }
+
     /// `dies-after-hello.js ROLE CODE|SIGNAL|hang`: says its hello, then exits with CODE (takes
     /// SIGNAL, or hangs) at its first input.
     static let diesAfterHello = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/dies-after-hello.js").path

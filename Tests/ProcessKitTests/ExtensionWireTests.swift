@@ -176,8 +176,9 @@ struct ExtensionWireTests {
         #expect(try input(#"{"type": "popupEdited", "set": {"mode": "dim"}}"#) == "set.mode: unknown mode 'dim'")
         #expect(try input(#"{"type": "popupEdited", "reset": ["mode", "colour"]}"#) == "reset[1]: expected one of mode, theme, nativeDarkPolicy")
         #expect(try input(#"{"type": "popupPaused", "until": -1}"#) == "until: time -1 is out of range")
-        #expect(try input(#"{"type": "nativeReplyArrived", "request": 1}"#) == "document: expected either 'reply' or 'rejected' (a string)")
-        #expect(try input(#"{"type": "nativeReplyArrived", "request": 1, "rejected": "bored"}"#) == "rejected: expected handlerEnded or tooManyRequests")
+        #expect(try input(#"{"type": "nativeReplyArrived", "request": 1, "reply": 1, "rejected": "canceled"}"#)
+            == "document: expected either 'reply' or 'rejected' (a string), or neither")
+        #expect(try input(#"{"type": "nativeReplyArrived", "request": 1, "rejected": "bored"}"#) == "rejected: expected handlerEnded or tooManyRequests or canceled")
         #expect(try input(#"{"type": "timerFired", "timer": {"alarm": 1}}"#) == "timer.alarm: unknown member")
         #expect(try input(#"{"type": "wake"}"#) == "type: unknown input 'wake'")
     }

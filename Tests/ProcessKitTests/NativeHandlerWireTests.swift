@@ -57,12 +57,14 @@ struct NativeHandlerWireTests {
             let value = try json(text)
             return failure { try NativeHandlerWire.directive(value) }
         }
-        #expect(try directive(#"{"type": "reply", "message": {"type": "error", "code": "sad", "message": "x"}}"#)
-            == "message.code: expected one of invalidMessage, readOnly, tooLarge, storageFailure")
-        #expect(try directive(#"{"type": "reply", "message": {"type": "applied", "changed": true, "revision": 3}}"#)
-            == "message.documentId: expected a string")
-        #expect(try directive(#"{"type": "reply", "message": {"type": "snapshot", "document": {"revision": -3}}}"#)
-            == "message.document: not a settings document: revision: revision -3 is negative")
+        // A reply is any JSON value, a handler's own: what is not one of the design's replies
+        // is carried as it was given, and no message is a reply with none.
+        for own in [#"{"type": "error", "code": "sad", "message": "x"}"#, #"{"type": "applied", "changed": true, "revision": 3}"#, #""pong""#, "null"] {
+            #expect(try NativeHandlerWire.directive(json(#"{"type": "reply", "message": \#(own)}"#)) == .answer(try json(own)))
+        }
+        #expect(try NativeHandlerWire.directive(json(#"{"type": "reply"}"#)) == .answer(nil))
+        #expect(try NativeHandlerWire.directive(json(#"{"type": "cancel"}"#)) == .cancel)
+        #expect(try directive(#"{"type": "cancel", "error": "x"}"#) == "error: unknown member")
         #expect(try directive(#"{"type": "postChangeNotification", "name": "somethingElse"}"#) == "name: expected settingsChanged")
         #expect(try directive(#"["reply"]"#) == "document: expected an object")
     }

@@ -461,11 +461,13 @@ private enum HandlerInput: CaseIterable {
 
 /// The handler's directives that leave the process.
 private enum HandlerOutput: CaseIterable {
-    case reply, postChangeNotification
+    case reply, answer, cancel, postChangeNotification
 
     init(of output: NativeHandlerWire.Output) {
         switch output {
         case .reply: self = .reply
+        case .answer: self = .answer
+        case .cancel: self = .cancel
         case .postChangeNotification: self = .postChangeNotification
         }
     }
@@ -473,6 +475,8 @@ private enum HandlerOutput: CaseIterable {
     var sample: NativeHandlerWire.Output {
         switch self {
         case .reply: .reply(.enabled(true))
+        case .answer: .answer(.object(["theme": .string("sepia")]))
+        case .cancel: .cancel
         case .postChangeNotification: .postChangeNotification
         }
     }

@@ -107,7 +107,7 @@ package struct Coverage: Equatable, Sendable {
                             switch outcome {
                             case .replied(.error), .rejected: tally[Self.refused] += 1
                             case .replied(.notModified), .replied(.applied(_, changed: false)): tally[Self.unchanged] += 1
-                            case .replied, .unreadable: snapshots += 1
+                            case .replied, .unreadable, .empty: snapshots += 1
                             }
                         }
                     case .start: tally[Self.backgroundStart] += 1

@@ -180,7 +180,8 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "popup-chose-scope", "popup-edited", "popup-forgot-site", "popup-paused", "reply-snapshot",
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
                                      "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
-                                     "page-answered", "port-opened", "port-message", "port-closed", "alarms-changed"]
+                                     "page-answered", "port-opened", "port-message", "port-closed", "alarms-changed", "reply-empty",
+                                     "reply-canceled"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -217,6 +218,8 @@ package struct CoverageSignature: Equatable, Sendable {
         case .portMessage: 29
         case .portClosed: 30
         case .alarmsChanged: 31
+        case .nativeReplyArrived(_, .empty): 32
+        case .nativeReplyArrived(_, .rejected(.canceled)): 33
         }
     }
 

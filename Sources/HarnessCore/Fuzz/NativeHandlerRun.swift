@@ -55,6 +55,8 @@ package struct NativeHandlerRun {
             for directive in directives {
                 switch directive {
                 case .reply(let reply): result.reply = reply.json
+                case .answer(let answer): result.reply = answer
+                case .cancel: break
                 case .postChangeNotification: result.notified = true
                 }
             }

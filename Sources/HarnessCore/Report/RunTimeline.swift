@@ -399,6 +399,7 @@ private struct TraceReader {
         case .replied(.notModified): .unchanged
         case .replied(.snapshot), .replied(.enabled): .applied
         case .replied(.error), .rejected, .unreadable: .refused
+        case .empty: .unchanged
         }
     }
 
@@ -427,6 +428,7 @@ private struct TraceReader {
             }
         case .rejected(let reason): "rejected \(reason.rawValue)"
         case .unreadable: "unreadable"
+        case .empty: "no message"
         }
     }
 

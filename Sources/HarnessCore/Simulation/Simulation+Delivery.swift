@@ -201,18 +201,24 @@ extension Simulation {
         }
         processes.answered(handler)
         for directive in reader.handlerDirectives(directives, from: handler, now: now) {
+            let outcome: NativeOutcome
             switch directive {
-            case .reply(let reply):
-                let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, outcome: .replied(reply))
-                switch handlerBehaviour {
-                case .healthy, .crashing: clock.queue.append(work)
-                case .garbage:
-                    trace.record(now, handler.label, "reply replaced by garbage")
-                    clock.queue.append(.nativeReply(incarnation: incarnation, request: request, outcome: NativeOutcome(reading: garbage.next())))
-                case .slow(let delay): clock.delayedReplies.append((now + delay, work))
-                case .hung: trace.record(now, handler.label, "reply withheld (hung)")
-                }
-            case .postChangeNotification: notifyTheApp()
+            case .reply(let reply): outcome = .replied(reply)
+            // A handler's own answer reaches the script as it was given; none is `undefined`.
+            case .answer(let answer): outcome = answer.map(NativeOutcome.init(reading:)) ?? .empty
+            case .cancel: outcome = .rejected(.canceled)
+            case .postChangeNotification:
+                notifyTheApp()
+                continue
+            }
+            let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, outcome: outcome)
+            switch handlerBehaviour {
+            case .healthy, .crashing: clock.queue.append(work)
+            case .garbage:
+                trace.record(now, handler.label, "reply replaced by garbage")
+                clock.queue.append(.nativeReply(incarnation: incarnation, request: request, outcome: NativeOutcome(reading: garbage.next())))
+            case .slow(let delay): clock.delayedReplies.append((now + delay, work))
+            case .hung: trace.record(now, handler.label, "reply withheld (hung)")
             }
         }
     }
@@ -271,6 +277,8 @@ extension Simulation {
                         guard handlerBehaviour != .hung else { break }
                         lastLegacyAnswer = reply
                         legacyAnswers[number] = reply
+                    // The first version's messages have the design's answers only.
+                    case .answer, .cancel: break
                     // A toggle changed the document: the app hears of it as from any handler.
                     case .postChangeNotification: notifyTheApp()
                     }

@@ -96,6 +96,8 @@ final class SoakHandlers: Sendable {
             for directive in directives {
                 switch directive {
                 case .reply(let answer): reply = answer
+                // The built-in handler answers in the design's replies only.
+                case .answer, .cancel: break
                 case .postChangeNotification: notified = true
                 }
             }

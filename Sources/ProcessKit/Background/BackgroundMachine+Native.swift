@@ -109,7 +109,7 @@ extension BackgroundMachine {
             switch outcome {
             case .replied(.snapshot(let document)): self = .snapshot(document)
             case .replied(.notModified): self = .notModified
-            case .replied, .rejected, .unreadable: self = .unusable
+            case .replied, .rejected, .unreadable, .empty: self = .unusable
             }
         }
     }
@@ -169,7 +169,7 @@ extension BackgroundMachine {
             case .replied(.applied(let version, let changed)): self = .applied(version, changed: changed)
             case .replied(.enabled) where countsEnabledAsApplied: self = .applied(nil, changed: false)
             case .replied(.error(let code, _)) where refusals.contains(code): self = .refused
-            case .replied, .rejected, .unreadable: self = .notApplied
+            case .replied, .rejected, .unreadable, .empty: self = .notApplied
             }
         }
     }

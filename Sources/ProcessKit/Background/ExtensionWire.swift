@@ -256,6 +256,7 @@ public enum ExtensionWire {
             let reply: [String: JSONValue] = switch outcome {
             case .replied(let reply): ["reply": reply.json]
             case .unreadable(let json): ["reply": json]
+            case .empty: [:]
             case .rejected(let reason): ["rejected": .string(reason.rawValue)]
             }
             return input("nativeReplyArrived", reply.merging(["request": .integer(Int64(request))]) { a, _ in a })
@@ -359,12 +360,13 @@ public enum ExtensionWire {
             let request = Int(try integer("request"))
             switch (members["reply"], members["rejected"]) {
             case (let reply?, nil): return .nativeReplyArrived(request: request, NativeOutcome(reading: reply))
+            case (nil, nil): return .nativeReplyArrived(request: request, .empty)
             case (nil, .string(let reason)?):
                 guard let rejection = NativeRejection(rawValue: reason) else {
                     throw NativeMessageError(root.key("rejected"), "expected \(NativeRejection.allCases.map(\.rawValue).joined(separator: " or "))")
                 }
                 return .nativeReplyArrived(request: request, .rejected(rejection))
-            default: throw NativeMessageError(root, "expected either 'reply' or 'rejected' (a string)")
+            default: throw NativeMessageError(root, "expected either 'reply' or 'rejected' (a string), or neither")
             }
         case "timerFired":
             let timer = try WireObject(members["timer"] ?? .null, at: root.key("timer"))

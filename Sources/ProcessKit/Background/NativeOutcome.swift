@@ -7,6 +7,8 @@ public enum NativeOutcome: Equatable, Sendable {
     case replied(NativeReply)
     case rejected(NativeRejection)
     case unreadable(JSONValue)
+    /// The handler completed with no message: the script receives `undefined`.
+    case empty
 
     /// A reply as it came from a handler: typed when it reads as a `NativeReply`.
     public init(reading reply: JSONValue) {
@@ -25,4 +27,6 @@ public enum NativeRejection: String, Equatable, Sendable, CaseIterable {
     case handlerEnded
     /// Too many requests were already in flight.
     case tooManyRequests
+    /// The native extension cancelled the request (`requestCancellationBlock`).
+    case canceled
 }

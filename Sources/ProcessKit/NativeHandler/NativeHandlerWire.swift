@@ -7,7 +7,8 @@ import SiteSettings
 /// Input: `{"type": "requestArrived", "message": {…}, "profile": "work"}` (the Safari profile the
 /// request comes from, as `SFExtensionProfileKey` gives it since Safari 17; one native extension
 /// serves every profile over the one App Group container, so the handler needs nothing from it).
-/// Directives: `{"type": "reply", "message": {…}}` (see `NativeReply`) and
+/// Directives: `{"type": "reply", "message": {…}}` (see `NativeReply`; any other JSON value is
+/// a handler's own answer, and no `message` is a reply with none), `{"type": "cancel"}`, and
 /// `{"type": "postChangeNotification", "name": "settingsChanged"}`.
 public enum NativeHandlerWire {
     /// An input as the harness sends it; the frame carries the time, the seed and the flaws.
@@ -55,6 +56,12 @@ public enum NativeHandlerWire {
     public enum Output: Equatable, Sendable {
         /// The answer to the request, for Safari to hand the background.
         case reply(NativeReply)
+        /// An answer that is not one of the design's replies, as the handler gave it: a team's
+        /// handler answers in its own messages. Nil: it completed with no message
+        /// (`completeRequest` with no items, or an item without `SFExtensionMessageKey`).
+        case answer(JSONValue?)
+        /// The handler cancelled the request (`cancelRequest(withError:)`).
+        case cancel
         /// The Darwin notification that tells a running app the settings changed.
         case postChangeNotification
     }
@@ -62,7 +69,8 @@ public enum NativeHandlerWire {
     /// An output's name: its `type` on the wire.
     public static func name(_ output: Output) -> String {
         switch output {
-        case .reply: "reply"
+        case .reply, .answer: "reply"
+        case .cancel: "cancel"
         case .postChangeNotification: "postChangeNotification"
         }
     }
@@ -80,6 +88,9 @@ public enum NativeHandlerWire {
     public static func json(_ output: Output) -> JSONValue {
         switch output {
         case .reply(let reply): .object(["type": .string("reply"), "message": reply.json])
+        case .answer(let message?): .object(["type": .string("reply"), "message": message])
+        case .answer(nil): .object(["type": .string("reply")])
+        case .cancel: .object(["type": .string("cancel")])
         case .postChangeNotification: .object(["type": .string("postChangeNotification"), "name": .string(NativeHandlerMachine.changeNotification)])
         }
     }
@@ -92,7 +103,12 @@ public enum NativeHandlerWire {
         switch type {
         case "reply":
             try directive.allow(["type", "message"])
-            return .reply(try NativeReply.decode(try directive.value("message"), at: directive.path.key("message")))
+            // The design's replies are read as such; any other answer is carried as it is.
+            guard let message = directive["message"] else { return .answer(nil) }
+            return (try? NativeReply.decode(message)).map(Output.reply) ?? .answer(message)
+        case "cancel":
+            try directive.allow(["type"])
+            return .cancel
         case "postChangeNotification":
             try directive.allow(["type", "name"])
             guard try directive.string("name") == NativeHandlerMachine.changeNotification else {

@@ -19,3 +19,6 @@ port.onDisconnect.addListener(() => {
 });
 port.postMessage({ type: 'hello' });
 port.postMessage('bye');
+// A handler that completes with no message gives undefined; one that cancels rejects.
+browser.runtime.sendNativeMessage({ type: 'nothing' }).then((reply) => console.log('nothing', typeof reply));
+browser.runtime.sendNativeMessage({ type: 'cancel' }).catch((error) => console.log('canceled', error.message));
