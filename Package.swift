@@ -23,9 +23,10 @@ let package = Package(
         .target(name: "SiteSettings", exclude: ["generate-public-suffix-data.py"], swiftSettings: releaseSettings),
         .target(name: "ProcessKit", dependencies: ["SiteSettings"], exclude: ["PROTOCOL.md"], swiftSettings: releaseSettings),
         // The JavaScript runtime's files are resources, copied beside the executables
-        // (`ExtensionRuntime.folder`), where node runs them.
-        .target(name: "HarnessCore", dependencies: ["SiteSettings", "ProcessKit"], resources: [.copy("Extension/JavaScript")],
-                swiftSettings: releaseSettings),
+        // (`ExtensionRuntime.folder`), where node runs them; so are the stand-ins a team's native
+        // handler is built with (`TeamHandler`), which swiftc compiles there.
+        .target(name: "HarnessCore", dependencies: ["SiteSettings", "ProcessKit"],
+                resources: [.copy("Extension/JavaScript"), .copy("Handler/Support")], swiftSettings: releaseSettings),
         .executableTarget(name: "AppProcess", dependencies: ["ProcessKit"], linkerSettings: processLinking),
         .executableTarget(name: "ExtensionProcess", dependencies: ["ProcessKit"], linkerSettings: processLinking),
         .executableTarget(name: "NativeHandler", dependencies: ["ProcessKit"], linkerSettings: processLinking),

@@ -113,6 +113,40 @@ enum Executables {
         }
     }
 
+    /// `--handler-source PATH` (repeated) and `--handler-class NAME`: the team's own native
+    /// handler, its Swift sources built to play the handler role (`TeamHandler`), cached beside
+    /// the harness. A build error is printed as swiftc prints it, and nothing runs.
+    static let handlerSourceOption = "handler-source"
+    static let handlerClassOption = "handler-class"
+
+    static let handlerSourceHelp = """
+        --handler-source PATH (a Swift file or a folder; repeat it for more) builds the team's own
+        native handler into the handler role (process transport only): its sources as they ship,
+        `class SafariWebExtensionHandler: NSObject, NSExtensionRequestHandling`, compiled with
+        stand-ins for SafariServices and os.log; --handler-class NAME names another principal
+        class (an Info.plist among the sources may name it too). The first build of some sources
+        takes seconds; later runs reuse it. A build error is printed as swiftc prints it.
+        """
+
+    static func withHandlerSource(_ executables: ProcessExecutables, _ args: CommandLineArguments,
+                                  transport: Simulation.Transport) throws(CommandError) -> ProcessExecutables {
+        let sources = args.values(handlerSourceOption)
+        guard !sources.isEmpty else {
+            if args.value(handlerClassOption) != nil { throw .usage("'--handler-class' names the principal class of '--handler-source': give the sources") }
+            return executables
+        }
+        guard transport == .process else { throw .usage("'--handler-source' builds a process of its own: it needs '--transport process'") }
+        guard args.value("handler-exec") == nil else { throw .usage("'--handler-source' and '--handler-exec' both name the handler: give one") }
+        var executables = executables
+        do {
+            let built = try TeamHandler.build(sources, principalClass: args.value(handlerClassOption), cacheFolder: directory + "/team-handlers")
+            executables.handler = ProcessExecutables.Command(path: built)
+        } catch {
+            throw .invalidScenarios("--handler-source: \(error)")
+        }
+        return executables
+    }
+
     /// A duration in seconds.
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -11,7 +11,7 @@ import SiteSettings
 enum RunCommand: HarnessCommand {
     static let name = "run"
     static let abstract = "Run named scenarios and print a table of results."
-    static let usage = "harness run [FILE|FOLDER ...] [--all] [--filter TEXT] [--transport process|in-process] [--seed N] [--workers N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--json FILE] [--html DIR] [--keep] [--extension DIR [--differential] [--isolated]] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
+    static let usage = "harness run [FILE|FOLDER ...] [--all] [--filter TEXT] [--transport process|in-process] [--seed N] [--workers N] [--trace FILE] [--mermaid FILE] [--junit FILE] [--json FILE] [--html DIR] [--keep] [--extension DIR [--differential] [--isolated]] [--flaw NAME[,NAME...]] [--crash PROCESS@POINT#N] [--power-loss WHERE:KEPT] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH | --handler-source PATH ... [--handler-class NAME]] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
     static let discussion = """
         With no file or --all, runs every scenario under Scenarios/; --filter keeps those whose
         path contains TEXT (any case). Prints a line per scenario (result, steps, virtual time,
@@ -39,12 +39,12 @@ enum RunCommand: HarnessCommand {
         Every file is read and checked before anything runs: a mistake in any of them is
         printed with its file and line, and nothing runs.
         Exit status: 0 when all pass, 1 when any fails, 2 for a usage or scenario-syntax error.
-        """ + "\n" + Executables.help + "\n" + Executables.extensionHelp
+        """ + "\n" + Executables.help + "\n" + Executables.extensionHelp + "\n" + Executables.handlerSourceHelp
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
         let args = try CommandLineArguments(arguments, options: ["transport", "seed", "trace", "mermaid", "junit", "html", "flaw", "crash", "power-loss",
-                                                                 "filter", "json", "workers", Executables.extensionOption] + Executables.options,
-                                            repeatable: Executables.repeatable, flags: ["all", "keep", "differential", Executables.isolatedFlag])
+                                                                 "filter", "json", "workers", Executables.extensionOption, Executables.handlerClassOption] + Executables.options,
+                                            repeatable: Executables.repeatable + [Executables.handlerSourceOption], flags: ["all", "keep", "differential", Executables.isolatedFlag])
         let transport = try transport(args, default: .process)
         let seed = try seed(args)
         let flaws = try parseFlaws(args.value("flaw"))
@@ -81,8 +81,10 @@ enum RunCommand: HarnessCommand {
         var pageError: String?
         let settings = "seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))")
             + (args.value("extension").map { ", extension \($0)" } ?? "")
+            + (args.values(Executables.handlerSourceOption).isEmpty ? "" : ", handler built from \(args.values(Executables.handlerSourceOption).joined(separator: " "))")
 
-        let executables = try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: flaws)
+        let executables = try Executables.withHandlerSource(
+            try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: flaws), args, transport: transport)
         if args.flag("differential") {
             guard args.value(Executables.extensionOption) != nil else {
                 throw .usage("'--differential' compares an extension's background with the built-in one: give '--extension DIR'")

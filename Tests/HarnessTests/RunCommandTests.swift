@@ -286,6 +286,46 @@ struct RunCommandTests {
         #expect(lines.contains(#"background#1 console.log the app says {"theme":"sepia"}"#), "\(lines)")
     }
 
+    /// The team's own handler, its Swift sources as they ship, built into the handler role:
+    /// Xcode's template echoes the message; a handler of another design keeps what one request
+    /// sets in the App Group's defaults (in the run's container), and the next request's process
+    /// reads it; its principal class comes from the Info.plist beside it.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func aTeamsSwiftHandlerBuildsUnchangedAndServesTheRun() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
+        let handlers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/handlers").path
+        let echo = try scenario("extension \(fixtures)/own-native-messages\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n")
+        let saved = try scenario("extension \(fixtures)/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
+        let trace = try HarnessBinary.file("")
+        defer { for path in [echo, saved, trace] { try? FileManager.default.removeItem(atPath: path) } }
+
+        let template = try HarnessBinary.run(["run", echo, "--trace", trace, "--handler-source", handlers + "/xcode-template/SafariWebExtensionHandler.swift"])
+        #expect(template.status == 0 && template.stdout.contains("handler built from \(handlers)/xcode-template/SafariWebExtensionHandler.swift"), "\(template.stdout)\(template.stderr)")
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains(#"handler#1 -> {"message":{"echo":{"key":"theme","type":"getDefault"}},"type":"reply"}"#))
+
+        let reading = try HarnessBinary.run(["run", saved, "--trace", trace, "--handler-source", handlers + "/reading"])
+        #expect(reading.status == 0, "\(reading.stdout)\(reading.stderr)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(lines.contains(#"handler#2 -> {"message":{"key":"theme","value":"sepia"},"type":"reply"}"#), "\(lines)")
+    }
+
+    /// A handler source that does not compile stops the command before anything runs, with
+    /// swiftc's own words: the file as given, its line and column.
+    @Test func aHandlerSourceThatDoesNotCompileIsAMistakeWithItsPlace() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handler-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = folder + "/Handler.swift"
+        try "import SafariServices\n\nclass SafariWebExtensionHandler: NSObject, NSExtensionRequestHandling {\n    func beginRequest(with context: NSExtensionContext) {\n        let reply =\n    }\n}\n"
+            .write(toFile: source, atomically: true, encoding: .utf8)
+        let plain = try scenario("tab open t1 https://docs.example.com/guide\nsettle\n")
+        defer { try? FileManager.default.removeItem(atPath: plain) }
+        let run = try HarnessBinary.run(["run", plain, "--handler-source", source])
+        #expect(run.status == 2 && run.stderr.contains("\(source):5:20: error:"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty, "nothing ran: \(run.stdout)")
+    }
+
     /// `dies-after-hello.js ROLE CODE|SIGNAL|hang`: says its hello, then exits with CODE (takes
     /// SIGNAL, or hangs) at its first input.
     static let diesAfterHello = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/dies-after-hello.js").path

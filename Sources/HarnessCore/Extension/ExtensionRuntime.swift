@@ -154,9 +154,13 @@ package enum ExtensionRuntime {
     package static var installedNode: String? { node(searchPath: ProcessInfo.processInfo.environment["PATH"]) }
 
     /// `node` on `searchPath` (a `PATH` value), if it is there.
-    package static func node(searchPath: String?) -> String? {
+    package static func node(searchPath: String?) -> String? { tool("node", searchPath: searchPath) }
+
+    /// The program `name` on `searchPath` (the harness's `PATH` unless given), `/usr/bin` or
+    /// `/usr/local/bin`, if it is there.
+    package static func tool(_ name: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
         let folders = (searchPath ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
-        return folders.map { $0 + "/node" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// What loading an extension's background showed: the events it listens for once loaded,

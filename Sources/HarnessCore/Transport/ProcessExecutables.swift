@@ -62,12 +62,12 @@ package struct ProcessExecutables: Equatable, Sendable {
         }
     }
 
-    /// Starts `role`'s executable with its own arguments, then the harness's; its first frame
-    /// must be its `hello` for the role.
-    package func start(_ role: ProcessName, _ arguments: [String], replyLimit: Int = Framing.replyLimit,
+    /// Starts `role`'s executable with its own arguments, then the harness's, and exactly
+    /// `environment`; its first frame must be its `hello` for the role.
+    package func start(_ role: ProcessName, _ arguments: [String], replyLimit: Int = Framing.replyLimit, environment: [String: String] = [:],
                        in group: ChildGroup? = nil) throws(ChildProcess.SpawnError) -> ChildProcess {
         let command = self[role]
-        let child = try ChildProcess(executable: command.path, arguments: command.arguments + arguments,
+        let child = try ChildProcess(executable: command.path, arguments: command.arguments + arguments, environment: environment,
                                      replyLimit: replyLimit, role: role.wireRole)
         group?.add(child)
         return child

@@ -82,16 +82,19 @@ struct ProcessLauncher {
     }
 
     /// `role`'s process with `arguments`: the spare when it was started with them, else a new
-    /// one; then the next spare is started.
+    /// one; then the next spare is started. Every process finds the run's container as its
+    /// configuration folder (`XDG_CONFIG_HOME`), where swift-corelibs-foundation keeps
+    /// `UserDefaults(suiteName:)`: a team's handler's App Group defaults are the run's.
     private mutating func process(_ role: ProcessName, _ arguments: [String], replyLimit: Int) throws(ChildProcess.SpawnError) -> ChildProcess {
+        let environment = ["XDG_CONFIG_HOME": containerDirectory]
         let child: ChildProcess
         if let spare = spares.removeValue(forKey: role), spare.arguments == arguments, let started = spare.process.child {
             child = started
         } else {
-            child = try executables.start(role, arguments, replyLimit: replyLimit)
+            child = try executables.start(role, arguments, replyLimit: replyLimit, environment: environment)
         }
         let executables = self.executables
-        spares[role] = (arguments, StartingProcess { try? executables.start(role, arguments, replyLimit: replyLimit) })
+        spares[role] = (arguments, StartingProcess { try? executables.start(role, arguments, replyLimit: replyLimit, environment: environment) })
         return child
     }
 
