@@ -139,7 +139,7 @@ enum Executables {
         guard args.value("handler-exec") == nil else { throw .usage("'--handler-source' and '--handler-exec' both name the handler: give one") }
         var executables = executables
         do {
-            let built = try TeamHandler.build(sources, principalClass: args.value(handlerClassOption), cacheFolder: directory + "/team-handlers")
+            let built = try TeamHandler.build(sources, principalClass: args.value(handlerClassOption), cacheFolder: TeamHandler.cacheFolder)
             executables.handler = ProcessExecutables.Command(path: built)
         } catch {
             throw .invalidScenarios("--handler-source: \(error)")

@@ -296,7 +296,7 @@ struct RunCommandTests {
             .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
         let handlers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/handlers").path
         let echo = try scenario("extension \(fixtures)/own-native-messages\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n")
-        let saved = try scenario("extension \(fixtures)/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
+        let saved = try scenario("extension \(ScenarioTests.folder)/extensions/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
         let trace = try HarnessBinary.file("")
         defer { for path in [echo, saved, trace] { try? FileManager.default.removeItem(atPath: path) } }
 
@@ -304,7 +304,7 @@ struct RunCommandTests {
         #expect(template.status == 0 && template.stdout.contains("handler built from \(handlers)/xcode-template/SafariWebExtensionHandler.swift"), "\(template.stdout)\(template.stderr)")
         #expect(try String(contentsOfFile: trace, encoding: .utf8).contains(#"handler#1 -> {"message":{"echo":{"key":"theme","type":"getDefault"}},"type":"reply"}"#))
 
-        let reading = try HarnessBinary.run(["run", saved, "--trace", trace, "--handler-source", handlers + "/reading"])
+        let reading = try HarnessBinary.run(["run", saved, "--trace", trace, "--handler-source", ScenarioTests.folder + "/handlers/reading"])
         #expect(reading.status == 0, "\(reading.stdout)\(reading.stderr)")
         let lines = try String(contentsOfFile: trace, encoding: .utf8)
         #expect(lines.contains(#"handler#2 -> {"message":{"key":"theme","value":"sepia"},"type":"reply"}"#), "\(lines)")

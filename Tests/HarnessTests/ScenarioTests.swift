@@ -83,7 +83,8 @@ struct ScenarioTests {
         #expect(missed.isEmpty, "no test case for \(missed)")
         #expect(extra.isEmpty, "test cases for files readdir does not find: \(extra)")
         #expect(Self.files.count == found.count, "a file walked twice")
-        let folders = Folder.entries(in: Self.folder).filter { $0.isFolder && $0.name != "documents" }.map(\.name)
+        // `documents` and `handlers` hold what scenarios name, not scenarios.
+        let folders = Folder.entries(in: Self.folder).filter { $0.isFolder && !["documents", "handlers"].contains($0.name) }.map(\.name)
         #expect(!folders.isEmpty)
         for name in folders {
             #expect(Self.files.contains { $0.hasPrefix(name + "/") }, "no scenario in Scenarios/\(name)")
@@ -96,6 +97,7 @@ struct ScenarioTests {
         ("platform ios\nshared file nowhere.json", "s:2: nowhere.json: no such file"),
         ("platform ios\nshared file /dev/zero", "s:2: /dev/zero: not a regular file"),
         ("cache file /", "s:1: /: not a regular file"),
+        ("handler source nowhere/Handler.swift\ntab open t1 https://a.example/", "s:1: handler source nowhere/Handler.swift: no such file or folder"),
         ("platform ios\ntab open t1 https://a.example/\ncrash app at rename", "s:3: 'crash app at rename' was never reached: the app never got to rename after it"),
         ("tab open t1 https://a.example/\nhold handler at rename\nrelease handler", "s:2: 'hold handler at rename' was never reached: the handler never got to rename after it"),
     ] as [(String, String)])

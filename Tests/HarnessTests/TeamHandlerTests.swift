@@ -9,15 +9,16 @@ import Testing
 @Suite(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
 struct TeamHandlerTests {
     static let handlers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/handlers").path
-    static let extensions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
+    /// The named scenarios' own handler and extension of another design than the built-in one.
+    static let reading = ScenarioTests.folder + "/handlers/reading"
+    static let extensions = ScenarioTests.folder + "/extensions"
 
     @Test func whatOneRequestSetsInTheAppGroupsDefaultsIsTheRunsAndTheNextRequestReadsIt() throws {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("team-handlers-\(UUID().uuidString)").path
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("team-run-\(UUID().uuidString)").path
         defer { for path in [cache, folder] { try? FileManager.default.removeItem(atPath: path) } }
-        let built = try TeamHandler.build([Self.handlers + "/reading"], cacheFolder: cache)
-        #expect(try TeamHandler.build([Self.handlers + "/reading"], cacheFolder: cache) == built, "a second build of the same sources is the first")
+        let built = try TeamHandler.build([Self.reading], cacheFolder: cache)
+        #expect(try TeamHandler.build([Self.reading], cacheFolder: cache) == built, "a second build of the same sources is the first")
 
         var executables = HarnessBinary.executables
         executables.handler = ProcessExecutables.Command(path: built)
@@ -33,9 +34,9 @@ struct TeamHandlerTests {
     }
 
     @Test func thePrincipalClassIsTheOneTheInfoPlistNames() throws {
-        #expect(TeamHandler.principalClass(inPlist: Self.handlers + "/reading/Info.plist") == "ReadingHandler")
-        #expect(try TeamHandler.sources([Self.handlers + "/reading"]).principalClass == "ReadingHandler")
+        #expect(TeamHandler.principalClass(inPlist: Self.reading + "/Info.plist") == "ReadingHandler")
+        #expect(try TeamHandler.sources([Self.reading]).principalClass == "ReadingHandler")
         #expect(try TeamHandler.sources([Self.handlers + "/xcode-template/SafariWebExtensionHandler.swift"]).principalClass == nil)
-        #expect(throws: TeamHandler.BuildError.self) { try TeamHandler.sources([Self.handlers + "/reading/Info.plist"]) }
+        #expect(throws: TeamHandler.BuildError.self) { try TeamHandler.sources([Self.reading + "/Info.plist"]) }
     }
 }

@@ -37,6 +37,11 @@ package enum TeamHandler {
         }
     }
 
+    /// Where builds are cached: beside the running executable.
+    package static var cacheFolder: String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("team-handlers").path
+    }
+
     /// The stand-ins' folder beside the running executable.
     static var supportFolder: String {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()

@@ -192,8 +192,12 @@ struct ScenarioParser {
         case "background":
             step = .background(try words.choose(BackgroundStep.self))
         case "handler":
-            let word = try words.choose(["healthy", "slow", "hung", "crashing", "garbage", "reuse"])
-            step = word == "reuse" ? .handlerReuse : .handler(try handlerBehaviour(word, &words))
+            let word = try words.choose(["healthy", "slow", "hung", "crashing", "garbage", "reuse", "source"])
+            switch word {
+            case "reuse": step = .handlerReuse
+            case "source": step = .handlerSource(try words.next("the team's handler: a Swift file or a folder (relative to the scenario)"))
+            default: step = .handler(try handlerBehaviour(word, &words))
+            }
         case "hold", "crash", "fail":
             let process = try words.choose(ProcessName.self)
             try words.expectWord("at")
@@ -274,6 +278,7 @@ struct ScenarioParser {
         case .sharedLegacy: try once("shared legacy")
         case .sharedDamaged: try once("shared damaged")
         case .handlerReuse: try once("handler reuse")
+        case .handlerSource(let path): try once("handler source \(path)")
         case .freshInstall:
             try once("fresh-install")
             if let line = setupLines["cache"] { throw words.error("a fresh install has nothing cached, and line \(line) gives the cache") }

@@ -26,6 +26,7 @@ package enum ScenarioPrinter {
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
         case .freshInstall: "fresh-install"
         case .handlerReuse: "handler reuse"
+        case .handlerSource(let path): "handler source \(path)"
         case .extensionFolder(let folder, let pages): "extension \(folder)\(pages ? " pages" : "")"
         case .fetchStub(let url, let status, .text(let body)): "fetch \(url) \(status)\(body.isEmpty ? "" : " " + body)"
         case .fetchStub(let url, let status, .file(let path)): "fetch \(url) \(status) file \(path)"

@@ -131,6 +131,10 @@ package final class ScenarioRunner {
             }
         }
         try applyLimits()
+        if let skipped = try buildTeamHandler() {
+            return Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
+                           unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: skipped)
+        }
         let stubs = try fetchStubs()
         defer { if let stubs { Folder.remove(stubs) } }
         do {
@@ -138,6 +142,21 @@ package final class ScenarioRunner {
         } catch {
             throw ScenarioErrors([error])
         }
+    }
+
+    /// The scenario's `handler source` lines: the team's handler built into the handler role,
+    /// in place of any the command line named. In process there is none to build: the run is
+    /// skipped, saying why (returned). A build error is the first line's mistake.
+    private func buildTeamHandler() throws(ScenarioErrors) -> String? {
+        guard let sources = setup?.handlerSources, !sources.isEmpty else { return nil }
+        guard transport == .process else { return "its handler is the team's Swift, built into a process of its own: the process transport only" }
+        do {
+            executables.handler = ProcessExecutables.Command(path: try TeamHandler.build(sources, cacheFolder: TeamHandler.cacheFolder))
+        } catch {
+            let line = scenario.lines.first { if case .handlerSource = $0.step { true } else { false } }?.number ?? 0
+            throw ScenarioErrors([ScenarioError(file: scenario.name, line: line, message: "handler source: \(error)")])
+        }
+        return nil
     }
 
     /// The scenario's `watchdog` and `heap-limit` lines, given to the extension's runtime: its
@@ -344,7 +363,7 @@ package final class ScenarioRunner {
     private func perform(_ line: Scenario.Line) {
         currentLine = line.number
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -418,7 +437,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .advance, .deviceSleep, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }

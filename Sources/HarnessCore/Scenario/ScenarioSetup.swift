@@ -1,3 +1,4 @@
+import Foundation
 import ProcessKit
 import SiteSettings
 
@@ -22,6 +23,8 @@ package struct ScenarioSetup: Sendable {
     package var freshInstall = false
     /// The system reuses the handler's process (`handler reuse`).
     package var handlerReuse = false
+    /// `handler source PATH` lines: the team's handler's sources (paths as the harness opens them).
+    package var handlerSources: [String] = []
     /// `extension DIR`: the unpacked extension whose JavaScript is the background, its
     /// manifest read and checked (the path as the harness opens it).
     package var extensionFolder: String?
@@ -77,6 +80,12 @@ package struct ScenarioSetup: Sendable {
         case .sharedDamaged: damaged = true
         case .alarmMinimum(let minimum): alarmMinimum = minimum
         case .handlerReuse: handlerReuse = true
+        case .handlerSource(let path):
+            let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+            guard FileManager.default.fileExists(atPath: full) else {
+                throw ScenarioError(file: file, line: line.number, message: "handler source \(path): no such file or folder")
+            }
+            handlerSources.append(full)
         case .freshInstall: freshInstall = true
         case .expectFailure: break
         case .watchdog(let milliseconds): watchdogMilliseconds = milliseconds
