@@ -33,6 +33,27 @@ struct TeamHandlerTests {
         #expect(plist?["theme"] as? String == "sepia")
     }
 
+    /// A handler that does not complete its request within its watchdog never answers: the
+    /// request stays in flight, the trace says so, and its process is ended, which is no death
+    /// of its own.
+    @Test func aHandlerThatNeverCompletesIsShownHung() throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("team-handlers-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("team-run-\(UUID().uuidString)").path
+        defer { for path in [cache, folder] { try? FileManager.default.removeItem(atPath: path) } }
+        var executables = HarnessBinary.executables
+        executables.handler = ProcessExecutables.Command(path: try TeamHandler.build([Self.handlers + "/never-completes"], cacheFolder: cache),
+                                                         arguments: ["--watchdog", "300"])
+        let text = "extension \(Self.fixtures)/own-native-messages\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n"
+        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "hung.scenario"), transport: .process, seed: 1, executables: executables,
+                                         directory: folder).run()
+        #expect(outcome.trace.contains { $0.hasSuffix("handler#1 killed: it never completed its request (its reply never comes)") }, "\(outcome.trace)")
+        #expect(!outcome.trace.contains { $0.contains("nativeReplyArrived") }, "no reply arrives")
+        #expect(outcome.failures.isEmpty, "\(outcome.failures)")
+    }
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
+
     @Test func thePrincipalClassIsTheOneTheInfoPlistNames() throws {
         #expect(TeamHandler.principalClass(inPlist: Self.reading + "/Info.plist") == "ReadingHandler")
         #expect(try TeamHandler.sources([Self.reading]).principalClass == "ReadingHandler")

@@ -461,13 +461,14 @@ private enum HandlerInput: CaseIterable {
 
 /// The handler's directives that leave the process.
 private enum HandlerOutput: CaseIterable {
-    case reply, answer, cancel, postChangeNotification
+    case reply, answer, cancel, neverCompleted, postChangeNotification
 
     init(of output: NativeHandlerWire.Output) {
         switch output {
         case .reply: self = .reply
         case .answer: self = .answer
         case .cancel: self = .cancel
+        case .neverCompleted: self = .neverCompleted
         case .postChangeNotification: self = .postChangeNotification
         }
     }
@@ -477,6 +478,7 @@ private enum HandlerOutput: CaseIterable {
         case .reply: .reply(.enabled(true))
         case .answer: .answer(.object(["theme": .string("sepia")]))
         case .cancel: .cancel
+        case .neverCompleted: .neverCompleted
         case .postChangeNotification: .postChangeNotification
         }
     }

@@ -199,14 +199,22 @@ extension Simulation {
             handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))
             return
         }
+        let read = reader.handlerDirectives(directives, from: handler, now: now)
+        if read.contains(.neverCompleted) {
+            // A team's handler that never completes its request: Safari waits for ever, and the
+            // request stays in flight; the harness ends the process it will never hear from.
+            processes.kill(handler, reason: "killed: it never completed its request (its reply never comes)")
+            return
+        }
         processes.answered(handler)
-        for directive in reader.handlerDirectives(directives, from: handler, now: now) {
+        for directive in read {
             let outcome: NativeOutcome
             switch directive {
             case .reply(let reply): outcome = .replied(reply)
             // A handler's own answer reaches the script as it was given; none is `undefined`.
             case .answer(let answer): outcome = answer.map(NativeOutcome.init(reading:)) ?? .empty
             case .cancel: outcome = .rejected(.canceled)
+            case .neverCompleted: continue
             case .postChangeNotification:
                 notifyTheApp()
                 continue
@@ -278,7 +286,7 @@ extension Simulation {
                         lastLegacyAnswer = reply
                         legacyAnswers[number] = reply
                     // The first version's messages have the design's answers only.
-                    case .answer, .cancel: break
+                    case .answer, .cancel, .neverCompleted: break
                     // A toggle changed the document: the app hears of it as from any handler.
                     case .postChangeNotification: notifyTheApp()
                     }

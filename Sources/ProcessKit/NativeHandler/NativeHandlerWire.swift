@@ -62,6 +62,9 @@ public enum NativeHandlerWire {
         case answer(JSONValue?)
         /// The handler cancelled the request (`cancelRequest(withError:)`).
         case cancel
+        /// The handler has not completed the request within its watchdog, and will not: a
+        /// team's handler that never calls `completeRequest`. Its reply never comes.
+        case neverCompleted
         /// The Darwin notification that tells a running app the settings changed.
         case postChangeNotification
     }
@@ -71,6 +74,7 @@ public enum NativeHandlerWire {
         switch output {
         case .reply, .answer: "reply"
         case .cancel: "cancel"
+        case .neverCompleted: "neverCompleted"
         case .postChangeNotification: "postChangeNotification"
         }
     }
@@ -91,6 +95,7 @@ public enum NativeHandlerWire {
         case .answer(let message?): .object(["type": .string("reply"), "message": message])
         case .answer(nil): .object(["type": .string("reply")])
         case .cancel: .object(["type": .string("cancel")])
+        case .neverCompleted: .object(["type": .string("neverCompleted")])
         case .postChangeNotification: .object(["type": .string("postChangeNotification"), "name": .string(NativeHandlerMachine.changeNotification)])
         }
     }
@@ -109,6 +114,9 @@ public enum NativeHandlerWire {
         case "cancel":
             try directive.allow(["type"])
             return .cancel
+        case "neverCompleted":
+            try directive.allow(["type"])
+            return .neverCompleted
         case "postChangeNotification":
             try directive.allow(["type", "name"])
             guard try directive.string("name") == NativeHandlerMachine.changeNotification else {

@@ -68,6 +68,13 @@ func profileIdentifier(_ name: String) -> UUID {
                        bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
 }
 
+/// How long a request may take to complete (`--watchdog MS`, the harness's; 10 s unless given).
+let watchdogSeconds: TimeInterval = {
+    let arguments = CommandLine.arguments
+    guard let flag = arguments.firstIndex(of: "--watchdog"), flag + 1 < arguments.count, let milliseconds = Double(arguments[flag + 1]) else { return 10 }
+    return milliseconds / 1000
+}()
+
 send(["kind": "hello", "protocol": 1, "role": "handler"])
 while let header = receive(4) {
     let length = Int(UInt32(littleEndian: header.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }))
@@ -104,8 +111,14 @@ while let header = receive(4) {
         directive = ["type": "reply", "message": value]
     }
     makePrincipal().beginRequest(with: context)
-    // A request completed later (on a queue, after a timer) lets the main run loop run meanwhile.
-    while directive == nil { RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.005)) }
+    // A request completed later (on a queue, after a timer) lets the main run loop run meanwhile;
+    // one not completed within the watchdog never will be, as far as the harness waits.
+    let deadline = Date(timeIntervalSinceNow: watchdogSeconds)
+    while directive == nil && Date() < deadline { RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.005)) }
+    guard directive != nil else {
+        send(["kind": "done", "directives": [["type": "neverCompleted"]]])
+        continue
+    }
     // What the request set reaches the container before its reply leaves.
     UserDefaults.standard.synchronize()
     send(["kind": "done", "directives": [directive!]])
