@@ -138,6 +138,7 @@ enum Executables {
         guard transport == .process else { throw .usage("'--handler-source' builds a process of its own: it needs '--transport process'") }
         guard args.value("handler-exec") == nil else { throw .usage("'--handler-source' and '--handler-exec' both name the handler: give one") }
         var executables = executables
+        for warning in TeamHandler.warnings(sources) { Terminal.err(warning + "\n") }
         do {
             let built = try TeamHandler.build(sources, principalClass: args.value(handlerClassOption), cacheFolder: TeamHandler.cacheFolder)
             executables.handler = ProcessExecutables.Command(path: built)

@@ -324,6 +324,12 @@ struct RunCommandTests {
         let run = try HarnessBinary.run(["run", plain, "--handler-source", source])
         #expect(run.status == 2 && run.stderr.contains("\(source):5:20: error:"), "\(run.stderr)")
         #expect(run.stdout.isEmpty, "nothing ran: \(run.stdout)")
+        // What Linux cannot give is said, after swiftc's words.
+        try "import SafariServices\nimport UIKit\n\nclass SafariWebExtensionHandler: NSObject, NSExtensionRequestHandling {\n    func beginRequest(with context: NSExtensionContext) {}\n}\n"
+            .write(toFile: source, atomically: true, encoding: .utf8)
+        let uikit = try HarnessBinary.run(["run", plain, "--handler-source", source])
+        #expect(uikit.status == 2 && uikit.stderr.contains("\(source):2:8: error: no such module 'UIKit'")
+                && uikit.stderr.contains("UIKit is not provided: the harness builds the handler on Linux"), "\(uikit.stderr)")
     }
 
     /// `dies-after-hello.js ROLE CODE|SIGNAL|hang`: says its hello, then exits with CODE (takes

@@ -54,6 +54,21 @@ struct TeamHandlerTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
 
+    /// `#if os(iOS)` and `#if os(macOS)` are false on Linux: each such line is a warning naming
+    /// its file and line.
+    @Test func aPlatformConditionIsAWarningWithItsPlace() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handler-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "import Foundation\n\n#if os(iOS)\nlet platform = \"ios\"\n  #elseif os(macOS)\nlet platform = \"macos\"\n#else\nlet platform = \"linux\"\n#endif\n"
+            .write(toFile: folder + "/Platform.swift", atomically: true, encoding: .utf8)
+        #expect(TeamHandler.warnings([folder]) == [
+            "\(folder)/Platform.swift:3: warning: '#if os(iOS)' is false on Linux, where the harness builds the handler: what it holds is left out",
+            "\(folder)/Platform.swift:5: warning: '#elseif os(macOS)' is false on Linux, where the harness builds the handler: what it holds is left out",
+        ])
+        #expect(TeamHandler.warnings([Self.reading]).isEmpty)
+    }
+
     @Test func thePrincipalClassIsTheOneTheInfoPlistNames() throws {
         #expect(TeamHandler.principalClass(inPlist: Self.reading + "/Info.plist") == "ReadingHandler")
         #expect(try TeamHandler.sources([Self.reading]).principalClass == "ReadingHandler")

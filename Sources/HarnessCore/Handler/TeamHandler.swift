@@ -21,8 +21,9 @@ package enum TeamHandler {
         case noCompiler
         /// The stand-ins are not beside the executable.
         case missingSupport(String)
-        /// swiftc refused the sources: what it printed, paths as they were given.
-        case compile(String)
+        /// swiftc refused the sources: what it printed, paths as they were given, and why, when
+        /// the sources use what Linux cannot give.
+        case compile(String, unavailable: [String])
         /// A file could not be written or read in the cache.
         case io(String)
 
@@ -31,7 +32,8 @@ package enum TeamHandler {
             case .noSources(let path): "\(path): no Swift source there (name a .swift file or a folder holding some)"
             case .noCompiler: "swiftc is not on PATH: the team's handler cannot be built"
             case .missingSupport(let folder): "the handler's stand-ins are not in \(folder): they are built beside the harness (swift build), which must run from there"
-            case .compile(let output): output + "\nthe team's handler did not build (above, as swiftc says it); nothing was run"
+            case .compile(let output, let unavailable):
+                output + unavailable.map { "\n" + $0 }.joined() + "\nthe team's handler did not build (above, as swiftc says it); nothing was run"
             case .io(let problem): "the handler's build cache: \(problem)"
             }
         }
@@ -81,6 +83,31 @@ package enum TeamHandler {
         return String(name.split(separator: ".").last ?? Substring(name))
     }
 
+    /// What Linux cannot give a handler, by the words that use it, and why.
+    static let unavailable: [(word: String, why: String)] = [
+        ("import UIKit", "UIKit is not provided: the harness builds the handler on Linux"),
+        ("import AppKit", "AppKit is not provided: the harness builds the handler on Linux"),
+        ("@objc", "@objc needs the Objective-C runtime, which Linux does not have"),
+        ("#selector", "#selector needs the Objective-C runtime, which Linux does not have"),
+    ]
+
+    /// The lines of `files` that build differently here than on Apple's systems, each as
+    /// `FILE:LINE: warning: …`: `#if os(iOS)` and `#if os(macOS)` are false on Linux, so what
+    /// they hold is left out.
+    package static func warnings(_ paths: [String]) -> [String] {
+        guard let files = try? sources(paths).files else { return [] }
+        var warnings: [String] = []
+        for file in files {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard trimmed.hasPrefix("#if") || trimmed.hasPrefix("#elseif"), trimmed.contains("os(iOS)") || trimmed.contains("os(macOS)") else { continue }
+                warnings.append("\(file):\(index + 1): warning: '\(trimmed)' is false on Linux, where the harness builds the handler: what it holds is left out")
+            }
+        }
+        return warnings
+    }
+
     /// Builds the handler from `paths` (Swift files, or folders holding them) into the cache in
     /// `cacheFolder`, unless a build of the same inputs is there; returns the executable.
     /// `principalClass` overrides the one an `Info.plist` names.
@@ -121,8 +148,13 @@ package enum TeamHandler {
                              "-o", scratch + "/libos.a"])
         // The stand-in's types are visible in every file, as on Apple's systems, where
         // Foundation brings them.
-        try compile(swiftc, modules + ["-lSafariServices", "-los", "-Xfrontend", "-import-module", "-Xfrontend", "SafariServices",
-                                       "-module-name", "TeamHandler"] + files + [support + "/main.swift", scratch + "/principal.swift", "-o", scratch + "/handler"])
+        do {
+            try compile(swiftc, modules + ["-lSafariServices", "-los", "-Xfrontend", "-import-module", "-Xfrontend", "SafariServices",
+                                           "-module-name", "TeamHandler"] + files + [support + "/main.swift", scratch + "/principal.swift", "-o", scratch + "/handler"])
+        } catch .compile(let output, _) {
+            let texts = files.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+            throw .compile(output, unavailable: unavailable.filter { item in texts.contains { $0.contains(item.word) } }.map(\.why))
+        }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             if !FileManager.default.fileExists(atPath: executable) { try FileManager.default.moveItem(atPath: scratch + "/handler", toPath: executable) }
@@ -144,7 +176,7 @@ package enum TeamHandler {
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw .compile(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            throw .compile(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), unavailable: [])
         }
     }
 
