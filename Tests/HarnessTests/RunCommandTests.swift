@@ -256,16 +256,14 @@ struct RunCommandTests {
     /// the background is not started again.
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
     func anExtensionsOwnNativeMessageIsCarriedAndAnsweredByTheBuiltInHandler() throws {
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
-        let plain = try scenario("extension \(fixtures)/own-native-messages\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n")
+        let plain = try scenario("extension \(ScenarioTests.folder)/extensions/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n")
         let trace = try HarnessBinary.file("")
         defer { for path in [plain, trace] { try? FileManager.default.removeItem(atPath: path) } }
         let run = try HarnessBinary.run(["run", plain, "--trace", trace])
         #expect(run.status == 0, "\(run.stdout)")
         let lines = try String(contentsOfFile: trace, encoding: .utf8)
-        #expect(lines.contains(#"handler#1 <- {"message":{"key":"theme","type":"getDefault"},"profile":"default","type":"requestArrived"}"#), "\(lines)")
-        #expect(lines.contains(#"background#1 console.log the app says {"code":"invalidMessage","#), "\(lines)")
+        #expect(lines.contains(#"handler#1 <- {"message":{"key":"theme","type":"setDefault","value":"sepia"},"profile":"default","type":"requestArrived"}"#), "\(lines)")
+        #expect(lines.contains(#"background#1 console.log saved {"code":"invalidMessage","#), "\(lines)")
         #expect(!lines.contains("background#2") && !lines.contains("invalid frame"), "\(lines)")
     }
 
@@ -274,16 +272,14 @@ struct RunCommandTests {
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
     func aHandlersOwnAnswerReachesTheScriptAsItGaveIt() throws {
         let node = try #require(ConformTests.node, "node is on every machine of this project; it is not on PATH")
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
         let handler = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/own-handler.js").path
-        let plain = try scenario("extension \(fixtures)/own-native-messages\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
+        let plain = try scenario("extension \(ScenarioTests.folder)/extensions/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
         let trace = try HarnessBinary.file("")
         defer { for path in [plain, trace] { try? FileManager.default.removeItem(atPath: path) } }
         let run = try HarnessBinary.run(["run", plain, "--trace", trace, "--handler-exec", node, "--handler-arg", handler])
         #expect(run.status == 0, "\(run.stdout)")
         let lines = try String(contentsOfFile: trace, encoding: .utf8)
-        #expect(lines.contains(#"background#1 console.log the app says {"theme":"sepia"}"#), "\(lines)")
+        #expect(lines.contains(#"background#1 console.log read {"key":"theme","value":"sepia"}"#), "\(lines)")
     }
 
     /// The team's own handler, its Swift sources as they ship, built into the handler role:
@@ -292,17 +288,15 @@ struct RunCommandTests {
     /// reads it; its principal class comes from the Info.plist beside it.
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
     func aTeamsSwiftHandlerBuildsUnchangedAndServesTheRun() throws {
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
         let handlers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/handlers").path
-        let echo = try scenario("extension \(fixtures)/own-native-messages\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n")
+        let echo = try scenario("extension \(ScenarioTests.folder)/extensions/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n")
         let saved = try scenario("extension \(ScenarioTests.folder)/extensions/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
         let trace = try HarnessBinary.file("")
         defer { for path in [echo, saved, trace] { try? FileManager.default.removeItem(atPath: path) } }
 
         let template = try HarnessBinary.run(["run", echo, "--trace", trace, "--handler-source", handlers + "/xcode-template/SafariWebExtensionHandler.swift"])
         #expect(template.status == 0 && template.stdout.contains("handler built from \(handlers)/xcode-template/SafariWebExtensionHandler.swift"), "\(template.stdout)\(template.stderr)")
-        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains(#"handler#1 -> {"message":{"echo":{"key":"theme","type":"getDefault"}},"type":"reply"}"#))
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains(#"handler#1 -> {"message":{"echo":{"key":"theme","type":"setDefault","value":"sepia"}},"type":"reply"}"#))
 
         let reading = try HarnessBinary.run(["run", saved, "--trace", trace, "--handler-source", ScenarioTests.folder + "/handlers/reading"])
         #expect(reading.status == 0, "\(reading.stdout)\(reading.stderr)")

@@ -43,16 +43,13 @@ struct TeamHandlerTests {
         var executables = HarnessBinary.executables
         executables.handler = ProcessExecutables.Command(path: try TeamHandler.build([Self.handlers + "/never-completes"], cacheFolder: cache),
                                                          arguments: ["--watchdog", "300"])
-        let text = "extension \(Self.fixtures)/own-native-messages\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n"
+        let text = "extension \(Self.extensions)/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n"
         let outcome = try ScenarioRunner(try Scenario.parse(text, name: "hung.scenario"), transport: .process, seed: 1, executables: executables,
                                          directory: folder).run()
         #expect(outcome.trace.contains { $0.hasSuffix("handler#1 killed: it never completed its request (its reply never comes)") }, "\(outcome.trace)")
         #expect(!outcome.trace.contains { $0.contains("nativeReplyArrived") }, "no reply arrives")
         #expect(outcome.failures.isEmpty, "\(outcome.failures)")
     }
-
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("HarnessCoreTests/Fixtures/extensions").path
 
     /// `#if os(iOS)` and `#if os(macOS)` are false on Linux: each such line is a warning naming
     /// its file and line.

@@ -1,5 +1,5 @@
 // A native handler of another design than the built-in one, speaking the frame protocol:
-// it answers `{"type": "getDefault"}` with `{"theme": "sepia"}`, completes `{"type":
+// it answers `{"type": "getDefault", "key": K}` with `{"key": K, "value": "sepia"}`, completes `{"type":
 // "nothing"}` with no message, cancels `{"type": "cancel"}`, and echoes anything else. It
 // serves one request and ends, as the system runs a handler. The harness adds its own
 // arguments after the script's path.
@@ -13,7 +13,7 @@ function write(frame) {
 }
 
 function answer(message) {
-  if (message?.type === 'getDefault') return { type: 'reply', message: { theme: 'sepia' } };
+  if (message?.type === 'getDefault') return { type: 'reply', message: { key: message.key, value: 'sepia' } };
   if (message?.type === 'nothing') return { type: 'reply' };
   if (message?.type === 'cancel') return { type: 'cancel' };
   return { type: 'reply', message };
