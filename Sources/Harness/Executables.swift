@@ -142,6 +142,7 @@ enum Executables {
         do {
             let built = try TeamHandler.build(sources, principalClass: args.value(handlerClassOption), cacheFolder: TeamHandler.cacheFolder)
             executables.handler = ProcessExecutables.Command(path: built)
+            executables.teamHandler = true
         } catch {
             throw .invalidScenarios("--handler-source: \(error)")
         }

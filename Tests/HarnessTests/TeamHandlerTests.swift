@@ -51,6 +51,33 @@ struct TeamHandlerTests {
         #expect(outcome.failures.isEmpty, "\(outcome.failures)")
     }
 
+    /// A team's handler crashes before its write as its request arrives (it has no yield point
+    /// to crash at); the steps only the built-in handler can take are mistakes, each with its line.
+    @Test func theHandlersFaultsFitATeamsHandler() throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("team-handlers-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("team-run-\(UUID().uuidString)").path
+        defer { for path in [cache, folder] { try? FileManager.default.removeItem(atPath: path) } }
+        var executables = HarnessBinary.executables
+        executables.handler = ProcessExecutables.Command(path: try TeamHandler.build([Self.reading], cacheFolder: cache))
+        executables.teamHandler = true
+        let crashing = "extension \(Self.extensions)/reading-defaults\nhandler crashing before-write\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n"
+        let outcome = try ScenarioRunner(try Scenario.parse(crashing, name: "crash.scenario"), transport: .process, seed: 1, executables: executables,
+                                         directory: folder).run()
+        #expect(outcome.trace.contains { $0.hasSuffix("handler#1 crashed as its request arrived") }, "\(outcome.trace)")
+        #expect(outcome.trace.contains { $0.hasSuffix(#"background#1 <- {"rejected":"handlerEnded","request":1,"type":"nativeReplyArrived"}"#) })
+
+        let refused = "tab open t1 https://docs.example.com/guide\nhandler garbage\nhold handler at rename\nsettle\n"
+        #expect(throws: ScenarioErrors.self) {
+            try ScenarioRunner(try Scenario.parse(refused, name: "s"), transport: .process, seed: 1, executables: executables, directory: folder).run()
+        }
+        do {
+            _ = try ScenarioRunner(try Scenario.parse(refused, name: "s"), transport: .process, seed: 1, executables: executables, directory: folder).run()
+        } catch {
+            #expect(error.description == "s:2: 'handler garbage' needs the built-in handler: the team's handler answers in messages of its own\n"
+                    + "s:3: the team's handler has no yield points (it runs its Swift as it ships), so nothing can stop it at rename", "\(error)")
+        }
+    }
+
     /// `#if os(iOS)` and `#if os(macOS)` are false on Linux: each such line is a warning naming
     /// its file and line.
     @Test func aPlatformConditionIsAWarningWithItsPlace() throws {

@@ -135,6 +135,7 @@ package final class ScenarioRunner {
             return Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
                            unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: skipped)
         }
+        if executables.teamHandler { try refuseBuiltInHandlerSteps() }
         let stubs = try fetchStubs()
         defer { if let stubs { Folder.remove(stubs) } }
         do {
@@ -152,11 +153,29 @@ package final class ScenarioRunner {
         guard transport == .process else { return "its handler is the team's Swift, built into a process of its own: the process transport only" }
         do {
             executables.handler = ProcessExecutables.Command(path: try TeamHandler.build(sources, cacheFolder: TeamHandler.cacheFolder))
+            executables.teamHandler = true
         } catch {
             let line = scenario.lines.first { if case .handlerSource = $0.step { true } else { false } }?.number ?? 0
             throw ScenarioErrors([ScenarioError(file: scenario.name, line: line, message: "handler source: \(error)")])
         }
         return nil
+    }
+
+    /// The steps only the built-in handler can take, each a mistake with a team's handler: it
+    /// answers in messages of its own (no `handler garbage` stands for them), and it runs its
+    /// Swift as it ships, with no yield points to hold, crash or fail it at.
+    private func refuseBuiltInHandlerSteps() throws(ScenarioErrors) {
+        var errors: [ScenarioError] = []
+        for line in scenario.lines {
+            let refusal: String? = switch line.step {
+            case .handler(.garbage): "'handler garbage' needs the built-in handler: the team's handler answers in messages of its own"
+            case .hold(.handler, let point), .crash(.handler, let point), .fail(.handler, let point, _, _):
+                "the team's handler has no yield points (it runs its Swift as it ships), so nothing can stop it at \(point.rawValue)"
+            default: nil
+            }
+            if let refusal { errors.append(ScenarioError(file: scenario.name, line: line.number, message: refusal)) }
+        }
+        if !errors.isEmpty { throw ScenarioErrors(errors) }
     }
 
     /// The scenario's `watchdog` and `heap-limit` lines, given to the extension's runtime: its

@@ -241,6 +241,11 @@ package final class ProcessTable {
             handler = started
         }
         let now = owner.now
+        if launcher.executables.teamHandler && owner.handlerBehaviour == .crashing(afterWrite: false) {
+            // A team's handler has no yield points: it crashes before its write as the request arrives.
+            handler.kill(now: now, reason: "crashed as its request arrived")
+            return complete(.died(.signaled(SIGKILL)), driver: handler, role: role)
+        }
         complete(handler.begin(.handler(.requestArrived(message.json, profile: profile)), now: now), driver: handler, role: role)
     }
 

@@ -29,6 +29,9 @@ package struct ProcessExecutables: Equatable, Sendable {
     /// Whether an extension's JavaScript background, when one is chosen, runs in a host
     /// (`backgroundHost`) or one process per incarnation (`--isolated`).
     package var hostsBackgrounds = true
+    /// Whether the handler is a team's own, built from its Swift (`TeamHandler`): it answers in
+    /// its own messages, up to WebKit's message limit, and has no yield points.
+    package var teamHandler = false
 
     /// These executables with every background incarnation a process of its own.
     package var isolated: ProcessExecutables {

@@ -55,7 +55,9 @@ struct ProcessLauncher {
         incarnations[name] = incarnation
         // Browsers cap a native reply at 1 MiB; the frame around it adds a small envelope. The
         // app's and the background's frames are capped like frames to a child.
-        let limit = name == .handler ? Self.handlerFrameLimit : Framing.requestLimit
+        // A team's handler answers in its own messages, as large as WebKit lets a message be
+        // (`webExtensionMaxMessageLength`, 64 MiB).
+        let limit = name == .handler && !executables.teamHandler ? Self.handlerFrameLimit : Framing.requestLimit
         let endpoint: FrameEndpoint
         switch (transport, name) {
         case (.process, .app):
