@@ -53,11 +53,11 @@ extension SafariMachine {
         if event.isFromThePopup {
             if case .popupOpened = event {
                 popupConnected(now: now)
-            } else if let tab = popupTab, popupKnownTo != loaded {
+            } else if let open = openPopup, popupKnownTo != loaded {
                 // The popup stays open across an unload; a new background learns of it from the
                 // popup's next message, which connects its port again and names its tab.
-                effects.append(.announcePopup(.popupOpened(tab), then: event))
-                if let scope = popupScope, !event.isScopeChoice { effects.append(.announcePopup(.popupChoseScope(scope: scope), then: event)) }
+                effects.append(.announcePopup(.popupOpened(open.tab), then: event))
+                if let scope = open.scope, !event.isScopeChoice { effects.append(.announcePopup(.popupChoseScope(scope: scope), then: event)) }
                 popupConnected(now: now)
             }
         }

@@ -66,7 +66,7 @@ extension SafariMachine {
     mutating func navigateTab(_ id: TabID, to url: String, now: EpochMillis, _ effects: inout [Effect]) {
         guard tabs[id] != nil else { return }
         tabs[id]?.url = url
-        if popupTab == id { popupScope = nil }
+        if popupTab == id { openPopup?.scope = nil }
         reloadTab(id, now: now, &effects)
     }
 
@@ -284,8 +284,7 @@ extension SafariMachine {
     /// its port closes, and the extension's own popup page hears that it goes.
     mutating func closePopup(_ effects: inout [Effect]) {
         ports.remove(.popup)
-        popupTab = nil
-        popupScope = nil
+        openPopup = nil
         if runsOwnPages { pageGone(.popup, &effects) }
         effects.append(runsOwnPages ? .closePopupPage(hides: true) : .dispatch(.popupClosed))
     }
@@ -298,8 +297,7 @@ extension SafariMachine {
             pageGone(.popup, &effects)
             effects.append(.closePopupPage(hides: false))
         }
-        popupTab = nil
-        popupScope = nil
+        openPopup = nil
         popup = nil
     }
 }

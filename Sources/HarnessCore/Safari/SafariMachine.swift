@@ -337,12 +337,15 @@ package struct SafariMachine: Sendable {
     package internal(set) var appearance = Appearance.light
     package internal(set) var safariInForeground = true
     package internal(set) var appInForeground = false
-    /// The tab the open popup belongs to, the scope the user chose in it, and the background
-    /// incarnation that was told it is open.
-    package internal(set) var popupTab: TabID?
-    package internal(set) var popupScope: String?
+    /// The popup the user has open, if one is.
+    package internal(set) var openPopup: OpenPopup?
+    /// The tab the open popup belongs to.
+    package var popupTab: TabID? { openPopup?.tab }
+    /// The background incarnation whose port the popup last connected: what that background
+    /// knows, which outlives the popup (a popup closed and opened again over a background that
+    /// knew the last one is not announced again).
     var popupKnownTo: Int?
-    /// What the popup shows now.
+    /// What the popup showed last: kept on record once it closes, until Safari forgets it.
     package internal(set) var popup: PopupView?
 
     // MARK: - The background
@@ -395,6 +398,12 @@ package struct SafariMachine: Sendable {
     package internal(set) var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
     /// The pages whose `visibilityState` is `visible`, by the page host's names (`pageKey`).
     package internal(set) var shownPages: Set<TabID> = []
+
+    /// The popup open over a tab, and the scope the user chose in it.
+    package struct OpenPopup: Equatable, Sendable {
+        package var tab: TabID
+        package var scope: String?
+    }
 
     /// A profile's tabs and alarms while another is in front.
     struct PutAway: Sendable {
@@ -492,8 +501,7 @@ package struct SafariMachine: Sendable {
                 effects.append(.note("the user shows tab \(id.rawValue) to open the popup over it"))
                 activateTab(id, now: now, &effects)
             }
-            popupTab = id
-            popupScope = nil
+            openPopup = OpenPopup(tab: id)
             if runsOwnPages {
                 // A popup open already loads afresh.
                 pageGone(.popup, &effects)
@@ -503,7 +511,7 @@ package struct SafariMachine: Sendable {
             effects.append(.dispatch(.popupOpened(id)))
         case .popupScopeChosen(let key):
             guard userReachesThePopup(to: "choose a scope", now: now, &effects) else { break }
-            popupScope = key
+            openPopup?.scope = key
             effects.append(.dispatch(.popupChoseScope(scope: key)))
         case .popupEdited(let set, let reset, let edit):
             guard userReachesThePopup(to: "edit", now: now, &effects) else { break }
