@@ -8,7 +8,7 @@ import HarnessCore
 enum SweepCommand: HarnessCommand {
     static let name = "sweep"
     static let abstract = "Crash every process at every yield point it reaches in each scenario, and check the invariants."
-    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N] [--subsets N] [--extension DIR [--isolated]] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
+    static let usage = "harness sweep [FILE|FOLDER ...] [--transport in-process|process] [--seed N] [--subsets N] [--extension DIR [--isolated]] [--app-exec PATH] [--background-exec PATH] [--handler-exec PATH | --handler-source PATH ... [--handler-class NAME]] [--app-arg ARG ...] [--background-arg ARG ...] [--handler-arg ARG ...]"
     static let discussion = """
         Runs each scenario once to list every arrival of a process at a yield point (the
         app's write-temp, the handler's rename, the background's storage-write-temp, ...), then
@@ -22,14 +22,16 @@ enum SweepCommand: HarnessCommand {
         every process restarts.
         Prints a line per scenario, then each failure with the command that reproduces it.
         Exit status: 0 when no crash broke an invariant, 1 otherwise, 2 for a usage error.
-        """ + "\n" + Executables.help + "\n" + Executables.extensionHelp
+        """ + "\n" + Executables.help + "\n" + Executables.extensionHelp + "\n" + Executables.handlerSourceHelp
 
     static func run(_ arguments: [String]) throws(CommandError) -> Int32 {
-        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets", Executables.extensionOption] + Executables.options, repeatable: Executables.repeatable, flags: [Executables.isolatedFlag])
+        let args = try CommandLineArguments(arguments, options: ["transport", "seed", "subsets", Executables.extensionOption, Executables.handlerClassOption] + Executables.options,
+                                            repeatable: Executables.repeatable + [Executables.handlerSourceOption], flags: [Executables.isolatedFlag])
         let transport = try RunCommand.transport(args, default: .inProcess)
         let seed = try RunCommand.seed(args)
         let subsets = try args.count("subsets", default: 2, allowingZero: true)
-        let executables = try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: [])
+        let executables = try Executables.withHandlerSource(
+            try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: []), args, transport: transport)
         let files = try ScenarioFiles.files(args.positionals)
         if files.isEmpty { throw .usage("no scenario files found") }
         let clock = ContinuousClock()

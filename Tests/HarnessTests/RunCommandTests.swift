@@ -318,6 +318,8 @@ struct RunCommandTests {
         let run = try HarnessBinary.run(["run", plain, "--handler-source", source])
         #expect(run.status == 2 && run.stderr.contains("\(source):5:20: error:"), "\(run.stderr)")
         #expect(run.stdout.isEmpty, "nothing ran: \(run.stdout)")
+        let sweep = try HarnessBinary.run(["sweep", plain, "--transport", "process", "--handler-source", source])
+        #expect(sweep.status == 2 && sweep.stderr.contains("\(source):5:20: error:"), "the sweep builds it too: \(sweep.stderr)")
         // What Linux cannot give is said, after swiftc's words.
         try "import SafariServices\nimport UIKit\n\nclass SafariWebExtensionHandler: NSObject, NSExtensionRequestHandling {\n    func beginRequest(with context: NSExtensionContext) {}\n}\n"
             .write(toFile: source, atomically: true, encoding: .utf8)
