@@ -41,7 +41,10 @@ struct OwnPagesTests {
         let workT2 = TabID("work/t2")
         #expect(safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: nil), now: 6).contains(.loadPage(workT2, url: url, visible: true)))
         #expect(SafariMachine.tab(ofPage: workT2) == ("work", t2) && SafariMachine.tab(ofPage: t2) == (SafariMachine.defaultProfile, t2))
+        // A page of the profile put away waits, its timers too; the popup's and the front's run.
+        #expect(safari.pageRuns("tab work/t2#1") && !safari.pageRuns("tab t2#3") && safari.pageRuns("popup#2"))
         let back = safari.handle(.profileCameToFront(SafariMachine.defaultProfile), now: 7)
+        #expect(!safari.pageRuns("tab work/t2#1") && safari.pageRuns("tab t2#3"))
         #expect(back.contains(.showPage(t2, visible: true)) && back.contains(.showPage(workT2, visible: false)), "\(back)")
     }
 

@@ -60,6 +60,16 @@ extension SafariMachine {
     /// keeps its pages. Every effect for a tab's page names it so.
     func pageKey(_ id: TabID) -> TabID { profile == Self.defaultProfile ? id : TabID(profile + "/" + id.rawValue) }
 
+    /// Whether a load of one of the extension's pages (`tab t1#2`, `popup#1`, as the page host
+    /// names a load) runs now, its timers included: the popup's always, a tab's while its profile
+    /// is in front (another profile's tab is `PROFILE/NAME`: `tab work/t1#2`), as Safari runs no
+    /// extension of a profile put away.
+    package func pageRuns(_ load: String) -> Bool {
+        guard load.hasPrefix("tab "), let number = load.lastIndex(of: "#") else { return true }
+        let key = TabID(String(load[load.index(load.startIndex, offsetBy: 4)..<number]))
+        return Self.tab(ofPage: key).profile == profile
+    }
+
     /// The profile and the tab a page host's name is for (`pageKey`).
     static func tab(ofPage key: TabID) -> (profile: String, tab: TabID) {
         guard let slash = key.rawValue.firstIndex(of: "/") else { return (defaultProfile, key) }

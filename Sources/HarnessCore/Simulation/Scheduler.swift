@@ -79,13 +79,8 @@ struct Scheduler {
         var number: Int
         static func < (a: Self, b: Self) -> Bool { (a.page, a.number) < (b.page, b.number) }
 
-        /// Whether its page runs now: the popup's always, a tab's while its profile is in front
-        /// (the page host names another profile's tab `PROFILE/NAME`: `tab work/t1#2`).
-        func runs(in safari: SafariMachine) -> Bool {
-            guard page.hasPrefix("tab "), let load = page.lastIndex(of: "#") else { return true }
-            let key = TabID(String(page[page.index(page.startIndex, offsetBy: 4)..<load]))
-            return SafariMachine.tab(ofPage: key).profile == safari.profile
-        }
+        /// Whether its page runs now, as Safari says (`SafariMachine.pageRuns`).
+        func runs(in safari: SafariMachine) -> Bool { safari.pageRuns(page) }
     }
     var pageTimers: [PageTimer: EpochMillis] = [:]
 
