@@ -130,12 +130,15 @@ package final class ScenarioRunner {
                                unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: reason.description)
             }
         }
-        try applyLimits()
-        if let skipped = try buildTeamHandler() {
+        let roles = ScenarioRoles(scenario: scenario, setup: setup!, transport: transport)
+        executables = try roles.limited(executables)
+        switch try roles.withTeamHandler(executables) {
+        case .success(let chosen): executables = chosen
+        case .failure(let reason):
             return Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
-                           unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: skipped)
+                           unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: reason.description)
         }
-        if executables.teamHandler { try refuseBuiltInHandlerSteps() }
+        if executables.teamHandler { try roles.refuseBuiltInHandlerSteps() }
         let stubs = try fetchStubs()
         defer { if let stubs { Folder.remove(stubs) } }
         do {
@@ -143,64 +146,6 @@ package final class ScenarioRunner {
         } catch {
             throw ScenarioErrors([error])
         }
-    }
-
-    /// The scenario's `handler source` lines: the team's handler built into the handler role,
-    /// in place of any the command line named. In process there is none to build: the run is
-    /// skipped, saying why (returned). A build error is the first line's mistake.
-    private func buildTeamHandler() throws(ScenarioErrors) -> String? {
-        guard let sources = setup?.handlerSources, !sources.isEmpty else { return nil }
-        guard transport == .process else { return "its handler is the team's Swift, built into a process of its own: the process transport only" }
-        do {
-            executables.handler = ProcessExecutables.Command(path: try TeamHandler.build(sources, cacheFolder: TeamHandler.cacheFolder))
-            executables.teamHandler = true
-        } catch {
-            let line = scenario.lines.first { if case .handlerSource = $0.step { true } else { false } }?.number ?? 0
-            throw ScenarioErrors([ScenarioError(file: scenario.name, line: line, message: "handler source: \(error)")])
-        }
-        return nil
-    }
-
-    /// The steps only the built-in handler can take, each a mistake with a team's handler: it
-    /// answers in messages of its own (no `handler garbage` stands for them), and it runs its
-    /// Swift as it ships, with no yield points to hold, crash or fail it at.
-    private func refuseBuiltInHandlerSteps() throws(ScenarioErrors) {
-        var errors: [ScenarioError] = []
-        for line in scenario.lines {
-            let refusal: String? = switch line.step {
-            case .handler(.garbage): "'handler garbage' needs the built-in handler: the team's handler answers in messages of its own"
-            case .hold(.handler, let point), .crash(.handler, let point), .fail(.handler, let point, _, _):
-                "the team's handler has no yield points (it runs its Swift as it ships), so nothing can stop it at \(point.rawValue)"
-            default: nil
-            }
-            if let refusal { errors.append(ScenarioError(file: scenario.name, line: line.number, message: refusal)) }
-        }
-        if !errors.isEmpty { throw ScenarioErrors(errors) }
-    }
-
-    /// The scenario's `watchdog` and `heap-limit` lines, given to the extension's runtime: its
-    /// background's and its pages'. Only an extension's JavaScript has them: with another
-    /// background, either line is a mistake.
-    private func applyLimits() throws(ScenarioErrors) {
-        let watchdog = setup?.watchdogMilliseconds, heap = setup?.heapLimitMiB
-        guard watchdog != nil || heap != nil else { return }
-        guard ExtensionRuntime.runs(executables.background) else {
-            let line = scenario.lines.first { line in
-                switch line.step {
-                case .watchdog, .heapLimit: true
-                default: false
-                }
-            }!
-            let word = if case .watchdog = line.step { "watchdog" } else { "heap-limit" }
-            throw ScenarioErrors([ScenarioError(file: scenario.name, line: line.number,
-                                                message: "'\(word)' limits an extension's JavaScript, and this run's background is not one: name it with 'extension DIR', or run with --extension DIR")])
-        }
-        func limited(_ command: ProcessExecutables.Command) -> ProcessExecutables.Command {
-            ExtensionRuntime.with(watchdogMilliseconds: watchdog, heapLimitMiB: heap, command)
-        }
-        executables.background = limited(executables.background)
-        executables.backgroundHost = executables.backgroundHost.map(limited)
-        executables.pages = executables.pages.map(limited)
     }
 
     /// The scenario's `fetch` lines, written beside the run's folder for the extension's

@@ -1,0 +1,77 @@
+import ProcessKit
+import SiteSettings
+
+/// What a scenario's own setup lines change in what plays each role: the extension's runtime
+/// limits (`watchdog`, `heap-limit`) and the team's handler (`handler source`), over the
+/// executables the command chose; and the steps a team's handler cannot take.
+struct ScenarioRoles {
+    let scenario: Scenario
+    let setup: ScenarioSetup
+    let transport: Simulation.Transport
+
+    /// Why a scenario cannot run here, said instead of a pass.
+    struct Skipped: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// `executables` with the team's handler the `handler source` lines name built into the
+    /// handler role, in place of any the command line named. In process there is none to build:
+    /// the run is skipped, saying why. A build error is the first line's mistake.
+    func withTeamHandler(_ executables: ProcessExecutables) throws(ScenarioErrors) -> Result<ProcessExecutables, Skipped> {
+        guard !setup.handlerSources.isEmpty else { return .success(executables) }
+        guard transport == .process else { return .failure(Skipped(description: "its handler is the team's Swift, built into a process of its own: the process transport only")) }
+        var chosen = executables
+        do {
+            chosen.handler = ProcessExecutables.Command(path: try TeamHandler.build(setup.handlerSources, cacheFolder: TeamHandler.cacheFolder))
+            chosen.teamHandler = true
+        } catch {
+            let line = scenario.lines.first { if case .handlerSource = $0.step { true } else { false } }?.number ?? 0
+            throw ScenarioErrors([ScenarioError(file: scenario.name, line: line, message: "handler source: \(error)")])
+        }
+        return .success(chosen)
+    }
+
+    /// The steps only the built-in handler can take, each a mistake with a team's handler: it
+    /// answers in messages of its own (no `handler garbage` stands for them), and it runs its
+    /// Swift as it ships, with no yield points to hold, crash or fail it at.
+    func refuseBuiltInHandlerSteps() throws(ScenarioErrors) {
+        var errors: [ScenarioError] = []
+        for line in scenario.lines {
+            let refusal: String? = switch line.step {
+            case .handler(.garbage): "'handler garbage' needs the built-in handler: the team's handler answers in messages of its own"
+            case .hold(.handler, let point), .crash(.handler, let point), .fail(.handler, let point, _, _):
+                "the team's handler has no yield points (it runs its Swift as it ships), so nothing can stop it at \(point.rawValue)"
+            default: nil
+            }
+            if let refusal { errors.append(ScenarioError(file: scenario.name, line: line.number, message: refusal)) }
+        }
+        if !errors.isEmpty { throw ScenarioErrors(errors) }
+    }
+
+    /// `executables` with the `watchdog` and `heap-limit` lines given to the extension's runtime:
+    /// its background's and its pages'. Only an extension's JavaScript has them: with another
+    /// background, either line is a mistake.
+    func limited(_ executables: ProcessExecutables) throws(ScenarioErrors) -> ProcessExecutables {
+        let watchdog = setup.watchdogMilliseconds, heap = setup.heapLimitMiB
+        guard watchdog != nil || heap != nil else { return executables }
+        guard ExtensionRuntime.runs(executables.background) else {
+            let line = scenario.lines.first { line in
+                switch line.step {
+                case .watchdog, .heapLimit: true
+                default: false
+                }
+            }!
+            let word = if case .watchdog = line.step { "watchdog" } else { "heap-limit" }
+            throw ScenarioErrors([ScenarioError(file: scenario.name, line: line.number,
+                                                message: "'\(word)' limits an extension's JavaScript, and this run's background is not one: name it with 'extension DIR', or run with --extension DIR")])
+        }
+        func limited(_ command: ProcessExecutables.Command) -> ProcessExecutables.Command {
+            ExtensionRuntime.with(watchdogMilliseconds: watchdog, heapLimitMiB: heap, command)
+        }
+        var chosen = executables
+        chosen.background = limited(executables.background)
+        chosen.backgroundHost = executables.backgroundHost.map(limited)
+        chosen.pages = executables.pages.map(limited)
+        return chosen
+    }
+}
