@@ -78,6 +78,31 @@ struct TeamHandlerTests {
         }
     }
 
+    /// A request completed later, on the main queue, is answered; the profile's identifier is a
+    /// UUID, the same for a profile in runs of one seed, and another for another seed.
+    @Test func aRequestCompletedLaterIsAnsweredAndTheProfileIsAUUIDOfTheRun() throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("team-handlers-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        var executables = HarnessBinary.executables
+        executables.handler = ProcessExecutables.Command(path: try TeamHandler.build([Self.handlers + "/later"], cacheFolder: cache))
+        executables.teamHandler = true
+        func profile(seed: UInt64) throws -> String {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("team-run-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let text = "extension \(Self.extensions)/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\n"
+            let outcome = try ScenarioRunner(try Scenario.parse(text, name: "later.scenario"), transport: .process, seed: seed, executables: executables,
+                                             directory: folder).run()
+            let reply = try #require(outcome.trace.first { $0.contains("handler#1 -> ") }, "\(outcome.trace)")
+            #expect(reply.contains(#""message":{"key":"theme","type":"setDefault","value":"sepia"}"#), "\(reply)")
+            let id = try #require(reply.components(separatedBy: #""profile":""#).dropFirst().first?.prefix(36), "\(reply)")
+            #expect(UUID(uuidString: String(id)) != nil, "\(reply)")
+            return String(id)
+        }
+        let first = try profile(seed: 1)
+        #expect(try profile(seed: 1) == first)
+        #expect(try profile(seed: 2) != first)
+    }
+
     /// `#if os(iOS)` and `#if os(macOS)` are false on Linux: each such line is a warning naming
     /// its file and line.
     @Test func aPlatformConditionIsAWarningWithItsPlace() throws {

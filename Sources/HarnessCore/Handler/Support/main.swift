@@ -54,12 +54,13 @@ func plain(_ value: Any) -> Any {
     return value
 }
 
-/// The profile's identifier as `SFExtensionProfileKey` gives it: a UUID made from its name.
-func profileIdentifier(_ name: String) -> UUID {
+/// The profile's identifier as `SFExtensionProfileKey` gives it: a UUID made from its name and
+/// the run's seed, the same for every request of a run.
+func profileIdentifier(_ name: String, seed: String) -> UUID {
     var bytes: [UInt8] = []
     for round in 0..<2 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(round)/\(name)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        for byte in "\(round)/\(seed)/\(name)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         bytes += withUnsafeBytes(of: hash.bigEndian, Array.init)
     }
     bytes[6] = bytes[6] & 0x0f | 0x40
@@ -88,7 +89,7 @@ while let header = receive(4) {
     UserDefaults.standard.synchronize()
     let item = NSExtensionItem()
     item.userInfo = [SFExtensionMessageKey: input["message"] ?? NSNull(),
-                     SFExtensionProfileKey: profileIdentifier(input["profile"] as? String ?? "default")]
+                     SFExtensionProfileKey: profileIdentifier(input["profile"] as? String ?? "default", seed: "\(frame["seed"] ?? 0)")]
     let context = NSExtensionContext(inputItems: [item])
     var directive: [String: Any]?
     context.ended = { items, error in
