@@ -89,7 +89,7 @@ final class SoakApp: Sendable {
         let label = "app#\(number)"
         let app: SoakChild
         do {
-            app = try SoakChild(.app, of: context.executables, ["--container", context.files.container], label: label,
+            app = try SoakChild(.app, of: context.executables, ["--container", context.files.container], container: context.files.container, label: label,
                                 group: context.group, log: context.log, flaws: context.flaws)
         } catch {
             context.log.violation("\(label) could not start: \(error)")

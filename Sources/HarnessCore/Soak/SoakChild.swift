@@ -29,9 +29,10 @@ final class SoakChild: Sendable {
 
     /// Starts `executable` free-running; in `group` while this lives, so that the run's end
     /// kills it, and out of it afterwards, so that a long soak does not keep every pipe it opened.
-    init(_ role: ProcessName, of executables: ProcessExecutables, _ arguments: [String], label: String, group: ChildGroup, log: SoakLog,
+    /// As in a run, it finds the container as its configuration folder (`XDG_CONFIG_HOME`).
+    init(_ role: ProcessName, of executables: ProcessExecutables, _ arguments: [String], container: String, label: String, group: ChildGroup, log: SoakLog,
          flaws: [String], replyLimit: Int = Framing.requestLimit) throws(ChildProcess.SpawnError) {
-        process = try executables.start(role, arguments + ["--free"], replyLimit: replyLimit, in: group)
+        process = try executables.start(role, arguments + ["--free"], replyLimit: replyLimit, environment: ["XDG_CONFIG_HOME": container], in: group)
         self.role = role.wireRole
         self.label = label
         self.log = log

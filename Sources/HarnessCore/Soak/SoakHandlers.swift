@@ -69,7 +69,7 @@ final class SoakHandlers: Sendable {
         let label = "handler#\(number)"
         let child: SoakChild
         do {
-            child = try SoakChild(.handler, of: context.executables, ["--container", context.files.container], label: label,
+            child = try SoakChild(.handler, of: context.executables, ["--container", context.files.container], container: context.files.container, label: label,
                                   group: context.group, log: context.log, flaws: context.flaws,
                                   replyLimit: ProcessLauncher.handlerFrameLimit)
         } catch {

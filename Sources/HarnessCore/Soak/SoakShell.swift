@@ -298,7 +298,7 @@ final class SoakShell: Sendable {
             incarnation += 1
             let label = "background#\(incarnation)"
             do {
-                let started = try SoakChild(.background, of: context.executables, ["--storage", context.files.storage], label: label,
+                let started = try SoakChild(.background, of: context.executables, ["--storage", context.files.storage], container: context.files.container, label: label,
                                             group: context.group, log: context.log, flaws: context.flaws)
                 background = started
                 shell.current.withLock { $0 = started }
