@@ -157,9 +157,10 @@ package enum TeamHandler {
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            if !FileManager.default.fileExists(atPath: executable) { try FileManager.default.moveItem(atPath: scratch + "/handler", toPath: executable) }
+            try FileManager.default.moveItem(atPath: scratch + "/handler", toPath: executable)
         } catch {
-            throw .io("\(error)")
+            // Another run built the same inputs meanwhile (runs side by side): its build is this one.
+            guard FileManager.default.isExecutableFile(atPath: executable) else { throw .io("\(error)") }
         }
         return executable
     }
