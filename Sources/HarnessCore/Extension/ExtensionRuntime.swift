@@ -231,11 +231,7 @@ package enum ExtensionRuntime {
         /// How the runtime ended, once an exchange found it ended: by its watchdog, out of
         /// memory, or as the system says (then with the end of its standard error).
         package var ending: String {
-            let status = child.wait(timeoutMilliseconds: ProcessDriver.frameTimeout) ?? {
-                child.kill()
-                return child.wait()
-            }()
-            let death = limits?.death(status, stderr: child.stderrTail) ?? .status(status)
+            let death = ProcessDriver.Death(child.reap().status, stderr: child.stderrTail, limits: limits)
             guard case .status = death else { return "\(death)" }
             return "the runtime ended: \(death): \(child.stderrTail.trimmingCharacters(in: .whitespacesAndNewlines).suffix(1000))"
         }

@@ -74,11 +74,7 @@ package final class PageHost {
             throw .stoppedAnswering("\(error)", stderr: child.stderrTail)
         }
         guard let bytes else {
-            let status = child.wait(timeoutMilliseconds: ProcessDriver.frameTimeout) ?? {
-                child.kill()
-                return child.wait()
-            }()
-            throw .ended(limits?.death(status, stderr: child.stderrTail) ?? .status(status), stderr: child.stderrTail)
+            throw .ended(ProcessDriver.Death(child.reap().status, stderr: child.stderrTail, limits: limits), stderr: child.stderrTail)
         }
         return try Output.decode(frame: bytes)
     }

@@ -210,11 +210,7 @@ package final class ProcessTable {
         let problem: String
         do {
             if try driver.child.awaitHello(timeoutMilliseconds: ProcessDriver.frameTimeout) { return true }
-            let status = driver.child.wait(timeoutMilliseconds: ProcessDriver.frameTimeout) ?? {
-                driver.child.kill()
-                return driver.child.wait()
-            }()
-            let death = driver.limits?.death(status, stderr: driver.child.stderrTail) ?? .status(status)
+            let death = ProcessDriver.Death(driver.child.reap().status, stderr: driver.child.stderrTail, limits: driver.limits)
             let stderr = driver.child.stderrTail.suffix(300).trimmingCharacters(in: .whitespacesAndNewlines)
             problem = "\(driver.label) never said hello: \(death)" + (stderr.isEmpty ? "" : "; its stderr ends: \(stderr)")
         } catch .timedOut {

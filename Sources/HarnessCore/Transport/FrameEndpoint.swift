@@ -24,6 +24,16 @@ package protocol FrameEndpoint: AnyObject {
     var stderrTail: String { get }
 }
 
+extension FrameEndpoint {
+    /// Its status once it ends: reaped within the frame timeout, or else killed (`killed`) and
+    /// reaped.
+    func reap() -> (status: ChildProcess.ExitStatus, killed: Bool) {
+        if let status = wait(timeoutMilliseconds: ProcessDriver.frameTimeout) { return (status, false) }
+        kill()
+        return (wait(), true)
+    }
+}
+
 /// A frame from a process as the harness reads it.
 package enum ReceivedFrame: Equatable, Sendable {
     case message(FromChild)

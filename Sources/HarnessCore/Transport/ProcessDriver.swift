@@ -60,6 +60,12 @@ package final class ProcessDriver {
             }
         }
 
+        /// How a process that ended with `status`, having written `stderr`, died: named by the
+        /// JavaScript runtime's `limits` when it is one of its processes, else as the system says.
+        package init(_ status: ChildProcess.ExitStatus, stderr: String, limits: ExtensionRuntime.Limits?) {
+            self = limits?.death(status, stderr: stderr) ?? .status(status)
+        }
+
         package var description: String {
             if case .scriptDidNotYield = self { return ending }
             return "it " + ending
@@ -143,9 +149,7 @@ package final class ProcessDriver {
     package func finish() -> ChildProcess.ExitStatus {
         isAlive = false
         child.closeInput()
-        if let status = child.wait(timeoutMilliseconds: Self.frameTimeout) { return status }
-        child.kill()
-        return child.wait()
+        return child.reap().status
     }
 
     /// For a handler that has answered and serves no more: closes its input and lets it end.
@@ -261,15 +265,11 @@ package final class ProcessDriver {
     private func died(now: EpochMillis, unresponsive: Bool = false) -> Step {
         isAlive = false
         if unresponsive { child.kill() }
-        var hung = unresponsive
-        let status = child.wait(timeoutMilliseconds: Self.frameTimeout) ?? {
-            hung = true
-            child.kill()
-            return child.wait()
-        }()
+        let (status, killed) = child.reap()
+        let hung = unresponsive || killed
         guard hung || !killedByHarness || status != .signaled(SIGKILL) else { return .died(status) }
         let stderr = child.stderrTail
-        let death: Death = hung ? .unresponsive(milliseconds: Self.frameTimeout) : limits?.death(status, stderr: stderr) ?? .status(status)
+        let death: Death = hung ? .unresponsive(milliseconds: Self.frameTimeout) : Death(status, stderr: stderr, limits: limits)
         // The trace says that it died and how; what it wrote to stderr (addresses, paths)
         // would make traces differ between runs, so it goes to `diagnostics` instead.
         trace.record(now, label, "died unexpectedly (\(death.ending))")
