@@ -77,6 +77,18 @@ enum Executables {
         return executables
     }
 
+    /// What plays each role as the command line chose, in words, for the run's header.
+    static func roleNames(_ args: CommandLineArguments) -> RoleNames {
+        var names = RoleNames()
+        if let path = args.value("app-exec") { names.app = RoleNames.executable(path) }
+        if let path = args.value("background-exec") { names.background = RoleNames.executable(path) }
+        if let folder = args.value(extensionOption) { names.background = RoleNames.extensionFolder(folder) }
+        if let path = args.value("handler-exec") { names.handler = RoleNames.executable(path) }
+        let sources = args.values(handlerSourceOption)
+        if !sources.isEmpty { names.handler = RoleNames.handlerSources(sources) }
+        return names
+    }
+
     /// `--extension DIR`: the unpacked extension whose background JavaScript plays the
     /// background's role (on run, sweep and explore).
     static let extensionOption = "extension"

@@ -80,8 +80,7 @@ enum RunCommand: HarnessCommand {
         // still written, then the error is reported.
         var pageError: String?
         let settings = "seed \(seed), transport \(transport.rawValue)" + (flaws.isEmpty ? "" : ", flaws \(flaws.map(\.rawValue).sorted().joined(separator: ","))")
-            + (args.value("extension").map { ", extension \($0)" } ?? "")
-            + (args.values(Executables.handlerSourceOption).isEmpty ? "" : ", handler built from \(args.values(Executables.handlerSourceOption).joined(separator: " "))")
+        let roles = Executables.roleNames(args)
 
         let executables = try Executables.withHandlerSource(
             try Executables.withExtension(try Executables.chosen(args, transport: transport), args, transport: transport, flaws: flaws), args, transport: transport)
@@ -91,7 +90,7 @@ enum RunCommand: HarnessCommand {
             }
             guard crashAt == nil else { throw .usage("'--differential' compares whole runs; '--crash' is for 'harness sweep' and a run of its own") }
         }
-        let plan = Plan(transport: transport, seed: seed, executables: executables, flaws: flaws, crashAt: crashAt, powerCut: powerCut,
+        let plan = Plan(transport: transport, seed: seed, executables: executables, roles: roles, flaws: flaws, crashAt: crashAt, powerCut: powerCut,
                         readsRevisions: pages != nil, keep: args.flag("keep"), differential: args.flag("differential"))
         let clock = ContinuousClock()
         let total = clock.now
@@ -102,7 +101,7 @@ enum RunCommand: HarnessCommand {
         var diagrams: [String] = []
         var results: [Reports.Result] = []
         var json: [JSONValue] = []
-        Terminal.out(settings + (workers > 1 ? ", \(workers) workers" : "") + "\n")
+        Terminal.out(settings + (workers > 1 ? ", \(workers) workers" : "") + "\n" + "roles: \(roles)\n")
         for (scenario, ran) in zip(scenarios, inOrder(scenarios, workers: workers, plan.play)) {
             // A file's own `seed` line wins over --seed: say which seed it ran with.
             let ownSeed = scenario.lines.compactMap { line -> UInt64? in if case .seed(let value) = line.step { value } else { nil } }.last
@@ -122,6 +121,7 @@ enum RunCommand: HarnessCommand {
             if let reason = outcome.skipped {
                 skipped += 1
                 Terminal.out(Terminal.result("skip", passed: false) + "  \(scenario.name)  \(reason)\n")
+                if outcome.roles != roles { Terminal.out("  roles: \(outcome.roles)\n") }
                 results.append(Reports.Result(name: scenario.name, failures: [], wallSeconds: 0, skipped: reason))
                 json.append(.object(["scenario": .string(scenario.name), "result": .string("skipped"), "reason": .string(reason)]))
                 continue
@@ -133,9 +133,11 @@ enum RunCommand: HarnessCommand {
             Terminal.out("\(result)  \(scenario.name)  \(outcome.steps) steps  \(Double(outcome.virtualTime) / 1000) s virtual  \((wall * 10).rounded() / 10) ms\(seedNote)\(known)\n")
             // Times in failures and traces count from the run's start, given here once.
             if !outcome.passed { Terminal.out("  times from \(Timestamp.format(outcome.epoch)) (+0.000s)\n") }
+            // A scenario that names its own extension or handler says so under its result.
+            if outcome.roles != roles { Terminal.out("  roles: \(outcome.roles)\n") }
             for failure in outcome.failures { Terminal.out(failure + "\n") }
             if args.value("trace") != nil {
-                traces.append("# \(scenario.name)\n# times from \(Timestamp.format(outcome.epoch)) (Unix \(outcome.epoch) ms)\n" + outcome.trace.joined(separator: "\n"))
+                traces.append("# \(scenario.name)\n# roles: \(outcome.roles)\n# times from \(Timestamp.format(outcome.epoch)) (Unix \(outcome.epoch) ms)\n" + outcome.trace.joined(separator: "\n"))
             }
             if args.value("mermaid") != nil {
                 diagrams.append("## \(scenario.name)\n\n\(scenario.description)\n\n" + Reports.mermaid(title: scenario.name, log: outcome.log))
@@ -179,6 +181,7 @@ enum RunCommand: HarnessCommand {
         let transport: Simulation.Transport
         let seed: UInt64
         let executables: ProcessExecutables
+        let roles: RoleNames
         let flaws: Set<Flaw>
         let crashAt: YieldArrival?
         let powerCut: PowerCutPlan?
@@ -198,6 +201,7 @@ enum RunCommand: HarnessCommand {
                                             flaws: flaws, crashAt: crashAt, powerCut: powerCut)
                 runner.readsRevisions = readsRevisions
                 runner.recordsObservations = differential
+                runner.roles = roles
                 var outcome = try runner.run()
                 if differential && outcome.skipped == nil {
                     let reference = ScenarioRunner(scenario, transport: .inProcess, seed: seed, executables: Executables.builtIn, directory: directory + "-reference")

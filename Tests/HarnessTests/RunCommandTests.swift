@@ -304,6 +304,23 @@ struct RunCommandTests {
         #expect(lines.contains(#"handler#2 -> {"message":{"key":"theme","value":"sepia"},"type":"reply"}"#), "\(lines)")
     }
 
+    /// The run's header names what plays each role; a scenario that names its own extension and
+    /// handler says so under its result and in its trace, its paths as plain as they resolve.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func theHeaderAndAScenarioThatNamesItsOwnSayWhatPlaysEachRole() throws {
+        let named = ScenarioTests.folder + "/extensions/a-teams-swift-handler-keeps-the-readers-theme-in-the-app-groups-defaults.scenario"
+        let trace = try HarnessBinary.file("")
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let run = try HarnessBinary.run(["run", named, "--trace", trace])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let own = "roles: app built-in, background extension \(ScenarioTests.folder)/extensions/reading-defaults, handler built from \(ScenarioTests.folder)/handlers/reading"
+        #expect(run.stdout.contains("roles: app built-in, background built-in, handler built-in\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("\n  " + own + "\n"), "\(run.stdout)")
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("\n# " + own + "\n"))
+        let exec = try HarnessBinary.run(["run", named, "--app-exec", HarnessBinary.executables.app.path])
+        #expect(exec.stdout.contains("roles: app executable \(HarnessBinary.executables.app.path), background built-in, handler built-in\n"), "\(exec.stdout)")
+    }
+
     /// A handler source that does not compile stops the command before anything runs, with
     /// swiftc's own words: the file as given, its line and column.
     @Test func aHandlerSourceThatDoesNotCompileIsAMistakeWithItsPlace() throws {

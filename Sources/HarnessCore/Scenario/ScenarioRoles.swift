@@ -75,3 +75,20 @@ struct ScenarioRoles {
         return chosen
     }
 }
+
+/// What plays each role, in words, for a run's header and its trace: the built-in process, an
+/// executable a command named, an extension's folder, or the sources a team's handler was built
+/// from. A scenario's own `extension` and `handler source` lines change it for that run.
+package struct RoleNames: Sendable, Equatable, CustomStringConvertible {
+    package var app = "built-in"
+    package var background = "built-in"
+    package var handler = "built-in"
+
+    package init() {}
+
+    package static func extensionFolder(_ folder: String) -> String { "extension \(folder)" }
+    package static func executable(_ path: String) -> String { "executable \(path)" }
+    package static func handlerSources(_ paths: [String]) -> String { "built from \(paths.joined(separator: ", "))" }
+
+    package var description: String { "app \(app), background \(background), handler \(handler)" }
+}

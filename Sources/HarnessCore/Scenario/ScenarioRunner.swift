@@ -46,6 +46,8 @@ package final class ScenarioRunner {
         package var knownFailures: [String] = []
         /// With `recordsObservations`, what the run showed after every `settle` and once healed.
         package var observations: [Observation] = []
+        /// What played each role: the command's choice, with the scenario's own lines over it.
+        package var roles = RoleNames()
         package var passed: Bool { failures.isEmpty && skipped == nil }
         /// What each failure broke, in the same order.
         package var properties: [Property] { marks.failures.map(\.property) }
@@ -91,6 +93,8 @@ package final class ScenarioRunner {
     /// Plays the scenario with the background it was given, whatever its `extension` step
     /// names (the built-in one a differential run compares with).
     package var ignoresExtensionStep = false
+    /// What plays each role as the command chose it, in words (`Outcome.roles`).
+    package var roles = RoleNames()
     private var observations: [Observation] = []
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
@@ -125,20 +129,18 @@ package final class ScenarioRunner {
         if let folder = setup!.extensionFolder, !ignoresExtensionStep {
             switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, ownPages: setup!.extensionPages) {
             case .success(let chosen): executables = chosen
-            case .failure(let reason):
-                return Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
-                               unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: reason.description)
+            case .failure(let reason): return skipped(reason.description)
             }
+            roles.background = RoleNames.extensionFolder(folder)
         }
-        let roles = ScenarioRoles(scenario: scenario, setup: setup!, transport: transport)
-        executables = try roles.limited(executables)
-        switch try roles.withTeamHandler(executables) {
+        let ownRoles = ScenarioRoles(scenario: scenario, setup: setup!, transport: transport)
+        executables = try ownRoles.limited(executables)
+        switch try ownRoles.withTeamHandler(executables) {
         case .success(let chosen): executables = chosen
-        case .failure(let reason):
-            return Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
-                           unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: reason.description)
+        case .failure(let reason): return skipped(reason.description)
         }
-        if executables.teamHandler { try roles.refuseBuiltInHandlerSteps() }
+        if !setup!.handlerSources.isEmpty { roles.handler = RoleNames.handlerSources(setup!.handlerSources) }
+        if executables.teamHandler { try ownRoles.refuseBuiltInHandlerSteps() }
         let stubs = try fetchStubs()
         defer { if let stubs { Folder.remove(stubs) } }
         do {
@@ -146,6 +148,14 @@ package final class ScenarioRunner {
         } catch {
             throw ScenarioErrors([error])
         }
+    }
+
+    /// The outcome of a run that did not happen, saying why.
+    private func skipped(_ reason: String) -> Outcome {
+        var outcome = Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
+                              unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: reason)
+        outcome.roles = roles
+        return outcome
     }
 
     /// The scenario's `fetch` lines, written beside the run's folder for the extension's
@@ -203,7 +213,7 @@ package final class ScenarioRunner {
         return Outcome(failures: failures, unreachedFaultLines: unreachedFaultLines, steps: scenario.lines.count, virtualTime: virtualTime, epoch: setup!.epoch, log: simulation.trace.log,
                        arrivals: arrivals, unsyncedAtFlushes: unsyncedAtFlushes, unsyncedAtArrivals: unsyncedAtArrivals,
                        unsyncedAtEnd: unsyncedAtEnd, powerCutMissed: powerCutMissed, marks: marks, knownFailures: known,
-                       observations: observations)
+                       observations: observations, roles: roles)
     }
 
     /// The scenario's `expect-failure` lines against what failed: the failures they mark are

@@ -81,7 +81,7 @@ package struct ScenarioSetup: Sendable {
         case .alarmMinimum(let minimum): alarmMinimum = minimum
         case .handlerReuse: handlerReuse = true
         case .handlerSource(let path):
-            let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+            let full = Self.resolve(path, in: folder)
             guard FileManager.default.fileExists(atPath: full) else {
                 throw ScenarioError(file: file, line: line.number, message: "handler source \(path): no such file or folder")
             }
@@ -92,7 +92,7 @@ package struct ScenarioSetup: Sendable {
         case .heapLimit(let mebibytes): heapLimitMiB = mebibytes
         case .fetchStub(let url, let status, .text(let body)): fetchStubs[url] = FetchStub(status: status, body: body)
         case .fetchStub(let url, let status, .file(let path)):
-            let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+            let full = Self.resolve(path, in: folder)
             let bytes: [UInt8]
             do { bytes = try UserFile.read(full, limit: Self.fetchBodyLimit) } catch {
                 throw ScenarioError(file: file, line: line.number, message: "fetch \(url): \(path): \(error)")
@@ -103,7 +103,7 @@ package struct ScenarioSetup: Sendable {
             fetchStubs[url] = FetchStub(status: status, body: body)
         case .extensionFolder(let path, let pages):
             extensionPages = pages
-            let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+            let full = Self.resolve(path, in: folder)
             switch ExtensionManifest.load(folder: full) {
             case .failure(let problems):
                 throw ScenarioError(file: file, line: line.number, message: "extension \(path): " + problems.errors.joined(separator: "; "))
@@ -156,7 +156,7 @@ package struct ScenarioSetup: Sendable {
     /// A settings document from a file, its path relative to the scenario's folder: a regular
     /// file no larger than a document may be.
     static func document(_ path: String, folder: String, file: String, line: Int) throws(ScenarioError) -> SettingsDocument {
-        let full = path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+        let full = Self.resolve(path, in: folder)
         let bytes: [UInt8]
         do { bytes = try UserFile.read(full, limit: DocumentCodec.maximumBytes) } catch {
             throw ScenarioError(file: file, line: line, message: "\(path): \(error)")
@@ -164,5 +164,21 @@ package struct ScenarioSetup: Sendable {
         do { return try DocumentCodec.decode(bytes).document } catch {
             throw ScenarioError(file: file, line: line, message: "\(path): \(error)")
         }
+    }
+
+    /// `path` as a scenario names it, relative to the scenario's folder unless absolute, with
+    /// each `NAME/..` taken out (as `Scenarios/handlers/reading` for `../handlers/reading` in
+    /// `Scenarios/extensions`), so runs and traces name it plainly.
+    static func resolve(_ path: String, in folder: String) -> String {
+        guard !path.hasPrefix("/"), !folder.isEmpty else { return path }
+        var parts: [Substring] = []
+        for part in (folder + "/" + path).split(separator: "/", omittingEmptySubsequences: false) {
+            if part == "..", let last = parts.last, last != "..", last != ".", !last.isEmpty {
+                parts.removeLast()
+            } else {
+                parts.append(part)
+            }
+        }
+        return parts.isEmpty ? "." : parts.joined(separator: "/")
     }
 }
