@@ -304,6 +304,17 @@ struct RunCommandTests {
         #expect(lines.contains(#"handler#2 -> {"message":{"key":"theme","value":"sepia"},"type":"reply"}"#), "\(lines)")
     }
 
+    /// A team's handler may answer with more than the design's 1 MiB: its replies are held to
+    /// the frame limit Safari's messages have (64 MiB), and a 2 MiB answer reaches the script.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func aTeamsHandlerAnswersWithMoreThanTheDesignsMebibyte() throws {
+        let handler = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/handlers/large-reply").path
+        let plain = try scenario("extension \(ScenarioTests.folder)/extensions/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
+        defer { try? FileManager.default.removeItem(atPath: plain) }
+        let run = try HarnessBinary.run(["run", plain, "--handler-source", handler])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
     /// The run's header names what plays each role; a scenario that names its own extension and
     /// handler says so under its result and in its trace, its paths as plain as they resolve.
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
