@@ -103,6 +103,28 @@ struct ExpectationChecker {
         case .legacy(let enabled):
             let answered: JSONValue? = if case .enabled(let value)? = simulation.lastLegacyAnswer { .bool(value) } else { nil }
             return compare("the first version's enabled", .bool(enabled), answered)
+        case .groupDefault(let suite, let key, let check):
+            let name = GroupDefaults.fileName(suite)
+            let values: [String: JSONValue]
+            do { values = try GroupDefaults.read(simulation.files.containerFile(name)) } catch {
+                return ["group defaults \(suite): \(name) is \(error)"]
+            }
+            return check.problem(values[key]).map { ["group defaults \(suite) \(key): \($0)"] } ?? []
+        case .storage(let area, let key, let check):
+            let name = area == .local ? RunFiles.localStorageName : RunFiles.sessionStorageName
+            let bytes = simulation.files.storageFile(name, profile: simulation.profile)
+            guard let bytes else { return check.problem(nil).map { ["storage.\(area.rawValue) \(key): \($0) (nothing is stored)"] } ?? [] }
+            guard case .object(let values)? = try? JSONParser.parse(bytes) else { return ["storage.\(area.rawValue): \(name) is not a JSON object"] }
+            return check.problem(values[key]).map { ["storage.\(area.rawValue) \(key): \($0)"] } ?? []
+        case .console(let source, let text):
+            let (whose, lines) = switch source {
+            case .background: ("the background's", simulation.backgroundConsole[simulation.profile] ?? [])
+            case .tab(let id): ("tab \(id.rawValue)'s page's", simulation.pageConsole[simulation.safari.pageKey(id)] ?? [])
+            }
+            if lines.contains(where: { $0.contains(text) }) { return [] }
+            let shown = lines.suffix(20).map { "  " + $0 }
+            return ["\(whose) console: no line contains \(ValueCheck.shown(.string(text)))"
+                    + (lines.isEmpty ? "; it logged nothing" : "; its \(lines.count > 20 ? "last 20 of \(lines.count)" : "\(lines.count)") lines:")] + shown
         }
     }
 

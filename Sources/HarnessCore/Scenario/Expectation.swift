@@ -40,16 +40,80 @@ package enum Expectation: Equatable, Sendable {
     case legacy(enabled: Bool)
     /// What the extension's own content scripts left on the tab's page (`extension DIR pages`).
     case page(TabID, PageCheck)
+    /// A key of the App Group's defaults, as the handler's `UserDefaults(suiteName:)` reads it.
+    case groupDefault(suite: String, key: String, ValueCheck)
+    /// A key of the front profile's `storage.local` or `storage.session`.
+    case storage(StorageArea, key: String, ValueCheck)
+    /// A line the front profile's background logged since the run began (any incarnation), or
+    /// the tab's page since it last loaded, contains this text.
+    case console(ConsoleSource, contains: String)
 
     /// The tab it is about, if it is about one.
     package var tab: TabID? {
         switch self {
-        case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id), .page(let id, _): id
+        case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id), .page(let id, _),
+             .console(.tab(let id), _): id
         case .popupOver(let id): id
+        case .groupDefault, .storage, .console(.background, _): nil
         case .sharedDefaults, .sharedSite, .sharedSiteAbsent, .sharedTombstone, .sharedDamaged, .appSites, .appSite, .appDefaults, .appAnswer,
              .popup, .background, .alarm, .converged, .legacy: nil
         }
     }
+}
+
+/// How a stored JSON value is checked: equal to a value (numbers by value, objects whatever
+/// their keys' order), absent, or including a value's members (recursively: an object's keys
+/// with values that include the expected ones, an array or a scalar equal).
+package enum ValueCheck: Equatable, Sendable {
+    case equals(JSONValue)
+    case absent
+    case includes(JSONValue)
+
+    /// Why `found` (nil: absent) does not pass, or nil.
+    package func problem(_ found: JSONValue?) -> String? {
+        switch (self, found) {
+        case (.absent, nil): return nil
+        case (.absent, let value?): return "expected it absent, found \(Self.shown(value))"
+        case (.equals(let wanted), nil): return "expected \(Self.shown(wanted)), found it absent"
+        case (.includes(let wanted), nil): return "expected a value that includes \(Self.shown(wanted)), found it absent"
+        case (.equals(let wanted), let value?): return Self.same(wanted, value) ? nil : "expected \(Self.shown(wanted)), found \(Self.shown(value))"
+        case (.includes(let wanted), let value?): return Self.includes(value, wanted) ? nil : "expected it to include \(Self.shown(wanted)), found \(Self.shown(value))"
+        }
+    }
+
+    /// A value as a failure shows it: its JSON, cut at 600 bytes.
+    static func shown(_ value: JSONValue) -> String {
+        let bytes = JSONWriter.compact(value)
+        guard bytes.count > 600 else { return String(decoding: bytes, as: UTF8.self) }
+        return String(decoding: bytes.prefix(600), as: UTF8.self) + "… (\(bytes.count) bytes)"
+    }
+
+    /// JSON values as values: an integer and a double of the same number are equal.
+    static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.integer(let x), .double(let y)), (.double(let y), .integer(let x)): Double(x) == y
+        case (.array(let x), .array(let y)): x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (.object(let x), .object(let y)): x.count == y.count && x.allSatisfy { key, value in y[key].map { same(value, $0) } ?? false }
+        default: a == b
+        }
+    }
+
+    static func includes(_ value: JSONValue, _ wanted: JSONValue) -> Bool {
+        guard case .object(let members) = wanted else { return same(wanted, value) }
+        guard case .object(let found) = value else { return false }
+        return members.allSatisfy { key, member in found[key].map { includes($0, member) } ?? false }
+    }
+}
+
+/// The two storage areas an expectation reads.
+package enum StorageArea: String, CaseIterable, Equatable, Sendable {
+    case local, session
+}
+
+/// Whose console an expectation reads.
+package enum ConsoleSource: Equatable, Sendable {
+    case background
+    case tab(TabID)
 }
 
 /// One value of a decision or of the popup's view: `enabled`, `disabled`, `theme=sepia`,

@@ -45,7 +45,7 @@ package struct Scenario: Sendable {
 
     /// The first word of every step this version understands.
     package static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background", "fail",
-                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile", "alarm-minimum", "extension", "fetch", "expect-failure", "watchdog", "heap-limit"]
+                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile", "alarm-minimum", "extension", "fetch", "expect-failure", "watchdog", "heap-limit", "group"]
 
     /// Reads a whole scenario into typed steps. Throws every mistake in it, each with its line;
     /// a file with no steps is a mistake too.

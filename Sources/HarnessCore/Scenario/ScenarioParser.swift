@@ -28,6 +28,10 @@ struct ScenarioParser {
     var ownPages = false
     var platform = Simulation.Platform.iOS
     var setupLines: [String: Int] = [:]
+    /// The App Group suites the lines name (with the first line of each), and those the
+    /// `expect group defaults` lines read.
+    var suitesNamed: [String: Int] = [:]
+    var suitesExpected: [(suite: String, line: Int)] = []
 
     init(file: String) { self.file = file }
 
@@ -55,6 +59,10 @@ struct ScenarioParser {
             } catch {
                 errors.append(error)
             }
+        }
+        let unnamed = unnamedSuites()
+        if !unnamed.isEmpty {
+            errors = (errors + unnamed).enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
         }
         if lines.isEmpty && errors.isEmpty {
             errors.append(ScenarioError(file: file, line: 0, message: "the scenario has no steps"))
@@ -85,8 +93,14 @@ struct ScenarioParser {
         return lines
     }
 
-    /// The words of a line up to a word that starts with `#`.
+    /// The words of a line up to a word that starts with `#`. A word that starts with `"`, `{` or
+    /// `[` is JSON (a string, an object, an array): it runs to its closing quote or bracket, so
+    /// its spaces and `#`s are its own, and one left open runs to the end of the line (where
+    /// reading it as JSON says what is missing).
     static func words(of line: String) -> [String] {
+        if line.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") }) {
+            return wordsWithJSON(of: line)
+        }
         // A space may begin a character (a combining mark after it is part of it): only a line
         // of ASCII is split byte by byte.
         guard line.utf8.allSatisfy({ $0 < 0x80 }) else {
@@ -116,6 +130,37 @@ struct ScenarioParser {
         return words
     }
 
+    private static func wordsWithJSON(of line: String) -> [String] {
+        let characters = Array(line)
+        var words: [String] = []
+        var index = 0
+        func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
+        while index < characters.count {
+            while index < characters.count && isSpace(characters[index]) { index += 1 }
+            guard index < characters.count, characters[index] != "#" else { break }
+            let start = index
+            let json = "\"{[".contains(characters[start])
+            var depth = 0, inString = false, escaped = false
+            while index < characters.count {
+                let character = characters[index]
+                if inString {
+                    if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                } else if json && character == "\"" {
+                    inString = true
+                } else if json && (character == "{" || character == "[") {
+                    depth += 1
+                } else if json && (character == "}" || character == "]") {
+                    depth = max(0, depth - 1)
+                } else if depth == 0 && isSpace(character) {
+                    break
+                }
+                index += 1
+            }
+            words.append(String(characters[start..<index]))
+        }
+        return words
+    }
+
     // MARK: - Steps
 
     private mutating func step(_ cursor: Cursor) throws(ScenarioError) -> Step {
@@ -141,6 +186,8 @@ struct ScenarioParser {
             }
         case "fresh-install":
             step = .freshInstall
+        case "group":
+            step = try groupDefaults(&words)
         case "watchdog":
             step = .watchdog(milliseconds: Int(try duration(try words.next("a duration of wall time (500ms, 2s)"), words)))
         case "heap-limit":
@@ -279,6 +326,7 @@ struct ScenarioParser {
         case .sharedDamaged: try once("shared damaged")
         case .handlerReuse: try once("handler reuse")
         case .handlerSource(let path): try once("handler source \(path)")
+        case .groupDefaults(let suite, let key, _): try once("group defaults \(suite)\(key.map { " " + $0 } ?? "")")
         case .freshInstall:
             try once("fresh-install")
             if let line = setupLines["cache"] { throw words.error("a fresh install has nothing cached, and line \(line) gives the cache") }
@@ -328,18 +376,24 @@ struct ScenarioParser {
 
     private mutating func appStep(_ words: inout Cursor) throws(ScenarioError) -> AppStep {
         switch try words.choose(["launch", "foreground", "background", "kill", "set", "reset", "delete"]) {
+        case "set" where words.peek == "group":
+            _ = try words.next("")
+            return try setGroup(&words)
+        case "reset" where words.peek == "group":
+            _ = try words.next("")
+            return try resetGroup(&words)
         case "launch": return .launch
         case "foreground": return .foreground
         case "background": return .background
         case "kill": return .kill
         case "set":
             appEdits += 1
-            if try words.choose(["default", "site"]) == "default" { return .setDefaults(try values(&words, allowSchedule: true)) }
+            if try words.choose(["default", "site", "group"]) == "default" { return .setDefaults(try values(&words, allowSchedule: true)) }
             let key = try scope(&words)
             return .setSite(key, try values(&words, allowSchedule: false))
         case "reset":
             appEdits += 1
-            try words.expectWord("site")
+            _ = try words.choose(["site", "group"])
             let key = try scope(&words)
             return .resetSite(key, try fields(&words))
         default:
@@ -499,8 +553,11 @@ struct ScenarioParser {
     // MARK: - Expectations
 
     private mutating func expectation(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
-        let kinds = ["tab", "first-decision", "shared", "app", "popup", "background", "alarm", "converged", "legacy"]
+        let kinds = ["tab", "first-decision", "shared", "app", "popup", "background", "alarm", "converged", "legacy", "group", "storage", "console"]
         switch try words.choose(kinds) {
+        case "group": return try expectGroup(&words)
+        case "storage": return try expectStorage(&words)
+        case "console": return try expectConsole(&words)
         case "tab":
             let tab = try tabName(&words)
             try requireOpen(tab, words)

@@ -27,6 +27,7 @@ package enum ScenarioPrinter {
         case .freshInstall: "fresh-install"
         case .handlerReuse: "handler reuse"
         case .handlerSource(let path): "handler source \(path)"
+        case .groupDefaults(let suite, let key, let value): "group defaults \(suite)" + (key.map { " " + word($0) } ?? "") + (value.map { " " + json($0) } ?? "")
         case .extensionFolder(let folder, let pages): "extension \(folder)\(pages ? " pages" : "")"
         case .fetchStub(let url, let status, .text(let body)): "fetch \(url) \(status)\(body.isEmpty ? "" : " " + body)"
         case .fetchStub(let url, let status, .file(let path)): "fetch \(url) \(status) file \(path)"
@@ -50,6 +51,22 @@ package enum ScenarioPrinter {
         case .deviceSleep(let duration): "device sleep \(self.duration(duration))"
         case .settle: "settle"
         case .expect(let expectation, let within, let fails): (fails ? "expect-failure " : "expect ") + expect(expectation) + (within.map { " within \(duration($0))" } ?? "")
+        }
+    }
+
+    /// A key as one word: itself when it reads back so, else a JSON string.
+    private static func word(_ key: String) -> String {
+        let plain = !key.isEmpty && !key.contains(where: { $0 == " " || $0 == "\t" || $0.isNewline }) && !"\"{[#".contains(key.first!)
+        return plain ? key : json(.string(key))
+    }
+
+    private static func json(_ value: JSONValue) -> String { String(decoding: JSONWriter.compact(value), as: UTF8.self) }
+
+    private static func valueCheck(_ check: ValueCheck) -> String {
+        switch check {
+        case .equals(let value): json(value)
+        case .absent: "absent"
+        case .includes(let value): "includes " + json(value)
         }
     }
 
@@ -80,6 +97,8 @@ package enum ScenarioPrinter {
         case .setSite(let key, let values): "set site \(key.text) " + values.words
         case .resetSite(let key, let fields): "reset site \(key.text) " + fields.map(\.rawValue).joined(separator: " ")
         case .deleteSite(let key): "delete site \(key.text)"
+        case .setGroup(let suite, let key, let value): "set group \(suite) \(word(key)) \(json(value))"
+        case .resetGroup(let suite, let key): "reset group \(suite) \(word(key))"
         }
     }
 
@@ -124,6 +143,10 @@ package enum ScenarioPrinter {
         case .tab(let id, let checks): "tab \(id.rawValue) " + self.checks(checks)
         case .tabUndecided(let id): "tab \(id.rawValue) undecided"
         case .page(let id, let check): "tab \(id.rawValue) page \(check.text)"
+        case .groupDefault(let suite, let key, let check): "group defaults \(suite) \(word(key)) " + valueCheck(check)
+        case .storage(let area, let key, let check): "storage \(area.rawValue) \(word(key)) " + valueCheck(check)
+        case .console(.background, let text): "console background contains \(json(.string(text)))"
+        case .console(.tab(let id), let text): "console tab \(id.rawValue) contains \(json(.string(text)))"
         case .firstDecision(let id, let checks): "first-decision \(id.rawValue) " + self.checks(checks)
         case .firstDecisionBeforeNativeReply(let id): "first-decision \(id.rawValue) before native-reply"
         case .sharedDefaults(let values): "shared defaults " + values.words

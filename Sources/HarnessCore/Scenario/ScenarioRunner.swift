@@ -337,7 +337,7 @@ package final class ScenarioRunner {
     private func perform(_ line: Scenario.Line) {
         currentLine = line.number
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -411,7 +411,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .advance, .deviceSleep, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }
@@ -435,6 +435,8 @@ package final class ScenarioRunner {
             let number = simulation.appEdit(.deleteSite(scope: key.text))
             lastAppEdit = number
             simulation.monitor.userEdited(UserEdit(number: number, origin: .app, at: simulation.now, target: .site(key.key.text), values: Self.deletion, line: currentLine))
+        case .setGroup(let suite, let key, let value): simulation.teamAppWrites(suite: suite, key: key, value: value)
+        case .resetGroup(let suite, let key): simulation.teamAppWrites(suite: suite, key: key, value: nil)
         }
     }
 
@@ -571,6 +573,9 @@ package final class ScenarioRunner {
         }
         if let legacyEnabled = setup.legacyEnabled {
             simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))
+        }
+        for (suite, values) in setup.groupDefaults.sorted(by: { $0.key < $1.key }) {
+            simulation.writeContainerFile(GroupDefaults.fileName(suite), GroupDefaults.write(values))
         }
         if let cache = setup.cache {
             simulation.writeStorageFile(RunFiles.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))

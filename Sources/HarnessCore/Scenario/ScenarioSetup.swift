@@ -25,6 +25,8 @@ package struct ScenarioSetup: Sendable {
     package var handlerReuse = false
     /// `handler source PATH` lines: the team's handler's sources (paths as the harness opens them).
     package var handlerSources: [String] = []
+    /// The App Group's defaults before the run, by suite (`group defaults`).
+    package var groupDefaults: [String: [String: JSONValue]] = [:]
     /// `extension DIR`: the unpacked extension whose JavaScript is the background, its
     /// manifest read and checked (the path as the harness opens it).
     package var extensionFolder: String?
@@ -87,6 +89,10 @@ package struct ScenarioSetup: Sendable {
             }
             handlerSources.append(full)
         case .freshInstall: freshInstall = true
+        case .groupDefaults(let suite, let key, let value):
+            var values = groupDefaults[suite] ?? [:]
+            if let key, let value { values[key] = value }
+            groupDefaults[suite] = values
         case .expectFailure: break
         case .watchdog(let milliseconds): watchdogMilliseconds = milliseconds
         case .heapLimit(let mebibytes): heapLimitMiB = mebibytes

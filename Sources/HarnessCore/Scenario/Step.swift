@@ -46,6 +46,9 @@ package enum Step: Equatable, Sendable {
     /// `handler source PATH`: the team's own native handler, a Swift file or a folder of them
     /// (relative to the scenario), built into the handler role (`TeamHandler`); it repeats.
     case handlerSource(String)
+    /// `group defaults SUITE [KEY JSON]`: the App Group's defaults before the run, as the team's
+    /// app left them (`UserDefaults(suiteName: SUITE)`): a key's value, or only the suite, empty.
+    case groupDefaults(suite: String, key: String?, value: JSONValue?)
 
     // MARK: Actions
     case app(AppStep)
@@ -72,7 +75,7 @@ package enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .deviceSleep, .settle, .expect: false
         }
@@ -87,7 +90,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
     }
@@ -176,6 +179,10 @@ package enum AppStep: Equatable, Sendable {
     case setSite(WrittenScope, FieldValues)
     case resetSite(WrittenScope, [SiteField])
     case deleteSite(WrittenScope)
+    /// The team's app writes an App Group default (`app set group SUITE KEY JSON`) or removes it
+    /// (`app reset group SUITE KEY`): the harness plays that app, brought to the front first.
+    case setGroup(suite: String, key: String, value: JSONValue)
+    case resetGroup(suite: String, key: String)
 }
 
 package enum SafariStep: Equatable, Sendable {

@@ -42,6 +42,8 @@ package final class ProcessTable {
         /// Whether the background's stored cache is what it holds (a storage step failed, or it
         /// saved again).
         func backgroundCache(isStored: Bool)
+        /// A profile's background logged this line (`LEVEL TEXT`).
+        func backgroundLogged(_ line: String, profile: String)
     }
 
     /// Set once the owner is made; the table lives only as long as its owner.
@@ -178,7 +180,12 @@ package final class ProcessTable {
             driver.policy = { [unowned self, unowned driver] point in self.decide(driver, at: point) }
             driver.flaws = flaws.map(\.rawValue).sorted()
             driver.protocolBroken = { [monitor] problem in monitor.record(problem) }
-            driver.uncaught = { [monitor] message, now in monitor.caught(Violation(.invariant(15), message), now: now) }
+            driver.logged = { [monitor, unowned owner, profile = owner.profile, label = driver.label] level, text, at, now in
+                if name == .background { owner!.backgroundLogged("\(level.rawValue) \(text)", profile: profile) }
+                if level == .error && text.hasPrefix("Uncaught") {
+                    monitor.caught(Violation(.invariant(15), "\(label)\(at.map { " at \($0)" } ?? ""): \(text)"), now: now)
+                }
+            }
             driver.diedOfItself = { [unowned self, label = driver.label] death, now in
                 // The first such death of each role fails the run; those after it say the same again.
                 switch death {

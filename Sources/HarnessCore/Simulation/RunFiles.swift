@@ -17,6 +17,7 @@ package struct RunFiles {
 
     /// The name of the background's `storage.local` file.
     static let localStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
+    static let sessionStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.sessionName
 
     /// The profile's extension storage folder (real files).
     package func storageDirectory(_ profile: String) -> String {

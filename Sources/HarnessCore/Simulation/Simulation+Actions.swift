@@ -48,6 +48,25 @@ extension Simulation {
         return number
     }
 
+    /// The team's app writes a key of an App Group's defaults, or removes it (`value` nil). The
+    /// harness plays that app: no process runs, but the user brings it to the front first, with
+    /// what that does to Safari (on iOS Safari goes to the background). It writes the suite's
+    /// file whole, as `UserDefaults.synchronize()` does.
+    package func teamAppWrites(suite: String, key: String, value: JSONValue?) {
+        if !safari.appInForeground {
+            trace.record(now, "harness", "the team's app comes to the front")
+            handle(.appCameToForeground)
+        }
+        let name = GroupDefaults.fileName(suite)
+        var values: [String: JSONValue]
+        do { values = try GroupDefaults.read(files.containerFile(name)) } catch {
+            return monitor.record("the team's app could not read the defaults of \(suite): \(name) is \(error)")
+        }
+        values[key] = value
+        writeContainerFile(name, GroupDefaults.write(values))
+        trace.record(now, "harness", value.map { "the team's app sets \(suite) \(key) to \(String(decoding: JSONWriter.compact($0), as: UTF8.self))" } ?? "the team's app removes \(suite) \(key)")
+    }
+
     // MARK: - Safari
 
     package func safariForeground() { handle(.safariCameToForeground) }

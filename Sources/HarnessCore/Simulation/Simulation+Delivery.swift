@@ -311,6 +311,8 @@ extension Simulation {
 
     func backgroundCache(isStored: Bool) { liveness.storedCache(isCurrent: isStored) }
 
+    func backgroundLogged(_ line: String, profile: String) { backgroundConsole[profile, default: []].append(line) }
+
     /// After a power cut: every process is gone, with Safari's session and every queued event;
     /// the device starts again, Safari restores its tabs and each page asks afresh.
     func reboot(also driver: ProcessDriver?) {

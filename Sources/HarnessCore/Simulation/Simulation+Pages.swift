@@ -85,6 +85,7 @@ extension Simulation {
         case .loadPage(let tab, let url, let visible, let nativeDark):
             trace.record(now, "pages", "tab \(tab.rawValue) loads \(url)\(visible ? "" : " (hidden)")\(nativeDark ? ", natively dark" : "")")
             pageStates[tab] = PageState()
+            pageConsole[tab] = []
             dropTimers(of: "tab \(tab.rawValue)")
             return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark)
         case .pageNativeDark(let tab, let nativeDark):
@@ -192,6 +193,7 @@ extension Simulation {
             clock.pageTimers[Scheduler.PageTimer(page: page, number: number)] = nil
         case .log(let page, let level, let text, let at):
             trace.record(now, "pages", "\(page) console.\(level) \(text)\(at.map { " (\($0))" } ?? "")")
+            if let key = SafariMachine.pageKey(ofLoad: page) { pageConsole[key, default: []].append("\(level) \(text)") }
             if level == "error" && text.hasPrefix("Uncaught") {
                 monitor.caught(Violation(.invariant(15), "\(page)'s page\(at.map { " at \($0)" } ?? ""): \(text)"), now: now)
             }

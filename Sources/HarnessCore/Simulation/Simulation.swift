@@ -118,6 +118,10 @@ package final class Simulation: ProcessTable.Owner {
     let pagesCommand: ProcessExecutables.Command?
     /// What each tab's page shows now, as its scripts left it (`expect tab ... page ...`).
     package internal(set) var pageStates: [TabID: PageState] = [:]
+    /// What each profile's background logged in the run (every incarnation), and each tab's page
+    /// since it last loaded (by `pageKey`), as `LEVEL TEXT` (`expect console ...`).
+    package internal(set) var backgroundConsole: [String: [String]] = [:]
+    package internal(set) var pageConsole: [TabID: [String]] = [:]
     /// While the extension's own popup is open: the tabs its `tabs.query` reads, as last handed
     /// to it (`popupTabs`).
     var popupTabsShown: [PageHost.PopupTab]?

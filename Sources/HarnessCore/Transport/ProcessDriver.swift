@@ -87,9 +87,9 @@ package final class ProcessDriver {
     /// Told when the process breaks the protocol (no `hello`, another version, a frame that
     /// is not one): the run fails with the message, which names the process.
     package var protocolBroken: (String) -> Void = { _ in }
-    /// Told of each exception or rejection a process's scripts did not catch (a JavaScript
-    /// background's `log` frames), with its place, at `now`.
-    package var uncaught: (_ message: String, _ now: EpochMillis) -> Void = { _, _ in }
+    /// Told of each line a process's scripts logged (a JavaScript background's `log` frames),
+    /// an exception or rejection they did not catch among them, with its place, at `now`.
+    package var logged: (_ level: FromChild.LogLevel, _ text: String, _ at: String?, _ now: EpochMillis) -> Void = { _, _, _, _ in }
     /// Told when the process died of itself, at `now`: an exit or a signal the harness did not
     /// send, or a kill because it stopped answering (every other death the harness causes is
     /// its kill), with how it ended.
@@ -247,7 +247,7 @@ package final class ProcessDriver {
             case .log(let level, let text, let at):
                 // A script's console, or an exception it did not catch: the process goes on.
                 trace.record(now, label, "console.\(level.rawValue) \(text)\(at.map { " (\($0))" } ?? "")")
-                if level == .error && text.hasPrefix("Uncaught") { uncaught("\(label)\(at.map { " at \($0)" } ?? ""): \(text)", now) }
+                logged(level, text, at, now)
             case .error(let text):
                 // It did nothing with what it could not read: that input is over, and the run
                 // fails (the harness sends only what the protocol allows).

@@ -1,0 +1,156 @@
+import ProcessKit
+import SiteSettings
+
+/// The steps any extension's design can use: the App Group's defaults its app and handler share,
+/// and checks of its storage and its console. Values are JSON, read as one word (`words(of:)`
+/// keeps a JSON string, object or array whole, `#` and spaces included).
+extension ScenarioParser {
+    /// `group defaults SUITE [KEY JSON]` (setup).
+    mutating func groupDefaults(_ words: inout Cursor) throws(ScenarioError) -> Step {
+        try words.expectWord("defaults")
+        let suite = try suiteName(&words)
+        guard !words.atEnd else { return .groupDefaults(suite: suite, key: nil, value: nil) }
+        let key = try defaultsKey(&words)
+        return .groupDefaults(suite: suite, key: key, value: try storedValue(&words, what: "the value of \(key)"))
+    }
+
+    /// `app set group SUITE KEY JSON`, after `app set`.
+    mutating func setGroup(_ words: inout Cursor) throws(ScenarioError) -> AppStep {
+        let suite = try suiteName(&words)
+        let key = try defaultsKey(&words)
+        return .setGroup(suite: suite, key: key, value: try storedValue(&words, what: "the value the app sets"))
+    }
+
+    /// `app reset group SUITE KEY`, after `app reset`.
+    mutating func resetGroup(_ words: inout Cursor) throws(ScenarioError) -> AppStep {
+        let suite = try suiteName(&words)
+        return .resetGroup(suite: suite, key: try defaultsKey(&words))
+    }
+
+    /// `expect group defaults SUITE KEY (JSON | absent | includes JSON)`.
+    mutating func expectGroup(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
+        try words.expectWord("defaults")
+        let suite = try suiteName(&words, naming: false)
+        suitesExpected.append((suite, words.line))
+        let key = try defaultsKey(&words)
+        return .groupDefault(suite: suite, key: key, try valueCheck(&words, plist: true))
+    }
+
+    /// `expect storage local|session KEY (JSON | absent | includes JSON)`.
+    func expectStorage(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
+        let area = try words.choose(StorageArea.self, what: "storage area")
+        let key = try defaultsKey(&words)
+        return .storage(area, key: key, try valueCheck(&words, plist: false))
+    }
+
+    /// `expect console background contains "TEXT"`, `expect console tab NAME contains "TEXT"`.
+    func expectConsole(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
+        let source: ConsoleSource
+        if try words.choose(["background", "tab"]) == "background" {
+            source = .background
+        } else {
+            let tab = try tabName(&words)
+            try requireOpen(tab, words)
+            guard ownPages else { throw words.error("'expect console tab \(tab.rawValue)' reads what the extension's own content scripts log: name them with 'extension DIR pages' first") }
+            source = .tab(tab)
+        }
+        try words.expectWord("contains")
+        return .console(source, contains: try quoted(&words, what: "the text a line contains, in quotes (\"loaded\")"))
+    }
+
+    /// Each suite an `expect group defaults` line names must be one another line names: a suite
+    /// named only there is most likely misspelt.
+    func unnamedSuites() -> [ScenarioError] {
+        suitesExpected.compactMap { suite, line in
+            guard suitesNamed[suite] == nil else { return nil }
+            let named = suitesNamed.keys.sorted()
+            return ScenarioError(file: file, line: line,
+                                 message: "no line names the suite '\(suite)' (\(named.isEmpty ? "none does" : "named: " + named.joined(separator: ", "))): set it up with 'group defaults \(suite)', or set a key with 'app set group'",
+                                 suggestion: nearestWord(suite, in: named))
+        }
+    }
+
+    // MARK: - Words
+
+    /// A suite's name, the App Group's identifier (`group.example.reading`): the file the
+    /// defaults are kept in is named after it, so it has no `/` and is not `.` or `..`.
+    private mutating func suiteName(_ words: inout Cursor, naming: Bool = true) throws(ScenarioError) -> String {
+        let suite = try words.next("the App Group's suite name (group.example.app)")
+        guard !suite.contains("/"), suite != ".", suite != "..", !suite.hasPrefix("\""), !suite.contains("\0") else {
+            throw words.error("'\(suite)' is not a suite name: an App Group identifier such as group.example.app, with no '/'")
+        }
+        if naming, suitesNamed[suite] == nil { suitesNamed[suite] = words.line }
+        return suite
+    }
+
+    /// A key: a word, or a JSON string for one with spaces (`"reading mode"`).
+    private func defaultsKey(_ words: inout Cursor) throws(ScenarioError) -> String {
+        let word = try words.next("a key")
+        guard word.hasPrefix("\"") else { return word }
+        guard case .string(let key) = try json(word, words, what: "a key") else { throw words.error("a key is a word or a JSON string, not \(word)") }
+        guard !key.isEmpty else { throw words.error("a key is not empty") }
+        return key
+    }
+
+    /// The rest of the line as a JSON value. A property list has no null, so a value of the
+    /// App Group's defaults (`plist`) has none, at any depth.
+    private func storedValue(_ words: inout Cursor, what: String, plist: Bool = true) throws(ScenarioError) -> JSONValue {
+        guard !words.atEnd else { throw words.error("missing \(what), as JSON (true, 3, \"sepia\", {\"a\":1})") }
+        let text = words.rest().joined(separator: " ")
+        let value = try json(text, words, what: what)
+        if plist && Self.holdsNull(value) {
+            throw words.error("null cannot be kept in the App Group's defaults (a property list has no null): remove the key instead ('app reset group'), or leave it out")
+        }
+        return value
+    }
+
+    private static func holdsNull(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null: true
+        case .array(let items): items.contains(where: holdsNull)
+        case .object(let members): members.values.contains(where: holdsNull)
+        case .bool, .integer, .double, .string: false
+        }
+    }
+
+    /// `absent`, `includes JSON`, or `JSON`.
+    private func valueCheck(_ words: inout Cursor, plist: Bool) throws(ScenarioError) -> ValueCheck {
+        switch words.peek {
+        case "absent":
+            _ = try words.next("")
+            return .absent
+        case "includes":
+            _ = try words.next("")
+            return .includes(try storedValue(&words, what: "the members it includes", plist: plist))
+        default:
+            return .equals(try storedValue(&words, what: "the value expected (or absent, or includes JSON)", plist: plist))
+        }
+    }
+
+    /// A JSON string literal, one word (`"a b # c"`).
+    private func quoted(_ words: inout Cursor, what: String) throws(ScenarioError) -> String {
+        let word = try words.next(what)
+        guard word.hasPrefix("\"") else { throw words.error("\(what): '\(word)' is not in quotes") }
+        guard case .string(let text) = try json(word, words, what: what) else { throw words.error("\(what): \(word) is not one string") }
+        return text
+    }
+
+    private func json(_ text: String, _ words: Cursor, what: String) throws(ScenarioError) -> JSONValue {
+        do {
+            return try JSONParser.parse(text)
+        } catch {
+            if text.hasPrefix("\""), !Self.closes(text) { throw words.error("\(what): a quoted string left open: \(text)") }
+            let bare = text.first.map { $0.isLetter } ?? false
+            throw words.error("\(what): \(text) is not JSON (\(error))\(bare ? "; a text is quoted: \"\(text)\"" : "")")
+        }
+    }
+
+    /// Whether a text that starts with `"` has the quote that closes it.
+    private static func closes(_ text: String) -> Bool {
+        var escaped = false
+        for character in text.dropFirst() {
+            if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { return true }
+        }
+        return false
+    }
+}

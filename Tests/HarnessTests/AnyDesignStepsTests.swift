@@ -1,0 +1,142 @@
+import Foundation
+@testable import HarnessCore
+import ProcessKit
+import SiteSettings
+import Testing
+
+/// The steps any extension's design can use: the App Group's defaults its app and handler
+/// share, and checks of its storage and console. Their values are JSON, read whole from the line.
+struct AnyDesignStepsTests {
+    private func mistakes(_ text: String) -> [String] {
+        do {
+            _ = try Scenario.parse(text, name: "s")
+            return []
+        } catch {
+            return error.errors.map(\.description)
+        }
+    }
+
+    /// A word that starts with a quote, a brace or a bracket is JSON: its spaces and `#`s are
+    /// its own, and a `#` after it still starts a comment.
+    @Test func aJSONWordKeepsItsSpacesAndHashes() {
+        #expect(ScenarioParser.words(of: #"app set group g k {"a": "x # y", "b": [1, 2]}  # note"#)
+                == ["app", "set", "group", "g", "k", #"{"a": "x # y", "b": [1, 2]}"#])
+        #expect(ScenarioParser.words(of: ##"expect tab t1 page "#story .title" text contains "Break \"ing\"""##)
+                == ["expect", "tab", "t1", "page", ##""#story .title""##, "text", "contains", ##""Break \"ing\"""##])
+        // Brackets inside a word that is not JSON are plain characters.
+        #expect(ScenarioParser.words(of: "tab open t1 https://a.example/{x # c") == ["tab", "open", "t1", "https://a.example/{x"])
+        // Left open, it runs to the end of the line.
+        #expect(ScenarioParser.words(of: #"group defaults g k "open # here"#) == ["group", "defaults", "g", "k", #""open # here"#])
+    }
+
+    @Test func theStepsReadAndPrintBackAsTheyWere() throws {
+        let text = """
+            extension ../extensions/reading-defaults pages
+            group defaults group.example.reading
+            group defaults group.example.reading "reading mode" {"on": true, "sites": ["a # b"], "size": 1.5}
+            tab open t1 https://docs.example.com/
+            app set group group.example.reading theme "sepia"
+            app reset group group.example.reading "reading mode"
+            expect group defaults group.example.reading theme "sepia"
+            expect group defaults group.example.reading "reading mode" absent
+            expect storage local sites includes {"docs.example.com": {"reading": true}}
+            expect storage session lastTab 3 within 5s
+            expect storage session empty null
+            expect console background contains "loaded # settings"
+            expect console tab t1 contains "applied"
+
+            """
+        let scenario = try Scenario.parse(text, name: "s")
+        #expect(scenario.steps[2] == .groupDefaults(suite: "group.example.reading", key: "reading mode",
+                                                    value: .object(["on": .bool(true), "sites": .array([.string("a # b")]), "size": .double(1.5)])))
+        #expect(scenario.steps[5] == .app(.resetGroup(suite: "group.example.reading", key: "reading mode")))
+        #expect(scenario.steps[8] == .expect(.storage(.local, key: "sites", .includes(.object(["docs.example.com": .object(["reading": .bool(true)])])))))
+        #expect(scenario.steps[11] == .expect(.console(.background, contains: "loaded # settings")))
+        let printed = ScenarioPrinter.print(scenario.steps)
+        #expect(try Scenario.parse(printed, name: "s").steps == scenario.steps, "\(printed)")
+    }
+
+    @Test(arguments: [
+        ("group defaults g k sepia", "s:1: the value of k: sepia is not JSON"),
+        ("group defaults g k sepia", #"a text is quoted: "sepia""#),
+        (#"group defaults g k "sepia"#, #"s:1: the value of k: a quoted string left open: "sepia"#),
+        ("group defaults g k null", "s:1: null cannot be kept in the App Group's defaults"),
+        (#"group defaults g k {"a": [null]}"#, "s:1: null cannot be kept in the App Group's defaults"),
+        ("group defaults g k", "s:1: missing the value of k"),
+        ("group defaults a/b", "s:1: 'a/b' is not a suite name"),
+        ("tab open t1 https://a.example/\nexpect group defaults g.x k 1", "s:2: no line names the suite 'g.x' (none does)"),
+        ("group defaults g.y\ntab open t1 https://a.example/\nexpect group defaults g.x k 1",
+         "s:3: no line names the suite 'g.x' (named: g.y): set it up with 'group defaults g.x', or set a key with 'app set group'; did you mean 'g.y'?"),
+        ("tab open t1 https://a.example/\nexpect storage cloud k 1", "s:2: unknown storage area 'cloud' (expected local, session)"),
+        ("tab open t1 https://a.example/\nexpect console background contains loaded", "s:2: the text a line contains, in quotes (\"loaded\"): 'loaded' is not in quotes"),
+        ("tab open t1 https://a.example/\nexpect console tab t1 contains \"x\"", "s:2: 'expect console tab t1' reads what the extension's own content scripts log"),
+        ("group defaults g k 1\ngroup defaults g k 2", "s:2: 'group defaults g k' is given twice (first on line 1)"),
+    ])
+    func aMistakeIsNamedWithItsLine(text: String, message: String) {
+        let found = mistakes(text)
+        #expect(found.contains { $0.contains(message) }, "\(found)")
+    }
+
+    /// A suite's file as the team's handler keeps it: JSON values in, the same values out, and
+    /// a property list's own values (a date, data) read as text.
+    @Test func groupDefaultsReadBackWhatTheyWrite() throws {
+        let values: [String: JSONValue] = ["on": .bool(true), "count": .integer(3), "size": .double(1.5), "name": .string("sepia"),
+                                           "list": .array([.integer(1), .string("x")]), "nested": .object(["off": .bool(false)])]
+        #expect(try GroupDefaults.read(GroupDefaults.write(values)) == values)
+        #expect(try GroupDefaults.read(nil) == [:])
+        let plist = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>when</key><date>2026-03-01T09:00:00Z</date><key>bytes</key><data>AAEC</data></dict></plist>
+            """
+        #expect(try GroupDefaults.read(Array(plist.utf8)) == ["when": .string("2026-03-01T09:00:00Z"), "bytes": .string("AAEC")])
+        #expect(throws: GroupDefaults.Unreadable.self) { try GroupDefaults.read(Array("not a plist".utf8)) }
+    }
+
+    /// Values compare as values: numbers by value, objects whatever their keys' order; `includes`
+    /// looks at the members named, at any depth.
+    @Test func valuesCompareAsValues() throws {
+        let found = try JSONParser.parse(#"{"b": [1, 2], "a": {"x": 1.0, "y": "z"}}"#)
+        #expect(ValueCheck.equals(try JSONParser.parse(#"{"a": {"y": "z", "x": 1}, "b": [1, 2.0]}"#)).problem(found) == nil)
+        #expect(ValueCheck.equals(try JSONParser.parse(#"{"a": {"x": 1}, "b": [1, 2]}"#)).problem(found) != nil)
+        #expect(ValueCheck.includes(try JSONParser.parse(#"{"a": {"x": 1}}"#)).problem(found) == nil)
+        #expect(ValueCheck.includes(try JSONParser.parse(#"{"a": {"x": 2}}"#)).problem(found)?.contains(#"found {"#) == true)
+        #expect(ValueCheck.includes(try JSONParser.parse(#"{"b": [1]}"#)).problem(found) != nil)
+        #expect(ValueCheck.absent.problem(nil) == nil && ValueCheck.absent.problem(.integer(1)) == "expected it absent, found 1")
+    }
+}
+
+/// The team's app played by the harness, on the simulated disk: what it sets is what the
+/// expectations read, and a wrong expectation fails showing what was there.
+struct TeamAppStepsTests {
+    @Test func theTeamsAppSetsAndResetsAnAppGroupDefault() throws {
+        let text = """
+            group defaults group.example.reading theme "gray"
+            tab open t1 https://docs.example.com/
+            settle
+            expect group defaults group.example.reading theme "gray"
+            app set group group.example.reading theme "sepia"
+            app set group group.example.reading sites {"docs.example.com": {"reading": true}}
+            expect group defaults group.example.reading theme "sepia"
+            expect group defaults group.example.reading sites includes {"docs.example.com": {}}
+            app reset group group.example.reading theme
+            expect group defaults group.example.reading theme absent
+            expect group defaults group.example.reading sites "docs.example.com"
+            """
+        let failures = try HarnessBinary.failures(text, name: "team-app.scenario")
+        #expect(failures.count == 1, "\(failures)")
+        #expect(failures.first?.contains(#"group defaults group.example.reading sites: expected "docs.example.com", found {"docs.example.com":{"reading":true}}"#) == true,
+                "\(failures)")
+    }
+
+    /// On iOS, the app coming to the front sends Safari to the background: the background
+    /// freezes, as for the design's own app.
+    @Test func theTeamsAppComesToTheFrontFirst() throws {
+        let text = """
+            tab open t1 https://docs.example.com/
+            settle
+            app set group group.example.reading theme "sepia"
+            expect background frozen
+            """
+        #expect(try HarnessBinary.failures(text, name: "front.scenario") == [])
+    }
+}
