@@ -87,7 +87,8 @@ struct RuntimeWireTests {
         .tabActivated(TabID("t1")),
         .tabClosed(TabID("t1")),
         .safariCameToForeground,
-        .appMessageArrived,
+        .appMessageArrived(),
+        .appMessageArrived(message: .object(["name": .string("themeChanged"), "userInfo": .object(["theme": .string("sepia")])])),
         .appearanceChanged(.dark),
         .popupOpened(TabID("t1")),
         .popupClosed,
@@ -137,7 +138,7 @@ struct RuntimeWireTests {
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
         #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...23), "a sample of every input")
-        #expect(try samples().inputs == Self.inputs.map(ExtensionWire.name).sorted())
+        #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 
     @Test func everyInputTheCodecWritesIsTakenByTheRuntimeWithoutAnError() throws {

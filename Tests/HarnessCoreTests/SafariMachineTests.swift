@@ -295,14 +295,14 @@ struct SafariMachineTests {
     /// holds; otherwise the send fails, and on iOS there is no such message at all.
     @Test func theAppsMessageTravelsOnlyOnAnOpenNativePort() {
         var mac = loaded(.macOS, incarnation: 3)
-        #expect(mac.handle(.appMessageSent, now: 0) == [.appMessageNotConnected], "no port yet")
+        #expect(mac.handle(.appMessageSent(), now: 0) == [.appMessageNotConnected], "no port yet")
         _ = mac.handle(.backgroundFinished(incarnation: 3, [.connectNative]), now: 0)
-        #expect(mac.handle(.appMessageSent, now: 0) == [.queuePortMessage(incarnation: 3)])
+        #expect(mac.handle(.appMessageSent(), now: 0) == [.queuePortMessage(incarnation: 3)])
         _ = mac.handle(.backgroundDied(incarnation: 3, stop: .unloaded), now: 1)
-        #expect(mac.handle(.appMessageSent, now: 2) == [.appMessageNotConnected], "the port went with its background")
+        #expect(mac.handle(.appMessageSent(), now: 2) == [.appMessageNotConnected], "the port went with its background")
         var ios = loaded(.iOS)
         _ = ios.handle(.backgroundFinished(incarnation: 1, [.connectNative]), now: 0)
-        #expect(ios.handle(.appMessageSent, now: 0) == [])
+        #expect(ios.handle(.appMessageSent(), now: 0) == [])
     }
 
     @Test func theOpenPopupsPortHoldsTheBackgroundTwoMinutesAfterItsLastPostAndClosesWithThePopup() {

@@ -372,7 +372,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabActivated: .tabActivated(t1)
         case .tabClosed: .tabClosed(t1)
         case .safariCameToForeground: .safariCameToForeground
-        case .appMessageArrived: .appMessageArrived
+        case .appMessageArrived: .appMessageArrived()
         case .appearanceChanged: .appearanceChanged(.dark)
         case .popupOpened: .popupOpened(t1)
         case .popupClosed: .popupClosed

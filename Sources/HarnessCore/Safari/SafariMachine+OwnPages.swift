@@ -65,15 +65,9 @@ extension SafariMachine {
     /// is in front (another profile's tab is `PROFILE/NAME`: `tab work/t1#2`), as Safari runs no
     /// extension of a profile put away.
     package func pageRuns(_ load: String) -> Bool {
-        guard let key = Self.pageKey(ofLoad: load) else { return true }
+        guard load.hasPrefix("tab "), let number = load.lastIndex(of: "#") else { return true }
+        let key = TabID(String(load[load.index(load.startIndex, offsetBy: 4)..<number]))
         return Self.tab(ofPage: key).profile == profile
-    }
-
-    /// The page key (`pageKey`) of a tab's load as the page host names it (`tab work/t1#2`:
-    /// `work/t1`), or nil for the popup's.
-    package static func pageKey(ofLoad load: String) -> TabID? {
-        guard load.hasPrefix("tab "), let number = load.lastIndex(of: "#") else { return nil }
-        return TabID(String(load[load.index(load.startIndex, offsetBy: 4)..<number]))
     }
 
     /// The profile and the tab a page host's name is for (`pageKey`).

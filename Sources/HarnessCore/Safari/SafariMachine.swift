@@ -53,8 +53,9 @@ package struct SafariMachine: Sendable {
         case appCameToForeground
         case appWentToBackground
         case appQuit
-        /// The app messages the extension (`SFSafariApplication.dispatchMessage`).
-        case appMessageSent
+        /// The app messages the extension (`SFSafariApplication.dispatchMessage`): the design's
+        /// app with no payload (the settings changed), a team's app with `{name, userInfo}`.
+        case appMessageSent(message: JSONValue? = nil)
         case backgroundUnloadRequested
         case backgroundKillRequested
         /// Web Inspector is attached to the loaded background (it detaches when that background
@@ -82,7 +83,7 @@ package struct SafariMachine: Sendable {
         /// timeout, a storage completion): no other incarnation ever takes it.
         case eventDue(ExtensionWire.Event, for: Int? = nil)
         /// The app's message, sent on the native port of background `incarnation`, arrives.
-        case portMessageDue(incarnation: Int)
+        case portMessageDue(incarnation: Int, message: JSONValue? = nil)
         case storageCompleted(incarnation: Int, token: Int)
         case backgroundStarted(incarnation: Int)
         /// The background finished an input with these directives.
@@ -162,7 +163,7 @@ package struct SafariMachine: Sendable {
         case suspendApp
         /// Queue the app's message on the native port of background `incarnation`; it comes back
         /// as `portMessageDue` in its turn.
-        case queuePortMessage(incarnation: Int)
+        case queuePortMessage(incarnation: Int, message: JSONValue? = nil)
         /// The app's message found no native port open: its send fails (`NotConnected`).
         case appMessageNotConnected
         /// `storage.session` is gone for every profile.
@@ -535,7 +536,7 @@ package struct SafariMachine: Sendable {
             if platform == .iOS && safariInForeground { safariWentToBackground(&effects) }
         case .appWentToBackground: suspendApp(&effects)
         case .appQuit: appInForeground = false
-        case .appMessageSent:
+        case .appMessageSent(let message):
             // macOS only ("You can't send messages from a containing iOS app to your web
             // extension's JavaScript"). It arrives on the native port a loaded background opened
             // and holds (`port.onMessage`); an unloaded background, or one without the port,
@@ -544,7 +545,7 @@ package struct SafariMachine: Sendable {
             // layer would wake the background is not known, so the stricter reading is taken.
             guard platform == .macOS else { break }
             if let loaded, ports.contains(.native) {
-                effects.append(.queuePortMessage(incarnation: loaded))
+                effects.append(.queuePortMessage(incarnation: loaded, message: message))
             } else {
                 effects.append(.appMessageNotConnected)
             }
@@ -583,12 +584,12 @@ package struct SafariMachine: Sendable {
         case .deviceSlept(let duration): deviceSlept(duration, &effects)
         case .timeReached(.alarm(let name)): alarmFired(name, now: now, &effects)
         case .eventDue(let event, let incarnation): eventDue(event, for: incarnation, now: now, &effects)
-        case .portMessageDue(let incarnation):
+        case .portMessageDue(let incarnation, let message):
             guard loaded == incarnation else {
                 effects.append(.note("the app's message dropped: background#\(incarnation)'s port closed"))
                 break
             }
-            eventDue(.appMessageArrived, for: incarnation, now: now, &effects)
+            eventDue(.appMessageArrived(message: message), for: incarnation, now: now, &effects)
         case .storageCompleted(let incarnation, let token):
             if loaded == incarnation { eventDue(.storageCompleted(token: token), for: incarnation, now: now, &effects) }
         case .backgroundStarted(let incarnation):

@@ -27,6 +27,16 @@ extension ScenarioParser {
         return .resetGroup(suite: suite, key: try defaultsKey(&words))
     }
 
+    /// `app dispatch NAME JSON`, after `app`: macOS only, as Apple has it ("You can't send
+    /// messages from a containing iOS app to your web extension's JavaScript").
+    func dispatch(_ words: inout Cursor) throws(ScenarioError) -> AppStep {
+        guard platform == .macOS else {
+            throw words.error("'app dispatch' is macOS only: an iOS app cannot message its extension's JavaScript (add 'platform macos' to the setup)")
+        }
+        let name = try words.next("the message's name (themeChanged)")
+        return .dispatch(name: name, userInfo: try storedValue(&words, what: "the message's userInfo", plist: true))
+    }
+
     /// `expect group defaults SUITE KEY (JSON | absent | includes JSON)`.
     mutating func expectGroup(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
         try words.expectWord("defaults")

@@ -375,7 +375,8 @@ struct ScenarioParser {
     }
 
     private mutating func appStep(_ words: inout Cursor) throws(ScenarioError) -> AppStep {
-        switch try words.choose(["launch", "foreground", "background", "kill", "set", "reset", "delete"]) {
+        switch try words.choose(["launch", "foreground", "background", "kill", "set", "reset", "delete", "dispatch"]) {
+        case "dispatch": return try dispatch(&words)
         case "set" where words.peek == "group":
             _ = try words.next("")
             return try setGroup(&words)

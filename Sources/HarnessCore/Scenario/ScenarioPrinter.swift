@@ -99,6 +99,7 @@ package enum ScenarioPrinter {
         case .deleteSite(let key): "delete site \(key.text)"
         case .setGroup(let suite, let key, let value): "set group \(suite) \(word(key)) \(json(value))"
         case .resetGroup(let suite, let key): "reset group \(suite) \(word(key))"
+        case .dispatch(let name, let userInfo): "dispatch \(name) \(json(userInfo))"
         }
     }
 

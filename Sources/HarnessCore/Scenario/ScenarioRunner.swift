@@ -437,6 +437,7 @@ package final class ScenarioRunner {
             simulation.monitor.userEdited(UserEdit(number: number, origin: .app, at: simulation.now, target: .site(key.key.text), values: Self.deletion, line: currentLine))
         case .setGroup(let suite, let key, let value): simulation.teamAppWrites(suite: suite, key: key, value: value)
         case .resetGroup(let suite, let key): simulation.teamAppWrites(suite: suite, key: key, value: nil)
+        case .dispatch(let name, let userInfo): simulation.teamAppDispatches(name: name, userInfo: userInfo)
         }
     }
 

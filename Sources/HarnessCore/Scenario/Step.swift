@@ -183,6 +183,9 @@ package enum AppStep: Equatable, Sendable {
     /// (`app reset group SUITE KEY`): the harness plays that app, brought to the front first.
     case setGroup(suite: String, key: String, value: JSONValue)
     case resetGroup(suite: String, key: String)
+    /// The team's app sends the extension a message (`SFSafariApplication.dispatchMessage`,
+    /// macOS only): `{"name": NAME, "userInfo": JSON}` on each native port the background holds.
+    case dispatch(name: String, userInfo: JSONValue)
 }
 
 package enum SafariStep: Equatable, Sendable {

@@ -13,7 +13,7 @@ struct Scheduler {
         case backgroundInput(ExtensionWire.Event, for: Int? = nil)
         /// The app's message on the native port of one background incarnation: it reaches that
         /// incarnation or nobody.
-        case portMessage(incarnation: Int)
+        case portMessage(incarnation: Int, message: JSONValue?)
         case storageCompletion(incarnation: Int, token: Int)
         /// A request the background sent, with the Safari profile it came from.
         case nativeRequest(incarnation: Int, request: Int, message: NativeRequest, profile: String)

@@ -53,10 +53,7 @@ extension Simulation {
     /// what that does to Safari (on iOS Safari goes to the background). It writes the suite's
     /// file whole, as `UserDefaults.synchronize()` does.
     package func teamAppWrites(suite: String, key: String, value: JSONValue?) {
-        if !safari.appInForeground {
-            trace.record(now, "harness", "the team's app comes to the front")
-            handle(.appCameToForeground)
-        }
+        teamAppToTheFront()
         let name = GroupDefaults.fileName(suite)
         var values: [String: JSONValue]
         do { values = try GroupDefaults.read(files.containerFile(name)) } catch {
@@ -65,6 +62,21 @@ extension Simulation {
         values[key] = value
         writeContainerFile(name, GroupDefaults.write(values))
         trace.record(now, "harness", value.map { "the team's app sets \(suite) \(key) to \(String(decoding: JSONWriter.compact($0), as: UTF8.self))" } ?? "the team's app removes \(suite) \(key)")
+    }
+
+    /// The team's app sends the extension a message (`SFSafariApplication.dispatchMessage`,
+    /// macOS): `{"name": NAME, "userInfo": …}`, as Apple's sample code reads it, on each native
+    /// port the front profile's loaded background holds; with none open it is lost.
+    package func teamAppDispatches(name: String, userInfo: JSONValue) {
+        teamAppToTheFront()
+        trace.record(now, "harness", "the team's app dispatches \(name) to the extension")
+        handle(.appMessageSent(message: .object(["name": .string(name), "userInfo": userInfo])))
+    }
+
+    private func teamAppToTheFront() {
+        guard !safari.appInForeground else { return }
+        trace.record(now, "harness", "the team's app comes to the front")
+        handle(.appCameToForeground)
     }
 
     // MARK: - Safari

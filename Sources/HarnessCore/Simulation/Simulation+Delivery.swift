@@ -79,10 +79,11 @@ extension Simulation {
         case .fireOverdueTimers:
             fireOverdue()
             handle(.overdueTimersFired)
-        case .queuePortMessage(let incarnation):
-            clock.queue.append(.portMessage(incarnation: incarnation))
+        case .queuePortMessage(let incarnation, let message):
+            clock.queue.append(.portMessage(incarnation: incarnation, message: message))
         case .appMessageNotConnected:
-            if let app { trace.record(now, app.label, "message to the extension failed: no native port is open (NotConnected)") }
+            // The design's app sees its send fail; the team's app, played by the harness, too.
+            trace.record(now, app?.label ?? "harness", "message to the extension failed: no native port is open (NotConnected)")
         case .suspendApp:
             // An iOS app out of sight is suspended; a Mac app goes on running behind Safari.
             if let app { trace.record(now, app.label, platform == .iOS ? "suspended" : "in the background, still running") }
@@ -255,7 +256,7 @@ extension Simulation {
             case .editSaved, .editRefused:
                 edits.appAnswered(directive)
             case .messageExtension:
-                handle(.appMessageSent)
+                handle(.appMessageSent())
             }
         }
     }

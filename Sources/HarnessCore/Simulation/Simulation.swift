@@ -235,8 +235,8 @@ package final class Simulation: ProcessTable.Owner {
             switch work {
             case .backgroundInput(let input, let incarnation):
                 handle(.eventDue(input, for: incarnation))
-            case .portMessage(let incarnation):
-                handle(.portMessageDue(incarnation: incarnation))
+            case .portMessage(let incarnation, let message):
+                handle(.portMessageDue(incarnation: incarnation, message: message))
             case .storageCompletion(let incarnation, let token):
                 handle(.storageCompleted(incarnation: incarnation, token: token))
             case .nativeRequest(let incarnation, let request, let message, let profile):

@@ -66,8 +66,10 @@ public enum ExtensionWire {
         case tabActivated(TabID)
         case tabClosed(TabID)
         case safariCameToForeground
-        /// macOS only: the app said the settings changed.
-        case appMessageArrived
+        /// macOS only: the app sent the extension a message (`SFSafariApplication.dispatchMessage`),
+        /// which arrives on the native port the background holds: the design's app sends none,
+        /// meaning the settings changed; a team's app `{"name": NAME, "userInfo": …}`.
+        case appMessageArrived(message: JSONValue? = nil)
         case appearanceChanged(Appearance)
         case popupOpened(TabID)
         case popupClosed
@@ -238,7 +240,7 @@ public enum ExtensionWire {
         case .tabActivated(let tab): return input("tabActivated", ["tab": .string(tab.rawValue)])
         case .tabClosed(let tab): return input("tabClosed", ["tab": .string(tab.rawValue)])
         case .safariCameToForeground: return input("safariCameToForeground")
-        case .appMessageArrived: return input("appMessageArrived")
+        case .appMessageArrived(let message): return input("appMessageArrived", message.map { ["message": $0] } ?? [:])
         case .appearanceChanged(let appearance): return input("appearanceChanged", ["appearance": .string(appearance.rawValue)])
         case .popupOpened(let tab): return input("popupOpened", ["tab": .string(tab.rawValue)])
         case .popupClosed: return input("popupClosed")
@@ -341,7 +343,7 @@ public enum ExtensionWire {
         case "tabActivated": return .tabActivated(try tab())
         case "tabClosed": return .tabClosed(try tab())
         case "safariCameToForeground": return .safariCameToForeground
-        case "appMessageArrived": return .appMessageArrived
+        case "appMessageArrived": return .appMessageArrived(message: members["message"])
         case "appearanceChanged": return .appearanceChanged(try appearance())
         case "popupOpened": return .popupOpened(try tab())
         case "popupClosed": return .popupClosed

@@ -553,7 +553,9 @@ export function install(hostFunctions, manifestText) {
             return;
         case 'safariCameToForeground': fire('windowFocus', 1); return;
         case 'appMessageArrived':
-            for (const end of [...ports]) end.heard({ type: 'documentChanged' });
+            // A team's app sends {name, userInfo}; the design's app only says its document changed.
+            // Each port hears a copy of its own.
+            for (const end of [...ports]) end.heard(input.message !== undefined ? JSON.parse(JSON.stringify(input.message)) : { type: 'documentChanged' });
             return;
         case 'alarmsChanged': holdAlarms(input.alarms); return;
         case 'alarmFired': {
