@@ -315,6 +315,27 @@ struct RunCommandTests {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     }
 
+    /// A team's handler that calls `SFSafariApplication.dispatchMessage` (code it shares with its
+    /// Mac app): the message reaches the background's native port, as the app's would (before
+    /// the reply, which a scenario holds until `settle`); on iOS, where the API is not, nothing
+    /// is delivered and the trace says so.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func aHandlersDispatchedMessageReachesTheNativePortOnTheMac() throws {
+        let handler = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/handlers/dispatching").path
+        let steps = "extension \(ScenarioTests.folder)/extensions/reader pages\ntab open t1 https://news.example.com/story\nsettle\n"
+        let mac = try scenario("platform macos\n" + steps + "expect console background contains \"readingDefault false\"\n")
+        let ios = try scenario(steps + "expect storage local readingDefault true\n")
+        let trace = try HarnessBinary.file("")
+        defer { for path in [mac, ios, trace] { try? FileManager.default.removeItem(atPath: path) } }
+        let onMac = try HarnessBinary.run(["run", mac, "--trace", trace, "--handler-source", handler])
+        #expect(onMac.status == 0, "\(onMac.stdout)\(onMac.stderr)")
+        let macLines = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(macLines.contains(#"background#1 <- {"message":{"name":"defaultChanged","userInfo":{"readingDefault":false}},"type":"appMessageArrived"}"#), "\(macLines)")
+        let onIOS = try HarnessBinary.run(["run", ios, "--trace", trace, "--handler-source", handler])
+        #expect(onIOS.status == 0, "\(onIOS.stdout)\(onIOS.stderr)")
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("handler#1 dispatched defaultChanged to the extension: SFSafariApplication is macOS only, nothing is delivered"))
+    }
+
     /// The run's header names what plays each role; a scenario that names its own extension and
     /// handler says so under its result and in its trace, its paths as plain as they resolve.
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))

@@ -461,7 +461,7 @@ private enum HandlerInput: CaseIterable {
 
 /// The handler's directives that leave the process.
 private enum HandlerOutput: CaseIterable {
-    case reply, answer, cancel, neverCompleted, postChangeNotification
+    case reply, answer, cancel, neverCompleted, postChangeNotification, dispatchMessage
 
     init(of output: NativeHandlerWire.Output) {
         switch output {
@@ -470,6 +470,7 @@ private enum HandlerOutput: CaseIterable {
         case .cancel: self = .cancel
         case .neverCompleted: self = .neverCompleted
         case .postChangeNotification: self = .postChangeNotification
+        case .dispatchMessage: self = .dispatchMessage
         }
     }
 
@@ -480,6 +481,7 @@ private enum HandlerOutput: CaseIterable {
         case .cancel: .cancel
         case .neverCompleted: .neverCompleted
         case .postChangeNotification: .postChangeNotification
+        case .dispatchMessage: .dispatchMessage(name: "defaultChanged", userInfo: .object(["readingDefault": .bool(false)]))
         }
     }
 }

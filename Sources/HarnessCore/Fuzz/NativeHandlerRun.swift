@@ -56,7 +56,7 @@ package struct NativeHandlerRun {
                 switch directive {
                 case .reply(let reply): result.reply = reply.json
                 case .answer(let answer): result.reply = answer
-                case .cancel, .neverCompleted: break
+                case .cancel, .neverCompleted, .dispatchMessage: break
                 case .postChangeNotification: result.notified = true
                 }
             }

@@ -219,6 +219,9 @@ extension Simulation {
             case .postChangeNotification:
                 notifyTheApp()
                 continue
+            case .dispatchMessage(let name, let userInfo):
+                handlerDispatched(name, userInfo, from: handler)
+                continue
             }
             let work = Scheduler.Work.nativeReply(incarnation: incarnation, request: request, outcome: outcome)
             switch handlerBehaviour {
@@ -230,6 +233,17 @@ extension Simulation {
             case .hung: trace.record(now, handler.label, "reply withheld (hung)")
             }
         }
+    }
+
+    /// A team's handler called `SFSafariApplication.dispatchMessage`, as code it shares with its
+    /// Mac app may: the message goes as the app's would (`app dispatch`). The API is macOS's
+    /// only; on iOS nothing is delivered, and the trace says so.
+    private func handlerDispatched(_ name: String, _ userInfo: JSONValue?, from handler: ProcessDriver) {
+        guard platform == .macOS else {
+            return trace.record(now, handler.label, "dispatched \(name) to the extension: SFSafariApplication is macOS only, nothing is delivered")
+        }
+        trace.record(now, handler.label, "dispatches \(name) to the extension")
+        handle(.appMessageSent(message: .object(["name": .string(name), "userInfo": userInfo ?? .null])))
     }
 
     /// A handler posted the Darwin notification that the document changed: it reaches the app
@@ -287,7 +301,7 @@ extension Simulation {
                         lastLegacyAnswer = reply
                         legacyAnswers[number] = reply
                     // The first version's messages have the design's answers only.
-                    case .answer, .cancel, .neverCompleted: break
+                    case .answer, .cancel, .neverCompleted, .dispatchMessage: break
                     // A toggle changed the document: the app hears of it as from any handler.
                     case .postChangeNotification: notifyTheApp()
                     }

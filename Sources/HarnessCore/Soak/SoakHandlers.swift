@@ -97,7 +97,7 @@ final class SoakHandlers: Sendable {
                 switch directive {
                 case .reply(let answer): reply = answer
                 // The built-in handler answers in the design's replies only.
-                case .answer, .cancel, .neverCompleted: break
+                case .answer, .cancel, .neverCompleted, .dispatchMessage: break
                 case .postChangeNotification: notified = true
                 }
             }

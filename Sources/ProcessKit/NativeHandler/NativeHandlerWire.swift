@@ -67,6 +67,9 @@ public enum NativeHandlerWire {
         case neverCompleted
         /// The Darwin notification that tells a running app the settings changed.
         case postChangeNotification
+        /// A team's handler sent the extension a message as its Mac app would
+        /// (`SFSafariApplication.dispatchMessage(withName:toExtensionWithIdentifier:userInfo:)`).
+        case dispatchMessage(name: String, userInfo: JSONValue?)
     }
 
     /// An output's name: its `type` on the wire.
@@ -76,6 +79,7 @@ public enum NativeHandlerWire {
         case .cancel: "cancel"
         case .neverCompleted: "neverCompleted"
         case .postChangeNotification: "postChangeNotification"
+        case .dispatchMessage: "dispatchMessage"
         }
     }
 
@@ -97,6 +101,8 @@ public enum NativeHandlerWire {
         case .cancel: .object(["type": .string("cancel")])
         case .neverCompleted: .object(["type": .string("neverCompleted")])
         case .postChangeNotification: .object(["type": .string("postChangeNotification"), "name": .string(NativeHandlerMachine.changeNotification)])
+        case .dispatchMessage(let name, let userInfo):
+            .object(["type": .string("dispatchMessage"), "name": .string(name)].merging(userInfo.map { ["userInfo": $0] } ?? [:]) { a, _ in a })
         }
     }
 
@@ -123,6 +129,9 @@ public enum NativeHandlerWire {
                 throw NativeMessageError(directive.path.key("name"), "expected \(NativeHandlerMachine.changeNotification)")
             }
             return .postChangeNotification
+        case "dispatchMessage":
+            try directive.allow(["type", "name", "userInfo"])
+            return .dispatchMessage(name: try directive.string("name"), userInfo: directive["userInfo"])
         default:
             throw NativeMessageError(directive.path.key("type"), "unknown directive '\(type.prefix(64))'")
         }

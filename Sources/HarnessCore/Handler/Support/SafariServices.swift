@@ -13,6 +13,21 @@ public protocol NSExtensionRequestHandling: NSObjectProtocol {
     func beginRequest(with context: NSExtensionContext)
 }
 
+/// The containing app's side on the Mac: a message to the extension's JavaScript. A handler
+/// that shares code with its app may call it; what the request dispatched goes out with its
+/// reply, and the harness delivers it as its app's `app dispatch` (macOS only). The completion
+/// handler is called at once, with no error.
+open class SFSafariApplication: NSObject {
+    /// What the current request dispatched, in order; the handler's `main` sends and clears it.
+    nonisolated(unsafe) public static var dispatched: [(name: String, userInfo: [String: Any]?)] = []
+
+    open class func dispatchMessage(withName messageName: String, toExtensionWithIdentifier identifier: String,
+                                    userInfo: [String: Any]? = nil, completionHandler: ((Error?) -> Void)? = nil) {
+        dispatched.append((messageName, userInfo))
+        completionHandler?(nil)
+    }
+}
+
 /// One item of a request or a reply.
 open class NSExtensionItem: NSObject {
     open var userInfo: [AnyHashable: Any]?

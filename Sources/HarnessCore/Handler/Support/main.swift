@@ -120,8 +120,15 @@ while let header = receive(4) {
         send(["kind": "done", "directives": [["type": "neverCompleted"]]])
         continue
     }
-    // What the request set reaches the container before its reply leaves.
+    // What the request set reaches the container before its reply leaves; what it dispatched
+    // to the extension goes after the reply.
     UserDefaults.standard.synchronize()
-    send(["kind": "done", "directives": [directive!]])
+    let dispatched = SFSafariApplication.dispatched.map { message -> [String: Any] in
+        var directive: [String: Any] = ["type": "dispatchMessage", "name": message.name]
+        if let userInfo = message.userInfo, JSONSerialization.isValidJSONObject([plain(userInfo)]) { directive["userInfo"] = plain(userInfo) }
+        return directive
+    }
+    SFSafariApplication.dispatched = []
+    send(["kind": "done", "directives": [directive!] + dispatched])
 }
 exit(0)
