@@ -40,6 +40,8 @@ struct PageHostCodecTests {
         (.portDisconnected(port: 2, error: "gone"), #"{"error":"gone","port":2,"type":"portDisconnected"}"#),
         (.portDisconnected(port: 3, error: nil), #"{"port":3,"type":"portDisconnected"}"#),
         (.timer(page: "tab t1#2", number: 7), #"{"page":"tab t1#2","timer":7,"type":"timer"}"#),
+        (.query(.tab(t1), selector: "#story .title"), ##"{"selector":"#story .title","tab":"t1","type":"query"}"##),
+        (.query(.popup, selector: "p"), #"{"popup":true,"selector":"p","type":"query"}"#),
     ]
 
     @Test(arguments: inputs)
@@ -65,12 +67,13 @@ struct PageHostCodecTests {
         case .portMessage: "portMessage"
         case .portDisconnected: "portDisconnected"
         case .timer: "timer"
+        case .query: "query"
         }
     }
 
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
-                                                             "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer"])
+                                                             "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer", "query"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 
@@ -109,6 +112,11 @@ struct PageHostCodecTests {
         (#"{"type":"connect","port":2,"name":"","popup":true}"#, .connect(port: 2, name: "", from: .popup)),
         (#"{"type":"portPost","port":1,"message":"hello"}"#, .postOnPort(port: 1, message: .string("hello"))),
         (#"{"type":"portDisconnect","port":2}"#, .disconnectPort(port: 2)),
+        (#"{"type":"queried","found":{"count":2,"first":{"html":"<p class=\"a\">x</p>","text":"x","classes":["a"],"attributes":{"class":"a"},"style":{"color":"red"}}}}"#,
+         .queried(PageQuery(count: 2, first: PageQuery.Element(html: #"<p class="a">x</p>"#, text: "x", classes: ["a"], attributes: ["class": "a"], style: ["color": "red"])))),
+        (#"{"type":"queried","found":{"count":0,"first":null}}"#, .queried(PageQuery(count: 0, first: nil))),
+        (#"{"type":"queried","found":{"error":"beyond"}}"#, .queried(PageQuery(count: 0, first: nil, refused: "beyond"))),
+        (#"{"type":"queried","found":null}"#, .queried(nil)),
     ]
 
     @Test(arguments: outputs)

@@ -44,6 +44,14 @@ struct AnyDesignStepsTests {
             expect storage session empty null
             expect console background contains "loaded # settings"
             expect console tab t1 contains "applied"
+            expect tab t1 page "#story .title" text contains "Break # ing"
+            expect tab t1 page "html" class reading-mode
+            expect tab t1 page "#banner" absent
+            expect tab t1 page "p" count=3
+            expect tab t1 page "#story" attribute.lang=en
+            expect tab t1 page "#story" style.background-color=red
+            expect popup page "#status" text "Reading on"
+            expect popup page "[data-x=\\"a b\\"]" no-class off
 
             """
         let scenario = try Scenario.parse(text, name: "s")
@@ -71,6 +79,12 @@ struct AnyDesignStepsTests {
         ("tab open t1 https://a.example/\nexpect console background contains loaded", "s:2: the text a line contains, in quotes (\"loaded\"): 'loaded' is not in quotes"),
         ("tab open t1 https://a.example/\nexpect console tab t1 contains \"x\"", "s:2: 'expect console tab t1' reads what the extension's own content scripts log"),
         ("group defaults g k 1\ngroup defaults g k 2", "s:2: 'group defaults g k' is given twice (first on line 1)"),
+        ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p\" txt \"a\"", "s:3: unknown check 'txt' (expected text \"T\", text contains \"T\", attribute.NAME=VALUE, class NAME, no-class NAME, style.NAME=VALUE, absent, count=N); did you mean 'text'?"),
+        ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p\" count=many", "s:3: 'count=many': a count is a whole number (count=3)"),
+        ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p\" text Reading", "s:3: its text, in quotes (or: contains \"T\"): 'Reading' is not in quotes"),
+        ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p text \"x\"", "s:3: a selector in quotes"),
+        ("extension e pages\ntab open t1 https://a.example/\nexpect popup page class x", "s:3: 'expect popup page' takes a selector in quotes first"),
+        ("tab open t1 https://a.example/\nexpect popup page \"p\" absent", "s:2: 'expect popup page' reads the extension's own popup"),
     ])
     func aMistakeIsNamedWithItsLine(text: String, message: String) {
         let found = mistakes(text)
@@ -90,6 +104,26 @@ struct AnyDesignStepsTests {
             """
         #expect(try GroupDefaults.read(Array(plist.utf8)) == ["when": .string("2026-03-01T09:00:00Z"), "bytes": .string("AAEC")])
         #expect(throws: GroupDefaults.Unreadable.self) { try GroupDefaults.read(Array("not a plist".utf8)) }
+    }
+
+    /// A check of an element fails showing the element whole (its outer HTML, cut); a selector
+    /// the page's DOM refuses fails naming it.
+    @Test func anElementCheckShowsWhatItFound() throws {
+        let title = PageQuery.Element(html: #"<h1 class="title">Breaking   news</h1>"#, text: "Breaking \n  news", classes: ["title"],
+                                      attributes: ["class": "title"], style: ["color": "red"])
+        let two = PageQuery(count: 2, first: title)
+        #expect(ElementCheck.text("Breaking news").problem(two, selector: "h1") == nil)
+        #expect(ElementCheck.textContains("news").problem(two, selector: "h1") == nil)
+        #expect(ElementCheck.style("color", "red").problem(two, selector: "h1") == nil)
+        #expect(ElementCheck.hasClass("dark").problem(two, selector: "h1")
+                == #""h1" class dark: not so, the first of 2 is <h1 class="title">Breaking   news</h1>"#)
+        #expect(ElementCheck.count(3).problem(two, selector: "h1") == #""h1": expected 3 elements, found 2"#)
+        #expect(ElementCheck.absent.problem(two, selector: "h1")?.hasPrefix(#""h1": expected no element, found 2: <h1"#) == true)
+        #expect(ElementCheck.text("x").problem(PageQuery(count: 0, first: nil), selector: "h2") == #""h2": no element matches"#)
+        let long = PageQuery(count: 1, first: PageQuery.Element(html: String(repeating: "x", count: 400), text: "", classes: [], attributes: [:], style: [:]))
+        #expect(ElementCheck.hasClass("a").problem(long, selector: "p")?.hasSuffix("… (400 characters)") == true)
+        let refused = PageQuery(count: 0, first: nil, refused: "the selector \"a > b\" is beyond the harness's small DOM")
+        #expect(ElementCheck.absent.problem(refused, selector: "a > b")?.contains("the page's DOM does not take it") == true)
     }
 
     /// Values compare as values: numbers by value, objects whatever their keys' order; `includes`

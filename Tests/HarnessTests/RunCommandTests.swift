@@ -336,6 +336,35 @@ struct RunCommandTests {
         #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("handler#1 dispatched defaultChanged to the extension: SFSafariApplication is macOS only, nothing is delivered"))
     }
 
+    /// A page's elements checked by selector: descendants, counts, text, attributes, inline
+    /// style and classes of the first match; a failure shows the element, and a selector the
+    /// page's DOM does not take fails naming it.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func aPagesElementsAreCheckedBySelector() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions/story-page").path
+        let steps = "extension \(folder) pages\ntab open t1 https://news.example.com/\nsettle\n"
+        let passing = try scenario(steps + """
+            expect tab t1 page "#story .title" text "Breaking news"
+            expect tab t1 page ".title" text "Elsewhere"
+            expect tab t1 page "html body #story h1" class lead
+            expect tab t1 page "#story p" count=3
+            expect tab t1 page "p" text contains "on"
+            expect tab t1 page "#story" attribute.lang=en
+            expect tab t1 page "#story" style.background-color=red
+            expect tab t1 page "#story .title" no-class hidden
+            expect tab t1 page "#story aside" absent
+
+            """)
+        let failing = try scenario(steps + "expect tab t1 page \"#story h1\" class gone\nexpect tab t1 page \"#story > p\" count=3\n")
+        defer { for path in [passing, failing] { try? FileManager.default.removeItem(atPath: path) } }
+        let run = try HarnessBinary.run(["run", passing])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let failed = try HarnessBinary.run(["run", failing])
+        #expect(failed.status == 1)
+        #expect(failed.stdout.contains(##"tab t1's page: "#story h1" class gone: not so, the first of 1 is <h1 class="title lead">Breaking   news</h1>"##), "\(failed.stdout)")
+        #expect(failed.stdout.contains(##"tab t1's page: "#story > p": the page's DOM does not take it: the selector "#story > p" is beyond the harness's small DOM"##), "\(failed.stdout)")
+    }
+
     /// The run's header names what plays each role; a scenario that names its own extension and
     /// handler says so under its result and in its trace, its paths as plain as they resolve.
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))

@@ -116,6 +116,12 @@ struct ExpectationChecker {
             guard let bytes else { return check.problem(nil).map { ["storage.\(area.rawValue) \(key): \($0) (nothing is stored)"] } ?? [] }
             guard case .object(let values)? = try? JSONParser.parse(bytes) else { return ["storage.\(area.rawValue): \(name) is not a JSON object"] }
             return check.problem(values[key]).map { ["storage.\(area.rawValue) \(key): \($0)"] } ?? []
+        case .element(let page, let selector, let check):
+            let whose = if case .tab(let id) = page { "tab \(id.rawValue)'s page" } else { "the popup" }
+            switch simulation.queryPage(page, selector: selector) {
+            case .failure(let reason): return ["\(whose): \(reason)"]
+            case .success(let query): return check.problem(query, selector: selector).map { ["\(whose): " + $0] } ?? []
+            }
         case .console(let source, let text):
             let (whose, lines) = switch source {
             case .background: ("the background's", simulation.backgroundConsole[simulation.profile] ?? [])

@@ -65,6 +65,9 @@ extension PageHost {
         /// A page's timer `number` fell due; `page` names the load of the page that set it
         /// (`tab t1#2`).
         case timer(page: String, number: Int)
+        /// A scenario's check reads a page: the elements that match `selector`, from the root
+        /// element down (`expect tab t1 page "SELECTOR" ...`). No script of the page runs.
+        case query(Page, selector: String)
     }
 
     /// What the pages did in one input.
@@ -89,6 +92,8 @@ extension PageHost {
         case postOnPort(port: Int, message: JSONValue)
         /// A page disconnected its port.
         case disconnectPort(port: Int)
+        /// What a `query` found: how many elements match and the first (nil: no such page).
+        case queried(PageQuery?)
     }
 }
 
@@ -137,6 +142,13 @@ extension PageHost.Input {
             if let error { members["error"] = .string(error) }
             return input("portDisconnected", members)
         case .timer(let page, let number): return input("timer", ["page": .string(page), "timer": .integer(Int64(number))])
+        case .query(let page, let selector):
+            var members: [String: JSONValue] = ["selector": .string(selector)]
+            switch page {
+            case .tab(let tab): members["tab"] = .string(tab.rawValue)
+            case .popup: members["popup"] = .bool(true)
+            }
+            return input("query", members)
         }
     }
 
@@ -160,7 +172,7 @@ extension PageHost.Input {
 extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
-        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect
+        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -214,6 +226,12 @@ extension PageHost.Output {
         case .portDisconnect:
             try output.allow(["port"])
             return .disconnectPort(port: try output.integer("port"))
+        case .queried:
+            try output.allow(["found"])
+            let found = try output.value("found")
+            if found == .null { return .queried(nil) }
+            guard let query = PageQuery(json: found) else { throw output.problem("'found' is not a query's answer") }
+            return .queried(query)
         }
     }
 

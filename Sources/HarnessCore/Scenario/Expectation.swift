@@ -40,6 +40,8 @@ package enum Expectation: Equatable, Sendable {
     case legacy(enabled: Bool)
     /// What the extension's own content scripts left on the tab's page (`extension DIR pages`).
     case page(TabID, PageCheck)
+    /// The first element a selector matches on a tab's page or the popup (or how many match).
+    case element(PageHost.Page, selector: String, ElementCheck)
     /// A key of the App Group's defaults, as the handler's `UserDefaults(suiteName:)` reads it.
     case groupDefault(suite: String, key: String, ValueCheck)
     /// A key of the front profile's `storage.local` or `storage.session`.
@@ -52,9 +54,9 @@ package enum Expectation: Equatable, Sendable {
     package var tab: TabID? {
         switch self {
         case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id), .page(let id, _),
-             .console(.tab(let id), _): id
+             .console(.tab(let id), _), .element(.tab(let id), _, _): id
         case .popupOver(let id): id
-        case .groupDefault, .storage, .console(.background, _): nil
+        case .groupDefault, .storage, .console(.background, _), .element(.popup, _, _): nil
         case .sharedDefaults, .sharedSite, .sharedSiteAbsent, .sharedTombstone, .sharedDamaged, .appSites, .appSite, .appDefaults, .appAnswer,
              .popup, .background, .alarm, .converged, .legacy: nil
         }

@@ -80,6 +80,45 @@ extension ScenarioParser {
         }
     }
 
+    /// A page's selector, a JSON string (`"#story .title"`).
+    func selector(_ words: inout Cursor) throws(ScenarioError) -> String {
+        let selector = try quoted(&words, what: "a selector in quotes (\"#story .title\")")
+        guard !selector.trimmingCharacters(in: .whitespaces).isEmpty else { throw words.error("a selector is not empty") }
+        return selector
+    }
+
+    /// What to check of the first element a selector matches: `text "T"`, `text contains "T"`,
+    /// `attribute.NAME=VALUE`, `class NAME`, `no-class NAME`, `style.NAME=VALUE`, `absent`, or
+    /// `count=N`.
+    func elementCheck(_ words: inout Cursor) throws(ScenarioError) -> ElementCheck {
+        let expected = "text \"T\", text contains \"T\", attribute.NAME=VALUE, class NAME, no-class NAME, style.NAME=VALUE, absent, count=N"
+        let word = try words.next("what to check of the element (\(expected))")
+        switch word {
+        case "text":
+            if words.peek == "contains" {
+                _ = try words.next("")
+                return .textContains(try quoted(&words, what: "the text it contains, in quotes"))
+            }
+            return .text(try quoted(&words, what: "its text, in quotes (or: contains \"T\")"))
+        case "class": return .hasClass(try words.next("a class name"))
+        case "no-class": return .lacksClass(try words.next("a class name"))
+        case "absent": return .absent
+        default:
+            if word.hasPrefix("count=") {
+                guard let count = Int(word.dropFirst(6)), count >= 0 else { throw words.error("'\(word)': a count is a whole number (count=3)") }
+                return .count(count)
+            }
+            for (prefix, make) in [("attribute.", ElementCheck.attribute), ("style.", ElementCheck.style)] where word.hasPrefix(prefix) {
+                let pair = word.dropFirst(prefix.count).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard pair.count == 2, !pair[0].isEmpty else { throw words.error("'\(word)': expected \(prefix)NAME=VALUE") }
+                return make(String(pair[0]), String(pair[1]))
+            }
+            let options = ["text", "class", "no-class", "absent", "count", "attribute", "style"]
+            throw words.error("unknown check '\(word)' (expected \(expected))",
+                              suggestion: nearestWord(String(word.split(separator: ".").first ?? Substring(word)), in: options))
+        }
+    }
+
     // MARK: - Words
 
     /// A suite's name, the App Group's identifier (`group.example.reading`): the file the
@@ -138,7 +177,7 @@ extension ScenarioParser {
     }
 
     /// A JSON string literal, one word (`"a b # c"`).
-    private func quoted(_ words: inout Cursor, what: String) throws(ScenarioError) -> String {
+    func quoted(_ words: inout Cursor, what: String) throws(ScenarioError) -> String {
         let word = try words.next(what)
         guard word.hasPrefix("\"") else { throw words.error("\(what): '\(word)' is not in quotes") }
         guard case .string(let text) = try json(word, words, what: what) else { throw words.error("\(what): \(word) is not one string") }

@@ -565,6 +565,7 @@ struct ScenarioParser {
             if words.peek == "page" {
                 _ = try words.next("")
                 guard ownPages else { throw words.error("'expect tab \(tab.rawValue) page' reads a page the extension's own content scripts run in: name them with 'extension DIR pages' first") }
+                if words.peek?.hasPrefix("\"") == true { return .element(.tab(tab), selector: try selector(&words), try elementCheck(&words)) }
                 return .page(tab, try pageCheck(&words))
             }
             if words.peek == "undecided" {
@@ -620,6 +621,11 @@ struct ScenarioParser {
             }
         case "popup":
             switch words.peek {
+            case "page":
+                _ = try words.next("")
+                guard ownPages else { throw words.error("'expect popup page' reads the extension's own popup: name it with 'extension DIR pages' first") }
+                guard words.peek?.hasPrefix("\"") == true else { throw words.error("'expect popup page' takes a selector in quotes first (\"#status\")") }
+                return .element(.popup, selector: try selector(&words), try elementCheck(&words))
             case "closed":
                 _ = try words.next("")
                 return .popupOver(nil)

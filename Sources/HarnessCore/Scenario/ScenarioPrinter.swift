@@ -146,6 +146,8 @@ package enum ScenarioPrinter {
         case .page(let id, let check): "tab \(id.rawValue) page \(check.text)"
         case .groupDefault(let suite, let key, let check): "group defaults \(suite) \(word(key)) " + valueCheck(check)
         case .storage(let area, let key, let check): "storage \(area.rawValue) \(word(key)) " + valueCheck(check)
+        case .element(.tab(let id), let selector, let check): "tab \(id.rawValue) page \(json(.string(selector))) \(check.text)"
+        case .element(.popup, let selector, let check): "popup page \(json(.string(selector))) \(check.text)"
         case .console(.background, let text): "console background contains \(json(.string(text)))"
         case .console(.tab(let id), let text): "console tab \(id.rawValue) contains \(json(.string(text)))"
         case .firstDecision(let id, let checks): "first-decision \(id.rawValue) " + self.checks(checks)

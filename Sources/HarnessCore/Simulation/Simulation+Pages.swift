@@ -37,6 +37,30 @@ extension Simulation {
         for output in outputs { fromPages(output) }
     }
 
+    /// Why a page cannot be read, for `queryPage`.
+    package struct Unreadable: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    /// What `page` shows for `selector` now (`expect ... page "SELECTOR" ...`): a tab's page of
+    /// the front profile, or the popup. Reading it runs none of its scripts and leaves no trace.
+    package func queryPage(_ page: PageHost.Page, selector: String) -> Result<PageQuery, Unreadable> {
+        let key: PageHost.Page = switch page {
+        case .tab(let id): .tab(safari.pageKey(id))
+        case .popup: .popup
+        }
+        guard case .running(let host) = pages else { return .failure(Unreadable(description: "the extension's pages are not running")) }
+        let outputs: [PageHost.Output]
+        do { outputs = try host.send(.query(key, selector: selector), now: now) } catch {
+            return .failure(Unreadable(description: "the pages' runtime could not be read: \(error)"))
+        }
+        for case .queried(let found) in outputs {
+            guard let found else { return .failure(Unreadable(description: page == .popup ? "the popup is not open" : "there is no such page (it is closed, or its pages do not run)")) }
+            return .success(found)
+        }
+        return .failure(Unreadable(description: "the pages' runtime did not answer the query"))
+    }
+
     /// What the popup's `tabs.query` reads: the front profile's tabs, with each window's active
     /// one, as Safari has them now.
     private var popupTabs: [PageHost.PopupTab] {
@@ -177,6 +201,9 @@ extension Simulation {
         case .disconnectPort(let port):
             trace.record(now, "pages", "\(portHolder(port)) disconnects port \(port)")
             handle(.pagePortClosed(port: port))
+        case .queried:
+            // Only a check asks (`queryPage`), and it reads the answer itself.
+            break
         case .answer(let id, let answer, let unreachable):
             if unreachable { trace.record(now, "pages", "message \(id) reached no page that listens") } else {
                 if let answer { trace.record(now, "pages", "message \(id) to a page answered", answer) } else {

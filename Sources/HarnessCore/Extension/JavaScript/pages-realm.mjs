@@ -95,6 +95,7 @@ export function install(hostFunctions, setupText) {
     // A small DOM: elements with attributes, style, classes, data, text and children; a
     // select's options and value, an input's value and checked state, an element's hidden.
     const camel = (name) => name.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
+    const escapeHTML = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
     const kebab = (name) => name.replace(/[A-Z]/g, (letter) => '-' + letter.toLowerCase());
     const element = (tagName, attributes = {}, text = '') => {
         const attributeMap = new Map(Object.entries(attributes));
@@ -176,6 +177,17 @@ export function install(hostFunctions, setupText) {
                 if (old !== null) mutated(node, name, old);
             },
             hasAttribute: (name) => node.getAttribute(name) !== null,
+            getAttributeNames: () => [
+                ...[...attributeMap.keys()].filter((name) => name !== 'class' && name !== 'style' && !name.startsWith('data-')),
+                ...(classes.length > 0 ? ['class'] : []), ...(style.cssText !== '' ? ['style'] : []),
+                ...keys(dataset).map((name) => 'data-' + kebab(name)),
+            ],
+            get innerHTML() { return escapeHTML(ownText) + children.map((child) => child.outerHTML).join(''); },
+            get outerHTML() {
+                const tag = node.tagName.toLowerCase();
+                const attributeText = node.getAttributeNames().map((name) => ' ' + name + '="' + escapeHTML(node.getAttribute(name)).replace(/"/g, '&quot;') + '"').join('');
+                return '<' + tag + attributeText + '>' + node.innerHTML + '</' + tag + '>';
+            },
             appendChild: (child) => {
                 child.parentNode?.removeChild(child);
                 children.push(child);
@@ -267,23 +279,41 @@ export function install(hostFunctions, setupText) {
         };
         return walk(root);
     };
-    // Selectors: one compound selector, or several separated by commas, of a tag name, #id,
-    // .class and [attribute] or [attribute="value"]; anything else is an error naming it.
+    // Selectors: one or several separated by commas, each of compound selectors (a tag name,
+    // #id, .class and [attribute] or [attribute="value"]) that descend from one another, as
+    // `#story .title`; anything else is an error naming it.
+    const beyond = (text) => new SyntaxError('the selector "' + text + '" is beyond the harness\'s small DOM (tag, #id, .class, [attribute="value"], descendants)');
+    const compound = (text, whole) => {
+        const match = /^([a-zA-Z][a-zA-Z0-9-]*|\*)?((?:#[\w-]+|\.[\w-]+|\[[\w-]+(?:="[^"]*"|='[^']*'|=[\w-]+)?\])*)$/.exec(text);
+        if (match === null || text === '') throw beyond(whole);
+        const tag = match[1] && match[1] !== '*' ? match[1].toUpperCase() : undefined;
+        const parts = [...match[2].matchAll(/#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:=(?:"([^"]*)"|'([^']*)'|([\w-]+)))?\]/g)];
+        return (node) => (tag === undefined || node.tagName === tag) && parts.every(([, id, className, attribute, double, single, bare]) => {
+            if (id !== undefined) return node.id === id;
+            if (className !== undefined) return node.classList.contains(className);
+            const value = node.getAttribute(attribute);
+            const wanted = double ?? single ?? bare;
+            return value !== null && (wanted === undefined || value === wanted);
+        });
+    };
     const select = (from, selector) => {
         const found = [];
         const tests = String(selector).split(',').map((part) => {
             const text = part.trim();
-            const match = /^([a-zA-Z][a-zA-Z0-9-]*|\*)?((?:#[\w-]+|\.[\w-]+|\[[\w-]+(?:="[^"]*"|='[^']*'|=[\w-]+)?\])*)$/.exec(text);
-            if (match === null || text === '') throw new SyntaxError('the selector "' + text + '" is beyond the harness\'s small DOM (tag, #id, .class, [attribute="value"])');
-            const tag = match[1] && match[1] !== '*' ? match[1].toUpperCase() : undefined;
-            const parts = [...match[2].matchAll(/#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:=(?:"([^"]*)"|'([^']*)'|([\w-]+)))?\]/g)];
-            return (node) => (tag === undefined || node.tagName === tag) && parts.every(([, id, className, attribute, double, single, bare]) => {
-                if (id !== undefined) return node.id === id;
-                if (className !== undefined) return node.classList.contains(className);
-                const value = node.getAttribute(attribute);
-                const wanted = double ?? single ?? bare;
-                return value !== null && (wanted === undefined || value === wanted);
-            });
+            // Compound selectors part at spaces outside brackets and quotes.
+            const steps = (text.match(/(?:[^\s"'[\]]+|\[[^\]]*\]|"[^"]*"|'[^']*')+/g) ?? []).map((step) => compound(step, text));
+            if (steps.length === 0) throw beyond(text);
+            // The last step matches the element; each one before it, an element around it, nearest first.
+            return (node) => {
+                if (!steps[steps.length - 1](node)) return false;
+                let at = node.parentNode;
+                for (let index = steps.length - 2; index >= 0; index -= 1) {
+                    while (at && !(at.tagName !== undefined && steps[index](at))) at = at.parentNode;
+                    if (!at) return false;
+                    at = at.parentNode;
+                }
+                return true;
+            };
         });
         const walk = (node) => {
             for (const child of node.children ?? []) {
@@ -550,6 +580,25 @@ export function install(hostFunctions, setupText) {
                 document.dispatchEvent(event('visibilitychange', document));
                 globalThis.dispatchEvent(event('pagehide', globalThis));
                 return;
+            case 'query': {
+                // `expect ... page "SELECTOR" ...`: how many elements match, from the root
+                // element itself down, and what the first is.
+                let found;
+                try { found = select({ children: [root] }, input.selector); } catch (error) { result = stringify({ error: String(error.message) }); return; }
+                const first = found[0];
+                const style = {}, attributes = {};
+                if (first !== undefined) {
+                    for (const name of keys(first.style).sort()) if (first.style[name] !== '') style[kebab(name)] = String(first.style[name]);
+                    for (const name of first.getAttributeNames()) attributes[name] = first.getAttribute(name);
+                }
+                result = stringify({
+                    count: found.length,
+                    first: first === undefined ? null : {
+                        html: first.outerHTML, text: String(first.textContent), classes: first.classList.toString().split(' ').filter(Boolean), style, attributes,
+                    },
+                });
+                return;
+            }
             case 'state': {
                 // What a scenario can check: the root element's style, classes, data and
                 // attributes, and the text of the style elements scripts added.

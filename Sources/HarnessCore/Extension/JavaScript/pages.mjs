@@ -405,6 +405,14 @@ async function handle(input) {
         popupTabs = null;
         return [];
     }
+    case 'query': {
+        // A scenario's check reads a page (its elements that match a selector): no script of the
+        // page runs, and the page reports nothing else.
+        const page = input.popup === true ? pages.get('popup') : tabPage(input.tab);
+        const found = page === undefined ? '' : turn(page, 'query', 0, JSON.stringify(input));
+        outputs.push({ type: 'queried', found: found === '' ? null : JSON.parse(found) });
+        return [];
+    }
     case 'timer': {
         // A timer of a load of a page that is gone since is dropped.
         const page = [...pages.values()].find((candidate) => candidate.key === input.page);

@@ -1,0 +1,1 @@
+// Nothing to do: the content script builds the page on its own.
