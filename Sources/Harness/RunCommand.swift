@@ -70,7 +70,16 @@ enum RunCommand: HarnessCommand {
             if files.isEmpty { throw .usage("no scenario file's path contains '\(pattern)'") }
         }
         if files.isEmpty { throw .usage("no scenario files found") }
-        let scenarios = try ScenarioFiles.load(files)
+        var scenarios = try ScenarioFiles.load(files)
+        var leftOut: String?
+        // An extension of its own runs the probes with what was named; of every named scenario,
+        // the design's and other extensions' own are left out, and said so.
+        if let folder = args.value(Executables.extensionOption) {
+            let chosen = try ScenarioFiles.forExtension(folder, scenarios, all: args.flag("all") || args.positionals.isEmpty)
+            scenarios = chosen.scenarios
+            leftOut = chosen.leftOut
+            if scenarios.isEmpty { throw .usage("no scenario fits --extension \(folder): name its own scenarios, or run from the repository's root for the probes") }
+        }
         var pages: ReportFolder?
         if let path = args.value("html") {
             guard !path.isEmpty else { throw .usage("'--html' expects the folder to write the pages into") }
@@ -90,7 +99,8 @@ enum RunCommand: HarnessCommand {
             }
             guard crashAt == nil else { throw .usage("'--differential' compares whole runs; '--crash' is for 'harness sweep' and a run of its own") }
         }
-        let plan = Plan(transport: transport, seed: seed, executables: executables, roles: roles, flaws: flaws, crashAt: crashAt, powerCut: powerCut,
+        let plan = Plan(transport: transport, seed: seed, executables: executables, roles: roles, extensionFolder: args.value(Executables.extensionOption),
+                        flaws: flaws, crashAt: crashAt, powerCut: powerCut,
                         readsRevisions: pages != nil, keep: args.flag("keep"), differential: args.flag("differential"))
         let clock = ContinuousClock()
         let total = clock.now
@@ -101,7 +111,7 @@ enum RunCommand: HarnessCommand {
         var diagrams: [String] = []
         var results: [Reports.Result] = []
         var json: [JSONValue] = []
-        Terminal.out(settings + (workers > 1 ? ", \(workers) workers" : "") + "\n" + "roles: \(roles)\n")
+        Terminal.out(settings + (workers > 1 ? ", \(workers) workers" : "") + "\n" + "roles: \(roles)\n" + (leftOut.map { $0 + "\n" } ?? ""))
         for (scenario, ran) in zip(scenarios, inOrder(scenarios, workers: workers, plan.play)) {
             // A file's own `seed` line wins over --seed: say which seed it ran with.
             let ownSeed = scenario.lines.compactMap { line -> UInt64? in if case .seed(let value) = line.step { value } else { nil } }.last
@@ -182,6 +192,7 @@ enum RunCommand: HarnessCommand {
         let seed: UInt64
         let executables: ProcessExecutables
         let roles: RoleNames
+        let extensionFolder: String?
         let flaws: Set<Flaw>
         let crashAt: YieldArrival?
         let powerCut: PowerCutPlan?
@@ -202,6 +213,7 @@ enum RunCommand: HarnessCommand {
                 runner.readsRevisions = readsRevisions
                 runner.recordsObservations = differential
                 runner.roles = roles
+                runner.extensionFolder = extensionFolder
                 var outcome = try runner.run()
                 if differential && outcome.skipped == nil {
                     let reference = ScenarioRunner(scenario, transport: .inProcess, seed: seed, executables: Executables.builtIn, directory: directory + "-reference")
@@ -264,10 +276,11 @@ enum RunCommand: HarnessCommand {
                  })])
     }
 
-    /// `--transport process|in-process`.
+    /// `--transport process|in-process`. Without it, `--extension` (an extension's JavaScript,
+    /// which runs in node) chooses the process transport, the only one that can run it.
     static func transport(_ args: CommandLineArguments, default value: Simulation.Transport) throws(CommandError) -> Simulation.Transport {
         switch args.value("transport") {
-        case nil: return value
+        case nil: return args.value(Executables.extensionOption) != nil ? .process : value
         case "process": return .process
         case "in-process": return .inProcess
         case let other?:

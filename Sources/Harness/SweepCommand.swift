@@ -48,7 +48,7 @@ enum SweepCommand: HarnessCommand {
             let file = scenario.name
             let began = clock.now
             let base: ScenarioRunner.Outcome
-            do { base = try play(scenario, transport: transport, seed: seed, executables: executables) } catch {
+            do { base = try play(scenario, transport: transport, seed: seed, executables: executables, extensionFolder: args.value(Executables.extensionOption)) } catch {
                 // A scenario that cannot run as written: reported, and the others still swept.
                 unusable += 1
                 Terminal.out("ERROR \(file)  could not run as written\n")
@@ -69,7 +69,8 @@ enum SweepCommand: HarnessCommand {
             var broken = 0
             for fault in faults {
                 if fault.crashAt != nil { tried += 1 } else { cuts += 1 }
-                let outcome = try play(scenario, transport: transport, seed: seed, executables: executables, crashAt: fault.crashAt, powerCut: fault.powerCut)
+                let outcome = try play(scenario, transport: transport, seed: seed, executables: executables, extensionFolder: args.value(Executables.extensionOption),
+                                       crashAt: fault.crashAt, powerCut: fault.powerCut)
                 guard let first = outcome.failures.first else { continue }
                 broken += 1
                 let command = "swift run harness run \(file) \(fault.options) --seed \(seed)\(extensionOption)"
@@ -85,13 +86,16 @@ enum SweepCommand: HarnessCommand {
         return unusable > 0 ? 2 : failures.isEmpty ? 0 : 1
     }
 
-    private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: ProcessExecutables, crashAt: YieldArrival? = nil,
-                             powerCut: PowerCutPlan? = nil) throws(CommandError) -> ScenarioRunner.Outcome {
+    /// One run of a scenario; a probe runs the command's extension (`extensionFolder`).
+    private static func play(_ scenario: Scenario, transport: Simulation.Transport, seed: UInt64, executables: ProcessExecutables, extensionFolder: String?,
+                             crashAt: YieldArrival? = nil, powerCut: PowerCutPlan? = nil) throws(CommandError) -> ScenarioRunner.Outcome {
         let directory = "/tmp/harness-sweep-\(getpid())"
         defer { Folder.remove(directory) }
         do {
-            return try ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables,
-                                      directory: directory, crashAt: crashAt, powerCut: powerCut).run()
+            let runner = ScenarioRunner(scenario, transport: transport, seed: seed, executables: executables,
+                                        directory: directory, crashAt: crashAt, powerCut: powerCut)
+            runner.extensionFolder = extensionFolder
+            return try runner.run()
         } catch {
             throw .usage(error.description)
         }

@@ -11,6 +11,19 @@ struct InvariantMonitorTests {
         #expect(monitor.violations.map(\.description) == ["background#1 started with a cache but took a native reply before answering tab t1 (invariant 5)"])
     }
 
+    /// A probe checks only what every extension keeps: with the design's checks off, the
+    /// design's invariants are not reported, and invariants 15 to 18 and the run's problems are.
+    @Test func withTheDesignsChecksOffOnlyTheInvariantsOfEveryExtensionAreReported() {
+        let monitor = InvariantMonitor(trace: Trace())
+        monitor.checksDesign = false
+        monitor.backgroundStarted("background#1", profile: "default", withCache: true, now: 0)
+        monitor.backgroundTook(requestFrom: "t1")
+        monitor.nativeReplyArrives(incarnation: 1, now: 0)
+        for number in [6, 15, 18] { monitor.caught(Violation(.invariant(number), "seen"), now: 0) }
+        monitor.record("a process could not start")
+        #expect(monitor.violations.map(\.property) == [.invariant(15), .invariant(18), .run])
+    }
+
     @Test func anAnswerFirstOrNoCacheBreaksNothing() {
         let monitor = InvariantMonitor(trace: Trace())
         monitor.backgroundStarted("background#1", profile: "default", withCache: true, now: 0)

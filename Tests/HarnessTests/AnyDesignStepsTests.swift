@@ -29,6 +29,34 @@ struct AnyDesignStepsTests {
         #expect(ScenarioParser.words(of: #"group defaults g k "open # here"#) == ["group", "defaults", "g", "k", #""open # here"#])
     }
 
+    /// A probe takes every step any extension can: the team's app, the extension's pages and
+    /// popup, lifecycle and faults, and the checks of what it keeps.
+    @Test func aProbeTakesTheStepsOfAnyDesign() throws {
+        let text = """
+            probe ../extensions/reader
+            expect-failure invariant 16
+            group defaults group.example.reading
+            tab open t1 https://example.com/
+            handler slow 5s
+            popup open t1
+            popup click toggle
+            app set group group.example.reading on true
+            background unload
+            safari restart
+            advance 1m
+            expect popup closed
+            expect background unloaded
+            expect tab t1 page class reading-mode
+            expect storage local sites absent
+            expect console background contains "x"
+            expect console tab t1 contains "y"
+
+            """
+        let scenario = try Scenario.parse(text, name: "s")
+        #expect(scenario.steps.first == .probe("../extensions/reader"))
+        #expect(try Scenario.parse(ScenarioPrinter.print(scenario.steps), name: "s").steps == scenario.steps)
+    }
+
     @Test func theStepsReadAndPrintBackAsTheyWere() throws {
         let text = """
             extension ../extensions/reading-defaults pages
@@ -79,6 +107,11 @@ struct AnyDesignStepsTests {
         ("tab open t1 https://a.example/\nexpect console background contains loaded", "s:2: the text a line contains, in quotes (\"loaded\"): 'loaded' is not in quotes"),
         ("tab open t1 https://a.example/\nexpect console tab t1 contains \"x\"", "s:2: 'expect console tab t1' reads what the extension's own content scripts log"),
         ("group defaults g k 1\ngroup defaults g k 2", "s:2: 'group defaults g k' is given twice (first on line 1)"),
+        ("probe\nshared defaults mode=on\ntab open t1 https://a.example/", "s:2: a probe runs any extension, and this step needs the design's shared document and cache"),
+        ("probe\ntab open t1 https://a.example/\nexpect tab t1 theme=gray", "s:3: a probe runs any extension, and this step needs the design's decisions"),
+        ("probe\ntab open t1 https://a.example/\napp set default theme=dark", "s:3: a probe runs any extension, and this step needs the design's app"),
+        ("probe\nexpect-failure invariant 6\ntab open t1 https://a.example/", "s:2: a probe runs any extension, and this step needs invariant 6, one of the design's"),
+        ("probe\nextension e\ntab open t1 https://a.example/", "s:2: a probe runs any extension, and this step needs an extension of its own"),
         ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p\" txt \"a\"", "s:3: unknown check 'txt' (expected text \"T\", text contains \"T\", attribute.NAME=VALUE, class NAME, no-class NAME, style.NAME=VALUE, absent, count=N); did you mean 'text'?"),
         ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p\" count=many", "s:3: 'count=many': a count is a whole number (count=3)"),
         ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p\" text Reading", "s:3: its text, in quotes (or: contains \"T\"): 'Reading' is not in quotes"),

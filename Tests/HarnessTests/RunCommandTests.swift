@@ -365,6 +365,27 @@ struct RunCommandTests {
         #expect(failed.stdout.contains(##"tab t1's page: "#story > p": the page's DOM does not take it: the selector "#story > p" is beyond the harness's small DOM"##), "\(failed.stdout)")
     }
 
+    /// With an extension of its own, `run --all` runs the probes and that extension's own
+    /// scenarios, and says how many of the design's and of other extensions' it left out; the
+    /// probes run the extension named, with its pages, checking what every extension keeps.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func anExtensionOfItsOwnRunsTheProbesAndItsOwnScenarios() throws {
+        let root = URL(fileURLWithPath: ScenarioTests.folder).deletingLastPathComponent().path
+        let run = try HarnessBinary.run(["run", "--all", "--extension", "Scenarios/extensions/reader-in-memory"], in: root)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("of the design's scenarios (they need its shared document, app and decisions) and "), "\(run.stdout)")
+        #expect(run.stdout.contains("of other extensions' own (their 'extension' lines name them); name a file to run it anyway"))
+        let ran = run.stdout.split(separator: "\n").filter { $0.hasPrefix("pass ") || $0.hasPrefix("FAIL ") }
+        #expect(ran.contains { $0.contains("Scenarios/probes/safari-restarts.scenario") })
+        #expect(ran.contains { $0.contains("a-reader-that-keeps-sites-in-a-global-forgets-them-when-safari-unloads-it") })
+        #expect(!ran.contains { $0.contains("Scenarios/transitions/") || $0.contains("a-site-the-reader-turned-off-stays-off") }, "\(ran)")
+        #expect(run.stdout.contains("roles: app built-in, background extension Scenarios/extensions/reader-in-memory, handler built-in\n"))
+        // A probe finds what the seed's first version does when its handler crashes: the
+        // background reads a reply that never came (invariant 15).
+        let first = try HarnessBinary.run(["run", "Scenarios/probes/a-crashing-handler.scenario", "--extension", "Scenarios/extensions/first-version"], in: root)
+        #expect(first.status == 1 && first.stdout.contains("Uncaught TypeError: Cannot read properties of undefined (reading 'enabled') (invariant 15)"), "\(first.stdout)")
+    }
+
     /// The run's header names what plays each role; a scenario that names its own extension and
     /// handler says so under its result and in its trace, its paths as plain as they resolve.
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
@@ -466,8 +487,11 @@ struct RunCommandTests {
             let finding = try String(contentsOfFile: out + "/" + file, encoding: .utf8)
             #expect(finding.contains("--extension \(fixtures)/runtime-events\n"), "\(finding)")
         }
+        // Without --transport, --extension chooses the process transport, the only one that runs it.
         let swept = try HarnessBinary.run(["sweep", plain, "--extension", fixtures + "/runtime-events"])
-        #expect(swept.status == 2 && swept.stderr.contains("it needs '--transport process'"), "\(swept.stderr)")
+        #expect(swept.stdout.hasPrefix("crash sweep: seed 1, transport process, extension \(fixtures)/runtime-events\n"), "\(swept.stdout)\(swept.stderr)")
+        let sweptInProcess = try HarnessBinary.run(["sweep", plain, "--extension", fixtures + "/runtime-events", "--transport", "in-process"])
+        #expect(sweptInProcess.status == 2 && sweptInProcess.stderr.contains("it needs '--transport process'"), "\(sweptInProcess.stderr)")
         let badStep = try scenario("extension \(fixtures)/no-such-folder\n" + steps)
         defer { try? FileManager.default.removeItem(atPath: badStep) }
         let check = try HarnessBinary.run(["check", badStep])

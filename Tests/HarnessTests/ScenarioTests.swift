@@ -19,11 +19,11 @@ struct ScenarioTests {
         return walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".scenario") }.sorted()
     }()
 
-    /// The scenarios whose background is an extension's JavaScript (an `extension` step): they
-    /// run on real processes only, with node.
+    /// The scenarios whose background is an extension's JavaScript (an `extension` step, or a
+    /// probe's): they run on real processes only, with node.
     static let javaScriptFiles: [String] = files.filter { file in
         let text = (try? String(contentsOfFile: folder + "/" + file, encoding: .utf8)) ?? ""
-        return text.split(whereSeparator: \.isNewline).contains { $0.hasPrefix("extension ") }
+        return text.split(whereSeparator: \.isNewline).contains { $0.hasPrefix("extension ") || $0 == "probe" || $0.hasPrefix("probe ") }
     }
 
     /// Each scenario passes on both transports, and the two give the same trace line for line

@@ -37,6 +37,14 @@ package struct Scenario: Sendable {
     package let lines: [Line]
     package var steps: [Step] { lines.map(\.step) }
 
+    /// The folder its `extension` line names, resolved from the scenario's own folder; nil when
+    /// it has none.
+    package var extensionFolder: String? {
+        let folder = name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        for line in lines { if case .extensionFolder(let path, _) = line.step { return ScenarioSetup.resolve(path, in: folder) } }
+        return nil
+    }
+
     package init(name: String, description: String, lines: [Line]) {
         self.name = name
         self.description = description
@@ -45,7 +53,7 @@ package struct Scenario: Sendable {
 
     /// The first word of every step this version understands.
     package static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background", "fail",
-                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile", "alarm-minimum", "extension", "fetch", "expect-failure", "watchdog", "heap-limit", "group"]
+                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile", "alarm-minimum", "extension", "fetch", "expect-failure", "watchdog", "heap-limit", "group", "probe"]
 
     /// Reads a whole scenario into typed steps. Throws every mistake in it, each with its line;
     /// a file with no steps is a mistake too.

@@ -119,6 +119,14 @@ extension ScenarioParser {
         }
     }
 
+    /// In a probe, each step that needs the design is a mistake, saying what it needs.
+    func probeMistakes(_ lines: [Scenario.Line]) -> [ScenarioError] {
+        guard lines.contains(where: { if case .probe = $0.step { true } else { false } }) else { return [] }
+        return lines.compactMap { line in
+            line.step.designPart.map { ScenarioError(file: file, line: line.number, message: "a probe runs any extension, and this step needs \($0)") }
+        }
+    }
+
     // MARK: - Words
 
     /// A suite's name, the App Group's identifier (`group.example.reading`): the file the

@@ -60,7 +60,7 @@ struct ScenarioParser {
                 errors.append(error)
             }
         }
-        let unnamed = unnamedSuites()
+        let unnamed = unnamedSuites() + probeMistakes(lines)
         if !unnamed.isEmpty {
             errors = (errors + unnamed).enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
         }
@@ -188,6 +188,10 @@ struct ScenarioParser {
             step = .freshInstall
         case "group":
             step = try groupDefaults(&words)
+        case "probe":
+            step = .probe(words.atEnd ? nil : try words.next(""))
+            // A probe runs the extension's own pages.
+            ownPages = true
         case "watchdog":
             step = .watchdog(milliseconds: Int(try duration(try words.next("a duration of wall time (500ms, 2s)"), words)))
         case "heap-limit":
@@ -327,6 +331,7 @@ struct ScenarioParser {
         case .handlerReuse: try once("handler reuse")
         case .handlerSource(let path): try once("handler source \(path)")
         case .groupDefaults(let suite, let key, _): try once("group defaults \(suite)\(key.map { " " + $0 } ?? "")")
+        case .probe: try once("probe")
         case .freshInstall:
             try once("fresh-install")
             if let line = setupLines["cache"] { throw words.error("a fresh install has nothing cached, and line \(line) gives the cache") }

@@ -27,6 +27,7 @@ package enum ScenarioPrinter {
         case .freshInstall: "fresh-install"
         case .handlerReuse: "handler reuse"
         case .handlerSource(let path): "handler source \(path)"
+        case .probe(let folder): "probe" + (folder.map { " " + $0 } ?? "")
         case .groupDefaults(let suite, let key, let value): "group defaults \(suite)" + (key.map { " " + word($0) } ?? "") + (value.map { " " + json($0) } ?? "")
         case .extensionFolder(let folder, let pages): "extension \(folder)\(pages ? " pages" : "")"
         case .fetchStub(let url, let status, .text(let body)): "fetch \(url) \(status)\(body.isEmpty ? "" : " " + body)"

@@ -95,6 +95,10 @@ package final class ScenarioRunner {
     package var ignoresExtensionStep = false
     /// What plays each role as the command chose it, in words (`Outcome.roles`).
     package var roles = RoleNames()
+    /// The extension the command named (`--extension`), which a probe runs.
+    package var extensionFolder: String?
+    /// In a probe, the address every tab opens at: one the extension's content scripts match.
+    private var probeAddress: String?
     private var observations: [Observation] = []
 
     /// `folder` is where files a scenario names (`shared file PATH`) are found; by default the
@@ -133,6 +137,7 @@ package final class ScenarioRunner {
             }
             roles.background = RoleNames.extensionFolder(folder)
         }
+        if setup!.isProbe, let reason = probeExtension() { return skipped(reason) }
         let ownRoles = ScenarioRoles(scenario: scenario, setup: setup!, transport: transport)
         executables = try ownRoles.limited(executables)
         switch try ownRoles.withTeamHandler(executables) {
@@ -148,6 +153,26 @@ package final class ScenarioRunner {
         } catch {
             throw ScenarioErrors([error])
         }
+    }
+
+    /// A probe's extension, with its own pages: the one the command named, else the probe
+    /// line's; its tabs open at an address its first content script matches. Why it cannot
+    /// run, if it cannot.
+    private func probeExtension() -> String? {
+        guard let folder = extensionFolder ?? setup!.probeExtension else {
+            return "a probe runs an extension: give --extension DIR, or name one on its 'probe' line"
+        }
+        switch ExtensionManifest.load(folder: folder) {
+        case .failure(let problems): return "extension \(folder): " + problems.errors.joined(separator: "; ")
+        case .success(let (manifest, _)):
+            if let pattern = manifest.contentScripts.first?.matches.first { probeAddress = PageRuntime.address(matching: pattern) }
+        }
+        switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, ownPages: true) {
+        case .success(let chosen): executables = chosen
+        case .failure(let reason): return reason.description
+        }
+        roles.background = RoleNames.extensionFolder(folder)
+        return nil
     }
 
     /// The outcome of a run that did not happen, saying why.
@@ -337,7 +362,7 @@ package final class ScenarioRunner {
     private func perform(_ line: Scenario.Line) {
         currentLine = line.number
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -411,7 +436,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .advance, .deviceSleep, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }
@@ -443,10 +468,10 @@ package final class ScenarioRunner {
 
     private func tab(_ step: TabStep, _ simulation: Simulation) {
         switch step {
-        case .open(let id, let url, let nativeDark, let window): simulation.openTab(id, url: url, nativeDark: nativeDark, window: window)
+        case .open(let id, let url, let nativeDark, let window): simulation.openTab(id, url: probeAddress ?? url, nativeDark: nativeDark, window: window)
         case .activate(let id): simulation.activateTab(id)
         case .reload(let id): simulation.reloadTab(id)
-        case .navigate(let id, let url): simulation.navigateTab(id, to: url)
+        case .navigate(let id, let url): simulation.navigateTab(id, to: probeAddress ?? url)
         case .close(let id): simulation.closeTab(id)
         case .nativeDark(let id, let on): simulation.setNativeDark(id, on)
         }
@@ -556,6 +581,8 @@ package final class ScenarioRunner {
         simulation.processes.hiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
         simulation.processes.handlerReuse = setup.handlerReuse
+        // A probe checks what every extension keeps, not the design's invariants.
+        simulation.monitor.checksDesign = !setup.isProbe
         if setup.freshInstall { simulation.installFresh() }
         if let powerCut { simulation.powerCuts.plan(powerCut) }
         let good = setup.shared ?? setup.emptyDocument

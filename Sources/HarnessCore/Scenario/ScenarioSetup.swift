@@ -25,6 +25,9 @@ package struct ScenarioSetup: Sendable {
     package var handlerReuse = false
     /// `handler source PATH` lines: the team's handler's sources (paths as the harness opens them).
     package var handlerSources: [String] = []
+    /// A lifecycle probe (`probe`), and the extension it runs when the command names none.
+    package var isProbe = false
+    package var probeExtension: String?
     /// The App Group's defaults before the run, by suite (`group defaults`).
     package var groupDefaults: [String: [String: JSONValue]] = [:]
     /// `extension DIR`: the unpacked extension whose JavaScript is the background, its
@@ -89,6 +92,9 @@ package struct ScenarioSetup: Sendable {
             }
             handlerSources.append(full)
         case .freshInstall: freshInstall = true
+        case .probe(let path):
+            isProbe = true
+            probeExtension = path.map { Self.resolve($0, in: folder) }
         case .groupDefaults(let suite, let key, let value):
             var values = groupDefaults[suite] ?? [:]
             if let key, let value { values[key] = value }

@@ -49,6 +49,11 @@ package enum Step: Equatable, Sendable {
     /// `group defaults SUITE [KEY JSON]`: the App Group's defaults before the run, as the team's
     /// app left them (`UserDefaults(suiteName: SUITE)`): a key's value, or only the suite, empty.
     case groupDefaults(suite: String, key: String?, value: JSONValue?)
+    /// `probe [DIR]`: a lifecycle probe any extension can run. It runs the extension the command
+    /// names (`--extension`), else the one in DIR (relative to the scenario), with its own pages;
+    /// its tabs open at an address the extension's content scripts match, and only the
+    /// invariants every extension keeps are checked (`Step.anyDesignInvariants`).
+    case probe(String?)
 
     // MARK: Actions
     case app(AppStep)
@@ -75,7 +80,7 @@ package enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     package var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .deviceSleep, .settle, .expect: false
         }
@@ -90,7 +95,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
     }
