@@ -68,7 +68,7 @@ struct FlawTests {
     @Test func aFailureMatchesOnlyItsExpectationOrItsInvariant() {
         let expectation = "s.scenario:14: expect shared defaults theme=dark\n  shared defaults theme: expected \"dark\", got \"gray\"\n  then: background#1 running\n  the trace that explains it (1 of 9 lines: all but yield points and storage completions):\n    5 check background#1 took a native reply before answering tab t1 (invariant 5)"
         let afterStep = "s.scenario:9: popup set theme=sepia\n  after this step: site a.example mode is auto, which no edit of it gave (invariant 3)\n  then: background#1 running"
-        let healed = "s.scenario:17: expect converged\n  after the run (healed): the cache (revision 3) differs from the shared document (revision 2) (invariant 4)"
+        let healed = "s.scenario: after the run (healed), invariant 4\n  the cache (revision 3) differs from the shared document (revision 2) (invariant 4)"
         let unreached = "s.scenario:11: hold handler at lock\n  'hold handler at lock' was never reached: the handler never got to lock after it"
         #expect(FlawCatalogue.Failure.expectation(line: 14).matches(expectation, in: "s.scenario"))
         #expect(!FlawCatalogue.Failure.expectation(line: 1).matches(expectation, in: "s.scenario"))

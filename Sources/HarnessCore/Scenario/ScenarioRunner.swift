@@ -559,7 +559,11 @@ package final class ScenarioRunner {
     private func fail(_ line: Scenario.Line, _ property: Property, _ message: String, healed: Bool = false, about tab: TabID? = nil) {
         marks.failures.append(RunMarks.Failure(line: line.number, step: line.text, property: property, message: message, afterHealing: healed,
                                                traceIndex: simulation?.trace.count ?? 0, at: simulation?.now ?? setup!.epoch))
-        var report = "\(scenario.name):\(line.number): \(line.text)\n  \(message)"
+        // A failure found while healing belongs to no line: it says so, and what it breaks.
+        let healedLabel = "after the run (healed): "
+        var report = healed
+            ? "\(scenario.name): after the run (healed), \(property)\n  \(message.hasPrefix(healedLabel) ? String(message.dropFirst(healedLabel.count)) : message)"
+            : "\(scenario.name):\(line.number): \(line.text)\n  \(message)"
         if let simulation {
             let (lines, total) = FailureContext.lines(of: simulation.trace.log, about: tab)
             let about = tab.map { "tab \($0.rawValue), the backgrounds' lives and native exchanges, Safari's notes" } ?? "all but yield points and storage completions"
