@@ -117,12 +117,18 @@ extension Conformance {
 
         /// The yield points of one input in their documented order: every write inside the
         /// lock (`lock`, `write-temp`, `rename`, `unlock`), extension storage's write then rename.
+        /// That an input of the design's messages writes at all (`write`) is the design's: a
+        /// process of another design may write nothing.
         func judgeOrder(_ exchange: Exchange, write: Bool, _ judge: inout Judge) {
             guard exchange.directives != nil else { return }
             let seen = exchange.yields.map(\.rawValue).joined(separator: ", ")
             let problem: String?
             switch role {
-            case .app, .handler: problem = Self.containerOrderProblem(exchange.yields, write: write)
+            case .app, .handler:
+                problem = Self.containerOrderProblem(exchange.yields, write: false)
+                if write && !exchange.yields.contains(.writeTemp) {
+                    judge.fail(Conformance.values, "\(exchange.what) wrote nothing: it stopped at no write-temp (\(seen.isEmpty ? "no yield point" : seen))")
+                }
             case .background: problem = Self.storageOrderProblem(exchange.yields)
             }
             if let problem { judge.fail(Conformance.order, "\(exchange.what): \(seen.isEmpty ? "no yield point" : seen): \(problem)") }
@@ -308,7 +314,9 @@ extension Conformance {
             var othersBefore = before?.sites ?? [:]
             othersBefore[scope] = nil
             if document.sites[scope]?.values != expected {
-                judge.fail(Conformance.values, "after \(what) \(scope.text) holds \(document.sites[scope].map { "\($0.values)" } ?? "no record"), not \(expected)")
+                // As a scenario writes values: `mode=off theme=dark`.
+                func shown(_ values: SiteValues) -> String { FieldValues(values).isEmpty ? "no values" : FieldValues(values).words }
+                judge.fail(Conformance.values, "after \(what) \(scope.text) holds \(document.sites[scope].map { shown($0.values) } ?? "no record"), not \(shown(expected))")
             } else if others != othersBefore || (before.map { document.defaults != $0.defaults } ?? false) {
                 judge.fail(Conformance.values, "after \(what) other records or the defaults changed too")
             } else {

@@ -34,6 +34,11 @@ package enum Conformance {
         let common = [hello, done, order, afterFail, quiet, unreadable, parse]
         return role == .background ? common : common + [values, lockFree, underLock]
     }
+    /// The checks of this project's design (its shared document, its values, its lock): only a
+    /// process of the design must pass them. The others are the protocol's, for every process
+    /// of the role.
+    package static let designChecks: Set<String> = [parse, values, lockFree, underLock]
+
     static let hello = "opens with its hello"
     static let done = "ends every input with one done"
     static let order = "stops at the yield points in their order"
