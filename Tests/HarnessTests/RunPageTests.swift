@@ -1,4 +1,5 @@
 import Foundation
+import HarnessCore
 import Testing
 
 /// `harness run --html`: the index and a page per run, checked as text and, when a Chromium is
@@ -84,6 +85,27 @@ struct RunPageTests {
         // Written whole: no temporary file is left behind.
         let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/report").sorted()
         #expect(files == ["index.html", Self.page])
+    }
+
+    /// An extension of another design: its page draws the messages between the pages and the
+    /// background and why each background started, and nothing of the design (no decisions
+    /// awaited, no shared document or cache lanes); a design's run keeps those.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func anExtensionOfAnotherDesignGetsItsOwnLanes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pages-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let reader = ScenarioParserTests.folder + "/extensions/a-site-the-reader-turned-off-stays-off-after-safari-unloads-the-background.scenario"
+        let design = ScenarioParserTests.folder + "/transitions/01-an-app-default-change-reaches-an-open-tab.scenario"
+        let run = try HarnessBinary.run(["run", reader, design, "--html", folder])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let own = try String(contentsOfFile: folder + "/extensions--a-site-the-reader-turned-off-stays-off-after-safari-unloads-the-background.html", encoding: .utf8)
+        #expect(Self.values(of: "data-started", after: "data-lane=\"process\"", in: own) == ["tab t1's message", "tab t2's message"], "\(own)")
+        #expect(own.contains("data-outcome=\"page\""))
+        #expect(!own.contains("no decision") && !own.contains(">shared document<") && !own.contains(">cache<"))
+        #expect(own.contains("page message or answer"))
+        let theirs = try String(contentsOfFile: folder + "/transitions--01-an-app-default-change-reaches-an-open-tab.html", encoding: .utf8)
+        #expect(theirs.contains(">shared document<") && theirs.contains("no decision yet") && !theirs.contains("data-outcome=\"page\""))
+        #expect(Self.values(of: "data-started", after: "data-lane=\"process\"", in: theirs).first == "tab t1's question")
     }
 
     /// `harness explore` writes each shrunk failure's page beside its scenario, and an index.

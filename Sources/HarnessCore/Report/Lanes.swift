@@ -43,9 +43,17 @@ struct Lanes {
         top += 8
         for lane in timeline.tabs { add("tab " + lane.name, "tab", Self.tabHeight) }
         top += 8
-        add("shared document", "revision", Self.revisionHeight)
-        add("cache", "revision", Self.revisionHeight)
+        if showsRevisions {
+            add("shared document", "revision", Self.revisionHeight)
+            add("cache", "revision", Self.revisionHeight)
+        }
         return rows
+    }
+
+    /// The design's lanes (its shared document, its cache) are drawn unless the extension's own
+    /// pages ran and neither ever held a revision: an extension of another design has neither.
+    private var showsRevisions: Bool {
+        !timeline.runsOwnPages || (timeline.shared + timeline.cache).contains { $0.revision != nil }
     }
 
     func draw(into page: inout RunPage.Page) {
@@ -69,8 +77,10 @@ struct Lanes {
         for lane in timeline.tabs {
             if let row = byName["tab tab " + lane.name] { tab(lane, row: row, into: &page) }
         }
-        revisions(timeline.shared, row: rows[rows.count - 2], into: &page)
-        revisions(timeline.cache, row: rows[rows.count - 1], into: &page)
+        if showsRevisions {
+            revisions(timeline.shared, row: rows[rows.count - 2], into: &page)
+            revisions(timeline.cache, row: rows[rows.count - 1], into: &page)
+        }
         arrows(byName, into: &page)
         rules(height: height, checks: hasChecks ? rows.first : nil, into: &page)
         page.add("</svg>\n</div>\n</div>")
@@ -161,9 +171,14 @@ struct Lanes {
         case .unloaded(let how): end = how
         case .killed(let how): end = how
         }
-        page.add("<g data-lane=\"process\" data-name=\"\(escape(lane.label))\">")
+        let started = lane.startedFor.map { "started for \($0); " } ?? ""
+        page.add("<g data-lane=\"process\" data-name=\"\(escape(lane.label))\"\(lane.startedFor.map { " data-started=\"\(escape($0))\"" } ?? "")>")
         page.add("<rect class=\"alive\" x=\"\(f(from))\" y=\"\(f(y))\" width=\"\(f(max(to - from, 3)))\" height=\"\(f(h))\">"
-                 + "<title>\(escape(lane.label)): from \(time(lane.from)) to \(time(lane.to)); \(escape(end))</title></rect>")
+                 + "<title>\(escape(lane.label)): from \(time(lane.from)) to \(time(lane.to)); \(escape(started + end))</title></rect>")
+        // Why it started, written at its start where there is room.
+        if let reason = lane.startedFor, to - from > Double(reason.count + 4) * 5.5 {
+            page.add("<text class=\"startnote\" x=\"\(f(from + 3))\" y=\"\(f(row.middle + 3))\" pointer-events=\"none\">for \(escape(reason))</text>")
+        }
         for span in lane.spans {
             let x = axis.at(span.from)
             page.add("<rect class=\"\(span.state.rawValue)\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(max(axis.at(span.to) - x, 3)))\" height=\"\(f(h))\">"
@@ -198,7 +213,8 @@ struct Lanes {
 
     private func arrows(_ rows: [String: Row], into page: inout RunPage.Page) {
         for arrow in timeline.arrows {
-            guard let from = rows["process " + arrow.from], let to = rows["process " + arrow.to] else { continue }
+            // A process's lane, or a tab's (a page's message).
+            guard let from = rows["process " + arrow.from] ?? rows["tab " + arrow.from], let to = rows["process " + arrow.to] ?? rows["tab " + arrow.to] else { continue }
             let x1 = axis.at(arrow.fromIndex) + TimeAxis.slot / 2, x2 = axis.at(arrow.toIndex) + TimeAxis.slot / 2
             let down = to.top > from.top
             let y1 = down ? from.top + from.height - 4 : from.top + 4
@@ -227,6 +243,12 @@ struct Lanes {
                     let words = look.count <= room ? look : String(look.prefix(room - 1)) + "…"
                     page.add("<text x=\"\(f(x + 3))\" y=\"\(f(row.middle + 4))\" fill=\"#222\" pointer-events=\"none\">\(escape(words))</text>")
                 }
+                continue
+            }
+            if shown == nil && timeline.runsOwnPages {
+                // The extension's own page before its scripts set anything: no decision is due.
+                page.add("<rect class=\"page\" x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(width))\" height=\"\(f(h))\" fill=\"#fff\" stroke=\"#9ab\">"
+                         + "<title>tab \(escape(lane.name))'s page: loaded, its scripts have set nothing yet, \(time(segment.from)) to \(time(segment.to))</title></rect>")
                 continue
             }
             let fill = shown.map { $0.enabled ? Self.colour(of: $0.theme) : "url(#disabled)" } ?? "#fff"
@@ -395,7 +417,7 @@ struct Lanes {
     private static let definitions = """
         <defs>
         <pattern id="disabled" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff"/><rect width="2" height="6" fill="#777"/></pattern>
-        \(["request": "#546e7a", "applied": "#2e7d32", "unchanged": "#9e9e9e", "refused": "#ef6c00", "dropped": "#c62828", "timedout": "#c62828", "message": "#6a1b9a"]
+        \(["request": "#546e7a", "applied": "#2e7d32", "unchanged": "#9e9e9e", "refused": "#ef6c00", "dropped": "#c62828", "timedout": "#c62828", "message": "#6a1b9a", "page": "#00838f"]
             .sorted { $0.key < $1.key }
             .map { "<marker id=\"head-\($0.key)\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0L8 4L0 8Z\" fill=\"\($0.value)\"/></marker>" }
             .joined(separator: "\n"))

@@ -38,7 +38,7 @@ package enum RunPage {
         if !outcome.passed { failures(outcome, into: &page) }
         page.add("<section>\n<h2>Timeline</h2>")
         Lanes(timeline: timeline, axis: axis, marks: outcome.marks, epoch: outcome.epoch).draw(into: &page)
-        page.add(legend)
+        page.add(timeline.runsOwnPages ? ownPagesLegend : legend)
         page.add("</section>")
         steps(run.scenario, outcome.marks, failedLines: failedLines, epoch: outcome.epoch, into: &page)
         if outcome.marks.failures.contains(where: \.afterHealing) {
@@ -128,6 +128,21 @@ package enum RunPage {
         <span class="mark" style="color:#0d47a1">|</span>a write of the document</p>
         """
 
+    /// The legend when the extension's own pages ran: no decisions, the pages' messages.
+    private static let ownPagesLegend = """
+        <p class="legend"><span class="swatch alive"></span>alive (for: what started it) <span class="swatch frozen"></span>frozen \
+        <span class="swatch held"></span>held at a yield point <span class="swatch suspended"></span>app suspended \
+        <span class="mark killed">✕</span>killed or crashed <span class="mark unloaded">■</span>unloaded \
+        <span class="swatch page"></span>what a page's scripts left on it · arrows: \
+        <span class="arrowkey page">page message or answer</span> <span class="arrowkey request">native request</span> \
+        <span class="arrowkey unchanged">reply</span> <span class="arrowkey refused">refused</span> \
+        <span class="arrowkey dropped">dropped</span> <span class="arrowkey timedout">timed out</span> \
+        <span class="arrowkey message">app message</span> · Safari: \
+        <span class="swatch" style="background:#c8e6c9"></span>in front <span class="swatch" style="background:#eceff1"></span>in the background \
+        <span class="swatch" style="background:#ffe0b2"></span>suspended <span class="swatch" style="background:#b0bec5"></span>device asleep · \
+        <span class="swatch" style="background:#e1bee7"></span>alarm set, <span class="mark" style="color:#6a1b9a">|</span>due</p>
+        """
+
     private static let style = """
         body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fff}
         h1{font-size:1.3em;margin:0 0 .2em;word-break:break-all}h2{font-size:1.1em;margin:1.2em 0 .4em}
@@ -143,7 +158,7 @@ package enum RunPage {
         .killed{fill:#c62828;color:#c62828}.unloaded{fill:#757575;color:#757575}.first{fill:#000;color:#000}
         .arrow{stroke-width:1.4;fill:none}.arrow.request{stroke:#546e7a}.arrow.applied{stroke:#2e7d32}.arrow.unchanged{stroke:#9e9e9e}
         .arrow.refused{stroke:#ef6c00}.arrow.dropped{stroke:#c62828;stroke-dasharray:4 3}.arrow.timedout{stroke:#c62828;stroke-dasharray:1 2}
-        .arrow.message{stroke:#6a1b9a}
+        .arrow.message{stroke:#6a1b9a}.arrow.page{stroke:#00838f}.startnote{fill:#1b5e20;font-size:10px}
         .steprule{stroke:#bbb;stroke-dasharray:2 3}.failrule{stroke:#d50000;stroke-width:2}.eventrule{stroke:#000;stroke-dasharray:6 3}
         .endnote{fill:#777;font-size:10px}.gapbreak{fill:#f5f5f5}.gaptext{fill:#777}.check{fill:#c62828}
         .legend{font-size:.85em;color:#555}.swatch{display:inline-block;width:1.6em;height:.8em;margin:0 .3em 0 .8em;vertical-align:middle;border:1px solid #aaa}
@@ -152,7 +167,7 @@ package enum RunPage {
         .mark{margin:0 .2em 0 .8em}.arrowkey{margin-left:.6em;border-bottom:2px solid}.arrowkey.request{border-color:#546e7a}
         .arrowkey.applied{border-color:#2e7d32}.arrowkey.unchanged{border-color:#9e9e9e}.arrowkey.refused{border-color:#ef6c00}
         .arrowkey.dropped{border-color:#c62828;border-bottom-style:dashed}.arrowkey.timedout{border-color:#c62828;border-bottom-style:dotted}
-        .arrowkey.message{border-color:#6a1b9a}
+        .arrowkey.message{border-color:#6a1b9a}.arrowkey.page{border-color:#00838f}.swatch.page{background:#eef3fb;border-color:#9ab}
         .steps{list-style:none;padding:0}.steps li{padding:.05em .4em}.steps .number{display:inline-block;width:3em;text-align:right;color:#777}
         .steps .at{color:#999;font-size:.85em}.steps li.failed,p.healed{background:#fbd5d5}p.healed{padding:.2em .4em}.steps li:target{outline:2px solid #1565c0}
         .trace pre{font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere;background:#fafafa;padding:.6em}.trace a{color:#1565c0;text-decoration:none}

@@ -38,6 +38,9 @@ package struct RunTimeline: Sendable {
         package var kind: Kind
         package var from: Int
         package var to: Int
+        /// Why a background started: the event that woke it, or Safari's launch, the install or
+        /// an update.
+        package var startedFor: String?
         package var end: End = .running
         package var spans: [Span] = []
         package var marks: [Mark] = []
@@ -78,6 +81,8 @@ package struct RunTimeline: Sendable {
     package struct Arrow: Sendable {
         package enum Outcome: String, Sendable {
             case request, applied, unchanged, refused, dropped, timedOut = "timed out", message
+            /// A message between a page (a tab's content scripts) and the background, either way.
+            case page
         }
         package var from: String
         package var fromIndex: Int
@@ -141,6 +146,10 @@ package struct RunTimeline: Sendable {
     package var quiet: Set<Int> = []
 
     package var count: Int { times.count }
+
+    /// Whether the extension's own pages ran: the tabs show what its scripts left, not the
+    /// design's decisions.
+    package var runsOwnPages: Bool { tabs.contains { $0.segments.contains { $0.page != nil } } }
 }
 
 extension RunTimeline {
@@ -177,6 +186,11 @@ private struct TraceReader {
     var timedOut: Set<String> = []
     var appMessages: [(from: String, at: Int)] = []
     var notifications: [(from: String, at: Int)] = []
+    /// A page's messages by the page host's number (the page and when it sent it), the
+    /// background's answers to them, and the background's messages to tabs, on their way.
+    var pageMessages: [Int: (page: String, at: Int)] = [:]
+    var pageAnswers: [Int: (background: String, at: Int)] = [:]
+    var tabMessages: [Int: (background: String, at: Int)] = [:]
     /// Native replies the backgrounds took, in all: a tab's first decision counts those since its load.
     var repliesTaken = 0
     var repliesAtLoad: [String: Int] = [:]
@@ -214,6 +228,7 @@ private struct TraceReader {
             if rest.hasPrefix("tab "), let colon = rest.range(of: " page: ") {
                 showPage(String(rest[rest.index(rest.startIndex, offsetBy: 4)..<colon.lowerBound]), String(rest[colon.upperBound...]), at: index)
             }
+            pageTraffic(rest, at: index)
         case "harness":
             if rest.hasPrefix("the device sleeps") { enter(.asleep, at: index) }
             if rest == "the device wakes" {
@@ -309,7 +324,15 @@ private struct TraceReader {
     }
 
     mutating func input(_ label: String, _ message: TraceMessage, at index: Int) {
+        if case .event(let event) = message, let lane = laneIndex[label], timeline.processes[lane].kind == .background,
+           timeline.processes[lane].startedFor == nil {
+            timeline.processes[lane].startedFor = Self.wakes(event)
+        }
         switch message {
+        case .event(.pageMessage(let id, _, _, _)):
+            if let sent = pageMessages[id] {
+                timeline.arrows.append(.init(from: sent.page, fromIndex: sent.at, to: label, toIndex: index, outcome: .page, note: "message \(id)"))
+            }
         case .handlerInput(.requestArrived(let json, _)):
             // Read as the background's codec reads what it sends (the first version's messages,
             // which no background sent, match nothing).
@@ -367,10 +390,68 @@ private struct TraceReader {
         case .background(.setAlarm(let at, _, _)):
             endAlarm(.replaced, at: index)
             timeline.alarms.append(.init(from: index, dueAt: at - epoch, due: nil, to: -1, end: .pending))
+        case .background(.answerPage(let id, _)):
+            pageAnswers[id] = (label, index)
+        case .background(.messageTab(_, let id, _)):
+            tabMessages[id] = (label, index)
+        case .handler(.answer):
+            if let (background, request) = asked[label] { replies["\(background) \(request)"] = (label, index) }
+        case .handler(.dispatchMessage):
+            appMessages.append((label, index))
         case .background(.sendDecision(let tab, let decision)):
             show(tab.rawValue, RunTimeline.TabLane.Shown(enabled: decision.enabled, theme: decision.theme.rawValue, reason: decision.reason.rawValue), at: index)
         default: break
         }
+    }
+
+    /// Why a background started, from its first event: Safari's reason when it loaded it for
+    /// its launch, the install or an update, else the event that woke it; nil while only its
+    /// start and storage have come.
+    static func wakes(_ event: ExtensionWire.Event) -> String? {
+        switch event {
+        case .started(_, _, _, _, _, let reason?):
+            switch reason {
+            case .startup: "Safari's launch"
+            case .install: "the install"
+            case .update: "the update"
+            }
+        case .started, .storageCompleted: nil
+        case .tabRequestedDecision(let tab, _, _): "tab \(tab.rawValue)'s question"
+        case .pageMessage(_, .tab(let tab, _), _, _): "tab \(tab.rawValue)'s message"
+        case .pageMessage(_, .popup, _, _): "the popup's message"
+        case .portOpened: "a page's port"
+        case .alarmFired(let name): "alarm \(name.isEmpty ? "(unnamed)" : name)"
+        default: ExtensionWire.name(event)
+        }
+    }
+
+    /// A page's line that is part of a message between a page and the background: a tab's
+    /// message sent (`tab t1 sends message 3 {...}`), an answer it got (`message 3 answered
+    /// ...`), a background's message a tab heard (`tab t1 hears message 2 ...`).
+    mutating func pageTraffic(_ rest: String, at index: Int) {
+        func number(after marker: String, in text: Substring) -> Int? {
+            guard let range = text.range(of: marker) else { return nil }
+            return Int(text[range.upperBound...].prefix { $0.isNumber })
+        }
+        let text = rest[...]
+        if rest.hasPrefix("tab "), let id = number(after: " sends message ", in: text) {
+            pageMessages[id] = (laneName(page: String(text[..<text.range(of: " sends message ")!.lowerBound])), index)
+        } else if rest.hasPrefix("message "), !rest.contains(" to a page "), let id = number(after: "message ", in: text),
+                  let answer = pageAnswers.removeValue(forKey: id), let sent = pageMessages.removeValue(forKey: id) {
+            timeline.arrows.append(.init(from: answer.background, fromIndex: answer.at, to: sent.page, toIndex: index, outcome: .page, note: "the answer to message \(id)"))
+        } else if rest.hasPrefix("tab "), let id = number(after: " hears message ", in: text), let sent = tabMessages.removeValue(forKey: id) {
+            let page = laneName(page: String(text[..<text.range(of: " hears message ")!.lowerBound]))
+            timeline.arrows.append(.init(from: sent.background, fromIndex: sent.at, to: page, toIndex: index, outcome: .page, note: "message \(id) to the tab"))
+        }
+    }
+
+    /// A tab's page as the page host names it (`tab work/t1`) as its lane is named (`tab t1
+    /// (work)`; the default profile's by the tab alone).
+    func laneName(page: String) -> String {
+        let key = page.dropFirst("tab ".count)
+        guard let slash = key.firstIndex(of: "/") else { return page }
+        let profile = String(key[..<slash]), tab = String(key[key.index(after: slash)...])
+        return profile == RunMarks().profile ? "tab " + tab : "tab \(tab) (\(profile))"
     }
 
     /// A handler's reply says which revision it read or wrote.
@@ -577,6 +658,14 @@ private struct TraceReader {
         }
         // A reply still on its way when the trace ends gets no arrow: only what arrived, or what
         // Safari said it dropped, is drawn.
+        if timeline.runsOwnPages {
+            // An extension of another design: a reply that is not one of the design's messages is
+            // its handler's own answer, not a refusal.
+            for arrow in timeline.arrows.indices where timeline.arrows[arrow].note.hasSuffix(": " + Self.summary(.unreadable(.null))) {
+                timeline.arrows[arrow].outcome = .unchanged
+                timeline.arrows[arrow].note = String(timeline.arrows[arrow].note.dropLast(Self.summary(.unreadable(.null)).count)) + "an answer of its own"
+            }
+        }
         return timeline
     }
 }
