@@ -195,6 +195,28 @@ struct TeamAppStepsTests {
                 "\(failures)")
     }
 
+    /// `app dispatch` reaches the native port a loaded background holds (the built-in one opens
+    /// it as it starts, on macOS), with the message whole; with no background loaded it is lost,
+    /// and the trace says so. On iOS it is a mistake.
+    @Test func theTeamsAppDispatchReachesAnOpenPortOrIsLost() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dispatch-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let text = """
+            platform macos
+            app dispatch early {"n": 1}
+            tab open t1 https://docs.example.com/
+            settle
+            app dispatch themeChanged {"theme": "sepia"}
+            settle
+            """
+        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "dispatch.scenario"), transport: .inProcess, seed: 1,
+                                         executables: HarnessBinary.executables, directory: folder).run()
+        let trace = outcome.trace.joined(separator: "\n")
+        #expect(trace.contains("harness the team's app dispatches early to the extension\n+0.000s harness message to the extension failed: no native port is open (NotConnected)"), "\(trace)")
+        #expect(trace.contains(#"background#1 <- {"message":{"name":"themeChanged","userInfo":{"theme":"sepia"}},"type":"appMessageArrived"}"#), "\(trace)")
+        #expect(throws: ScenarioErrors.self) { try Scenario.parse("app dispatch x {}", name: "ios.scenario") }
+    }
+
     /// On iOS, the app coming to the front sends Safari to the background: the background
     /// freezes, as for the design's own app.
     @Test func theTeamsAppComesToTheFrontFirst() throws {

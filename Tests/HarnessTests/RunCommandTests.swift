@@ -386,6 +386,31 @@ struct RunCommandTests {
         #expect(first.status == 1 && first.stdout.contains("Uncaught TypeError: Cannot read properties of undefined (reading 'enabled') (invariant 15)"), "\(first.stdout)")
     }
 
+    /// A team that writes its handler in Python: `Scenarios/handlers/python/reading.py` speaks
+    /// the frame protocol and reads the App Group's defaults from the plist the run's processes
+    /// share, so what the scenario's app set is what the extension's pages show.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil && ExtensionRuntime.tool("python3") != nil, "node or python3 is not installed"))
+    func aHandlerInPythonReadsTheAppGroupsDefaults() throws {
+        let python = try #require(ExtensionRuntime.tool("python3"))
+        let handler = ScenarioTests.folder + "/handlers/python/reading.py"
+        for (value, check) in [("true", "class"), ("false", "no-class")] {
+            let plain = try scenario("""
+                extension \(ScenarioTests.folder)/extensions/reader pages
+                group defaults group.example.reading readingDefault \(value)
+                tab open t1 https://news.example.com/story
+                settle
+                expect tab t1 page \(check) reading-mode
+                expect storage local readingDefault \(value)
+
+                """)
+            defer { try? FileManager.default.removeItem(atPath: plain) }
+            let run = try HarnessBinary.run(["run", plain, "--handler-exec", python, "--handler-arg", handler])
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        }
+        let conform = try HarnessBinary.run(["conform", "--handler-exec", python, "--handler-arg", handler])
+        #expect(conform.status == 0 && conform.stdout.contains("  6 passed, 0 failed\n"), "\(conform.stdout)")
+    }
+
     /// The run's header names what plays each role; a scenario that names its own extension and
     /// handler says so under its result and in its trace, its paths as plain as they resolve.
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
