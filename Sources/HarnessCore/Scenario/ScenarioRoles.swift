@@ -1,9 +1,10 @@
 import ProcessKit
 import SiteSettings
 
-/// What a scenario's own setup lines change in what plays each role: the extension's runtime
-/// limits (`watchdog`, `heap-limit`) and the team's handler (`handler source`), over the
-/// executables the command chose; and the steps a team's handler cannot take.
+/// What a scenario's own setup lines change in what plays each role, over the executables the
+/// command chose: the extension's runtime limits (`watchdog`, `heap-limit`), its network's
+/// answers (`fetch`), a probe's extension (`probe`) and the team's handler (`handler source`);
+/// and the steps a team's handler cannot take.
 struct ScenarioRoles {
     let scenario: Scenario
     let setup: ScenarioSetup
@@ -29,6 +30,45 @@ struct ScenarioRoles {
             throw ScenarioErrors([ScenarioError(file: scenario.name, line: line, message: "handler source: \(error)")])
         }
         return .success(chosen)
+    }
+
+    /// A probe's extension, with its own pages: the one the command named, else the probe
+    /// line's; its tabs open at an address its first content script matches (nil: it has none,
+    /// and the tabs keep their own). Why it cannot run, if it cannot.
+    func probe(_ named: String?, _ executables: ProcessExecutables) -> Result<(executables: ProcessExecutables, address: String?, folder: String), Skipped> {
+        guard let folder = named ?? setup.probeExtension else {
+            return .failure(Skipped(description: "a probe runs an extension: give --extension DIR, or name one on its 'probe' line"))
+        }
+        let address: String?
+        switch ExtensionManifest.load(folder: folder) {
+        case .failure(let problems): return .failure(Skipped(description: "extension \(folder): " + problems.errors.joined(separator: "; ")))
+        case .success(let (manifest, _)): address = manifest.contentScripts.first?.matches.first.map(PageRuntime.address(matching:))
+        }
+        switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, ownPages: true) {
+        case .success(let chosen): return .success((chosen, address, folder))
+        case .failure(let reason): return .failure(Skipped(description: reason.description))
+        }
+    }
+
+    /// The scenario's `fetch` lines, written beside the run's folder (`beside`) for the
+    /// extension's JavaScript, whose runtime reads them as each incarnation starts (`--fetch
+    /// FILE`, added to `executables`); the file's path, nil when it has none. Only an
+    /// extension's JavaScript fetches: with another background, the lines are a mistake.
+    func fetchStubs(_ executables: inout ProcessExecutables, beside directory: String) throws(ScenarioErrors) -> String? {
+        guard !setup.fetchStubs.isEmpty else { return nil }
+        guard ExtensionRuntime.runs(executables.background) else {
+            let line = scenario.lines.first { if case .fetchStub = $0.step { true } else { false } }?.number ?? 0
+            throw ScenarioErrors([ScenarioError(file: scenario.name, line: line,
+                                                message: "'fetch' answers an extension's JavaScript, and this run's background is not one: name it with 'extension DIR', or run with --extension DIR")])
+        }
+        let path = directory + ".fetch.json"
+        let json = JSONValue.object(setup.fetchStubs.mapValues { .object(["status": .integer(Int64($0.status)), "body": .string($0.body)]) })
+        do { try FileIO.writeSynced(JSONWriter.compact(json), to: path, name: path) } catch {
+            throw ScenarioErrors([ScenarioError(file: scenario.name, line: 0, message: "the fetch answers could not be written to \(path): \(error)")])
+        }
+        executables.background.arguments += ["--fetch", path]
+        executables.backgroundHost?.arguments += ["--fetch", path]
+        return path
     }
 
     /// The steps only the built-in handler can take, each a mistake with a team's handler: it

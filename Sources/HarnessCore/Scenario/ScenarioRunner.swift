@@ -137,8 +137,16 @@ package final class ScenarioRunner {
             }
             roles.background = RoleNames.extensionFolder(folder)
         }
-        if setup!.isProbe, let reason = probeExtension() { return skipped(reason) }
         let ownRoles = ScenarioRoles(scenario: scenario, setup: setup!, transport: transport)
+        if setup!.isProbe {
+            switch ownRoles.probe(extensionFolder, executables) {
+            case .success(let probe):
+                executables = probe.executables
+                probeAddress = probe.address
+                roles.background = RoleNames.extensionFolder(probe.folder)
+            case .failure(let reason): return skipped(reason.description)
+            }
+        }
         executables = try ownRoles.limited(executables)
         switch try ownRoles.withTeamHandler(executables) {
         case .success(let chosen): executables = chosen
@@ -146,7 +154,7 @@ package final class ScenarioRunner {
         }
         if !setup!.handlerSources.isEmpty { roles.handler = RoleNames.handlerSources(setup!.handlerSources) }
         if executables.teamHandler { try ownRoles.refuseBuiltInHandlerSteps() }
-        let stubs = try fetchStubs()
+        let stubs = try ownRoles.fetchStubs(&executables, beside: directory)
         defer { if let stubs { Folder.remove(stubs) } }
         do {
             return try play()
@@ -155,53 +163,12 @@ package final class ScenarioRunner {
         }
     }
 
-    /// A probe's extension, with its own pages: the one the command named, else the probe
-    /// line's; its tabs open at an address its first content script matches. Why it cannot
-    /// run, if it cannot.
-    private func probeExtension() -> String? {
-        guard let folder = extensionFolder ?? setup!.probeExtension else {
-            return "a probe runs an extension: give --extension DIR, or name one on its 'probe' line"
-        }
-        switch ExtensionManifest.load(folder: folder) {
-        case .failure(let problems): return "extension \(folder): " + problems.errors.joined(separator: "; ")
-        case .success(let (manifest, _)):
-            if let pattern = manifest.contentScripts.first?.matches.first { probeAddress = PageRuntime.address(matching: pattern) }
-        }
-        switch ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, ownPages: true) {
-        case .success(let chosen): executables = chosen
-        case .failure(let reason): return reason.description
-        }
-        roles.background = RoleNames.extensionFolder(folder)
-        return nil
-    }
-
     /// The outcome of a run that did not happen, saying why.
     private func skipped(_ reason: String) -> Outcome {
         var outcome = Outcome(failures: [], unreachedFaultLines: [], steps: 0, virtualTime: 0, log: TraceLog(epoch: setup!.epoch), arrivals: [],
                               unsyncedAtFlushes: [], unsyncedAtArrivals: [], unsyncedAtEnd: 0, skipped: reason)
         outcome.roles = roles
         return outcome
-    }
-
-    /// The scenario's `fetch` lines, written beside the run's folder for the extension's
-    /// JavaScript, whose runtime reads them as each incarnation starts (`--fetch FILE`); nil
-    /// when it has none. Only an extension's JavaScript fetches: with another background, the
-    /// lines are a mistake.
-    private func fetchStubs() throws(ScenarioErrors) -> String? {
-        guard let stubs = setup?.fetchStubs, !stubs.isEmpty else { return nil }
-        guard ExtensionRuntime.runs(executables.background) else {
-            let line = scenario.lines.first { if case .fetchStub = $0.step { true } else { false } }?.number ?? 0
-            throw ScenarioErrors([ScenarioError(file: scenario.name, line: line,
-                                                message: "'fetch' answers an extension's JavaScript, and this run's background is not one: name it with 'extension DIR', or run with --extension DIR")])
-        }
-        let path = directory + ".fetch.json"
-        let json = JSONValue.object(stubs.mapValues { .object(["status": .integer(Int64($0.status)), "body": .string($0.body)]) })
-        do { try FileIO.writeSynced(JSONWriter.compact(json), to: path, name: path) } catch {
-            throw ScenarioErrors([ScenarioError(file: scenario.name, line: 0, message: "the fetch answers could not be written to \(path): \(error)")])
-        }
-        executables.background.arguments += ["--fetch", path]
-        executables.backgroundHost?.arguments += ["--fetch", path]
-        return path
     }
 
     private func play() throws(ScenarioError) -> Outcome {
