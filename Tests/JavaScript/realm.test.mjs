@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
-import { realmModule } from '../../Sources/HarnessCore/Extension/JavaScript/runtime-common.mjs';
+import { realmModule, url } from '../../Sources/HarnessCore/Extension/JavaScript/runtime-common.mjs';
 
 const epoch = 1772355600000; // 2026-03-01T09:00:00Z, a Sunday
 
@@ -151,7 +151,7 @@ test('events and ports are made in the realm and keep their listeners', async ()
 const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given[name] ?? (() => '')]));
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
-    'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy'];
+    'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -161,7 +161,7 @@ for (const [file, prefix, setup] of [
     test(`nothing a script can reach from ${file} leads to node's realm`, async () => {
         const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
         const { install } = realmModule(context, file, prefix);
-        install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0 }), setup);
+        install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url }), setup);
         const run = (code) => vm.runInContext(code, context);
         for (const reach of ['browser.constructor.constructor', 'setTimeout.constructor', 'Date.constructor', 'chrome.runtime.getURL.constructor']) {
             assert.equal(run(`${reach} === Function`), true, `${reach} is the realm's Function`);
@@ -181,4 +181,34 @@ test('each realm module gives the same names through the runtimes\' loader as no
         assert.deepEqual(Object.keys(loaded).sort(), Object.keys(native).sort(), file);
         for (const name of Object.keys(loaded)) assert.equal(typeof loaded[name], typeof native[name], `${file}: ${name}`);
     }
+});
+
+// The web's globals, made in the realm: a URL parsed by the host and read and changed in the
+// realm, its search parameters kept in step, text as UTF-8, base64, and clones of plain values.
+test('a realm has URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa and structuredClone', async () => {
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const { install } = realmModule(context, 'runtime-realm.mjs', 'runtime:');
+    install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url }),
+            JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }));
+    const run = (code) => vm.runInContext(code, context);
+    assert.equal(run(`new URL('/a/b?x=1#top', 'https://news.example.com/story').href`), 'https://news.example.com/a/b?x=1#top');
+    assert.equal(run(`new URL('https://www.example.com:8080/p').hostname`), 'www.example.com');
+    assert.equal(run(`(() => { const u = new URL('https://a.example/?q=1'); u.searchParams.append('r', 'a b'); u.pathname = '/x'; return u.href; })()`),
+                 'https://a.example/x?q=1&r=a+b');
+    assert.equal(run(`URL.canParse('not a url')`), false);
+    assert.throws(() => run(`new URL('nope')`), (error) => error.message === '"nope" cannot be parsed as a URL.' && run('TypeError') === error.constructor);
+    assert.equal(run(`new URL('https://a.example/').constructor === URL && new URL('https://a.example/') instanceof Object`), true);
+    assert.equal(run(`new URLSearchParams({ b: '2', a: '1 & 2' }).toString()`), 'b=2&a=1+%26+2');
+    assert.equal(run(`JSON.stringify([...new URLSearchParams('?a=1&a=2&b=%20x')].concat([new URLSearchParams('a=1&a=2').getAll('a')]))`),
+                 '[["a","1"],["a","2"],["b"," x"],["1","2"]]');
+    assert.equal(run(`Array.from(new TextEncoder().encode('é€😀')).join(',')`), '195,169,226,130,172,240,159,152,128');
+    assert.equal(run(`new TextDecoder().decode(new TextEncoder().encode('héllo 😀'))`), 'héllo 😀');
+    assert.equal(run(`new TextDecoder().decode(new Uint8Array([0xff, 0x61]))`), '\uFFFDa');
+    assert.equal(run(`btoa('hello')`), 'aGVsbG8=');
+    assert.equal(run(`atob('aGVsbG8=')`), 'hello');
+    assert.throws(() => run(`btoa('é€')`), (error) => error.name === 'InvalidCharacterError');
+    assert.equal(run(`(() => { const a = { d: new Date(5), m: new Map([[1, [2]]]) }; a.self = a; const c = structuredClone(a);
+        return c !== a && c.self === c && c.d.getTime() === 5 && c.m.get(1)[0] === 2 && c.m.get(1) !== a.m.get(1); })()`), true);
+    assert.throws(() => run(`structuredClone({ f() {} })`), (error) => error.name === 'DataCloneError');
+    assert.equal(run(`URL.constructor === Function && typeof process`), 'undefined');
 });

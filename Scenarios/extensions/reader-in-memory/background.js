@@ -2,7 +2,7 @@
 // global, as if the background lived as long as Safari. Safari unloads an idle background, and
 // the global goes with it: the next page is read with the app's default again.
 const application = 'example.reader';
-const hostOf = (url) => url.split('/')[2] ?? '';
+const hostOf = (url) => new URL(url).hostname;
 
 const sites = {};
 

@@ -1,7 +1,7 @@
 // Reader's popup: whether the active tab's site reads in reading mode, and a button that
 // changes it for that site.
 const status = document.getElementById('status');
-const hostOf = (url) => url.split('/')[2] ?? '';
+const hostOf = (url) => new URL(url).hostname;
 
 function shown(reading) {
   status.textContent = reading ? 'Reading on' : 'Reading off';

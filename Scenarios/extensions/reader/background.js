@@ -3,7 +3,7 @@
 // answered from storage at once (cache first), and the app's default is asked for afresh each
 // time the background starts. On the Mac, the app tells an open port when its default changes.
 const application = 'example.reader';
-const hostOf = (url) => url.split('/')[2] ?? '';
+const hostOf = (url) => new URL(url).hostname;
 
 async function stored() {
   const { readingDefault = false, sites = {} } = await browser.storage.local.get(['readingDefault', 'sites']);

@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import { option, readIn, realmModule, write } from './runtime-common.mjs';
+import { option, readIn, realmModule, url, write } from './runtime-common.mjs';
 
 // The web's globals a script may reach for and a realm may lack.
 export const webGlobals = [
@@ -46,7 +46,8 @@ const quietHost = () => {
     const names = ['setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup', 'connectNative', 'answerPage',
                    'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts', 'thrown',
                    'sendMessage', 'connect', 'portDisconnect', 'answer', ...Object.keys(answers)];
-    return Object.fromEntries(names.map((name) => [name, () => (Object.hasOwn(answers, name) ? answers[name] : '')]));
+    // A page's address is read as the runtime reads it.
+    return { ...Object.fromEntries(names.map((name) => [name, () => (Object.hasOwn(answers, name) ? answers[name] : '')])), url };
 };
 
 // A realm as the runtime makes it for `part` of the extension, with its install run.

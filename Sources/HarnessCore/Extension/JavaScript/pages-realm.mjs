@@ -8,6 +8,7 @@
 import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, portEnd,
 } from './realm-common.mjs';
+import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, setupText) {
     const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply;
@@ -23,6 +24,7 @@ export function install(hostFunctions, setupText) {
     installDate(host);
     installRandom(host);
     installCollector();
+    installWeb(host);
     const timers = installTimers(host);
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
     define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));
@@ -367,7 +369,16 @@ export function install(hostFunctions, setupText) {
     define('window', globalThis);
     define('self', globalThis);
     eventTarget(globalThis);
-    define('location', { href: setup.url, toString: () => setup.url });
+    // The page's address, read as a browser's location is; it never changes (a scenario moves a
+    // tab with `tab navigate`), so what would navigate throws.
+    const address = new globalThis.URL(setup.url);
+    const location = {};
+    for (const part of ['href', 'origin', 'protocol', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']) {
+        Object.defineProperty(location, part, { get: () => address[part], enumerable: true });
+    }
+    for (const name of ['assign', 'replace', 'reload']) location[name] = missing('location.' + name + ' (a scenario moves a tab with tab navigate)');
+    location.toString = () => address.href;
+    define('location', location);
 
     // prefers-color-scheme follows the system's appearance.
     let appearance = setup.appearance;

@@ -30,7 +30,7 @@ process.env.TZ = 'UTC';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule } from './runtime-common.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule, url as parseURL } from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -197,6 +197,7 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
     const host = {
         now: () => Number(now),
         utcOffset: () => utcOffset,
+        url: (text) => parseURL(text),
         seed: () => seedText,
         // The one question about an object of a page's realm: whether it is a proxy (whose traps
         // are a script's code), asked before its properties are read.

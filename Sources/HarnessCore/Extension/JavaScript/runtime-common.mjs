@@ -116,6 +116,28 @@ export function realmModule(context, file, prefix) {
     return load(file);
 }
 
+// A realm's URL request (realm-web.mjs), read with node's WHATWG parser: `["parse", input,
+// base?]`, or `["set", href, part, value]` for one part of a URL; its parts as JSON text, or ''
+// for input that is not a URL. Strings in and out: nothing of this realm reaches the script's.
+const urlParts = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
+export function url(text) {
+    try {
+        const request = JSON.parse(String(text));
+        let parsed;
+        if (request[0] === 'parse') {
+            parsed = request.length > 2 ? new URL(String(request[1]), String(request[2])) : new URL(String(request[1]));
+        } else if (request[0] === 'set' && urlParts.includes(request[2]) && request[2] !== 'origin' && request[2] !== 'href') {
+            parsed = new URL(String(request[1]));
+            parsed[request[2]] = String(request[3]);
+        } else {
+            return '';
+        }
+        return JSON.stringify(Object.fromEntries(urlParts.map((part) => [part, parsed[part]])));
+    } catch {
+        return '';
+    }
+}
+
 // Reads, compiles and links each of `files` as an ES module in `context`, with what it imports
 // (each path relative to its importer's, inside the extension: `read` refuses the rest).
 // Returns `{ file, module }` for each, or `{ file, error, place }` for one that cannot be read,

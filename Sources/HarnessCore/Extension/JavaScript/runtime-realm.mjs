@@ -8,6 +8,7 @@
 import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, portEnd,
 } from './realm-common.mjs';
+import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, manifestText) {
     const host = hostOf(hostFunctions);
@@ -25,6 +26,7 @@ export function install(hostFunctions, manifestText) {
 
     // Time and randomness from the frames.
     installDate(host);
+    installWeb(host);
     define('performance', { now: () => host.uptime() });
     // The network answers only what the scenario says (its fetch lines), at once: a response
     // with the line's status and body; any other address fails as an unreachable one does.

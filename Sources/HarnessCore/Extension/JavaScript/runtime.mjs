@@ -24,7 +24,7 @@ import path from 'node:path';
 import util from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule } from './runtime-common.mjs';
+import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule, url as parseURL } from './runtime-common.mjs';
 import * as wire from './directives.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
@@ -127,6 +127,7 @@ async function incarnation(write, nextFrame, storageFolder) {
     const host = {
         now: () => clock.now,
         utcOffset: () => clock.utcOffset,
+        url: (text) => parseURL(text),
         uptime: () => clock.uptime,
         seed: () => seedText,
         setTimer: (id, at) => {

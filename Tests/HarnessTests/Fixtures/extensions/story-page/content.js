@@ -17,3 +17,5 @@ aside.className = 'title';
 aside.textContent = 'Elsewhere';
 document.body.appendChild(aside);
 document.body.appendChild(story);
+// The page's own address, as a content script reads it.
+document.body.setAttribute('data-host', location.hostname + new URLSearchParams(location.search).get('id'));
