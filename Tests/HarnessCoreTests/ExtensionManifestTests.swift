@@ -28,6 +28,28 @@ struct ExtensionManifestTests {
         }
     }
 
+    /// Manifest V2 as Safari takes it: a non-persistent background of scripts or a page, whose
+    /// `<script src>` files load in order, and a browser action's popup; V2's default, a
+    /// persistent background, is refused with Safari's words, and each version's keys are its own.
+    @Test func aManifestV2ExtensionReadsWithItsBackgroundPage() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HarnessTests/Fixtures/extensions/mv2-page").path
+        let (manifest, warnings) = try ExtensionManifest.load(folder: folder).get()
+        #expect(warnings.isEmpty && manifest.manifestVersion == 2)
+        #expect(manifest.background == ExtensionManifest.Background(scripts: ["lib/count.js", "background.js"], kind: .classic, isServiceWorker: false,
+                                                                   page: "background.html"))
+        #expect(manifest.popup == "popup.html")
+        let v2 = #""manifest_version": 2"#
+        let persistent = try Self.errors(try Self.variant { $0.replacingOccurrences(of: #""manifest_version": 3"#, with: v2) })
+        #expect(persistent.contains { $0.contains("background.persistent: a Manifest V2 background is persistent unless it says \"persistent\": false; Safari on iOS refuses a persistent background (\"Cannot load persistent background content on this platform\")") },
+                "\(persistent)")
+        #expect(persistent.contains { $0.contains("action: Manifest V2 names its toolbar item 'browser_action' or 'page_action', not 'action'") }, "\(persistent)")
+        let v1 = try Self.errors(try Self.variant { $0.replacingOccurrences(of: #""manifest_version": 3"#, with: #""manifest_version": 1"#) })
+        #expect(v1.contains { $0.contains("manifest_version: expected 3 (Manifest V3) or 2 (Manifest V2), found 1") }, "\(v1)")
+        let page = try Self.errors(try Self.variant { $0.replacingOccurrences(of: #""background": {"#, with: #""background": {"page": "popup.html", "#) })
+        #expect(page.contains { $0.contains("a background page is Manifest V2's") }, "\(page)")
+    }
+
     @Test func theMinimalExtensionReadsWhole() throws {
         let (manifest, warnings) = try ExtensionManifest.load(folder: Self.minimal).get()
         #expect(warnings.isEmpty)
@@ -40,13 +62,13 @@ struct ExtensionManifestTests {
 
     @Test func everyMistakeIsNamedWithItsFileAndPlace() throws {
         let broken = try Self.variant({
-            $0.replacing(#""manifest_version": 3"#, with: #""manifest_version": 2"#)
+            $0.replacing(#""manifest_version": 3"#, with: #""manifest_version": 4"#)
                 .replacing(#""scripts": ["background.js"]"#, with: #""scripts": ["background.js", "missing.js"], "persistent": true"#)
                 .replacing(#""run_at": "document_start""#, with: #""run_at": "document-start""#)
                 .replacing(#""matches": ["*://*/*"]"#, with: #""matches": ["example.com"]"#)
         })
         #expect(try Self.errors(broken) == [
-            "EXT/manifest.json: manifest_version: expected 3 (Manifest V3), found 2",
+            "EXT/manifest.json: manifest_version: expected 3 (Manifest V3) or 2 (Manifest V2), found 4",
             "EXT/manifest.json: background.persistent: a Manifest V3 background cannot be persistent: Safari unloads it when idle",
             "EXT/manifest.json: background.scripts[1]: 'missing.js' is not in the extension",
             "EXT/manifest.json: content_scripts[0].matches[0]: \"example.com\" is not a match pattern: no '://'",

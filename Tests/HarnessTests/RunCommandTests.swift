@@ -413,6 +413,29 @@ struct RunCommandTests {
         #expect(conform.status == 0 && conform.stdout.contains("  6 passed, 0 failed\n"), "\(conform.stdout)")
     }
 
+    /// A Manifest V2 extension runs as Safari runs it: its non-persistent background page's
+    /// scripts in order, its content script, and its browser action's popup.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func aManifestV2ExtensionRunsWithItsBackgroundPage() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions/mv2-page").path
+        let plain = try scenario("""
+            extension \(folder) pages
+            tab open t1 https://a.example/
+            settle
+            tab open t2 https://b.example/
+            settle
+            expect tab t2 page data.site=2
+            expect storage local hosts ["a.example", "b.example"]
+            popup open t1
+            settle
+            expect popup page "#status" text "Counter"
+
+            """)
+        defer { try? FileManager.default.removeItem(atPath: plain) }
+        let run = try HarnessBinary.run(["run", plain])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
     /// The run's header names what plays each role; a scenario that names its own extension and
     /// handler says so under its result and in its trace, its paths as plain as they resolve.
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))

@@ -1,7 +1,8 @@
 import Foundation
 import SiteSettings
 
-/// An unpacked Manifest V3 extension folder as Safari reads it before it runs anything: the
+/// An unpacked extension folder (Manifest V3, or V2 with a non-persistent background) as Safari
+/// reads it before it runs anything: the
 /// background, the content scripts, the popup, the permissions and the localized strings.
 /// Every mistake is reported at once, each with its file and where in it (a JSON path, or a
 /// line); what Safari only warns about (a missing icon, a permission it does not know) comes
@@ -11,12 +12,17 @@ package struct ExtensionManifest: Sendable, Equatable {
     package enum ScriptKind: String, Sendable { case classic, module }
 
     /// `background.service_worker` (one script) or `background.scripts` (loaded in order in one
-    /// context); either may be a module.
+    /// context), either may be a module; or Manifest V2's `background.page`, whose `<script src>`
+    /// files load in order (`page` names it).
     package struct Background: Sendable, Equatable {
         package var scripts: [String]
         package var kind: ScriptKind
         package var isServiceWorker: Bool
+        package var page: String? = nil
     }
+
+    /// 3, or 2.
+    package var manifestVersion = 3
 
     package struct ContentScript: Sendable, Equatable {
         package enum RunAt: String, Sendable, CaseIterable { case documentStart = "document_start", documentEnd = "document_end", documentIdle = "document_idle" }
@@ -55,6 +61,7 @@ package struct ExtensionManifest: Sendable, Equatable {
         "action", "permissions", "optional_permissions", "host_permissions", "optional_host_permissions", "web_accessible_resources",
         "browser_specific_settings", "content_security_policy", "commands", "short_name", "author", "homepage_url",
         "declarative_net_request", "externally_connectable", "minimum_chrome_version", "options_ui", "options_page",
+        "browser_action", "page_action",
     ]
 
     /// `folder` (an extension's, as the harness was given it) from anywhere: node starts where
@@ -183,8 +190,13 @@ private struct ManifestReader {
             let hint = nearestWord(key, in: Array(ExtensionManifest.knownKeys)).map { "; did you mean '\($0)'?" } ?? ""
             warnings.append("\(place(root.key(key))): not a key this harness reads, ignored\(hint)")
         }
-        if top["manifest_version"] != .integer(3) {
-            error(root.key("manifest_version"), "expected 3 (Manifest V3), found \(top["manifest_version"].map(Self.text) ?? "nothing")")
+        let manifestVersion: Int
+        switch top["manifest_version"] {
+        case .integer(3)?: manifestVersion = 3
+        case .integer(2)?: manifestVersion = 2
+        case let other:
+            manifestVersion = 3
+            error(root.key("manifest_version"), "expected 3 (Manifest V3) or 2 (Manifest V2), found \(other.map(Self.text) ?? "nothing")")
         }
         let defaultLocale = string(top, "default_locale", at: root, required: false)
         let messages = defaultLocale.map { readMessages($0) } ?? [:]
@@ -193,7 +205,7 @@ private struct ManifestReader {
         if case .string(let description)? = top["description"] {
             _ = localized(description, at: root.key("description"), defaultLocale: defaultLocale, messages: messages)
         }
-        let background = top["background"].flatMap { readBackground($0, at: root.key("background")) }
+        let background = top["background"].flatMap { readBackground($0, at: root.key("background"), manifestVersion: manifestVersion) }
         var contentScripts: [ExtensionManifest.ContentScript] = []
         if let value = top["content_scripts"] {
             for (index, item) in array(value, at: root.key("content_scripts")).enumerated() {
@@ -201,11 +213,18 @@ private struct ManifestReader {
             }
         }
         var popup: String?
-        if let action = top["action"] {
-            let path = root.key("action")
+        // V3's toolbar item is `action`; V2's, `browser_action` or `page_action`.
+        let actionKeys = manifestVersion == 3 ? ["action"] : ["browser_action", "page_action"]
+        for key in ["action", "browser_action", "page_action"] where top[key] != nil && !actionKeys.contains(key) {
+            error(root.key(key), "Manifest V\(manifestVersion) names its toolbar item \(actionKeys.map { "'\($0)'" }.joined(separator: " or ")), not '\(key)'")
+        }
+        for key in actionKeys {
+            guard let action = top[key] else { continue }
+            let path = root.key(key)
             if case .object(let members) = action {
-                popup = string(members, "default_popup", at: path, required: false)
-                if let popup { checkPopup(popup, at: path.key("default_popup")) }
+                let page = string(members, "default_popup", at: path, required: false)
+                if let page { checkPopup(page, at: path.key("default_popup")) }
+                popup = popup ?? page
                 if let icon = members["default_icon"] { checkIcons(icon, at: path.key("default_icon")) }
             } else {
                 error(path, "expected an object")
@@ -235,14 +254,20 @@ private struct ManifestReader {
         if background == nil && contentScripts.isEmpty && popup == nil {
             error(root, "names no background, content script or popup: there is nothing to run")
         }
-        return ExtensionManifest(folder: folder, name: name, version: version, background: background, contentScripts: contentScripts,
-                                 popup: popup, permissions: permissions, hostPermissions: hostPermissions, defaultLocale: defaultLocale,
-                                 messages: messages)
+        var manifest = ExtensionManifest(folder: folder, name: name, version: version, background: background, contentScripts: contentScripts,
+                                         popup: popup, permissions: permissions, hostPermissions: hostPermissions, defaultLocale: defaultLocale,
+                                         messages: messages)
+        manifest.manifestVersion = manifestVersion
+        return manifest
     }
 
     // MARK: - Members
 
-    mutating func readBackground(_ value: JSONValue, at path: JSONPath) -> ExtensionManifest.Background? {
+    /// V3's background: `service_worker` or `scripts`, never persistent. V2's: `scripts` or
+    /// `page`, and not persistent (V2's default is persistent): Safari on iOS refuses a
+    /// persistent background ("Cannot load persistent background content on this platform",
+    /// SAFARI.md), and the harness plays Safari's non-persistent background only.
+    mutating func readBackground(_ value: JSONValue, at path: JSONPath, manifestVersion: Int) -> ExtensionManifest.Background? {
         guard case .object(let members) = value else {
             error(path, "expected an object")
             return nil
@@ -253,8 +278,32 @@ private struct ManifestReader {
                 error(path.key("type"), "expected \"module\" or \"classic\", found \"\(type)\"")
             }
         }
-        if members["persistent"] == .bool(true) {
+        if manifestVersion == 2 {
+            if members["persistent"] != .bool(false) {
+                error(path.key("persistent"), (members["persistent"] == nil ? "a Manifest V2 background is persistent unless it says \"persistent\": false; " : "")
+                      + "Safari on iOS refuses a persistent background (\"Cannot load persistent background content on this platform\"), and the harness plays a non-persistent one only: set \"persistent\": false")
+            }
+            if members["service_worker"] != nil { error(path.key("service_worker"), "Manifest V2 has no service worker: give 'scripts' or 'page'") }
+            if let page = string(members, "page", at: path, required: false) {
+                if members["scripts"] != nil {
+                    error(path, "give 'scripts' or 'page', not both")
+                    return nil
+                }
+                guard checkFile(page, at: path.key("page")) else { return nil }
+                checkPopup(page, at: path.key("page"))
+                let text = (try? String(contentsOfFile: folder + "/" + page, encoding: .utf8)) ?? ""
+                let scripts = text.split(separator: "\n").flatMap { line in
+                    line.ranges(of: "<script").compactMap { open in
+                        ExtensionManifest.attribute("src", in: line[open.lowerBound...].prefix { $0 != ">" }).map { Self.directory(of: page) + $0 }
+                    }
+                }
+                if scripts.isEmpty { error(path.key("page"), "the background page \(page) loads no script") }
+                return ExtensionManifest.Background(scripts: scripts, kind: kind, isServiceWorker: false, page: page)
+            }
+        } else if members["persistent"] == .bool(true) {
             error(path.key("persistent"), "a Manifest V3 background cannot be persistent: Safari unloads it when idle")
+        } else if members["page"] != nil {
+            error(path.key("page"), "a background page is Manifest V2's: Manifest V3 gives 'service_worker' or 'scripts'")
         }
         switch (members["service_worker"], members["scripts"]) {
         case (.some, .some):

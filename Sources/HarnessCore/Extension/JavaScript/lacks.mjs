@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import { option, readIn, realmModule, url, write } from './runtime-common.mjs';
+import { backgroundScripts, option, popupOf, readIn, realmModule, url, write } from './runtime-common.mjs';
 
 // The web's globals a script may reach for and a realm may lack.
 export const webGlobals = [
@@ -79,11 +79,12 @@ function lacking(run, used) {
 // The scripts of each part of the extension, by the manifest (and, for the popup, its page).
 function parts(folder, manifest) {
     const found = {};
-    const background = manifest.background?.service_worker ? [manifest.background.service_worker] : manifest.background?.scripts;
-    if (Array.isArray(background)) found.background = moduleGraph(folder, background);
+    let background = [];
+    try { background = backgroundScripts(manifest, (file) => readIn(folder, file)); } catch {}
+    if (background.length > 0) found.background = moduleGraph(folder, background);
     const content = (manifest.content_scripts ?? []).flatMap((entry) => entry.js ?? []);
     if (content.length > 0) found.content = content;
-    const popup = manifest.action?.default_popup ?? manifest.browser_action?.default_popup;
+    const popup = popupOf(manifest);
     if (typeof popup === 'string') {
         let html = '';
         try { html = readIn(folder, popup); } catch {}

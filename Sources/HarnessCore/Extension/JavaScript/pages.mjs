@@ -30,7 +30,9 @@ process.env.TZ = 'UTC';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule, url as parseURL } from './runtime-common.mjs';
+import {
+    option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule, url as parseURL, popupOf,
+} from './runtime-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -61,7 +63,7 @@ const read = (file) => readIn(folder, file);
 const manifest = JSON.parse(read('manifest.json'));
 const safariID = manifest.browser_specific_settings?.safari?.id;
 const extensionID = typeof safariID === 'string' ? safariID : 'extension';
-const popupFile = manifest.action?.default_popup;
+const popupFile = popupOf(manifest);
 
 // A match pattern (`<all_urls>`, `*://*.example.com/*`) as a test of an address.
 function matches(pattern, url) {

@@ -116,6 +116,32 @@ export function realmModule(context, file, prefix) {
     return load(file);
 }
 
+// MARK: - The extension as its manifest gives it (Manifest V3, or V2)
+
+// The background's scripts, in the order they load: V3's `service_worker` or `scripts`, or V2's
+// `scripts` or `page` (the `<script src>` files of that page, in order, from its folder).
+export function backgroundScripts(manifest, read) {
+    const background = manifest?.background ?? {};
+    if (typeof background.service_worker === 'string') return [background.service_worker];
+    if (Array.isArray(background.scripts)) return background.scripts;
+    if (typeof background.page !== 'string') return [];
+    const base = path.posix.dirname(background.page);
+    const sources = [];
+    for (const [, , source] of read(background.page).matchAll(/<script\b[^>]*\bsrc\s*=\s*(["'])([^"']*)\1[^>]*>/gi)) {
+        sources.push(path.posix.normalize(path.posix.join(base, source)).replace(/^\.\//, ''));
+    }
+    return sources;
+}
+
+// The popup's page: V3's `action.default_popup`, or V2's `browser_action` or `page_action`'s.
+export function popupOf(manifest) {
+    for (const key of ['action', 'browser_action', 'page_action']) {
+        const popup = manifest?.[key]?.default_popup;
+        if (typeof popup === 'string') return popup;
+    }
+    return undefined;
+}
+
 // A realm's URL request (realm-web.mjs), read with node's WHATWG parser: `["parse", input,
 // base?]`, or `["set", href, part, value]` for one part of a URL; its parts as JSON text, or ''
 // for input that is not a URL. Strings in and out: nothing of this realm reaches the script's.

@@ -448,7 +448,8 @@ export function install(hostFunctions, manifestText) {
     // answer goes nowhere.
     // From the popup, the first answer to a change (a message numbered other than 0) is that
     // change's popupAnswer: {saved, scope}.
-    const popupURL = manifest.action?.default_popup === undefined ? undefined : api.runtime.getURL(manifest.action.default_popup);
+    const popupPage = manifest.action?.default_popup ?? manifest.browser_action?.default_popup ?? manifest.page_action?.default_popup;
+    const popupURL = typeof popupPage !== 'string' ? undefined : api.runtime.getURL(popupPage);
     const message = (body, tab, url, popupMessage) => {
         const sender = tab !== undefined ? { id: api.runtime.id, url, tab: { id: tab, url } }
             : popupMessage !== undefined && popupURL !== undefined ? { id: api.runtime.id, url: popupURL } : { id: api.runtime.id };

@@ -24,7 +24,9 @@ import path from 'node:path';
 import util from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule, url as parseURL } from './runtime-common.mjs';
+import {
+    option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule, url as parseURL, backgroundScripts as scriptsOf,
+} from './runtime-common.mjs';
 import * as wire from './directives.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
@@ -65,7 +67,10 @@ async function incarnation(write, nextFrame, storageFolder) {
         manifestProblem = `the extension's manifest.json cannot be read: ${error.message}`;
     }
     const background = manifest?.background ?? {};
-    const backgroundScripts = background.service_worker ? [background.service_worker] : (background.scripts ?? []);
+    let backgroundScripts = [];
+    try { backgroundScripts = scriptsOf(manifest, (file) => readIn(folder, file)); } catch (error) {
+        manifestProblem ??= `the background page ${background.page} cannot be read: ${error.message}`;
+    }
     const isModule = background.type === 'module';
     // The default locale's messages (_locales/LOCALE/messages.json), as text for i18n.getMessage.
     let localeMessages = '{}';
