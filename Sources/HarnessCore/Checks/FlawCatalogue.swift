@@ -19,20 +19,12 @@ package enum FlawCatalogue {
             }
         }
 
-        /// Whether a failure `ScenarioRunner` reported for `scenario` is this one. A report
-        /// starts `NAME:LINE: STEP`, and the problem follows on the next line; a broken
-        /// invariant's problem ends with `(invariant N)`.
-        package func matches(_ report: String, in scenario: String) -> Bool {
-            let lines = report.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
-            guard lines.count >= 2 else { return false }
-            let header = lines[0], problem = lines[1]
+        /// Whether a failure of a run (`ScenarioRunner.Outcome.marks`) is this one: the
+        /// expectation of that line, or a break of that invariant, wherever it happened.
+        package func matches(_ failure: RunMarks.Failure) -> Bool {
             switch self {
-            case .expectation(let line):
-                let prefix = "\(scenario):\(line): "
-                return header.hasPrefix(prefix) && header.dropFirst(prefix.count).hasPrefix("expect ")
-                    && !problem.contains("(invariant ")
-            case .invariant(let number):
-                return header.hasPrefix("\(scenario):") && problem.hasSuffix("(invariant \(number))")
+            case .expectation(let line): failure.property == .expectation && failure.line == line
+            case .invariant(let number): failure.property == .invariant(number)
             }
         }
     }
