@@ -7,14 +7,7 @@ import Testing
 /// The steps any extension's design can use: the App Group's defaults its app and handler
 /// share, and checks of its storage and console. Their values are JSON, read whole from the line.
 struct AnyDesignStepsTests {
-    private func mistakes(_ text: String) -> [String] {
-        do {
-            _ = try Scenario.parse(text, name: "s")
-            return []
-        } catch {
-            return error.errors.map(\.description)
-        }
-    }
+    private func mistakes(_ text: String) -> [String] { ScenarioParserTests.mistakes(text) }
 
     /// A word that starts with a quote, a brace or a bracket is JSON: its spaces and `#`s are
     /// its own, and a `#` after it still starts a comment.

@@ -7,7 +7,8 @@ import Testing
 /// The scenario language read whole before anything runs: every mistake with its line and the
 /// nearest valid word, line endings of every kind, and steps printed back as they were read.
 struct ScenarioParserTests {
-    private func mistakes(_ text: String) -> [String] {
+    /// Every mistake a scenario's text has, as `harness check` prints them (the file is `s`).
+    static func mistakes(_ text: String) -> [String] {
         do {
             _ = try Scenario.parse(text, name: "s")
             return []
@@ -15,6 +16,8 @@ struct ScenarioParserTests {
             return error.errors.map(\.description)
         }
     }
+
+    private func mistakes(_ text: String) -> [String] { Self.mistakes(text) }
 
     @Test func everyMistakeInAFileIsReportedWithItsLine() {
         let text = """
