@@ -211,4 +211,28 @@ test('a realm has URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa and
         return c !== a && c.self === c && c.d.getTime() === 5 && c.m.get(1)[0] === 2 && c.m.get(1) !== a.m.get(1); })()`), true);
     assert.throws(() => run(`structuredClone({ f() {} })`), (error) => error.name === 'DataCloneError');
     assert.equal(run(`URL.constructor === Function && typeof process`), 'undefined');
+    // crypto draws from the seed: the same realm setup gives the same values.
+    assert.match(run(`crypto.randomUUID()`), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(run(`crypto.getRandomValues(new Uint8Array(4)).length`), 4);
+    // Events: listeners in order, once, handleEvent objects, preventDefault when cancelable.
+    assert.equal(run(`(() => {
+        const target = new EventTarget(), seen = [];
+        target.addEventListener('ping', (event) => seen.push('a:' + event.detail.n));
+        target.addEventListener('ping', { handleEvent: (event) => seen.push('b:' + (event.target === target)) }, { once: true });
+        target.addEventListener('ping', (event) => event.preventDefault());
+        const first = target.dispatchEvent(new CustomEvent('ping', { detail: { n: 1 }, cancelable: true }));
+        target.dispatchEvent(new CustomEvent('ping', { detail: { n: 2 } }));
+        return seen.join(',') + ' ' + first;
+    })()`), 'a:1,b:true,a:2 false');
+    // Aborting: the signal says so once, with an AbortError unless given a reason.
+    assert.equal(run(`(() => {
+        const controller = new AbortController(), seen = [];
+        controller.signal.addEventListener('abort', () => seen.push(controller.signal.reason.name));
+        controller.abort();
+        controller.abort();
+        let thrown = '';
+        try { controller.signal.throwIfAborted(); } catch (error) { thrown = error.name; }
+        return seen.join(',') + ' ' + controller.signal.aborted + ' ' + thrown + ' ' + AbortSignal.abort('why').reason;
+    })()`), 'AbortError true AbortError why');
+    assert.throws(() => run(`new AbortSignal()`), /Illegal constructor/);
 });

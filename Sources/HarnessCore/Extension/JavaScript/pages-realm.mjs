@@ -22,9 +22,8 @@ export function install(hostFunctions, setupText) {
 
     // Time and randomness from the frames.
     installDate(host);
-    installRandom(host);
     installCollector();
-    installWeb(host);
+    installWeb(host, installRandom(host));
     const timers = installTimers(host);
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
     define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));

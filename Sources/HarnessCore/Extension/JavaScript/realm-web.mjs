@@ -1,11 +1,13 @@
 // The web's common globals every script's realm is given (PROTOCOL.md, sections 14 and 15),
 // made in that realm: URL and URLSearchParams, TextEncoder and TextDecoder, atob and btoa,
-// structuredClone. A URL is parsed by the host (`host.url`, node's WHATWG parser, strings in
-// and out); everything else is plain JavaScript here. Nothing here reaches node.
+// structuredClone, crypto (from the run's seed), EventTarget, Event and CustomEvent,
+// AbortController and AbortSignal. A URL is parsed by the host (`host.url`, node's WHATWG
+// parser, strings in and out); everything else is plain JavaScript here. Nothing here reaches
+// node.
 
 import { define, jsonText } from './realm-common.mjs';
 
-export function installWeb(host) {
+export function installWeb(host, random) {
     // What these use, taken before any script can replace it.
     const parse = JSON.parse, fromCharCode = String.fromCharCode, fromCodePoint = String.fromCodePoint;
     const isArray = Array.isArray, isView = ArrayBuffer.isView, keys = Object.keys;
@@ -240,6 +242,142 @@ export function installWeb(host) {
         }
         return out;
     });
+
+    // MARK: crypto, drawing from the run's seed (`random`, installRandom's)
+
+    const getRandomValues = (array) => {
+        if (!isView(array) || array instanceof Float32Array || array instanceof Float64Array) {
+            throw new TypeError('crypto.getRandomValues takes an integer typed array');
+        }
+        const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+        for (let index = 0; index < bytes.length; index += 1) bytes[index] = Math.floor(random() * 256);
+        return array;
+    };
+    define('crypto', {
+        getRandomValues,
+        randomUUID() {
+            const bytes = getRandomValues(new Uint8Array(16));
+            bytes[6] = bytes[6] & 0x0f | 0x40;
+            bytes[8] = bytes[8] & 0x3f | 0x80;
+            const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+            return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+        },
+    });
+
+    // MARK: Events, and aborting
+
+    class Event {
+        #type; #cancelable; #bubbles; #canceled = false;
+        constructor(type, init = {}) {
+            if (arguments.length === 0) throw new TypeError('Event needs a type');
+            this.#type = String(type);
+            this.#cancelable = init?.cancelable === true;
+            this.#bubbles = init?.bubbles === true;
+            this.target = null;
+            this.currentTarget = null;
+            this.timeStamp = 0;
+        }
+        get type() { return this.#type; }
+        get bubbles() { return this.#bubbles; }
+        get cancelable() { return this.#cancelable; }
+        get defaultPrevented() { return this.#canceled; }
+        preventDefault() { if (this.#cancelable) this.#canceled = true; }
+        stopPropagation() {}
+        stopImmediatePropagation() { this.immediateStopped = true; }
+    }
+    class CustomEvent extends Event {
+        #detail;
+        constructor(type, init = {}) {
+            super(type, init);
+            this.#detail = init?.detail ?? null;
+        }
+        get detail() { return this.#detail; }
+    }
+    class EventTarget {
+        #listeners = new Map();
+        addEventListener(type, callback, options) {
+            if (callback === null || callback === undefined) return;
+            const list = this.#listeners.get(String(type)) ?? [];
+            if (list.some((entry) => entry.callback === callback)) return;
+            list.push({ callback, once: typeof options === 'object' && options?.once === true });
+            this.#listeners.set(String(type), list);
+        }
+        removeEventListener(type, callback) {
+            const list = this.#listeners.get(String(type)) ?? [];
+            this.#listeners.set(String(type), list.filter((entry) => entry.callback !== callback));
+        }
+        dispatchEvent(event) {
+            if (!(event instanceof Event)) throw new TypeError('dispatchEvent takes an Event');
+            event.target = this;
+            event.currentTarget = this;
+            const handler = this['on' + event.type];
+            const entries = [...(this.#listeners.get(event.type) ?? [])];
+            if (typeof handler === 'function') entries.push({ callback: handler, once: false });
+            for (const entry of entries) {
+                if (entry.once) this.removeEventListener(event.type, entry.callback);
+                // A listener that throws is reported as the page's uncaught error would be, and the next runs.
+                try {
+                    if (typeof entry.callback === 'function') entry.callback.call(this, event);
+                    else if (typeof entry.callback?.handleEvent === 'function') entry.callback.handleEvent(event);
+                } catch (error) {
+                    Promise.reject(error);
+                }
+                if (event.immediateStopped) break;
+            }
+            event.currentTarget = null;
+            return !event.defaultPrevented;
+        }
+    }
+    define('Event', Event);
+    define('CustomEvent', CustomEvent);
+    define('EventTarget', EventTarget);
+
+    const abortError = (reason) => {
+        if (reason !== undefined) return reason;
+        const error = new Error('signal is aborted without reason');
+        error.name = 'AbortError';
+        return error;
+    };
+    const aborting = new WeakMap();
+    class AbortSignal extends EventTarget {
+        #aborted = false; #reason = undefined;
+        constructor(key) {
+            super();
+            if (key !== aborting) throw new TypeError('Illegal constructor');
+            aborting.set(this, (reason) => {
+                if (this.#aborted) return;
+                this.#aborted = true;
+                this.#reason = abortError(reason);
+                this.dispatchEvent(new Event('abort'));
+            });
+            this.onabort = null;
+        }
+        get aborted() { return this.#aborted; }
+        get reason() { return this.#reason; }
+        throwIfAborted() { if (this.#aborted) throw this.#reason; }
+        static abort(reason) {
+            const signal = new AbortSignal(aborting);
+            aborting.get(signal)(reason);
+            return signal;
+        }
+        // On the harness's clock, as every timer.
+        static timeout(milliseconds) {
+            const signal = new AbortSignal(aborting);
+            globalThis.setTimeout(() => {
+                const error = new Error('signal timed out');
+                error.name = 'TimeoutError';
+                aborting.get(signal)(error);
+            }, milliseconds);
+            return signal;
+        }
+    }
+    class AbortController {
+        #signal = new AbortSignal(aborting);
+        get signal() { return this.#signal; }
+        abort(reason) { aborting.get(this.#signal)(reason); }
+    }
+    define('AbortSignal', AbortSignal);
+    define('AbortController', AbortController);
 
     // MARK: structuredClone, of the values a script passes around
 

@@ -26,7 +26,6 @@ export function install(hostFunctions, manifestText) {
 
     // Time and randomness from the frames.
     installDate(host);
-    installWeb(host);
     define('performance', { now: () => host.uptime() });
     // The network answers only what the scenario says (its fetch lines), at once: a response
     // with the line's status and body; any other address fails as an unreachable one does.
@@ -66,22 +65,8 @@ export function install(hostFunctions, manifestText) {
     };
 
     // Random numbers from the seed.
-    const random = installRandom(host);
-    const getRandomValues = (array) => {
-        const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-        for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256);
-        return array;
-    };
-    define('crypto', {
-        getRandomValues,
-        randomUUID() {
-            const bytes = getRandomValues(new Uint8Array(16));
-            bytes[6] = bytes[6] & 0x0f | 0x40;
-            bytes[8] = bytes[8] & 0x3f | 0x80;
-            const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-            return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
-        },
-    });
+    // The web's globals, crypto's numbers from the seed too.
+    installWeb(host, installRandom(host));
 
     installCollector();
     installStacks(host, 'runtime:');
