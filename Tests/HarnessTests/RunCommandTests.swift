@@ -355,12 +355,17 @@ struct RunCommandTests {
             expect tab t1 page "#story .title" no-class hidden
             expect tab t1 page "#story aside" absent
             expect tab t1 page "body" attribute.data-host=news.example.com7
+            expect tab t1 page "body" attribute.data-platform=iPhone
 
             """)
         let failing = try scenario(steps + "expect tab t1 page \"#story h1\" class gone\nexpect tab t1 page \"#story > p\" count=3\n")
         defer { for path in [passing, failing] { try? FileManager.default.removeItem(atPath: path) } }
         let run = try HarnessBinary.run(["run", passing])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let mac = try scenario("platform macos\n" + steps + "expect tab t1 page \"body\" attribute.data-platform=MacIntel\n")
+        defer { try? FileManager.default.removeItem(atPath: mac) }
+        let onMac = try HarnessBinary.run(["run", mac])
+        #expect(onMac.status == 0, "\(onMac.stdout)\(onMac.stderr)")
         let failed = try HarnessBinary.run(["run", failing])
         #expect(failed.status == 1)
         #expect(failed.stdout.contains(##"tab t1's page: "#story h1" class gone: not so, the first of 1 is <h1 class="title lead">Breaking   news</h1>"##), "\(failed.stdout)")

@@ -151,7 +151,7 @@ test('events and ports are made in the realm and keep their listeners', async ()
 const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given[name] ?? (() => '')]));
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
-    'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url'];
+    'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -235,4 +235,18 @@ test('a realm has URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa and
         return seen.join(',') + ' ' + controller.signal.aborted + ' ' + thrown + ' ' + AbortSignal.abort('why').reason;
     })()`), 'AbortError true AbortError why');
     assert.throws(() => run(`new AbortSignal()`), /Illegal constructor/);
+    // A background's navigator says iOS until Safari's start says it runs on a Mac.
+    assert.equal(run(`navigator.platform + ' ' + navigator.userAgent.includes('iPhone') + ' ' + navigator.language`), 'iPhone true en-US');
+});
+
+test('a page\'s navigator says the platform its page host was given', async () => {
+    for (const [platform, expected] of [['ios', 'iPhone 5'], ['macos', 'MacIntel 0']]) {
+        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+        const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
+        install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => platform }),
+                JSON.stringify({ url: 'https://a.example/', visible: true, appearance: 'light', head: [], body: [], popup: false,
+                                 extensionID: 'x', manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) }));
+        assert.equal(vm.runInContext('navigator.platform + " " + navigator.maxTouchPoints', context), expected);
+        assert.equal(vm.runInContext('location.hostname', context), 'a.example');
+    }
 });

@@ -27,9 +27,10 @@ package final class PageHost {
     /// Its watchdog and heap limit, which name its death.
     private let limits: ExtensionRuntime.Limits?
 
-    /// Starts `command` with the run's `seed`.
-    package init(_ command: ProcessExecutables.Command, seed: UInt64) throws(ChildProcess.SpawnError) {
-        child = try ChildProcess(executable: command.path, arguments: command.arguments + ["--seed", String(seed)])
+    /// Starts `command` with the run's `seed` and the platform Safari runs on (what a page's
+    /// `navigator` says).
+    package init(_ command: ProcessExecutables.Command, seed: UInt64, platform: Simulation.Platform = .iOS) throws(ChildProcess.SpawnError) {
+        child = try ChildProcess(executable: command.path, arguments: command.arguments + ["--seed", String(seed), "--platform", platform.rawValue])
         limits = ExtensionRuntime.Limits(command)
     }
 

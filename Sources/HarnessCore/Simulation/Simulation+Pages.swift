@@ -91,7 +91,7 @@ extension Simulation {
         case .notStarted:
             guard let command = pagesCommand else { return nil }
             do {
-                let host = try PageHost(command, seed: seed)
+                let host = try PageHost(command, seed: seed, platform: platform)
                 pages = .running(host)
                 return host
             } catch {

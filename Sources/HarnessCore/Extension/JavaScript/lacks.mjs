@@ -41,7 +41,7 @@ export function uses(text) {
 
 // Host functions that answer nothing, for a realm made only to be looked at.
 const quietHost = () => {
-    const answers = { ownPages: false, messages: '{}', isProxy: false, now: 0, utcOffset: 0, uptime: 0, failure: '', threw: false,
+    const answers = { ownPages: false, messages: '{}', isProxy: false, now: 0, utcOffset: 0, uptime: 0, failure: '', threw: false, platform: 'ios',
                       tabs: '{"window":1,"tabs":[]}', seed: '0' };
     const names = ['setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup', 'connectNative', 'answerPage',
                    'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts', 'thrown',

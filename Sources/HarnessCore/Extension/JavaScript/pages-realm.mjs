@@ -23,7 +23,7 @@ export function install(hostFunctions, setupText) {
     // Time and randomness from the frames.
     installDate(host);
     installCollector();
-    installWeb(host, installRandom(host));
+    installWeb(host, installRandom(host), () => host.platform());
     const timers = installTimers(host);
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
     define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));

@@ -36,6 +36,8 @@ import {
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
+// The platform Safari runs on, as a page's navigator says it.
+const platform = option('platform', 'ios') === 'macos' ? 'macos' : 'ios';
 
 // MARK: - What the pages did in this input
 
@@ -200,6 +202,7 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
         now: () => Number(now),
         utcOffset: () => utcOffset,
         url: (text) => parseURL(text),
+        platform: () => platform,
         seed: () => seedText,
         // The one question about an object of a page's realm: whether it is a proxy (whose traps
         // are a script's code), asked before its properties are read.

@@ -7,7 +7,7 @@
 
 import { define, jsonText } from './realm-common.mjs';
 
-export function installWeb(host, random) {
+export function installWeb(host, random, platform) {
     // What these use, taken before any script can replace it.
     const parse = JSON.parse, fromCharCode = String.fromCharCode, fromCodePoint = String.fromCodePoint;
     const isArray = Array.isArray, isView = ArrayBuffer.isView, keys = Object.keys;
@@ -242,6 +242,28 @@ export function installWeb(host, random) {
         }
         return out;
     });
+
+    // MARK: navigator, as Safari 18 on the run's platform (`platform()`: 'ios' or 'macos') says it
+
+    const mac = () => platform() === 'macos';
+    const navigator = {};
+    const said = {
+        userAgent: () => (mac()
+            ? 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15'
+            : 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1'),
+        platform: () => (mac() ? 'MacIntel' : 'iPhone'),
+        maxTouchPoints: () => (mac() ? 0 : 5),
+        vendor: () => 'Apple Computer, Inc.',
+        language: () => 'en-US',
+        languages: () => ['en-US'],
+        onLine: () => true,
+        cookieEnabled: () => true,
+        hardwareConcurrency: () => 8,
+    };
+    for (const name of keys(said)) Object.defineProperty(navigator, name, { get: said[name], enumerable: true });
+    navigator.appVersion = undefined;
+    Object.defineProperty(navigator, 'appVersion', { get: () => said.userAgent().slice('Mozilla/'.length), enumerable: true });
+    define('navigator', navigator);
 
     // MARK: crypto, drawing from the run's seed (`random`, installRandom's)
 

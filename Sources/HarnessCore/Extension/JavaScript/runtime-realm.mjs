@@ -66,7 +66,8 @@ export function install(hostFunctions, manifestText) {
 
     // Random numbers from the seed.
     // The web's globals, crypto's numbers from the seed too.
-    installWeb(host, installRandom(host));
+    // navigator's platform is the one Safari's start says: only a Mac takes the app's messages.
+    installWeb(host, installRandom(host), () => (safari.appMessages ? 'macos' : 'ios'));
 
     installCollector();
     installStacks(host, 'runtime:');

@@ -19,3 +19,5 @@ document.body.appendChild(aside);
 document.body.appendChild(story);
 // The page's own address, as a content script reads it.
 document.body.setAttribute('data-host', location.hostname + new URLSearchParams(location.search).get('id'));
+// The platform Safari runs on, as the page's navigator says it.
+document.body.setAttribute('data-platform', navigator.platform);
