@@ -41,7 +41,7 @@ struct JavaScriptBackgroundTests {
             simulation.openTab(t1, url: "https://docs.example.com/guide")
             simulation.settle()
             let lines = simulation.trace.lines
-            #expect(lines.contains { $0.hasSuffix("background#1 console.log asked t1 https://docs.example.com/guide false") }, "\(lines)")
+            #expect(lines.contains { $0.hasSuffix("background#1 console.log asked 1 https://docs.example.com/guide false") }, "\(lines)")
             #expect(lines.contains { $0.hasSuffix(#"background#1 -> {"events":["message","tabActivated","tabRemoved","windowFocus"],"type":"listen"}"#) })
             #expect(simulation.tabs[t1]?.applied?.theme.rawValue == "sepia", "the page shows the script's answer")
             // The listener that throws is an error the scripts did not catch (invariant 15); the

@@ -441,6 +441,32 @@ struct RunCommandTests {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     }
 
+    /// Tab ids are integers, given in the order the run opens tabs, from 1, whatever the
+    /// scenario names them: in a page's sender, in tabs.query, in onRemoved, and a message sent
+    /// to a tab by its id reaches it.
+    @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+    func tabIdsAreIntegersInTheOrderTheRunOpensTabs() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions/tab-ids").path
+        let plain = try scenario("""
+            extension \(folder) pages
+            tab open news https://a.example/
+            settle
+            tab open blog https://b.example/
+            settle
+            expect tab news page data.tab=number-1
+            expect tab blog page data.tab=number-2
+            expect tab blog page data.hello=2
+            tab close news
+            settle
+            expect console background contains "open tabs [1,2]"
+            expect console background contains "closed number 1"
+
+            """)
+        defer { try? FileManager.default.removeItem(atPath: plain) }
+        let run = try HarnessBinary.run(["run", plain])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
     /// The run's header names what plays each role; a scenario that names its own extension and
     /// handler says so under its result and in its trace, its paths as plain as they resolve.
     @Test(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
@@ -517,11 +543,11 @@ struct RunCommandTests {
         let flag = try HarnessBinary.run(["run", plain, "--extension", fixtures + "/runtime-events", "--trace", trace])
         #expect(flag.stdout.contains("extension \(fixtures)/runtime-events"), "\(flag.stdout)")
         let lines = try String(contentsOfFile: trace, encoding: .utf8)
-        #expect(lines.contains("background#1 console.log asked t1 https://docs.example.com/guide false"), "\(lines)")
+        #expect(lines.contains("background#1 console.log asked 1 https://docs.example.com/guide false"), "\(lines)")
         #expect(!flag.stdout.contains("expect tab t1 theme=sepia\n  tab t1 shows"), "the script's answer is the tab's: \(flag.stdout)")
 
         let wins = try HarnessBinary.run(["run", own, "--extension", fixtures + "/runtime-native", "--trace", trace])
-        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("console.log asked t1"), "\(wins.stdout)")
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("console.log asked 1"), "\(wins.stdout)")
 
         let inProcess = try HarnessBinary.run(["run", own, "--transport", "in-process"])
         #expect(inProcess.stdout.contains("skip  \(own)  its background is the extension's JavaScript, which runs in node: the process transport only"),

@@ -157,7 +157,7 @@ function popupChange(input, message, respond) {
 const otherMessages = {
   appearanceChanged: pageMessages.appearanceChanged,
   popupOpened(message) {
-    dispatch({ type: 'popupOpened', tab: String(message.tab), ...(typeof message.url === 'string' ? { url: message.url } : {}) });
+    dispatch({ type: 'popupOpened', tab: message.tab, ...(typeof message.url === 'string' ? { url: message.url } : {}) });
   },
   popupClosed() {
     dispatch({ type: 'popupClosed' });

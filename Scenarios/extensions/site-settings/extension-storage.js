@@ -58,7 +58,7 @@ export function readSession(items) {
   if (!isObject(items)) return session;
   if (Number.isInteger(items.pausedUntil)) session.pausedUntil = items.pausedUntil;
   for (const tab of Array.isArray(items.nativelyDarkTabs) ? items.nativelyDarkTabs : []) {
-    if (typeof tab === 'string') session.nativelyDarkTabs.add(tab);
+    if (typeof tab === 'number' || typeof tab === 'string') session.nativelyDarkTabs.add(tab);
   }
   return session;
 }

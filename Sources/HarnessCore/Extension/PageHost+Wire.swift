@@ -19,12 +19,15 @@ extension PageHost {
         package var url: String
         package var windowId: Int
         package var active: Bool
+        /// Its number (`tabs.Tab.id`), when Safari gave it one.
+        package var number: Int?
 
-        package init(id: TabID, url: String, windowId: Int, active: Bool) {
+        package init(id: TabID, url: String, windowId: Int, active: Bool, number: Int? = nil) {
             self.id = id
             self.url = url
             self.windowId = windowId
             self.active = active
+            self.number = number
         }
     }
 
@@ -154,7 +157,8 @@ extension PageHost.Input {
 
     private static func json(_ tabs: [PageHost.PopupTab]) -> JSONValue {
         .array(tabs.map { tab in
-            .object(["id": .string(tab.id.rawValue), "url": .string(tab.url), "windowId": .integer(Int64(tab.windowId)), "active": .bool(tab.active)])
+            .object(["id": .string(tab.id.rawValue), "url": .string(tab.url), "windowId": .integer(Int64(tab.windowId)), "active": .bool(tab.active)]
+                .merging(tab.number.map { ["number": .integer(Int64($0))] } ?? [:]) { a, _ in a })
         })
     }
 

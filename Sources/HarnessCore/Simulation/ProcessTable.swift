@@ -44,6 +44,8 @@ package final class ProcessTable {
         func backgroundCache(isStored: Bool)
         /// A profile's background logged this line (`LEVEL TEXT`).
         func backgroundLogged(_ line: String, profile: String)
+        /// The numbers of the front profile's tabs (`tabs.Tab.id`), by name.
+        var tabIds: [String: Int] { get }
     }
 
     /// Set once the owner is made; the table lives only as long as its owner.
@@ -196,6 +198,7 @@ package final class ProcessTable {
                 monitor.caught(Violation(.invariant(18), "\(label) died without a cause: \(death)"), now: now)
             }
             driver.uptime = { [unowned owner] now in owner!.uptime(at: now) }
+            driver.tabIds = { [unowned owner] in owner!.tabIds }
             switch name {
             case .app: app = driver
             case .background: background = driver

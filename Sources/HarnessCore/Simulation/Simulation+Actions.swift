@@ -138,7 +138,21 @@ extension Simulation {
 
     /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there.
     package func openTab(_ id: TabID, url: String, nativeDark: Bool = false, window: Int? = nil) {
+        // Safari numbers its tabs as it opens them (`tabs.Tab.id`), from 1 in the run.
+        tabsOpened += 1
+        tabNumbers[safari.pageKey(id)] = tabsOpened
         handle(.tabOpened(id, url: url, nativeDark: nativeDark, window: window))
+    }
+
+    /// The numbers of the front profile's tabs by name: every tab it opened in the run, the
+    /// closed ones too (an event about a closed tab still names its number).
+    package var tabIds: [String: Int] {
+        var ids: [String: Int] = [:]
+        for (key, number) in tabNumbers {
+            let (owner, tab) = SafariMachine.tab(ofPage: key)
+            if owner == profile { ids[tab.rawValue] = number }
+        }
+        return ids
     }
 
     /// The page reloads: its content script starts over and asks for a decision.

@@ -66,7 +66,8 @@ extension Simulation {
     private var popupTabs: [PageHost.PopupTab] {
         safari.tabs.keys.sorted().map { id in
             let opened = safari.tabs[id]!
-            return PageHost.PopupTab(id: id, url: opened.url, windowId: opened.window, active: safari.activeTabs[opened.window] == id)
+            return PageHost.PopupTab(id: id, url: opened.url, windowId: opened.window, active: safari.activeTabs[opened.window] == id,
+                                     number: tabNumbers[safari.pageKey(id)])
         }
     }
 

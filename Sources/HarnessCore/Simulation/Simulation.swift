@@ -121,6 +121,9 @@ package final class Simulation: ProcessTable.Owner {
     /// What each profile's background logged in the run (every incarnation), and each tab's page
     /// since it last loaded (by `pageKey`), as `LEVEL TEXT` (`expect console ...`).
     package internal(set) var backgroundConsole: [String: [String]] = [:]
+    /// Each tab's number (`tabs.Tab.id`), by `pageKey`: the run's tabs in the order they opened.
+    package internal(set) var tabNumbers: [TabID: Int] = [:]
+    var tabsOpened = 0
     package internal(set) var pageConsole: [TabID: [String]] = [:]
     /// While the extension's own popup is open: the tabs its `tabs.query` reads, as last handed
     /// to it (`popupTabs`).

@@ -178,8 +178,12 @@ package final class HostedContext: FrameEndpoint {
     }
 
     package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
+        try sendMessage(message, members: [:], timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    package func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError) {
         guard ended == nil, host.isOpen(id) else { throw .closed }
-        do { try host.send(JSONWriter.compact(message.json), to: id, timeoutMilliseconds: timeoutMilliseconds) } catch {
+        do { try host.send(Self.frame(message, members: members), to: id, timeoutMilliseconds: timeoutMilliseconds) } catch {
             // Part of the frame may be in the host's input, which every incarnation shares.
             if case .timedOut = error { stuck = true }
             throw error

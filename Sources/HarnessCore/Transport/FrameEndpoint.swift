@@ -8,6 +8,9 @@ package protocol FrameEndpoint: AnyObject {
     /// A child process encodes each message to a frame on its pipe, and decodes what comes
     /// back; a stepped shell takes and gives them as values.
     func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError)
+    /// The same, with members the frame carries beside the message's own (`tabIds`, which only
+    /// an extension's JavaScript reads); a stepped shell, which reads values, takes the message.
+    func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError)
     /// The next message, `.invalid` for a frame that is not one, nil at the end of the output.
     func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame?
     /// Reads the process's `hello`, unless it was read: true once it came, false when its
@@ -25,6 +28,16 @@ package protocol FrameEndpoint: AnyObject {
 }
 
 extension FrameEndpoint {
+    package func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError) {
+        try sendMessage(message, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// A message's frame with `members` beside its own.
+    static func frame(_ message: ToChild, members: [String: JSONValue]) -> [UInt8] {
+        guard !members.isEmpty, case .object(let own) = message.json else { return JSONWriter.compact(message.json) }
+        return JSONWriter.compact(.object(own.merging(members) { mine, _ in mine }))
+    }
+
     /// Its status once it ends: reaped within the frame timeout, or else killed (`killed`) and
     /// reaped.
     func reap() -> (status: ChildProcess.ExitStatus, killed: Bool) {
@@ -47,6 +60,10 @@ extension ChildProcess: FrameEndpoint {
 
     package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
         try send(JSONWriter.compact(message.json), timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    package func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError) {
+        try send(Self.frame(message, members: members), timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// The next frame, read with the codec of the child's role.

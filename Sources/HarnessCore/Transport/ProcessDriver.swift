@@ -89,6 +89,9 @@ package final class ProcessDriver {
     package var protocolBroken: (String) -> Void = { _ in }
     /// Told of each line a process's scripts logged (a JavaScript background's `log` frames),
     /// an exception or rejection they did not catch among them, with its place, at `now`.
+    /// The numbers of the front profile's tabs (`tabs.Tab.id`), by name, sent with each of the
+    /// background's inputs.
+    package var tabIds: () -> [String: Int] = { [:] }
     package var logged: (_ level: FromChild.LogLevel, _ text: String, _ at: String?, _ now: EpochMillis) -> Void = { _, _, _, _ in }
     /// Told when the process died of itself, at `now`: an exit or a signal the harness did not
     /// send, or a kill because it stopped answering (every other death the harness causes is
@@ -131,7 +134,10 @@ package final class ProcessDriver {
         case .handler(let event): .handlerInput(event)
         }
         trace.record(now, label, "<-", message: message)
-        return send(.input(input, now: now, uptime: uptime(now), seed: seed, flaws: flaws), now: now)
+        // A background's frame names its tabs' numbers too (`tabIds`), which the wire's names map to.
+        let numbered = if case .background = input { tabIds() } else { [String: Int]() }
+        let members: [String: JSONValue] = numbered.isEmpty ? [:] : ["tabIds": .object(numbered.mapValues { .integer(Int64($0)) })]
+        return send(.input(input, now: now, uptime: uptime(now), seed: seed, flaws: flaws), members: members, now: now)
     }
 
     /// Lets a held process go on.
@@ -179,9 +185,9 @@ package final class ProcessDriver {
         child.kill()
     }
 
-    private func send(_ frame: ToChild, now: EpochMillis) -> Step {
+    private func send(_ frame: ToChild, members: [String: JSONValue] = [:], now: EpochMillis) -> Step {
         do {
-            try child.sendMessage(frame, timeoutMilliseconds: Self.frameTimeout)
+            try child.sendMessage(frame, members: members, timeoutMilliseconds: Self.frameTimeout)
             return pump(now: now)
         } catch {
             return died(now: now, unresponsive: error.isTimeout)

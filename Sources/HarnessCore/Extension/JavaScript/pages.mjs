@@ -180,7 +180,11 @@ const portPages = new Map();
 // Safari has them now, and the window it opened in.
 let popupTabs = null;
 let popupWindow = 1;
-const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({ id: String(tab.id), url: String(tab.url), windowId: Number(tab.windowId), active: tab.active === true }));
+// A tab as the popup's tabs.query gives it: its number (tabs.Tab.id) when Safari gave one, else
+// its name.
+const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
+    id: Number.isSafeInteger(tab.number) ? tab.number : String(tab.id), url: String(tab.url), windowId: Number(tab.windowId), active: tab.active === true,
+}));
 
 // Safari's clock, and its local time's offset from UTC in minutes, as the frame gives them.
 let now = 0;

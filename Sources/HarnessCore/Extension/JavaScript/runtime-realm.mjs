@@ -150,6 +150,13 @@ export function install(hostFunctions, manifestText) {
     // What Safari told the background when it started: the appearance, the open tabs (as
     // tabs.query gives them; a tab that asks is added, a closed one removed), the platform.
     const safari = { appearance: 'light', tabs: new Map(), active: undefined, appMessages: false };
+    // A tab as scripts know it is its number (tabs.Tab.id, in the order the run opened tabs);
+    // the wire, and this realm inside, name it. A name Safari gave no number stays as it is.
+    const tabId = (name) => { const number = host.tabNumber(name); return number > 0 ? number : name; };
+    const tabNamed = (id) => {
+        if (typeof id === 'number') { const name = host.tabName(id); return name === '' ? String(id) : name; }
+        return String(id);
+    };
     // runtime.connectNative(): the port the app's messages arrive on (macOS), as
     // {"type": "documentChanged"}. Each message the background posts on it is a native request
     // of its own, whose reply arrives on the port's onMessage, and whose failure disconnects the
@@ -195,7 +202,9 @@ export function install(hostFunctions, manifestText) {
             // shows; no other page hears the background yet.
             sendMessage: callbackForm((body) => {
                 if (ownPages) return toPage((id) => host.messagePopup(id, jsonText(body, 'a message')));
-                if (body?.type === 'showPopup') checked(host.showPopup(jsonText(body.view ?? null, 'the popup\'s view')));
+                // The view names its tab as the wire does.
+                const view = body?.view !== null && typeof body?.view === 'object' && body.view.tab !== undefined ? { ...body.view, tab: tabNamed(body.view.tab) } : body?.view;
+                if (body?.type === 'showPopup') checked(host.showPopup(jsonText(view ?? null, 'the popup\'s view')));
                 else if (body?.type === 'popupAnswer') checked(host.answerPopup(body.message, jsonText(body, 'a popup answer')));
                 else return unreachable('popup takes only {type: "showPopup", view} and {type: "popupAnswer", message, saved, scope} from the background');
                 return Promise.resolve(undefined);
@@ -207,7 +216,7 @@ export function install(hostFunctions, manifestText) {
             query: callbackForm((info = {}) => {
                 const unknown = Object.keys(info ?? {}).filter((key) => !['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'].includes(key));
                 if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
-                const tabs = [...safari.tabs].map(([id, url], index) => ({ id, url, index, windowId: 1, active: id === safari.active }));
+                const tabs = [...safari.tabs].map(([name, url], index) => ({ id: tabId(name), url, index, windowId: 1, active: name === safari.active }));
                 // One window, in front: a window filter other than it finds nothing.
                 const otherWindow = (info.windowId !== undefined && info.windowId !== 1) || info.currentWindow === false || info.lastFocusedWindow === false;
                 return Promise.resolve(otherWindow ? [] : tabs.filter((tab) => (info.active === undefined || tab.active === info.active)
@@ -216,9 +225,9 @@ export function install(hostFunctions, manifestText) {
             // A decision the background gives a tab unasked (section 8.2's sendDecision), or,
             // where the extension's own pages run, any message, which the tab answers.
             sendMessage: callbackForm((tab, body) => {
-                if (ownPages) return toPage((id) => host.messageTab(String(tab), id, jsonText(body, 'a message')));
+                if (ownPages) return toPage((id) => host.messageTab(tabNamed(tab), id, jsonText(body, 'a message')));
                 if (body?.type !== 'decision') return unreachable('content script takes only {type: "decision", decision} from the background');
-                checked(host.decide(String(tab), jsonText(body.decision ?? null, 'a decision')));
+                checked(host.decide(tabNamed(tab), jsonText(body.decision ?? null, 'a decision')));
                 return Promise.resolve(undefined);
             }),
         }),
@@ -437,7 +446,7 @@ export function install(hostFunctions, manifestText) {
     const popupPage = manifest.action?.default_popup ?? manifest.browser_action?.default_popup ?? manifest.page_action?.default_popup;
     const popupURL = typeof popupPage !== 'string' ? undefined : api.runtime.getURL(popupPage);
     const message = (body, tab, url, popupMessage) => {
-        const sender = tab !== undefined ? { id: api.runtime.id, url, tab: { id: tab, url } }
+        const sender = tab !== undefined ? { id: api.runtime.id, url, tab: { id: tabId(tab), url } }
             : popupMessage !== undefined && popupURL !== undefined ? { id: api.runtime.id, url: popupURL } : { id: api.runtime.id };
         let answered = false;
         const sendResponse = (response) => {
@@ -455,7 +464,7 @@ export function install(hostFunctions, manifestText) {
     // Who a page's message or port is from, as runtime.onMessage and onConnect name it: the
     // popup, or a tab's content script with its tab.
     const pageSender = (input) => input.popup === true ? (popupURL === undefined ? { id: api.runtime.id } : { id: api.runtime.id, url: popupURL })
-        : { id: api.runtime.id, url: input.url, tab: { id: input.tab, url: input.url, active: safari.active === input.tab, windowId: 1, index: 0 } };
+        : { id: api.runtime.id, url: input.url, tab: { id: tabId(input.tab), url: input.url, active: safari.active === input.tab, windowId: 1, index: 0 } };
     // A message from one of the extension's own pages (section 15): the first answer
     // (sendResponse, or a listener's promise) goes back to it. A listener keeps the page waiting
     // by returning true or a promise; when none does and none answered, the page gets nothing.
@@ -531,14 +540,15 @@ export function install(hostFunctions, manifestText) {
             message({ type: 'appearanceChanged', appearance: input.appearance }, undefined, undefined);
             return;
         case 'popupOpened': case 'popupChoseScope': case 'popupEdited': case 'popupForgotSite': case 'popupPaused': case 'popupClosed':
-            // The popup's messages are section 8.2's inputs as written.
-            message(input, undefined, undefined, Number.isSafeInteger(input.message) ? input.message : 0);
+            // The popup's messages are section 8.2's inputs as written, its tab as scripts know it.
+            message(typeof input.tab === 'string' ? { ...input, tab: tabId(input.tab) } : input, undefined, undefined,
+                    Number.isSafeInteger(input.message) ? input.message : 0);
             return;
-        case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: input.tab, windowId: 1 }); return;
+        case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: tabId(input.tab), windowId: 1 }); return;
         case 'tabClosed':
             safari.tabs.delete(input.tab);
             if (safari.active === input.tab) safari.active = undefined;
-            fire('tabRemoved', input.tab, { windowId: 1, isWindowClosing: false });
+            fire('tabRemoved', tabId(input.tab), { windowId: 1, isWindowClosing: false });
             return;
         case 'safariCameToForeground': fire('windowFocus', 1); return;
         case 'appMessageArrived':

@@ -88,6 +88,7 @@ async function incarnation(write, nextFrame, storageFolder) {
     // MARK: - Time and randomness, from the frames
 
     const clock = { now: 0, uptime: 0, utcOffset: 0 };
+    let tabIds = {};
     // The random numbers' seed: the run's, the role and the incarnation's first moment on
     // Safari's clock (the wire does not carry the incarnation's number), from its first input.
     let seedText = null;
@@ -133,6 +134,9 @@ async function incarnation(write, nextFrame, storageFolder) {
         now: () => clock.now,
         utcOffset: () => clock.utcOffset,
         url: (text) => parseURL(text),
+        // A tab's number by its name (0: none known), and its name by its number ('': none).
+        tabNumber: (name) => (Object.hasOwn(tabIds, String(name)) && Number.isSafeInteger(tabIds[String(name)]) ? tabIds[String(name)] : 0),
+        tabName: (number) => Object.keys(tabIds).find((name) => tabIds[name] === number) ?? '',
         uptime: () => clock.uptime,
         seed: () => seedText,
         setTimer: (id, at) => {
@@ -373,6 +377,8 @@ async function incarnation(write, nextFrame, storageFolder) {
     async function handle(frame) {
         clock.now = frame.now;
         clock.uptime = frame.uptime ?? clock.uptime;
+        // The tabs' numbers (tabs.Tab.id), by the names the wire keeps.
+        if (frame.tabIds !== null && typeof frame.tabIds === 'object') tabIds = frame.tabIds;
         seedText ??= `${frame.seed ?? 0}/background/${clock.uptime}`;
         directives = [];
         timedOut = false;

@@ -3,12 +3,12 @@ const decision = (theme) => ({
   source: { mode: 'default', theme: 'default', nativeDarkPolicy: 'default' },
 });
 
-// The decision message: tab t1 is answered at once with sendResponse; any other tab by a
-// promise that a timer resolves, in a later turn.
+// The decision message: the run's first tab (id 1, or t1 where frames give no numbers) is answered
+// at once with sendResponse; any other tab by a promise that a timer resolves, in a later turn.
 browser.runtime.onMessage.addListener((message, sender, sendResponse) => {
   if (message.type !== 'getDecision') return undefined;
   console.log('asked', sender.tab.id, message.url, message.nativeDark);
-  if (sender.tab.id === 't1') {
+  if (sender.tab.id === 1 || sender.tab.id === 't1') {
     sendResponse(decision('sepia'));
     sendResponse(decision('invert'));
     return undefined;
