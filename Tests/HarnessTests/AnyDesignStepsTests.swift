@@ -122,7 +122,7 @@ struct AnyDesignStepsTests {
     @Test func groupDefaultsReadBackWhatTheyWrite() throws {
         let values: [String: JSONValue] = ["on": .bool(true), "count": .integer(3), "size": .double(1.5), "name": .string("sepia"),
                                            "list": .array([.integer(1), .string("x")]), "nested": .object(["off": .bool(false)])]
-        #expect(try GroupDefaults.read(GroupDefaults.write(values)) == values)
+        #expect(try GroupDefaults.read(try GroupDefaults.write(values)) == values)
         #expect(try GroupDefaults.read(nil) == [:])
         let plist = """
             <?xml version="1.0" encoding="UTF-8"?>

@@ -574,7 +574,9 @@ package final class ScenarioRunner {
             simulation.writeContainerFile(FileContainer.legacyPreferencesName, JSONWriter.compact(.object([Legacy.enabledKey: .bool(legacyEnabled)])))
         }
         for (suite, values) in setup.groupDefaults.sorted(by: { $0.key < $1.key }) {
-            simulation.writeContainerFile(GroupDefaults.fileName(suite), GroupDefaults.write(values))
+            do { simulation.writeContainerFile(GroupDefaults.fileName(suite), try GroupDefaults.write(values)) } catch {
+                simulation.monitor.record("the App Group's defaults of \(suite) could not be written: \(error)")
+            }
         }
         if let cache = setup.cache {
             simulation.writeStorageFile(RunFiles.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))

@@ -27,12 +27,15 @@ enum GroupDefaults {
         return values
     }
 
-    /// The property list's bytes for these keys and values (XML, as corelibs writes it).
-    static func write(_ values: [String: JSONValue]) -> [UInt8] {
-        let list = values.mapValues(object)
-        // Every JSON value but null maps to a property list value, and null is never stored.
-        let data = try! PropertyListSerialization.data(fromPropertyList: list, format: .xml, options: 0)
-        return Array(data)
+    /// The property list's bytes for these keys and values (XML, as corelibs writes it). Every
+    /// JSON value but null maps to a property list value, and the scenario's lines refuse null;
+    /// should Foundation refuse one still, the error says which suite.
+    static func write(_ values: [String: JSONValue]) throws(Unreadable) -> [UInt8] {
+        do {
+            return Array(try PropertyListSerialization.data(fromPropertyList: values.mapValues(object), format: .xml, options: 0))
+        } catch {
+            throw Unreadable(description: "its values cannot be written as a property list (\(error.localizedDescription))")
+        }
     }
 
     private static func json(_ value: Any) -> JSONValue {

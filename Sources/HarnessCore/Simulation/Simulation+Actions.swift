@@ -60,7 +60,9 @@ extension Simulation {
             return monitor.record("the team's app could not read the defaults of \(suite): \(name) is \(error)")
         }
         values[key] = value
-        writeContainerFile(name, GroupDefaults.write(values))
+        do { writeContainerFile(name, try GroupDefaults.write(values)) } catch {
+            return monitor.record("the team's app could not write the defaults of \(suite): \(error)")
+        }
         trace.record(now, "harness", value.map { "the team's app sets \(suite) \(key) to \(String(decoding: JSONWriter.compact($0), as: UTF8.self))" } ?? "the team's app removes \(suite) \(key)")
     }
 

@@ -87,11 +87,11 @@ package final class ProcessDriver {
     /// Told when the process breaks the protocol (no `hello`, another version, a frame that
     /// is not one): the run fails with the message, which names the process.
     package var protocolBroken: (String) -> Void = { _ in }
-    /// Told of each line a process's scripts logged (a JavaScript background's `log` frames),
-    /// an exception or rejection they did not catch among them, with its place, at `now`.
     /// The numbers of the front profile's tabs (`tabs.Tab.id`), by name, sent with each of the
     /// background's inputs.
     package var tabIds: () -> [String: Int] = { [:] }
+    /// Told of each line a process's scripts logged (a JavaScript background's `log` frames),
+    /// an exception or rejection they did not catch among them, with its place, at `now`.
     package var logged: (_ level: FromChild.LogLevel, _ text: String, _ at: String?, _ now: EpochMillis) -> Void = { _, _, _, _ in }
     /// Told when the process died of itself, at `now`: an exit or a signal the harness did not
     /// send, or a kill because it stopped answering (every other death the harness causes is
