@@ -351,6 +351,33 @@ export function install(hostFunctions, setupText) {
     for (const found of setup.head) head.appendChild(build(found));
     for (const found of setup.body) body.appendChild(build(found));
     let visibility = setup.visible ? 'visible' : 'hidden';
+    // requestAnimationFrame: the callbacks asked for run together at the next frame, 16 ms of
+    // virtual time on (the harness's timers), while the page is visible; a hidden page runs
+    // none until it is shown. Each gets the time since the page loaded.
+    const setFrameTimer = globalThis.setTimeout;
+    const loadedAt = Number(host.now());
+    const frameCallbacks = new Map();
+    let nextFrame = 1, frameTimer = false;
+    const runFrame = () => {
+        frameTimer = false;
+        if (visibility !== 'visible') return;
+        const due = [...frameCallbacks.values()];
+        frameCallbacks.clear();
+        for (const callback of due) call(callback, undefined, [Number(host.now()) - loadedAt]);
+    };
+    const armFrame = () => {
+        if (frameTimer || frameCallbacks.size === 0 || visibility !== 'visible') return;
+        frameTimer = true;
+        setFrameTimer(runFrame, 16);
+    };
+    define('requestAnimationFrame', (callback) => {
+        if (typeof callback !== 'function') throw new TypeError('requestAnimationFrame takes a function');
+        const id = nextFrame++;
+        frameCallbacks.set(id, callback);
+        armFrame();
+        return id;
+    });
+    define('cancelAnimationFrame', (id) => { frameCallbacks.delete(id); });
     let readyState = 'loading';
     const document = eventTarget({
         documentElement: root, head, body,
@@ -541,6 +568,7 @@ export function install(hostFunctions, setupText) {
             case 'show':
                 visibility = input.visible ? 'visible' : 'hidden';
                 document.dispatchEvent(event('visibilitychange', document));
+                armFrame();
                 return;
             case 'appearance':
                 if (input.appearance === appearance) return;

@@ -21,3 +21,5 @@ document.body.appendChild(story);
 document.body.setAttribute('data-host', location.hostname + new URLSearchParams(location.search).get('id'));
 // The platform Safari runs on, as the page's navigator says it.
 document.body.setAttribute('data-platform', navigator.platform);
+// A frame, 16 ms on while the page is visible: the time since the page loaded.
+requestAnimationFrame((time) => document.body.setAttribute('data-frame', String(time)));
