@@ -65,6 +65,7 @@ struct AnyDesignStepsTests {
             expect storage session empty null
             expect console background contains "loaded # settings"
             expect console tab t1 contains "applied"
+            expect console popup contains "shows"
             expect tab t1 page "#story .title" text contains "Break # ing"
             expect tab t1 page "html" class reading-mode
             expect tab t1 page "#banner" absent
@@ -99,6 +100,7 @@ struct AnyDesignStepsTests {
         ("tab open t1 https://a.example/\nexpect storage cloud k 1", "s:2: unknown storage area 'cloud' (expected local, session)"),
         ("tab open t1 https://a.example/\nexpect console background contains loaded", "s:2: the text a line contains, in quotes (\"loaded\"): 'loaded' is not in quotes"),
         ("tab open t1 https://a.example/\nexpect console tab t1 contains \"x\"", "s:2: 'expect console tab t1' reads what the extension's own content scripts log"),
+        ("tab open t1 https://a.example/\nexpect console popup contains \"x\"", "s:2: 'expect console popup' reads what the extension's own popup logs"),
         ("group defaults g k 1\ngroup defaults g k 2", "s:2: 'group defaults g k' is given twice (first on line 1)"),
         ("probe\nshared defaults mode=on\ntab open t1 https://a.example/", "s:2: a probe runs any extension, and this step needs the design's shared document and cache"),
         ("probe\ntab open t1 https://a.example/\nexpect tab t1 theme=gray", "s:3: a probe runs any extension, and this step needs the design's decisions"),

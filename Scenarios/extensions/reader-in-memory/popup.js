@@ -5,6 +5,7 @@ const hostOf = (url) => new URL(url).hostname;
 
 function shown(reading) {
   status.textContent = reading ? 'Reading on' : 'Reading off';
+  console.log('the popup shows reading', reading === true);
 }
 
 async function activeHost() {

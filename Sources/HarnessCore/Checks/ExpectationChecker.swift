@@ -126,6 +126,7 @@ struct ExpectationChecker {
             let (whose, lines) = switch source {
             case .background: ("the background's", simulation.backgroundConsole[simulation.profile] ?? [])
             case .tab(let id): ("tab \(id.rawValue)'s page's", simulation.pageConsole[simulation.safari.pageKey(id)] ?? [])
+            case .popup: ("the popup's", simulation.popupConsole)
             }
             if lines.contains(where: { $0.contains(text) }) { return [] }
             let shown = lines.suffix(20).map { "  " + $0 }

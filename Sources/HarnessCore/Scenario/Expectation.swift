@@ -56,7 +56,7 @@ package enum Expectation: Equatable, Sendable {
         case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id), .page(let id, _),
              .console(.tab(let id), _), .element(.tab(let id), _, _): id
         case .popupOver(let id): id
-        case .groupDefault, .storage, .console(.background, _), .element(.popup, _, _): nil
+        case .groupDefault, .storage, .console(.background, _), .console(.popup, _), .element(.popup, _, _): nil
         case .sharedDefaults, .sharedSite, .sharedSiteAbsent, .sharedTombstone, .sharedDamaged, .appSites, .appSite, .appDefaults, .appAnswer,
              .popup, .background, .alarm, .converged, .legacy: nil
         }
@@ -116,6 +116,8 @@ package enum StorageArea: String, CaseIterable, Equatable, Sendable {
 package enum ConsoleSource: Equatable, Sendable {
     case background
     case tab(TabID)
+    /// The extension's own popup, since it last opened.
+    case popup
 }
 
 /// One value of a decision or of the popup's view: `enabled`, `disabled`, `theme=sepia`,

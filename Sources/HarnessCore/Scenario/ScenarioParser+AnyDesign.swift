@@ -53,12 +53,17 @@ extension ScenarioParser {
         return .storage(area, key: key, try valueCheck(&words, plist: false))
     }
 
-    /// `expect console background contains "TEXT"`, `expect console tab NAME contains "TEXT"`.
+    /// `expect console background contains "TEXT"`, `expect console tab NAME contains "TEXT"`,
+    /// `expect console popup contains "TEXT"`.
     func expectConsole(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
         let source: ConsoleSource
-        if try words.choose(["background", "tab"]) == "background" {
+        switch try words.choose(["background", "tab", "popup"]) {
+        case "background":
             source = .background
-        } else {
+        case "popup":
+            guard ownPages else { throw words.error("'expect console popup' reads what the extension's own popup logs: name it with 'extension DIR pages' first") }
+            source = .popup
+        default:
             let tab = try tabName(&words)
             try requireOpen(tab, words)
             guard ownPages else { throw words.error("'expect console tab \(tab.rawValue)' reads what the extension's own content scripts log: name them with 'extension DIR pages' first") }

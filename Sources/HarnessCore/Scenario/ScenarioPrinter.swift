@@ -151,6 +151,7 @@ package enum ScenarioPrinter {
         case .element(.popup, let selector, let check): "popup page \(json(.string(selector))) \(check.text)"
         case .console(.background, let text): "console background contains \(json(.string(text)))"
         case .console(.tab(let id), let text): "console tab \(id.rawValue) contains \(json(.string(text)))"
+        case .console(.popup, let text): "console popup contains \(json(.string(text)))"
         case .firstDecision(let id, let checks): "first-decision \(id.rawValue) " + self.checks(checks)
         case .firstDecisionBeforeNativeReply(let id): "first-decision \(id.rawValue) before native-reply"
         case .sharedDefaults(let values): "shared defaults " + values.words

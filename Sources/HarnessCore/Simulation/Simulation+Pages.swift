@@ -133,6 +133,7 @@ extension Simulation {
         case .openPopupPage(let tab):
             dropTimers(of: "popup")
             trace.record(now, "pages", "the popup opens over tab \(tab.rawValue)")
+            popupConsole = []
             popupTabsShown = popupTabs
             return .openPopup(tab, appearance: appearance, tabs: popupTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow)
         case .closePopupPage(let hides):
@@ -223,6 +224,7 @@ extension Simulation {
             trace.record(now, "pages", "\(page) console.\(level) \(text)\(at.map { " (\($0))" } ?? "")")
             // A tab's page logs as `tab KEY` (`pageKey`); the popup as `popup`.
             if page.hasPrefix("tab ") { pageConsole[TabID(String(page.dropFirst(4).prefix { $0 != "#" })), default: []].append("\(level) \(text)") }
+            if page == "popup" { popupConsole.append("\(level) \(text)") }
             if level == "error" && text.hasPrefix("Uncaught") {
                 monitor.caught(Violation(.invariant(15), "\(page)'s page\(at.map { " at \($0)" } ?? ""): \(text)"), now: now)
             }

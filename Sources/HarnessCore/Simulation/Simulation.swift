@@ -125,6 +125,8 @@ package final class Simulation: ProcessTable.Owner {
     package internal(set) var tabNumbers: [TabID: Int] = [:]
     var tabsOpened = 0
     package internal(set) var pageConsole: [TabID: [String]] = [:]
+    /// What the popup logged since it last opened.
+    package internal(set) var popupConsole: [String] = []
     /// While the extension's own popup is open: the tabs its `tabs.query` reads, as last handed
     /// to it (`popupTabs`).
     var popupTabsShown: [PageHost.PopupTab]?
