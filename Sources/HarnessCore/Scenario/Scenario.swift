@@ -37,10 +37,12 @@ package struct Scenario: Sendable {
     package let lines: [Line]
     package var steps: [Step] { lines.map(\.step) }
 
+    /// The folder of its name, read as a path: where the files its lines name are found.
+    package var folder: String { name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") }
+
     /// The folder its `extension` line names, resolved from the scenario's own folder; nil when
     /// it has none.
     package var extensionFolder: String? {
-        let folder = name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         for line in lines { if case .extensionFolder(let path, _) = line.step { return ScenarioSetup.resolve(path, in: folder) } }
         return nil
     }

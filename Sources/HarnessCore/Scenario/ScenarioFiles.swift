@@ -46,8 +46,7 @@ package enum ScenarioFiles {
         }
         do {
             let scenario = try Scenario.parse(String(decoding: bytes, as: UTF8.self), name: path)
-            let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-            _ = try ScenarioSetup(scenario, seed: 1, folder: folder)
+            _ = try ScenarioSetup(scenario, seed: 1, folder: scenario.folder)
             return .success(scenario)
         } catch {
             return .failure(error)

@@ -113,7 +113,7 @@ package final class ScenarioRunner {
         self.flaws = flaws
         self.crashAt = crashAt
         self.powerCut = powerCut
-        self.folder = folder ?? scenario.name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        self.folder = folder ?? scenario.folder
         self.transport = transport
         self.seed = seed
         self.executables = executables

@@ -222,8 +222,8 @@ extension Simulation {
             clock.pageTimers[Scheduler.PageTimer(page: page, number: number)] = nil
         case .log(let page, let level, let text, let at):
             trace.record(now, "pages", "\(page) console.\(level) \(text)\(at.map { " (\($0))" } ?? "")")
-            // A tab's page logs as `tab KEY` (`pageKey`); the popup as `popup`.
-            if page.hasPrefix("tab ") { pageConsole[TabID(String(page.dropFirst(4).prefix { $0 != "#" })), default: []].append("\(level) \(text)") }
+            // A tab's page logs as `tab KEY` (`pageKey`, with no load number); the popup as `popup`.
+            if page.hasPrefix("tab ") { pageConsole[TabID(String(page.dropFirst("tab ".count))), default: []].append("\(level) \(text)") }
             if page == "popup" { popupConsole.append("\(level) \(text)") }
             if level == "error" && text.hasPrefix("Uncaught") {
                 monitor.caught(Violation(.invariant(15), "\(page)'s page\(at.map { " at \($0)" } ?? ""): \(text)"), now: now)
