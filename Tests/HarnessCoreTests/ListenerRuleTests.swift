@@ -36,7 +36,7 @@ struct ListenerRuleTests {
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.openTab(TabID("t2"), url: "https://docs.example.com/")
         simulation.settle()
-        simulation.safari.registeredListeners = [.message]
+        simulation.safari.loadedBackground?.listeners = [.message]
         simulation.advance(by: 20_000)
         simulation.closeTab(TabID("t1"))
         simulation.settle()
@@ -52,7 +52,7 @@ struct ListenerRuleTests {
         defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
         simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
         simulation.settle()
-        simulation.safari.registeredListeners = []
+        simulation.safari.loadedBackground?.listeners = []
         simulation.reloadTab(TabID("t1"))
         simulation.settle()
         simulation.advance(by: 5_000)

@@ -71,7 +71,7 @@ struct OwnPagesTests {
         let opened = ExtensionWire.Event.portOpened(port: 1, name: "page", from: .tab(t1, url: url))
         #expect(safari.handle(.pagePortOpened(port: 1, name: "page", from: .tab(t1, url: url)), now: 0) == [.dispatch(opened)])
         #expect(safari.handle(.eventDue(opened), now: 0) == [.deliver(opened)])
-        #expect(safari.ports == [.page(1)] && safari.pagePorts[1]?.takenBy == 1)
+        #expect(safari.loadedBackground?.ports == [.page(1)] && safari.pagePorts[1]?.takenBy == 1)
         let ping = ExtensionWire.Event.portMessage(port: 1, message: .string("ping"))
         #expect(safari.handle(.eventDue(ping), now: 10) == [.deliver(ping)])
         #expect(safari.unloadTime == 30_000, "a message on a port is no wake")
@@ -85,7 +85,7 @@ struct OwnPagesTests {
         // for no background.
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 180_000)
                     .contains(.pagePortDisconnected(.tab(t1), port: 1, error: nil)))
-        #expect(safari.pagePorts.isEmpty && safari.ports.isEmpty)
+        #expect(safari.pagePorts.isEmpty && safari.loaded == nil)
         #expect(safari.handle(.eventDue(.portClosed(port: 1)), now: 180_000) == [.note("port 1 is open to no background: portClosed dropped")])
 
         // A port the page closes, or loses with its page, is closed at the background's end.
@@ -96,7 +96,7 @@ struct OwnPagesTests {
         _ = safari.handle(.eventDue(second), now: 200_000)
         #expect(safari.handle(.tabReloaded(t1), now: 200_001).contains(.dispatch(.portClosed(port: 2))))
         #expect(safari.handle(.eventDue(.portClosed(port: 2)), now: 200_001) == [.deliver(.portClosed(port: 2))])
-        #expect(safari.pagePorts.isEmpty && safari.ports.isEmpty)
+        #expect(safari.pagePorts.isEmpty && safari.loadedBackground?.ports == [])
     }
 
     /// A port no `runtime.onConnect` listener takes is disconnected at once, saying why, as

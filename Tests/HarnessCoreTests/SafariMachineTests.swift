@@ -310,14 +310,14 @@ struct SafariMachineTests {
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         _ = safari.handle(.popupOpened(t1), now: 0)
         _ = safari.handle(.eventDue(.popupOpened(t1)), now: 0)
-        #expect(safari.ports == [.popup] && safari.lastPortActivity == 0, "the port opens when the background takes the popup's opening")
+        #expect(safari.loadedBackground?.ports == [.popup] && safari.loadedBackground?.lastPortActivity == 0, "the port opens when the background takes the popup's opening")
         #expect(safari.handle(.timeReached(.idleUnload), now: 30_000) == [] && safari.unloadTime == 60_000, "held by the port")
         // Posting the popup's view is the background's port activity; a decision is not.
         let view = PopupView(tab: t1, url: url, unsupported: false, scopes: [], selectedScope: nil, settings: nil, pausedUntil: nil)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.sendDecision(t1, decision(.light))]), now: 40_000)
-        #expect(safari.lastPortActivity == 0)
+        #expect(safari.loadedBackground?.lastPortActivity == 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.showPopup(view)]), now: 50_000)
-        #expect(safari.lastPortActivity == 50_000)
+        #expect(safari.loadedBackground?.lastPortActivity == 50_000)
         // The check at 150 s finds the post 100 s old; the one at 180 s finds it 130 s old.
         for check: EpochMillis in [60_000, 90_000, 120_000, 150_000] { _ = safari.handle(.timeReached(.idleUnload), now: check) }
         #expect(safari.unloadTime == 180_000)
@@ -328,15 +328,15 @@ struct SafariMachineTests {
         _ = closing.handle(.eventDue(.popupOpened(t1)), now: 0)
         _ = closing.handle(.timeReached(.idleUnload), now: 30_000)
         _ = closing.handle(.popupClosed, now: 31_000)
-        #expect(closing.ports.isEmpty && closing.unloadTime == 60_000, "the check at 30 s found the port open; the next is at 60 s")
+        #expect(closing.loadedBackground?.ports == [] && closing.unloadTime == 60_000, "the check at 30 s found the port open; the next is at 60 s")
         // A new background learns of the popup still open from its next message, which connects again.
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 180_000)
-        #expect(safari.ports.isEmpty && safari.popupTab == t1)
+        #expect(safari.loaded == nil && safari.popupTab == t1)
         _ = safari.handle(.backgroundStarted(incarnation: 2), now: 190_000)
         _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen(BackgroundListener.builtIn)]), now: 190_000)
         #expect(safari.handle(.eventDue(.popupPaused(until: 1)), now: 200_000) ==
                 [.announcePopup(.popupOpened(t1), then: .popupPaused(until: 1)), .deliver(.popupPaused(until: 1))])
-        #expect(safari.ports == [.popup] && safari.lastPortActivity == 200_000)
+        #expect(safari.loadedBackground?.ports == [.popup] && safari.loadedBackground?.lastPortActivity == 200_000)
     }
 
     @Test func aRestartDropsAlarmsSessionStorageAndHeldEventsEveryPageAsksAndTheLaunchLoadsTheBackground() {
@@ -375,9 +375,10 @@ struct SafariMachineTests {
                 "the first check after it closed unloads")
         _ = safari.handle(.inspectorOpened, now: 700_000)
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 700_000)
-        #expect(!safari.inspected, "it detaches when its background goes")
+        #expect(safari.loaded == nil && safari.lastStop == .killed)
         #expect(safari.handle(.inspectorOpened, now: 700_000) == [.note("no background is loaded: Web Inspector has nothing to attach to")])
-        #expect(!safari.inspected)
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 700_000)
+        #expect(safari.loadedBackground?.inspected == false, "it detached when its background went")
     }
 
     @Test func anExtensionUpdateForgetsListenersAlarmsAndSessionStorageAndLoadsTheBackground() {

@@ -92,7 +92,7 @@ struct SafariRulesTests {
     @Test func anUnloadWhileAPortHoldsTheBackgroundIsCaught() {
         var run = Watched()
         run.tell(.backgroundFinished(incarnation: 1, [.connectNative]), at: 20_000)
-        run.safari.lastPortActivity = -1_000_000
+        run.safari.loadedBackground?.lastPortActivity = -1_000_000
         run.tell(.timeReached(.idleUnload), at: 30_000)
         #expect(run.broke("though it held a port it used 10s before"))
     }
@@ -110,14 +110,14 @@ struct SafariRulesTests {
     @Test func anUnloadWhileWebInspectorIsAttachedIsCaught() {
         var run = Watched()
         run.tell(.inspectorOpened, at: 5_000)
-        run.safari.inspected = false
+        run.safari.loadedBackground?.inspected = false
         run.tell(.timeReached(.idleUnload), at: 30_000)
         #expect(run.broke("though Web Inspector was attached to it"))
     }
 
     @Test func aCheckThatKeepsABackgroundNothingHoldsIsCaught() {
         var run = Watched()
-        run.safari.inspected = true
+        run.safari.loadedBackground?.inspected = true
         run.tell(.timeReached(.idleUnload), at: 30_000)
         #expect(run.broke("Safari's unload check at +30.000s kept background#1, though nothing held it"))
     }
@@ -213,7 +213,7 @@ struct SafariRulesTests {
 
     @Test func anEventHandedToABackgroundWithoutItsListenerIsCaught() {
         var run = Watched(listeners: [.message])
-        run.safari.registeredListeners.insert(.tabActivated)
+        run.safari.loadedBackground?.listeners.insert(.tabActivated)
         run.tell(.eventDue(.tabActivated(t1)), at: 1_000)
         #expect(run.broke("Safari handed tabActivated to background#1, which has no tabActivated listener"))
     }

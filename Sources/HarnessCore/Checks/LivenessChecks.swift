@@ -230,7 +230,7 @@ final class LivenessChecks {
         popupWatch = nil
         let safari = simulation.safari
         let disturbed = waitsAreExcused || !safari.safariInForeground || simulation.handlerBehaviour != .healthy
-        guard !disturbed, safari.loaded != nil, safari.popupKnownTo == safari.loaded, watch.faults == simulation.arbiter.faultsUsed,
+        guard !disturbed, safari.loadedBackground?.knowsThePopup == true, watch.faults == simulation.arbiter.faultsUsed,
               simulation.popupTab == watch.tab, safari.tabs[watch.tab] != nil,
               let shown = simulation.popup?.pausedUntil, shown <= watch.pauseEnd else { return }
         simulation.monitor.caught(Violation(.invariant(13), "the popup on tab \(watch.tab.rawValue) still shows the pause that ended at \(simulation.trace.time(watch.pauseEnd)), \(ScenarioPrinter.duration(simulation.now - watch.pauseEnd)) later"), now: simulation.now)

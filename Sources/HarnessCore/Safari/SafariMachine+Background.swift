@@ -40,7 +40,7 @@ extension SafariMachine {
             effects.append(.redispatch(event))
             return
         }
-        if let listener = event.listener, !registeredListeners.contains(listener) {
+        if let listener = event.listener, loadedBackground?.listeners.contains(listener) != true {
             // An event that arrives before its listener exists is lost; it re-arms nothing.
             counts.droppedForWantOfAListener += 1
             effects.append(.note("\(event.name) lost: background#\(loaded) has no \(listener.rawValue) listener"))
@@ -53,7 +53,7 @@ extension SafariMachine {
         if event.isFromThePopup {
             if case .popupOpened = event {
                 popupConnected(now: now)
-            } else if let open = openPopup, popupKnownTo != loaded {
+            } else if let open = openPopup, loadedBackground?.knowsThePopup != true {
                 // The popup stays open across an unload; a new background learns of it from the
                 // popup's next message, which connects its port again and names its tab.
                 effects.append(.announcePopup(.popupOpened(open.tab), then: event))
@@ -81,9 +81,9 @@ extension SafariMachine {
     /// The open popup's port (`runtime.connect`) reaches the loaded background: opening it
     /// counts as the background's port activity (`addPorts`).
     private mutating func popupConnected(now: EpochMillis) {
-        popupKnownTo = loaded
-        ports.insert(.popup)
-        lastPortActivity = now
+        loadedBackground?.knowsThePopup = true
+        loadedBackground?.ports.insert(.popup)
+        portActivity(now: now)
     }
 
     /// What a background is told as it loads: the appearance, the open tabs, whether the app
@@ -138,13 +138,14 @@ extension SafariMachine {
         case .setTimer(let timer, let at): effects.append(.setTimer(TimerID(incarnation: incarnation, timer), at: at))
         case .cancelTimer(let timer): effects.append(.cancelTimer(TimerID(incarnation: incarnation, timer)))
         case .listen(let events):
-            registeredListeners = Set(events)
+            if loaded == incarnation { loadedBackground?.listeners = Set(events) }
             savedListeners[profile] = Set(events)
         case .connectNative:
             // The port lives as long as this incarnation (WebKit disconnects a page's ports when
             // it closes); opening it counts as port activity for the unload check.
-            ports.insert(.native)
-            lastPortActivity = now
+            guard loaded == incarnation else { break }
+            loadedBackground?.ports.insert(.native)
+            portActivity(now: now)
         case .setAlarm(let at, let name, let period):
             let raised = at < now + alarmMinimum || (period ?? alarmMinimum) < alarmMinimum
             alarms[Self.alarmKey(name)] = Alarm(at: max(at, now + alarmMinimum), period: period.map { max($0, alarmMinimum) })
@@ -161,7 +162,7 @@ extension SafariMachine {
         case .showPopup(let view):
             popup = view
             // The background posts the view on the popup's port (`portPostMessage`).
-            if ports.contains(.popup) { lastPortActivity = now }
+            if loadedBackground?.ports.contains(.popup) == true { portActivity(now: now) }
         case .popupAnswer(let number, let saved, let scope):
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
         case .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort: carryOutForPages(output, from: incarnation, now: now, &effects)
@@ -177,18 +178,14 @@ extension SafariMachine {
     /// which wakes a new background, unless its questions keep coming back empty).
     mutating func backgroundDied(_ incarnation: Int, stop: BackgroundState, now: EpochMillis, _ effects: inout [Effect]) {
         guard loaded == incarnation else { return }
-        loaded = nil
-        ports = []
-        registeredListeners = []
-        // Web Inspector was attached to that page.
-        inspected = false
+        // Its ports, listeners and inspector go with it.
+        background = .stopped(stop)
         frozenByUser = false
         held.removeAll { $0.incarnation == incarnation || $0.event.listener == nil }
         if !isBackgroundFrozen, !held.isEmpty {
             // They were sent before anything that follows: they go first, in their order.
             effects.append(.dispatchFirst(takeHeld().map(\.event)))
         }
-        lastStop = stop
         pagesLost(incarnation, &effects)
         for id in tabs.keys.sorted() where tabs[id]!.questionPending {
             tabs[id]?.questionPending = false
@@ -224,11 +221,12 @@ extension SafariMachine {
         // A periodic one comes round a period after it fired: one that fired late (Safari
         // suspended, the device asleep) fires once, with no catch-up.
         alarms[name] = alarm.period.map { Alarm(at: now + $0, period: $0) }
-        if loaded != nil, registeredListeners.contains(.alarm) { woke(now: now) }
+        let listens = loadedBackground?.listeners.contains(.alarm)
+        if listens == true { woke(now: now) }
         effects.append(.dispatch(.alarmFired(name: name == Self.decisionAlarm ? "" : name)))
         // A loaded background that does not listen never hears it fire: it hears what Safari
         // holds now (a one-shot alarm gone, a periodic one come round).
-        if loaded != nil, !registeredListeners.contains(.alarm) { tellAlarmsChanged(&effects) }
+        if listens == false { tellAlarmsChanged(&effects) }
     }
 
     /// A new version of the extension is installed (`queueStartupAndInstallEventsForExtensionIfNecessary`):
@@ -260,8 +258,8 @@ extension SafariMachine {
     /// the sleep: the unload check, the port's last use and every alarm, in every profile; and a
     /// page's wait, which the checks time, leaves the sleep out.
     mutating func deviceSlept(_ duration: EpochMillis, _ effects: inout [Effect]) {
-        unloadCheck += duration
-        lastPortActivity += duration
+        loadedBackground?.unloadCheck += duration
+        loadedBackground?.lastPortActivity += duration
         func later(_ alarms: [String: Alarm]) -> [String: Alarm] {
             alarms.mapValues { Alarm(at: $0.at + duration, period: $0.period, sleptSinceSet: $0.sleptSinceSet + duration) }
         }

@@ -112,7 +112,8 @@ extension SafariMachine {
 
     /// The background took a page's message: if it dies before answering, Safari answers it.
     mutating func pageMessageTaken(_ id: Int) {
-        pageQuestions[id]?.takenBy = loaded
+        let taker = loaded
+        pageQuestions[id]?.takenBy = taker
     }
 
     /// An event of a page's that no background will take: its message is answered with nothing,
@@ -134,9 +135,10 @@ extension SafariMachine {
     /// The loaded background's `runtime.onConnect` fired for a page's port: it holds it now,
     /// and taking it counts as its port activity (`addPorts`).
     mutating func pagePortTaken(_ port: Int, now: EpochMillis) {
-        pagePorts[port]?.takenBy = loaded
-        ports.insert(.page(port))
-        lastPortActivity = now
+        let taker = loaded
+        pagePorts[port]?.takenBy = taker
+        loadedBackground?.ports.insert(.page(port))
+        portActivity(now: now)
     }
 
     /// A page's port event on its way to the background: a message, or its close, reaches only
@@ -153,7 +155,7 @@ extension SafariMachine {
             }
             if closing {
                 pagePorts[port] = nil
-                ports.remove(.page(port))
+                loadedBackground?.ports.remove(.page(port))
             }
             effects.append(.deliver(event))
             return true
@@ -195,7 +197,7 @@ extension SafariMachine {
                 return
             }
             // The background's own post on a port counts as its port activity (`portPostMessage`).
-            lastPortActivity = now
+            portActivity(now: now)
             effects.append(.messageOnPagePort(page, port: port, message: message))
         case .closePort(let port):
             guard let (page, taker) = pagePorts[port], taker == incarnation else {
@@ -203,7 +205,7 @@ extension SafariMachine {
                 return
             }
             pagePorts[port] = nil
-            ports.remove(.page(port))
+            loadedBackground?.ports.remove(.page(port))
             effects.append(.pagePortDisconnected(page, port: port, error: nil))
         case .answerPage(let id, let answer):
             guard let question = pageQuestions.removeValue(forKey: id) else {

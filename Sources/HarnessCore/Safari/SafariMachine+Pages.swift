@@ -209,13 +209,9 @@ extension SafariMachine {
     /// Safari holds no background for the front profile: none loaded (the last stopped as an
     /// unload), none frozen, nothing held for one, and no port, listener set or inspector of one.
     mutating func holdNoBackground() {
-        loaded = nil
-        lastStop = .unloaded
+        background = .stopped(.unloaded)
         frozenByUser = false
         held = []
-        ports = []
-        registeredListeners = []
-        inspected = false
     }
 
     /// The power failed and the device started again: every process is gone with Safari's
@@ -283,7 +279,7 @@ extension SafariMachine {
     /// The popup closes (the user closes it, or its tab): what it showed last stays on record;
     /// its port closes, and the extension's own popup page hears that it goes.
     mutating func closePopup(_ effects: inout [Effect]) {
-        ports.remove(.popup)
+        loadedBackground?.ports.remove(.popup)
         openPopup = nil
         if runsOwnPages { pageGone(.popup, &effects) }
         effects.append(runsOwnPages ? .closePopupPage(hides: true) : .dispatch(.popupClosed))

@@ -342,43 +342,22 @@ package struct SafariMachine: Sendable {
     package internal(set) var openPopup: OpenPopup?
     /// The tab the open popup belongs to.
     package var popupTab: TabID? { openPopup?.tab }
-    /// The background incarnation whose port the popup last connected: what that background
-    /// knows, which outlives the popup (a popup closed and opened again over a background that
-    /// knew the last one is not announced again).
-    var popupKnownTo: Int?
     /// What the popup showed last: kept on record once it closes, until Safari forgets it.
     package internal(set) var popup: PopupView?
 
     // MARK: - The background
 
-    /// The front profile's loaded background, by incarnation.
-    package internal(set) var loaded: Int?
+    /// The front profile's background: loaded, with what lives as long as the load, or stopped.
+    package internal(set) var background = BackgroundLife.stopped(.unloaded)
     /// Why the next background load fires a `runtime` event, until one loads.
     package internal(set) var startReason: ExtensionWire.StartReason?
-    /// How the front profile's background last stopped, while none is loaded.
-    package internal(set) var lastStop = BackgroundState.unloaded
     /// The user froze the background (SIGSTOP).
     package internal(set) var frozenByUser = false
     /// Events for a frozen background, delivered when it thaws.
     var held: [Pending] = []
     /// The events each profile's extension listens for, as Safari keeps them across wakes and
-    /// restarts (WebKit persists them as `BackgroundContentEventListeners`), and what the
-    /// loaded background has registered since it started.
+    /// restarts (WebKit persists them as `BackgroundContentEventListeners`).
     package internal(set) var savedListeners: [String: Set<BackgroundListener>] = [:]
-    package internal(set) var registeredListeners: Set<BackgroundListener> = []
-    /// When Safari's unload timer fires next: 30 s after the loaded background was last woken
-    /// (loaded, or handed an event it listens for), and again 30 s after each check that found
-    /// something holding it. Besides those checks, only a wake arms it again (WebKit,
-    /// `WebExtensionContext::wakeUpBackgroundContentIfNecessary` and
-    /// `performTasksAfterBackgroundContentLoads`), never native replies, storage, its own
-    /// timers or messages arriving on a port.
-    package internal(set) var unloadCheck: EpochMillis = 0
-    /// The ports the loaded background holds, and when it last opened or posted on one (WebKit
-    /// keeps one such time for the whole background page, `m_lastBackgroundPortActivityTime`).
-    package internal(set) var ports: Set<Port> = []
-    package internal(set) var lastPortActivity: EpochMillis = 0
-    /// Web Inspector is attached to the loaded background.
-    package internal(set) var inspected = false
     /// The front profile's alarms, by name (Safari keeps them in memory only).
     package internal(set) var alarms: [String: Alarm] = [:]
     /// Native requests in flight (a reply held back or withheld keeps its request in flight),
@@ -449,19 +428,38 @@ package struct SafariMachine: Sendable {
     /// Native requests in flight, the first version's included.
     package var requestsInFlight: Int { activeNativeRequests.count + hungLegacyRequests }
 
+    /// The loaded background, if one is. (Setting it to nil is only for tests; a background
+    /// stops through `background`.)
+    package internal(set) var loadedBackground: LoadedBackground? {
+        get { if case .loaded(let loaded) = background { loaded } else { nil } }
+        set { if let newValue { background = .loaded(newValue) } }
+    }
+
+    /// The loaded background's incarnation, if one is loaded.
+    package var loaded: Int? { loadedBackground?.incarnation }
+
+    /// How the front profile's background last stopped, while none is loaded.
+    package var lastStop: BackgroundState {
+        if case .stopped(let stop) = background { stop } else { .running }
+    }
+
     /// When Safari next checks whether to unload the loaded background.
-    package var unloadTime: EpochMillis? { loaded == nil ? nil : unloadCheck }
+    package var unloadTime: EpochMillis? { loadedBackground?.unloadCheck }
 
     /// Something holds the loaded background at an unload check (WebKit,
     /// `WebExtensionContext::unloadBackgroundContentIfPossible`): Web Inspector is attached
     /// (`_isBeingInspected`), or it holds an open port it opened or posted on less than 2
     /// minutes before.
     func isHeld(now: EpochMillis) -> Bool {
-        inspected || (!ports.isEmpty && now - lastPortActivity < Self.portKeepAlive)
+        guard let loaded = loadedBackground else { return false }
+        return loaded.inspected || (!loaded.ports.isEmpty && now - loaded.lastPortActivity < Self.portKeepAlive)
     }
 
-    /// The background was woken: the unload timer starts again (`scheduleBackgroundContentToUnload`).
-    mutating func woke(now: EpochMillis) { unloadCheck = now + Self.idleUnload }
+    /// The loaded background was woken: the unload timer starts again (`scheduleBackgroundContentToUnload`).
+    mutating func woke(now: EpochMillis) { loadedBackground?.unloadCheck = now + Self.idleUnload }
+
+    /// The loaded background opened or posted on a port: Safari's one time of port activity.
+    mutating func portActivity(now: EpochMillis) { loadedBackground?.lastPortActivity = now }
 
     // MARK: - Inputs
 
@@ -544,7 +542,7 @@ package struct SafariMachine: Sendable {
             // `NotConnected`). It wakes nothing and re-arms no unload timer; whether Safari's own
             // layer would wake the background is not known, so the stricter reading is taken.
             guard platform == .macOS else { break }
-            if let loaded, ports.contains(.native) {
+            if let loaded, loadedBackground?.ports.contains(.native) == true {
                 effects.append(.queuePortMessage(incarnation: loaded, message: message))
             } else {
                 effects.append(.appMessageNotConnected)
@@ -560,13 +558,13 @@ package struct SafariMachine: Sendable {
             if loaded != nil { effects.append(.killBackground(reason: "killed", stop: .killed)) }
         case .inspectorOpened:
             if let loaded {
-                inspected = true
+                loadedBackground?.inspected = true
                 effects.append(.note("Web Inspector attached to background#\(loaded): it is not unloaded while it is"))
             } else {
                 effects.append(.note("no background is loaded: Web Inspector has nothing to attach to"))
             }
         case .inspectorClosed:
-            inspected = false
+            loadedBackground?.inspected = false
             effects.append(.note("Web Inspector closed"))
         case .extensionUpdating:
             if loaded != nil { effects.append(.killBackground(reason: "extension updated", stop: .unloaded)) }
@@ -593,10 +591,7 @@ package struct SafariMachine: Sendable {
         case .storageCompleted(let incarnation, let token):
             if loaded == incarnation { eventDue(.storageCompleted(token: token), for: incarnation, now: now, &effects) }
         case .backgroundStarted(let incarnation):
-            loaded = incarnation
-            registeredListeners = []
-            // Loading re-arms the unload timer too (`performTasksAfterBackgroundContentLoads`).
-            woke(now: now)
+            background = .loaded(LoadedBackground(incarnation: incarnation, now: now))
         case .backgroundFinished(let incarnation, let outputs):
             let raised = counts.alarmsRaisedToTheMinimum
             for output in outputs { carryOut(output, from: incarnation, now: now, &effects) }
@@ -604,8 +599,8 @@ package struct SafariMachine: Sendable {
             if counts.alarmsRaisedToTheMinimum > raised { tellAlarmsChanged(&effects) }
         case .backgroundDied(let incarnation, let stop): backgroundDied(incarnation, stop: stop, now: now, &effects)
         case .popupAnnouncementInterrupted:
-            popupKnownTo = nil
-            ports.remove(.popup)
+            loadedBackground?.knowsThePopup = false
+            loadedBackground?.ports.remove(.popup)
         case .nativeRequestDue(let id, let message, let profile):
             if mayStartNativeRequest(&effects) {
                 activeNativeRequests.insert(id)
