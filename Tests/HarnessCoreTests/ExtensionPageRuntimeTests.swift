@@ -24,14 +24,14 @@ struct ExtensionPageRuntimeTests {
     }
 
     private static func load(_ tab: String, _ url: String) -> PageHost.Input {
-        .load(TabID(tab), url: url, visible: true, appearance: .light, nativeDark: nil)
+        .load(PageKey(TabID(tab)), url: url, visible: true, appearance: .light, nativeDark: nil)
     }
 
     /// The logs among `outputs`, each as `page: text @ place`.
     private func logs(_ outputs: [PageHost.Output]) -> [String] {
         outputs.compactMap { output in
             guard case .log(let page, _, let text, let at) = output else { return nil }
-            return "\(page): \(text)" + (at.map { " @ \($0)" } ?? "")
+            return "\(page?.hostName ?? "pages"): \(text)" + (at.map { " @ \($0)" } ?? "")
         }
     }
 
@@ -46,13 +46,13 @@ struct ExtensionPageRuntimeTests {
     /// that returned true still answers later.
     @Test func aPagesRejectedPromiseLeavesTheBackgroundNothingAndIsNotReported() throws {
         let host = try host("answers")
-        let message = { (id: Int, kind: String) in PageHost.Input.message(.tab(TabID("t1")), id: id, message: .object(["kind": .string(kind)])) }
+        let message = { (id: Int, kind: String) in PageHost.Input.message(.tab(PageKey(TabID("t1"))), id: id, message: .object(["kind": .string(kind)])) }
         _ = try send(host, Self.load("t1", "https://a.example/"))
         let rejected = try send(host, message(1, "reject"))
         #expect(rejected.contains(.answer(id: 1, answer: nil, unreachable: false)), "\(rejected)")
         let held = try send(host, message(2, "held"))
         #expect(!held.contains { if case .answer = $0 { true } else { false } }, "\(held)")
-        let later = try send(host, .timer(page: "tab t1#1", number: 1))
+        let later = try send(host, .timer(load: PageLoad(.tab(PageKey(TabID("t1"))), number: 1), number: 1))
         #expect(later.contains(.answer(id: 2, answer: .string("later"), unreachable: false)), "\(later)")
         let resolved = try send(host, message(3, "resolve"))
         #expect(resolved.contains(.answer(id: 3, answer: .object(["ok": .bool(true)]), unreachable: false)), "\(resolved)")
@@ -121,9 +121,9 @@ struct ExtensionPageRuntimeTests {
     @Test func aPagesPortCarriesMessagesAndHearsItsDisconnection() throws {
         let host = try host("ports")
         let loaded = try send(host, Self.load("t1", "https://a.example/"))
-        #expect(loaded.contains(.connect(port: 1, name: "first", from: .tab(TabID("t1")))), "\(loaded)")
+        #expect(loaded.contains(.connect(port: 1, name: "first", from: .tab(PageKey(TabID("t1"))))), "\(loaded)")
         #expect(loaded.contains(.postOnPort(port: 1, message: .string("hello"))), "\(loaded)")
-        #expect(loaded.contains(.connect(port: 2, name: "", from: .tab(TabID("t1")))), "\(loaded)")
+        #expect(loaded.contains(.connect(port: 2, name: "", from: .tab(PageKey(TabID("t1"))))), "\(loaded)")
         #expect(loaded.filter { $0 == .disconnectPort(port: 2) }.count == 1, "a port disconnects once: \(loaded)")
         let heard = try send(host, .portMessage(port: 1, message: .string("echo hello")))
         #expect(logs(heard) == ["tab t1: heard echo hello true"])
@@ -131,7 +131,7 @@ struct ExtensionPageRuntimeTests {
         #expect(logs(refused) == ["tab t1: disconnected \(SafariMachine.noConnectListener)", "tab t1: after the port is disconnected"])
         #expect(try send(host, .portMessage(port: 1, message: .string("late"))).isEmpty)
         let again = try send(host, Self.load("t1", "https://a.example/"))
-        #expect(again.contains(.connect(port: 3, name: "first", from: .tab(TabID("t1")))), "\(again)")
+        #expect(again.contains(.connect(port: 3, name: "first", from: .tab(PageKey(TabID("t1"))))), "\(again)")
         #expect(try send(host, .portDisconnected(port: 2, error: nil)).isEmpty, "the page that held it is gone")
     }
 
@@ -157,7 +157,7 @@ struct ExtensionPageRuntimeTests {
             "tab t1: import refused EvalError",
             "tab t1: Uncaught Error: late throws @ late.js:3:7",
         ], "\(logs(first))")
-        #expect(first.last == .state(TabID("t1"), state(classes: ["late"])), "the microtasks of a script that threw ran before the page was read")
+        #expect(first.last == .state(PageKey(TabID("t1")), state(classes: ["late"])), "the microtasks of a script that threw ran before the page was read")
         _ = try send(host, Self.load("t2", "https://b.example/"))
         let dark = try send(host, .appearance(.dark))
         #expect(logs(dark) == [
@@ -179,7 +179,7 @@ struct ExtensionPageRuntimeTests {
             "tab t1: Uncaught Error: not now @ broken-root.js:6:39",
         ], "\(logs(load))")
         #expect(!load.contains { if case .state = $0 { true } else { false } }, "a page its script broke is not read")
-        #expect(try send(host, .show(TabID("t1"), visible: false)) == [.state(TabID("t1"), state(classes: ["kept"]))],
+        #expect(try send(host, .show(PageKey(TabID("t1")), visible: false)) == [.state(PageKey(TabID("t1")), state(classes: ["kept"]))],
                 "the host goes on, and reads the page once it can")
     }
 }

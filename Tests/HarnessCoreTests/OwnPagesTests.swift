@@ -7,6 +7,8 @@ import Testing
 /// hide, and how their messages reach the background and come back, with no process started.
 struct OwnPagesTests {
     private let t1 = TabID("t1"), t2 = TabID("t2")
+    /// Their pages, in the default profile.
+    private let p1 = PageKey(TabID("t1")), p2 = PageKey(TabID("t2"))
     private let url = "https://a.example/", other = "https://b.example/"
     private let getEnabled = JSONValue.object(["type": .string("getEnabled")])
 
@@ -23,29 +25,31 @@ struct OwnPagesTests {
     @Test func aTabLoadsItsOwnPageAndAsksNothingOfTheBackgroundItself() {
         var safari = loaded()
         #expect(safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0) ==
-                [.note("tab t1 opened in profile default, window 1: \(url)"), .loadPage(t1, url: url, visible: true)])
+                [.note("tab t1 opened in profile default, window 1: \(url)"), .loadPage(p1, url: url, visible: true)])
         // Another tab in front hides the first and shows itself; its activation is an event.
         #expect(safari.handle(.tabOpened(t2, url: other, nativeDark: false, window: nil), now: 0) ==
-                [.note("tab t2 opened in profile default, window 1: \(other)"), .loadPage(t2, url: other, visible: true), .showPage(t1, visible: false)])
-        #expect(safari.handle(.tabActivated(t1), now: 1) == [.dispatch(.tabActivated(t1)), .showPage(t2, visible: false), .showPage(t1, visible: true)])
+                [.note("tab t2 opened in profile default, window 1: \(other)"), .loadPage(p2, url: other, visible: true), .showPage(p1, visible: false)])
+        #expect(safari.handle(.tabActivated(t1), now: 1) == [.dispatch(.tabActivated(t1)), .showPage(p2, visible: false), .showPage(p1, visible: true)])
         // iOS Safari leaving the front hides its page; coming back shows it.
-        #expect(safari.handle(.safariWentToBackground, now: 2).contains(.showPage(t1, visible: false)))
+        #expect(safari.handle(.safariWentToBackground, now: 2).contains(.showPage(p1, visible: false)))
         // On its return the overdue timers fire first (the shell carries the effects out in order).
-        #expect(safari.handle(.safariCameToForeground, now: 3) == [.note("Safari comes to the front"), .fireOverdueTimers, .showPage(t1, visible: true)])
-        #expect(!safari.handle(.overdueTimersFired, now: 3).contains(.showPage(t1, visible: true)), "shown once")
-        #expect(safari.handle(.tabReloaded(t1), now: 4) == [.note("tab t1 loads \(url)"), .loadPage(t1, url: url, visible: true)])
-        #expect(safari.handle(.tabClosed(t1), now: 5) == [.note("tab t1 closed"), .closePage(t1), .dispatch(.tabClosed(t1)), .showPage(t2, visible: true)])
+        #expect(safari.handle(.safariCameToForeground, now: 3) == [.note("Safari comes to the front"), .fireOverdueTimers, .showPage(p1, visible: true)])
+        #expect(!safari.handle(.overdueTimersFired, now: 3).contains(.showPage(p1, visible: true)), "shown once")
+        #expect(safari.handle(.tabReloaded(t1), now: 4) == [.note("tab t1 loads \(url)"), .loadPage(p1, url: url, visible: true)])
+        #expect(safari.handle(.tabClosed(t1), now: 5) == [.note("tab t1 closed"), .closePage(p1), .dispatch(.tabClosed(t1)), .showPage(p2, visible: true)])
         // A profile that leaves the front hides its pages; they show again when it returns.
-        #expect(safari.handle(.profileCameToFront("work"), now: 6).contains(.showPage(t2, visible: false)))
+        #expect(safari.handle(.profileCameToFront("work"), now: 6).contains(.showPage(p2, visible: false)))
         // Its own tab of the same name is another page: the page host names it with its profile.
-        let workT2 = TabID("work/t2")
+        let workT2 = PageKey(t2, profile: "work")
         #expect(safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: nil), now: 6).contains(.loadPage(workT2, url: url, visible: true)))
-        #expect(SafariMachine.tab(ofPage: workT2) == ("work", t2) && SafariMachine.tab(ofPage: t2) == (SafariMachine.defaultProfile, t2))
+        #expect(PageKey(name: "work/t2") == workT2 && workT2.name == "work/t2" && PageKey(name: "t2") == p2 && p2.name == "t2")
         // A page of the profile put away waits, its timers too; the popup's and the front's run.
-        #expect(safari.pageRuns("tab work/t2#1") && !safari.pageRuns("tab t2#3") && safari.pageRuns("popup#2"))
+        let work1 = PageLoad(.tab(workT2), number: 1), front3 = PageLoad(.tab(p2), number: 3), popup2 = PageLoad(.popup, number: 2)
+        #expect(PageLoad(name: "tab work/t2#1") == work1 && PageLoad(name: "popup#2") == popup2 && front3.name == "tab t2#3")
+        #expect(safari.pageRuns(work1) && !safari.pageRuns(front3) && safari.pageRuns(popup2))
         let back = safari.handle(.profileCameToFront(SafariMachine.defaultProfile), now: 7)
-        #expect(!safari.pageRuns("tab work/t2#1") && safari.pageRuns("tab t2#3"))
-        #expect(back.contains(.showPage(t2, visible: true)) && back.contains(.showPage(workT2, visible: false)), "\(back)")
+        #expect(!safari.pageRuns(work1) && safari.pageRuns(front3))
+        #expect(back.contains(.showPage(p2, visible: true)) && back.contains(.showPage(workT2, visible: false)), "\(back)")
     }
 
     @Test func aPagesMessageWakesTheBackgroundAndItsAnswerGoesBack() {
@@ -77,14 +81,14 @@ struct OwnPagesTests {
         #expect(safari.unloadTime == 30_000, "a message on a port is no wake")
         // The background's post is its port activity: it is held 2 minutes after it.
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.postOnPort(port: 1, message: .string("pong"))]), now: 60_000) ==
-                [.messageOnPagePort(.tab(t1), port: 1, message: .string("pong"))])
+                [.messageOnPagePort(.tab(p1), port: 1, message: .string("pong"))])
         #expect(safari.isHeld(now: 179_999) && !safari.isHeld(now: 180_000))
         #expect(safari.handle(.backgroundFinished(incarnation: 2, [.postOnPort(port: 1, message: .null)]), now: 60_000) ==
                 [.note("background#2 posted on port 1, which it does not hold")])
         // The background dies: the page's end is disconnected, and what the page still sends is
         // for no background.
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 180_000)
-                    .contains(.pagePortDisconnected(.tab(t1), port: 1, error: nil)))
+                    .contains(.pagePortDisconnected(.tab(p1), port: 1, error: nil)))
         #expect(safari.pagePorts.isEmpty && safari.loaded == nil)
         #expect(safari.handle(.eventDue(.portClosed(port: 1)), now: 180_000) == [.note("port 1 is open to no background: portClosed dropped")])
 
@@ -163,7 +167,7 @@ struct OwnPagesTests {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         let toggle = JSONValue.object(["type": .string("toggleEnabled")])
-        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 3, message: toggle)]), now: 0) == [.messagePage(.tab(t1), id: 1, message: toggle)])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 3, message: toggle)]), now: 0) == [.messagePage(.tab(p1), id: 1, message: toggle)])
         #expect(safari.handle(.pageAnswerSent(id: 1, answer: .bool(true)), now: 0) == [.answerBackground(incarnation: 1, id: 3, answer: .bool(true))])
         #expect(safari.handle(.pageAnswerSent(id: 1, answer: .bool(true)), now: 0) == [], "an answer is taken once")
         // A tab that is not open has no page to hear it: the background gets nothing back.
@@ -180,7 +184,7 @@ struct OwnPagesTests {
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 8, message: toggle)]), now: 0)
         #expect(safari.handle(.tabReloaded(t1), now: 0) ==
                 [.note("tab t1 loads \(url)"), .note("tab t1 went before it answered message 3: it is answered with nothing"),
-                 .answerBackground(incarnation: 1, id: 8, answer: nil), .loadPage(t1, url: url, visible: true)])
+                 .answerBackground(incarnation: 1, id: 8, answer: nil), .loadPage(p1, url: url, visible: true)])
         // An answer for a background that died since goes nowhere.
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 5, message: toggle)]), now: 0)
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 1)

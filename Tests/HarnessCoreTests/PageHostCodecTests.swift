@@ -9,21 +9,23 @@ import Testing
 /// reported with its number and what is wrong with it.
 struct PageHostCodecTests {
     private static let t1 = TabID("t1"), t2 = TabID("t2")
+    /// Their pages, in the default profile, and t1's in the profile `work`.
+    private static let p1 = PageKey(t1), p2 = PageKey(t2), work1 = PageKey(t1, profile: "work")
 
     /// Every input, with the text it travels as (keys sorted, as `JSONWriter.compact` writes
     /// them); a member that is nil is left out.
     static let inputs: [(PageHost.Input, String)] = [
-        (.load(t1, url: "https://a.example/", visible: true, appearance: .dark, nativeDark: false),
+        (.load(p1, url: "https://a.example/", visible: true, appearance: .dark, nativeDark: false),
          #"{"appearance":"dark","nativeDark":false,"tab":"t1","type":"load","url":"https://a.example/","visible":true}"#),
-        (.load(t2, url: "https://b.example/", visible: false, appearance: .light, nativeDark: nil),
+        (.load(p2, url: "https://b.example/", visible: false, appearance: .light, nativeDark: nil),
          #"{"appearance":"light","tab":"t2","type":"load","url":"https://b.example/","visible":false}"#),
-        (.close(t2), #"{"tab":"t2","type":"close"}"#),
-        (.show(t1, visible: false), #"{"tab":"t1","type":"show","visible":false}"#),
+        (.close(p2), #"{"tab":"t2","type":"close"}"#),
+        (.show(p1, visible: false), #"{"tab":"t1","type":"show","visible":false}"#),
         (.appearance(.dark), #"{"appearance":"dark","type":"appearance"}"#),
         (.answer(id: 4, answer: .object(["ok": .bool(true)])), #"{"answer":{"ok":true},"id":4,"type":"answer"}"#),
         (.answer(id: 5, answer: nil), #"{"id":5,"type":"answer"}"#),
-        (.nativeDark(t1, nativeDark: true), #"{"nativeDark":true,"tab":"t1","type":"nativeDark"}"#),
-        (.message(.tab(t1), id: 2, message: .string("hi")), #"{"id":2,"message":"hi","tab":"t1","type":"message"}"#),
+        (.nativeDark(p1, nativeDark: true), #"{"nativeDark":true,"tab":"t1","type":"nativeDark"}"#),
+        (.message(.tab(p1), id: 2, message: .string("hi")), #"{"id":2,"message":"hi","tab":"t1","type":"message"}"#),
         (.message(.popup, id: 3, message: .object(["kind": .string("x")])), #"{"id":3,"message":{"kind":"x"},"popup":true,"type":"message"}"#),
         (.openPopup(t2, appearance: .light, tabs: [PageHost.PopupTab(id: t1, url: "https://a.example/", windowId: 1, active: false),
                                                    PageHost.PopupTab(id: t2, url: "https://b.example/", windowId: 2, active: true)], windowId: 2),
@@ -39,8 +41,10 @@ struct PageHostCodecTests {
         (.portMessage(port: 1, message: .array([.integer(1), .null])), #"{"message":[1,null],"port":1,"type":"portMessage"}"#),
         (.portDisconnected(port: 2, error: "gone"), #"{"error":"gone","port":2,"type":"portDisconnected"}"#),
         (.portDisconnected(port: 3, error: nil), #"{"port":3,"type":"portDisconnected"}"#),
-        (.timer(page: "tab t1#2", number: 7), #"{"page":"tab t1#2","timer":7,"type":"timer"}"#),
-        (.query(.tab(t1), selector: "#story .title"), ##"{"selector":"#story .title","tab":"t1","type":"query"}"##),
+        (.timer(load: PageLoad(.tab(p1), number: 2), number: 7), #"{"page":"tab t1#2","timer":7,"type":"timer"}"#),
+        (.timer(load: PageLoad(.tab(work1), number: 3), number: 1), #"{"page":"tab work/t1#3","timer":1,"type":"timer"}"#),
+        (.close(work1), #"{"tab":"work/t1","type":"close"}"#),
+        (.query(.tab(p1), selector: "#story .title"), ##"{"selector":"#story .title","tab":"t1","type":"query"}"##),
         (.query(.popup, selector: "p"), #"{"popup":true,"selector":"p","type":"query"}"#),
     ]
 
@@ -78,7 +82,7 @@ struct PageHostCodecTests {
     }
 
     @Test func aFrameCarriesTheTimeAndTheInput() {
-        #expect(String(decoding: PageHost.Input.close(Self.t1).frame(now: 1_772_355_600_000), as: UTF8.self) ==
+        #expect(String(decoding: PageHost.Input.close(Self.p1).frame(now: 1_772_355_600_000), as: UTF8.self) ==
                 #"{"input":{"tab":"t1","type":"close"},"now":1772355600000}"#)
     }
 
@@ -96,19 +100,21 @@ struct PageHostCodecTests {
 
     /// Every output's form as `pages.mjs` writes it, with what it reads as.
     static let outputs: [(String, PageHost.Output)] = [
-        (#"{"type":"sendMessage","id":1,"message":{"a":1},"tab":"t1"}"#, .sendMessage(id: 1, from: .tab(t1), message: .object(["a": .integer(1)]))),
+        (#"{"type":"sendMessage","id":1,"message":{"a":1},"tab":"t1"}"#, .sendMessage(id: 1, from: .tab(p1), message: .object(["a": .integer(1)]))),
         (#"{"type":"sendMessage","id":2,"message":null,"popup":true}"#, .sendMessage(id: 2, from: .popup, message: .null)),
         (#"{"type":"answer","id":3,"answer":"yes"}"#, .answer(id: 3, answer: .string("yes"), unreachable: false)),
         (#"{"type":"answer","id":4}"#, .answer(id: 4, answer: nil, unreachable: false)),
         (#"{"type":"answer","id":5,"unreachable":true}"#, .answer(id: 5, answer: nil, unreachable: true)),
         (#"{"type":"page","tab":"t2","state":{"style":{"color":"red"},"classes":["dark"],"data":{"theme":"night"},"attributes":{"lang":"en"},"styles":["a{}"]}}"#,
-         .state(t2, state())),
+         .state(p2, state())),
         (#"{"type":"log","page":"tab t1","level":"error","text":"Uncaught Error: no","at":"content.js:1:2"}"#,
-         .log(page: "tab t1", level: "error", text: "Uncaught Error: no", at: "content.js:1:2")),
-        (#"{"type":"log","page":"popup","level":"log","text":"ready"}"#, .log(page: "popup", level: "log", text: "ready", at: nil)),
-        (#"{"type":"setTimer","page":"tab t1#1","timer":2,"at":1772355601000}"#, .setTimer(page: "tab t1#1", number: 2, at: 1_772_355_601_000)),
-        (#"{"type":"cancelTimer","page":"popup#3","timer":2}"#, .cancelTimer(page: "popup#3", number: 2)),
-        (#"{"type":"connect","port":1,"name":"first","tab":"t1"}"#, .connect(port: 1, name: "first", from: .tab(t1))),
+         .log(page: .tab(p1), level: "error", text: "Uncaught Error: no", at: "content.js:1:2")),
+        (#"{"type":"log","page":"popup","level":"log","text":"ready"}"#, .log(page: .popup, level: "log", text: "ready", at: nil)),
+        (#"{"type":"log","page":"pages","level":"error","text":"no"}"#, .log(page: nil, level: "error", text: "no", at: nil)),
+        (#"{"type":"log","page":"tab work/t1","level":"log","text":"w"}"#, .log(page: .tab(work1), level: "log", text: "w", at: nil)),
+        (#"{"type":"setTimer","page":"tab t1#1","timer":2,"at":1772355601000}"#, .setTimer(load: PageLoad(.tab(p1), number: 1), number: 2, at: 1_772_355_601_000)),
+        (#"{"type":"cancelTimer","page":"popup#3","timer":2}"#, .cancelTimer(load: PageLoad(.popup, number: 3), number: 2)),
+        (#"{"type":"connect","port":1,"name":"first","tab":"t1"}"#, .connect(port: 1, name: "first", from: .tab(p1))),
         (#"{"type":"connect","port":2,"name":"","popup":true}"#, .connect(port: 2, name: "", from: .popup)),
         (#"{"type":"portPost","port":1,"message":"hello"}"#, .postOnPort(port: 1, message: .string("hello"))),
         (#"{"type":"portDisconnect","port":2}"#, .disconnectPort(port: 2)),
@@ -139,6 +145,9 @@ struct PageHostCodecTests {
         (#"{"type":"setTimer","page":"tab t1#1","timer":"2","at":5}"#, "output 2 (setTimer): no integer 'timer'"),
         (#"{"type":"setTimer","page":"tab t1#1","timer":2}"#, "output 2 (setTimer): no integer 'at'"),
         (#"{"type":"cancelTimer","timer":2}"#, "output 2 (cancelTimer): no string 'page'"),
+        (#"{"type":"cancelTimer","page":"tab t1","timer":2}"#, "output 2 (cancelTimer): 'page' names no page's load: 'tab t1'"),
+        (#"{"type":"setTimer","page":"frame#1","timer":2,"at":5}"#, "output 2 (setTimer): 'page' names no page's load: 'frame#1'"),
+        (#"{"type":"log","page":"frame","level":"log","text":"x"}"#, "output 2 (log): 'page' names no page: 'frame'"),
         (#"{"type":"sendMessage","id":1,"message":1,"tab":"t1","popup":true}"#, "output 2 (sendMessage): both 'tab' and 'popup'"),
         (#"{"type":"sendMessage","id":1,"message":1}"#, "output 2 (sendMessage): no string 'tab' and no 'popup': true"),
         (#"{"type":"sendMessage","id":1,"tab":"t1"}"#, "output 2 (sendMessage): no 'message'"),
@@ -185,7 +194,7 @@ struct PageHostCodecTests {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/unknown-output-host.mjs").path
         let host = try PageHost(ProcessExecutables.Command(path: try #require(ExtensionRuntime.installedNode), arguments: [script]), seed: 1)
         #expect(throws: PageHost.Failure.malformedOutput(number: 2, type: nil, problem: "unknown type 'foo'")) {
-            try host.send(.close(Self.t1), now: 0)
+            try host.send(.close(Self.p1), now: 0)
         }
     }
 

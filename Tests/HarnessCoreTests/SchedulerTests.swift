@@ -37,7 +37,7 @@ struct SchedulerTests {
         clock.timers[.init(incarnation: 1, .nativeTimeout(10))] = 10_000
         clock.timers[.init(incarnation: 1, .nativeTimeout(9))] = 10_000
         clock.delayedReplies = [(at: 10_000, work: .appInput(.launched))]
-        clock.pageTimers[.init(page: "tab t1#1", number: 2)] = 10_000
+        clock.pageTimers[.init(load: PageLoad(.tab(PageKey(TabID("t1"))), number: 1), number: 2)] = 10_000
         var order: [Scheduler.Due] = []
         while let (at, due) = clock.nextDue(before: 20_000, background: 1, frozen: false, safari: safari) {
             #expect(at == 10_000)
@@ -53,7 +53,7 @@ struct SchedulerTests {
             }
         }
         #expect(order == [.safari(.idleUnload), .backgroundTimer(.init(incarnation: 1, .nativeTimeout(9))), .backgroundTimer(.init(incarnation: 1, .nativeTimeout(10))),
-                          .backgroundTimer(.init(incarnation: 1, .script(1))), .pageTimer(.init(page: "tab t1#1", number: 2)), .delayedReply(index: 0),
+                          .backgroundTimer(.init(incarnation: 1, .script(1))), .pageTimer(.init(load: PageLoad(.tab(PageKey(TabID("t1"))), number: 1), number: 2)), .delayedReply(index: 0),
                           .safari(.alarm(SafariMachine.decisionAlarm))])
     }
 

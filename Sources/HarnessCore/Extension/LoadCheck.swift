@@ -44,9 +44,9 @@ struct PendingBackgroundWork {
     }
 }
 
-/// A page's timers for the same check: each load's, by its page (`tab t1#1`) and number.
+/// A page's timers for the same check: each load's (`tab t1#1`), by number.
 struct PendingPageTimers {
-    private var due: [String: [Int: EpochMillis]] = [:]
+    private var due: [PageLoad: [Int: EpochMillis]] = [:]
 
     mutating func take(_ outputs: [PageHost.Output]) {
         for output in outputs {
@@ -59,10 +59,10 @@ struct PendingPageTimers {
     }
 
     /// The earliest timer due by `limit`, taken off the list.
-    mutating func next(limit: EpochMillis) -> (page: String, number: Int, at: EpochMillis)? {
-        let all = due.flatMap { page, timers in timers.map { (page: page, number: $0.key, at: $0.value) } }
-        guard let first = all.min(by: { ($0.at, $0.page, $0.number) < ($1.at, $1.page, $1.number) }), first.at <= limit else { return nil }
-        due[first.page]?[first.number] = nil
+    mutating func next(limit: EpochMillis) -> (load: PageLoad, number: Int, at: EpochMillis)? {
+        let all = due.flatMap { load, timers in timers.map { (load: load, number: $0.key, at: $0.value) } }
+        guard let first = all.min(by: { ($0.at, $0.load.name, $0.number) < ($1.at, $1.load.name, $1.number) }), first.at <= limit else { return nil }
+        due[first.load]?[first.number] = nil
         return first
     }
 }

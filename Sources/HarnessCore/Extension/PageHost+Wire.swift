@@ -8,7 +8,7 @@ import SiteSettings
 extension PageHost {
     /// Which page: a tab's, or the popup's.
     package enum Page: Hashable, Sendable {
-        case tab(TabID)
+        case tab(PageKey)
         case popup
     }
 
@@ -36,17 +36,17 @@ extension PageHost {
         /// The tab's page loads (afresh: its last load and its timers are gone) at `url`, with
         /// the content scripts that match it. `nativeDark`: whether the site has a dark theme of
         /// its own; nil leaves it out, which the pages read as false.
-        case load(TabID, url: String, visible: Bool, appearance: Appearance, nativeDark: Bool?)
+        case load(PageKey, url: String, visible: Bool, appearance: Appearance, nativeDark: Bool?)
         /// The tab closed: its page is gone.
-        case close(TabID)
+        case close(PageKey)
         /// The tab's page became visible, or hidden.
-        case show(TabID, visible: Bool)
+        case show(PageKey, visible: Bool)
         /// The system's appearance changed, for every page.
         case appearance(Appearance)
         /// The background answered the page message `id` (nil: with nothing).
         case answer(id: Int, answer: JSONValue?)
         /// The site's own dark theme appeared or went on the tab's page.
-        case nativeDark(TabID, nativeDark: Bool)
+        case nativeDark(PageKey, nativeDark: Bool)
         /// The background sent a page a message, numbered `id`, for it to answer.
         case message(Page, id: Int, message: JSONValue)
         /// The popup opens over the tab, reading `tabs` in its `tabs.query` and `windowId` as its
@@ -65,9 +65,9 @@ extension PageHost {
         /// The background's end of a page's port is gone; `error`: why, as `runtime.lastError`
         /// says it to the page's `onDisconnect`.
         case portDisconnected(port: Int, error: String?)
-        /// A page's timer `number` fell due; `page` names the load of the page that set it
+        /// A page's timer `number` fell due; `load` is the load of the page that set it
         /// (`tab t1#2`).
-        case timer(page: String, number: Int)
+        case timer(load: PageLoad, number: Int)
         /// A scenario's check reads a page: the elements that match `selector`, from the root
         /// element down (`expect tab t1 page "SELECTOR" ...`). No script of the page runs.
         case query(Page, selector: String)
@@ -81,14 +81,15 @@ extension PageHost {
         /// none that listens for messages.
         case answer(id: Int, answer: JSONValue?, unreachable: Bool)
         /// A tab's page changed what a scenario can check on it.
-        case state(TabID, PageState)
-        /// A page's console, or an error nobody caught (`Uncaught ...`), with its place.
-        case log(page: String, level: String, text: String, at: String?)
-        /// A page's `setTimeout` or `setInterval`: its timer `number` falls due `at`; `page`
-        /// names the page's load (`tab t1#2`), whose timers die with it.
-        case setTimer(page: String, number: Int, at: EpochMillis)
+        case state(PageKey, PageState)
+        /// A page's console, or an error nobody caught (`Uncaught ...`), with its place; `page`
+        /// nil: the page host's own.
+        case log(page: PageHost.Page?, level: String, text: String, at: String?)
+        /// A page's `setTimeout` or `setInterval`: its timer `number` falls due `at`; `load` is
+        /// the page's load (`tab t1#2`), whose timers die with it.
+        case setTimer(load: PageLoad, number: Int, at: EpochMillis)
         /// A page's `clearTimeout` or `clearInterval` of its timer `number`.
-        case cancelTimer(page: String, number: Int)
+        case cancelTimer(load: PageLoad, number: Int)
         /// A page opened port `port` to the background (`runtime.connect`), named `name`.
         case connect(port: Int, name: String, from: Page)
         /// A page posted a message on its port.
@@ -111,22 +112,22 @@ extension PageHost.Input {
         }
         switch self {
         case .load(let tab, let url, let visible, let appearance, let nativeDark):
-            var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "url": .string(url), "visible": .bool(visible),
+            var members: [String: JSONValue] = ["tab": .string(tab.name), "url": .string(url), "visible": .bool(visible),
                                                 "appearance": .string(appearance.rawValue)]
             if let nativeDark { members["nativeDark"] = .bool(nativeDark) }
             return input("load", members)
-        case .close(let tab): return input("close", ["tab": .string(tab.rawValue)])
-        case .show(let tab, let visible): return input("show", ["tab": .string(tab.rawValue), "visible": .bool(visible)])
+        case .close(let tab): return input("close", ["tab": .string(tab.name)])
+        case .show(let tab, let visible): return input("show", ["tab": .string(tab.name), "visible": .bool(visible)])
         case .appearance(let appearance): return input("appearance", ["appearance": .string(appearance.rawValue)])
         case .answer(let id, let answer):
             var members: [String: JSONValue] = ["id": .integer(Int64(id))]
             if let answer { members["answer"] = answer }
             return input("answer", members)
-        case .nativeDark(let tab, let nativeDark): return input("nativeDark", ["tab": .string(tab.rawValue), "nativeDark": .bool(nativeDark)])
+        case .nativeDark(let tab, let nativeDark): return input("nativeDark", ["tab": .string(tab.name), "nativeDark": .bool(nativeDark)])
         case .message(let page, let id, let message):
             var members: [String: JSONValue] = ["id": .integer(Int64(id)), "message": message]
             switch page {
-            case .tab(let tab): members["tab"] = .string(tab.rawValue)
+            case .tab(let tab): members["tab"] = .string(tab.name)
             case .popup: members["popup"] = .bool(true)
             }
             return input("message", members)
@@ -144,11 +145,11 @@ extension PageHost.Input {
             var members: [String: JSONValue] = ["port": .integer(Int64(port))]
             if let error { members["error"] = .string(error) }
             return input("portDisconnected", members)
-        case .timer(let page, let number): return input("timer", ["page": .string(page), "timer": .integer(Int64(number))])
+        case .timer(let load, let number): return input("timer", ["page": .string(load.name), "timer": .integer(Int64(number))])
         case .query(let page, let selector):
             var members: [String: JSONValue] = ["selector": .string(selector)]
             switch page {
-            case .tab(let tab): members["tab"] = .string(tab.rawValue)
+            case .tab(let tab): members["tab"] = .string(tab.name)
             case .popup: members["popup"] = .bool(true)
             }
             return input("query", members)
@@ -209,18 +210,19 @@ extension PageHost.Output {
         case .page:
             try output.allow(["tab", "state"])
             guard let state = PageState(json: try output.value("state")) else { throw output.problem("no object 'state'") }
-            return .state(TabID(try output.string("tab")), state)
+            return .state(PageKey(name: try output.string("tab")), state)
         case .log:
             try output.allow(["page", "level", "text", "at"])
-            return .log(page: try output.string("page"), level: try output.string("level"), text: try output.string("text"),
+            let page = try output.string("page")
+            return .log(page: page == "pages" ? nil : try output.page(named: page), level: try output.string("level"), text: try output.string("text"),
                         at: members["at"] == nil ? nil : try output.string("at"))
         case .setTimer:
             try output.allow(["page", "timer", "at"])
             guard case .integer(let at)? = members["at"] else { throw output.problem("no integer 'at'") }
-            return .setTimer(page: try output.string("page"), number: try output.integer("timer"), at: at)
+            return .setTimer(load: try output.load(), number: try output.integer("timer"), at: at)
         case .cancelTimer:
             try output.allow(["page", "timer"])
-            return .cancelTimer(page: try output.string("page"), number: try output.integer("timer"))
+            return .cancelTimer(load: try output.load(), number: try output.integer("timer"))
         case .connect:
             try output.allow(["port", "name", "tab", "popup"])
             return .connect(port: try output.integer("port"), name: try output.string("name"), from: try output.page())
@@ -277,10 +279,23 @@ extension PageHost.Output {
             }
         }
 
+        /// A page as the page host names it (`tab KEY`, `popup`).
+        func page(named name: String) throws(PageHost.Failure) -> PageHost.Page {
+            guard let page = PageHost.Page(hostName: name) else { throw problem("'page' names no page: '\(name.prefix(64))'") }
+            return page
+        }
+
+        /// The load of a page that `page` names (`tab t1#2`, `popup#1`).
+        func load() throws(PageHost.Failure) -> PageLoad {
+            let name = try string("page")
+            guard let load = PageLoad(name: name) else { throw problem("'page' names no page's load: '\(name.prefix(64))'") }
+            return load
+        }
+
         /// The page that wrote it: `tab` (a string), or `popup`: true.
         func page() throws(PageHost.Failure) -> PageHost.Page {
             switch (members["tab"], try flag("popup")) {
-            case (.string(let tab)?, false): return .tab(TabID(tab))
+            case (.string(let tab)?, false): return .tab(PageKey(name: tab))
             case (nil, true): return .popup
             case (_?, true): throw problem("both 'tab' and 'popup'")
             case (_, false): throw problem("no string 'tab' and no 'popup': true")

@@ -160,7 +160,7 @@ extension PageRuntime {
             var inputs: [(String, PageHost.Input)] = []
             for (index, entry) in manifest.contentScripts.enumerated() {
                 let url = address(matching: entry.matches.first ?? "<all_urls>")
-                inputs.append(("the page \(url)", .load(TabID("t\(index + 1)"), url: url, visible: true, appearance: .light, nativeDark: nil)))
+                inputs.append(("the page \(url)", .load(PageKey(TabID("t\(index + 1)")), url: url, visible: true, appearance: .light, nativeDark: nil)))
             }
             if manifest.popup != nil {
                 inputs.append(("the popup", .openPopup(TabID("t1"), appearance: .light, tabs: nil, windowId: nil)))
@@ -168,7 +168,7 @@ extension PageRuntime {
             var timers = PendingPageTimers()
             func take(_ outputs: [PageHost.Output]) {
                 timers.take(outputs)
-                for case .log(let page, let level, let text, let at) in outputs { load.console.append((page, level, text, at)) }
+                for case .log(let page, let level, let text, let at) in outputs { load.console.append((page?.hostName ?? "pages", level, text, at)) }
             }
             for (name, input) in inputs {
                 load.pages.append(name)
@@ -181,7 +181,7 @@ extension PageRuntime {
                     break
                 }
                 turns += 1
-                take(try host.send(.timer(page: timer.page, number: timer.number), now: timer.at))
+                take(try host.send(.timer(load: timer.load, number: timer.number), now: timer.at))
             }
         } catch {
             load.failure = "the pages' runtime could not be run: \(error)"

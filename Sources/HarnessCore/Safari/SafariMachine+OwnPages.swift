@@ -1,21 +1,11 @@
 import ProcessKit
 import SiteSettings
 
-extension PageHost.Page {
-    /// As the page host names it: a tab's by `key` (`SafariMachine.pageKey`).
-    func keyed(_ key: (TabID) -> TabID) -> PageHost.Page {
-        switch self {
-        case .tab(let tab): .tab(key(tab))
-        case .popup: .popup
-        }
-    }
-}
-
 extension ExtensionWire.PageSender {
-    /// The page that sent it.
-    var page: PageHost.Page {
+    /// The page that sent it, a tab's in `profile`.
+    func page(in profile: String) -> PageHost.Page {
         switch self {
-        case .tab(let tab, _): .tab(tab)
+        case .tab(let tab, _): .tab(PageKey(tab, profile: profile))
         case .popup: .popup
         }
     }
@@ -55,31 +45,21 @@ extension SafariMachine {
     /// as iOS Safari's pages do when it is suspended).
     func isShown(_ id: TabID) -> Bool { safariInForeground && visibleTabs.contains(id) }
 
-    /// The page host's name for the front profile's tab `id`: its name in the default profile,
-    /// `PROFILE/NAME` in another, since tab names are each profile's own and a profile put away
-    /// keeps its pages. Every effect for a tab's page names it so.
-    func pageKey(_ id: TabID) -> TabID { profile == Self.defaultProfile ? id : TabID(profile + "/" + id.rawValue) }
+    /// The page of the front profile's tab `id`. Every effect for a tab's page names it so.
+    package func pageKey(_ id: TabID) -> PageKey { PageKey(id, profile: profile) }
 
-    /// Whether a load of one of the extension's pages (`tab t1#2`, `popup#1`, as the page host
-    /// names a load) runs now, its timers included: the popup's always, a tab's while its profile
-    /// is in front (another profile's tab is `PROFILE/NAME`: `tab work/t1#2`), as Safari runs no
-    /// extension of a profile put away.
-    package func pageRuns(_ load: String) -> Bool {
-        guard load.hasPrefix("tab "), let number = load.lastIndex(of: "#") else { return true }
-        let key = TabID(String(load[load.index(load.startIndex, offsetBy: 4)..<number]))
-        return Self.tab(ofPage: key).profile == profile
-    }
-
-    /// The profile and the tab a page host's name is for (`pageKey`).
-    static func tab(ofPage key: TabID) -> (profile: String, tab: TabID) {
-        guard let slash = key.rawValue.firstIndex(of: "/") else { return (defaultProfile, key) }
-        return (String(key.rawValue[..<slash]), TabID(String(key.rawValue[key.rawValue.index(after: slash)...])))
+    /// Whether a load of one of the extension's pages runs now, its timers included: the
+    /// popup's always, a tab's while its profile is in front, as Safari runs no extension of a
+    /// profile put away.
+    package func pageRuns(_ load: PageLoad) -> Bool {
+        guard case .tab(let key) = load.page else { return true }
+        return key.profile == profile
     }
 
     /// The tab's page loads: its content scripts start in a fresh page.
     mutating func loadPage(_ id: TabID, _ effects: inout [Effect]) {
         guard let tab = tabs[id] else { return }
-        pageGone(.tab(id), &effects)
+        pageGone(.tab(pageKey(id)), &effects)
         let visible = isShown(id)
         if visible { shownPages.insert(pageKey(id)) } else { shownPages.remove(pageKey(id)) }
         effects.append(.loadPage(pageKey(id), url: tab.url, visible: visible, nativeDark: tab.nativeDark))
@@ -90,7 +70,7 @@ extension SafariMachine {
     /// page went away.
     mutating func pageGone(_ page: PageHost.Page, _ effects: inout [Effect]) {
         // Its own messages wait for nothing any more: an answer to them goes nowhere.
-        pageQuestions = pageQuestions.filter { $0.value.from.page != page }
+        pageQuestions = pageQuestions.filter { $0.value.from.page(in: $0.value.profile) != page }
         // Its ports close (WebKit's `disconnectPortsForPage`): the background hears it after
         // what the page sent on them before.
         for port in pagePorts.keys.sorted() where pagePorts[port]?.page == page { effects.append(.dispatch(.portClosed(port: port))) }
@@ -143,27 +123,28 @@ extension SafariMachine {
 
     /// A page's port event on its way to the background: a message, or its close, reaches only
     /// the incarnation that took the port, and a port whose page is gone connects to nothing.
-    /// Returns whether the event was handled here.
-    mutating func pagePortEvent(_ event: ExtensionWire.Event, now: EpochMillis, _ effects: inout [Effect]) -> Bool {
+    /// Returns whether the event was handled here. (`holder`, the loaded incarnation, comes in
+    /// as an argument: read here, this compiler's optimizer fails on the function.)
+    mutating func pagePortEvent(_ event: ExtensionWire.Event, holder: Int?, _ effects: inout [Effect]) -> Bool {
+        let port: Int, closing: Bool
         switch event {
-        case .portMessage(let port, _), .portClosed(let port):
-            let closing = if case .portClosed = event { true } else { false }
-            guard let taker = pagePorts[port]?.takenBy, taker == loaded else {
-                if closing { pagePorts[port] = nil }
-                effects.append(.note("port \(port) is open to no background: \(event.name) dropped"))
-                return true
-            }
-            if closing {
-                pagePorts[port] = nil
-                loadedBackground?.ports.remove(.page(port))
-            }
-            effects.append(.deliver(event))
-            return true
-        case .portOpened(let port, _, _) where pagePorts[port] == nil:
-            effects.append(.note("port \(port)'s page is gone: it connects to nothing"))
+        case .portMessage(let number, _): (port, closing) = (number, false)
+        case .portClosed(let number): (port, closing) = (number, true)
+        case .portOpened(let number, _, _):
+            guard !pagePorts.keys.contains(number) else { return false }
+            effects.append(.note("port \(number)'s page is gone: it connects to nothing"))
             return true
         default: return false
         }
+        let taker = pagePorts[port].flatMap(\.takenBy)
+        if closing { pagePorts[port] = nil }
+        guard let taker, taker == holder else {
+            effects.append(.note("port \(port) is open to no background: \(event.name) dropped"))
+            return true
+        }
+        if closing { release(.page(port)) }
+        effects.append(.deliver(event))
+        return true
     }
 
     /// A page's message that no background will take: Safari answers it with nothing
@@ -205,7 +186,7 @@ extension SafariMachine {
                 return
             }
             pagePorts[port] = nil
-            loadedBackground?.ports.remove(.page(port))
+            release(.page(port))
             effects.append(.pagePortDisconnected(page, port: port, error: nil))
         case .answerPage(let id, let answer):
             guard let question = pageQuestions.removeValue(forKey: id) else {
@@ -223,7 +204,7 @@ extension SafariMachine {
             if case .object(let members) = message, members["type"] == .string("decision"), let decision = members["decision"], Self.decision(decision) != nil {
                 tabs[tab]?.decidedAt = now
             }
-            send(message, to: .tab(tab), id: id, from: incarnation, &effects)
+            send(message, to: .tab(pageKey(tab)), id: id, from: incarnation, &effects)
         case .messagePopup(let id, let message):
             guard popupTab != nil, runsOwnPages else {
                 effects.append(.note("no popup of the extension is open: nothing hears the message"))
@@ -245,6 +226,6 @@ extension SafariMachine {
         let number = nextMessageToPage
         nextMessageToPage += 1
         messagesToPages[number] = (incarnation, id, page)
-        effects.append(.messagePage(page.keyed(pageKey), id: number, message: message))
+        effects.append(.messagePage(page, id: number, message: message))
     }
 }

@@ -89,7 +89,7 @@ extension SafariMachine {
         // The popup over it closes with it, as when the user closes it.
         if popupTab == id { closePopup(&effects) }
         if runsOwnPages {
-            pageGone(.tab(id), &effects)
+            pageGone(.tab(pageKey(id)), &effects)
             shownPages.remove(pageKey(id))
             effects.append(.closePage(pageKey(id)))
         }
@@ -279,7 +279,7 @@ extension SafariMachine {
     /// The popup closes (the user closes it, or its tab): what it showed last stays on record;
     /// its port closes, and the extension's own popup page hears that it goes.
     mutating func closePopup(_ effects: inout [Effect]) {
-        loadedBackground?.ports.remove(.popup)
+        release(.popup)
         openPopup = nil
         if runsOwnPages { pageGone(.popup, &effects) }
         effects.append(runsOwnPages ? .closePopupPage(hides: true) : .dispatch(.popupClosed))

@@ -191,12 +191,12 @@ package struct SafariMachine: Sendable {
 
         // MARK: The extension's own pages (`runsOwnPages`), for the shell's page host
         /// The tab's page loads (again): a fresh page with its content scripts, shown or not.
-        case loadPage(TabID, url: String, visible: Bool, nativeDark: Bool = false)
+        case loadPage(PageKey, url: String, visible: Bool, nativeDark: Bool = false)
         /// The page's own dark theme appeared or went (`<meta name="color-scheme">`).
-        case pageNativeDark(TabID, Bool)
-        case closePage(TabID)
+        case pageNativeDark(PageKey, Bool)
+        case closePage(PageKey)
         /// The page's `visibilityState` changes.
-        case showPage(TabID, visible: Bool)
+        case showPage(PageKey, visible: Bool)
         /// The system's appearance changed: every page's `prefers-color-scheme` follows.
         case pagesAppearance(Appearance)
         /// The answer to a page's message (nil: `undefined`).
@@ -376,8 +376,8 @@ package struct SafariMachine: Sendable {
     /// The ports pages opened to the background, by the pages' number: the page, and the
     /// incarnation that took it once its `runtime.onConnect` fired.
     package internal(set) var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
-    /// The pages whose `visibilityState` is `visible`, by the page host's names (`pageKey`).
-    package internal(set) var shownPages: Set<TabID> = []
+    /// The pages whose `visibilityState` is `visible`.
+    package internal(set) var shownPages: Set<PageKey> = []
 
     /// The popup open over a tab, and the scope the user chose in it.
     package struct OpenPopup: Equatable, Sendable {
@@ -431,12 +431,20 @@ package struct SafariMachine: Sendable {
     /// The loaded background, if one is. (Setting it to nil is only for tests; a background
     /// stops through `background`.)
     package internal(set) var loadedBackground: LoadedBackground? {
-        get { if case .loaded(let loaded) = background { loaded } else { nil } }
+        get {
+            switch background {
+            case .loaded(let loaded): return loaded
+            case .stopped: return nil
+            }
+        }
         set { if let newValue { background = .loaded(newValue) } }
     }
 
     /// The loaded background's incarnation, if one is loaded.
-    package var loaded: Int? { loadedBackground?.incarnation }
+    package var loaded: Int? {
+        guard case .loaded(let loaded) = background else { return nil }
+        return loaded.incarnation
+    }
 
     /// How the front profile's background last stopped, while none is loaded.
     package var lastStop: BackgroundState {
@@ -457,6 +465,13 @@ package struct SafariMachine: Sendable {
 
     /// The loaded background was woken: the unload timer starts again (`scheduleBackgroundContentToUnload`).
     mutating func woke(now: EpochMillis) { loadedBackground?.unloadCheck = now + Self.idleUnload }
+
+    /// The loaded background no longer holds `port`.
+    mutating func release(_ port: Port) {
+        guard case .loaded(var loaded) = background else { return }
+        loaded.ports.remove(port)
+        background = .loaded(loaded)
+    }
 
     /// The loaded background opened or posted on a port: Safari's one time of port activity.
     mutating func portActivity(now: EpochMillis) { loadedBackground?.lastPortActivity = now }
@@ -600,7 +615,7 @@ package struct SafariMachine: Sendable {
         case .backgroundDied(let incarnation, let stop): backgroundDied(incarnation, stop: stop, now: now, &effects)
         case .popupAnnouncementInterrupted:
             loadedBackground?.knowsThePopup = false
-            loadedBackground?.ports.remove(.popup)
+            release(.popup)
         case .nativeRequestDue(let id, let message, let profile):
             if mayStartNativeRequest(&effects) {
                 activeNativeRequests.insert(id)
@@ -624,7 +639,7 @@ package struct SafariMachine: Sendable {
             // disconnected.
             pageEventLost(event, &effects)
         case .pagePortOpened(let port, let name, let from):
-            pagePorts[port] = (from.page, nil)
+            pagePorts[port] = (from.page(in: profile), nil)
             effects.append(.dispatch(.portOpened(port: port, name: name, from: from)))
         case .pagePortPosted(let port, let message): effects.append(.dispatch(.portMessage(port: port, message: message)))
         case .pagePortClosed(let port): effects.append(.dispatch(.portClosed(port: port)))

@@ -41,7 +41,7 @@ package enum Expectation: Equatable, Sendable {
     /// What the extension's own content scripts left on the tab's page (`extension DIR pages`).
     case page(TabID, PageCheck)
     /// The first element a selector matches on a tab's page or the popup (or how many match).
-    case element(PageHost.Page, selector: String, ElementCheck)
+    case element(PageName, selector: String, ElementCheck)
     /// A key of the App Group's defaults, as the handler's `UserDefaults(suiteName:)` reads it.
     case groupDefault(suite: String, key: String, ValueCheck)
     /// A key of the front profile's `storage.local` or `storage.session`.
@@ -110,6 +110,13 @@ package enum ValueCheck: Equatable, Sendable {
 /// The two storage areas an expectation reads.
 package enum StorageArea: String, CaseIterable, Equatable, Sendable {
     case local, session
+}
+
+/// A page of the extension's own that an expectation reads: the front profile's tab's, or the
+/// popup.
+package enum PageName: Equatable, Sendable {
+    case tab(TabID)
+    case popup
 }
 
 /// Whose console an expectation reads.

@@ -293,7 +293,7 @@ package final class ScenarioRunner {
         for (id, question) in simulation.safari.pageQuestions.sorted(by: { $0.key < $1.key }) {
             if question.profile != simulation.safari.profile { continue }
             let holder = question.takenBy.map { "background#\($0) took it and never answered" } ?? "no background has taken it"
-            fail(step, .invariant(17), "after the run (healed): \(question.from.page.name)'s message \(id) is still waiting for its answer: \(holder)",
+            fail(step, .invariant(17), "after the run (healed): \(question.from.page(in: question.profile).name)'s message \(id) is still waiting for its answer: \(holder)",
                  healed: true, about: { if case .tab(let tab, _) = question.from { tab } else { nil } }())
         }
     }
@@ -311,8 +311,8 @@ package final class ScenarioRunner {
         simulation.settle()
         for tab in before.keys.sorted() {
             guard let was = before[tab], let now = simulation.pageStates[tab], was != now else { continue }
-            fail(step, .invariant(16), "after the run (healed): tab \(tab.rawValue)'s page showed \(was.summary); loaded afresh it shows \(now.summary)",
-                 healed: true, about: tab)
+            fail(step, .invariant(16), "after the run (healed): tab \(tab)'s page showed \(was.summary); loaded afresh it shows \(now.summary)",
+                 healed: true, about: tab.tab)
         }
     }
 

@@ -59,7 +59,7 @@ struct Scheduler {
                 case .script(let number): "background#\(id.incarnation)'s script timer \(number)"
                 }
             case .delayedReply: "a reply held back"
-            case .pageTimer(let timer): "\(timer.page)'s timer \(timer.number)"
+            case .pageTimer(let timer): "\(timer.load)'s timer \(timer.number)"
             case .safari(.alarm): "the alarm"
             }
         }
@@ -75,12 +75,12 @@ struct Scheduler {
     var delayedReplies: [(at: EpochMillis, work: Work)] = []
     /// The extension's own pages' timers: a page's load (`tab t1#2`) and its timer's number.
     struct PageTimer: Hashable, Comparable {
-        var page: String
+        var load: PageLoad
         var number: Int
-        static func < (a: Self, b: Self) -> Bool { (a.page, a.number) < (b.page, b.number) }
+        static func < (a: Self, b: Self) -> Bool { (a.load.name, a.number) < (b.load.name, b.number) }
 
         /// Whether its page runs now, as Safari says (`SafariMachine.pageRuns`).
-        func runs(in safari: SafariMachine) -> Bool { safari.pageRuns(page) }
+        func runs(in safari: SafariMachine) -> Bool { safari.pageRuns(load) }
     }
     var pageTimers: [PageTimer: EpochMillis] = [:]
 

@@ -150,10 +150,7 @@ extension Simulation {
     /// closed ones too (an event about a closed tab still names its number).
     package var tabIds: [String: Int] {
         var ids: [String: Int] = [:]
-        for (key, number) in tabNumbers {
-            let (owner, tab) = SafariMachine.tab(ofPage: key)
-            if owner == profile { ids[tab.rawValue] = number }
-        }
+        for (key, number) in tabNumbers where key.profile == profile { ids[key.tab.rawValue] = number }
         return ids
     }
 

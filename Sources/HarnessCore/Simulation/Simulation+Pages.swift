@@ -14,7 +14,7 @@ extension Simulation {
 
     /// A page's timer fell due: its page runs it, if that load of the page is still there.
     func firePageTimer(_ timer: Scheduler.PageTimer) {
-        toPages(.timer(page: timer.page, number: timer.number))
+        toPages(.timer(load: timer.load, number: timer.number))
     }
 
     /// Hands the pages `input` and carries out what they did.
@@ -44,7 +44,7 @@ extension Simulation {
 
     /// What `page` shows for `selector` now (`expect ... page "SELECTOR" ...`): a tab's page of
     /// the front profile, or the popup. Reading it runs none of its scripts and leaves no trace.
-    package func queryPage(_ page: PageHost.Page, selector: String) -> Result<PageQuery, Unreadable> {
+    package func queryPage(_ page: PageName, selector: String) -> Result<PageQuery, Unreadable> {
         let key: PageHost.Page = switch page {
         case .tab(let id): .tab(safari.pageKey(id))
         case .popup: .popup
@@ -79,9 +79,9 @@ extension Simulation {
         toPages(.tabs(tabs))
     }
 
-    /// The timers of every load of `page` (`tab t1`, `popup`) go: it loads afresh or closes.
-    private func dropTimers(of page: String) {
-        clock.pageTimers = clock.pageTimers.filter { !$0.key.page.hasPrefix(page + "#") }
+    /// The timers of every load of `page` go: it loads afresh or closes.
+    private func dropTimers(of page: PageHost.Page) {
+        clock.pageTimers = clock.pageTimers.filter { $0.key.load.page != page }
     }
 
     /// The page host, started at its first use; nil once it failed (the monitor said why).
@@ -108,20 +108,20 @@ extension Simulation {
     private func pageInput(_ effect: SafariMachine.Effect) -> PageHost.Input? {
         switch effect {
         case .loadPage(let tab, let url, let visible, let nativeDark):
-            trace.record(now, "pages", "tab \(tab.rawValue) loads \(url)\(visible ? "" : " (hidden)")\(nativeDark ? ", natively dark" : "")")
+            trace.record(now, "pages", "tab \(tab) loads \(url)\(visible ? "" : " (hidden)")\(nativeDark ? ", natively dark" : "")")
             pageStates[tab] = PageState()
             pageConsole[tab] = []
-            dropTimers(of: "tab \(tab.rawValue)")
+            dropTimers(of: .tab(tab))
             return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark)
         case .pageNativeDark(let tab, let nativeDark):
-            trace.record(now, "pages", "tab \(tab.rawValue)'s own dark theme \(nativeDark ? "appears" : "goes")")
+            trace.record(now, "pages", "tab \(tab)'s own dark theme \(nativeDark ? "appears" : "goes")")
             return .nativeDark(tab, nativeDark: nativeDark)
         case .closePage(let tab):
             pageStates[tab] = nil
-            dropTimers(of: "tab \(tab.rawValue)")
+            dropTimers(of: .tab(tab))
             return .close(tab)
         case .showPage(let tab, let visible):
-            trace.record(now, "pages", "tab \(tab.rawValue) \(visible ? "visible" : "hidden")")
+            trace.record(now, "pages", "tab \(tab) \(visible ? "visible" : "hidden")")
             return .show(tab, visible: visible)
         case .pagesAppearance(let appearance): return .appearance(appearance)
         case .answerPage(let id, let answer):
@@ -131,13 +131,13 @@ extension Simulation {
             trace.record(now, "pages", "\(page.name) hears message \(id)", message)
             return .message(page, id: id, message: message)
         case .openPopupPage(let tab):
-            dropTimers(of: "popup")
+            dropTimers(of: .popup)
             trace.record(now, "pages", "the popup opens over tab \(tab.rawValue)")
             popupConsole = []
             popupTabsShown = popupTabs
             return .openPopup(tab, appearance: appearance, tabs: popupTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow)
         case .closePopupPage(let hides):
-            dropTimers(of: "popup")
+            dropTimers(of: .popup)
             popupTabsShown = nil
             return .closePopup(hide: hides)
         case .messageOnPagePort(let page, let port, let message):
@@ -176,12 +176,11 @@ extension Simulation {
     /// another is in front, so what it sends reaches no background (and nothing waits for it).
     private func sender(_ page: PageHost.Page) -> ExtensionWire.PageSender? {
         guard case .tab(let key) = page else { return .popup }
-        let (profile, tab) = SafariMachine.tab(ofPage: key)
-        guard profile == safari.profile else {
-            trace.record(now, "pages", "\(page.name) is of profile \(profile), put away: what it sends reaches no background")
+        guard key.profile == safari.profile else {
+            trace.record(now, "pages", "\(page.name) is of profile \(key.profile), put away: what it sends reaches no background")
             return nil
         }
-        return .tab(tab, url: tabs[tab]?.url ?? "")
+        return .tab(key.tab, url: tabs[key.tab]?.url ?? "")
     }
 
     /// The page that opened a port, as the trace names it.
@@ -215,22 +214,25 @@ extension Simulation {
             handle(.pageAnswerSent(id: id, answer: answer, unreachable: unreachable))
         case .state(let tab, let state):
             pageStates[tab] = state
-            trace.record(now, "pages", "tab \(tab.rawValue) page: \(state.summary)")
-        case .setTimer(let page, let number, let at):
-            clock.pageTimers[Scheduler.PageTimer(page: page, number: number)] = at
-        case .cancelTimer(let page, let number):
-            clock.pageTimers[Scheduler.PageTimer(page: page, number: number)] = nil
+            trace.record(now, "pages", "tab \(tab) page: \(state.summary)")
+        case .setTimer(let load, let number, let at):
+            clock.pageTimers[Scheduler.PageTimer(load: load, number: number)] = at
+        case .cancelTimer(let load, let number):
+            clock.pageTimers[Scheduler.PageTimer(load: load, number: number)] = nil
         case .log(let page, let level, let text, let at):
-            trace.record(now, "pages", "\(page) console.\(level) \(text)\(at.map { " (\($0))" } ?? "")")
-            // A tab's page logs as `tab KEY` (`pageKey`, with no load number); the popup as `popup`.
-            if page.hasPrefix("tab ") { pageConsole[TabID(String(page.dropFirst("tab ".count))), default: []].append("\(level) \(text)") }
-            if page == "popup" { popupConsole.append("\(level) \(text)") }
+            let writer = page?.hostName ?? "pages"
+            trace.record(now, "pages", "\(writer) console.\(level) \(text)\(at.map { " (\($0))" } ?? "")")
+            switch page {
+            case .tab(let key): pageConsole[key, default: []].append("\(level) \(text)")
+            case .popup: popupConsole.append("\(level) \(text)")
+            case nil: break
+            }
             if level == "error" && text.hasPrefix("Uncaught") {
-                monitor.caught(Violation(.invariant(15), "\(page)'s page\(at.map { " at \($0)" } ?? ""): \(text)"), now: now)
+                monitor.caught(Violation(.invariant(15), "\(writer)'s page\(at.map { " at \($0)" } ?? ""): \(text)"), now: now)
             }
             // A step the pages could not do (a click on no element) fails the run: what was
             // judged is not what the scenario says.
-            if level == "error" && text.hasPrefix("Not done: ") { monitor.record("\(page): \(text.dropFirst("Not done: ".count))") }
+            if level == "error" && text.hasPrefix("Not done: ") { monitor.record("\(writer): \(text.dropFirst("Not done: ".count))") }
         }
     }
 }
@@ -239,7 +241,7 @@ extension PageHost.Page {
     /// As the trace names it.
     var name: String {
         switch self {
-        case .tab(let tab): "tab \(tab.rawValue)"
+        case .tab(let key): "tab \(key)"
         case .popup: "the popup"
         }
     }

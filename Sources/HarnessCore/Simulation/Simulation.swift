@@ -117,14 +117,14 @@ package final class Simulation: ProcessTable.Owner {
     /// The command that runs them, if they run.
     let pagesCommand: ProcessExecutables.Command?
     /// What each tab's page shows now, as its scripts left it (`expect tab ... page ...`).
-    package internal(set) var pageStates: [TabID: PageState] = [:]
+    package internal(set) var pageStates: [PageKey: PageState] = [:]
     /// What each profile's background logged in the run (every incarnation), and each tab's page
     /// since it last loaded (by `pageKey`), as `LEVEL TEXT` (`expect console ...`).
     package internal(set) var backgroundConsole: [String: [String]] = [:]
     /// Each tab's number (`tabs.Tab.id`), by `pageKey`: the run's tabs in the order they opened.
-    package internal(set) var tabNumbers: [TabID: Int] = [:]
+    package internal(set) var tabNumbers: [PageKey: Int] = [:]
     var tabsOpened = 0
-    package internal(set) var pageConsole: [TabID: [String]] = [:]
+    package internal(set) var pageConsole: [PageKey: [String]] = [:]
     /// What the popup logged since it last opened.
     package internal(set) var popupConsole: [String] = []
     /// While the extension's own popup is open: the tabs its `tabs.query` reads, as last handed
