@@ -65,7 +65,7 @@ struct SafariMachineTests {
 
     @Test func whatIsNotAnEventFindsNoBackgroundAndIsDropped() {
         var safari = SafariMachine(platform: .macOS)
-        #expect(safari.handle(.eventDue(.timerFired(.nativeTimeout(3))), now: 0) == [.note("timerFired dropped: no background is loaded")])
+        #expect(safari.handle(.eventDue(.timerFired(.nativeTimeout(3))), now: 0) == [.note(.droppedWithNoBackground("timerFired"))])
         #expect(safari.handle(.storageCompleted(incarnation: 1, token: 2), now: 0) == [])
         #expect(safari.handle(.portMessageDue(incarnation: 1), now: 0) == [.note("the app's message dropped: background#1's port closed")])
     }
@@ -242,7 +242,7 @@ struct SafariMachineTests {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         #expect(safari.handle(.backgroundKillRequested, now: 0) == [.killBackground(reason: "killed", stop: .killed)])
-        #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 7) == [.note("tab t1 asks again"), asks(t1, url)])
+        #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 7) == [.note(.asksAgain(t1)), asks(t1, url)])
         #expect(safari.lastStop == .killed && safari.tabs[t1]?.waitingSince == 7 && safari.tabs[t1]?.emptyAnswersInARow == 1)
         for incarnation in 2...3 {
             _ = safari.handle(.backgroundStarted(incarnation: incarnation), now: 8)
@@ -252,7 +252,7 @@ struct SafariMachineTests {
         }
         _ = safari.handle(.backgroundStarted(incarnation: 4), now: 9)
         #expect(safari.handle(.backgroundDied(incarnation: 4, stop: .killed), now: 9) ==
-                [.note("tab t1 stops asking: its question came back empty 4 times in a row")])
+                [.note(.stopsAsking(t1, emptyAnswers: 4))])
         #expect(safari.tabs[t1]?.emptyAnswersInARow == 4)
         #expect(safari.handle(.backgroundDied(incarnation: 4, stop: .killed), now: 9) == [], "a death told twice is one death")
         // Shown again, the page asks afresh, and Safari counts its empty answers from none.
@@ -348,7 +348,7 @@ struct SafariMachineTests {
         _ = safari.handle(.eventDue(.alarmFired(name: "")), now: 0)
         #expect(safari.handle(.safariQuit, now: 0) == [.killBackground(reason: "safari restart", stop: .unloaded)])
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0) ==
-                [.dispatchFirst([.alarmFired(name: "")]), .note("tab t1 asks again"), asks(t1, url), .note("tab t2 asks again"), asks(t2, url)])
+                [.dispatchFirst([.alarmFired(name: "")]), .note(.asksAgain(t1)), asks(t1, url), .note(.asksAgain(t2)), asks(t2, url)])
         #expect(safari.handle(.safariLaunched, now: 0) ==
                 [.dropSessionStorage, .note("alarms dropped: Safari keeps them in memory only"), asks(t1, url), asks(t2, url), .startBackground(.started(appearance: .light, tabs: [t1: url, t2: url], appMessages: true, reason: .startup))],
                 "the death thawed the background, which handed back its wake-up events; the launch's load is for runtime.onStartup")

@@ -31,6 +31,25 @@ struct GuidedSearchTests {
         #expect(flawed.contains { $0.contains("reply-late") }, "\(flawed.subtracting(correct).sorted())")
     }
 
+    /// Safari's rules are counted by the case the run recorded, never by the trace's words: a
+    /// page whose background died before answering asks again (a feature, and the empty-answer
+    /// counter), and the same words written as a plain line count for nothing.
+    @Test func aRuleIsCountedByItsCaseNotItsWords() throws {
+        let file = ScenarioTests.folder + "/lifecycle/a-page-in-a-hidden-tab-asks-again-when-its-background-dies.scenario"
+        let steps = try Scenario.parse(String(contentsOfFile: file, encoding: .utf8), name: "again").steps
+        let outcome = try Self.explorer().play(steps, name: "again")
+        let names = Set(CoverageSignature(steps: steps, unreached: [], outcome: outcome).features.map(CoverageSignature.name))
+        #expect(names.contains("rule: page asks again"), "\(names.sorted())")
+        #expect(Coverage(steps: steps, unreached: [], outcome: outcome).counts["rule empty-answer", default: 0] == 1)
+        #expect(outcome.log.entries.contains { $0.rule == .pageAsksAgain && $0.what == "tab t1 asks again" })
+
+        var words = outcome
+        words.log = TraceLog.read(lines: outcome.log.lines, epoch: outcome.log.epoch)
+        #expect(words.log.lines == outcome.log.lines)
+        #expect(!CoverageSignature(steps: steps, unreached: [], outcome: words).features.map(CoverageSignature.name).contains { $0.hasPrefix("rule: ") })
+        #expect(Coverage(steps: steps, unreached: [], outcome: words).counts["rule empty-answer", default: 0] == 0)
+    }
+
     /// A mutant is drawn from its seed alone, is a valid scenario that prints back, keeps the
     /// parent's setup and starts with its own seed.
     @Test func aMutantIsAValidScenarioMadeFromItsSeedAlone() throws {

@@ -76,16 +76,16 @@ package struct Coverage: Equatable, Sendable {
         outcome.log.entries.withUnsafeBufferPointer { entries in
             for index in entries.indices {
                 // What a process received (`<-`) or sent (`->`), or what Safari or the harness did.
+                switch entries[index].rule {
+                case .replyDropped?: tally[Self.replyDropped] += 1
+                case .pageAsksAgain?, .pageStopsAsking?: tally[Self.emptyAnswer] += 1
+                case .powerLost?: tally[Self.powerLoss] += 1
+                case .handlerReused?: tally[Self.handlerReused] += 1
+                case nil: break
+                }
                 let who = entries[index].process
                 switch who.utf8.first {
-                case UInt8(ascii: "s"):
-                    if who == "safari", entries[index].what.hasPrefix("nativeReplyArrived dropped") { tally[Self.replyDropped] += 1 }
-                    if who == "safari", entries[index].what.hasSuffix(" asks again") || entries[index].what.contains(" stops asking: ") {
-                        tally[Self.emptyAnswer] += 1
-                    }
                 case UInt8(ascii: "h"):
-                    if who == "harness", entries[index].what.hasPrefix("power lost:") { tally[Self.powerLoss] += 1 }
-                    if who == "harness", entries[index].what.hasSuffix("the system kept its process") { tally[Self.handlerReused] += 1 }
                     if entries[index].what == "reply replaced by garbage", who.hasPrefix("handler#") { garbage += 1 }
                 case UInt8(ascii: "b"):
                     let what = entries[index].what

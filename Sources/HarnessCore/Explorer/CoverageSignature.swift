@@ -56,17 +56,13 @@ package struct CoverageSignature: Equatable, Sendable {
         var timedOut: Set<Request> = []
         outcome.log.entries.withUnsafeBufferPointer { entries in
             for index in entries.indices {
+                if let rule = entries[index].rule {
+                    found.append(Self.feature(.rule, UInt64(rule.rawValue), 0))
+                    continue
+                }
                 let who = entries[index].process
                 let what = entries[index].what
                 switch who.utf8.first {
-                case UInt8(ascii: "s"):
-                    guard who == "safari" else { continue }
-                    if what.hasPrefix("nativeReplyArrived dropped") { found.append(Self.feature(.rule, 0, 0)) }
-                    if what.hasSuffix(" asks again") { found.append(Self.feature(.rule, 1, 0)) }
-                    if what.contains(" stops asking: ") { found.append(Self.feature(.rule, 2, 0)) }
-                case UInt8(ascii: "h"):
-                    if who == "harness", what.hasPrefix("power lost:") { found.append(Self.feature(.rule, 3, 0)) }
-                    if who == "harness", what.hasSuffix("the system kept its process") { found.append(Self.feature(.rule, 4, 0)) }
                 case UInt8(ascii: "b"):
                     guard what == "->" || what == "<-", who.hasPrefix("background#") else { continue }
                     let known = last(who)
@@ -145,7 +141,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .app: return "app: \(a == none ? "start" : appNames[Int(min(a, 3))]) -> \(appNames[Int(min(b, 3))])"
         case .interleaving: return "interleaving: \(arrival(a)) -> \(arrival(b))"
         case .fault: return "fault: \(faultName(a, b))"
-        case .rule: return "rule: \(["reply dropped", "page asks again", "page stops asking", "power lost", "handler reused"][Int(min(a, 4))])"
+        case .rule: return "rule: \(RuleEvent(rawValue: Int(a))?.name ?? "?")"
         case .count: return "count: \(input(a)) x\(["1", "2", "3", "4-7", "8+"][Int(min(b, 4))])"
         }
     }

@@ -25,7 +25,7 @@ extension SafariMachine {
         }
         guard let loaded else {
             guard let listener = event.listener else {
-                effects.append(.note("\(event.name) dropped: no background is loaded"))
+                if case .nativeReplyArrived = event { effects.append(.note(.replyFoundNoBackground)) } else { effects.append(.note(.droppedWithNoBackground(event.name))) }
                 return
             }
             if let saved = savedListeners[profile], !saved.contains(listener) {

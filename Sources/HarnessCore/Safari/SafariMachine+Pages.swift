@@ -51,12 +51,12 @@ extension SafariMachine {
         for directive in directives {
             switch directive {
             case .ask:
-                if input == .emptyAnswer { effects.append(.note("tab \(id.rawValue) asks again")) }
+                if input == .emptyAnswer { effects.append(.note(.asksAgain(id))) }
                 askForDecision(id, now: now, &effects)
             case .apply(let decision):
                 apply(decision, to: id, now: now)
             case .stopAsking(let count):
-                effects.append(.note("tab \(id.rawValue) stops asking: its question came back empty \(count) times in a row"))
+                effects.append(.note(.stopsAsking(id, emptyAnswers: count)))
             }
         }
     }

@@ -131,8 +131,8 @@ package struct SafariMachine: Sendable {
 
     /// What the shell carries out, in order.
     package enum Effect: Equatable, Sendable {
-        /// A line of Safari's in the trace, with a message when it quotes one.
-        case note(String, JSONValue? = nil)
+        /// A line of Safari's in the trace.
+        case note(SafariNote)
         /// Queue an event for the background; it comes back as `eventDue` in its turn.
         case dispatch(ExtensionWire.Event)
         /// Put events back before everything queued, in this order.

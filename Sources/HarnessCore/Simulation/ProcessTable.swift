@@ -239,7 +239,7 @@ package final class ProcessTable {
     func serve(_ message: NativeRequest, profile: String, role: Role) {
         let handler: ProcessDriver
         if let reused = idleHandlers.popLast() {
-            trace.record(owner.now, "harness", "\(reused.label) serves this request too: the system kept its process")
+            trace.record(owner.now, "harness", "\(reused.label) serves this request too: the system kept its process", rule: .handlerReused)
             handler = reused
         } else {
             handlerSpawns += 1

@@ -35,8 +35,8 @@ extension Simulation {
     /// the background an earlier effect of the list started.
     private func perform(_ effect: SafariMachine.Effect, started: inout ProcessDriver?) -> Bool {
         switch effect {
-        case .note(let text, let message):
-            if let message { trace.record(now, "safari", text, message) } else { trace.record(now, "safari", text) }
+        case .note(let note):
+            if let rule = note.rule { trace.record(now, "safari", note.text, rule: rule) } else { trace.record(now, "safari", note.text) }
         case .dispatch(let input):
             event(input)
         case .dispatchFirst(let events):
@@ -335,7 +335,7 @@ extension Simulation {
         liveness.backgroundDied()
         liveness.boundEnded()
         let cut = disk.lastCut
-        trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts")
+        trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts", rule: .powerLost)
         monitor.checkWhatWasLeft("the power failed", in: self)
         monitor.cachesMayBeLost()
         processes.powerLost(also: driver)

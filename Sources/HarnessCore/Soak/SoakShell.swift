@@ -218,8 +218,8 @@ final class SoakShell: Sendable {
         /// Carries out one effect; false when the effects after it no longer apply.
         private mutating func perform(_ effect: SafariMachine.Effect, now: EpochMillis) -> Bool {
             switch effect {
-            case .note(let text, _):
-                context.log.note("safari \(text)")
+            case .note(let note):
+                context.log.note("safari \(note.text)")
             case .dispatch(let event):
                 queue.append(.event(event))
             case .dispatchFirst(let events):

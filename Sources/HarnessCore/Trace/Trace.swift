@@ -46,6 +46,11 @@ package final class Trace {
         log.entries.append(TraceEntry(time: now, process: process, what: what, message: json.map(TraceMessage.json)))
     }
 
+    /// A line that records a rule's event the explorer counts.
+    func record(_ now: EpochMillis, _ process: String, _ what: String, rule: RuleEvent) {
+        log.entries.append(TraceEntry(time: now, process: process, what: what, message: nil, rule: rule))
+    }
+
     func record(_ now: EpochMillis, _ process: String, _ what: String, message: TraceMessage) {
         log.entries.append(TraceEntry(time: now, process: process, what: what, message: message))
     }

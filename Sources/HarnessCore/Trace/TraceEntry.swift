@@ -8,6 +8,34 @@ package struct TraceEntry: Sendable {
     package let process: String
     package let what: String
     package let message: TraceMessage?
+    /// The rule's event the line records, when the explorer counts it (never read back from a
+    /// written trace).
+    package var rule: RuleEvent? = nil
     /// The message as the trace writes it.
     package var json: JSONValue? { message?.json }
+}
+
+/// A rule's event the explorer's coverage counts by case, as the run records it.
+package enum RuleEvent: Int, CaseIterable, Sendable {
+    /// A native reply found no background to take it.
+    case replyDropped
+    /// A page's question came back empty and it asks again.
+    case pageAsksAgain
+    /// A page stops asking after its questions came back empty.
+    case pageStopsAsking
+    /// The device lost power.
+    case powerLost
+    /// The system kept a handler's process, which serves another request.
+    case handlerReused
+
+    /// As the explorer's coverage names it.
+    package var name: String {
+        switch self {
+        case .replyDropped: "reply dropped"
+        case .pageAsksAgain: "page asks again"
+        case .pageStopsAsking: "page stops asking"
+        case .powerLost: "power lost"
+        case .handlerReused: "handler reused"
+        }
+    }
 }
