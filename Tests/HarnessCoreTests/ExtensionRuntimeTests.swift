@@ -86,7 +86,7 @@ struct ExtensionRuntimeTests {
         #expect(logs.contains("globals undefined undefined undefined undefined function"),
                 "no process, require or Buffer; alarms absent without its permission; WeakRef kept, but strong")
         #expect(logs.contains("eval EvalError"), "code from strings is refused, as MV3's content security policy does")
-        #expect(logs.contains("missing browser.bookmarks.create is not provided by the harness's runtime"))
+        #expect(logs.contains("missing browser.windows.create is not provided by the harness's runtime"))
         #expect(logs.contains("imported object"), "importScripts runs a classic worker's other script")
     }
 
@@ -100,7 +100,7 @@ struct ExtensionRuntimeTests {
             "import rejections at the limit EvalError",
             "escapes EvalError EvalError EvalError EvalError EvalError EvalError EvalError EvalError",
             "missing member true browser.runtime.openOptionsPage is not provided by the harness's runtime",
-            "absent undefined undefined undefined",
+            "absent undefined undefined undefined undefined",
             "turn kept TypeError",
             "clock Sun Mar 01 2026 09:00:00 GMT+0000 (Coordinated Universal Time) 0 true 9:00 AM",
             "stack Error: here |    at where (background.js:32:27) |    at background.js:33:22",

@@ -250,3 +250,40 @@ test('a page\'s navigator says the platform its page host was given', async () =
         assert.equal(vm.runInContext('location.hostname', context), 'a.example');
     }
 });
+
+// Safari's namespaces by context and manifest: what Safari gives and the runtime lacks throws
+// naming it; what Safari does not give is absent, so a feature check sees it absent.
+test('a namespace Safari lacks is absent, one it has and the runtime lacks throws, and i18n reads the locale', async () => {
+    const manifest = { manifest_version: 3, name: 'x', version: '1', default_locale: 'en', permissions: ['storage', 'contextMenus'], action: {} };
+    const catalogue = JSON.stringify({ greeting: { message: 'Hello, $who$!', placeholders: { who: { content: '$1' } } } });
+    const realmOf = (file, prefix, setup) => {
+        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+        realmModule(context, file, prefix).install(quietHost({ ownPages: () => false, messages: () => catalogue, isProxy: () => false, now: () => epoch,
+                                                              utcOffset: () => 0, url, platform: () => 'ios' }), setup);
+        return (code) => vm.runInContext(code, context);
+    };
+    const page = (popup) => JSON.stringify({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://a.example/', visible: true, appearance: 'light',
+                                             head: [], body: [], popup, extensionID: 'x', manifest: JSON.stringify(manifest) });
+    const realms = {
+        background: realmOf('runtime-realm.mjs', 'runtime:', JSON.stringify(manifest)),
+        popup: realmOf('pages-realm.mjs', 'pages:', page(true)),
+        content: realmOf('pages-realm.mjs', 'pages:', page(false)),
+    };
+    for (const [name, run] of Object.entries(realms)) {
+        for (const lacked of ['sidebarAction', 'sidePanel', 'notifications', 'downloads', 'bookmarks', 'identity', 'browserAction', 'alarms']) {
+            assert.equal(run(`typeof browser.${lacked} + ' ' + ('${lacked}' in browser) + ' ' + typeof chrome.${lacked}`), 'undefined false undefined', `${name}: ${lacked}`);
+        }
+        assert.equal(run(`browser.i18n.getMessage('greeting', 'you') + ' ' + browser.i18n.getMessage('absent') + '|' + browser.i18n.getUILanguage()`),
+                     'Hello, you! |en', name);
+    }
+    for (const run of [realms.background, realms.popup]) {
+        assert.equal(run(`typeof browser.contextMenus + ' ' + typeof browser.menus + ' ' + ('action' in browser)`), 'object object true');
+        assert.throws(() => run('browser.contextMenus.create({ id: "a" })'), /browser\.contextMenus\.create is not provided/);
+    }
+    // A content script has runtime, i18n, extension and storage only.
+    assert.equal(realms.content(`typeof browser.tabs + ' ' + typeof browser.contextMenus + ' ' + typeof browser.action + ' ' + typeof browser.runtime`),
+                 'undefined undefined undefined object');
+    // Manifest V2's actions are V2's.
+    const v2 = realmOf('runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 2, name: 'x', version: '1', browser_action: {}, background: { scripts: [] } }));
+    assert.equal(v2(`typeof browser.browserAction + ' ' + typeof browser.action + ' ' + typeof browser.pageAction`), 'object undefined undefined');
+});

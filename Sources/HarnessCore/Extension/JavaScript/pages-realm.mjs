@@ -6,7 +6,7 @@
 // (post, result, refusal). Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, portEnd,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariNamespaces,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -466,7 +466,8 @@ export function install(hostFunctions, setupText) {
         ports.set(number, end);
         return end.port;
     };
-    const i18n = { getMessage: missing('browser.i18n.getMessage'), getUILanguage: () => 'en' };
+    const manifest = parse(setup.manifest);
+    const i18n = localizer(manifest, host.messages(), setup.extensionID);
     // browser.tabs in the popup: tabs.query, over the tabs Safari had as it opened, with the
     // loads and closes the page host saw since; one window's tabs are numbered in name order.
     // Content scripts have no tabs API.
@@ -495,6 +496,7 @@ export function install(hostFunctions, setupText) {
             },
         };
     }
+    const present = safariNamespaces(manifest, setup.popup ? 'page' : 'content');
     const browser = new Proxy(namespaces, {
         get(target, name) {
             if (typeof name === 'symbol') return target[name];
@@ -503,8 +505,12 @@ export function install(hostFunctions, setupText) {
                 // A namespace's member the runtime does not provide throws, naming it.
                 return new Proxy(target[name], { get(members, member) { return typeof member === 'symbol' || member === 'then' || member in members ? members[member] : missing('browser.' + name + '.' + member); } });
             }
+            // A namespace Safari gives this page and the runtime does not provide throws, naming
+            // what was called; one Safari does not give it is absent (a feature check sees it so).
+            if (!present.has(name)) return undefined;
             return new Proxy({}, { get(_, member) { return typeof member === 'symbol' || member === 'then' ? undefined : missing('browser.' + name + '.' + member); } });
         },
+        has(target, name) { return name in target || present.has(name); },
     });
     define('browser', browser);
     define('chrome', browser);

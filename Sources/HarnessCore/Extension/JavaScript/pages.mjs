@@ -66,6 +66,11 @@ const manifest = JSON.parse(read('manifest.json'));
 const safariID = manifest.browser_specific_settings?.safari?.id;
 const extensionID = typeof safariID === 'string' ? safariID : 'extension';
 const popupFile = popupOf(manifest);
+// The default locale's messages (_locales/LOCALE/messages.json), as text for i18n.getMessage.
+let localeMessages = '{}';
+if (typeof manifest.default_locale === 'string') {
+    try { localeMessages = read(path.posix.join('_locales', manifest.default_locale, 'messages.json')); } catch {}
+}
 
 // A match pattern (`<all_urls>`, `*://*.example.com/*`) as a test of an address.
 function matches(pattern, url) {
@@ -208,6 +213,7 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
         url: (text) => parseURL(text),
         platform: () => platform,
         seed: () => seedText,
+        messages: () => localeMessages,
         // The one question about an object of a page's realm: whether it is a proxy (whose traps
         // are a script's code), asked before its properties are read.
         isProxy: (value) => util.types.isProxy(value),

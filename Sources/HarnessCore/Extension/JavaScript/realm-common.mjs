@@ -295,3 +295,63 @@ export function portEnd(fields, post, close, { listenerCall, setLastError }) {
         },
     };
 }
+
+// MARK: - Safari's namespaces
+
+// The browser.* namespaces Safari gives a script, by its context and the manifest (WebKit,
+// `WebExtensionAPINamespace::isPropertyAllowed` in WebExtensionAPINamespaceCocoa.mm): the
+// background and the extension's pages have every namespace the manifest allows, a content
+// script only runtime, i18n, extension and storage. `action` needs Manifest V3 and an `action`
+// key, `browserAction` and `pageAction` Manifest V2 and their keys, `commands` a `commands` key,
+// `storage` the storage or unlimitedStorage permission, `declarativeNetRequest` either of its
+// permissions, and the rest marked dynamic their permission's name. `notifications` (test mode
+// only), `devtools` (an inspector's page), `sidebarAction` and `sidePanel` (behind a setting),
+// and what Safari never had (`downloads`, `bookmarks`, `history`, `identity`, ...) are absent,
+// so that a script's feature check sees them absent.
+export function safariNamespaces(manifest, context) {
+    const permissions = new Set((Array.isArray(manifest.permissions) ? manifest.permissions : []).map(String));
+    const has = (key) => manifest[key] !== null && typeof manifest[key] === 'object';
+    const v3 = manifest.manifest_version === 3;
+    const names = new Set(['runtime', 'i18n', 'extension']);
+    if (permissions.has('storage') || permissions.has('unlimitedStorage')) names.add('storage');
+    if (context === 'content') return names;
+    for (const name of ['tabs', 'windows', 'permissions']) names.add(name);
+    if (v3 && has('action')) names.add('action');
+    if (!v3 && has('browser_action')) names.add('browserAction');
+    if (!v3 && has('page_action')) names.add('pageAction');
+    if (has('commands')) names.add('commands');
+    if (permissions.has('declarativeNetRequest') || permissions.has('declarativeNetRequestWithHostAccess')) names.add('declarativeNetRequest');
+    for (const name of ['alarms', 'cookies', 'menus', 'contextMenus', 'scripting', 'webNavigation', 'webRequest', 'nativeMessaging']) {
+        if (permissions.has(name)) names.add(name);
+    }
+    // contextMenus and menus are one API under two names, granted by either permission.
+    if (names.has('menus') || names.has('contextMenus')) { names.add('menus'); names.add('contextMenus'); }
+    names.delete('nativeMessaging');
+    return names;
+}
+
+// MARK: - i18n
+
+// i18n.getMessage and getUILanguage over the default locale's messages (`catalogueText`, the
+// text of _locales/LOCALE/messages.json): placeholders ($NAME$) by their content, then $1 to $9
+// by the substitutions, $$ as $; Safari's predefined @@ messages; "" for a name the locale
+// does not have.
+export function localizer(manifest, catalogueText, extensionID) {
+    const uiLanguage = (typeof manifest.default_locale === 'string' ? manifest.default_locale : 'en').replace('_', '-');
+    let catalogue = {};
+    try { catalogue = JSON.parse(catalogueText); } catch {}
+    const entries = new Map(Object.entries(catalogue ?? {}).map(([key, value]) => [key.toLowerCase(), value]));
+    const predefined = { '@@extension_id': () => extensionID, '@@ui_locale': () => uiLanguage.replace('-', '_'), '@@bidi_dir': () => 'ltr',
+        '@@bidi_reversed_dir': () => 'rtl', '@@bidi_start_edge': () => 'left', '@@bidi_end_edge': () => 'right' };
+    const localized = (name, substitutions) => {
+        if (hasOwn(predefined, name)) return predefined[name]();
+        const entry = entries.get(name.toLowerCase());
+        // (entries is a Map: a name like toString finds nothing inherited.)
+        if (entry === null || typeof entry !== 'object' || typeof entry.message !== 'string') return '';
+        const given = (substitutions === undefined ? [] : [substitutions].flat()).map(String);
+        const placeholders = new Map(Object.entries(entry.placeholders ?? {}).map(([key, value]) => [key.toLowerCase(), String(value?.content ?? '')]));
+        const numbered = (text) => text.replace(/\$(\$|[1-9])/g, (all, which) => which === '$' ? '$' : (given[Number(which) - 1] ?? ''));
+        return numbered(entry.message.replace(/\$([A-Za-z0-9_@]+)\$/g, (all, key) => placeholders.has(key.toLowerCase()) ? placeholders.get(key.toLowerCase()) : all));
+    };
+    return { getMessage: (name, substitutions) => localized(String(name), substitutions), getUILanguage: () => uiLanguage };
+}

@@ -6,7 +6,7 @@
 // Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, portEnd,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariNamespaces,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -44,25 +44,8 @@ export function install(hostFunctions, manifestText) {
     });
     define('XMLHttpRequest', function XMLHttpRequest() { throw new TypeError('XMLHttpRequest is not provided by the harness\'s runtime'); });
 
-    // i18n.getMessage from the default locale: placeholders ($NAME$) by their content, then $1
-    // to $9 by the substitutions, $$ as $; Safari's predefined @@ messages; "" for a name the
-    // locale does not have.
-    const uiLanguage = (typeof manifest.default_locale === 'string' ? manifest.default_locale : 'en').replace('_', '-');
-    let catalogue = {};
-    try { catalogue = JSON.parse(host.messages()); } catch {}
-    const entries = new Map(Object.entries(catalogue ?? {}).map(([key, value]) => [key.toLowerCase(), value]));
-    const predefined = { '@@extension_id': () => api.runtime.id, '@@ui_locale': () => uiLanguage.replace('-', '_'), '@@bidi_dir': () => 'ltr',
-        '@@bidi_reversed_dir': () => 'rtl', '@@bidi_start_edge': () => 'left', '@@bidi_end_edge': () => 'right' };
-    const localized = (name, substitutions) => {
-        if (hasOwn(predefined, name)) return predefined[name]();
-        const entry = entries.get(name.toLowerCase());
-        // (entries is a Map: a name like toString finds nothing inherited.)
-        if (entry === null || typeof entry !== 'object' || typeof entry.message !== 'string') return '';
-        const given = (substitutions === undefined ? [] : [substitutions].flat()).map(String);
-        const placeholders = new Map(Object.entries(entry.placeholders ?? {}).map(([key, value]) => [key.toLowerCase(), String(value?.content ?? '')]));
-        const numbered = (text) => text.replace(/\$(\$|[1-9])/g, (all, which) => which === '$' ? '$' : (given[Number(which) - 1] ?? ''));
-        return numbered(entry.message.replace(/\$([A-Za-z0-9_@]+)\$/g, (all, key) => placeholders.has(key.toLowerCase()) ? placeholders.get(key.toLowerCase()) : all));
-    };
+    // i18n from the default locale's messages.
+    const i18n = localizer(manifest, host.messages(), manifest.browser_specific_settings?.safari?.id ?? 'extension');
 
     // Random numbers from the seed.
     // The web's globals, crypto's numbers from the seed too.
@@ -232,10 +215,7 @@ export function install(hostFunctions, manifestText) {
             }),
         }),
         windows: namespace('windows', { onFocusChanged: event('windowFocus') }),
-        i18n: namespace('i18n', {
-            getMessage: (name, substitutions) => localized(String(name), substitutions),
-            getUILanguage: () => uiLanguage,
-        }),
+        i18n: namespace('i18n', i18n),
     };
     // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
     // replaces one of the same name. Safari raises a time or a period below its minimum. An
@@ -356,14 +336,16 @@ export function install(hostFunctions, manifestText) {
         }
         waiting.resolve(outcome.value);
     };
-    // What the manifest's permissions do not grant is absent, as in Safari.
-    const granted = new Set(['alarms', 'storage', 'nativeMessaging', 'scripting', 'cookies', 'webNavigation', 'declarativeNetRequest']);
+    // A namespace Safari gives this background and the runtime does not provide throws, naming
+    // what was called; one Safari does not give it is absent (a feature check sees it so).
+    const present = safariNamespaces(manifest, 'background');
     const browser = new Proxy(api, {
         get(target, name) {
             if (typeof name === 'symbol' || name in target) return target[name];
-            if (name === 'then' || (granted.has(name) && !permissions.has(name))) return undefined;
+            if (name === 'then' || !present.has(name)) return undefined;
             return namespace(name, {});
         },
+        has(target, name) { return name in target || present.has(name); },
     });
     define('browser', browser);
     define('chrome', browser);

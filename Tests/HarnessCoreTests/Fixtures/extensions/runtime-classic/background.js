@@ -11,7 +11,7 @@ console.log('random', Math.random(), crypto.randomUUID());
 console.log('time', Date.now(), new Date().toISOString(), performance.now());
 console.log('globals', typeof process, typeof require, typeof Buffer, typeof browser.alarms, typeof WeakRef);
 try { eval('1'); } catch (error) { console.log('eval', error.name); }
-try { browser.bookmarks.create({}); } catch (error) { console.log('missing', error.message); }
+try { browser.windows.create({}); } catch (error) { console.log('missing', error.message); }
 importScripts('lib.js');
 Promise.reject(new Error('nobody catches this'));
 null.missing;

@@ -5,7 +5,7 @@ const escapes = [
   () => browser.runtime.onMessage.addListener.constructor('return process')(),
   () => browser.runtime.getManifest().constructor.constructor('return process')(),
   () => { try { setTimeout('x'); } catch (error) { return error.constructor.constructor('return process')(); } },
-  () => { try { browser.bookmarks.create(); } catch (error) { return error.constructor.constructor('return process')(); } },
+  () => { try { browser.windows.create(); } catch (error) { return error.constructor.constructor('return process')(); } },
   () => { try { importScripts('../outside.js'); } catch (error) { return error.constructor.constructor('return process')(); } },
   // A value that is not JSON, and a script that does not compile, fail with this realm's errors.
   () => { try { browser.tabs.sendMessage('t1', { type: 'decision', decision: () => 1 }); } catch (error) { return error.constructor.constructor('return process')(); } },
@@ -13,7 +13,7 @@ const escapes = [
 ];
 console.log('escapes', escapes.map((escape) => { try { return typeof escape(); } catch (error) { return error.name; } }).join(' '));
 try { browser.runtime.openOptionsPage(); } catch (error) { console.log('missing member', error instanceof Error, error.message); }
-console.log('absent', typeof browser.storage, typeof browser.then, typeof browser.bookmarks.then);
+console.log('absent', typeof browser.storage, typeof browser.then, typeof browser.windows.then, typeof browser.bookmarks);
 try { Object.defineProperty(globalThis, '__runtimeTurn', { value() {} }); } catch (error) { console.log('turn kept', error.name); }
 console.log('clock', Date(), new Date().getTimezoneOffset(), Object.getPrototypeOf(Date) === Function.prototype,
   new Intl.DateTimeFormat('en', { timeZone: 'UTC', timeStyle: 'short' }).format());
