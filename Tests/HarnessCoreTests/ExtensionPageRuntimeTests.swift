@@ -11,6 +11,9 @@ import Testing
 struct ExtensionPageRuntimeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions").path
     static let epoch: EpochMillis = 1_772_355_600_000
+    /// The named scenarios' folder, with their example extensions.
+    static let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Scenarios").path
 
     /// The page host over `fixture`, as a run starts it.
     private func host(_ fixture: String) throws -> PageHost {
@@ -39,6 +42,38 @@ struct ExtensionPageRuntimeTests {
         var state = PageState()
         state.classes = classes
         return state
+    }
+
+    /// Storage over a profile's folder: a content script reads it as its page loads; a change
+    /// the background made reaches every page over that folder (and none over another), and a
+    /// page's own change is heard by the pages and told to Safari; storage.session is the
+    /// extension's pages' only.
+    @Test func pagesReadStorageAndHearEveryChangeOverTheirFolder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("page-storage-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(#"{"color":"green"}"#.utf8).write(to: URL(fileURLWithPath: folder + "/sync.json"))
+        let command = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode), runtime: try PageRuntime.installed(),
+                                          extension: Self.scenarios + "/extensions/highlighter", watchdogMilliseconds: 500)
+        let host = try PageHost(command, seed: 7)
+        let t1 = PageKey(TabID("t1")), t2 = PageKey(TabID("t1"), profile: "work")
+        let loaded = try send(host, .load(t1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, storage: folder))
+        #expect(logs(loaded) == ["tab t1: highlight green"], "\(loaded)")
+        _ = try send(host, .load(t2, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, storage: folder + "-elsewhere"))
+        let pink = JSONValue.object(["color": .object(["oldValue": .string("green"), "newValue": .string("pink")])])
+        let heard = try send(host, .storageChanged(storage: folder, area: "sync", changes: pink))
+        #expect(logs(heard) == ["tab t1: highlight pink"], "only the page over that folder hears it: \(heard)")
+        let opened = try send(host, .openPopup(TabID("t1"), appearance: .light, tabs: nil, windowId: nil, storage: folder))
+        #expect(!logs(opened).contains { $0.contains("Uncaught") }, "\(opened)")
+        let chose = try send(host, .choose(element: "color", value: "yellow"))
+        let told = chose.filter { if case .storageChanged = $0 { true } else { false } }
+        #expect(told == [PageHost.Output.storageChanged(from: .popup, area: "sync", changes: .object(["color": .object(["oldValue": .string("green"), "newValue": .string("yellow")])]))],
+                "\(chose)")
+        #expect(logs(chose).contains("tab t1: highlight yellow"), "\(chose)")
+        #expect(try String(contentsOfFile: folder + "/sync.json", encoding: .utf8) == #"{"color":"yellow"}"#)
+        // The same value again changes nothing: no one hears it.
+        let same = try send(host, .choose(element: "color", value: "yellow"))
+        #expect(!same.contains { if case .storageChanged = $0 { true } else { false } }, "\(same)")
     }
 
     /// A page's listener whose promise rejects is no answer, and nothing reported (WebKit drops

@@ -22,6 +22,28 @@ struct OwnPagesTests {
         return safari
     }
 
+    /// Storage changes go both ways: a page's reaches the background as `storage.onChanged`,
+    /// which wakes it when it listens (and only then); the background's reaches the pages of its
+    /// profile, where they run.
+    @Test func aStorageChangeReachesTheOtherSideAndWakesAListeningBackground() {
+        let changes = JSONValue.object(["color": .object(["newValue": .string("green")])])
+        var safari = loaded(listeners: [.storageChanged])
+        #expect(safari.handle(.pageStorageChanged(area: "sync", changes: changes), now: 0) == [.dispatch(.storageChanged(area: "sync", changes: changes))])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.storageChanged(area: "local", changes: changes)]), now: 0) ==
+                [.pagesStorageChanged(area: "local", changes: changes, profile: SafariMachine.defaultProfile)])
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 40_000)
+        #expect(safari.handle(.eventDue(.storageChanged(area: "sync", changes: changes)), now: 50_000).contains { if case .startBackground = $0 { true } else { false } },
+                "a background that listens is woken for it")
+        var deaf = loaded(listeners: [.message])
+        _ = deaf.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 40_000)
+        #expect(deaf.handle(.eventDue(.storageChanged(area: "sync", changes: changes)), now: 50_000) ==
+                [.note("storageChanged wakes nothing: the background does not listen for storageChanged")])
+        // The built-in design runs no pages of the extension's own: nothing goes to them.
+        var design = SafariMachine(platform: .iOS)
+        _ = design.handle(.backgroundStarted(incarnation: 1), now: 0)
+        #expect(design.handle(.backgroundFinished(incarnation: 1, [.storageChanged(area: "local", changes: changes)]), now: 0) == [])
+    }
+
     @Test func aTabLoadsItsOwnPageAndAsksNothingOfTheBackgroundItself() {
         var safari = loaded()
         #expect(safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0) ==

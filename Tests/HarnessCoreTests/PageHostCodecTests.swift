@@ -46,6 +46,10 @@ struct PageHostCodecTests {
         (.close(work1), #"{"tab":"work/t1","type":"close"}"#),
         (.query(.tab(p1), selector: "#story .title"), ##"{"selector":"#story .title","tab":"t1","type":"query"}"##),
         (.query(.popup, selector: "p"), #"{"popup":true,"selector":"p","type":"query"}"#),
+        (.load(p1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, storage: "/run/extension-storage"),
+         #"{"appearance":"light","storage":"/run/extension-storage","tab":"t1","type":"load","url":"https://a.example/","visible":true}"#),
+        (.storageChanged(storage: "/run/extension-storage", area: "sync", changes: .object(["color": .object(["newValue": .string("green")])])),
+         #"{"area":"sync","changes":{"color":{"newValue":"green"}},"storage":"/run/extension-storage","type":"storageChanged"}"#),
     ]
 
     @Test(arguments: inputs)
@@ -72,12 +76,14 @@ struct PageHostCodecTests {
         case .portDisconnected: "portDisconnected"
         case .timer: "timer"
         case .query: "query"
+        case .storageChanged: "storageChanged"
         }
     }
 
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
-                                                             "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer", "query"])
+                                                             "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer", "query",
+                                                             "storageChanged"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 
@@ -123,6 +129,8 @@ struct PageHostCodecTests {
         (#"{"type":"queried","found":{"count":0,"first":null}}"#, .queried(PageQuery(count: 0, first: nil))),
         (#"{"type":"queried","found":{"error":"beyond"}}"#, .queried(PageQuery(count: 0, first: nil, refused: "beyond"))),
         (#"{"type":"queried","found":null}"#, .queried(nil)),
+        (#"{"type":"storageChanged","popup":true,"area":"sync","changes":{"color":{"newValue":"green"}}}"#,
+         .storageChanged(from: .popup, area: "sync", changes: .object(["color": .object(["newValue": .string("green")])]))),
     ]
 
     @Test(arguments: outputs)
@@ -145,6 +153,8 @@ struct PageHostCodecTests {
         (#"{"type":"setTimer","page":"tab t1#1","timer":"2","at":5}"#, "output 2 (setTimer): no integer 'timer'"),
         (#"{"type":"setTimer","page":"tab t1#1","timer":2}"#, "output 2 (setTimer): no integer 'at'"),
         (#"{"type":"cancelTimer","timer":2}"#, "output 2 (cancelTimer): no string 'page'"),
+        (#"{"type":"storageChanged","tab":"t1","area":"cloud","changes":{}}"#, "output 2 (storageChanged): 'area' is not local, session or sync"),
+        (#"{"type":"storageChanged","tab":"t1","area":"local","changes":[]}"#, "output 2 (storageChanged): 'changes' is not an object"),
         (#"{"type":"cancelTimer","page":"tab t1","timer":2}"#, "output 2 (cancelTimer): 'page' names no page's load: 'tab t1'"),
         (#"{"type":"setTimer","page":"frame#1","timer":2,"at":5}"#, "output 2 (setTimer): 'page' names no page's load: 'frame#1'"),
         (#"{"type":"log","page":"frame","level":"log","text":"x"}"#, "output 2 (log): 'page' names no page: 'frame'"),

@@ -32,7 +32,7 @@ struct RuntimeWireTests {
 
     @Test func everyDirectiveTheRuntimeBuildsIsReadByTheCodecAsItsOwnType() throws {
         let (directives, _, _) = try samples()
-        #expect(directives.count == 16, "one sample for each builder of directives.mjs")
+        #expect(directives.count == 17, "one sample for each builder of directives.mjs")
         for directive in directives {
             guard case .object(let members) = directive, case .string(let type)? = members["type"] else {
                 Issue.record("a directive with no type: \(directive)")
@@ -68,7 +68,7 @@ struct RuntimeWireTests {
             }
             do {
                 let read = try FromChild.decode(bytes, role: .background)
-                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 16, "the done frame carries every directive") }
+                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 17, "the done frame carries every directive") }
             } catch {
                 Issue.record("the background's frame '\(kind)' is not read: \(error)")
             }
@@ -105,6 +105,7 @@ struct RuntimeWireTests {
         .portOpened(port: 1, name: "", from: .popup),
         .portMessage(port: 1, message: .integer(1)),
         .portClosed(port: 1),
+        .storageChanged(area: "local", changes: .object(["theme": .object(["oldValue": .string("light"), "newValue": .string("dark")])])),
     ]
 
     private static func caseNumber(_ event: ExtensionWire.Event) -> Int {
@@ -133,11 +134,12 @@ struct RuntimeWireTests {
         case .portOpened: 21
         case .portMessage: 22
         case .portClosed: 23
+        case .storageChanged: 24
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...23), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...24), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

@@ -97,7 +97,7 @@ struct AnyDesignStepsTests {
         ("tab open t1 https://a.example/\nexpect group defaults g.x k 1", "s:2: no line names the suite 'g.x' (none does)"),
         ("group defaults g.y\ntab open t1 https://a.example/\nexpect group defaults g.x k 1",
          "s:3: no line names the suite 'g.x' (named: g.y): set it up with 'group defaults g.x', or set a key with 'app set group'; did you mean 'g.y'?"),
-        ("tab open t1 https://a.example/\nexpect storage cloud k 1", "s:2: unknown storage area 'cloud' (expected local, session)"),
+        ("tab open t1 https://a.example/\nexpect storage cloud k 1", "s:2: unknown storage area 'cloud' (expected local, session, sync)"),
         ("tab open t1 https://a.example/\nexpect console background contains loaded", "s:2: the text a line contains, in quotes (\"loaded\"): 'loaded' is not in quotes"),
         ("tab open t1 https://a.example/\nexpect console tab t1 contains \"x\"", "s:2: 'expect console tab t1' reads what the extension's own content scripts log"),
         ("tab open t1 https://a.example/\nexpect console popup contains \"x\"", "s:2: 'expect console popup' reads what the extension's own popup logs"),

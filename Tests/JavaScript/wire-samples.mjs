@@ -24,6 +24,7 @@ const directiveArguments = {
     portClose: [9],
     setAlarm: [1772355660000, 'refresh', 60000],
     clearAlarm: ['refresh'],
+    storageChanged: ['local', { theme: { oldValue: 'light', newValue: 'dark' }, gone: { oldValue: 1 } }],
 };
 
 // The frames' samples: a done frame carries every directive.

@@ -331,7 +331,7 @@ private enum BackgroundInput: CaseIterable {
     case started, storageCompleted, tabRequestedDecision, tabNativeDarkChanged, tabActivated, tabClosed
     case safariCameToForeground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
-    case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed
+    case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed, storageChanged
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -359,6 +359,7 @@ private enum BackgroundInput: CaseIterable {
         case .portOpened: self = .portOpened
         case .portMessage: self = .portMessage
         case .portClosed: self = .portClosed
+        case .storageChanged: self = .storageChanged
         }
     }
 
@@ -389,6 +390,7 @@ private enum BackgroundInput: CaseIterable {
         case .portOpened: .portOpened(port: 1, name: "page", from: .popup)
         case .portMessage: .portMessage(port: 1, message: .string("ping"))
         case .portClosed: .portClosed(port: 1)
+        case .storageChanged: .storageChanged(area: "sync", changes: .object(["color": .object(["newValue": .string("green")])]))
         }
     }
 }
@@ -396,7 +398,7 @@ private enum BackgroundInput: CaseIterable {
 /// The background's outputs that leave the process.
 private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
-    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort
+    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, storageChanged
 
     init(of output: ExtensionWire.Output) {
         switch output {
@@ -416,6 +418,7 @@ private enum BackgroundOutput: CaseIterable {
         case .messagePopup: self = .messagePopup
         case .postOnPort: self = .postOnPort
         case .closePort: self = .closePort
+        case .storageChanged: self = .storageChanged
         }
     }
 
@@ -438,6 +441,7 @@ private enum BackgroundOutput: CaseIterable {
         case .messagePopup: .messagePopup(id: 2, message: .object(["type": .string("refresh")]))
         case .postOnPort: .postOnPort(port: 1, message: .string("pong"))
         case .closePort: .closePort(port: 1)
+        case .storageChanged: .storageChanged(area: "local", changes: .object(["gone": .object(["oldValue": .integer(1)])]))
         }
     }
 }

@@ -111,7 +111,7 @@ struct ExpectationChecker {
             }
             return check.problem(values[key]).map { ["group defaults \(suite) \(key): \($0)"] } ?? []
         case .storage(let area, let key, let check):
-            let name = area == .local ? RunFiles.localStorageName : RunFiles.sessionStorageName
+            let name = area.fileName
             let bytes = simulation.files.storageFile(name, profile: simulation.profile)
             guard let bytes else { return check.problem(nil).map { ["storage.\(area.rawValue) \(key): \($0) (nothing is stored)"] } ?? [] }
             guard case .object(let values)? = try? JSONParser.parse(bytes) else { return ["storage.\(area.rawValue): \(name) is not a JSON object"] }

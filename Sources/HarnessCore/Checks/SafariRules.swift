@@ -377,6 +377,7 @@ package struct SafariRules: Sendable {
         case .safariCameToForeground: .windowFocus
         case .alarmFired: .alarm
         case .portOpened: .connect
+        case .storageChanged: .storageChanged
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed: nil
         }

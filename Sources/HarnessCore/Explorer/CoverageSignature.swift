@@ -177,7 +177,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
                                      "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
                                      "page-answered", "port-opened", "port-message", "port-closed", "alarms-changed", "reply-empty",
-                                     "reply-canceled"]
+                                     "reply-canceled", "storage-changed"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -216,13 +216,14 @@ package struct CoverageSignature: Equatable, Sendable {
         case .alarmsChanged: 31
         case .nativeReplyArrived(_, .empty): 32
         case .nativeReplyArrived(_, .rejected(.canceled)): 33
+        case .storageChanged: 34
         }
     }
 
     private static let directiveNames = ["load-storage", "save-local", "save-session", "send-native", "set-timer", "cancel-timer",
                                          "set-alarm", "connect-native", "listen", "send-decision", "show-popup", "popup-saved",
                                          "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab",
-                                         "message-popup", "port-post", "port-close"]
+                                         "message-popup", "port-post", "port-close", "storage-changed"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
         guard case .background(let output)? = message else { return nil }
@@ -245,6 +246,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .messagePopup: return 17
         case .postOnPort: return 18
         case .closePort: return 19
+        case .storageChanged: return 20
         }
     }
 

@@ -22,7 +22,7 @@ struct PendingBackgroundWork {
                 alarms[name] = (max(at, now + minimum), period.map { max($0, minimum) })
             case .clearAlarm(let name): alarms[name] = nil
             case .setTimer(.nativeTimeout, _), .cancelTimer(.nativeTimeout), .sendNative, .connectNative, .listen, .sendDecision, .showPopup,
-                 .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort:
+                 .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort, .storageChanged:
                 break
             }
         }
@@ -53,7 +53,7 @@ struct PendingPageTimers {
             switch output {
             case .setTimer(let page, let number, let at): due[page, default: [:]][number] = at
             case .cancelTimer(let page, let number): due[page]?[number] = nil
-            case .sendMessage, .answer, .state, .log, .connect, .postOnPort, .disconnectPort, .queried: break
+            case .sendMessage, .answer, .state, .log, .connect, .postOnPort, .disconnectPort, .queried, .storageChanged: break
             }
         }
     }

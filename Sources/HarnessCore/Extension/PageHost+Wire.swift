@@ -36,7 +36,9 @@ extension PageHost {
         /// The tab's page loads (afresh: its last load and its timers are gone) at `url`, with
         /// the content scripts that match it. `nativeDark`: whether the site has a dark theme of
         /// its own; nil leaves it out, which the pages read as false.
-        case load(PageKey, url: String, visible: Bool, appearance: Appearance, nativeDark: Bool?)
+        /// `storage`: the folder of its profile's extension storage, which its scripts' `storage`
+        /// reads and changes (nil: they have none).
+        case load(PageKey, url: String, visible: Bool, appearance: Appearance, nativeDark: Bool?, storage: String? = nil)
         /// The tab closed: its page is gone.
         case close(PageKey)
         /// The tab's page became visible, or hidden.
@@ -51,7 +53,10 @@ extension PageHost {
         case message(Page, id: Int, message: JSONValue)
         /// The popup opens over the tab, reading `tabs` in its `tabs.query` and `windowId` as its
         /// window; nil leaves either out, which the pages read as no tabs and window 1.
-        case openPopup(TabID, appearance: Appearance, tabs: [PopupTab]?, windowId: Int?)
+        case openPopup(TabID, appearance: Appearance, tabs: [PopupTab]?, windowId: Int?, storage: String? = nil)
+        /// The background changed extension storage in the folder `storage`: the pages over it
+        /// hear it (`storage.onChanged`).
+        case storageChanged(storage: String, area: String, changes: JSONValue)
         /// Safari's tabs changed while the popup is open: all of them now.
         case tabs([PopupTab])
         /// The popup closes; `hide`: the user closed it, so it hears that it goes.
@@ -98,6 +103,9 @@ extension PageHost {
         case disconnectPort(port: Int)
         /// What a `query` found: how many elements match and the first (nil: no such page).
         case queried(PageQuery?)
+        /// A page changed extension storage: the area, and what changed as `storage.onChanged`
+        /// gives it.
+        case storageChanged(from: Page, area: String, changes: JSONValue)
     }
 }
 
@@ -111,10 +119,11 @@ extension PageHost.Input {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch self {
-        case .load(let tab, let url, let visible, let appearance, let nativeDark):
+        case .load(let tab, let url, let visible, let appearance, let nativeDark, let storage):
             var members: [String: JSONValue] = ["tab": .string(tab.name), "url": .string(url), "visible": .bool(visible),
                                                 "appearance": .string(appearance.rawValue)]
             if let nativeDark { members["nativeDark"] = .bool(nativeDark) }
+            if let storage { members["storage"] = .string(storage) }
             return input("load", members)
         case .close(let tab): return input("close", ["tab": .string(tab.name)])
         case .show(let tab, let visible): return input("show", ["tab": .string(tab.name), "visible": .bool(visible)])
@@ -131,11 +140,14 @@ extension PageHost.Input {
             case .popup: members["popup"] = .bool(true)
             }
             return input("message", members)
-        case .openPopup(let tab, let appearance, let tabs, let windowId):
+        case .openPopup(let tab, let appearance, let tabs, let windowId, let storage):
             var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue)]
             if let tabs { members["tabs"] = Self.json(tabs) }
             if let windowId { members["windowId"] = .integer(Int64(windowId)) }
+            if let storage { members["storage"] = .string(storage) }
             return input("openPopup", members)
+        case .storageChanged(let storage, let area, let changes):
+            return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])
         case .tabs(let tabs): return input("tabs", ["tabs": Self.json(tabs)])
         case .closePopup(let hide): return input("closePopup", ["hide": .bool(hide)])
         case .click(let element): return input("click", ["element": .string(element)])
@@ -177,7 +189,7 @@ extension PageHost.Input {
 extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
-        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried
+        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -238,6 +250,12 @@ extension PageHost.Output {
             if found == .null { return .queried(nil) }
             guard let query = PageQuery(json: found) else { throw output.problem("'found' is not a query's answer") }
             return .queried(query)
+        case .storageChanged:
+            try output.allow(["tab", "popup", "area", "changes"])
+            let area = try output.string("area")
+            guard ["local", "session", "sync"].contains(area) else { throw output.problem("'area' is not local, session or sync") }
+            guard case .object = try output.value("changes") else { throw output.problem("'changes' is not an object") }
+            return .storageChanged(from: try output.page(), area: area, changes: try output.value("changes"))
         }
     }
 

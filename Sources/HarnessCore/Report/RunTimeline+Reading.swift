@@ -58,7 +58,8 @@ private struct TraceReader {
         case .background(let output):
             switch output {
             case .setTimer, .cancelTimer, .storagePending, .listen, .connectNative, .setAlarm, .clearAlarm: true
-            case .sendNative, .sendDecision, .showPopup, .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort: false
+            case .sendNative, .sendDecision, .showPopup, .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort,
+                 .storageChanged: false
             }
         default: false
         }

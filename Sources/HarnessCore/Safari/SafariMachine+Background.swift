@@ -73,7 +73,7 @@ extension SafariMachine {
         case .appMessageArrived: effects.append(.reconciliationPoint("the app's change arrived on the port", invariant: 8))
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired,
-             .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed:
+             .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             break
         }
     }
@@ -166,6 +166,9 @@ extension SafariMachine {
         case .popupAnswer(let number, let saved, let scope):
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
         case .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort: carryOutForPages(output, from: incarnation, now: now, &effects)
+        case .storageChanged(let area, let changes):
+            // Its pages hear what it changed (their storage.onChanged), in its profile.
+            if runsOwnPages { effects.append(.pagesStorageChanged(area: area, changes: changes, profile: profile)) }
         }
     }
 
@@ -295,6 +298,7 @@ extension ExtensionWire.Event {
         case .safariCameToForeground: .windowFocus
         case .alarmFired: .alarm
         case .portOpened: .connect
+        case .storageChanged: .storageChanged
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed: nil
         }
@@ -307,7 +311,7 @@ extension ExtensionWire.Event {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered,
-             .portOpened, .portMessage, .portClosed: false
+             .portOpened, .portMessage, .portClosed, .storageChanged: false
         }
     }
 
@@ -325,7 +329,7 @@ extension ExtensionWire.Event {
         case .nativeReplyArrived, .timerFired: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
-             .popupPaused, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed: false
+             .popupPaused, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged: false
         }
     }
 

@@ -103,6 +103,9 @@ extension SafariMachine {
         case pagePortPosted(port: Int, message: JSONValue)
         /// A page disconnected its port.
         case pagePortClosed(port: Int)
+        /// A page of the front profile changed extension storage: the background hears it
+        /// (`storage.onChanged`, which wakes it: WebKit, `fireStorageChangedEventIfNeeded`).
+        case pageStorageChanged(area: String, changes: JSONValue)
         /// The user clicks an element of the extension's own open popup, or picks an option.
         case popupUsed(PopupGesture)
         /// An event Safari started a background for is dropped: that background did not start.
@@ -203,5 +206,8 @@ extension SafariMachine {
         /// A page's port is disconnected at the background's end (the background disconnected it
         /// or died), or could not connect (`error`: why, as `runtime.lastError` says it).
         case pagePortDisconnected(PageHost.Page, port: Int, error: String?)
+        /// The background changed extension storage: the pages of `profile` hear it
+        /// (`storage.onChanged`).
+        case pagesStorageChanged(area: String, changes: JSONValue, profile: String)
     }
 }

@@ -442,6 +442,7 @@ package struct SafariMachine: Sendable {
             effects.append(.dispatch(.portOpened(port: port, name: name, from: from)))
         case .pagePortPosted(let port, let message): effects.append(.dispatch(.portMessage(port: port, message: message)))
         case .pagePortClosed(let port): effects.append(.dispatch(.portClosed(port: port)))
+        case .pageStorageChanged(let area, let changes): effects.append(.dispatch(.storageChanged(area: area, changes: changes)))
         case .popupUsed(let gesture):
             guard userReachesThePopup(to: gesture.verb, now: now, &effects) else { break }
             effects.append(.useInPopup(gesture))

@@ -107,9 +107,12 @@ package enum ValueCheck: Equatable, Sendable {
     }
 }
 
-/// The two storage areas an expectation reads.
+/// The storage areas an expectation reads.
 package enum StorageArea: String, CaseIterable, Equatable, Sendable {
-    case local, session
+    case local, session, sync
+
+    /// Its file in the profile's extension storage.
+    var fileName: String { rawValue + ".json" }
 }
 
 /// A page of the extension's own that an expectation reads: the front profile's tab's, or the

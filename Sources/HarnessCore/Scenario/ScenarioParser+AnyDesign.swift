@@ -46,7 +46,7 @@ extension ScenarioParser {
         return .groupDefault(suite: suite, key: key, try valueCheck(&words, plist: true))
     }
 
-    /// `expect storage local|session KEY (JSON | absent | includes JSON)`.
+    /// `expect storage local|session|sync KEY (JSON | absent | includes JSON)`.
     func expectStorage(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
         let area = try words.choose(StorageArea.self, what: "storage area")
         let key = try defaultsKey(&words)

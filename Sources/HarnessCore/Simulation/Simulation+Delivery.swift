@@ -112,7 +112,7 @@ extension Simulation {
         case .reconciliationPoint(let cause, let invariant):
             liveness.reconciliationReached(cause, invariant: invariant)
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
-             .useInPopup, .messageOnPagePort, .pagePortDisconnected:
+             .useInPopup, .messageOnPagePort, .pagePortDisconnected, .pagesStorageChanged:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))
@@ -381,7 +381,7 @@ struct BackgroundKnowledge {
         case .popupPaused: paused = true
         case .storageCompleted, .tabActivated, .safariCameToForeground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
              .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened,
-             .portMessage, .portClosed: break
+             .portMessage, .portClosed, .storageChanged: break
         }
     }
 }

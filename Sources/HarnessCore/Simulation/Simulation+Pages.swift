@@ -112,7 +112,7 @@ extension Simulation {
             pageStates[tab] = PageState()
             pageConsole[tab] = []
             dropTimers(of: .tab(tab))
-            return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark)
+            return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark, storage: storageFolder(tab.profile))
         case .pageNativeDark(let tab, let nativeDark):
             trace.record(now, "pages", "tab \(tab)'s own dark theme \(nativeDark ? "appears" : "goes")")
             return .nativeDark(tab, nativeDark: nativeDark)
@@ -135,7 +135,8 @@ extension Simulation {
             trace.record(now, "pages", "the popup opens over tab \(tab.rawValue)")
             popupConsole = []
             popupTabsShown = popupTabs
-            return .openPopup(tab, appearance: appearance, tabs: popupTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow)
+            return .openPopup(tab, appearance: appearance, tabs: popupTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow,
+                              storage: storageFolder(safari.profile))
         case .closePopupPage(let hides):
             dropTimers(of: .popup)
             popupTabsShown = nil
@@ -146,6 +147,9 @@ extension Simulation {
         case .pagePortDisconnected(let page, let port, let error):
             trace.record(now, "pages", "\(page.name)'s port \(port) is disconnected\(error.map { ": \($0)" } ?? "")")
             return .portDisconnected(port: port, error: error)
+        case .pagesStorageChanged(let area, let changes, let profile):
+            guard let folder = storageFolder(profile) else { return nil }
+            return .storageChanged(storage: folder, area: area, changes: changes)
         case .useInPopup(.click(let element)):
             trace.record(now, "pages", "the user clicks #\(element) in the popup")
             return .click(element: element)
@@ -183,6 +187,13 @@ extension Simulation {
         return .tab(key.tab, url: tabs[key.tab]?.url ?? "")
     }
 
+    /// The folder of a profile's extension storage, which its pages' `storage` reads and changes:
+    /// the background's own (real files only; the simulated disk has no folder a page host reads).
+    private func storageFolder(_ profile: String) -> String? {
+        guard transport == .process else { return nil }
+        return files.storageDirectory(profile)
+    }
+
     /// The page that opened a port, as the trace names it.
     private func portHolder(_ port: Int) -> String { safari.pagePorts[port]?.page.name ?? "a page" }
 
@@ -205,6 +216,10 @@ extension Simulation {
         case .queried:
             // Only a check asks (`queryPage`), and it reads the answer itself.
             break
+        case .storageChanged(let page, let area, let changes):
+            trace.record(now, "pages", "\(page.name) changed storage.\(area)", changes)
+            guard sender(page) != nil else { return }
+            handle(.pageStorageChanged(area: area, changes: changes))
         case .answer(let id, let answer, let unreachable):
             if unreachable { trace.record(now, "pages", "message \(id) reached no page that listens") } else {
                 if let answer { trace.record(now, "pages", "message \(id) to a page answered", answer) } else {

@@ -21,14 +21,17 @@ import SiteSettings
 /// `active`, the front window's active tab, if there is one)
 /// and `pageAnswered` (`id`, and `answer` unless the page answered nothing; `unreachable`: true when
 /// no page heard it); `portOpened` (`port`, `name`, and `tab` and `url`, or `popup`: true),
-/// `portMessage` (`port`, `message`) and `portClosed` (`port`) for a port a page opened.
+/// `portMessage` (`port`, `message`) and `portClosed` (`port`) for a port a page opened;
+/// `storageChanged` (`area`: `local`, `session` or `sync`; `changes`, as `storage.onChanged`
+/// gives them) when one of its pages changed extension storage.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
 /// `cancelTimer` (`timer`: `{"nativeTimeout": N}`, `at`), `setAlarm` (`at`), `connectNative`, `listen` (`events`),
 /// `sendDecision` (`tab`, `decision`), `showPopup` (`view`), `popupAnswer` (`message`, `saved`, `scope`);
 /// `answerPage` (`id`, and `answer` unless it is none), `messageTab` (`tab`, `id`, `message`),
-/// `messagePopup` (`id`, `message`); `portPost` (`port`, `message`) and `portClose` (`port`).
+/// `messagePopup` (`id`, `message`); `portPost` (`port`, `message`) and `portClose` (`port`);
+/// `storageChanged` (`area`, `changes`: what a storage operation changed, for its own pages).
 public enum ExtensionWire {
     /// Why Safari loads the background, when the load fires a `runtime` event: Safari launched
     /// (`onStartup`), the extension was just installed (`onInstalled` with reason `install`), or
@@ -103,6 +106,9 @@ public enum ExtensionWire {
         case portMessage(port: Int, message: JSONValue)
         /// The page's end of the port is gone: it disconnected it, or the page went away.
         case portClosed(port: Int)
+        /// One of its pages changed extension storage: the area (`local`, `session`, `sync`) and
+        /// what changed, `{key: {oldValue?, newValue?}}` as `storage.onChanged` gives it.
+        case storageChanged(area: String, changes: JSONValue)
     }
 
     /// What the background's process sends in a `done` frame: its machine's directives but
@@ -135,6 +141,9 @@ public enum ExtensionWire {
         case postOnPort(port: Int, message: JSONValue)
         /// `port.disconnect()` on a port a page opened.
         case closePort(port: Int)
+        /// What one of its storage operations changed, for its own pages: the area and the
+        /// changes as `storage.onChanged` gives them.
+        case storageChanged(area: String, changes: JSONValue)
     }
 
     // MARK: - Names
@@ -166,6 +175,7 @@ public enum ExtensionWire {
         case .portOpened: "portOpened"
         case .portMessage: "portMessage"
         case .portClosed: "portClosed"
+        case .storageChanged: "storageChanged"
         }
     }
 
@@ -188,6 +198,7 @@ public enum ExtensionWire {
         case .messagePopup: "messagePopup"
         case .postOnPort: "portPost"
         case .closePort: "portClose"
+        case .storageChanged: "storageChanged"
         }
     }
 
@@ -287,6 +298,7 @@ public enum ExtensionWire {
             return input("portOpened", members)
         case .portMessage(let port, let message): return input("portMessage", ["port": .integer(Int64(port)), "message": message])
         case .portClosed(let port): return input("portClosed", ["port": .integer(Int64(port))])
+        case .storageChanged(let area, let changes): return input("storageChanged", ["area": .string(area), "changes": changes])
         }
     }
 
@@ -391,6 +403,8 @@ public enum ExtensionWire {
             guard let message = members["message"] else { throw NativeMessageError(root.key("message"), "expected a value") }
             return .portMessage(port: Int(clamping: try integer("port")), message: message)
         case "portClosed": return .portClosed(port: Int(clamping: try integer("port")))
+        case "storageChanged":
+            return .storageChanged(area: try storageArea(string("area"), at: root.key("area")), changes: try changes(members["changes"] ?? .null, at: root.key("changes")))
         default: throw NativeMessageError(root.key("type"), "unknown input '\(type.prefix(64))'")
         }
     }
@@ -425,7 +439,7 @@ public enum ExtensionWire {
         case .alarmFired: return .machine(.alarmFired(now: now))
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
-        case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed:
+        case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")
         }
@@ -477,6 +491,7 @@ public enum ExtensionWire {
             .object(["type": .string("messagePopup"), "id": .integer(Int64(id)), "message": message])
         case .postOnPort(let port, let message): .object(["type": .string("portPost"), "port": .integer(Int64(port)), "message": message])
         case .closePort(let port): .object(["type": .string("portClose"), "port": .integer(Int64(port))])
+        case .storageChanged(let area, let changes): .object(["type": .string("storageChanged"), "area": .string(area), "changes": changes])
         }
     }
 
@@ -558,9 +573,24 @@ public enum ExtensionWire {
         case "portClose":
             try directive.allow(["type", "port"])
             return .closePort(port: Int(clamping: try directive.integer("port")))
+        case "storageChanged":
+            try directive.allow(["type", "area", "changes"])
+            return .storageChanged(area: try storageArea(directive.string("area"), at: path.key("area")), changes: try changes(directive.value("changes"), at: path.key("changes")))
         default:
             throw NativeMessageError(path.key("type"), "unknown directive '\(type.prefix(64))'")
         }
+    }
+
+    /// A storage area's name: `local`, `session` or `sync`.
+    static func storageArea(_ name: String, at path: JSONPath) throws(NativeMessageError) -> String {
+        guard ["local", "session", "sync"].contains(name) else { throw NativeMessageError(path, "expected local, session or sync") }
+        return name
+    }
+
+    /// What changed in storage, as `storage.onChanged` gives it: an object.
+    static func changes(_ value: JSONValue, at path: JSONPath) throws(NativeMessageError) -> JSONValue {
+        guard case .object = value else { throw NativeMessageError(path, "expected an object") }
+        return value
     }
 
     private static func timer(_ timer: WireObject) throws(NativeMessageError) -> BackgroundTimer {

@@ -50,6 +50,8 @@ export const directive = {
         return built;
     },
     clearAlarm: (name) => ({ type: 'clearAlarm', name: String(name) }),
+    // What a storage operation changed, for the extension's own pages (as storage.onChanged says it).
+    storageChanged: (area, changes) => ({ type: 'storageChanged', area, changes }),
 };
 
 // MARK: - Inputs
@@ -60,6 +62,6 @@ export const directive = {
 export const eventInputs = new Set([
     'tabRequestedDecision', 'tabNativeDarkChanged', 'appearanceChanged', 'tabActivated', 'tabClosed', 'safariCameToForeground',
     'appMessageArrived', 'alarmFired', 'alarmsChanged', 'popupOpened', 'popupChoseScope', 'popupEdited', 'popupForgotSite',
-    'popupPaused', 'popupClosed', 'pageMessage', 'pageAnswered', 'portOpened', 'portMessage', 'portClosed',
+    'popupPaused', 'popupClosed', 'pageMessage', 'pageAnswered', 'portOpened', 'portMessage', 'portClosed', 'storageChanged',
 ]);
 export const inputs = new Set(['started', 'timerFired', 'storageCompleted', 'nativeReplyArrived', ...eventInputs]);

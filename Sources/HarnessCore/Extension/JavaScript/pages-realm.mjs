@@ -6,7 +6,7 @@
 // (post, result, refusal). Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariNamespaces,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, portEnd, safariNamespaces,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -467,11 +467,41 @@ export function install(hostFunctions, setupText) {
         return end.port;
     };
     const manifest = parse(setup.manifest);
+    const present = safariNamespaces(manifest, setup.popup ? 'page' : 'content');
     const i18n = localizer(manifest, host.messages(), setup.extensionID);
     // browser.tabs in the popup: tabs.query, over the tabs Safari had as it opened, with the
     // loads and closes the page host saw since; one window's tabs are numbered in name order.
     // Content scripts have no tabs API.
     const namespaces = { runtime, i18n };
+    // storage, over the profile's extension storage as the background's: local and sync in
+    // every page, session in the extension's own pages only (Safari keeps it from content
+    // scripts unless the background sets its access level, which the harness does not take);
+    // onChanged hears every change made in the profile, by a page or the background.
+    const changeListeners = [];
+    if (present.has('storage')) {
+        const area = (name) => {
+            const operation = (op, argument) => {
+                const text = jsonText(argument === undefined ? null : argument, 'what storage.' + name + ' is given');
+                return new Promise((resolve, reject) => {
+                    const outcome = parse(host.storage(name, op, text));
+                    if (typeof outcome.error === 'string') reject(new Error(outcome.error)); else resolve(outcome.value);
+                });
+            };
+            return {
+                ...areaConstants(name),
+                get: (keys) => operation('get', keys ?? null),
+                getBytesInUse: (keys) => operation('bytes', keys ?? null),
+                set: (items) => {
+                    if (items === null || typeof items !== 'object') throw new TypeError('storage.' + name + '.set takes an object');
+                    return operation('set', items).then(() => undefined);
+                },
+                remove: (keys) => operation('remove', keys).then(() => undefined),
+                clear: () => operation('clear').then(() => undefined),
+            };
+        };
+        namespaces.storage = { local: area('local'), sync: area('sync'), onChanged: eventOf(changeListeners) };
+        if (setup.popup) namespaces.storage.session = area('session');
+    }
     if (setup.popup) {
         const known = ['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'];
         const query = (info = {}) => {
@@ -496,7 +526,6 @@ export function install(hostFunctions, setupText) {
             },
         };
     }
-    const present = safariNamespaces(manifest, setup.popup ? 'page' : 'content');
     const browser = new Proxy(namespaces, {
         get(target, name) {
             if (typeof name === 'symbol') return target[name];
@@ -612,6 +641,9 @@ export function install(hostFunctions, setupText) {
             }
             case 'portMessage':
                 ports.get(next.id)?.heard(input.message);
+                return;
+            case 'storageChanged':
+                for (const listener of [...changeListeners]) call(listener, undefined, [input.changes, String(input.area)]);
                 return;
             case 'portDisconnected': {
                 const end = ports.get(next.id);

@@ -11,11 +11,12 @@
 // node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
 //
 // (PageHost.Input and PageHost.Output in PageHost+Wire.swift are these frames' one codec.)
-// In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance", "nativeDark"?}
+// In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance", "nativeDark"?, "storage"?}
 //       | {"type": "close", "tab"} | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
 //       | {"type": "nativeDark", "tab", "nativeDark"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab" | "popup": true, "id", "message"}
-//       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId"}
+//       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?}
+//       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
 //       | {"type": "timer", "page", "timer"}}
@@ -23,7 +24,8 @@
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
 //       | {"type": "log", "page", "level", "text", "at"?} | {"type": "setTimer", "page", "timer", "at"}
 //       | {"type": "cancelTimer", "page", "timer"} | {"type": "connect", "port", "name", "tab" | "popup": true}
-//       | {"type": "portPost", "port", "message"} | {"type": "portDisconnect", "port"}]}
+//       | {"type": "portPost", "port", "message"} | {"type": "portDisconnect", "port"}
+//       | {"type": "storageChanged", "tab" | "popup": true, "area", "changes"}]}
 
 process.env.TZ = 'UTC';
 
@@ -33,6 +35,7 @@ import vm from 'node:vm';
 import {
     option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule, url as parseURL, popupOf,
 } from './runtime-common.mjs';
+import * as storage from './storage-areas.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -166,6 +169,51 @@ function popupPage() {
     return { head: head.children.map(finish), body: body.children.map(finish), scripts };
 }
 
+// MARK: - Extension storage (section 10)
+
+// What pages changed in this input, to be heard by every page over the same storage and told to
+// Safari: {storage, area, changes, page}.
+let storageChanges = [];
+// How many changes one input may make before the rest wait: a listener that changes storage on
+// every change would otherwise never let the input end.
+const storageChangesPerInput = 1000;
+
+// A page's storage operation, carried out at once over its profile's folder (read afresh each
+// time: the background may have changed it). No yield point stops it (section 10).
+function storageOperation(page, area, op, argument) {
+    if (typeof page.storage !== 'string') return { error: `browser.storage.${area} is not available: the page has no extension storage here` };
+    const outcome = storage.operate(storage.readArea(page.storage, area), area, op, argument, manifest);
+    if (outcome.items === undefined) return outcome;
+    try { storage.writeArea(page.storage, area, outcome.items); } catch (error) { return { error: `browser.storage.${area} could not be saved: ${error.message}` }; }
+    if (Object.keys(outcome.changes).length > 0) storageChanges.push({ storage: page.storage, area, changes: outcome.changes, page });
+    return { value: null };
+}
+
+// Every page over `folder` hears what changed (storage.onChanged); returns them.
+function hearStorageChange(folder, area, changes) {
+    const heard = [...pages.values()].filter((page) => page.storage === folder);
+    for (const page of heard) turn(page, 'storageChanged', 0, JSON.stringify({ area, changes }));
+    return heard;
+}
+
+// What the pages changed in this input: each page over that storage hears it, and Safari is
+// told (for the background). A change a listener makes is heard in turn, up to the limit.
+async function settleStorageChanges(touched) {
+    for (let count = 0; storageChanges.length > 0; count++) {
+        const { storage: folder, area, changes, page } = storageChanges.shift();
+        if (count >= storageChangesPerInput) {
+            log('pages', 'error', `the pages changed storage ${storageChangesPerInput} times in one input: the rest of their changes are not heard`);
+            storageChanges = [];
+            break;
+        }
+        const output = { type: 'storageChanged', area, changes };
+        if (page.tab === undefined) output.popup = true; else output.tab = page.tab;
+        outputs.push(output);
+        for (const heard of hearStorageChange(folder, area, changes)) if (!touched.includes(heard)) touched.push(heard);
+        await settle();
+    }
+}
+
 // MARK: - A page: its realm, its scripts, its state
 
 const pages = new Map();
@@ -199,14 +247,14 @@ let utcOffset = 0;
 // as the page is parsed (`start`: a content script at document_start, a popup's classic
 // scripts), its module scripts (deferred to the end of parsing), DOMContentLoaded, and then the
 // content scripts at document_end. `tree` holds the page's own elements ({head, body}).
-async function load(name, tab, url, visible, appearance, scripts, tree = { head: [], body: [] }, nativeDark = false) {
+async function load(name, tab, url, visible, appearance, scripts, tree = { head: [], body: [] }, nativeDark = false, storageFolder = null) {
     // The page's random numbers: from the run's seed, the page and how many pages loaded before it.
     const seedText = `${seed}/${name}/${++loads}`;
     // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
     // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts
     // this realm's Function through globalThis.constructor. It has no prototype.
     const context = vm.createContext(Object.create(null), { name, microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, lastState: null };
+    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, lastState: null, storage: storageFolder };
     const host = {
         now: () => Number(now),
         utcOffset: () => utcOffset,
@@ -214,6 +262,7 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
         platform: () => platform,
         seed: () => seedText,
         messages: () => localeMessages,
+        storage: (area, op, text) => JSON.stringify(storageOperation(page, String(area), String(op), JSON.parse(String(text)))),
         // The one question about an object of a page's realm: whether it is a proxy (whose traps
         // are a script's code), asked before its properties are read.
         isProxy: (value) => util.types.isProxy(value),
@@ -350,7 +399,8 @@ async function handle(input) {
     switch (input.type) {
     case 'load': {
         pages.delete(`tab ${input.tab}`);
-        const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance, contentScripts(input.url), undefined, input.nativeDark === true);
+        const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance, contentScripts(input.url), undefined,
+                                input.nativeDark === true, typeof input.storage === 'string' ? input.storage : null);
         return [page];
     }
     case 'close':
@@ -402,7 +452,8 @@ async function handle(input) {
         }
         popupTabs = listedTabs(input.tabs);
         popupWindow = Number(input.windowId ?? 1);
-        const page = await load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, scripts, setup);
+        const page = await load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, scripts, setup, false,
+                                typeof input.storage === 'string' ? input.storage : null);
         return [page];
     }
     case 'tabs':
@@ -444,6 +495,9 @@ async function handle(input) {
         turn(page, input.type, input.port, JSON.stringify(input));
         return [page];
     }
+    case 'storageChanged':
+        // The background changed storage: the pages over it hear it.
+        return hearStorageChange(String(input.storage), String(input.area), input.changes);
     case 'click': case 'choose': {
         const page = pages.get('popup');
         if (page === undefined) return [];
@@ -469,9 +523,11 @@ for (;;) {
     now = frame.now;
     utcOffset = Number.isInteger(frame.utcOffsetMinutes) ? frame.utcOffsetMinutes : 0;
     outputs = [];
+    storageChanges = [];
     const touched = await handle(frame.input ?? {});
     // Rejections nobody handled are reported before the input ends.
     await settle();
+    await settleStorageChanges(touched);
     for (const page of touched) if (pages.get(page.name) === page) reportState(page);
     write({ outputs });
 }

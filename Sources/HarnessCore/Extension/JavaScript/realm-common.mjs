@@ -355,3 +355,11 @@ export function localizer(manifest, catalogueText, extensionID) {
     };
     return { getMessage: (name, substitutions) => localized(String(name), substitutions), getUILanguage: () => uiLanguage };
 }
+
+// MARK: - Storage
+
+// The constants a script reads on a storage area (the quotas storage-areas.mjs enforces).
+export function areaConstants(area) {
+    if (area === 'sync') return { QUOTA_BYTES: 102400, QUOTA_BYTES_PER_ITEM: 8192, MAX_ITEMS: 512 };
+    return { QUOTA_BYTES: area === 'local' ? 5242880 : 10485760 };
+}

@@ -6,7 +6,7 @@
 // Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariNamespaces,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, portEnd, safariNamespaces,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -296,17 +296,19 @@ export function install(hostFunctions, manifestText) {
             for (const callback of [typeof list.onchange === 'function' ? list.onchange : null, ...listeners]) if (callback) call(callback, [change]);
         }
     };
-    // storage.local and storage.session: each call a promise that the operation's completion
-    // settles (section 10); onChanged hears each change as it completes.
+    // storage.local, storage.session and storage.sync: each call a promise that the operation's
+    // completion settles (section 10). onChanged is a listener Safari keeps (it wakes the
+    // background): it hears each change this background makes as it completes, and each a page
+    // makes (`storageChanged`).
     const pending = new Map();
-    const changedListeners = [];
+    const onChanged = event('storageChanged');
     const area = (name) => {
         const operation = (op, argument) => new Promise((resolve, reject) => {
             const token = checked(host.storage(name, op, jsonText(argument === undefined ? null : argument, 'what storage.' + name + ' is given')));
             pending.set(token, { resolve, reject, name });
         });
         return namespace('storage.' + name, {
-            QUOTA_BYTES: name === 'local' ? 5242880 : 10485760,
+            ...areaConstants(name),
             get: (keys) => operation('get', keys ?? null),
             getBytesInUse: (keys) => operation('bytes', keys ?? null),
             set: (items) => {
@@ -317,14 +319,8 @@ export function install(hostFunctions, manifestText) {
             clear: () => operation('clear').then(() => undefined),
         });
     };
-    if (permissions.has('storage')) {
-        api.storage = namespace('storage', {
-            local: area('local'),
-            session: area('session'),
-            onChanged: { addListener: (callback) => { changedListeners.push(callback); },
-                         removeListener: (callback) => { const at = changedListeners.indexOf(callback); if (at >= 0) changedListeners.splice(at, 1); },
-                         hasListener: (callback) => changedListeners.includes(callback) },
-        });
+    if (permissions.has('storage') || permissions.has('unlimitedStorage')) {
+        api.storage = namespace('storage', { local: area('local'), session: area('session'), sync: area('sync'), onChanged });
     }
     const completed = (token, outcome) => {
         const waiting = pending.get(token);
@@ -332,7 +328,7 @@ export function install(hostFunctions, manifestText) {
         pending.delete(token);
         if (outcome.error !== undefined) { waiting.reject(new Error(outcome.error)); return; }
         if (outcome.changes !== undefined && Object.keys(outcome.changes).length > 0) {
-            for (const listener of [...changedListeners]) call(listener, [outcome.changes, waiting.name]);
+            for (const listener of [...listenersOf.get(onChanged)]) call(listener, [outcome.changes, waiting.name]);
         }
         waiting.resolve(outcome.value);
     };
@@ -538,6 +534,7 @@ export function install(hostFunctions, manifestText) {
             // Each port hears a copy of its own.
             for (const end of [...ports]) end.heard(input.message !== undefined ? JSON.parse(JSON.stringify(input.message)) : { type: 'documentChanged' });
             return;
+        case 'storageChanged': fire('storageChanged', input.changes, String(input.area)); return;
         case 'alarmsChanged': holdAlarms(input.alarms); return;
         case 'alarmFired': {
             // When it was due is Safari's to know; the background hears it now.

@@ -28,6 +28,7 @@ import {
     option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule, url as parseURL, backgroundScripts as scriptsOf,
 } from './runtime-common.mjs';
 import * as wire from './directives.mjs';
+import * as storage from './storage-areas.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const ownPages = process.argv.includes('--own-pages');
@@ -240,20 +241,16 @@ async function incarnation(write, nextFrame, storageFolder) {
     function importModuleDynamically() { throw scripts.refusal('import()'); }
 
     // MARK: - Extension storage (section 10): storage.local in local.json, saved whole through a
-    // temporary file at the storage yield points; storage.session in session.json, in place.
+    // temporary file at the storage yield points; storage.sync in sync.json the same way, with
+    // no yield points; storage.session in session.json, in place. The pages' runtime changes the
+    // same files: what it changed arrives as `storageChanged`, and is applied to what this
+    // incarnation read.
 
     let nextToken = 1;
     let storageQueue = [];
     const finished = new Map();
-    const areas = { local: null, session: null };
+    const areas = { local: null, session: null, sync: null };
     let nextYield = 1;
-
-    function readArea(file) {
-        try {
-            const value = JSON.parse(fs.readFileSync(path.join(storageFolder, file), 'utf8'));
-            return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-        } catch { return {}; }
-    }
 
     // Stops at a yield point until the harness answers: true to take the step, or the failure.
     async function yieldAt(point) {
@@ -269,13 +266,6 @@ async function incarnation(write, nextFrame, storageFolder) {
         }
     }
 
-    // What a storage area's keys take, counted as each key's and its value's JSON in UTF-8.
-    function bytesInUse(items, keys) {
-        let size = 0;
-        for (const key of keys) if (Object.hasOwn(items, key)) size += Buffer.byteLength(key) + Buffer.byteLength(JSON.stringify(items[key]));
-        return size;
-    }
-
     const failure = (step, answer) => `storage.local could not be saved: ${step} failed with errno ${answer.errno}`;
 
     async function carryOut(operation) {
@@ -285,39 +275,16 @@ async function incarnation(write, nextFrame, storageFolder) {
         if (area === 'local' && areas.local === null) {
             const answer = await yieldAt('storage-read');
             if (!answer.ok && !answer.after) return { error: 'storage.local could not be read' };
-            areas.local = readArea('local.json');
+            areas.local = storage.readArea(storageFolder, 'local');
         }
-        if (area === 'session' && areas.session === null) areas.session = readArea('session.json');
-        const items = areas[area];
-        if (op === 'get') {
-            const keys = argument === null ? Object.keys(items) : Array.isArray(argument) ? argument
-                : typeof argument === 'string' ? [argument] : Object.keys(argument);
-            const result = {};
-            for (const key of keys) {
-                if (Object.hasOwn(items, key)) result[key] = items[key];
-                else if (argument !== null && typeof argument === 'object' && !Array.isArray(argument)) result[key] = argument[key];
-            }
-            return { value: result };
-        }
-        if (op === 'bytes') return { value: bytesInUse(items, argument === null ? Object.keys(items) : [argument].flat().map(String)) };
-        const changed = op === 'clear' ? {} : { ...items };
-        const changes = {};
-        if (op === 'set') {
-            for (const [key, value] of Object.entries(argument)) { changes[key] = { oldValue: items[key], newValue: value }; changed[key] = value; }
+        if (areas[area] === null) areas[area] = storage.readArea(storageFolder, area);
+        const outcome = storage.operate(areas[area], area, op, argument, manifest);
+        if (outcome.items === undefined) return outcome;
+        const changed = outcome.items;
+        if (area !== 'local') {
+            storage.writeArea(storageFolder, area, changed);
         } else {
-            for (const key of op === 'clear' ? Object.keys(items) : [argument].flat()) {
-                if (Object.hasOwn(items, key)) { changes[key] = { oldValue: items[key] }; delete changed[key]; }
-            }
-        }
-        // Safari's quotas: 5 MiB for storage.local (none with unlimitedStorage), 10 MiB for
-        // storage.session; a set that would pass one fails, and nothing is written.
-        const quota = area === 'local' ? (manifest.permissions ?? []).includes('unlimitedStorage') ? Infinity : 5242880 : 10485760;
-        const size = bytesInUse(changed, Object.keys(changed));
-        if (op === 'set' && size > quota) return { error: `storage.${area} would hold ${size} bytes, over its quota of ${quota} (QUOTA_BYTES): nothing was saved` };
-        const text = JSON.stringify(changed);
-        if (area === 'session') {
-            fs.writeFileSync(path.join(storageFolder, 'session.json'), text);
-        } else {
+            const text = JSON.stringify(changed);
             const temp = await yieldAt('storage-write-temp');
             if (!temp.ok && !temp.after) return { error: failure('the write', temp) };
             fs.writeFileSync(path.join(storageFolder, 'local.json.tmp'), text);
@@ -328,7 +295,12 @@ async function incarnation(write, nextFrame, storageFolder) {
             if (!rename.ok) { areas[area] = changed; return { error: failure('the rename', rename) }; }
         }
         areas[area] = changed;
-        return { value: null, changes };
+        return { value: null, changes: outcome.changes };
+    }
+
+    // Another context (a page) changed an area: what this incarnation read follows.
+    function changedElsewhere(area, changes) {
+        if (Object.hasOwn(areas, area) && areas[area] !== null) areas[area] = storage.applyChanges(areas[area], changes);
     }
 
     // MARK: - Loading the background
@@ -429,6 +401,12 @@ async function incarnation(write, nextFrame, storageFolder) {
             evaluate(turn);
             break;
         }
+        case 'storageChanged':
+            // A page changed storage: what this incarnation read follows, then its listeners hear it.
+            changedElsewhere(String(input.area), input.changes);
+            scripts.post('event', 0, JSON.stringify(input));
+            evaluate(turn);
+            break;
         case 'nativeReplyArrived':
             scripts.post('reply', 0, JSON.stringify(input));
             evaluate(turn);
@@ -450,8 +428,13 @@ async function incarnation(write, nextFrame, storageFolder) {
         const operations = storageQueue;
         storageQueue = [];
         for (const operation of operations) {
-            finished.set(operation.token, await carryOut(operation));
+            const outcome = await carryOut(operation);
+            finished.set(operation.token, outcome);
             directives.push(wire.directive.storagePending(operation.token));
+            // Where the extension's own pages run, Safari tells them what changed.
+            if (ownPages && outcome.changes !== undefined && Object.keys(outcome.changes).length > 0) {
+                directives.push(wire.directive.storageChanged(operation.area, outcome.changes));
+            }
         }
         // Rejections nobody handled are reported before the input ends.
         await new Promise((resolve) => setImmediate(resolve));
