@@ -76,6 +76,21 @@ struct ExtensionPageRuntimeTests {
         #expect(!same.contains { if case .storageChanged = $0 { true } else { false } }, "\(same)")
     }
 
+    /// localStorage is the origin's for the whole run and sessionStorage the tab's until it
+    /// closes; DOMContentLoaded reaches the window; history keeps its state and the address
+    /// stays; getPlatformInfo says the page host's platform, and what Safari lacks is absent.
+    @Test func aPagesWebStorageOutlivesItsLoadAsABrowsersDoes() throws {
+        let host = try host("web-storage")
+        let first = try send(host, Self.load("t1", "https://a.example/one"))
+        #expect(logs(first) == ["tab t1: visits 1 1 1 true visits 2 1 true", "tab t1: browser info undefined", "tab t1: platform ios",
+                                "tab t1: window heard DOMContentLoaded true"], "\(first)")
+        #expect(logs(try send(host, Self.load("t1", "https://a.example/two"))).first == "tab t1: visits 2 2 1 true visits 2 1 true", "a reload keeps both")
+        #expect(logs(try send(host, Self.load("t2", "https://a.example/"))).first == "tab t2: visits 3 1 1 true visits 2 1 true", "another tab has its own session")
+        _ = try send(host, .close(PageKey(TabID("t1"))))
+        #expect(logs(try send(host, Self.load("t1", "https://a.example/"))).first == "tab t1: visits 4 1 1 true visits 2 1 true", "a closed tab's session is gone")
+        #expect(logs(try send(host, Self.load("t3", "https://b.example/"))).first == "tab t3: visits 1 1 1 true visits 2 1 true", "another origin has its own")
+    }
+
     /// A page's listener whose promise rejects is no answer, and nothing reported (WebKit drops
     /// the rejection): the background gets nothing once no listener is left to answer, and one
     /// that returned true still answers later.

@@ -151,7 +151,8 @@ test('events and ports are made in the realm and keep their listeners', async ()
 const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given[name] ?? (() => '')]));
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
-    'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform'];
+    'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
+    'webStorage'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -286,4 +287,29 @@ test('a namespace Safari lacks is absent, one it has and the runtime lacks throw
     // Manifest V2's actions are V2's.
     const v2 = realmOf('runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 2, name: 'x', version: '1', browser_action: {}, background: { scripts: [] } }));
     assert.equal(v2(`typeof browser.browserAction + ' ' + typeof browser.action + ' ' + typeof browser.pageAction`), 'object undefined undefined');
+});
+
+// The globals a new user's own small extension reached for and found missing, in each realm:
+// none of them is undefined any more, and location.hostname is the page's.
+test('the web\'s globals a small extension reaches for are in the background, a content script and the popup', async () => {
+    const manifest = JSON.stringify({ manifest_version: 3, name: 'x', version: '1' });
+    const host = quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios' });
+    const realmOf = (file, prefix, setup) => {
+        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+        realmModule(context, file, prefix).install(host, setup);
+        return (code) => vm.runInContext(code, context);
+    };
+    const page = (popup) => JSON.stringify({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://news.example.com/story', visible: true,
+                                             appearance: 'light', head: [], body: [], popup, extensionID: 'x', manifest });
+    const everywhere = ['URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'structuredClone', 'AbortController', 'AbortSignal', 'atob', 'btoa',
+                        'navigator', 'queueMicrotask', 'EventTarget', 'Event', 'CustomEvent', 'crypto'];
+    const inPages = ['localStorage', 'sessionStorage', 'requestAnimationFrame', 'cancelAnimationFrame', 'history', 'location', 'document'];
+    const realms = [['background', realmOf('runtime-realm.mjs', 'runtime:', manifest), everywhere],
+                    ['content script', realmOf('pages-realm.mjs', 'pages:', page(false)), [...everywhere, ...inPages]],
+                    ['popup', realmOf('pages-realm.mjs', 'pages:', page(true)), [...everywhere, ...inPages]]];
+    for (const [name, run, globals] of realms) {
+        const missing = globals.filter((global) => run(`typeof ${global}`) === 'undefined');
+        assert.deepEqual(missing, [], `${name} lacks ${missing.join(', ')}`);
+    }
+    assert.equal(realms[1][1]('location.hostname'), 'news.example.com');
 });

@@ -149,21 +149,26 @@ extension PageRuntime {
     }
 
     /// Loads a page for each of the manifest's content script entries, and the popup, once, as
-    /// Safari loads them (nothing answers their messages), then lets them run on until no timer
-    /// is pending or `ExtensionRuntime.checkWindow` has passed, and reports what came of it.
+    /// Safari loads them (nothing answers their messages), over an empty extension storage of
+    /// their own, then lets them run on until no timer is pending or
+    /// `ExtensionRuntime.checkWindow` has passed, and reports what came of it.
     package static func load(_ manifest: ExtensionManifest, node: String) -> Load {
         var load = Load()
         let start = ExtensionRuntime.checkStart
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("check-storage-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: storage) }
         do {
+            try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
             let folder = ExtensionManifest.absolute(manifest.folder)
             let host = try PageHost(command(node: node, runtime: try installed(), extension: folder), seed: 1)
             var inputs: [(String, PageHost.Input)] = []
             for (index, entry) in manifest.contentScripts.enumerated() {
                 let url = address(matching: entry.matches.first ?? "<all_urls>")
-                inputs.append(("the page \(url)", .load(PageKey(TabID("t\(index + 1)")), url: url, visible: true, appearance: .light, nativeDark: nil)))
+                inputs.append(("the page \(url)", .load(PageKey(TabID("t\(index + 1)")), url: url, visible: true, appearance: .light, nativeDark: nil,
+                                                                      storage: storage)))
             }
             if manifest.popup != nil {
-                inputs.append(("the popup", .openPopup(TabID("t1"), appearance: .light, tabs: nil, windowId: nil)))
+                inputs.append(("the popup", .openPopup(TabID("t1"), appearance: .light, tabs: nil, windowId: nil, storage: storage)))
             }
             var timers = PendingPageTimers()
             func take(_ outputs: [PageHost.Output]) {

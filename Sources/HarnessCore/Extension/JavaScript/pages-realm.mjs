@@ -6,12 +6,12 @@
 // (post, result, refusal). Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, portEnd, safariNamespaces,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, portEnd, safariLacks, safariNamespaces,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, setupText) {
-    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply;
+    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply, hasOwn = Object.hasOwn;
     const setup = parse(setupText);
     const host = hostOf(hostFunctions);
     installStacks(host, 'pages:');
@@ -406,6 +406,51 @@ export function install(hostFunctions, setupText) {
     location.toString = () => address.href;
     define('location', location);
 
+    // history: one entry; pushState and replaceState keep the state they are given, and the
+    // address stays as it is (a scenario moves a tab with tab navigate); going back or forward
+    // does nothing.
+    let historyState = null, historyLength = 1;
+    define('history', {
+        get length() { return historyLength; },
+        get state() { return historyState; },
+        scrollRestoration: 'auto',
+        pushState(state) { historyState = state === undefined ? null : structuredClone(state); historyLength += 1; },
+        replaceState(state) { historyState = state === undefined ? null : structuredClone(state); },
+        back() {}, forward() {}, go() {},
+    });
+
+    // localStorage (per origin, for the whole run: it outlives a reload) and sessionStorage (per
+    // tab, until the tab closes), kept by the page host; values are strings, and a key is also
+    // a property.
+    const webStorage = (kind) => {
+        const ask = (op, key, value) => { const text = host.webStorage(kind, op, key, value); return text === '' ? null : parse(text); };
+        const methods = {
+            getItem: (key) => ask('get', String(key), ''),
+            setItem: (key, value) => { ask('set', String(key), String(value)); },
+            removeItem: (key) => { ask('remove', String(key), ''); },
+            clear: () => { ask('clear', '', ''); },
+            key: (index) => ask('keys', '', '')?.[Number(index)] ?? null,
+        };
+        return new Proxy(methods, {
+            get(target, name) {
+                if (typeof name === 'symbol') return undefined;
+                if (name === 'length') return (ask('keys', '', '') ?? []).length;
+                if (hasOwn(target, name)) return target[name];
+                return ask('get', name, '') ?? undefined;
+            },
+            set(target, name, value) { if (typeof name === 'string') ask('set', name, String(value)); return true; },
+            deleteProperty(target, name) { if (typeof name === 'string') ask('remove', name, ''); return true; },
+            has(target, name) { return typeof name === 'string' && (hasOwn(target, name) || ask('get', name, '') !== null); },
+            ownKeys() { return ask('keys', '', '') ?? []; },
+            getOwnPropertyDescriptor(target, name) {
+                const value = typeof name === 'string' ? ask('get', name, '') : null;
+                return value === null ? undefined : { value, writable: true, enumerable: true, configurable: true };
+            },
+        });
+    };
+    define('localStorage', webStorage('local'));
+    define('sessionStorage', webStorage('session'));
+
     // prefers-color-scheme follows the system's appearance.
     let appearance = setup.appearance;
     const queries = [];
@@ -436,6 +481,13 @@ export function install(hostFunctions, setupText) {
         id: setup.extensionID,
         getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
         getManifest: () => parse(setup.manifest),
+        // The platform the page host was given, as the background's says it.
+        getPlatformInfo(callback) {
+            const info = Promise.resolve({ os: host.platform() === 'macos' ? 'mac' : 'ios', arch: 'arm' });
+            if (typeof callback !== 'function') return info;
+            info.then((value) => call(callback, undefined, [value]));
+            return undefined;
+        },
         get lastError() { return lastError; },
         onMessage: {
             addListener: (callback) => { if (typeof callback === 'function' && !messageListeners.includes(callback)) messageListeners.push(callback); },
@@ -532,7 +584,12 @@ export function install(hostFunctions, setupText) {
             if (name === 'then') return undefined;
             if (name in target) {
                 // A namespace's member the runtime does not provide throws, naming it.
-                return new Proxy(target[name], { get(members, member) { return typeof member === 'symbol' || member === 'then' || member in members ? members[member] : missing('browser.' + name + '.' + member); } });
+                return new Proxy(target[name], {
+                    get(members, member) {
+                        if (typeof member === 'symbol' || member in members) return members[member];
+                        return member === 'then' || safariLacks(name, member) ? undefined : missing('browser.' + name + '.' + member);
+                    },
+                });
             }
             // A namespace Safari gives this page and the runtime does not provide throws, naming
             // what was called; one Safari does not give it is absent (a feature check sees it so).
@@ -614,7 +671,9 @@ export function install(hostFunctions, setupText) {
                 return;
             case 'ready':
                 readyState = 'interactive';
+                // DOMContentLoaded is the document's, and bubbles to the window.
                 document.dispatchEvent(event('DOMContentLoaded', document));
+                globalThis.dispatchEvent(event('DOMContentLoaded', document));
                 readyState = 'complete';
                 globalThis.dispatchEvent(event('load', globalThis));
                 return;

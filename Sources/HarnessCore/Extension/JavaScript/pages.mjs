@@ -214,6 +214,28 @@ async function settleStorageChanges(touched) {
     }
 }
 
+// MARK: - The web's storage: localStorage by origin for the whole run, sessionStorage by tab
+// until it closes (the popup's until it closes).
+
+const localStores = new Map(), sessionStores = new Map();
+
+function webStorageOperation(page, url, kind, op, key, value) {
+    let stores = localStores, name;
+    if (kind === 'session') { stores = sessionStores; name = page.name; } else {
+        try { name = new URL(url).origin; } catch { name = String(url); }
+    }
+    if (!stores.has(name)) stores.set(name, new Map());
+    const store = stores.get(name);
+    switch (op) {
+    case 'get': return store.has(key) ? JSON.stringify(store.get(key)) : 'null';
+    case 'set': store.set(key, value); return 'null';
+    case 'remove': store.delete(key); return 'null';
+    case 'clear': store.clear(); return 'null';
+    case 'keys': return JSON.stringify([...store.keys()]);
+    default: return 'null';
+    }
+}
+
 // MARK: - A page: its realm, its scripts, its state
 
 const pages = new Map();
@@ -263,6 +285,7 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
         seed: () => seedText,
         messages: () => localeMessages,
         storage: (area, op, text) => JSON.stringify(storageOperation(page, String(area), String(op), JSON.parse(String(text)))),
+        webStorage: (kind, op, key, value) => webStorageOperation(page, url, String(kind), String(op), String(key), String(value)),
         // The one question about an object of a page's realm: whether it is a proxy (whose traps
         // are a script's code), asked before its properties are read.
         isProxy: (value) => util.types.isProxy(value),
@@ -405,6 +428,7 @@ async function handle(input) {
     }
     case 'close':
         pages.delete(`tab ${input.tab}`);
+        sessionStores.delete(`tab ${input.tab}`);
         return [];
     case 'show': {
         const page = tabPage(input.tab);
@@ -469,6 +493,7 @@ async function handle(input) {
             await settle();
         }
         pages.delete('popup');
+        sessionStores.delete('popup');
         popupTabs = null;
         return [];
     }

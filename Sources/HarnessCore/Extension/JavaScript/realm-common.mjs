@@ -330,6 +330,12 @@ export function safariNamespaces(manifest, context) {
     return names;
 }
 
+// Members of namespaces Safari gives that Safari itself lacks (WebKit's WebExtensionAPIRuntime
+// has none of them): absent, so that a feature check such as `browser.runtime.getBrowserInfo ?`
+// sees them absent, where a member Safari has and the runtime lacks throws naming it.
+const lacked = { runtime: new Set(['getBrowserInfo', 'getPackageDirectoryEntry', 'requestUpdateCheck', 'restart', 'restartAfterDelay']) };
+export const safariLacks = (namespace, member) => lacked[namespace]?.has(member) === true;
+
 // MARK: - i18n
 
 // i18n.getMessage and getUILanguage over the default locale's messages (`catalogueText`, the

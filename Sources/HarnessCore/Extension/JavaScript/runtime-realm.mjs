@@ -6,7 +6,7 @@
 // Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, portEnd, safariNamespaces,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, portEnd, safariLacks, safariNamespaces,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -81,7 +81,7 @@ export function install(hostFunctions, manifestText) {
     const namespace = (name, members) => new Proxy(members, {
         get(target, member) {
             if (typeof member === 'symbol' || member in target) return target[member];
-            if (member === 'then') return undefined;
+            if (member === 'then' || safariLacks(name, member)) return undefined;
             return missing('browser.' + name + '.' + member);
         },
     });
