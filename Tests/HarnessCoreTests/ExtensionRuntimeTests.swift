@@ -187,7 +187,12 @@ struct ExtensionRuntimeTests {
         #expect(run.end(3) == done([.popupAnswer(message: 1, saved: true, scope: try ScopeKey.parse("docs.example.com"))]), "an answer after return true")
         #expect(run.end(4) == done([.popupAnswer(message: 2, saved: false, scope: nil)]), "a promise's answer")
         #expect(run.end(7) == done([.setAlarm(at: Int64(Self.epoch + 60_070), name: "later")]))
-        let tabs = #"[{"id":"t1","url":"https://docs.example.com/guide","index":0,"windowId":1,"active":false},{"id":"t2","url":"https://a.example.org/","index":1,"windowId":1,"active":false}]"#
+        // Whole tabs.Tab objects: in the one window, loaded, none pinned, muted or discarded.
+        let tab = { (id: String, index: Int, url: String) in
+            #"{"id":"\#(id)","index":\#(index),"windowId":1,"active":false,"highlighted":false,"pinned":false,"incognito":false,"discarded":false,"#
+                + #""autoDiscardable":true,"audible":false,"mutedInfo":{"muted":false},"status":"complete","url":"\#(url)"}"#
+        }
+        let tabs = "[" + tab("t1", 0, "https://docs.example.com/guide") + "," + tab("t2", 1, "https://a.example.org/") + "]"
         #expect(run.logs == ["platform mac", "tabs \(tabs)",
                              "from safari-web-extension://extension/popup.html popupOpened",
                              "refused Could not establish connection. Receiving end does not exist. (The harness's content script takes only {type: \"decision\", decision} from the background, PROTOCOL.md section 14.)",

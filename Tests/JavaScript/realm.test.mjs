@@ -152,7 +152,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage'];
+    'webStorage', 'tabNumber', 'tabName'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -312,4 +312,32 @@ test('the web\'s globals a small extension reaches for are in the background, a 
         assert.deepEqual(missing, [], `${name} lacks ${missing.join(', ')}`);
     }
     assert.equal(realms[1][1]('location.hostname'), 'news.example.com');
+});
+
+// tabs.query takes every filter over the tabs Safari told the background of, url as match
+// patterns; tabs.get gives a whole tabs.Tab or fails naming the id.
+test('tabs.query filters Safari\'s tabs and tabs.get gives one whole', async () => {
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios' }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }));
+    const run = (code) => vm.runInContext(code, context);
+    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    turn('started', { appearance: 'light', tabs: { t1: 'https://news.example.com/a?x=1', t2: 'https://docs.example.org/guide', t3: 'https://news.example.com/b' } });
+    turn('event', { type: 'tabActivated', tab: 't3' });
+    run(`globalThis.results = [];
+         const ids = (tabs) => tabs.map((tab) => tab.id + '@' + tab.index).join(' ');
+         Promise.all([
+           browser.tabs.query({ url: '*://*.example.com/*' }).then(ids),
+           browser.tabs.query({ url: ['https://docs.example.org/*'], currentWindow: true }).then(ids),
+           browser.tabs.query({ active: true, windowId: -2, status: 'complete', pinned: false }).then(ids),
+           browser.tabs.query({ lastFocusedWindow: false }).then(ids),
+           browser.tabs.query({ audible: true }).then(ids),
+           browser.tabs.query({ groupId: 1 }).catch((error) => error.message),
+           browser.tabs.get('t2').then((tab) => [tab.url, tab.active, tab.status, tab.windowId].join(' ')),
+           browser.tabs.get('t9').catch((error) => error.message),
+         ]).then((all) => { globalThis.results = all; });`);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['t1@0 t3@2', 't2@1', 't3@2', '', '', 'tabs.query does not take groupId in the harness\'s runtime',
+                                      'https://docs.example.org/guide false complete 1', 'Invalid call to tabs.get(). Tab not found: t9.']);
 });

@@ -36,6 +36,7 @@ import {
     option, write, frames, readIn, place, describe, isTimeout, linkModules, realmModule, url as parseURL, popupOf,
 } from './runtime-common.mjs';
 import * as storage from './storage-areas.mjs';
+import { matchesPattern } from './realm-common.mjs';
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -75,31 +76,12 @@ if (typeof manifest.default_locale === 'string') {
     try { localeMessages = read(path.posix.join('_locales', manifest.default_locale, 'messages.json')); } catch {}
 }
 
-// A match pattern (`<all_urls>`, `*://*.example.com/*`) as a test of an address.
-function matches(pattern, url) {
-    if (pattern === '<all_urls>') return /^(https?|file):/.test(url);
-    const parts = /^(\*|https?|file):\/\/([^/]*)(\/.*)$/.exec(pattern);
-    if (!parts) return false;
-    let address;
-    try { address = new URL(url); } catch { return false; }
-    const [, scheme, host, pathPattern] = parts;
-    if (scheme === '*' ? !['http:', 'https:'].includes(address.protocol) : address.protocol !== scheme + ':') return false;
-    if (host !== '*') {
-        if (host.startsWith('*.')) {
-            const base = host.slice(2);
-            if (address.hostname !== base && !address.hostname.endsWith('.' + base)) return false;
-        } else if (address.hostname !== host) return false;
-    }
-    const wanted = new RegExp('^' + pathPattern.split('*').map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
-    return wanted.test(address.pathname + address.search);
-}
-
 // The content scripts for an address, in the manifest's order, by when they run.
 function contentScripts(url) {
     const scripts = { start: [], end: [] };
     for (const entry of manifest.content_scripts ?? []) {
-        if (!(entry.matches ?? []).some((pattern) => matches(pattern, url))) continue;
-        if ((entry.exclude_matches ?? []).some((pattern) => matches(pattern, url))) continue;
+        if (!(entry.matches ?? []).some((pattern) => matchesPattern(pattern, url))) continue;
+        if ((entry.exclude_matches ?? []).some((pattern) => matchesPattern(pattern, url))) continue;
         for (const file of entry.js ?? []) (entry.run_at === 'document_start' ? scripts.start : scripts.end).push(file);
     }
     return scripts;

@@ -369,3 +369,25 @@ export function areaConstants(area) {
     if (area === 'sync') return { QUOTA_BYTES: 102400, QUOTA_BYTES_PER_ITEM: 8192, MAX_ITEMS: 512 };
     return { QUOTA_BYTES: area === 'local' ? 5242880 : 10485760 };
 }
+
+// MARK: - Match patterns
+
+// A match pattern (`<all_urls>`, `*://*.example.com/*`) as a test of an address: content scripts'
+// `matches` (pages.mjs) and `tabs.query`'s `url` (runtime-realm.mjs), in node's realm or a script's.
+export function matchesPattern(pattern, url) {
+    if (pattern === '<all_urls>') return /^(https?|file):/.test(url);
+    const parts = /^(\*|https?|file):\/\/([^/]*)(\/.*)$/.exec(pattern);
+    if (!parts) return false;
+    let address;
+    try { address = new URL(url); } catch { return false; }
+    const [, scheme, host, pathPattern] = parts;
+    if (scheme === '*' ? !['http:', 'https:'].includes(address.protocol) : address.protocol !== scheme + ':') return false;
+    if (host !== '*') {
+        if (host.startsWith('*.')) {
+            const base = host.slice(2);
+            if (address.hostname !== base && !address.hostname.endsWith('.' + base)) return false;
+        } else if (address.hostname !== host) return false;
+    }
+    const wanted = new RegExp('^' + pathPattern.split('*').map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+    return wanted.test(address.pathname + address.search);
+}

@@ -6,7 +6,7 @@
 // Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, portEnd, safariLacks, safariNamespaces,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, matchesPattern, portEnd, safariLacks, safariNamespaces,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -140,6 +140,32 @@ export function install(hostFunctions, manifestText) {
         if (typeof id === 'number') { const name = host.tabName(id); return name === '' ? String(id) : name; }
         return String(id);
     };
+    // A tab as tabs.query, tabs.get and a sender give it: a whole tabs.Tab, in the one window,
+    // numbered in the order the run opened tabs, loaded (pages load at once here).
+    const tabOf = (name) => {
+        const url = safari.tabs.get(name);
+        return { id: tabId(name), index: Math.max(0, [...safari.tabs.keys()].indexOf(name)), windowId: 1, active: name === safari.active,
+                 highlighted: name === safari.active, pinned: false, incognito: false, discarded: false, autoDiscardable: true, audible: false,
+                 mutedInfo: { muted: false }, status: 'complete', url };
+    };
+    const originOf = (url) => { try { return new URL(url).origin; } catch { return undefined; } };
+    const inFront = (wanted) => wanted === true;
+    const tabFilters = {
+        active: (tab, wanted) => tab.active === Boolean(wanted),
+        highlighted: (tab, wanted) => tab.highlighted === Boolean(wanted),
+        currentWindow: (tab, wanted) => inFront(Boolean(wanted)),
+        lastFocusedWindow: (tab, wanted) => inFront(Boolean(wanted)),
+        windowId: (tab, wanted) => wanted === tab.windowId || wanted === -2,
+        windowType: (tab, wanted) => [wanted].flat().includes('normal'),
+        index: (tab, wanted) => tab.index === wanted,
+        status: (tab, wanted) => tab.status === wanted,
+        url: (tab, wanted) => [wanted].flat().some((pattern) => matchesPattern(String(pattern), tab.url ?? '')),
+        pinned: (tab, wanted) => wanted === false,
+        audible: (tab, wanted) => wanted === false,
+        muted: (tab, wanted) => wanted === false,
+        discarded: (tab, wanted) => wanted === false,
+        autoDiscardable: (tab, wanted) => wanted === true,
+    };
     // runtime.connectNative(): the port the app's messages arrive on (macOS), as
     // {"type": "documentChanged"}. Each message the background posts on it is a native request
     // of its own, whose reply arrives on the port's onMessage, and whose failure disconnects the
@@ -196,15 +222,23 @@ export function install(hostFunctions, manifestText) {
         tabs: namespace('tabs', {
             onActivated: event('tabActivated'),
             onRemoved: event('tabRemoved'),
+            // Every filter of tabs.query over Safari's tabs as this background knows them, in one
+            // window in front (WINDOW_ID_CURRENT, -2, is it): `url` takes match patterns, and
+            // what the harness has no notion of (sound, pinning, discarding) is never so.
             query: callbackForm((info = {}) => {
-                const unknown = Object.keys(info ?? {}).filter((key) => !['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'].includes(key));
+                const filters = info ?? {};
+                const unknown = Object.keys(filters).filter((key) => !hasOwn(tabFilters, key));
                 if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
-                const tabs = [...safari.tabs].map(([name, url], index) => ({ id: tabId(name), url, index, windowId: 1, active: name === safari.active }));
-                // One window, in front: a window filter other than it finds nothing.
-                const otherWindow = (info.windowId !== undefined && info.windowId !== 1) || info.currentWindow === false || info.lastFocusedWindow === false;
-                return Promise.resolve(otherWindow ? [] : tabs.filter((tab) => (info.active === undefined || tab.active === info.active)
-                    && (info.url === undefined || tab.url === info.url)));
+                const tabs = [...safari.tabs.keys()].map(tabOf);
+                return Promise.resolve(tabs.filter((tab) => Object.entries(filters).every(([key, wanted]) => wanted === undefined || tabFilters[key](tab, wanted))));
             }),
+            get: callbackForm((id) => {
+                const name = tabNamed(id);
+                if (!safari.tabs.has(name)) return Promise.reject(new Error(`Invalid call to tabs.get(). Tab not found: ${text(id)}.`));
+                return Promise.resolve(tabOf(name));
+            }),
+            // The background is in no tab.
+            getCurrent: callbackForm(() => Promise.resolve(undefined)),
             // A decision the background gives a tab unasked (section 8.2's sendDecision), or,
             // where the extension's own pages run, any message, which the tab answers.
             sendMessage: callbackForm((tab, body) => {
@@ -442,14 +476,14 @@ export function install(hostFunctions, manifestText) {
     // Who a page's message or port is from, as runtime.onMessage and onConnect name it: the
     // popup, or a tab's content script with its tab.
     const pageSender = (input) => input.popup === true ? (popupURL === undefined ? { id: api.runtime.id } : { id: api.runtime.id, url: popupURL })
-        : { id: api.runtime.id, url: input.url, tab: { id: tabId(input.tab), url: input.url, active: safari.active === input.tab, windowId: 1, index: 0 } };
+        : { id: api.runtime.id, url: input.url, origin: originOf(input.url), frameId: 0, tab: tabOf(input.tab) };
     // A message from one of the extension's own pages (section 15): the first answer
     // (sendResponse, or a listener's promise) goes back to it. A listener keeps the page waiting
     // by returning true or a promise; when none does and none answered, the page gets nothing.
     const pageMessage = (input) => {
-        const sender = pageSender(input);
         if (input.tab !== undefined) safari.tabs.set(input.tab, input.url);
         if (typeof input.active === 'string') safari.active = input.active;
+        const sender = pageSender(input);
         // Safari drops a listener's rejection, unreported: that listener gives no answer, and
         // once no listener is left to give one, the page gets nothing (WebKit's reply
         // aggregator, released).
