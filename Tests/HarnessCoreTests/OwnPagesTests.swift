@@ -44,6 +44,24 @@ struct OwnPagesTests {
         #expect(design.handle(.backgroundFinished(incarnation: 1, [.storageChanged(area: "local", changes: changes)]), now: 0) == [])
     }
 
+    /// A tab's events reach only a background that listens: opening gives tabs.onCreated and
+    /// onUpdated (loading with its address, then complete); a reload's loading names no address.
+    @Test func tabEventsAreFiredOnlyToABackgroundThatListens() {
+        func events(_ effects: [SafariMachine.Effect]) -> [ExtensionWire.Event] { effects.compactMap { if case .dispatch(let event) = $0 { event } else { nil } } }
+        var deaf = loaded(listeners: [.message])
+        #expect(events(deaf.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)).isEmpty)
+        var listening = loaded(listeners: [.tabCreated, .tabUpdated])
+        #expect(events(listening.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)) ==
+                [.tabCreated(t1, url: url), .tabUpdated(t1, url: url, status: .loading, urlChanged: true), .tabUpdated(t1, url: url, status: .complete)])
+        #expect(events(listening.handle(.tabReloaded(t1), now: 1)) ==
+                [.tabUpdated(t1, url: url, status: .loading), .tabUpdated(t1, url: url, status: .complete)])
+        #expect(events(listening.handle(.tabNavigated(t1, url: other), now: 2)) ==
+                [.tabUpdated(t1, url: other, status: .loading, urlChanged: true), .tabUpdated(t1, url: other, status: .complete)])
+        // Unloaded, the set saved at its last load decides, and the event wakes it.
+        _ = listening.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 40_000)
+        #expect(events(listening.handle(.tabReloaded(t1), now: 50_000)).count == 2)
+    }
+
     @Test func aTabLoadsItsOwnPageAndAsksNothingOfTheBackgroundItself() {
         var safari = loaded()
         #expect(safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0) ==

@@ -106,6 +106,8 @@ struct RuntimeWireTests {
         .portMessage(port: 1, message: .integer(1)),
         .portClosed(port: 1),
         .storageChanged(area: "local", changes: .object(["theme": .object(["oldValue": .string("light"), "newValue": .string("dark")])])),
+        .tabCreated(TabID("t1"), url: "https://a.example/"),
+        .tabUpdated(TabID("t1"), url: "https://a.example/", status: .complete),
     ]
 
     private static func caseNumber(_ event: ExtensionWire.Event) -> Int {
@@ -135,11 +137,13 @@ struct RuntimeWireTests {
         case .portMessage: 22
         case .portClosed: 23
         case .storageChanged: 24
+        case .tabCreated: 25
+        case .tabUpdated: 26
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...24), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...26), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

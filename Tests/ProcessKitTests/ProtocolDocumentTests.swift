@@ -332,6 +332,7 @@ private enum BackgroundInput: CaseIterable {
     case safariCameToForeground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
     case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed, storageChanged
+    case tabCreated, tabUpdated
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -360,6 +361,8 @@ private enum BackgroundInput: CaseIterable {
         case .portMessage: self = .portMessage
         case .portClosed: self = .portClosed
         case .storageChanged: self = .storageChanged
+        case .tabCreated: self = .tabCreated
+        case .tabUpdated: self = .tabUpdated
         }
     }
 
@@ -391,6 +394,8 @@ private enum BackgroundInput: CaseIterable {
         case .portMessage: .portMessage(port: 1, message: .string("ping"))
         case .portClosed: .portClosed(port: 1)
         case .storageChanged: .storageChanged(area: "sync", changes: .object(["color": .object(["newValue": .string("green")])]))
+        case .tabCreated: .tabCreated(t1, url: "https://a.example/")
+        case .tabUpdated: .tabUpdated(t1, url: "https://a.example/", status: .loading, urlChanged: true)
         }
     }
 }

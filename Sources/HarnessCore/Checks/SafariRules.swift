@@ -378,6 +378,8 @@ package struct SafariRules: Sendable {
         case .alarmFired: .alarm
         case .portOpened: .connect
         case .storageChanged: .storageChanged
+        case .tabCreated: .tabCreated
+        case .tabUpdated: .tabUpdated
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed: nil
         }

@@ -177,7 +177,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
                                      "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
                                      "page-answered", "port-opened", "port-message", "port-closed", "alarms-changed", "reply-empty",
-                                     "reply-canceled", "storage-changed"]
+                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -217,6 +217,8 @@ package struct CoverageSignature: Equatable, Sendable {
         case .nativeReplyArrived(_, .empty): 32
         case .nativeReplyArrived(_, .rejected(.canceled)): 33
         case .storageChanged: 34
+        case .tabCreated: 35
+        case .tabUpdated: 36
         }
     }
 

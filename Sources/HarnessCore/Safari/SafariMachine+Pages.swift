@@ -15,11 +15,30 @@ extension SafariMachine {
         activeTabs[window] = id
         frontWindow = window
         effects.append(.note("tab \(id.rawValue) opened in profile \(profile), window \(window): \(url)"))
+        if listens(for: .tabCreated) { effects.append(.dispatch(.tabCreated(id, url: url))) }
+        tabLoads(id, url: url, to: true, &effects)
         run(.started, in: id, now: now, &effects)
     }
 
+    /// Whether the front profile's extension listens for `listener`, as Safari knows it: the
+    /// loaded background's set, or the one saved at its last load. Safari fires a tab's events
+    /// only then (WebKit, `fireTabsCreatedEventIfNeeded` and `fireTabsUpdatedEventIfNeeded`:
+    /// `wakeUpBackgroundContentIfNecessaryToFireEvents` does nothing for a type no listener
+    /// takes), so an extension that does not listen sees no trace of them.
+    func listens(for listener: BackgroundListener) -> Bool {
+        (loadedBackground?.listeners ?? savedListeners[profile] ?? []).contains(listener)
+    }
+
+    /// The tab's page loads (`tabs.onUpdated`, for a background that listens): `loading`, with
+    /// the address when it is a new one, then `complete`, at once, as pages load here.
+    private func tabLoads(_ id: TabID, url: String, to newAddress: Bool, _ effects: inout [Effect]) {
+        guard listens(for: .tabUpdated) else { return }
+        effects.append(.dispatch(.tabUpdated(id, url: url, status: .loading, urlChanged: newAddress)))
+        effects.append(.dispatch(.tabUpdated(id, url: url, status: .complete)))
+    }
+
     /// The page loads again: a new content script starts over, with no decision applied.
-    mutating func reloadTab(_ id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+    mutating func reloadTab(_ id: TabID, newAddress: Bool = false, now: EpochMillis, _ effects: inout [Effect]) {
         guard let tab = tabs[id] else { return }
         tabs[id]?.applied = nil
         tabs[id]?.firstDecisionAt = nil
@@ -27,6 +46,7 @@ extension SafariMachine {
         tabs[id]?.nativeRepliesBeforeFirstDecision = nil
         tabs[id]?.repliesAtLoad = nativeRepliesDelivered
         effects.append(.note("tab \(id.rawValue) loads \(tab.url)"))
+        tabLoads(id, url: tab.url, to: newAddress, &effects)
         startScript(in: id, now: now, &effects)
     }
 
@@ -64,10 +84,10 @@ extension SafariMachine {
     /// The tab goes to another page: its content script starts over there and asks. The popup
     /// follows its tab, with no scope chosen there yet.
     mutating func navigateTab(_ id: TabID, to url: String, now: EpochMillis, _ effects: inout [Effect]) {
-        guard tabs[id] != nil else { return }
+        guard let before = tabs[id]?.url else { return }
         tabs[id]?.url = url
         if popupTab == id { openPopup?.scope = nil }
-        reloadTab(id, now: now, &effects)
+        reloadTab(id, newAddress: url != before, now: now, &effects)
     }
 
     /// Makes the tab active in its window and its window the front one (`tabs.onActivated`).

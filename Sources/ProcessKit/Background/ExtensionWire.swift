@@ -23,7 +23,9 @@ import SiteSettings
 /// no page heard it); `portOpened` (`port`, `name`, and `tab` and `url`, or `popup`: true),
 /// `portMessage` (`port`, `message`) and `portClosed` (`port`) for a port a page opened;
 /// `storageChanged` (`area`: `local`, `session` or `sync`; `changes`, as `storage.onChanged`
-/// gives them) when one of its pages changed extension storage.
+/// gives them) when one of its pages changed extension storage; `tabCreated` (`tab`, `url`) and
+/// `tabUpdated` (`tab`, `url`, `status`: `loading` or `complete`, `urlChanged`: true when the load
+/// went to a new address) for a background that listens for them.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
@@ -109,7 +111,15 @@ public enum ExtensionWire {
         /// One of its pages changed extension storage: the area (`local`, `session`, `sync`) and
         /// what changed, `{key: {oldValue?, newValue?}}` as `storage.onChanged` gives it.
         case storageChanged(area: String, changes: JSONValue)
+        /// A tab opened (`tabs.onCreated`).
+        case tabCreated(TabID, url: String)
+        /// A tab's page began to load (`loading`; `urlChanged` when it goes to a new address) or
+        /// finished (`complete`) (`tabs.onUpdated`).
+        case tabUpdated(TabID, url: String, status: TabStatus, urlChanged: Bool = false)
     }
+
+    /// A tab's load, as `tabs.onUpdated` says it.
+    public enum TabStatus: String, Equatable, Sendable { case loading, complete }
 
     /// What the background's process sends in a `done` frame: its machine's directives but
     /// extension storage, which the process carries out itself, and the shell's own news that a
@@ -176,6 +186,8 @@ public enum ExtensionWire {
         case .portMessage: "portMessage"
         case .portClosed: "portClosed"
         case .storageChanged: "storageChanged"
+        case .tabCreated: "tabCreated"
+        case .tabUpdated: "tabUpdated"
         }
     }
 
@@ -299,6 +311,11 @@ public enum ExtensionWire {
         case .portMessage(let port, let message): return input("portMessage", ["port": .integer(Int64(port)), "message": message])
         case .portClosed(let port): return input("portClosed", ["port": .integer(Int64(port))])
         case .storageChanged(let area, let changes): return input("storageChanged", ["area": .string(area), "changes": changes])
+        case .tabCreated(let tab, let url): return input("tabCreated", ["tab": .string(tab.rawValue), "url": .string(url)])
+        case .tabUpdated(let tab, let url, let status, let urlChanged):
+            var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "url": .string(url), "status": .string(status.rawValue)]
+            if urlChanged { members["urlChanged"] = .bool(true) }
+            return input("tabUpdated", members)
         }
     }
 
@@ -403,6 +420,16 @@ public enum ExtensionWire {
             guard let message = members["message"] else { throw NativeMessageError(root.key("message"), "expected a value") }
             return .portMessage(port: Int(clamping: try integer("port")), message: message)
         case "portClosed": return .portClosed(port: Int(clamping: try integer("port")))
+        case "tabCreated": return .tabCreated(TabID(try string("tab")), url: try string("url"))
+        case "tabUpdated":
+            guard let status = TabStatus(rawValue: try string("status")) else { throw NativeMessageError(root.key("status"), "expected loading or complete") }
+            let urlChanged: Bool
+            switch members["urlChanged"] {
+            case nil: urlChanged = false
+            case .bool(let value)?: urlChanged = value
+            case _?: throw NativeMessageError(root.key("urlChanged"), "expected a boolean")
+            }
+            return .tabUpdated(TabID(try string("tab")), url: try string("url"), status: status, urlChanged: urlChanged)
         case "storageChanged":
             return .storageChanged(area: try storageArea(string("area"), at: root.key("area")), changes: try changes(members["changes"] ?? .null, at: root.key("changes")))
         default: throw NativeMessageError(root.key("type"), "unknown input '\(type.prefix(64))'")
@@ -439,6 +466,8 @@ public enum ExtensionWire {
         case .alarmFired: return .machine(.alarmFired(now: now))
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
+        // It listens for neither: Safari never sends them to it.
+        case .tabCreated, .tabUpdated: return .ignored
         case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")

@@ -222,6 +222,8 @@ export function install(hostFunctions, manifestText) {
         tabs: namespace('tabs', {
             onActivated: event('tabActivated'),
             onRemoved: event('tabRemoved'),
+            onCreated: event('tabCreated'),
+            onUpdated: event('tabUpdated'),
             // Every filter of tabs.query over Safari's tabs as this background knows them, in one
             // window in front (WINDOW_ID_CURRENT, -2, is it): `url` takes match patterns, and
             // what the harness has no notion of (sound, pinning, discarding) is never so.
@@ -556,6 +558,18 @@ export function install(hostFunctions, manifestText) {
             message(typeof input.tab === 'string' ? { ...input, tab: tabId(input.tab) } : input, undefined, undefined,
                     Number.isSafeInteger(input.message) ? input.message : 0);
             return;
+        case 'tabCreated':
+            safari.tabs.set(input.tab, input.url);
+            fire('tabCreated', { ...tabOf(input.tab), status: 'loading' });
+            return;
+        case 'tabUpdated': {
+            // (tabId, changeInfo, tab): loading, with the address when it is a new one, then complete.
+            safari.tabs.set(input.tab, input.url);
+            const status = input.status === 'loading' ? 'loading' : 'complete';
+            const change = status === 'loading' && input.urlChanged === true ? { status, url: input.url } : { status };
+            fire('tabUpdated', tabId(input.tab), change, { ...tabOf(input.tab), status });
+            return;
+        }
         case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: tabId(input.tab), windowId: 1 }); return;
         case 'tabClosed':
             safari.tabs.delete(input.tab);
