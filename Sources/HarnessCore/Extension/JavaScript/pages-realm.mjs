@@ -6,7 +6,7 @@
 // (post, result, refusal). Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, portEnd, safariLacks, safariNamespaces,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariLacks, safariNamespaces, storageAreaMembers,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -539,17 +539,7 @@ export function install(hostFunctions, setupText) {
                     if (typeof outcome.error === 'string') reject(new Error(outcome.error)); else resolve(outcome.value);
                 });
             };
-            return {
-                ...areaConstants(name),
-                get: (keys) => operation('get', keys ?? null),
-                getBytesInUse: (keys) => operation('bytes', keys ?? null),
-                set: (items) => {
-                    if (items === null || typeof items !== 'object') throw new TypeError('storage.' + name + '.set takes an object');
-                    return operation('set', items).then(() => undefined);
-                },
-                remove: (keys) => operation('remove', keys).then(() => undefined),
-                clear: () => operation('clear').then(() => undefined),
-            };
+            return storageAreaMembers(name, operation);
         };
         namespaces.storage = { local: area('local'), sync: area('sync'), onChanged: eventOf(changeListeners) };
         if (setup.popup) namespaces.storage.session = area('session');

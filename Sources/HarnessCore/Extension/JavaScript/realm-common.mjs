@@ -365,9 +365,25 @@ export function localizer(manifest, catalogueText, extensionID) {
 // MARK: - Storage
 
 // The constants a script reads on a storage area (the quotas storage-areas.mjs enforces).
-export function areaConstants(area) {
+function areaConstants(area) {
     if (area === 'sync') return { QUOTA_BYTES: 102400, QUOTA_BYTES_PER_ITEM: 8192, MAX_ITEMS: 512 };
     return { QUOTA_BYTES: area === 'local' ? 5242880 : 10485760 };
+}
+
+// A storage area's members, as a script calls them, over `operation(op, argument)`: the
+// realm's own promise of the operation's value (`get`, `bytes`, `set`, `remove`, `clear`).
+export function storageAreaMembers(name, operation) {
+    return {
+        ...areaConstants(name),
+        get: (keys) => operation('get', keys ?? null),
+        getBytesInUse: (keys) => operation('bytes', keys ?? null),
+        set: (items) => {
+            if (items === null || typeof items !== 'object') throw new TypeError('storage.' + name + '.set takes an object');
+            return operation('set', items).then(() => undefined);
+        },
+        remove: (keys) => operation('remove', keys).then(() => undefined),
+        clear: () => operation('clear').then(() => undefined),
+    };
 }
 
 // MARK: - Match patterns

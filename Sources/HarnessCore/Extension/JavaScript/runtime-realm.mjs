@@ -6,7 +6,7 @@
 // Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, areaConstants, jsonText, localizer, matchesPattern, portEnd, safariLacks, safariNamespaces,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, matchesPattern, portEnd, safariLacks, safariNamespaces, storageAreaMembers,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -343,17 +343,7 @@ export function install(hostFunctions, manifestText) {
             const token = checked(host.storage(name, op, jsonText(argument === undefined ? null : argument, 'what storage.' + name + ' is given')));
             pending.set(token, { resolve, reject, name });
         });
-        return namespace('storage.' + name, {
-            ...areaConstants(name),
-            get: (keys) => operation('get', keys ?? null),
-            getBytesInUse: (keys) => operation('bytes', keys ?? null),
-            set: (items) => {
-                if (items === null || typeof items !== 'object') throw new TypeError('storage.' + name + '.set takes an object');
-                return operation('set', items).then(() => undefined);
-            },
-            remove: (keys) => operation('remove', keys).then(() => undefined),
-            clear: () => operation('clear').then(() => undefined),
-        });
+        return namespace('storage.' + name, storageAreaMembers(name, operation));
     };
     if (permissions.has('storage') || permissions.has('unlimitedStorage')) {
         api.storage = namespace('storage', { local: area('local'), session: area('session'), sync: area('sync'), onChanged });
