@@ -32,7 +32,7 @@ struct RuntimeWireTests {
 
     @Test func everyDirectiveTheRuntimeBuildsIsReadByTheCodecAsItsOwnType() throws {
         let (directives, _, _) = try samples()
-        #expect(directives.count == 17, "one sample for each builder of directives.mjs")
+        #expect(directives.count == 18, "one sample for each builder of directives.mjs")
         for directive in directives {
             guard case .object(let members) = directive, case .string(let type)? = members["type"] else {
                 Issue.record("a directive with no type: \(directive)")
@@ -68,7 +68,7 @@ struct RuntimeWireTests {
             }
             do {
                 let read = try FromChild.decode(bytes, role: .background)
-                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 17, "the done frame carries every directive") }
+                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 18, "the done frame carries every directive") }
             } catch {
                 Issue.record("the background's frame '\(kind)' is not read: \(error)")
             }
@@ -108,6 +108,7 @@ struct RuntimeWireTests {
         .storageChanged(area: "local", changes: .object(["theme": .object(["oldValue": .string("light"), "newValue": .string("dark")])])),
         .tabCreated(TabID("t1"), url: "https://a.example/"),
         .tabUpdated(TabID("t1"), url: "https://a.example/", status: .complete),
+        .tabsAnswered(request: 1, tab: nil, url: nil, error: "Invalid call to tabs.remove(). Tab not found: x9."),
     ]
 
     private static func caseNumber(_ event: ExtensionWire.Event) -> Int {
@@ -139,11 +140,12 @@ struct RuntimeWireTests {
         case .storageChanged: 24
         case .tabCreated: 25
         case .tabUpdated: 26
+        case .tabsAnswered: 27
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...26), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...27), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

@@ -25,6 +25,7 @@ const directiveArguments = {
     setAlarm: [1772355660000, 'refresh', 60000],
     clearAlarm: ['refresh'],
     storageChanged: ['local', { theme: { oldValue: 'light', newValue: 'dark' }, gone: { oldValue: 1 } }],
+    tabsCall: [10, { method: 'create', url: 'https://a.example/', active: true }],
 };
 
 // The frames' samples: a done frame carries every directive.

@@ -332,7 +332,7 @@ private enum BackgroundInput: CaseIterable {
     case safariCameToForeground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
     case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed, storageChanged
-    case tabCreated, tabUpdated
+    case tabCreated, tabUpdated, tabsAnswered
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -363,6 +363,7 @@ private enum BackgroundInput: CaseIterable {
         case .storageChanged: self = .storageChanged
         case .tabCreated: self = .tabCreated
         case .tabUpdated: self = .tabUpdated
+        case .tabsAnswered: self = .tabsAnswered
         }
     }
 
@@ -396,6 +397,7 @@ private enum BackgroundInput: CaseIterable {
         case .storageChanged: .storageChanged(area: "sync", changes: .object(["color": .object(["newValue": .string("green")])]))
         case .tabCreated: .tabCreated(t1, url: "https://a.example/")
         case .tabUpdated: .tabUpdated(t1, url: "https://a.example/", status: .loading, urlChanged: true)
+        case .tabsAnswered: .tabsAnswered(request: 1, tab: TabID("x1"), url: "https://a.example/", error: nil)
         }
     }
 }
@@ -403,7 +405,7 @@ private enum BackgroundInput: CaseIterable {
 /// The background's outputs that leave the process.
 private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
-    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, storageChanged
+    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, storageChanged, tabsCall
 
     init(of output: ExtensionWire.Output) {
         switch output {
@@ -424,6 +426,7 @@ private enum BackgroundOutput: CaseIterable {
         case .postOnPort: self = .postOnPort
         case .closePort: self = .closePort
         case .storageChanged: self = .storageChanged
+        case .tabsCall: self = .tabsCall
         }
     }
 
@@ -447,6 +450,7 @@ private enum BackgroundOutput: CaseIterable {
         case .postOnPort: .postOnPort(port: 1, message: .string("pong"))
         case .closePort: .closePort(port: 1)
         case .storageChanged: .storageChanged(area: "local", changes: .object(["gone": .object(["oldValue": .integer(1)])]))
+        case .tabsCall: .tabsCall(request: 1, .update(TabID("x1"), url: "https://b.example/", active: nil))
         }
     }
 }

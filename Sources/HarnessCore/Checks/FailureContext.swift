@@ -65,7 +65,7 @@ enum FailureContext {
             case .showPopup: return false
             case .popupAnswer: return true
             case .sendDecision(let decided, _), .messageTab(let decided, _, _): return decided == tab
-            case .answerPage, .messagePopup, .postOnPort, .closePort, .storageChanged: return false
+            case .answerPage, .messagePopup, .postOnPort, .closePort, .storageChanged, .tabsCall: return false
             case .sendNative: return isBackground
             case .storagePending, .setTimer, .cancelTimer, .setAlarm, .clearAlarm, .connectNative, .listen: return false
             }

@@ -380,6 +380,7 @@ package struct SafariRules: Sendable {
         case .storageChanged: .storageChanged
         case .tabCreated: .tabCreated
         case .tabUpdated: .tabUpdated
+        case .tabsAnswered: nil
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed: nil
         }

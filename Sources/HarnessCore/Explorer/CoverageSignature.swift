@@ -177,7 +177,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
                                      "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
                                      "page-answered", "port-opened", "port-message", "port-closed", "alarms-changed", "reply-empty",
-                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated"]
+                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated", "tabs-answered"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -219,13 +219,14 @@ package struct CoverageSignature: Equatable, Sendable {
         case .storageChanged: 34
         case .tabCreated: 35
         case .tabUpdated: 36
+        case .tabsAnswered: 37
         }
     }
 
     private static let directiveNames = ["load-storage", "save-local", "save-session", "send-native", "set-timer", "cancel-timer",
                                          "set-alarm", "connect-native", "listen", "send-decision", "show-popup", "popup-saved",
                                          "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab",
-                                         "message-popup", "port-post", "port-close", "storage-changed"]
+                                         "message-popup", "port-post", "port-close", "storage-changed", "tabs-call"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
         guard case .background(let output)? = message else { return nil }
@@ -249,6 +250,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .postOnPort: return 18
         case .closePort: return 19
         case .storageChanged: return 20
+        case .tabsCall: return 21
         }
     }
 

@@ -209,5 +209,9 @@ extension SafariMachine {
         /// The background changed extension storage: the pages of `profile` hear it
         /// (`storage.onChanged`).
         case pagesStorageChanged(area: String, changes: JSONValue, profile: String)
+        /// The background asked Safari to open, change, reload or close tabs (`tabs.create`,
+        /// ...): the shell does it as the user would, and answers `tabsAnswered` to that
+        /// incarnation.
+        case extensionTabsCall(incarnation: Int, request: Int, ExtensionWire.TabsCall)
     }
 }

@@ -46,6 +46,8 @@ package final class ProcessTable {
         func backgroundLogged(_ line: String, profile: String)
         /// The numbers of the front profile's tabs (`tabs.Tab.id`), by name.
         var tabIds: [String: Int] { get }
+        /// The name of the front window's active tab of the front profile, if it has one.
+        var activeTabName: String? { get }
     }
 
     /// Set once the owner is made; the table lives only as long as its owner.
@@ -199,6 +201,7 @@ package final class ProcessTable {
             }
             driver.uptime = { [unowned owner] now in owner!.uptime(at: now) }
             driver.tabIds = { [unowned owner] in owner!.tabIds }
+            driver.activeTab = { [unowned owner] in owner!.activeTabName }
             switch name {
             case .app: app = driver
             case .background: background = driver

@@ -148,6 +148,8 @@ extension Simulation {
 
     /// The numbers of the front profile's tabs by name: every tab it opened in the run, the
     /// closed ones too (an event about a closed tab still names its number).
+    package var activeTabName: String? { safari.activeTab?.rawValue }
+
     package var tabIds: [String: Int] {
         var ids: [String: Int] = [:]
         for (key, number) in tabNumbers where key.profile == profile { ids[key.tab.rawValue] = number }
@@ -166,6 +168,45 @@ extension Simulation {
         guard tabs[id] != nil else { return }
         monitor.noAnswerOwed(by: id.rawValue)
         handle(.tabClosed(id))
+    }
+
+    /// The background's `tabs.create`, `update`, `reload` or `remove`, done as the user would
+    /// do it, then answered to that incarnation (`tabsAnswered`, which wakes nothing). A tab
+    /// the extension opens is named `x1`, `x2`, … in the order it opens them, so that steps and
+    /// expectations can name it; the trace gives its name and its id.
+    func extensionTabsCall(incarnation: Int, request: Int, _ call: ExtensionWire.TabsCall) {
+        func answer(_ tab: TabID?, error: String? = nil) {
+            let url = tab.flatMap { tabs[$0]?.url }
+            clock.queue.append(.backgroundInput(.tabsAnswered(request: request, tab: error == nil ? tab : nil, url: error == nil ? url : nil, error: error),
+                                                for: incarnation))
+        }
+        func notFound(_ method: String, _ tab: TabID) -> String { "Invalid call to tabs.\(method)(). Tab not found: \(tab.rawValue)." }
+        switch call {
+        case .create(let url, let active):
+            var name: TabID
+            repeat {
+                extensionTabsOpened += 1
+                name = TabID("x\(extensionTabsOpened)")
+            } while tabs[name] != nil
+            let front = safari.activeTab
+            openTab(name, url: url)
+            trace.record(now, "safari", "tab \(name.rawValue) (id \(tabNumbers[safari.pageKey(name)] ?? 0)) is the one background#\(incarnation) opened")
+            if !active, let front { activateTab(front) }
+            answer(name)
+        case .update(let tab, let url, let active):
+            guard tabs[tab] != nil else { return answer(nil, error: notFound("update", tab)) }
+            if let url { navigateTab(tab, to: url) }
+            if active == true { activateTab(tab) }
+            answer(tab)
+        case .reload(let tab):
+            guard tabs[tab] != nil else { return answer(nil, error: notFound("reload", tab)) }
+            reloadTab(tab)
+            answer(tab)
+        case .remove(let closing):
+            if let missing = closing.first(where: { tabs[$0] == nil }) { return answer(nil, error: notFound("remove", missing)) }
+            for tab in closing { closeTab(tab) }
+            answer(nil)
+        }
     }
 
     /// The content script of a tab detects (or stops detecting) a native dark theme after its

@@ -116,6 +116,8 @@ extension Simulation {
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))
+        case .extensionTabsCall(let incarnation, let request, let call):
+            extensionTabsCall(incarnation: incarnation, request: request, call)
         }
         return true
     }
@@ -381,7 +383,7 @@ struct BackgroundKnowledge {
         case .popupPaused: paused = true
         case .storageCompleted, .tabActivated, .safariCameToForeground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
              .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened,
-             .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated: break
+             .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered: break
         }
     }
 }

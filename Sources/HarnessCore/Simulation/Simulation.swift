@@ -124,6 +124,8 @@ package final class Simulation: ProcessTable.Owner {
     /// Each tab's number (`tabs.Tab.id`), by `pageKey`: the run's tabs in the order they opened.
     package internal(set) var tabNumbers: [PageKey: Int] = [:]
     var tabsOpened = 0
+    /// The tabs the extension opened (`tabs.create`), named `x1`, `x2`, … in that order.
+    var extensionTabsOpened = 0
     package internal(set) var pageConsole: [PageKey: [String]] = [:]
     /// What the popup logged since it last opened.
     package internal(set) var popupConsole: [String] = []

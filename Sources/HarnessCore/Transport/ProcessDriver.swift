@@ -90,6 +90,8 @@ package final class ProcessDriver {
     /// The numbers of the front profile's tabs (`tabs.Tab.id`), by name, sent with each of the
     /// background's inputs.
     package var tabIds: () -> [String: Int] = { [:] }
+    /// The front window's active tab, which a background's frame names too (`activeTab`).
+    package var activeTab: () -> String? = { nil }
     /// Told of each line a process's scripts logged (a JavaScript background's `log` frames),
     /// an exception or rejection they did not catch among them, with its place, at `now`.
     package var logged: (_ level: FromChild.LogLevel, _ text: String, _ at: String?, _ now: EpochMillis) -> Void = { _, _, _, _ in }
@@ -134,9 +136,14 @@ package final class ProcessDriver {
         case .handler(let event): .handlerInput(event)
         }
         trace.record(now, label, "<-", message: message)
-        // A background's frame names its tabs' numbers too (`tabIds`), which the wire's names map to.
-        let numbered = if case .background = input { tabIds() } else { [String: Int]() }
-        let members: [String: JSONValue] = numbered.isEmpty ? [:] : ["tabIds": .object(numbered.mapValues { .integer(Int64($0)) })]
+        // A background's frame names its tabs' numbers too (`tabIds`), which the wire's names map
+        // to, and the active tab of the window in front (`activeTab`), which tabs.query reads.
+        var members: [String: JSONValue] = [:]
+        if case .background = input {
+            let numbered = tabIds()
+            if !numbered.isEmpty { members["tabIds"] = .object(numbered.mapValues { .integer(Int64($0)) }) }
+            if let active = activeTab() { members["activeTab"] = .string(active) }
+        }
         return send(.input(input, now: now, uptime: uptime(now), seed: seed, flaws: flaws), members: members, now: now)
     }
 

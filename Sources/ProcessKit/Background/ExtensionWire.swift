@@ -25,7 +25,8 @@ import SiteSettings
 /// `storageChanged` (`area`: `local`, `session` or `sync`; `changes`, as `storage.onChanged`
 /// gives them) when one of its pages changed extension storage; `tabCreated` (`tab`, `url`) and
 /// `tabUpdated` (`tab`, `url`, `status`: `loading` or `complete`, `urlChanged`: true when the load
-/// went to a new address) for a background that listens for them.
+/// went to a new address) for a background that listens for them; `tabsAnswered` (`request`, and
+/// the tab's `tab` and `url`, or `error`) when Safari did what its `tabsCall` asked.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
@@ -33,7 +34,9 @@ import SiteSettings
 /// `sendDecision` (`tab`, `decision`), `showPopup` (`view`), `popupAnswer` (`message`, `saved`, `scope`);
 /// `answerPage` (`id`, and `answer` unless it is none), `messageTab` (`tab`, `id`, `message`),
 /// `messagePopup` (`id`, `message`); `portPost` (`port`, `message`) and `portClose` (`port`);
-/// `storageChanged` (`area`, `changes`: what a storage operation changed, for its own pages).
+/// `storageChanged` (`area`, `changes`: what a storage operation changed, for its own pages);
+/// `tabsCall` (`request`, `method`: `create` (`url`, `active`), `update` (`tab`, `url`?,
+/// `active`?), `reload` (`tab`) or `remove` (`tabs`)), which Safari answers with `tabsAnswered`.
 public enum ExtensionWire {
     /// Why Safari loads the background, when the load fires a `runtime` event: Safari launched
     /// (`onStartup`), the extension was just installed (`onInstalled` with reason `install`), or
@@ -116,6 +119,18 @@ public enum ExtensionWire {
         /// A tab's page began to load (`loading`; `urlChanged` when it goes to a new address) or
         /// finished (`complete`) (`tabs.onUpdated`).
         case tabUpdated(TabID, url: String, status: TabStatus, urlChanged: Bool = false)
+        /// Safari did what the background's `tabsCall` numbered `request` asked: the tab it
+        /// opened or changed, with its address, or nil with why it could not.
+        case tabsAnswered(request: Int, tab: TabID?, url: String?, error: String?)
+    }
+
+    /// What the background asks Safari to do to its tabs (`tabs.create`, `update`, `reload`,
+    /// `remove`).
+    public enum TabsCall: Equatable, Sendable {
+        case create(url: String, active: Bool)
+        case update(TabID, url: String?, active: Bool?)
+        case reload(TabID)
+        case remove([TabID])
     }
 
     /// A tab's load, as `tabs.onUpdated` says it.
@@ -154,6 +169,9 @@ public enum ExtensionWire {
         /// What one of its storage operations changed, for its own pages: the area and the
         /// changes as `storage.onChanged` gives them.
         case storageChanged(area: String, changes: JSONValue)
+        /// `tabs.create`, `update`, `reload` or `remove`, numbered by the background; Safari
+        /// answers with `tabsAnswered` of that number.
+        case tabsCall(request: Int, TabsCall)
     }
 
     // MARK: - Names
@@ -188,6 +206,7 @@ public enum ExtensionWire {
         case .storageChanged: "storageChanged"
         case .tabCreated: "tabCreated"
         case .tabUpdated: "tabUpdated"
+        case .tabsAnswered: "tabsAnswered"
         }
     }
 
@@ -211,6 +230,7 @@ public enum ExtensionWire {
         case .postOnPort: "portPost"
         case .closePort: "portClose"
         case .storageChanged: "storageChanged"
+        case .tabsCall: "tabsCall"
         }
     }
 
@@ -316,6 +336,12 @@ public enum ExtensionWire {
             var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "url": .string(url), "status": .string(status.rawValue)]
             if urlChanged { members["urlChanged"] = .bool(true) }
             return input("tabUpdated", members)
+        case .tabsAnswered(let request, let tab, let url, let error):
+            var members: [String: JSONValue] = ["request": .integer(Int64(request))]
+            if let tab { members["tab"] = .string(tab.rawValue) }
+            if let url { members["url"] = .string(url) }
+            if let error { members["error"] = .string(error) }
+            return input("tabsAnswered", members)
         }
     }
 
@@ -421,6 +447,10 @@ public enum ExtensionWire {
             return .portMessage(port: Int(clamping: try integer("port")), message: message)
         case "portClosed": return .portClosed(port: Int(clamping: try integer("port")))
         case "tabCreated": return .tabCreated(TabID(try string("tab")), url: try string("url"))
+        case "tabsAnswered":
+            func optional(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
+            return .tabsAnswered(request: Int(clamping: try integer("request")), tab: try optional("tab").map { TabID($0) }, url: try optional("url"),
+                                 error: try optional("error"))
         case "tabUpdated":
             guard let status = TabStatus(rawValue: try string("status")) else { throw NativeMessageError(root.key("status"), "expected loading or complete") }
             let urlChanged: Bool
@@ -467,7 +497,7 @@ public enum ExtensionWire {
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
         // It listens for neither: Safari never sends them to it.
-        case .tabCreated, .tabUpdated: return .ignored
+        case .tabCreated, .tabUpdated, .tabsAnswered: return .ignored
         case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")
@@ -521,6 +551,19 @@ public enum ExtensionWire {
         case .postOnPort(let port, let message): .object(["type": .string("portPost"), "port": .integer(Int64(port)), "message": message])
         case .closePort(let port): .object(["type": .string("portClose"), "port": .integer(Int64(port))])
         case .storageChanged(let area, let changes): .object(["type": .string("storageChanged"), "area": .string(area), "changes": changes])
+        case .tabsCall(let request, let call):
+            .object(["type": .string("tabsCall"), "request": .integer(Int64(request))].merging(json(call)) { a, _ in a })
+        }
+    }
+
+    private static func json(_ call: TabsCall) -> [String: JSONValue] {
+        switch call {
+        case .create(let url, let active): ["method": .string("create"), "url": .string(url), "active": .bool(active)]
+        case .update(let tab, let url, let active):
+            ["method": .string("update"), "tab": .string(tab.rawValue)].merging(url.map { ["url": .string($0)] } ?? [:]) { a, _ in a }
+                .merging(active.map { ["active": .bool($0)] } ?? [:]) { a, _ in a }
+        case .reload(let tab): ["method": .string("reload"), "tab": .string(tab.rawValue)]
+        case .remove(let tabs): ["method": .string("remove"), "tabs": .array(tabs.map { .string($0.rawValue) })]
         }
     }
 
@@ -602,6 +645,27 @@ public enum ExtensionWire {
         case "portClose":
             try directive.allow(["type", "port"])
             return .closePort(port: Int(clamping: try directive.integer("port")))
+        case "tabsCall":
+            try directive.allow(["type", "request", "method", "tab", "tabs", "url", "active"])
+            let request = Int(clamping: try directive.integer("request"))
+            let url = directive.members["url"] == nil ? nil : try directive.string("url")
+            let active = directive.members["active"] == nil ? nil : try directive.bool("active")
+            switch try directive.string("method") {
+            case "create":
+                guard let url else { throw NativeMessageError(path.key("url"), "expected a string") }
+                return .tabsCall(request: request, .create(url: url, active: active ?? true))
+            case "update": return .tabsCall(request: request, .update(TabID(try directive.string("tab")), url: url, active: active))
+            case "reload": return .tabsCall(request: request, .reload(TabID(try directive.string("tab"))))
+            case "remove":
+                guard case .array(let items) = try directive.value("tabs") else { throw NativeMessageError(path.key("tabs"), "expected an array") }
+                var tabs: [TabID] = []
+                for (index, item) in items.enumerated() {
+                    guard case .string(let name) = item else { throw NativeMessageError(path.key("tabs").index(index), "expected a string") }
+                    tabs.append(TabID(name))
+                }
+                return .tabsCall(request: request, .remove(tabs))
+            case let other: throw NativeMessageError(path.key("method"), "expected create, update, reload or remove, not '\(other.prefix(32))'")
+            }
         case "storageChanged":
             try directive.allow(["type", "area", "changes"])
             return .storageChanged(area: try storageArea(directive.string("area"), at: path.key("area")), changes: try changes(directive.value("changes"), at: path.key("changes")))

@@ -52,6 +52,9 @@ export const directive = {
     clearAlarm: (name) => ({ type: 'clearAlarm', name: String(name) }),
     // What a storage operation changed, for the extension's own pages (as storage.onChanged says it).
     storageChanged: (area, changes) => ({ type: 'storageChanged', area, changes }),
+    // tabs.create ({method: 'create', url, active}), update ({method, tab, url?, active?}),
+    // reload ({method, tab}) and remove ({method, tabs}), answered by `tabsAnswered`.
+    tabsCall: (request, call) => ({ type: 'tabsCall', request, ...call }),
 };
 
 // MARK: - Inputs
@@ -63,6 +66,6 @@ export const eventInputs = new Set([
     'tabRequestedDecision', 'tabNativeDarkChanged', 'appearanceChanged', 'tabActivated', 'tabClosed', 'safariCameToForeground',
     'appMessageArrived', 'alarmFired', 'alarmsChanged', 'popupOpened', 'popupChoseScope', 'popupEdited', 'popupForgotSite',
     'popupPaused', 'popupClosed', 'pageMessage', 'pageAnswered', 'portOpened', 'portMessage', 'portClosed', 'storageChanged',
-    'tabCreated', 'tabUpdated',
+    'tabCreated', 'tabUpdated', 'tabsAnswered',
 ]);
 export const inputs = new Set(['started', 'timerFired', 'storageCompleted', 'nativeReplyArrived', ...eventInputs]);

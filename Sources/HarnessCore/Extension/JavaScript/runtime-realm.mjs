@@ -142,11 +142,33 @@ export function install(hostFunctions, manifestText) {
     };
     // A tab as tabs.query, tabs.get and a sender give it: a whole tabs.Tab, in the one window,
     // numbered in the order the run opened tabs, loaded (pages load at once here).
+    // The front window's active tab: as the input's frame says it, else as the last event did.
+    const activeName = () => { const named = host.activeTab(); return typeof named === 'string' && named !== '' ? named : safari.active; };
     const tabOf = (name) => {
         const url = safari.tabs.get(name);
-        return { id: tabId(name), index: Math.max(0, [...safari.tabs.keys()].indexOf(name)), windowId: 1, active: name === safari.active,
-                 highlighted: name === safari.active, pinned: false, incognito: false, discarded: false, autoDiscardable: true, audible: false,
+        const active = name === activeName();
+        return { id: tabId(name), index: Math.max(0, [...safari.tabs.keys()].indexOf(name)), windowId: 1, active,
+                 highlighted: active, pinned: false, incognito: false, discarded: false, autoDiscardable: true, audible: false,
                  mutedInfo: { muted: false }, status: 'complete', url };
+    };
+    // The background's calls on Safari's tabs, by number, waiting for Safari's answer.
+    const tabsCalls = new Map();
+    let nextTabsCall = 1;
+    const tabsCall = (call) => new Promise((resolve, reject) => {
+        const request = nextTabsCall++;
+        host.tabsCall(request, jsonText(call, 'a tabs call'));
+        tabsCalls.set(request, { resolve, reject, call });
+    });
+    const tabsAnswered = (input) => {
+        const waiting = tabsCalls.get(input.request);
+        if (waiting === undefined) return;
+        tabsCalls.delete(input.request);
+        if (typeof input.error === 'string') { waiting.reject(new Error(input.error)); return; }
+        // The tabs it closed are gone from what it knows, whether or not it hears tabs.onRemoved.
+        if (waiting.call.method === 'remove') for (const name of waiting.call.tabs) safari.tabs.delete(name);
+        if (typeof input.tab !== 'string') { waiting.resolve(undefined); return; }
+        safari.tabs.set(input.tab, String(input.url ?? ''));
+        waiting.resolve(tabOf(input.tab));
     };
     const originOf = (url) => { try { return new URL(url).origin; } catch { return undefined; } };
     const inFront = (wanted) => wanted === true;
@@ -241,6 +263,25 @@ export function install(hostFunctions, manifestText) {
             }),
             // The background is in no tab.
             getCurrent: callbackForm(() => Promise.resolve(undefined)),
+            // What Safari does to its tabs for the background, as the user would: each call's
+            // promise settles when Safari answers (`tabsAnswered`). A tab it opens is named x1,
+            // x2, ... on the wire, and numbered as every tab is.
+            create: callbackForm((properties = {}) => tabsCall({ method: 'create', url: String(properties?.url ?? 'about:blank'), active: properties?.active !== false })),
+            update: callbackForm((first, second) => {
+                const [id, properties] = typeof first === 'object' && first !== null ? [undefined, first] : [first, second ?? {}];
+                const name = id === undefined ? activeName() : tabNamed(id);
+                if (name === undefined) return Promise.reject(new Error('Invalid call to tabs.update(). No tab is active.'));
+                const call = { method: 'update', tab: name };
+                if (properties.url !== undefined) call.url = String(properties.url);
+                if (properties.active !== undefined) call.active = properties.active === true;
+                return tabsCall(call);
+            }),
+            reload: callbackForm((id) => {
+                const name = id === undefined || typeof id === 'object' ? activeName() : tabNamed(id);
+                if (name === undefined) return Promise.reject(new Error('Invalid call to tabs.reload(). No tab is active.'));
+                return tabsCall({ method: 'reload', tab: name }).then(() => undefined);
+            }),
+            remove: callbackForm((ids) => tabsCall({ method: 'remove', tabs: [ids].flat().map(tabNamed) }).then(() => undefined)),
             // A decision the background gives a tab unasked (section 8.2's sendDecision), or,
             // where the extension's own pages run, any message, which the tab answers.
             sendMessage: callbackForm((tab, body) => {
@@ -548,6 +589,7 @@ export function install(hostFunctions, manifestText) {
             message(typeof input.tab === 'string' ? { ...input, tab: tabId(input.tab) } : input, undefined, undefined,
                     Number.isSafeInteger(input.message) ? input.message : 0);
             return;
+        case 'tabsAnswered': tabsAnswered(input); return;
         case 'tabCreated':
             safari.tabs.set(input.tab, input.url);
             fire('tabCreated', { ...tabOf(input.tab), status: 'loading' });

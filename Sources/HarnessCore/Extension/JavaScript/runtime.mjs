@@ -90,6 +90,7 @@ async function incarnation(write, nextFrame, storageFolder) {
 
     const clock = { now: 0, uptime: 0, utcOffset: 0 };
     let tabIds = {};
+    let activeTab = '';
     // The random numbers' seed: the run's, the role and the incarnation's first moment on
     // Safari's clock (the wire does not carry the incarnation's number), from its first input.
     let seedText = null;
@@ -137,6 +138,7 @@ async function incarnation(write, nextFrame, storageFolder) {
         url: (text) => parseURL(text),
         // A tab's number by its name (0: none known), and its name by its number ('': none).
         tabNumber: (name) => (Object.hasOwn(tabIds, String(name)) && Number.isSafeInteger(tabIds[String(name)]) ? tabIds[String(name)] : 0),
+        activeTab: () => activeTab,
         tabName: (number) => Object.keys(tabIds).find((name) => tabIds[name] === number) ?? '',
         uptime: () => clock.uptime,
         seed: () => seedText,
@@ -185,6 +187,10 @@ async function incarnation(write, nextFrame, storageFolder) {
             if (Number.isSafeInteger(at)) directives.push(wire.directive.setAlarm(at, name, period));
         },
         clearAlarm: (name) => { directives.push(wire.directive.clearAlarm(name)); },
+        // tabs.create, update, reload and remove: `text` is the call's JSON ({method, ...}).
+        tabsCall: (request, text) => {
+            if (Number.isSafeInteger(request)) directives.push(wire.directive.tabsCall(request, JSON.parse(String(text))));
+        },
         log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),
         messages: () => localeMessages,
         // A scenario's answer to fetching `url`, as JSON text ({status, body}), or '' for none.
@@ -351,6 +357,8 @@ async function incarnation(write, nextFrame, storageFolder) {
         clock.uptime = frame.uptime ?? clock.uptime;
         // The tabs' numbers (tabs.Tab.id), by the names the wire keeps.
         if (frame.tabIds !== null && typeof frame.tabIds === 'object') tabIds = frame.tabIds;
+        // The front window's active tab, as Safari has it now ('' for none said).
+        activeTab = typeof frame.activeTab === 'string' ? frame.activeTab : '';
         seedText ??= `${frame.seed ?? 0}/background/${clock.uptime}`;
         directives = [];
         timedOut = false;
