@@ -156,8 +156,8 @@ function popupPage() {
 // What pages changed in this input, to be heard by every page over the same storage and told to
 // Safari: {storage, area, changes, page}.
 let storageChanges = [];
-// How many changes one input may make before the rest wait: a listener that changes storage on
-// every change would otherwise never let the input end.
+// How many changes one input's pages may make: past it, the rest are not heard (the page host
+// says so), as a listener that changes storage on every change would never let the input end.
 const storageChangesPerInput = 1000;
 
 // A page's storage operation, carried out at once over its profile's folder (read afresh each
@@ -197,7 +197,8 @@ async function settleStorageChanges(touched) {
 }
 
 // MARK: - The web's storage: localStorage by origin for the whole run, sessionStorage by tab
-// until it closes (the popup's until it closes).
+// until it closes (the popup's until it closes), each profile's its own (its pages are over
+// its own extension storage folder, and a put-away profile's tab is named PROFILE/TAB).
 
 const localStores = new Map(), sessionStores = new Map();
 
@@ -205,6 +206,7 @@ function webStorageOperation(page, url, kind, op, key, value) {
     let stores = localStores, name;
     if (kind === 'session') { stores = sessionStores; name = page.name; } else {
         try { name = new URL(url).origin; } catch { name = String(url); }
+        name = `${page.storage ?? ''} ${name}`;
     }
     if (!stores.has(name)) stores.set(name, new Map());
     const store = stores.get(name);
