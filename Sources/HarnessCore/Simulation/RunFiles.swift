@@ -15,7 +15,7 @@ package struct RunFiles {
     let directory: String
     package var containerDirectory: String { directory + "/container" }
 
-    /// The name of the background's `storage.local` file.
+    /// The names of the background's `storage.local` and `storage.session` files.
     static let localStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
     static let sessionStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.sessionName
 
@@ -70,8 +70,8 @@ package struct RunFiles {
     /// profile's.
     func dropSessions(profiles: Set<String>) {
         for profile in profiles {
-            unlink(storageDirectory(profile) + "/session.json")
-            disk.place(Self.storageFolder(profile) + "session.json", nil)
+            unlink(storageDirectory(profile) + "/" + Self.sessionStorageName)
+            disk.place(Self.storageFolder(profile) + Self.sessionStorageName, nil)
         }
     }
 
