@@ -119,7 +119,9 @@ enum CheckCommand: HarnessCommand {
             }
             // The first line says ok only when the manifest is valid and every part loaded and
             // ran on cleanly.
-            let verdicts = [manifest.background == nil ? nil : loadBackground(folder, node: node), hasPages ? loadPages(manifest, node: node) : nil]
+            let jsdomMissing = hasPages ? PageRuntime.jsdomMissing : nil
+            let verdicts = [manifest.background == nil ? nil : loadBackground(folder, node: node),
+                            hasPages && jsdomMissing == nil ? loadPages(manifest, node: node) : nil]
                 .compactMap { $0 }
             let mistakes = verdicts.flatMap(\.mistakes)
             if mistakes.isEmpty {
@@ -128,6 +130,7 @@ enum CheckCommand: HarnessCommand {
                 Terminal.out("INVALID  \(folder)  \(summary): \(mistakes.count) mistake(s) while loading and running on\n")
             }
             for verdict in verdicts { Terminal.out("loaded   \(verdict.loaded)\n") }
+            if let jsdomMissing { Terminal.out("note     \(jsdomMissing): they were not loaded\n") }
             printLacks(folder, node: node)
             for mistake in mistakes { Terminal.err("\(folder)\(mistake.place): \(mistake.message)\n") }
             return mistakes.isEmpty ? 0 : 2

@@ -7,7 +7,8 @@ import Testing
 /// The runtime of the extension's own pages (`pages.mjs`) on `node`, fed inputs as the harness
 /// sends them: what a page's script can reach (its page's realm only, the frames' clock), and
 /// what it cannot do to the page host (run outside the watchdog, end the process).
-@Suite(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the JavaScript runtime cannot be run"))
+@Suite(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the JavaScript runtime cannot be run"),
+       .enabled(if: PageRuntime.jsdomMissing == nil, "\(PageRuntime.jsdomMissing.map(String.init(describing:)) ?? "")"))
 struct ExtensionPageRuntimeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/extensions").path
     static let epoch: EpochMillis = 1_772_355_600_000
@@ -141,8 +142,9 @@ struct ExtensionPageRuntimeTests {
             "popup: filled b 2 AB",
             "popup: shown false null",
             "popup: missing browser.tabs.sendMessage is not provided in pages by the harness's runtime",
-            "popup: ready interactive",
+            // The refused import() settles before DOMContentLoaded, which does not wait for it.
             "popup: import() true import() is not provided in pages by the harness's runtime",
+            "popup: ready interactive",
         ], "\(opened)")
         let chose = try send(host, .choose(element: "size", value: "small"))
         #expect(logs(chose) == ["popup: changed small 1"], "\(chose)")
@@ -199,7 +201,7 @@ struct ExtensionPageRuntimeTests {
         let host = try host("pages-escape")
         let first = try send(host, Self.load("t1", "https://a.example/"))
         #expect(logs(first) == [
-            "tab t1: stack Error: here |    at Object.ready (start.js:3:87)",
+            "tab t1: stack Error: here |    at Document.ready (start.js:3:87)",
             "tab t1: escapes EvalError EvalError EvalError EvalError EvalError EvalError",
             "tab t1: at the limit EvalError EvalError extension",
             "tab t1: import at the limit EvalError",
@@ -214,6 +216,30 @@ struct ExtensionPageRuntimeTests {
             "tab t1: Uncaught (in promise) Error: dark in https://a.example/ @ content.js:2:94",
             "tab t2: Uncaught (in promise) Error: dark in https://b.example/ @ content.js:2:94",
         ], "each page's rejection is its own: \(logs(dark))")
+    }
+
+    /// A page given its own document (`html`) is jsdom's: a content script finds by `*`,
+    /// `[id*=…]` and `:not()`, walks it with a filtered TreeWalker, opens a shadow root, reads
+    /// its stylesheet's rule and the frames' clock through `document.defaultView`, and hears text
+    /// and child-list mutations in the turn that made them. An observer that never returns is
+    /// stopped by the watchdog, and the page goes on.
+    @Test func aPagesOwnDocumentIsARealDOMAndItsObserversRunUnderTheWatchdog() throws {
+        let host = try host("page-document")
+        let html = """
+            <!DOCTYPE html><html><head><style>#box-x { color: rgb(1, 2, 3) }</style></head>
+            <body><p id="px">a paragraph</p><div id="box-x">box</div><span>one</span><div><span>two</span></div><div id="host"></div>
+            <script>document.body.dataset.ran = 'yes'</script></body></html>
+            """
+        let t1 = PageKey(TabID("t1"))
+        let loaded = try send(host, .load(t1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, html: html))
+        #expect(logs(loaded) == [
+            "tab t1: document box-x 7 one|two inside rgb(1, 2, 3) true true complete",
+            "tab t1: records characterData,childList",
+        ], "\(loaded)")
+        let looped = try send(host, .message(.tab(t1), id: 2, message: .string("loop")))
+        #expect(logs(looped).contains("tab t1: Uncaught Error: a script did not yield within 500 ms"), "\(looped)")
+        let after = try send(host, .message(.tab(t1), id: 3, message: .string("count")))
+        #expect(logs(after).first?.hasPrefix("tab t1: still here") == true, "\(after)")
     }
 
     @Test func noPagesScriptRunsOutsideTheWatchdogOrEndsTheHost() throws {

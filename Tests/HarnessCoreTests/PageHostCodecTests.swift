@@ -48,6 +48,8 @@ struct PageHostCodecTests {
         (.query(.popup, selector: "p"), #"{"popup":true,"selector":"p","type":"query"}"#),
         (.load(p1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, storage: "/run/extension-storage"),
          #"{"appearance":"light","storage":"/run/extension-storage","tab":"t1","type":"load","url":"https://a.example/","visible":true}"#),
+        (.load(p1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, html: "<p id=\"x\">Hi</p>"),
+         #"{"appearance":"light","html":"<p id=\"x\">Hi</p>","tab":"t1","type":"load","url":"https://a.example/","visible":true}"#),
         (.storageChanged(storage: "/run/extension-storage", area: "sync", changes: .object(["color": .object(["newValue": .string("green")])])),
          #"{"area":"sync","changes":{"color":{"newValue":"green"}},"storage":"/run/extension-storage","type":"storageChanged"}"#),
     ]

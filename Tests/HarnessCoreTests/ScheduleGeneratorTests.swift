@@ -14,7 +14,7 @@ struct ScheduleGeneratorTests {
                 if case .cache(.site(let scope, _)) = step { return scope.text } else { return nil }
             }).first else { continue }
             guard let first = steps.lazy.compactMap({ step -> String? in
-                if case .tab(.open(_, let url, _, _)) = step { return url } else { return nil }
+                if case .tab(.open(_, let url, _, _, _)) = step { return url } else { return nil }
             }).first else {
                 Issue.record("seed \(seed) opens no tab")
                 continue

@@ -6,7 +6,8 @@ import Testing
 /// An extension's own pages under the harness (`extension DIR pages`): what their scripts can do
 /// and leave on a page, and a bug planted in the first version's content script, which its named
 /// scenarios catch.
-@Suite(.serialized, .enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+@Suite(.serialized, .enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"),
+       .enabled(if: PageRuntime.jsdomMissing == nil, "\(PageRuntime.jsdomMissing.map(String.init(describing:)) ?? "")"))
 struct OwnPagesRunTests {
     static let firstVersion = ScenarioTests.folder + "/extensions/first-version"
     static let fixture = String(#filePath[..<(#filePath.lastIndex(of: "/") ?? #filePath.startIndex)]) + "/Fixtures/pages-dom"
@@ -215,5 +216,28 @@ struct OwnPagesRunTests {
         #expect(alone.status == 2 && alone.stderr.contains("give '--extension DIR'"), "\(alone.stderr)")
         let both = try HarnessBinary.run(["explore", "--pages", "--differential", "--extension", Self.firstVersion, "--transport", "process", "--runs", "1"])
         #expect(both.status == 2 && both.stderr.contains("give one"), "\(both.stderr)")
+    }
+}
+
+/// Without jsdom a scenario with pages cannot run: it is reported as skipped, saying what is
+/// missing and how to install it, never as passed.
+@Suite(.enabled(if: ExtensionRuntime.installedNode != nil, "node is not installed: the extension's JavaScript cannot run"))
+struct PagesWithoutJsdomTests {
+    @Test func aScenarioWithPagesIsSkippedWithTheInstallCommand() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-jsdom-\(UUID().uuidString)").path
+        let chosen = ExtensionRuntime.background(replacing: HarnessBinary.executables, extension: OwnPagesRunTests.firstVersion, transport: .process,
+                                                 ownPages: true, jsdom: missing)
+        guard case .failure(let reason) = chosen else {
+            Issue.record("pages were given a runtime with no jsdom in \(missing)")
+            return
+        }
+        #expect(reason.description == "jsdom is not installed in \(missing): the extension's pages cannot run (install it: apt-get install node-jsdom)")
+        // The same extension without its pages needs no jsdom.
+        let background = ExtensionRuntime.background(replacing: HarnessBinary.executables, extension: OwnPagesRunTests.firstVersion, transport: .process,
+                                                     jsdom: missing)
+        guard case .success = background else {
+            Issue.record("a background alone was refused for want of jsdom")
+            return
+        }
     }
 }

@@ -134,6 +134,18 @@ struct RunCommandTests {
         #expect(valid.status == 0 && valid.stdout.contains("1 valid, 0 invalid"))
     }
 
+    /// A page's document (`html=FILE`) is read before anything runs: a file that is not there
+    /// is a mistake at its line, which `check` names as `run` does.
+    @Test func aPagesDocumentThatCannotBeReadIsAMistakeAtItsLine() throws {
+        let path = try scenario("tab open t1 https://a.example/\nsettle\ntab navigate t1 https://b.example/ html=no-such-page.html\nsettle\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for command in ["check", "run"] {
+            let result = try HarnessBinary.run([command, path])
+            #expect(result.status == 2, "\(command): \(result.stdout)\(result.stderr)")
+            #expect(result.stderr.contains("\(path):3: html=no-such-page.html: "), "\(command): \(result.stderr)")
+        }
+    }
+
     /// `check --extension DIR` reads an extension folder as Safari would and names each mistake.
     @Test func checkReadsAnExtensionFolder() throws {
         let minimal = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -360,7 +372,7 @@ struct RunCommandTests {
             expect tab t1 page "body" attribute.data-frame=16 within 1s
 
             """)
-        let failing = try scenario(steps + "expect tab t1 page \"#story h1\" class gone\nexpect tab t1 page \"#story > p\" count=3\n")
+        let failing = try scenario(steps + "expect tab t1 page \"#story h1\" class gone\nexpect tab t1 page \"#story >> p\" count=3\n")
         defer { for path in [passing, failing] { try? FileManager.default.removeItem(atPath: path) } }
         let run = try HarnessBinary.run(["run", passing])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -371,7 +383,7 @@ struct RunCommandTests {
         let failed = try HarnessBinary.run(["run", failing])
         #expect(failed.status == 1)
         #expect(failed.stdout.contains(##"tab t1's page: "#story h1" class gone: not so, the first of 1 is <h1 class="title lead">Breaking   news</h1>"##), "\(failed.stdout)")
-        #expect(failed.stdout.contains(##"tab t1's page: "#story > p": the page's DOM does not take it: the selector "#story > p" is beyond the harness's small DOM"##), "\(failed.stdout)")
+        #expect(failed.stdout.contains(##"tab t1's page: "#story >> p": the page's DOM does not take it: '#story >> p' is not a valid selector"##), "\(failed.stdout)")
     }
 
     /// With an extension of its own, `run --all` runs the probes and that extension's own

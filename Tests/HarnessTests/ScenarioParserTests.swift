@@ -46,11 +46,17 @@ struct ScenarioParserTests {
         // Options after a URL.
         ("tab open t1 https://a.example/ window=abc", "s:1: 'abc' is not a window number (1 to 64)"),
         ("tab open t1 https://a.example/ windw=2",
-         "s:1: unknown option 'windw=2' after the URL (expected native-dark or window=N; a URL has no spaces); did you mean 'window=N'?"),
+         "s:1: unknown option 'windw=2' after the URL (expected native-dark, window=N or html=FILE; a URL has no spaces); did you mean 'window=N'?"),
+        ("tab open t1 https://a.example/ htm=story.html",
+         "s:1: unknown option 'htm=story.html' after the URL (expected native-dark, window=N or html=FILE; a URL has no spaces); did you mean 'html=FILE'?"),
+        ("tab open t1 https://a.example/ html=", "s:1: html= names no file (html=FILE, relative to the scenario)"),
+        ("tab open t1 https://a.example/ html=a.html html=b.html", "s:1: 'html' is given twice"),
+        ("tab open t1 https://a.example/\ntab navigate t1 https://b.example/ htm=b.html",
+         "s:2: unknown option 'htm=b.html' after the URL (expected html=FILE; a URL has no spaces); did you mean 'html=FILE'?"),
         ("tab open t1 https://a.example/ nativ-dark",
-         "s:1: unknown option 'nativ-dark' after the URL (expected native-dark or window=N; a URL has no spaces); did you mean 'native-dark'?"),
+         "s:1: unknown option 'nativ-dark' after the URL (expected native-dark, window=N or html=FILE; a URL has no spaces); did you mean 'native-dark'?"),
         ("tab open t1 https://a.example/my page",
-         "s:1: unknown option 'page' after the URL (expected native-dark or window=N; a URL has no spaces)"),
+         "s:1: unknown option 'page' after the URL (expected native-dark, window=N or html=FILE; a URL has no spaces)"),
         ("tab open t1 https://a.example/ native-dark native-dark", "s:1: 'native-dark' is given twice"),
         // Tabs that were never opened, or were closed.
         ("tab activate nosuch", "s:1: tab nosuch was never opened (open: none)"),
@@ -302,7 +308,7 @@ enum StepSample {
             case 1:
                 { () -> Step in
                     let step = pick([TabStep.activate(tab), .reload(tab), .navigate(tab, url: "https://c.example/p"), .nativeDark(tab, random.chance(1, in: 2))])
-                    if case .navigate(_, let url) = step { urls[tab] = url }
+                    if case .navigate(_, let url, _) = step { urls[tab] = url }
                     return .tab(step)
                 }()
             case 2:

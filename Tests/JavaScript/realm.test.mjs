@@ -3,12 +3,19 @@
 // time, local time and random numbers come only from the host, the timers are the harness's,
 // and nothing a script can reach belongs to node's realm.
 //
-// node --experimental-vm-modules --test Tests/JavaScript
+// NODE_PATH=/usr/share/nodejs node --experimental-vm-modules --disallow-code-generation-from-strings --test Tests/JavaScript
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { realmModule, url } from '../../Sources/HarnessCore/Extension/JavaScript/runtime-common.mjs';
+import { domNames, openDocument, plainPage, unavailable } from '../../Sources/HarnessCore/Extension/JavaScript/dom.mjs';
+
+// A page's realm is installed over a document of its own (jsdom's: NODE_PATH=/usr/share/nodejs);
+// without jsdom, the tests of pages say they skipped and why.
+const needsPages = { skip: unavailable ?? false };
+const pageSetup = (setup) => JSON.stringify({ ...setup, plain: true, domNames });
+const documentAt = (setupText) => openDocument(plainPage, JSON.parse(setupText).url, () => {});
 
 const epoch = 1772355600000; // 2026-03-01T09:00:00Z, a Sunday
 
@@ -156,17 +163,29 @@ const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
-    ['pages-realm.mjs', 'pages:', JSON.stringify({ url: 'https://a.example/', visible: true, appearance: 'light', head: [], body: [], popup: false,
-                                                   extensionID: 'x', manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) })],
+    ['pages-realm.mjs', 'pages:', pageSetup({ url: 'https://a.example/', visible: true, appearance: 'light', popup: false,
+                                              extensionID: 'x', manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) })],
 ]) {
-    test(`nothing a script can reach from ${file} leads to node's realm`, async () => {
+    test(`nothing a script can reach from ${file} leads to node's realm`, file === 'pages-realm.mjs' ? needsPages : {}, async () => {
         const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
         const { install } = realmModule(context, file, prefix);
-        install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url }), setup);
+        install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url }), setup,
+                file === 'pages-realm.mjs' ? documentAt(setup) : undefined);
         const run = (code) => vm.runInContext(code, context);
         for (const reach of ['browser.constructor.constructor', 'setTimeout.constructor', 'Date.constructor', 'chrome.runtime.getURL.constructor']) {
             assert.equal(run(`${reach} === Function`), true, `${reach} is the realm's Function`);
             assert.throws(() => run(`${reach}('return process')()`), (error) => error.name === 'EvalError', `${reach} makes no code from strings`);
+        }
+        // A page's document is jsdom's, whose functions are node's realm's: that realm makes no
+        // code from strings (node runs with --disallow-code-generation-from-strings), and the
+        // document's window has none of node's globals.
+        if (file === 'pages-realm.mjs') {
+            for (const reach of ['document.constructor.constructor', 'document.querySelector.constructor', 'HTMLElement.constructor',
+                                 'document.defaultView.Function', 'new MutationObserver(() => {}).observe.constructor']) {
+                assert.throws(() => run(`${reach}('return process')()`), (error) => error.name === 'EvalError', `${reach} makes no code from strings`);
+            }
+            assert.equal(run('typeof document.defaultView.process + typeof document.defaultView.require'), 'undefinedundefined');
+            assert.equal(run('document.defaultView.Date.now()'), epoch);
         }
         assert.equal(run('typeof process'), 'undefined');
         assert.equal(run('typeof require'), 'undefined');
@@ -240,13 +259,14 @@ test('a realm has URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa and
     assert.equal(run(`navigator.platform + ' ' + navigator.userAgent.includes('iPhone') + ' ' + navigator.language`), 'iPhone true en-US');
 });
 
-test('a page\'s navigator says the platform its page host was given', async () => {
+test('a page\'s navigator says the platform its page host was given', needsPages, async () => {
     for (const [platform, expected] of [['ios', 'iPhone 5'], ['macos', 'MacIntel 0']]) {
         const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
         const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
         install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => platform }),
-                JSON.stringify({ url: 'https://a.example/', visible: true, appearance: 'light', head: [], body: [], popup: false,
-                                 extensionID: 'x', manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) }));
+                pageSetup({ url: 'https://a.example/', visible: true, appearance: 'light', popup: false,
+                            extensionID: 'x', manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) }),
+                documentAt(JSON.stringify({ url: 'https://a.example/' })));
         assert.equal(vm.runInContext('navigator.platform + " " + navigator.maxTouchPoints', context), expected);
         assert.equal(vm.runInContext('location.hostname', context), 'a.example');
     }
@@ -254,17 +274,18 @@ test('a page\'s navigator says the platform its page host was given', async () =
 
 // Safari's namespaces by context and manifest: what Safari gives and the runtime lacks throws
 // naming it; what Safari does not give is absent, so a feature check sees it absent.
-test('a namespace Safari lacks is absent, one it has and the runtime lacks throws, and i18n reads the locale', async () => {
+test('a namespace Safari lacks is absent, one it has and the runtime lacks throws, and i18n reads the locale', needsPages, async () => {
     const manifest = { manifest_version: 3, name: 'x', version: '1', default_locale: 'en', permissions: ['storage', 'contextMenus'], action: {} };
     const catalogue = JSON.stringify({ greeting: { message: 'Hello, $who$!', placeholders: { who: { content: '$1' } } } });
     const realmOf = (file, prefix, setup) => {
         const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
         realmModule(context, file, prefix).install(quietHost({ ownPages: () => false, messages: () => catalogue, isProxy: () => false, now: () => epoch,
-                                                              utcOffset: () => 0, url, platform: () => 'ios' }), setup);
+                                                              utcOffset: () => 0, url, platform: () => 'ios' }), setup,
+                                                  file === 'pages-realm.mjs' ? documentAt(setup) : undefined);
         return (code) => vm.runInContext(code, context);
     };
-    const page = (popup) => JSON.stringify({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://a.example/', visible: true, appearance: 'light',
-                                             head: [], body: [], popup, extensionID: 'x', manifest: JSON.stringify(manifest) });
+    const page = (popup) => pageSetup({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://a.example/', visible: true, appearance: 'light',
+                                        popup, extensionID: 'x', manifest: JSON.stringify(manifest) });
     const realms = {
         background: realmOf('runtime-realm.mjs', 'runtime:', JSON.stringify(manifest)),
         popup: realmOf('pages-realm.mjs', 'pages:', page(true)),
@@ -291,16 +312,16 @@ test('a namespace Safari lacks is absent, one it has and the runtime lacks throw
 
 // The globals a new user's own small extension reached for and found missing, in each realm:
 // none of them is undefined any more, and location.hostname is the page's.
-test('the web\'s globals a small extension reaches for are in the background, a content script and the popup', async () => {
+test('the web\'s globals a small extension reaches for are in the background, a content script and the popup', needsPages, async () => {
     const manifest = JSON.stringify({ manifest_version: 3, name: 'x', version: '1' });
     const host = quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios' });
     const realmOf = (file, prefix, setup) => {
         const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-        realmModule(context, file, prefix).install(host, setup);
+        realmModule(context, file, prefix).install(host, setup, file === 'pages-realm.mjs' ? documentAt(setup) : undefined);
         return (code) => vm.runInContext(code, context);
     };
-    const page = (popup) => JSON.stringify({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://news.example.com/story', visible: true,
-                                             appearance: 'light', head: [], body: [], popup, extensionID: 'x', manifest });
+    const page = (popup) => pageSetup({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://news.example.com/story', visible: true,
+                                        appearance: 'light', popup, extensionID: 'x', manifest });
     const everywhere = ['URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'structuredClone', 'AbortController', 'AbortSignal', 'atob', 'btoa',
                         'navigator', 'queueMicrotask', 'EventTarget', 'Event', 'CustomEvent', 'crypto'];
     const inPages = ['localStorage', 'sessionStorage', 'requestAnimationFrame', 'cancelAnimationFrame', 'history', 'location', 'document'];

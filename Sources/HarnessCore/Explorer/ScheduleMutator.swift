@@ -80,7 +80,7 @@ package struct ScheduleMutator {
     /// A new action: mostly time, the handler and faults (where the rare interleavings are),
     /// and now and then a step of a tab or the popup the schedule already has.
     private func fresh(_ actions: [Step], random: inout SeededRandom) -> Step {
-        let tabs = actions.compactMap { step -> TabID? in if case .tab(.open(let id, _, _, _)) = step { id } else { nil } }
+        let tabs = actions.compactMap { step -> TabID? in if case .tab(.open(let id, _, _, _, _)) = step { id } else { nil } }
         switch random.below(12) {
         case 0, 1: return Self.retimed(.advance(0), random: &random)
         case 2: return .settle

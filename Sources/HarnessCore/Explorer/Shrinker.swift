@@ -118,13 +118,13 @@ package struct Shrinker {
             return [.handler(.hung)] + [500, 2_000].filter { $0 < delay }.map { .handler(.slow($0)) }
         case .popup(.pause(let duration)):
             return [60_000].filter { $0 < duration }.map { .popup(.pause($0)) }
-        case .tab(.open(let id, let url, let nativeDark, let window)):
+        case .tab(.open(let id, let url, let nativeDark, let window, nil)):
             var forms: [Step] = []
             if window != nil { forms.append(.tab(.open(id, url: url, nativeDark: nativeDark, window: nil))) }
             if nativeDark { forms.append(.tab(.open(id, url: url, nativeDark: false, window: window))) }
             if url != ScheduleGenerator.urls[0] { forms.append(.tab(.open(id, url: ScheduleGenerator.urls[0], nativeDark: nativeDark, window: window))) }
             return forms
-        case .tab(.navigate(let id, let url)) where url != ScheduleGenerator.urls[0]:
+        case .tab(.navigate(let id, let url, nil)) where url != ScheduleGenerator.urls[0]:
             return [.tab(.navigate(id, url: ScheduleGenerator.urls[0]))]
         case .fail(let process, let point, let errno, true):
             return [.fail(process, at: point, with: errno, after: false)]

@@ -110,6 +110,8 @@ package enum ExtensionRuntime {
     package enum Unavailable: Error, CustomStringConvertible {
         case inProcess
         case noNode
+        /// The pages' DOM, jsdom, is not installed in the folder named.
+        case noJsdom(String)
         /// The runtime's files are not in the folder named, beside the executable.
         case missingFiles(String)
 
@@ -117,6 +119,7 @@ package enum ExtensionRuntime {
             switch self {
             case .inProcess: "its background is the extension's JavaScript, which runs in node: the process transport only"
             case .noNode: "node is not installed (not on PATH, /usr/bin or /usr/local/bin): the extension's JavaScript cannot run"
+            case .noJsdom(let folder): "jsdom is not installed in \(folder): the extension's pages cannot run (install it: apt-get install node-jsdom)"
             case .missingFiles(let folder): "the JavaScript runtime is not in \(folder): it is built beside the harness (swift build), which must run from there"
             }
         }
@@ -127,8 +130,10 @@ package enum ExtensionRuntime {
     /// pages run too, in the page host (`PageRuntime`). Each incarnation runs in a context of a
     /// host (`ContextHost`) that runs after runs share, or in a process of its own when
     /// `executables` do not host backgrounds.
+    /// (`jsdom`: the folder the pages' DOM is looked for in.)
     package static func background(replacing executables: ProcessExecutables, extension folder: String,
-                                   transport: Simulation.Transport, ownPages: Bool = false) -> Result<ProcessExecutables, Unavailable> {
+                                   transport: Simulation.Transport, ownPages: Bool = false,
+                                   jsdom: String = PageRuntime.jsdomModules) -> Result<ProcessExecutables, Unavailable> {
         guard transport == .process else { return .failure(.inProcess) }
         guard let node = installedNode else { return .failure(.noNode) }
         do {
@@ -142,6 +147,7 @@ package enum ExtensionRuntime {
                 chosen.backgroundHost!.arguments.append("--host")
             }
             if ownPages {
+                if let missing = PageRuntime.jsdomMissing(in: jsdom) { return .failure(missing) }
                 chosen.pages = PageRuntime.command(node: node, runtime: try PageRuntime.installed(), extension: absolute)
             }
             return .success(chosen)

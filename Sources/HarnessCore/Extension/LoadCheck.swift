@@ -85,8 +85,9 @@ package struct LackedAPIs: Equatable, Sendable {
     package static func read(extension folder: String, node: String) -> Result<[LackedAPIs], Unreadable> {
         do {
             let script = try ExtensionRuntime.folder.get() + "/lacks.mjs"
-            let child = try ChildProcess(executable: node, arguments: ["--experimental-vm-modules", "--no-warnings", script, "--extension",
-                                                                       ExtensionManifest.absolute(folder)])
+            let child = try ChildProcess(executable: node, arguments: ["--experimental-vm-modules", "--no-warnings", "--disallow-code-generation-from-strings",
+                                                                       script, "--extension", ExtensionManifest.absolute(folder)],
+                                         environment: PageRuntime.environment)
             defer {
                 child.kill()
                 _ = child.wait()

@@ -37,8 +37,9 @@ extension PageHost {
         /// the content scripts that match it. `nativeDark`: whether the site has a dark theme of
         /// its own; nil leaves it out, which the pages read as false.
         /// `storage`: the folder of its profile's extension storage, which its scripts' `storage`
-        /// reads and changes (nil: they have none).
-        case load(PageKey, url: String, visible: Bool, appearance: Appearance, nativeDark: Bool?, storage: String? = nil)
+        /// reads and changes (nil: they have none). `html`: the page's own document (a scenario's
+        /// `html=FILE`); nil is a plain page.
+        case load(PageKey, url: String, visible: Bool, appearance: Appearance, nativeDark: Bool?, storage: String? = nil, html: String? = nil)
         /// The tab closed: its page is gone.
         case close(PageKey)
         /// The tab's page became visible, or hidden.
@@ -119,11 +120,12 @@ extension PageHost.Input {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch self {
-        case .load(let tab, let url, let visible, let appearance, let nativeDark, let storage):
+        case .load(let tab, let url, let visible, let appearance, let nativeDark, let storage, let html):
             var members: [String: JSONValue] = ["tab": .string(tab.name), "url": .string(url), "visible": .bool(visible),
                                                 "appearance": .string(appearance.rawValue)]
             if let nativeDark { members["nativeDark"] = .bool(nativeDark) }
             if let storage { members["storage"] = .string(storage) }
+            if let html { members["html"] = .string(html) }
             return input("load", members)
         case .close(let tab): return input("close", ["tab": .string(tab.name)])
         case .show(let tab, let visible): return input("show", ["tab": .string(tab.name), "visible": .bool(visible)])

@@ -14,6 +14,19 @@ package enum PageRuntime {
         try ExtensionRuntime.folder.get() + "/" + fileName
     }
 
+    /// Where the pages' DOM, Debian's jsdom (`node-jsdom`), and the modules it needs are: node
+    /// searches there only when `NODE_PATH` names it, so the page host is started with it.
+    package static let jsdomModules = "/usr/share/nodejs"
+
+    /// The page host's environment: `NODE_PATH` for jsdom, and nothing else of the harness's.
+    package static let environment = ["NODE_PATH": jsdomModules]
+
+    /// Why no page can run here, or nil when jsdom is installed (in `folder`).
+    package static func jsdomMissing(in folder: String = jsdomModules) -> ExtensionRuntime.Unavailable? {
+        FileManager.default.fileExists(atPath: folder + "/jsdom/lib/api.js") ? nil : .noJsdom(folder)
+    }
+    package static var jsdomMissing: ExtensionRuntime.Unavailable? { jsdomMissing() }
+
     /// The page host's command: `node` running the runtime at `path` for the extension in `folder`.
     package static func command(node: String, runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds) -> ProcessExecutables.Command {
         ProcessExecutables.Command(path: node, arguments: ExtensionRuntime.nodeOptions() + [path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)])
@@ -30,7 +43,8 @@ package final class PageHost {
     /// Starts `command` with the run's `seed` and the platform Safari runs on (what a page's
     /// `navigator` says).
     package init(_ command: ProcessExecutables.Command, seed: UInt64, platform: Simulation.Platform = .iOS) throws(ChildProcess.SpawnError) {
-        child = try ChildProcess(executable: command.path, arguments: command.arguments + ["--seed", String(seed), "--platform", platform.rawValue])
+        child = try ChildProcess(executable: command.path, arguments: command.arguments + ["--seed", String(seed), "--platform", platform.rawValue],
+                                 environment: PageRuntime.environment)
         limits = ExtensionRuntime.Limits(command)
     }
 

@@ -334,6 +334,13 @@ struct ScenarioParser {
         }
     }
 
+    /// The FILE of an `html=FILE` option: a path relative to the scenario, read before the run.
+    private func documentPath(_ option: String, _ words: Cursor) throws(ScenarioError) -> String {
+        let path = String(option.dropFirst("html=".count))
+        guard !path.isEmpty else { throw words.error("html= names no file (html=FILE, relative to the scenario)") }
+        return path
+    }
+
     private mutating func tabStep(_ words: inout Cursor) throws(ScenarioError) -> TabStep {
         let verb = try words.choose(["open", "activate", "reload", "navigate", "close", "native-dark"])
         let tab = try tabName(&words)
@@ -346,10 +353,13 @@ struct ScenarioParser {
             urls[profile, default: [:]][tab] = url
             var nativeDark = false
             var window: Int?
+            var html: String?
             while !words.atEnd {
                 let option = try words.next("an option")
                 if option == "native-dark" && !nativeDark {
                     nativeDark = true
+                } else if option.hasPrefix("html="), html == nil {
+                    html = try documentPath(option, words)
                 } else if option.hasPrefix("window="), window == nil {
                     let text = option.dropFirst("window=".count)
                     guard let number = Int(text), number >= 1, number <= 64 else {
@@ -359,13 +369,14 @@ struct ScenarioParser {
                     window = number
                 } else {
                     let key = option.split(separator: "=", maxSplits: 1).first.map { String($0) } ?? option
-                    let twice = option == "native-dark" || option.hasPrefix("window=")
+                    let twice = option == "native-dark" || option.hasPrefix("window=") || option.hasPrefix("html=")
                     throw ScenarioError(file: file, line: words.line,
-                                        message: twice ? "'\(key)' is given twice" : "unknown option '\(option)' after the URL (expected native-dark or window=N; a URL has no spaces)",
-                                        suggestion: twice ? nil : nearestWord(key, in: ["native-dark", "window"]).map { $0 == "window" ? "window=N" : $0 })
+                                        message: twice ? "'\(key)' is given twice"
+                                            : "unknown option '\(option)' after the URL (expected native-dark, window=N or html=FILE; a URL has no spaces)",
+                                        suggestion: twice ? nil : nearestWord(key, in: ["native-dark", "window", "html"]).map { $0 == "native-dark" ? $0 : $0 == "window" ? "window=N" : "html=FILE" })
                 }
             }
-            return .open(tab, url: url, nativeDark: nativeDark, window: window)
+            return .open(tab, url: url, nativeDark: nativeDark, window: window, html: html)
         }
         try requireOpen(tab, words)
         switch verb {
@@ -374,7 +385,16 @@ struct ScenarioParser {
         case "navigate":
             let url = try pageURL(try words.next("a URL"), words)
             urls[profile, default: [:]][tab] = url
-            return .navigate(tab, url: url)
+            var html: String?
+            if !words.atEnd {
+                let option = try words.next("html=FILE")
+                guard option.hasPrefix("html=") else {
+                    throw ScenarioError(file: file, line: words.line, message: "unknown option '\(option)' after the URL (expected html=FILE; a URL has no spaces)",
+                                        suggestion: nearestWord(String(option.split(separator: "=").first ?? ""), in: ["html"]).map { _ in "html=FILE" })
+                }
+                html = try documentPath(option, words)
+            }
+            return .navigate(tab, url: url, html: html)
         case "close":
             closedTabs[profile, default: [:]][tab] = words.line
             openTabs[profile]?[tab] = nil

@@ -106,11 +106,11 @@ package enum ScenarioPrinter {
 
     private static func tab(_ step: TabStep) -> String {
         switch step {
-        case .open(let id, let url, let nativeDark, let window):
-            "open \(id.rawValue) \(url)" + (nativeDark ? " native-dark" : "") + (window.map { " window=\($0)" } ?? "")
+        case .open(let id, let url, let nativeDark, let window, let html):
+            "open \(id.rawValue) \(url)" + (nativeDark ? " native-dark" : "") + (window.map { " window=\($0)" } ?? "") + (html.map { " html=\($0)" } ?? "")
         case .activate(let id): "activate \(id.rawValue)"
         case .reload(let id): "reload \(id.rawValue)"
-        case .navigate(let id, let url): "navigate \(id.rawValue) \(url)"
+        case .navigate(let id, let url, let html): "navigate \(id.rawValue) \(url)" + (html.map { " html=\($0)" } ?? "")
         case .close(let id): "close \(id.rawValue)"
         case .nativeDark(let id, let on): "native-dark \(id.rawValue) \(on ? "on" : "off")"
         }

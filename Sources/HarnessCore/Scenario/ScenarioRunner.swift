@@ -435,10 +435,11 @@ package final class ScenarioRunner {
 
     private func tab(_ step: TabStep, _ simulation: Simulation) {
         switch step {
-        case .open(let id, let url, let nativeDark, let window): simulation.openTab(id, url: probeAddress ?? url, nativeDark: nativeDark, window: window)
+        case .open(let id, let url, let nativeDark, let window, let html):
+            simulation.openTab(id, url: probeAddress ?? url, nativeDark: nativeDark, window: window, html: html.flatMap { setup?.pageDocuments[$0] })
         case .activate(let id): simulation.activateTab(id)
         case .reload(let id): simulation.reloadTab(id)
-        case .navigate(let id, let url): simulation.navigateTab(id, to: probeAddress ?? url)
+        case .navigate(let id, let url, let html): simulation.navigateTab(id, to: probeAddress ?? url, html: html.flatMap { setup?.pageDocuments[$0] })
         case .close(let id): simulation.closeTab(id)
         case .nativeDark(let id, let on): simulation.setNativeDark(id, on)
         }

@@ -47,6 +47,12 @@ package struct ScenarioSetup: Sendable {
         package var status: Int
         package var body: String
     }
+    /// The documents pages show (`tab open|navigate … html=FILE`), by the path as written.
+    package var pageDocuments: [String: String] = [:]
+
+    /// The largest document an `html=FILE` option reads.
+    static let pageDocumentLimit = 4 << 20
+
     /// `extension DIR pages`: its own pages run too.
     package var extensionPages = false
     /// With its own pages: what its popup's controls do (those that edit as the design's
@@ -64,11 +70,31 @@ package struct ScenarioSetup: Sendable {
             guard line.step.isSetup || Self.isProfile(line.step) else { break }
             do { try apply(line, folder: folder, file: scenario.name) } catch { errors.append(error) }
         }
+        // The documents the steps show, read before anything starts.
+        for line in scenario.lines {
+            guard case .tab(let step) = line.step, let path = step.document, pageDocuments[path] == nil else { continue }
+            do { pageDocuments[path] = try Self.text(of: path, in: folder, limit: Self.pageDocumentLimit, what: "html=\(path)", file: scenario.name, line: line.number) } catch {
+                errors.append(error)
+            }
+        }
         if !errors.isEmpty { throw ScenarioErrors(errors) }
     }
 
     /// The document a scenario starts from when it describes none.
     package var emptyDocument: SettingsDocument { SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1) }
+
+    /// The UTF-8 text of the file at `path` (relative to `folder`), of at most `limit` bytes, or
+    /// an error at `file`:`line` that says `what` could not be read and why.
+    private static func text(of path: String, in folder: String, limit: Int, what: String, file: String, line: Int) throws(ScenarioError) -> String {
+        let bytes: [UInt8]
+        do { bytes = try UserFile.read(resolve(path, in: folder), limit: limit) } catch {
+            throw ScenarioError(file: file, line: line, message: "\(what): \(error)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ScenarioError(file: file, line: line, message: "\(what) is not UTF-8 text")
+        }
+        return text
+    }
 
     private static func isProfile(_ step: Step) -> Bool {
         if case .profile = step { return true }
@@ -104,14 +130,7 @@ package struct ScenarioSetup: Sendable {
         case .heapLimit(let mebibytes): heapLimitMiB = mebibytes
         case .fetchStub(let url, let status, .text(let body)): fetchStubs[url] = FetchStub(status: status, body: body)
         case .fetchStub(let url, let status, .file(let path)):
-            let full = Self.resolve(path, in: folder)
-            let bytes: [UInt8]
-            do { bytes = try UserFile.read(full, limit: Self.fetchBodyLimit) } catch {
-                throw ScenarioError(file: file, line: line.number, message: "fetch \(url): \(path): \(error)")
-            }
-            guard let body = String(validating: bytes, as: UTF8.self) else {
-                throw ScenarioError(file: file, line: line.number, message: "fetch \(url): \(path) is not UTF-8 text")
-            }
+            let body = try Self.text(of: path, in: folder, limit: Self.fetchBodyLimit, what: "fetch \(url): \(path)", file: file, line: line.number)
             fetchStubs[url] = FetchStub(status: status, body: body)
         case .extensionFolder(let path, let pages):
             extensionPages = pages

@@ -215,13 +215,22 @@ package enum SafariStep: Equatable, Sendable {
 }
 
 package enum TabStep: Equatable, Sendable {
-    case open(TabID, url: String, nativeDark: Bool, window: Int?)
+    /// `html`: the file (relative to the scenario) whose document the page shows; nil, a plain page.
+    case open(TabID, url: String, nativeDark: Bool, window: Int?, html: String? = nil)
     case activate(TabID)
     case reload(TabID)
-    case navigate(TabID, url: String)
+    case navigate(TabID, url: String, html: String? = nil)
     case close(TabID)
     /// The content script detects (or stops detecting) a native dark theme.
     case nativeDark(TabID, Bool)
+
+    /// The document file (`html=FILE`) the step shows, if it names one.
+    var document: String? {
+        switch self {
+        case .open(_, _, _, _, let html), .navigate(_, _, let html): html
+        default: nil
+        }
+    }
 }
 
 package enum PopupStep: Equatable, Sendable {

@@ -139,7 +139,9 @@ extension Simulation {
     }
 
     /// Opens a tab in a window (the front one by default; iOS has one) and makes it active there.
-    package func openTab(_ id: TabID, url: String, nativeDark: Bool = false, window: Int? = nil) {
+    /// `html`: the document the page shows at `url` (a scenario's `html=FILE`); nil, a plain page.
+    package func openTab(_ id: TabID, url: String, nativeDark: Bool = false, window: Int? = nil, html: String? = nil) {
+        pageDocuments[safari.pageKey(id)] = html.map { (url, $0) }
         // Safari numbers its tabs as it opens them (`tabs.Tab.id`), from 1 in the run.
         tabsOpened += 1
         tabNumbers[safari.pageKey(id)] = tabsOpened
@@ -160,7 +162,10 @@ extension Simulation {
     package func reloadTab(_ id: TabID) { handle(.tabReloaded(id)) }
 
     /// The tab goes to another page: its content script starts over there and asks.
-    package func navigateTab(_ id: TabID, to url: String) { handle(.tabNavigated(id, url: url)) }
+    package func navigateTab(_ id: TabID, to url: String, html: String? = nil) {
+        pageDocuments[safari.pageKey(id)] = html.map { (url, $0) }
+        handle(.tabNavigated(id, url: url))
+    }
 
     package func activateTab(_ id: TabID) { handle(.tabActivated(id)) }
 

@@ -112,7 +112,8 @@ extension Simulation {
             pageStates[tab] = PageState()
             pageConsole[tab] = []
             dropTimers(of: .tab(tab))
-            return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark, storage: storageFolder(tab.profile))
+            let document = pageDocuments[tab].flatMap { $0.url == url ? $0.html : nil }
+            return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark, storage: storageFolder(tab.profile), html: document)
         case .pageNativeDark(let tab, let nativeDark):
             trace.record(now, "pages", "tab \(tab)'s own dark theme \(nativeDark ? "appears" : "goes")")
             return .nativeDark(tab, nativeDark: nativeDark)

@@ -116,6 +116,9 @@ package final class Simulation: ProcessTable.Owner {
     var pages = PagesState.notStarted
     /// The command that runs them, if they run.
     let pagesCommand: ProcessExecutables.Command?
+    /// The document a tab's page shows at an address (a scenario's `html=FILE`): while the tab is
+    /// at that address, each load of it is of that document; elsewhere the page is plain.
+    var pageDocuments: [PageKey: (url: String, html: String)] = [:]
     /// What each tab's page shows now, as its scripts left it (`expect tab ... page ...`).
     package internal(set) var pageStates: [PageKey: PageState] = [:]
     /// What each profile's background logged in the run (every incarnation), and each tab's page

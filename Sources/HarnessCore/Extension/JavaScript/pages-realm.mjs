@@ -1,16 +1,18 @@
-// What a page's scripts see, made in the page's own realm (PROTOCOL.md, section 15): a small
-// DOM, the window's globals, browser.* and chrome.* for a content script or the popup, and the
-// turn that runs each input. pages.mjs compiles it, with realm-common.mjs, in each page's realm
-// and calls install there with the host functions it gives (each takes and gives strings and
-// numbers only) and the page's setup as JSON text; install returns the realm's side of the turn
-// (post, result, refusal). Nothing here reaches node.
+// What a page's scripts see, made in the page's own realm (PROTOCOL.md, section 15): the page's
+// document (jsdom's, dom.mjs) and its window's interfaces, the window's globals, browser.* and
+// chrome.* for a content script or the popup, and the turn that runs each input. pages.mjs
+// compiles it, with realm-common.mjs, in each page's realm and calls install there with the host
+// functions it gives (each takes and gives strings and numbers only), the page's setup as JSON
+// text and the document's window; install returns the realm's side of the turn (post, result,
+// refusal). What a script reaches is this realm's and the document's: nothing of
+// node's but jsdom's own objects, whose functions make no code from strings.
 
 import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariLacks, safariNamespaces, storageAreaMembers,
 } from './realm-common.mjs';
 import { installWeb } from './realm-web.mjs';
 
-export function install(hostFunctions, setupText) {
+export function install(hostFunctions, setupText, page) {
     const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply, hasOwn = Object.hasOwn;
     const setup = parse(setupText);
     const host = hostOf(hostFunctions);
@@ -28,333 +30,44 @@ export function install(hostFunctions, setupText) {
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
     define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));
 
-    // Events on an element or the document.
-    const eventTarget = (object) => {
-        const listeners = new Map();
-        object.addEventListener = (type, callback) => {
-            if (typeof callback !== 'function') return;
-            const list = listeners.get(type) ?? [];
-            if (!list.includes(callback)) list.push(callback);
-            listeners.set(type, list);
-        };
-        object.removeEventListener = (type, callback) => {
-            const list = listeners.get(type) ?? [];
-            const at = list.indexOf(callback);
-            if (at >= 0) list.splice(at, 1);
-        };
-        object.dispatchEvent = (event) => {
-            const handler = object['on' + event.type];
-            for (const listener of [...(listeners.get(event.type) ?? []), ...(typeof handler === 'function' ? [handler] : [])]) {
-                call(listener, object, [event]);
-            }
-            return true;
-        };
-        return object;
-    };
-    const event = (type, target) => ({ type, target, currentTarget: target, preventDefault() {}, stopPropagation() {} });
+    // MARK: - The page's DOM: its document's, jsdom's (dom.mjs)
 
-    // MutationObserver: attribute changes made through setAttribute and removeAttribute (the
-    // scripts' own, and the page's own dark theme appearing or going), delivered as a microtask.
-    // Changes made by assigning to style, classList or dataset are not reported.
-    const observers = [];
-    const mutated = (target, attributeName, oldValue) => {
-        for (const observer of observers) {
-            for (const { node, options } of observer.targets) {
-                if (!options.attributes && options.attributeFilter === undefined) continue;
-                if (node !== target && !(options.subtree && node.contains(target))) continue;
-                if (options.attributeFilter !== undefined && !options.attributeFilter.includes(attributeName)) continue;
-                observer.records.push({ type: 'attributes', target, attributeName, oldValue: options.attributeOldValue ? oldValue : null });
-                if (!observer.queued) {
-                    observer.queued = true;
-                    Promise.resolve().then(() => {
-                        observer.queued = false;
-                        const records = observer.records.splice(0);
-                        if (records.length > 0) call(observer.callback, observer.self, [records, observer.self]);
-                    });
-                }
-                break;
-            }
-        }
-    };
-    class MutationObserver {
-        constructor(callback) {
-            if (typeof callback !== 'function') throw new TypeError('MutationObserver takes a function');
-            observers.push({ callback, self: this, targets: [], records: [], queued: false });
-        }
-        #entry() { return observers.find((entry) => entry.self === this); }
-        observe(node, options = {}) {
-            const entry = this.#entry();
-            if (entry === undefined) return;
-            entry.targets = entry.targets.filter((target) => target.node !== node);
-            entry.targets.push({ node, options: { ...options, attributeFilter: options.attributeFilter === undefined ? undefined : [...options.attributeFilter].map(String) } });
-        }
-        disconnect() { const entry = this.#entry(); if (entry !== undefined) { entry.targets = []; entry.records = []; } }
-        takeRecords() { const entry = this.#entry(); return entry === undefined ? [] : entry.records.splice(0); }
+    // The document's window: its interfaces (Node, HTMLElement, Event, TreeWalker, ...), its
+    // functions and its other members are this realm's globals, read from it each time, but for
+    // what this realm makes itself (time, timers, randomness, storage, the console, navigator and
+    // the web's globals jsdom does not have). This realm's global is its `window` and `self`, as
+    // a content script's isolated world has its own; `document.defaultView` is the document's
+    // window, whose clock, timers and randomness are this realm's too.
+    const document = page.document;
+    // The DOM's own events and what takes them (a listener's `signal`) are the document's.
+    const domWins = new Set(['Event', 'CustomEvent', 'EventTarget', 'AbortController', 'AbortSignal', 'DOMException']);
+    const own = new Set(['window', 'self', 'top', 'parent', 'frames', 'globalThis', 'console', 'navigator', 'crypto', 'performance', 'history',
+                         'localStorage', 'sessionStorage', 'matchMedia', 'queueMicrotask', 'fetch', 'structuredClone', 'atob', 'btoa',
+                         'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'requestAnimationFrame', 'cancelAnimationFrame',
+                         'getComputedStyle', 'URL', 'URLSearchParams', 'eval', 'event']);
+    for (const name of setup.domNames) {
+        if (own.has(name) || name.startsWith('_') || hasOwn(globalThis, name) && !domWins.has(name)) continue;
+        const found = Reflect.getOwnPropertyDescriptor(page, name);
+        if (found === undefined) continue;
+        const value = found.value;
+        if (typeof value === 'function' && /^[A-Z]/.test(name)) define(name, value);
+        else if (typeof value === 'function') define(name, (...args) => apply(page[name], page, args));
+        else Object.defineProperty(globalThis, name, { get: () => page[name], set: (next) => { page[name] = next; }, configurable: true });
     }
-    define('MutationObserver', MutationObserver);
+    for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) define(name, (...args) => apply(page[name], page, args));
+    define('window', globalThis);
+    define('self', globalThis);
+    define('top', globalThis);
+    define('parent', globalThis);
+    define('frames', globalThis);
+    define('document', document);
 
-    // A small DOM: elements with attributes, style, classes, data, text and children; a
-    // select's options and value, an input's value and checked state, an element's hidden.
-    const camel = (name) => name.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
-    const escapeHTML = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    const kebab = (name) => name.replace(/[A-Z]/g, (letter) => '-' + letter.toLowerCase());
-    const element = (tagName, attributes = {}, text = '') => {
-        const attributeMap = new Map(Object.entries(attributes));
-        const style = {};
-        Object.defineProperties(style, {
-            setProperty: { value: (name, value) => { style[camel(String(name))] = String(value ?? ''); } },
-            removeProperty: { value: (name) => { const old = style[camel(String(name))] ?? ''; delete style[camel(String(name))]; return old; } },
-            getPropertyValue: { value: (name) => style[camel(String(name))] ?? '' },
-            cssText: {
-                get: () => keys(style).filter((name) => style[name] !== '').map((name) => kebab(name) + ': ' + style[name] + ';').join(' '),
-                set: (text) => {
-                    for (const name of keys(style)) delete style[name];
-                    for (const part of String(text).split(';')) {
-                        const at = part.indexOf(':');
-                        if (at > 0) style[camel(part.slice(0, at).trim())] = part.slice(at + 1).trim();
-                    }
-                },
-            },
-        });
-        const classes = [];
-        const classList = {
-            add: (...names) => { for (const name of names) if (!classes.includes(String(name))) classes.push(String(name)); },
-            remove: (...names) => { for (const name of names) { const at = classes.indexOf(String(name)); if (at >= 0) classes.splice(at, 1); } },
-            toggle: (name, force) => {
-                const has = classes.includes(String(name));
-                const want = force === undefined ? !has : Boolean(force);
-                if (want && !has) classes.push(String(name));
-                if (!want && has) classes.splice(classes.indexOf(String(name)), 1);
-                return want;
-            },
-            contains: (name) => classes.includes(String(name)),
-            get length() { return classes.length; },
-            toString: () => classes.join(' '),
-        };
-        for (const name of String(attributes.class ?? '').split(/\s+/).filter(Boolean)) classes.push(name);
-        const dataset = {};
-        for (const [name, value] of attributeMap) if (name.startsWith('data-')) dataset[camel(name.slice(5))] = value;
-        const children = [];
-        // The element's own text (its text nodes', joined); its children's follows it.
-        let ownText = String(text);
-        const node = eventTarget({
-            tagName: String(tagName).toUpperCase(),
-            style, classList, dataset, children,
-            get textContent() { return ownText + children.map((child) => child.textContent).join(''); },
-            set textContent(value) { children.splice(0).forEach((child) => { child.parentNode = null; }); ownText = value === null || value === undefined ? '' : String(value); },
-            get id() { return attributeMap.get('id') ?? ''; },
-            set id(value) { attributeMap.set('id', String(value)); },
-            get hidden() { return attributeMap.has('hidden'); },
-            set hidden(value) { if (value) node.setAttribute('hidden', ''); else node.removeAttribute('hidden'); },
-            get firstElementChild() { return children[0] ?? null; },
-            get className() { return classes.join(' '); },
-            set className(value) { classes.splice(0, classes.length, ...String(value).split(/\s+/).filter(Boolean)); },
-            get innerText() { return node.textContent; },
-            set innerText(value) { node.textContent = String(value); },
-            getAttribute: (name) => {
-                name = String(name).toLowerCase();
-                if (name === 'class') return classes.length ? classes.join(' ') : null;
-                if (name === 'style') return style.cssText || null;
-                if (name.startsWith('data-')) return dataset[camel(name.slice(5))] ?? null;
-                return attributeMap.get(name) ?? null;
-            },
-            setAttribute: (name, value) => {
-                name = String(name).toLowerCase();
-                value = String(value);
-                const old = node.getAttribute(name);
-                if (name === 'class') node.className = value;
-                else if (name === 'style') style.cssText = value;
-                else if (name.startsWith('data-')) dataset[camel(name.slice(5))] = value;
-                else attributeMap.set(name, value);
-                mutated(node, name, old);
-            },
-            removeAttribute: (name) => {
-                name = String(name).toLowerCase();
-                const old = node.getAttribute(name);
-                if (name === 'class') classes.splice(0, classes.length);
-                else if (name === 'style') style.cssText = '';
-                else if (name.startsWith('data-')) delete dataset[camel(name.slice(5))];
-                else attributeMap.delete(name);
-                if (old !== null) mutated(node, name, old);
-            },
-            hasAttribute: (name) => node.getAttribute(name) !== null,
-            getAttributeNames: () => [
-                ...[...attributeMap.keys()].filter((name) => name !== 'class' && name !== 'style' && !name.startsWith('data-')),
-                ...(classes.length > 0 ? ['class'] : []), ...(style.cssText !== '' ? ['style'] : []),
-                ...keys(dataset).map((name) => 'data-' + kebab(name)),
-            ],
-            get innerHTML() { return escapeHTML(ownText) + children.map((child) => child.outerHTML).join(''); },
-            get outerHTML() {
-                const tag = node.tagName.toLowerCase();
-                const attributeText = node.getAttributeNames().map((name) => ' ' + name + '="' + escapeHTML(node.getAttribute(name)).replace(/"/g, '&quot;') + '"').join('');
-                return '<' + tag + attributeText + '>' + node.innerHTML + '</' + tag + '>';
-            },
-            appendChild: (child) => {
-                child.parentNode?.removeChild(child);
-                children.push(child);
-                child.parentNode = node;
-                // An option inserted selected is the select's choice; a select with none shows its first.
-                if (node.tagName === 'SELECT' && chosen.has(child)) choose(node, child);
-                if (node.tagName === 'SELECT') selectedness(node);
-                return child;
-            },
-            append: (...nodes) => {
-                for (const child of nodes) if (typeof child === 'object' && child !== null) node.appendChild(child); else ownText += String(child);
-            },
-            replaceChildren: (...nodes) => { node.textContent = ''; node.append(...nodes); },
-            removeChild: (child) => { const at = children.indexOf(child); if (at >= 0) { children.splice(at, 1); child.parentNode = null; } return child; },
-            remove: () => { node.parentNode?.removeChild(node); node.parentNode = null; },
-            click: () => { node.dispatchEvent(event('click', node)); },
-            contains: (other) => { for (let at = other; at; at = at.parentNode) if (at === node) return true; return false; },
-            querySelector: (selector) => select(node, selector)[0] ?? null,
-            querySelectorAll: (selector) => select(node, selector),
-            parentNode: null,
-        });
-        formControl(node, attributeMap);
-        return node;
-    };
-    // A select's options, chosen one at a time: setting a select's value or selectedIndex, or an
-    // option's selected, unselects the others; a select whose options change and none is
-    // selected shows its first (HTML's selectedness algorithm, for a select of one line).
-    const chosen = new Set();
-    const optionsOf = (select) => select.children.filter((child) => child.tagName === 'OPTION');
-    const choose = (select, option) => {
-        for (const other of optionsOf(select)) chosen.delete(other);
-        if (option !== undefined) chosen.add(option);
-    };
-    const selectedness = (select) => {
-        const options = optionsOf(select);
-        if (options.length > 0 && !options.some((option) => chosen.has(option))) chosen.add(options[0]);
-    };
-    const collapsed = (text) => String(text).replace(/\s+/g, ' ').trim();
-    const formControl = (node, attributeMap) => {
-        const property = (name, get, set) => Object.defineProperty(node, name, { get, set, enumerable: true, configurable: true });
-        switch (node.tagName) {
-        case 'OPTION':
-            if (attributeMap.has('selected')) chosen.add(node);
-            property('value', () => attributeMap.get('value') ?? collapsed(node.textContent), (value) => node.setAttribute('value', value));
-            property('text', () => collapsed(node.textContent), (value) => { node.textContent = value; });
-            property('selected', () => chosen.has(node), (value) => {
-                if (!value) { chosen.delete(node); return; }
-                if (node.parentNode?.tagName === 'SELECT') choose(node.parentNode, node); else chosen.add(node);
-            });
-            break;
-        case 'SELECT':
-            property('options', () => optionsOf(node));
-            property('selectedIndex', () => optionsOf(node).findIndex((option) => chosen.has(option)), (index) => choose(node, optionsOf(node)[Number(index)]));
-            property('value', () => optionsOf(node).find((option) => chosen.has(option))?.value ?? '',
-                     (value) => choose(node, optionsOf(node).find((option) => option.value === String(value))));
-            break;
-        case 'INPUT': case 'TEXTAREA': {
-            let value = attributeMap.get('value') ?? '', checked = attributeMap.has('checked');
-            property('value', () => value, (next) => { value = String(next); });
-            property('checked', () => checked, (next) => { checked = Boolean(next); });
-            // A click on a checkbox turns it over, on a radio button checks it; both say so.
-            const click = node.click;
-            node.click = () => {
-                const type = String(attributeMap.get('type') ?? '').toLowerCase();
-                if (type === 'checkbox') checked = !checked; else if (type === 'radio') checked = true;
-                click();
-                if (type === 'checkbox' || type === 'radio') { node.dispatchEvent(event('input', node)); node.dispatchEvent(event('change', node)); }
-            };
-            break;
-        }
-        }
-    };
-    // new Option(text, value, defaultSelected, selected)
-    define('Option', function Option(text = '', value, defaultSelected = false, selected = false) {
-        const option = element('option', value === undefined ? {} : { value: String(value) }, String(text));
-        if (defaultSelected) option.setAttribute('selected', '');
-        option.selected = Boolean(selected);
-        return option;
-    });
-    // The element with this id, in document order, or null.
-    const byId = (id) => {
-        const walk = (node) => {
-            for (const child of node.children) {
-                if (child.id === id) return child;
-                const found = walk(child);
-                if (found !== null) return found;
-            }
-            return null;
-        };
-        return walk(root);
-    };
-    // Selectors: one or several separated by commas, each of compound selectors (a tag name,
-    // #id, .class and [attribute] or [attribute="value"]) that descend from one another, as
-    // `#story .title`; anything else is an error naming it.
-    const beyond = (text) => new SyntaxError('the selector "' + text + '" is beyond the harness\'s small DOM (tag, #id, .class, [attribute="value"], descendants)');
-    const compound = (text, whole) => {
-        const match = /^([a-zA-Z][a-zA-Z0-9-]*|\*)?((?:#[\w-]+|\.[\w-]+|\[[\w-]+(?:="[^"]*"|='[^']*'|=[\w-]+)?\])*)$/.exec(text);
-        if (match === null || text === '') throw beyond(whole);
-        const tag = match[1] && match[1] !== '*' ? match[1].toUpperCase() : undefined;
-        const parts = [...match[2].matchAll(/#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:=(?:"([^"]*)"|'([^']*)'|([\w-]+)))?\]/g)];
-        return (node) => (tag === undefined || node.tagName === tag) && parts.every(([, id, className, attribute, double, single, bare]) => {
-            if (id !== undefined) return node.id === id;
-            if (className !== undefined) return node.classList.contains(className);
-            const value = node.getAttribute(attribute);
-            const wanted = double ?? single ?? bare;
-            return value !== null && (wanted === undefined || value === wanted);
-        });
-    };
-    const select = (from, selector) => {
-        const found = [];
-        const tests = String(selector).split(',').map((part) => {
-            const text = part.trim();
-            // Compound selectors part at spaces outside brackets and quotes.
-            const steps = (text.match(/(?:[^\s"'[\]]+|\[[^\]]*\]|"[^"]*"|'[^']*')+/g) ?? []).map((step) => compound(step, text));
-            if (steps.length === 0) throw beyond(text);
-            // The last step matches the element; each one before it, an element around it, nearest first.
-            return (node) => {
-                if (!steps[steps.length - 1](node)) return false;
-                let at = node.parentNode;
-                for (let index = steps.length - 2; index >= 0; index -= 1) {
-                    while (at && !(at.tagName !== undefined && steps[index](at))) at = at.parentNode;
-                    if (!at) return false;
-                    at = at.parentNode;
-                }
-                return true;
-            };
-        });
-        const walk = (node) => {
-            for (const child of node.children ?? []) {
-                if (tests.some((test) => test(child))) found.push(child);
-                walk(child);
-            }
-        };
-        walk(from);
-        return found;
-    };
-    const root = element('html');
-    const head = element('head'), body = element('body');
-    root.appendChild(head);
-    root.appendChild(body);
-    // A natively dark page says so as such pages do: <meta name="color-scheme" content="dark">,
-    // and a dark background on its body (getComputedStyle).
-    const colorScheme = element('meta', { name: 'color-scheme', content: setup.nativeDark ? 'dark' : 'light dark' });
-    head.appendChild(colorScheme);
-    let nativeDark = setup.nativeDark === true;
-    define('getComputedStyle', (node) => {
-        const computed = { ...(node?.style ?? {}) };
-        if (node === body && computed.backgroundColor === undefined) computed.backgroundColor = nativeDark ? 'rgb(18, 18, 18)' : 'rgb(255, 255, 255)';
-        if (node === body && computed.color === undefined) computed.color = nativeDark ? 'rgb(230, 230, 230)' : 'rgb(0, 0, 0)';
-        computed.getPropertyValue = (name) => computed[camel(String(name))] ?? '';
-        return computed;
-    });
-    // The page's own elements (the popup's, from its HTML), as a tree.
-    const build = (found) => {
-        const node = element(found.tag, found.attributes, found.text);
-        for (const child of found.children) node.appendChild(build(child));
-        if (node.tagName === 'SELECT') selectedness(node);
-        return node;
-    };
-    for (const found of setup.head) head.appendChild(build(found));
-    for (const found of setup.body) body.appendChild(build(found));
+    // A timer callback or an animation frame runs here; one that throws is the page's uncaught error.
+    const setFrameTimer = globalThis.setTimeout;
     let visibility = setup.visible ? 'visible' : 'hidden';
     // requestAnimationFrame: the callbacks asked for run together at the next frame, 16 ms of
     // virtual time on (the harness's timers), while the page is visible; a hidden page runs
     // none until it is shown. Each gets the time since the page loaded.
-    const setFrameTimer = globalThis.setTimeout;
     const loadedAt = Number(host.now());
     const frameCallbacks = new Map();
     let nextFrame = 1, frameTimer = false;
@@ -370,41 +83,79 @@ export function install(hostFunctions, setupText) {
         frameTimer = true;
         setFrameTimer(runFrame, 16);
     };
-    define('requestAnimationFrame', (callback) => {
+    const requestAnimationFrame = (callback) => {
         if (typeof callback !== 'function') throw new TypeError('requestAnimationFrame takes a function');
         const id = nextFrame++;
         frameCallbacks.set(id, callback);
         armFrame();
         return id;
-    });
+    };
+    define('requestAnimationFrame', requestAnimationFrame);
     define('cancelAnimationFrame', (id) => { frameCallbacks.delete(id); });
-    let readyState = 'loading';
-    const document = eventTarget({
-        documentElement: root, head, body,
-        get visibilityState() { return visibility; },
-        get hidden() { return visibility !== 'visible'; },
-        get readyState() { return readyState; },
-        URL: setup.url,
-        createElement: (tag) => element(tag),
-        createTextNode: (text) => ({ textContent: String(text) }),
-        getElementById: (id) => byId(String(id)),
-        querySelector: (selector) => select(root, selector)[0] ?? null,
-        querySelectorAll: (selector) => select(root, selector),
-    });
-    define('document', document);
-    define('window', globalThis);
-    define('self', globalThis);
-    eventTarget(globalThis);
-    // The page's address, read as a browser's location is; it never changes (a scenario moves a
-    // tab with `tab navigate`), so what would navigate throws.
-    const address = new globalThis.URL(setup.url);
-    const location = {};
-    for (const part of ['href', 'origin', 'protocol', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']) {
-        Object.defineProperty(location, part, { get: () => address[part], enumerable: true });
+    define('performance', { now: () => Number(host.now()) - loadedAt, timeOrigin: loadedAt, mark() {}, measure() {}, getEntriesByName: () => [], getEntriesByType: () => [] });
+
+    // MutationObserver is jsdom's: its records come on node's queue, with this realm's
+    // microtasks, which the page host runs in the turn that made them (dom.mjs, runQueued).
+
+    // jsdom has no layout: an IntersectionObserver reports each element it observes once, as
+    // intersecting, at the next frame; a ResizeObserver reports a 0 × 0 box, at the next frame.
+    const layoutObserver = (entry) => class {
+        #callback; #observed = new Set(); #pending = [];
+        constructor(callback) {
+            if (typeof callback !== 'function') throw new TypeError('the observer takes a function');
+            this.#callback = callback;
+        }
+        observe(target) {
+            if (this.#observed.has(target)) return;
+            this.#observed.add(target);
+            this.#pending.push(target);
+            requestAnimationFrame(() => {
+                const records = this.#pending.splice(0).filter((node) => this.#observed.has(node)).map((node) => entry(node));
+                if (records.length > 0) call(this.#callback, this, [records, this]);
+            });
+        }
+        unobserve(target) { this.#observed.delete(target); }
+        disconnect() { this.#observed.clear(); this.#pending = []; }
+        takeRecords() { return this.#pending.splice(0).map((node) => entry(node)); }
+    };
+    const box = () => ({ x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, bottom: 0, right: 0 });
+    define('IntersectionObserver', layoutObserver((target) => ({
+        target, isIntersecting: true, intersectionRatio: 1, time: Number(host.now()) - loadedAt, boundingClientRect: box(), intersectionRect: box(), rootBounds: null,
+    })));
+    define('ResizeObserver', layoutObserver((target) => ({
+        target, contentRect: box(), borderBoxSize: [{ inlineSize: 0, blockSize: 0 }], contentBoxSize: [{ inlineSize: 0, blockSize: 0 }],
+        devicePixelContentBoxSize: [{ inlineSize: 0, blockSize: 0 }],
+    })));
+
+    // A plain page (no HTML of its own) says whether it is natively dark as such pages do:
+    // <meta name="color-scheme" content="dark">, and a dark background on its body.
+    let nativeDark = setup.nativeDark === true;
+    let colorScheme = null;
+    if (setup.plain) {
+        colorScheme = document.createElement('meta');
+        colorScheme.setAttribute('name', 'color-scheme');
+        colorScheme.setAttribute('content', nativeDark ? 'dark' : 'light dark');
+        document.head.appendChild(colorScheme);
     }
-    for (const name of ['assign', 'replace', 'reload']) location[name] = missing('location.' + name + ' (a scenario moves a tab with tab navigate)');
-    location.toString = () => address.href;
-    define('location', location);
+    define('getComputedStyle', (node, pseudo) => {
+        const computed = page.getComputedStyle(node, pseudo);
+        if (setup.plain && node === document.body) {
+            if (computed.getPropertyValue('background-color') === '') computed.setProperty('background-color', nativeDark ? 'rgb(18, 18, 18)' : 'rgb(255, 255, 255)');
+            if (computed.getPropertyValue('color') === '') computed.setProperty('color', nativeDark ? 'rgb(230, 230, 230)' : 'rgb(0, 0, 0)');
+        }
+        return computed;
+    });
+    // The document's loading, as the page host runs it: `loading` while the scripts that run as
+    // it is parsed run, then DOMContentLoaded (the document's, bubbling to the window), then the
+    // window's load.
+    let readyState = 'loading';
+    Object.defineProperty(document, 'readyState', { get: () => readyState, configurable: true });
+    // Whether the page is seen is Safari's to say (`show`, `hide`).
+    Object.defineProperty(document, 'visibilityState', { get: () => visibility, configurable: true });
+    Object.defineProperty(document, 'hidden', { get: () => visibility !== 'visible', configurable: true });
+    // The style elements the page had before its scripts ran: the page's state names only those
+    // they added.
+    const ownStyles = new Set(document.querySelectorAll('style'));
 
     // history: one entry; pushState and replaceState keep the state they are given, and the
     // address stays as it is (a scenario moves a tab with tab navigate); going back or forward
@@ -457,9 +208,14 @@ export function install(hostFunctions, setupText) {
     define('matchMedia', (query) => {
         const text = String(query);
         const scheme = /prefers-color-scheme:\s*(dark|light)/.exec(text)?.[1];
-        const list = eventTarget({ media: text, onchange: null, get matches() { return scheme !== undefined && scheme === appearance; } });
-        list.addListener = (callback) => list.addEventListener('change', callback);
-        list.removeListener = (callback) => list.removeEventListener('change', callback);
+        const list = new page.EventTarget();
+        Object.defineProperties(list, {
+            media: { value: text, enumerable: true },
+            matches: { get: () => scheme !== undefined && scheme === appearance, enumerable: true },
+            onchange: { value: null, writable: true, enumerable: true },
+            addListener: { value: (callback) => list.addEventListener('change', callback) },
+            removeListener: { value: (callback) => list.removeEventListener('change', callback) },
+        });
         if (scheme !== undefined) queries.push({ list, scheme });
         return list;
     });
@@ -594,9 +350,15 @@ export function install(hostFunctions, setupText) {
     // Whether the user cannot reach an element: it or an element around it is hidden (the
     // hidden attribute, or display: none).
     const outOfSight = (node) => {
-        for (let at = node; at; at = at.parentNode) if (at.hidden || at.style?.display === 'none') return true;
+        for (let at = node; at && at.nodeType === 1; at = at.parentNode) if (at.hidden || page.getComputedStyle(at).display === 'none') return true;
         return false;
     };
+    const byId = (id) => document.getElementById(String(id));
+    const styleNames = (declaration) => Array.from({ length: declaration.length }, (_, index) => declaration.item(index)).sort();
+    const fire = (target, type, bubbles = false) => target.dispatchEvent(new page.Event(type, { bubbles }));
+
+    // What jsdom queued (mutation records) runs from here, under the watchdog (pages.mjs).
+    Object.defineProperty(globalThis, '__pageSettle', { value() { host.runQueued(); }, writable: false, configurable: false, enumerable: false });
 
     // A turn: the other realm names its work, it runs here under the watchdog.
     let work = null, result = '';
@@ -616,7 +378,7 @@ export function install(hostFunctions, setupText) {
             }
             case 'nativeDark':
                 nativeDark = input.nativeDark === true;
-                colorScheme.setAttribute('content', nativeDark ? 'dark' : 'light dark');
+                colorScheme?.setAttribute('content', nativeDark ? 'dark' : 'light dark');
                 return;
             case 'message': {
                 // The background's message: the first answer goes back; a listener keeps the
@@ -649,23 +411,28 @@ export function install(hostFunctions, setupText) {
             }
             case 'show':
                 visibility = input.visible ? 'visible' : 'hidden';
-                document.dispatchEvent(event('visibilitychange', document));
+                fire(document, 'visibilitychange', true);
                 armFrame();
                 return;
             case 'appearance':
                 if (input.appearance === appearance) return;
                 appearance = input.appearance;
                 for (const { list, scheme } of [...queries]) {
-                    list.dispatchEvent({ type: 'change', matches: scheme === appearance, media: list.media, target: list });
+                    const change = new page.Event('change');
+                    Object.defineProperties(change, { matches: { value: scheme === appearance }, media: { value: list.media } });
+                    list.dispatchEvent(change);
+                    if (typeof list.onchange === 'function') call(list.onchange, list, [change]);
                 }
                 return;
             case 'ready':
                 readyState = 'interactive';
+                fire(document, 'readystatechange');
                 // DOMContentLoaded is the document's, and bubbles to the window.
-                document.dispatchEvent(event('DOMContentLoaded', document));
-                globalThis.dispatchEvent(event('DOMContentLoaded', document));
+                fire(document, 'DOMContentLoaded', true);
                 readyState = 'complete';
-                globalThis.dispatchEvent(event('load', globalThis));
+                fire(document, 'readystatechange');
+                fire(page, 'load');
+                fire(page, 'pageshow');
                 return;
             case 'click': {
                 const target = byId(input.element);
@@ -681,11 +448,12 @@ export function install(hostFunctions, setupText) {
                 if (target === null) { result = 'the popup has no element with that id'; return; }
                 if (outOfSight(target)) { result = 'hidden'; return; }
                 if (target.tagName !== 'SELECT') { result = 'the element is a ' + target.tagName.toLowerCase() + ', not a select'; return; }
-                const option = target.options.find((candidate) => candidate.value === input.value);
-                if (option === undefined) { result = 'the select has no option of that value (it has ' + (target.options.map((candidate) => '"' + candidate.value + '"').join(', ') || 'none') + ')'; return; }
+                const options = [...target.options];
+                const option = options.find((candidate) => candidate.value === input.value);
+                if (option === undefined) { result = 'the select has no option of that value (it has ' + (options.map((candidate) => '"' + candidate.value + '"').join(', ') || 'none') + ')'; return; }
                 option.selected = true;
-                target.dispatchEvent(event('input', target));
-                target.dispatchEvent(event('change', target));
+                fire(target, 'input', true);
+                fire(target, 'change', true);
                 return;
             }
             case 'portMessage':
@@ -702,18 +470,18 @@ export function install(hostFunctions, setupText) {
             }
             case 'hide':
                 visibility = 'hidden';
-                document.dispatchEvent(event('visibilitychange', document));
-                globalThis.dispatchEvent(event('pagehide', globalThis));
+                fire(document, 'visibilitychange', true);
+                fire(page, 'pagehide');
                 return;
             case 'query': {
                 // `expect ... page "SELECTOR" ...`: how many elements match, from the root
                 // element itself down, and what the first is.
                 let found;
-                try { found = select({ children: [root] }, input.selector); } catch (error) { result = stringify({ error: String(error.message) }); return; }
+                try { found = [...document.querySelectorAll(input.selector)]; } catch (error) { result = stringify({ error: String(error.message) }); return; }
                 const first = found[0];
                 const style = {}, attributes = {};
                 if (first !== undefined) {
-                    for (const name of keys(first.style).sort()) if (first.style[name] !== '') style[kebab(name)] = String(first.style[name]);
+                    for (const name of styleNames(first.style)) style[name] = String(first.style.getPropertyValue(name));
                     for (const name of first.getAttributeNames()) attributes[name] = first.getAttribute(name);
                 }
                 result = stringify({
@@ -725,24 +493,31 @@ export function install(hostFunctions, setupText) {
                 return;
             }
             case 'state': {
-                // What a scenario can check: the root element's style, classes, data and
-                // attributes, and the text of the style elements scripts added.
+                // What a scenario can check: the root element's style (its properties named as
+                // style's members are), classes, data and attributes, and the text of the style
+                // elements scripts added.
+                const root = document.documentElement;
                 const attributes = {};
                 for (const name of ['lang', 'dir', 'id', 'hidden']) if (root.getAttribute(name) !== null) attributes[name] = root.getAttribute(name);
-                const styleText = [];
-                const walk = (node) => { for (const child of node.children ?? []) { if (child.tagName === 'STYLE') styleText.push(String(child.textContent)); walk(child); } };
-                walk(root);
+                const styleText = [...document.querySelectorAll('style')].filter((element) => !ownStyles.has(element)).map((element) => String(element.textContent));
                 const style = {};
-                for (const name of keys(root.style).sort()) if (root.style[name] !== '') style[name] = String(root.style[name]);
+                const member = (name) => name.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
+                for (const name of styleNames(root.style)) style[member(name)] = String(root.style.getPropertyValue(name));
                 const data = {};
                 for (const name of keys(root.dataset).sort()) data[name] = String(root.dataset[name]);
-                result = stringify({ style, classes: [...root.classList.toString().split(' ').filter(Boolean)], data, attributes, styles: styleText });
+                result = stringify({ style, classes: [...root.classList], data, attributes, styles: styleText });
                 return;
             }
             }
         },
         writable: false, configurable: false, enumerable: false,
     });
+    // The document's window keeps this realm's time, timers, randomness and storage, so that
+    // `document.defaultView` reaches no real clock.
+    for (const name of ['Date', 'Math', 'performance', 'crypto', 'navigator', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval',
+                        'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask', 'localStorage', 'sessionStorage', 'matchMedia', 'history', 'console']) {
+        Object.defineProperty(page, name, { value: globalThis[name], writable: true, configurable: true });
+    }
     return {
         post(kind, id, text) { work = { kind, id, text }; },
         result() { return result; },

@@ -8,10 +8,10 @@
 // clock and the random numbers come from the frames. What a page's scripts see is
 // pages-realm.mjs, made in each page's realm.
 //
-// node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
+// NODE_PATH=/usr/share/nodejs node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
 //
 // (PageHost.Input and PageHost.Output in PageHost+Wire.swift are these frames' one codec.)
-// In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance", "nativeDark"?, "storage"?}
+// In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance", "nativeDark"?, "storage"?, "html"?}
 //       | {"type": "close", "tab"} | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
 //       | {"type": "nativeDark", "tab", "nativeDark"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab" | "popup": true, "id", "message"}
@@ -37,6 +37,12 @@ import {
 } from './runtime-common.mjs';
 import * as storage from './storage-areas.mjs';
 import { matchesPattern } from './realm-common.mjs';
+import { domNames, openDocument, plainPage, runQueued, unavailable } from './dom.mjs';
+// Without jsdom no page can be had: the host says why and ends (the harness checks first).
+if (unavailable !== null) {
+    process.stderr.write(unavailable + '\n');
+    process.exit(3);
+}
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const seed = String(option('seed', '0'));
@@ -87,68 +93,19 @@ function contentScripts(url) {
     return scripts;
 }
 
-// The popup page: its head's and body's elements as trees ({tag, attributes, text, children}),
-// and its scripts in document order. An inline script is refused, as MV3's content security
-// policy refuses it. The parser knows void elements, raw text (script, style, textarea, title),
-// comments, the five named character references and numeric ones, and closes an open option, p
-// or li where HTML would; an end tag with no open element of its name is ignored.
-const voidElements = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
-const rawText = new Set(['script', 'style', 'textarea', 'title']);
-const closedBy = { option: ['option', 'optgroup'], optgroup: ['optgroup'], p: ['p', 'div', 'form', 'ul', 'ol', 'table', 'h1', 'h2', 'h3'], li: ['li'] };
-const decode = (text) => text.replace(/&(?:#(\d+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos|nbsp));/g, (whole, decimal, hex, name) => {
-    if (decimal !== undefined) return String.fromCodePoint(Number(decimal));
-    if (hex !== undefined) return String.fromCodePoint(parseInt(hex, 16));
-    return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' }[name];
-});
-function popupPage() {
-    const html = read(popupFile);
+// The popup's scripts, in document order, from its document: a classic script runs as the page
+// is parsed, a module one is deferred to the end of parsing; both run before DOMContentLoaded. An
+// inline script is refused, as MV3's content security policy refuses it.
+function popupScripts(document) {
     const base = path.posix.dirname(popupFile);
-    const head = { tag: 'HEAD', children: [] }, body = { tag: 'BODY', children: [] };
-    const scripts = [];
-    let open = [head];
-    const top = () => open[open.length - 1];
-    const token = /<!--[\s\S]*?(?:-->|$)|<![^>]*>|<\/\s*([a-zA-Z][a-zA-Z0-9-]*)[^>]*>|<([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>|[^<]+|</g;
-    for (let found; (found = token.exec(html)) !== null;) {
-        const [whole, closing, opening, attributeText] = found;
-        if (whole.startsWith('<!')) continue;
-        if (closing !== undefined) {
-            const name = closing.toUpperCase();
-            if (name === 'HEAD') open = [body];
-            const at = open.findLastIndex((element) => element.tag === name);
-            if (at > 0) open.length = at;
-            continue;
-        }
-        if (opening === undefined) {
-            if (whole.trim() !== '') (top().text ??= []).push(decode(whole));
-            continue;
-        }
-        const name = opening.toLowerCase();
-        if (name === 'html') continue;
-        if (name === 'head' || name === 'body') { open = [name === 'head' ? head : body]; continue; }
-        const attributes = {};
-        for (const attribute of attributeText.matchAll(/([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*(?:=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g)) {
-            attributes[attribute[1].toLowerCase()] ??= decode(attribute[2] ?? attribute[3] ?? attribute[4] ?? '');
-        }
-        let text = '';
-        if (rawText.has(name)) {
-            const close = html.toLowerCase().indexOf('</' + name, token.lastIndex);
-            text = html.slice(token.lastIndex, close < 0 ? html.length : close);
-            token.lastIndex = close < 0 ? html.length : html.indexOf('>', close) + 1 || html.length;
-        }
-        if (name === 'script') {
-            if (attributes.src !== undefined) scripts.push({ file: path.posix.join(base, attributes.src), module: attributes.type === 'module' });
-            else if (text.trim() !== '') scripts.push({ refused: true });
-            continue;
-        }
-        // Content after the head's own elements starts the body, as a parser does.
-        if (open[0] === head && !['meta', 'link', 'title', 'style', 'base'].includes(name)) open = [body];
-        while (open.length > 1 && (closedBy[top().tag.toLowerCase()] ?? []).includes(name)) open.pop();
-        const element = { tag: name.toUpperCase(), attributes, text: rawText.has(name) ? [name === 'textarea' || name === 'title' ? decode(text) : text] : [], children: [] };
-        top().children.push(element);
-        if (!voidElements.has(name) && !rawText.has(name) && !/\/\s*$/.test(attributeText)) open.push(element);
+    const scripts = { start: [], modules: [], end: [], refused: 0 };
+    for (const element of document.querySelectorAll('script')) {
+        const source = element.getAttribute('src');
+        if (source === null) { if (element.textContent.trim() !== '') scripts.refused += 1; continue; }
+        const file = path.posix.normalize(path.posix.join(base, source)).replace(/^\.\//, '');
+        if (element.getAttribute('type') === 'module') scripts.modules.push(file); else scripts.start.push(file);
     }
-    const finish = (element) => ({ tag: element.tag, attributes: element.attributes, text: (element.text ?? []).join(''), children: element.children.map(finish) });
-    return { head: head.children.map(finish), body: body.children.map(finish), scripts };
+    return scripts;
 }
 
 // MARK: - Extension storage (section 10)
@@ -172,9 +129,9 @@ function storageOperation(page, area, op, argument) {
 }
 
 // Every page over `folder` hears what changed (storage.onChanged); returns them.
-function hearStorageChange(folder, area, changes) {
+async function hearStorageChange(folder, area, changes) {
     const heard = [...pages.values()].filter((page) => page.storage === folder);
-    for (const page of heard) turn(page, 'storageChanged', 0, JSON.stringify({ area, changes }));
+    for (const page of heard) await turn(page, 'storageChanged', 0, JSON.stringify({ area, changes }));
     return heard;
 }
 
@@ -191,7 +148,7 @@ async function settleStorageChanges(touched) {
         const output = { type: 'storageChanged', area, changes };
         if (page.tab === undefined) output.popup = true; else output.tab = page.tab;
         outputs.push(output);
-        for (const heard of hearStorageChange(folder, area, changes)) if (!touched.includes(heard)) touched.push(heard);
+        for (const heard of await hearStorageChange(folder, area, changes)) if (!touched.includes(heard)) touched.push(heard);
         await settle();
     }
 }
@@ -249,18 +206,23 @@ const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
 let now = 0;
 let utcOffset = 0;
 
-// A page, loaded: its realm, then its scripts in the order a browser runs them: those that run
-// as the page is parsed (`start`: a content script at document_start, a popup's classic
-// scripts), its module scripts (deferred to the end of parsing), DOMContentLoaded, and then the
-// content scripts at document_end. `tree` holds the page's own elements ({head, body}).
-async function load(name, tab, url, visible, appearance, scripts, tree = { head: [], body: [] }, nativeDark = false, storageFolder = null) {
+// A page, loaded: its document (jsdom's, over `html`; its own scripts never run), its realm, then
+// its scripts in the order a browser runs them: those that run as the page is parsed (`start`: a
+// content script at document_start, a popup's classic scripts), its module scripts (deferred to
+// the end of parsing), DOMContentLoaded and load, and then the content scripts at document_end.
+// Every script and every turn runs from a task of its own (`inTask`), with what jsdom queued
+// run in it (`settleDocument`).
+async function load(name, tab, url, visible, appearance, html, nativeDark = false, storageFolder = null) {
     // The page's random numbers: from the run's seed, the page and how many pages loaded before it.
     const seedText = `${seed}/${name}/${++loads}`;
     // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
     // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts
-    // this realm's Function through globalThis.constructor. It has no prototype.
-    const context = vm.createContext(Object.create(null), { name, microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, lastState: null, storage: storageFolder };
+    // this realm's Function through globalThis.constructor. It has no prototype. Its microtasks
+    // are node's, with jsdom's (its mutation records), so that both come in the order they
+    // were queued, as a browser's one queue has them; each evaluation ends by running them
+    // (settleDocument), under the watchdog.
+    const context = vm.createContext(Object.create(null), { name, codeGeneration: { strings: false, wasm: false } });
+    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder };
     const host = {
         now: () => Number(now),
         utcOffset: () => utcOffset,
@@ -311,17 +273,33 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
     };
     // The popup's tabs.query reads the tabs as Safari last handed them over.
     if (tab === undefined) host.tabs = () => JSON.stringify({ window: popupWindow, tabs: popupTabs });
-    const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
-    page.scripts = install(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
-                                                                       head: tree.head, body: tree.body, popup: tab === undefined, extensionID,
-                                                                       manifest: JSON.stringify(manifest) }));
+    host.runQueued = runQueued;
+    // The document, its own loading done before any script of the page can hear it (the page's
+    // realm fires DOMContentLoaded and load in their place).
+    let scripts;
+    await inTask(() => {
+        page.window = openDocument(html ?? plainPage, String(url), (kind, value) => {
+            if (kind === 'uncaught') uncaught(name, 'Uncaught', value);
+            else log(name, 'warn', `${value} (the harness's DOM, jsdom, does not have it)`);
+        });
+        runQueued();
+        scripts = tab === undefined ? popupScripts(page.window.document) : contentScripts(url);
+    });
+    if (scripts.refused > 0) log(name, 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
+    dropPage(name);
     pages.set(name, page);
-    const run = (file) => {
+    const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
+    await inTask(() => {
+        page.scripts = install(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
+                                                      plain: html === undefined, popup: tab === undefined, extensionID, manifest: JSON.stringify(manifest),
+                                                      domNames }), page.window);
+    });
+    const run = async (file) => {
         let source;
         try { source = read(file); } catch (error) { log(name, 'error', `Uncaught Error: ${file} cannot be read: ${error.message}`, String(file)); return; }
-        evaluate(page, () => new vm.Script(source, { filename: String(file) }).runInContext(context, evaluation));
+        await inTask(() => evaluate(page, () => new vm.Script(source, { filename: String(file) }).runInContext(context, evaluation)));
     };
-    for (const file of scripts.start) run(file);
+    for (const file of scripts.start) await run(file);
     if ((scripts.modules ?? []).length > 0) {
         const importModuleDynamically = () => { throw page.scripts.refusal('import()'); };
         for (const { module, error, place: where } of await linkModules(scripts.modules, { context, read, importModuleDynamically })) {
@@ -331,29 +309,32 @@ async function load(name, tab, url, visible, appearance, scripts, tree = { head:
             } else await runModule(page, module);
         }
     }
-    turn(page, 'ready', 0, '');
-    for (const file of scripts.end) run(file);
+    await turn(page, 'ready', 0, '');
+    for (const file of scripts.end) await run(file);
     return page;
+}
+
+// A page goes: its document is closed (its listeners and jsdom's timers with it).
+function dropPage(name) {
+    pages.get(name)?.window?.close();
+    pages.delete(name);
 }
 
 // A module script runs its body under the watchdog; what it awaits at its top level settles in
 // the turns that bring it (DOMContentLoaded does not wait for it, as in a browser). What it
 // throws, at once or after an await, is the page's uncaught error.
 async function runModule(page, module) {
-    current = page;
     let settled = false;
-    module.evaluate({ timeout: watchdog }).then(() => { settled = true; }, (error) => {
-        settled = true;
-        if (isTimeout(error)) log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`);
-        else uncaught(page.name, 'Uncaught', error);
-    });
-    // The body's own microtasks drain in its realm; node settles the evaluation's promise after.
-    for (let round = 0; !settled && round < 3; round++) {
-        try { drain.runInContext(page.context, evaluation); } catch (error) {
+    await inTask(() => {
+        current = page;
+        module.evaluate({ timeout: watchdog }).then(() => { settled = true; }, (error) => {
+            settled = true;
             if (isTimeout(error)) log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`);
-        }
-        await settle();
-    }
+            else uncaught(page.name, 'Uncaught', error);
+        });
+    });
+    // What it queued runs; node settles the evaluation's promise after.
+    for (let round = 0; !settled && round < 3; round++) await inTask(() => settleDocument(page));
 }
 
 // How a page's code runs: under the watchdog, and without node's decoration of what it throws
@@ -361,34 +342,49 @@ async function runModule(page, module) {
 // a getter or a proxy's trap there would run a script's code outside it).
 const evaluation = { timeout: watchdog, displayErrors: false };
 
-// Runs `work` in the page, under the watchdog, and lets its microtasks drain.
+// Runs `work` in the page, under the watchdog; then the microtasks it queued, and what jsdom
+// queued for the page, run (settleDocument). A script that throws still has its microtasks
+// run, as a browser runs them after a script that throws.
 function evaluate(page, work) {
     current = page;
     try { work(); } catch (error) {
         if (isTimeout(error)) { log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`); return; }
         uncaught(page.name, 'Uncaught', error);
-        // The microtasks the script queued before it threw still run now, as a browser runs
-        // them after a script that throws: node drains them only after an evaluation that ends.
-        try { drain.runInContext(page.context, evaluation); } catch (later) {
-            if (isTimeout(later)) log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`);
-            else uncaught(page.name, 'Uncaught', later);
-        }
+    }
+    if (page.scripts !== null) settleDocument(page);
+}
+
+// The page's microtasks and jsdom's (its mutation records), all on node's own queue, run now:
+// in an evaluation of the page's realm, so that the watchdog covers them (one that never lets
+// the queue empty is stopped like a script that never yields).
+const settleScript = new vm.Script('__pageSettle()', { filename: 'pages:settle' });
+function settleDocument(page) {
+    try { settleScript.runInContext(page.context, evaluation); } catch (error) {
+        if (isTimeout(error)) { log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`); return; }
+        uncaught(page.name, 'Uncaught', error);
     }
 }
-const drain = new vm.Script('', { filename: 'pages:drain' });
 
-function turn(page, kind, id, text) {
-    evaluate(page, () => {
-        page.scripts.post(kind, id, text);
-        turnScript.runInContext(page.context, evaluation);
+// Runs `work` in a task of its own (a setImmediate callback): node runs its queued work
+// synchronously (dom.mjs, runQueued) only from a task, never from within a microtask, where
+// everything after an `await` runs.
+const inTask = (work) => new Promise((resolve, reject) => setImmediate(() => { try { resolve(work()); } catch (error) { reject(error); } }));
+
+// A turn: the page's realm runs the input named, in a task of its own; what it answers.
+async function turn(page, kind, id, text) {
+    return inTask(() => {
+        evaluate(page, () => {
+            page.scripts.post(kind, id, text);
+            turnScript.runInContext(page.context, evaluation);
+        });
+        return page.scripts.result();
     });
-    return page.scripts.result();
 }
 
 // A tab's page reports its state when it changed since it last did.
-function reportState(page) {
+async function reportState(page) {
     if (page.tab === undefined) return;
-    const state = turn(page, 'state', 0, '');
+    const state = await turn(page, 'state', 0, '');
     // A script that broke the page's own elements (a getter that throws or loops) leaves no
     // state to read: its error is said, and the page keeps the state it last reported.
     if (state === '' || state === page.lastState) return;
@@ -405,24 +401,25 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 async function handle(input) {
     switch (input.type) {
     case 'load': {
-        pages.delete(`tab ${input.tab}`);
-        const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance, contentScripts(input.url), undefined,
-                                input.nativeDark === true, typeof input.storage === 'string' ? input.storage : null);
+        dropPage(`tab ${input.tab}`);
+        const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance,
+                                typeof input.html === 'string' ? input.html : undefined, input.nativeDark === true,
+                                typeof input.storage === 'string' ? input.storage : null);
         return [page];
     }
     case 'close':
-        pages.delete(`tab ${input.tab}`);
+        dropPage(`tab ${input.tab}`);
         sessionStores.delete(`tab ${input.tab}`);
         return [];
     case 'show': {
         const page = tabPage(input.tab);
-        if (page) turn(page, 'show', 0, JSON.stringify(input));
+        if (page) await turn(page, 'show', 0, JSON.stringify(input));
         return page ? [page] : [];
     }
     case 'appearance': {
         const all = [...pages.values()];
         for (const page of all) {
-            turn(page, 'appearance', 0, JSON.stringify(input));
+            await turn(page, 'appearance', 0, JSON.stringify(input));
             await settle();
         }
         return all;
@@ -432,35 +429,27 @@ async function handle(input) {
         asked.delete(input.id);
         // The page that asked loaded again or closed since: the answer goes nowhere.
         if (page === undefined || pages.get(page.name) !== page) return [];
-        turn(page, 'answer', input.id, JSON.stringify(input));
+        await turn(page, 'answer', input.id, JSON.stringify(input));
         return [page];
     }
     case 'nativeDark': {
         const page = tabPage(input.tab);
-        if (page) turn(page, 'nativeDark', 0, JSON.stringify(input));
+        if (page) await turn(page, 'nativeDark', 0, JSON.stringify(input));
         return page ? [page] : [];
     }
     case 'message': {
         const page = input.popup === true ? pages.get('popup') : tabPage(input.tab);
         if (page === undefined) { outputs.push({ type: 'answer', id: input.id, unreachable: true }); return []; }
-        turn(page, 'message', input.id, JSON.stringify(input));
+        await turn(page, 'message', input.id, JSON.stringify(input));
         return [page];
     }
     case 'openPopup': {
         if (popupFile === undefined) return [];
-        let setup;
-        try { setup = popupPage(); } catch (error) { log('popup', 'error', `Uncaught Error: ${popupFile} cannot be read: ${error.message}`); return []; }
-        const scripts = { start: [], modules: [], end: [] };
-        for (const script of setup.scripts) {
-            if (script.refused) log('popup', 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
-            // A module script is deferred to the end of parsing; a classic one runs as the page
-            // is parsed. Both run before DOMContentLoaded.
-            else if (script.module) scripts.modules.push(script.file);
-            else scripts.start.push(script.file);
-        }
+        let html;
+        try { html = read(popupFile); } catch (error) { log('popup', 'error', `Uncaught Error: ${popupFile} cannot be read: ${error.message}`); return []; }
         popupTabs = listedTabs(input.tabs);
         popupWindow = Number(input.windowId ?? 1);
-        const page = await load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, scripts, setup, false,
+        const page = await load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, html, false,
                                 typeof input.storage === 'string' ? input.storage : null);
         return [page];
     }
@@ -473,10 +462,10 @@ async function handle(input) {
         // what it sends then still leaves, and its answer finds no page.
         const page = pages.get('popup');
         if (page !== undefined && input.hide === true) {
-            turn(page, 'hide', 0, '');
+            await turn(page, 'hide', 0, '');
             await settle();
         }
-        pages.delete('popup');
+        dropPage('popup');
         sessionStores.delete('popup');
         popupTabs = null;
         return [];
@@ -485,7 +474,7 @@ async function handle(input) {
         // A scenario's check reads a page (its elements that match a selector): no script of the
         // page runs, and the page reports nothing else.
         const page = input.popup === true ? pages.get('popup') : tabPage(input.tab);
-        const found = page === undefined ? '' : turn(page, 'query', 0, JSON.stringify(input));
+        const found = page === undefined ? '' : await turn(page, 'query', 0, JSON.stringify(input));
         outputs.push({ type: 'queried', found: found === '' ? null : JSON.parse(found) });
         return [];
     }
@@ -493,7 +482,7 @@ async function handle(input) {
         // A timer of a load of a page that is gone since is dropped.
         const page = [...pages.values()].find((candidate) => candidate.key === input.page);
         if (page === undefined) return [];
-        turn(page, 'timer', input.timer, '');
+        await turn(page, 'timer', input.timer, '');
         return [page];
     }
     case 'portMessage': case 'portDisconnected': {
@@ -501,16 +490,16 @@ async function handle(input) {
         const page = portPages.get(input.port);
         if (input.type === 'portDisconnected') portPages.delete(input.port);
         if (page === undefined || pages.get(page.name) !== page) return [];
-        turn(page, input.type, input.port, JSON.stringify(input));
+        await turn(page, input.type, input.port, JSON.stringify(input));
         return [page];
     }
     case 'storageChanged':
         // The background changed storage: the pages over it hear it.
-        return hearStorageChange(String(input.storage), String(input.area), input.changes);
+        return await hearStorageChange(String(input.storage), String(input.area), input.changes);
     case 'click': case 'choose': {
         const page = pages.get('popup');
         if (page === undefined) return [];
-        const refused = turn(page, input.type, 0, JSON.stringify(input));
+        const refused = await turn(page, input.type, 0, JSON.stringify(input));
         const step = `popup ${input.type} ${input.element}${input.type === 'choose' ? ' ' + input.value : ''}`;
         // A control out of sight is one the user cannot reach yet (the page has not shown it):
         // nothing happens, and the trace says so. Anything else is a step the page cannot do.
@@ -537,6 +526,6 @@ for (;;) {
     // Rejections nobody handled are reported before the input ends.
     await settle();
     await settleStorageChanges(touched);
-    for (const page of touched) if (pages.get(page.name) === page) reportState(page);
+    for (const page of touched) if (pages.get(page.name) === page) await reportState(page);
     write({ outputs });
 }

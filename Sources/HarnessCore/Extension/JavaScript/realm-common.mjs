@@ -228,7 +228,7 @@ export function installStacks(host, hidden) {
         }
         return undefined;
     };
-    const hiddenFile = new RegExp('^(' + hidden + '|node:|file:)');
+    const hiddenFile = new RegExp('^(' + hidden + '|node:|file:|/)');
     const runtimeFrame = (frame) => {
         const file = frame.getFileName();
         return typeof file === 'string' && apply(exec, hiddenFile, [file]) !== null;

@@ -4,6 +4,6 @@ let broken = true;
 const getAttribute = document.documentElement.getAttribute;
 document.documentElement.getAttribute = (name) => {
   if (broken) { broken = false; throw new Error('not now'); }
-  return getAttribute(name);
+  return getAttribute.call(document.documentElement, name);
 };
 document.documentElement.classList.add('kept');

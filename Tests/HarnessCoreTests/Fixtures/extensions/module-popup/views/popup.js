@@ -2,7 +2,7 @@ import { label } from './names.js';
 
 const $ = (id) => document.getElementById(id);
 console.log('module', document.readyState, $('note').hidden, $('note').textContent);
-console.log('size', $('size').value, $('size').selectedIndex, $('size').options.map((option) => option.text).join('|'));
+console.log('size', $('size').value, $('size').selectedIndex, [...$('size').options].map((option) => option.text).join('|'));
 console.log('paragraphs', $('first').textContent, $('second').parentNode.id, $('not-a-select') === null);
 const tabs = await browser.tabs.query({ currentWindow: true });
 console.log('tabs', tabs.map(label).join(', '));
