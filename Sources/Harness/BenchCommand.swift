@@ -55,6 +55,10 @@ enum BenchCommand: HarnessCommand {
           median totals, each background's incarnations, the ratio of the totals and the median,
           fastest and slowest ratio per scenario; then schedules explored per second with each,
           one worker, --runs schedules (default 50). It takes minutes, and is not part of all.
+        pages: what a page costs in the page host (needs node and jsdom): a host's start to its
+          first page (jsdom loads once per host), a plain page's load and a 500-element page's
+          load (--runs each, default 21, alternating), and a host's reset for the next run,
+          --rounds rounds (default 3); prints each median. It is not part of all.
         Build with -c release for meaningful numbers: swift run -c release harness bench.
         """
 
@@ -65,14 +69,14 @@ enum BenchCommand: HarnessCommand {
         switch which {
         case "psl-first-child":
             return firstLookupChild()
-        case "resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "extension", "all":
+        case "resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "extension", "pages", "all":
             break
         default:
-            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "extension", "all"]).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = nearestWord(which, in: ["resolve", "psl-first", "native", "events", "memory", "steps", "explore", "search", "report", "extension", "pages", "all"]).map { "; did you mean '\($0)'?" } ?? ""
             throw .usage("unknown benchmark '\(which)'\(hint)")
         }
         if args.value("flaw") != nil && which != "search" { throw .usage("'--flaw' is for 'harness bench search'") }
-        let rounds = try args.count("rounds", default: which == "steps" || which == "explore" || which == "search" || which == "extension" ? 3 : 5)
+        let rounds = try args.count("rounds", default: which == "steps" || which == "explore" || which == "search" || which == "extension" || which == "pages" ? 3 : 5)
         let runs = try args.count("runs", default: which == "native" ? 201 : which == "explore" ? 500 : which == "search" ? 50_000 : which == "extension" ? 50 : 21)
         var sizes = [10, 1000, 100_000]
         if let text = args.value("sites") {
@@ -98,6 +102,7 @@ enum BenchCommand: HarnessCommand {
         if which == "steps" || which == "all" { try StepsBench.run(lengths: lengths, rounds: rounds) }
         if which == "explore" || which == "all" { try ExploreBench.run(runs: which == "all" ? 500 : runs, rounds: rounds) }
         if which == "extension" { try ExtensionBench.run(runs: runs, rounds: rounds) }
+        if which == "pages" { try PagesBench.run(runs: runs, rounds: rounds) }
         if which == "report" || which == "all" { try ReportBench.run(rounds: which == "all" ? 5 : rounds) }
         if which == "search" {
             let chosen = try RunCommand.parseFlaws(args.value("flaw"))

@@ -44,6 +44,7 @@ struct PageHostCodecTests {
         (.timer(load: PageLoad(.tab(p1), number: 2), number: 7), #"{"page":"tab t1#2","timer":7,"type":"timer"}"#),
         (.timer(load: PageLoad(.tab(work1), number: 3), number: 1), #"{"page":"tab work/t1#3","timer":1,"type":"timer"}"#),
         (.close(work1), #"{"tab":"work/t1","type":"close"}"#),
+        (.reset(seed: 18_446_744_073_709_551_615, platform: .macOS), #"{"platform":"macos","seed":"18446744073709551615","type":"reset"}"#),
         (.query(.tab(p1), selector: "#story .title"), ##"{"selector":"#story .title","tab":"t1","type":"query"}"##),
         (.query(.popup, selector: "p"), #"{"popup":true,"selector":"p","type":"query"}"#),
         (.load(p1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, storage: "/run/extension-storage"),
@@ -79,13 +80,14 @@ struct PageHostCodecTests {
         case .timer: "timer"
         case .query: "query"
         case .storageChanged: "storageChanged"
+        case .reset: "reset"
         }
     }
 
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer", "query",
-                                                             "storageChanged"])
+                                                             "storageChanged", "reset"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 

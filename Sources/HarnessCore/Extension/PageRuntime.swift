@@ -1,9 +1,10 @@
 import Foundation
 import ProcessKit
 import SiteSettings
+import Synchronization
 
 /// The JavaScript runtime an extension's own pages run in (`PROTOCOL.md`, section 15): one
-/// `node` process per run (`PageHost`) holding each tab's page with its content scripts and the
+/// `node` process (`PageHost`, kept between runs: `PageHostPool`) holding each tab's page with its content scripts and the
 /// popup's page while it is open, each in a realm of its own.
 package enum PageRuntime {
     /// The page host's runtime, beside the background's (`ExtensionRuntime.folder`).
@@ -35,10 +36,14 @@ package enum PageRuntime {
 
 /// The extension's own pages as one process: what Safari tells them (`Input`), one input at a
 /// time, and what they did (`Output`). It reads no clock: each input carries the time.
-package final class PageHost {
+/// Used by one run at a time: `PageHostPool` hands it from run to run under its lock.
+package final class PageHost: @unchecked Sendable {
     private let child: ChildProcess
     /// Its watchdog and heap limit, which name its death.
     private let limits: ExtensionRuntime.Limits?
+    /// What it runs, and how many runs took it (`PageHostPool`).
+    let command: ProcessExecutables.Command
+    var runs = 1
 
     /// Starts `command` with the run's `seed` and the platform Safari runs on (what a page's
     /// `navigator` says).
@@ -46,6 +51,7 @@ package final class PageHost {
         child = try ChildProcess(executable: command.path, arguments: command.arguments + ["--seed", String(seed), "--platform", platform.rawValue],
                                  environment: PageRuntime.environment)
         limits = ExtensionRuntime.Limits(command)
+        self.command = command
     }
 
     deinit {
@@ -92,6 +98,45 @@ package final class PageHost {
             throw .ended(ProcessDriver.Death(child.reap().status, stderr: child.stderrTail, limits: limits), stderr: child.stderrTail)
         }
         return try Output.decode(frame: bytes)
+    }
+}
+
+/// Page hosts kept between runs, as background hosts are (`ContextHostPool`), so that a harness
+/// running scenario after scenario loads jsdom once for many: a run takes one (`take`), which is
+/// reset to the run's seed and platform (`PageHost.Input.reset`), and gives it back when it is
+/// over (`give`). At most `kept` wait, the oldest ended first. A host that served
+/// `retiredAfter` runs ends when it is given back: node never collects a context that ran an ES
+/// module (a popup's), so a host grows with its runs.
+package enum PageHostPool {
+    private static let idle = Mutex<[PageHost]>([])
+    static let kept = 2
+    static let retiredAfter = 40
+
+    /// A host running `command` for a run with `seed` on `platform`: one given back and reset,
+    /// or a new one.
+    static func take(_ command: ProcessExecutables.Command, seed: UInt64, platform: Simulation.Platform) throws(ChildProcess.SpawnError) -> PageHost {
+        let reused: PageHost? = idle.withLock { hosts in
+            guard let index = hosts.lastIndex(where: { $0.command == command }) else { return nil }
+            return hosts.remove(at: index)
+        }
+        if let reused, (try? reused.send(.reset(seed: seed, platform: platform), now: 0)) != nil {
+            reused.runs += 1
+            return reused
+        }
+        return try PageHost(command, seed: seed, platform: platform)
+    }
+
+    /// `host`, whose run is over, waits for the next run (or ends, when it served its runs).
+    static func give(_ host: PageHost) {
+        guard host.runs < retiredAfter else { return }
+        // The oldest past `kept` end as they are let go here (a host ends its process when it goes).
+        let dropped: [PageHost] = idle.withLock { hosts in
+            hosts.append(host)
+            let over = max(0, hosts.count - kept)
+            defer { hosts.removeFirst(over) }
+            return Array(hosts.prefix(over))
+        }
+        withExtendedLifetime(dropped) {}
     }
 }
 

@@ -92,7 +92,7 @@ extension Simulation {
         case .notStarted:
             guard let command = pagesCommand else { return nil }
             do {
-                let host = try PageHost(command, seed: seed, platform: platform)
+                let host = try PageHostPool.take(command, seed: seed, platform: platform)
                 pages = .running(host)
                 return host
             } catch {

@@ -223,6 +223,8 @@ package final class Simulation: ProcessTable.Owner {
     /// Kills every process still running. Safe to call more than once.
     package func teardown() {
         processes.teardown(now: now)
+        // A page host that still answers waits for the next run.
+        if case .running(let host) = pages { PageHostPool.give(host) }
         pages = .failed
     }
 

@@ -1,5 +1,5 @@
 // The harness's JavaScript runtime for an extension's own pages (PROTOCOL.md, section 15): one
-// node process per run holds every page the extension has in Safari, each in a realm of its
+// node process (kept between runs: `reset`) holds every page the extension has in Safari, each in a realm of its
 // own: a tab's page with the content scripts the manifest matches to its address, and the
 // popup's page while it is open. A page loads afresh (a new realm) each time its tab loads, and
 // is gone when its tab closes. The harness sends one frame per thing that happens and reads one
@@ -19,7 +19,7 @@
 //       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
-//       | {"type": "timer", "page", "timer"}}
+//       | {"type": "timer", "page", "timer"} | {"type": "reset", "seed", "platform"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
 //       | {"type": "log", "page", "level", "text", "at"?} | {"type": "setTimer", "page", "timer", "at"}
@@ -45,9 +45,10 @@ if (unavailable !== null) {
 }
 const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
-const seed = String(option('seed', '0'));
+// (Both are given again by each run that takes the host: `reset`.)
+let seed = String(option('seed', '0'));
 // The platform Safari runs on, as a page's navigator says it.
-const platform = option('platform', 'ios') === 'macos' ? 'macos' : 'ios';
+let platform = option('platform', 'ios') === 'macos' ? 'macos' : 'ios';
 
 // MARK: - What the pages did in this input
 
@@ -398,8 +399,25 @@ const tabPage = (tab) => pages.get(`tab ${tab}`);
 // runs several pages waits for that after each, so each rejection is said as its own page's.
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+// A run takes the host (the harness keeps hosts between runs, so that jsdom loads once for
+// many): every page goes, and the host is as a new one started with the run's seed and platform.
+function reset(input) {
+    for (const name of [...pages.keys()]) dropPage(name);
+    seed = String(input.seed ?? '0');
+    platform = input.platform === 'macos' ? 'macos' : 'ios';
+    for (const map of [localStores, sessionStores, asked, portPages]) map.clear();
+    nextMessage = 1;
+    loads = 0;
+    nextPort = 1;
+    popupTabs = null;
+    popupWindow = 1;
+}
+
 async function handle(input) {
     switch (input.type) {
+    case 'reset':
+        reset(input);
+        return [];
     case 'load': {
         dropPage(`tab ${input.tab}`);
         const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance,

@@ -23,3 +23,4 @@ browser.runtime.onMessage.addListener((message) => {
   if (message === 'loop') document.body.dataset.loop = 'yes';
   if (message === 'count') console.log('still here', records.length);
 });
+console.log('random', Math.random());
