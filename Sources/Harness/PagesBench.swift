@@ -40,7 +40,7 @@ enum PagesBench {
                 plains.append(try time { _ = try host!.send(plain, now: 0) })
                 larges.append(try time { _ = try host!.send(large, now: 0) })
             }
-            resets.append(try time { _ = try host!.send(.reset(seed: UInt64(round), platform: .iOS), now: 0) })
+            resets.append(try time { _ = try host!.send(.reset(extension: ExtensionManifest.absolute(fixture), seed: UInt64(round), platform: .iOS), now: 0) })
             Terminal.err("round \(round) of \(rounds)\n")
         }
         func line(_ name: String, _ values: [Double]) -> String {

@@ -242,20 +242,26 @@ struct ExtensionPageRuntimeTests {
         #expect(logs(after).first?.hasPrefix("tab t1: still here") == true, "\(after)")
     }
 
-    /// A host a run gave back is reset for the next (`PageHostPool`): the last run's pages are
-    /// gone, and a page loads as in a host started afresh with the new run's seed.
+    /// A host a run gave back is reset for the next (`PageHostPool`), whatever its extension: the
+    /// last run's pages are gone, and a page loads as in a host started afresh for the new run's
+    /// extension and seed.
     @Test func aHostGivenBackIsResetForTheNextRun() throws {
         let command = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode), runtime: try PageRuntime.installed(),
                                           extension: Self.fixtures + "/page-document", watchdogMilliseconds: 500)
         let html = #"<!DOCTYPE html><body><div id="box-x">box</div><span>one</span><div id="host"></div></body>"#
         let load = PageHost.Input.load(PageKey(TabID("t1")), url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, html: html)
         let fresh = try send(PageHost(command, seed: 9), load)
-        let first = try PageHostPool.take(command, seed: 8, platform: .iOS)
-        let other = try send(first, load)
-        #expect(other != fresh, "another seed draws other numbers")
+        let minimal = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode), runtime: try PageRuntime.installed(),
+                                          extension: Self.fixtures + "/minimal", watchdogMilliseconds: 500)
+        let first = try PageHostPool.take(minimal, seed: 9, platform: .iOS)
+        #expect(try send(first, load) != fresh, "another extension's content script runs")
         PageHostPool.give(first)
+        let again = try PageHostPool.take(command, seed: 8, platform: .iOS)
+        #expect(again === first)
+        #expect(try send(again, load) != fresh, "another seed draws other numbers")
+        PageHostPool.give(again)
         let second = try PageHostPool.take(command, seed: 9, platform: .iOS)
-        #expect(second === first && second.runs == 2)
+        #expect(second === first && second.runs == 3)
         #expect(try send(second, .message(.tab(PageKey(TabID("t1"))), id: 1, message: .string("count"))) == [.answer(id: 1, answer: nil, unreachable: true)],
                 "the last run's page is gone")
         #expect(try send(second, load) == fresh)

@@ -9,13 +9,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { realmModule, url } from '../../Sources/HarnessCore/Extension/JavaScript/runtime-common.mjs';
-import { domNames, openDocument, plainPage, unavailable } from '../../Sources/HarnessCore/Extension/JavaScript/dom.mjs';
+import { openDocument, pageContext, plainPage, unavailable } from '../../Sources/HarnessCore/Extension/JavaScript/dom.mjs';
 
 // A page's realm is installed over a document of its own (jsdom's: NODE_PATH=/usr/share/nodejs);
 // without jsdom, the tests of pages say they skipped and why.
 const needsPages = { skip: unavailable ?? false };
-const pageSetup = (setup) => JSON.stringify({ ...setup, plain: true, domNames });
-const documentAt = (setupText) => openDocument(plainPage, JSON.parse(setupText).url, () => {});
+const pageSetup = (setup) => JSON.stringify({ ...setup, plain: true });
+// A context for `file`'s realm as the runtimes make it, and for a page's realm its document's
+// window (over a plain document at the setup's address).
+function contextFor(file, setupText) {
+    if (file !== 'pages-realm.mjs') {
+        return { context: vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } }) };
+    }
+    const { context, attach } = pageContext('test');
+    const window = openDocument(plainPage, JSON.parse(setupText).url, () => {});
+    attach(window);
+    return { context, window };
+}
 
 const epoch = 1772355600000; // 2026-03-01T09:00:00Z, a Sunday
 
@@ -167,10 +177,9 @@ for (const [file, prefix, setup] of [
                                               extensionID: 'x', manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) })],
 ]) {
     test(`nothing a script can reach from ${file} leads to node's realm`, file === 'pages-realm.mjs' ? needsPages : {}, async () => {
-        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+        const { context, window } = contextFor(file, setup);
         const { install } = realmModule(context, file, prefix);
-        install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url }), setup,
-                file === 'pages-realm.mjs' ? documentAt(setup) : undefined);
+        install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url }), setup, window);
         const run = (code) => vm.runInContext(code, context);
         for (const reach of ['browser.constructor.constructor', 'setTimeout.constructor', 'Date.constructor', 'chrome.runtime.getURL.constructor']) {
             assert.equal(run(`${reach} === Function`), true, `${reach} is the realm's Function`);
@@ -261,12 +270,12 @@ test('a realm has URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa and
 
 test('a page\'s navigator says the platform its page host was given', needsPages, async () => {
     for (const [platform, expected] of [['ios', 'iPhone 5'], ['macos', 'MacIntel 0']]) {
-        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+        const setup = pageSetup({ url: 'https://a.example/', visible: true, appearance: 'light', popup: false,
+                                  extensionID: 'x', manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) });
+        const { context, window } = contextFor('pages-realm.mjs', setup);
         const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
         install(quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => platform }),
-                pageSetup({ url: 'https://a.example/', visible: true, appearance: 'light', popup: false,
-                            extensionID: 'x', manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) }),
-                documentAt(JSON.stringify({ url: 'https://a.example/' })));
+                setup, window);
         assert.equal(vm.runInContext('navigator.platform + " " + navigator.maxTouchPoints', context), expected);
         assert.equal(vm.runInContext('location.hostname', context), 'a.example');
     }
@@ -278,10 +287,9 @@ test('a namespace Safari lacks is absent, one it has and the runtime lacks throw
     const manifest = { manifest_version: 3, name: 'x', version: '1', default_locale: 'en', permissions: ['storage', 'contextMenus'], action: {} };
     const catalogue = JSON.stringify({ greeting: { message: 'Hello, $who$!', placeholders: { who: { content: '$1' } } } });
     const realmOf = (file, prefix, setup) => {
-        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+        const { context, window } = contextFor(file, setup);
         realmModule(context, file, prefix).install(quietHost({ ownPages: () => false, messages: () => catalogue, isProxy: () => false, now: () => epoch,
-                                                              utcOffset: () => 0, url, platform: () => 'ios' }), setup,
-                                                  file === 'pages-realm.mjs' ? documentAt(setup) : undefined);
+                                                              utcOffset: () => 0, url, platform: () => 'ios' }), setup, window);
         return (code) => vm.runInContext(code, context);
     };
     const page = (popup) => pageSetup({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://a.example/', visible: true, appearance: 'light',
@@ -316,8 +324,8 @@ test('the web\'s globals a small extension reaches for are in the background, a 
     const manifest = JSON.stringify({ manifest_version: 3, name: 'x', version: '1' });
     const host = quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios' });
     const realmOf = (file, prefix, setup) => {
-        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-        realmModule(context, file, prefix).install(host, setup, file === 'pages-realm.mjs' ? documentAt(setup) : undefined);
+        const { context, window } = contextFor(file, setup);
+        realmModule(context, file, prefix).install(host, setup, window);
         return (code) => vm.runInContext(code, context);
     };
     const page = (popup) => pageSetup({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://news.example.com/story', visible: true,

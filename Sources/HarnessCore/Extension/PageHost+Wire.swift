@@ -74,10 +74,10 @@ extension PageHost {
         /// A page's timer `number` fell due; `load` is the load of the page that set it
         /// (`tab t1#2`).
         case timer(load: PageLoad, number: Int)
-        /// A run takes the host: every page goes, and the host is as a new one started with the
-        /// run's `seed` (written as a string: a seed may exceed what a JSON number holds) and
-        /// `platform`.
-        case reset(seed: UInt64, platform: Simulation.Platform)
+        /// A run takes the host: every page goes, and the host is as a new one started for the
+        /// extension in the folder `extension`, with the run's `seed` (written as a string: a seed
+        /// may exceed what a JSON number holds) and `platform`.
+        case reset(extension: String, seed: UInt64, platform: Simulation.Platform)
         /// A scenario's check reads a page: the elements that match `selector`, from the root
         /// element down (`expect tab t1 page "SELECTOR" ...`). No script of the page runs.
         case query(Page, selector: String)
@@ -164,7 +164,8 @@ extension PageHost.Input {
             if let error { members["error"] = .string(error) }
             return input("portDisconnected", members)
         case .timer(let load, let number): return input("timer", ["page": .string(load.name), "timer": .integer(Int64(number))])
-        case .reset(let seed, let platform): return input("reset", ["seed": .string(String(seed)), "platform": .string(platform.rawValue)])
+        case .reset(let folder, let seed, let platform):
+            return input("reset", ["extension": .string(folder), "seed": .string(String(seed)), "platform": .string(platform.rawValue)])
         case .query(let page, let selector):
             var members: [String: JSONValue] = ["selector": .string(selector)]
             switch page {

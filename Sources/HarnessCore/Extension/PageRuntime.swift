@@ -102,11 +102,11 @@ package final class PageHost: @unchecked Sendable {
 }
 
 /// Page hosts kept between runs, as background hosts are (`ContextHostPool`), so that a harness
-/// running scenario after scenario loads jsdom once for many: a run takes one (`take`), which is
-/// reset to the run's seed and platform (`PageHost.Input.reset`), and gives it back when it is
-/// over (`give`). At most `kept` wait, the oldest ended first. A host that served
-/// `retiredAfter` runs ends when it is given back: node never collects a context that ran an ES
-/// module (a popup's), so a host grows with its runs.
+/// running scenario after scenario loads jsdom once for many: a run takes one (`take`), of any
+/// extension's, which is reset to the run's extension, seed and platform
+/// (`PageHost.Input.reset`), and gives it back when it is over (`give`). At most `kept` wait,
+/// the oldest ended first. A host that served `retiredAfter` runs ends when it is given back:
+/// node never collects a context that ran an ES module (a popup's), so a host grows with its runs.
 package enum PageHostPool {
     private static let idle = Mutex<[PageHost]>([])
     static let kept = 2
@@ -115,15 +115,56 @@ package enum PageHostPool {
     /// A host running `command` for a run with `seed` on `platform`: one given back and reset,
     /// or a new one.
     static func take(_ command: ProcessExecutables.Command, seed: UInt64, platform: Simulation.Platform) throws(ChildProcess.SpawnError) -> PageHost {
+        let runtime = anyExtension(command)
         let reused: PageHost? = idle.withLock { hosts in
-            guard let index = hosts.lastIndex(where: { $0.command == command }) else { return nil }
+            guard let index = hosts.lastIndex(where: { anyExtension($0.command) == runtime }) else { return nil }
             return hosts.remove(at: index)
         }
-        if let reused, (try? reused.send(.reset(seed: seed, platform: platform), now: 0)) != nil {
+        // A host that says anything to its reset (an extension it cannot read) is not used.
+        if let reused, let folder = extensionFolder(command), (try? reused.send(.reset(extension: folder, seed: seed, platform: platform), now: 0)) == [] {
             reused.runs += 1
             return reused
         }
         return try PageHost(command, seed: seed, platform: platform)
+    }
+
+    /// Starts a host for `command` to wait for the first run that needs one, unless one waits:
+    /// node and jsdom load while earlier runs go on.
+    package static func prepare(_ command: ProcessExecutables.Command) {
+        let runtime = anyExtension(command)
+        guard !idle.withLock({ hosts in hosts.contains { anyExtension($0.command) == runtime } }),
+              let host = try? PageHost(command, seed: 0) else { return }
+        host.runs = 0
+        give(host)
+    }
+
+    /// Starts a host for the first of `scenarios` that runs an extension's pages (`extension DIR
+    /// pages`, or `executables` that run pages already), on the process transport.
+    package static func prepare(for scenarios: [Scenario], _ executables: ProcessExecutables, transport: Simulation.Transport) {
+        guard transport == .process else { return }
+        if let pages = executables.pages { return prepare(pages) }
+        for scenario in scenarios {
+            for case .extensionFolder(let path, true) in scenario.lines.map(\.step) {
+                let folder = ScenarioSetup.resolve(path, in: scenario.folder)
+                if case .success(let chosen) = ExtensionRuntime.background(replacing: executables, extension: folder, transport: transport, ownPages: true),
+                   let pages = chosen.pages {
+                    return prepare(pages)
+                }
+            }
+        }
+    }
+
+    /// `command` with its extension's folder left out: what a host runs whatever the extension.
+    private static func anyExtension(_ command: ProcessExecutables.Command) -> ProcessExecutables.Command {
+        var general = command
+        if let flag = command.arguments.firstIndex(of: "--extension"), flag + 1 < command.arguments.count { general.arguments[flag + 1] = "" }
+        return general
+    }
+
+    /// The extension folder `command` names.
+    private static func extensionFolder(_ command: ProcessExecutables.Command) -> String? {
+        guard let flag = command.arguments.firstIndex(of: "--extension"), flag + 1 < command.arguments.count else { return nil }
+        return command.arguments[flag + 1]
     }
 
     /// `host`, whose run is over, waits for the next run (or ends, when it served its runs).

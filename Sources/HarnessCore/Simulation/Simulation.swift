@@ -223,8 +223,13 @@ package final class Simulation: ProcessTable.Owner {
     /// Kills every process still running. Safe to call more than once.
     package func teardown() {
         processes.teardown(now: now)
-        // A page host that still answers waits for the next run.
-        if case .running(let host) = pages { PageHostPool.give(host) }
+        // A page host that still answers waits for the next run; one that died is replaced now,
+        // so that the next run finds one ready.
+        switch pages {
+        case .running(let host): PageHostPool.give(host)
+        case .failed: if let pagesCommand { PageHostPool.prepare(pagesCommand) }
+        case .notStarted: break
+        }
         pages = .failed
     }
 

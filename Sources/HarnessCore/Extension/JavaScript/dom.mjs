@@ -59,13 +59,48 @@ export function openDocument(html, url, report) {
 
 // The names a document's window has: jsdom's interfaces (the list jsdom installs them from) and
 // the members of a blank window. A page's realm reads each from its own document's window.
-export const domNames = [];
+const domNames = [];
 if (unavailable === null) {
     const interfaces = fs.readFileSync(require.resolve('jsdom/lib/jsdom/living/interfaces.js'), 'utf8');
     for (const [, name] of interfaces.matchAll(/^ {2}(\w+): require\(/gm)) domNames.push(name);
     const blank = openDocument(plainPage, 'about:blank', () => {});
     for (const name of ['HTMLDocument', 'Option', 'Image', 'Audio', ...Object.getOwnPropertyNames(blank)]) if (!domNames.includes(name)) domNames.push(name);
     blank.close();
+}
+
+// What a page's realm reads from its document's window: every name jsdom's window has (its
+// interfaces, its members), made once per host as accessors on the prototype of every page
+// realm's sandbox, each reading the window of the sandbox it is read through. A realm's own
+// globals, its builtins and what pages-realm.mjs defines, come first. A window's function is
+// bound to it, so that `window.getSelection()` called on the realm's global works.
+// (A context's global asks its sandbox first, so the names every realm has built in, `Object`,
+// `Function`, `Array` and the rest, are left out: a page's are its own.)
+const windows = new WeakMap();
+const documentNames = Object.create(null);
+const builtIn = new Set(vm.runInContext('Object.getOwnPropertyNames(globalThis)', vm.createContext(Object.create(null))));
+for (const name of domNames) {
+    if (name.startsWith('_') || builtIn.has(name) || ['window', 'self', 'top', 'parent', 'frames'].includes(name)) continue;
+    const capitalized = /^[A-Z]/.test(name);
+    Object.defineProperty(documentNames, name, {
+        get() {
+            const window = windows.get(this);
+            if (window === undefined) return undefined;
+            const value = window[name];
+            return typeof value === 'function' && !capitalized ? value.bind(window) : value;
+        },
+        set(value) { const window = windows.get(this); if (window !== undefined) window[name] = value; },
+    });
+}
+
+// A context for a page's scripts (named `name`, making no code from strings), and `attach`,
+// which gives it its document's window. The global object's names fall back to its sandbox's,
+// prototype and all: a sandbox of node's realm (whose Object.prototype has constructor, that
+// realm's Object) would hand scripts that realm's Function through globalThis.constructor. Its
+// prototype is the document's names only, whose own prototype is null.
+export function pageContext(name) {
+    const sandbox = Object.create(documentNames);
+    const context = vm.createContext(sandbox, { name, codeGeneration: { strings: false, wasm: false } });
+    return { context, attach: (window) => { windows.set(sandbox, window); } };
 }
 
 // Runs node's queued work now (its microtasks, among them jsdom's mutation records, and its

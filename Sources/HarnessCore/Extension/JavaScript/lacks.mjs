@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { backgroundScripts, option, popupOf, readIn, realmModule, url, write } from './runtime-common.mjs';
-import { domNames, openDocument, plainPage, unavailable } from './dom.mjs';
+import { openDocument, pageContext, plainPage, unavailable } from './dom.mjs';
 
 // The web's globals a script may reach for and a realm may lack.
 export const webGlobals = [
@@ -57,15 +57,18 @@ const quietHost = () => {
 
 // A realm as the runtime makes it for `part` of the extension, with its install run.
 function realmFor(part, manifest) {
-    const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
     const manifestText = JSON.stringify(manifest);
     if (part === 'background') {
+        const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
         realmModule(context, 'runtime-realm.mjs', 'runtime:').install(quietHost(), manifestText);
-    } else {
-        const setup = { url: part === 'popup' ? 'safari-web-extension://extension/popup.html' : 'https://example.com/', visible: true,
-                        appearance: 'light', nativeDark: false, plain: true, popup: part === 'popup', extensionID: 'extension', manifest: manifestText, domNames };
-        realmModule(context, 'pages-realm.mjs', 'pages:').install(quietHost(), JSON.stringify(setup), openDocument(plainPage, setup.url, () => {}));
+        return (code) => vm.runInContext(code, context);
     }
+    const setup = { url: part === 'popup' ? 'safari-web-extension://extension/popup.html' : 'https://example.com/', visible: true,
+                    appearance: 'light', nativeDark: false, plain: true, popup: part === 'popup', extensionID: 'extension', manifest: manifestText };
+    const { context, attach } = pageContext('lacks');
+    const window = openDocument(plainPage, setup.url, () => {});
+    attach(window);
+    realmModule(context, 'pages-realm.mjs', 'pages:').install(quietHost(), JSON.stringify(setup), window);
     return (code) => vm.runInContext(code, context);
 }
 

@@ -33,27 +33,15 @@ export function install(hostFunctions, setupText, page) {
     // MARK: - The page's DOM: its document's, jsdom's (dom.mjs)
 
     // The document's window: its interfaces (Node, HTMLElement, Event, TreeWalker, ...), its
-    // functions and its other members are this realm's globals, read from it each time, but for
-    // what this realm makes itself (time, timers, randomness, storage, the console, navigator and
-    // the web's globals jsdom does not have). This realm's global is its `window` and `self`, as
-    // a content script's isolated world has its own; `document.defaultView` is the document's
-    // window, whose clock, timers and randomness are this realm's too.
+    // functions and its other members are this realm's globals, read from it each time (the
+    // page host puts them behind this realm's own: pages.mjs), but for what this realm makes
+    // itself (time, timers, randomness, storage, the console, navigator and the web's globals
+    // jsdom does not have). This realm's global is its `window` and `self`, as a content
+    // script's isolated world has its own; `document.defaultView` is the document's window,
+    // whose clock, timers and randomness are this realm's too.
     const document = page.document;
     // The DOM's own events and what takes them (a listener's `signal`) are the document's.
-    const domWins = new Set(['Event', 'CustomEvent', 'EventTarget', 'AbortController', 'AbortSignal', 'DOMException']);
-    const own = new Set(['window', 'self', 'top', 'parent', 'frames', 'globalThis', 'console', 'navigator', 'crypto', 'performance', 'history',
-                         'localStorage', 'sessionStorage', 'matchMedia', 'queueMicrotask', 'fetch', 'structuredClone', 'atob', 'btoa',
-                         'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'requestAnimationFrame', 'cancelAnimationFrame',
-                         'getComputedStyle', 'URL', 'URLSearchParams', 'eval', 'event']);
-    for (const name of setup.domNames) {
-        if (own.has(name) || name.startsWith('_') || hasOwn(globalThis, name) && !domWins.has(name)) continue;
-        const found = Reflect.getOwnPropertyDescriptor(page, name);
-        if (found === undefined) continue;
-        const value = found.value;
-        if (typeof value === 'function' && /^[A-Z]/.test(name)) define(name, value);
-        else if (typeof value === 'function') define(name, (...args) => apply(page[name], page, args));
-        else Object.defineProperty(globalThis, name, { get: () => page[name], set: (next) => { page[name] = next; }, configurable: true });
-    }
+    for (const name of ['Event', 'CustomEvent', 'EventTarget', 'AbortController', 'AbortSignal', 'DOMException']) define(name, page[name]);
     for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) define(name, (...args) => apply(page[name], page, args));
     define('window', globalThis);
     define('self', globalThis);

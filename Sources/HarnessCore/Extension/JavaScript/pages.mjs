@@ -19,7 +19,7 @@
 //       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
-//       | {"type": "timer", "page", "timer"} | {"type": "reset", "seed", "platform"}}
+//       | {"type": "timer", "page", "timer"} | {"type": "reset", "extension", "seed", "platform"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
 //       | {"type": "log", "page", "level", "text", "at"?} | {"type": "setTimer", "page", "timer", "at"}
@@ -37,15 +37,14 @@ import {
 } from './runtime-common.mjs';
 import * as storage from './storage-areas.mjs';
 import { matchesPattern } from './realm-common.mjs';
-import { domNames, openDocument, plainPage, runQueued, unavailable } from './dom.mjs';
+import { openDocument, pageContext, plainPage, runQueued, unavailable } from './dom.mjs';
 // Without jsdom no page can be had: the host says why and ends (the harness checks first).
 if (unavailable !== null) {
     process.stderr.write(unavailable + '\n');
     process.exit(3);
 }
-const folder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
-// (Both are given again by each run that takes the host: `reset`.)
+// (These three are given again by each run that takes the host: `reset`.)
 let seed = String(option('seed', '0'));
 // The platform Safari runs on, as a page's navigator says it.
 let platform = option('platform', 'ios') === 'macos' ? 'macos' : 'ios';
@@ -71,17 +70,22 @@ process.on('unhandledRejection', (reason) => uncaught(current?.name ?? 'pages', 
 
 // MARK: - The extension
 
+// The extension, read from its folder when the host starts and again when a run takes it.
+let folder, manifest, extensionID, popupFile, localeMessages;
 const read = (file) => readIn(folder, file);
-
-const manifest = JSON.parse(read('manifest.json'));
-const safariID = manifest.browser_specific_settings?.safari?.id;
-const extensionID = typeof safariID === 'string' ? safariID : 'extension';
-const popupFile = popupOf(manifest);
-// The default locale's messages (_locales/LOCALE/messages.json), as text for i18n.getMessage.
-let localeMessages = '{}';
-if (typeof manifest.default_locale === 'string') {
-    try { localeMessages = read(path.posix.join('_locales', manifest.default_locale, 'messages.json')); } catch {}
+function readExtension(given) {
+    folder = path.resolve(given);
+    manifest = JSON.parse(read('manifest.json'));
+    const safariID = manifest.browser_specific_settings?.safari?.id;
+    extensionID = typeof safariID === 'string' ? safariID : 'extension';
+    popupFile = popupOf(manifest);
+    // The default locale's messages (_locales/LOCALE/messages.json), as text for i18n.getMessage.
+    localeMessages = '{}';
+    if (typeof manifest.default_locale === 'string') {
+        try { localeMessages = read(path.posix.join('_locales', manifest.default_locale, 'messages.json')); } catch {}
+    }
 }
+readExtension(option('extension', '.'));
 
 // The content scripts for an address, in the manifest's order, by when they run.
 function contentScripts(url) {
@@ -216,13 +220,10 @@ let utcOffset = 0;
 async function load(name, tab, url, visible, appearance, html, nativeDark = false, storageFolder = null) {
     // The page's random numbers: from the run's seed, the page and how many pages loaded before it.
     const seedText = `${seed}/${name}/${++loads}`;
-    // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
-    // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts
-    // this realm's Function through globalThis.constructor. It has no prototype. Its microtasks
-    // are node's, with jsdom's (its mutation records), so that both come in the order they
-    // were queued, as a browser's one queue has them; each evaluation ends by running them
-    // (settleDocument), under the watchdog.
-    const context = vm.createContext(Object.create(null), { name, codeGeneration: { strings: false, wasm: false } });
+    // Its microtasks are node's, with jsdom's (its mutation records), so that both come in the
+    // order they were queued, as a browser's one queue has them; each evaluation ends by running
+    // them (settleDocument), under the watchdog.
+    const { context, attach } = pageContext(name);
     const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder };
     const host = {
         now: () => Number(now),
@@ -284,6 +285,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             else log(name, 'warn', `${value} (the harness's DOM, jsdom, does not have it)`);
         });
         runQueued();
+        attach(page.window);
         scripts = tab === undefined ? popupScripts(page.window.document) : contentScripts(url);
     });
     if (scripts.refused > 0) log(name, 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
@@ -292,8 +294,8 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
     await inTask(() => {
         page.scripts = install(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
-                                                      plain: html === undefined, popup: tab === undefined, extensionID, manifest: JSON.stringify(manifest),
-                                                      domNames }), page.window);
+                                                      plain: html === undefined, popup: tab === undefined, extensionID, manifest: JSON.stringify(manifest) }),
+                                       page.window);
     });
     const run = async (file) => {
         let source;
@@ -400,9 +402,15 @@ const tabPage = (tab) => pages.get(`tab ${tab}`);
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 // A run takes the host (the harness keeps hosts between runs, so that jsdom loads once for
-// many): every page goes, and the host is as a new one started with the run's seed and platform.
+// many, whatever the extension): every page goes, and the host is as a new one started for the
+// run's extension, seed and platform.
 function reset(input) {
     for (const name of [...pages.keys()]) dropPage(name);
+    // An extension that cannot be read leaves the host to no run: it says so, and the harness
+    // starts another.
+    if (typeof input.extension === 'string') {
+        try { readExtension(input.extension); } catch (error) { log('pages', 'error', `the extension in ${input.extension} cannot be read: ${error.message}`); }
+    }
     seed = String(input.seed ?? '0');
     platform = input.platform === 'macos' ? 'macos' : 'ios';
     for (const map of [localStores, sessionStores, asked, portPages]) map.clear();
