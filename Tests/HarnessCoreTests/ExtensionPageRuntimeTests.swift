@@ -218,7 +218,8 @@ struct ExtensionPageRuntimeTests {
         ], "each page's rejection is its own: \(logs(dark))")
     }
 
-    /// A page given its own document (`html`) is jsdom's: a content script finds by `*`,
+    /// A page given its own document (`html`) is jsdom's, with the manifest's content script
+    /// `css` applied before the page's own sheets: a content script finds by `*`,
     /// `[id*=…]` and `:not()`, walks it with a filtered TreeWalker, opens a shadow root, reads
     /// its stylesheet's rule and the frames' clock through `document.defaultView`, and hears text
     /// and child-list mutations in the turn that made them. An observer that never returns is
@@ -234,6 +235,8 @@ struct ExtensionPageRuntimeTests {
         let loaded = try send(host, .load(t1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, html: html))
         #expect(logs(loaded).filter { !$0.hasPrefix("tab t1: random") } == [
             "tab t1: document box-x 7 one|two inside rgb(1, 2, 3) true true complete",
+            // The manifest's css applies; the page's own rule wins a tie (above).
+            "tab t1: extension css rgb(9, 8, 7)",
             "tab t1: records characterData,childList",
         ], "\(loaded)")
         let looped = try send(host, .message(.tab(t1), id: 2, message: .string("loop")))

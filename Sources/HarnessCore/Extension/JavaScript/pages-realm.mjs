@@ -33,8 +33,8 @@ export function install(hostFunctions, setupText, page) {
     // MARK: - The page's DOM: its document's, jsdom's (dom.mjs)
 
     // The document's window: its interfaces (Node, HTMLElement, Event, TreeWalker, ...), its
-    // functions and its other members are this realm's globals, read from it each time (the
-    // page host puts them behind this realm's own: pages.mjs), but for what this realm makes
+    // functions and its other members are this realm's globals, read from it each time (behind
+    // this realm's own, through its sandbox's prototype: dom.mjs, pageContext), but for what this realm makes
     // itself (time, timers, randomness, storage, the console, navigator and the web's globals
     // jsdom does not have). This realm's global is its `window` and `self`, as a content
     // script's isolated world has its own; `document.defaultView` is the document's window,
@@ -50,7 +50,7 @@ export function install(hostFunctions, setupText, page) {
     define('frames', globalThis);
     define('document', document);
 
-    // A timer callback or an animation frame runs here; one that throws is the page's uncaught error.
+    // Animation frames run on the harness's timers.
     const setFrameTimer = globalThis.setTimeout;
     let visibility = setup.visible ? 'visible' : 'hidden';
     // requestAnimationFrame: the callbacks asked for run together at the next frame, 16 ms of

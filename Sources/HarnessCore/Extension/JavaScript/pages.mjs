@@ -87,15 +87,37 @@ function readExtension(given) {
 }
 readExtension(option('extension', '.'));
 
-// The content scripts for an address, in the manifest's order, by when they run.
+// The content scripts for an address, in the manifest's order, by when they run, and the style
+// sheets (`css`) of the entries that match it.
 function contentScripts(url) {
-    const scripts = { start: [], end: [] };
+    const scripts = { start: [], end: [], css: [] };
     for (const entry of manifest.content_scripts ?? []) {
         if (!(entry.matches ?? []).some((pattern) => matchesPattern(pattern, url))) continue;
         if ((entry.exclude_matches ?? []).some((pattern) => matchesPattern(pattern, url))) continue;
         for (const file of entry.js ?? []) (entry.run_at === 'document_start' ? scripts.start : scripts.end).push(file);
+        for (const file of entry.css ?? []) scripts.css.push(file);
     }
     return scripts;
+}
+
+// The content scripts' style sheets, applied before any script runs. WebKit injects them as
+// user style sheets at the author level (its `css_origin` default), which cascade before the
+// page's own sheets and are not in its DOM; jsdom has no such sheets, so each is a <style>
+// element at the head's start (before the page's own, so the page's rule wins a tie), which
+// the page's scripts can see. The page's state leaves them out. (jsdom orders its sheets as they
+// were made, not as their elements stand: the page's own are made again after these.)
+function injectStyles(page, files) {
+    if (files.length === 0) return;
+    const document = page.window.document;
+    const own = [...document.querySelectorAll('style')];
+    for (const file of [...files].reverse()) {
+        let text;
+        try { text = read(file); } catch (error) { log(page.name, 'error', `${file} cannot be read: ${error.message}`, String(file)); continue; }
+        const style = document.createElement('style');
+        style.textContent = text;
+        document.head.insertBefore(style, document.head.firstChild);
+    }
+    for (const style of own) style.parentNode.insertBefore(style, style.nextSibling);
 }
 
 // The popup's scripts, in document order, from its document: a classic script runs as the page
@@ -287,6 +309,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         runQueued();
         attach(page.window);
         scripts = tab === undefined ? popupScripts(page.window.document) : contentScripts(url);
+        injectStyles(page, scripts.css ?? []);
     });
     if (scripts.refused > 0) log(name, 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
     dropPage(name);

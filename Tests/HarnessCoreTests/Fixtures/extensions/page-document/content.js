@@ -9,6 +9,7 @@ const shadow = host.attachShadow({ mode: 'open' });
 shadow.innerHTML = '<b>inside</b>';
 console.log('document', found.id, all, spans.join('|'), shadow.querySelector('b').textContent, getComputedStyle(found).color,
             found instanceof HTMLElement, document.defaultView.Date.now() === Date.now(), document.readyState);
+console.log('extension css', getComputedStyle(document.querySelector('span')).color);
 
 const records = [];
 new MutationObserver((list) => {
