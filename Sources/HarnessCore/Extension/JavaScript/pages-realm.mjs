@@ -4,8 +4,8 @@
 // compiles it, with realm-common.mjs, in each page's realm and calls install there with the host
 // functions it gives (each takes and gives strings and numbers only), the page's setup as JSON
 // text and the document's window; install returns the realm's side of the turn (post, result,
-// refusal). What a script reaches is this realm's and the document's: nothing of
-// node's but jsdom's own objects, whose functions make no code from strings.
+// refusal). What a script reaches is this realm's and the document's, and through jsdom's
+// objects node's realm (PROTOCOL.md section 15 says what that leaves open).
 
 import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariLacks, safariNamespaces, storageAreaMembers,

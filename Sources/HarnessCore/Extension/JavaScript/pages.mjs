@@ -302,10 +302,15 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // realm fires DOMContentLoaded and load in their place).
     let scripts;
     await inTask(() => {
-        page.window = openDocument(html ?? plainPage, String(url), (kind, value) => {
+        const report = (kind, value) => {
             if (kind === 'uncaught') uncaught(name, 'Uncaught', value);
             else log(name, 'warn', `${value} (the harness's DOM, jsdom, does not have it)`);
-        });
+        };
+        // An address jsdom refuses (one Safari takes) is said, and the page is a plain one.
+        try { page.window = openDocument(html ?? plainPage, String(url), report); } catch (error) {
+            log(name, 'error', `the harness's DOM cannot open ${url}: ${error.message}; the page is a plain one at about:blank`);
+            page.window = openDocument(plainPage, 'about:blank', report);
+        }
         runQueued();
         attach(page.window);
         scripts = tab === undefined ? popupScripts(page.window.document) : contentScripts(url);
@@ -374,9 +379,10 @@ const evaluation = { timeout: watchdog, displayErrors: false };
 function evaluate(page, work) {
     current = page;
     try { work(); } catch (error) {
-        if (isTimeout(error)) { log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`); return; }
-        uncaught(page.name, 'Uncaught', error);
+        if (isTimeout(error)) log(page.name, 'error', `Uncaught Error: a script did not yield within ${watchdog} ms`);
+        else uncaught(page.name, 'Uncaught', error);
     }
+    // Even after a stop: what the script queued runs here, under the watchdog, not after the task.
     if (page.scripts !== null) settleDocument(page);
 }
 
