@@ -112,7 +112,7 @@ enum RunCommand: HarnessCommand {
         var results: [Reports.Result] = []
         var json: [JSONValue] = []
         // A page host starts now, while the first runs go on, for the first that needs one.
-        PageHostPool.prepare(for: scenarios, executables, transport: transport)
+        PageHostPool.shared.prepare(for: scenarios, executables, transport: transport)
         Terminal.out(settings + (workers > 1 ? ", \(workers) workers" : "") + "\n" + "roles: \(roles)\n" + (leftOut.map { $0 + "\n" } ?? ""))
         for (scenario, ran) in zip(scenarios, inOrder(scenarios, workers: workers, plan.play)) {
             // A file's own `seed` line wins over --seed: say which seed it ran with.

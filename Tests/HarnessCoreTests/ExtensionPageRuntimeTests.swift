@@ -234,7 +234,7 @@ struct ExtensionPageRuntimeTests {
         let t1 = PageKey(TabID("t1"))
         let loaded = try send(host, .load(t1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, html: html))
         #expect(logs(loaded).filter { !$0.hasPrefix("tab t1: random") } == [
-            "tab t1: document box-x 7 one|two inside rgb(1, 2, 3) true true complete",
+            "tab t1: document box-x 7 one|two inside rgb(1, 2, 3) true true complete its own script did not run",
             // The manifest's css applies; the page's own rule wins a tie (above).
             "tab t1: extension css rgb(9, 8, 7)",
             "tab t1: records characterData,childList",
@@ -245,29 +245,73 @@ struct ExtensionPageRuntimeTests {
         #expect(logs(after).first?.hasPrefix("tab t1: still here") == true, "\(after)")
     }
 
+    /// What jsdom does later (a details element's toggle event, a postMessage's message) is a
+    /// timer of the page, on the frames' clock, and runs in the page's turn under the watchdog;
+    /// what jsdom stamps reads the frames' clock; the page makes no request. A page that changes
+    /// what every page shares (node's Function.prototype, reached through a DOM method) leaves a
+    /// host that serves no other run.
+    @Test func jsdomsOwnWorkRunsInThePagesTurnsOnTheFramesClock() throws {
+        let host = try host("jsdom-work")
+        let t1 = PageKey(TabID("t1"))
+        let loaded = try send(host, Self.load("t1", "https://a.example/"))
+        #expect(logs(loaded) == ["tab t1: stamps 0 0 true true", "tab t1: offline true true null"], "\(loaded)")
+        let timers = loaded.compactMap { output -> (PageLoad, Int, EpochMillis)? in
+            if case .setTimer(let load, let number, let at) = output { (load, number, at) } else { nil }
+        }
+        #expect(timers.count == 2 && timers.allSatisfy { $0.2 == Self.epoch }, "the toggle and the message wait for a turn of their own: \(loaded)")
+        var heard: [String] = []
+        for (load, number, _) in timers { heard += logs(try host.send(.timer(load: load, number: number), now: Self.epoch + 5)) }
+        #expect(heard == ["tab t1: toggle 5 5", "tab t1: message hello 5"], "each is heard when its turn comes, its event made then")
+        let looping = try send(host, .message(.tab(t1), id: 1, message: .string("loop")))
+        let next = try #require(looping.compactMap { output -> (PageLoad, Int)? in if case .setTimer(let load, let number, _) = output { (load, number) } else { nil } }.first)
+        let looped = try host.send(.timer(load: next.0, number: next.1), now: Self.epoch)
+        #expect(logs(looped) == ["tab t1: message loop 0", "tab t1: Uncaught Error: a script did not yield within 500 ms"], "\(looped)")
+        #expect(logs(try send(host, .message(.tab(t1), id: 2, message: .string("count")))) == ["tab t1: still here"])
+        let extensionFolder = Self.fixtures + "/jsdom-work"
+        #expect(try send(host, .reset(extension: extensionFolder, seed: 1, platform: .iOS)) == [], "nothing shared was changed yet")
+        _ = try send(host, Self.load("t1", "https://a.example/"))
+        _ = try send(host, .message(.tab(t1), id: 3, message: .string("tamper")))
+        let refused = try send(host, .reset(extension: extensionFolder, seed: 1, platform: .iOS))
+        #expect(logs(refused) == ["pages: a page of an earlier run changed what every page shares (Function.prototype: harnessWasHere changed): this host serves no other run"],
+                "\(refused)")
+    }
+
     /// A host a run gave back is reset for the next (`PageHostPool`), whatever its extension: the
     /// last run's pages are gone, and a page loads as in a host started afresh for the new run's
-    /// extension and seed.
+    /// extension and seed. A host whose page changed what every page shares is not taken again.
     @Test func aHostGivenBackIsResetForTheNextRun() throws {
+        let pool = PageHostPool()
         let command = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode), runtime: try PageRuntime.installed(),
                                           extension: Self.fixtures + "/page-document", watchdogMilliseconds: 500)
         let html = #"<!DOCTYPE html><body><div id="box-x">box</div><span>one</span><div id="host"></div></body>"#
-        let load = PageHost.Input.load(PageKey(TabID("t1")), url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, html: html)
+        let t1 = PageKey(TabID("t1"))
+        let load = PageHost.Input.load(t1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, html: html)
         let fresh = try send(PageHost(command, seed: 9), load)
         let minimal = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode), runtime: try PageRuntime.installed(),
                                           extension: Self.fixtures + "/minimal", watchdogMilliseconds: 500)
-        let first = try PageHostPool.take(minimal, seed: 9, platform: .iOS)
+        let first = try pool.take(minimal, seed: 9, platform: .iOS)
         #expect(try send(first, load) != fresh, "another extension's content script runs")
-        PageHostPool.give(first)
-        let again = try PageHostPool.take(command, seed: 8, platform: .iOS)
+        pool.give(first)
+        let again = try pool.take(command, seed: 8, platform: .iOS)
         #expect(again === first)
         #expect(try send(again, load) != fresh, "another seed draws other numbers")
-        PageHostPool.give(again)
-        let second = try PageHostPool.take(command, seed: 9, platform: .iOS)
+        pool.give(again)
+        let second = try pool.take(command, seed: 9, platform: .iOS)
         #expect(second === first && second.runs == 3)
-        #expect(try send(second, .message(.tab(PageKey(TabID("t1"))), id: 1, message: .string("count"))) == [.answer(id: 1, answer: nil, unreachable: true)],
+        #expect(try send(second, .message(.tab(t1), id: 1, message: .string("count"))) == [.answer(id: 1, answer: nil, unreachable: true)],
                 "the last run's page is gone")
         #expect(try send(second, load) == fresh)
+        let tampering = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode), runtime: try PageRuntime.installed(),
+                                            extension: Self.fixtures + "/jsdom-work", watchdogMilliseconds: 500)
+        pool.give(second)
+        let third = try pool.take(tampering, seed: 9, platform: .iOS)
+        #expect(third === first)
+        _ = try send(third, Self.load("t1", "https://a.example/"))
+        _ = try send(third, .message(.tab(t1), id: 1, message: .string("tamper")))
+        pool.give(third)
+        let fourth = try pool.take(command, seed: 9, platform: .iOS)
+        #expect(fourth !== first && fourth.runs == 1, "a host whose page changed what every page shares is ended")
+        #expect(try send(fourth, load) == fresh)
     }
 
     @Test func noPagesScriptRunsOutsideTheWatchdogOrEndsTheHost() throws {

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { realmModule, url } from '../../Sources/HarnessCore/Extension/JavaScript/runtime-common.mjs';
-import { openDocument, pageContext, plainPage, unavailable } from '../../Sources/HarnessCore/Extension/JavaScript/dom.mjs';
+import { changedShared, openDocument, pageContext, plainPage, unavailable } from '../../Sources/HarnessCore/Extension/JavaScript/dom.mjs';
 
 // A page's realm is installed over a document of its own (jsdom's: NODE_PATH=/usr/share/nodejs);
 // without jsdom, the tests of pages say they skipped and why.
@@ -201,6 +201,36 @@ for (const [file, prefix, setup] of [
         assert.equal(run('Date.now()'), epoch);
     });
 }
+
+// What a page's objects lead to beyond its realm: node's built-in prototypes and jsdom's
+// implementation of each DOM object (behind a symbol-named property) are every page's, so a
+// change to them is seen (changedShared) and keeps the host from other runs; the selector
+// engine's functions make no code from strings; jsdom's resource loader reads no file; the
+// realm's global leads to its own prototype, not to the document's names every page reads.
+test('what every page shares: a change to it is seen, and it makes no code and reads no file', needsPages, async () => {
+    const setup = pageSetup({ url: 'https://a.example/', visible: true, appearance: 'light', popup: false, extensionID: 'x',
+                              manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) });
+    const { context, window } = contextFor('pages-realm.mjs', setup);
+    realmModule(context, 'pages-realm.mjs', 'pages:').install(quietHost({ messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url }), setup, window);
+    const run = (code) => vm.runInContext(code, context);
+    assert.equal(changedShared(), null);
+    assert.equal(run('Object.getPrototypeOf(document.querySelector) === Function.prototype'), false, 'a DOM method is node\'s realm\'s');
+    const implementation = 'document[Object.getOwnPropertySymbols(document)[0]]';
+    for (const [reach, name] of [['Object.getPrototypeOf(document.querySelector)', 'Function.prototype'],
+                                 [`Object.getPrototypeOf(${implementation})`, 'DocumentImpl.prototype'],
+                                 ['Object.getPrototypeOf(document.createElement("canvas")[Object.getOwnPropertySymbols(document)[0]])', 'HTMLCanvasElementImpl.prototype']]) {
+        run(`${reach}.harnessWasHere = 1`);
+        assert.equal(changedShared(), `${name}: harnessWasHere changed`, reach);
+        run(`delete ${reach}.harnessWasHere`);
+        assert.equal(changedShared(), null, `${reach} is as it was`);
+    }
+    run('document.querySelector("body")');
+    assert.throws(() => run(`${implementation}._nwsapi.select.constructor('return 1')`), (error) => error.name === 'EvalError', 'the selector engine\'s Function');
+    assert.equal(run('Object.getPrototypeOf(Object.getPrototypeOf(document.defaultView._resourceLoader)).fetch("file:///etc/hostname")'), null);
+    assert.equal(run('Object.getPrototypeOf(Object.getPrototypeOf(globalThis)) === Object.prototype && !("document" in Object.getPrototypeOf(globalThis))'), true,
+                 'the global\'s prototypes are the realm\'s, not the document\'s names');
+    assert.equal(run('document.defaultView.Intl === Intl && document.defaultView.Object === Object'), true);
+});
 
 test('each realm module gives the same names through the runtimes\' loader as node\'s own import', async () => {
     for (const file of ['realm-common.mjs', 'runtime-realm.mjs', 'pages-realm.mjs']) {

@@ -83,14 +83,14 @@ package final class PageHost: @unchecked Sendable {
     }
 
     /// Hands the pages `input` at `now`, in Safari's local time `utcOffsetMinutes` from UTC;
-    /// returns what they did.
-    package func send(_ input: Input, now: EpochMillis, utcOffsetMinutes: Int = 0) throws(Failure) -> [Output] {
+    /// returns what they did. One input may run several turns (each script of a page, every page for a change of
+    /// appearance), each under the watchdog: the default `timeoutMilliseconds` only catches a
+    /// host that hangs.
+    package func send(_ input: Input, now: EpochMillis, utcOffsetMinutes: Int = 0, timeoutMilliseconds: Int = 120_000) throws(Failure) -> [Output] {
         let bytes: [UInt8]?
         do {
             try child.send(input.frame(now: now, utcOffsetMinutes: utcOffsetMinutes))
-            // One input may run several turns (each script of a page, every page for a change
-            // of appearance), each under the watchdog: this only catches a host that hangs.
-            bytes = try child.receive(timeoutMilliseconds: 120_000)
+            bytes = try child.receive(timeoutMilliseconds: timeoutMilliseconds)
         } catch {
             throw .stoppedAnswering("\(error)", stderr: child.stderrTail)
         }
@@ -107,21 +107,34 @@ package final class PageHost: @unchecked Sendable {
 /// (`PageHost.Input.reset`), and gives it back when it is over (`give`). At most `kept` wait,
 /// the oldest ended first. A host that served `retiredAfter` runs ends when it is given back:
 /// node never collects a context that ran an ES module (a popup's), so a host grows with its runs.
-package enum PageHostPool {
-    private static let idle = Mutex<[PageHost]>([])
-    static let kept = 2
-    static let retiredAfter = 40
+/// A host that refuses its reset (an earlier run's page changed what every page shares, or the
+/// extension cannot be read) or does not answer it is ended, and the run gets a new one.
+package final class PageHostPool: Sendable {
+    /// The harness's pool: every run takes its page host here.
+    package static let shared = PageHostPool()
+
+    private let idle = Mutex<[PageHost]>([])
+    let kept: Int
+    let retiredAfter: Int
+    /// How long a reset may take: a host given back answers at once, and one just started once
+    /// node and jsdom are loaded.
+    static let resetTimeoutMilliseconds = 20_000
+
+    init(kept: Int = 2, retiredAfter: Int = 40) {
+        self.kept = kept
+        self.retiredAfter = retiredAfter
+    }
 
     /// A host running `command` for a run with `seed` on `platform`: one given back and reset,
     /// or a new one.
-    static func take(_ command: ProcessExecutables.Command, seed: UInt64, platform: Simulation.Platform) throws(ChildProcess.SpawnError) -> PageHost {
-        let runtime = anyExtension(command)
+    func take(_ command: ProcessExecutables.Command, seed: UInt64, platform: Simulation.Platform) throws(ChildProcess.SpawnError) -> PageHost {
+        let (runtime, folder) = Self.split(command)
         let reused: PageHost? = idle.withLock { hosts in
-            guard let index = hosts.lastIndex(where: { anyExtension($0.command) == runtime }) else { return nil }
+            guard let index = hosts.lastIndex(where: { Self.split($0.command).runtime == runtime }) else { return nil }
             return hosts.remove(at: index)
         }
-        // A host that says anything to its reset (an extension it cannot read) is not used.
-        if let reused, let folder = extensionFolder(command), (try? reused.send(.reset(extension: folder, seed: seed, platform: platform), now: 0)) == [] {
+        if let reused, let folder,
+           (try? reused.send(.reset(extension: folder, seed: seed, platform: platform), now: 0, timeoutMilliseconds: Self.resetTimeoutMilliseconds)) == [] {
             reused.runs += 1
             return reused
         }
@@ -130,9 +143,9 @@ package enum PageHostPool {
 
     /// Starts a host for `command` to wait for the first run that needs one, unless one waits:
     /// node and jsdom load while earlier runs go on.
-    package static func prepare(_ command: ProcessExecutables.Command) {
-        let runtime = anyExtension(command)
-        guard !idle.withLock({ hosts in hosts.contains { anyExtension($0.command) == runtime } }),
+    package func prepare(_ command: ProcessExecutables.Command) {
+        let runtime = Self.split(command).runtime
+        guard !idle.withLock({ hosts in hosts.contains { Self.split($0.command).runtime == runtime } }),
               let host = try? PageHost(command, seed: 0) else { return }
         host.runs = 0
         give(host)
@@ -140,7 +153,7 @@ package enum PageHostPool {
 
     /// Starts a host for the first of `scenarios` that runs an extension's pages (`extension DIR
     /// pages`, or `executables` that run pages already), on the process transport.
-    package static func prepare(for scenarios: [Scenario], _ executables: ProcessExecutables, transport: Simulation.Transport) {
+    package func prepare(for scenarios: [Scenario], _ executables: ProcessExecutables, transport: Simulation.Transport) {
         guard transport == .process else { return }
         if let pages = executables.pages { return prepare(pages) }
         for scenario in scenarios {
@@ -154,30 +167,26 @@ package enum PageHostPool {
         }
     }
 
-    /// `command` with its extension's folder left out: what a host runs whatever the extension.
-    private static func anyExtension(_ command: ProcessExecutables.Command) -> ProcessExecutables.Command {
-        var general = command
-        if let flag = command.arguments.firstIndex(of: "--extension"), flag + 1 < command.arguments.count { general.arguments[flag + 1] = "" }
-        return general
-    }
-
-    /// The extension folder `command` names.
-    private static func extensionFolder(_ command: ProcessExecutables.Command) -> String? {
-        guard let flag = command.arguments.firstIndex(of: "--extension"), flag + 1 < command.arguments.count else { return nil }
-        return command.arguments[flag + 1]
+    /// `command` as what a host runs whatever the extension (its extension folder left out), and
+    /// that folder.
+    private static func split(_ command: ProcessExecutables.Command) -> (runtime: ProcessExecutables.Command, folder: String?) {
+        guard let flag = command.arguments.firstIndex(of: "--extension"), flag + 1 < command.arguments.count else { return (command, nil) }
+        var runtime = command
+        runtime.arguments[flag + 1] = ""
+        return (runtime, command.arguments[flag + 1])
     }
 
     /// `host`, whose run is over, waits for the next run (or ends, when it served its runs).
-    static func give(_ host: PageHost) {
+    func give(_ host: PageHost) {
         guard host.runs < retiredAfter else { return }
-        // The oldest past `kept` end as they are let go here (a host ends its process when it goes).
-        let dropped: [PageHost] = idle.withLock { hosts in
+        // The oldest past `kept` are handed out of the lock and end there (a host ends its
+        // process when it goes).
+        _ = idle.withLock { hosts in
             hosts.append(host)
             let over = max(0, hosts.count - kept)
             defer { hosts.removeFirst(over) }
             return Array(hosts.prefix(over))
         }
-        withExtendedLifetime(dropped) {}
     }
 }
 

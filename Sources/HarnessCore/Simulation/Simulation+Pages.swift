@@ -52,6 +52,8 @@ extension Simulation {
         guard case .running(let host) = pages else { return .failure(Unreadable(description: "the extension's pages are not running")) }
         let outputs: [PageHost.Output]
         do { outputs = try host.send(.query(key, selector: selector), now: now) } catch {
+            // A host that did not answer may answer late: it serves nothing more.
+            pages = .failed
             return .failure(Unreadable(description: "the pages' runtime could not be read: \(error)"))
         }
         for case .queried(let found) in outputs {
@@ -92,7 +94,7 @@ extension Simulation {
         case .notStarted:
             guard let command = pagesCommand else { return nil }
             do {
-                let host = try PageHostPool.take(command, seed: seed, platform: platform)
+                let host = try PageHostPool.shared.take(command, seed: seed, platform: platform)
                 pages = .running(host)
                 return host
             } catch {

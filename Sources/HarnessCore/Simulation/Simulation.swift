@@ -226,8 +226,8 @@ package final class Simulation: ProcessTable.Owner {
         // A page host that still answers waits for the next run; one that died is replaced now,
         // so that the next run finds one ready.
         switch pages {
-        case .running(let host): PageHostPool.give(host)
-        case .failed: if let pagesCommand { PageHostPool.prepare(pagesCommand) }
+        case .running(let host): PageHostPool.shared.give(host)
+        case .failed: if let pagesCommand { PageHostPool.shared.prepare(pagesCommand) }
         case .notStarted: break
         }
         pages = .failed

@@ -4,15 +4,18 @@
 // Loaded once per page host. Three things are done before jsdom is, so that the host can keep
 // node's --disallow-code-generation-from-strings:
 // - jsdom's selector engine (nwsapi) compiles each selector with `Function(...)`: it is loaded
-//   into a context of its own that may compile strings, with nothing in its globals, and handed
-//   to jsdom through require's cache;
+//   into a context of its own that may compile strings, with nothing in its globals and no way
+//   to reach its `Function` from what it makes, and handed to jsdom through require's cache;
 // - jsdom makes its window's context with `vm.createContext(window)`, which would compile strings
 //   whatever node's flag says: a context made with no options gets code from strings off;
 // - Debian's jsdom 20.0.3 calls `NodeFilter.convert(globalObject, value)` on a generated module
 //   that takes `(value, options)`, so every TreeWalker and NodeIterator filter throws: the export
 //   is given the arguments its caller passes.
+// And the host makes no request of its own: jsdom's resource loader reads no file and fetches
+// nothing, and its XMLHttpRequest and WebSocket cannot be made.
 
 import fs from 'node:fs';
+import util from 'node:util';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 
@@ -27,7 +30,10 @@ try {
     vm.runInContext('globalThis.module = { exports: {} }; globalThis.exports = module.exports;', compiler);
     vm.runInContext(fs.readFileSync(selectors, 'utf8'), compiler, { filename: selectors });
     const factory = vm.runInContext('module.exports', compiler);
-    vm.runInContext('delete globalThis.module; delete globalThis.exports;', compiler);
+    // What the engine compiled (a function of that context) leads to its Function through
+    // `constructor`: there, it makes nothing.
+    vm.runInContext(`delete globalThis.module; delete globalThis.exports;
+        Object.defineProperty(Function.prototype, 'constructor', { value: function Function() { throw new EvalError('Code generation from strings disallowed for this context'); } });`, compiler);
     require.cache[selectors] = { id: selectors, filename: selectors, loaded: true, exports: factory, children: [], paths: [] };
 
     const createContext = vm.createContext;
@@ -37,6 +43,12 @@ try {
     const nodeFilter = require('jsdom/lib/jsdom/living/generated/NodeFilter.js');
     const convert = nodeFilter.convert;
     if (convert.length === 1) nodeFilter.convert = (globalObject, value, options) => convert(value, options);
+
+    const loader = require('jsdom/lib/jsdom/browser/resources/resource-loader.js').prototype;
+    for (const name of ['fetch', '_readFile', '_readDataURL']) loader[name] = () => null;
+    const offline = (name) => class { constructor() { throw new TypeError(`${name} is not provided by the harness's runtime: a scenario cannot stub the network`); } };
+    require('jsdom/lib/jsdom/living/xhr/XMLHttpRequest-impl.js').implementation = offline('XMLHttpRequest');
+    require('jsdom/lib/jsdom/living/websockets/WebSocket-impl.js').implementation = offline('WebSocket');
 } catch (error) {
     unavailable = `jsdom cannot be loaded (${String(error.message).split('\n')[0]}): install it with apt-get install node-jsdom`;
 }
@@ -60,12 +72,13 @@ export function openDocument(html, url, report) {
 // The names a document's window has: jsdom's interfaces (the list jsdom installs them from) and
 // the members of a blank window. A page's realm reads each from its own document's window.
 const domNames = [];
+// Two blank documents' windows, read once here (what every window shares: below).
+const blanks = [];
 if (unavailable === null) {
     const interfaces = fs.readFileSync(require.resolve('jsdom/lib/jsdom/living/interfaces.js'), 'utf8');
     for (const [, name] of interfaces.matchAll(/^ {2}(\w+): require\(/gm)) domNames.push(name);
-    const blank = openDocument(plainPage, 'about:blank', () => {});
-    for (const name of ['HTMLDocument', 'Option', 'Image', 'Audio', ...Object.getOwnPropertyNames(blank)]) if (!domNames.includes(name)) domNames.push(name);
-    blank.close();
+    blanks.push(openDocument(plainPage, 'about:blank', () => {}), openDocument(plainPage, 'https://blank.example/', () => {}));
+    for (const name of ['HTMLDocument', 'Option', 'Image', 'Audio', ...Object.getOwnPropertyNames(blanks[0])]) if (!domNames.includes(name)) domNames.push(name);
 }
 
 // What a page's realm reads from its document's window: every name jsdom's window has (its
@@ -103,7 +116,143 @@ export function pageContext(name) {
     return { context, attach: (window) => { windows.set(sandbox, window); } };
 }
 
+// MARK: - What every page shares
+
+// Every page's document is made by the same jsdom in node's one realm, so what a page's objects
+// lead to is partly every page's: node's built-in prototypes (`Object.getPrototypeOf(
+// document.querySelector)` is node's Function.prototype) and jsdom's implementation classes
+// (behind each object's symbol-named property). A script that changes them changes them for every
+// page the host runs after it, in its run and in runs to come. What every page shares is read
+// once here: what two blank windows both lead to (own properties, accessors and prototypes,
+// followed to the end), and jsdom's implementation classes. `changedShared` says whether any of
+// it changed since (its prototype, whether it can be extended, or any own property's key, value,
+// accessors or attributes): the page host asks before it serves another run, and a host whose
+// shared objects changed serves no other. (A change inside an object, such as a Map's entries,
+// or to an object made after this, is not seen: PROTOCOL.md, section 15.)
+Object.freeze(documentNames);
+const shared = [];
+const sharedRecords = [];
+if (unavailable === null) {
+    const reached = (roots, seen = new Set()) => {
+        const pending = [...roots];
+        while (pending.length > 0) {
+            const value = pending.pop();
+            if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) continue;
+            seen.add(value);
+            if (util.types.isProxy(value)) continue;
+            pending.push(Object.getPrototypeOf(value));
+            for (const key of Reflect.ownKeys(value)) {
+                const property = Reflect.getOwnPropertyDescriptor(value, key);
+                if (property === undefined) continue;
+                if ('value' in property) pending.push(property.value); else pending.push(property.get, property.set);
+            }
+        }
+        return seen;
+    };
+    const second = reached([blanks[1], blanks[1].document]);
+    const both = new Set([...reached([blanks[0], blanks[0].document])].filter((value) => second.has(value)));
+    const implementations = Object.values(require.cache).map((module) => module.exports?.implementation).filter((value) => typeof value === 'function');
+    shared.push(...reached(implementations, both), documentNames);
+    for (const value of shared) sharedRecords.push(record(value));
+    for (const blank of blanks.splice(0)) blank.close();
+}
+
+// An object's shape, to be compared: its prototype, whether it can be extended, and per own
+// property its key, its value or getter, its setter and its attributes.
+function record(value) {
+    const fields = [Object.getPrototypeOf(value), Object.isExtensible(value)];
+    for (const key of Reflect.ownKeys(value)) {
+        const property = Reflect.getOwnPropertyDescriptor(value, key);
+        fields.push(key, 'value' in property ? property.value : property.get, property.set, attributes(property));
+    }
+    return fields;
+}
+
+function attributes(property) {
+    return (property.writable ? 1 : 0) | (property.enumerable ? 2 : 0) | (property.configurable ? 4 : 0);
+}
+
+// Whether `value` still has the shape `record` gave (made as it compares: the check runs
+// before every run a host serves).
+function unchanged(value, fields) {
+    if (Object.getPrototypeOf(value) !== fields[0] || Object.isExtensible(value) !== fields[1]) return false;
+    const keys = Reflect.ownKeys(value);
+    if (keys.length * 4 + 2 !== fields.length) return false;
+    for (let index = 0, at = 2; index < keys.length; index++, at += 4) {
+        const property = Reflect.getOwnPropertyDescriptor(value, keys[index]);
+        if (fields[at] !== keys[index] || !Object.is(fields[at + 1], 'value' in property ? property.value : property.get) || fields[at + 2] !== property.set
+            || fields[at + 3] !== attributes(property)) return false;
+    }
+    return true;
+}
+
+// What a page changed of what every page shares, said in a few words (`Function.prototype: call
+// changed`), or null.
+export function changedShared() {
+    for (let index = 0; index < shared.length; index++) {
+        const value = shared[index], before = sharedRecords[index];
+        if (unchanged(value, before)) continue;
+        const now = record(value);
+        let what = 'its prototype or extensibility';
+        for (let at = 2; at < Math.max(now.length, before.length); at += 4) {
+            if ([0, 1, 2, 3].some((offset) => !Object.is(now[at + offset], before[at + offset]))) { what = String((now[at] ?? before[at]).toString()); break; }
+        }
+        return `${nameOf(value)}: ${what} changed`;
+    }
+    return null;
+}
+
+// A shared object as a script would name it: a function by its name, a prototype by its
+// constructor's.
+function nameOf(value) {
+    const constructor = Object.getOwnPropertyDescriptor(value, 'constructor')?.value;
+    if (typeof constructor === 'function' && constructor.prototype === value) return `${constructor.name}.prototype`;
+    if (typeof value === 'function' && value.name !== '') return value.name;
+    return typeof value === 'function' ? 'a function every page shares' : 'an object every page shares';
+}
+
 // Runs node's queued work now (its microtasks, among them jsdom's mutation records, and its
 // nextTick queue, where jsdom fires DOMContentLoaded and load). It does something only when
 // called from a macrotask: within a microtask V8 runs no other.
 export const runQueued = () => process._tickCallback();
+
+// MARK: - jsdom's time
+
+// node's own setImmediate, for the page host's tasks: after `keepTime`, the global one is jsdom's.
+export const nextTask = globalThis.setImmediate;
+
+// jsdom reads node's clock (an event's `timeStamp`, a document's `lastModified`, a File's
+// `lastModified`) and puts its own later work on node's timers (a details element's toggle
+// event, a postMessage's message, a FileReader's events, a link's navigation). Both go through the
+// page host from here: `clock()` is the time node's Date gives, and `tasks.schedule(callback,
+// delay)` takes each piece of later work (giving a handle for `tasks.cancel`), so that no page
+// hears the real clock and a page's work runs in its own turns, under the watchdog. (The page
+// host itself, and node's internals, use neither.)
+export function keepTime(clock, tasks) {
+    const RealDate = Date;
+    function HostDate(...args) {
+        if (new.target === undefined) return new RealDate(clock()).toString();
+        return Reflect.construct(RealDate, args.length === 0 ? [clock()] : args, new.target);
+    }
+    HostDate.prototype = RealDate.prototype;
+    HostDate.now = () => clock();
+    HostDate.parse = RealDate.parse;
+    HostDate.UTC = RealDate.UTC;
+    const later = (callback, delay, args) => tasks.schedule(() => callback(...args), Number(delay) || 0);
+    const repeating = (callback, delay, args) => {
+        const handle = { current: null };
+        const again = () => { handle.current = tasks.schedule(again, Number(delay) || 0); callback(...args); };
+        handle.current = tasks.schedule(again, Number(delay) || 0);
+        return handle;
+    };
+    const cancel = (handle) => { if (handle !== null && typeof handle === 'object') tasks.cancel('current' in handle ? handle.current : handle); };
+    Object.assign(globalThis, {
+        Date: HostDate,
+        setTimeout: (callback, delay, ...args) => later(callback, delay, args),
+        setImmediate: (callback, ...args) => later(callback, 0, args),
+        setInterval: (callback, delay, ...args) => repeating(callback, delay, args),
+        clearTimeout: cancel,
+        clearImmediate: cancel,
+        clearInterval: cancel,
+    });
+}

@@ -15,6 +15,9 @@ import { installWeb } from './realm-web.mjs';
 export function install(hostFunctions, setupText, page) {
     const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply, hasOwn = Object.hasOwn;
     const setup = parse(setupText);
+    // This realm's own globals (its builtins), before anything is added: the document's window
+    // is given them at the end.
+    const builtins = Object.getOwnPropertyNames(globalThis);
     const host = hostOf(hostFunctions);
     installStacks(host, 'pages:');
     const report = (error) => host.log('error', 'Uncaught ' + (error instanceof Error ? error.name + ': ' + error.message : String(error)),
@@ -28,7 +31,9 @@ export function install(hostFunctions, setupText, page) {
     installWeb(host, installRandom(host), () => host.platform());
     const timers = installTimers(host);
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
-    define('fetch', () => Promise.reject(new TypeError('fetch is not provided by the harness\'s runtime: a scenario cannot stub the network')));
+    const offline = (name) => 'a scenario cannot stub the network: ' + name + ' is not provided by the harness\'s runtime';
+    define('fetch', () => Promise.reject(new TypeError(offline('fetch'))));
+    for (const name of ['XMLHttpRequest', 'WebSocket']) define(name, class { constructor() { throw new TypeError(offline(name)); } });
 
     // MARK: - The page's DOM: its document's, jsdom's (dom.mjs)
 
@@ -500,15 +505,22 @@ export function install(hostFunctions, setupText, page) {
         },
         writable: false, configurable: false, enumerable: false,
     });
-    // The document's window keeps this realm's time, timers, randomness and storage, so that
-    // `document.defaultView` reaches no real clock.
-    for (const name of ['Date', 'Math', 'performance', 'crypto', 'navigator', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval',
-                        'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask', 'localStorage', 'sessionStorage', 'matchMedia', 'history', 'console']) {
+    // The document's window has this realm's builtins (`Date`, `Intl`, `Object`, ...), time,
+    // timers, randomness, storage and network, so that `document.defaultView` reaches no real
+    // clock and no request leaves.
+    for (const name of [...builtins, 'performance', 'crypto', 'navigator', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval',
+                        'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask', 'localStorage', 'sessionStorage', 'matchMedia', 'history', 'console',
+                        'fetch', 'XMLHttpRequest', 'WebSocket']) {
+        if (name === 'globalThis' || Object.getOwnPropertyDescriptor(page, name)?.configurable === false) continue;
         Object.defineProperty(page, name, { value: globalThis[name], writable: true, configurable: true });
     }
+    // jsdom's own later work (pages.mjs, keepTime) runs as the page's timers do.
+    const setTask = globalThis.setTimeout, clearTask = globalThis.clearTimeout;
     return {
         post(kind, id, text) { work = { kind, id, text }; },
         result() { return result; },
+        later(callback, delay) { return setTask(callback, delay); },
+        cancel(timer) { clearTask(timer); },
         // What a module's import() rejects with, made in the page's realm.
         refusal(what) { return new Error(what + ' is not provided in pages by the harness\'s runtime'); },
     };

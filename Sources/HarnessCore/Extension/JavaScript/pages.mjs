@@ -8,7 +8,7 @@
 // clock and the random numbers come from the frames. What a page's scripts see is
 // pages-realm.mjs, made in each page's realm.
 //
-// NODE_PATH=/usr/share/nodejs node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N]
+// NODE_PATH=/usr/share/nodejs node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N] [--platform ios|macos]
 //
 // (PageHost.Input and PageHost.Output in PageHost+Wire.swift are these frames' one codec.)
 // In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance", "nativeDark"?, "storage"?, "html"?}
@@ -37,7 +37,7 @@ import {
 } from './runtime-common.mjs';
 import * as storage from './storage-areas.mjs';
 import { matchesPattern } from './realm-common.mjs';
-import { openDocument, pageContext, plainPage, runQueued, unavailable } from './dom.mjs';
+import { changedShared, keepTime, nextTask, openDocument, pageContext, plainPage, runQueued, unavailable } from './dom.mjs';
 // Without jsdom no page can be had: the host says why and ends (the harness checks first).
 if (unavailable !== null) {
     process.stderr.write(unavailable + '\n');
@@ -246,7 +246,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // order they were queued, as a browser's one queue has them; each evaluation ends by running
     // them (settleDocument), under the watchdog.
     const { context, attach } = pageContext(name);
-    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder };
+    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder, early: [], gone: false };
     const host = {
         now: () => Number(now),
         utcOffset: () => utcOffset,
@@ -298,10 +298,20 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // The popup's tabs.query reads the tabs as Safari last handed them over.
     if (tab === undefined) host.tabs = () => JSON.stringify({ window: popupWindow, tabs: popupTabs });
     host.runQueued = runQueued;
+    // What a page that is gone still asks (through what it left behind in an object every page
+    // shares) does nothing: it sends, logs and stores nothing.
+    for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer']) {
+        const live = host[name];
+        host[name] = (...args) => {
+            if (!page.gone) return live(...args);
+            return name === 'sendMessage' ? nextMessage++ : name === 'connect' ? nextPort++ : name === 'storage' ? JSON.stringify({ error: 'the page is gone' }) : '';
+        };
+    }
     // The document, its own loading done before any script of the page can hear it (the page's
     // realm fires DOMContentLoaded and load in their place).
     let scripts;
     await inTask(() => {
+        current = page;
         const report = (kind, value) => {
             if (kind === 'uncaught') uncaught(name, 'Uncaught', value);
             else log(name, 'warn', `${value} (the harness's DOM, jsdom, does not have it)`);
@@ -324,6 +334,8 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         page.scripts = install(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
                                                       plain: html === undefined, popup: tab === undefined, extensionID, manifest: JSON.stringify(manifest) }),
                                        page.window);
+        // What jsdom put off while the document was read runs as the page's timers.
+        for (const task of page.early.splice(0)) task.timer = page.scripts.later(task.callback, task.delay);
     });
     const run = async (file) => {
         let source;
@@ -345,11 +357,34 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     return page;
 }
 
-// A page goes: its document is closed (its listeners and jsdom's timers with it).
+// A page goes, with everything pending in it: its timers and jsdom's later work never run, and
+// what it still asks does nothing. Its document is let go, not closed (jsdom's close empties the
+// body, which would run the page's observers and custom elements once more).
 function dropPage(name) {
-    pages.get(name)?.window?.close();
+    const page = pages.get(name);
+    if (page === undefined) return;
+    page.gone = true;
     pages.delete(name);
 }
+
+// jsdom's own later work (dom.mjs, keepTime) is a task of the page whose code (or whose document's
+// reading) asked for it, run on the harness's timers like the page's own; a page that is gone
+// has none.
+keepTime(() => Number(now), {
+    schedule(callback, delay) {
+        const page = current;
+        const task = { page, callback, delay, timer: null };
+        if (page === null || page.gone) return task;
+        if (page.scripts === null) page.early.push(task); else task.timer = page.scripts.later(callback, delay);
+        return task;
+    },
+    cancel(task) {
+        const page = task?.page;
+        if (page === null || page === undefined || page.gone) return;
+        if (task.timer !== null) page.scripts.cancel(task.timer);
+        else if (page.early.includes(task)) page.early.splice(page.early.indexOf(task), 1);
+    },
+});
 
 // A module script runs its body under the watchdog; what it awaits at its top level settles in
 // the turns that bring it (DOMContentLoaded does not wait for it, as in a browser). What it
@@ -400,7 +435,7 @@ function settleDocument(page) {
 // Runs `work` in a task of its own (a setImmediate callback): node runs its queued work
 // synchronously (dom.mjs, runQueued) only from a task, never from within a microtask, where
 // everything after an `await` runs.
-const inTask = (work) => new Promise((resolve, reject) => setImmediate(() => { try { resolve(work()); } catch (error) { reject(error); } }));
+const inTask = (work) => new Promise((resolve, reject) => nextTask(() => { try { resolve(work()); } catch (error) { reject(error); } }));
 
 // A turn: the page's realm runs the input named, in a task of its own; what it answers.
 async function turn(page, kind, id, text) {
@@ -428,18 +463,20 @@ const tabPage = (tab) => pages.get(`tab ${tab}`);
 
 // Node hands over the rejections nobody handled once the current task is done: an input that
 // runs several pages waits for that after each, so each rejection is said as its own page's.
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+const settle = () => new Promise((resolve) => nextTask(resolve));
 
 // A run takes the host (the harness keeps hosts between runs, so that jsdom loads once for
 // many, whatever the extension): every page goes, and the host is as a new one started for the
-// run's extension, seed and platform.
+// run's extension, seed and platform. A host that cannot be so says why, and the harness starts
+// another: an earlier run's page changed what every page shares (dom.mjs, changedShared), or the
+// extension cannot be read.
 function reset(input) {
     for (const name of [...pages.keys()]) dropPage(name);
-    // An extension that cannot be read leaves the host to no run: it says so, and the harness
-    // starts another.
-    if (typeof input.extension === 'string') {
-        try { readExtension(input.extension); } catch (error) { log('pages', 'error', `the extension in ${input.extension} cannot be read: ${error.message}`); }
-    }
+    current = null;
+    const changed = changedShared();
+    if (changed !== null) { log('pages', 'error', `a page of an earlier run changed what every page shares (${changed}): this host serves no other run`); return; }
+    if (typeof input.extension !== 'string') { log('pages', 'error', 'reset names no extension'); return; }
+    try { readExtension(input.extension); } catch (error) { log('pages', 'error', `the extension in ${input.extension} cannot be read: ${error.message}`); return; }
     seed = String(input.seed ?? '0');
     platform = input.platform === 'macos' ? 'macos' : 'ios';
     for (const map of [localStores, sessionStores, asked, portPages]) map.clear();

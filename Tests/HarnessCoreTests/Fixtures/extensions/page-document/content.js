@@ -8,7 +8,8 @@ const host = document.getElementById('host');
 const shadow = host.attachShadow({ mode: 'open' });
 shadow.innerHTML = '<b>inside</b>';
 console.log('document', found.id, all, spans.join('|'), shadow.querySelector('b').textContent, getComputedStyle(found).color,
-            found instanceof HTMLElement, document.defaultView.Date.now() === Date.now(), document.readyState);
+            found instanceof HTMLElement, document.defaultView.Date.now() === Date.now(), document.readyState,
+            document.body.dataset.ran === undefined ? 'its own script did not run' : 'its own script ran');
 console.log('extension css', getComputedStyle(document.querySelector('span')).color);
 
 const records = [];
