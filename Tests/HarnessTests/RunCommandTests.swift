@@ -134,15 +134,23 @@ struct RunCommandTests {
         #expect(valid.status == 0 && valid.stdout.contains("1 valid, 0 invalid"))
     }
 
-    /// A page's document (`html=FILE`) is read before anything runs: a file that is not there
-    /// is a mistake at its line, which `check` names as `run` does.
+    /// A page's document (`html=FILE`) is read before anything runs: a file that is not there,
+    /// is not UTF-8 text or is larger than the limit is a mistake at its line, which `check`
+    /// names as `run` does.
     @Test func aPagesDocumentThatCannotBeReadIsAMistakeAtItsLine() throws {
-        let path = try scenario("tab open t1 https://a.example/\nsettle\ntab navigate t1 https://b.example/ html=no-such-page.html\nsettle\n")
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        for command in ["check", "run"] {
-            let result = try HarnessBinary.run([command, path])
-            #expect(result.status == 2, "\(command): \(result.stdout)\(result.stderr)")
-            #expect(result.stderr.contains("\(path):3: html=no-such-page.html: "), "\(command): \(result.stderr)")
+        let folder = FileManager.default.temporaryDirectory.path
+        let binary = "binary-\(UUID().uuidString).html", large = "large-\(UUID().uuidString).html"
+        try Data([0x3C, 0x70, 0x3E, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: folder + "/" + binary))
+        try Data(repeating: 0x20, count: ScenarioSetup.pageDocumentLimit + 1).write(to: URL(fileURLWithPath: folder + "/" + large))
+        defer { for file in [binary, large] { try? FileManager.default.removeItem(atPath: folder + "/" + file) } }
+        for (file, problem) in [("no-such-page.html", "no such file"), (binary, "is not UTF-8 text"), (large, "larger than \(ScenarioSetup.pageDocumentLimit) bytes")] {
+            let path = try scenario("tab open t1 https://a.example/\nsettle\ntab navigate t1 https://b.example/ html=\(file)\nsettle\n")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            for command in ["check", "run"] {
+                let result = try HarnessBinary.run([command, path])
+                #expect(result.status == 2, "\(command): \(result.stdout)\(result.stderr)")
+                #expect(result.stderr.contains("\(path):3: html=\(file)") && result.stderr.contains(problem), "\(command): \(result.stderr)")
+            }
         }
     }
 

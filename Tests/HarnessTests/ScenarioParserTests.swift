@@ -303,11 +303,13 @@ enum StepSample {
                     let url = pick(["https://a.example/", "http://[2001:db8::1]/x", "https://b.example/#frag", "about:blank"])
                     urls[id] = url
                     return .tab(.open(id, url: url, nativeDark: random.chance(1, in: 2),
-                                      window: platform == .macOS && random.chance(1, in: 2) ? 1 + random.below(3) : nil))
+                                      window: platform == .macOS && random.chance(1, in: 2) ? 1 + random.below(3) : nil,
+                                      html: random.chance(1, in: 3) ? "pages/story.html" : nil))
                 }()
             case 1:
                 { () -> Step in
-                    let step = pick([TabStep.activate(tab), .reload(tab), .navigate(tab, url: "https://c.example/p"), .nativeDark(tab, random.chance(1, in: 2))])
+                    let step = pick([TabStep.activate(tab), .reload(tab), .navigate(tab, url: "https://c.example/p"), .navigate(tab, url: "https://c.example/q", html: "q.html"),
+                                     .nativeDark(tab, random.chance(1, in: 2))])
                     if case .navigate(_, let url, _) = step { urls[tab] = url }
                     return .tab(step)
                 }()

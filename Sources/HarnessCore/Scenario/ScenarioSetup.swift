@@ -51,7 +51,7 @@ package struct ScenarioSetup: Sendable {
     package var pageDocuments: [String: String] = [:]
 
     /// The largest document an `html=FILE` option reads.
-    static let pageDocumentLimit = 4 << 20
+    package static let pageDocumentLimit = 4 << 20
 
     /// `extension DIR pages`: its own pages run too.
     package var extensionPages = false
