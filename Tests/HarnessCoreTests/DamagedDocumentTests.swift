@@ -1,4 +1,4 @@
-import HarnessCore
+@testable import HarnessCore
 import ProcessKit
 import SiteSettings
 import Testing

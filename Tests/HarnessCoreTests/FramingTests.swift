@@ -1,5 +1,5 @@
 import Glibc
-import HarnessCore
+@testable import HarnessCore
 import ProcessKit
 import Synchronization
 import Testing

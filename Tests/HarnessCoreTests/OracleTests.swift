@@ -1,4 +1,4 @@
-import HarnessCore
+@testable import HarnessCore
 import SiteSettings
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import HarnessCore
+@testable import HarnessCore
 import Testing
 
 /// The expectations that say what the background, the app and the container are doing: each

@@ -1,5 +1,5 @@
 import Foundation
-import HarnessCore
+@testable import HarnessCore
 import Testing
 
 /// A popup change goes to a record only the background can name: the view the user saw may be

@@ -1,5 +1,5 @@
 import Foundation
-import HarnessCore
+@testable import HarnessCore
 import Testing
 
 /// `harness run --html`: the index and a page per run, checked as text and, when a Chromium is

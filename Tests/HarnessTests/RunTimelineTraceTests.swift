@@ -1,5 +1,5 @@
 import Foundation
-import HarnessCore
+@testable import HarnessCore
 import Testing
 
 /// The run page's reading of real traces: every named scenario, as run and with the power cut

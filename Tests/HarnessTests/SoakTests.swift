@@ -1,5 +1,5 @@
 import Foundation
-import HarnessCore
+@testable import HarnessCore
 import SiteSettings
 import Testing
 

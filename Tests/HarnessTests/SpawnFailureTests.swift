@@ -1,5 +1,5 @@
 import Foundation
-import HarnessCore
+@testable import HarnessCore
 import Testing
 
 /// A process that cannot be started fails the run, and the failure names the executable: the

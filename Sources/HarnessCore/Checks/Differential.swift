@@ -9,7 +9,7 @@ import SiteSettings
 /// are the revisions the app wrote at.
 package enum Differential {
     /// What the run shows at one moment, as canonical JSON text.
-    package static func observation(of simulation: Simulation) -> String {
+    static func observation(of simulation: Simulation) -> String {
         var tabs: [String: JSONValue] = [:]
         for tab in simulation.visibleTabs { tabs[tab.rawValue] = simulation.tabs[tab]?.applied.map(\.json) ?? .null }
         var local = simulation.storedLocal
@@ -43,7 +43,7 @@ package enum Differential {
 
     /// The first moment two runs' observations part, said as a failure's message; nil when they
     /// agree throughout. `ours` names the run under test, `reference` the other.
-    package static func difference(_ ours: [ScenarioRunner.Observation], _ reference: [ScenarioRunner.Observation],
+    static func difference(_ ours: [ScenarioRunner.Observation], _ reference: [ScenarioRunner.Observation],
                                    ours name: String, reference referenceName: String) -> (line: Int, message: String)? {
         for (mine, theirs) in zip(ours, reference) where mine.text != theirs.text || mine.line != theirs.line {
             return (mine.line, "\(mine.healed ? "after the run (healed)" : "after this settle"), \(name) and \(referenceName) differ: "

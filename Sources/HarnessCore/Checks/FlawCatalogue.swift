@@ -21,7 +21,7 @@ package enum FlawCatalogue {
 
         /// Whether a failure of a run (`ScenarioRunner.Outcome.marks`) is this one: the
         /// expectation of that line, or a break of that invariant, wherever it happened.
-        package func matches(_ failure: RunMarks.Failure) -> Bool {
+        func matches(_ failure: RunMarks.Failure) -> Bool {
             switch self {
             case .expectation(let line): failure.property == .expectation && failure.line == line
             case .invariant(let number): failure.property == .invariant(number)
@@ -34,7 +34,7 @@ package enum FlawCatalogue {
         package var scenario: String
         package var failure: Failure
 
-        package init(_ scenario: String, _ failure: Failure) {
+        init(_ scenario: String, _ failure: Failure) {
             self.scenario = scenario
             self.failure = failure
         }
@@ -145,7 +145,7 @@ package enum FlawCatalogue {
         }
     }
 
-    package static func scenarios(catching flaw: Flaw) -> [String] {
+    static func scenarios(catching flaw: Flaw) -> [String] {
         catches(of: flaw).map(\.scenario)
     }
 }

@@ -12,8 +12,8 @@ import SiteSettings
 /// Each problem is reported once, where it is first seen.
 package final class InvariantMonitor {
     /// An edit as the user made it, for the oracle.
-    package struct UserEdit: Sendable {
-        package enum Target: Sendable {
+    struct UserEdit: Sendable {
+        enum Target: Sendable {
             case defaults
             case site(String)
             /// A popup change: the record the background says it used. Until it answers, any
@@ -24,30 +24,30 @@ package final class InvariantMonitor {
         }
         /// The number the simulation gave the edit, to find its answer; nil for an edit whose
         /// answer the user saw at once (`answer`).
-        package var number: Int?
-        package var answer: Oracle.Answer = .unknown
-        package var origin: Oracle.Origin
-        package var at: EpochMillis
-        package var target: Target
+        var number: Int?
+        var answer: Oracle.Answer = .unknown
+        var origin: Oracle.Origin
+        var at: EpochMillis
+        var target: Target
         /// Field names and new values (nil clears the field).
-        package var values: [String: String?]
+        var values: [String: String?]
         /// The extension instance that made a popup edit: its profile, or `legacy`.
-        package var source: String?
+        var source: String?
         /// The scenario's line that made it, if a scenario did.
-        package var line: Int?
+        var line: Int?
     }
 
     private let trace: Trace
     /// Invariant 12's reference decision, which keeps what it read of each URL per document.
-    package let reference = ReferenceCheck()
+    let reference = ReferenceCheck()
     /// Invariant 10 is excused: a change notification may have been lost with its handler.
     private var appExcused = false
     /// Whether the design's invariants are checked; off, only those every extension keeps
     /// (`Step.anyDesignInvariants`): a probe runs an extension of any design.
-    package var checksDesign = true
+    var checksDesign = true
     /// Problems caught as they happened (invariants 5, and 1 when a process dies or the power
     /// fails), in order.
-    package private(set) var violations: [Violation] = []
+    private(set) var violations: [Violation] = []
     private var reportedViolations = 0
     private var reported: Set<Violation> = []
 
@@ -194,12 +194,12 @@ package final class InvariantMonitor {
     // MARK: - The user's edits
 
     /// The shared document when the run begins, for the oracle.
-    package func start(from oracle: Oracle) {
+    func start(from oracle: Oracle) {
         startOracle = oracle
         givenOracle = oracle
     }
 
-    package func userEdited(_ edit: UserEdit) { edits.append(edit) }
+    func userEdited(_ edit: UserEdit) { edits.append(edit) }
 
     /// The oracle with every edit so far. A popup change is stamped with the time of the
     /// user's action; the app's with the time the app took it (it may have been busy).
@@ -269,7 +269,7 @@ package final class InvariantMonitor {
 
     /// What is broken now and was not reported before: invariants 1, 3, 5 and 10, and once the
     /// run is healed 2, 4 and 12 too (and that virtual time never ran backwards).
-    package func newProblems(_ simulation: Simulation, healed: Bool) -> [Violation] {
+    func newProblems(_ simulation: Simulation, healed: Bool) -> [Violation] {
         problems(simulation, healed: healed).filter { checks($0) && reported.insert($0).inserted }
     }
 

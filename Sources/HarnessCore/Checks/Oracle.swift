@@ -12,21 +12,21 @@ import SiteSettings
 /// instant by different extension instances (two Safari profiles, or the first version) have
 /// no order between them: the instances number their edits apart, so any one may come last. An edit made before the
 /// starting value of its field was written (a document from the future) does not replace it.
-package struct Oracle: Sendable {
+struct Oracle: Sendable {
     /// Who made an edit, in the order that breaks a tie at the same instant.
-    package enum Origin: Int, Sendable { case popup = 1, app = 2 }
+    enum Origin: Int, Sendable { case popup = 1, app = 2 }
 
     /// One setting: `defaults` or a site's key, and the field's name.
-    package struct Field: Hashable, Comparable, Sendable, CustomStringConvertible {
-        package var owner: String
-        package var name: String
-        package static func < (a: Field, b: Field) -> Bool { (a.owner, a.name) < (b.owner, b.name) }
-        package var description: String { owner == Self.defaults ? "defaults \(name)" : "site \(owner) \(name)" }
+    struct Field: Hashable, Comparable, Sendable, CustomStringConvertible {
+        var owner: String
+        var name: String
+        static func < (a: Field, b: Field) -> Bool { (a.owner, a.name) < (b.owner, b.name) }
+        var description: String { owner == Self.defaults ? "defaults \(name)" : "site \(owner) \(name)" }
         static let defaults = "defaults"
     }
 
     /// What became of an edit, as far as the user can tell.
-    package enum Answer: Sendable { case saved, refused, unknown }
+    enum Answer: Sendable { case saved, refused, unknown }
 
     private struct Edit: Sendable {
         var number: Int?
@@ -55,7 +55,7 @@ package struct Oracle: Sendable {
     private var given: [Field: Set<String?>] = [:]
 
     /// `start` is the shared document when the run begins (nil: none, so the built-in defaults).
-    package init(start: SettingsDocument?) {
+    init(start: SettingsDocument?) {
         let document = start ?? SettingsDocument()
         var fields: [Field: (value: String?, at: EpochMillis)] = [:]
         for (field, value) in Self.fields(of: document) { fields[field] = (value, 0) }
@@ -71,7 +71,7 @@ package struct Oracle: Sendable {
     }
 
     /// The first version's boolean becomes the default mode, with its one theme, invert.
-    package init(legacyEnabled: Bool) {
+    init(legacyEnabled: Bool) {
         var start = Oracle(start: nil).start
         start[Self.defaults("mode")] = (legacyEnabled ? "on" : "off", 0)
         start[Self.defaults("theme")] = ("invert", 0)
@@ -81,23 +81,23 @@ package struct Oracle: Sendable {
 
     /// An edit the user made. `number` finds its answer later; `answer` is for an edit whose
     /// outcome the user saw at once.
-    package mutating func record(number: Int?, answer: Answer = .unknown, at: EpochMillis, origin: Origin, source: String? = nil,
+    mutating func record(number: Int?, answer: Answer = .unknown, at: EpochMillis, origin: Origin, source: String? = nil,
                                 values: [Field: String?], line: Int? = nil) {
         edits.append(Edit(number: number, answer: answer, at: at, origin: origin, source: source, values: values, line: line))
         for (field, value) in values { given[field, default: []].insert(value) }
     }
 
-    package static func defaults(_ name: String) -> Field { Field(owner: Field.defaults, name: name) }
-    package static func site(_ key: String, _ name: String) -> Field { Field(owner: key, name: name) }
+    static func defaults(_ name: String) -> Field { Field(owner: Field.defaults, name: name) }
+    static func site(_ key: String, _ name: String) -> Field { Field(owner: key, name: name) }
 
     /// Every field of `key` cleared: "delete this site".
-    package static func deletion(of key: String) -> [Field: String?] {
+    static func deletion(of key: String) -> [Field: String?] {
         Dictionary(uniqueKeysWithValues: SiteField.allCases.map { (site(key, $0.rawValue), String?.none) })
     }
 
     /// Invariant 2: the document's fields against the prediction, given the answers the
     /// processes gave (by edit number). Returns one violation per field that is wrong.
-    package func check(_ document: SettingsDocument, answers: [Int: Bool]) -> [Violation] {
+    func check(_ document: SettingsDocument, answers: [Int: Bool]) -> [Violation] {
         let actual = Self.fields(of: document)
         var problems: [Violation] = []
         for field in Set(actual.keys).union(start.keys).union(edits.flatMap(\.values.keys)).sorted() {
@@ -134,7 +134,7 @@ package struct Oracle: Sendable {
     /// Invariant 3: every value in the document is the starting value of its field or one the
     /// user gave that very field (so an edit to one site never shows up in another).
     /// `alsoGiven` adds values given by edits not recorded here.
-    package func strayValues(in document: SettingsDocument, alsoGiven extra: [Field: Set<String?>] = [:]) -> [Violation] {
+    func strayValues(in document: SettingsDocument, alsoGiven extra: [Field: Set<String?>] = [:]) -> [Violation] {
         let actual = Self.fields(of: document)
         var stray: [Field] = []
         func check(_ field: Field, _ value: String?) {
@@ -200,7 +200,7 @@ package struct Oracle: Sendable {
     }
 
     /// The document as fields: each default, and each field a site record holds.
-    package static func fields(of document: SettingsDocument) -> [Field: String] {
+    static func fields(of document: SettingsDocument) -> [Field: String] {
         let defaults = document.defaults
         var fields: [Field: String] = [
             Self.defaults("mode"): defaults.mode.rawValue,

@@ -24,11 +24,11 @@ import SiteSettings
 /// It shares no state with the machine and reads none of its properties: only inputs, effects
 /// and the run's settings. `lateness` is how late a timer may fire on the clock that drives the
 /// run (none on virtual time; a wall clock's scheduling delay in a soak).
-package struct SafariRules: Sendable {
-    package let platform: SafariMachine.Platform
-    package var alarmMinimum: EpochMillis
-    package var nativeRequestCap: Int
-    package let lateness: EpochMillis
+struct SafariRules: Sendable {
+    let platform: SafariMachine.Platform
+    var alarmMinimum: EpochMillis
+    var nativeRequestCap: Int
+    let lateness: EpochMillis
 
     /// WebKit's constants, as `SAFARI.md` gives them.
     static let unloadCheck: EpochMillis = 30_000
@@ -67,7 +67,7 @@ package struct SafariRules: Sendable {
     /// What the input being watched broke so far.
     private var found: [String] = []
 
-    package init(platform: SafariMachine.Platform, epoch: EpochMillis, profile: String = SafariMachine.defaultProfile,
+    init(platform: SafariMachine.Platform, epoch: EpochMillis, profile: String = SafariMachine.defaultProfile,
                  alarmMinimum: EpochMillis = SafariMachine.alarmMinimum,
                  nativeRequestCap: Int = SafariMachine.maximumActiveNativeRequests, lateness: EpochMillis = 0) {
         self.platform = platform
@@ -84,7 +84,7 @@ package struct SafariRules: Sendable {
     // MARK: - Watching
 
     /// What the machine was told at `now` and what it did; returns the rules it broke.
-    package mutating func observe(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect], now: EpochMillis) -> [String] {
+    mutating func observe(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect], now: EpochMillis) -> [String] {
         found = check(now: now)
         defer { found = [] }
         let time = monotonic(now)
@@ -116,7 +116,7 @@ package struct SafariRules: Sendable {
     }
 
     /// What should have happened by `now` and did not: an unload, an alarm.
-    package mutating func check(now: EpochMillis) -> [String] {
+    mutating func check(now: EpochMillis) -> [String] {
         guard !frozen, !suspended else { return [] }
         var broken: [String] = []
         let time = monotonic(now)

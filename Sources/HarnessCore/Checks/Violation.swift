@@ -21,7 +21,7 @@ package enum Property: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// Reads `description` back; nil for anything else.
-    package init?(_ text: String) {
+    init?(_ text: String) {
         switch text {
         case "expectation": self = .expectation
         case "run": self = .run
@@ -37,10 +37,10 @@ package enum Property: Hashable, Comparable, Sendable, CustomStringConvertible {
 /// Something a run broke, as a value: the property and what was seen. Reports print the
 /// message with the invariant it breaks after it (`… 5 s later (invariant 6)`).
 package struct Violation: Hashable, Sendable, CustomStringConvertible {
-    package var property: Property
-    package var message: String
+    var property: Property
+    var message: String
 
-    package init(_ property: Property, _ message: String) {
+    init(_ property: Property, _ message: String) {
         self.property = property
         self.message = message
     }

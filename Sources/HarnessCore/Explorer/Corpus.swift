@@ -5,24 +5,24 @@
 package struct Corpus: Sendable {
     package struct Entry: Sendable {
         /// The seed of the run that played this schedule.
-        package let seed: UInt64
+        let seed: UInt64
         /// The options of the swarm schedule it descends from (its platform, its power cut).
-        package let options: SwarmOptions
-        package let steps: [Step]
+        let options: SwarmOptions
+        let steps: [Step]
         /// How many features it reached first.
-        package let news: Int
+        let news: Int
     }
 
     package private(set) var entries: [Entry] = []
-    package private(set) var features: Set<UInt64> = []
+    private(set) var features: Set<UInt64> = []
 
-    package init() {}
+    init() {}
 
-    package var isEmpty: Bool { entries.isEmpty }
+    var isEmpty: Bool { entries.isEmpty }
 
     /// Keeps the schedule when its run reached a feature not seen before; whether it did.
     @discardableResult
-    package mutating func offer(seed: UInt64, options: SwarmOptions, steps: [Step], signature: CoverageSignature) -> Bool {
+    mutating func offer(seed: UInt64, options: SwarmOptions, steps: [Step], signature: CoverageSignature) -> Bool {
         var news = 0
         for feature in signature.features where features.insert(feature).inserted { news += 1 }
         guard news > 0 else { return false }

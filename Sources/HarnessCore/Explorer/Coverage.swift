@@ -17,7 +17,7 @@ package struct Coverage: Equatable, Sendable {
         return counts
     }
 
-    package init(counts: [String: Int] = [:]) {
+    init(counts: [String: Int] = [:]) {
         for (key, count) in counts {
             if let slot = Self.slot[key] { tally[slot] += count } else { others[key, default: 0] += count }
         }
@@ -45,7 +45,7 @@ package struct Coverage: Equatable, Sendable {
         return keys
     }()
 
-    package mutating func add(_ other: Coverage) {
+    mutating func add(_ other: Coverage) {
         for slot in tally.indices { tally[slot] += other.tally[slot] }
         for (key, count) in other.others { others[key, default: 0] += count }
     }
@@ -56,7 +56,7 @@ package struct Coverage: Equatable, Sendable {
     /// What one run reached: its steps that took effect, its arrivals at yield points, and its
     /// trace (reconciliation points and reply outcomes are read from the messages the
     /// background received and sent).
-    package init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
+    init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
         // Counted by slot (each counter's place in `keys`).
         for arrival in outcome.arrivals {
             if let slot = Self.yieldSlots[arrival.process]?[arrival.point] {

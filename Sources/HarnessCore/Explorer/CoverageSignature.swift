@@ -31,12 +31,12 @@ import SiteSettings
 /// the same schedule gives the same signature on every machine.
 package struct CoverageSignature: Equatable, Sendable {
     /// The features, sorted, each once.
-    package let features: [UInt64]
+    let features: [UInt64]
 
-    package init(features: [UInt64]) { self.features = Array(Set(features)).sorted() }
+    init(features: [UInt64]) { self.features = Array(Set(features)).sorted() }
 
     /// The features a run reached.
-    package init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
+    init(steps: [Step], unreached: Set<Int>, outcome: ScenarioRunner.Outcome) {
         // Gathered in an array, then sorted and made unique: cheaper than a set per run.
         var found: [UInt64] = []
         found.reserveCapacity(512)
@@ -113,7 +113,7 @@ package struct CoverageSignature: Equatable, Sendable {
     // MARK: - Features
 
     /// What a feature is about: its top byte.
-    package enum Tag: UInt64, CaseIterable, Sendable {
+    enum Tag: UInt64, CaseIterable, Sendable {
         case background = 1, reaction, app, interleaving, fault, rule, count
     }
 

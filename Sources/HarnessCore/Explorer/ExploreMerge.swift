@@ -4,20 +4,20 @@ import SiteSettings
 /// properties broken (seeds summed, the lowest first seed kept), and lists every failure. Shards
 /// merged equal the unsharded run, whatever order they come in.
 package struct ExploreMerge: Equatable {
-    package private(set) var shards = 0
-    package private(set) var runs = 0
-    package private(set) var steps = 0
-    package private(set) var coverage = Coverage()
-    package private(set) var broken: [String: Pair] = [:]
+    private(set) var shards = 0
+    private(set) var runs = 0
+    private(set) var steps = 0
+    private(set) var coverage = Coverage()
+    private(set) var broken: [String: Pair] = [:]
     /// Failure lines by property: the one of the lowest seed.
     package private(set) var failures: [String: (seed: Int64, line: String)] = [:]
     /// The shards' trace digests added up, when every shard wrote one (`--digest`).
-    package private(set) var digest: UInt64?
+    private(set) var digest: UInt64?
     private var undigested = 0
 
-    package struct Pair: Equatable {
-        package var seeds: Int64
-        package var first: Int64
+    struct Pair: Equatable {
+        var seeds: Int64
+        var first: Int64
     }
 
     package init() {}

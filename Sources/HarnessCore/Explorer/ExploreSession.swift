@@ -11,26 +11,26 @@ package struct Finding: Sendable {
     /// The failure as the shrunk scenario reports it.
     package let message: String
     /// The power cut its runs planned (`--power-loss`), if any.
-    package var powerCut: PowerCutPlan?
+    var powerCut: PowerCutPlan?
     package let originalSteps: Int
     package let shrunk: [Step]
     /// Runs the shrinking took.
     package let shrinkRuns: Int
     /// The seed whose schedule guided search mutated into the failing one; nil for a seed's
     /// own schedule, which `--seed` alone makes again.
-    package var parent: UInt64?
+    var parent: UInt64?
     /// The failing schedule as it ran, before shrinking (what the seed alone no longer gives
     /// when it is a mutant).
-    package var schedule: [Step] = []
+    var schedule: [Step] = []
 
     /// The scenario's actions, without its setup lines.
-    package var shrunkActions: Int { shrunk.count(where: { !$0.isSetup }) }
+    var shrunkActions: Int { shrunk.count(where: { !$0.isSetup }) }
 
     /// The name of the file the shrunk scenario is written to, in the folder the command gives;
     /// its failures name it.
     package var fileName: String { Self.fileName(seed: seed, property: property) }
 
-    package static func fileName(seed: UInt64, property: Property) -> String {
+    static func fileName(seed: UInt64, property: Property) -> String {
         "seed-\(seed)-\(property.description.replacing(" ", with: "-")).scenario"
     }
 
@@ -55,7 +55,7 @@ package struct Finding: Sendable {
     }
 
     /// The lines of the header above a written finding's steps.
-    package static let headerLines = 4
+    static let headerLines = 4
 
     package func json(flaws: Set<Flaw>) -> JSONValue {
         var members: [String: JSONValue] = ["type": .string("failure"), "seed": .integer(Int64(bitPattern: seed)), "options": .string(options.description),
@@ -75,15 +75,15 @@ package struct Finding: Sendable {
 /// Explores seed after seed: runs each, adds up coverage, checks replays when asked, and
 /// shrinks the first failure of each property (later ones are counted by property).
 package struct ExploreSession: Sendable {
-    package let explorer: Explorer
+    let explorer: Explorer
     /// When set, every schedule runs a second time with `replayer` and the traces must match.
-    package let replayCheck: Bool
+    let replayCheck: Bool
     /// The explorer a replay runs with: the same one with each JavaScript background in a
     /// process of its own, so the replay also shows that a host's contexts behave as processes
     /// (unless a test plants a difference).
-    package var replayer: Explorer
+    var replayer: Explorer
     /// Every how many runs a replay also runs on the process transport (0: never).
-    package var processSampleEvery = 0
+    var processSampleEvery = 0
     package private(set) var runs = 0
     /// Of the runs, those of a schedule guided search mutated.
     package private(set) var mutants = 0
@@ -105,15 +105,15 @@ package struct ExploreSession: Sendable {
     package private(set) var features: Set<UInt64> = []
     /// Whether a failure is shrunk; when not, its finding holds the whole schedule (for
     /// counting how soon a search finds something, not for reading).
-    package var shrinking = true
+    var shrinking = true
     /// The corpus of a guided search, once it ran (`GuidedSearch`).
     package var corpus: Corpus?
     /// When set, a failing run counts only if its schedule passes with no flaw on (the failure
     /// is the flaws'); one that fails without them too is counted in `unflawed` and not shrunk.
-    package var flawsOnly = false
-    package private(set) var unflawed = 0
+    var flawsOnly = false
+    private(set) var unflawed = 0
 
-    package init(explorer: Explorer, replayCheck: Bool = false) {
+    init(explorer: Explorer, replayCheck: Bool = false) {
         self.explorer = explorer
         self.replayCheck = replayCheck
         replayer = explorer
@@ -122,7 +122,7 @@ package struct ExploreSession: Sendable {
 
     /// Adds another session's runs to this one (workers of one exploration): counts and
     /// coverage add up, and each property keeps the finding of the lowest seed.
-    package mutating func absorb(_ other: ExploreSession) {
+    mutating func absorb(_ other: ExploreSession) {
         runs += other.runs
         mutants += other.mutants
         unflawed += other.unflawed
@@ -154,13 +154,13 @@ package struct ExploreSession: Sendable {
     /// The schedule guided search gives a seed: the seed's own swarm schedule (no parent), or
     /// a mutant of the schedule of `parent`, with the options of the swarm schedule it
     /// descends from.
-    package struct Planned: Sendable {
-        package let seed: UInt64
-        package let options: SwarmOptions
-        package let steps: [Step]
-        package let parent: UInt64?
+    struct Planned: Sendable {
+        let seed: UInt64
+        let options: SwarmOptions
+        let steps: [Step]
+        let parent: UInt64?
 
-        package init(seed: UInt64, options: SwarmOptions, steps: [Step], parent: UInt64?) {
+        init(seed: UInt64, options: SwarmOptions, steps: [Step], parent: UInt64?) {
             self.seed = seed
             self.options = options
             self.steps = steps
@@ -169,13 +169,13 @@ package struct ExploreSession: Sendable {
     }
 
     /// Runs one seed; a finding when it broke a property no earlier seed broke.
-    package mutating func explore(seed: UInt64) -> Finding? {
+    mutating func explore(seed: UInt64) -> Finding? {
         explore(seed: seed, planned: nil).finding
     }
 
     /// Runs one seed's schedule, or the one planned for it; a finding when it broke a property
     /// no earlier seed broke, and the run's signature when `signatures` is set.
-    package mutating func explore(seed: UInt64, planned: Planned?) -> (finding: Finding?, signature: CoverageSignature?) {
+    mutating func explore(seed: UInt64, planned: Planned?) -> (finding: Finding?, signature: CoverageSignature?) {
         runs += 1
         let run: Explorer.Run
         do {
@@ -277,7 +277,7 @@ package struct ExploreSession: Sendable {
     }
 
     /// FNV-1a over the trace's lines: the same on every machine and every run.
-    package static func hash(_ trace: [String]) -> String { hex(fnv(trace)) }
+    static func hash(_ trace: [String]) -> String { hex(fnv(trace)) }
 
     private static func fnv(_ trace: [String]) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

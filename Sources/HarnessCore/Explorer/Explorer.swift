@@ -6,15 +6,15 @@ import SiteSettings
 /// same way. A seed gives the same schedule, options and run every time.
 package struct Explorer: Sendable {
     package var steps: Int
-    package var flaws: Set<Flaw>
-    package var transport: Simulation.Transport
-    package var executables: ProcessExecutables
+    var flaws: Set<Flaw>
+    var transport: Simulation.Transport
+    var executables: ProcessExecutables
     /// A folder this explorer may use for its runs (nothing is left in it).
-    package var directory: String
+    var directory: String
     /// Only for proving the replay check: in-process processes hide this yield point.
-    package var hiddenYield: YieldPoint?
+    var hiddenYield: YieldPoint?
     /// A power cut every run of this explorer plans (in process).
-    package var powerCut: PowerCutPlan?
+    var powerCut: PowerCutPlan?
     /// The extension whose JavaScript is the background (`executables` runs it), for the
     /// command that reruns a finding.
     package var extensionFolder: String?
@@ -29,9 +29,9 @@ package struct Explorer: Sendable {
     /// An extension whose own pages run, and what its popup steps do.
     package struct OwnPages: Equatable, Sendable {
         package var folder: String
-        package var popup: ScheduleGenerator.Popup
+        var popup: ScheduleGenerator.Popup
 
-        package init(folder: String, popup: ScheduleGenerator.Popup) {
+        init(folder: String, popup: ScheduleGenerator.Popup) {
             self.folder = folder
             self.popup = popup
         }
@@ -52,14 +52,14 @@ package struct Explorer: Sendable {
     }
 
     /// The same explorer with runs that cut the power as planned, where the transport allows.
-    package func cutting(_ plan: PowerCutPlan?) -> Explorer {
+    func cutting(_ plan: PowerCutPlan?) -> Explorer {
         var copy = self
         copy.powerCut = transport == .inProcess ? plan : nil
         return copy
     }
 
     /// The same explorer with its own run folder (for a worker beside others).
-    package func folder(suffix: String) -> Explorer {
+    func folder(suffix: String) -> Explorer {
         var copy = self
         copy.directory += suffix
         return copy
@@ -67,38 +67,38 @@ package struct Explorer: Sendable {
 
     /// One seed's run.
     package struct Run: Sendable {
-        package let seed: UInt64
-        package let options: SwarmOptions
-        package let steps: [Step]
-        package let outcome: ScenarioRunner.Outcome
+        let seed: UInt64
+        let options: SwarmOptions
+        let steps: [Step]
+        let outcome: ScenarioRunner.Outcome
         /// The power cut the run planned, if its transport allowed one.
-        package let powerCut: PowerCutPlan?
+        let powerCut: PowerCutPlan?
         /// The seed whose schedule guided search mutated into this one; nil for a seed's own.
-        package var parent: UInt64?
+        var parent: UInt64?
         /// The steps planning a fault no process reached, by index.
-        package var unreachedFaults: Set<Int> { Set(outcome.unreachedFaultLines.map { $0 - 1 }) }
+        var unreachedFaults: Set<Int> { Set(outcome.unreachedFaultLines.map { $0 - 1 }) }
         /// The first property the run broke, and the failure that says so.
-        package var failure: (property: Property, message: String)? {
+        var failure: (property: Property, message: String)? {
             outcome.properties.first.map { ($0, outcome.failures[0]) }
         }
     }
 
     /// The schedule of a seed, with the seed as its first line so the scenario reruns alone.
-    package func schedule(seed: UInt64) -> (options: SwarmOptions, steps: [Step]) {
+    func schedule(seed: UInt64) -> (options: SwarmOptions, steps: [Step]) {
         let (options, steps) = ScheduleGenerator.schedule(seed: seed, count: self.steps, popup: ownPages?.popup ?? .reference)
         let pages: [Step] = ownPages.map { [.extensionFolder($0.folder, pages: true)] } ?? []
         return (options, [.seed(seed)] + pages + steps)
     }
 
     /// Generates and runs one seed's schedule.
-    package func run(seed: UInt64) throws(ScenarioErrors) -> Run {
+    func run(seed: UInt64) throws(ScenarioErrors) -> Run {
         let (options, steps) = schedule(seed: seed)
         return try run(seed: seed, options: options, steps: steps)
     }
 
     /// Runs a schedule made for `seed` (its own, or a mutant of another's, `parent`) with the
     /// options of the swarm schedule it comes from.
-    package func run(seed: UInt64, options: SwarmOptions, steps: [Step], parent: UInt64? = nil) throws(ScenarioErrors) -> Run {
+    func run(seed: UInt64, options: SwarmOptions, steps: [Step], parent: UInt64? = nil) throws(ScenarioErrors) -> Run {
         let explorer = cutting(options.powerCut)
         let outcome = try explorer.play(explorer.generated(steps, name: "seed-\(seed)"), exploring: true)
         let powerCut = outcome.powerCutMissed ? nil : explorer.powerCut
@@ -113,7 +113,7 @@ package struct Explorer: Sendable {
     /// `harness run`.
     /// `below` comment lines come first, as a written finding's header does, so that the
     /// failures name the lines of that file.
-    package func play(_ steps: [Step], name: String, exploring: Bool = false, below: Int = 0) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
+    func play(_ steps: [Step], name: String, exploring: Bool = false, below: Int = 0) throws(ScenarioErrors) -> ScenarioRunner.Outcome {
         let scenario = try Scenario.parse(ScenarioPrinter.print(steps, description: Array(repeating: "", count: below)), name: name)
         precondition(scenario.lines.count == steps.count, "a printed step is one line")
         return try play(scenario, exploring: exploring)

@@ -15,19 +15,19 @@ package enum Search: String, CaseIterable, Sendable {
 /// seed, shard and batch size give the same schedules however many workers run them; each shard
 /// runs a campaign of its own over its seeds.
 package struct GuidedSearch: Sendable {
-    package var batch: Int
+    var batch: Int
     /// `swarm` runs every seed's own schedule through the same batches (to compare the two
     /// searches run for run), with no signatures and no corpus.
     package var search = Search.guided
     /// Of the runs after the first batch, how many in `outOf` are mutants.
-    package var mutants = 1
-    package var outOf = 2
+    var mutants = 1
+    var outOf = 2
 
     package init(batch: Int = 100) { self.batch = batch }
 
     /// The schedule of run `seed`, from the corpus as the batch began: a mutant, or the seed's
     /// own swarm schedule.
-    package func plan(seed: UInt64, explorer: Explorer, corpus: Corpus) -> ExploreSession.Planned {
+    func plan(seed: UInt64, explorer: Explorer, corpus: Corpus) -> ExploreSession.Planned {
         func own() -> ExploreSession.Planned {
             let (options, steps) = explorer.schedule(seed: seed)
             return ExploreSession.Planned(seed: seed, options: options, steps: steps, parent: nil)

@@ -8,36 +8,36 @@ import SiteSettings
 /// heal it, time that only ever moves past one timeout and never far enough to unload) instead
 /// of every run being the same average mix.
 package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
-    package enum Kind: String, CaseIterable, Comparable, Sendable {
+    enum Kind: String, CaseIterable, Comparable, Sendable {
         case tab, appEdit = "app-edit", app, popup, safari, appearance, background, handler, hold, crash, fail, profile, legacy, time
 
-        package static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+        static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
     }
 
-    package var platform: Simulation.Platform
+    var platform: Simulation.Platform
     /// The kinds a run draws its steps from, each with a weight from 1 to 4.
-    package var weights: [Kind: Int]
+    var weights: [Kind: Int]
     /// How far `advance` moves time, and what `handler` steps may make of the handler (a
     /// healthy handler is always among them).
-    package var durations: [EpochMillis]
-    package var handlers: [Simulation.HandlerBehaviour]
+    var durations: [EpochMillis]
+    var handlers: [Simulation.HandlerBehaviour]
     /// Whether the run starts with a shared document, a cache made from an older one, and a
     /// damaged document on disk.
-    package var sharedStart: Bool
-    package var staleCache: Bool
-    package var damaged: Bool
+    var sharedStart: Bool
+    var staleCache: Bool
+    var damaged: Bool
     /// A fault the handler has before the first tab opens, if any (one of `handlers`): a run
     /// that starts with the background unable to reach its document.
-    package var startingHandler: Simulation.HandlerBehaviour?
+    var startingHandler: Simulation.HandlerBehaviour?
     /// A power cut before one of the first flushes of the simulated disk, keeping a seeded
     /// sample of what was not flushed (in process only: real disks are not ours to cut).
-    package var powerCut: PowerCutPlan?
+    var powerCut: PowerCutPlan?
     /// The system reuses the handler's process (`handler reuse`).
-    package var handlerReuse = false
+    var handlerReuse = false
 
     /// The options of a seed. Tabs and time are always in: a run needs a tab to ask and time to
     /// pass for any deadline to come due.
-    package static func choose(_ random: inout SeededRandom) -> SwarmOptions {
+    static func choose(_ random: inout SeededRandom) -> SwarmOptions {
         let platform: Simulation.Platform = random.chance(1, in: 2) ? .iOS : .macOS
         var weights: [Kind: Int] = [.tab: 1 + random.below(4), .time: 1 + random.below(4)]
         for kind in Kind.allCases where weights[kind] == nil && random.chance(1, in: 2) { weights[kind] = 1 + random.below(4) }
@@ -78,7 +78,7 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
 /// are named, in the profile in front; the popup open before it is used; a hold before its
 /// release), so every one prints to a scenario `harness run` accepts. Nothing here knows a flaw:
 /// the same generator finds every one.
-package struct ScheduleGenerator {
+struct ScheduleGenerator {
     /// Sites the tabs visit and the editors change: pages on one registrable domain (so page,
     /// host and domain records overlap), another domain, and a page no record applies to; and
     /// where the rules of a decision bite: a page path with dot segments (`%2E%2e` among them)
@@ -113,7 +113,7 @@ package struct ScheduleGenerator {
                                                                 .crashing(afterWrite: false), .crashing(afterWrite: true), .garbage]
     static let profiles = [Simulation.defaultProfile, "work"]
 
-    package let options: SwarmOptions
+    let options: SwarmOptions
     private var random: SeededRandom
     private var steps: [Step] = []
     private var profile = Simulation.defaultProfile
@@ -127,7 +127,7 @@ package struct ScheduleGenerator {
     private var runsOwnPages: Bool { popupKind != .reference }
 
     /// The popup that popup steps use.
-    package enum Popup: Equatable, Sendable {
+    enum Popup: Equatable, Sendable {
         /// The harness's own, with the documented edits.
         case reference
         /// The extension's own (`extension DIR pages`): a user opens it, clicks its buttons,
@@ -139,7 +139,7 @@ package struct ScheduleGenerator {
 
     /// A schedule of `count` actions (besides its setup lines) for a seed, its popup steps for
     /// `popup`.
-    package static func schedule(seed: UInt64, count: Int, popup: Popup = .reference) -> (options: SwarmOptions, steps: [Step]) {
+    static func schedule(seed: UInt64, count: Int, popup: Popup = .reference) -> (options: SwarmOptions, steps: [Step]) {
         var random = SeededRandom(seed: seed)
         let options = SwarmOptions.choose(&random)
         var generator = ScheduleGenerator(options: options, random: random, popup: popup)

@@ -9,15 +9,15 @@ import SiteSettings
 /// setup lines stay, and the first line becomes the run's own seed. A mutant is kept only if it
 /// reads back as a valid scenario (tabs opened before they are named, the popup open before it
 /// is used, a hold before its release), so every one prints to a scenario `harness run` accepts.
-package struct ScheduleMutator {
+struct ScheduleMutator {
     /// At most this many actions (the schedule's length grows and shrinks around it).
-    package let limit: Int
+    let limit: Int
 
-    package init(limit: Int) { self.limit = limit }
+    init(limit: Int) { self.limit = limit }
 
     /// A valid mutant of `parent`, seeded by `seed`, or nil when no try in a few gave one.
     /// `donor` is another schedule to splice from.
-    package func mutate(_ parent: [Step], donor: [Step], seed: UInt64, random: inout SeededRandom) -> [Step]? {
+    func mutate(_ parent: [Step], donor: [Step], seed: UInt64, random: inout SeededRandom) -> [Step]? {
         let setupCount = parent.prefix { $0.isSetup }.count
         var setup = Array(parent[..<setupCount])
         if case .seed? = setup.first { setup[0] = .seed(seed) } else { setup.insert(.seed(seed), at: 0) }

@@ -7,21 +7,21 @@ import SiteSettings
 /// more goes; last, the faults no process reached (with their releases), so that `harness run`
 /// accepts the result. Candidates that do not parse (a tab named after its opening was dropped)
 /// are skipped. Each candidate is a full run, so the work is bounded by `budget` runs.
-package struct Shrinker {
-    package let explorer: Explorer
-    package let property: Property
-    package var budget: Int
+struct Shrinker {
+    let explorer: Explorer
+    let property: Property
+    var budget: Int
     /// Runs tried so far.
-    package private(set) var tries = 0
+    private(set) var tries = 0
 
-    package init(explorer: Explorer, property: Property, budget: Int = 3_000) {
+    init(explorer: Explorer, property: Property, budget: Int = 3_000) {
         self.explorer = explorer
         self.property = property
         self.budget = budget
     }
 
     /// The shortest failing schedule found; `steps` itself if nothing smaller fails.
-    package mutating func shrink(_ steps: [Step], unreached: Set<Int>) -> [Step] {
+    mutating func shrink(_ steps: [Step], unreached: Set<Int>) -> [Step] {
         var best = steps
         var unreached = unreached
         var changed = true

@@ -17,24 +17,24 @@ package struct ExtensionManifest: Sendable, Equatable {
     package struct Background: Sendable, Equatable {
         package var scripts: [String]
         package var kind: ScriptKind
-        package var isServiceWorker: Bool
-        package var page: String? = nil
+        var isServiceWorker: Bool
+        var page: String? = nil
     }
 
     /// 3, or 2.
-    package var manifestVersion = 3
+    var manifestVersion = 3
 
     package struct ContentScript: Sendable, Equatable {
-        package enum RunAt: String, Sendable, CaseIterable { case documentStart = "document_start", documentEnd = "document_end", documentIdle = "document_idle" }
-        package var matches: [String]
-        package var js: [String]
-        package var css: [String]
-        package var runAt: RunAt
-        package var allFrames: Bool
+        enum RunAt: String, Sendable, CaseIterable { case documentStart = "document_start", documentEnd = "document_end", documentIdle = "document_idle" }
+        var matches: [String]
+        var js: [String]
+        var css: [String]
+        var runAt: RunAt
+        var allFrames: Bool
     }
 
     /// The folder, as given.
-    package var folder: String
+    var folder: String
     /// `name`, with `__MSG_…__` replaced from the default locale.
     package var name: String
     package var version: String
@@ -42,14 +42,14 @@ package struct ExtensionManifest: Sendable, Equatable {
     package var contentScripts: [ContentScript]
     /// `action.default_popup`.
     package var popup: String?
-    package var permissions: Set<String>
-    package var hostPermissions: [String]
-    package var defaultLocale: String?
+    var permissions: Set<String>
+    var hostPermissions: [String]
+    var defaultLocale: String?
     /// The default locale's messages (`_locales/LOCALE/messages.json`), by name.
-    package var messages: [String: String]
+    var messages: [String: String]
 
     /// Permissions Safari knows for a web extension; another is ignored with a warning.
-    package static let knownPermissions: Set<String> = [
+    static let knownPermissions: Set<String> = [
         "activeTab", "alarms", "clipboardWrite", "contextMenus", "cookies", "declarativeNetRequest",
         "declarativeNetRequestFeedback", "declarativeNetRequestWithHostAccess", "menus", "nativeMessaging", "notifications",
         "scripting", "storage", "tabs", "unlimitedStorage", "webNavigation", "webRequest",
@@ -71,29 +71,29 @@ package struct ExtensionManifest: Sendable, Equatable {
     }
 
     /// What a user can do in the popup, read from its page (PROTOCOL.md section 15).
-    package struct PopupControls: Equatable, Sendable {
+    struct PopupControls: Equatable, Sendable {
         /// A select, with the values of the options its page gives it (none for one a script fills).
-        package struct Choice: Equatable, Sendable {
-            package var id: String
-            package var values: [String]
+        struct Choice: Equatable, Sendable {
+            var id: String
+            var values: [String]
         }
         /// The ids of its buttons, inputs and links, in page order (`popup click ID`).
-        package var clicks: [String] = []
+        var clicks: [String] = []
         /// Its selects with an id (`popup choose ID VALUE`).
-        package var choices: [Choice] = []
+        var choices: [Choice] = []
         /// The controls that edit the shared settings as the design's popup does: a select with
         /// `data-field="mode"` (`theme`, `nativeDarkPolicy`) sets that field of the record the
         /// popup shows (its empty value resets it), and an element with `data-edit="forget"`
         /// deletes that record.
-        package var fields: [String: SiteField] = [:]
-        package var forget: Set<String> = []
+        var fields: [String: SiteField] = [:]
+        var forget: Set<String> = []
 
-        package init() {}
+        init() {}
     }
 
     /// The popup's controls, in page order; none without a popup, or for one whose page cannot
     /// be read.
-    package var popupControls: PopupControls {
+    var popupControls: PopupControls {
         var controls = PopupControls()
         guard let popup, let text = try? String(contentsOfFile: folder + "/" + popup, encoding: .utf8) else { return controls }
         var select: PopupControls.Choice?

@@ -9,14 +9,14 @@ import SiteSettings
 /// executables (`folder`); node runs them where they are.
 package enum ExtensionRuntime {
     /// The background's runtime, in `folder`.
-    package static let fileName = "runtime.mjs"
+    static let fileName = "runtime.mjs"
 
     /// The folder the build copies the runtime's files to, beside the executables.
-    package static let resourceFolder = "SafariExtensionLifecycle_HarnessCore.resources/JavaScript"
+    static let resourceFolder = "SafariExtensionLifecycle_HarnessCore.resources/JavaScript"
 
     /// The runtime's files beside the running executable (the harness, or the test bundle), or
     /// why they are not there: like the process executables, they are built beside it.
-    package static let folder: Result<String, Unavailable> = {
+    static let folder: Result<String, Unavailable> = {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let folder = executable.deletingLastPathComponent().appendingPathComponent(resourceFolder).path
         guard FileManager.default.fileExists(atPath: folder + "/" + fileName) else {
@@ -26,24 +26,24 @@ package enum ExtensionRuntime {
     }()
 
     /// The background's runtime beside the running executable (`folder`).
-    package static func installed() throws(Unavailable) -> String {
+    static func installed() throws(Unavailable) -> String {
         try folder.get() + "/" + fileName
     }
 
     /// How long a turn of a script may run, in wall time, before the runtime stops it as one
     /// that never yields. It only guards the harness against a hang (Safari has no such limit),
     /// so it is generous: on a loaded machine a niced run's turn took over 2 s.
-    package static let watchdogMilliseconds = 10_000
+    static let watchdogMilliseconds = 10_000
 
     /// The status an incarnation ends with when a script's turn ran past the watchdog:
     /// `directives.mjs`'s `watchdogExit`.
-    package static let watchdogExit: Int32 = 124
+    static let watchdogExit: Int32 = 124
 
     /// The most heap, in MiB, each `node` process of the runtime may use (`--max-old-space-size`).
     /// A script that allocates without end runs out here, named as the cause of its death
     /// (invariant 18), rather than after the machine's memory, and soon: a background keeps
     /// a few MiB, a host of 40 incarnations about 60 (`ContextHostPool`).
-    package static let heapLimitMiB = 512
+    static let heapLimitMiB = 512
 
     /// The options every `node` process of the runtime starts with, before its script.
     static func nodeOptions(heapLimitMiB: Int = ExtensionRuntime.heapLimitMiB) -> [String] {
@@ -52,13 +52,13 @@ package enum ExtensionRuntime {
 
     /// The arguments for `node` that run the runtime at `path` for the extension in `folder`;
     /// the harness adds its own (`--storage DIR`) after them.
-    package static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds,
+    static func arguments(runtime path: String, extension folder: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds,
                                   heapLimitMiB: Int = ExtensionRuntime.heapLimitMiB, ownPages: Bool = false) -> [String] {
         nodeOptions(heapLimitMiB: heapLimitMiB) + [path, "--extension", folder, "--watchdog", String(watchdogMilliseconds)] + (ownPages ? ["--own-pages"] : [])
     }
 
     /// `command`, a runtime's, with the watchdog and the heap limit given (nil: as it was).
-    package static func with(watchdogMilliseconds: Int?, heapLimitMiB: Int?, _ command: ProcessExecutables.Command) -> ProcessExecutables.Command {
+    static func with(watchdogMilliseconds: Int?, heapLimitMiB: Int?, _ command: ProcessExecutables.Command) -> ProcessExecutables.Command {
         var changed = command
         if let watchdogMilliseconds, let flag = command.arguments.firstIndex(of: "--watchdog"), flag + 1 < command.arguments.count {
             changed.arguments[flag + 1] = String(watchdogMilliseconds)
@@ -73,11 +73,11 @@ package enum ExtensionRuntime {
 
     /// The limits a command of the runtime (the background's, or the page host's) was started
     /// with, read from its arguments; nil for another executable, or one given no limits.
-    package struct Limits: Equatable, Sendable {
-        package var watchdogMilliseconds: Int
-        package var heapLimitMiB: Int
+    struct Limits: Equatable, Sendable {
+        var watchdogMilliseconds: Int
+        var heapLimitMiB: Int
 
-        package init?(_ command: ProcessExecutables.Command) {
+        init?(_ command: ProcessExecutables.Command) {
             let arguments = command.arguments
             let heapOption = ExtensionRuntime.heapOption
             guard let heap = arguments.lazy.compactMap({ $0.hasPrefix(heapOption) ? Int($0.dropFirst(heapOption.count)) : nil }).first,
@@ -88,7 +88,7 @@ package enum ExtensionRuntime {
 
         /// How a process of the runtime that ended with `status`, having written `stderr`, died:
         /// its watchdog, or its heap limit, when it says so; else as the system says.
-        package func death(_ status: ChildProcess.ExitStatus, stderr: String) -> ProcessDriver.Death {
+        func death(_ status: ChildProcess.ExitStatus, stderr: String) -> ProcessDriver.Death {
             if status == .exited(ExtensionRuntime.watchdogExit) { return .scriptDidNotYield(milliseconds: watchdogMilliseconds) }
             // Node aborts when its heap is full, having said so ("… JavaScript heap out of memory").
             if status == .signaled(SIGABRT) && stderr.contains("heap out of memory") { return .outOfMemory(heapLimitMiB: heapLimitMiB) }
@@ -102,7 +102,7 @@ package enum ExtensionRuntime {
     }
 
     /// The background's command on the process transport: `node` running the runtime at `path`.
-    package static func background(node: String, runtime path: String, extension folder: String, ownPages: Bool = false) -> ProcessExecutables.Command {
+    static func background(node: String, runtime path: String, extension folder: String, ownPages: Bool = false) -> ProcessExecutables.Command {
         ProcessExecutables.Command(path: node, arguments: arguments(runtime: path, extension: folder, ownPages: ownPages))
     }
 
@@ -160,11 +160,11 @@ package enum ExtensionRuntime {
     package static var installedNode: String? { node(searchPath: ProcessInfo.processInfo.environment["PATH"]) }
 
     /// `node` on `searchPath` (a `PATH` value), if it is there.
-    package static func node(searchPath: String?) -> String? { tool("node", searchPath: searchPath) }
+    static func node(searchPath: String?) -> String? { tool("node", searchPath: searchPath) }
 
     /// The program `name` on `searchPath` (the harness's `PATH` unless given), `/usr/bin` or
     /// `/usr/local/bin`, if it is there.
-    package static func tool(_ name: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
+    static func tool(_ name: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
         let folders = (searchPath ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
         return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -185,13 +185,13 @@ package enum ExtensionRuntime {
 
     /// The runtime over one extension, as a process of its own: what a test or a check hands
     /// it, one input at a time, and what it answers.
-    package final class Session {
+    final class Session {
         private let child: ChildProcess
         private let limits: Limits?
 
         /// Starts `node` on the runtime at `runtime` for the extension in `folder`, its storage in
         /// `storage`, with exactly `environment`.
-        package init(node: String, runtime: String, extension folder: String, storage: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds,
+        init(node: String, runtime: String, extension folder: String, storage: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds,
                      environment: [String: String] = [:]) throws(ChildProcess.SpawnError) {
             let command = ProcessExecutables.Command(path: node, arguments: arguments(runtime: runtime, extension: folder, watchdogMilliseconds: watchdogMilliseconds))
             limits = Limits(command)
@@ -204,18 +204,18 @@ package enum ExtensionRuntime {
         }
 
         /// The frames of the input during which the runtime ended, which `exchange` did not return.
-        package private(set) var unfinished: [FromChild] = []
+        private(set) var unfinished: [FromChild] = []
 
         /// Hands it `input` and reads its frames up to the input's `done` or `error`, answering
         /// each yield point with `answer`; nil when the runtime ends first (its frames are
         /// `unfinished`).
-        package func exchange(_ input: ChildInput, now: EpochMillis, uptime: EpochMillis, seed: UInt64 = 1,
+        func exchange(_ input: ChildInput, now: EpochMillis, uptime: EpochMillis, seed: UInt64 = 1,
                               answer: (YieldPoint) -> ToChild = { _ in .proceed(now: 0) }) throws -> [FromChild]? {
             try exchange(frame: JSONWriter.compact(ToChild.input(input, now: now, uptime: uptime, seed: seed, flaws: []).json), answer: answer)
         }
 
         /// The same for an input frame written out already (as a test writes one, byte for byte).
-        package func exchange(frame: [UInt8], answer: (YieldPoint) -> ToChild = { _ in .proceed(now: 0) }) throws -> [FromChild]? {
+        func exchange(frame: [UInt8], answer: (YieldPoint) -> ToChild = { _ in .proceed(now: 0) }) throws -> [FromChild]? {
             try child.send(frame)
             var frames: [FromChild] = []
             while let bytes = try child.receive(timeoutMilliseconds: 20_000) {
@@ -232,11 +232,11 @@ package enum ExtensionRuntime {
         }
 
         /// The end of the runtime's standard error, for a failure's message.
-        package var stderrTail: String { child.stderrTail }
+        var stderrTail: String { child.stderrTail }
 
         /// How the runtime ended, once an exchange found it ended: by its watchdog, out of
         /// memory, or as the system says (then with the end of its standard error).
-        package var ending: String {
+        var ending: String {
             let death = ProcessDriver.Death(child.reap().status, stderr: child.stderrTail, limits: limits)
             guard case .status = death else { return "\(death)" }
             return "the runtime ended: \(death): \(child.stderrTail.trimmingCharacters(in: .whitespacesAndNewlines).suffix(1000))"
@@ -245,10 +245,10 @@ package enum ExtensionRuntime {
 
     /// How long a check lets a loaded part of an extension run on (timers, alarms, storage
     /// answers), in virtual time, and how many of its inputs it hands over at most.
-    package static let checkWindow: EpochMillis = 30_000
-    package static let checkTurns = 10_000
+    static let checkWindow: EpochMillis = 30_000
+    static let checkTurns = 10_000
     /// The moment a check loads the extension at: 2026-03-01T09:00Z.
-    package static let checkStart: EpochMillis = 1_772_355_600_000
+    static let checkStart: EpochMillis = 1_772_355_600_000
 
     /// Starts the background of the extension in `folder` once, as Safari loads it (its storage
     /// in a fresh folder, every yield point taken), then lets it run on until nothing is pending

@@ -15,14 +15,14 @@ extension PageHost {
     /// A tab as the popup's `tabs.query` reads it: its window, and whether it is the active tab
     /// of that window.
     package struct PopupTab: Equatable, Sendable {
-        package var id: TabID
-        package var url: String
-        package var windowId: Int
-        package var active: Bool
+        var id: TabID
+        var url: String
+        var windowId: Int
+        var active: Bool
         /// Its number (`tabs.Tab.id`), when Safari gave it one.
-        package var number: Int?
+        var number: Int?
 
-        package init(id: TabID, url: String, windowId: Int, active: Bool, number: Int? = nil) {
+        init(id: TabID, url: String, windowId: Int, active: Bool, number: Int? = nil) {
             self.id = id
             self.url = url
             self.windowId = windowId
@@ -119,7 +119,7 @@ extension PageHost {
 extension PageHost.Input {
     /// The input as it travels: an object with its `type` and its members, a member that is nil
     /// here left out.
-    package var json: JSONValue {
+    var json: JSONValue {
         func input(_ type: String, _ members: [String: JSONValue] = [:]) -> JSONValue {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
@@ -185,7 +185,7 @@ extension PageHost.Input {
 
     /// The frame that hands the pages this input at `now`, with Safari's local time
     /// `utcOffsetMinutes` from UTC (left out when 0).
-    package func frame(now: EpochMillis, utcOffsetMinutes: Int = 0) -> [UInt8] {
+    func frame(now: EpochMillis, utcOffsetMinutes: Int = 0) -> [UInt8] {
         var frame: [String: JSONValue] = ["now": .integer(now), "input": json]
         if utcOffsetMinutes != 0 { frame["utcOffsetMinutes"] = .integer(Int64(utcOffsetMinutes)) }
         return JSONWriter.compact(.object(frame))
@@ -203,7 +203,7 @@ extension PageHost.Output {
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
     /// another form, or an output that is not one of the forms `pages.mjs` writes, is an error
     /// naming it.
-    package static func decode(frame bytes: [UInt8]) throws(PageHost.Failure) -> [PageHost.Output] {
+    static func decode(frame bytes: [UInt8]) throws(PageHost.Failure) -> [PageHost.Output] {
         guard case .object(let reply)? = try? JSONParser.parse(bytes), case .array(let items)? = reply["outputs"] else {
             throw .notOutputs(String(decoding: bytes.prefix(200), as: UTF8.self))
         }
@@ -215,7 +215,7 @@ extension PageHost.Output {
     /// Reads output `number` of a frame (the first is 1); anything but the form `pages.mjs`
     /// writes for its `type` (a member missing, of another kind, or not among that type's) is an
     /// error that names the output and what is wrong with it.
-    package static func decode(_ json: JSONValue, number: Int) throws(PageHost.Failure) -> PageHost.Output {
+    static func decode(_ json: JSONValue, number: Int) throws(PageHost.Failure) -> PageHost.Output {
         guard case .object(let members) = json else { throw .malformedOutput(number: number, type: nil, problem: "not an object") }
         guard case .string(let type)? = members["type"] else { throw .malformedOutput(number: number, type: nil, problem: "no string 'type'") }
         guard let kind = Kind(rawValue: type) else { throw .malformedOutput(number: number, type: nil, problem: "unknown type '\(type.prefix(64))'") }

@@ -8,7 +8,7 @@ import Synchronization
 /// popup's page while it is open, each in a realm of its own.
 package enum PageRuntime {
     /// The page host's runtime, beside the background's (`ExtensionRuntime.folder`).
-    package static let fileName = "pages.mjs"
+    static let fileName = "pages.mjs"
 
     /// The page host's runtime beside the running executable.
     package static func installed() throws(ExtensionRuntime.Unavailable) -> String {
@@ -17,13 +17,13 @@ package enum PageRuntime {
 
     /// Where the pages' DOM, Debian's jsdom (`node-jsdom`), and the modules it needs are: node
     /// searches there only when `NODE_PATH` names it, so the page host is started with it.
-    package static let jsdomModules = "/usr/share/nodejs"
+    static let jsdomModules = "/usr/share/nodejs"
 
     /// The page host's environment: `NODE_PATH` for jsdom, and nothing else of the harness's.
-    package static let environment = ["NODE_PATH": jsdomModules]
+    static let environment = ["NODE_PATH": jsdomModules]
 
     /// Why no page can run here, or nil when jsdom is installed (in `folder`).
-    package static func jsdomMissing(in folder: String = jsdomModules) -> ExtensionRuntime.Unavailable? {
+    static func jsdomMissing(in folder: String = jsdomModules) -> ExtensionRuntime.Unavailable? {
         FileManager.default.fileExists(atPath: folder + "/jsdom/lib/api.js") ? nil : .noJsdom(folder)
     }
     package static var jsdomMissing: ExtensionRuntime.Unavailable? { jsdomMissing() }
@@ -143,7 +143,7 @@ package final class PageHostPool: Sendable {
 
     /// Starts a host for `command` to wait for the first run that needs one, unless one waits:
     /// node and jsdom load while earlier runs go on.
-    package func prepare(_ command: ProcessExecutables.Command) {
+    func prepare(_ command: ProcessExecutables.Command) {
         let runtime = Self.split(command).runtime
         guard !idle.withLock({ hosts in hosts.contains { Self.split($0.command).runtime == runtime } }),
               let host = try? PageHost(command, seed: 0) else { return }
@@ -193,13 +193,13 @@ package final class PageHostPool: Sendable {
 /// What a scenario can check on a tab's page: the root element's inline style, classes, data
 /// attributes and a few other attributes, and the text of the style elements scripts added.
 package struct PageState: Equatable, Sendable {
-    package var style: [String: String] = [:]
-    package var classes: [String] = []
-    package var data: [String: String] = [:]
-    package var attributes: [String: String] = [:]
-    package var styles: [String] = []
+    var style: [String: String] = [:]
+    var classes: [String] = []
+    var data: [String: String] = [:]
+    var attributes: [String: String] = [:]
+    var styles: [String] = []
 
-    package init() {}
+    init() {}
 
     init?(json: JSONValue) {
         guard case .object(let members) = json else { return nil }
@@ -219,7 +219,7 @@ package struct PageState: Equatable, Sendable {
     }
 
     /// The page in a line, as the trace shows it.
-    package var summary: String {
+    var summary: String {
         var parts: [String] = []
         parts += style.keys.sorted().map { "style.\($0)=\(style[$0]!)" }
         if !classes.isEmpty { parts.append("class " + classes.joined(separator: " ")) }
@@ -246,7 +246,7 @@ extension PageRuntime {
 
     /// An address a match pattern matches: `<all_urls>` and a `*` host are `example.com`, a
     /// `*.` host gets `www.`, a `*` scheme is https, and a `*` in the path is nothing.
-    package static func address(matching pattern: String) -> String {
+    static func address(matching pattern: String) -> String {
         guard pattern != "<all_urls>", let schemeEnd = pattern.range(of: "://") else { return "https://example.com/" }
         let scheme = pattern[..<schemeEnd.lowerBound] == "*" ? "https" : String(pattern[..<schemeEnd.lowerBound])
         let rest = pattern[schemeEnd.upperBound...]

@@ -8,7 +8,7 @@ import SiteSettings
 /// file's bytes as they were.
 package enum NativeFuzz {
     /// The handler's clock for every message (2026-07-13T10:53:20Z).
-    package static let now: EpochMillis = 1_783_940_000_000
+    static let now: EpochMillis = 1_783_940_000_000
     /// How far past `now` an edit's time may be: the documented tolerance, written here rather
     /// than taken from the handler, so a handler that drifts from it is caught.
     static let tolerance: EpochMillis = 60_000
@@ -23,7 +23,7 @@ package enum NativeFuzz {
     ]
 
     /// The document every message meets.
-    package static let document: [UInt8] = {
+    static let document: [UInt8] = {
         var document = SettingsDocument(documentId: "FUZZ-1", revision: revision)
         let stamp = Stamp(at: written)
         document.sites[try! ScopeKey.parse("docs.example.com")] = SiteRecord(values: SiteValues(theme: .sepia), changedAt: [.theme: stamp])
@@ -48,13 +48,13 @@ package enum NativeFuzz {
                                 String(repeating: "a.", count: 3000) + "example"]
 
     /// One message and how it was made.
-    package struct Mutant: Sendable {
-        package var bytes: [UInt8]
-        package var valid: Bool
+    struct Mutant: Sendable {
+        var bytes: [UInt8]
+        var valid: Bool
         /// What was done to it, for reports: `patch`, `patch/future-time`, `getSnapshot/truncated`.
-        package var kind: String
+        var kind: String
 
-        package init(bytes: [UInt8], valid: Bool, kind: String) {
+        init(bytes: [UInt8], valid: Bool, kind: String) {
             self.bytes = bytes
             self.valid = valid
             self.kind = kind
@@ -62,7 +62,7 @@ package enum NativeFuzz {
     }
 
     /// The `index`-th message of the `seed`'s sequence: the same on every machine.
-    package static func mutant(seed: UInt64, index: Int) -> Mutant {
+    static func mutant(seed: UInt64, index: Int) -> Mutant {
         var random = SeededRandom(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index))
         var (message, kind) = baseMessage(&random)
         var valid = true
@@ -290,20 +290,20 @@ extension NativeFuzz {
     }
 
     /// The input frame that carries `message` to the handler, its bytes spliced in as they are.
-    package static func frame(_ message: [UInt8]) -> [UInt8] {
+    static func frame(_ message: [UInt8]) -> [UInt8] {
         Array("{\"kind\":\"input\",\"now\":\(now),\"uptime\":0,\"seed\":1,\"flaws\":[],\"input\":{\"type\":\"requestArrived\",\"message\":".utf8)
             + message + Array("}}".utf8)
     }
 
     /// How the handler answered one frame: its reply message, an error frame, or nothing.
-    package enum Answer: Sendable, Equatable {
+    enum Answer: Sendable, Equatable {
         case reply(JSONValue)
         case errorFrame(String)
         case none(String)
     }
 
     /// Judges one message: how it was answered and the container's files before and after.
-    package static func judge(_ mutant: Mutant, index: Int, answer: Answer, before: [String: [UInt8]], after: [String: [UInt8]], into tally: inout Tally) {
+    static func judge(_ mutant: Mutant, index: Int, answer: Answer, before: [String: [UInt8]], after: [String: [UInt8]], into tally: inout Tally) {
         tally.sent += 1
         var problem: String?
         var rejected = false

@@ -17,17 +17,17 @@ package struct NativeHandlerRun {
     package struct Result: Sendable {
         /// The handler's answer, or nil when it was killed or died first.
         package var reply: JSONValue?
-        package var notified: Bool
+        var notified: Bool
         /// The yield points reached, in order.
-        package var yields: [YieldPoint]
-        package var exit: ChildProcess.ExitStatus
+        var yields: [YieldPoint]
+        var exit: ChildProcess.ExitStatus
         /// Error frames the handler sent (frames it could not read).
-        package var errors: [String]
+        var errors: [String]
         package var stderrTail: String
     }
 
-    package let executable: String
-    package let container: String
+    let executable: String
+    let container: String
 
     package init(executable: String, container: String) {
         self.executable = executable

@@ -11,7 +11,7 @@ import SiteSettings
 package enum TeamHandler {
     /// The class the generated `main` makes for each request, unless the sources' `Info.plist`
     /// or `--handler-class` names another.
-    package static let defaultPrincipalClass = "SafariWebExtensionHandler"
+    static let defaultPrincipalClass = "SafariWebExtensionHandler"
 
     /// Why a handler could not be built.
     package enum BuildError: Error, CustomStringConvertible {

@@ -6,11 +6,11 @@ import SiteSettings
 package enum Reports {
     /// One scenario's result, as JUnit sees it.
     package struct Result: Sendable {
-        package var name: String
-        package var failures: [String]
-        package var wallSeconds: Double
+        var name: String
+        var failures: [String]
+        var wallSeconds: Double
         /// Why it did not run, if it did not.
-        package var skipped: String?
+        var skipped: String?
 
         package init(name: String, failures: [String], wallSeconds: Double, skipped: String? = nil) {
             self.name = name

@@ -7,9 +7,9 @@ import SiteSettings
 package struct RunMarks: Sendable {
     /// A step began when the trace had `traceIndex` lines, at virtual time `at`.
     package struct Step: Sendable, Equatable {
-        package var line: Int
-        package var traceIndex: Int
-        package var at: EpochMillis
+        var line: Int
+        var traceIndex: Int
+        var at: EpochMillis
     }
 
     /// A failed expectation or broken invariant, reported on step `line` (whose text is
@@ -20,29 +20,29 @@ package struct RunMarks: Sendable {
         package var property: Property
         package var message: String
         package var afterHealing: Bool
-        package var traceIndex: Int
-        package var at: EpochMillis
+        var traceIndex: Int
+        var at: EpochMillis
     }
 
     /// The files as they were after a step (nil: absent or unreadable).
-    package struct Revisions: Sendable, Equatable {
-        package var traceIndex: Int
-        package var at: EpochMillis
-        package var shared: Int?
+    struct Revisions: Sendable, Equatable {
+        var traceIndex: Int
+        var at: EpochMillis
+        var shared: Int?
         /// The front profile's cache: the revision of the document it holds, and how many
         /// changes wait in its outbox.
-        package var profile: String
-        package var cache: Int?
-        package var outbox: Int
+        var profile: String
+        var cache: Int?
+        var outbox: Int
     }
 
     /// The Safari profile in front at the start.
-    package var profile = Simulation.defaultProfile
-    package var steps: [Step] = []
+    var profile = Simulation.defaultProfile
+    var steps: [Step] = []
     package var failures: [Failure] = []
-    package var revisions: [Revisions] = []
+    var revisions: [Revisions] = []
 
-    package init() {}
+    init() {}
 
     static func revisions(of simulation: Simulation) -> Revisions {
         let shared = simulation.files.containerFile(FileContainer.documentName).flatMap { try? DocumentCodec.decode($0).document }

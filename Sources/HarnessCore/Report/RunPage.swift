@@ -9,9 +9,9 @@ package enum RunPage {
     package struct Run: Sendable {
         package var scenario: Scenario
         package var outcome: ScenarioRunner.Outcome
-        package var wallSeconds: Double
+        var wallSeconds: Double
         /// How it was run: `seed 1, transport process`, and any flaws.
-        package var settings: String
+        var settings: String
 
         package init(scenario: Scenario, outcome: ScenarioRunner.Outcome, wallSeconds: Double, settings: String) {
             self.scenario = scenario
@@ -21,7 +21,7 @@ package enum RunPage {
         }
     }
 
-    package static func html(_ run: Run) -> String {
+    static func html(_ run: Run) -> String {
         let outcome = run.outcome
         let timeline = RunTimeline(log: outcome.log, marks: outcome.marks, epoch: outcome.epoch)
         let axis = TimeAxis(timeline)

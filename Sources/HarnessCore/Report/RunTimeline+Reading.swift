@@ -4,7 +4,7 @@ import SiteSettings
 extension RunTimeline {
     /// Reads the trace's events (and the revisions read after each step, when the run kept
     /// them), its times counted from `epoch`.
-    package init(log: TraceLog, marks: RunMarks, epoch: EpochMillis) {
+    init(log: TraceLog, marks: RunMarks, epoch: EpochMillis) {
         var reader = TraceReader(profile: marks.profile, epoch: epoch)
         for (index, entry) in log.entries.enumerated() { reader.read(entry, at: index) }
         self = reader.finish()

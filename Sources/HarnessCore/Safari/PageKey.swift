@@ -5,8 +5,8 @@ import ProcessKit
 /// wire the default profile's page is named by its tab (`t1`) and another's as `PROFILE/TAB`
 /// (`work/t1`).
 package struct PageKey: Hashable, Comparable, Sendable, CustomStringConvertible {
-    package var profile: String
-    package var tab: TabID
+    var profile: String
+    var tab: TabID
 
     package init(_ tab: TabID, profile: String = SafariMachine.defaultProfile) {
         self.tab = tab
@@ -14,7 +14,7 @@ package struct PageKey: Hashable, Comparable, Sendable, CustomStringConvertible 
     }
 
     /// A page as the wire names it.
-    package init(name: String) {
+    init(name: String) {
         if let slash = name.firstIndex(of: "/") {
             self.init(TabID(String(name[name.index(after: slash)...])), profile: String(name[..<slash]))
         } else {
@@ -23,7 +23,7 @@ package struct PageKey: Hashable, Comparable, Sendable, CustomStringConvertible 
     }
 
     /// As the wire and the trace name it.
-    package var name: String { profile == SafariMachine.defaultProfile ? tab.rawValue : profile + "/" + tab.rawValue }
+    var name: String { profile == SafariMachine.defaultProfile ? tab.rawValue : profile + "/" + tab.rawValue }
     package var description: String { name }
 
     /// In the order of their names.
@@ -33,22 +33,22 @@ package struct PageKey: Hashable, Comparable, Sendable, CustomStringConvertible 
 /// One load of one of the extension's pages, as the page host numbers its loads (`tab t1#2`,
 /// `tab work/t1#3`, `popup#1`): a page's timers belong to the load that set them, and die with it.
 package struct PageLoad: Hashable, Comparable, Sendable, CustomStringConvertible {
-    package var page: PageHost.Page
-    package var number: Int
+    var page: PageHost.Page
+    var number: Int
 
-    package init(_ page: PageHost.Page, number: Int) {
+    init(_ page: PageHost.Page, number: Int) {
         self.page = page
         self.number = number
     }
 
     /// A load as the wire names it; nil for a name that is not one.
-    package init?(name: String) {
+    init?(name: String) {
         guard let hash = name.lastIndex(of: "#"), let number = Int(name[name.index(after: hash)...]),
               let page = PageHost.Page(hostName: String(name[..<hash])) else { return nil }
         self.init(page, number: number)
     }
 
-    package var name: String { "\(page.hostName)#\(number)" }
+    var name: String { "\(page.hostName)#\(number)" }
     package var description: String { name }
 
     /// In the order of their names.
@@ -57,7 +57,7 @@ package struct PageLoad: Hashable, Comparable, Sendable, CustomStringConvertible
 
 extension PageHost.Page {
     /// As the page host names the page in its console and its loads: `tab KEY`, or `popup`.
-    package var hostName: String {
+    var hostName: String {
         switch self {
         case .tab(let key): "tab \(key.name)"
         case .popup: "popup"
@@ -65,7 +65,7 @@ extension PageHost.Page {
     }
 
     /// A page as the page host names it; nil for a name that is not one.
-    package init?(hostName: String) {
+    init?(hostName: String) {
         if hostName == "popup" {
             self = .popup
         } else if hostName.hasPrefix("tab "), hostName.count > 4 {

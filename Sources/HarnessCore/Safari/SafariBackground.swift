@@ -5,33 +5,33 @@ import SiteSettings
 /// as long as that load, or stopped, with how it last stopped. What a load keeps (its
 /// listeners, ports, unload timer, inspector) starts afresh with each load and goes with it, so
 /// no field of a dead background can outlive it.
-package enum BackgroundLife: Equatable, Sendable {
+enum BackgroundLife: Equatable, Sendable {
     /// None is loaded; the last one stopped this way (`unloaded` before the first load).
     case stopped(BackgroundState)
     case loaded(LoadedBackground)
 }
 
 /// A loaded background, as Safari keeps it while the load lasts.
-package struct LoadedBackground: Equatable, Sendable {
-    package let incarnation: Int
+struct LoadedBackground: Equatable, Sendable {
+    let incarnation: Int
     /// The events it registered listeners for (read at the load's end).
-    package var listeners: Set<BackgroundListener> = []
+    var listeners: Set<BackgroundListener> = []
     /// When Safari's unload timer fires next: 30 s after it was last woken (loaded, or handed
     /// an event it listens for), and again 30 s after each check that found something holding
     /// it. Besides those checks, only a wake arms it again (WebKit,
     /// `WebExtensionContext::wakeUpBackgroundContentIfNecessary` and
     /// `performTasksAfterBackgroundContentLoads`), never native replies, storage, its own
     /// timers or messages arriving on a port.
-    package var unloadCheck: EpochMillis
+    var unloadCheck: EpochMillis
     /// The ports it holds, and when it last opened or posted on one (WebKit keeps one such time
     /// for the whole background page, `m_lastBackgroundPortActivityTime`).
-    package var ports: Set<SafariMachine.Port> = []
-    package var lastPortActivity: EpochMillis = 0
+    var ports: Set<SafariMachine.Port> = []
+    var lastPortActivity: EpochMillis = 0
     /// Web Inspector is attached to it.
-    package var inspected = false
+    var inspected = false
     /// It took the open popup's port: it knows the popup is open (a popup closed and opened
     /// again over it is not announced again).
-    package var knowsThePopup = false
+    var knowsThePopup = false
 
     /// Loading arms the unload timer (`performTasksAfterBackgroundContentLoads`).
     init(incarnation: Int, now: EpochMillis) {

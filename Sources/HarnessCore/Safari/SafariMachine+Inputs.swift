@@ -120,7 +120,7 @@ extension SafariMachine {
     }
 
     /// What the shell carries out, in order.
-    package enum Effect: Equatable, Sendable {
+    enum Effect: Equatable, Sendable {
         /// A line of Safari's in the trace.
         case note(SafariNote)
         /// Queue an event for the background; it comes back as `eventDue` in its turn.

@@ -24,7 +24,7 @@ extension SafariMachine {
         case choose(String, value: String)
 
         /// Its word in a scenario (`popup click`, `popup choose`).
-        package var verb: String {
+        var verb: String {
             switch self {
             case .click: "click"
             case .choose: "choose"
@@ -33,11 +33,11 @@ extension SafariMachine {
     }
 
     /// A page's message on its way: from whom, and the incarnation that took it, once one did.
-    package struct PageQuestion: Equatable, Sendable {
-        package var from: ExtensionWire.PageSender
-        package var takenBy: Int?
+    struct PageQuestion: Equatable, Sendable {
+        var from: ExtensionWire.PageSender
+        var takenBy: Int?
         /// The profile of the page that asked (tab names are each profile's own).
-        package var profile: String
+        var profile: String
     }
 
     /// Whether a tab's page is visible: it is its window's active tab, in the profile in front,
@@ -46,12 +46,12 @@ extension SafariMachine {
     func isShown(_ id: TabID) -> Bool { safariInForeground && visibleTabs.contains(id) }
 
     /// The page of the front profile's tab `id`. Every effect for a tab's page names it so.
-    package func pageKey(_ id: TabID) -> PageKey { PageKey(id, profile: profile) }
+    func pageKey(_ id: TabID) -> PageKey { PageKey(id, profile: profile) }
 
     /// Whether a load of one of the extension's pages runs now, its timers included: the
     /// popup's always, a tab's while its profile is in front, as Safari runs no extension of a
     /// profile put away.
-    package func pageRuns(_ load: PageLoad) -> Bool {
+    func pageRuns(_ load: PageLoad) -> Bool {
         guard case .tab(let key) = load.page else { return true }
         return key.profile == profile
     }

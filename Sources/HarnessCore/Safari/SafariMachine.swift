@@ -18,16 +18,16 @@ package struct SafariMachine: Sendable {
     package enum Platform: String, CaseIterable, Sendable { case iOS = "ios", macOS = "macos" }
 
     /// An event held for a frozen background, with the incarnation it belongs to, if only one.
-    package struct Pending: Equatable, Sendable {
-        package var event: ExtensionWire.Event
-        package var incarnation: Int?
+    struct Pending: Equatable, Sendable {
+        var event: ExtensionWire.Event
+        var incarnation: Int?
     }
 
     /// One background incarnation's native request.
     package struct NativeRequestID: Hashable, Comparable, Sendable {
-        package var incarnation: Int
-        package var request: Int
-        package init(incarnation: Int, request: Int) {
+        var incarnation: Int
+        var request: Int
+        init(incarnation: Int, request: Int) {
             self.incarnation = incarnation
             self.request = request
         }
@@ -35,15 +35,15 @@ package struct SafariMachine: Sendable {
     }
 
     /// One of a background incarnation's own timers.
-    package struct TimerID: Hashable, Comparable, Sendable {
-        package var incarnation: Int
-        package var timer: BackgroundTimer
-        package init(incarnation: Int, _ timer: BackgroundTimer) {
+    struct TimerID: Hashable, Comparable, Sendable {
+        var incarnation: Int
+        var timer: BackgroundTimer
+        init(incarnation: Int, _ timer: BackgroundTimer) {
             self.incarnation = incarnation
             self.timer = timer
         }
         /// By incarnation, then native timeouts by request before script timers by number.
-        package static func < (a: Self, b: Self) -> Bool { (a.incarnation, a.order.kind, a.order.number) < (b.incarnation, b.order.kind, b.order.number) }
+        static func < (a: Self, b: Self) -> Bool { (a.incarnation, a.order.kind, a.order.number) < (b.incarnation, b.order.kind, b.order.number) }
         private var order: (kind: Int, number: Int) {
             switch timer {
             case .nativeTimeout(let request): (0, request)
@@ -53,135 +53,135 @@ package struct SafariMachine: Sendable {
     }
 
     /// An alarm, as `alarms.create` makes it: at a time, once or every `period`.
-    package struct Alarm: Equatable, Sendable {
-        package var at: EpochMillis
-        package var period: EpochMillis?
+    struct Alarm: Equatable, Sendable {
+        var at: EpochMillis
+        var period: EpochMillis?
         /// How long the device slept since the alarm was set: `at` moved that much later, as
         /// Safari's monotonic clock stopped (a change the alarm was set for comes that late).
-        package var sleptSinceSet: EpochMillis = 0
+        var sleptSinceSet: EpochMillis = 0
     }
 
     /// How often each rule bit (the soak prints these).
-    package struct RuleCounts: Equatable, Sendable {
+    struct RuleCounts: Equatable, Sendable {
         /// Events that woke nothing or were lost: the background does not listen for them.
-        package var droppedForWantOfAListener = 0
+        var droppedForWantOfAListener = 0
         /// Alarms asked for sooner than the minimum and raised to it.
-        package var alarmsRaisedToTheMinimum = 0
+        var alarmsRaisedToTheMinimum = 0
         /// Native requests refused while the most Safari allows were in flight.
-        package var requestsRefusedAtTheCap = 0
+        var requestsRefusedAtTheCap = 0
     }
 
     /// A port the loaded background holds: to the native app (`runtime.connectNative`), from
     /// the open popup (`runtime.connect`; the background posts the popup's view on it), or one
     /// of the extension's own pages opened (`runtime.connect`), by its number.
-    package enum Port: Hashable, Sendable { case native, popup, page(Int) }
+    enum Port: Hashable, Sendable { case native, popup, page(Int) }
 
     // MARK: - Constants (WebKit's, each cited where it is used)
 
-    package static let defaultProfile = "default"
+    static let defaultProfile = "default"
     /// Safari unloads a non-persistent background this long after it was last woken (WebKit,
     /// `WebExtensionContext::scheduleBackgroundContentToUnload`: `delayBeforeUnloading`, 30 s,
     /// on macOS and iOS alike).
-    package static let idleUnload: EpochMillis = 30_000
+    static let idleUnload: EpochMillis = 30_000
     /// Safari postpones an unload, 30 s at a time, while the background holds an open port
     /// (any: native, or from the popup or a content script) and opened or posted on one less
     /// than this long ago (WebKit,
     /// `WebExtensionContext::unloadBackgroundContentIfPossible`: `delayForInactivePorts`;
     /// `m_lastBackgroundPortActivityTime` is set only by the background's own `addPorts` and
     /// `portPostMessage`, never by messages arriving on the port).
-    package static let portKeepAlive: EpochMillis = 120_000
+    static let portKeepAlive: EpochMillis = 120_000
     /// How many native requests Safari lets be in flight at once, across every extension; it
     /// refuses one more at once (WebKit, `WebExtensionContext::sendNativeMessage`:
     /// `maximumActiveRequestCount`, "too many active native message requests").
-    package static let maximumActiveNativeRequests = 150
+    static let maximumActiveNativeRequests = 150
     /// The shortest delay Safari allows an alarm: shorter delays and periods are raised to it
     /// (WebKit, `WebExtensionAPIAlarms.cpp` `createAlarm` with `webExtensionMinimumAlarmInterval`,
     /// 30 s; the older `WebExtensionAPIAlarmsCocoa.mm` enforced 1 minute).
-    package static let alarmMinimum: EpochMillis = 30_000
+    static let alarmMinimum: EpochMillis = 30_000
     /// The name of the alarm the reference background sets (it has one, for the next change
     /// a time brings: a schedule boundary, a pause's end).
-    package static let decisionAlarm = "next-change"
+    static let decisionAlarm = "next-change"
 
     /// Safari's key for an alarm the wire names: the unnamed one (the built-in background's)
     /// is `decisionAlarm`. (A script's alarm named "next-change" is that one.)
-    package static func alarmKey(_ name: String) -> String { name.isEmpty ? decisionAlarm : name }
+    static func alarmKey(_ name: String) -> String { name.isEmpty ? decisionAlarm : name }
 
 
     // MARK: - Settings
 
-    package let platform: Platform
+    let platform: Platform
     /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
-    package var alarmMinimum = SafariMachine.alarmMinimum
+    var alarmMinimum = SafariMachine.alarmMinimum
     /// How many native requests may be in flight at once.
-    package var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
+    var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
     /// Known bugs switched on in the content scripts Safari starts in pages.
-    package var contentScriptFlaws: Set<Flaw> = []
+    var contentScriptFlaws: Set<Flaw> = []
     /// The extension's own pages run (its content scripts and popup, as its JavaScript, in the
     /// shell's page host) in place of the reference content script and the popup's documented
     /// messages: pages and the background talk in the messages Safari carries between them.
-    package var runsOwnPages = false
+    var runsOwnPages = false
 
     // MARK: - What Safari shows
 
-    package internal(set) var tabs: [TabID: SafariTab] = [:]
+    internal(set) var tabs: [TabID: SafariTab] = [:]
     /// The active tab of each window.
-    package internal(set) var activeTabs: [Int: TabID] = [:]
+    internal(set) var activeTabs: [Int: TabID] = [:]
     /// The window in front.
-    package internal(set) var frontWindow = 1
+    internal(set) var frontWindow = 1
     /// The Safari profile in front. Each runs its own instance of the extension with its own
     /// storage, tabs and popup; the app and the App Group container are shared.
-    package internal(set) var profile: String
+    internal(set) var profile: String
     /// Every profile shown so far, and what those not in front keep.
-    package internal(set) var profiles: Set<String>
+    internal(set) var profiles: Set<String>
     var putAway: [String: PutAway] = [:]
-    package internal(set) var appearance = Appearance.light
-    package internal(set) var safariInForeground = true
-    package internal(set) var appInForeground = false
+    internal(set) var appearance = Appearance.light
+    internal(set) var safariInForeground = true
+    internal(set) var appInForeground = false
     /// The popup the user has open, if one is.
-    package internal(set) var openPopup: OpenPopup?
+    internal(set) var openPopup: OpenPopup?
     /// The tab the open popup belongs to.
-    package var popupTab: TabID? { openPopup?.tab }
+    var popupTab: TabID? { openPopup?.tab }
     /// What the popup showed last: kept on record once it closes, until Safari forgets it.
-    package internal(set) var popup: PopupView?
+    internal(set) var popup: PopupView?
 
     // MARK: - The background
 
     /// The front profile's background: loaded, with what lives as long as the load, or stopped.
-    package internal(set) var background = BackgroundLife.stopped(.unloaded)
+    internal(set) var background = BackgroundLife.stopped(.unloaded)
     /// Why the next background load fires a `runtime` event, until one loads.
-    package internal(set) var startReason: ExtensionWire.StartReason?
+    internal(set) var startReason: ExtensionWire.StartReason?
     /// The user froze the background (SIGSTOP).
-    package internal(set) var frozenByUser = false
+    internal(set) var frozenByUser = false
     /// Events for a frozen background, delivered when it thaws.
     var held: [Pending] = []
     /// The events each profile's extension listens for, as Safari keeps them across wakes and
     /// restarts (WebKit persists them as `BackgroundContentEventListeners`).
-    package internal(set) var savedListeners: [String: Set<BackgroundListener>] = [:]
+    internal(set) var savedListeners: [String: Set<BackgroundListener>] = [:]
     /// The front profile's alarms, by name (Safari keeps them in memory only).
-    package internal(set) var alarms: [String: Alarm] = [:]
+    internal(set) var alarms: [String: Alarm] = [:]
     /// Native requests in flight (a reply held back or withheld keeps its request in flight),
     /// and the first version's requests a hung handler never answered.
     var activeNativeRequests: Set<NativeRequestID> = []
     var hungLegacyRequests = 0
     /// Native replies delivered to any background so far (to count those before a first decision).
-    package internal(set) var nativeRepliesDelivered = 0
-    package internal(set) var counts = RuleCounts()
+    internal(set) var nativeRepliesDelivered = 0
+    internal(set) var counts = RuleCounts()
     /// Pages' messages not yet answered, and the incarnation that took each, once one did.
-    package internal(set) var pageQuestions: [Int: PageQuestion] = [:]
+    internal(set) var pageQuestions: [Int: PageQuestion] = [:]
     /// The background's messages to pages, by Safari's number: whose, its own number, and the
     /// page that has it.
     var messagesToPages: [Int: (incarnation: Int, id: Int, page: PageHost.Page)] = [:]
     var nextMessageToPage = 1
     /// The ports pages opened to the background, by the pages' number: the page, and the
     /// incarnation that took it once its `runtime.onConnect` fired.
-    package internal(set) var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
+    internal(set) var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
     /// The pages whose `visibilityState` is `visible`.
-    package internal(set) var shownPages: Set<PageKey> = []
+    internal(set) var shownPages: Set<PageKey> = []
 
     /// The popup open over a tab, and the scope the user chose in it.
-    package struct OpenPopup: Equatable, Sendable {
-        package var tab: TabID
-        package var scope: String?
+    struct OpenPopup: Equatable, Sendable {
+        var tab: TabID
+        var scope: String?
     }
 
     /// A profile's tabs and alarms while another is in front.
@@ -196,7 +196,7 @@ package struct SafariMachine: Sendable {
     }
 
 
-    package init(platform: Platform, profile: String = SafariMachine.defaultProfile) {
+    init(platform: Platform, profile: String = SafariMachine.defaultProfile) {
         self.platform = platform
         self.profile = profile
         profiles = [profile]
@@ -205,10 +205,10 @@ package struct SafariMachine: Sendable {
     // MARK: - Reading
 
     /// The active tab of the window in front.
-    package var activeTab: TabID? { activeTabs[frontWindow] }
+    var activeTab: TabID? { activeTabs[frontWindow] }
 
     /// The tabs a user sees: on macOS the active tab of every window, on iOS the one in front.
-    package var visibleTabs: [TabID] {
+    var visibleTabs: [TabID] {
         switch platform {
         case .macOS: activeTabs.keys.sorted().compactMap { activeTabs[$0] }
         case .iOS: activeTab.map { [$0] } ?? []
@@ -217,19 +217,19 @@ package struct SafariMachine: Sendable {
 
     /// The background takes nothing and its timers stop: the user froze it, or on iOS Safari is
     /// not in front.
-    package var isBackgroundFrozen: Bool { frozenByUser || (platform == .iOS && !safariInForeground) }
+    var isBackgroundFrozen: Bool { frozenByUser || (platform == .iOS && !safariInForeground) }
 
     /// The earliest alarm of the front profile, if one is set.
-    package var nextAlarm: (name: String, at: EpochMillis)? {
+    var nextAlarm: (name: String, at: EpochMillis)? {
         alarms.min { ($0.value.at, $0.key) < ($1.value.at, $1.key) }.map { ($0.key, $0.value.at) }
     }
 
     /// Native requests in flight, the first version's included.
-    package var requestsInFlight: Int { activeNativeRequests.count + hungLegacyRequests }
+    var requestsInFlight: Int { activeNativeRequests.count + hungLegacyRequests }
 
     /// The loaded background, if one is. (Setting it to nil is only for tests; a background
     /// stops through `background`.)
-    package internal(set) var loadedBackground: LoadedBackground? {
+    internal(set) var loadedBackground: LoadedBackground? {
         get {
             switch background {
             case .loaded(let loaded): return loaded
@@ -240,18 +240,18 @@ package struct SafariMachine: Sendable {
     }
 
     /// The loaded background's incarnation, if one is loaded.
-    package var loaded: Int? {
+    var loaded: Int? {
         guard case .loaded(let loaded) = background else { return nil }
         return loaded.incarnation
     }
 
     /// How the front profile's background last stopped, while none is loaded.
-    package var lastStop: BackgroundState {
+    var lastStop: BackgroundState {
         if case .stopped(let stop) = background { stop } else { .running }
     }
 
     /// When Safari next checks whether to unload the loaded background.
-    package var unloadTime: EpochMillis? { loadedBackground?.unloadCheck }
+    var unloadTime: EpochMillis? { loadedBackground?.unloadCheck }
 
     /// Something holds the loaded background at an unload check (WebKit,
     /// `WebExtensionContext::unloadBackgroundContentIfPossible`): Web Inspector is attached
@@ -278,7 +278,7 @@ package struct SafariMachine: Sendable {
     // MARK: - Inputs
 
     /// Acts on what happened at `now`; returns everything the shell must do, in order.
-    package mutating func handle(_ input: Input, now: EpochMillis) -> [Effect] {
+    mutating func handle(_ input: Input, now: EpochMillis) -> [Effect] {
         var effects: [Effect] = []
         switch input {
         case .tabOpened(let id, let url, let nativeDark, let window):

@@ -3,7 +3,7 @@ import ProcessKit
 /// What Safari says in the trace. Most of it is prose for a reader; what a rule did that the
 /// explorer counts (a page that asks again or stops asking, a reply that found no background)
 /// is a case of its own, so that nothing reads the prose back.
-package enum SafariNote: Equatable, Sendable, ExpressibleByStringInterpolation {
+enum SafariNote: Equatable, Sendable, ExpressibleByStringInterpolation {
     /// Said for the trace only.
     case said(String)
     /// A tab's question came back empty (its background died before answering), and its
@@ -17,11 +17,11 @@ package enum SafariNote: Equatable, Sendable, ExpressibleByStringInterpolation {
     /// found no background loaded, and is dropped; named as the wire names it.
     case droppedWithNoBackground(String)
 
-    package init(stringLiteral text: String) { self = .said(text) }
-    package init(stringInterpolation: DefaultStringInterpolation) { self = .said(String(stringInterpolation: stringInterpolation)) }
+    init(stringLiteral text: String) { self = .said(text) }
+    init(stringInterpolation: DefaultStringInterpolation) { self = .said(String(stringInterpolation: stringInterpolation)) }
 
     /// As the trace writes it.
-    package var text: String {
+    var text: String {
         switch self {
         case .said(let text): text
         case .asksAgain(let tab): "tab \(tab.rawValue) asks again"
@@ -32,7 +32,7 @@ package enum SafariNote: Equatable, Sendable, ExpressibleByStringInterpolation {
     }
 
     /// The rule's event the explorer counts, if it is one.
-    package var rule: RuleEvent? {
+    var rule: RuleEvent? {
         switch self {
         case .said, .droppedWithNoBackground: nil
         case .asksAgain: .pageAsksAgain

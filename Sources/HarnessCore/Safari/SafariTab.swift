@@ -3,34 +3,34 @@ import SiteSettings
 
 /// A tab as Safari keeps it: its page, the content script running in it (product code, with the
 /// look it last applied to the page), and what the checks need to know of its waits.
-package struct SafariTab: Sendable {
+struct SafariTab: Sendable {
     /// The window it is in (macOS has several, all visible at once; iOS shows one).
-    package var window: Int
-    package var url: String
-    package var nativeDark: Bool
+    var window: Int
+    var url: String
+    var nativeDark: Bool
     /// The look on the page: the decision its content script last applied (a script injected
     /// by an update or a restore finds the page as the last one left it).
-    package var applied: Decision?
+    var applied: Decision?
     /// The content script in the page.
-    package var script: ContentScriptMachine
+    var script: ContentScriptMachine
     /// Its content script asked and Safari has not resolved the question: no decision came,
     /// and no background died under it since.
-    package var questionPending = false
+    var questionPending = false
     /// Its questions that came back empty in a row, as Safari resolved them (each time a
     /// background died before answering); none since its last decision or fresh question.
-    package var emptyAnswersInARow = 0
+    var emptyAnswersInARow = 0
     /// Since when the page has been waiting for an answer it can get (liveness 6: within the
     /// background's native timeout); nil while it waits for nothing or cannot be answered.
-    package var waitingSince: EpochMillis?
+    var waitingSince: EpochMillis?
     /// When its content script last applied a decision.
-    package var decidedAt: EpochMillis?
+    var decidedAt: EpochMillis?
     /// When it applied its first decision since it (re)loaded.
-    package var firstDecisionAt: EpochMillis?
+    var firstDecisionAt: EpochMillis?
     /// The first decision it applied since it (re)loaded: a flash of the wrong look shows here.
-    package var firstDecision: Decision?
+    var firstDecision: Decision?
     /// How many native replies the background had received by its first decision
     /// (invariant 5: a background with a cache answers before any).
-    package var nativeRepliesBeforeFirstDecision: Int?
+    var nativeRepliesBeforeFirstDecision: Int?
     /// Native replies delivered when the page (re)loaded, to count those before its first decision.
     var repliesAtLoad = 0
 

@@ -4,22 +4,22 @@ import SiteSettings
 /// What a page showed for a selector (`PageHost.Input.query`): how many elements match, from
 /// the root element down, and the first of them; or why the page's DOM refused the selector.
 package struct PageQuery: Equatable, Sendable {
-    package struct Element: Equatable, Sendable {
+    struct Element: Equatable, Sendable {
         /// Its outer HTML, as the page's DOM writes it.
-        package var html: String
-        package var text: String
-        package var classes: [String]
-        package var attributes: [String: String]
+        var html: String
+        var text: String
+        var classes: [String]
+        var attributes: [String: String]
         /// Its inline style, by property name (`background-color`).
-        package var style: [String: String]
+        var style: [String: String]
     }
 
-    package var count: Int
-    package var first: Element?
+    var count: Int
+    var first: Element?
     /// The DOM's words for a selector it does not take.
-    package var refused: String?
+    var refused: String?
 
-    package init(count: Int, first: Element?, refused: String? = nil) {
+    init(count: Int, first: Element?, refused: String? = nil) {
         self.count = count
         self.first = first
         self.refused = refused
@@ -66,7 +66,7 @@ package enum ElementCheck: Equatable, Sendable {
     case count(Int)
 
     /// As a scenario writes it.
-    package var text: String {
+    var text: String {
         switch self {
         case .text(let text): "text " + Self.quoted(text)
         case .textContains(let text): "text contains " + Self.quoted(text)
@@ -82,7 +82,7 @@ package enum ElementCheck: Equatable, Sendable {
     private static func quoted(_ text: String) -> String { String(decoding: JSONWriter.compact(.string(text)), as: UTF8.self) }
 
     /// Why what `selector` found does not pass, or nil.
-    package func problem(_ query: PageQuery, selector: String) -> String? {
+    func problem(_ query: PageQuery, selector: String) -> String? {
         let name = Self.quoted(selector)
         if let refused = query.refused { return "\(name): the page's DOM does not take it: \(refused)" }
         switch self {

@@ -51,7 +51,7 @@ package enum Expectation: Equatable, Sendable {
     case console(ConsoleSource, contains: String)
 
     /// The tab it is about, if it is about one.
-    package var tab: TabID? {
+    var tab: TabID? {
         switch self {
         case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id), .page(let id, _),
              .console(.tab(let id), _), .element(.tab(let id), _, _): id
@@ -72,7 +72,7 @@ package enum ValueCheck: Equatable, Sendable {
     case includes(JSONValue)
 
     /// Why `found` (nil: absent) does not pass, or nil.
-    package func problem(_ found: JSONValue?) -> String? {
+    func problem(_ found: JSONValue?) -> String? {
         switch (self, found) {
         case (.absent, nil): return nil
         case (.absent, let value?): return "expected it absent, found \(Self.shown(value))"
@@ -143,7 +143,7 @@ package enum DecisionCheck: Equatable, Sendable {
     case source(SiteField, ValueSource)
 
     /// The key it is written with.
-    package var key: String {
+    var key: String {
         switch self {
         case .enabled: "enabled"
         case .theme: "theme"
@@ -158,11 +158,11 @@ package enum DecisionCheck: Equatable, Sendable {
 
 /// One field of a site record: its value, or `absent` (nil).
 package struct SiteFieldCheck: Equatable, Sendable {
-    package var field: SiteField
+    var field: SiteField
     /// The value as stored (`sepia`), or nil for absent.
-    package var value: String?
+    var value: String?
 
-    package init(_ field: SiteField, _ value: String?) {
+    init(_ field: SiteField, _ value: String?) {
         self.field = field
         self.value = value
     }
@@ -209,7 +209,7 @@ package enum PageCheck: Equatable, Sendable {
     case data(String, String)
 
     /// As a scenario writes it.
-    package var text: String {
+    var text: String {
         switch self {
         case .styleContains(let name, let part): "style.\(name) contains \(part)"
         case .styleEmpty(let name): "style.\(name) empty"
@@ -221,7 +221,7 @@ package enum PageCheck: Equatable, Sendable {
     }
 
     /// Why `state` does not hold, or nil.
-    package func problem(_ state: PageState) -> String? {
+    func problem(_ state: PageState) -> String? {
         switch self {
         case .styleContains(let name, let part):
             let value = state.style[name] ?? ""

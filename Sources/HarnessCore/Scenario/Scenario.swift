@@ -7,15 +7,15 @@ import SiteSettings
 package struct Scenario: Sendable {
     /// One step and where it was written.
     package struct Line: Equatable, Sendable {
-        package let number: Int
+        let number: Int
         package let step: Step
         /// The words as written; nil for a line made from its step (as printed).
         private let written: String?
 
         /// The words of the line, comments removed.
-        package var text: String { written ?? ScenarioPrinter.line(step) }
+        var text: String { written ?? ScenarioPrinter.line(step) }
 
-        package init(number: Int, text: String, step: Step) {
+        init(number: Int, text: String, step: Step) {
             self.number = number
             self.step = step
             written = text
@@ -38,7 +38,7 @@ package struct Scenario: Sendable {
     package var steps: [Step] { lines.map(\.step) }
 
     /// The folder of its name, read as a path: where the files its lines name are found.
-    package var folder: String { name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") }
+    var folder: String { name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") }
 
     /// The folder its `extension` line names, resolved from the scenario's own folder; nil when
     /// it has none.
@@ -47,14 +47,14 @@ package struct Scenario: Sendable {
         return nil
     }
 
-    package init(name: String, description: String, lines: [Line]) {
+    init(name: String, description: String, lines: [Line]) {
         self.name = name
         self.description = description
         self.lines = lines
     }
 
     /// The first word of every step this version understands.
-    package static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background", "fail",
+    static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background", "fail",
                                "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile", "alarm-minimum", "extension", "fetch", "expect-failure", "watchdog", "heap-limit", "group", "probe"]
 
     /// Reads a whole scenario into typed steps. Throws every mistake in it, each with its line;
@@ -67,12 +67,12 @@ package struct Scenario: Sendable {
 
 /// A scenario that cannot run as written: file, line, what is wrong, and the nearest valid word.
 package struct ScenarioError: Error, Equatable, Sendable, CustomStringConvertible {
-    package let file: String
-    package let line: Int
-    package let message: String
-    package let suggestion: String?
+    let file: String
+    let line: Int
+    let message: String
+    let suggestion: String?
 
-    package init(file: String, line: Int, message: String, suggestion: String? = nil) {
+    init(file: String, line: Int, message: String, suggestion: String? = nil) {
         self.file = file
         self.line = line
         self.message = message

@@ -2,7 +2,7 @@
 package struct ScenarioErrors: Error, Equatable, Sendable, CustomStringConvertible {
     package let errors: [ScenarioError]
 
-    package init(_ errors: [ScenarioError]) { self.errors = errors }
+    init(_ errors: [ScenarioError]) { self.errors = errors }
 
     /// One line per mistake.
     package var description: String { errors.map(\.description).joined(separator: "\n") }

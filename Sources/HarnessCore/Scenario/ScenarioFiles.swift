@@ -10,7 +10,7 @@ package enum ScenarioFiles {
 
     /// A file or folder named to read that is not there.
     package struct MissingPath: Error, CustomStringConvertible {
-        package let path: String
+        let path: String
         package var description: String { "no such scenario file or folder '\(path)'" }
     }
 
@@ -35,7 +35,7 @@ package enum ScenarioFiles {
     }
 
     /// The largest scenario file read.
-    package static let sizeLimit = 16 << 20
+    static let sizeLimit = 16 << 20
 
     /// One file read and checked whole: its text parsed into steps, and its setup read (the
     /// document files it names included), so a mistake anywhere is found before anything runs.

@@ -13,7 +13,7 @@ package enum ScenarioPrinter {
     }
 
     /// One step as its line.
-    package static func line(_ step: Step) -> String {
+    static func line(_ step: Step) -> String {
         switch step {
         case .platform(let platform): "platform \(platform.rawValue)"
         case .epoch(let time): "epoch \(Timestamp.format(time))"
@@ -72,7 +72,7 @@ package enum ScenarioPrinter {
     }
 
     /// `30s`, `500ms`, `2m`, `1h`: the largest unit that writes it whole.
-    package static func duration(_ millis: EpochMillis) -> String {
+    static func duration(_ millis: EpochMillis) -> String {
         if millis == 0 { return "0s" }
         for (unit, scale) in ScenarioParser.durationUnits where millis % scale == 0 && millis / scale < 10_000_000 {
             return "\(millis / scale)\(unit)"

@@ -17,7 +17,7 @@ package final class ScenarioRunner {
         /// and the trace that explains it (`marks.failures` has each as a value).
         package var failures: [String]
         /// The lines of planned faults no process reached (only when `faultsMayGoUnreached`).
-        package var unreachedFaultLines: [Int]
+        var unreachedFaultLines: [Int]
         package var steps: Int
         /// Virtual time from the epoch to the end of the run.
         package var virtualTime: EpochMillis
@@ -31,11 +31,11 @@ package final class ScenarioRunner {
         /// How many changes waited to be flushed at each flush of the simulated disk, at each
         /// arrival at a yield point, and after the last step (in-process transport; before healing).
         package var unsyncedAtFlushes: [Int]
-        package var unsyncedAtArrivals: [Int]
-        package var unsyncedAtEnd: Int
+        var unsyncedAtArrivals: [Int]
+        var unsyncedAtEnd: Int
         /// A planned power cut the steps never got to (explored runs only; it was dropped
         /// before healing, so that no cut happens where `--power-loss` could not put it).
-        package var powerCutMissed = false
+        var powerCutMissed = false
         /// Where each step and failure happened in the trace, for the run's page.
         package var marks = RunMarks()
         /// Why the run did not happen, when it did not: its extension's JavaScript needs `node`
@@ -45,22 +45,22 @@ package final class ScenarioRunner {
         /// those failures are the scenario's point, not the run's failures.
         package var knownFailures: [String] = []
         /// With `recordsObservations`, what the run showed after every `settle` and once healed.
-        package var observations: [Observation] = []
+        var observations: [Observation] = []
         /// What played each role: the command's choice, with the scenario's own lines over it.
         package var roles = RoleNames()
         package var passed: Bool { failures.isEmpty && skipped == nil }
         /// What each failure broke, in the same order.
-        package var properties: [Property] { marks.failures.map(\.property) }
+        var properties: [Property] { marks.failures.map(\.property) }
     }
 
     /// What a run showed at one moment (`Differential.observation`), and the line it followed.
-    package struct Observation: Sendable, Equatable {
-        package var line: Int
-        package var healed: Bool
-        package var text: String
+    struct Observation: Sendable, Equatable {
+        var line: Int
+        var healed: Bool
+        var text: String
     }
 
-    package let scenario: Scenario
+    let scenario: Scenario
     private let transport: Simulation.Transport
     private var executables: ProcessExecutables
     private let directory: String
@@ -81,9 +81,9 @@ package final class ScenarioRunner {
     private var powerCutMissed = false
     /// An explored schedule plans faults at random: one no process reaches is not a mistake
     /// there (it is reported in the outcome, and a shrunk scenario leaves it out).
-    package var faultsMayGoUnreached = false
+    var faultsMayGoUnreached = false
     /// Only for proving a determinism check: in-process processes hide this yield point.
-    package var inProcessHiddenYield: YieldPoint?
+    var inProcessHiddenYield: YieldPoint?
     /// Reads the shared document's and the cache's revisions after every step, for the run's
     /// page (`marks.revisions`); off by default, as it parses both files each time.
     package var readsRevisions = false
@@ -92,7 +92,7 @@ package final class ScenarioRunner {
     package var recordsObservations = false
     /// Plays the scenario with the background it was given, whatever its `extension` step
     /// names (the built-in one a differential run compares with).
-    package var ignoresExtensionStep = false
+    var ignoresExtensionStep = false
     /// What plays each role as the command chose it, in words (`Outcome.roles`).
     package var roles = RoleNames()
     /// The extension the command named (`--extension`), which a probe runs.
@@ -590,7 +590,7 @@ package final class ScenarioRunner {
 
 extension JSONValue {
     /// The members of an object, or nil.
-    package var objectValue: [String: JSONValue]? {
+    var objectValue: [String: JSONValue]? {
         if case .object(let members) = self { return members }
         return nil
     }

@@ -6,62 +6,62 @@ import SiteSettings
 /// with every file they name read and checked. It is built before any process starts, so a
 /// missing or damaged document is reported with its line before anything runs.
 package struct ScenarioSetup: Sendable {
-    package var platform = Simulation.Platform.iOS
+    var platform = Simulation.Platform.iOS
     /// The Safari profile in front at the start (its storage gets the cache).
-    package var profile = Simulation.defaultProfile
-    package var epoch: EpochMillis = 1_772_355_600_000
-    package var seed: UInt64
-    package var shared: SettingsDocument?
-    package var cache: SettingsDocument?
+    var profile = Simulation.defaultProfile
+    var epoch: EpochMillis = 1_772_355_600_000
+    var seed: UInt64
+    var shared: SettingsDocument?
+    var cache: SettingsDocument?
     /// The first version's boolean in the group's preferences, if the scenario plants one.
-    package var legacyEnabled: Bool?
+    var legacyEnabled: Bool?
     /// `shared damaged`: the document on disk is cut off halfway, its last good copy beside it.
-    package var damaged = false
+    var damaged = false
     /// The shortest delay Safari allows an alarm.
-    package var alarmMinimum = SafariMachine.alarmMinimum
+    var alarmMinimum = SafariMachine.alarmMinimum
     /// The run starts as the extension is installed (`fresh-install`).
-    package var freshInstall = false
+    var freshInstall = false
     /// The system reuses the handler's process (`handler reuse`).
-    package var handlerReuse = false
+    var handlerReuse = false
     /// `handler source PATH` lines: the team's handler's sources (paths as the harness opens them).
-    package var handlerSources: [String] = []
+    var handlerSources: [String] = []
     /// A lifecycle probe (`probe`), and the extension it runs when the command names none.
-    package var isProbe = false
-    package var probeExtension: String?
+    var isProbe = false
+    var probeExtension: String?
     /// The App Group's defaults before the run, by suite (`group defaults`).
-    package var groupDefaults: [String: [String: JSONValue]] = [:]
+    var groupDefaults: [String: [String: JSONValue]] = [:]
     /// `extension DIR`: the unpacked extension whose JavaScript is the background, its
     /// manifest read and checked (the path as the harness opens it).
-    package var extensionFolder: String?
+    var extensionFolder: String?
     /// `watchdog DURATION`: how long a turn of the extension's JavaScript may run, in wall time.
-    package var watchdogMilliseconds: Int?
+    var watchdogMilliseconds: Int?
     /// `heap-limit N MiB`: the most heap each `node` process of the extension's runtime may use.
-    package var heapLimitMiB: Int?
+    var heapLimitMiB: Int?
     /// What an extension's JavaScript gets when it fetches each address (`fetch` lines).
-    package var fetchStubs: [String: FetchStub] = [:]
+    var fetchStubs: [String: FetchStub] = [:]
 
     /// The largest body a `fetch ... file PATH` line reads.
     static let fetchBodyLimit = 4 << 20
 
-    package struct FetchStub: Equatable, Sendable {
-        package var status: Int
-        package var body: String
+    struct FetchStub: Equatable, Sendable {
+        var status: Int
+        var body: String
     }
     /// The documents pages show (`tab open|navigate … html=FILE`), by the path as written.
-    package var pageDocuments: [String: String] = [:]
+    var pageDocuments: [String: String] = [:]
 
     /// The largest document an `html=FILE` option reads.
-    package static let pageDocumentLimit = 4 << 20
+    static let pageDocumentLimit = 4 << 20
 
     /// `extension DIR pages`: its own pages run too.
-    package var extensionPages = false
+    var extensionPages = false
     /// With its own pages: what its popup's controls do (those that edit as the design's
     /// popup does are the user's edits, for the oracle).
-    package var popupControls = ExtensionManifest.PopupControls()
+    var popupControls = ExtensionManifest.PopupControls()
 
     /// `folder` is where the files a scenario names are found (paths are relative to it);
     /// `seed` is the run's, unless the scenario sets its own.
-    package init(_ scenario: Scenario, seed: UInt64, folder: String) throws(ScenarioErrors) {
+    init(_ scenario: Scenario, seed: UInt64, folder: String) throws(ScenarioErrors) {
         self.seed = seed
         var errors: [ScenarioError] = []
         for line in scenario.lines {
@@ -81,7 +81,7 @@ package struct ScenarioSetup: Sendable {
     }
 
     /// The document a scenario starts from when it describes none.
-    package var emptyDocument: SettingsDocument { SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1) }
+    var emptyDocument: SettingsDocument { SettingsDocument(documentId: DocumentID.created(seed: seed, at: epoch), revision: 1) }
 
     /// The UTF-8 text of the file at `path` (relative to `folder`), of at most `limit` bytes, or
     /// an error at `file`:`line` that says `what` could not be read and why.

@@ -4,7 +4,7 @@ extension Step {
     /// What of this project's design the step needs (its shared document, its app, its
     /// decisions, its popup's edits, its first version), in words; nil for a step any
     /// extension can take. A probe (`probe`) refuses such steps.
-    package var designPart: String? {
+    var designPart: String? {
         switch self {
         case .shared, .cache, .sharedLegacy, .sharedDamaged: "the design's shared document and cache"
         case .extensionFolder: "an extension of its own (a probe runs the one the command names)"
@@ -25,12 +25,12 @@ extension Step {
     /// The invariants every extension keeps, whatever its design: its scripts throw nothing
     /// uncaught (15), a page loaded afresh shows what it showed (16), every page's message is
     /// answered (17), and no process dies without a cause (18).
-    package static let anyDesignInvariants: ClosedRange<Int> = 15...18
+    static let anyDesignInvariants: ClosedRange<Int> = 15...18
 }
 
 extension Expectation {
     /// What of the design an expectation reads, in words; nil for one any extension can use.
-    package var designPart: String? {
+    var designPart: String? {
         switch self {
         case .tab, .tabUndecided, .firstDecision, .firstDecisionBeforeNativeReply: "the design's decisions"
         case .sharedDefaults, .sharedSite, .sharedSiteAbsent, .sharedTombstone, .sharedDamaged: "the design's shared document"

@@ -78,7 +78,7 @@ package enum Step: Equatable, Sendable {
     case expect(Expectation, within: EpochMillis? = nil, fails: Bool = false)
 
     /// Setup steps must come before the first action (`profile` is both).
-    package var isSetup: Bool {
+    var isSetup: Bool {
         switch self {
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
@@ -91,7 +91,7 @@ package enum Step: Equatable, Sendable {
     /// background. Tabs, the appearance and the popup's view and pause only ask for decisions
     /// the background must give from a cache it has brought up to date; anything else (an
     /// edit, a fault, a lifecycle event) starts a new story.
-    package var keepsReconciliationBound: Bool {
+    var keepsReconciliationBound: Bool {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
@@ -106,7 +106,7 @@ package enum StorageErrno: String, CaseIterable, Equatable, Sendable {
     case noSpace = "ENOSPC"
     case io = "EIO"
 
-    package var code: Int32 {
+    var code: Int32 {
         switch self {
         case .noSpace: 28
         case .io: 5
@@ -117,8 +117,8 @@ package enum StorageErrno: String, CaseIterable, Equatable, Sendable {
 /// A site key as the scenario wrote it (the app receives it so), checked to be a valid key.
 /// Two keys are the same step only when written the same way.
 package struct WrittenScope: Equatable, Sendable {
-    package let text: String
-    package let key: ScopeKey
+    let text: String
+    let key: ScopeKey
 
     package init(_ text: String) throws(ScopeKeyError) {
         self.text = text
@@ -131,10 +131,10 @@ package struct WrittenScope: Equatable, Sendable {
 /// Field values a step sets or expects: `mode=on theme=gray nativeDarkPolicy=respect
 /// schedule=20:00-06:00` (a schedule only for the defaults).
 package struct FieldValues: Equatable, Sendable {
-    package var mode: Mode?
-    package var theme: Theme?
-    package var nativeDarkPolicy: NativeDarkPolicy?
-    package var schedule: Schedule?
+    var mode: Mode?
+    var theme: Theme?
+    var nativeDarkPolicy: NativeDarkPolicy?
+    var schedule: Schedule?
 
     package init(mode: Mode? = nil, theme: Theme? = nil, nativeDarkPolicy: NativeDarkPolicy? = nil, schedule: Schedule? = nil) {
         self.mode = mode
@@ -144,20 +144,20 @@ package struct FieldValues: Equatable, Sendable {
     }
 
     /// A site's values (a site has no schedule).
-    package init(_ values: SiteValues) {
+    init(_ values: SiteValues) {
         self.init(mode: values.mode, theme: values.theme, nativeDarkPolicy: values.nativeDarkPolicy)
     }
 
-    package var isEmpty: Bool { self == FieldValues() }
+    var isEmpty: Bool { self == FieldValues() }
 
     /// The values as an edit of the defaults.
-    package var defaults: DefaultsValues { DefaultsValues(mode: mode, theme: theme, nativeDarkPolicy: nativeDarkPolicy, schedule: schedule) }
+    var defaults: DefaultsValues { DefaultsValues(mode: mode, theme: theme, nativeDarkPolicy: nativeDarkPolicy, schedule: schedule) }
 
     /// The values as an edit of a site (which has no schedule).
-    package var site: SiteValues { SiteValues(mode: mode, theme: theme, nativeDarkPolicy: nativeDarkPolicy) }
+    var site: SiteValues { SiteValues(mode: mode, theme: theme, nativeDarkPolicy: nativeDarkPolicy) }
 
     /// Each value set, by field name, as text (`20:00-06:00` for a schedule).
-    package var texts: [(name: String, value: String)] {
+    var texts: [(name: String, value: String)] {
         var pairs: [(String, String)] = []
         if let mode { pairs.append(("mode", mode.rawValue)) }
         if let theme { pairs.append(("theme", theme.rawValue)) }
@@ -167,7 +167,7 @@ package struct FieldValues: Equatable, Sendable {
     }
 
     /// As a scenario writes them: `mode=off theme=sepia`.
-    package var words: String { texts.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
+    var words: String { texts.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
 }
 
 /// How a setup line describes a starting document.
@@ -200,10 +200,10 @@ package enum SafariStep: Equatable, Sendable {
     /// A new version of the extension is installed.
     case updateExtension
 
-    package static let allCases: [SafariStep] = [.foreground, .background, .restart, .inspect(true), .inspect(false), .updateExtension]
+    static let allCases: [SafariStep] = [.foreground, .background, .restart, .inspect(true), .inspect(false), .updateExtension]
 
     /// The step's words after `safari`.
-    package var text: String {
+    var text: String {
         switch self {
         case .foreground: "foreground"
         case .background: "background"

@@ -26,7 +26,7 @@ package enum UserFile {
     }
 
     /// The whole file, at most `limit` bytes.
-    package static func read(_ path: String, limit: Int) throws(Problem) -> [UInt8] {
+    static func read(_ path: String, limit: Int) throws(Problem) -> [UInt8] {
         // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 { throw errno == ENOENT ? .missing : .system(String(cString: strerror(errno))) }

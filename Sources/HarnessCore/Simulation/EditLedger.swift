@@ -3,19 +3,19 @@ import SiteSettings
 
 /// The user's edits in a run and what came of them: each edit's number, when the app took it,
 /// and the answer the app or the popup gave, as the oracle and the expectations read them.
-package struct EditLedger {
+struct EditLedger {
     /// The answer to each user edit, by the number `appEdit`, `popupEdit` or `popupForget`
     /// returned: saved (the app wrote it; the popup made it durable in the outbox) or refused.
     /// An edit with no answer was lost with its process or is still under way.
-    package private(set) var answers: [Int: Bool] = [:]
+    private(set) var answers: [Int: Bool] = [:]
     /// What the app answered each of its edits, by edit number (none: no answer yet).
-    package private(set) var appAnswers: [Int: AppAnswer] = [:]
+    private(set) var appAnswers: [Int: AppAnswer] = [:]
     /// The record each answered popup change went to, as the background reports it.
-    package private(set) var popupScopes: [Int: String] = [:]
+    private(set) var popupScopes: [Int: String] = [:]
     /// When the app took each of its edits (it stamps them then).
-    package private(set) var appTimes: [Int: EpochMillis] = [:]
+    private(set) var appTimes: [Int: EpochMillis] = [:]
     /// The app's answer to its last edit (`editSaved` or `editRefused`).
-    package private(set) var lastAppAnswer: AppWire.Output?
+    private(set) var lastAppAnswer: AppWire.Output?
     private var nextNumber = 1
     /// The app's edits delivered to its current incarnation and not yet answered, oldest first
     /// (the app answers its edits in order).

@@ -7,11 +7,11 @@ import SiteSettings
 /// One arrival of a process at a yield point: the `occurrence`-th time (from 1) a process of
 /// that name got there in the run. A crash sweep kills the process at each in turn.
 package struct YieldArrival: Hashable, Sendable, CustomStringConvertible {
-    package var process: ProcessName
-    package var point: YieldPoint
-    package var occurrence: Int
+    var process: ProcessName
+    var point: YieldPoint
+    var occurrence: Int
 
-    package init(process: ProcessName, point: YieldPoint, occurrence: Int) {
+    init(process: ProcessName, point: YieldPoint, occurrence: Int) {
         self.process = process
         self.point = point
         self.occurrence = occurrence
@@ -35,16 +35,16 @@ package struct YieldArrival: Hashable, Sendable, CustomStringConvertible {
 /// `mask-5` (bit i keeps the i-th pending change) or `sample-7` (a seeded coin per change).
 /// Written `12:none`, `handler@rename#2:mask-1`, `end:all`.
 package struct PowerCutPlan: Hashable, Sendable, CustomStringConvertible {
-    package enum Place: Hashable, Sendable {
+    enum Place: Hashable, Sendable {
         case flush(Int)
         case arrival(YieldArrival)
         case end
     }
-    package enum Kept: Hashable, Sendable { case none, all, mask(UInt64), sample(UInt64) }
-    package var place: Place
-    package var kept: Kept
+    enum Kept: Hashable, Sendable { case none, all, mask(UInt64), sample(UInt64) }
+    var place: Place
+    var kept: Kept
 
-    package init(_ place: Place, kept: Kept) {
+    init(_ place: Place, kept: Kept) {
         self.place = place
         self.kept = kept
     }
@@ -108,7 +108,7 @@ package struct PowerCutPlan: Hashable, Sendable, CustomStringConvertible {
 
     /// Every plan worth trying at a place where `pending` changes are unflushed: each subset
     /// when there are at most six, else none, all and `samples` seeded samples.
-    package static func plans(at place: Place, pending: Int, samples: Int, seed: UInt64) -> [PowerCutPlan] {
+    static func plans(at place: Place, pending: Int, samples: Int, seed: UInt64) -> [PowerCutPlan] {
         if pending <= 6 { return (0..<(UInt64(1) << UInt64(pending))).map { PowerCutPlan(place, kept: .mask($0)) } }
         var random = SeededRandom(seed: seed)
         return [PowerCutPlan(place, kept: .none), PowerCutPlan(place, kept: .all)]
@@ -117,18 +117,18 @@ package struct PowerCutPlan: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A hold, crash or storage failure a scenario planned for a process at a yield point.
-package struct PlannedFault: Hashable, Sendable, CustomStringConvertible {
-    package enum Kind: String, Hashable, Sendable { case hold, crash, fail }
-    package var kind: Kind
-    package var process: ProcessName
-    package var point: YieldPoint
+struct PlannedFault: Hashable, Sendable, CustomStringConvertible {
+    enum Kind: String, Hashable, Sendable { case hold, crash, fail }
+    var kind: Kind
+    var process: ProcessName
+    var point: YieldPoint
 
-    package init(_ kind: Kind, _ process: ProcessName, at point: YieldPoint) {
+    init(_ kind: Kind, _ process: ProcessName, at point: YieldPoint) {
         self.kind = kind
         self.process = process
         self.point = point
     }
 
     /// `hold handler at rename`, as the step that planned it reads.
-    package var description: String { "\(kind.rawValue) \(process.rawValue) at \(point.rawValue)" }
+    var description: String { "\(kind.rawValue) \(process.rawValue) at \(point.rawValue)" }
 }

@@ -71,12 +71,12 @@ package final class ProcessTable {
     private var bootGeneration = 0
 
     /// Known bugs switched on in every process of the run (`harness run --flaw`).
-    package var flaws: Set<Flaw> = []
+    var flaws: Set<Flaw> = []
     /// How many handler processes were started: one per native request the system kept no
     /// handler for.
-    package private(set) var handlerSpawns = 0
+    private(set) var handlerSpawns = 0
     /// How many changes were waiting to be flushed at each arrival at a yield point.
-    package private(set) var unsyncedAtArrivals: [Int] = []
+    private(set) var unsyncedAtArrivals: [Int] = []
 
     /// `executables` play the roles on the process transport.
     init(files: RunFiles, executables: ProcessExecutables, seed: UInt64, trace: Trace, monitor: InvariantMonitor) {
@@ -93,17 +93,17 @@ package final class ProcessTable {
     // MARK: - What can be read and planned
 
     /// The process past `lock` and not yet at `unlock`.
-    package var lockHolder: String? { arbiter.lockHolder }
+    var lockHolder: String? { arbiter.lockHolder }
     /// The yield points where processes wait now, as `name#n@point`.
-    package var waiting: [String] { arbiter.waiting.map { "\($0.label)@\($0.point.rawValue)" } }
+    var waiting: [String] { arbiter.waiting.map { "\($0.label)@\($0.point.rawValue)" } }
     /// Every arrival at a yield point so far, in order.
-    package var arrivals: [YieldArrival] { arbiter.arrivals }
+    var arrivals: [YieldArrival] { arbiter.arrivals }
     /// The faults planned so far that no process ever got to.
-    package var faultsNeverReached: [PlannedFault] { arbiter.faultsNeverReached }
+    var faultsNeverReached: [PlannedFault] { arbiter.faultsNeverReached }
     /// Whether the arrival `crashAt` names was reached.
-    package var crashAtReached: Bool { arbiter.crashAtReached }
+    var crashAtReached: Bool { arbiter.crashAtReached }
     /// The arrival at which to kill its process (a crash sweep's one crash per run).
-    package var crashAt: YieldArrival? {
+    var crashAt: YieldArrival? {
         get { arbiter.crashAt }
         set { arbiter.crashAt = newValue }
     }
@@ -114,12 +114,12 @@ package final class ProcessTable {
     }
     /// The system reuses the handler's process (`handler reuse`): a handler that answered waits
     /// for the next request, keeping its statics; one that is busy does not take it.
-    package var handlerReuse: Bool {
+    var handlerReuse: Bool {
         get { launcher.handlerReuse }
         set { launcher.handlerReuse = newValue }
     }
     /// Only for proving the transport-equality check: in-process processes hide this yield point.
-    package var hiddenYield: YieldPoint? {
+    var hiddenYield: YieldPoint? {
         get { launcher.hiddenYield }
         set { launcher.hiddenYield = newValue }
     }
@@ -128,7 +128,7 @@ package final class ProcessTable {
     func incarnation(of name: ProcessName) -> Int { launcher.incarnation(of: name) }
 
     /// What each waiting process waits for, and who holds the container's lock.
-    package var stuck: [String] {
+    var stuck: [String] {
         let frozen = owner.safari.frozenByUser
         return arbiter.stuck { [background] holder in frozen && background?.label == holder }
     }
@@ -153,13 +153,13 @@ package final class ProcessTable {
 
     /// Kills the process when it next reaches `point`: a crash between two steps of a storage
     /// operation.
-    package func crash(_ process: ProcessName, at point: YieldPoint) { arbiter.crash(process, at: point) }
+    func crash(_ process: ProcessName, at point: YieldPoint) { arbiter.crash(process, at: point) }
 
     /// Makes the storage step after `point` fail with `errno` the next time the process gets
     /// there (a full disk, an I/O error): the process must report it and keep what it had.
     /// With `after`, the step takes effect first (the data written, the rename done) and then
     /// reports the error, as a failed fsync does.
-    package func failStorage(_ process: ProcessName, at point: YieldPoint, errno: Int32, after: Bool = false) {
+    func failStorage(_ process: ProcessName, at point: YieldPoint, errno: Int32, after: Bool = false) {
         arbiter.fail(process, at: point, errno: errno, after: after)
     }
 

@@ -7,20 +7,20 @@ import SiteSettings
 /// A run's files: the App Group container and each Safari profile's extension storage, on the
 /// real file system (process transport) or on the simulated disk (in process): only the one
 /// the transport uses is made and read.
-package struct RunFiles {
-    package let transport: Simulation.Transport
+struct RunFiles {
+    let transport: Simulation.Transport
     /// The in-process transport's disk (container and extension storage).
-    package let disk: SimulatedDisk
+    let disk: SimulatedDisk
     /// The run's folder, holding the container and each profile's extension storage.
     let directory: String
-    package var containerDirectory: String { directory + "/container" }
+    var containerDirectory: String { directory + "/container" }
 
     /// The names of the background's `storage.local` and `storage.session` files.
     static let localStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
     static let sessionStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.sessionName
 
     /// The profile's extension storage folder (real files).
-    package func storageDirectory(_ profile: String) -> String {
+    func storageDirectory(_ profile: String) -> String {
         directory + (profile == Simulation.defaultProfile ? "/extension-storage" : "/extension-storage-\(profile)")
     }
 
@@ -57,12 +57,12 @@ package struct RunFiles {
         }
     }
 
-    package func containerFile(_ name: String) -> [UInt8]? { read(containerDirectory, SimulatedContainer.folder, name) }
+    func containerFile(_ name: String) -> [UInt8]? { read(containerDirectory, SimulatedContainer.folder, name) }
 
-    package func storageFile(_ name: String, profile: String) -> [UInt8]? { read(storageDirectory(profile), Self.storageFolder(profile), name) }
+    func storageFile(_ name: String, profile: String) -> [UInt8]? { read(storageDirectory(profile), Self.storageFolder(profile), name) }
 
     /// Every profile's copy of a file in extension storage, in the order of the profiles' names.
-    package func storageFiles(_ name: String, profiles: Set<String>) -> [(profile: String, bytes: [UInt8])] {
+    func storageFiles(_ name: String, profiles: Set<String>) -> [(profile: String, bytes: [UInt8])] {
         profiles.sorted().compactMap { profile in storageFile(name, profile: profile).map { (profile, $0) } }
     }
 

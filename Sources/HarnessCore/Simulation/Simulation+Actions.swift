@@ -20,16 +20,16 @@ extension Simulation {
     }
 
     /// The app comes to the front. On iOS, Safari goes to the background.
-    package func appForeground() {
+    func appForeground() {
         guard app != nil else { return launchApp() }
         handle(.appCameToForeground)
         clock.queue.append(.appInput(.cameToForeground))
     }
 
     /// The app is suspended: it misses notifications and re-reads when it returns.
-    package func appBackground() { handle(.appWentToBackground) }
+    func appBackground() { handle(.appWentToBackground) }
 
-    package func killApp() {
+    func killApp() {
         if let app { processes.kill(app) }
         handle(.appQuit)
     }
@@ -52,7 +52,7 @@ extension Simulation {
     /// harness plays that app: no process runs, but the user brings it to the front first, with
     /// what that does to Safari (on iOS Safari goes to the background). It writes the suite's
     /// file whole, as `UserDefaults.synchronize()` does.
-    package func teamAppWrites(suite: String, key: String, value: JSONValue?) {
+    func teamAppWrites(suite: String, key: String, value: JSONValue?) {
         teamAppToTheFront()
         let name = GroupDefaults.fileName(suite)
         var values: [String: JSONValue]
@@ -69,7 +69,7 @@ extension Simulation {
     /// The team's app sends the extension a message (`SFSafariApplication.dispatchMessage`,
     /// macOS): `{"name": NAME, "userInfo": …}`, as Apple's sample code reads it, on each native
     /// port the front profile's loaded background holds; with none open it is lost.
-    package func teamAppDispatches(name: String, userInfo: JSONValue) {
+    func teamAppDispatches(name: String, userInfo: JSONValue) {
         teamAppToTheFront()
         trace.record(now, "harness", "the team's app dispatches \(name) to the extension")
         handle(.appMessageSent(message: .object(["name": .string(name), "userInfo": userInfo])))
@@ -83,16 +83,16 @@ extension Simulation {
 
     // MARK: - Safari
 
-    package func safariForeground() { handle(.safariCameToForeground) }
+    func safariForeground() { handle(.safariCameToForeground) }
 
     /// The run starts as the extension is installed (`fresh-install`): before anything happens.
-    package func installFresh() { safari.installFresh() }
+    func installFresh() { safari.installFresh() }
 
     /// On iOS, Safari in the background freezes the background and its timers.
-    package func safariBackground() { handle(.safariWentToBackground) }
+    func safariBackground() { handle(.safariWentToBackground) }
 
     /// Quits and reopens Safari: the background is gone and session storage with it.
-    package func safariRestart() {
+    func safariRestart() {
         handle(.safariQuit)
         handle(.safariLaunched)
     }
@@ -101,7 +101,7 @@ extension Simulation {
     /// background's and a slow handler's held replies are on monotonic time, which stops, so
     /// each falls due that much later on the wall clock, which a decision reads (a schedule, a
     /// pause's end). A pending reconciliation bound is void: the device's sleep is a new story.
-    package func sleepDevice(for duration: EpochMillis) {
+    func sleepDevice(for duration: EpochMillis) {
         settle()
         trace.record(now, "harness", "the device sleeps for \(ScenarioPrinter.duration(duration)): Safari's timers stop with its monotonic clock")
         handle(.deviceSlept(duration))
@@ -112,11 +112,11 @@ extension Simulation {
     }
 
     /// Web Inspector attached to the background (or closed): while it is, Safari never unloads it.
-    package func inspectBackground(_ attached: Bool) { handle(attached ? .inspectorOpened : .inspectorClosed) }
+    func inspectBackground(_ attached: Bool) { handle(attached ? .inspectorOpened : .inspectorClosed) }
 
     /// A new version of the extension is installed: its background goes, then loads again for
     /// `runtime.onInstalled` with `storage.session`, the alarms and the saved listeners cleared.
-    package func updateExtension() {
+    func updateExtension() {
         handle(.extensionUpdating)
         handle(.extensionUpdated)
     }
@@ -125,7 +125,7 @@ extension Simulation {
     /// Brings another Safari profile to the front: the extension instance of the one that was
     /// in front is unloaded and its tabs and popup go out of sight; the other profile's tabs
     /// come back (each page asks, being visible again) over its own extension storage.
-    package func switchProfile(_ name: String) {
+    func switchProfile(_ name: String) {
         guard name != profile else { return }
         handle(.profileLeftFront)
         // What is still queued for its background, once its death has been played out (a page
@@ -150,26 +150,26 @@ extension Simulation {
 
     /// The numbers of the front profile's tabs by name: every tab it opened in the run, the
     /// closed ones too (an event about a closed tab still names its number).
-    package var activeTabName: String? { safari.activeTab?.rawValue }
+    var activeTabName: String? { safari.activeTab?.rawValue }
 
-    package var tabIds: [String: Int] {
+    var tabIds: [String: Int] {
         var ids: [String: Int] = [:]
         for (key, number) in tabNumbers where key.profile == profile { ids[key.tab.rawValue] = number }
         return ids
     }
 
     /// The page reloads: its content script starts over and asks for a decision.
-    package func reloadTab(_ id: TabID) { handle(.tabReloaded(id)) }
+    func reloadTab(_ id: TabID) { handle(.tabReloaded(id)) }
 
     /// The tab goes to another page: its content script starts over there and asks.
-    package func navigateTab(_ id: TabID, to url: String, html: String? = nil) {
+    func navigateTab(_ id: TabID, to url: String, html: String? = nil) {
         pageDocuments[safari.pageKey(id)] = html.map { (url, $0) }
         handle(.tabNavigated(id, url: url))
     }
 
     package func activateTab(_ id: TabID) { handle(.tabActivated(id)) }
 
-    package func closeTab(_ id: TabID) {
+    func closeTab(_ id: TabID) {
         guard tabs[id] != nil else { return }
         monitor.noAnswerOwed(by: id.rawValue)
         handle(.tabClosed(id))
@@ -216,16 +216,16 @@ extension Simulation {
 
     /// The content script of a tab detects (or stops detecting) a native dark theme after its
     /// first decision.
-    package func setNativeDark(_ id: TabID, _ nativeDark: Bool) { handle(.nativeDarkDetected(id, nativeDark)) }
+    func setNativeDark(_ id: TabID, _ nativeDark: Bool) { handle(.nativeDarkDetected(id, nativeDark)) }
 
-    package func setAppearance(_ value: Appearance) { handle(.appearanceChanged(value)) }
+    func setAppearance(_ value: Appearance) { handle(.appearanceChanged(value)) }
 
     // MARK: - The popup
 
     package func openPopup(on id: TabID) { handle(.popupOpened(id)) }
 
     /// The user picks which record the popup edits: host, domain or page (the key as written).
-    package func choosePopupScope(_ key: String) { handle(.popupScopeChosen(key)) }
+    func choosePopupScope(_ key: String) { handle(.popupScopeChosen(key)) }
 
     /// A change in the popup; its answer is in `edits` under the returned number.
     @discardableResult
@@ -237,29 +237,29 @@ extension Simulation {
 
     /// "Forget this site": the popup deletes the selected scope's record.
     @discardableResult
-    package func popupForget() -> Int {
+    func popupForget() -> Int {
         let number = edits.newNumber()
         handle(.popupForgotSite(edit: number))
         return number
     }
 
-    package func closePopup() { handle(.popupClosed) }
+    func closePopup() { handle(.popupClosed) }
 
     /// The user clicks an element of the extension's own popup, or picks an option in it.
-    package func useInPopup(_ gesture: SafariMachine.PopupGesture) { handle(.popupUsed(gesture)) }
+    func useInPopup(_ gesture: SafariMachine.PopupGesture) { handle(.popupUsed(gesture)) }
 
-    package func popupPause(for duration: EpochMillis) { handle(.popupPaused(until: now + duration)) }
+    func popupPause(for duration: EpochMillis) { handle(.popupPaused(until: now + duration)) }
 
     // MARK: - The background
 
     /// Safari unloads the background without notice.
-    package func unloadBackground() { handle(.backgroundUnloadRequested) }
+    func unloadBackground() { handle(.backgroundUnloadRequested) }
 
     /// Kills the background mid-work (a crash, not an unload: the same to the process).
-    package func killBackground() { handle(.backgroundKillRequested) }
+    func killBackground() { handle(.backgroundKillRequested) }
 
     /// Freezes the background (SIGSTOP): it takes nothing and its timers stop until `thawBackground`.
-    package func freezeBackground() { handle(.backgroundFrozenByUser) }
+    func freezeBackground() { handle(.backgroundFrozenByUser) }
 
-    package func thawBackground() { handle(.backgroundThawedByUser) }
+    func thawBackground() { handle(.backgroundThawedByUser) }
 }

@@ -190,7 +190,7 @@ extension Simulation {
 
     /// The first version's extension (not yet updated) sends `getEnabled` or `toggleEnabled`
     /// straight to a native handler, as its background did.
-    package func legacyMessage(_ message: NativeRequest) {
+    func legacyMessage(_ message: NativeRequest) {
         lastLegacyAnswer = nil
         handle(.legacyRequestSent(message))
     }

@@ -44,7 +44,7 @@ extension Simulation {
 
     /// What `page` shows for `selector` now (`expect ... page "SELECTOR" ...`): a tab's page of
     /// the front profile, or the popup. Reading it runs none of its scripts and leaves no trace.
-    package func queryPage(_ page: PageName, selector: String) -> Result<PageQuery, Unreadable> {
+    func queryPage(_ page: PageName, selector: String) -> Result<PageQuery, Unreadable> {
         let key: PageHost.Page = switch page {
         case .tab(let id): .tab(safari.pageKey(id))
         case .popup: .popup

@@ -23,7 +23,7 @@ package final class Simulation: ProcessTable.Owner {
     /// run gives the same trace on both.
     package enum Transport: String, Sendable { case process, inProcess = "in-process" }
 
-    package typealias Tab = SafariTab
+    typealias Tab = SafariTab
 
     /// The kinds of pending work, to stop `settle` before one, or let all but one play out.
     package enum WorkKind: Sendable { case backgroundInput, storageCompletion, nativeRequest, nativeReply, appInput }
@@ -32,23 +32,23 @@ package final class Simulation: ProcessTable.Owner {
     /// What a garbage-answering handler sends next.
     var garbage = GarbageReplies()
 
-    package static let handlerFrameLimit = ProcessLauncher.handlerFrameLimit
-    package static let defaultProfile = SafariMachine.defaultProfile
+    static let handlerFrameLimit = ProcessLauncher.handlerFrameLimit
+    static let defaultProfile = SafariMachine.defaultProfile
 
-    package let platform: Platform
-    package let transport: Transport
-    package let seed: UInt64
+    let platform: Platform
+    let transport: Transport
+    let seed: UInt64
     /// The in-process transport's disk (container and extension storage).
-    package let disk = SimulatedDisk()
+    let disk = SimulatedDisk()
     /// The container and each profile's extension storage, on the disk the transport uses.
-    package let files: RunFiles
+    let files: RunFiles
     package let trace: Trace
-    package let monitor: InvariantMonitor
+    let monitor: InvariantMonitor
     /// Reads what the processes give back, and checks that both transports read it alike.
     let reader: DirectiveReader
 
     /// Safari and the OS: what they show, and their rules.
-    package internal(set) var safari: SafariMachine
+    internal(set) var safari: SafariMachine
     /// The loaded background's storage as it started, and what it has been told since
     /// (invariant 5 reads them).
     var startingCache: LocalStorage?
@@ -57,9 +57,9 @@ package final class Simulation: ProcessTable.Owner {
     /// one document is not thrown away for another).
     let cacheReference = ReferenceCheck()
     /// Invariant 14: Safari's rules, stated a second time, watching what the machine does.
-    package internal(set) var safariRules: SafariRules
+    internal(set) var safariRules: SafariRules
     /// What the app shows now.
-    package internal(set) var appView: AppView?
+    internal(set) var appView: AppView?
     var clock: Scheduler
     /// The processes, where each one stands, and the faults planned at their yield points.
     package let processes: ProcessTable
@@ -77,9 +77,9 @@ package final class Simulation: ProcessTable.Owner {
     /// The power cuts planned and not yet carried out.
     var powerCuts: PowerCuts
 
-    package var handlerBehaviour = HandlerBehaviour.healthy
+    var handlerBehaviour = HandlerBehaviour.healthy
     /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
-    package var alarmMinimum: EpochMillis {
+    var alarmMinimum: EpochMillis {
         get { safari.alarmMinimum }
         set {
             safari.alarmMinimum = newValue
@@ -88,7 +88,7 @@ package final class Simulation: ProcessTable.Owner {
     }
     /// Known bugs switched on in every process of the run and in the content scripts Safari
     /// starts (`harness run --flaw`).
-    package var flaws: Set<Flaw> {
+    var flaws: Set<Flaw> {
         get { processes.flaws }
         set {
             processes.flaws = newValue
@@ -97,18 +97,18 @@ package final class Simulation: ProcessTable.Owner {
     }
     /// A shared document the scenario planted damaged: exempt from the invariant 1 checks
     /// until a process sets it aside, and then its bytes must be kept.
-    package var plantedDamage: [UInt8]?
+    var plantedDamage: [UInt8]?
 
     // MARK: Edits and answers
 
     /// The user's edits and the answers they got.
-    package internal(set) var edits = EditLedger()
+    internal(set) var edits = EditLedger()
     /// The last answer the first version's extension got from the handler.
-    package internal(set) var lastLegacyAnswer: NativeReply?
+    internal(set) var lastLegacyAnswer: NativeReply?
     /// How many of the first version's requests a handler was started for, and the answer
     /// each got, by its number: an answer belongs to its own request, whenever it comes.
-    package internal(set) var legacyStarted = 0
-    package internal(set) var legacyAnswers: [Int: NativeReply] = [:]
+    internal(set) var legacyStarted = 0
+    internal(set) var legacyAnswers: [Int: NativeReply] = [:]
 
     // MARK: The extension's own pages
 
@@ -120,18 +120,18 @@ package final class Simulation: ProcessTable.Owner {
     /// at that address, each load of it is of that document; elsewhere the page is plain.
     var pageDocuments: [PageKey: (url: String, html: String)] = [:]
     /// What each tab's page shows now, as its scripts left it (`expect tab ... page ...`).
-    package internal(set) var pageStates: [PageKey: PageState] = [:]
+    internal(set) var pageStates: [PageKey: PageState] = [:]
     /// What each profile's background logged in the run (every incarnation), and each tab's page
     /// since it last loaded (by `pageKey`), as `LEVEL TEXT` (`expect console ...`).
-    package internal(set) var backgroundConsole: [String: [String]] = [:]
+    internal(set) var backgroundConsole: [String: [String]] = [:]
     /// Each tab's number (`tabs.Tab.id`), by `pageKey`: the run's tabs in the order they opened.
-    package internal(set) var tabNumbers: [PageKey: Int] = [:]
+    internal(set) var tabNumbers: [PageKey: Int] = [:]
     var tabsOpened = 0
     /// The tabs the extension opened (`tabs.create`), named `x1`, `x2`, … in that order.
     var extensionTabsOpened = 0
-    package internal(set) var pageConsole: [PageKey: [String]] = [:]
+    internal(set) var pageConsole: [PageKey: [String]] = [:]
     /// What the popup logged since it last opened.
-    package internal(set) var popupConsole: [String] = []
+    internal(set) var popupConsole: [String] = []
     /// While the extension's own popup is open: the tabs its `tabs.query` reads, as last handed
     /// to it (`popupTabs`).
     var popupTabsShown: [PageHost.PopupTab]?
@@ -164,58 +164,58 @@ package final class Simulation: ProcessTable.Owner {
 
     // MARK: - What can be read
 
-    package var now: EpochMillis { clock.now }
+    var now: EpochMillis { clock.now }
 
     func uptime(at now: EpochMillis) -> EpochMillis { clock.uptime(at: now) }
-    package var tabs: [TabID: Tab] { safari.tabs }
-    package var activeTabs: [Int: TabID] { safari.activeTabs }
-    package var frontWindow: Int { safari.frontWindow }
-    package var activeTab: TabID? { safari.activeTab }
-    package var visibleTabs: [TabID] { safari.visibleTabs }
-    package var popup: PopupView? { safari.popup }
-    package var popupTab: TabID? { safari.popupTab }
-    package var appearance: Appearance { safari.appearance }
-    package var profile: String { safari.profile }
-    package var safariInForeground: Bool { safari.safariInForeground }
-    package var appInForeground: Bool { safari.appInForeground }
+    var tabs: [TabID: Tab] { safari.tabs }
+    var activeTabs: [Int: TabID] { safari.activeTabs }
+    var frontWindow: Int { safari.frontWindow }
+    var activeTab: TabID? { safari.activeTab }
+    var visibleTabs: [TabID] { safari.visibleTabs }
+    var popup: PopupView? { safari.popup }
+    var popupTab: TabID? { safari.popupTab }
+    var appearance: Appearance { safari.appearance }
+    var profile: String { safari.profile }
+    var safariInForeground: Bool { safari.safariInForeground }
+    var appInForeground: Bool { safari.appInForeground }
     /// The app runs and is not suspended: in front, or on macOS anywhere (a Mac app behind
     /// Safari goes on running and hears Darwin notifications; an iOS app out of sight is
     /// suspended and hears nothing until it returns, when it reads the document again).
-    package var appIsAwake: Bool { app != nil && (platform == .macOS || safari.appInForeground) }
+    var appIsAwake: Bool { app != nil && (platform == .macOS || safari.appInForeground) }
     /// Whether the app is running (launched and not killed).
-    package var appIsRunning: Bool { app != nil }
+    var appIsRunning: Bool { app != nil }
     /// Problems caught as they happened (see `InvariantMonitor`).
-    package var violations: [Violation] { monitor.violations }
+    var violations: [Violation] { monitor.violations }
     /// When the front profile's alarm falls due, if one is set.
-    package var alarm: EpochMillis? { safari.nextAlarm?.at }
+    var alarm: EpochMillis? { safari.nextAlarm?.at }
 
     /// Where the front profile's background is: running, frozen, or how it last stopped.
-    package var backgroundState: BackgroundState {
+    var backgroundState: BackgroundState {
         guard background != nil else { return safari.lastStop }
         return safari.isBackgroundFrozen ? .frozen : .running
     }
 
     /// The number of the background's latest incarnation (`background#N` in the trace; 0 before the first).
-    package var backgroundIncarnation: Int { processes.incarnation(of: .background) }
+    var backgroundIncarnation: Int { processes.incarnation(of: .background) }
 
     // MARK: - Files
 
     /// Puts a file in the App Group container (before the run: the starting shared document).
     /// A run that cannot set up its files has failed: the monitor reports it.
-    package func writeContainerFile(_ name: String, _ bytes: [UInt8]) {
+    func writeContainerFile(_ name: String, _ bytes: [UInt8]) {
         do { try files.writeContainerFile(name, bytes) } catch { monitor.record("cannot write \(name): \(error)") }
     }
 
     /// Puts a file in the front profile's extension storage (before the run: the starting cache).
-    package func writeStorageFile(_ name: String, _ bytes: [UInt8]) {
+    func writeStorageFile(_ name: String, _ bytes: [UInt8]) {
         do { try files.writeStorageFile(name, bytes, profile: profile) } catch { monitor.record("cannot write \(name): \(error)") }
     }
 
     /// The front profile's `storage.local` (cache and outbox), if it is there and parses.
-    package var storedLocal: LocalStorage? { LocalStorage.read(files.storageFile(RunFiles.localStorageName, profile: profile)) }
+    var storedLocal: LocalStorage? { LocalStorage.read(files.storageFile(RunFiles.localStorageName, profile: profile)) }
 
     /// The front profile's `storage.session` (the pause), if it is there and parses.
-    package var storedSession: SessionStorage? {
+    var storedSession: SessionStorage? {
         files.storageFile(ExtensionStore<ExtensionFolder, RecordingGate>.sessionName, profile: profile)
             .flatMap { try? JSONParser.parse($0) }.flatMap(SessionStorage.decode)
     }
@@ -236,7 +236,7 @@ package final class Simulation: ProcessTable.Owner {
     // MARK: - Power cuts
 
     /// Carries out a cut planned for the end of the run (after the last step, before healing).
-    package func cutPowerAtTheEnd() {
+    func cutPowerAtTheEnd() {
         if powerCuts.cutAtTheEnd() { reboot(also: nil) }
     }
 

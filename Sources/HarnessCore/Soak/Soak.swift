@@ -11,22 +11,22 @@ import SiteSettings
 /// seed gives the same choices, not the same interleaving.
 package enum Soak {
     package struct Options: Sendable {
-        package var seconds: Int
-        package var seed: UInt64
+        var seconds: Int
+        var seed: UInt64
         /// Native handlers running at once at most.
-        package var handlers: Int
+        var handlers: Int
         /// The folder holding `AppProcess`, `ExtensionProcess` and `NativeHandler`.
-        package var executables: ProcessExecutables
+        var executables: ProcessExecutables
         /// An empty folder for the container and the extension's storage.
-        package var directory: String
+        var directory: String
         /// Only for proving the checks: an app edit recorded as saved that no process ever
         /// made, so the shared document lacks it.
-        package var plantsALostEdit = false
+        var plantsALostEdit = false
         /// Known bugs switched on in every process (`harness soak --flaw`).
         package var flaws: Set<Flaw> = []
         /// How many native requests Safari lets be in flight at once (lowered only to show the
         /// rule at work: WebKit's is 150).
-        package var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
+        var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
 
         package init(seconds: Int, seed: UInt64, handlers: Int, executables: ProcessExecutables, directory: String) {
             self.seconds = seconds
@@ -38,7 +38,7 @@ package enum Soak {
     }
 
     /// The site of the planted lost edit, which nobody edits.
-    package static let plantedSite = "planted.example"
+    static let plantedSite = "planted.example"
     /// How often the shared document is checked against the oracle while the soak runs.
     static let checkEvery: EpochMillis = 500
     /// How long healing may take before what is left counts as not converged.

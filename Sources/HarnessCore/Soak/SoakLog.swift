@@ -7,19 +7,19 @@ import Synchronization
 package final class SoakLog: Sendable {
     /// A broken property, with the operations just before and after it.
     package struct Violation: Sendable {
-        package let message: String
+        let message: String
         /// Milliseconds since the run began.
-        package let at: EpochMillis
-        package let before: [String]
-        package fileprivate(set) var after: [String]
+        let at: EpochMillis
+        let before: [String]
+        fileprivate(set) var after: [String]
     }
 
     /// What the log holds at a moment, for the progress line and the report.
     package struct Counts: Sendable {
-        package var operations: [String: Int] = [:]
-        package var faults: [String: Int] = [:]
+        var operations: [String: Int] = [:]
+        var faults: [String: Int] = [:]
         /// Microseconds, in the order they were reported.
-        package var lockWaits: [Int] = []
+        var lockWaits: [Int] = []
         package var violations: [Violation] = []
 
         package var totalOperations: Int { operations.values.reduce(0, +) }

@@ -2,18 +2,18 @@ import SiteSettings
 
 /// A soak's figures and violations, as the command prints them and as JSON lines.
 package struct SoakReport: Sendable {
-    package let options: Soak.Options
+    let options: Soak.Options
     /// Wall seconds the faults ran for, before healing.
-    package let seconds: Double
-    package let counts: SoakLog.Counts
-    package let acknowledged: Int
+    let seconds: Double
+    let counts: SoakLog.Counts
+    let acknowledged: Int
     /// How often each of Safari's rules bit.
-    package let rules: SafariMachine.RuleCounts
+    let rules: SafariMachine.RuleCounts
 
     package var violations: [SoakLog.Violation] { counts.violations }
 
     /// The median and 99th percentile of the lock waits, in microseconds (nil: no lock taken).
-    package var lockWaits: (median: Int, p99: Int)? {
+    var lockWaits: (median: Int, p99: Int)? {
         let sorted = counts.lockWaits.sorted()
         guard !sorted.isEmpty else { return nil }
         func rank(_ fraction: Double) -> Int { sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)] }

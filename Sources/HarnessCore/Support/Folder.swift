@@ -6,7 +6,7 @@ import ProcessKit
 /// The few folder chores the harness needs, over the C directory calls.
 package enum Folder {
     /// The names in a folder (without `.` and `..`), each with whether it is a folder itself.
-    package static func entries(in path: String) -> [(name: String, isFolder: Bool)] {
+    static func entries(in path: String) -> [(name: String, isFolder: Bool)] {
         guard let handle = opendir(path) else { return [] }
         defer { closedir(handle) }
         var found: [(String, Bool)] = []
@@ -19,7 +19,7 @@ package enum Folder {
     }
 
     /// Every file directly in a folder, by name, with its bytes.
-    package static func files(in path: String) -> [String: [UInt8]] {
+    static func files(in path: String) -> [String: [UInt8]] {
         var found: [String: [UInt8]] = [:]
         for entry in entries(in: path) where !entry.isFolder {
             if let bytes = try? FileIO.read(path + "/" + entry.name, name: entry.name) { found[entry.name] = bytes }

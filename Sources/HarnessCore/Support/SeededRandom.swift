@@ -3,16 +3,16 @@ import SiteSettings
 /// A small deterministic generator (SplitMix64, as document ids use) for the harness's seeded
 /// choices (fuzzing, sampling): the same seed gives the same sequence on every machine, so a
 /// printed seed replays a run. The processes' state machines never use it.
-package struct SeededRandom: Sendable {
+struct SeededRandom: Sendable {
     private var state: UInt64
 
-    package init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { state = seed }
 
-    package mutating func next() -> UInt64 { DocumentID.splitMix(&state) }
+    mutating func next() -> UInt64 { DocumentID.splitMix(&state) }
 
     /// A number in `0..<bound` (bound > 0).
-    package mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
     /// True with probability `numerator / denominator`.
-    package mutating func chance(_ numerator: Int, in denominator: Int) -> Bool { below(denominator) < numerator }
+    mutating func chance(_ numerator: Int, in denominator: Int) -> Bool { below(denominator) < numerator }
 }

@@ -22,7 +22,7 @@ package enum CrashSweep {
     /// Where to cut the power in a run like `base`, and what to keep: before every flush, at
     /// every yield arrival and after the last step where changes wait unflushed (each subset
     /// of them when there are few), and before every flush with nothing waiting, once.
-    package static func powerCuts(_ base: ScenarioRunner.Outcome, subsets: Int, seed: UInt64) -> [PowerCutPlan] {
+    static func powerCuts(_ base: ScenarioRunner.Outcome, subsets: Int, seed: UInt64) -> [PowerCutPlan] {
         var plans: [PowerCutPlan] = []
         for (index, pending) in base.unsyncedAtFlushes.enumerated() {
             plans += PowerCutPlan.plans(at: .flush(index + 1), pending: pending, samples: subsets, seed: seed &+ UInt64(index))

@@ -5,14 +5,14 @@ import SiteSettings
 /// sorted keys; never a pid, a path or wall time, so equal runs give equal traces. Events are
 /// kept as they happened (`log`) and written out as lines only when the lines are read.
 package final class Trace {
-    package private(set) var log: TraceLog
+    private(set) var log: TraceLog
     /// What helps a person but must not be compared: the stderr of a process that died.
-    package var diagnostics: [String] = []
+    var diagnostics: [String] = []
     /// The moment the run started: lines give their time from it (`+26.000s`), as people think
     /// of a run; nil gives times since the Unix epoch.
-    package var epoch: EpochMillis? { log.epoch }
+    var epoch: EpochMillis? { log.epoch }
 
-    package init(epoch: EpochMillis? = nil) {
+    init(epoch: EpochMillis? = nil) {
         log = TraceLog(epoch: epoch)
         // Room for a typical explored run's events, so that the log is not copied as it grows.
         log.entries.reserveCapacity(1024)
@@ -21,20 +21,20 @@ package final class Trace {
     /// The trace as lines.
     package var lines: [String] { log.lines }
     /// How many lines it has.
-    package var count: Int { log.entries.count }
+    var count: Int { log.entries.count }
 
     /// A moment of the run as trace lines and failures give it: `+26.000s` from the start.
-    package func time(_ now: EpochMillis) -> String { log.time(now) }
+    func time(_ now: EpochMillis) -> String { log.time(now) }
 
     /// `+26.000s`, `-0.500s`: milliseconds as signed seconds with three decimals.
-    package static func relative(_ millis: EpochMillis) -> String {
+    static func relative(_ millis: EpochMillis) -> String {
         let magnitude = millis.magnitude
         let fraction = String(magnitude % 1000)
         return (millis < 0 ? "-" : "+") + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"
     }
 
     /// A line's time read back in milliseconds (from the start for `+26.000s`), or nil.
-    package static func millis(_ word: Substring) -> EpochMillis? {
+    static func millis(_ word: Substring) -> EpochMillis? {
         if let plain = EpochMillis(word) { return plain }
         guard let sign = word.first, sign == "+" || sign == "-", word.hasSuffix("s") else { return nil }
         let parts = word.dropFirst().dropLast().split(separator: ".", omittingEmptySubsequences: false)

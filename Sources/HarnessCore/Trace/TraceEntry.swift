@@ -3,20 +3,20 @@ import SiteSettings
 
 /// One event of a trace: when, who (`background#2`, `safari`, `harness`), what (`<-` for an
 /// input the process took, `->` for a directive it gave, or words), and the message, if any.
-package struct TraceEntry: Sendable {
-    package let time: EpochMillis
-    package let process: String
-    package let what: String
-    package let message: TraceMessage?
+struct TraceEntry: Sendable {
+    let time: EpochMillis
+    let process: String
+    let what: String
+    let message: TraceMessage?
     /// The rule's event the line records, when the explorer counts it (never read back from a
     /// written trace).
-    package var rule: RuleEvent? = nil
+    var rule: RuleEvent? = nil
     /// The message as the trace writes it.
-    package var json: JSONValue? { message?.json }
+    var json: JSONValue? { message?.json }
 }
 
 /// A rule's event the explorer's coverage counts by case, as the run records it.
-package enum RuleEvent: Int, CaseIterable, Sendable {
+enum RuleEvent: Int, CaseIterable, Sendable {
     /// A native reply found no background to take it.
     case replyDropped
     /// A page's question came back empty and it asks again.
@@ -29,7 +29,7 @@ package enum RuleEvent: Int, CaseIterable, Sendable {
     case handlerReused
 
     /// As the explorer's coverage names it.
-    package var name: String {
+    var name: String {
         switch self {
         case .replyDropped: "reply dropped"
         case .pageAsksAgain: "page asks again"

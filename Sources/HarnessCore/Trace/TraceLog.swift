@@ -3,30 +3,30 @@ import SiteSettings
 
 /// A run's trace as its events, with the moment the run started.
 package struct TraceLog: Sendable {
-    package let epoch: EpochMillis?
-    package internal(set) var entries: [TraceEntry] = []
+    let epoch: EpochMillis?
+    internal(set) var entries: [TraceEntry] = []
 
-    package init(epoch: EpochMillis?) { self.epoch = epoch }
+    init(epoch: EpochMillis?) { self.epoch = epoch }
 
-    package func time(_ now: EpochMillis) -> String {
+    func time(_ now: EpochMillis) -> String {
         guard let epoch else { return "\(now)" }
         return Trace.relative(now - epoch)
     }
 
     /// `TIME WHO WHAT [JSON]`.
-    package func line(_ entry: TraceEntry) -> String {
+    func line(_ entry: TraceEntry) -> String {
         var line = "\(time(entry.time)) \(entry.process) \(entry.what)"
         if let json = entry.json { line += " " + String(decoding: JSONWriter.compact(json), as: UTF8.self) }
         return line
     }
 
-    package var lines: [String] { entries.map(line) }
+    var lines: [String] { entries.map(line) }
 
     /// The last `count` lines.
-    package func lastLines(_ count: Int) -> [String] { entries.suffix(count).map(line) }
+    func lastLines(_ count: Int) -> [String] { entries.suffix(count).map(line) }
 
     /// The first line whose time is earlier than the line before it, if any.
-    package var firstStepBackwards: String? {
+    var firstStepBackwards: String? {
         guard entries.count > 1 else { return nil }
         for index in 1..<entries.count where entries[index].time < entries[index - 1].time { return line(entries[index]) }
         return nil
@@ -38,7 +38,7 @@ extension TraceLog {
     /// its role's codec, notes as words. Times given from the start (`+26.000s`) count from
     /// `epoch`; Unix times stay as they are. A line with no time of its own takes the one
     /// before it.
-    package static func read(lines: [String], epoch: EpochMillis?) -> TraceLog {
+    static func read(lines: [String], epoch: EpochMillis?) -> TraceLog {
         var log = TraceLog(epoch: epoch)
         for line in lines {
             let words = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)

@@ -5,7 +5,7 @@ import SiteSettings
 /// process's machine made it in process), written out as it travels only when the trace is
 /// read; or JSON that belongs to no role: beside one of Safari's notes, or a message of a trace
 /// read back from its lines that its role's codec cannot read.
-package enum TraceMessage: Sendable {
+enum TraceMessage: Sendable {
     case json(JSONValue)
     /// An event Safari gave the background.
     case event(ExtensionWire.Event)
@@ -15,7 +15,7 @@ package enum TraceMessage: Sendable {
     case app(AppWire.Output)
     case handler(NativeHandlerWire.Output)
 
-    package var json: JSONValue {
+    var json: JSONValue {
         switch self {
         case .json(let json): json
         case .event(let event): ExtensionWire.encode(event)
@@ -28,7 +28,7 @@ package enum TraceMessage: Sendable {
     }
 
     /// Its name on the wire; `unreadable` for JSON no role's codec reads.
-    package var name: String {
+    var name: String {
         switch self {
         case .json: "unreadable"
         case .event(let event): ExtensionWire.name(event)
@@ -43,7 +43,7 @@ package enum TraceMessage: Sendable {
     /// Reads a message of the process `label` (`background#2`) back from the JSON a trace line
     /// holds, with its role's codec: an `input` (`<-`) or an output (`->`). JSON the codec
     /// cannot read stays JSON.
-    package static func read(_ json: JSONValue, input: Bool, of label: String) -> TraceMessage {
+    static func read(_ json: JSONValue, input: Bool, of label: String) -> TraceMessage {
         let message: TraceMessage?
         switch label.prefix(while: { $0 != "#" }) {
         case "background": message = input ? (try? ExtensionWire.decode(json)).map(TraceMessage.event) : (try? ExtensionWire.directive(json)).map(TraceMessage.background)

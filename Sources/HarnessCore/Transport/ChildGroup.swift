@@ -8,17 +8,17 @@ import Synchronization
 ///
 /// The group keeps its children alive until `killAll` or its own `deinit`, so a child cannot slip
 /// out of the teardown by being released early; killing a child that has already ended is harmless.
-package final class ChildGroup: Sendable {
+final class ChildGroup: Sendable {
     private let members = Mutex<[ChildProcess]>([])
 
-    package init() {}
+    init() {}
 
     deinit {
         killAll()
     }
 
     /// Starts a child (see `ChildProcess.init`) and adds it to the group.
-    package func spawn(executable: String, arguments: [String], environment: [String: String] = [:],
+    func spawn(executable: String, arguments: [String], environment: [String: String] = [:],
                       replyLimit: Int = Framing.replyLimit) throws(ChildProcess.SpawnError) -> ChildProcess {
         let child = try ChildProcess(executable: executable, arguments: arguments,
                                      environment: environment, replyLimit: replyLimit)
@@ -27,18 +27,18 @@ package final class ChildGroup: Sendable {
     }
 
     /// Adds a child started elsewhere, so that `killAll` ends it too.
-    package func add(_ child: ChildProcess) {
+    func add(_ child: ChildProcess) {
         members.withLock { $0.append(child) }
     }
 
     /// Lets a child the caller is done with leave the group (it is reaped when released), so a
     /// long run keeps the pipes of its live children only, not of every child it ever started.
-    package func remove(_ child: ChildProcess) {
+    func remove(_ child: ChildProcess) {
         members.withLock { $0.removeAll { $0 === child } }
     }
 
     /// The children not yet torn down, in the order they joined.
-    package var children: [ChildProcess] {
+    var children: [ChildProcess] {
         members.withLock { $0 }
     }
 
@@ -46,7 +46,7 @@ package final class ChildGroup: Sendable {
     /// stopped children without a thaw), then reaps each one. Returns their statuses in the
     /// order they joined and empties the group. Children added meanwhile wait for the next call.
     @discardableResult
-    package func killAll() -> [ChildProcess.ExitStatus] {
+    func killAll() -> [ChildProcess.ExitStatus] {
         let doomed = members.withLock { members in
             let all = members
             members = []

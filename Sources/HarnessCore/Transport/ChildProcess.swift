@@ -26,12 +26,12 @@ package final class ChildProcess: Sendable {
     /// How a child ended: it exited with a code, or a signal ended it.
     package struct ExitStatus: Equatable, Sendable, CustomStringConvertible {
         /// The code it passed to `exit` (0-255), or nil if a signal ended it.
-        package let code: Int32?
+        let code: Int32?
         /// The signal that ended it, or nil if it exited.
-        package let signal: Int32?
+        let signal: Int32?
 
-        package static func exited(_ code: Int32) -> ExitStatus { ExitStatus(code: code, signal: nil) }
-        package static func signaled(_ signal: Int32) -> ExitStatus { ExitStatus(code: nil, signal: signal) }
+        static func exited(_ code: Int32) -> ExitStatus { ExitStatus(code: code, signal: nil) }
+        static func signaled(_ signal: Int32) -> ExitStatus { ExitStatus(code: nil, signal: signal) }
         /// Neither is known: something outside `ChildProcess` reaped the child (SIGCHLD set to
         /// be ignored, or a `waitpid(-1)` elsewhere in the process), and its status went with it.
         package static let unknown = ExitStatus(code: nil, signal: nil)
@@ -87,23 +87,23 @@ package final class ChildProcess: Sendable {
     }
 
     /// Why a request about the process itself could not be carried out.
-    package enum StateError: Error, Equatable, CustomStringConvertible {
+    enum StateError: Error, Equatable, CustomStringConvertible {
         /// The child had ended (or ended meanwhile), so it cannot be frozen.
         case notRunning(pid: Int32, status: ExitStatus)
 
-        package var description: String {
+        var description: String {
             switch self {
             case .notRunning(let pid, let status): "child \(pid) is not running: it \(status)"
             }
         }
     }
 
-    package let pid: Int32
-    package let executable: String
+    let pid: Int32
+    let executable: String
     /// The role it plays, whose codec reads its frames (nil: a child outside the protocol).
-    package let role: WireProtocol.Role?
+    let role: WireProtocol.Role?
     /// The largest frame `receive` accepts from this child.
-    package let replyLimit: Int
+    let replyLimit: Int
 
     /// The harness's end of the child's stdin, -1 once closed.
     private let input: Mutex<Int32>
@@ -198,7 +198,7 @@ package final class ChildProcess: Sendable {
     /// here, is `.closed`. Without a timeout this blocks while the child does not read (a frozen
     /// child with a full pipe) until it reads or is killed. With one, `.timedOut` may leave part
     /// of the frame written: the stream is broken and the child should be killed.
-    package func send(_ payload: [UInt8], timeoutMilliseconds: Int? = nil) throws(FrameError) {
+    func send(_ payload: [UInt8], timeoutMilliseconds: Int? = nil) throws(FrameError) {
         guard payload.count <= Framing.requestLimit else {
             throw .tooLarge(length: payload.count, limit: Framing.requestLimit)
         }
@@ -227,7 +227,7 @@ package final class ChildProcess: Sendable {
 
     /// Reads the child's `hello` now, unless it was read: true once it came, false when the
     /// output ended first. One that is not the `hello` expected is `.handshake`, as for `receive`.
-    package func awaitHello(timeoutMilliseconds: Int?) throws(FrameError) -> Bool {
+    func awaitHello(timeoutMilliseconds: Int?) throws(FrameError) -> Bool {
         try output.withLock { [executable] (output: inout Output) throws(FrameError) -> Bool in
             try output.hello(timeoutMilliseconds, executable: executable)
         }
@@ -274,7 +274,7 @@ package final class ChildProcess: Sendable {
 
     /// Closes the child's stdin: it reads end of input once it has read what was sent. Waits
     /// for a `send` in progress. Later sends are `.closed`.
-    package func closeInput() {
+    func closeInput() {
         input.withLock { descriptor in
             if descriptor >= 0 {
                 Glibc.close(descriptor)
@@ -288,7 +288,7 @@ package final class ChildProcess: Sendable {
     /// returns at once. Throws `StateError.notRunning` if the child has ended.
     /// Do not race it with `thaw` from another thread: a thaw that lands before the stop is
     /// observed leaves this call waiting for the next stop or the child's end.
-    package func freeze() throws {
+    func freeze() throws {
         let sent = reaped.withLock { status in
             guard status == nil else { return false }
             _ = killpg(pid, SIGSTOP)
@@ -310,13 +310,13 @@ package final class ChildProcess: Sendable {
     /// Resumes a frozen child's process group with SIGCONT; nothing if it is not frozen or has
     /// ended. No wait for WCONTINUED: the kernel makes stopped threads runnable within the
     /// `kill` call itself, so the child is running when this returns.
-    package func thaw() {
+    func thaw() {
         signalGroup(SIGCONT)
     }
 
     /// Ends the child and its process group with SIGKILL, which also ends a frozen child (no
     /// thaw needed), then reaps it. Nothing if it has already been reaped.
-    package func kill() {
+    func kill() {
         signalGroup(SIGKILL)
         _ = wait()
     }
@@ -370,20 +370,20 @@ package final class ChildProcess: Sendable {
     }
 
     /// True until the child has ended (a frozen child is running). Reaps a child that has ended.
-    package var isRunning: Bool {
+    var isRunning: Bool {
         reaped.withLock { status in Self.reap(pid, &status) == nil }
     }
 
     /// The last 4 KiB of what the child wrote to stderr so far. A dedicated thread reads stderr
     /// continuously, so a child that writes a lot there never blocks on it.
-    package var stderrTail: String {
+    var stderrTail: String {
         stderrDrain.tail
     }
 
     /// Ignores SIGPIPE in this process, once and idempotently, so that writing to a pipe whose
     /// reader has gone is EPIPE (`FrameError.closed`) rather than death. `init` calls it; a
     /// harness that writes to pipes before starting any child calls it first.
-    package static func ignoreSIGPIPE() {
+    static func ignoreSIGPIPE() {
         Spawn.ignoreSIGPIPE()
     }
 

@@ -20,8 +20,8 @@ import Synchronization
 /// Used by one run at a time: `ContextHostPool` hands it from run to run under its lock, which
 /// is what makes it safe to send between threads. Its frames for incarnations other than the
 /// one being read are kept until that one is read.
-package final class ContextHost: @unchecked Sendable {
-    package let command: ProcessExecutables.Command
+final class ContextHost: @unchecked Sendable {
+    let command: ProcessExecutables.Command
     private let starting: StartingProcess
     /// Why the host could not be started, if it could not.
     private let spawnFailure = SpawnFailure()
@@ -159,7 +159,7 @@ package final class ContextHost: @unchecked Sendable {
 }
 
 /// One incarnation in a `ContextHost`, spoken to as a process of its own would be.
-package final class HostedContext: FrameEndpoint {
+final class HostedContext: FrameEndpoint {
     private let host: ContextHost
     private let id: UInt32
     private let role: WireProtocol.Role
@@ -177,11 +177,11 @@ package final class HostedContext: FrameEndpoint {
         self.role = role
     }
 
-    package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
+    func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
         try sendMessage(message, members: [:], timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    package func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError) {
+    func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError) {
         guard ended == nil, host.isOpen(id) else { throw .closed }
         do { try host.send(Self.frame(message, members: members), to: id, timeoutMilliseconds: timeoutMilliseconds) } catch {
             // Part of the frame may be in the host's input, which every incarnation shares.
@@ -190,7 +190,7 @@ package final class HostedContext: FrameEndpoint {
         }
     }
 
-    package func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool {
+    func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool {
         try hello(timeoutMilliseconds)
     }
 
@@ -207,7 +207,7 @@ package final class HostedContext: FrameEndpoint {
         return true
     }
 
-    package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
+    func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
         guard try hello(timeoutMilliseconds), let frame = try read(timeoutMilliseconds) else { return nil }
         do { return .message(try FromChild.decode(frame, role: role)) } catch { return .invalid(error) }
     }
@@ -219,9 +219,9 @@ package final class HostedContext: FrameEndpoint {
         }
     }
 
-    package func closeInput() { end(.exited(0)) }
+    func closeInput() { end(.exited(0)) }
 
-    package func kill() {
+    func kill() {
         if stuck && ended == nil { host.kill() }
         end(.signaled(SIGKILL))
     }
@@ -232,16 +232,16 @@ package final class HostedContext: FrameEndpoint {
         host.end(id)
     }
 
-    package func freeze() throws {}
-    package func thaw() {}
+    func freeze() throws {}
+    func thaw() {}
 
     /// How it ended: as the harness ended it, or as the host did.
-    package func wait() -> ChildProcess.ExitStatus { ended ?? host.endedOnItsOwn(id) ?? host.wait() ?? .unknown }
-    package func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? {
+    func wait() -> ChildProcess.ExitStatus { ended ?? host.endedOnItsOwn(id) ?? host.wait() ?? .unknown }
+    func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? {
         ended ?? host.endedOnItsOwn(id) ?? host.wait(timeoutMilliseconds: timeoutMilliseconds)
     }
-    package var isRunning: Bool { ended == nil && host.isOpen(id) }
-    package var stderrTail: String { host.problem ?? host.stderrTail }
+    var isRunning: Bool { ended == nil && host.isOpen(id) }
+    var stderrTail: String { host.problem ?? host.stderrTail }
 }
 
 /// Hosts kept between runs, so that a harness running scenario after scenario (or seed after
@@ -254,7 +254,7 @@ package final class HostedContext: FrameEndpoint {
 /// `SourceTextModule` keeps it), so a host running module backgrounds grows by about 1.5 MB an
 /// incarnation, and slows as its heap does, and one whose backgrounds kept much would run out of
 /// memory. The replacement starts at once, so the next run finds it ready.
-package enum ContextHostPool {
+enum ContextHostPool {
     private static let idle = Mutex<[ContextHost]>([])
     static let kept = 4
     static let retiredAfter = 40

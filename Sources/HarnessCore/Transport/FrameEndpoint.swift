@@ -4,7 +4,7 @@ import SiteSettings
 /// One of our processes as the harness speaks to it: frames in and out, kill, freeze, reap. A
 /// real child process (the process transport) or a shell the harness steps itself over a
 /// simulated disk (the in-process transport); the harness cannot tell them apart.
-package protocol FrameEndpoint: AnyObject {
+protocol FrameEndpoint: AnyObject {
     /// A child process encodes each message to a frame on its pipe, and decodes what comes
     /// back; a stepped shell takes and gives them as values.
     func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError)
@@ -28,7 +28,7 @@ package protocol FrameEndpoint: AnyObject {
 }
 
 extension FrameEndpoint {
-    package func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError) {
+    func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError) {
         try sendMessage(message, timeoutMilliseconds: timeoutMilliseconds)
     }
 
@@ -48,26 +48,26 @@ extension FrameEndpoint {
 }
 
 /// A frame from a process as the harness reads it.
-package enum ReceivedFrame: Equatable, Sendable {
+enum ReceivedFrame: Equatable, Sendable {
     case message(FromChild)
     case invalid(WireError)
 }
 
 extension ChildProcess: FrameEndpoint {
-    package func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool {
+    func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool {
         try awaitHello(timeoutMilliseconds: Optional(timeoutMilliseconds))
     }
 
-    package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
+    func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
         try send(JSONWriter.compact(message.json), timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    package func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError) {
+    func sendMessage(_ message: ToChild, members: [String: JSONValue], timeoutMilliseconds: Int?) throws(FrameError) {
         try send(Self.frame(message, members: members), timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// The next frame, read with the codec of the child's role.
-    package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
+    func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
         guard let frame = try receive(timeoutMilliseconds: timeoutMilliseconds) else { return nil }
         guard let role else { return .invalid(.invalid("a child started without a role has no codec")) }
         do { return .message(try FromChild.decode(frame, role: role)) } catch { return .invalid(error) }

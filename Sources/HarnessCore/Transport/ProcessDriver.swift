@@ -10,7 +10,7 @@ import SiteSettings
 /// process goes on, fails the step, is killed there, or is held there while others run.
 package final class ProcessDriver {
     /// What the harness does at a yield point.
-    package enum YieldChoice: Equatable, Sendable {
+    enum YieldChoice: Equatable, Sendable {
         case proceed
         case fail(errno: Int32)
         /// The step takes effect, then fails with the errno.
@@ -37,7 +37,7 @@ package final class ProcessDriver {
     /// How long (wall time) the harness waits for any one frame before it treats the process as
     /// hung and kills it. Longer than the JavaScript runtime's watchdog, so that a script that
     /// never yields is ended, and named, by its runtime first.
-    package static let frameTimeout = 15_000
+    static let frameTimeout = 15_000
 
     /// How a process ended when the harness did not end it: the cause invariant 18 names.
     package enum Death: Equatable, Sendable, CustomStringConvertible {
@@ -51,7 +51,7 @@ package final class ProcessDriver {
         case unresponsive(milliseconds: Int)
 
         /// How it ended, as the trace says it: `died unexpectedly (…)`.
-        package var ending: String {
+        var ending: String {
             switch self {
             case .status(let status): "\(status)"
             case .scriptDidNotYield(let milliseconds): "a script did not yield within \(Self.duration(milliseconds)), and its runtime ended it"
@@ -62,7 +62,7 @@ package final class ProcessDriver {
 
         /// How a process that ended with `status`, having written `stderr`, died: named by the
         /// JavaScript runtime's `limits` when it is one of its processes, else as the system says.
-        package init(_ status: ChildProcess.ExitStatus, stderr: String, limits: ExtensionRuntime.Limits?) {
+        init(_ status: ChildProcess.ExitStatus, stderr: String, limits: ExtensionRuntime.Limits?) {
             self = limits?.death(status, stderr: stderr) ?? .status(status)
         }
 
@@ -76,47 +76,47 @@ package final class ProcessDriver {
         }
     }
 
-    package let name: ProcessName
-    package let incarnation: Int
-    package let child: FrameEndpoint
+    let name: ProcessName
+    let incarnation: Int
+    let child: FrameEndpoint
     private let trace: Trace
     private let seed: UInt64
-    package var policy: (YieldPoint) -> YieldChoice = { _ in .proceed }
+    var policy: (YieldPoint) -> YieldChoice = { _ in .proceed }
     /// Known bugs to switch on in the process, sent with every input.
-    package var flaws: [String] = []
+    var flaws: [String] = []
     /// Told when the process breaks the protocol (no `hello`, another version, a frame that
     /// is not one): the run fails with the message, which names the process.
-    package var protocolBroken: (String) -> Void = { _ in }
+    var protocolBroken: (String) -> Void = { _ in }
     /// The numbers of the front profile's tabs (`tabs.Tab.id`), by name, sent with each of the
     /// background's inputs.
-    package var tabIds: () -> [String: Int] = { [:] }
+    var tabIds: () -> [String: Int] = { [:] }
     /// The front window's active tab, which a background's frame names too (`activeTab`).
-    package var activeTab: () -> String? = { nil }
+    var activeTab: () -> String? = { nil }
     /// Told of each line a process's scripts logged (a JavaScript background's `log` frames),
     /// an exception or rejection they did not catch among them, with its place, at `now`.
-    package var logged: (_ level: FromChild.LogLevel, _ text: String, _ at: String?, _ now: EpochMillis) -> Void = { _, _, _, _ in }
+    var logged: (_ level: FromChild.LogLevel, _ text: String, _ at: String?, _ now: EpochMillis) -> Void = { _, _, _, _ in }
     /// Told when the process died of itself, at `now`: an exit or a signal the harness did not
     /// send, or a kill because it stopped answering (every other death the harness causes is
     /// its kill), with how it ended.
-    package var diedOfItself: (_ death: Death, _ now: EpochMillis) -> Void = { _, _ in }
+    var diedOfItself: (_ death: Death, _ now: EpochMillis) -> Void = { _, _ in }
     /// For a process of the JavaScript runtime: its watchdog and heap limit, which name its
     /// deaths by them.
-    package var limits: ExtensionRuntime.Limits?
+    var limits: ExtensionRuntime.Limits?
     /// Safari's monotonic time at a wall-clock time, which every input carries: milliseconds
     /// since the run began, less the device's sleep. A driver outside a run (the native
     /// fuzzer's) counts from the Unix epoch.
-    package var uptime: (EpochMillis) -> EpochMillis = { $0 }
+    var uptime: (EpochMillis) -> EpochMillis = { $0 }
     /// Whether the run still counts the process as alive: from its start until the harness saw
     /// it die, killed it or finished it. Decided by what the harness did and saw, never by
     /// asking the operating system, whose answer depends on timing (a handler that has sent its
     /// reply may or may not have exited yet), so the trace does not.
-    package private(set) var isAlive = true
+    private(set) var isAlive = true
     /// Whether the harness sent the process its SIGKILL, for a cause (a step, a fault, the end
     /// of the run, a broken protocol): a SIGKILL it did not send (the system's, out of memory) is
     /// a death of its own.
     private var killedByHarness = false
 
-    package init(name: ProcessName, incarnation: Int, endpoint: FrameEndpoint, seed: UInt64, trace: Trace) {
+    init(name: ProcessName, incarnation: Int, endpoint: FrameEndpoint, seed: UInt64, trace: Trace) {
         self.name = name
         self.incarnation = incarnation
         self.seed = seed
@@ -126,10 +126,10 @@ package final class ProcessDriver {
     }
 
     /// The logical name used in traces: never a pid.
-    package let label: String
+    let label: String
 
     /// Sends the process an input; the trace writes it out only when read.
-    package func begin(_ input: ChildInput, now: EpochMillis) -> Step {
+    func begin(_ input: ChildInput, now: EpochMillis) -> Step {
         let message: TraceMessage = switch input {
         case .app(let event): .appInput(event)
         case .background(let event): .event(event)
@@ -148,7 +148,7 @@ package final class ProcessDriver {
     }
 
     /// Lets a held process go on.
-    package func resume(_ answer: YieldAnswer, now: EpochMillis) -> Step {
+    func resume(_ answer: YieldAnswer, now: EpochMillis) -> Step {
         switch answer {
         case .proceed: send(.proceed(now: now), now: now)
         case .fail(let errno): send(.fail(errno: errno, now: now), now: now)
@@ -159,7 +159,7 @@ package final class ProcessDriver {
     /// For a process that serves one input and ends (the handler): closes its input and reaps
     /// it; one that does not end within the frame timeout is a bug, and is killed.
     @discardableResult
-    package func finish() -> ChildProcess.ExitStatus {
+    func finish() -> ChildProcess.ExitStatus {
         isAlive = false
         child.closeInput()
         return child.reap().status
@@ -168,7 +168,7 @@ package final class ProcessDriver {
     /// For a handler that has answered and serves no more: closes its input and lets it end.
     /// A process is reaped on another thread, so that the run does not wait for it to exit
     /// (nothing it does after its last frame counts); a shell in process ends at once.
-    package func letEnd() {
+    func letEnd() {
         guard let process = child as? ChildProcess else {
             finish()
             return
@@ -185,7 +185,7 @@ package final class ProcessDriver {
 
     /// Kills the process; the trace says why (`reason`), unless the process had already ended
     /// for the run, or no reason is given because the run is over and its trace already taken.
-    package func kill(now: EpochMillis, reason: String?) {
+    func kill(now: EpochMillis, reason: String?) {
         if isAlive, let reason { trace.record(now, label, reason) }
         isAlive = false
         killedByHarness = true

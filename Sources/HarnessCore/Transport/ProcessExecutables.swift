@@ -16,16 +16,16 @@ package struct ProcessExecutables: Equatable, Sendable {
         }
     }
 
-    package var app: Command
+    var app: Command
     package var background: Command
     package var handler: Command
     /// The extension's own pages' runtime (`PageHost`), when its pages run: then Safari runs
     /// them in place of the reference content script and the popup's documented messages.
-    package var pages: Command?
+    var pages: Command?
     /// A host that runs each background incarnation as a context of one process
     /// (`ContextHost`, the JavaScript runtime's `--host`): when set, backgrounds are opened in
     /// it rather than started from `background`, which plays the same role one process each.
-    package var backgroundHost: Command?
+    var backgroundHost: Command?
     /// Whether an extension's JavaScript background, when one is chosen, runs in a host
     /// (`backgroundHost`) or one process per incarnation (`--isolated`).
     package var hostsBackgrounds = true
@@ -67,7 +67,7 @@ package struct ProcessExecutables: Equatable, Sendable {
 
     /// Starts `role`'s executable with its own arguments, then the harness's, and exactly
     /// `environment`; its first frame must be its `hello` for the role.
-    package func start(_ role: ProcessName, _ arguments: [String], replyLimit: Int = Framing.replyLimit, environment: [String: String] = [:],
+    func start(_ role: ProcessName, _ arguments: [String], replyLimit: Int = Framing.replyLimit, environment: [String: String] = [:],
                        in group: ChildGroup? = nil) throws(ChildProcess.SpawnError) -> ChildProcess {
         let command = self[role]
         let child = try ChildProcess(executable: command.path, arguments: command.arguments + arguments, environment: environment,
@@ -79,7 +79,7 @@ package struct ProcessExecutables: Equatable, Sendable {
 
 extension ProcessName {
     /// The role as the frame protocol names it.
-    package var wireRole: WireProtocol.Role {
+    var wireRole: WireProtocol.Role {
         switch self {
         case .app: .app
         case .background: .background

@@ -19,7 +19,7 @@ import SiteSettings
 /// each `done` frame back from its JSON here, and one that reads back as another is an invalid
 /// frame, which fails the run (by `==`, so up to the canonical equivalence of strings). A
 /// release build trusts the codecs the tests hold to that.
-package final class SteppedChild: FrameEndpoint {
+final class SteppedChild: FrameEndpoint {
     private let take: (ToChild) -> FromChild
     private let shellEnded: () -> Bool
     private var answers: [ReceivedFrame] = []
@@ -33,7 +33,7 @@ package final class SteppedChild: FrameEndpoint {
     /// transport-equality check notices one missing point.
     private let hiddenYield: YieldPoint?
 
-    package init<Shell: SteppedProcess>(_ shell: Shell, role: WireProtocol.Role, limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil) {
+    init<Shell: SteppedProcess>(_ shell: Shell, role: WireProtocol.Role, limit: Int = Framing.replyLimit, hidingYield hiddenYield: YieldPoint? = nil) {
         self.role = role
         let box = Box(shell)
         take = { box.shell.take($0) }
@@ -47,7 +47,7 @@ package final class SteppedChild: FrameEndpoint {
         init(_ shell: Shell) { self.shell = shell }
     }
 
-    package func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
+    func sendMessage(_ message: ToChild, timeoutMilliseconds: Int?) throws(FrameError) {
         guard !inputClosed, !killed, !shellEnded() else { throw .closed }
         #if DEBUG
         if case .input = message, (try? ToChild.decode(JSONWriter.compact(message.json), role: role)) != message {
@@ -69,7 +69,7 @@ package final class SteppedChild: FrameEndpoint {
         return .message(answer)
     }
 
-    package func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
+    func receiveMessage(timeoutMilliseconds: Int?) throws(FrameError) -> ReceivedFrame? {
         guard !killed else { return nil }
         guard !answers.isEmpty else {
             // Every message gets its answer at once: none waiting means none is coming.
@@ -86,22 +86,22 @@ package final class SteppedChild: FrameEndpoint {
     }
 
     /// A shell in process has nothing to say before its first input.
-    package func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool { true }
-    package func closeInput() { inputClosed = true }
-    package func kill() { killed = true }
-    package func freeze() throws {}
-    package func thaw() {}
+    func awaitHello(timeoutMilliseconds: Int) throws(FrameError) -> Bool { true }
+    func closeInput() { inputClosed = true }
+    func kill() { killed = true }
+    func freeze() throws {}
+    func thaw() {}
 
     /// As the process would end: killed, done after its one request (the handler), or at the
     /// end of its input.
-    package func wait() -> ChildProcess.ExitStatus {
+    func wait() -> ChildProcess.ExitStatus {
         if killed { return .signaled(SIGKILL) }
         return .exited(shellEnded() ? ChildExit.success : ChildExit.harnessGone)
     }
 
-    package func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? { wait() }
-    package var isRunning: Bool { !killed && !shellEnded() && !inputClosed }
-    package var stderrTail: String { "" }
+    func wait(timeoutMilliseconds: Int) -> ChildProcess.ExitStatus? { wait() }
+    var isRunning: Bool { !killed && !shellEnded() && !inputClosed }
+    var stderrTail: String { "" }
 }
 
 extension FromChild {

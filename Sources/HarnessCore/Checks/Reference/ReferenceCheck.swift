@@ -6,7 +6,7 @@ import SiteSettings
 /// is kept: a URL's candidate keys (reading it, the Public Suffix List) for the run, and its
 /// settings (the record chosen) for as long as the document stays the same; time, pause,
 /// appearance and the page's dark theme are applied at every check.
-package final class ReferenceCheck {
+final class ReferenceCheck {
     private let suffixes: ReferenceSuffixList
     /// Each URL's keys, most specific first; nil for an unsupported URL.
     private var keys: [String: [String]?] = [:]
@@ -14,10 +14,10 @@ package final class ReferenceCheck {
     private var records: [String: SiteValues] = [:]
     private var settings: [String: ReferenceDecision.Settings?] = [:]
 
-    package init(suffixes: ReferenceSuffixList = .embedded) { self.suffixes = suffixes }
+    init(suffixes: ReferenceSuffixList = .embedded) { self.suffixes = suffixes }
 
     /// The reference's decision for a URL under the shared document and a context.
-    package func decision(url: String, document: SettingsDocument, context: DecisionContext) -> ReferenceDecision {
+    func decision(url: String, document: SettingsDocument, context: DecisionContext) -> ReferenceDecision {
         if document != self.document {
             self.document = document
             records = ReferenceDecision.records(of: document)
@@ -44,7 +44,7 @@ package final class ReferenceCheck {
     /// The failure when `shown`, the decision a converged tab shows, is not the reference's:
     /// the tab and its URL, both decisions, the records the URL could use and the defaults,
     /// and what else the decision read.
-    package func problem(tab: String, url: String, shows shown: Decision, document: SettingsDocument, context: DecisionContext) -> Violation? {
+    func problem(tab: String, url: String, shows shown: Decision, document: SettingsDocument, context: DecisionContext) -> Violation? {
         difference(url: url, shown: shown, document: document, context: context).map {
             Violation(.invariant(12), "tab \(tab) at \(url) shows \($0.shown), as the product resolves the shared document; the reference gives \($0.reference)")
         }
@@ -52,7 +52,7 @@ package final class ReferenceCheck {
 
     /// Where `shown` differs from the reference's decision over `document`: the members that
     /// differ, and the reference's decision with what it read (`named` is the document's name).
-    package func difference(url: String, shown: Decision, document: SettingsDocument, named: String = "the shared document",
+    func difference(url: String, shown: Decision, document: SettingsDocument, named: String = "the shared document",
                             context: DecisionContext) -> (shown: String, reference: String)? {
         let reference = decision(url: url, document: document, context: context)
         let product = ReferenceDecision(shown)

@@ -4,26 +4,26 @@ import SiteSettings
 /// alone and as plainly as they read, so that a bug in the product's `Resolver` cannot agree
 /// with itself (invariant 12). It shares only the document's types with the product, the list
 /// of Public Suffix rules (not its lookup), and nothing of its URL, host, path or time code.
-package struct ReferenceDecision: Equatable, Sendable {
+struct ReferenceDecision: Equatable, Sendable {
     /// What a URL and a document give before time, pause, appearance and the page's own dark
     /// theme come in: the record used and each effective field with its source. Nil settings
     /// mean an unsupported URL.
-    package struct Settings: Equatable, Sendable {
+    struct Settings: Equatable, Sendable {
         /// The key of the record used, or nil when the URL has none.
-        package var scope: String?
-        package var mode: Mode
+        var scope: String?
+        var mode: Mode
         /// The theme as rendered.
-        package var theme: String
-        package var nativeDarkPolicy: NativeDarkPolicy
+        var theme: String
+        var nativeDarkPolicy: NativeDarkPolicy
         /// Minutes since local midnight, [start, end).
-        package var scheduleStart: Int
-        package var scheduleEnd: Int
+        var scheduleStart: Int
+        var scheduleEnd: Int
         /// `site` or `default`, by field name.
-        package var modeSource: String
-        package var themeSource: String
-        package var nativeDarkPolicySource: String
+        var modeSource: String
+        var themeSource: String
+        var nativeDarkPolicySource: String
 
-        package init(scope: String?, mode: Mode, theme: String, nativeDarkPolicy: NativeDarkPolicy, scheduleStart: Int, scheduleEnd: Int,
+        init(scope: String?, mode: Mode, theme: String, nativeDarkPolicy: NativeDarkPolicy, scheduleStart: Int, scheduleEnd: Int,
                      modeSource: String, themeSource: String, nativeDarkPolicySource: String) {
             self.scope = scope
             self.mode = mode
@@ -37,11 +37,11 @@ package struct ReferenceDecision: Equatable, Sendable {
         }
     }
 
-    package var enabled: Bool
+    var enabled: Bool
     /// One of the README's reason words.
-    package var reason: String
+    var reason: String
     /// Nil for an unsupported URL, whose settings the rules leave open.
-    package var settings: Settings?
+    var settings: Settings?
 
     /// The themes this version renders (README: the fixed catalogue).
     static let catalogue: Set<String> = ["dark", "gray", "sepia", "invert"]
@@ -58,7 +58,7 @@ package struct ReferenceDecision: Equatable, Sendable {
 
     /// Resolution: the most specific record that exists, each missing field from the
     /// defaults, never a field from another record. Nil for an unsupported URL.
-    package static func settings(url: String, document: SettingsDocument, suffixes: ReferenceSuffixList = .embedded) -> Settings? {
+    static func settings(url: String, document: SettingsDocument, suffixes: ReferenceSuffixList = .embedded) -> Settings? {
         settings(keys: ReferenceAddress.read(url).map { keys(of: $0, suffixes: suffixes) }, records: records(of: document),
                  defaults: document.defaults)
     }
@@ -88,7 +88,7 @@ package struct ReferenceDecision: Equatable, Sendable {
 
     /// The decision for a URL's settings: unsupported, then an active pause, then the mode,
     /// then a natively dark page under `respect`.
-    package static func decide(_ settings: Settings?, appearance: Appearance, now: EpochMillis, utcOffsetMinutes: Int,
+    static func decide(_ settings: Settings?, appearance: Appearance, now: EpochMillis, utcOffsetMinutes: Int,
                                pausedUntil: EpochMillis?, pageIsNativelyDark: Bool) -> ReferenceDecision {
         guard let settings else { return ReferenceDecision(enabled: false, reason: "unsupportedUrl", settings: nil) }
         if let pausedUntil, now < pausedUntil { return ReferenceDecision(enabled: false, reason: "paused", settings: settings) }
@@ -107,7 +107,7 @@ package struct ReferenceDecision: Equatable, Sendable {
     }
 
     /// The whole decision at once (tests, `harness resolve`'s checks).
-    package static func decide(url: String, document: SettingsDocument, context: DecisionContext,
+    static func decide(url: String, document: SettingsDocument, context: DecisionContext,
                                suffixes: ReferenceSuffixList = .embedded) -> ReferenceDecision {
         decide(settings(url: url, document: document, suffixes: suffixes), appearance: context.appearance, now: context.now,
                utcOffsetMinutes: context.utcOffsetMinutes, pausedUntil: context.pausedUntil, pageIsNativelyDark: context.pageIsNativelyDark)
@@ -132,7 +132,7 @@ package struct ReferenceDecision: Equatable, Sendable {
     // MARK: - Against the product's decision
 
     /// The product's decision in the reference's terms.
-    package init(_ decision: Decision) {
+    init(_ decision: Decision) {
         let settings = decision.settings
         enabled = decision.enabled
         reason = decision.reason.rawValue
@@ -142,7 +142,7 @@ package struct ReferenceDecision: Equatable, Sendable {
                                  themeSource: settings.themeSource.rawValue, nativeDarkPolicySource: settings.nativeDarkPolicySource.rawValue)
     }
 
-    package init(enabled: Bool, reason: String, settings: Settings?) {
+    init(enabled: Bool, reason: String, settings: Settings?) {
         self.enabled = enabled
         self.reason = reason
         self.settings = settings
@@ -150,7 +150,7 @@ package struct ReferenceDecision: Equatable, Sendable {
 
     /// The members a decision has, as `name=value`; with no settings (unsupported) only
     /// `enabled` and `reason`.
-    package var members: [(name: String, value: String)] {
+    var members: [(name: String, value: String)] {
         var members = [("enabled", "\(enabled)"), ("reason", reason)]
         if let settings {
             members += [("theme", settings.theme), ("mode", settings.mode.rawValue), ("nativeDarkPolicy", settings.nativeDarkPolicy.rawValue),
@@ -163,13 +163,13 @@ package struct ReferenceDecision: Equatable, Sendable {
 
     /// Whether the product's decision agrees: every member the reference states (all of them,
     /// or for an unsupported URL, where the rules say nothing of settings, `enabled` and `reason`).
-    package func agrees(with product: ReferenceDecision) -> Bool {
+    func agrees(with product: ReferenceDecision) -> Bool {
         guard settings != nil else { return enabled == product.enabled && reason == product.reason }
         return self == product
     }
 
     /// The members that differ, each as `name=product (reference value)`.
-    package func differences(from product: ReferenceDecision) -> String {
+    func differences(from product: ReferenceDecision) -> String {
         let mine = Dictionary(uniqueKeysWithValues: members)
         return product.members.compactMap { name, value in
             guard let wanted = mine[name], wanted != value else { return nil }
@@ -183,5 +183,5 @@ package struct ReferenceDecision: Equatable, Sendable {
         return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
     }
 
-    package var text: String { members.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
+    var text: String { members.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
 }

@@ -7,16 +7,16 @@ import SiteSettings
 /// prevailing rule matched (an exception rule's minus its leftmost label), and the registrable
 /// domain is the public suffix plus the label before it. It shares only the list's rules with
 /// the product (`PublicSuffixRules`), not the product's lookup.
-package struct ReferenceSuffixList: Sendable {
+struct ReferenceSuffixList: Sendable {
     private var rules: Set<String> = []
     private var wildcards: Set<String> = []
     private var exceptions: Set<String> = []
 
     /// The compiled-in list, read once.
-    package static let embedded = ReferenceSuffixList(rules: PublicSuffixRules.embedded)
+    static let embedded = ReferenceSuffixList(rules: PublicSuffixRules.embedded)
 
     /// Rules as the list writes them (`com`, `*.ck`, `!www.ck`), already canonical.
-    package init(rules: [String]) {
+    init(rules: [String]) {
         for rule in rules {
             if rule.hasPrefix("!") {
                 exceptions.insert(String(rule.dropFirst()))
@@ -30,7 +30,7 @@ package struct ReferenceSuffixList: Sendable {
 
     /// Reads a list in the publicsuffix.org `.dat` format: a rule is the first word of a line,
     /// `//` starts a comment line. Labels are lower-cased and Unicode ones punycoded.
-    package init(datText text: String) {
+    init(datText text: String) {
         var rules: [String] = []
         for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             guard let word = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first, !word.hasPrefix("//") else { continue }
@@ -61,7 +61,7 @@ package struct ReferenceSuffixList: Sendable {
     }
 
     /// The registrable domain of a canonical host name, or nil when the host is itself a public suffix.
-    package func registrableDomain(of host: String) -> String? {
+    func registrableDomain(of host: String) -> String? {
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
         let suffix = publicSuffixLabels(of: labels)
         guard labels.count > suffix else { return nil }
