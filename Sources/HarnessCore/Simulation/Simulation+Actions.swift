@@ -106,8 +106,7 @@ extension Simulation {
         trace.record(now, "harness", "the device sleeps for \(ScenarioPrinter.duration(duration)): Safari's timers stop with its monotonic clock")
         handle(.deviceSlept(duration))
         clock.sleep(for: duration)
-        liveness.boundEnded()
-        liveness.deviceSlept()
+        observe(.deviceSlept)
         trace.record(now, "harness", "the device wakes")
     }
 
@@ -133,7 +132,7 @@ extension Simulation {
         let queued = clock.queue.backgroundEvents
         clock.queue.removeAll(of: [.backgroundInput, .storageCompletion])
         clock.timers = [:]
-        monitor.noAnswerOwed()
+        observe(.noAnswerOwed(nil))
         files.makeStorageFolder(name)
         handle(.profileCameToFront(name, queued: queued))
     }
@@ -171,7 +170,7 @@ extension Simulation {
 
     func closeTab(_ id: TabID) {
         guard tabs[id] != nil else { return }
-        monitor.noAnswerOwed(by: id.rawValue)
+        observe(.noAnswerOwed(id))
         handle(.tabClosed(id))
     }
 

@@ -10,16 +10,10 @@ extension Simulation {
 
     /// Tells Safari what happened now and carries out what it does.
     func handle(_ input: SafariMachine.Input) {
-        if case .backgroundFinished(let incarnation, let outputs) = input, incarnation == background?.incarnation { checkAnswerFromTheCache(outputs) }
         let effects = safari.handle(input, now: now)
-        safariRulesBroken(safariRules.observe(input, effects, now: now))
+        observe(.safari(input, effects))
         perform(effects)
         refreshPopupTabs()
-    }
-
-    /// What invariant 14 found.
-    func safariRulesBroken(_ messages: [String]) {
-        for message in messages { monitor.caught(Violation(.invariant(14), message), now: now) }
     }
 
     /// Carries out Safari's effects in order; some end the list early (a background that did
@@ -27,6 +21,7 @@ extension Simulation {
     func perform(_ effects: [SafariMachine.Effect]) {
         var started: ProcessDriver?
         for effect in effects {
+            observe(.effect(effect))
             guard perform(effect, started: &started) else { return }
         }
     }
@@ -105,12 +100,9 @@ extension Simulation {
             clock.timers[id] = at
         case .cancelTimer(let id):
             clock.timers[id] = nil
-        case .decisionSent(let tab, _):
-            monitor.decisionSent(to: tab.rawValue)
-        case .popupAnswered(let number, let saved, let scope):
-            edits.popupAnswered(number, saved: saved, scope: scope?.text)
-        case .reconciliationPoint(let cause, let invariant):
-            liveness.reconciliationReached(cause, invariant: invariant)
+        case .decisionSent, .popupAnswered, .reconciliationPoint:
+            // Only the checks take these (`observe`).
+            break
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
              .useInPopup, .messageOnPagePort, .pagePortDisconnected, .pagesStorageChanged:
             toPages(effect)
@@ -132,59 +124,24 @@ extension Simulation {
     private func startBackground(_ started: ExtensionWire.Event) -> ProcessDriver? {
         guard let driver = processes.start(.background) else { return nil }
         clock.timers = [:]
-        exchanges.backgroundStarted()
+        observe(.backgroundStarting)
         handle(.backgroundStarted(incarnation: driver.incarnation))
-        startingCache = storedLocal
-        told.take(started, at: now)
-        monitor.backgroundStarted(driver.label, profile: profile, withCache: startingCache?.cache != nil, now: now)
-        // A new background holds what it reads from storage.
-        liveness.storedCache(isCurrent: true)
+        observe(.backgroundStarted(driver, event: started))
         processes.complete(reader.begin(driver, started, now: now), driver: driver, role: .background)
-        liveness.reconciliationReached("background#\(driver.incarnation) started", invariant: 7)
+        observe(.backgroundReady(driver))
         return driver
-    }
-
-    /// Invariant 5: the first answer of a background that started with a cache is the cache's,
-    /// as the rules read it (`ReferenceDecision`) for the page and the appearance as the
-    /// background was told them, at one of the moments its inputs carried: not the built-in
-    /// defaults', not a snapshot's. What the tab is left with by the directives that first
-    /// answer it counts (a background that takes its queued events in turn may push the
-    /// decision each gave, at that event's time, on the way). Not checked when a change of the
-    /// popup's waited in its outbox or the popup paused the extension meanwhile (both change
-    /// the decision before any storage shows it).
-    private func checkAnswerFromTheCache(_ outputs: [ExtensionWire.Output]) {
-        guard let local = startingCache, local.outbox.isEmpty, let cache = local.cache, let background, !told.paused else { return }
-        var last: (tab: TabID, decision: Decision)?
-        for case .sendDecision(let tab, let decision) in outputs where monitor.owesAnAnswerFromItsCache(to: tab.rawValue) { last = (tab, decision) }
-        guard let (tab, decision) = last, let page = told.tabs[tab] else { return }
-        // Read once: the pause in storage.session, for every moment tried.
-        let pausedUntil = storedSession?.pausedUntil
-        func differs(at moment: EpochMillis) -> (shown: String, reference: String)? {
-            let context = DecisionContext(appearance: told.appearance, now: moment, utcOffsetMinutes: told.utcOffsetMinutes,
-                                          pausedUntil: pausedUntil, pageIsNativelyDark: page.nativeDark)
-            return cacheReference.difference(url: page.url, shown: decision, document: cache, named: "its cache", context: context)
-        }
-        guard let difference = differs(at: now), !told.moments.contains(where: { differs(at: $0) == nil }) else { return }
-        monitor.caught(Violation(.invariant(5), "\(background.label) started with a cache and answered tab \(tab.rawValue) first with \(difference.shown); "
-            + "its cache gives \(difference.reference)"), now: now)
     }
 
     /// Hands the loaded background an event, with what the checks learn from it.
     private func deliver(_ input: ExtensionWire.Event, to background: ProcessDriver) {
-        told.take(input, at: now)
-        if case .tabRequestedDecision(let tab, _, _) = input { monitor.backgroundTook(requestFrom: tab.rawValue) }
-        if case .nativeReplyArrived(let request, let outcome) = input {
-            exchanges.replyArrives(request, outcome, incarnation: background.incarnation, now: now)
-        }
+        observe(.delivering(input, to: background))
         processes.complete(reader.begin(background, input, now: now), driver: background, role: .background)
-        if exchanges.took(input, incarnation: background.incarnation) {
-            liveness.reconciliationReached("the first event after a native timeout", invariant: 7)
-        }
+        observe(.delivered(input, to: background))
     }
 
     func backgroundDirectives(_ directives: ProcessDriver.Directives, from driver: ProcessDriver) {
         let outputs = reader.backgroundOutputs(directives, from: driver, now: now)
-        if driver === processes.background { exchanges.sent(outputs, now: now) }
+        observe(.backgroundSent(outputs, current: driver === processes.background))
         handle(.backgroundFinished(incarnation: driver.incarnation, outputs))
     }
 
@@ -198,7 +155,7 @@ extension Simulation {
     func handlerDirectives(_ directives: ProcessDriver.Directives, from handler: ProcessDriver, incarnation: Int, request: Int) {
         if handlerBehaviour == .crashing(afterWrite: true) {
             processes.kill(handler, reason: "crashed before replying")
-            monitor.appMayMissAChange()
+            observe(.handlerMayHaveWritten)
             handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))
             return
         }
@@ -260,7 +217,7 @@ extension Simulation {
 
     func deliverToApp(_ input: AppWire.Event, edit: Int?) {
         guard let app else { return }
-        if let edit { edits.appTook(edit, at: now) }
+        if let edit { observe(.appTook(edit: edit)) }
         processes.complete(app.begin(.app(input), now: now), driver: app, role: .app)
     }
 
@@ -270,7 +227,7 @@ extension Simulation {
             case .showView(let view):
                 appView = view
             case .editSaved, .editRefused:
-                edits.appAnswered(directive)
+                observe(.appAnswered(directive))
             case .messageExtension:
                 handle(.appMessageSent())
             }
@@ -291,7 +248,7 @@ extension Simulation {
             // hung or crashed handler leaves it with none.
             if handlerBehaviour == .crashing(afterWrite: true) {
                 processes.kill(driver, reason: "crashed before replying")
-                monitor.appMayMissAChange()
+                observe(.handlerMayHaveWritten)
             } else {
                 processes.answered(driver)
                 // A withheld answer leaves its request in flight for good.
@@ -315,9 +272,7 @@ extension Simulation {
     /// A process died: the files it left are checked, and Safari learns of a handler that
     /// never answered.
     func died(_ driver: ProcessDriver, as role: Role) {
-        monitor.checkWhatWasLeft("\(driver.label) died", in: self)
-        // A handler that dies mid-request may have written the document and not yet told the app.
-        if case .handler = role { monitor.appMayMissAChange() } else if case .legacy = role { monitor.appMayMissAChange() }
+        observe(.died(driver, role))
         processes.forget(driver)
         if case .handler(let incarnation, let request) = role {
             handle(.handlerEndedWithoutAnswer(Scheduler.NativeRequestID(incarnation: incarnation, request: request)))
@@ -326,36 +281,33 @@ extension Simulation {
 
     func powerFailed(during driver: ProcessDriver) { reboot(also: driver) }
 
-    func backgroundCache(isStored: Bool) { liveness.storedCache(isCurrent: isStored) }
+    func backgroundCache(isStored: Bool) { observe(.backgroundCache(stored: isStored)) }
 
     func backgroundLogged(_ line: String, profile: String) { backgroundConsole[profile, default: []].append(line) }
 
     /// After a power cut: every process is gone, with Safari's session and every queued event;
     /// the device starts again, Safari restores its tabs and each page asks afresh.
     func reboot(also driver: ProcessDriver?) {
-        // Every background dies with the power: a pending reconciliation bound is void.
-        liveness.backgroundDied()
-        liveness.boundEnded()
+        observe(.powerFailing)
         let cut = disk.lastCut
         trace.record(now, "harness", "power lost: \(cut?.kept ?? 0) unsynced changes kept, \(cut?.dropped ?? 0) dropped; the device restarts", rule: .powerLost)
-        monitor.checkWhatWasLeft("the power failed", in: self)
-        monitor.cachesMayBeLost()
+        observe(.powerFailed)
         processes.powerLost(also: driver)
         appGone()
         clock.powerLost()
-        monitor.noAnswerOwed()
+        observe(.noAnswerOwed(nil))
         handle(.powerLost)
     }
 
     /// What the app showed is gone with it, and its edits not yet answered.
     func appGone() {
-        edits.appGone()
+        observe(.appGone)
         appView = nil
     }
 
     /// Safari learns that its background is gone.
     func backgroundGone(_ driver: ProcessDriver, stop: BackgroundState) {
-        liveness.backgroundDied()
+        observe(.backgroundGone)
         handle(.backgroundDied(incarnation: driver.incarnation, stop: stop))
     }
 }

@@ -13,8 +13,10 @@ import SiteSettings
 /// It is the shell of `SafariMachine`, which holds Safari's and the OS's rules: it carries out
 /// the machine's effects on the processes and feeds back what came of them. Beside it are
 /// virtual time and queued work (`Scheduler`), the processes with their yield points and the
-/// container's lock (`ProcessTable`), what they give back (`DirectiveReader`), the user's
-/// edits and their answers (`EditLedger`), fault plans and the invariants (`InvariantMonitor`).
+/// container's lock (`ProcessTable`), what they give back (`DirectiveReader`) and fault plans.
+/// The checks (the invariants, Safari's rules stated again, the liveness bounds, the user's edits
+/// and their answers) are told what happens as typed observations (`observe`, in
+/// `Checks/Simulation+Observations.swift`) and carry nothing out.
 package final class Simulation: ProcessTable.Owner {
     package typealias Platform = SafariMachine.Platform
 
