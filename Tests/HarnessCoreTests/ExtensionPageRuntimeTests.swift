@@ -247,14 +247,15 @@ struct ExtensionPageRuntimeTests {
 
     /// What jsdom does later (a details element's toggle event, a postMessage's message) is a
     /// timer of the page, on the frames' clock, and runs in the page's turn under the watchdog;
-    /// what jsdom stamps reads the frames' clock; the page makes no request. A page that changes
+    /// what jsdom stamps, and an iframe's window, read the frames' clock; a page's clearTimeout
+    /// cannot reach jsdom's work; the page makes no request. A page that changes
     /// what every page shares (node's Function.prototype, reached through a DOM method) leaves a
     /// host that serves no other run.
     @Test func jsdomsOwnWorkRunsInThePagesTurnsOnTheFramesClock() throws {
         let host = try host("jsdom-work")
         let t1 = PageKey(TabID("t1"))
         let loaded = try send(host, Self.load("t1", "https://a.example/"))
-        #expect(logs(loaded) == ["tab t1: stamps 0 0 true true", "tab t1: offline true true null"], "\(loaded)")
+        #expect(logs(loaded) == ["tab t1: stamps 0 0 true true", "tab t1: offline true true null", "tab t1: frame 0 true"], "\(loaded)")
         let timers = loaded.compactMap { output -> (PageLoad, Int, EpochMillis)? in
             if case .setTimer(let load, let number, let at) = output { (load, number, at) } else { nil }
         }

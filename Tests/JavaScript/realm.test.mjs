@@ -202,8 +202,9 @@ for (const [file, prefix, setup] of [
     });
 }
 
-// What a page's objects lead to beyond its realm: node's built-in prototypes and jsdom's
-// implementation of each DOM object (behind a symbol-named property) are every page's, so a
+// What a page's objects lead to beyond its realm: node's built-in prototypes (Promise's and
+// Buffer's among them), jsdom's implementation of each DOM object (behind a symbol-named
+// property) and the selector engine's context's built-ins are every page's, so a
 // change to them is seen (changedShared) and keeps the host from other runs; the selector
 // engine's functions make no code from strings; jsdom's resource loader reads no file; the
 // realm's global leads to its own prototype, not to the document's names every page reads.
@@ -218,7 +219,10 @@ test('what every page shares: a change to it is seen, and it makes no code and r
     const implementation = 'document[Object.getOwnPropertySymbols(document)[0]]';
     for (const [reach, name] of [['Object.getPrototypeOf(document.querySelector)', 'Function.prototype'],
                                  [`Object.getPrototypeOf(${implementation})`, 'DocumentImpl.prototype'],
-                                 ['Object.getPrototypeOf(document.createElement("canvas")[Object.getOwnPropertySymbols(document)[0]])', 'HTMLCanvasElementImpl.prototype']]) {
+                                 ['Object.getPrototypeOf(document.createElement("canvas")[Object.getOwnPropertySymbols(document)[0]])', 'HTMLCanvasElementImpl.prototype'],
+                                 ['Object.getPrototypeOf(customElements.whenDefined("a-b"))', 'Promise.prototype'],
+                                 [`Object.getPrototypeOf(new Blob(["x"])[Object.getOwnPropertySymbols(document)[0]]._buffer)`, 'Buffer.prototype'],
+                                 [`(document.querySelector("body"), Object.getPrototypeOf(${implementation}._nwsapi))`, 'Object.prototype']]) {
         run(`${reach}.harnessWasHere = 1`);
         assert.equal(changedShared(), `${name}: harnessWasHere changed`, reach);
         run(`delete ${reach}.harnessWasHere`);

@@ -15,6 +15,7 @@
 // nothing, and its XMLHttpRequest and WebSocket cannot be made.
 
 import fs from 'node:fs';
+import { Buffer } from 'node:buffer';
 import util from 'node:util';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
@@ -23,10 +24,14 @@ const require = createRequire(import.meta.url);
 
 // Why jsdom cannot be had here, or null once it is loaded.
 export let unavailable = null;
+// Told of each window jsdom makes (a document's, an iframe's): keepTime.
+let windowMade = null;
+// The context jsdom's selector engine compiles in.
+let compiler = null;
 let JSDOM = null, VirtualConsole = null;
 try {
     const selectors = require.resolve('nwsapi');
-    const compiler = vm.createContext(Object.create(null), { name: 'selectors', codeGeneration: { strings: true, wasm: false } });
+    compiler = vm.createContext(Object.create(null), { name: 'selectors', codeGeneration: { strings: true, wasm: false } });
     vm.runInContext('globalThis.module = { exports: {} }; globalThis.exports = module.exports;', compiler);
     vm.runInContext(fs.readFileSync(selectors, 'utf8'), compiler, { filename: selectors });
     const factory = vm.runInContext('module.exports', compiler);
@@ -37,7 +42,12 @@ try {
     require.cache[selectors] = { id: selectors, filename: selectors, loaded: true, exports: factory, children: [], paths: [] };
 
     const createContext = vm.createContext;
-    vm.createContext = (object, options) => createContext(object, options ?? { codeGeneration: { strings: false, wasm: false } });
+    vm.createContext = (object, options) => {
+        if (options !== undefined) return createContext(object, options);
+        const context = createContext(object, { codeGeneration: { strings: false, wasm: false } });
+        windowMade?.(object);
+        return context;
+    };
 
     ({ JSDOM, VirtualConsole } = require('jsdom'));
     const nodeFilter = require('jsdom/lib/jsdom/living/generated/NodeFilter.js');
@@ -124,7 +134,10 @@ export function pageContext(name) {
 // (behind each object's symbol-named property). A script that changes them changes them for every
 // page the host runs after it, in its run and in runs to come. What every page shares is read
 // once here: what two blank windows both lead to (own properties, accessors and prototypes,
-// followed to the end), and jsdom's implementation classes. `changedShared` says whether any of
+// followed to the end), jsdom's implementation classes, node's realm's built-ins and the
+// classes and functions of its globals (Promise, Uint8Array, Buffer, ...), and the built-ins
+// of the selector engine's context (a page reaches both through what jsdom hands it).
+// `changedShared` says whether any of
 // it changed since (its prototype, whether it can be extended, or any own property's key, value,
 // accessors or attributes): the page host asks before it serves another run, and a host whose
 // shared objects changed serves no other. (A change inside an object, such as a Map's entries,
@@ -152,7 +165,15 @@ if (unavailable === null) {
     const second = reached([blanks[1], blanks[1].document]);
     const both = new Set([...reached([blanks[0], blanks[0].document])].filter((value) => second.has(value)));
     const implementations = Object.values(require.cache).map((module) => module.exports?.implementation).filter((value) => typeof value === 'function');
-    shared.push(...reached(implementations, both), documentNames);
+    // (Data properties, and Buffer, which jsdom's Blob and File hold: a global that is an
+    // accessor is made when first read.)
+    const globals = Reflect.ownKeys(globalThis).map((key) => Object.getOwnPropertyDescriptor(globalThis, key))
+        .filter((property) => 'value' in property && typeof property.value === 'function').map((property) => property.value);
+    globals.push(Buffer);
+    const iterators = [[][Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ''[Symbol.iterator](), /a/[Symbol.matchAll]('')];
+    const unnamed = [...iterators.map((iterator) => Object.getPrototypeOf(iterator)), function* () {}, async function () {}, async function* () {}];
+    const selectorBuiltIns = vm.runInContext('globalThis', compiler);
+    shared.push(...reached([...implementations, ...globals, ...unnamed, selectorBuiltIns], both), documentNames);
     for (const value of shared) sharedRecords.push(record(value));
     for (const blank of blanks.splice(0)) blank.close();
 }
@@ -204,10 +225,16 @@ export function changedShared() {
 
 // A shared object as a script would name it: a function by its name, a prototype by its
 // constructor's.
+// (Read from property descriptors only: a getter a page put there does not run.)
 function nameOf(value) {
-    const constructor = Object.getOwnPropertyDescriptor(value, 'constructor')?.value;
-    if (typeof constructor === 'function' && constructor.prototype === value) return `${constructor.name}.prototype`;
-    if (typeof value === 'function' && value.name !== '') return value.name;
+    const own = (object, key) => {
+        if (object === null || (typeof object !== 'object' && typeof object !== 'function') || util.types.isProxy(object)) return undefined;
+        return Object.getOwnPropertyDescriptor(object, key)?.value;
+    };
+    const constructor = own(value, 'constructor'), name = own(constructor, 'name');
+    if (typeof constructor === 'function' && own(constructor, 'prototype') === value && typeof name === 'string') return `${name}.prototype`;
+    const named = own(value, 'name');
+    if (typeof value === 'function' && typeof named === 'string' && named !== '') return named;
     return typeof value === 'function' ? 'a function every page shares' : 'an object every page shares';
 }
 
@@ -229,7 +256,9 @@ export const nextTask = globalThis.setImmediate;
 // hears the real clock and a page's work runs in its own turns, under the watchdog. (The page
 // host itself, and node's internals, use neither.)
 export function keepTime(clock, tasks) {
+    windowMade = tasks.window;
     const RealDate = Date;
+    const { clearTimeout: clearNodeTimeout, clearImmediate: clearNodeImmediate, clearInterval: clearNodeInterval } = globalThis;
     function HostDate(...args) {
         if (new.target === undefined) return new RealDate(clock()).toString();
         return Reflect.construct(RealDate, args.length === 0 ? [clock()] : args, new.target);
@@ -245,14 +274,19 @@ export function keepTime(clock, tasks) {
         handle.current = tasks.schedule(again, Number(delay) || 0);
         return handle;
     };
-    const cancel = (handle) => { if (handle !== null && typeof handle === 'object') tasks.cancel('current' in handle ? handle.current : handle); };
+    // A handle that is not one of these (a node timer made before) goes to node's own clear.
+    const cancel = (clearNode) => (handle) => {
+        if (handles.has(handle)) tasks.cancel('current' in handle ? handle.current : handle); else clearNode(handle);
+    };
+    const handles = new WeakSet();
+    const made = (handle) => { handles.add(handle); return handle; };
     Object.assign(globalThis, {
         Date: HostDate,
-        setTimeout: (callback, delay, ...args) => later(callback, delay, args),
-        setImmediate: (callback, ...args) => later(callback, 0, args),
-        setInterval: (callback, delay, ...args) => repeating(callback, delay, args),
-        clearTimeout: cancel,
-        clearImmediate: cancel,
-        clearInterval: cancel,
+        setTimeout: (callback, delay, ...args) => made(later(callback, delay, args)),
+        setImmediate: (callback, ...args) => made(later(callback, 0, args)),
+        setInterval: (callback, delay, ...args) => made(repeating(callback, delay, args)),
+        clearTimeout: cancel(clearNodeTimeout),
+        clearImmediate: cancel(clearNodeImmediate),
+        clearInterval: cancel(clearNodeInterval),
     });
 }

@@ -514,13 +514,20 @@ export function install(hostFunctions, setupText, page) {
         if (name === 'globalThis' || Object.getOwnPropertyDescriptor(page, name)?.configurable === false) continue;
         Object.defineProperty(page, name, { value: globalThis[name], writable: true, configurable: true });
     }
-    // jsdom's own later work (pages.mjs, keepTime) runs as the page's timers do.
-    const setTask = globalThis.setTimeout, clearTask = globalThis.clearTimeout;
+    // jsdom's own later work (pages.mjs, keepTime) runs as the page's timers do, numbered
+    // apart from them (realm-common.mjs, installTimers).
     return {
         post(kind, id, text) { work = { kind, id, text }; },
         result() { return result; },
-        later(callback, delay) { return setTask(callback, delay); },
-        cancel(timer) { clearTask(timer); },
+        later(callback, delay) { return timers.later(callback, delay); },
+        cancel(timer) { timers.cancel(timer); },
+        // A frame's window (an iframe's, which jsdom makes a realm of its own) reads this realm's
+        // clock and random numbers too.
+        adopt(frame) {
+            for (const name of ['Date', 'Math', 'Intl', 'performance', 'crypto']) {
+                if (Object.getOwnPropertyDescriptor(frame, name)?.configurable !== false) Object.defineProperty(frame, name, { value: globalThis[name], writable: true, configurable: true });
+            }
+        },
         // What a module's import() rejects with, made in the page's realm.
         refusal(what) { return new Error(what + ' is not provided in pages by the harness\'s runtime'); },
     };

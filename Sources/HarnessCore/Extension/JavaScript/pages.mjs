@@ -246,7 +246,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // order they were queued, as a browser's one queue has them; each evaluation ends by running
     // them (settleDocument), under the watchdog.
     const { context, attach } = pageContext(name);
-    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder, early: [], gone: false };
+    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder, early: [], frames: [], gone: false };
     const host = {
         now: () => Number(now),
         utcOffset: () => utcOffset,
@@ -334,8 +334,10 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         page.scripts = install(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
                                                       plain: html === undefined, popup: tab === undefined, extensionID, manifest: JSON.stringify(manifest) }),
                                        page.window);
-        // What jsdom put off while the document was read runs as the page's timers.
+        // What jsdom put off while the document was read runs as the page's timers, and the
+        // frames it read read the page's clock.
         for (const task of page.early.splice(0)) task.timer = page.scripts.later(task.callback, task.delay);
+        for (const frame of page.frames.splice(0)) if (frame !== page.window) page.scripts.adopt(frame);
     });
     const run = async (file) => {
         let source;
@@ -369,8 +371,14 @@ function dropPage(name) {
 
 // jsdom's own later work (dom.mjs, keepTime) is a task of the page whose code (or whose document's
 // reading) asked for it, run on the harness's timers like the page's own; a page that is gone
-// has none.
+// has none. A window jsdom makes for one of the page's frames reads the page's clock and random
+// numbers (the page's own window is given them as its realm is made).
 keepTime(() => Number(now), {
+    window(made) {
+        const page = current;
+        if (page === null || page.gone) return;
+        if (page.scripts === null) page.frames.push(made); else page.scripts.adopt(made);
+    },
     schedule(callback, delay) {
         const page = current;
         const task = { page, callback, delay, timer: null };

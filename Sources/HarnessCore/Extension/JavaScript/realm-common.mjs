@@ -187,13 +187,25 @@ export function installTimers(host) {
     const clear = (id) => { if (timers.delete(id)) host.cancelTimer(id); };
     define('clearTimeout', clear);
     define('clearInterval', clear);
+    // Work the runtime itself puts off (a page's DOM's own tasks) is numbered with the timers,
+    // so the host tells them apart, but kept apart: a script's clearTimeout cannot reach it.
+    const tasks = new Map();
     return {
         due(id) {
+            const task = tasks.get(id);
+            if (task !== undefined) { tasks.delete(id); return task; }
             const timer = timers.get(id);
             if (timer === undefined) return undefined;
             if (timer.repeats) host.setTimer(id, host.now() + timer.every); else timers.delete(id);
             return timer;
         },
+        later(callback, wait) {
+            const id = nextTimer++;
+            tasks.set(id, { callback, args: [] });
+            host.setTimer(id, host.now() + delay(wait));
+            return id;
+        },
+        cancel(id) { if (tasks.delete(id)) host.cancelTimer(id); },
     };
 }
 

@@ -6,6 +6,8 @@ const details = document.createElement('details');
 document.body.append(details);
 details.addEventListener('toggle', (event) => console.log('toggle', Date.now() - epoch, event.timeStamp - epoch));
 details.open = true;
+// A page that clears every timer it might have made does not clear jsdom's.
+for (let id = 0; id < 10; id++) clearTimeout(id);
 addEventListener('message', (event) => {
   console.log('message', event.data, Date.now() - epoch);
   if (event.data === 'loop') for (;;) {}
@@ -16,6 +18,9 @@ console.log('stamps', new Event('x').timeStamp - epoch, Date.parse(document.last
             document.defaultView.Array === Array);
 console.log('offline', refused(() => new XMLHttpRequest()), refused(() => new document.defaultView.WebSocket('wss://a.example/')),
             Object.getPrototypeOf(Object.getPrototypeOf(document.defaultView._resourceLoader)).fetch('file:///etc/hostname'));
+const frame = document.createElement('iframe');
+document.body.append(frame);
+console.log('frame', frame.contentWindow.Date.now() - epoch, frame.contentWindow.Math === Math);
 browser.runtime.onMessage.addListener((message) => {
   if (message === 'loop') postMessage('loop', '*');
   if (message === 'count') console.log('still here');
