@@ -123,60 +123,60 @@ package struct SafariMachine: Sendable {
 
     // MARK: - What Safari shows
 
-    internal(set) var tabs: [TabID: SafariTab] = [:]
+    var tabs: [TabID: SafariTab] = [:]
     /// The active tab of each window.
-    internal(set) var activeTabs: [Int: TabID] = [:]
+    var activeTabs: [Int: TabID] = [:]
     /// The window in front.
-    internal(set) var frontWindow = 1
+    var frontWindow = 1
     /// The Safari profile in front. Each runs its own instance of the extension with its own
     /// storage, tabs and popup; the app and the App Group container are shared.
-    internal(set) var profile: String
+    var profile: String
     /// Every profile shown so far, and what those not in front keep.
-    internal(set) var profiles: Set<String>
+    var profiles: Set<String>
     var putAway: [String: PutAway] = [:]
-    internal(set) var appearance = Appearance.light
-    internal(set) var safariInForeground = true
-    internal(set) var appInForeground = false
+    var appearance = Appearance.light
+    var safariInForeground = true
+    var appInForeground = false
     /// The popup the user has open, if one is.
-    internal(set) var openPopup: OpenPopup?
+    var openPopup: OpenPopup?
     /// The tab the open popup belongs to.
     var popupTab: TabID? { openPopup?.tab }
     /// What the popup showed last: kept on record once it closes, until Safari forgets it.
-    internal(set) var popup: PopupView?
+    var popup: PopupView?
 
     // MARK: - The background
 
     /// The front profile's background: loaded, with what lives as long as the load, or stopped.
-    internal(set) var background = BackgroundLife.stopped(.unloaded)
+    var background = BackgroundLife.stopped(.unloaded)
     /// Why the next background load fires a `runtime` event, until one loads.
-    internal(set) var startReason: ExtensionWire.StartReason?
+    var startReason: ExtensionWire.StartReason?
     /// The user froze the background (SIGSTOP).
-    internal(set) var frozenByUser = false
+    var frozenByUser = false
     /// Events for a frozen background, delivered when it thaws.
     var held: [Pending] = []
     /// The events each profile's extension listens for, as Safari keeps them across wakes and
     /// restarts (WebKit persists them as `BackgroundContentEventListeners`).
-    internal(set) var savedListeners: [String: Set<BackgroundListener>] = [:]
+    var savedListeners: [String: Set<BackgroundListener>] = [:]
     /// The front profile's alarms, by name (Safari keeps them in memory only).
-    internal(set) var alarms: [String: Alarm] = [:]
+    var alarms: [String: Alarm] = [:]
     /// Native requests in flight (a reply held back or withheld keeps its request in flight),
     /// and the first version's requests a hung handler never answered.
     var activeNativeRequests: Set<NativeRequestID> = []
     var hungLegacyRequests = 0
     /// Native replies delivered to any background so far (to count those before a first decision).
-    internal(set) var nativeRepliesDelivered = 0
-    internal(set) var counts = RuleCounts()
+    var nativeRepliesDelivered = 0
+    var counts = RuleCounts()
     /// Pages' messages not yet answered, and the incarnation that took each, once one did.
-    internal(set) var pageQuestions: [Int: PageQuestion] = [:]
+    var pageQuestions: [Int: PageQuestion] = [:]
     /// The background's messages to pages, by Safari's number: whose, its own number, and the
     /// page that has it.
     var messagesToPages: [Int: (incarnation: Int, id: Int, page: PageHost.Page)] = [:]
     var nextMessageToPage = 1
     /// The ports pages opened to the background, by the pages' number: the page, and the
     /// incarnation that took it once its `runtime.onConnect` fired.
-    internal(set) var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
+    var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
     /// The pages whose `visibilityState` is `visible`.
-    internal(set) var shownPages: Set<PageKey> = []
+    var shownPages: Set<PageKey> = []
 
     /// The popup open over a tab, and the scope the user chose in it.
     struct OpenPopup: Equatable, Sendable {
@@ -229,7 +229,7 @@ package struct SafariMachine: Sendable {
 
     /// The loaded background, if one is. (Setting it to nil is only for tests; a background
     /// stops through `background`.)
-    internal(set) var loadedBackground: LoadedBackground? {
+    var loadedBackground: LoadedBackground? {
         get {
             switch background {
             case .loaded(let loaded): return loaded

@@ -50,7 +50,7 @@ package final class Simulation: ProcessTable.Owner {
     let reader: DirectiveReader
 
     /// Safari and the OS: what they show, and their rules.
-    internal(set) var safari: SafariMachine
+    var safari: SafariMachine
     /// The loaded background's storage as it started, and what it has been told since
     /// (invariant 5 reads them).
     var startingCache: LocalStorage?
@@ -59,9 +59,9 @@ package final class Simulation: ProcessTable.Owner {
     /// one document is not thrown away for another).
     let cacheReference = ReferenceCheck()
     /// Invariant 14: Safari's rules, stated a second time, watching what the machine does.
-    internal(set) var safariRules: SafariRules
+    var safariRules: SafariRules
     /// What the app shows now.
-    internal(set) var appView: AppView?
+    var appView: AppView?
     var clock: Scheduler
     /// The processes, where each one stands, and the faults planned at their yield points.
     package let processes: ProcessTable
@@ -104,13 +104,13 @@ package final class Simulation: ProcessTable.Owner {
     // MARK: Edits and answers
 
     /// The user's edits and the answers they got.
-    internal(set) var edits = EditLedger()
+    var edits = EditLedger()
     /// The last answer the first version's extension got from the handler.
-    internal(set) var lastLegacyAnswer: NativeReply?
+    var lastLegacyAnswer: NativeReply?
     /// How many of the first version's requests a handler was started for, and the answer
     /// each got, by its number: an answer belongs to its own request, whenever it comes.
-    internal(set) var legacyStarted = 0
-    internal(set) var legacyAnswers: [Int: NativeReply] = [:]
+    var legacyStarted = 0
+    var legacyAnswers: [Int: NativeReply] = [:]
 
     // MARK: The extension's own pages
 
@@ -122,18 +122,18 @@ package final class Simulation: ProcessTable.Owner {
     /// at that address, each load of it is of that document; elsewhere the page is plain.
     var pageDocuments: [PageKey: (url: String, html: String)] = [:]
     /// What each tab's page shows now, as its scripts left it (`expect tab ... page ...`).
-    internal(set) var pageStates: [PageKey: PageState] = [:]
+    var pageStates: [PageKey: PageState] = [:]
     /// What each profile's background logged in the run (every incarnation), and each tab's page
     /// since it last loaded (by `pageKey`), as `LEVEL TEXT` (`expect console ...`).
-    internal(set) var backgroundConsole: [String: [String]] = [:]
+    var backgroundConsole: [String: [String]] = [:]
     /// Each tab's number (`tabs.Tab.id`), by `pageKey`: the run's tabs in the order they opened.
-    internal(set) var tabNumbers: [PageKey: Int] = [:]
+    var tabNumbers: [PageKey: Int] = [:]
     var tabsOpened = 0
     /// The tabs the extension opened (`tabs.create`), named `x1`, `x2`, … in that order.
     var extensionTabsOpened = 0
-    internal(set) var pageConsole: [PageKey: [String]] = [:]
+    var pageConsole: [PageKey: [String]] = [:]
     /// What the popup logged since it last opened.
-    internal(set) var popupConsole: [String] = []
+    var popupConsole: [String] = []
     /// While the extension's own popup is open: the tabs its `tabs.query` reads, as last handed
     /// to it (`popupTabs`).
     var popupTabsShown: [PageHost.PopupTab]?

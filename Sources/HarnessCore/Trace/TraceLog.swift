@@ -4,7 +4,7 @@ import SiteSettings
 /// A run's trace as its events, with the moment the run started.
 package struct TraceLog: Sendable {
     let epoch: EpochMillis?
-    internal(set) var entries: [TraceEntry] = []
+    var entries: [TraceEntry] = []
 
     init(epoch: EpochMillis?) { self.epoch = epoch }
 
