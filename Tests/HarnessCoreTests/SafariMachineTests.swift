@@ -179,6 +179,27 @@ struct SafariMachineTests {
         #expect(safari.nextAlarm == nil)
     }
 
+    /// A one-shot alarm that fired stays, at the time it was due, with no timer
+    /// (`WebExtensionAlarm::fire`): the next background hears it in `started`, it never fires
+    /// again, and making it again sets it afresh. A background that does not listen is told
+    /// nothing new when a one-shot alarm fires, and is told a periodic one's next time.
+    @Test func aOneShotAlarmThatFiredStaysListedUntilItIsMadeAgain() {
+        var safari = loaded(now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 60_000, name: "remind")]), now: 0)
+        #expect(safari.handle(.timeReached(.alarm("remind")), now: 60_000) == [.dispatch(.alarmFired(name: "remind"))])
+        #expect(safari.nextAlarm == nil, "it has no timer")
+        #expect(safari.heldAlarms == ["remind": ExtensionWire.Alarm(at: 60_000)], "alarms.get still gives it")
+        #expect(safari.handle(.timeReached(.alarm("remind")), now: 120_000).isEmpty, "it never fires again")
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 200_000, name: "remind")]), now: 120_000)
+        #expect(safari.nextAlarm?.at == 200_000 && safari.nextAlarm?.name == "remind")
+        var deaf = loaded(listeners: [.message], now: 0)
+        _ = deaf.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 60_000, name: "once"), .setAlarm(at: 60_000, name: "every", period: 60_000)]), now: 0)
+        #expect(deaf.handle(.timeReached(.alarm("once")), now: 60_000) == [.dispatch(.alarmFired(name: "once"))])
+        #expect(deaf.handle(.timeReached(.alarm("every")), now: 60_000) ==
+                [.dispatch(.alarmFired(name: "every")),
+                 .dispatch(.alarmsChanged(alarms: ["once": ExtensionWire.Alarm(at: 60_000), "every": ExtensionWire.Alarm(at: 120_000, period: 60_000)]))])
+    }
+
     @Test func anAlarmThatFiresForABackgroundListeningForItRestartsTheUnloadTimerAtOnce() {
         var safari = loaded(now: 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 40_000)]), now: 0)

@@ -216,23 +216,24 @@ extension SafariMachine {
 
     // MARK: - Alarms
 
-    /// An alarm fires: a one-shot alarm is gone, a periodic one comes round again; the event
+    /// An alarm fires: a one-shot alarm stays, fired, a periodic one comes round again; the event
     /// wakes the background if it listens for it. Waking restarts the unload timer at once,
     /// before the event reaches the page (`fireAlarmsEventIfNeeded` ->
     /// `wakeUpBackgroundContentIfNecessaryToFireEvents` -> `scheduleBackgroundContentToUnload`),
     /// so an unload check that fell due after the alarm, while iOS Safari was suspended, finds
     /// the background woken and never unloads it.
     mutating func alarmFired(_ name: String, now: EpochMillis, _ effects: inout [Effect]) {
-        guard let alarm = alarms[name] else { return }
+        guard let alarm = alarms[name], !alarm.fired else { return }
         // A periodic one comes round a period after it fired: one that fired late (Safari
-        // suspended, the device asleep) fires once, with no catch-up.
-        alarms[name] = alarm.period.map { Alarm(at: now + $0, period: $0) }
+        // suspended, the device asleep) fires once, with no catch-up. A one-shot one stays,
+        // fired, at the time it was due (`Alarm.fired`).
+        if let period = alarm.period { alarms[name] = Alarm(at: now + period, period: period) } else { alarms[name]?.fired = true }
         let listens = loadedBackground?.listeners.contains(.alarm)
         if listens == true { woke(now: now) }
         effects.append(.dispatch(.alarmFired(name: name == Self.decisionAlarm ? "" : name)))
         // A loaded background that does not listen never hears it fire: it hears what Safari
-        // holds now (a one-shot alarm gone, a periodic one come round).
-        if listens == false { tellAlarmsChanged(&effects) }
+        // holds now when that changed (a periodic one come round).
+        if listens == false, alarm.period != nil { tellAlarmsChanged(&effects) }
     }
 
     /// A new version of the extension is installed (`queueStartupAndInstallEventsForExtensionIfNecessary`):

@@ -56,6 +56,11 @@ package struct SafariMachine: Sendable {
     struct Alarm: Equatable, Sendable {
         var at: EpochMillis
         var period: EpochMillis?
+        /// A one-shot alarm that fired: Safari drops its timer and keeps the alarm, with its time
+        /// in the past, so `alarms.get` and `getAll` still give it until it is cleared or made
+        /// again (`WebExtensionAlarm::fire` sets `m_timer` to null; nothing removes it from
+        /// `m_alarmMap`).
+        var fired = false
         /// How long the device slept since the alarm was set: `at` moved that much later, as
         /// Safari's monotonic clock stopped (a change the alarm was set for comes that late).
         var sleptSinceSet: EpochMillis = 0
@@ -219,9 +224,9 @@ package struct SafariMachine: Sendable {
     /// not in front.
     var isBackgroundFrozen: Bool { frozenByUser || (platform == .iOS && !safariInForeground) }
 
-    /// The earliest alarm of the front profile, if one is set.
+    /// The earliest alarm of the front profile still to fire, if one is set.
     var nextAlarm: (name: String, at: EpochMillis)? {
-        alarms.min { ($0.value.at, $0.key) < ($1.value.at, $1.key) }.map { ($0.key, $0.value.at) }
+        alarms.filter { !$0.value.fired }.min { ($0.value.at, $0.key) < ($1.value.at, $1.key) }.map { ($0.key, $0.value.at) }
     }
 
     /// Native requests in flight, the first version's included.

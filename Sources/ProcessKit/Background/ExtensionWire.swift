@@ -14,8 +14,8 @@ import SiteSettings
 /// `popupForgotSite` (`message`, `at`), `popupPaused` (`until`), `nativeReplyArrived` (`request`, and
 /// `reply` as the handler sent it or `rejected`: `handlerEnded` or `tooManyRequests`),
 /// `timerFired` (`timer`: `{"nativeTimeout": N}`), `alarmFired`, `alarmsChanged` (`alarms`, as in
-/// `started`, when Safari changed them on its own: it raised one to its minimum, dropped a
-/// one-shot alarm no listener heard, or moved them all later by the device's sleep; a
+/// `started`, when Safari changed them on its own: it raised one to its minimum, moved a
+/// periodic alarm no listener heard to its next time, or moved them all later by the device's sleep; a
 /// background may ignore it); for an extension whose own pages
 /// run (section 15): `pageMessage` (`id`, `tab` and `url`, or `popup`: true; `message`, any JSON;
 /// `active`, the front window's active tab, if there is one)
@@ -94,8 +94,8 @@ public enum ExtensionWire {
         case timerFired(BackgroundTimer)
         /// An alarm fell due: the one the built-in background sets has no name ("").
         case alarmFired(name: String)
-        /// Safari changed the alarms it holds on its own (raised one to its minimum, dropped a
-        /// one-shot alarm no listener heard, moved them later by a sleep): all of them now.
+        /// Safari changed the alarms it holds on its own (raised one to its minimum, moved a
+        /// periodic alarm no listener heard to its next time, moved them later by a sleep): all of them now.
         case alarmsChanged(alarms: [String: Alarm])
         /// An extension's own page sent the background a message (`runtime.sendMessage`), the
         /// `id`th Safari carried; the background answers it with `answerPage`. `active` is the

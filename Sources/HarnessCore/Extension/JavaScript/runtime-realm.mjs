@@ -295,11 +295,12 @@ export function install(hostFunctions, manifestText) {
         i18n: namespace('i18n', i18n),
     };
     // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
-    // replaces one of the same name. Safari raises a time or a period below its minimum. An
-    // incarnation learns the alarms Safari holds from its start, keeps the list as it creates
-    // and clears them and as they fire, and takes Safari's whole list again whenever Safari
-    // changes it on its own (alarmsChanged: a raise, a one-shot alarm no listener heard, a
-    // device's sleep).
+    // replaces one of the same name. Safari raises a time or a period below its minimum. A
+    // one-shot alarm that fired stays in the list, in the past, until it is cleared or made
+    // again (WebKit's WebExtensionAlarm::fire drops its timer, not the alarm). An incarnation
+    // learns the alarms Safari holds from its start, keeps the list as it creates and clears
+    // them and as they fire, and takes Safari's whole list again whenever Safari changes it on
+    // its own (alarmsChanged: a raise, a periodic alarm no listener heard, a device's sleep).
     const alarms = new Map();
     const holdAlarms = (held) => {
         alarms.clear();
@@ -621,11 +622,11 @@ export function install(hostFunctions, manifestText) {
             const name = typeof input.name === 'string' ? input.name : '';
             const alarm = { name, scheduledTime: host.now() };
             const held = alarms.get(name);
+            // A one-shot alarm stays, at the time it was due, as Safari keeps it (alarms.get
+            // still gives it until it is cleared or made again).
             if (held?.period !== undefined) {
                 alarm.periodInMinutes = held.period / 60000;
                 held.at = host.now() + held.period;
-            } else {
-                alarms.delete(name);
             }
             fire('alarm', alarm);
             return;
