@@ -402,6 +402,15 @@ struct SafariMachineTests {
         #expect(safari.loadedBackground?.inspected == false, "it detached when its background went")
     }
 
+    /// An install loads the background at once, its load firing runtime.onInstalled
+    /// (`loadBackgroundWebViewDuringLoad`: an install is an event to fire); a later load is
+    /// an ordinary one.
+    @Test func anInstallLoadsTheBackgroundAtOnceForOnInstalled() {
+        var safari = SafariMachine(platform: .macOS)
+        #expect(safari.handle(.extensionInstalled, now: 0) == [.startBackground(.started(appearance: .light, tabs: [:], appMessages: true, reason: .install))])
+        #expect(safari.startedEvent() == .started(appearance: .light, tabs: [:], appMessages: true), "the reason goes with the load that fired it")
+    }
+
     @Test func anExtensionUpdateForgetsListenersAlarmsAndSessionStorageAndLoadsTheBackground() {
         var safari = loaded(.iOS, listeners: [.message])
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)

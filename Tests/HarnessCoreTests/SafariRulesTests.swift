@@ -83,6 +83,14 @@ struct SafariRulesTests {
 
     // MARK: - The unload timer
 
+    @Test func anInstallThatLoadsNoBackgroundIsCaught() {
+        var safari = SafariMachine(platform: .macOS)
+        var rules = SafariRules(platform: .macOS, epoch: 0)
+        #expect(rules.observe(.extensionInstalled, safari.handle(.extensionInstalled, now: 0), now: 0).isEmpty)
+        var unloading = SafariRules(platform: .macOS, epoch: 0)
+        #expect(unloading.observe(.extensionInstalled, [], now: 0).contains { $0.contains("the extension was installed and Safari did not load its background") })
+    }
+
     @Test func anUnloadBeforeItsCheckIsCaught() {
         var run = Watched()
         run.tell(.timeReached(.idleUnload), at: 10_000)

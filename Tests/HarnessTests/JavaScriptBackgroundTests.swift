@@ -150,8 +150,8 @@ struct JavaScriptBackgroundTests {
 
     /// Safari's launch loads the background and fires runtime.onStartup; an update loads the
     /// new version and fires runtime.onInstalled with reason update and the version before; a
-    /// run that starts with the install fires it with reason install at the first load; an
-    /// ordinary load fires neither.
+    /// run that starts with the install loads the background at once (before any tab opens) and
+    /// fires it with reason install; an ordinary load fires neither.
     @Test func theLoadsForSafarisLaunchAndAnUpdateFireOnStartupAndOnInstalled() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lifecycle-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -171,6 +171,8 @@ struct JavaScriptBackgroundTests {
         #expect(said == ["console.log loaded", "console.log installed install first", "console.log loaded", "console.log startup", "console.log loaded",
                          "console.log installed update 1.0"], "\(said)")
         #expect(outcome.trace.contains { $0.contains(#""reason":"startup""#) } && outcome.trace.contains { $0.contains(#""reason":"update""#) })
+        #expect(outcome.trace.contains { $0.hasPrefix("+0.000s background#1 <- ") && $0.contains(#""reason":"install""#) && $0.contains(#""tabs":{}"#) },
+                "the install loads the background before the tab opens: \(outcome.trace.prefix(5))")
     }
 
     /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its

@@ -13,8 +13,9 @@ import SiteSettings
 ///   kill has a cause the user or the system gave (an unload or kill asked for, a restart, an
 ///   update, a profile switch);
 /// - an alarm fires no earlier than the later of its time and the minimum after it was set, and
-///   not late while Safari runs; alarms do not survive a restart, a power cut or an update, in
-///   any profile;
+///   not late while Safari runs; a one-shot alarm fires once (Safari keeps it after, with no
+///   timer); alarms do not survive a restart, a power cut or an update, in any profile;
+/// - an install loads the background at once;
 /// - a native request is accepted only below the cap, and refused only at it;
 /// - the timers that fell due while iOS Safari was suspended fire on its return, once each, in
 ///   the order they fell due;
@@ -99,6 +100,11 @@ struct SafariRules: Sendable {
             if effects.contains(.dispatch(.alarmFired(name: name == SafariMachine.decisionAlarm ? "" : name))) { alarmFired(name, at: time) }
         case .backgroundUnloadRequested, .backgroundKillRequested, .extensionUpdating, .safariQuit, .profileLeftFront:
             break
+        case .extensionInstalled where loaded == nil:
+            // An install loads the background at once (`loadBackgroundWebViewDuringLoad`).
+            if !effects.contains(where: { if case .startBackground = $0 { true } else { false } }) {
+                note("install \(now)", "the extension was installed and Safari did not load its background")
+            }
         default:
             if effects.contains(where: \.isKill) { note("kill \(now)", "Safari ended background#\(loaded.map(String.init) ?? "?") on \(SafariRules.name(input)), which ends no background") }
         }

@@ -95,10 +95,16 @@ extension SafariMachine {
         return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS, alarms: heldAlarms, reason: startReason)
     }
 
-    /// The run starts as the extension is installed: the background's first load fires
-    /// `runtime.onInstalled` with reason `install` (`queueStartupAndInstallEventsForExtensionIfNecessary`
-    /// with no version seen before).
-    mutating func installFresh() { startReason = .install }
+    /// The extension is installed: its background loads at once and its load fires
+    /// `runtime.onInstalled` with reason `install`. WebKit loads a non-persistent background
+    /// during the extension's load when it has events to fire, an install among them, or no
+    /// saved listeners (`WebExtensionContext::loadBackgroundWebViewDuringLoad`; the reason from
+    /// `queueStartupAndInstallEventsForExtensionIfNecessary`, no version seen before).
+    mutating func extensionInstalled(_ effects: inout [Effect]) {
+        startReason = .install
+        guard loaded == nil else { return }
+        effects.append(.startBackground(startedEvent()))
+    }
 
     /// The front profile's alarms as the wire names them (the decision alarm has no name).
     var heldAlarms: [String: ExtensionWire.Alarm] {

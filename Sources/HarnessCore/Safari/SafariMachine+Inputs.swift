@@ -49,6 +49,9 @@ extension SafariMachine {
         /// goes), or closed.
         case inspectorOpened
         case inspectorClosed
+        /// The extension is installed as the run starts (`fresh-install`): its background loads
+        /// at once, for `runtime.onInstalled`.
+        case extensionInstalled
         /// A new version of the extension is installing: its background goes; `extensionUpdated`
         /// follows.
         case extensionUpdating

@@ -385,6 +385,7 @@ package struct SafariMachine: Sendable {
         case .inspectorClosed:
             loadedBackground?.inspected = false
             effects.append(.note("Web Inspector closed"))
+        case .extensionInstalled: extensionInstalled(&effects)
         case .extensionUpdating:
             if loaded != nil { effects.append(.killBackground(reason: "extension updated", stop: .unloaded)) }
         case .extensionUpdated: extensionUpdated(now: now, &effects)

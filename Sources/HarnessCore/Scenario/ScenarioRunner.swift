@@ -555,7 +555,6 @@ package final class ScenarioRunner {
         simulation.processes.handlerReuse = setup.handlerReuse
         // A probe checks what every extension keeps, not the design's invariants.
         simulation.monitor.checksDesign = !setup.isProbe
-        if setup.freshInstall { simulation.installFresh() }
         if let powerCut { simulation.powerCuts.plan(powerCut) }
         let good = setup.shared ?? setup.emptyDocument
         if setup.damaged {
@@ -583,6 +582,7 @@ package final class ScenarioRunner {
             simulation.writeStorageFile(RunFiles.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
             simulation.monitor.cacheStored(profile: simulation.profile)
         }
+        if setup.freshInstall { simulation.installFresh() }
         self.simulation = simulation
         return simulation
     }

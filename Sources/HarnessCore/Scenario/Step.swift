@@ -25,7 +25,7 @@ package enum Step: Equatable, Sendable {
     /// its statics, while another starts for a request that comes while it is busy.
     case handlerReuse
     /// `fresh-install`: the run starts as the extension is installed: nothing is cached, and
-    /// the background's first load fires `runtime.onInstalled` with reason `install`.
+    /// the background loads at once, its load firing `runtime.onInstalled` with reason `install`.
     case freshInstall
     /// The background is this unpacked extension's JavaScript (its folder relative to the
     /// scenario's), run in the harness's runtime instead of the built-in background; with

@@ -85,8 +85,9 @@ extension Simulation {
 
     func safariForeground() { handle(.safariCameToForeground) }
 
-    /// The run starts as the extension is installed (`fresh-install`): before anything happens.
-    func installFresh() { safari.installFresh() }
+    /// The run starts as the extension is installed (`fresh-install`), once the setup is in
+    /// place: its background loads.
+    func installFresh() { handle(.extensionInstalled) }
 
     /// On iOS, Safari in the background freezes the background and its timers.
     func safariBackground() { handle(.safariWentToBackground) }
