@@ -56,7 +56,7 @@ try {
 
     const loader = require('jsdom/lib/jsdom/browser/resources/resource-loader.js').prototype;
     for (const name of ['fetch', '_readFile', '_readDataURL']) loader[name] = () => null;
-    const offline = (name) => class { constructor() { throw new TypeError(`${name} is not provided by the harness's runtime: a scenario cannot stub the network`); } };
+    const offline = (name) => class { constructor() { throw new TypeError(`a scenario cannot stub the network: ${name} is not provided by the harness's runtime`); } };
     require('jsdom/lib/jsdom/living/xhr/XMLHttpRequest-impl.js').implementation = offline('XMLHttpRequest');
     require('jsdom/lib/jsdom/living/websockets/WebSocket-impl.js').implementation = offline('WebSocket');
 } catch (error) {
