@@ -200,6 +200,18 @@ struct SafariMachineTests {
                  .dispatch(.alarmsChanged(alarms: ["once": ExtensionWire.Alarm(at: 60_000), "every": ExtensionWire.Alarm(at: 120_000, period: 60_000)]))])
     }
 
+    /// A background's own storage change fires storage.onChanged through Safari, which wakes a
+    /// background that listens for it: its unload timer starts again. One that does not listen
+    /// is not woken (`fireStorageChangedEventIfNeeded`).
+    @Test func aBackgroundsOwnStorageChangeWakesItWhenItListensForChanges() {
+        var safari = loaded(listeners: [.storageChanged], now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.storageChanged(area: "local", changes: .object([:]))]), now: 20_000)
+        #expect(safari.unloadTime == 50_000)
+        var deaf = loaded(listeners: [.message], now: 0)
+        _ = deaf.handle(.backgroundFinished(incarnation: 1, [.storageChanged(area: "local", changes: .object([:]))]), now: 20_000)
+        #expect(deaf.unloadTime == 30_000)
+    }
+
     @Test func anAlarmThatFiresForABackgroundListeningForItRestartsTheUnloadTimerAtOnce() {
         var safari = loaded(now: 0)
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 40_000)]), now: 0)

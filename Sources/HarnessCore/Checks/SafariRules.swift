@@ -16,6 +16,8 @@ import SiteSettings
 ///   not late while Safari runs; a one-shot alarm fires once (Safari keeps it after, with no
 ///   timer); alarms do not survive a restart, a power cut or an update, in any profile;
 /// - an install loads the background at once;
+/// - a background's own storage change wakes it (its unload timer starts again) when it
+///   listens for storage changes;
 /// - a native request is accepted only below the cap, and refused only at it;
 /// - the timers that fell due while iOS Safari was suspended fire on its return, once each, in
 ///   the order they fell due;
@@ -265,6 +267,8 @@ struct SafariRules: Sendable {
                 // Its own post on a page's port is its port activity; closing one drops it.
                 case .postOnPort(let port, _) where ports.contains(.page(port)): portUsed = time
                 case .closePort(let port): ports.remove(.page(port))
+                // Its own storage change wakes it when it listens for changes.
+                case .storageChanged where listeners.contains(.storageChanged): unloadCheck = time + Self.unloadCheck
                 case .setAlarm(let at, let name, let period):
                     // No sooner than the minimum, and no period shorter than it.
                     alarms[profile, default: [:]][name.isEmpty ? SafariMachine.decisionAlarm : name] =

@@ -176,6 +176,10 @@ extension SafariMachine {
             // Safari does to its tabs what the background asks, as the user would, and answers.
             effects.append(.extensionTabsCall(incarnation: incarnation, request: request, call))
         case .storageChanged(let area, let changes):
+            // Its own change fires storage.onChanged through Safari, which wakes a background
+            // that listens for it: its unload timer starts again (`fireStorageChangedEventIfNeeded`
+            // -> `wakeUpBackgroundContentIfNecessaryToFireEvents` -> `scheduleBackgroundContentToUnload`).
+            if loaded == incarnation, loadedBackground?.listeners.contains(.storageChanged) == true { woke(now: now) }
             // Its pages hear what it changed (their storage.onChanged), in its profile.
             if runsOwnPages { effects.append(.pagesStorageChanged(area: area, changes: changes, profile: profile)) }
         }

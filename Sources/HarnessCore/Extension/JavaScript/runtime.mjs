@@ -439,9 +439,12 @@ async function incarnation(write, nextFrame, storageFolder) {
             const outcome = await carryOut(operation);
             finished.set(operation.token, outcome);
             directives.push(wire.directive.storagePending(operation.token));
-            // Where the extension's own pages run, Safari tells them what changed.
-            if (ownPages && outcome.changes !== undefined && Object.keys(outcome.changes).length > 0) {
-                directives.push(wire.directive.storageChanged(operation.area, outcome.changes));
+            // Safari hears what changed: it wakes the background for it when it listens for
+            // changes, and tells the extension's own pages where they run. Without pages it
+            // needs only the keys (a value may be megabytes: a frame holds one).
+            if (outcome.changes !== undefined && Object.keys(outcome.changes).length > 0) {
+                const changes = ownPages ? outcome.changes : Object.fromEntries(Object.keys(outcome.changes).map((key) => [key, {}]));
+                directives.push(wire.directive.storageChanged(operation.area, changes));
             }
         }
         // Rejections nobody handled are reported before the input ends.
