@@ -91,6 +91,17 @@ struct SafariRulesTests {
         #expect(unloading.observe(.extensionInstalled, [], now: 0).contains { $0.contains("the extension was installed and Safari did not load its background") })
     }
 
+    /// Its own storage change woke a background that listens for changes: a machine that kept
+    /// the old unload time is caught unloading it early.
+    @Test func anUnloadThatMissedTheBackgroundsOwnStorageChangeIsCaught() {
+        var run = Watched(listeners: [.storageChanged])
+        run.tell(.backgroundFinished(incarnation: 1, [.storageChanged(area: "local", changes: .object(["count": .object([:])]))]), at: 20_000)
+        #expect(run.broken.isEmpty)
+        run.safari.loadedBackground?.unloadCheck = 30_000
+        run.tell(.timeReached(.idleUnload), at: 30_000)
+        #expect(run.broke("Safari unloaded background#1 at +30.000s, before its unload check at +50.000s"), "\(run.broken)")
+    }
+
     @Test func anUnloadBeforeItsCheckIsCaught() {
         var run = Watched()
         run.tell(.timeReached(.idleUnload), at: 10_000)
