@@ -190,6 +190,8 @@ struct SafariMachineTests {
         #expect(safari.nextAlarm == nil, "it has no timer")
         #expect(safari.heldAlarms == ["remind": ExtensionWire.Alarm(at: 60_000)], "alarms.get still gives it")
         #expect(safari.handle(.timeReached(.alarm("remind")), now: 120_000).isEmpty, "it never fires again")
+        _ = safari.handle(.deviceSlept(1_000), now: 120_000)
+        #expect(safari.nextAlarm == nil && safari.heldAlarms == ["remind": ExtensionWire.Alarm(at: 61_000)], "a sleep moves it and leaves it fired")
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 200_000, name: "remind")]), now: 120_000)
         #expect(safari.nextAlarm?.at == 200_000 && safari.nextAlarm?.name == "remind")
         var deaf = loaded(listeners: [.message], now: 0)

@@ -102,6 +102,20 @@ struct SafariRulesTests {
         #expect(run.broke("Safari unloaded background#1 at +30.000s, before its unload check at +50.000s"), "\(run.broken)")
     }
 
+    /// A one-shot alarm that fired stays among the alarms a background is told of: a machine
+    /// that forgot it is caught the next time it tells the background its alarms.
+    @Test func aBackgroundToldOfAlarmsSafariDoesNotHoldIsCaught() {
+        var run = Watched(listeners: [.message])
+        run.tell(.backgroundFinished(incarnation: 1, [.setAlarm(at: 30_000, name: "once"), .setAlarm(at: 30_000, name: "every", period: 30_000)]), at: 0)
+        run.tell(.timeReached(.alarm("every")), at: 30_000)
+        run.tell(.timeReached(.alarm("once")), at: 30_000)
+        run.tell(.deviceSlept(1_000), at: 30_000)
+        #expect(run.broken.isEmpty, "\(run.broken)")
+        run.safari.alarms["once"] = nil
+        run.tell(.deviceSlept(1_000), at: 30_000)
+        #expect(run.broke("though it holds [every, once]"), "\(run.broken)")
+    }
+
     @Test func anUnloadBeforeItsCheckIsCaught() {
         var run = Watched()
         run.tell(.timeReached(.idleUnload), at: 10_000)

@@ -14,7 +14,8 @@ import SiteSettings
 ///   update, a profile switch);
 /// - an alarm fires no earlier than the later of its time and the minimum after it was set, and
 ///   not late while Safari runs; a one-shot alarm fires once (Safari keeps it after, with no
-///   timer); alarms do not survive a restart, a power cut or an update, in any profile;
+///   timer, and the alarms a background is told of are the ones Safari holds); alarms do not
+///   survive a restart, a power cut or an update, in any profile;
 /// - an install loads the background at once;
 /// - a background's own storage change wakes it (its unload timer starts again) when it
 ///   listens for storage changes;
@@ -61,6 +62,9 @@ struct SafariRules: Sendable {
     private var resumed: EpochMillis = 0
     /// Each profile's alarms: when each falls due (monotonic) and its period.
     private var alarms: [String: [String: (due: EpochMillis, period: EpochMillis?)]] = [:]
+    /// Each profile's one-shot alarms that fired: Safari keeps them, with no timer, until they
+    /// are cleared or made again (`WebExtensionAlarm::fire`).
+    private var firedAlarms: [String: Set<String>] = [:]
     private var requests: Set<SafariMachine.NativeRequestID> = []
     private var hungLegacy = 0
     /// On iOS Safari's return, the timers that fell due while it was suspended and have not
@@ -114,6 +118,7 @@ struct SafariRules: Sendable {
         checkEvents(effects)
         take(input, at: time)
         take(effects, at: time)
+        checkAlarmLists(effects, at: time)
         if case .overdueTimersFired = input { found += overdueReturned(at: time) }
         return found
     }
@@ -173,6 +178,7 @@ struct SafariRules: Sendable {
         // It woke the background first, if that listens for alarms.
         if loaded != nil, listeners.contains(.alarm) { unloadCheck = time + Self.unloadCheck }
         alarms[profile]?[name] = alarm.period.map { (time + $0, $0) }
+        if alarm.period == nil { firedAlarms[profile, default: []].insert(name) }
     }
 
     /// On iOS Safari's return, an overdue timer fired: none that fell due before it may still wait.
@@ -231,6 +237,24 @@ struct SafariRules: Sendable {
         }
     }
 
+    /// The alarms a background is told Safari holds (`started`, `alarmsChanged`) are the front
+    /// profile's: those still to fire and the one-shot ones that fired.
+    private mutating func checkAlarmLists(_ effects: [SafariMachine.Effect], at time: EpochMillis) {
+        let held = Set(alarms[profile, default: [:]].keys).union(firedAlarms[profile, default: []])
+            .map { $0 == SafariMachine.decisionAlarm ? "" : $0 }.sorted()
+        for effect in effects {
+            let told: [String: ExtensionWire.Alarm]
+            switch effect {
+            case .startBackground(.started(_, _, _, _, let alarms, _)), .dispatch(.alarmsChanged(let alarms)): told = alarms
+            default: continue
+            }
+            if told.keys.sorted() != held {
+                note("alarm list \(time)", "Safari told a background it holds the alarms [\(told.keys.sorted().joined(separator: ", "))] at \(seconds(time)), "
+                    + "though it holds [\(held.joined(separator: ", "))] (a one-shot alarm that fired stays until it is cleared or made again)")
+            }
+        }
+    }
+
     /// On iOS Safari's return, every timer that fell due while it was suspended has fired.
     private mutating func overdueReturned(at time: EpochMillis) -> [String] {
         defer { overdue = nil }
@@ -271,10 +295,12 @@ struct SafariRules: Sendable {
                 case .storageChanged where listeners.contains(.storageChanged): unloadCheck = time + Self.unloadCheck
                 case .setAlarm(let at, let name, let period):
                     // No sooner than the minimum, and no period shorter than it.
+                    firedAlarms[profile]?.remove(name.isEmpty ? SafariMachine.decisionAlarm : name)
                     alarms[profile, default: [:]][name.isEmpty ? SafariMachine.decisionAlarm : name] =
                         (time + max(at - (epoch + slept + time), alarmMinimum), period.map { max($0, alarmMinimum) })
                 case .clearAlarm(let name):
                     alarms[profile]?[name.isEmpty ? SafariMachine.decisionAlarm : name] = nil
+                    firedAlarms[profile]?.remove(name.isEmpty ? SafariMachine.decisionAlarm : name)
                 default: break
                 }
             }
@@ -301,6 +327,7 @@ struct SafariRules: Sendable {
             backgroundGone(at: time)
             savedListeners = [:]
             alarms = [:]
+            firedAlarms = [:]
         case .profileCameToFront(let name, _):
             backgroundGone(at: time)
             profile = name
@@ -355,6 +382,7 @@ struct SafariRules: Sendable {
     /// flight) is gone, and it is in front.
     private mutating func restarted(at time: EpochMillis) {
         alarms = [:]
+        firedAlarms = [:]
         requests = []
         hungLegacy = 0
         resume(frozen: false, suspended: false, at: time)

@@ -278,7 +278,12 @@ extension SafariMachine {
         loadedBackground?.unloadCheck += duration
         loadedBackground?.lastPortActivity += duration
         func later(_ alarms: [String: Alarm]) -> [String: Alarm] {
-            alarms.mapValues { Alarm(at: $0.at + duration, period: $0.period, sleptSinceSet: $0.sleptSinceSet + duration) }
+            alarms.mapValues { alarm in
+                var later = alarm
+                later.at += duration
+                later.sleptSinceSet += duration
+                return later
+            }
         }
         alarms = later(alarms)
         for (name, away) in putAway { putAway[name]?.alarms = later(away.alarms) }
