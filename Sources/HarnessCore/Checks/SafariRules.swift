@@ -295,12 +295,13 @@ struct SafariRules: Sendable {
                 case .storageChanged where listeners.contains(.storageChanged): unloadCheck = time + Self.unloadCheck
                 case .setAlarm(let at, let name, let period):
                     // No sooner than the minimum, and no period shorter than it.
-                    firedAlarms[profile]?.remove(name.isEmpty ? SafariMachine.decisionAlarm : name)
-                    alarms[profile, default: [:]][name.isEmpty ? SafariMachine.decisionAlarm : name] =
-                        (time + max(at - (epoch + slept + time), alarmMinimum), period.map { max($0, alarmMinimum) })
+                    let key = SafariMachine.alarmKey(name)
+                    firedAlarms[profile]?.remove(key)
+                    alarms[profile, default: [:]][key] = (time + max(at - (epoch + slept + time), alarmMinimum), period.map { max($0, alarmMinimum) })
                 case .clearAlarm(let name):
-                    alarms[profile]?[name.isEmpty ? SafariMachine.decisionAlarm : name] = nil
-                    firedAlarms[profile]?.remove(name.isEmpty ? SafariMachine.decisionAlarm : name)
+                    let key = SafariMachine.alarmKey(name)
+                    alarms[profile]?[key] = nil
+                    firedAlarms[profile]?.remove(key)
                 default: break
                 }
             }

@@ -508,12 +508,16 @@ export function install(hostFunctions, setupText, page) {
     // The document's window has this realm's builtins (`Date`, `Intl`, `Object`, ...), time,
     // timers, randomness, storage and network, so that `document.defaultView` reaches no real
     // clock and no request leaves.
-    for (const name of [...builtins, 'performance', 'crypto', 'navigator', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval',
-                        'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask', 'localStorage', 'sessionStorage', 'matchMedia', 'history', 'console',
-                        'fetch', 'XMLHttpRequest', 'WebSocket']) {
-        if (name === 'globalThis' || Object.getOwnPropertyDescriptor(page, name)?.configurable === false) continue;
-        Object.defineProperty(page, name, { value: globalThis[name], writable: true, configurable: true });
-    }
+    // (A name the window holds fixed, such as `undefined`, stays its own.)
+    const give = (window, names) => {
+        for (const name of names) {
+            if (name === 'globalThis' || Object.getOwnPropertyDescriptor(window, name)?.configurable === false) continue;
+            Object.defineProperty(window, name, { value: globalThis[name], writable: true, configurable: true });
+        }
+    };
+    give(page, [...builtins, 'performance', 'crypto', 'navigator', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval',
+                'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask', 'localStorage', 'sessionStorage', 'matchMedia', 'history', 'console',
+                'fetch', 'XMLHttpRequest', 'WebSocket']);
     // jsdom's own later work (pages.mjs, keepTime) runs as the page's timers do, numbered
     // apart from them (realm-common.mjs, installTimers).
     return {
@@ -523,11 +527,7 @@ export function install(hostFunctions, setupText, page) {
         cancel(timer) { timers.cancel(timer); },
         // A frame's window (an iframe's, which jsdom makes a realm of its own) reads this realm's
         // clock and random numbers too.
-        adopt(frame) {
-            for (const name of ['Date', 'Math', 'Intl', 'performance', 'crypto']) {
-                if (Object.getOwnPropertyDescriptor(frame, name)?.configurable !== false) Object.defineProperty(frame, name, { value: globalThis[name], writable: true, configurable: true });
-            }
-        },
+        adopt(frame) { give(frame, ['Date', 'Math', 'Intl', 'performance', 'crypto']); },
         // What a module's import() rejects with, made in the page's realm.
         refusal(what) { return new Error(what + ' is not provided in pages by the harness\'s runtime'); },
     };
