@@ -105,7 +105,7 @@ struct ContextHostTests {
             + (try exchange(loud, #"{"type":"timerFired","timer":{"script":1}}"#, now: Self.epoch + 1_000, uptime: 1_005))
         #expect(logs(said).contains("Uncaught (in promise) Error: nobody catches this"), "\(logs(said))")
         let other = try exchange(quiet, #"{"type":"timerFired","timer":{"script":1}}"#, now: Self.epoch + 1_000, uptime: 1_005)
-        #expect(other.last == .done(.background([])))
+        #expect(other.last == .done(.background([.listen([.message, .tabActivated, .windowFocus])])))
         #expect(!logs(other).contains { $0.hasPrefix("Uncaught") }, "\(logs(other))")
     }
 

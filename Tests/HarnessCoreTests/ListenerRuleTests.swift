@@ -21,7 +21,7 @@ struct ListenerRuleTests {
         simulation.settle()
         #expect(simulation.safari.savedListeners["default"] == Set(BackgroundListener.builtIn))
         simulation.unloadBackground()
-        simulation.safari.savedListeners["default"] = [.message]
+        simulation.safari.sessionListeners["default"] = [.message]
         simulation.activateTab(TabID("t1"))
         simulation.settle()
         #expect(simulation.trace.lines.contains { $0.hasSuffix("safari tabActivated wakes nothing: the background does not listen for tabActivated") })

@@ -63,6 +63,72 @@ struct SafariMachineTests {
         #expect(safari.unloadTime == 50_000, "an event it listens for re-arms the timer")
     }
 
+    /// Safari hears a listener as it is added (`WebExtensionContext::addListener`), after the
+    /// load too: it hears what comes later, and its type wakes the session's later backgrounds
+    /// (an unload removes nothing from `m_backgroundContentEventListeners`), though Safari saves
+    /// the set only at a load's end (`saveBackgroundPageListenersToStorage`).
+    @Test func aListenerAddedAfterTheLoadHearsLaterEventsAndWakesTheSessionsLaterBackgrounds() {
+        var safari = loaded(listeners: [])
+        #expect(safari.savedListeners["default"] == [])
+        let question = ExtensionWire.Event.tabRequestedDecision(t1, url: url, nativeDark: false)
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        #expect(safari.handle(.eventDue(question), now: 1) ==
+                [.note("tabRequestedDecision lost: background#1 has no message listener"), .note(.asksAgain(t1)), asks(t1, url)])
+        // The listener, added once storage answered.
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.listen([.message])]), now: 2) == [])
+        #expect(safari.handle(.eventDue(question), now: 3) == [.deliver(question)])
+        #expect(safari.unloadTime == 30_003 && safari.savedListeners["default"] == [])
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 40_000)
+        #expect(safari.handle(.eventDue(question), now: 40_001) == [.startBackground(.started(appearance: .light, tabs: [t1: url])), .redispatch(question)])
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 40_001)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen([])]), now: 40_001)
+        #expect(safari.savedListeners["default"] == [.message], "the second load's end saves what the session holds")
+        // An event an earlier background listened for is lost, and starts the unload timer again.
+        #expect(safari.handle(.eventDue(question), now: 50_000) ==
+                [.note("tabRequestedDecision lost: background#2 has no message listener"), .note(.asksAgain(t1)), asks(t1, url)])
+        #expect(safari.unloadTime == 80_000)
+    }
+
+    /// Safari's launch knows only what it saved at a load's end
+    /// (`loadBackgroundPageListenersFromStorage`), and a listener removed leaves the set only
+    /// when no earlier background of the session had it (`removeListener` lowers a count).
+    @Test func safarisLaunchKnowsTheListenersSavedAtALoadsEndAndARemovedOneLeavesWithItsLastCount() {
+        var safari = loaded(listeners: [.message, .tabActivated])
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.listen([.message, .tabRemoved])]), now: 1)
+        #expect(safari.listenerSet == [.message, .tabRemoved], "none was there before this background: tabActivated leaves")
+        #expect(safari.savedListeners["default"] == [.message, .tabActivated])
+        _ = safari.handle(.safariQuit, now: 2)
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 2)
+        #expect(safari.sessionListeners["default"] == [.message, .tabRemoved])
+        _ = safari.handle(.safariLaunched, now: 3)
+        #expect(safari.listenerSet == [.message, .tabActivated], "tabRemoved came after the load's end, and went with Safari")
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 3)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen([.message])]), now: 3)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen([])]), now: 4)
+        #expect(safari.listenerSet == [.message, .tabActivated], "what Safari read at its launch keeps a count of its own")
+    }
+
+    /// A page's question that no listener takes is answered with nothing at once
+    /// (`runtimeSendMessage`: no process listens for `runtime.onMessage`), whether the loaded
+    /// background has no listener or Safari wakes none; the content script asks again, and
+    /// those empty answers excuse no wait.
+    @Test func aQuestionNoListenerTakesIsAnsweredEmptyAtOnce() {
+        var safari = loaded(listeners: [])
+        let question = ExtensionWire.Event.tabRequestedDecision(t1, url: url, nativeDark: false)
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        for _ in 1...3 {
+            #expect(safari.handle(.eventDue(question), now: 1) ==
+                    [.note("tabRequestedDecision lost: background#1 has no message listener"), .note(.asksAgain(t1)), asks(t1, url)])
+        }
+        #expect(safari.handle(.eventDue(question), now: 1) ==
+                [.note("tabRequestedDecision lost: background#1 has no message listener"), .note(.stopsAsking(t1, emptyAnswers: 4))])
+        #expect(safari.tabs[t1]?.unheardQuestions == 4 && safari.tabs[t1]?.waitingSince == 0, "its wait goes on")
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 2)
+        #expect(safari.handle(.tabActivated(t1), now: 3) == [.dispatch(.tabActivated(t1)), asks(t1, url)])
+        #expect(safari.handle(.eventDue(question), now: 3) ==
+                [.note("tabRequestedDecision wakes nothing: the background does not listen for message"), .note(.asksAgain(t1)), asks(t1, url)])
+    }
+
     @Test func whatIsNotAnEventFindsNoBackgroundAndIsDropped() {
         var safari = SafariMachine(platform: .macOS)
         #expect(safari.handle(.eventDue(.timerFired(.nativeTimeout(3))), now: 0) == [.note(.droppedWithNoBackground("timerFired"))])

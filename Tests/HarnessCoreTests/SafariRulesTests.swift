@@ -255,9 +255,63 @@ struct SafariRulesTests {
         var run = Watched(listeners: [.message])
         run.tell(.backgroundUnloadRequested, at: 1_000)
         run.tell(.backgroundDied(incarnation: 1, stop: .unloaded), at: 1_000)
-        run.safari.savedListeners["default"] = Set(BackgroundListener.builtIn)
+        run.safari.sessionListeners["default"] = Set(BackgroundListener.builtIn)
         run.tell(.eventDue(.tabActivated(t1)), at: 2_000)
         #expect(run.broke("Safari woke a background for tabActivated, though its extension does not listen for tabActivated"))
+    }
+
+    /// A listener added after the load wakes the session's later backgrounds; Safari's launch
+    /// knows only what it saved at a load's end. A machine that kept the late one across the
+    /// launch is caught.
+    @Test func aWakeForAListenerAddedAfterTheLastLoadBeforeALaunchIsCaught() {
+        var run = Watched(listeners: [.message])
+        run.tell(.backgroundFinished(incarnation: 1, [.listen([.message, .tabActivated])]), at: 1_000)
+        run.tell(.backgroundUnloadRequested, at: 2_000)
+        run.tell(.backgroundDied(incarnation: 1, stop: .unloaded), at: 2_000)
+        run.tell(.eventDue(.tabActivated(t1)), at: 3_000)
+        #expect(run.broken.isEmpty, "the late listener's type wakes the session's next background")
+        run.tell(.backgroundStarted(incarnation: 2), at: 3_000)
+        run.tell(.backgroundFinished(incarnation: 2, [.listen([.message])]), at: 3_000)
+        run.tell(.safariQuit, at: 4_000)
+        run.tell(.backgroundDied(incarnation: 2, stop: .unloaded), at: 4_000)
+        run.tell(.safariLaunched, at: 5_000)
+        run.tell(.backgroundStarted(incarnation: 3), at: 5_000)
+        run.tell(.backgroundFinished(incarnation: 3, [.listen([.message])]), at: 5_000)
+        run.tell(.backgroundUnloadRequested, at: 6_000)
+        run.tell(.backgroundDied(incarnation: 3, stop: .unloaded), at: 6_000)
+        #expect(run.broken.isEmpty, "the second load's end saved tabActivated: \(run.broken)")
+        run.tell(.eventDue(.tabActivated(t1)), at: 7_000)
+        #expect(run.broken.isEmpty, "\(run.broken)")
+
+        var later = Watched(listeners: [.message])
+        later.tell(.backgroundFinished(incarnation: 1, [.listen([.message, .tabActivated])]), at: 1_000)
+        later.tell(.safariQuit, at: 2_000)
+        later.tell(.backgroundDied(incarnation: 1, stop: .unloaded), at: 2_000)
+        later.tell(.safariLaunched, at: 3_000)
+        later.tell(.backgroundStarted(incarnation: 2), at: 3_000)
+        later.tell(.backgroundFinished(incarnation: 2, [.listen([.message])]), at: 3_000)
+        later.tell(.backgroundUnloadRequested, at: 4_000)
+        later.tell(.backgroundDied(incarnation: 2, stop: .unloaded), at: 4_000)
+        later.safari.sessionListeners["default"]?.insert(.tabActivated)
+        later.tell(.eventDue(.tabActivated(t1)), at: 5_000)
+        #expect(later.broke("Safari woke a background for tabActivated, though its extension does not listen for tabActivated"))
+    }
+
+    /// An event an earlier background of the session listened for starts the loaded one's unload
+    /// timer again, though it has no listener and the event is lost: a machine that kept the
+    /// old timer is caught when it unloads.
+    @Test func anUnloadThatMissedALostEventOfAListenedTypeIsCaught() {
+        var run = Watched(listeners: [.message, .tabActivated])
+        run.tell(.backgroundUnloadRequested, at: 1_000)
+        run.tell(.backgroundDied(incarnation: 1, stop: .unloaded), at: 1_000)
+        run.tell(.eventDue(.appearanceChanged(.dark)), at: 2_000)
+        run.tell(.backgroundStarted(incarnation: 2), at: 2_000)
+        run.tell(.backgroundFinished(incarnation: 2, [.listen([.message])]), at: 2_000)
+        run.tell(.eventDue(.tabActivated(t1)), at: 20_000)
+        #expect(run.broken.isEmpty && run.safari.unloadTime == 50_000)
+        run.safari.loadedBackground?.unloadCheck = 32_000
+        run.tell(.timeReached(.idleUnload), at: 32_000)
+        #expect(run.broke("Safari unloaded background#2 at +32.000s, before its unload check at +50.000s"), "\(run.broken)")
     }
 
     // MARK: - iOS Safari's return

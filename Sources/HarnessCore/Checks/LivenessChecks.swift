@@ -252,9 +252,11 @@ final class LivenessChecks {
             || simulation.background.map { simulation.arbiter.isWaiting($0.label) } ?? false
     }
 
-    /// Whether this page may wait now for a reason the scenario chose.
+    /// Whether this page may wait now for a reason the scenario chose: its content script
+    /// stopped asking after backgrounds died under its questions (one no listener took is the
+    /// extension's own doing).
     private func waitIsExcused(_ tab: SafariTab) -> Bool {
-        waitsAreExcused || tab.emptyAnswersInARow > Self.emptyAnswersExcused
+        waitsAreExcused || (tab.emptyAnswersInARow > Self.emptyAnswersExcused && tab.unheardQuestions == 0)
     }
 
     private func checkDecisionDeadlines() {

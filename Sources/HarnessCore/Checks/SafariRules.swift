@@ -22,8 +22,9 @@ import SiteSettings
 /// - a native request is accepted only below the cap, and refused only at it;
 /// - the timers that fell due while iOS Safari was suspended fire on its return, once each, in
 ///   the order they fell due;
-/// - an event reaches a background only through a listener it registered, and wakes an
-///   unloaded one only if its extension listens for it.
+/// - an event reaches a background only through a listener it has, and wakes an unloaded one
+///   (or starts a loaded one's unload timer again) only if a background of the session had a
+///   listener for it, or Safari's launch read one from what it saved at a load's end.
 ///
 /// It shares no state with the machine and reads none of its properties: only inputs, effects
 /// and the run's settings. `lateness` is how late a timer may fire on the clock that drives the
@@ -48,8 +49,12 @@ struct SafariRules: Sendable {
     private var loaded: Int?
     private var unloadCheck: EpochMillis = 0
     private var listeners: Set<BackgroundListener> = []
-    /// Each profile's listeners, as its extension last registered them.
+    /// The loaded background reported its listeners once: its load ended.
+    private var loadEnded = false
+    /// Each profile's listeners as Safari saved them at a load's end, and those it holds for
+    /// the session: read at its launch, with every type a background that ended had.
     private var savedListeners: [String: Set<BackgroundListener>] = [:]
+    private var sessionListeners: [String: Set<BackgroundListener>] = [:]
     private var ports: Set<SafariMachine.Port> = []
     /// The tab the popup is open over: closing that tab closes the popup and its port.
     private var popupTab: TabID?
@@ -143,6 +148,13 @@ struct SafariRules: Sendable {
         return broken
     }
 
+    /// What Safari holds the front profile's background listens for: the loaded one's
+    /// listeners with the session's; nil while it knows none.
+    private var knownListeners: Set<BackgroundListener>? {
+        guard loaded != nil else { return sessionListeners[profile] }
+        return listeners.union(sessionListeners[profile] ?? [])
+    }
+
     /// What holds the loaded background at an unload check, if anything.
     private func holder(at time: EpochMillis) -> String? {
         if inspected { return "Web Inspector was attached to it" }
@@ -175,8 +187,8 @@ struct SafariRules: Sendable {
         }
         if time < alarm.due { note("early alarm \(alarm.due)", "alarm \(name) fired at \(seconds(time)), before \(seconds(alarm.due))") }
         firedOverdue("alarm \(name)", due: alarm.due)
-        // It woke the background first, if that listens for alarms.
-        if loaded != nil, listeners.contains(.alarm) { unloadCheck = time + Self.unloadCheck }
+        // It woke the background first, if Safari holds that it listens for alarms.
+        if loaded != nil, knownListeners?.contains(.alarm) == true { unloadCheck = time + Self.unloadCheck }
         alarms[profile]?[name] = alarm.period.map { (time + $0, $0) }
         if alarm.period == nil { firedAlarms[profile, default: []].insert(name) }
     }
@@ -225,7 +237,7 @@ struct SafariRules: Sendable {
                     note("wake \(event.name)", "Safari started a background for \(event.name), which wakes nothing")
                     continue
                 }
-                if let saved = savedListeners[profile], !saved.contains(listener) {
+                if let known = knownListeners, !known.contains(listener) {
                     note("wake \(event.name) \(profile)", "Safari woke a background for \(event.name), though its extension does not listen for \(listener.rawValue)")
                 }
             case .deliver(let event):
@@ -278,12 +290,17 @@ struct SafariRules: Sendable {
             loaded = incarnation
             unloadCheck = time + Self.unloadCheck
             listeners = []
+            loadEnded = false
+        case .eventDue(let event, _) where loaded != nil && !frozen && !suspended:
+            // An event it has no listener for is lost, and still starts the unload timer again
+            // when Safari holds that the extension listens for it.
+            if let listener = SafariRules.listener(of: event), !listeners.contains(listener), knownListeners?.contains(listener) == true {
+                unloadCheck = time + Self.unloadCheck
+            }
         case .backgroundFinished(let incarnation, let outputs) where incarnation == loaded:
             for output in outputs {
                 switch output {
-                case .listen(let events):
-                    listeners = Set(events)
-                    savedListeners[profile] = listeners
+                case .listen(let events): listeners = Set(events)
                 case .connectNative:
                     ports.insert(.native)
                     portUsed = time
@@ -292,7 +309,7 @@ struct SafariRules: Sendable {
                 case .postOnPort(let port, _) where ports.contains(.page(port)): portUsed = time
                 case .closePort(let port): ports.remove(.page(port))
                 // Its own storage change wakes it when it listens for changes.
-                case .storageChanged where listeners.contains(.storageChanged): unloadCheck = time + Self.unloadCheck
+                case .storageChanged where knownListeners?.contains(.storageChanged) == true: unloadCheck = time + Self.unloadCheck
                 case .setAlarm(let at, let name, let period):
                     // No sooner than the minimum, and no period shorter than it.
                     let key = SafariMachine.alarmKey(name)
@@ -305,6 +322,9 @@ struct SafariRules: Sendable {
                 default: break
                 }
             }
+            // Its first turn is its load: at its end Safari saves the listener types it holds.
+            if !loadEnded { savedListeners[profile] = knownListeners }
+            loadEnded = true
         case .backgroundDied(let incarnation, _) where incarnation == loaded: backgroundGone(at: time)
         case .popupOpened(let tab): popupTab = tab
         case .popupClosed:
@@ -327,6 +347,7 @@ struct SafariRules: Sendable {
         case .extensionUpdated:
             backgroundGone(at: time)
             savedListeners = [:]
+            sessionListeners = [:]
             alarms = [:]
             firedAlarms = [:]
         case .profileCameToFront(let name, _):
@@ -372,6 +393,7 @@ struct SafariRules: Sendable {
 
     /// No background is loaded: a freeze of the last one ends with it.
     private mutating func backgroundGone(at time: EpochMillis) {
+        if loaded != nil, loadEnded { sessionListeners[profile, default: []].formUnion(listeners) }
         loaded = nil
         listeners = []
         ports = []
@@ -384,6 +406,7 @@ struct SafariRules: Sendable {
     private mutating func restarted(at time: EpochMillis) {
         alarms = [:]
         firedAlarms = [:]
+        sessionListeners = savedListeners
         requests = []
         hungLegacy = 0
         resume(frozen: false, suspended: false, at: time)

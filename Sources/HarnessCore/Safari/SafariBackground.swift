@@ -14,8 +14,10 @@ enum BackgroundLife: Equatable, Sendable {
 /// A loaded background, as Safari keeps it while the load lasts.
 struct LoadedBackground: Equatable, Sendable {
     let incarnation: Int
-    /// The events it registered listeners for (read at the load's end).
+    /// The events it has listeners for now, as it last reported them.
     var listeners: Set<BackgroundListener> = []
+    /// Its load ended: its first turn (`started`) is done.
+    var loadEnded = false
     /// When Safari's unload timer fires next: 30 s after it was last woken (loaded, or handed
     /// an event it listens for), and again 30 s after each check that found something holding
     /// it. Besides those checks, only a wake arms it again (WebKit,

@@ -28,12 +28,12 @@ extension SafariMachine {
                 if case .nativeReplyArrived = event { effects.append(.note(.replyFoundNoBackground)) } else { effects.append(.note(.droppedWithNoBackground(event.name))) }
                 return
             }
-            if let saved = savedListeners[profile], !saved.contains(listener) {
+            if let known = listenerSet, !known.contains(listener) {
                 // Safari wakes a background only for an event it listens for
                 // (`wakeUpBackgroundContentIfNecessaryToFireEvents`).
                 counts.droppedForWantOfAListener += 1
                 effects.append(.note("\(event.name) wakes nothing: the background does not listen for \(listener.rawValue)"))
-                pageEventLost(event, &effects)
+                unheard(event, now: now, &effects)
                 return
             }
             effects.append(.startBackground(startedEvent()))
@@ -41,10 +41,12 @@ extension SafariMachine {
             return
         }
         if let listener = event.listener, loadedBackground?.listeners.contains(listener) != true {
-            // An event that arrives before its listener exists is lost; it re-arms nothing.
+            // An event that arrives before its listener exists is lost. Safari still starts the
+            // unload timer again when an earlier background of the session listened for it.
+            if listens(for: listener) { woke(now: now) }
             counts.droppedForWantOfAListener += 1
             effects.append(.note("\(event.name) lost: background#\(loaded) has no \(listener.rawValue) listener"))
-            pageEventLost(event, &effects)
+            unheard(event, now: now, &effects)
             return
         }
         if case .pageMessage(let id, _, _, _) = event { pageMessageTaken(id) }
@@ -144,8 +146,10 @@ extension SafariMachine {
         case .setTimer(let timer, let at): effects.append(.setTimer(TimerID(incarnation: incarnation, timer), at: at))
         case .cancelTimer(let timer): effects.append(.cancelTimer(TimerID(incarnation: incarnation, timer)))
         case .listen(let events):
+            // Its listeners as they are now: Safari hears each `addListener` and
+            // `removeListener` as it happens (`WebExtensionContext::addListener`), one added
+            // after the load included.
             if loaded == incarnation { loadedBackground?.listeners = Set(events) }
-            savedListeners[profile] = Set(events)
         case .connectNative:
             // The port lives as long as this incarnation (WebKit disconnects a page's ports when
             // it closes); opening it counts as port activity for the unload check.
@@ -179,7 +183,7 @@ extension SafariMachine {
             // Its own change fires storage.onChanged through Safari, which wakes a background
             // that listens for it: its unload timer starts again (`fireStorageChangedEventIfNeeded`
             // -> `wakeUpBackgroundContentIfNecessaryToFireEvents` -> `scheduleBackgroundContentToUnload`).
-            if loaded == incarnation, loadedBackground?.listeners.contains(.storageChanged) == true { woke(now: now) }
+            if loaded == incarnation, listens(for: .storageChanged) { woke(now: now) }
             // Its pages hear what it changed (their storage.onChanged), in its profile.
             if runsOwnPages { effects.append(.pagesStorageChanged(area: area, changes: changes, profile: profile)) }
         }
@@ -195,7 +199,7 @@ extension SafariMachine {
     mutating func backgroundDied(_ incarnation: Int, stop: BackgroundState, now: EpochMillis, _ effects: inout [Effect]) {
         guard loaded == incarnation else { return }
         // Its ports, listeners and inspector go with it.
-        background = .stopped(stop)
+        stopBackground(stop)
         frozenByUser = false
         held.removeAll { $0.incarnation == incarnation || $0.event.listener == nil }
         if !isBackgroundFrozen, !held.isEmpty {
@@ -204,13 +208,46 @@ extension SafariMachine {
         }
         pagesLost(incarnation, &effects)
         for id in tabs.keys.sorted() where tabs[id]!.questionPending {
-            tabs[id]?.questionPending = false
-            tabs[id]?.emptyAnswersInARow += 1
             // Its question died with the background (a fault the scenario chose): what the page
             // asks next gets a whole timeout to be answered.
             tabs[id]?.waitingSince = now
-            run(.emptyAnswer, in: id, now: now, &effects)
+            answeredEmpty(id, now: now, &effects)
         }
+    }
+
+    /// No listener took the event: a page's message, or a tab's question, is answered with
+    /// nothing at once (`runtimeSendMessage`: no process listens for `runtime.onMessage`, or
+    /// `wakeUpBackgroundContentIfNecessaryToFireEvents` woke nothing), and a page's port is
+    /// disconnected. The tab's wait goes on: that no listener took it is the extension's own
+    /// doing, and its next question has what is left of the timeout.
+    mutating func unheard(_ event: ExtensionWire.Event, now: EpochMillis, _ effects: inout [Effect]) {
+        pageEventLost(event, &effects)
+        guard case .tabRequestedDecision(let id, _, _) = event, tabs[id]?.questionPending == true else { return }
+        tabs[id]?.unheardQuestions += 1
+        answeredEmpty(id, now: now, &effects)
+    }
+
+    /// The tab's question came back empty: its content script decides what to do (the
+    /// reference one asks again, up to 3 empty answers in a row).
+    private mutating func answeredEmpty(_ id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        tabs[id]?.questionPending = false
+        tabs[id]?.emptyAnswersInARow += 1
+        run(.emptyAnswer, in: id, now: now, &effects)
+    }
+
+    /// The loaded background's load ended (its `started` turn): Safari saves the listener types
+    /// it holds (`performTasksAfterBackgroundContentLoads` -> `saveBackgroundPageListenersToStorage`).
+    mutating func loadEnded() {
+        guard loadedBackground?.loadEnded == false else { return }
+        loadedBackground?.loadEnded = true
+        savedListeners[profile] = listenerSet
+    }
+
+    /// No background is loaded now. Safari keeps, for the session, the listener types one whose
+    /// load ended had registered: its unload removes none (`m_backgroundContentEventListeners`).
+    mutating func stopBackground(_ stop: BackgroundState) {
+        if let ended = loadedBackground, ended.loadEnded { sessionListeners[profile, default: []].formUnion(ended.listeners) }
+        background = .stopped(stop)
     }
 
     // MARK: - Native requests
@@ -238,12 +275,12 @@ extension SafariMachine {
         // suspended, the device asleep) fires once, with no catch-up. A one-shot one stays,
         // fired, at the time it was due (`Alarm.fired`).
         if let period = alarm.period { alarms[name] = Alarm(at: now + period, period: period) } else { alarms[name]?.fired = true }
-        let listens = loadedBackground?.listeners.contains(.alarm)
-        if listens == true { woke(now: now) }
+        let hears = loadedBackground?.listeners.contains(.alarm)
+        if loaded != nil, listens(for: .alarm) { woke(now: now) }
         effects.append(.dispatch(.alarmFired(name: name == Self.decisionAlarm ? "" : name)))
         // A loaded background that does not listen never hears it fire: it hears what Safari
         // holds now when that changed (a periodic one come round).
-        if listens == false, alarm.period != nil { tellAlarmsChanged(&effects) }
+        if hears == false, alarm.period != nil { tellAlarmsChanged(&effects) }
     }
 
     /// A new version of the extension is installed (`queueStartupAndInstallEventsForExtensionIfNecessary`):
@@ -259,6 +296,7 @@ extension SafariMachine {
         // what it waited for.
         forgetPopup(&effects)
         savedListeners = [:]
+        sessionListeners = [:]
         forgetAlarms(&effects)
         startReason = .update
         effects.append(.dropSessionStorage)

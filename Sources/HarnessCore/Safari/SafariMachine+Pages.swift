@@ -15,18 +15,12 @@ extension SafariMachine {
         activeTabs[window] = id
         frontWindow = window
         effects.append(.note("tab \(id.rawValue) opened in profile \(profile), window \(window): \(url)"))
+        // Safari fires a tab's events only for an extension that listens for them (WebKit,
+        // `fireTabsCreatedEventIfNeeded` and `fireTabsUpdatedEventIfNeeded`), so one that does
+        // not sees no trace of them.
         if listens(for: .tabCreated) { effects.append(.dispatch(.tabCreated(id, url: url))) }
         tabLoads(id, url: url, to: true, &effects)
         run(.started, in: id, now: now, &effects)
-    }
-
-    /// Whether the front profile's extension listens for `listener`, as Safari knows it: the
-    /// loaded background's set, or the one saved at its last load. Safari fires a tab's events
-    /// only then (WebKit, `fireTabsCreatedEventIfNeeded` and `fireTabsUpdatedEventIfNeeded`:
-    /// `wakeUpBackgroundContentIfNecessaryToFireEvents` does nothing for a type no listener
-    /// takes), so an extension that does not listen sees no trace of them.
-    func listens(for listener: BackgroundListener) -> Bool {
-        (loadedBackground?.listeners ?? savedListeners[profile] ?? []).contains(listener)
     }
 
     /// The tab's page loads (`tabs.onUpdated`, for a background that listens): `loading`, with
@@ -54,7 +48,7 @@ extension SafariMachine {
     mutating func startScript(in id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
         guard tabs[id] != nil else { return }
         tabs[id]?.script = ContentScriptMachine(flaws: contentScriptFlaws)
-        tabs[id]?.emptyAnswersInARow = 0
+        tabs[id]?.answersInARowForgotten()
         run(.started, in: id, now: now, &effects)
     }
 
@@ -66,7 +60,7 @@ extension SafariMachine {
             return
         }
         // A fresh question (the script starts, the page shows) starts the count of empty answers again.
-        if input == .started || input == .becameVisible { tabs[id]?.emptyAnswersInARow = 0 }
+        if input == .started || input == .becameVisible { tabs[id]?.answersInARowForgotten() }
         guard let directives = tabs[id]?.script.handle(input) else { return }
         for directive in directives {
             switch directive {
@@ -122,7 +116,7 @@ extension SafariMachine {
         tabs[id]?.applied = decision
         tabs[id]?.decidedAt = now
         tabs[id]?.questionPending = false
-        tabs[id]?.emptyAnswersInARow = 0
+        tabs[id]?.answersInARowForgotten()
         tabs[id]?.waitingSince = nil
         if tab.firstDecisionAt == nil {
             tabs[id]?.firstDecisionAt = now
@@ -201,7 +195,8 @@ extension SafariMachine {
     }
 
     /// Safari starts again: what lived in its memory is gone (events held for a frozen
-    /// background, `storage.session`, alarms, native requests), every page asks again, and
+    /// background, `storage.session`, alarms, native requests, listeners registered since their
+    /// background's load ended), every page asks again, and
     /// Safari loads the background once for `runtime.onStartup`, with no event for it
     /// (`WebExtensionContext::loadBackgroundWebViewDuringLoad`, `isFreshlyCreated`,
     /// `performTasksAfterBackgroundContentLoads`).
@@ -216,9 +211,13 @@ extension SafariMachine {
     }
 
     /// What lives only in Safari's memory is gone with it (it quit, or the power failed):
-    /// `storage.session`, alarms and native requests; Safari is in front again.
+    /// `storage.session`, alarms, native requests and the listener types not saved; Safari is in
+    /// front again.
     private mutating func forgetSafarisMemory(_ effects: inout [Effect]) {
         effects.append(.dropSessionStorage)
+        // What its backgrounds registered is what it saved at their loads' ends
+        // (`loadBackgroundPageListenersFromStorage`).
+        sessionListeners = savedListeners
         forgetAlarms(&effects)
         activeNativeRequests = []
         hungLegacyRequests = 0
@@ -229,7 +228,7 @@ extension SafariMachine {
     /// Safari holds no background for the front profile: none loaded (the last stopped as an
     /// unload), none frozen, nothing held for one, and no port, listener set or inspector of one.
     mutating func holdNoBackground() {
-        background = .stopped(.unloaded)
+        stopBackground(.unloaded)
         frozenByUser = false
         held = []
     }

@@ -159,9 +159,16 @@ package struct SafariMachine: Sendable {
     var frozenByUser = false
     /// Events for a frozen background, delivered when it thaws.
     var held: [Pending] = []
-    /// The events each profile's extension listens for, as Safari keeps them across wakes and
-    /// restarts (WebKit persists them as `BackgroundContentEventListeners`).
+    /// The events each profile's extension listens for as Safari saved them at its last load's
+    /// end (WebKit, `saveBackgroundPageListenersToStorage` from
+    /// `performTasksAfterBackgroundContentLoads`): what it knows again when it launches.
     var savedListeners: [String: Set<BackgroundListener>] = [:]
+    /// What each profile's earlier backgrounds of this Safari session registered, or what Safari
+    /// read from `savedListeners` as it launched: WebKit's `m_backgroundContentEventListeners`
+    /// counts each `addListener` and `removeListener` and an unload removes nothing, so a type
+    /// stays in it for the session once a background that ended had it. Nil while Safari knows
+    /// nothing of the extension's listeners (a run that starts with it installed and unloaded).
+    var sessionListeners: [String: Set<BackgroundListener>] = [:]
     /// The front profile's alarms, by name (Safari keeps them in memory only).
     var alarms: [String: Alarm] = [:]
     /// Native requests in flight (a reply held back or withheld keeps its request in flight),
@@ -211,6 +218,19 @@ package struct SafariMachine: Sendable {
 
     /// The active tab of the window in front.
     var activeTab: TabID? { activeTabs[frontWindow] }
+
+    /// The events Safari holds the front profile's background listens for
+    /// (`m_backgroundContentEventListeners`): the loaded one's listeners with what earlier ones
+    /// of the session registered; nil while it knows none.
+    var listenerSet: Set<BackgroundListener>? {
+        guard let loaded = loadedBackground else { return sessionListeners[profile] }
+        return loaded.listeners.union(sessionListeners[profile] ?? [])
+    }
+
+    /// Whether Safari holds that the front profile's extension listens for `listener`: it fires
+    /// an event of that type, wakes the background for it and starts its unload timer again
+    /// only then (`wakeUpBackgroundContentIfNecessaryToFireEvents`).
+    func listens(for listener: BackgroundListener) -> Bool { listenerSet?.contains(listener) ?? false }
 
     /// The tabs a user sees: on macOS the active tab of every window, on iOS the one in front.
     var visibleTabs: [TabID] {
@@ -415,6 +435,8 @@ package struct SafariMachine: Sendable {
         case .backgroundFinished(let incarnation, let outputs):
             let raised = counts.alarmsRaisedToTheMinimum
             for output in outputs { carryOut(output, from: incarnation, now: now, &effects) }
+            // Its first turn is its load: it ends with that turn.
+            if loaded == incarnation { loadEnded() }
             // An alarm it set, raised to Safari's minimum: it hears the list as Safari holds it.
             if counts.alarmsRaisedToTheMinimum > raised { tellAlarmsChanged(&effects) }
         case .backgroundDied(let incarnation, let stop): backgroundDied(incarnation, stop: stop, now: now, &effects)

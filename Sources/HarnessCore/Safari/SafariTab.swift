@@ -16,9 +16,12 @@ struct SafariTab: Sendable {
     /// Its content script asked and Safari has not resolved the question: no decision came,
     /// and no background died under it since.
     var questionPending = false
-    /// Its questions that came back empty in a row, as Safari resolved them (each time a
-    /// background died before answering); none since its last decision or fresh question.
+    /// Its questions that came back empty in a row, as Safari resolved them (a background died
+    /// before answering, or had no listener); none since its last decision or fresh question.
     var emptyAnswersInARow = 0
+    /// Of those, the questions no listener took (the background lacked one): the extension's
+    /// own doing, which excuses no wait.
+    var unheardQuestions = 0
     /// Since when the page has been waiting for an answer it can get (liveness 6: within the
     /// background's native timeout); nil while it waits for nothing or cannot be answered.
     var waitingSince: EpochMillis?
@@ -33,6 +36,12 @@ struct SafariTab: Sendable {
     var nativeRepliesBeforeFirstDecision: Int?
     /// Native replies delivered when the page (re)loaded, to count those before its first decision.
     var repliesAtLoad = 0
+
+    /// A decision came, or the page asks afresh: no empty answer counts any more.
+    mutating func answersInARowForgotten() {
+        emptyAnswersInARow = 0
+        unheardQuestions = 0
+    }
 
     init(window: Int, url: String, nativeDark: Bool, script: ContentScriptMachine, repliesAtLoad: Int) {
         self.window = window

@@ -99,6 +99,8 @@ async function incarnation(write, nextFrame, storageFolder) {
 
     let directives = [];
     let timedOut = false;
+    // The listener types last reported to Safari (none before the load's end).
+    let reportedListening = null;
 
     // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
     // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts this
@@ -383,11 +385,6 @@ async function incarnation(write, nextFrame, storageFolder) {
                 }
             }
             if (timedOut) break;
-            // Safari keeps what the background listened for once it loaded: those events wake it.
-            scripts.post('listening', 0, '');
-            evaluate(turn);
-            const listening = scripts.result();
-            directives.unshift(wire.directive.listen(typeof listening === 'string' ? listening.split(',').filter(Boolean) : []));
             // Then runtime.onStartup or onInstalled, when the load is for one (WebKit fires it
             // once the background loaded).
             if (input.reason === 'startup' || input.reason === 'install' || input.reason === 'update') {
@@ -432,6 +429,17 @@ async function incarnation(write, nextFrame, storageFolder) {
         // A script that never yields ends its incarnation, as a process the harness could not
         // reach would end: the harness names the watchdog as the cause of the death.
         if (timedOut) throw new WatchdogFired();
+        // Safari hears each listener added or removed as it happens: the events the background
+        // listens for go first, at the load's end (its first input) and whenever they changed.
+        scripts.post('listening', 0, '');
+        evaluate(turn);
+        if (timedOut) throw new WatchdogFired();
+        const answer = scripts.result();
+        const listening = typeof answer === 'string' ? answer : '';
+        if (listening !== reportedListening) {
+            reportedListening = listening;
+            directives.unshift(wire.directive.listen(listening.split(',').filter(Boolean)));
+        }
         // The turn's storage operations, in order, each finished later by its completion.
         const operations = storageQueue;
         storageQueue = [];
