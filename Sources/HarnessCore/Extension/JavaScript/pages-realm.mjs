@@ -375,26 +375,29 @@ export function install(hostFunctions, setupText, page) {
                 return;
             case 'message': {
                 // The background's message: the first answer goes back; a listener keeps the
-                // background waiting by returning true or a promise; else it gets nothing. A
-                // page that listens for no message does not hear it. Safari drops a listener's
-                // rejection, unreported: once no listener is left to answer, nothing goes back.
+                // background waiting by returning true or a promise; else it gets nothing at
+                // once. A page that listens for no message does not hear it. Safari drops a
+                // listener's rejection, unreported: the background waits on until WebKit's reply
+                // holder goes, at the latest with the page (then Safari answers it with nothing).
                 if (messageListeners.length === 0) { host.answer(next.id, '', true); return; }
-                let answered = false, held = false, promised = 0;
+                let answered = false, handled = false;
                 const sendResponse = (response) => {
                     if (answered) return;
                     answered = true;
                     host.answer(next.id, response === undefined ? '' : jsonText(response, 'an answer'));
                 };
-                const nothingMore = () => { if (!answered && !held && promised === 0) { answered = true; host.answer(next.id, ''); } };
                 for (const listener of [...messageListeners]) {
                     const returned = call(listener, undefined, [input.message, { id: setup.extensionID }, sendResponse]);
-                    if (returned === true) held = true;
+                    if (returned === true) handled = true;
                     else if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
-                        promised += 1;
-                        returned.then(sendResponse, () => { promised -= 1; nothingMore(); });
+                        handled = true;
+                        returned.then(sendResponse, () => {});
                     }
                 }
-                nothingMore();
+                if (!answered && !handled) {
+                    answered = true;
+                    host.answer(next.id, '');
+                }
                 return;
             }
             case 'timer': {

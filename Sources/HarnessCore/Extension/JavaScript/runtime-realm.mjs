@@ -513,30 +513,33 @@ export function install(hostFunctions, manifestText) {
         : { id: api.runtime.id, url: input.url, origin: originOf(input.url), frameId: 0, tab: tabOf(input.tab) };
     // A message from one of the extension's own pages (section 15): the first answer
     // (sendResponse, or a listener's promise) goes back to it. A listener keeps the page waiting
-    // by returning true or a promise; when none does and none answered, the page gets nothing.
+    // by returning true or a promise; when none does and none answered, the page gets nothing at
+    // once. Safari drops a listener's rejection, unreported: that listener gives no answer, and
+    // the page waits on until WebKit's reply holder goes (`ReplyCallbackAggregator`, kept by
+    // sendResponse until the collector takes it): at the latest when the background unloads,
+    // which is when the harness answers it with nothing.
     const pageMessage = (input) => {
         if (input.tab !== undefined) safari.tabs.set(input.tab, input.url);
         if (typeof input.active === 'string') safari.active = input.active;
         const sender = pageSender(input);
-        // Safari drops a listener's rejection, unreported: that listener gives no answer, and
-        // once no listener is left to give one, the page gets nothing (WebKit's reply
-        // aggregator, released).
-        let answered = false, held = false, promised = 0;
+        let answered = false, handled = false;
         const sendResponse = (response) => {
             if (answered) return;
             answered = true;
             checked(host.answerPage(input.id, response === undefined ? undefined : jsonText(response, 'an answer')));
         };
-        const nothingMore = () => { if (!answered && !held && promised === 0) { answered = true; host.answerPage(input.id, undefined); } };
         for (const listener of [...(events.get('message') ?? [])]) {
             const result = call(listener, [input.message, sender, sendResponse]);
-            if (result === true) held = true;
+            if (result === true) handled = true;
             else if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
-                promised += 1;
-                result.then(sendResponse, () => { promised -= 1; nothingMore(); });
+                handled = true;
+                result.then(sendResponse, () => {});
             }
         }
-        nothingMore();
+        if (!answered && !handled) {
+            answered = true;
+            host.answerPage(input.id, undefined);
+        }
     };
     // The ports the extension's own pages opened (runtime.connect), by number: each is the
     // background's end, given to runtime.onConnect's listeners. A page's message on it fires
