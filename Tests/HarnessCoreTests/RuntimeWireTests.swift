@@ -109,6 +109,7 @@ struct RuntimeWireTests {
         .tabCreated(TabID("t1"), url: "https://a.example/"),
         .tabUpdated(TabID("t1"), url: "https://a.example/", status: .complete),
         .tabsAnswered(request: 1, tab: nil, url: nil, error: "Invalid call to tabs.remove(). Tab not found: x9."),
+        .safariWentToBackground,
     ]
 
     private static func caseNumber(_ event: ExtensionWire.Event) -> Int {
@@ -141,11 +142,12 @@ struct RuntimeWireTests {
         case .tabCreated: 25
         case .tabUpdated: 26
         case .tabsAnswered: 27
+        case .safariWentToBackground: 28
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...27), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...28), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

@@ -169,6 +169,24 @@ struct SafariMachineTests {
                 [.thawBackground(traced: true, held: [.init(event: .alarmFired(name: ""))]), .dispatch(.safariCameToForeground), asks(t1, url)])
     }
 
+    /// Safari leaving the front on macOS tells its extensions that no window has focus
+    /// (`didFocusWindow(nullptr)`: `windows.onFocusChanged` with `WINDOW_ID_NONE`), which wakes
+    /// a background that listens for window focus; once, and not again while it stays behind.
+    /// iOS suspends Safari and tells nothing.
+    @Test func macOSSafariLeavingTheFrontTellsTheExtensionNoWindowHasFocusAndIOSSafariDoesNot() {
+        var mac = loaded(.macOS, listeners: [.windowFocus])
+        #expect(mac.handle(.safariWentToBackground, now: 0) == [.note("Safari goes to the background"), .dispatch(.safariWentToBackground)])
+        #expect(mac.handle(.safariWentToBackground, now: 1) == [], "behind already: nothing changes focus")
+        #expect(mac.handle(.eventDue(.safariWentToBackground), now: 10_000) == [.deliver(.safariWentToBackground)])
+        #expect(mac.unloadTime == 40_000, "the event woke it")
+        _ = mac.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 50_000)
+        _ = mac.handle(.safariCameToForeground, now: 60_000)
+        _ = mac.handle(.safariWentToBackground, now: 70_000)
+        #expect(mac.handle(.eventDue(.safariWentToBackground), now: 70_000) == [.startBackground(.started(appearance: .light, tabs: [:], appMessages: true)), .redispatch(.safariWentToBackground)])
+        var ios = loaded(.iOS, listeners: [.windowFocus])
+        #expect(ios.handle(.safariWentToBackground, now: 0) == [Self.iOSSafariLeaves, .freezeBackground(traced: true)])
+    }
+
     @Test func theAppInFrontSendsIOSSafariToTheBackgroundButNotMacOSSafari() {
         var ios = loaded(.iOS), mac = loaded(.macOS)
         #expect(ios.handle(.appCameToForeground, now: 0) == [Self.iOSSafariLeaves, .freezeBackground(traced: true)])

@@ -314,6 +314,23 @@ struct SafariRulesTests {
         #expect(run.broke("Safari unloaded background#2 at +32.000s, before its unload check at +50.000s"), "\(run.broken)")
     }
 
+    /// Safari leaving the front on macOS tells the extension that no window has focus: a
+    /// machine that stays silent, or that tells it on iOS, is caught.
+    @Test func aFocusLossUntoldOnMacOSOrToldOnIOSIsCaught() {
+        var mac = Watched(.macOS, listeners: [.windowFocus])
+        mac.tell(.safariWentToBackground, at: 1_000)
+        mac.tell(.safariCameToForeground, at: 2_000)
+        #expect(mac.broken.isEmpty, "\(mac.broken)")
+        mac.safari.safariInForeground = false
+        mac.tell(.safariWentToBackground, at: 3_000)
+        #expect(mac.broke("Safari left the front on macOS and did not tell the extension that no window has focus"))
+
+        var ios = Watched(.iOS, listeners: [.windowFocus])
+        ios.safari = SafariMachine(platform: .macOS)
+        ios.tell(.safariWentToBackground, at: 1_000)
+        #expect(ios.broke("Safari told the extension that no window has focus on safariWentToBackground on iOS"))
+    }
+
     // MARK: - iOS Safari's return
 
     /// A suspended iOS Safari with the unload check due at 30 s and the alarm at 60 s, back at 100 s.

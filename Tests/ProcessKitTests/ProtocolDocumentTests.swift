@@ -329,7 +329,7 @@ private enum AppOutput: CaseIterable {
 /// The background's inputs.
 private enum BackgroundInput: CaseIterable {
     case started, storageCompleted, tabRequestedDecision, tabNativeDarkChanged, tabActivated, tabClosed
-    case safariCameToForeground, appMessageArrived, appearanceChanged
+    case safariCameToForeground, safariWentToBackground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
     case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed, storageChanged
     case tabCreated, tabUpdated, tabsAnswered
@@ -343,6 +343,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabActivated: self = .tabActivated
         case .tabClosed: self = .tabClosed
         case .safariCameToForeground: self = .safariCameToForeground
+        case .safariWentToBackground: self = .safariWentToBackground
         case .appMessageArrived: self = .appMessageArrived
         case .appearanceChanged: self = .appearanceChanged
         case .popupOpened: self = .popupOpened
@@ -377,6 +378,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabActivated: .tabActivated(t1)
         case .tabClosed: .tabClosed(t1)
         case .safariCameToForeground: .safariCameToForeground
+        case .safariWentToBackground: .safariWentToBackground
         case .appMessageArrived: .appMessageArrived()
         case .appearanceChanged: .appearanceChanged(.dark)
         case .popupOpened: .popupOpened(t1)

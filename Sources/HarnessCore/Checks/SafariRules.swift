@@ -19,6 +19,8 @@ import SiteSettings
 /// - an install loads the background at once;
 /// - a background's own storage change wakes it (its unload timer starts again) when it
 ///   listens for storage changes;
+/// - on macOS, Safari leaving the front tells the extension that no window has focus
+///   (`windows.onFocusChanged`), once each time it leaves; iOS, which suspends it, tells nothing;
 /// - a native request is accepted only below the cap, and refused only at it;
 /// - the timers that fell due while iOS Safari was suspended fire on its return, once each, in
 ///   the order they fell due;
@@ -64,6 +66,8 @@ struct SafariRules: Sendable {
     /// last ran again.
     private var frozen = false
     private var suspended = false
+    /// Safari is in front (it went to the background since, or not).
+    private var inFront = true
     private var resumed: EpochMillis = 0
     /// Each profile's alarms: when each falls due (monotonic) and its period.
     private var alarms: [String: [String: (due: EpochMillis, period: EpochMillis?)]] = [:]
@@ -121,6 +125,7 @@ struct SafariRules: Sendable {
         }
         checkRequests(input, effects)
         checkEvents(effects)
+        checkFocusLoss(input, effects)
         take(input, at: time)
         take(effects, at: time)
         checkAlarmLists(effects, at: time)
@@ -246,6 +251,26 @@ struct SafariRules: Sendable {
                 }
             default: break
             }
+        }
+    }
+
+    /// Safari leaving the front on macOS fires `windows.onFocusChanged` with no window
+    /// (`didFocusWindow(nullptr)`), once; on iOS, or when it was not in front, nothing fires.
+    private mutating func checkFocusLoss(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect]) {
+        let told = effects.contains(.dispatch(.safariWentToBackground))
+        let leaves: Bool
+        if case .safariWentToBackground = input { leaves = true } else { leaves = false }
+        let owed = leaves && inFront && platform == .macOS
+        if told && !owed {
+            note("focus loss told \(SafariRules.name(input))", "Safari told the extension that no window has focus on \(SafariRules.name(input))\(platform == .iOS ? " on iOS" : ", though Safari was not leaving the front")")
+        } else if owed && !told {
+            note("focus loss untold", "Safari left the front on macOS and did not tell the extension that no window has focus (windows.onFocusChanged)")
+        }
+        if leaves { inFront = false }
+        if effects.contains(.dispatch(.safariCameToForeground)) { inFront = true }
+        switch input {
+        case .safariCameToForeground, .safariLaunched, .powerLost, .overdueTimersFired: inFront = true
+        default: break
         }
     }
 
@@ -436,7 +461,7 @@ struct SafariRules: Sendable {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: .message
         case .tabActivated: .tabActivated
         case .tabClosed: .tabRemoved
-        case .safariCameToForeground: .windowFocus
+        case .safariCameToForeground, .safariWentToBackground: .windowFocus
         case .alarmFired: .alarm
         case .portOpened: .connect
         case .storageChanged: .storageChanged

@@ -174,11 +174,17 @@ extension SafariMachine {
     /// On iOS, Safari in the background freezes the background and its timers.
     mutating func safariWentToBackground(_ effects: inout [Effect]) {
         let wasFrozen = isBackgroundFrozen
-        if safariInForeground {
+        let wasInFront = safariInForeground
+        if wasInFront {
             effects.append(.note(platform == .iOS ? "Safari goes to the background: iOS suspends it, and the extension with it" : "Safari goes to the background"))
         }
         safariInForeground = false
         if platform == .iOS { effects.append(.freezeBackground(traced: !wasFrozen)) }
+        // On macOS no Safari window has focus now: Safari tells its extensions so
+        // (`WebExtensionContext::didFocusWindow(nullptr)` fires `windows.onFocusChanged` with
+        // `WINDOW_ID_NONE`, through `wakeUpBackgroundContentIfNecessaryToFireEvents`). iOS
+        // suspends Safari with the extension at once: nothing fires there.
+        if platform == .macOS && wasInFront { effects.append(.dispatch(.safariWentToBackground)) }
     }
 
     /// The app leaves the front (the user, or Safari taking the front on iOS).

@@ -333,7 +333,7 @@ struct BackgroundKnowledge {
         case .tabClosed(let tab): tabs[tab] = nil
         case .appearanceChanged(let value): appearance = value
         case .popupPaused: paused = true
-        case .storageCompleted, .tabActivated, .safariCameToForeground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
+        case .storageCompleted, .tabActivated, .safariCameToForeground, .safariWentToBackground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
              .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened,
              .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered: break
         }

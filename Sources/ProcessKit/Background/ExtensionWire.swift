@@ -9,7 +9,7 @@ import SiteSettings
 /// `period`}} of the alarms Safari holds for it (left out when none), `reason`: `startup`,
 /// `install` or `update` when the load fires `runtime.onStartup` or `onInstalled`), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
-/// `safariCameToForeground`, `appMessageArrived`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
+/// `safariCameToForeground`, `safariWentToBackground`, `appMessageArrived`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
 /// `popupForgotSite` (`message`, `at`), `popupPaused` (`until`), `nativeReplyArrived` (`request`, and
 /// `reply` as the handler sent it or `rejected`: `handlerEnded` or `tooManyRequests`),
@@ -74,6 +74,9 @@ public enum ExtensionWire {
         case tabActivated(TabID)
         case tabClosed(TabID)
         case safariCameToForeground
+        /// macOS only: no Safari window has focus any more (another app is in front):
+        /// `windows.onFocusChanged` with `windows.WINDOW_ID_NONE`.
+        case safariWentToBackground
         /// macOS only: the app sent the extension a message (`SFSafariApplication.dispatchMessage`),
         /// which arrives on the native port the background holds: the design's app sends none,
         /// meaning the settings changed; a team's app `{"name": NAME, "userInfo": …}`.
@@ -186,6 +189,7 @@ public enum ExtensionWire {
         case .tabActivated: "tabActivated"
         case .tabClosed: "tabClosed"
         case .safariCameToForeground: "safariCameToForeground"
+        case .safariWentToBackground: "safariWentToBackground"
         case .appMessageArrived: "appMessageArrived"
         case .appearanceChanged: "appearanceChanged"
         case .popupOpened: "popupOpened"
@@ -283,6 +287,7 @@ public enum ExtensionWire {
         case .tabActivated(let tab): return input("tabActivated", ["tab": .string(tab.rawValue)])
         case .tabClosed(let tab): return input("tabClosed", ["tab": .string(tab.rawValue)])
         case .safariCameToForeground: return input("safariCameToForeground")
+        case .safariWentToBackground: return input("safariWentToBackground")
         case .appMessageArrived(let message): return input("appMessageArrived", message.map { ["message": $0] } ?? [:])
         case .appearanceChanged(let appearance): return input("appearanceChanged", ["appearance": .string(appearance.rawValue)])
         case .popupOpened(let tab): return input("popupOpened", ["tab": .string(tab.rawValue)])
@@ -398,6 +403,7 @@ public enum ExtensionWire {
         case "tabActivated": return .tabActivated(try tab())
         case "tabClosed": return .tabClosed(try tab())
         case "safariCameToForeground": return .safariCameToForeground
+        case "safariWentToBackground": return .safariWentToBackground
         case "appMessageArrived": return .appMessageArrived(message: members["message"])
         case "appearanceChanged": return .appearanceChanged(try appearance())
         case "popupOpened": return .popupOpened(try tab())
@@ -497,7 +503,7 @@ public enum ExtensionWire {
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
         // It listens for neither: Safari never sends them to it.
-        case .tabCreated, .tabUpdated, .tabsAnswered: return .ignored
+        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground: return .ignored
         case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")

@@ -63,7 +63,7 @@ export const directive = {
 // turn of its own; `started`, `timerFired`, `storageCompleted` and `nativeReplyArrived` it takes
 // apart itself.
 export const eventInputs = new Set([
-    'tabRequestedDecision', 'tabNativeDarkChanged', 'appearanceChanged', 'tabActivated', 'tabClosed', 'safariCameToForeground',
+    'tabRequestedDecision', 'tabNativeDarkChanged', 'appearanceChanged', 'tabActivated', 'tabClosed', 'safariCameToForeground', 'safariWentToBackground',
     'appMessageArrived', 'alarmFired', 'alarmsChanged', 'popupOpened', 'popupChoseScope', 'popupEdited', 'popupForgotSite',
     'popupPaused', 'popupClosed', 'pageMessage', 'pageAnswered', 'portOpened', 'portMessage', 'portClosed', 'storageChanged',
     'tabCreated', 'tabUpdated', 'tabsAnswered',

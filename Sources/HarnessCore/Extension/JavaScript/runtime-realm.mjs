@@ -291,7 +291,7 @@ export function install(hostFunctions, manifestText) {
                 return Promise.resolve(undefined);
             }),
         }),
-        windows: namespace('windows', { onFocusChanged: event('windowFocus') }),
+        windows: namespace('windows', { onFocusChanged: event('windowFocus'), WINDOW_ID_NONE: -1, WINDOW_ID_CURRENT: -2 }),
         i18n: namespace('i18n', i18n),
     };
     // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
@@ -613,6 +613,8 @@ export function install(hostFunctions, manifestText) {
             fire('tabRemoved', tabId(input.tab), { windowId: 1, isWindowClosing: false });
             return;
         case 'safariCameToForeground': fire('windowFocus', 1); return;
+        // No Safari window has focus (macOS: another app is in front): windows.WINDOW_ID_NONE.
+        case 'safariWentToBackground': fire('windowFocus', -1); return;
         case 'appMessageArrived':
             // A team's app sends {name, userInfo}; the design's app only says its document changed.
             // Each port hears a copy of its own.
