@@ -158,8 +158,8 @@ public enum Flaw: String, CaseIterable, Sendable, Hashable {
             """
             The native handler keeps the document it read in a static and answers later reads \
             from it: harmless while each request has a process of its own, stale as soon as the \
-            system reuses the process, which keeps its statics. Breaks the rule that the handler \
-            has no memory across requests.
+            system reuses the process, which keeps its statics (as it does by default here). \
+            Breaks the rule that the handler has no memory across requests.
             """
         case .contentScriptAsksOnce:
             """

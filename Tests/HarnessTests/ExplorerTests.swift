@@ -174,7 +174,8 @@ struct ExplorerTests {
     }
 
     /// The Safari rules a run played are counted: the named scenarios of the device's sleep,
-    /// Web Inspector, an update and a reused handler each reach their counter, and no other.
+    /// Web Inspector, an update and a reused handler each reach their counter, and no other
+    /// (the system keeps a handler by default, so a run of more than one request counts that too).
     @Test(arguments: [("a-mac-that-sleeps-through-a-schedule-boundary-changes-the-page-late", "rule device-sleep"),
                       ("the-web-inspector-keeps-the-background-loaded", "rule inspector"),
                       ("an-extension-update-keeps-storage-local-and-clears-the-rest", "rule extension-update"),
@@ -185,6 +186,7 @@ struct ExplorerTests {
         let outcome = try Self.explorer().play(steps, name: scenario)
         let counts = Coverage(steps: steps, unreached: [], outcome: outcome).counts
         let rules = counts.filter { $0.key.hasPrefix("rule ") && $0.value > 0 }.map(\.key)
-        #expect(rules == [counter], "\(scenario)")
+        #expect(rules.filter { $0 != "rule handler-reused" } == (counter == "rule handler-reused" ? [] : [counter]), "\(scenario)")
+        #expect(rules.contains(counter), "\(scenario)")
     }
 }

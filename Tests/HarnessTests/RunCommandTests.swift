@@ -312,7 +312,7 @@ struct RunCommandTests {
     func aTeamsSwiftHandlerBuildsUnchangedAndServesTheRun() throws {
         let handlers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/handlers").path
         let echo = try scenario("extension \(ScenarioTests.folder)/extensions/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=gray\n")
-        let saved = try scenario("extension \(ScenarioTests.folder)/extensions/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
+        let saved = try scenario("extension \(ScenarioTests.folder)/extensions/reading-defaults\nhandler fresh\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n")
         let trace = try HarnessBinary.file("")
         defer { for path in [echo, saved, trace] { try? FileManager.default.removeItem(atPath: path) } }
 

@@ -19,6 +19,18 @@ struct ScenarioParserTests {
 
     private func mistakes(_ text: String) -> [String] { Self.mistakes(text) }
 
+    /// The system keeps a handler's process for the next request unless the scenario says
+    /// `handler fresh` (Apple leaves the process's life to the system, which keeps it a while).
+    @Test func theHandlersProcessIsKeptUnlessTheScenarioSaysFresh() throws {
+        func reuse(_ text: String) throws -> Bool {
+            try ScenarioSetup(try Scenario.parse(text, name: "s"), seed: 1, folder: "/").handlerReuse
+        }
+        #expect(try reuse("tab open t1 https://a.example/\n"))
+        #expect(try reuse("handler reuse\ntab open t1 https://a.example/\n"))
+        #expect(try !reuse("handler fresh\ntab open t1 https://a.example/\n"))
+        #expect(ScenarioPrinter.line(.handlerFresh) == "handler fresh")
+    }
+
     @Test func everyMistakeInAFileIsReportedWithItsLine() {
         let text = """
             # Three mistakes, one per line, and nothing runs.
@@ -74,6 +86,7 @@ struct ScenarioParserTests {
         ("fresh-install\ncache defaults theme=sepia\ntab open t1 https://a.example/", "s:2: a fresh install has nothing cached (line 1)"),
         ("cache defaults theme=sepia\nfresh-install\ntab open t1 https://a.example/", "s:2: a fresh install has nothing cached, and line 1 gives the cache"),
         ("fresh-install\nfresh-install\ntab open t1 https://a.example/", "s:2: 'fresh-install' is given twice (first on line 1)"),
+        ("handler reuse\nhandler fresh\ntab open t1 https://a.example/", "s:2: 'the handler's process (handler reuse or handler fresh)' is given twice (first on line 1)"),
         ("tab open t1 https://a.example/\nexpect popup open t2", "s:2: tab t2 was never opened (open: t1); did you mean 't1'?"),
         ("expect popup open", "s:1: missing a tab name after 'expect popup open'"),
         ("expect popup enabled", "s:1: unknown key 'enabled' (expected theme, scope, mode, nativeDarkPolicy, source.mode, source.theme, source.nativeDarkPolicy)"),

@@ -118,12 +118,12 @@ struct ScenarioTests {
     @Test func aFaultBehindAStuckProcessSaysWhereEachWaits() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let text = "platform macos\ntab open t1 https://a.example/\nsettle\napp launch\nhold app at rename\napp set default theme=dark\npopup open t1\npopup set theme=sepia\ncrash handler at write-temp\n"
+        let text = "platform macos\nhandler fresh\ntab open t1 https://a.example/\nsettle\napp launch\nhold app at rename\napp set default theme=dark\npopup open t1\npopup set theme=sepia\ncrash handler at write-temp\n"
         let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .inProcess, seed: 1, executables: HarnessBinary.executables,
                                          directory: directory).run()
         #expect(outcome.failures.count == 1)
         #expect(outcome.failures.first?.hasPrefix("""
-            s:9: crash handler at write-temp
+            s:10: crash handler at write-temp
               'crash handler at write-temp' was never reached: the handler never got to write-temp after it; when the run ended, \
             app#1 is held at rename by 'hold app at rename', never released; handler#2 waits at lock for the lock, which app#1 holds
             """) == true, "\(outcome.failures)")

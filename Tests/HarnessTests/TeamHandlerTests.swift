@@ -22,7 +22,8 @@ struct TeamHandlerTests {
 
         var executables = HarnessBinary.executables
         executables.handler = ProcessExecutables.Command(path: built)
-        let text = "extension \(Self.extensions)/reading-defaults\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n"
+        // A process for each request: the next request's process reads what the first one set.
+        let text = "extension \(Self.extensions)/reading-defaults\nhandler fresh\ntab open t1 https://docs.example.com/guide\nsettle\nexpect tab t1 theme=sepia\n"
         let outcome = try ScenarioRunner(try Scenario.parse(text, name: "reading.scenario"), transport: .process, seed: 1, executables: executables,
                                          directory: folder).run()
         #expect(outcome.failures.isEmpty, "\(outcome.failures)")

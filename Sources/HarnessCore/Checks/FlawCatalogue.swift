@@ -116,8 +116,10 @@ package enum FlawCatalogue {
             // The app's save fails on a full disk and it keeps the lock when its input is done.
             [Catch("lifecycle/a-full-disk-refuses-a-save-and-keeps-the-document.scenario", .invariant(9))]
         case .handlerKeepsDocumentInStatic:
-            // The reused handler answers the second snapshot from its static: not modified.
-            [Catch("safari/a-reused-handler-process-reads-the-document-afresh.scenario", .expectation(line: 16))]
+            // The kept handler answers the second snapshot from its static: not modified. The
+            // system keeps it by default, so the design's own scenarios show it too.
+            [Catch("safari/a-reused-handler-process-reads-the-document-afresh.scenario", .expectation(line: 15)),
+             Catch("transitions/01-an-app-default-change-reaches-an-open-tab.scenario", .expectation(line: 16))]
         case .timeoutFromTheLastInput:
             // The recovery request is given up at once: the tab stays on the stale cache, and
             // invariant 7 sees it one timeout and the handler's delay after the activation.

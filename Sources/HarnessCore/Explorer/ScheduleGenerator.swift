@@ -32,8 +32,9 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
     /// A power cut before one of the first flushes of the simulated disk, keeping a seeded
     /// sample of what was not flushed (in process only: real disks are not ours to cut).
     var powerCut: PowerCutPlan?
-    /// The system reuses the handler's process (`handler reuse`).
-    var handlerReuse = false
+    /// The system starts a handler's process for each request (`handler fresh`), not keeping
+    /// one for the next as it does by default.
+    var handlerFresh = false
 
     /// The options of a seed. Tabs and time are always in: a run needs a tab to ask and time to
     /// pass for any deadline to come due.
@@ -50,7 +51,7 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
         var options = SwarmOptions(platform: platform, weights: weights, durations: durations, handlers: handlers, sharedStart: random.chance(2, in: 3),
                                    staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8), startingHandler: startingHandler,
                                    powerCut: powerCut)
-        options.handlerReuse = random.chance(1, in: 4)
+        options.handlerFresh = random.chance(1, in: 4)
         return options
     }
 
@@ -63,7 +64,7 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
         if staleCache { start.append("stale-cache") }
         if damaged { start.append("damaged") }
         if let startingHandler { start.append(Self.name(startingHandler)) }
-        if handlerReuse { start.append("handler-reuse") }
+        if handlerFresh { start.append("handler-fresh") }
         let power = powerCut.map { " power-loss=\($0)" } ?? ""
         return "platform=\(platform == .iOS ? "ios" : "macos") kinds=\(kinds) advance=\(advance) handler=\(handler) start=\(start.joined(separator: ","))\(power)"
     }
@@ -154,7 +155,7 @@ struct ScheduleGenerator {
 
     private mutating func make(count: Int) -> [Step] {
         if options.platform == .macOS { steps.append(.platform(.macOS)) }
-        if options.handlerReuse { steps.append(.handlerReuse) }
+        if options.handlerFresh { steps.append(.handlerFresh) }
         if options.sharedStart {
             steps.append(.shared(.defaults(values(schedule: true))))
             steps.append(.shared(.site(scope(), values(schedule: false))))

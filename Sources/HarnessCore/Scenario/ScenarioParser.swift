@@ -153,9 +153,10 @@ struct ScenarioParser {
         case "background":
             step = .background(try words.choose(BackgroundStep.self))
         case "handler":
-            let word = try words.choose(["healthy", "slow", "hung", "crashing", "garbage", "reuse", "source"])
+            let word = try words.choose(["healthy", "slow", "hung", "crashing", "garbage", "reuse", "fresh", "source"])
             switch word {
             case "reuse": step = .handlerReuse
+            case "fresh": step = .handlerFresh
             case "source": step = .handlerSource(try words.next("the team's handler: a Swift file or a folder (relative to the scenario)"))
             default: step = .handler(try handlerBehaviour(word, &words))
             }
@@ -238,7 +239,7 @@ struct ScenarioParser {
         case .profile: try once("profile")
         case .sharedLegacy: try once("shared legacy")
         case .sharedDamaged: try once("shared damaged")
-        case .handlerReuse: try once("handler reuse")
+        case .handlerReuse, .handlerFresh: try once("the handler's process (handler reuse or handler fresh)")
         case .handlerSource(let path): try once("handler source \(path)")
         case .groupDefaults(let suite, let key, _): try once("group defaults \(suite)\(key.map { " " + $0 } ?? "")")
         case .probe: try once("probe")

@@ -26,6 +26,7 @@ package enum ScenarioPrinter {
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
         case .freshInstall: "fresh-install"
         case .handlerReuse: "handler reuse"
+        case .handlerFresh: "handler fresh"
         case .handlerSource(let path): "handler source \(path)"
         case .probe(let folder): "probe" + (folder.map { " " + $0 } ?? "")
         case .groupDefaults(let suite, let key, let value): "group defaults \(suite)" + (key.map { " " + word($0) } ?? "") + (value.map { " " + json($0) } ?? "")

@@ -21,8 +21,9 @@ package struct ScenarioSetup: Sendable {
     var alarmMinimum = SafariMachine.alarmMinimum
     /// The run starts as the extension is installed (`fresh-install`).
     var freshInstall = false
-    /// The system reuses the handler's process (`handler reuse`).
-    var handlerReuse = false
+    /// The system keeps a handler's process for the next request, as it usually does (`handler
+    /// reuse`, the default), or starts one for each request (`handler fresh`).
+    var handlerReuse = true
     /// `handler source PATH` lines: the team's handler's sources (paths as the harness opens them).
     var handlerSources: [String] = []
     /// A lifecycle probe (`probe`), and the extension it runs when the command names none.
@@ -111,6 +112,7 @@ package struct ScenarioSetup: Sendable {
         case .sharedDamaged: damaged = true
         case .alarmMinimum(let minimum): alarmMinimum = minimum
         case .handlerReuse: handlerReuse = true
+        case .handlerFresh: handlerReuse = false
         case .handlerSource(let path):
             let full = Self.resolve(path, in: folder)
             guard FileManager.default.fileExists(atPath: full) else {
