@@ -247,7 +247,7 @@ struct SafariMachineTests {
         _ = safari.handle(.safariLaunched, now: 0)
         _ = safari.handle(.tabOpened(t2, url: url, nativeDark: false, window: nil), now: 0)
         _ = safari.handle(.popupOpened(t2), now: 0)
-        _ = safari.handle(.extensionUpdated, now: 0)
+        _ = safari.handle(.extensionUpdated(), now: 0)
         #expect(safari.popupTab == nil)
     }
 
@@ -515,14 +515,21 @@ struct SafariMachineTests {
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.setAlarm(at: 90_000)]), now: 0)
         #expect(safari.handle(.extensionUpdating, now: 0) == [.killBackground(reason: "extension updated", stop: .unloaded)])
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
-        #expect(safari.handle(.extensionUpdated, now: 0) ==
+        #expect(safari.handle(.extensionUpdated(), now: 0) ==
                 [.note("alarms dropped: Safari keeps them in memory only"), .dropSessionStorage,
-                 .note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"),
-                 asks(t1, url), .startBackground(.started(appearance: .light, tabs: [t1: url], reason: .update))])
+                 .note("extension updated from 1.0 to 1.1: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"),
+                 asks(t1, url), .startBackground(.started(appearance: .light, tabs: [t1: url], reason: .update, version: "1.1", previousVersion: "1.0"))])
         #expect(safari.savedListeners.isEmpty && safari.nextAlarm == nil && safari.startReason == nil, "the reason goes with the load")
         _ = safari.handle(.backgroundStarted(incarnation: 2), now: 0)
         #expect(safari.handle(.eventDue(.tabActivated(t1)), now: 0) == [.note("tabActivated lost: background#2 has no tabActivated listener")],
                 "until the new background registers its listeners, events reach it and are lost")
+        // The version an update names stays with every later load; only the update's load says
+        // which version it replaced.
+        _ = safari.handle(.extensionUpdating, now: 1)
+        _ = safari.handle(.backgroundDied(incarnation: 2, stop: .unloaded), now: 1)
+        #expect(safari.handle(.extensionUpdated(version: "3.0"), now: 1).last ==
+                .startBackground(.started(appearance: .light, tabs: [t1: url], reason: .update, version: "3.0", previousVersion: "1.1")))
+        #expect(safari.startedEvent() == .started(appearance: .light, tabs: [t1: url], version: "3.0"))
     }
 
     @Test func aDeviceSleepMovesEveryMonotonicDeadlineLaterByTheSleep() {

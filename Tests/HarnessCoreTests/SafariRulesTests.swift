@@ -331,6 +331,22 @@ struct SafariRulesTests {
         #expect(ios.broke("Safari told the extension that no window has focus on safariWentToBackground on iOS"))
     }
 
+    /// An update's load names the version it replaced: a machine that names none, or one that
+    /// is not what the update before installed, is caught.
+    @Test func anUpdateThatNamesTheWrongPreviousVersionIsCaught() {
+        var run = Watched(.macOS, listeners: [.message])
+        run.tell(.extensionUpdating, at: 1_000)
+        run.tell(.backgroundDied(incarnation: 1, stop: .unloaded), at: 1_000)
+        run.tell(.extensionUpdated(version: "2.0"), at: 1_000)
+        #expect(run.broken.isEmpty, "\(run.broken)")
+        run.tell(.backgroundStarted(incarnation: 2), at: 1_000)
+        run.tell(.extensionUpdating, at: 2_000)
+        run.tell(.backgroundDied(incarnation: 2, stop: .unloaded), at: 2_000)
+        run.safari.installedVersion = "1.5"
+        run.tell(.extensionUpdated(version: "3.0"), at: 2_000)
+        #expect(run.broke("naming previous version 1.5, though the update before installed 2.0"))
+    }
+
     // MARK: - iOS Safari's return
 
     /// A suspended iOS Safari with the unload check due at 30 s and the alarm at 60 s, back at 100 s.

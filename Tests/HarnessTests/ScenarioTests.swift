@@ -100,6 +100,8 @@ struct ScenarioTests {
         ("handler source nowhere/Handler.swift\ntab open t1 https://a.example/", "s:1: handler source nowhere/Handler.swift: no such file or folder"),
         ("platform ios\ntab open t1 https://a.example/\ncrash app at rename", "s:3: 'crash app at rename' was never reached: the app never got to rename after it"),
         ("tab open t1 https://a.example/\nhold handler at rename\nrelease handler", "s:2: 'hold handler at rename' was never reached: the handler never got to rename after it"),
+        ("tab open t1 https://a.example/\nsafari update-extension\nsafari update-extension version=1.1",
+         "s:3: safari update-extension version=1.1: version 1.1 is installed already, and Safari sees an update only when the version changes"),
     ] as [(String, String)])
     func mistakesARunFindsNameTheFileAndLine(text: String, message: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path

@@ -16,7 +16,8 @@ import SiteSettings
 ///   not late while Safari runs; a one-shot alarm fires once (Safari keeps it after, with no
 ///   timer, and the alarms a background is told of are the ones Safari holds); alarms do not
 ///   survive a restart, a power cut or an update, in any profile;
-/// - an install loads the background at once;
+/// - an install loads the background at once; an update's load names the version it replaced,
+///   another than the one it installs, and each later update replaces the one before;
 /// - a background's own storage change wakes it (its unload timer starts again) when it
 ///   listens for storage changes;
 /// - on macOS, Safari leaving the front tells the extension that no window has focus
@@ -66,6 +67,8 @@ struct SafariRules: Sendable {
     /// last ran again.
     private var frozen = false
     private var suspended = false
+    /// The version the last update installed, once one did.
+    private var installedByUpdate: String?
     /// Safari is in front (it went to the background since, or not).
     private var inFront = true
     private var resumed: EpochMillis = 0
@@ -126,6 +129,7 @@ struct SafariRules: Sendable {
         checkRequests(input, effects)
         checkEvents(effects)
         checkFocusLoss(input, effects)
+        checkUpdateVersions(input, effects)
         take(input, at: time)
         take(effects, at: time)
         checkAlarmLists(effects, at: time)
@@ -254,6 +258,19 @@ struct SafariRules: Sendable {
         }
     }
 
+    /// An update's load names the version it replaced (the one the update before installed),
+    /// another than the version it installs (WebKit sees no update when the version stays).
+    private mutating func checkUpdateVersions(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect]) {
+        for case .startBackground(.started(_, _, _, _, _, .update?, let version, let previous)) in effects {
+            if previous == nil || previous == version {
+                note("update version \(previous ?? "none")", "Safari loaded an update's background naming previous version \(previous ?? "none") for version \(version ?? "the manifest's")")
+            } else if let installed = installedByUpdate, previous != installed {
+                note("update chain \(installed)", "Safari loaded an update's background naming previous version \(previous!), though the update before installed \(installed)")
+            }
+            installedByUpdate = version
+        }
+    }
+
     /// Safari leaving the front on macOS fires `windows.onFocusChanged` with no window
     /// (`didFocusWindow(nullptr)`), once; on iOS, or when it was not in front, nothing fires.
     private mutating func checkFocusLoss(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect]) {
@@ -282,7 +299,7 @@ struct SafariRules: Sendable {
         for effect in effects {
             let told: [String: ExtensionWire.Alarm]
             switch effect {
-            case .startBackground(.started(_, _, _, _, let alarms, _)), .dispatch(.alarmsChanged(let alarms)): told = alarms
+            case .startBackground(.started(_, _, _, _, let alarms, _, _, _)), .dispatch(.alarmsChanged(let alarms)): told = alarms
             default: continue
             }
             if told.keys.sorted() != held {

@@ -197,7 +197,7 @@ struct ScheduleGenerator {
         case .safari:
             let step = pick(SafariStep.allCases)
             // The popup goes with Safari, and with a new version of the extension.
-            if step == .restart || step == .updateExtension { popup = nil }
+            if step == .restart || step == .updateExtension() { popup = nil }
             steps.append(.safari(step))
         case .appearance: steps.append(.appearance(pick(Appearance.allCases)))
         case .background: steps.append(.background(pick(BackgroundStep.allCases)))

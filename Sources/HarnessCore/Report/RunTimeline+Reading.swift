@@ -259,7 +259,7 @@ private struct TraceReader {
     /// start and storage have come.
     static func wakes(_ event: ExtensionWire.Event) -> String? {
         switch event {
-        case .started(_, _, _, _, _, let reason?):
+        case .started(_, _, _, _, _, let reason?, _, _):
             switch reason {
             case .startup: "Safari's launch"
             case .install: "the install"

@@ -94,8 +94,9 @@ extension SafariMachine {
     /// event (the first load since Safari launched or the extension was updated: WebKit clears
     /// the reason once the background loaded).
     mutating func startedEvent() -> ExtensionWire.Event {
-        defer { startReason = nil }
-        return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS, alarms: heldAlarms, reason: startReason)
+        defer { (startReason, updatedFrom) = (nil, nil) }
+        return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS, alarms: heldAlarms, reason: startReason,
+                        version: installedVersion == manifestVersion ? nil : installedVersion, previousVersion: startReason == .update ? updatedFrom : nil)
     }
 
     /// The extension is installed: its background loads at once and its load fires
@@ -287,11 +288,15 @@ extension SafariMachine {
     /// A new version of the extension is installed (`queueStartupAndInstallEventsForExtensionIfNecessary`):
     /// `storage.local` stays, `storage.session` and the alarms are cleared, the saved listener
     /// sets are forgotten (an event before the new background registers its listeners wakes it
-    /// and is lost), and the background loads for `runtime.onInstalled` (reason `update`;
-    /// `runtime.onStartup` does not fire). The new version's content scripts start in the open
-    /// pages, and each asks (the harness's reading: WebKit injects a loaded extension's content
-    /// into the pages already open).
-    mutating func extensionUpdated(now: EpochMillis, _ effects: inout [Effect]) {
+    /// and is lost), and the background loads for `runtime.onInstalled` (reason `update`, with
+    /// the version it replaced, `m_previousVersion`; `runtime.onStartup` does not fire). The new
+    /// version's content scripts start in the open pages, and each asks (the harness's reading:
+    /// WebKit injects a loaded extension's content into the pages already open). WebKit sees an
+    /// update only when the version changes (`determineInstallReasonDuringLoad`): `version`,
+    /// or the installed one with its last number one higher.
+    mutating func extensionUpdated(to version: String?, now: EpochMillis, _ effects: inout [Effect]) {
+        updatedFrom = installedVersion
+        installedVersion = version ?? ExtensionVersion(installedVersion)?.next.text ?? installedVersion + ".1"
         holdNoBackground()
         // The popup is one of the extension's pages: it closes as the extension reloads, with
         // what it waited for.
@@ -301,7 +306,7 @@ extension SafariMachine {
         forgetAlarms(&effects)
         startReason = .update
         effects.append(.dropSessionStorage)
-        effects.append(.note("extension updated: storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"))
+        effects.append(.note("extension updated from \(updatedFrom ?? "") to \(installedVersion): storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"))
         for id in tabs.keys.sorted() { startScript(in: id, now: now, &effects) }
         // On iOS with Safari suspended, nothing loads until it runs again: the pages' requests
         // wake the new background then.

@@ -55,7 +55,9 @@ extension SafariMachine {
         /// A new version of the extension is installing: its background goes; `extensionUpdated`
         /// follows.
         case extensionUpdating
-        case extensionUpdated
+        /// The update installed `version` (nil: the installed version with its last number one
+        /// higher), the same files.
+        case extensionUpdated(version: String? = nil)
         case backgroundFrozenByUser
         case backgroundThawedByUser
         /// The power failed: every process is gone, with Safari's memory.

@@ -155,6 +155,12 @@ package struct SafariMachine: Sendable {
     var background = BackgroundLife.stopped(.unloaded)
     /// Why the next background load fires a `runtime` event, until one loads.
     var startReason: ExtensionWire.StartReason?
+    /// The extension's version as Safari installed it, and the one its files' manifest gives
+    /// (an update may install the same files as another version).
+    var installedVersion = "1.0"
+    var manifestVersion = "1.0"
+    /// The version an update replaced, until the load that fires `runtime.onInstalled` for it.
+    var updatedFrom: String?
     /// The user froze the background (SIGSTOP).
     var frozenByUser = false
     /// Events for a frozen background, delivered when it thaws.
@@ -408,7 +414,7 @@ package struct SafariMachine: Sendable {
         case .extensionInstalled: extensionInstalled(&effects)
         case .extensionUpdating:
             if loaded != nil { effects.append(.killBackground(reason: "extension updated", stop: .unloaded)) }
-        case .extensionUpdated: extensionUpdated(now: now, &effects)
+        case .extensionUpdated(let version): extensionUpdated(to: version, now: now, &effects)
         case .backgroundFrozenByUser:
             let traced = !isBackgroundFrozen
             frozenByUser = true

@@ -331,7 +331,17 @@ struct ScenarioParser {
         case "inspect": return .inspect(try words.choose(["on", "off"]) == "on")
         default:
             popupTab = nil
-            return .updateExtension
+            guard let option = words.peek else { return .updateExtension() }
+            guard option.hasPrefix("version=") else {
+                throw words.error("unknown word '\(option)' after update-extension (expected version=VERSION, the same files as that version; "
+                    + "installing another folder is not supported yet)")
+            }
+            _ = try words.next("version=VERSION")
+            let version = String(option.dropFirst("version=".count))
+            guard ExtensionVersion(version) != nil else {
+                throw words.error("version=\(version): expected one to four numbers from 0 to 65535 joined by dots, as a manifest's version (1.1, 2.0.3)")
+            }
+            return .updateExtension(version: version)
         }
     }
 

@@ -153,6 +153,7 @@ package final class ScenarioRunner {
         case .failure(let reason): return skipped(reason.description)
         }
         if !setup!.handlerSources.isEmpty { roles.handler = RoleNames.handlerSources(setup!.handlerSources) }
+        try checkUpdatesChangeTheVersion()
         if executables.teamHandler { try ownRoles.refuseBuiltInHandlerSteps() }
         let stubs = try ownRoles.fetchStubs(&executables, beside: directory)
         defer { if let stubs { Folder.remove(stubs) } }
@@ -388,7 +389,7 @@ package final class ScenarioRunner {
         case .safari(.background): simulation.safariBackground()
         case .safari(.restart): simulation.safariRestart()
         case .safari(.inspect(let attached)): simulation.inspectBackground(attached)
-        case .safari(.updateExtension): simulation.updateExtension()
+        case .safari(.updateExtension(let version)): simulation.updateExtension(to: version)
         case .tab(let tab): self.tab(tab, simulation)
         case .popup(let popup): self.popup(popup, simulation)
         case .background(.unload): simulation.unloadBackground()
@@ -542,6 +543,29 @@ package final class ScenarioRunner {
     }
 
     /// The simulation, started from the setup at the first step that needs it.
+    /// The version the run starts with: the extension's manifest's, or 1.0 for the built-in
+    /// design's.
+    private var startingVersion: String {
+        let folder = (ignoresExtensionStep ? nil : setup?.extensionFolder) ?? extensionFolder
+        guard let folder, case .success(let loaded) = ExtensionManifest.load(folder: folder), !loaded.manifest.version.isEmpty else { return "1.0" }
+        return loaded.manifest.version
+    }
+
+    /// Each `safari update-extension` installs another version than the one installed then:
+    /// WebKit sees no update when the version stays (`determineInstallReasonDuringLoad`).
+    private func checkUpdatesChangeTheVersion() throws(ScenarioErrors) {
+        var installed = startingVersion
+        for line in scenario.lines {
+            guard case .safari(.updateExtension(let version)) = line.step else { continue }
+            let next = version ?? ExtensionVersion(installed)?.next.text ?? installed + ".1"
+            if next == installed {
+                throw ScenarioErrors([ScenarioError(file: scenario.name, line: line.number, message:
+                    "safari update-extension version=\(next): version \(installed) is installed already, and Safari sees an update only when the version changes")])
+            }
+            installed = next
+        }
+    }
+
     private func started() -> Simulation {
         if let simulation { return simulation }
         let setup = setup!
@@ -553,6 +577,7 @@ package final class ScenarioRunner {
         simulation.processes.hiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
         simulation.processes.handlerReuse = setup.handlerReuse
+        (simulation.safari.installedVersion, simulation.safari.manifestVersion) = (startingVersion, startingVersion)
         // A probe checks what every extension keeps, not the design's invariants.
         simulation.monitor.checksDesign = !setup.isProbe
         if let powerCut { simulation.powerCuts.plan(powerCut) }

@@ -199,10 +199,11 @@ package enum SafariStep: Equatable, Sendable {
     case foreground, background, restart
     /// Web Inspector attached to the background (`on`) or closed (`off`).
     case inspect(Bool)
-    /// A new version of the extension is installed.
-    case updateExtension
+    /// A new version of the extension is installed: the same files as `version`, or (nil) as
+    /// the installed version with its last number one higher.
+    case updateExtension(version: String? = nil)
 
-    static let allCases: [SafariStep] = [.foreground, .background, .restart, .inspect(true), .inspect(false), .updateExtension]
+    static let allCases: [SafariStep] = [.foreground, .background, .restart, .inspect(true), .inspect(false), .updateExtension()]
 
     /// The step's words after `safari`.
     var text: String {
@@ -211,7 +212,7 @@ package enum SafariStep: Equatable, Sendable {
         case .background: "background"
         case .restart: "restart"
         case .inspect(let on): on ? "inspect on" : "inspect off"
-        case .updateExtension: "update-extension"
+        case .updateExtension(let version): version.map { "update-extension version=\($0)" } ?? "update-extension"
         }
     }
 }

@@ -114,11 +114,12 @@ extension Simulation {
     /// Web Inspector attached to the background (or closed): while it is, Safari never unloads it.
     func inspectBackground(_ attached: Bool) { handle(attached ? .inspectorOpened : .inspectorClosed) }
 
-    /// A new version of the extension is installed: its background goes, then loads again for
+    /// A new version of the extension is installed (`version`, or the installed one with its
+    /// last number one higher): its background goes, then loads again for
     /// `runtime.onInstalled` with `storage.session`, the alarms and the saved listeners cleared.
-    func updateExtension() {
+    func updateExtension(to version: String? = nil) {
         handle(.extensionUpdating)
-        handle(.extensionUpdated)
+        handle(.extensionUpdated(version: version))
     }
 
 

@@ -66,8 +66,10 @@ public enum ExtensionWire {
     /// An input as the harness sends it; the frame carries the time. Named as on the wire.
     public enum Event: Equatable, Sendable {
         /// `tabs`: the open tabs as `tabs.query` reports them, by id.
+        /// `version`: the version Safari installed, when an update gave the same files another
+        /// one; `previousVersion`: the version an update replaced, with reason `update`.
         case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String], appMessages: Bool = false, alarms: [String: Alarm] = [:],
-                     reason: StartReason? = nil)
+                     reason: StartReason? = nil, version: String? = nil, previousVersion: String? = nil)
         case storageCompleted(token: Int)
         case tabRequestedDecision(TabID, url: String, nativeDark: Bool)
         case tabNativeDarkChanged(TabID, nativeDark: Bool)
@@ -271,13 +273,15 @@ public enum ExtensionWire {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages, let alarms, let reason):
+        case .started(let appearance, let offset, let tabs, let appMessages, let alarms, let reason, let version, let previousVersion):
             var members: [String: JSONValue] = ["appearance": .string(appearance.rawValue),
                                                 "tabs": .object(Dictionary(uniqueKeysWithValues: tabs.map { ($0.key.rawValue, .string($0.value)) }))]
             if offset != 0 { members["utcOffsetMinutes"] = .integer(Int64(offset)) }
             if appMessages { members["appMessages"] = .bool(true) }
             if let reason { members["reason"] = .string(reason.rawValue) }
             if !alarms.isEmpty { members["alarms"] = encode(alarms) }
+            if let version { members["version"] = .string(version) }
+            if let previousVersion { members["previousVersion"] = .string(previousVersion) }
             return input("started", members)
         case .storageCompleted(let token): return input("storageCompleted", ["token": .integer(Int64(token))])
         case .tabRequestedDecision(let tab, let url, let nativeDark):
@@ -396,7 +400,13 @@ public enum ExtensionWire {
                 guard case .string(let text) = value, let known = StartReason(rawValue: text) else { throw NativeMessageError(root.key("reason"), "expected startup, install or update") }
                 reason = known
             }
-            return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"), alarms: alarms, reason: reason)
+            func optionalString(_ key: String) throws(NativeMessageError) -> String? {
+                guard let value = members[key] else { return nil }
+                guard case .string(let text) = value else { throw NativeMessageError(root.key(key), "expected a string") }
+                return text
+            }
+            return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"), alarms: alarms, reason: reason,
+                            version: try optionalString("version"), previousVersion: try optionalString("previousVersion"))
         case "storageCompleted": return .storageCompleted(token: Int(try integer("token")))
         case "tabRequestedDecision": return .tabRequestedDecision(try tab(), url: try string("url"), nativeDark: bool("nativeDark"))
         case "tabNativeDarkChanged": return .tabNativeDarkChanged(try tab(), nativeDark: bool("nativeDark"))
@@ -477,7 +487,7 @@ public enum ExtensionWire {
     /// one is an error at `scope`), reset fields sorted.
     public static func input(for event: Event, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages, _, _):
+        case .started(let appearance, let offset, let tabs, let appMessages, _, _, _, _):
             return .machine(.started(now: now, appearance: appearance, utcOffsetMinutes: offset, tabs: tabs, appMessages: appMessages))
         case .storageCompleted(let token): return .storageCompleted(token: token)
         case .tabRequestedDecision(let tab, let url, let nativeDark): return .machine(.tabRequestedDecision(tab, url: url, nativeDark: nativeDark, now: now))

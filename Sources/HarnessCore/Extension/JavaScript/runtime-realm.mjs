@@ -132,7 +132,7 @@ export function install(hostFunctions, manifestText) {
     } : {};
     // What Safari told the background when it started: the appearance, the open tabs (as
     // tabs.query gives them; a tab that asks is added, a closed one removed), the platform.
-    const safari = { appearance: 'light', tabs: new Map(), active: undefined, appMessages: false };
+    const safari = { appearance: 'light', tabs: new Map(), active: undefined, appMessages: false, version: undefined };
     // A tab as scripts know it is its number (tabs.Tab.id, in the order the run opened tabs);
     // the wire, and this realm inside, name it. A name Safari gave no number stays as it is.
     const tabId = (name) => { const number = host.tabNumber(name); return number > 0 ? number : name; };
@@ -225,7 +225,12 @@ export function install(hostFunctions, manifestText) {
             onConnect: event('connect'),
             onStartup,
             onInstalled,
-            getManifest: () => JSON.parse(manifestText),
+            // The manifest as Safari installed it: an update may give the same files another version.
+            getManifest: () => {
+                const installed = JSON.parse(manifestText);
+                if (safari.version !== undefined) installed.version = safari.version;
+                return installed;
+            },
             getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
             get lastError() { return lastError; },
             getPlatformInfo: callbackForm(() => Promise.resolve({ os: safari.appMessages ? 'mac' : 'ios', arch: 'arm' })),
@@ -451,10 +456,11 @@ export function install(hostFunctions, manifestText) {
             if (next.kind === 'lifecycle') {
                 // Once the background loaded: Safari launched, the extension was installed, or a
                 // new version was.
-                if (next.text === 'startup') for (const listener of [...listenersOf.get(onStartup)]) call(listener, []);
-                // The harness installs the same files again: the version before is this one.
-                const installed = next.text === 'update' ? { reason: 'update', previousVersion: String(manifest.version ?? '') } : { reason: 'install' };
-                if (next.text !== 'startup') for (const listener of [...listenersOf.get(onInstalled)]) call(listener, [installed]);
+                const { reason, previousVersion } = JSON.parse(next.text);
+                if (reason === 'startup') for (const listener of [...listenersOf.get(onStartup)]) call(listener, []);
+                // An update names the version it replaced (WebKit's `m_previousVersion`).
+                const installed = reason === 'update' ? { reason: 'update', previousVersion: String(previousVersion ?? '') } : { reason: 'install' };
+                if (reason !== 'startup') for (const listener of [...listenersOf.get(onInstalled)]) call(listener, [installed]);
                 return;
             }
             if (next.kind === 'started') {
@@ -462,6 +468,7 @@ export function install(hostFunctions, manifestText) {
                 safari.appearance = input.appearance === 'dark' ? 'dark' : 'light';
                 safari.tabs = new Map(Object.entries(input.tabs ?? {}));
                 safari.appMessages = input.appMessages === true;
+                if (typeof input.version === 'string') safari.version = input.version;
                 holdAlarms(input.alarms);
                 return;
             }

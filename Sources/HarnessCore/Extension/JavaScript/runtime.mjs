@@ -388,7 +388,7 @@ async function incarnation(write, nextFrame, storageFolder) {
             // Then runtime.onStartup or onInstalled, when the load is for one (WebKit fires it
             // once the background loaded).
             if (input.reason === 'startup' || input.reason === 'install' || input.reason === 'update') {
-                scripts.post('lifecycle', 0, input.reason);
+                scripts.post('lifecycle', 0, JSON.stringify({ reason: input.reason, previousVersion: input.previousVersion }));
                 evaluate(turn);
             }
             break;

@@ -1,0 +1,29 @@
+/// An extension's version as a manifest writes it: one to four numbers from 0 to 65535 joined by
+/// dots (the WebExtensions rule Safari follows). WebKit sees an update only when the version
+/// changes (`WebExtensionContext::determineInstallReasonDuringLoad` compares it with the last seen).
+struct ExtensionVersion: Equatable, Sendable {
+    let numbers: [Int]
+
+    init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...4).contains(parts.count) else { return nil }
+        var numbers: [Int] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 5, part.allSatisfy(\.isASCII), part.allSatisfy(\.isNumber), let number = Int(part), number <= 65_535 else { return nil }
+            numbers.append(number)
+        }
+        self.numbers = numbers
+    }
+
+    var text: String { numbers.map(String.init).joined(separator: ".") }
+
+    /// The version a plain `safari update-extension` installs: the last number one higher
+    /// (1.0 -> 1.1), or a number more when it is at its largest (1.65535 -> 1.65535.1).
+    var next: ExtensionVersion {
+        var numbers = numbers
+        if numbers[numbers.count - 1] < 65_535 { numbers[numbers.count - 1] += 1 } else if numbers.count < 4 { numbers.append(1) }
+        return ExtensionVersion(numbers: numbers)
+    }
+
+    private init(numbers: [Int]) { self.numbers = numbers }
+}
