@@ -264,6 +264,17 @@ struct SafariRulesTests {
     /// knows only what it saved at a load's end. A machine that kept the late one across the
     /// launch is caught.
     @Test func aWakeForAListenerAddedAfterTheLastLoadBeforeALaunchIsCaught() {
+        /// Safari quits with background `incarnation` loaded and launches again; its launch's
+        /// background registers the message listener only and is unloaded.
+        func relaunch(_ run: inout Watched, incarnation: Int, at time: EpochMillis) {
+            run.tell(.safariQuit, at: time)
+            run.tell(.backgroundDied(incarnation: incarnation, stop: .unloaded), at: time)
+            run.tell(.safariLaunched, at: time + 1_000)
+            run.tell(.backgroundStarted(incarnation: incarnation + 1), at: time + 1_000)
+            run.tell(.backgroundFinished(incarnation: incarnation + 1, [.listen([.message])]), at: time + 1_000)
+            run.tell(.backgroundUnloadRequested, at: time + 2_000)
+            run.tell(.backgroundDied(incarnation: incarnation + 1, stop: .unloaded), at: time + 2_000)
+        }
         var run = Watched(listeners: [.message])
         run.tell(.backgroundFinished(incarnation: 1, [.listen([.message, .tabActivated])]), at: 1_000)
         run.tell(.backgroundUnloadRequested, at: 2_000)
@@ -272,26 +283,14 @@ struct SafariRulesTests {
         #expect(run.broken.isEmpty, "the late listener's type wakes the session's next background")
         run.tell(.backgroundStarted(incarnation: 2), at: 3_000)
         run.tell(.backgroundFinished(incarnation: 2, [.listen([.message])]), at: 3_000)
-        run.tell(.safariQuit, at: 4_000)
-        run.tell(.backgroundDied(incarnation: 2, stop: .unloaded), at: 4_000)
-        run.tell(.safariLaunched, at: 5_000)
-        run.tell(.backgroundStarted(incarnation: 3), at: 5_000)
-        run.tell(.backgroundFinished(incarnation: 3, [.listen([.message])]), at: 5_000)
-        run.tell(.backgroundUnloadRequested, at: 6_000)
-        run.tell(.backgroundDied(incarnation: 3, stop: .unloaded), at: 6_000)
+        relaunch(&run, incarnation: 2, at: 4_000)
         #expect(run.broken.isEmpty, "the second load's end saved tabActivated: \(run.broken)")
         run.tell(.eventDue(.tabActivated(t1)), at: 7_000)
         #expect(run.broken.isEmpty, "\(run.broken)")
 
         var later = Watched(listeners: [.message])
         later.tell(.backgroundFinished(incarnation: 1, [.listen([.message, .tabActivated])]), at: 1_000)
-        later.tell(.safariQuit, at: 2_000)
-        later.tell(.backgroundDied(incarnation: 1, stop: .unloaded), at: 2_000)
-        later.tell(.safariLaunched, at: 3_000)
-        later.tell(.backgroundStarted(incarnation: 2), at: 3_000)
-        later.tell(.backgroundFinished(incarnation: 2, [.listen([.message])]), at: 3_000)
-        later.tell(.backgroundUnloadRequested, at: 4_000)
-        later.tell(.backgroundDied(incarnation: 2, stop: .unloaded), at: 4_000)
+        relaunch(&later, incarnation: 1, at: 2_000)
         later.safari.sessionListeners["default"]?.insert(.tabActivated)
         later.tell(.eventDue(.tabActivated(t1)), at: 5_000)
         #expect(later.broke("Safari woke a background for tabActivated, though its extension does not listen for tabActivated"))
@@ -344,7 +343,7 @@ struct SafariRulesTests {
         run.tell(.backgroundDied(incarnation: 2, stop: .unloaded), at: 2_000)
         run.safari.installedVersion = "1.5"
         run.tell(.extensionUpdated(version: "3.0"), at: 2_000)
-        #expect(run.broke("naming previous version 1.5, though the update before installed 2.0"))
+        #expect(run.broke("naming previous version 1.5, though the last update replaced 2.0"))
     }
 
     // MARK: - iOS Safari's return

@@ -17,7 +17,8 @@ import SiteSettings
 ///   timer, and the alarms a background is told of are the ones Safari holds); alarms do not
 ///   survive a restart, a power cut or an update, in any profile;
 /// - an install loads the background at once; an update's load names the version it replaced,
-///   another than the one it installs, and each later update replaces the one before;
+///   another than the one it installs: the one installed before the last update (each update
+///   loads the extension anew, so two before a background loads name the second's);
 /// - a background's own storage change wakes it (its unload timer starts again) when it
 ///   listens for storage changes;
 /// - on macOS, Safari leaving the front tells the extension that no window has focus
@@ -67,8 +68,10 @@ struct SafariRules: Sendable {
     /// last ran again.
     private var frozen = false
     private var suspended = false
-    /// The version the last update installed, once one did.
-    private var installedByUpdate: String?
+    /// The version installed (once an update's load named it), and the one the last update
+    /// replaced (once known).
+    private var installedVersion: String?
+    private var updatedFrom: String?
     /// Safari is in front (it went to the background since, or not).
     private var inFront = true
     private var resumed: EpochMillis = 0
@@ -258,16 +261,22 @@ struct SafariRules: Sendable {
         }
     }
 
-    /// An update's load names the version it replaced (the one the update before installed),
-    /// another than the version it installs (WebKit sees no update when the version stays).
+    /// An update's load names the version it replaced, another than the version it installs
+    /// (WebKit sees no update when the version stays): the one installed before the last
+    /// update, since each update loads the extension anew (`determineInstallReasonDuringLoad`
+    /// compares with the last version seen; `unload` clears `m_previousVersion`).
     private mutating func checkUpdateVersions(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect]) {
+        if case .extensionUpdated(let version) = input {
+            updatedFrom = installedVersion
+            installedVersion = version ?? installedVersion.flatMap { ExtensionVersion($0)?.next.text }
+        }
         for case .startBackground(.started(_, _, _, _, _, .update?, let version, let previous)) in effects {
             if previous == nil || previous == version {
                 note("update version \(previous ?? "none")", "Safari loaded an update's background naming previous version \(previous ?? "none") for version \(version ?? "the manifest's")")
-            } else if let installed = installedByUpdate, previous != installed {
-                note("update chain \(installed)", "Safari loaded an update's background naming previous version \(previous!), though the update before installed \(installed)")
+            } else if let from = updatedFrom, previous != from {
+                note("update chain \(from)", "Safari loaded an update's background naming previous version \(previous!), though the last update replaced \(from)")
             }
-            installedByUpdate = version
+            if installedVersion == nil { installedVersion = version }
         }
     }
 
