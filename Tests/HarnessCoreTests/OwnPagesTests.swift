@@ -25,6 +25,19 @@ struct OwnPagesTests {
     /// Storage changes go both ways: a page's reaches the background as `storage.onChanged`,
     /// which wakes it when it listens (and only then); the background's reaches the pages of its
     /// profile, where they run.
+    /// A port whose page went before it reached the background connects to nothing; its
+    /// `runtime.connect` still starts the unload timer again when a background of the session
+    /// listened for ports and the loaded one does not yet, as any such event does.
+    @Test func aPortWhosePageIsGoneConnectsToNothingAndStillWakesLikeAnyEventOfItsType() {
+        var safari = loaded(listeners: [.message])
+        let port = ExtensionWire.Event.portOpened(port: 5, name: "", from: .popup)
+        #expect(safari.handle(.eventDue(port), now: 10_000) == [.note("port 5's page is gone: it connects to nothing")])
+        #expect(safari.unloadTime == 30_000, "no background of the session listened for ports")
+        safari.sessionListeners["default"] = [.connect]
+        _ = safari.handle(.eventDue(port), now: 10_000)
+        #expect(safari.unloadTime == 40_000)
+    }
+
     @Test func aStorageChangeReachesTheOtherSideAndWakesAListeningBackground() {
         let changes = JSONValue.object(["color": .object(["newValue": .string("green")])])
         var safari = loaded(listeners: [.storageChanged])

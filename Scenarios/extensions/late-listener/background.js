@@ -1,6 +1,6 @@
 // Reads its theme from storage.local, then listens for the pages' questions. The listener is
-// added once the storage promise settles, after the background has loaded, so Safari never
-// saved it: the question that woke the background finds no listener and is lost.
+// added once the storage promise settles, after the background has loaded: Safari hears it then,
+// but the question that woke the background came before it, found no listener and is lost.
 
 function decision(theme) {
   return {

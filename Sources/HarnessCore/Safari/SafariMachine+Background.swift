@@ -16,7 +16,7 @@ extension SafariMachine {
             held.append(Pending(event: event, incarnation: incarnation))
             return
         }
-        if pagePortEvent(event, holder: loaded, &effects) { return }
+        if pagePortEvent(event, holder: loaded, now: now, &effects) { return }
         if let incarnation, let loaded, loaded != incarnation {
             // A reply, a timeout or a storage completion of an earlier incarnation (held while
             // it was frozen, or queued before it died) goes nowhere.

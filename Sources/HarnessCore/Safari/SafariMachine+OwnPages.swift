@@ -125,7 +125,7 @@ extension SafariMachine {
     /// the incarnation that took the port, and a port whose page is gone connects to nothing.
     /// Returns whether the event was handled here. (`holder`, the loaded incarnation, comes in
     /// as an argument: read here, this compiler's optimizer fails on the function.)
-    mutating func pagePortEvent(_ event: ExtensionWire.Event, holder: Int?, _ effects: inout [Effect]) -> Bool {
+    mutating func pagePortEvent(_ event: ExtensionWire.Event, holder: Int?, now: EpochMillis, _ effects: inout [Effect]) -> Bool {
         let port: Int, closing: Bool
         switch event {
         case .portMessage(let number, _): (port, closing) = (number, false)
@@ -133,6 +133,9 @@ extension SafariMachine {
         case .portOpened(let number, _, _):
             guard !pagePorts.keys.contains(number) else { return false }
             effects.append(.note("port \(number)'s page is gone: it connects to nothing"))
+            // Its `runtime.connect` still woke a background without a listener for it, as any
+            // event of a type the session listens for does.
+            if holder != nil, loadedBackground?.listeners.contains(.connect) != true, listens(for: .connect) { woke(now: now) }
             return true
         default: return false
         }

@@ -6,8 +6,8 @@ import ProcessKit
 enum SafariNote: Equatable, Sendable, ExpressibleByStringInterpolation {
     /// Said for the trace only.
     case said(String)
-    /// A tab's question came back empty (its background died before answering), and its
-    /// content script asks again.
+    /// A tab's question came back empty (its background died before answering, or no listener
+    /// took it), and its content script asks again.
     case asksAgain(TabID)
     /// A tab's content script stops asking: its question came back empty this many times in a row.
     case stopsAsking(TabID, emptyAnswers: Int)

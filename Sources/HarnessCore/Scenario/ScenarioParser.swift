@@ -239,7 +239,7 @@ struct ScenarioParser {
         case .profile: try once("profile")
         case .sharedLegacy: try once("shared legacy")
         case .sharedDamaged: try once("shared damaged")
-        case .handlerReuse, .handlerFresh: try once("the handler's process (handler reuse or handler fresh)")
+        case .handlerReuse, .handlerFresh: try once("handler reuse or fresh")
         case .handlerSource(let path): try once("handler source \(path)")
         case .groupDefaults(let suite, let key, _): try once("group defaults \(suite)\(key.map { " " + $0 } ?? "")")
         case .probe: try once("probe")

@@ -542,12 +542,12 @@ package final class ScenarioRunner {
         failures.append(report)
     }
 
-    /// The simulation, started from the setup at the first step that needs it.
-    /// The version the run starts with: the extension's manifest's, or 1.0 for the built-in
-    /// design's.
+    /// The version the run starts with: the manifest's of the extension the background runs
+    /// (a scenario's, a probe's or the command's), or 1.0 for the built-in design's.
     private var startingVersion: String {
-        let folder = (ignoresExtensionStep ? nil : setup?.extensionFolder) ?? extensionFolder
-        guard let folder, case .success(let loaded) = ExtensionManifest.load(folder: folder), !loaded.manifest.version.isEmpty else { return "1.0" }
+        let arguments = executables.background.arguments
+        guard let flag = arguments.firstIndex(of: "--extension"), flag + 1 < arguments.count,
+              case .success(let loaded) = ExtensionManifest.load(folder: arguments[flag + 1]), !loaded.manifest.version.isEmpty else { return "1.0" }
         return loaded.manifest.version
     }
 
@@ -560,12 +560,13 @@ package final class ScenarioRunner {
             let next = version ?? ExtensionVersion(installed)?.next.text ?? installed + ".1"
             if next == installed {
                 throw ScenarioErrors([ScenarioError(file: scenario.name, line: line.number, message:
-                    "safari update-extension version=\(next): version \(installed) is installed already, and Safari sees an update only when the version changes")])
+                    "\(line.text): version \(installed) is installed already, and Safari sees an update only when the version changes")])
             }
             installed = next
         }
     }
 
+    /// The simulation, started from the setup at the first step that needs it.
     private func started() -> Simulation {
         if let simulation { return simulation }
         let setup = setup!

@@ -2,8 +2,9 @@ import ProcessKit
 import SiteSettings
 import Synchronization
 
-/// Native handlers, as the system starts them: one process per request, up to `limit` of them
-/// at once, each on its own thread, so that several race for the container's lock. Requests
+/// Native handlers, one process per request (as under a scenario's `handler fresh`: the soak
+/// loads the container with racing writers, and a kept process would serialise them), up to
+/// `limit` of them at once, each on its own thread, so that several race for the container's lock. Requests
 /// come from the background and from the first version's extension; a request waits for a free
 /// slot as it would for the system to launch the extension.
 final class SoakHandlers: Sendable {

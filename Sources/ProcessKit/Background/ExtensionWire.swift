@@ -7,7 +7,9 @@ import SiteSettings
 /// Inputs (`type`): `started` (`appearance`, `utcOffsetMinutes` (left out when 0), `tabs`: {id:
 /// url}, `appMessages`: true where the app can message the extension, `alarms`: {name: {`at`,
 /// `period`}} of the alarms Safari holds for it (left out when none), `reason`: `startup`,
-/// `install` or `update` when the load fires `runtime.onStartup` or `onInstalled`), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
+/// `install` or `update` when the load fires `runtime.onStartup` or `onInstalled`, `version`
+/// when Safari installed the files as another version than their manifest's, `previousVersion`
+/// with `update`), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
 /// `safariCameToForeground`, `safariWentToBackground`, `appMessageArrived`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
