@@ -64,7 +64,13 @@ enum CheckCommand: HarnessCommand {
     private static func loadBackground(_ folder: String, node: String) -> Verdict {
         let load = ExtensionRuntime.load(extension: folder, node: node)
         for entry in load.console where entry.level == .warn { Terminal.err("warning: \(entry.message)\n") }
-        let listeners = load.listeners.isEmpty ? "no event (nothing wakes it)" : load.listeners.map(\.rawValue).joined(separator: ", ")
+        var listeners = load.listeners.isEmpty ? "no event at its load's end" : load.listeners.map(\.rawValue).joined(separator: ", ")
+        if !load.laterListeners.isEmpty {
+            listeners += "; then also for \(load.laterListeners.map(\.rawValue).joined(separator: ", ")), added after its load "
+                + "(heard from then on: the event that wakes a background misses them)"
+        } else if load.listeners.isEmpty {
+            listeners += " (nothing wakes it)"
+        }
         var verdict = Verdict(loaded: "the background listens for \(listeners)")
         if let failure = load.failure { verdict.mistakes.append(("", "the background did not load: \(failure)")) }
         verdict.mistakes += load.uncaught.map { (($0.at.map { "/" + $0 } ?? ""), $0.message) }

@@ -180,6 +180,10 @@ struct RunCommandTests {
         let good = try HarnessBinary.run(["check", "--extension", fixtures + "/runtime-events"])
         #expect(good.status == 0 && good.stdout.contains("loaded   the background listens for message, tabActivated, tabRemoved, windowFocus"),
                 "\(good.stdout)\(good.stderr)")
+        // A listener added after the load is said apart: Safari hears it from then on.
+        let late = try HarnessBinary.run(["check", "--extension", ScenarioTests.folder + "/extensions/late-listener"])
+        #expect(late.status == 0 && late.stdout.contains("the background listens for no event at its load's end; then also for message, added after its load"),
+                "\(late.stdout)\(late.stderr)")
         let throwing = try HarnessBinary.run(["check", "--extension", fixtures + "/runtime-classic"])
         #expect(throwing.status == 2 && throwing.stdout.hasPrefix("INVALID") && throwing.stdout.contains("2 mistake(s) while loading and running on"),
                 "\(throwing.stdout)")

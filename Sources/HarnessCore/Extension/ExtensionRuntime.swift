@@ -174,6 +174,9 @@ package enum ExtensionRuntime {
     /// did not (a script that never yields, a runtime that could not start).
     package struct Load: Sendable {
         package var listeners: [BackgroundListener] = []
+        /// The events it added listeners for after its load, while the check ran on: Safari
+        /// hears them from then on, and only the event that woke it misses them.
+        package var laterListeners: [BackgroundListener] = []
         package var console: [(level: FromChild.LogLevel, message: String, at: String?)] = []
         package var failure: String?
         /// The uncaught exceptions and rejections, each with its place in the extension's
@@ -278,7 +281,11 @@ package enum ExtensionRuntime {
                     switch frame {
                     case .log(let level, let message, let place): load.console.append((level, message, place))
                     case .done(.background(let outputs), _):
-                        if case .started = event { for case .listen(let events) in outputs { load.listeners = events } }
+                        for case .listen(let events) in outputs {
+                            if case .started = event { load.listeners = events } else {
+                                load.laterListeners += events.filter { !load.listeners.contains($0) && !load.laterListeners.contains($0) }
+                            }
+                        }
                         pending.take(outputs, now: at)
                     case .error(let message): load.failure = message
                     case .done, .hello, .yield: break
