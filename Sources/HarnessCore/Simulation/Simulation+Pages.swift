@@ -105,6 +105,11 @@ extension Simulation {
         }
     }
 
+    /// The extension's version as Safari installed it, when an update gave its files another one.
+    private var installedVersion: String? {
+        safari.installedVersion == safari.manifestVersion ? nil : safari.installedVersion
+    }
+
     /// The input an effect is for the pages, if it is one; what it changes on the pages' side
     /// of the run (the trace, the pages' states, their timers) is done here.
     private func pageInput(_ effect: SafariMachine.Effect) -> PageHost.Input? {
@@ -115,7 +120,8 @@ extension Simulation {
             pageConsole[tab] = []
             dropTimers(of: .tab(tab))
             let document = pageDocuments[tab].flatMap { $0.url == url ? $0.html : nil }
-            return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark, storage: storageFolder(tab.profile), html: document)
+            return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark, storage: storageFolder(tab.profile), html: document,
+                         version: installedVersion)
         case .pageNativeDark(let tab, let nativeDark):
             trace.record(now, "pages", "tab \(tab)'s own dark theme \(nativeDark ? "appears" : "goes")")
             return .nativeDark(tab, nativeDark: nativeDark)
@@ -139,7 +145,7 @@ extension Simulation {
             popupConsole = []
             popupTabsShown = popupTabs
             return .openPopup(tab, appearance: appearance, tabs: popupTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow,
-                              storage: storageFolder(safari.profile))
+                              storage: storageFolder(safari.profile), version: installedVersion)
         case .closePopupPage(let hides):
             dropTimers(of: .popup)
             popupTabsShown = nil

@@ -72,6 +72,8 @@ process.on('unhandledRejection', (reason) => uncaught(current?.name ?? 'pages', 
 
 // The extension, read from its folder when the host starts and again when a run takes it.
 let folder, manifest, extensionID, popupFile, localeMessages;
+// The version Safari installed the extension's files as, when an update gave them another one.
+let installedVersion;
 const read = (file) => readIn(folder, file);
 function readExtension(given) {
     folder = path.resolve(given);
@@ -332,7 +334,8 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
     await inTask(() => {
         page.scripts = install(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
-                                                      plain: html === undefined, popup: tab === undefined, extensionID, manifest: JSON.stringify(manifest) }),
+                                                      plain: html === undefined, popup: tab === undefined, extensionID,
+                                                      manifest: JSON.stringify(installedVersion === undefined ? manifest : { ...manifest, version: installedVersion }) }),
                                        page.window);
         // What jsdom put off while the document was read runs as the page's timers, and the
         // frames it read read the page's clock.
@@ -501,6 +504,7 @@ async function handle(input) {
         reset(input);
         return [];
     case 'load': {
+        installedVersion = typeof input.version === 'string' ? input.version : undefined;
         dropPage(`tab ${input.tab}`);
         const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance,
                                 typeof input.html === 'string' ? input.html : undefined, input.nativeDark === true,
@@ -544,6 +548,7 @@ async function handle(input) {
         return [page];
     }
     case 'openPopup': {
+        installedVersion = typeof input.version === 'string' ? input.version : undefined;
         if (popupFile === undefined) return [];
         let html;
         try { html = read(popupFile); } catch (error) { log('popup', 'error', `Uncaught Error: ${popupFile} cannot be read: ${error.message}`); return []; }
