@@ -19,6 +19,15 @@ struct ScenarioParserTests {
 
     private func mistakes(_ text: String) -> [String] { Self.mistakes(text) }
 
+    /// A manifest's version: one to four numbers up to 65535; a plain update installs the next.
+    @Test func versionsAreReadAsManifestsWriteThemAndAPlainUpdateGivesTheNext() {
+        #expect(ExtensionVersion("1.0")?.next.text == "1.1")
+        #expect(ExtensionVersion("2.0.65535")?.next.text == "2.0.65535.1")
+        #expect(ExtensionVersion.following("1.2.3.4") == "1.2.3.5")
+        #expect(ExtensionVersion.following("beta") == "beta.1", "a version outside the rule gets a number added")
+        for bad in ["", "1.", ".1", "1.2.3.4.5", "65536", "1.-1", "1.x", "٣"] { #expect(ExtensionVersion(bad) == nil, "\(bad)") }
+    }
+
     /// The system keeps a handler's process for the next request unless the scenario says
     /// `handler fresh` (Apple leaves the process's life to the system, which keeps it a while).
     @Test func theHandlersProcessIsKeptUnlessTheScenarioSaysFresh() throws {

@@ -268,7 +268,7 @@ struct SafariRules: Sendable {
     private mutating func checkUpdateVersions(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect]) {
         if case .extensionUpdated(let version) = input {
             updatedFrom = installedVersion
-            installedVersion = version ?? installedVersion.flatMap { ExtensionVersion($0)?.next.text }
+            installedVersion = version ?? installedVersion.map(ExtensionVersion.following)
         }
         for case .startBackground(.started(_, _, _, _, _, .update?, let version, let previous)) in effects {
             if previous == nil || previous == version {

@@ -26,4 +26,10 @@ struct ExtensionVersion: Equatable, Sendable {
     }
 
     private init(numbers: [Int]) { self.numbers = numbers }
+
+    /// The version a plain update installs after `installed` (one the manifest writes another
+    /// way than this rule: with ".1" added).
+    static func following(_ installed: String) -> String {
+        ExtensionVersion(installed)?.next.text ?? installed + ".1"
+    }
 }

@@ -296,7 +296,7 @@ extension SafariMachine {
     /// or the installed one with its last number one higher.
     mutating func extensionUpdated(to version: String?, now: EpochMillis, _ effects: inout [Effect]) {
         updatedFrom = installedVersion
-        installedVersion = version ?? ExtensionVersion(installedVersion)?.next.text ?? installedVersion + ".1"
+        installedVersion = version ?? ExtensionVersion.following(installedVersion)
         holdNoBackground()
         // The popup is one of the extension's pages: it closes as the extension reloads, with
         // what it waited for.

@@ -557,7 +557,7 @@ package final class ScenarioRunner {
         var installed = startingVersion
         for line in scenario.lines {
             guard case .safari(.updateExtension(let version)) = line.step else { continue }
-            let next = version ?? ExtensionVersion(installed)?.next.text ?? installed + ".1"
+            let next = version ?? ExtensionVersion.following(installed)
             if next == installed {
                 throw ScenarioErrors([ScenarioError(file: scenario.name, line: line.number, message:
                     "\(line.text): version \(installed) is installed already, and Safari sees an update only when the version changes")])
