@@ -532,6 +532,35 @@ struct SafariMachineTests {
         #expect(safari.startedEvent() == .started(appearance: .light, tabs: [t1: url], version: "3.0"))
     }
 
+    /// A load that takes time (`background-load-time`): the background's scripts run at its end;
+    /// meanwhile an event of a type Safari holds the extension listens for waits for it, and one
+    /// of another type is fired at once to no listener and lost (after an update Safari holds
+    /// none); a quit during the load cuts it short.
+    @Test func eventsDuringALoadWaitForItsEndWhenSafariHoldsTheirTypeAndAreLostOtherwise() {
+        var safari = loaded(.macOS, listeners: [.message])
+        safari.backgroundLoadTime = 250
+        _ = safari.handle(.backgroundUnloadRequested, now: 0)
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 0)
+        let question = ExtensionWire.Event.tabRequestedDecision(t1, url: url, nativeDark: false)
+        #expect(safari.handle(.eventDue(question), now: 10) == [.note("Safari loads the background: its scripts run in 250ms")])
+        #expect(safari.loadEnds == 260 && safari.loaded == nil && safari.lastStop == .unloaded)
+        #expect(safari.handle(.eventDue(.appearanceChanged(.dark)), now: 20) == [.note("appearanceChanged waits for the background's load to end")])
+        #expect(safari.handle(.eventDue(.tabActivated(t1)), now: 20) == [.note("tabActivated lost: the loading background has no tabActivated listener yet")])
+        #expect(safari.handle(.timeReached(.backgroundLoad), now: 260) ==
+                [.startBackground(.started(appearance: .light, tabs: [:], appMessages: true)), .redispatch(question), .redispatch(.appearanceChanged(.dark))])
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 260)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen([.message])]), now: 260)
+        #expect(safari.handle(.extensionUpdating, now: 300) == [.killBackground(reason: "extension updated", stop: .unloaded)])
+        _ = safari.handle(.backgroundDied(incarnation: 2, stop: .unloaded), now: 300)
+        #expect(safari.handle(.extensionUpdated(), now: 300).last == .note("Safari loads the background: its scripts run in 250ms"))
+        #expect(safari.handle(.eventDue(.appearanceChanged(.light)), now: 310) == [.note("appearanceChanged lost: the loading background has no message listener yet")],
+                "after an update Safari holds no listener until the new scripts register theirs")
+        _ = safari.handle(.safariQuit, now: 320)
+        _ = safari.handle(.safariLaunched, now: 330)
+        #expect(safari.loadEnds == 580, "a launch begins a load of its own")
+        #expect(safari.handle(.timeReached(.backgroundLoad), now: 580) == [.startBackground(.started(appearance: .light, tabs: [:], appMessages: true, reason: .startup, version: "1.1"))])
+    }
+
     @Test func aDeviceSleepMovesEveryMonotonicDeadlineLaterByTheSleep() {
         var safari = loaded(.macOS, now: 0)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)

@@ -346,6 +346,25 @@ struct SafariRulesTests {
         #expect(run.broke("naming previous version 1.5, though the last update replaced 2.0"))
     }
 
+    /// With a load time, a background's scripts run only at a load's end: a machine that runs
+    /// them as the load begins is caught.
+    @Test func scriptsRunBeforeTheLoadEndsAreCaught() {
+        var run = Watched(.macOS, listeners: [.message])
+        run.safari.backgroundLoadTime = 250
+        run.rules.backgroundLoadTime = 250
+        run.tell(.backgroundUnloadRequested, at: 1_000)
+        run.tell(.backgroundDied(incarnation: 1, stop: .unloaded), at: 1_000)
+        run.tell(.eventDue(.appearanceChanged(.dark)), at: 2_000)
+        run.tell(.timeReached(.backgroundLoad), at: 2_250)
+        #expect(run.broken.isEmpty, "\(run.broken)")
+        run.tell(.backgroundStarted(incarnation: 2), at: 2_250)
+        run.tell(.backgroundUnloadRequested, at: 3_000)
+        run.tell(.backgroundDied(incarnation: 2, stop: .unloaded), at: 3_000)
+        run.safari.backgroundLoadTime = 0
+        run.tell(.eventDue(.appearanceChanged(.light)), at: 4_000)
+        #expect(run.broke("Safari ran a background's scripts at +4.000s on eventDue, not at the end of a load of 250ms"))
+    }
+
     // MARK: - iOS Safari's return
 
     /// A suspended iOS Safari with the unload check due at 30 s and the alarm at 60 s, back at 100 s.

@@ -97,6 +97,7 @@ struct ScenarioParserTests {
         ("fresh-install\nfresh-install\ntab open t1 https://a.example/", "s:2: 'fresh-install' is given twice (first on line 1)"),
         ("safari update-extension ../extensions/v2", "s:1: unknown word '../extensions/v2' after update-extension (expected version=VERSION, the same files as that version; installing another folder is not supported yet)"),
         ("safari update-extension version=1.x", "s:1: version=1.x: expected one to four numbers from 0 to 65535 joined by dots, as a manifest's version (1.1, 2.0.3)"),
+        ("background-load-time 11s\ntab open t1 https://a.example/", "s:1: a background's load time is at most 10s, not 11s"),
         ("handler reuse\nhandler fresh\ntab open t1 https://a.example/", "s:2: 'handler reuse or fresh' is given twice (first on line 1)"),
         ("tab open t1 https://a.example/\nexpect popup open t2", "s:2: tab t2 was never opened (open: t1); did you mean 't1'?"),
         ("expect popup open", "s:1: missing a tab name after 'expect popup open'"),

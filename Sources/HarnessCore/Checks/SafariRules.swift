@@ -16,7 +16,8 @@ import SiteSettings
 ///   not late while Safari runs; a one-shot alarm fires once (Safari keeps it after, with no
 ///   timer, and the alarms a background is told of are the ones Safari holds); alarms do not
 ///   survive a restart, a power cut or an update, in any profile;
-/// - an install loads the background at once; an update's load names the version it replaced,
+/// - an install loads the background at once (with a load time, its scripts run only at the
+///   load's end, and no background's scripts run at any other moment); an update's load names the version it replaced,
 ///   another than the one it installs: the one installed before the last update (each update
 ///   loads the extension anew, so two before a background loads name the second's);
 /// - a background's own storage change wakes it (its unload timer starts again) when it
@@ -36,6 +37,8 @@ import SiteSettings
 struct SafariRules: Sendable {
     let platform: SafariMachine.Platform
     var alarmMinimum: EpochMillis
+    /// How long a background's load takes before its scripts run (`background-load-time`).
+    var backgroundLoadTime: EpochMillis = 0
     var nativeRequestCap: Int
     let lateness: EpochMillis
 
@@ -121,7 +124,7 @@ struct SafariRules: Sendable {
             if effects.contains(.dispatch(.alarmFired(name: name == SafariMachine.decisionAlarm ? "" : name))) { alarmFired(name, at: time) }
         case .backgroundUnloadRequested, .backgroundKillRequested, .extensionUpdating, .safariQuit, .profileLeftFront:
             break
-        case .extensionInstalled where loaded == nil:
+        case .extensionInstalled where loaded == nil && backgroundLoadTime == 0:
             // An install loads the background at once (`loadBackgroundWebViewDuringLoad`).
             if !effects.contains(where: { if case .startBackground = $0 { true } else { false } }) {
                 note("install \(now)", "the extension was installed and Safari did not load its background")
@@ -129,6 +132,7 @@ struct SafariRules: Sendable {
         default:
             if effects.contains(where: \.isKill) { note("kill \(now)", "Safari ended background#\(loaded.map(String.init) ?? "?") on \(SafariRules.name(input)), which ends no background") }
         }
+        checkLoadTime(input, effects, at: time)
         checkRequests(input, effects)
         checkEvents(effects)
         checkFocusLoss(input, effects)
@@ -259,6 +263,15 @@ struct SafariRules: Sendable {
             default: break
             }
         }
+    }
+
+    /// With a load time, a background's scripts run only when a load ends, never at the moment
+    /// Safari begins one.
+    private mutating func checkLoadTime(_ input: SafariMachine.Input, _ effects: [SafariMachine.Effect], at time: EpochMillis) {
+        guard backgroundLoadTime > 0 else { return }
+        let starts = effects.contains { if case .startBackground = $0 { true } else { false } }
+        if case .timeReached(.backgroundLoad) = input { return }
+        if starts { note("load time \(time)", "Safari ran a background's scripts at \(seconds(time)) on \(SafariRules.name(input)), not at the end of a load of \(ScenarioPrinter.duration(backgroundLoadTime))") }
     }
 
     /// An update's load names the version it replaced, another than the version it installs

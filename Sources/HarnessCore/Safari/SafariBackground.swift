@@ -8,7 +8,19 @@ import SiteSettings
 enum BackgroundLife: Equatable, Sendable {
     /// None is loaded; the last one stopped this way (`unloaded` before the first load).
     case stopped(BackgroundState)
+    /// Safari is loading it (`background-load-time`): its scripts run when the load ends.
+    case loading(LoadingBackground)
     case loaded(LoadedBackground)
+}
+
+/// A background Safari is loading: its page is fetched and parsed, and its scripts have not run
+/// yet, so it has no listener of its own.
+struct LoadingBackground: Equatable, Sendable {
+    /// When its scripts run and the load ends.
+    var until: EpochMillis
+    /// Events of a type Safari holds it listens for, fired once the load ends
+    /// (`m_actionsToPerformAfterBackgroundContentLoads`).
+    var queued: [ExtensionWire.Event] = []
 }
 
 /// A loaded background, as Safari keeps it while the load lasts.

@@ -23,6 +23,28 @@ extension SafariMachine {
             if case .nativeReplyArrived = event { effects.append(.note("dropped reply for background#\(incarnation)")) }
             return
         }
+        if case .loading(var load) = background {
+            // Its scripts have not run: an event of a type Safari holds it listens for waits for
+            // the load's end (`wakeUpBackgroundContentIfNecessary` queues it); any other is fired
+            // at once, to no listener, and is lost (`wakeUpBackgroundContentIfNecessaryToFireEvents`).
+            guard let listener = event.listener else {
+                effects.append(.note(.droppedWithNoBackground(event.name)))
+                return
+            }
+            // A load for an install or an update knows no listener yet (the new version's are not
+            // registered); any other that Safari knows nothing of is taken to listen.
+            let known = listenerSet ?? (startReason == .install || startReason == .update ? [] : nil)
+            if known.map({ $0.contains(listener) }) ?? true {
+                load.queued.append(event)
+                background = .loading(load)
+                effects.append(.note("\(event.name) waits for the background's load to end"))
+            } else {
+                counts.droppedForWantOfAListener += 1
+                effects.append(.note("\(event.name) lost: the loading background has no \(listener.rawValue) listener yet"))
+                unheard(event, now: now, &effects)
+            }
+            return
+        }
         guard let loaded else {
             guard let listener = event.listener else {
                 if case .nativeReplyArrived = event { effects.append(.note(.replyFoundNoBackground)) } else { effects.append(.note(.droppedWithNoBackground(event.name))) }
@@ -36,8 +58,7 @@ extension SafariMachine {
                 unheard(event, now: now, &effects)
                 return
             }
-            effects.append(.startBackground(startedEvent()))
-            effects.append(.redispatch(event))
+            loadBackground(now: now, waking: event, &effects)
             return
         }
         if let listener = event.listener, loadedBackground?.listeners.contains(listener) != true {
@@ -104,10 +125,31 @@ extension SafariMachine {
     /// during the extension's load when it has events to fire, an install among them, or no
     /// saved listeners (`WebExtensionContext::loadBackgroundWebViewDuringLoad`; the reason from
     /// `queueStartupAndInstallEventsForExtensionIfNecessary`, no version seen before).
-    mutating func extensionInstalled(_ effects: inout [Effect]) {
+    mutating func extensionInstalled(now: EpochMillis, _ effects: inout [Effect]) {
         startReason = .install
         guard loaded == nil else { return }
+        loadBackground(now: now, &effects)
+    }
+
+    /// Safari loads the front profile's background, for `event` if one wakes it: its scripts
+    /// run at once, or `backgroundLoadTime` later (the load's end), with what woke it waiting.
+    mutating func loadBackground(now: EpochMillis, waking event: ExtensionWire.Event? = nil, _ effects: inout [Effect]) {
+        guard backgroundLoadTime > 0 else {
+            effects.append(.startBackground(startedEvent()))
+            if let event { effects.append(.redispatch(event)) }
+            return
+        }
+        background = .loading(LoadingBackground(until: now + backgroundLoadTime, queued: event.map { [$0] } ?? []))
+        effects.append(.note("Safari loads the background: its scripts run in \(ScenarioPrinter.duration(backgroundLoadTime))"))
+    }
+
+    /// The background's load ends: its scripts run (its `started` turn), and what waited for the
+    /// load reaches it, in order (`performTasksAfterBackgroundContentLoads`).
+    mutating func backgroundLoadEnded(_ effects: inout [Effect]) {
+        guard case .loading(let load) = background else { return }
+        background = .stopped(.unloaded)
         effects.append(.startBackground(startedEvent()))
+        for event in load.queued { effects.append(.redispatch(event)) }
     }
 
     /// The front profile's alarms as the wire names them (the decision alarm has no name).
@@ -201,7 +243,7 @@ extension SafariMachine {
     mutating func backgroundDied(_ incarnation: Int, stop: BackgroundState, now: EpochMillis, _ effects: inout [Effect]) {
         guard loaded == incarnation else { return }
         // Its ports, listeners and inspector go with it.
-        stopBackground(stop)
+        stopBackground(stop, &effects)
         frozenByUser = false
         held.removeAll { $0.incarnation == incarnation || $0.event.listener == nil }
         if !isBackgroundFrozen, !held.isEmpty {
@@ -247,8 +289,11 @@ extension SafariMachine {
 
     /// No background is loaded now. Safari keeps, for the session, the listener types one whose
     /// load ended had registered: its unload removes none (`m_backgroundContentEventListeners`).
-    mutating func stopBackground(_ stop: BackgroundState) {
+    mutating func stopBackground(_ stop: BackgroundState, _ effects: inout [Effect]) {
         if let ended = loadedBackground, ended.loadEnded { sessionListeners[profile, default: []].formUnion(ended.listeners) }
+        // A load cut short before its scripts ran: a page's message that waited for it is
+        // answered with nothing, its port disconnected.
+        if case .loading(let load) = background { for event in load.queued { pageEventLost(event, &effects) } }
         background = .stopped(stop)
     }
 
@@ -297,7 +342,7 @@ extension SafariMachine {
     mutating func extensionUpdated(to version: String?, now: EpochMillis, _ effects: inout [Effect]) {
         updatedFrom = installedVersion
         installedVersion = version ?? ExtensionVersion.following(installedVersion)
-        holdNoBackground()
+        holdNoBackground(&effects)
         // The popup is one of the extension's pages: it closes as the extension reloads, with
         // what it waited for.
         forgetPopup(&effects)
@@ -310,7 +355,7 @@ extension SafariMachine {
         for id in tabs.keys.sorted() { startScript(in: id, now: now, &effects) }
         // On iOS with Safari suspended, nothing loads until it runs again: the pages' requests
         // wake the new background then.
-        if !isBackgroundFrozen { effects.append(.startBackground(startedEvent())) }
+        if !isBackgroundFrozen { loadBackground(now: now, &effects) }
     }
 
     /// The device slept: Safari's timers and the times it keeps for them are on `MonotonicTime`

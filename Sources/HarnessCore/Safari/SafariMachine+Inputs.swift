@@ -122,6 +122,8 @@ extension SafariMachine {
         /// The unload check, 30 s after the background was last woken.
         case idleUnload
         case alarm(String)
+        /// The background's load ends (`background-load-time` after it began).
+        case backgroundLoad
     }
 
     /// What the shell carries out, in order.

@@ -208,12 +208,12 @@ extension SafariMachine {
     /// `performTasksAfterBackgroundContentLoads`).
     mutating func safariLaunched(now: EpochMillis, _ effects: inout [Effect]) {
         if !held.isEmpty { effects.append(.note("restart drops \(held.count) events held for the frozen background")) }
-        holdNoBackground()
+        holdNoBackground(&effects)
         if platform == .iOS { suspendApp(&effects) }
         forgetSafarisMemory(&effects)
         startReason = .startup
         for id in tabs.keys.sorted() { startScript(in: id, now: now, &effects) }
-        effects.append(.startBackground(startedEvent()))
+        loadBackground(now: now, &effects)
     }
 
     /// What lives only in Safari's memory is gone with it (it quit, or the power failed):
@@ -233,8 +233,8 @@ extension SafariMachine {
 
     /// Safari holds no background for the front profile: none loaded (the last stopped as an
     /// unload), none frozen, nothing held for one, and no port, listener set or inspector of one.
-    mutating func holdNoBackground() {
-        stopBackground(.unloaded)
+    mutating func holdNoBackground(_ effects: inout [Effect]) {
+        stopBackground(.unloaded, &effects)
         frozenByUser = false
         held = []
     }
@@ -243,7 +243,7 @@ extension SafariMachine {
     /// memory; Safari restores its tabs, each page loads and asks afresh, and Safari's launch
     /// loads the background.
     mutating func powerLost(now: EpochMillis, _ effects: inout [Effect]) {
-        holdNoBackground()
+        holdNoBackground(&effects)
         appInForeground = false
         forgetPopup(&effects)
         forgetSafarisMemory(&effects)
@@ -253,7 +253,7 @@ extension SafariMachine {
             if tabs[id]?.waitingSince != nil { tabs[id]?.waitingSince = now }
             reloadTab(id, now: now, &effects)
         }
-        effects.append(.startBackground(startedEvent()))
+        loadBackground(now: now, &effects)
     }
 
     // MARK: - Profiles
@@ -268,7 +268,7 @@ extension SafariMachine {
     /// sent, held or `queued` for its background, waits with that profile, as its pages do.
     mutating func profileCameToFront(_ name: String, queued: [ExtensionWire.Event], now: EpochMillis, _ effects: inout [Effect]) {
         let pageEvents = (held.map(\.event) + queued).filter(\.isFromAPage)
-        holdNoBackground()
+        holdNoBackground(&effects)
         forgetPopup(&effects)
         putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms, pageEvents: pageEvents)
         let restored = putAway.removeValue(forKey: name) ?? PutAway(tabs: [:], activeTabs: [:], frontWindow: 1, alarms: [:])

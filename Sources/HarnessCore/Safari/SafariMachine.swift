@@ -117,6 +117,9 @@ package struct SafariMachine: Sendable {
     let platform: Platform
     /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
     var alarmMinimum = SafariMachine.alarmMinimum
+    /// How long a background's load takes before its scripts run (`background-load-time`): none
+    /// by default, as WebKit gives a load no fixed time.
+    var backgroundLoadTime: EpochMillis = 0
     /// How many native requests may be in flight at once.
     var nativeRequestCap = SafariMachine.maximumActiveNativeRequests
     /// Known bugs switched on in the content scripts Safari starts in pages.
@@ -264,7 +267,7 @@ package struct SafariMachine: Sendable {
         get {
             switch background {
             case .loaded(let loaded): return loaded
-            case .stopped: return nil
+            case .stopped, .loading: return nil
             }
         }
         set { if let newValue { background = .loaded(newValue) } }
@@ -278,7 +281,16 @@ package struct SafariMachine: Sendable {
 
     /// How the front profile's background last stopped, while none is loaded.
     var lastStop: BackgroundState {
-        if case .stopped(let stop) = background { stop } else { .running }
+        switch background {
+        case .stopped(let stop): stop
+        case .loading: .unloaded
+        case .loaded: .running
+        }
+    }
+
+    /// When the background Safari is loading has its scripts run, if one is loading.
+    var loadEnds: EpochMillis? {
+        if case .loading(let load) = background { load.until } else { nil }
     }
 
     /// When Safari next checks whether to unload the loaded background.
@@ -411,7 +423,7 @@ package struct SafariMachine: Sendable {
         case .inspectorClosed:
             loadedBackground?.inspected = false
             effects.append(.note("Web Inspector closed"))
-        case .extensionInstalled: extensionInstalled(&effects)
+        case .extensionInstalled: extensionInstalled(now: now, &effects)
         case .extensionUpdating:
             if loaded != nil { effects.append(.killBackground(reason: "extension updated", stop: .unloaded)) }
         case .extensionUpdated(let version): extensionUpdated(to: version, now: now, &effects)
@@ -427,6 +439,7 @@ package struct SafariMachine: Sendable {
         case .powerLost: powerLost(now: now, &effects)
         case .deviceSlept(let duration): deviceSlept(duration, &effects)
         case .timeReached(.alarm(let name)): alarmFired(name, now: now, &effects)
+        case .timeReached(.backgroundLoad): backgroundLoadEnded(&effects)
         case .eventDue(let event, let incarnation): eventDue(event, for: incarnation, now: now, &effects)
         case .portMessageDue(let incarnation, let message):
             guard loaded == incarnation else {

@@ -112,6 +112,8 @@ struct ScenarioParser {
             step = .heapLimit(mebibytes: mebibytes)
         case "alarm-minimum":
             step = .alarmMinimum(try duration(try words.next("a duration (30s, or 1m as older Safari releases had)"), words))
+        case "background-load-time":
+            step = .backgroundLoadTime(try duration(try words.next("a duration (250ms)"), words))
         case "expect-failure" where words.words.dropFirst().first == "invariant":
             _ = try words.next("invariant")
             let text = try words.next("an invariant's number")
@@ -257,6 +259,9 @@ struct ScenarioParser {
         case .heapLimit(let mebibytes):
             try once("heap-limit")
             guard (16...16_384).contains(mebibytes) else { throw words.error("a heap limit is from 16MiB to 16384MiB, not \(mebibytes)MiB") }
+        case .backgroundLoadTime(let time):
+            try once("background-load-time")
+            guard time <= 10_000 else { throw words.error("a background's load time is at most 10s, not \(ScenarioPrinter.duration(time))") }
         case .alarmMinimum(let minimum):
             try once("alarm-minimum")
             guard (1_000...600_000).contains(minimum) else { throw words.error("an alarm minimum is from 1s to 10m, not \(ScenarioPrinter.duration(minimum))") }

@@ -24,6 +24,7 @@ package enum ScenarioPrinter {
         case .sharedDamaged: "shared damaged"
         case .profile(let name): "profile \(name)"
         case .alarmMinimum(let minimum): "alarm-minimum \(duration(minimum))"
+        case .backgroundLoadTime(let time): "background-load-time \(duration(time))"
         case .freshInstall: "fresh-install"
         case .handlerReuse: "handler reuse"
         case .handlerFresh: "handler fresh"

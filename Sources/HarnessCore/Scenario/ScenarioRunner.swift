@@ -330,7 +330,7 @@ package final class ScenarioRunner {
     private func perform(_ line: Scenario.Line) {
         currentLine = line.number
         switch line.step {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe:
             // Read into `setup` before the run.
             break
         case .profile where simulation == nil:
@@ -404,7 +404,7 @@ package final class ScenarioRunner {
         case .profile(let name): simulation.switchProfile(name)
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .advance, .deviceSleep, .settle, .expect:
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
     }
@@ -577,6 +577,7 @@ package final class ScenarioRunner {
         simulation.processes.crashAt = crashAt
         simulation.processes.hiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
+        simulation.backgroundLoadTime = setup.backgroundLoadTime
         simulation.processes.handlerReuse = setup.handlerReuse
         (simulation.safari.installedVersion, simulation.safari.manifestVersion) = (startingVersion, startingVersion)
         // A probe checks what every extension keeps, not the design's invariants.

@@ -19,6 +19,8 @@ package struct ScenarioSetup: Sendable {
     var damaged = false
     /// The shortest delay Safari allows an alarm.
     var alarmMinimum = SafariMachine.alarmMinimum
+    /// How long a background's load takes before its scripts run (`background-load-time`).
+    var backgroundLoadTime: EpochMillis = 0
     /// The run starts as the extension is installed (`fresh-install`).
     var freshInstall = false
     /// The system keeps a handler's process for the next request, as it usually does (`handler
@@ -111,6 +113,7 @@ package struct ScenarioSetup: Sendable {
         case .sharedLegacy(let enabled): legacyEnabled = enabled
         case .sharedDamaged: damaged = true
         case .alarmMinimum(let minimum): alarmMinimum = minimum
+        case .backgroundLoadTime(let time): backgroundLoadTime = time
         case .handlerReuse: handlerReuse = true
         case .handlerFresh: handlerReuse = false
         case .handlerSource(let path):

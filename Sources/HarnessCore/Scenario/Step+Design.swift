@@ -15,7 +15,7 @@ extension Step {
         case .popup(.scope), .popup(.set), .popup(.reset), .popup(.forget), .popup(.pause): "the design's popup edits (a probe's popup takes 'popup click' and 'popup choose')"
         case .legacy: "the design's first version"
         case .expect(let expectation, _, _): expectation.designPart
-        case .platform, .epoch, .seed, .profile, .alarmMinimum, .handlerReuse, .handlerFresh, .freshInstall, .fetchStub, .expectFailure, .watchdog,
+        case .platform, .epoch, .seed, .profile, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .fetchStub, .expectFailure, .watchdog,
              .heapLimit, .handlerSource, .groupDefaults, .probe, .safari, .tab, .popup, .appearance, .background, .handler, .hold,
              .release, .crash, .fail, .advance, .deviceSleep, .settle:
             nil

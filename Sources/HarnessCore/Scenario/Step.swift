@@ -21,6 +21,8 @@ package enum Step: Equatable, Sendable {
     case profile(String)
     /// The shortest delay Safari allows an alarm (30 s; 1 minute in older releases).
     case alarmMinimum(EpochMillis)
+    /// `background-load-time DURATION`: how long a background's load takes before its scripts run.
+    case backgroundLoadTime(EpochMillis)
     /// The system reuses the native handler's process: one serves requests in turn, keeping
     /// its statics, while another starts for a request that comes while it is busy.
     case handlerReuse
@@ -82,7 +84,7 @@ package enum Step: Equatable, Sendable {
     /// Setup steps must come before the first action (`profile` is both).
     var isSetup: Bool {
         switch self {
-        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
+        case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .advance, .deviceSleep, .settle, .expect: false
         }
@@ -97,7 +99,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
-             .alarmMinimum, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+             .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .deviceSleep: false
         }
     }

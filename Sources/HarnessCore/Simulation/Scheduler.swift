@@ -61,6 +61,7 @@ struct Scheduler {
             case .delayedReply: "a reply held back"
             case .pageTimer(let timer): "\(timer.load)'s timer \(timer.number)"
             case .safari(.alarm): "the alarm"
+            case .safari(.backgroundLoad): "the background's load"
             }
         }
     }
@@ -121,6 +122,7 @@ struct Scheduler {
         }
         for (index, delayed) in delayedReplies.enumerated() { consider(delayed.at, .delayedReply(index: index)) }
         if let alarm = safari.nextAlarm, !frozen { consider(alarm.at, .safari(.alarm(alarm.name))) }
+        if let load = safari.loadEnds, !frozen { consider(load, .safari(.backgroundLoad)) }
         return best.map { (max(now, $0.due), $0.what) }
     }
 

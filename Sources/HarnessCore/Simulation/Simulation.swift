@@ -81,6 +81,15 @@ package final class Simulation: ProcessTable.Owner {
 
     var handlerBehaviour = HandlerBehaviour.healthy
     /// The shortest delay this Safari allows an alarm (`alarm-minimum`).
+    /// How long a background's load takes before its scripts run (`background-load-time`).
+    var backgroundLoadTime: EpochMillis {
+        get { safari.backgroundLoadTime }
+        set {
+            safari.backgroundLoadTime = newValue
+            safariRules.backgroundLoadTime = newValue
+        }
+    }
+
     var alarmMinimum: EpochMillis {
         get { safari.alarmMinimum }
         set {

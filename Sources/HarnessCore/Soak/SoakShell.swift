@@ -121,6 +121,8 @@ final class SoakShell: Sendable {
                     tell(.timeReached(.idleUnload))
                 case .safari(.alarm(let name)):
                     tell(.timeReached(.alarm(name)))
+                case .safari(.backgroundLoad):
+                    tell(.timeReached(.backgroundLoad))
                 case .backgroundTimer(let id):
                     timers[id] = nil
                     tell(.eventDue(.timerFired(id.timer), for: id.incarnation))
