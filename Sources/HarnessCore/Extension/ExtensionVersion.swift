@@ -32,4 +32,28 @@ struct ExtensionVersion: Equatable, Sendable {
     static func following(_ installed: String) -> String {
         ExtensionVersion(installed)?.next.text ?? installed + ".1"
     }
+
+    /// The version a run starts with: the manifest's of the extension `background` runs (a
+    /// scenario's, a probe's or the command's), or 1.0 for the built-in design's.
+    static func installed(by background: ProcessExecutables.Command) -> String {
+        let arguments = background.arguments
+        guard let flag = arguments.firstIndex(of: "--extension"), flag + 1 < arguments.count,
+              case .success(let loaded) = ExtensionManifest.load(folder: arguments[flag + 1]), !loaded.manifest.version.isEmpty else { return "1.0" }
+        return loaded.manifest.version
+    }
+
+    /// Each `safari update-extension` of `scenario` installs another version than the one
+    /// installed then: WebKit sees no update when the version stays (`determineInstallReasonDuringLoad`).
+    static func checkUpdates(in scenario: Scenario, startingAt version: String) throws(ScenarioErrors) {
+        var installed = version
+        for line in scenario.lines {
+            guard case .safari(.updateExtension(let version)) = line.step else { continue }
+            let next = version ?? following(installed)
+            if next == installed {
+                throw ScenarioErrors([ScenarioError(file: scenario.name, line: line.number, message:
+                    "\(line.text): version \(installed) is installed already, and Safari sees an update only when the version changes")])
+            }
+            installed = next
+        }
+    }
 }

@@ -63,6 +63,8 @@ package final class ScenarioRunner {
     let scenario: Scenario
     private let transport: Simulation.Transport
     private var executables: ProcessExecutables
+    /// The extension's version as the run starts (its manifest's, read once).
+    private var startingVersion = "1.0"
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
@@ -153,7 +155,8 @@ package final class ScenarioRunner {
         case .failure(let reason): return skipped(reason.description)
         }
         if !setup!.handlerSources.isEmpty { roles.handler = RoleNames.handlerSources(setup!.handlerSources) }
-        try checkUpdatesChangeTheVersion()
+        startingVersion = ExtensionVersion.installed(by: executables.background)
+        try ExtensionVersion.checkUpdates(in: scenario, startingAt: startingVersion)
         if executables.teamHandler { try ownRoles.refuseBuiltInHandlerSteps() }
         let stubs = try ownRoles.fetchStubs(&executables, beside: directory)
         defer { if let stubs { Folder.remove(stubs) } }
@@ -540,30 +543,6 @@ package final class ScenarioRunner {
             report += "\n  the trace that explains it (\(lines.count) of \(total) lines: \(about)):\n" + lines.map { "    " + $0 }.joined(separator: "\n")
         }
         failures.append(report)
-    }
-
-    /// The version the run starts with: the manifest's of the extension the background runs
-    /// (a scenario's, a probe's or the command's), or 1.0 for the built-in design's.
-    private var startingVersion: String {
-        let arguments = executables.background.arguments
-        guard let flag = arguments.firstIndex(of: "--extension"), flag + 1 < arguments.count,
-              case .success(let loaded) = ExtensionManifest.load(folder: arguments[flag + 1]), !loaded.manifest.version.isEmpty else { return "1.0" }
-        return loaded.manifest.version
-    }
-
-    /// Each `safari update-extension` installs another version than the one installed then:
-    /// WebKit sees no update when the version stays (`determineInstallReasonDuringLoad`).
-    private func checkUpdatesChangeTheVersion() throws(ScenarioErrors) {
-        var installed = startingVersion
-        for line in scenario.lines {
-            guard case .safari(.updateExtension(let version)) = line.step else { continue }
-            let next = version ?? ExtensionVersion.following(installed)
-            if next == installed {
-                throw ScenarioErrors([ScenarioError(file: scenario.name, line: line.number, message:
-                    "\(line.text): version \(installed) is installed already, and Safari sees an update only when the version changes")])
-            }
-            installed = next
-        }
     }
 
     /// The simulation, started from the setup at the first step that needs it.
