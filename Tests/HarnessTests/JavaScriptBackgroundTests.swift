@@ -176,6 +176,30 @@ struct JavaScriptBackgroundTests {
                 "the install loads the background before the tab opens: \(outcome.trace.prefix(5))")
     }
 
+    /// An update to another folder is read before the run, relative to the scenario: a folder
+    /// Safari would not load, and one whose manifest gives the version installed then, are
+    /// mistakes at the update's line, before anything starts.
+    @Test(arguments: [
+        ("safari update-extension nowhere", "s:3: safari update-extension nowhere: ", "/extensions/nowhere/manifest.json: no manifest.json in the extension folder"),
+        ("safari update-extension notes", "s:3: safari update-extension notes: ",
+         "version 1.0 is installed already, and Safari sees an update only when the version changes (notes's manifest.json gives 1.0)"),
+        ("safari update-extension notes-2\nsafari update-extension version=2.0", "s:4: safari update-extension version=2.0: ",
+         "version 2.0 is installed already, and Safari sees an update only when the version changes"),
+    ] as [(String, String, String)])
+    func anUpdateToAnotherFolderIsReadBeforeTheRun(step: String, line: String, message: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("update-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = "extension notes\ntab open t1 https://a.example/\n" + step
+        do {
+            _ = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
+                                   directory: directory, folder: ScenarioTests.folder + "/extensions").run()
+            Issue.record("expected the error \(message)")
+        } catch {
+            #expect(error.description.hasPrefix(line) && error.description.hasSuffix(message), "\(error.description)")
+            #expect(!FileManager.default.fileExists(atPath: directory), "nothing started")
+        }
+    }
+
     /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its
     /// status and body (the rest of the line, or a file's, as it is), any other fails; with a
     /// background that is not an extension's JavaScript, the lines are a mistake, and so is a

@@ -102,6 +102,8 @@ struct ScenarioTests {
         ("tab open t1 https://a.example/\nhold handler at rename\nrelease handler", "s:2: 'hold handler at rename' was never reached: the handler never got to rename after it"),
         ("tab open t1 https://a.example/\nsafari update-extension\nsafari update-extension version=1.1",
          "s:3: safari update-extension version=1.1: version 1.1 is installed already, and Safari sees an update only when the version changes"),
+        ("tab open t1 https://a.example/\nsafari update-extension ../extensions/v2",
+         "s:2: safari update-extension ../extensions/v2: the run's background is the built-in design's, which has no files to update; an update to a folder replaces an extension's JavaScript (name it first: extension DIR)"),
     ] as [(String, String)])
     func mistakesARunFindsNameTheFileAndLine(text: String, message: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)").path

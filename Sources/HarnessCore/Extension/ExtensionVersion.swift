@@ -42,18 +42,54 @@ struct ExtensionVersion: Equatable, Sendable {
         return loaded.manifest.version
     }
 
+    /// An update to another folder's files, read before the run.
+    struct Folder: Equatable, Sendable {
+        /// The folder as the scenario wrote it.
+        var written: String
+        /// The folder, from anywhere (resolved against the scenario's folder).
+        var path: String
+        /// The version its manifest gives.
+        var version: String
+        /// Its popup's controls (`popup click ID`).
+        var popupControls: ExtensionManifest.PopupControls
+    }
+
     /// Each `safari update-extension` of `scenario` installs another version than the one
     /// installed then: WebKit sees no update when the version stays (`determineInstallReasonDuringLoad`).
-    static func checkUpdates(in scenario: Scenario, startingAt version: String) throws(ScenarioErrors) {
+    /// An update to a folder (relative to `folder`, the scenario's) needs the run's background
+    /// to be an extension's JavaScript (`background`, the command it runs), and a folder whose
+    /// manifest Safari would load; returns those folders, by the path the scenario wrote.
+    static func checkUpdates(in scenario: Scenario, startingAt version: String, background: ProcessExecutables.Command,
+                             folder: String) throws(ScenarioErrors) -> [String: Folder] {
         var installed = version
+        var folders: [String: Folder] = [:]
         for line in scenario.lines {
-            guard case .safari(.updateExtension(let version)) = line.step else { continue }
-            let next = version ?? following(installed)
+            guard case .safari(.updateExtension(let version, let path)) = line.step else { continue }
+            func mistake(_ message: String) -> ScenarioErrors {
+                ScenarioErrors([ScenarioError(file: scenario.name, line: line.number, message: "\(line.text): " + message)])
+            }
+            var next = version ?? following(installed)
+            if let path {
+                guard ExtensionRuntime.runs(background) else {
+                    throw mistake("the run's background is the built-in design's, which has no files to update; "
+                        + "an update to a folder replaces an extension's JavaScript (name it first: extension DIR)")
+                }
+                let full = ExtensionManifest.absolute(ScenarioSetup.resolve(path, in: folder))
+                switch ExtensionManifest.load(folder: full) {
+                case .failure(let problems): throw mistake(problems.errors.joined(separator: "; "))
+                case .success(let (manifest, _)) where manifest.background == nil:
+                    throw mistake("its manifest.json has no background, the part the harness runs")
+                case .success(let (manifest, _)):
+                    next = manifest.version.isEmpty ? "1.0" : manifest.version
+                    folders[path] = Folder(written: path, path: full, version: next, popupControls: manifest.popupControls)
+                }
+            }
             if next == installed {
-                throw ScenarioErrors([ScenarioError(file: scenario.name, line: line.number, message:
-                    "\(line.text): version \(installed) is installed already, and Safari sees an update only when the version changes")])
+                throw mistake("version \(installed) is installed already, and Safari sees an update only when the version changes"
+                    + (path == nil ? "" : " (\(path!)'s manifest.json gives \(next))"))
             }
             installed = next
         }
+        return folders
     }
 }

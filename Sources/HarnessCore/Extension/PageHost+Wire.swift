@@ -39,9 +39,10 @@ extension PageHost {
         /// `storage`: the folder of its profile's extension storage, which its scripts' `storage`
         /// reads and changes (nil: they have none). `html`: the page's own document (a scenario's
         /// `html=FILE`); nil is a plain page.
-        /// `version`: the extension's version as Safari installed it, when not its manifest's.
+        /// `version`: the extension's version as Safari installed it, when not its manifest's;
+        /// `extension`: the folder of the files an update installed, when not the run's.
         case load(PageKey, url: String, visible: Bool, appearance: Appearance, nativeDark: Bool?, storage: String? = nil, html: String? = nil,
-                  version: String? = nil)
+                  version: String? = nil, extension: String? = nil)
         /// The tab closed: its page is gone.
         case close(PageKey)
         /// The tab's page became visible, or hidden.
@@ -56,7 +57,8 @@ extension PageHost {
         case message(Page, id: Int, message: JSONValue)
         /// The popup opens over the tab, reading `tabs` in its `tabs.query` and `windowId` as its
         /// window; nil leaves either out, which the pages read as no tabs and window 1.
-        case openPopup(TabID, appearance: Appearance, tabs: [PopupTab]?, windowId: Int?, storage: String? = nil, version: String? = nil)
+        case openPopup(TabID, appearance: Appearance, tabs: [PopupTab]?, windowId: Int?, storage: String? = nil, version: String? = nil,
+                       extension: String? = nil)
         /// The background changed extension storage in the folder `storage`: the pages over it
         /// hear it (`storage.onChanged`).
         case storageChanged(storage: String, area: String, changes: JSONValue)
@@ -126,13 +128,14 @@ extension PageHost.Input {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch self {
-        case .load(let tab, let url, let visible, let appearance, let nativeDark, let storage, let html, let version):
+        case .load(let tab, let url, let visible, let appearance, let nativeDark, let storage, let html, let version, let folder):
             var members: [String: JSONValue] = ["tab": .string(tab.name), "url": .string(url), "visible": .bool(visible),
                                                 "appearance": .string(appearance.rawValue)]
             if let nativeDark { members["nativeDark"] = .bool(nativeDark) }
             if let storage { members["storage"] = .string(storage) }
             if let html { members["html"] = .string(html) }
             if let version { members["version"] = .string(version) }
+            if let folder { members["extension"] = .string(folder) }
             return input("load", members)
         case .close(let tab): return input("close", ["tab": .string(tab.name)])
         case .show(let tab, let visible): return input("show", ["tab": .string(tab.name), "visible": .bool(visible)])
@@ -149,12 +152,13 @@ extension PageHost.Input {
             case .popup: members["popup"] = .bool(true)
             }
             return input("message", members)
-        case .openPopup(let tab, let appearance, let tabs, let windowId, let storage, let version):
+        case .openPopup(let tab, let appearance, let tabs, let windowId, let storage, let version, let folder):
             var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue)]
             if let tabs { members["tabs"] = Self.json(tabs) }
             if let windowId { members["windowId"] = .integer(Int64(windowId)) }
             if let storage { members["storage"] = .string(storage) }
             if let version { members["version"] = .string(version) }
+            if let folder { members["extension"] = .string(folder) }
             return input("openPopup", members)
         case .storageChanged(let storage, let area, let changes):
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])

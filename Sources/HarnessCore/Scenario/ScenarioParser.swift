@@ -337,11 +337,12 @@ struct ScenarioParser {
         default:
             popupTab = nil
             guard let option = words.peek else { return .updateExtension() }
-            guard option.hasPrefix("version=") else {
-                throw words.error("unknown word '\(option)' after update-extension (expected version=VERSION, the same files as that version; "
-                    + "installing another folder is not supported yet)")
+            if !option.hasPrefix("version="), let equals = option.firstIndex(of: "=") {
+                throw words.error("unknown option '\(option[..<equals])=' after update-extension (expected version=VERSION, the same files as that version, "
+                    + "or a folder: the extension's files to install, relative to the scenario)")
             }
-            _ = try words.next("version=VERSION")
+            _ = try words.next("version=VERSION or FOLDER")
+            guard option.hasPrefix("version=") else { return .updateExtension(folder: option) }
             let version = String(option.dropFirst("version=".count))
             guard ExtensionVersion(version) != nil else {
                 throw words.error("version=\(version): expected one to four numbers from 0 to 65535 joined by dots, as a manifest's version (1.1, 2.0.3)")

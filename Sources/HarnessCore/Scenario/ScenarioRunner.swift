@@ -65,6 +65,11 @@ package final class ScenarioRunner {
     private var executables: ProcessExecutables
     /// The extension's version as the run starts (its manifest's, read once).
     private var startingVersion = "1.0"
+    /// The folders the scenario's updates install, by the path it wrote.
+    private var updateFolders: [String: ExtensionVersion.Folder] = [:]
+    /// The controls of the extension's popup as installed (`extension DIR pages`): the
+    /// setup's, or an update's folder's.
+    private var popupControls = ExtensionManifest.PopupControls()
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
@@ -156,7 +161,8 @@ package final class ScenarioRunner {
         }
         if !setup!.handlerSources.isEmpty { roles.handler = RoleNames.handlerSources(setup!.handlerSources) }
         startingVersion = ExtensionVersion.installed(by: executables.background)
-        try ExtensionVersion.checkUpdates(in: scenario, startingAt: startingVersion)
+        updateFolders = try ExtensionVersion.checkUpdates(in: scenario, startingAt: startingVersion, background: executables.background, folder: folder)
+        popupControls = setup!.popupControls
         if executables.teamHandler { try ownRoles.refuseBuiltInHandlerSteps() }
         let stubs = try ownRoles.fetchStubs(&executables, beside: directory)
         defer { if let stubs { Folder.remove(stubs) } }
@@ -392,7 +398,11 @@ package final class ScenarioRunner {
         case .safari(.background): simulation.safariBackground()
         case .safari(.restart): simulation.safariRestart()
         case .safari(.inspect(let attached)): simulation.inspectBackground(attached)
-        case .safari(.updateExtension(let version)): simulation.updateExtension(to: version)
+        case .safari(.updateExtension(_, let path?)):
+            let update = updateFolders[path]!
+            if setup!.extensionPages { popupControls = update.popupControls }
+            simulation.updateExtension(installing: update)
+        case .safari(.updateExtension(let version, nil)): simulation.updateExtension(to: version)
         case .tab(let tab): self.tab(tab, simulation)
         case .popup(let popup): self.popup(popup, simulation)
         case .background(.unload): simulation.unloadBackground()
@@ -476,14 +486,14 @@ package final class ScenarioRunner {
         case .click(let id):
             // The design's "forget this site" in the extension's own popup: which record it
             // deleted, and whether it did, only its background knows.
-            if open && setup!.popupControls.forget.contains(id) {
+            if open && popupControls.forget.contains(id) {
                 simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .popupSite(possible: possible), values: Self.deletion,
                                                        source: simulation.profile, line: currentLine))
             }
             simulation.useInPopup(.click(id))
         case .choose(let id, let value):
             // A select that edits a field as the design's popup does: the empty value resets it.
-            if open, let field = setup!.popupControls.fields[id] {
+            if open, let field = popupControls.fields[id] {
                 simulation.monitor.userEdited(UserEdit(origin: .popup, at: simulation.now, target: .popupSite(possible: possible),
                                                        values: [field.rawValue: value.isEmpty ? nil : value], source: simulation.profile, line: currentLine))
             }

@@ -201,9 +201,10 @@ package enum SafariStep: Equatable, Sendable {
     case foreground, background, restart
     /// Web Inspector attached to the background (`on`) or closed (`off`).
     case inspect(Bool)
-    /// A new version of the extension is installed: the same files as `version`, or (nil) as
-    /// the installed version with its last number one higher.
-    case updateExtension(version: String? = nil)
+    /// A new version of the extension is installed: the files of `folder` (relative to the
+    /// scenario) as the version their manifest gives, the same files as `version`, or (both
+    /// nil) the same files as the installed version with its last number one higher.
+    case updateExtension(version: String? = nil, folder: String? = nil)
 
     static let allCases: [SafariStep] = [.foreground, .background, .restart, .inspect(true), .inspect(false), .updateExtension()]
 
@@ -214,7 +215,9 @@ package enum SafariStep: Equatable, Sendable {
         case .background: "background"
         case .restart: "restart"
         case .inspect(let on): on ? "inspect on" : "inspect off"
-        case .updateExtension(let version): version.map { "update-extension version=\($0)" } ?? "update-extension"
+        case .updateExtension(_, let folder?): "update-extension \(folder)"
+        case .updateExtension(let version?, nil): "update-extension version=\(version)"
+        case .updateExtension(nil, nil): "update-extension"
         }
     }
 }

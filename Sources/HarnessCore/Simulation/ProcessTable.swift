@@ -118,6 +118,12 @@ package final class ProcessTable {
         get { launcher.handlerReuse }
         set { launcher.handlerReuse = newValue }
     }
+    /// The folder of the extension's files an update installed, which backgrounds started from
+    /// then on run (nil: the run's).
+    var installedExtension: String? {
+        get { launcher.installedExtension }
+        set { launcher.installedExtension = newValue }
+    }
     /// Only for proving the transport-equality check: in-process processes hide this yield point.
     var hiddenYield: YieldPoint? {
         get { launcher.hiddenYield }

@@ -121,7 +121,7 @@ extension Simulation {
             dropTimers(of: .tab(tab))
             let document = pageDocuments[tab].flatMap { $0.url == url ? $0.html : nil }
             return .load(tab, url: url, visible: visible, appearance: appearance, nativeDark: nativeDark, storage: storageFolder(tab.profile), html: document,
-                         version: installedVersion)
+                         version: installedVersion, extension: installedFolder)
         case .pageNativeDark(let tab, let nativeDark):
             trace.record(now, "pages", "tab \(tab)'s own dark theme \(nativeDark ? "appears" : "goes")")
             return .nativeDark(tab, nativeDark: nativeDark)
@@ -145,7 +145,7 @@ extension Simulation {
             popupConsole = []
             popupTabsShown = popupTabs
             return .openPopup(tab, appearance: appearance, tabs: popupTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow,
-                              storage: storageFolder(safari.profile), version: installedVersion)
+                              storage: storageFolder(safari.profile), version: installedVersion, extension: installedFolder)
         case .closePopupPage(let hides):
             dropTimers(of: .popup)
             popupTabsShown = nil

@@ -19,6 +19,9 @@ struct ProcessLauncher {
     var hiddenYield: YieldPoint?
     /// Handlers start to serve requests in turn (`NativeHandler --reuse`).
     var handlerReuse = false
+    /// The folder of the extension's files an update installed, which later backgrounds run
+    /// (`runtime.mjs --installed FOLDER`); nil: the run's (`--extension`).
+    var installedExtension: String?
     private(set) var incarnations: [ProcessName: Int] = [:]
     /// On real processes, each role's next process, started ahead of need (on another thread)
     /// with the arguments it will get, so that its start-up overlaps the run's other work; it
@@ -45,6 +48,8 @@ struct ProcessLauncher {
         if transport == .process, let command = executables.backgroundHost { host = ContextHostPool.take(command) }
     }
 
+    private var installed: [String] { installedExtension.map { ["--installed", $0] } ?? [] }
+
     /// The number of the latest incarnation of a process (0 before the first).
     func incarnation(of name: ProcessName) -> Int { incarnations[name] ?? 0 }
 
@@ -63,9 +68,9 @@ struct ProcessLauncher {
         case (.process, .app):
             endpoint = try process(.app, ["--container", containerDirectory], replyLimit: limit)
         case (.process, .background) where host != nil:
-            endpoint = try context(["--storage", storageDirectory()])
+            endpoint = try context(["--storage", storageDirectory()] + installed)
         case (.process, .background):
-            endpoint = try process(.background, ["--storage", storageDirectory()], replyLimit: limit)
+            endpoint = try process(.background, ["--storage", storageDirectory()] + installed, replyLimit: limit)
         case (.process, .handler):
             endpoint = try process(.handler, ["--container", containerDirectory] + (handlerReuse ? ["--reuse"] : []), replyLimit: limit)
         case (.inProcess, .app):

@@ -11,11 +11,11 @@
 // NODE_PATH=/usr/share/nodejs node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings pages.mjs --extension FOLDER [--watchdog MS] [--seed N] [--platform ios|macos]
 //
 // (PageHost.Input and PageHost.Output in PageHost+Wire.swift are these frames' one codec.)
-// In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance", "nativeDark"?, "storage"?, "html"?}
+// In:  {"now": MS, "utcOffsetMinutes": N (left out when 0), "input": {"type": "load", "tab", "url", "visible", "appearance", "nativeDark"?, "storage"?, "html"?, "version"?, "extension"?}
 //       | {"type": "close", "tab"} | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
 //       | {"type": "nativeDark", "tab", "nativeDark"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab" | "popup": true, "id", "message"}
-//       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?}
+//       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?, "version"?, "extension"?}
 //       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -70,8 +70,9 @@ process.on('unhandledRejection', (reason) => uncaught(current?.name ?? 'pages', 
 
 // MARK: - The extension
 
-// The extension, read from its folder when the host starts and again when a run takes it.
-let folder, manifest, extensionID, popupFile, localeMessages;
+// The extension, read from its folder when the host starts and again when a run takes it
+// (`runFolder`), or when a page loads from the files an update installed.
+let runFolder, folder, manifest, extensionID, popupFile, localeMessages;
 // The version Safari installed the extension's files as, when an update gave them another one.
 let installedVersion;
 const read = (file) => readIn(folder, file);
@@ -88,6 +89,17 @@ function readExtension(given) {
     }
 }
 readExtension(option('extension', '.'));
+runFolder = folder;
+
+// The files Safari installed, as a page's load or the popup's opening says: their version when
+// not the manifest's, and the folder an update installed when not the run's. The pages already
+// loaded keep what they ran.
+function takeInstalled(input) {
+    installedVersion = typeof input.version === 'string' ? input.version : undefined;
+    const wanted = typeof input.extension === 'string' ? path.resolve(input.extension) : runFolder;
+    if (wanted === folder) return;
+    try { readExtension(wanted); } catch (error) { log('pages', 'error', `the extension in ${wanted} cannot be read: ${error.message}`); }
+}
 
 // The content scripts for an address, in the manifest's order, by when they run, and the style
 // sheets (`css`) of the entries that match it.
@@ -488,6 +500,7 @@ function reset(input) {
     if (changed !== null) { log('pages', 'error', `a page of an earlier run changed what every page shares (${changed}): this host serves no other run`); return; }
     if (typeof input.extension !== 'string') { log('pages', 'error', 'reset names no extension'); return; }
     try { readExtension(input.extension); } catch (error) { log('pages', 'error', `the extension in ${input.extension} cannot be read: ${error.message}`); return; }
+    runFolder = folder;
     seed = String(input.seed ?? '0');
     platform = input.platform === 'macos' ? 'macos' : 'ios';
     for (const map of [localStores, sessionStores, asked, portPages]) map.clear();
@@ -504,7 +517,7 @@ async function handle(input) {
         reset(input);
         return [];
     case 'load': {
-        installedVersion = typeof input.version === 'string' ? input.version : undefined;
+        takeInstalled(input);
         dropPage(`tab ${input.tab}`);
         const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance,
                                 typeof input.html === 'string' ? input.html : undefined, input.nativeDark === true,
@@ -548,7 +561,7 @@ async function handle(input) {
         return [page];
     }
     case 'openPopup': {
-        installedVersion = typeof input.version === 'string' ? input.version : undefined;
+        takeInstalled(input);
         if (popupFile === undefined) return [];
         let html;
         try { html = read(popupFile); } catch (error) { log('popup', 'error', `Uncaught Error: ${popupFile} cannot be read: ${error.message}`); return []; }

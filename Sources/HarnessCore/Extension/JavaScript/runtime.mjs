@@ -11,11 +11,12 @@
 //
 // node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings runtime.mjs
 //     --extension FOLDER [--watchdog MS]
-//     [--own-pages] (--storage FOLDER [--free] | --host)
+//     [--own-pages] (--storage FOLDER [--free] [--installed FOLDER] | --host)
 // (--own-pages: the extension's own pages run, and talk with the background in any message,
 // section 15.)
-// (the harness adds --storage, and --free in a soak, as it does for every background; a host
-// gets them in each incarnation's `open` frame).
+// (the harness adds --storage, and --free in a soak, as it does for every background, and
+// --installed, the folder of the files an update installed, after one; a host gets them in
+// each incarnation's `open` frame).
 
 process.env.TZ = 'UTC';
 
@@ -29,7 +30,7 @@ import {
 } from './runtime-common.mjs';
 import * as wire from './directives.mjs';
 import * as storage from './storage-areas.mjs';
-const folder = path.resolve(option('extension', '.'));
+const runFolder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const ownPages = process.argv.includes('--own-pages');
 
@@ -47,7 +48,10 @@ const inputEnded = Symbol('the input ended');
 // `nextFrame` (an iterator's next, done when its input ends: it then stops where it is, by
 // throwing `inputEnded`). Returns its `handle` for each input
 // frame, and `uncaught` for what node reports of its realm.
-async function incarnation(write, nextFrame, storageFolder) {
+async function incarnation(write, nextFrame, storageFolder, installed) {
+    // The extension's files: the run's, or those an update installed (--installed FOLDER).
+    const folder = installed === null ? runFolder : path.resolve(installed);
+
     // MARK: - What crosses from the scripts: strings and numbers
 
     function log(level, message, at) {
@@ -546,7 +550,7 @@ if (process.argv.includes('--host')) {
         const say = (frame) => write(frame, id);
         const next = () => box.next();
         try {
-            const served = await incarnation(say, next, option('storage', null, args));
+            const served = await incarnation(say, next, option('storage', null, args), option('installed', null, args));
             say(wire.frame.hello());
             await serve(served, say, next, afterInput);
         } catch (error) {
@@ -583,7 +587,7 @@ if (process.argv.includes('--host')) {
 } else {
     const incoming = frames();
     const next = () => incoming.next();
-    const served = await incarnation(write, next, option('storage', null));
+    const served = await incarnation(write, next, option('storage', null), option('installed', null));
     write(wire.frame.hello());
     try { await serve(served, write, next); } catch (error) {
         if (!(error instanceof WatchdogFired)) throw error;
