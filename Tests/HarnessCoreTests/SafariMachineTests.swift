@@ -78,14 +78,16 @@ struct SafariMachineTests {
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.listen([.message])]), now: 2) == [])
         #expect(safari.handle(.eventDue(question), now: 3) == [.deliver(question)])
         #expect(safari.unloadTime == 30_003 && safari.savedListeners["default"] == [])
-        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 40_000)
-        #expect(safari.handle(.eventDue(question), now: 40_001) == [.startBackground(.started(appearance: .light, tabs: [t1: url])), .redispatch(question)])
-        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 40_001)
-        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen([])]), now: 40_001)
+        // Its question went with the background: the page asks again after a pause.
+        #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 40_000) == [.note(.asksAgainAfter(t1, milliseconds: 500))])
+        #expect(safari.handle(.timeReached(.pageAsksAgain(t1)), now: 40_500) == [.note("tab t1's pause is over: it asks again"), asks(t1, url)])
+        #expect(safari.handle(.eventDue(question), now: 40_501) == [.startBackground(.started(appearance: .light, tabs: [t1: url])), .redispatch(question)])
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 40_501)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.listen([])]), now: 40_501)
         #expect(safari.savedListeners["default"] == [.message], "the second load's end saves what the session holds")
         // An event an earlier background listened for is lost, and starts the unload timer again.
         #expect(safari.handle(.eventDue(question), now: 50_000) ==
-                [.note("tabRequestedDecision lost: background#2 has no message listener"), .note(.asksAgain(t1)), asks(t1, url)])
+                [.note("tabRequestedDecision lost: background#2 has no message listener"), .note(.asksAgainAfter(t1, milliseconds: 2_000))])
         #expect(safari.unloadTime == 80_000)
     }
 
@@ -116,13 +118,18 @@ struct SafariMachineTests {
         var safari = loaded(listeners: [])
         let question = ExtensionWire.Event.tabRequestedDecision(t1, url: url, nativeDark: false)
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
-        for _ in 1...3 {
-            #expect(safari.handle(.eventDue(question), now: 1) ==
-                    [.note("tabRequestedDecision lost: background#1 has no message listener"), .note(.asksAgain(t1)), asks(t1, url)])
+        let lost = SafariMachine.Effect.note("tabRequestedDecision lost: background#1 has no message listener")
+        #expect(safari.handle(.eventDue(question), now: 1) == [lost, .note(.asksAgain(t1)), asks(t1, url)])
+        // The content script pauses before it asks the second and the third time.
+        for (pause, end) in [(500, 501), (2_000, 2_501)] as [(Int, EpochMillis)] {
+            #expect(safari.handle(.eventDue(question), now: end - EpochMillis(pause)) == [lost, .note(.asksAgainAfter(t1, milliseconds: pause))])
+            #expect(safari.nextAskAgain?.tab == t1 && safari.nextAskAgain?.at == end)
+            #expect(safari.handle(.timeReached(.pageAsksAgain(t1)), now: end) == [.note("tab t1's pause is over: it asks again"), asks(t1, url)])
+            #expect(safari.nextAskAgain == nil)
         }
-        #expect(safari.handle(.eventDue(question), now: 1) ==
+        #expect(safari.handle(.eventDue(question), now: 2_501) ==
                 [.note("tabRequestedDecision lost: background#1 has no message listener"), .note(.stopsAsking(t1, emptyAnswers: 4))])
-        #expect(safari.tabs[t1]?.unheardQuestions == 4 && safari.tabs[t1]?.waitingSince == 0, "its wait goes on")
+        #expect(safari.tabs[t1]?.unheardQuestions == 4 && safari.tabs[t1]?.waitingSince == 0, "its wait goes on, pauses and all")
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 2)
         #expect(safari.handle(.tabActivated(t1), now: 3) == [.dispatch(.tabActivated(t1)), asks(t1, url)])
         #expect(safari.handle(.eventDue(question), now: 3) ==
@@ -363,11 +370,13 @@ struct SafariMachineTests {
         #expect(safari.handle(.backgroundKillRequested, now: 0) == [.killBackground(reason: "killed", stop: .killed)])
         #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 7) == [.note(.asksAgain(t1)), asks(t1, url)])
         #expect(safari.lastStop == .killed && safari.tabs[t1]?.waitingSince == 7 && safari.tabs[t1]?.emptyAnswersInARow == 1)
-        for incarnation in 2...3 {
+        for (incarnation, pause) in [(2, 500), (3, 2_000)] {
             _ = safari.handle(.backgroundStarted(incarnation: incarnation), now: 8)
             // A background that finishes something else does not answer the page.
             _ = safari.handle(.backgroundFinished(incarnation: incarnation, []), now: 8)
-            _ = safari.handle(.backgroundDied(incarnation: incarnation, stop: .killed), now: 8)
+            #expect(safari.handle(.backgroundDied(incarnation: incarnation, stop: .killed), now: 8) == [.note(.asksAgainAfter(t1, milliseconds: pause))])
+            #expect(safari.handle(.timeReached(.pageAsksAgain(t1)), now: 9) == [.note("tab t1's pause is over: it asks again"), asks(t1, url)])
+            #expect(safari.tabs[t1]?.waitingSince == 9, "after deaths, the question asked after the pause gets a whole timeout")
         }
         _ = safari.handle(.backgroundStarted(incarnation: 4), now: 9)
         #expect(safari.handle(.backgroundDied(incarnation: 4, stop: .killed), now: 9) ==

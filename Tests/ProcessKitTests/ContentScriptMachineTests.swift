@@ -20,19 +20,38 @@ struct ContentScriptMachineTests {
         #expect(script.handle(.becameVisible) == [.ask])
     }
 
-    @Test func anEmptyAnswerIsAskedAgainThreeTimesInARowThenItStopsUntilThePageShowsAgain() {
+    @Test func anEmptyAnswerIsAskedAgainAtOnceThenAfterPausesThreeTimesInARowThenItStopsUntilThePageShowsAgain() {
         var script = ContentScriptMachine()
         _ = script.handle(.started)
-        for count in 1...ContentScriptMachine.asksAfterEmptyAnswers {
-            #expect(script.handle(.emptyAnswer) == [.ask])
-            #expect(script.emptyAnswersInARow == count)
-        }
+        #expect(script.handle(.emptyAnswer) == [.ask])
+        #expect(script.handle(.emptyAnswer) == [.askAfter(500)])
+        #expect(script.pausing)
+        #expect(script.handle(.pauseEnded) == [.ask])
+        #expect(script.handle(.pauseEnded) == [], "a pause ends once")
+        #expect(script.handle(.emptyAnswer) == [.askAfter(2_000)])
+        #expect(script.handle(.pauseEnded) == [.ask])
+        #expect(script.emptyAnswersInARow == ContentScriptMachine.asksAfterEmptyAnswers)
         #expect(script.handle(.emptyAnswer) == [.stopAsking(emptyAnswers: 4)])
         #expect(!script.waitingForAnswer)
         #expect(script.handle(.emptyAnswer) == [], "it asked nothing more")
         #expect(script.handle(.becameVisible) == [.ask])
         #expect(script.emptyAnswersInARow == 0)
         #expect(script.handle(.emptyAnswer) == [.ask])
+    }
+
+    /// A decision, or a fresh question as the page shows, ends a pause: its end asks nothing.
+    @Test func aDecisionOrAFreshQuestionEndsAPause() {
+        var script = ContentScriptMachine()
+        _ = script.handle(.started)
+        _ = script.handle(.emptyAnswer)
+        #expect(script.handle(.emptyAnswer) == [.askAfter(500)])
+        #expect(script.handle(.decisionArrived(decision)) == [.apply(decision)])
+        #expect(script.handle(.pauseEnded) == [])
+        _ = script.handle(.becameVisible)
+        _ = script.handle(.emptyAnswer)
+        #expect(script.handle(.emptyAnswer) == [.askAfter(500)])
+        #expect(script.handle(.becameVisible) == [.ask])
+        #expect(script.handle(.pauseEnded) == [])
     }
 
     @Test func withTheAsksOnceFlawAnEmptyAnswerIsTheEnd() {

@@ -124,6 +124,11 @@ extension SafariMachine {
         case alarm(String)
         /// The background's load ends (`background-load-time` after it began).
         case backgroundLoad
+        /// The tab's content script's pause before it asks again ends.
+        case pageAsksAgain(TabID)
+
+        /// Whether it is a page's own timer (it runs while the background is frozen).
+        var isPages: Bool { if case .pageAsksAgain = self { true } else { false } }
     }
 
     /// What the shell carries out, in order.

@@ -61,12 +61,18 @@ extension SafariMachine {
         }
         // A fresh question (the script starts, the page shows) starts the count of empty answers again.
         if input == .started || input == .becameVisible { tabs[id]?.answersInARowForgotten() }
+        // Whatever happens to it, a pause it took is over.
+        if input != .emptyAnswer { tabs[id]?.asksAgainAt = nil }
         guard let directives = tabs[id]?.script.handle(input) else { return }
         for directive in directives {
             switch directive {
             case .ask:
                 if input == .emptyAnswer { effects.append(.note(.asksAgain(id))) }
+                if input == .pauseEnded { effects.append(.note("tab \(id.rawValue)'s pause is over: it asks again")) }
                 askForDecision(id, now: now, &effects)
+            case .askAfter(let pause):
+                tabs[id]?.asksAgainAt = now + EpochMillis(pause)
+                effects.append(.note(.asksAgainAfter(id, milliseconds: pause)))
             case .apply(let decision):
                 apply(decision, to: id, now: now)
             case .stopAsking(let count):

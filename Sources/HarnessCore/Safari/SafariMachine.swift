@@ -289,6 +289,11 @@ package struct SafariMachine: Sendable {
     }
 
     /// When the background Safari is loading has its scripts run, if one is loading.
+    /// The first tab whose content script's pause before asking again ends, and when.
+    var nextAskAgain: (tab: TabID, at: EpochMillis)? {
+        tabs.compactMap { id, tab in tab.asksAgainAt.map { (id, $0) } }.min { ($0.1, $0.0) < ($1.1, $1.0) }
+    }
+
     var loadEnds: EpochMillis? {
         if case .loading(let load) = background { load.until } else { nil }
     }
@@ -440,6 +445,12 @@ package struct SafariMachine: Sendable {
         case .deviceSlept(let duration): deviceSlept(duration, &effects)
         case .timeReached(.alarm(let name)): alarmFired(name, now: now, &effects)
         case .timeReached(.backgroundLoad): backgroundLoadEnded(&effects)
+        case .timeReached(.pageAsksAgain(let id)):
+            guard let tab = tabs[id], tab.asksAgainAt != nil else { break }
+            // After backgrounds died under its questions (a fault the scenario chose), the
+            // question it asks after its pause gets a whole timeout, as one asked at once would.
+            if tab.unheardQuestions == 0, tab.waitingSince != nil { tabs[id]?.waitingSince = now }
+            run(.pauseEnded, in: id, now: now, &effects)
         case .eventDue(let event, let incarnation): eventDue(event, for: incarnation, now: now, &effects)
         case .portMessageDue(let incarnation, let message):
             guard loaded == incarnation else {

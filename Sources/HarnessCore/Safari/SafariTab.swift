@@ -25,6 +25,9 @@ struct SafariTab: Sendable {
     /// Since when the page has been waiting for an answer it can get (liveness 6: within the
     /// background's native timeout); nil while it waits for nothing or cannot be answered.
     var waitingSince: EpochMillis?
+    /// When its content script's pause before asking again ends (`ContentScriptMachine.askAfter`);
+    /// nil when it takes none.
+    var asksAgainAt: EpochMillis?
     /// When its content script last applied a decision.
     var decidedAt: EpochMillis?
     /// When it applied its first decision since it (re)loaded.

@@ -62,6 +62,7 @@ struct Scheduler {
             case .pageTimer(let timer): "\(timer.load)'s timer \(timer.number)"
             case .safari(.alarm): "the alarm"
             case .safari(.backgroundLoad): "the background's load"
+            case .safari(.pageAsksAgain(let tab)): "tab \(tab.rawValue)'s pause before it asks again"
             }
         }
     }
@@ -123,6 +124,8 @@ struct Scheduler {
         for (index, delayed) in delayedReplies.enumerated() { consider(delayed.at, .delayedReply(index: index)) }
         if let alarm = safari.nextAlarm, !frozen { consider(alarm.at, .safari(.alarm(alarm.name))) }
         if let load = safari.loadEnds, !frozen { consider(load, .safari(.backgroundLoad)) }
+        // A content script's timer stops as a page's does.
+        if safari.platform == .macOS || safari.safariInForeground, let ask = safari.nextAskAgain { consider(ask.at, .safari(.pageAsksAgain(ask.tab))) }
         return best.map { (max(now, $0.due), $0.what) }
     }
 

@@ -123,6 +123,8 @@ final class SoakShell: Sendable {
                     tell(.timeReached(.alarm(name)))
                 case .safari(.backgroundLoad):
                     tell(.timeReached(.backgroundLoad))
+                case .safari(.pageAsksAgain(let tab)):
+                    tell(.timeReached(.pageAsksAgain(tab)))
                 case .backgroundTimer(let id):
                     timers[id] = nil
                     tell(.eventDue(.timerFired(id.timer), for: id.incarnation))

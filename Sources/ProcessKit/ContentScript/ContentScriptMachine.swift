@@ -6,8 +6,11 @@ import SiteSettings
 /// every decision the background sends it, asked for or not. When the background dies before
 /// answering, Safari resolves the script's `runtime.sendMessage` with nothing (`undefined`, no
 /// error: WebKit's `runtimeSendMessage` collects replies in an `EagerCallbackAggregator`
-/// whose default is an empty reply); the script asks again, a few times in a row at most, so
-/// that a background that dies at every start is not woken for ever.
+/// whose default is an empty reply), and so it does when no listener takes the question (a new
+/// version's background that has not registered its listeners yet). The script asks again, at
+/// once after the first empty answer and then after a pause, a few times in a row at most, so
+/// that a background that dies at every start is not woken for ever, and one still loading has
+/// time to register its listeners.
 ///
 /// Safari (the harness) runs one per page and feeds it what happened; like the other machines
 /// it reads no clock and starts nothing.
@@ -21,14 +24,19 @@ public struct ContentScriptMachine: Equatable, Sendable {
         case becameVisible
         /// The background sent a decision: the answer to its question, or one it pushed.
         case decisionArrived(Decision)
-        /// Its question came back empty: the background died before answering.
+        /// Its question came back empty: the background died before answering, or no listener
+        /// took it.
         case emptyAnswer
+        /// The pause it took before asking again (`askAfter`) is over.
+        case pauseEnded
     }
 
     /// What the script does.
     public enum Directive: Equatable, Sendable {
         /// `runtime.sendMessage`: ask the background for the page's decision.
         case ask
+        /// Ask again once this many milliseconds have passed (`setTimeout`); `pauseEnded` says so.
+        case askAfter(Int)
         /// Apply the decision to the page.
         case apply(Decision)
         /// Its questions came back empty this many times in a row: it stops asking until the
@@ -39,6 +47,13 @@ public struct ContentScriptMachine: Equatable, Sendable {
     /// How many empty answers in a row the script asks again after.
     public static let asksAfterEmptyAnswers = 3
 
+    /// The pause before it asks again after its first, second and third empty answer in a row,
+    /// in milliseconds: none after the first (a background that died under the question is
+    /// loaded again by the next), then half a second and two: a background that loads a new
+    /// version has that long to register its listeners (2.5 s in all, half the background's
+    /// native timeout, within which every page must have its decision).
+    public static let pausesBeforeAskingAgain = [0, 500, 2_000]
+
     /// Known bugs switched on for this run (the one that concerns a content script:
     /// `content-script-asks-once`).
     public let flaws: Set<Flaw>
@@ -46,6 +61,8 @@ public struct ContentScriptMachine: Equatable, Sendable {
     public private(set) var waitingForAnswer = false
     /// Empty answers since its last decision or its last fresh question.
     public private(set) var emptyAnswersInARow = 0
+    /// It waits for the end of a pause before asking again.
+    public private(set) var pausing = false
 
     public init(flaws: Set<Flaw> = []) {
         self.flaws = flaws
@@ -57,11 +74,17 @@ public struct ContentScriptMachine: Equatable, Sendable {
         case .started, .becameVisible:
             emptyAnswersInARow = 0
             waitingForAnswer = true
+            pausing = false
             return [.ask]
         case .decisionArrived(let decision):
             emptyAnswersInARow = 0
             waitingForAnswer = false
+            pausing = false
             return [.apply(decision)]
+        case .pauseEnded:
+            guard pausing, waitingForAnswer else { return [] }
+            pausing = false
+            return [.ask]
         case .emptyAnswer:
             guard waitingForAnswer else { return [] }
             emptyAnswersInARow += 1
@@ -70,7 +93,10 @@ public struct ContentScriptMachine: Equatable, Sendable {
                 waitingForAnswer = false
                 return [.stopAsking(emptyAnswers: emptyAnswersInARow)]
             }
-            return [.ask]
+            let pause = Self.pausesBeforeAskingAgain[emptyAnswersInARow - 1]
+            guard pause > 0 else { return [.ask] }
+            pausing = true
+            return [.askAfter(pause)]
         }
     }
 }
