@@ -61,4 +61,23 @@ struct ListenerRuleTests {
         #expect(simulation.violations.map(\.description) == ["tab t1 asked at +0.000s and had no decision 5 s later (invariant 6)"])
         #expect(simulation.trace.lines.contains("+5.001s check tab t1 asked at +0.000s and had no decision 5 s later (invariant 6)"))
     }
+
+    /// A page's question waits for the background's load (`background-load-time`) before the
+    /// background's native timeout starts: the bound of invariant 6 is both.
+    @Test func aPagesWaitForItsDecisionIncludesTheBackgroundsLoad() throws {
+        let (simulation, folder) = try simulation()
+        defer { simulation.teardown(); try? FileManager.default.removeItem(atPath: folder) }
+        simulation.backgroundLoadTime = 250
+        simulation.handlerBehaviour = .hung
+        simulation.openTab(TabID("t1"), url: "https://docs.example.com/")
+        simulation.advance(by: 6_000)
+        #expect(simulation.violations.isEmpty, "answered from the defaults at +5.250s: \(simulation.violations)")
+        let decidedAt: EpochMillis? = simulation.safari.tabs[TabID("t1")]?.decidedAt
+        #expect(decidedAt == 1_772_355_605_250)
+        // A background that never answers fails it once the bound has passed.
+        simulation.safari.loadedBackground?.listeners = []
+        simulation.reloadTab(TabID("t1"))
+        simulation.advance(by: 10_000)
+        #expect(simulation.violations.map(\.description) == ["tab t1 asked at +6.000s and had no decision 5.25 s later (invariant 6)"])
+    }
 }

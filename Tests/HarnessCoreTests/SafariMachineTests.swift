@@ -392,6 +392,19 @@ struct SafariMachineTests {
         #expect(safari.tabs[t1]?.waitingSince == nil && safari.tabs[t1]?.script.waitingForAnswer == false)
     }
 
+    /// A page whose question died with its background gets a whole timeout for the next one it
+    /// asks, however it asks it: here afresh, as an update starts its content script again
+    /// during the pause it took (a run the explorer found: seed 23748).
+    @Test func theQuestionAfterADeathGetsAWholeTimeoutHoweverItIsAsked() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        #expect(safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 0) == [.note(.asksAgain(t1)), asks(t1, url)])
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 0)
+        #expect(safari.handle(.backgroundDied(incarnation: 2, stop: .killed), now: 0) == [.note(.asksAgainAfter(t1, milliseconds: 500))])
+        _ = safari.handle(.extensionUpdated(), now: 100)
+        #expect(safari.tabs[t1]?.waitingSince == 100 && safari.tabs[t1]?.asksAgainAt == nil && safari.tabs[t1]?.questionPending == true)
+    }
+
     @Test func aContentScriptWithTheAsksOnceFlawLeavesThePageWaiting() {
         var safari = loaded()
         safari.contentScriptFlaws = [.contentScriptAsksOnce]

@@ -31,6 +31,10 @@ final class LivenessChecks {
     /// times in a row (its content script may stop asking); its wait starts again when that ends.
     static var decisionTimeout: EpochMillis { BackgroundMachine.nativeTimeout }
 
+    /// How long a page may wait for its decision: the native timeout, after the background's
+    /// load (`background-load-time`), which its question may have to wait for.
+    private var decisionBound: EpochMillis { Self.decisionTimeout + simulation.backgroundLoadTime }
+
     /// Empty answers in a row after which a page may stop asking: a content script that asks
     /// again after fewer fails invariant 6.
     static let emptyAnswersExcused = 3
@@ -239,7 +243,7 @@ final class LivenessChecks {
     private func nextDecisionDeadline() -> EpochMillis? {
         var next: EpochMillis?
         for tab in simulation.safari.tabs.values where !waitIsExcused(tab) {
-            guard let since = tab.waitingSince, case let deadline = since + Self.decisionTimeout + 1, deadline > simulation.now else { continue }
+            guard let since = tab.waitingSince, case let deadline = since + decisionBound + 1, deadline > simulation.now else { continue }
             next = min(next ?? deadline, deadline)
         }
         return next
@@ -262,12 +266,13 @@ final class LivenessChecks {
     private func checkDecisionDeadlines() {
         let now = simulation.now
         for (id, tab) in simulation.safari.tabs.sorted(by: { $0.key < $1.key }) {
-            guard let since = tab.waitingSince, since + Self.decisionTimeout < now else { continue }
+            guard let since = tab.waitingSince, since + decisionBound < now else { continue }
             if waitIsExcused(tab) {
                 simulation.safari.restartWait(of: id, now: now)
                 continue
             }
-            simulation.monitor.caught(Violation(.invariant(6), "tab \(id.rawValue) asked at \(simulation.trace.time(since)) and had no decision \(Self.decisionTimeout / 1000) s later"), now: now)
+            let seconds = decisionBound % 1000 == 0 ? String(decisionBound / 1000) : String(Double(decisionBound) / 1000)
+            simulation.monitor.caught(Violation(.invariant(6), "tab \(id.rawValue) asked at \(simulation.trace.time(since)) and had no decision \(seconds) s later"), now: now)
             simulation.safari.endWait(of: id)
         }
     }

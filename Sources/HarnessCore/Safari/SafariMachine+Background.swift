@@ -175,7 +175,8 @@ extension SafariMachine {
     mutating func askForDecision(_ id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
         guard let tab = tabs[id] else { return }
         tabs[id]?.questionPending = true
-        if tab.waitingSince == nil { tabs[id]?.waitingSince = now }
+        if tab.waitingSince == nil || tab.questionDied { tabs[id]?.waitingSince = now }
+        tabs[id]?.questionDied = false
         effects.append(.dispatch(.tabRequestedDecision(id, url: tab.url, nativeDark: tab.nativeDark)))
     }
 
@@ -255,6 +256,7 @@ extension SafariMachine {
             // Its question died with the background (a fault the scenario chose): what the page
             // asks next gets a whole timeout to be answered.
             tabs[id]?.waitingSince = now
+            tabs[id]?.questionDied = true
             answeredEmpty(id, now: now, &effects)
         }
     }

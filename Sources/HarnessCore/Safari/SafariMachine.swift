@@ -446,10 +446,7 @@ package struct SafariMachine: Sendable {
         case .timeReached(.alarm(let name)): alarmFired(name, now: now, &effects)
         case .timeReached(.backgroundLoad): backgroundLoadEnded(&effects)
         case .timeReached(.pageAsksAgain(let id)):
-            guard let tab = tabs[id], tab.asksAgainAt != nil else { break }
-            // After backgrounds died under its questions (a fault the scenario chose), the
-            // question it asks after its pause gets a whole timeout, as one asked at once would.
-            if tab.unheardQuestions == 0, tab.waitingSince != nil { tabs[id]?.waitingSince = now }
+            guard tabs[id]?.asksAgainAt != nil else { break }
             run(.pauseEnded, in: id, now: now, &effects)
         case .eventDue(let event, let incarnation): eventDue(event, for: incarnation, now: now, &effects)
         case .portMessageDue(let incarnation, let message):

@@ -25,6 +25,9 @@ struct SafariTab: Sendable {
     /// Since when the page has been waiting for an answer it can get (liveness 6: within the
     /// background's native timeout); nil while it waits for nothing or cannot be answered.
     var waitingSince: EpochMillis?
+    /// Its last question died with its background (a fault the scenario chose): the next one it
+    /// asks, at once, after a pause or afresh, gets a whole timeout.
+    var questionDied = false
     /// When its content script's pause before asking again ends (`ContentScriptMachine.askAfter`);
     /// nil when it takes none.
     var asksAgainAt: EpochMillis?
