@@ -25,4 +25,20 @@ struct ScheduleGeneratorTests {
         }
         #expect(stale > 150 && read * 3 > stale, "\(read) of \(stale) stale caches are read by the first page")
     }
+
+    /// With `loadTimes` (`harness explore --load-times`) about a quarter of the seeds give the
+    /// background's load a time the explorer knows; without, none does, and every schedule is
+    /// the one a run that could not draw one makes.
+    @Test func loadTimesAreDrawnOnlyWhenAsked() {
+        var drawn: [EpochMillis] = []
+        for seed in 1...400 as ClosedRange<UInt64> {
+            let plain = ScheduleGenerator.schedule(seed: seed, count: 30)
+            #expect(plain.options.backgroundLoadTime == 0 && !plain.steps.contains { if case .backgroundLoadTime = $0 { true } else { false } })
+            let timed = ScheduleGenerator.schedule(seed: seed, count: 30, loadTimes: true)
+            let steps = timed.steps.compactMap { step -> EpochMillis? in if case .backgroundLoadTime(let time) = step { time } else { nil } }
+            #expect(steps == (timed.options.backgroundLoadTime > 0 ? [timed.options.backgroundLoadTime] : []))
+            drawn += steps
+        }
+        #expect(Set(drawn) == Set(ScheduleGenerator.loadTimes) && (60...140).contains(drawn.count), "\(drawn.count) of 400 seeds")
+    }
 }

@@ -18,6 +18,8 @@ package struct Explorer: Sendable {
     /// The extension whose JavaScript is the background (`executables` runs it), for the
     /// command that reruns a finding.
     package var extensionFolder: String?
+    /// A quarter of the seeds give each background's load a time (`--load-times`).
+    package var drawsLoadTimes = false
     /// When set, every run is played again in process with these built-in executables, and
     /// the two must show the same things (`Differential`).
     package var differentialReference: ProcessExecutables?
@@ -85,7 +87,7 @@ package struct Explorer: Sendable {
 
     /// The schedule of a seed, with the seed as its first line so the scenario reruns alone.
     func schedule(seed: UInt64) -> (options: SwarmOptions, steps: [Step]) {
-        let (options, steps) = ScheduleGenerator.schedule(seed: seed, count: self.steps, popup: ownPages?.popup ?? .reference)
+        let (options, steps) = ScheduleGenerator.schedule(seed: seed, count: self.steps, popup: ownPages?.popup ?? .reference, loadTimes: drawsLoadTimes)
         let pages: [Step] = ownPages.map { [.extensionFolder($0.folder, pages: true)] } ?? []
         return (options, [.seed(seed)] + pages + steps)
     }

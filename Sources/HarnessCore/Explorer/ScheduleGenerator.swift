@@ -35,10 +35,17 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
     /// The system starts a handler's process for each request (`handler fresh`), not keeping
     /// one for the next as it does by default.
     var handlerFresh = false
+    /// How long each background's load takes before its scripts run (`background-load-time`):
+    /// an event of a type Safari does not hold then (after an install or an update) is answered
+    /// with nothing, and one of a type it holds waits for the load's end.
+    var backgroundLoadTime: EpochMillis = 0
 
     /// The options of a seed. Tabs and time are always in: a run needs a tab to ask and time to
     /// pass for any deadline to come due.
-    static func choose(_ random: inout SeededRandom) -> SwarmOptions {
+    /// With `loadTimes`, a quarter of the seeds give each background's load a time
+    /// (`ScheduleGenerator.loadTimes`); without, no seed draws one (nor the random number
+    /// for it: the schedules are those of a run that never could).
+    static func choose(_ random: inout SeededRandom, loadTimes: Bool = false) -> SwarmOptions {
         let platform: Simulation.Platform = random.chance(1, in: 2) ? .iOS : .macOS
         var weights: [Kind: Int] = [.tab: 1 + random.below(4), .time: 1 + random.below(4)]
         for kind in Kind.allCases where weights[kind] == nil && random.chance(1, in: 2) { weights[kind] = 1 + random.below(4) }
@@ -52,6 +59,7 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
                                    staleCache: random.chance(1, in: 2), damaged: random.chance(1, in: 8), startingHandler: startingHandler,
                                    powerCut: powerCut)
         options.handlerFresh = random.chance(1, in: 4)
+        if loadTimes && random.chance(1, in: 4) { options.backgroundLoadTime = ScheduleGenerator.loadTimes[random.below(ScheduleGenerator.loadTimes.count)] }
         return options
     }
 
@@ -65,6 +73,7 @@ package struct SwarmOptions: Equatable, Sendable, CustomStringConvertible {
         if damaged { start.append("damaged") }
         if let startingHandler { start.append(Self.name(startingHandler)) }
         if handlerFresh { start.append("handler-fresh") }
+        if backgroundLoadTime > 0 { start.append("load-time-" + ScenarioPrinter.duration(backgroundLoadTime)) }
         let power = powerCut.map { " power-loss=\($0)" } ?? ""
         return "platform=\(platform == .iOS ? "ios" : "macos") kinds=\(kinds) advance=\(advance) handler=\(handler) start=\(start.joined(separator: ","))\(power)"
     }
@@ -104,6 +113,9 @@ struct ScheduleGenerator {
     /// keep-alive (2 min), the shortest alarm, a popup pause and a schedule boundary; a minute
     /// lands on the end of the shortest pause and on a minute's edge of a window.
     static let durations: [EpochMillis] = [100, 1_000, 2_000, 4_900, 5_000, 6_000, 29_000, 31_000, 60_000, 120_000, 600_000, 3_600_000]
+    /// Background load times a seed may draw: a quick load, the 2023-era WebKit's delay before
+    /// it fired what the load queued (0.25 s), and a slow one (1 s).
+    static let loadTimes: [EpochMillis] = [100, 250, 1_000]
     /// Schedules with boundaries inside the first hours of a run starting 09:00 UTC: windows
     /// that start at the run's start and one minute into it, end one and two minutes into it,
     /// one over midnight that ends at the start, and an empty one (equal start and end).
@@ -140,9 +152,9 @@ struct ScheduleGenerator {
 
     /// A schedule of `count` actions (besides its setup lines) for a seed, its popup steps for
     /// `popup`.
-    static func schedule(seed: UInt64, count: Int, popup: Popup = .reference) -> (options: SwarmOptions, steps: [Step]) {
+    static func schedule(seed: UInt64, count: Int, popup: Popup = .reference, loadTimes: Bool = false) -> (options: SwarmOptions, steps: [Step]) {
         var random = SeededRandom(seed: seed)
-        let options = SwarmOptions.choose(&random)
+        let options = SwarmOptions.choose(&random, loadTimes: loadTimes)
         var generator = ScheduleGenerator(options: options, random: random, popup: popup)
         return (options, generator.make(count: count))
     }
@@ -156,6 +168,7 @@ struct ScheduleGenerator {
     private mutating func make(count: Int) -> [Step] {
         if options.platform == .macOS { steps.append(.platform(.macOS)) }
         if options.handlerFresh { steps.append(.handlerFresh) }
+        if options.backgroundLoadTime > 0 { steps.append(.backgroundLoadTime(options.backgroundLoadTime)) }
         if options.sharedStart {
             steps.append(.shared(.defaults(values(schedule: true))))
             steps.append(.shared(.site(scope(), values(schedule: false))))
