@@ -288,12 +288,12 @@ package struct SafariMachine: Sendable {
         }
     }
 
-    /// When the background Safari is loading has its scripts run, if one is loading.
     /// The first tab whose content script's pause before asking again ends, and when.
     var nextAskAgain: (tab: TabID, at: EpochMillis)? {
         tabs.compactMap { id, tab in tab.asksAgainAt.map { (id, $0) } }.min { ($0.1, $0.0) < ($1.1, $1.0) }
     }
 
+    /// When the background Safari is loading has its scripts run, if one is loading.
     var loadEnds: EpochMillis? {
         if case .loading(let load) = background { load.until } else { nil }
     }
