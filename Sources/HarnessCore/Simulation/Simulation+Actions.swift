@@ -127,12 +127,10 @@ extension Simulation {
     func updateExtension(installing folder: ExtensionVersion.Folder) {
         handle(.extensionUpdating)
         trace.record(now, "harness", "the update installs the extension in \(folder.written), version \(folder.version)")
-        installedFolder = folder.path
         processes.installedExtension = folder.path
         safari.manifestVersion = folder.version
         handle(.extensionUpdated(version: folder.version))
     }
-
 
     /// Brings another Safari profile to the front: the extension instance of the one that was
     /// in front is unloaded and its tabs and popup go out of sight; the other profile's tabs

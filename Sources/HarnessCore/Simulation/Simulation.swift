@@ -130,9 +130,9 @@ package final class Simulation: ProcessTable.Owner {
     /// The document a tab's page shows at an address (a scenario's `html=FILE`): while the tab is
     /// at that address, each load of it is of that document; elsewhere the page is plain.
     var pageDocuments: [PageKey: (url: String, html: String)] = [:]
-    /// The folder of the extension's files an update installed, which the pages loaded from
-    /// then on run (nil: the run's).
-    var installedFolder: String?
+    /// The folder of the extension's files an update installed, which the backgrounds started
+    /// and the pages loaded from then on run (nil: the run's); the launcher keeps it.
+    var installedFolder: String? { processes.installedExtension }
     /// What each tab's page shows now, as its scripts left it (`expect tab ... page ...`).
     var pageStates: [PageKey: PageState] = [:]
     /// What each profile's background logged in the run (every incarnation), and each tab's page
