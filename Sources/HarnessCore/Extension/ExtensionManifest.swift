@@ -154,6 +154,17 @@ package struct ExtensionManifest: Sendable, Equatable {
         guard let manifest = reader.read(), reader.errors.isEmpty else { return .failure(Problems(errors: reader.errors)) }
         return .success((manifest, reader.warnings))
     }
+
+    /// `folder`'s manifest when the harness can run the extension (it loads, and has a
+    /// background, the part the harness runs), else what is wrong, in one line.
+    static func runnable(folder: String) -> Result<ExtensionManifest, Problems> {
+        switch load(folder: folder) {
+        case .failure(let problems): .failure(Problems(errors: [problems.errors.joined(separator: "; ")]))
+        case .success(let (manifest, _)) where manifest.background == nil:
+            .failure(Problems(errors: ["its manifest.json has no background, the part the harness runs"]))
+        case .success(let (manifest, _)): .success(manifest)
+        }
+    }
 }
 
 /// Reads a manifest member by member, keeping every mistake and warning.

@@ -38,9 +38,12 @@ struct ExtensionVersion: Equatable, Sendable {
     static func installed(by background: ProcessExecutables.Command) -> String {
         let arguments = background.arguments
         guard let flag = arguments.firstIndex(of: "--extension"), flag + 1 < arguments.count,
-              case .success(let loaded) = ExtensionManifest.load(folder: arguments[flag + 1]), !loaded.manifest.version.isEmpty else { return "1.0" }
-        return loaded.manifest.version
+              case .success(let loaded) = ExtensionManifest.load(folder: arguments[flag + 1]) else { return "1.0" }
+        return of(loaded.manifest)
     }
+
+    /// The version Safari installs `manifest`'s files as: its own, or 1.0 when it gives an empty one.
+    static func of(_ manifest: ExtensionManifest) -> String { manifest.version.isEmpty ? "1.0" : manifest.version }
 
     /// An update to another folder's files, read before the run.
     struct Folder: Equatable, Sendable {
@@ -75,12 +78,10 @@ struct ExtensionVersion: Equatable, Sendable {
                         + "an update to a folder replaces an extension's JavaScript (name it first: extension DIR)")
                 }
                 let full = ExtensionManifest.absolute(ScenarioSetup.resolve(path, in: folder))
-                switch ExtensionManifest.load(folder: full) {
-                case .failure(let problems): throw mistake(problems.errors.joined(separator: "; "))
-                case .success(let (manifest, _)) where manifest.background == nil:
-                    throw mistake("its manifest.json has no background, the part the harness runs")
-                case .success(let (manifest, _)):
-                    next = manifest.version.isEmpty ? "1.0" : manifest.version
+                switch ExtensionManifest.runnable(folder: full) {
+                case .failure(let problem): throw mistake(problem.description)
+                case .success(let manifest):
+                    next = of(manifest)
                     folders[path] = Folder(written: path, path: full, version: next, popupControls: manifest.popupControls)
                 }
             }

@@ -140,12 +140,9 @@ package struct ScenarioSetup: Sendable {
         case .extensionFolder(let path, let pages):
             extensionPages = pages
             let full = Self.resolve(path, in: folder)
-            switch ExtensionManifest.load(folder: full) {
-            case .failure(let problems):
-                throw ScenarioError(file: file, line: line.number, message: "extension \(path): " + problems.errors.joined(separator: "; "))
-            case .success(let (manifest, _)) where manifest.background == nil:
-                throw ScenarioError(file: file, line: line.number, message: "extension \(path): its manifest.json has no background, the part the harness runs")
-            case .success(let (manifest, _)):
+            switch ExtensionManifest.runnable(folder: full) {
+            case .failure(let problem): throw ScenarioError(file: file, line: line.number, message: "extension \(path): \(problem)")
+            case .success(let manifest):
                 extensionFolder = full
                 if pages { popupControls = manifest.popupControls }
             }
