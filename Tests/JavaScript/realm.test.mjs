@@ -354,27 +354,88 @@ test('a namespace Safari lacks is absent, one it has and the runtime lacks throw
 
 // The globals a new user's own small extension reached for and found missing, in each realm:
 // none of them is undefined any more, and location.hostname is the page's.
-test('the web\'s globals a small extension reaches for are in the background, a content script and the popup', needsPages, async () => {
+// The new user's list, in each of Safari's four realms: a service worker has no window,
+// document, localStorage or importScripts of a page, a background page no importScripts.
+test('the web\'s globals a small extension reaches for are in a service worker, a background page, a content script and the popup', needsPages, async () => {
     const manifest = JSON.stringify({ manifest_version: 3, name: 'x', version: '1' });
-    const host = quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios' });
-    const realmOf = (file, prefix, setup) => {
+    const stored = new Map();
+    const host = quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                             webStorage: (kind, op, key, value) => {
+                                 if (op === 'set') stored.set(key, value);
+                                 return op === 'get' ? JSON.stringify(stored.get(key) ?? null) : op === 'keys' ? JSON.stringify([...stored.keys()]) : 'null';
+                             } });
+    const realmOf = (file, prefix, setup, manifestText = manifest) => {
         const { context, window } = contextFor(file, setup);
-        realmModule(context, file, prefix).install(host, setup, window);
-        return (code) => vm.runInContext(code, context);
+        const installed = realmModule(context, file, prefix).install(host, file === 'runtime-realm.mjs' ? manifestText : setup, window);
+        const run = (code) => vm.runInContext(code, context);
+        run.turn = (kind) => { installed.post(kind, 0, ''); run('__runtimeTurn()'); };
+        return run;
     };
     const page = (popup) => pageSetup({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://news.example.com/story', visible: true,
                                         appearance: 'light', popup, extensionID: 'x', manifest });
     const everywhere = ['URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'structuredClone', 'AbortController', 'AbortSignal', 'atob', 'btoa',
-                        'navigator', 'queueMicrotask', 'EventTarget', 'Event', 'CustomEvent', 'crypto'];
-    const inPages = ['localStorage', 'sessionStorage', 'requestAnimationFrame', 'cancelAnimationFrame', 'history', 'location', 'document'];
-    const realms = [['background', realmOf('runtime-realm.mjs', 'runtime:', manifest), everywhere],
-                    ['content script', realmOf('pages-realm.mjs', 'pages:', page(false)), [...everywhere, ...inPages]],
-                    ['popup', realmOf('pages-realm.mjs', 'pages:', page(true)), [...everywhere, ...inPages]]];
-    for (const [name, run, globals] of realms) {
+                        'navigator', 'queueMicrotask', 'EventTarget', 'Event', 'CustomEvent', 'crypto', 'Blob', 'Headers', 'Request', 'Response', 'self'];
+    const inPages = ['localStorage', 'sessionStorage', 'requestAnimationFrame', 'cancelAnimationFrame', 'history', 'location', 'document', 'window'];
+    const worker = JSON.stringify({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'background.js' } });
+    const backgroundPage = JSON.stringify({ manifest_version: 2, name: 'x', version: '1', background: { scripts: ['background.js'], persistent: false } });
+    const realms = [['service worker', realmOf('runtime-realm.mjs', 'runtime:', '', worker), [...everywhere, 'importScripts'], ['window', 'document', 'localStorage']],
+                    ['background page', realmOf('runtime-realm.mjs', 'runtime:', '', backgroundPage), [...everywhere, 'window', 'localStorage'], ['importScripts']],
+                    ['content script', realmOf('pages-realm.mjs', 'pages:', page(false)), [...everywhere, ...inPages], ['importScripts']],
+                    ['popup', realmOf('pages-realm.mjs', 'pages:', page(true)), [...everywhere, ...inPages], ['importScripts']]];
+    for (const [name, run, globals, absent] of realms) {
         const missing = globals.filter((global) => run(`typeof ${global}`) === 'undefined');
         assert.deepEqual(missing, [], `${name} lacks ${missing.join(', ')}`);
+        const present = absent.filter((global) => run(`typeof ${global}`) !== 'undefined');
+        assert.deepEqual(present, [], `${name} has ${present.join(', ')}, which Safari does not give it`);
     }
-    assert.equal(realms[1][1]('location.hostname'), 'news.example.com');
+    assert.equal(realms[2][1]('location.hostname'), 'news.example.com');
+    // A background page is its window: it keeps localStorage with the extension's storage, and
+    // hears that it loaded; its document is not provided, and says so.
+    const background = realms[1][1];
+    background('window.heard = []; addEventListener("load", (event) => heard.push(event.type)); window.onload = () => heard.push("onload"); localStorage.seen = 1');
+    background.turn('loaded');
+    assert.equal(background('heard.join(" ")'), 'load onload');
+    assert.equal(stored.get('seen'), '1');
+    assert.equal(background('window === self && window === globalThis && localStorage.getItem("seen")'), '1');
+    assert.throws(() => background('document.body'), /document \(a background page's\) is not provided by the harness's runtime/);
+});
+
+// Headers, Request and Response (and the background's Blob) hold a body whole: it is read
+// once, as text, JSON, bytes or a Blob, with the content type it implies.
+test('Headers, Request, Response and Blob keep a body and read it once', async () => {
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                    fetch: (address) => address === 'https://api.example.com/v1' ? JSON.stringify({ status: 201, body: '{"ok":true}' }) : '' }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' } }));
+    const run = (code) => vm.runInContext(code, context);
+    run(`globalThis.results = [];
+         const headers = new Headers({ 'X-One': ' a ', accept: 'text/html' });
+         headers.append('x-one', 'b');
+         results.push([...headers].map((pair) => pair.join('=')).join(' '));
+         try { new Headers({ 'bad name': 1 }); } catch (error) { results.push(error.name); }
+         const request = new Request('https://api.example.com/v1?q=1', { method: 'post', body: new URLSearchParams({ a: '1 2' }) });
+         results.push(request.method + ' ' + request.url + ' ' + request.headers.get('content-type'));
+         try { new Request('https://x.example/', { body: 'x' }); } catch (error) { results.push(error.message); }
+         const blob = new Blob(['héllo ', new Uint8Array([33])], { type: 'Text/Plain' });
+         results.push(blob.size + ' ' + blob.type);
+         const response = new Response(blob, { status: 202, headers: [['x-a', '1']] });
+         const copy = response.clone();
+         Promise.all([request.text(), response.text(), copy.blob().then((b) => b.text()), blob.slice(1, 3).text(),
+                      Response.json({ n: 1 }).json().then((v) => v.n), fetch('https://api.example.com/v1').then((r) => [r.status, r.ok, r.url, r.type, r instanceof Response].join(' ')),
+                      fetch(new Request('https://api.example.com/v1')).then((r) => r.json()).then((v) => v.ok),
+                      fetch('https://elsewhere.example/').catch((error) => error.name)])
+           .then((values) => { results.push(...values.map(String)); return response.text(); })
+           .catch((error) => results.push(error.message));
+         try { new Response('x', { status: 99 }); } catch (error) { results.push(error.name); }`);
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), [
+        'accept=text/html x-one=a, b', 'TypeError',
+        'POST https://api.example.com/v1?q=1 application/x-www-form-urlencoded;charset=UTF-8',
+        'Request with GET/HEAD method cannot have body.',
+        '8 text/plain', 'RangeError',
+        'a=1+2', 'héllo !', 'héllo !', 'é', '1', '201 true https://api.example.com/v1 basic true', 'true', 'TypeError',
+        'text(): the body has already been read',
+    ]);
 });
 
 // tabs.query takes every filter over the tabs Safari told the background of, url as match

@@ -8,8 +8,9 @@
 // objects node's realm (PROTOCOL.md section 15 says what that leaves open).
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariLacks, safariNamespaces, storageAreaMembers,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
+import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, setupText, page) {
@@ -29,6 +30,7 @@ export function install(hostFunctions, setupText, page) {
     installDate(host);
     installCollector();
     installWeb(host, installRandom(host), () => host.platform());
+    installFetchTypes();
     const timers = installTimers(host);
     define('queueMicrotask', (callback) => { Promise.resolve().then(callback); });
     const offline = (name) => 'a scenario cannot stub the network: ' + name + ' is not provided by the harness\'s runtime';
@@ -163,35 +165,10 @@ export function install(hostFunctions, setupText, page) {
         back() {}, forward() {}, go() {},
     });
 
-    // localStorage (per origin, for the whole run: it outlives a reload) and sessionStorage (per
-    // tab, until the tab closes), kept by the page host; values are strings, and a key is also
-    // a property.
-    const webStorage = (kind) => {
-        const ask = (op, key, value) => { const text = host.webStorage(kind, op, key, value); return text === '' ? null : parse(text); };
-        const methods = {
-            getItem: (key) => ask('get', String(key), ''),
-            setItem: (key, value) => { ask('set', String(key), String(value)); },
-            removeItem: (key) => { ask('remove', String(key), ''); },
-            clear: () => { ask('clear', '', ''); },
-            key: (index) => ask('keys', '', '')?.[Number(index)] ?? null,
-        };
-        return new Proxy(methods, {
-            get(target, name) {
-                if (typeof name === 'symbol') return undefined;
-                if (name === 'length') return (ask('keys', '', '') ?? []).length;
-                if (hasOwn(target, name)) return target[name];
-                return ask('get', name, '') ?? undefined;
-            },
-            set(target, name, value) { if (typeof name === 'string') ask('set', name, String(value)); return true; },
-            deleteProperty(target, name) { if (typeof name === 'string') ask('remove', name, ''); return true; },
-            has(target, name) { return typeof name === 'string' && (hasOwn(target, name) || ask('get', name, '') !== null); },
-            ownKeys() { return ask('keys', '', '') ?? []; },
-            getOwnPropertyDescriptor(target, name) {
-                const value = typeof name === 'string' ? ask('get', name, '') : null;
-                return value === null ? undefined : { value, writable: true, enumerable: true, configurable: true };
-            },
-        });
-    };
+    // localStorage (per origin, for the whole run: it outlives a reload; the extension's own
+    // origin's is kept with its storage, shared with a background page) and sessionStorage (per
+    // tab, until the tab closes), kept by the page host.
+    const webStorage = (kind) => webStorageArea((op, key, value) => host.webStorage(kind, op, key, value));
     define('localStorage', webStorage('local'));
     define('sessionStorage', webStorage('session'));
 

@@ -194,13 +194,17 @@ async function settleStorageChanges(touched) {
     }
 }
 
-// MARK: - The web's storage: localStorage by origin for the whole run, sessionStorage by tab
+// MARK: - The web's storage: localStorage by origin for the whole run (the extension's own
+// origin's with its storage, storage-areas.mjs), sessionStorage by tab
 // until it closes (the popup's until it closes), each profile's its own (its pages are over
 // its own extension storage folder, and a put-away profile's tab is named PROFILE/TAB).
 
 const localStores = new Map(), sessionStores = new Map();
 
 function webStorageOperation(page, url, kind, op, key, value) {
+    if (kind === 'local' && typeof page.storage === 'string' && String(url).startsWith('safari-web-extension:')) {
+        return storage.extensionWebStorage(page.storage, op, key, value);
+    }
     let stores = localStores, name;
     if (kind === 'session') { stores = sessionStores; name = page.name; } else {
         try { name = new URL(url).origin; } catch { name = String(url); }

@@ -8,7 +8,7 @@
 // nothing here reaches node.
 
 const apply = Reflect.apply, getOwn = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn;
-const exec = RegExp.prototype.exec, stringify = JSON.stringify;
+const exec = RegExp.prototype.exec, stringify = JSON.stringify, parseJSON = JSON.parse;
 const StackError = RangeError;
 
 // The other realm's functions, each called through one of this realm's: whatever they throw
@@ -396,6 +396,36 @@ export function storageAreaMembers(name, operation) {
         remove: (keys) => operation('remove', keys).then(() => undefined),
         clear: () => operation('clear').then(() => undefined),
     };
+}
+
+// A Web Storage object (localStorage, sessionStorage) over `ask(op, key, value)`, the host's
+// answer as JSON text ('' or 'null' for nothing): values are strings, and a key is also a
+// property.
+export function webStorageArea(ask) {
+    const read = (op, key, value) => { const text = ask(op, key, value); return text === '' ? null : parseJSON(text); };
+    const methods = {
+        getItem: (key) => read('get', String(key), ''),
+        setItem: (key, value) => { read('set', String(key), String(value)); },
+        removeItem: (key) => { read('remove', String(key), ''); },
+        clear: () => { read('clear', '', ''); },
+        key: (index) => read('keys', '', '')?.[Number(index)] ?? null,
+    };
+    return new Proxy(methods, {
+        get(target, name) {
+            if (typeof name === 'symbol') return undefined;
+            if (name === 'length') return (read('keys', '', '') ?? []).length;
+            if (hasOwn(target, name)) return target[name];
+            return read('get', name, '') ?? undefined;
+        },
+        set(target, name, value) { if (typeof name === 'string') read('set', name, String(value)); return true; },
+        deleteProperty(target, name) { if (typeof name === 'string') read('remove', name, ''); return true; },
+        has(target, name) { return typeof name === 'string' && (hasOwn(target, name) || read('get', name, '') !== null); },
+        ownKeys() { return read('keys', '', '') ?? []; },
+        getOwnPropertyDescriptor(target, name) {
+            const value = typeof name === 'string' ? read('get', name, '') : null;
+            return value === null ? undefined : { value, writable: true, enumerable: true, configurable: true };
+        },
+    });
 }
 
 // MARK: - Match patterns

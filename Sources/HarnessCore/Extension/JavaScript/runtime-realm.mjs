@@ -6,8 +6,9 @@
 // Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, matchesPattern, portEnd, safariLacks, safariNamespaces, storageAreaMembers,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, matchesPattern, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
+import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, manifestText) {
@@ -15,6 +16,7 @@ export function install(hostFunctions, manifestText) {
     const manifest = JSON.parse(manifestText);
     const permissions = new Set(manifest.permissions ?? []);
     const ownPages = host.ownPages() === true;
+    const isWorker = typeof manifest.background?.service_worker === 'string';
     // What the runtime uses here, taken before any script can replace it.
     const stringify = JSON.stringify, hasOwn = Object.hasOwn, apply = Reflect.apply;
     // A host function that may fail: its failure becomes this realm's error.
@@ -27,20 +29,14 @@ export function install(hostFunctions, manifestText) {
     // Time and randomness from the frames.
     installDate(host);
     define('performance', { now: () => host.uptime() });
-    // The network answers only what the scenario says (its fetch lines), at once: a response
+    // The network answers only what the scenario says (its fetch lines), at once: a Response
     // with the line's status and body; any other address fails as an unreachable one does.
     define('fetch', (resource) => {
         const url = typeof resource === 'string' ? resource : String(resource?.url ?? resource);
         const text = host.fetch(url);
         if (text === '') return Promise.reject(new TypeError('Failed to fetch ' + url + ': the scenario gives no answer for it (fetch URL STATUS BODY)'));
         const { status, body } = JSON.parse(text);
-        const read = (parse) => new Promise((resolve) => resolve(parse(body)));
-        return Promise.resolve({
-            ok: status >= 200 && status < 300, status, statusText: '', url, redirected: false, type: 'basic',
-            headers: { get: () => null, has: () => false },
-            text: () => read((value) => value),
-            json: () => read((value) => JSON.parse(value)),
-        });
+        return Promise.resolve(fetchTypes.response(url, status, body));
     });
     define('XMLHttpRequest', function XMLHttpRequest() { throw new TypeError('XMLHttpRequest is not provided by the harness\'s runtime'); });
 
@@ -51,6 +47,7 @@ export function install(hostFunctions, manifestText) {
     // The web's globals, crypto's numbers from the seed too.
     // navigator's platform is the one Safari's start says: only a Mac takes the app's messages.
     installWeb(host, installRandom(host), () => (safari.appMessages ? 'macos' : 'ios'));
+    const fetchTypes = installFetchTypes();
 
     installCollector();
     installStacks(host, 'runtime:');
@@ -418,13 +415,33 @@ export function install(hostFunctions, manifestText) {
     });
     define('browser', browser);
     define('chrome', browser);
+    // A service worker's global is its `self`, with importScripts (from the worker script's own
+    // folder); a background page's (V2's, or V3's `scripts` or `page`) is its `window` too, an
+    // event target that hears DOMContentLoaded and load once its scripts ran, with the
+    // extension origin's localStorage, which its popup shares. A worker has no window, document
+    // or localStorage, and a page no importScripts, as in Safari.
     define('self', globalThis);
-    define('importScripts', (...files) => {
-        const problem = checked(host.importScripts(files.map(String)));
-        // A script it ran threw: its value goes on.
-        if (host.threw()) throw host.thrown();
-        if (problem) throw new TypeError(problem);
-    });
+    // (Its listeners are kept by an event target of this realm's, whose `onload` is the window's.)
+    const WindowEvent = Event, targetMethods = EventTarget.prototype;
+    const windowEvents = isWorker ? null : new (class extends EventTarget { get onload() { return globalThis.onload; } })();
+    if (isWorker) {
+        define('importScripts', (...files) => {
+            const problem = checked(host.importScripts(files.map(String)));
+            // A script it ran threw: its value goes on.
+            if (host.threw()) throw host.thrown();
+            if (problem) throw new TypeError(problem);
+        });
+    } else {
+        define('window', globalThis);
+        for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) {
+            define(name, (...args) => apply(targetMethods[name], windowEvents, args));
+        }
+        define('localStorage', webStorageArea((op, key, value) => checked(host.webStorage('local', op, key, value))));
+        Object.defineProperty(globalThis, 'document', {
+            get() { throw new Error('document (a background page\'s) is not provided by the harness\'s runtime'); },
+            configurable: true,
+        });
+    }
 
     // A turn's work: the other realm names it with a word and a number (post), the turn does it
     // under the watchdog (__runtimeTurn, which no script can replace), and its answer is a string
@@ -451,6 +468,11 @@ export function install(hostFunctions, manifestText) {
                 if (waiting === undefined) return;
                 replies.delete(input.request);
                 if (input.rejected !== undefined) waiting.reject(nativeFailure(String(input.rejected))); else waiting.resolve(input.reply);
+                return;
+            }
+            if (next.kind === 'loaded') {
+                // A background page's scripts ran: its window hears DOMContentLoaded, then load.
+                for (const type of ['DOMContentLoaded', 'load']) apply(targetMethods.dispatchEvent, windowEvents, [new WindowEvent(type)]);
                 return;
             }
             if (next.kind === 'lifecycle') {

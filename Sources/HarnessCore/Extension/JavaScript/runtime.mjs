@@ -205,11 +205,15 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         // traps are the scripts' code), asked before its properties are read.
         isProxy: (value) => util.types.isProxy(value),
         // The error a script's own call gets back, as text for its realm to throw.
+        // A background page's localStorage: the extension origin's, kept with its storage.
+        webStorage: (kind, op, key, value) => storage.extensionWebStorage(storageFolder, String(op), String(key), String(value)),
         importScripts: (files) => {
             if (isModule) return 'importScripts is not available in a module background';
             for (const file of files) {
                 let source;
-                try { source = read(file); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
+                // A path is the worker script's: relative to its folder, or to the extension's root.
+                const from = String(file).startsWith('/') ? String(file) : path.posix.join(path.posix.dirname(String(background.service_worker ?? '')), String(file));
+                try { source = read(from); } catch (error) { return `importScripts could not load ${file}: ${error.message}`; }
                 let script;
                 try { script = new vm.Script(source, { filename: String(file), importModuleDynamically }); } catch (error) { return `importScripts could not compile ${file}: ${error.message}`; }
                 // What the script throws is its own value: kept for the scripts' realm to throw
@@ -389,6 +393,12 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
                 }
             }
             if (timedOut) break;
+            // A background page's window hears that it loaded.
+            if (typeof background.service_worker !== 'string') {
+                scripts.post('loaded', 0, '');
+                evaluate(turn);
+                if (timedOut) break;
+            }
             // Then runtime.onStartup or onInstalled, when the load is for one (WebKit fires it
             // once the background loaded).
             if (input.reason === 'startup' || input.reason === 'install' || input.reason === 'update') {

@@ -103,3 +103,28 @@ export function writeArea(folder, area, items) {
     fs.writeFileSync(temporary, text);
     fs.renameSync(temporary, path.join(folder, fileOf(area)));
 }
+
+// The extension's own origin's localStorage (its background page's, its popup's, its other
+// pages'), kept with the profile's extension storage in `localStorage.json` (strings by key),
+// read afresh and written in place at each operation, as a page's is at once: `op` is `get`,
+// `set`, `remove`, `clear` or `keys`; the answer is JSON text (a value, the keys, or null).
+export const webStorageFile = 'localStorage.json';
+export function extensionWebStorage(folder, op, key, value) {
+    const file = path.join(folder, webStorageFile);
+    let items = {};
+    try {
+        const read = JSON.parse(fs.readFileSync(file, 'utf8'));
+        if (read !== null && typeof read === 'object' && !Array.isArray(read)) items = read;
+    } catch {}
+    const has = Object.hasOwn(items, key);
+    switch (op) {
+    case 'get': return has ? JSON.stringify(String(items[key])) : 'null';
+    case 'keys': return JSON.stringify(Object.keys(items));
+    case 'set': items[key] = String(value); break;
+    case 'remove': if (!has) return 'null'; delete items[key]; break;
+    case 'clear': items = {}; break;
+    default: return 'null';
+    }
+    fs.writeFileSync(file, JSON.stringify(items));
+    return 'null';
+}
