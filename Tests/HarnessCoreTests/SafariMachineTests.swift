@@ -293,6 +293,37 @@ struct SafariMachineTests {
                  .dispatch(.alarmsChanged(alarms: ["once": ExtensionWire.Alarm(at: 60_000), "every": ExtensionWire.Alarm(at: 120_000, period: 60_000)]))])
     }
 
+    /// The toolbar item is Safari's: what a background sets outlives it and reaches the next
+    /// one's `started`; a tab's values go with the tab, every profile keeps its own, and all go
+    /// when Safari quits or an update loads the extension afresh (`WebExtensionContext::unload`).
+    @Test func theToolbarItemIsSafarisAndGoesWithItsTabQuitsAndUpdates() {
+        var safari = loaded(now: 0)
+        _ = safari.handle(.tabOpened(TabID("t1"), url: "https://a.example/", nativeDark: false, window: 1), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.actionSet(tab: nil, property: .badgeText, value: .string("new")),
+                                                            .actionSet(tab: TabID("t1"), property: .title, value: .string("One")),
+                                                            .actionSet(tab: TabID("t9"), property: .title, value: .string("Nine"))]), now: 0)
+        #expect(safari.action.value(.badgeText, tab: TabID("t1")) == .string("new"), "a tab shows every tab's value where it has none of its own")
+        #expect(safari.action.value(.title, tab: TabID("t1")) == .string("One") && safari.action.tabs[TabID("t9")] == nil, "a tab not open is dropped")
+        _ = safari.handle(.backgroundUnloadRequested, now: 1_000)
+        guard case .started(_, _, _, _, _, _, _, _, let action) = safari.startedEvent() else { Issue.record("no started event"); return }
+        #expect(action == safari.action && !action.isEmpty, "the next background learns it")
+        _ = safari.handle(.tabClosed(TabID("t1")), now: 2_000)
+        #expect(safari.action.tabs.isEmpty && safari.action.value(.badgeText, tab: nil) == .string("new"))
+        _ = safari.handle(.profileLeftFront, now: 2_000)
+        _ = safari.handle(.profileCameToFront("work", queued: []), now: 2_000)
+        #expect(safari.action.isEmpty, "another profile has its own")
+        _ = safari.handle(.profileCameToFront(SafariMachine.defaultProfile, queued: []), now: 2_000)
+        #expect(safari.action.value(.badgeText, tab: nil) == .string("new"), "and the first keeps its own")
+        _ = safari.handle(.extensionUpdated(version: nil), now: 3_000)
+        #expect(safari.action.isEmpty, "an update clears it")
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 3_000)
+        _ = safari.handle(.backgroundFinished(incarnation: 2, [.actionSet(tab: nil, property: .enabled, value: .bool(false))]), now: 3_000)
+        #expect(safari.action.value(.enabled, tab: nil) == .bool(false))
+        _ = safari.handle(.safariQuit, now: 4_000)
+        _ = safari.handle(.safariLaunched, now: 5_000)
+        #expect(safari.action.isEmpty, "Safari keeps it in memory only")
+    }
+
     /// A background's own storage change fires storage.onChanged through Safari, which wakes a
     /// background that listens for it: its unload timer starts again. One that does not listen
     /// is not woken (`fireStorageChangedEventIfNeeded`).

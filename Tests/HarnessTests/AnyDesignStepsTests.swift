@@ -74,6 +74,8 @@ struct AnyDesignStepsTests {
             expect tab t1 page "#story" style.background-color=red
             expect popup page "#status" text "Reading on"
             expect popup page "[data-x=\\"a b\\"]" no-class off
+            expect action badge="2 new" enabled=false
+            expect action tab t1 title="Links # here" badge="" popup="popup.html"
 
             """
         let scenario = try Scenario.parse(text, name: "s")
@@ -82,6 +84,10 @@ struct AnyDesignStepsTests {
         #expect(scenario.steps[5] == .app(.resetGroup(suite: "group.example.reading", key: "reading mode")))
         #expect(scenario.steps[8] == .expect(.storage(.local, key: "sites", .includes(.object(["docs.example.com": .object(["reading": .bool(true)])])))))
         #expect(scenario.steps[11] == .expect(.console(.background, contains: "loaded # settings")))
+        #expect(scenario.steps[22] == .expect(.action(nil, [ActionCheck(property: .badgeText, value: .string("2 new")), ActionCheck(property: .enabled, value: .bool(false))])))
+        #expect(scenario.steps[23] == .expect(.action(TabID("t1"), [ActionCheck(property: .title, value: .string("Links # here")),
+                                                                    ActionCheck(property: .badgeText, value: .string("")),
+                                                                    ActionCheck(property: .popup, value: .string("popup.html"))])))
         let printed = ScenarioPrinter.print(scenario.steps)
         #expect(try Scenario.parse(printed, name: "s").steps == scenario.steps, "\(printed)")
     }
@@ -113,6 +119,12 @@ struct AnyDesignStepsTests {
         ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p text \"x\"", "s:3: a selector in quotes"),
         ("extension e pages\ntab open t1 https://a.example/\nexpect popup page class x", "s:3: 'expect popup page' takes a selector in quotes first"),
         ("tab open t1 https://a.example/\nexpect popup page \"p\" absent", "s:2: 'expect popup page' reads the extension's own popup"),
+        ("expect action badge=3", #"s:1: badge=3: the value is a string in quotes; did you mean 'badge="3"'?"#),
+        ("expect action enabled=maybe", "s:1: enabled=maybe: expected enabled=true or enabled=false"),
+        ("expect action colour=\"red\"", "s:1: unknown key 'colour' (expected badge, title, popup, enabled)"),
+        ("expect action badge=\"1\" badge=\"2\"", "s:1: 'badge' is checked twice on one line"),
+        ("expect action tab t9 badge=\"1\"", "s:1: tab t9 was never opened"),
+        ("expect action", "s:1: missing a value of the toolbar item"),
     ])
     func aMistakeIsNamedWithItsLine(text: String, message: String) {
         let found = mistakes(text)

@@ -169,7 +169,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage', 'tabNumber', 'tabName', 'activeTab'];
+    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -436,6 +436,41 @@ test('Headers, Request, Response and Blob keep a body and read it once', async (
         'a=1+2', 'héllo !', 'héllo !', 'é', '1', '201 true https://api.example.com/v1 basic true', 'true', 'TypeError',
         'text(): the body has already been read',
     ]);
+});
+
+// The toolbar item: each set goes to Safari (actionSet, a tab by its name, '' for every tab),
+// and a getter answers from Safari's copy, a tab's value falling back to the default's, then to
+// the manifest's; a tab Safari does not have is refused.
+test('the action\'s state goes to Safari and its getters fall back from a tab to the default to the manifest', async () => {
+    const told = [];
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                    tabNumber: (name) => ({ t1: 1, t2: 2 })[name] ?? 0, tabName: (id) => ({ 1: 't1', 2: 't2' })[id] ?? '',
+                    actionSet: (tab, property, value) => { told.push([tab, property, JSON.parse(value)]); } }),
+        JSON.stringify({ manifest_version: 2, name: 'x', version: '1', background: { scripts: ['b.js'], persistent: false },
+                         browser_action: { default_title: 'Counter', default_popup: 'popup.html' } }));
+    const run = (code) => vm.runInContext(code, context);
+    scripts.post('started', 0, JSON.stringify({ appearance: 'light', tabs: { t1: 'https://a.example/', t2: 'https://b.example/' },
+                                                 action: { default: { badgeText: '9' }, tabs: { t2: { title: 'Two' } } } }));
+    run('__runtimeTurn()');
+    run(`globalThis.results = [];
+         (async () => {
+           const action = browser.browserAction;
+           for (const next of [() => action.getBadgeText({}), () => action.getTitle({ tabId: 2 }), () => action.getTitle({}),
+                               () => action.setBadgeText({ text: '3', tabId: 1 }).then(() => action.getBadgeText({ tabId: 1 })),
+                               () => action.getBadgeText({ tabId: 2 }), () => action.getPopup({}),
+                               () => action.disable(2).then(() => action.isEnabled({ tabId: 2 })), () => action.isEnabled({ tabId: 1 }),
+                               () => action.getBadgeBackgroundColor({}),
+                               () => action.setBadgeText({ text: null, tabId: 1 }).then(() => action.getBadgeText({ tabId: 1 })),
+                               () => action.setBadgeText({ text: 'x', tabId: 7 }).catch((error) => error.message),
+                               () => typeof browser.action, () => typeof browser.pageAction]) {
+             results.push(JSON.stringify(await next()));
+           }
+         })();`);
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['"9"', '"Two"', '"Counter"', '"3"', '"9"', '"popup.html"', 'false', 'true', '[255,0,0,255]', '"9"',
+        '"Invalid call to browserAction.setBadgeText(). Tab not found: 7."', '"undefined"', '"undefined"']);
+    assert.deepEqual(told, [['t1', 'badgeText', '3'], ['t2', 'enabled', false], ['t1', 'badgeText', null]]);
 });
 
 // tabs.query takes every filter over the tabs Safari told the background of, url as match

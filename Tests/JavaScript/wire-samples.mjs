@@ -26,6 +26,7 @@ const directiveArguments = {
     clearAlarm: ['refresh'],
     storageChanged: ['local', { theme: { oldValue: 'light', newValue: 'dark' }, gone: { oldValue: 1 } }],
     tabsCall: [10, { method: 'create', url: 'https://a.example/', active: true }],
+    actionSet: ['t1', 'badgeText', '3'],
 };
 
 // The frames' samples: a done frame carries every directive.

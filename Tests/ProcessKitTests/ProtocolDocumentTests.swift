@@ -407,7 +407,7 @@ private enum BackgroundInput: CaseIterable {
 /// The background's outputs that leave the process.
 private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
-    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, storageChanged, tabsCall
+    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, storageChanged, tabsCall, actionSet
 
     init(of output: ExtensionWire.Output) {
         switch output {
@@ -429,6 +429,7 @@ private enum BackgroundOutput: CaseIterable {
         case .closePort: self = .closePort
         case .storageChanged: self = .storageChanged
         case .tabsCall: self = .tabsCall
+        case .actionSet: self = .actionSet
         }
     }
 
@@ -453,6 +454,7 @@ private enum BackgroundOutput: CaseIterable {
         case .closePort: .closePort(port: 1)
         case .storageChanged: .storageChanged(area: "local", changes: .object(["gone": .object(["oldValue": .integer(1)])]))
         case .tabsCall: .tabsCall(request: 1, .update(TabID("x1"), url: "https://b.example/", active: nil))
+        case .actionSet: .actionSet(tab: TabID("t1"), property: .badgeText, value: .string("3"))
         }
     }
 }

@@ -122,6 +122,14 @@ struct ExpectationChecker {
             case .failure(let reason): return ["\(whose): \(reason)"]
             case .success(let query): return check.problem(query, selector: selector).map { ["\(whose): " + $0] } ?? []
             }
+        case .action(let tab, let checks):
+            // What the tab shows: its own value, else every tab's, else the manifest's.
+            let whose = tab.map { "the action in tab \($0.rawValue)" } ?? "the action"
+            return checks.compactMap { check in
+                let found = simulation.safari.action.value(check.property, tab: tab) ?? simulation.actionDefaults[check.property]
+                guard found != check.value else { return nil }
+                return "\(whose): expected \(check.word)=\(ValueCheck.shown(check.value)), got " + (found.map { "\(check.word)=\(ValueCheck.shown($0))" } ?? "no toolbar item (the manifest has none)")
+            }
         case .console(let source, let text):
             let (whose, lines) = switch source {
             case .background: ("the background's", simulation.backgroundConsole[simulation.profile] ?? [])

@@ -66,6 +66,7 @@ enum FailureContext {
             case .popupAnswer: return true
             case .sendDecision(let decided, _), .messageTab(let decided, _, _): return decided == tab
             case .answerPage, .messagePopup, .postOnPort, .closePort, .storageChanged, .tabsCall: return false
+            case .actionSet(let set, _, _): return set == tab
             case .sendNative: return isBackground
             case .storagePending, .setTimer, .cancelTimer, .setAlarm, .clearAlarm, .connectNative, .listen: return false
             }

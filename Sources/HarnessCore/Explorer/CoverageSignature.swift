@@ -227,7 +227,7 @@ package struct CoverageSignature: Equatable, Sendable {
     private static let directiveNames = ["load-storage", "save-local", "save-session", "send-native", "set-timer", "cancel-timer",
                                          "set-alarm", "connect-native", "listen", "send-decision", "show-popup", "popup-saved",
                                          "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab",
-                                         "message-popup", "port-post", "port-close", "storage-changed", "tabs-call"]
+                                         "message-popup", "port-post", "port-close", "storage-changed", "tabs-call", "action-set"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
         guard case .background(let output)? = message else { return nil }
@@ -252,6 +252,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .closePort: return 19
         case .storageChanged: return 20
         case .tabsCall: return 21
+        case .actionSet: return 22
         }
     }
 

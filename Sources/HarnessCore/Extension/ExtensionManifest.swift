@@ -1,4 +1,5 @@
 import Foundation
+import ProcessKit
 import SiteSettings
 
 /// An unpacked extension folder (Manifest V3, or V2 with a non-persistent background) as Safari
@@ -23,6 +24,10 @@ package struct ExtensionManifest: Sendable, Equatable {
 
     /// 3, or 2.
     var manifestVersion = 3
+    /// The toolbar item's values before the extension sets any (`expect action` reads them):
+    /// its title and popup as the manifest gives them, no badge, and enabled, but for V2's page
+    /// action, which shows in no tab until a script shows it.
+    var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
 
     package struct ContentScript: Sendable, Equatable {
         enum RunAt: String, Sendable, CaseIterable { case documentStart = "document_start", documentEnd = "document_end", documentIdle = "document_idle" }
@@ -224,6 +229,7 @@ private struct ManifestReader {
             }
         }
         var popup: String?
+        var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
         // V3's toolbar item is `action`; V2's, `browser_action` or `page_action`.
         let actionKeys = manifestVersion == 3 ? ["action"] : ["browser_action", "page_action"]
         for key in ["action", "browser_action", "page_action"] where top[key] != nil && !actionKeys.contains(key) {
@@ -236,6 +242,10 @@ private struct ManifestReader {
                 let page = string(members, "default_popup", at: path, required: false)
                 if let page { checkPopup(page, at: path.key("default_popup")) }
                 popup = popup ?? page
+                if actionDefaults.isEmpty {
+                    actionDefaults = [.badgeText: .string(""), .title: .string(string(members, "default_title", at: path, required: false) ?? ""),
+                                      .popup: .string(page ?? ""), .enabled: .bool(key != "page_action")]
+                }
                 if let icon = members["default_icon"] { checkIcons(icon, at: path.key("default_icon")) }
             } else {
                 error(path, "expected an object")
@@ -269,6 +279,7 @@ private struct ManifestReader {
                                          popup: popup, permissions: permissions, hostPermissions: hostPermissions, defaultLocale: defaultLocale,
                                          messages: messages)
         manifest.manifestVersion = manifestVersion
+        manifest.actionDefaults = actionDefaults
         return manifest
     }
 

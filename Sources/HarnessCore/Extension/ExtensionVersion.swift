@@ -1,3 +1,6 @@
+import ProcessKit
+import SiteSettings
+
 /// An extension's version as a manifest writes it: one to four numbers from 0 to 65535 joined by
 /// dots (the WebExtensions rule Safari follows). WebKit sees an update only when the version
 /// changes (`WebExtensionContext::determineInstallReasonDuringLoad` compares it with the last seen).
@@ -55,6 +58,8 @@ struct ExtensionVersion: Equatable, Sendable {
         var version: String
         /// Its popup's controls (`popup click ID`).
         var popupControls: ExtensionManifest.PopupControls
+        /// Its toolbar item's values before the extension sets any.
+        var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
     }
 
     /// Each `safari update-extension` of `scenario` installs another version than the one
@@ -82,7 +87,7 @@ struct ExtensionVersion: Equatable, Sendable {
                 case .failure(let problem): throw mistake(problem.description)
                 case .success(let manifest):
                     next = of(manifest)
-                    folders[path] = Folder(written: path, path: full, version: next, popupControls: manifest.popupControls)
+                    folders[path] = Folder(written: path, path: full, version: next, popupControls: manifest.popupControls, actionDefaults: manifest.actionDefaults)
                 }
             }
             if next == installed {

@@ -117,7 +117,8 @@ extension SafariMachine {
     mutating func startedEvent() -> ExtensionWire.Event {
         defer { (startReason, updatedFrom) = (nil, nil) }
         return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS, alarms: heldAlarms, reason: startReason,
-                        version: installedVersion == manifestVersion ? nil : installedVersion, previousVersion: startReason == .update ? updatedFrom : nil)
+                        version: installedVersion == manifestVersion ? nil : installedVersion, previousVersion: startReason == .update ? updatedFrom : nil,
+                        action: action)
     }
 
     /// The extension is installed: its background loads at once and its load fires
@@ -224,6 +225,13 @@ extension SafariMachine {
         case .tabsCall(let request, let call):
             // Safari does to its tabs what the background asks, as the user would, and answers.
             effects.append(.extensionTabsCall(incarnation: incarnation, request: request, call))
+        case .actionSet(let tab, let property, let value):
+            // Safari keeps the toolbar item in its own process: it outlives the background.
+            if let tab, tabs[tab] == nil {
+                effects.append(.note("tab \(tab.rawValue) is not open here: its action's \(property.rawValue) is dropped"))
+            } else {
+                action.set(property, to: value, tab: tab)
+            }
         case .storageChanged(let area, let changes):
             // Its own change fires storage.onChanged through Safari, which wakes a background
             // that listens for it: its unload timer starts again (`fireStorageChangedEventIfNeeded`
@@ -351,6 +359,7 @@ extension SafariMachine {
         savedListeners = [:]
         sessionListeners = [:]
         forgetAlarms(&effects)
+        forgetActions()
         startReason = .update
         effects.append(.dropSessionStorage)
         effects.append(.note("extension updated from \(updatedFrom ?? "") to \(installedVersion): storage.session, alarms and saved listeners cleared; the background loads for runtime.onInstalled"))
@@ -391,6 +400,14 @@ extension SafariMachine {
         }
         alarms = [:]
         for name in putAway.keys { putAway[name]?.alarms = [:] }
+    }
+
+    /// What the extensions set on their toolbar items lives in Safari's memory (WebKit's
+    /// `WebExtensionContext` holds the actions) and goes with the extension's context: when Safari
+    /// quits, or loses power, or the extension is loaded again as a new version.
+    mutating func forgetActions() {
+        action = ExtensionAction()
+        for name in putAway.keys { putAway[name]?.action = ExtensionAction() }
     }
 }
 

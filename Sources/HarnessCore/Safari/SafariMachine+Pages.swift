@@ -102,6 +102,7 @@ extension SafariMachine {
     /// Closes the tab; its window shows another of its tabs, if it has one (`tabs.onRemoved`).
     mutating func closeTab(_ id: TabID, _ effects: inout [Effect]) {
         guard let tab = tabs.removeValue(forKey: id) else { return }
+        action.forget(id)
         if activeTabs[tab.window] == id {
             activeTabs[tab.window] = tabs.filter { $0.value.window == tab.window }.keys.sorted().first
         }
@@ -231,6 +232,7 @@ extension SafariMachine {
         // (`loadBackgroundPageListenersFromStorage`).
         sessionListeners = savedListeners
         forgetAlarms(&effects)
+        forgetActions()
         activeNativeRequests = []
         hungLegacyRequests = 0
         if !safariInForeground { effects.append(.note("Safari comes to the front")) }
@@ -276,9 +278,9 @@ extension SafariMachine {
         let pageEvents = (held.map(\.event) + queued).filter(\.isFromAPage)
         holdNoBackground(&effects)
         forgetPopup(&effects)
-        putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms, pageEvents: pageEvents)
+        putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms, action: action, pageEvents: pageEvents)
         let restored = putAway.removeValue(forKey: name) ?? PutAway(tabs: [:], activeTabs: [:], frontWindow: 1, alarms: [:])
-        (tabs, activeTabs, frontWindow, alarms) = (restored.tabs, restored.activeTabs, restored.frontWindow, restored.alarms)
+        (tabs, activeTabs, frontWindow, alarms, action) = (restored.tabs, restored.activeTabs, restored.frontWindow, restored.alarms, restored.action)
         profile = name
         profiles.insert(name)
         effects.append(.note("profile \(name) in front"))

@@ -180,6 +180,8 @@ package struct SafariMachine: Sendable {
     var sessionListeners: [String: Set<BackgroundListener>] = [:]
     /// The front profile's alarms, by name (Safari keeps them in memory only).
     var alarms: [String: Alarm] = [:]
+    /// What the front profile's extension set on its toolbar item (Safari keeps it in memory only).
+    var action = ExtensionAction()
     /// Native requests in flight (a reply held back or withheld keeps its request in flight),
     /// and the first version's requests a hung handler never answered.
     var activeNativeRequests: Set<NativeRequestID> = []
@@ -211,6 +213,7 @@ package struct SafariMachine: Sendable {
         var activeTabs: [Int: TabID]
         var frontWindow: Int
         var alarms: [String: Alarm]
+        var action = ExtensionAction()
         /// What its pages sent that Safari held for a background it could not run yet (iOS had
         /// it suspended): its extension takes them when the profile is in front again.
         var pageEvents: [ExtensionWire.Event] = []

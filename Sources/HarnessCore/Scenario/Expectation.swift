@@ -49,18 +49,32 @@ package enum Expectation: Equatable, Sendable {
     /// A line the front profile's background logged since the run began (any incarnation), or
     /// the tab's page since it last loaded, contains this text.
     case console(ConsoleSource, contains: String)
+    /// The front profile's toolbar item as a tab shows it (nil: as every tab does, unless one has
+    /// its own values): each property's value.
+    case action(TabID?, [ActionCheck])
 
     /// The tab it is about, if it is about one.
     var tab: TabID? {
         switch self {
         case .tab(let id, _), .tabUndecided(let id), .firstDecision(let id, _), .firstDecisionBeforeNativeReply(let id), .page(let id, _),
-             .console(.tab(let id), _), .element(.tab(let id), _, _): id
+             .console(.tab(let id), _), .element(.tab(let id), _, _), .action(let id?, _): id
         case .popupOver(let id): id
-        case .groupDefault, .storage, .console(.background, _), .console(.popup, _), .element(.popup, _, _): nil
+        case .groupDefault, .storage, .console(.background, _), .console(.popup, _), .element(.popup, _, _), .action(nil, _): nil
         case .sharedDefaults, .sharedSite, .sharedSiteAbsent, .sharedTombstone, .sharedDamaged, .appSites, .appSite, .appDefaults, .appAnswer,
              .popup, .background, .alarm, .converged, .legacy: nil
         }
     }
+}
+
+/// One value of the toolbar item an `expect action` line checks (`badge="3"`, `enabled=false`).
+package struct ActionCheck: Equatable, Sendable {
+    /// The words a line names each property by.
+    static let keys: [(word: String, property: ExtensionAction.Property)] = [("badge", .badgeText), ("title", .title), ("popup", .popup), ("enabled", .enabled)]
+
+    var property: ExtensionAction.Property
+    var value: JSONValue
+
+    var word: String { Self.keys.first { $0.property == property }!.word }
 }
 
 /// How a stored JSON value is checked: equal to a value (numbers by value, objects whatever

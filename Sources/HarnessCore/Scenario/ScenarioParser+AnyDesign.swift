@@ -73,6 +73,36 @@ extension ScenarioParser {
         return .console(source, contains: try quoted(&words, what: "the text a line contains, in quotes (\"loaded\")"))
     }
 
+    /// `expect action [tab NAME] badge="TEXT" title="TEXT" popup="PAGE" enabled=true|false`: the
+    /// toolbar item as a tab shows it, or as every tab does; at least one property.
+    func expectAction(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
+        var tab: TabID?
+        if words.peek == "tab" {
+            _ = try words.next("")
+            tab = try tabName(&words)
+            try requireOpen(tab!, words)
+        }
+        let known = ActionCheck.keys.map(\.word)
+        var checks: [ActionCheck] = []
+        repeat {
+            let word = try words.next("a value of the toolbar item (\(known.map { $0 == "enabled" ? "enabled=true" : "\($0)=\"TEXT\"" }.joined(separator: ", ")))")
+            let (key, text) = try pair(word, words, known: known)
+            let property = ActionCheck.keys.first { $0.word == key }!.property
+            if checks.contains(where: { $0.property == property }) { throw words.error("'\(key)' is checked twice on one line") }
+            let value: JSONValue
+            if property == .enabled {
+                guard text == "true" || text == "false" else { throw words.error("enabled=\(text): expected enabled=true or enabled=false") }
+                value = .bool(text == "true")
+            } else {
+                guard text.hasPrefix("\"") else { throw words.error("\(key)=\(text): the value is a string in quotes", suggestion: "\(key)=\"\(text)\"") }
+                guard case .string(let string)? = try? JSONParser.parse(text) else { throw words.error("\(key)=\(text): the value is one string in quotes") }
+                value = .string(string)
+            }
+            checks.append(ActionCheck(property: property, value: value))
+        } while !words.atEnd
+        return .action(tab, checks)
+    }
+
     /// Each suite an `expect group defaults` line names must be one another line names: a suite
     /// named only there is most likely misspelt.
     func unnamedSuites() -> [ScenarioError] {

@@ -6,8 +6,9 @@ extension ScenarioParser {
     // MARK: - Expectations
 
     mutating func expectation(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
-        let kinds = ["tab", "first-decision", "shared", "app", "popup", "background", "alarm", "converged", "legacy", "group", "storage", "console"]
+        let kinds = ["tab", "first-decision", "shared", "app", "popup", "background", "alarm", "converged", "legacy", "group", "storage", "console", "action"]
         switch try words.choose(kinds) {
+        case "action": return try expectAction(&words)
         case "group": return try expectGroup(&words)
         case "storage": return try expectStorage(&words)
         case "console": return try expectConsole(&words)

@@ -77,7 +77,8 @@ extension ScenarioParser {
                 let character = characters[index]
                 if inString {
                     if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-                } else if json && character == "\"" {
+                } else if character == "\"" && (json || (index > start && characters[index - 1] == "=")) {
+                    // (A string right after '=' is one value: `badge="2 new"`.)
                     inString = true
                 } else if json && (character == "{" || character == "[") {
                     depth += 1

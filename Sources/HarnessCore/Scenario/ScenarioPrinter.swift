@@ -154,6 +154,8 @@ package enum ScenarioPrinter {
         case .console(.background, let text): "console background contains \(json(.string(text)))"
         case .console(.tab(let id), let text): "console tab \(id.rawValue) contains \(json(.string(text)))"
         case .console(.popup, let text): "console popup contains \(json(.string(text)))"
+        case .action(let tab, let checks):
+            (["action"] + (tab.map { ["tab", $0.rawValue] } ?? []) + checks.map { "\($0.word)=\(json($0.value))" }).joined(separator: " ")
         case .firstDecision(let id, let checks): "first-decision \(id.rawValue) " + self.checks(checks)
         case .firstDecisionBeforeNativeReply(let id): "first-decision \(id.rawValue) before native-reply"
         case .sharedDefaults(let values): "shared defaults " + values.words

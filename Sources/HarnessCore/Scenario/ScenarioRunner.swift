@@ -567,6 +567,7 @@ package final class ScenarioRunner {
         simulation.processes.hiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
         simulation.backgroundLoadTime = setup.backgroundLoadTime
+        simulation.actionDefaults = setup.actionDefaults
         simulation.processes.handlerReuse = setup.handlerReuse
         (simulation.safari.installedVersion, simulation.safari.manifestVersion) = (startingVersion, startingVersion)
         // A probe checks what every extension keeps, not the design's invariants.

@@ -61,6 +61,8 @@ package struct ScenarioSetup: Sendable {
     /// With its own pages: what its popup's controls do (those that edit as the design's
     /// popup does are the user's edits, for the oracle).
     var popupControls = ExtensionManifest.PopupControls()
+    /// The extension's toolbar item before it sets anything (`expect action`).
+    var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
 
     /// `folder` is where the files a scenario names are found (paths are relative to it);
     /// `seed` is the run's, unless the scenario sets its own.
@@ -144,6 +146,7 @@ package struct ScenarioSetup: Sendable {
             case .failure(let problem): throw ScenarioError(file: file, line: line.number, message: "extension \(path): \(problem)")
             case .success(let manifest):
                 extensionFolder = full
+                actionDefaults = manifest.actionDefaults
                 if pages { popupControls = manifest.popupControls }
             }
         case .shared(.file(let path)): shared = try Self.document(path, folder: folder, file: file, line: line.number)

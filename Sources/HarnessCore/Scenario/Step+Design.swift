@@ -38,7 +38,7 @@ extension Expectation {
         case .popup: "the design's popup view"
         case .converged: "the design's convergence"
         case .legacy: "the design's first version"
-        case .page, .popupOver, .background, .alarm, .element, .groupDefault, .storage, .console: nil
+        case .page, .popupOver, .background, .alarm, .element, .groupDefault, .storage, .console, .action: nil
         }
     }
 }

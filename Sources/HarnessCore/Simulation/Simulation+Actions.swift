@@ -129,6 +129,7 @@ extension Simulation {
         trace.record(now, "harness", "the update installs the extension in \(folder.written), version \(folder.version)")
         processes.installedExtension = folder.path
         safari.manifestVersion = folder.version
+        actionDefaults = folder.actionDefaults
         handle(.extensionUpdated(version: folder.version))
     }
 

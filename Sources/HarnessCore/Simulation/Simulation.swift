@@ -121,6 +121,10 @@ package final class Simulation: ProcessTable.Owner {
     var legacyStarted = 0
     var legacyAnswers: [Int: NativeReply] = [:]
 
+    /// The toolbar item's values before the extension sets any, from the installed manifest
+    /// (`expect action`).
+    var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
+
     // MARK: The extension's own pages
 
     /// The page host, when the extension's own pages run (`ProcessExecutables.pages`).

@@ -50,6 +50,9 @@ extension ExtensionWire {
         case .storageChanged(let area, let changes): .object(["type": .string("storageChanged"), "area": .string(area), "changes": changes])
         case .tabsCall(let request, let call):
             .object(["type": .string("tabsCall"), "request": .integer(Int64(request))].merging(json(call)) { a, _ in a })
+        case .actionSet(let tab, let property, let value):
+            .object(["type": .string("actionSet"), "property": .string(property.rawValue), "value": value]
+                .merging(tab.map { ["tab": .string($0.rawValue)] } ?? [:]) { a, _ in a })
         }
     }
 
@@ -163,6 +166,13 @@ extension ExtensionWire {
                 return .tabsCall(request: request, .remove(tabs))
             case let other: throw NativeMessageError(path.key("method"), "expected create, update, reload or remove, not '\(other.prefix(32))'")
             }
+        case "actionSet":
+            try directive.allow(["type", "property", "value", "tab"])
+            guard let property = ExtensionAction.Property(rawValue: try directive.string("property")) else {
+                throw NativeMessageError(path.key("property"), ExtensionAction.expectedProperty)
+            }
+            let tab = directive.members["tab"] == nil ? nil : TabID(try directive.string("tab"))
+            return .actionSet(tab: tab, property: property, value: try directive.value("value"))
         case "storageChanged":
             try directive.allow(["type", "area", "changes"])
             return .storageChanged(area: try storageArea(directive.string("area"), at: path.key("area")), changes: try changes(directive.value("changes"), at: path.key("changes")))

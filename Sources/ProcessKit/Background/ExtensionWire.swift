@@ -9,7 +9,8 @@ import SiteSettings
 /// `period`}} of the alarms Safari holds for it (left out when none), `reason`: `startup`,
 /// `install` or `update` when the load fires `runtime.onStartup` or `onInstalled`, `version`
 /// when Safari installed the files as another version than their manifest's, `previousVersion`
-/// with `update`), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
+/// with `update`, `action`: what the extension set on its toolbar item, as `ExtensionAction`
+/// gives it, left out when nothing), `storageCompleted` (`token`), `tabRequestedDecision` (`tab`, `url`, `nativeDark`),
 /// `tabNativeDarkChanged` (`tab`, `nativeDark`), `tabActivated` / `tabClosed` (`tab`),
 /// `safariCameToForeground`, `safariWentToBackground`, `appMessageArrived`, `appearanceChanged` (`appearance`), `popupOpened` (`tab`),
 /// `popupClosed`, `popupChoseScope` (`scope`), `popupEdited` (`set`, `reset`, `message`, `at`),
@@ -38,7 +39,8 @@ import SiteSettings
 /// `messagePopup` (`id`, `message`); `portPost` (`port`, `message`) and `portClose` (`port`);
 /// `storageChanged` (`area`, `changes`: what a storage operation changed, for its own pages);
 /// `tabsCall` (`request`, `method`: `create` (`url`, `active`), `update` (`tab`, `url`?,
-/// `active`?), `reload` (`tab`) or `remove` (`tabs`)), which Safari answers with `tabsAnswered`.
+/// `active`?), `reload` (`tab`) or `remove` (`tabs`)), which Safari answers with `tabsAnswered`;
+/// `actionSet` (`property`, `value`, and `tab` when for one tab alone).
 public enum ExtensionWire {
     /// Why Safari loads the background, when the load fires a `runtime` event: Safari launched
     /// (`onStartup`), the extension was just installed (`onInstalled` with reason `install`), or
@@ -71,7 +73,7 @@ public enum ExtensionWire {
         /// `version`: the version Safari installed, when an update gave the same files another
         /// one; `previousVersion`: the version an update replaced, with reason `update`.
         case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String], appMessages: Bool = false, alarms: [String: Alarm] = [:],
-                     reason: StartReason? = nil, version: String? = nil, previousVersion: String? = nil)
+                     reason: StartReason? = nil, version: String? = nil, previousVersion: String? = nil, action: ExtensionAction = ExtensionAction())
         case storageCompleted(token: Int)
         case tabRequestedDecision(TabID, url: String, nativeDark: Bool)
         case tabNativeDarkChanged(TabID, nativeDark: Bool)
@@ -179,6 +181,9 @@ public enum ExtensionWire {
         /// `tabs.create`, `update`, `reload` or `remove`, numbered by the background; Safari
         /// answers with `tabsAnswered` of that number.
         case tabsCall(request: Int, TabsCall)
+        /// `action.setBadgeText` and its kin: one property of the toolbar item, for `tab` alone
+        /// or for every tab (nil); `null` takes the extension's value back.
+        case actionSet(tab: TabID?, property: ExtensionAction.Property, value: JSONValue)
     }
 
     // MARK: - Names
@@ -239,6 +244,7 @@ public enum ExtensionWire {
         case .closePort: "portClose"
         case .storageChanged: "storageChanged"
         case .tabsCall: "tabsCall"
+        case .actionSet: "actionSet"
         }
     }
 
@@ -275,7 +281,7 @@ public enum ExtensionWire {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages, let alarms, let reason, let version, let previousVersion):
+        case .started(let appearance, let offset, let tabs, let appMessages, let alarms, let reason, let version, let previousVersion, let action):
             var members: [String: JSONValue] = ["appearance": .string(appearance.rawValue),
                                                 "tabs": .object(Dictionary(uniqueKeysWithValues: tabs.map { ($0.key.rawValue, .string($0.value)) }))]
             if offset != 0 { members["utcOffsetMinutes"] = .integer(Int64(offset)) }
@@ -284,6 +290,7 @@ public enum ExtensionWire {
             if !alarms.isEmpty { members["alarms"] = encode(alarms) }
             if let version { members["version"] = .string(version) }
             if let previousVersion { members["previousVersion"] = .string(previousVersion) }
+            if !action.isEmpty { members["action"] = action.json }
             return input("started", members)
         case .storageCompleted(let token): return input("storageCompleted", ["token": .integer(Int64(token))])
         case .tabRequestedDecision(let tab, let url, let nativeDark):
@@ -407,8 +414,9 @@ public enum ExtensionWire {
                 guard case .string(let text) = value else { throw NativeMessageError(root.key(key), "expected a string") }
                 return text
             }
+            let action = try members["action"].map { value throws(NativeMessageError) in try ExtensionAction.decode(value, at: root.key("action")) } ?? ExtensionAction()
             return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"), alarms: alarms, reason: reason,
-                            version: try optionalString("version"), previousVersion: try optionalString("previousVersion"))
+                            version: try optionalString("version"), previousVersion: try optionalString("previousVersion"), action: action)
         case "storageCompleted": return .storageCompleted(token: Int(try integer("token")))
         case "tabRequestedDecision": return .tabRequestedDecision(try tab(), url: try string("url"), nativeDark: bool("nativeDark"))
         case "tabNativeDarkChanged": return .tabNativeDarkChanged(try tab(), nativeDark: bool("nativeDark"))
@@ -489,7 +497,7 @@ public enum ExtensionWire {
     /// one is an error at `scope`), reset fields sorted.
     public static func input(for event: Event, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages, _, _, _, _):
+        case .started(let appearance, let offset, let tabs, let appMessages, _, _, _, _, _):
             return .machine(.started(now: now, appearance: appearance, utcOffsetMinutes: offset, tabs: tabs, appMessages: appMessages))
         case .storageCompleted(let token): return .storageCompleted(token: token)
         case .tabRequestedDecision(let tab, let url, let nativeDark): return .machine(.tabRequestedDecision(tab, url: url, nativeDark: nativeDark, now: now))

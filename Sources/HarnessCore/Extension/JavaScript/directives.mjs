@@ -55,6 +55,8 @@ export const directive = {
     // tabs.create ({method: 'create', url, active}), update ({method, tab, url?, active?}),
     // reload ({method, tab}) and remove ({method, tabs}), answered by `tabsAnswered`.
     tabsCall: (request, call) => ({ type: 'tabsCall', request, ...call }),
+    // One property of the toolbar item, for a tab alone (its name) or for every tab (null).
+    actionSet: (tab, property, value) => (tab === null ? { type: 'actionSet', property, value } : { type: 'actionSet', property, value, tab }),
 };
 
 // MARK: - Inputs

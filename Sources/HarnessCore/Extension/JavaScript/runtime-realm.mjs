@@ -8,6 +8,7 @@
 import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, matchesPattern, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
+import { actionMembers } from './realm-action.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -296,6 +297,16 @@ export function install(hostFunctions, manifestText) {
         windows: namespace('windows', { onFocusChanged: event('windowFocus'), WINDOW_ID_NONE: -1, WINDOW_ID_CURRENT: -2 }),
         i18n: namespace('i18n', i18n),
     };
+    // The toolbar item (action, or V2's browserAction and pageAction), where the manifest has
+    // one: Safari keeps what the background sets (realm-action.mjs).
+    const actionHolders = [];
+    for (const [space, key] of [['action', 'action'], ['browserAction', 'browser_action'], ['pageAction', 'page_action']]) {
+        if (!safariNamespaces(manifest, 'background').has(space)) continue;
+        const { members, hold } = actionMembers({ manifest, key, name: space, tabNamed, knowsTab: (name) => safari.tabs.has(name), callbackForm, event,
+                                                  host: { actionSet: (tab, property, value) => checked(host.actionSet(tab, property, value)) } });
+        api[space] = namespace(space, members);
+        actionHolders.push(hold);
+    }
     // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
     // replaces one of the same name. Safari raises a time or a period below its minimum. A
     // one-shot alarm that fired stays in the list, in the past, until it is cleared or made
@@ -492,6 +503,7 @@ export function install(hostFunctions, manifestText) {
                 safari.appMessages = input.appMessages === true;
                 if (typeof input.version === 'string') safari.version = input.version;
                 holdAlarms(input.alarms);
+                for (const hold of actionHolders) hold(input.action);
                 return;
             }
             if (next.kind === 'listening') {
