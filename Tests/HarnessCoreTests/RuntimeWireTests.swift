@@ -32,7 +32,7 @@ struct RuntimeWireTests {
 
     @Test func everyDirectiveTheRuntimeBuildsIsReadByTheCodecAsItsOwnType() throws {
         let (directives, _, _) = try samples()
-        #expect(directives.count == 19, "one sample for each builder of directives.mjs")
+        #expect(directives.count == 20, "one sample for each builder of directives.mjs")
         for directive in directives {
             guard case .object(let members) = directive, case .string(let type)? = members["type"] else {
                 Issue.record("a directive with no type: \(directive)")
@@ -68,7 +68,7 @@ struct RuntimeWireTests {
             }
             do {
                 let read = try FromChild.decode(bytes, role: .background)
-                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 19, "the done frame carries every directive") }
+                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 20, "the done frame carries every directive") }
             } catch {
                 Issue.record("the background's frame '\(kind)' is not read: \(error)")
             }
@@ -110,6 +110,7 @@ struct RuntimeWireTests {
         .tabUpdated(TabID("t1"), url: "https://a.example/", status: .complete),
         .tabsAnswered(request: 1, tab: nil, url: nil, error: "Invalid call to tabs.remove(). Tab not found: x9."),
         .safariWentToBackground,
+        .menuClicked(id: .integer(1), parentId: .string("tools"), tab: TabID("t1"), url: "https://a.example/", checked: true, wasChecked: false),
     ]
 
     private static func caseNumber(_ event: ExtensionWire.Event) -> Int {
@@ -143,11 +144,12 @@ struct RuntimeWireTests {
         case .tabUpdated: 26
         case .tabsAnswered: 27
         case .safariWentToBackground: 28
+        case .menuClicked: 29
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...28), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...29), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

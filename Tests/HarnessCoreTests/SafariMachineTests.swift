@@ -305,7 +305,7 @@ struct SafariMachineTests {
         #expect(safari.action.value(.badgeText, tab: TabID("t1")) == .string("new"), "a tab shows every tab's value where it has none of its own")
         #expect(safari.action.value(.title, tab: TabID("t1")) == .string("One") && safari.action.tabs[TabID("t9")] == nil, "a tab not open is dropped")
         _ = safari.handle(.backgroundUnloadRequested, now: 1_000)
-        guard case .started(_, _, _, _, _, _, _, _, let action) = safari.startedEvent() else { Issue.record("no started event"); return }
+        guard case .started(_, _, _, _, _, _, _, _, let action, _) = safari.startedEvent() else { Issue.record("no started event"); return }
         #expect(action == safari.action && !action.isEmpty, "the next background learns it")
         _ = safari.handle(.tabClosed(TabID("t1")), now: 2_000)
         #expect(safari.action.tabs.isEmpty && safari.action.value(.badgeText, tab: nil) == .string("new"))
@@ -322,6 +322,35 @@ struct SafariMachineTests {
         _ = safari.handle(.safariQuit, now: 4_000)
         _ = safari.handle(.safariLaunched, now: 5_000)
         #expect(safari.action.isEmpty, "Safari keeps it in memory only")
+    }
+
+    /// A page's menu shows only visible items for a page under visible, enabled parents; an
+    /// enabled one chosen fires menus.onClicked (a checkbox flips, a radio item is checked and
+    /// its neighbours not), and the list is Safari's until it quits.
+    @Test func aMenuItemChosenOnAPageFiresOnlyWhenThePageMenuShowsIt() {
+        var safari = loaded(listeners: [.menuClicked], now: 0)
+        let t1 = TabID("t1"), url = "https://a.example/"
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: 1), now: 0)
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.menusChanged([
+            ExtensionMenuItem(id: .string("tools"), title: "Tools", contexts: ["all"]),
+            ExtensionMenuItem(id: .integer(1), title: "Pin", type: "checkbox", checked: true, parentId: .string("tools")),
+            ExtensionMenuItem(id: .string("a"), title: "A", type: "radio", checked: true), ExtensionMenuItem(id: .string("b"), title: "B", type: "radio"),
+            ExtensionMenuItem(id: .string("link"), title: "Link", contexts: ["link"]),
+            ExtensionMenuItem(id: .string("off"), title: "Off", enabled: false),
+            ExtensionMenuItem(id: .string("hidden"), title: "Hidden", visible: false), ExtensionMenuItem(id: .string("under"), title: "Under", parentId: .string("hidden")),
+        ])]), now: 0)
+        #expect(safari.handle(.menuItemChosen("1", t1), now: 1_000)
+                == [.dispatch(.menuClicked(id: .integer(1), parentId: .string("tools"), tab: t1, url: url, checked: false, wasChecked: true))])
+        #expect(safari.handle(.menuItemChosen("b", t1), now: 1_000)
+                == [.dispatch(.menuClicked(id: .string("b"), parentId: nil, tab: t1, url: url, checked: true, wasChecked: false))])
+        #expect(safari.menus.filter { $0.checked }.map(\.name) == ["b"], "a radio item unchecks its neighbours, and the checkbox flipped")
+        for name in ["link", "off", "hidden", "under", "missing"] {
+            let effects = safari.handle(.menuItemChosen(name, t1), now: 1_000)
+            #expect(effects.count == 1 && !effects.contains { if case .dispatch = $0 { true } else { false } }, "\(name): \(effects)")
+        }
+        _ = safari.handle(.safariQuit, now: 2_000)
+        _ = safari.handle(.safariLaunched, now: 3_000)
+        #expect(safari.menus.isEmpty, "Safari writes them nowhere")
     }
 
     /// A background's own storage change fires storage.onChanged through Safari, which wakes a

@@ -76,6 +76,8 @@ struct AnyDesignStepsTests {
             expect popup page "[data-x=\\"a b\\"]" no-class off
             expect action badge="2 new" enabled=false
             expect action tab t1 title="Links # here" badge="" popup="popup.html"
+            menu click "open link" t1
+            menu click save t1
 
             """
         let scenario = try Scenario.parse(text, name: "s")
@@ -85,6 +87,7 @@ struct AnyDesignStepsTests {
         #expect(scenario.steps[8] == .expect(.storage(.local, key: "sites", .includes(.object(["docs.example.com": .object(["reading": .bool(true)])])))))
         #expect(scenario.steps[11] == .expect(.console(.background, contains: "loaded # settings")))
         #expect(scenario.steps[22] == .expect(.action(nil, [ActionCheck(property: .badgeText, value: .string("2 new")), ActionCheck(property: .enabled, value: .bool(false))])))
+        #expect(scenario.steps[24] == .menuClick("open link", TabID("t1")))
         #expect(scenario.steps[23] == .expect(.action(TabID("t1"), [ActionCheck(property: .title, value: .string("Links # here")),
                                                                     ActionCheck(property: .badgeText, value: .string("")),
                                                                     ActionCheck(property: .popup, value: .string("popup.html"))])))
@@ -125,6 +128,9 @@ struct AnyDesignStepsTests {
         ("expect action badge=\"1\" badge=\"2\"", "s:1: 'badge' is checked twice on one line"),
         ("expect action tab t9 badge=\"1\"", "s:1: tab t9 was never opened"),
         ("expect action", "s:1: missing a value of the toolbar item"),
+        ("tab open t1 https://a.example/\nmenu save t1", "s:2: unknown word 'save' (expected click)"),
+        ("menu click save t2", "s:1: tab t2 was never opened"),
+        ("tab open t1 https://a.example/\nmenu click \"open link t1", "s:2: the menu item's id: \"open link t1 is not one string in quotes"),
     ])
     func aMistakeIsNamedWithItsLine(text: String, message: String) {
         let found = mistakes(text)

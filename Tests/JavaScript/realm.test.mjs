@@ -169,7 +169,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet'];
+    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -342,8 +342,11 @@ test('a namespace Safari lacks is absent, one it has and the runtime lacks throw
     }
     for (const run of [realms.background, realms.popup]) {
         assert.equal(run(`typeof browser.contextMenus + ' ' + typeof browser.menus + ' ' + ('action' in browser)`), 'object object true');
-        assert.throws(() => run('browser.contextMenus.create({ id: "a" })'), /browser\.contextMenus\.create is not provided/);
+        assert.throws(() => run('browser.windows.create({})'), /browser\.windows\.create is not provided/);
     }
+    // The background makes menu items; the popup's pages do not yet.
+    assert.equal(realms.background('browser.contextMenus.create({ id: "a", title: "A" })'), 'a');
+    assert.throws(() => realms.popup('browser.contextMenus.create({ id: "a" })'), /browser\.contextMenus\.create is not provided/);
     // A content script has runtime, i18n, extension and storage only.
     assert.equal(realms.content(`typeof browser.tabs + ' ' + typeof browser.contextMenus + ' ' + typeof browser.action + ' ' + typeof browser.runtime`),
                  'undefined undefined undefined object');
@@ -471,6 +474,36 @@ test('the action\'s state goes to Safari and its getters fall back from a tab to
     assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['"9"', '"Two"', '"Counter"', '"3"', '"9"', '"popup.html"', 'false', 'true', '[255,0,0,255]', '"9"',
         '"Invalid call to browserAction.setBadgeText(). Tab not found: 7."', '"undefined"', '"undefined"']);
     assert.deepEqual(told, [['t1', 'badgeText', '3'], ['t2', 'enabled', false], ['t1', 'badgeText', null]]);
+});
+
+// The context menu: each change sends Safari the whole list, an item's children go with it, a
+// duplicate id or a missing parent is refused through runtime.lastError, and a choice reaches
+// onClicked with the item, its check and the tab.
+test('menus keep Safari\'s list and a choice reaches onClicked with the tab', async () => {
+    const told = [];
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                    tabNumber: (name) => ({ t1: 1 })[name] ?? 0, tabName: (id) => ({ 1: 't1' })[id] ?? '',
+                    menusChanged: (text) => { told.push(JSON.parse(text).map((item) => item.id + (item.checked ? '*' : ''))); } }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['contextMenus'], background: { service_worker: 'b.js' } }));
+    const run = (code) => vm.runInContext(code, context);
+    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    turn('started', { appearance: 'light', tabs: { t1: 'https://a.example/' }, menus: [{ id: 'tools', title: 'Tools', contexts: ['all'], type: 'normal', checked: false, enabled: true, visible: true }] });
+    run(`globalThis.results = [];
+         browser.menus.onClicked.addListener((info, tab) => results.push([info.menuItemId, info.parentMenuItemId, info.checked, info.wasChecked, info.pageUrl, tab.id].join(' ')));
+         results.push(browser.contextMenus.create({ id: 'save', parentId: 'tools', title: 'Save', type: 'checkbox' }));
+         results.push(browser.menus.create({ title: 'Numbered' }));
+         browser.menus.create({ id: 'save' }, () => results.push(browser.runtime.lastError.message));
+         browser.menus.create({ id: 'orphan', parentId: 'nowhere' }, () => results.push(browser.runtime.lastError.message));
+         browser.menus.update('missing', {}).catch((error) => results.push(error.message));`);
+    turn('event', { type: 'menuClicked', id: 'save', parentId: 'tools', tab: 't1', url: 'https://a.example/', checked: true, wasChecked: false });
+    run(`browser.menus.remove('tools').then(() => results.push('removed'));`);
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['save', 1,
+        "Invalid call to menus.create(). A menu item with the identifier 'save' already exists.",
+        'Invalid call to menus.create(). Parent menu item not found.', 'Invalid call to menus.update(). Menu item not found.',
+        'save tools true false https://a.example/ 1', 'removed']);
+    assert.deepEqual(told, [['tools', 'save'], ['tools', 'save', '1'], ['1']]);
 });
 
 // tabs.query takes every filter over the tabs Safari told the background of, url as match

@@ -332,7 +332,7 @@ private enum BackgroundInput: CaseIterable {
     case safariCameToForeground, safariWentToBackground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
     case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed, storageChanged
-    case tabCreated, tabUpdated, tabsAnswered
+    case tabCreated, tabUpdated, tabsAnswered, menuClicked
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -365,6 +365,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabCreated: self = .tabCreated
         case .tabUpdated: self = .tabUpdated
         case .tabsAnswered: self = .tabsAnswered
+        case .menuClicked: self = .menuClicked
         }
     }
 
@@ -400,6 +401,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabCreated: .tabCreated(t1, url: "https://a.example/")
         case .tabUpdated: .tabUpdated(t1, url: "https://a.example/", status: .loading, urlChanged: true)
         case .tabsAnswered: .tabsAnswered(request: 1, tab: TabID("x1"), url: "https://a.example/", error: nil)
+        case .menuClicked: .menuClicked(id: .string("save"), parentId: nil, tab: t1, url: "https://a.example/", checked: true, wasChecked: false)
         }
     }
 }
@@ -407,7 +409,7 @@ private enum BackgroundInput: CaseIterable {
 /// The background's outputs that leave the process.
 private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
-    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, storageChanged, tabsCall, actionSet
+    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, storageChanged, tabsCall, actionSet, menusChanged
 
     init(of output: ExtensionWire.Output) {
         switch output {
@@ -430,6 +432,7 @@ private enum BackgroundOutput: CaseIterable {
         case .storageChanged: self = .storageChanged
         case .tabsCall: self = .tabsCall
         case .actionSet: self = .actionSet
+        case .menusChanged: self = .menusChanged
         }
     }
 
@@ -455,6 +458,7 @@ private enum BackgroundOutput: CaseIterable {
         case .storageChanged: .storageChanged(area: "local", changes: .object(["gone": .object(["oldValue": .integer(1)])]))
         case .tabsCall: .tabsCall(request: 1, .update(TabID("x1"), url: "https://b.example/", active: nil))
         case .actionSet: .actionSet(tab: TabID("t1"), property: .badgeText, value: .string("3"))
+        case .menusChanged: .menusChanged([ExtensionMenuItem(id: .string("save"), title: "Save", type: "checkbox")])
         }
     }
 }

@@ -65,7 +65,7 @@ enum FailureContext {
             case .showPopup: return false
             case .popupAnswer: return true
             case .sendDecision(let decided, _), .messageTab(let decided, _, _): return decided == tab
-            case .answerPage, .messagePopup, .postOnPort, .closePort, .storageChanged, .tabsCall: return false
+            case .answerPage, .messagePopup, .postOnPort, .closePort, .storageChanged, .tabsCall, .menusChanged: return false
             case .actionSet(let set, _, _): return set == tab
             case .sendNative: return isBackground
             case .storagePending, .setTimer, .cancelTimer, .setAlarm, .clearAlarm, .connectNative, .listen: return false
@@ -80,7 +80,7 @@ enum FailureContext {
     private static func tab(of event: ExtensionWire.Event) -> TabID? {
         switch event {
         case .tabRequestedDecision(let tab, _, _), .tabNativeDarkChanged(let tab, _), .tabActivated(let tab), .tabClosed(let tab),
-             .popupOpened(let tab):
+             .popupOpened(let tab), .menuClicked(_, _, let tab, _, _, _):
             tab
         default: nil
         }

@@ -284,7 +284,7 @@ struct SafariRules: Sendable {
             updatedFrom = installedVersion
             installedVersion = version ?? installedVersion.map(ExtensionVersion.following)
         }
-        for case .startBackground(.started(_, _, _, _, _, .update?, let version, let previous, _)) in effects {
+        for case .startBackground(.started(_, _, _, _, _, .update?, let version, let previous, _, _)) in effects {
             if previous == nil || previous == version {
                 note("update version \(previous ?? "none")", "Safari loaded an update's background naming previous version \(previous ?? "none") for version \(version ?? "the manifest's")")
             } else if let from = updatedFrom, previous != from {
@@ -322,7 +322,7 @@ struct SafariRules: Sendable {
         for effect in effects {
             let told: [String: ExtensionWire.Alarm]
             switch effect {
-            case .startBackground(.started(_, _, _, _, let alarms, _, _, _, _)), .dispatch(.alarmsChanged(let alarms)): told = alarms
+            case .startBackground(.started(_, _, _, _, let alarms, _, _, _, _, _)), .dispatch(.alarmsChanged(let alarms)): told = alarms
             default: continue
             }
             if told.keys.sorted() != held {
@@ -507,6 +507,7 @@ struct SafariRules: Sendable {
         case .storageChanged: .storageChanged
         case .tabCreated: .tabCreated
         case .tabUpdated: .tabUpdated
+        case .menuClicked: .menuClicked
         case .tabsAnswered: nil
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed: nil

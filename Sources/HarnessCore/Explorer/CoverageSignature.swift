@@ -177,7 +177,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
                                      "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
                                      "page-answered", "port-opened", "port-message", "port-closed", "alarms-changed", "reply-empty",
-                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated", "tabs-answered", "safari-background"]
+                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated", "tabs-answered", "safari-background", "menu-clicked"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -221,13 +221,14 @@ package struct CoverageSignature: Equatable, Sendable {
         case .tabUpdated: 36
         case .tabsAnswered: 37
         case .safariWentToBackground: 38
+        case .menuClicked: 39
         }
     }
 
     private static let directiveNames = ["load-storage", "save-local", "save-session", "send-native", "set-timer", "cancel-timer",
                                          "set-alarm", "connect-native", "listen", "send-decision", "show-popup", "popup-saved",
                                          "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab",
-                                         "message-popup", "port-post", "port-close", "storage-changed", "tabs-call", "action-set"]
+                                         "message-popup", "port-post", "port-close", "storage-changed", "tabs-call", "action-set", "menus-changed"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
         guard case .background(let output)? = message else { return nil }
@@ -253,6 +254,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .storageChanged: return 20
         case .tabsCall: return 21
         case .actionSet: return 22
+        case .menusChanged: return 23
         }
     }
 

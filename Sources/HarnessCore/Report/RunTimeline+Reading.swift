@@ -59,7 +59,7 @@ private struct TraceReader {
             switch output {
             case .setTimer, .cancelTimer, .storagePending, .listen, .connectNative, .setAlarm, .clearAlarm: true
             case .sendNative, .sendDecision, .showPopup, .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort,
-                 .storageChanged, .tabsCall, .actionSet: false
+                 .storageChanged, .tabsCall, .actionSet, .menusChanged: false
             }
         default: false
         }
@@ -259,7 +259,7 @@ private struct TraceReader {
     /// start and storage have come.
     static func wakes(_ event: ExtensionWire.Event) -> String? {
         switch event {
-        case .started(_, _, _, _, _, let reason?, _, _, _):
+        case .started(_, _, _, _, _, let reason?, _, _, _, _):
             switch reason {
             case .startup: "Safari's launch"
             case .install: "the install"

@@ -97,7 +97,7 @@ extension SafariMachine {
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired,
              .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered,
-             .safariWentToBackground:
+             .safariWentToBackground, .menuClicked:
             break
         }
     }
@@ -118,7 +118,7 @@ extension SafariMachine {
         defer { (startReason, updatedFrom) = (nil, nil) }
         return .started(appearance: appearance, tabs: tabs.mapValues(\.url), appMessages: platform == .macOS, alarms: heldAlarms, reason: startReason,
                         version: installedVersion == manifestVersion ? nil : installedVersion, previousVersion: startReason == .update ? updatedFrom : nil,
-                        action: action)
+                        action: action, menus: menus)
     }
 
     /// The extension is installed: its background loads at once and its load fires
@@ -225,6 +225,9 @@ extension SafariMachine {
         case .tabsCall(let request, let call):
             // Safari does to its tabs what the background asks, as the user would, and answers.
             effects.append(.extensionTabsCall(incarnation: incarnation, request: request, call))
+        case .menusChanged(let items):
+            // Safari keeps the extension's menu items in its own process: they outlive the background.
+            menus = items
         case .actionSet(let tab, let property, let value):
             // Safari keeps the toolbar item in its own process: it outlives the background.
             if let tab, tabs[tab] == nil {
@@ -402,12 +405,17 @@ extension SafariMachine {
         for name in putAway.keys { putAway[name]?.alarms = [:] }
     }
 
-    /// What the extensions set on their toolbar items lives in Safari's memory (WebKit's
-    /// `WebExtensionContext` holds the actions) and goes with the extension's context: when Safari
-    /// quits, or loses power, or the extension is loaded again as a new version.
+    /// What the extensions set on their toolbar items and the menu items they made live in
+    /// Safari's memory (WebKit's `WebExtensionContext` holds the actions and `m_menuItems`) and go
+    /// with the extension's context: when Safari quits, or loses power, or the extension is loaded
+    /// again as a new version (`WebExtensionContext::unload`).
     mutating func forgetActions() {
         action = ExtensionAction()
-        for name in putAway.keys { putAway[name]?.action = ExtensionAction() }
+        menus = []
+        for name in putAway.keys {
+            putAway[name]?.action = ExtensionAction()
+            putAway[name]?.menus = []
+        }
     }
 }
 
@@ -428,6 +436,7 @@ extension ExtensionWire.Event {
         case .storageChanged: .storageChanged
         case .tabCreated: .tabCreated
         case .tabUpdated: .tabUpdated
+        case .menuClicked: .menuClicked
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed, .tabsAnswered: nil
         }
@@ -440,7 +449,7 @@ extension ExtensionWire.Event {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered,
-             .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground: false
+             .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked: false
         }
     }
 
@@ -459,7 +468,7 @@ extension ExtensionWire.Event {
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
              .popupPaused, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged,
-             .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground: false
+             .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked: false
         }
     }
 

@@ -278,9 +278,9 @@ extension SafariMachine {
         let pageEvents = (held.map(\.event) + queued).filter(\.isFromAPage)
         holdNoBackground(&effects)
         forgetPopup(&effects)
-        putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms, action: action, pageEvents: pageEvents)
+        putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms, action: action, menus: menus, pageEvents: pageEvents)
         let restored = putAway.removeValue(forKey: name) ?? PutAway(tabs: [:], activeTabs: [:], frontWindow: 1, alarms: [:])
-        (tabs, activeTabs, frontWindow, alarms, action) = (restored.tabs, restored.activeTabs, restored.frontWindow, restored.alarms, restored.action)
+        (tabs, activeTabs, frontWindow, alarms, action, menus) = (restored.tabs, restored.activeTabs, restored.frontWindow, restored.alarms, restored.action, restored.menus)
         profile = name
         profiles.insert(name)
         effects.append(.note("profile \(name) in front"))

@@ -182,6 +182,8 @@ package struct SafariMachine: Sendable {
     var alarms: [String: Alarm] = [:]
     /// What the front profile's extension set on its toolbar item (Safari keeps it in memory only).
     var action = ExtensionAction()
+    /// The menu items the front profile's extension made (Safari keeps them in memory only).
+    var menus: [ExtensionMenuItem] = []
     /// Native requests in flight (a reply held back or withheld keeps its request in flight),
     /// and the first version's requests a hung handler never answered.
     var activeNativeRequests: Set<NativeRequestID> = []
@@ -214,6 +216,7 @@ package struct SafariMachine: Sendable {
         var frontWindow: Int
         var alarms: [String: Alarm]
         var action = ExtensionAction()
+        var menus: [ExtensionMenuItem] = []
         /// What its pages sent that Safari held for a background it could not run yet (iOS had
         /// it suspended): its extension takes them when the profile is in front again.
         var pageEvents: [ExtensionWire.Event] = []
@@ -338,6 +341,7 @@ package struct SafariMachine: Sendable {
         case .tabNavigated(let id, let url): navigateTab(id, to: url, now: now, &effects)
         case .tabActivated(let id): activateTab(id, now: now, &effects)
         case .tabClosed(let id): closeTab(id, &effects)
+        case .menuItemChosen(let id, let tab): chooseMenuItem(id, in: tab, &effects)
         case .nativeDarkDetected(let id, let nativeDark):
             guard tabs[id] != nil else { break }
             tabs[id]?.nativeDark = nativeDark

@@ -187,6 +187,18 @@ struct ScenarioParser {
             step = .release(process)
         case "legacy":
             step = .legacy(try words.choose(LegacyStep.self))
+        case "menu":
+            // `menu click ID TAB`: an id with spaces is a JSON string.
+            try words.expectWord("click")
+            let word = try words.next("the menu item's id (as menus.create gave it)")
+            var id = word
+            if word.hasPrefix("\"") {
+                guard case .string(let text)? = try? JSONParser.parse(word) else { throw words.error("the menu item's id: \(word) is not one string in quotes") }
+                id = text
+            }
+            let tab = try tabName(&words)
+            try requireOpen(tab, words)
+            step = .menuClick(id, tab)
         case "advance":
             step = .advance(try duration(try words.next("a duration"), words))
         case "device":
@@ -279,7 +291,7 @@ struct ScenarioParser {
             }
             if let line = setupLines["fresh-install"] { throw words.error("a fresh install has nothing cached (line \(line))") }
             setupLines["cache"] = setupLines["cache"] ?? words.line
-        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .advance,
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .advance,
              .deviceSleep, .settle, .expect:
             break
         }

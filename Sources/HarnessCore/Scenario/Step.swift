@@ -72,6 +72,8 @@ package enum Step: Equatable, Sendable {
     case crash(ProcessName, at: YieldPoint)
     case fail(ProcessName, at: YieldPoint, with: StorageErrno, after: Bool)
     case legacy(LegacyStep)
+    /// `menu click ID TAB`: the user chooses the extension's menu item `ID` on the tab's page.
+    case menuClick(String, TabID)
     case advance(EpochMillis)
     /// The device sleeps this long: the wall clock moves on, Safari's monotonic clock does not.
     case deviceSleep(EpochMillis)
@@ -85,7 +87,7 @@ package enum Step: Equatable, Sendable {
     var isSetup: Bool {
         switch self {
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
-        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy,
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick,
              .advance, .deviceSleep, .settle, .expect: false
         }
     }
@@ -100,7 +102,7 @@ package enum Step: Equatable, Sendable {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
              .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
-             .deviceSleep: false
+             .menuClick, .deviceSleep: false
         }
     }
 }

@@ -180,6 +180,9 @@ extension Simulation {
 
     package func activateTab(_ id: TabID) { handle(.tabActivated(id)) }
 
+    /// The user chooses the extension's menu item `id` on the tab's page.
+    func chooseMenuItem(_ id: String, in tab: TabID) { handle(.menuItemChosen(id, tab)) }
+
     func closeTab(_ id: TabID) {
         guard tabs[id] != nil else { return }
         observe(.noAnswerOwed(id))

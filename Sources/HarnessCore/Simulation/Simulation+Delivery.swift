@@ -325,7 +325,7 @@ struct BackgroundKnowledge {
     mutating func take(_ event: ExtensionWire.Event, at now: EpochMillis) {
         moments.insert(now)
         switch event {
-        case .started(let appearance, let offset, let tabs, _, _, _, _, _, _):
+        case .started(let appearance, let offset, let tabs, _, _, _, _, _, _, _):
             self = BackgroundKnowledge(appearance: appearance, utcOffsetMinutes: offset, tabs: tabs.mapValues { ($0, false) }, moments: [now])
         case .popupEdited(_, _, _, let at?), .popupForgotSite(_, let at?): moments.insert(at)
         case .tabRequestedDecision(let tab, let url, let nativeDark): tabs[tab] = (url, nativeDark)
@@ -335,7 +335,7 @@ struct BackgroundKnowledge {
         case .popupPaused: paused = true
         case .storageCompleted, .tabActivated, .safariCameToForeground, .safariWentToBackground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
              .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened,
-             .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered: break
+             .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .menuClicked: break
         }
     }
 }

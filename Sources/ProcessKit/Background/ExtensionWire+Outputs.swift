@@ -53,6 +53,7 @@ extension ExtensionWire {
         case .actionSet(let tab, let property, let value):
             .object(["type": .string("actionSet"), "property": .string(property.rawValue), "value": value]
                 .merging(tab.map { ["tab": .string($0.rawValue)] } ?? [:]) { a, _ in a })
+        case .menusChanged(let items): .object(["type": .string("menusChanged"), "items": .array(items.map(\.json))])
         }
     }
 
@@ -173,6 +174,12 @@ extension ExtensionWire {
             }
             let tab = directive.members["tab"] == nil ? nil : TabID(try directive.string("tab"))
             return .actionSet(tab: tab, property: property, value: try directive.value("value"))
+        case "menusChanged":
+            try directive.allow(["type", "items"])
+            guard case .array(let items) = try directive.value("items") else { throw NativeMessageError(path.key("items"), "expected an array of menu items") }
+            var menus: [ExtensionMenuItem] = []
+            for (index, item) in items.enumerated() { menus.append(try ExtensionMenuItem.decode(item, at: path.key("items").index(index))) }
+            return .menusChanged(menus)
         case "storageChanged":
             try directive.allow(["type", "area", "changes"])
             return .storageChanged(area: try storageArea(directive.string("area"), at: path.key("area")), changes: try changes(directive.value("changes"), at: path.key("changes")))

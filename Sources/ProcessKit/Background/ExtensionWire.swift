@@ -29,7 +29,10 @@ import SiteSettings
 /// gives them) when one of its pages changed extension storage; `tabCreated` (`tab`, `url`) and
 /// `tabUpdated` (`tab`, `url`, `status`: `loading` or `complete`, `urlChanged`: true when the load
 /// went to a new address) for a background that listens for them; `tabsAnswered` (`request`, and
-/// the tab's `tab` and `url`, or `error`) when Safari did what its `tabsCall` asked.
+/// the tab's `tab` and `url`, or `error`) when Safari did what its `tabsCall` asked; `menuClicked`
+/// (`id`, `parentId`?, `tab`, `url`, and `checked` and `wasChecked` for a checkbox or radio item)
+/// when the user chose one of its menu items on a page (`started` carries the items Safari holds
+/// as `menus`, left out when none).
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
@@ -40,7 +43,8 @@ import SiteSettings
 /// `storageChanged` (`area`, `changes`: what a storage operation changed, for its own pages);
 /// `tabsCall` (`request`, `method`: `create` (`url`, `active`), `update` (`tab`, `url`?,
 /// `active`?), `reload` (`tab`) or `remove` (`tabs`)), which Safari answers with `tabsAnswered`;
-/// `actionSet` (`property`, `value`, and `tab` when for one tab alone).
+/// `actionSet` (`property`, `value`, and `tab` when for one tab alone); `menusChanged` (`items`:
+/// every menu item it has now, as `ExtensionMenuItem` gives each).
 public enum ExtensionWire {
     /// Why Safari loads the background, when the load fires a `runtime` event: Safari launched
     /// (`onStartup`), the extension was just installed (`onInstalled` with reason `install`), or
@@ -73,7 +77,8 @@ public enum ExtensionWire {
         /// `version`: the version Safari installed, when an update gave the same files another
         /// one; `previousVersion`: the version an update replaced, with reason `update`.
         case started(appearance: Appearance, utcOffsetMinutes: Int = 0, tabs: [TabID: String], appMessages: Bool = false, alarms: [String: Alarm] = [:],
-                     reason: StartReason? = nil, version: String? = nil, previousVersion: String? = nil, action: ExtensionAction = ExtensionAction())
+                     reason: StartReason? = nil, version: String? = nil, previousVersion: String? = nil, action: ExtensionAction = ExtensionAction(),
+                     menus: [ExtensionMenuItem] = [])
         case storageCompleted(token: Int)
         case tabRequestedDecision(TabID, url: String, nativeDark: Bool)
         case tabNativeDarkChanged(TabID, nativeDark: Bool)
@@ -131,6 +136,9 @@ public enum ExtensionWire {
         /// Safari did what the background's `tabsCall` numbered `request` asked: the tab it
         /// opened or changed, with its address, or nil with why it could not.
         case tabsAnswered(request: Int, tab: TabID?, url: String?, error: String?)
+        /// The user chose the extension's menu item `id` on the page of `tab` (`menus.onClicked`):
+        /// `checked` and `wasChecked` for a checkbox or a radio item.
+        case menuClicked(id: JSONValue, parentId: JSONValue?, tab: TabID, url: String, checked: Bool?, wasChecked: Bool?)
     }
 
     /// What the background asks Safari to do to its tabs (`tabs.create`, `update`, `reload`,
@@ -184,6 +192,8 @@ public enum ExtensionWire {
         /// `action.setBadgeText` and its kin: one property of the toolbar item, for `tab` alone
         /// or for every tab (nil); `null` takes the extension's value back.
         case actionSet(tab: TabID?, property: ExtensionAction.Property, value: JSONValue)
+        /// `menus.create`, `update`, `remove` or `removeAll`: every menu item it has now.
+        case menusChanged([ExtensionMenuItem])
     }
 
     // MARK: - Names
@@ -220,6 +230,7 @@ public enum ExtensionWire {
         case .tabCreated: "tabCreated"
         case .tabUpdated: "tabUpdated"
         case .tabsAnswered: "tabsAnswered"
+        case .menuClicked: "menuClicked"
         }
     }
 
@@ -245,6 +256,7 @@ public enum ExtensionWire {
         case .storageChanged: "storageChanged"
         case .tabsCall: "tabsCall"
         case .actionSet: "actionSet"
+        case .menusChanged: "menusChanged"
         }
     }
 
@@ -281,7 +293,7 @@ public enum ExtensionWire {
             .object(members.merging(["type": .string(type)]) { _, type in type })
         }
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages, let alarms, let reason, let version, let previousVersion, let action):
+        case .started(let appearance, let offset, let tabs, let appMessages, let alarms, let reason, let version, let previousVersion, let action, let menus):
             var members: [String: JSONValue] = ["appearance": .string(appearance.rawValue),
                                                 "tabs": .object(Dictionary(uniqueKeysWithValues: tabs.map { ($0.key.rawValue, .string($0.value)) }))]
             if offset != 0 { members["utcOffsetMinutes"] = .integer(Int64(offset)) }
@@ -291,6 +303,7 @@ public enum ExtensionWire {
             if let version { members["version"] = .string(version) }
             if let previousVersion { members["previousVersion"] = .string(previousVersion) }
             if !action.isEmpty { members["action"] = action.json }
+            if !menus.isEmpty { members["menus"] = .array(menus.map(\.json)) }
             return input("started", members)
         case .storageCompleted(let token): return input("storageCompleted", ["token": .integer(Int64(token))])
         case .tabRequestedDecision(let tab, let url, let nativeDark):
@@ -360,6 +373,12 @@ public enum ExtensionWire {
             if let url { members["url"] = .string(url) }
             if let error { members["error"] = .string(error) }
             return input("tabsAnswered", members)
+        case .menuClicked(let id, let parentId, let tab, let url, let checked, let wasChecked):
+            var members: [String: JSONValue] = ["id": id, "tab": .string(tab.rawValue), "url": .string(url)]
+            if let parentId { members["parentId"] = parentId }
+            if let checked { members["checked"] = .bool(checked) }
+            if let wasChecked { members["wasChecked"] = .bool(wasChecked) }
+            return input("menuClicked", members)
         }
     }
 
@@ -415,8 +434,13 @@ public enum ExtensionWire {
                 return text
             }
             let action = try members["action"].map { value throws(NativeMessageError) in try ExtensionAction.decode(value, at: root.key("action")) } ?? ExtensionAction()
+            var menus: [ExtensionMenuItem] = []
+            if let value = members["menus"] {
+                guard case .array(let items) = value else { throw NativeMessageError(root.key("menus"), "expected an array of menu items") }
+                for (index, item) in items.enumerated() { menus.append(try ExtensionMenuItem.decode(item, at: root.key("menus").index(index))) }
+            }
             return .started(appearance: try appearance(), utcOffsetMinutes: offset, tabs: tabs, appMessages: bool("appMessages"), alarms: alarms, reason: reason,
-                            version: try optionalString("version"), previousVersion: try optionalString("previousVersion"), action: action)
+                            version: try optionalString("version"), previousVersion: try optionalString("previousVersion"), action: action, menus: menus)
         case "storageCompleted": return .storageCompleted(token: Int(try integer("token")))
         case "tabRequestedDecision": return .tabRequestedDecision(try tab(), url: try string("url"), nativeDark: bool("nativeDark"))
         case "tabNativeDarkChanged": return .tabNativeDarkChanged(try tab(), nativeDark: bool("nativeDark"))
@@ -473,6 +497,25 @@ public enum ExtensionWire {
             return .portMessage(port: Int(clamping: try integer("port")), message: message)
         case "portClosed": return .portClosed(port: Int(clamping: try integer("port")))
         case "tabCreated": return .tabCreated(TabID(try string("tab")), url: try string("url"))
+        case "menuClicked":
+            func identifier(_ name: String) throws(NativeMessageError) -> JSONValue? {
+                switch members[name] {
+                case nil: return nil
+                case .string(let text)?: return .string(text)
+                case .integer(let number)?: return .integer(number)
+                case _?: throw NativeMessageError(root.key(name), "expected a string or an integer")
+                }
+            }
+            func flag(_ name: String) throws(NativeMessageError) -> Bool? {
+                switch members[name] {
+                case nil: return nil
+                case .bool(let value)?: return value
+                case _?: throw NativeMessageError(root.key(name), "expected a boolean")
+                }
+            }
+            guard let id = try identifier("id") else { throw NativeMessageError(root.key("id"), "expected a string or an integer") }
+            return .menuClicked(id: id, parentId: try identifier("parentId"), tab: try tab(), url: try string("url"), checked: try flag("checked"),
+                                wasChecked: try flag("wasChecked"))
         case "tabsAnswered":
             func optional(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
             return .tabsAnswered(request: Int(clamping: try integer("request")), tab: try optional("tab").map { TabID($0) }, url: try optional("url"),
@@ -497,7 +540,7 @@ public enum ExtensionWire {
     /// one is an error at `scope`), reset fields sorted.
     public static func input(for event: Event, now: EpochMillis) throws(NativeMessageError) -> ExtensionInput {
         switch event {
-        case .started(let appearance, let offset, let tabs, let appMessages, _, _, _, _, _):
+        case .started(let appearance, let offset, let tabs, let appMessages, _, _, _, _, _, _):
             return .machine(.started(now: now, appearance: appearance, utcOffsetMinutes: offset, tabs: tabs, appMessages: appMessages))
         case .storageCompleted(let token): return .storageCompleted(token: token)
         case .tabRequestedDecision(let tab, let url, let nativeDark): return .machine(.tabRequestedDecision(tab, url: url, nativeDark: nativeDark, now: now))
@@ -523,7 +566,7 @@ public enum ExtensionWire {
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
         // It listens for neither: Safari never sends them to it.
-        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground: return .ignored
+        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked: return .ignored
         case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")

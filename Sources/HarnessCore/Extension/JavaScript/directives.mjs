@@ -57,6 +57,8 @@ export const directive = {
     tabsCall: (request, call) => ({ type: 'tabsCall', request, ...call }),
     // One property of the toolbar item, for a tab alone (its name) or for every tab (null).
     actionSet: (tab, property, value) => (tab === null ? { type: 'actionSet', property, value } : { type: 'actionSet', property, value, tab }),
+    // Every menu item the background has now (menus.create, update, remove, removeAll).
+    menusChanged: (items) => ({ type: 'menusChanged', items }),
 };
 
 // MARK: - Inputs
@@ -68,6 +70,6 @@ export const eventInputs = new Set([
     'tabRequestedDecision', 'tabNativeDarkChanged', 'appearanceChanged', 'tabActivated', 'tabClosed', 'safariCameToForeground', 'safariWentToBackground',
     'appMessageArrived', 'alarmFired', 'alarmsChanged', 'popupOpened', 'popupChoseScope', 'popupEdited', 'popupForgotSite',
     'popupPaused', 'popupClosed', 'pageMessage', 'pageAnswered', 'portOpened', 'portMessage', 'portClosed', 'storageChanged',
-    'tabCreated', 'tabUpdated', 'tabsAnswered',
+    'tabCreated', 'tabUpdated', 'tabsAnswered', 'menuClicked',
 ]);
 export const inputs = new Set(['started', 'timerFired', 'storageCompleted', 'nativeReplyArrived', ...eventInputs]);

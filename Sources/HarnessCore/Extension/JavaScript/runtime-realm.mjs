@@ -9,6 +9,7 @@ import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, matchesPattern, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { actionMembers } from './realm-action.mjs';
+import { menuMembers } from './realm-menus.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -307,6 +308,15 @@ export function install(hostFunctions, manifestText) {
         api[space] = namespace(space, members);
         actionHolders.push(hold);
     }
+    // The context menu (menus, or contextMenus), with either permission: Safari keeps the items
+    // the background makes (realm-menus.mjs).
+    const menus = ['menus', 'contextMenus'].some((name) => safariNamespaces(manifest, 'background').has(name))
+        ? menuMembers({ host: { menusChanged: (text) => checked(host.menusChanged(text)) }, callbackForm, event, setLastError: (error) => { lastError = error; } })
+        : null;
+    if (menus !== null) {
+        api.menus = namespace('menus', menus.members);
+        api.contextMenus = api.menus;
+    }
     // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
     // replaces one of the same name. Safari raises a time or a period below its minimum. A
     // one-shot alarm that fired stays in the list, in the past, until it is cleared or made
@@ -504,6 +514,7 @@ export function install(hostFunctions, manifestText) {
                 if (typeof input.version === 'string') safari.version = input.version;
                 holdAlarms(input.alarms);
                 for (const hold of actionHolders) hold(input.action);
+                menus?.hold(input.menus);
                 return;
             }
             if (next.kind === 'listening') {
@@ -648,6 +659,11 @@ export function install(hostFunctions, manifestText) {
             return;
         }
         case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: tabId(input.tab), windowId: 1 }); return;
+        case 'menuClicked':
+            // The user chose one of its menu items on a tab's page: (info, tab).
+            safari.tabs.set(input.tab, input.url);
+            if (menus !== null) fire('menuClicked', ...menus.clicked(input, tabOf(input.tab)));
+            return;
         case 'tabClosed':
             safari.tabs.delete(input.tab);
             if (safari.active === input.tab) safari.active = undefined;

@@ -197,6 +197,8 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         tabsCall: (request, text) => {
             if (Number.isSafeInteger(request)) directives.push(wire.directive.tabsCall(request, JSON.parse(String(text))));
         },
+        // menus.create and its kin: every menu item the background has now, as JSON text.
+        menusChanged: (text) => { directives.push(wire.directive.menusChanged(JSON.parse(String(text)))); },
         // action.setBadgeText and its kin: one property for a tab ('' for every tab), its value as JSON text.
         actionSet: (tab, property, text) => { directives.push(wire.directive.actionSet(tab === '' ? null : String(tab), String(property), JSON.parse(String(text)))); },
         log: (level, text, stack) => log(level, text, stack ? place(stack) : undefined),

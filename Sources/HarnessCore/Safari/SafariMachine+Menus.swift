@@ -1,0 +1,46 @@
+import ProcessKit
+import SiteSettings
+
+extension SafariMachine {
+    /// The user chooses the extension's menu item `name` on a tab's page: Safari shows only the
+    /// items of a page's menu that are visible (and under visible, enabled parents), lets the
+    /// user choose only an enabled one, checks a checkbox item or unchecks it and checks a radio
+    /// item (unchecking the radio items beside it), and fires `menus.onClicked`, which wakes a
+    /// background that listens for it (`WebExtensionContext::fireMenusClickedEventIfNeeded` ->
+    /// `wakeUpBackgroundContentIfNecessaryToFireEvents`).
+    mutating func chooseMenuItem(_ name: String, in tab: TabID, _ effects: inout [Effect]) {
+        guard let url = tabs[tab]?.url else { return }
+        guard let index = menus.firstIndex(where: { $0.name == name }) else {
+            let made = menus.map(\.name)
+            effects.append(.note("the page's menu has no item \(name) (the extension made \(made.isEmpty ? "none" : made.joined(separator: ", ")))"))
+            return
+        }
+        var shown = menus[index].inPageMenu, enabled = menus[index].enabled
+        var parent = menus[index].parentId
+        while let id = parent, let above = menus.first(where: { $0.id == id }) {
+            shown = shown && above.visible
+            enabled = enabled && above.enabled
+            parent = above.parentId
+        }
+        guard shown else {
+            effects.append(.note("menu item \(name) is not in a page's menu (hidden, a separator, or for other contexts: \(menus[index].contexts.joined(separator: ", ")))"))
+            return
+        }
+        guard enabled else {
+            effects.append(.note("menu item \(name) is disabled: choosing it does nothing"))
+            return
+        }
+        let item = menus[index]
+        var checked: Bool?, wasChecked: Bool?
+        switch item.type {
+        case "checkbox":
+            (wasChecked, checked) = (item.checked, !item.checked)
+        case "radio":
+            (wasChecked, checked) = (item.checked, true)
+            for other in menus.indices where menus[other].type == "radio" && menus[other].parentId == item.parentId { menus[other].checked = false }
+        default: break
+        }
+        if let checked { menus[index].checked = checked }
+        effects.append(.dispatch(.menuClicked(id: item.id, parentId: item.parentId, tab: tab, url: url, checked: checked, wasChecked: wasChecked)))
+    }
+}
