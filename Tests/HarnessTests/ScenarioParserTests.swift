@@ -40,6 +40,21 @@ struct ScenarioParserTests {
         #expect(ScenarioPrinter.line(.handlerFresh) == "handler fresh")
     }
 
+    /// A persistent background (Manifest V2's default) runs on macOS and is refused on iOS, as
+    /// WebKit refuses it there (`WebExtensionContext::load`), at the line that names the extension.
+    @Test func aPersistentBackgroundIsRefusedOnIOSOnly() throws {
+        let folder = String(#filePath[..<(#filePath.range(of: "/Tests/")!.lowerBound)]) + "/Scenarios/extensions"
+        let macOS = try ScenarioSetup(try Scenario.parse("platform macos\nextension uptime pages\ntab open t1 https://a.example/\n", name: "s"), seed: 1, folder: folder)
+        #expect(macOS.persistentBackground)
+        #expect(throws: ScenarioErrors.self) { try ScenarioSetup(try Scenario.parse("extension uptime pages\ntab open t1 https://a.example/\n", name: "s"), seed: 1, folder: folder) }
+        do {
+            _ = try ScenarioSetup(try Scenario.parse("extension uptime pages\ntab open t1 https://a.example/\n", name: "s"), seed: 1, folder: folder)
+        } catch {
+            #expect(error.description.contains("s:1: Safari on iOS refuses a persistent background (\"Cannot load persistent background content on this platform\")"), "\(error)")
+        }
+        #expect(try !ScenarioSetup(try Scenario.parse("extension visit-counter pages\ntab open t1 https://a.example/\n", name: "s"), seed: 1, folder: folder).persistentBackground)
+    }
+
     @Test func everyMistakeInAFileIsReportedWithItsLine() {
         let text = """
             # Three mistakes, one per line, and nothing runs.

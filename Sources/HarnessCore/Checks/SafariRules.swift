@@ -8,7 +8,8 @@ import SiteSettings
 /// shell that fires its timers, departs from WebKit (`SAFARI.md`):
 ///
 /// - the unload timer runs 30 s after the last wake, and 30 s after each check that found the
-///   background held (by Web Inspector, or an open port it used less than 2 minutes before);
+///   background held (by Web Inspector, or an open port it used less than 2 minutes before),
+///   and never for a persistent background;
 ///   a check unloads it exactly when nothing holds it, and none is missed or early; every other
 ///   kill has a cause the user or the system gave (an unload or kill asked for, a restart, an
 ///   update, a profile switch);
@@ -39,6 +40,10 @@ struct SafariRules: Sendable {
     var alarmMinimum: EpochMillis
     /// How long a background's load takes before its scripts run (`background-load-time`).
     var backgroundLoadTime: EpochMillis = 0
+    /// The extension's background is persistent (Manifest V2's, on macOS): no unload check ever
+    /// runs for it (`unloadBackgroundContentIfPossible` returns at once), and it is loaded as the
+    /// run begins.
+    var persistentBackground = false
     var nativeRequestCap: Int
     let lateness: EpochMillis
 
@@ -155,7 +160,7 @@ struct SafariRules: Sendable {
         guard !frozen, !suspended else { return [] }
         var broken: [String] = []
         let time = monotonic(now)
-        if let loaded, time > max(unloadCheck, resumed) + lateness, reported.insert("missing check \(loaded) \(unloadCheck)").inserted {
+        if let loaded, !persistentBackground, time > max(unloadCheck, resumed) + lateness, reported.insert("missing check \(loaded) \(unloadCheck)").inserted {
             broken.append("Safari's unload check of background#\(loaded), due at \(seconds(unloadCheck)), had not run by \(seconds(time))")
         }
         for (name, alarm) in alarms[profile, default: [:]].sorted(by: { $0.key < $1.key })
@@ -185,6 +190,10 @@ struct SafariRules: Sendable {
     /// and otherwise runs again 30 s later.
     private mutating func unloadChecked(killed: Bool, at time: EpochMillis) {
         guard let loaded else { return }
+        guard !persistentBackground else {
+            note("persistent check \(time)", "Safari ran an unload check at \(seconds(time)) for background#\(loaded), a persistent background, which it never unloads when idle")
+            return
+        }
         if time < unloadCheck {
             if killed { note("early unload \(loaded)", "Safari unloaded background#\(loaded) at \(seconds(time)), before its unload check at \(seconds(unloadCheck))") }
             return
@@ -337,7 +346,7 @@ struct SafariRules: Sendable {
         defer { overdue = nil }
         guard !frozen else { return [] }
         var broken: [String] = []
-        if let loaded, unloadCheck <= time {
+        if let loaded, !persistentBackground, unloadCheck <= time {
             broken.append("on return, the unload check of background#\(loaded), due at \(seconds(unloadCheck)), did not run")
         }
         for (name, alarm) in alarms[profile, default: [:]].sorted(by: { $0.key < $1.key }) where alarm.due <= time {
@@ -443,7 +452,7 @@ struct SafariRules: Sendable {
             case .startHandler(let id, _, _): requests.insert(id)
             case .fireOverdueTimers:
                 var due: [String: EpochMillis] = [:]
-                if loaded != nil, !frozen, unloadCheck <= time { due["the unload check"] = unloadCheck }
+                if loaded != nil, !frozen, !persistentBackground, unloadCheck <= time { due["the unload check"] = unloadCheck }
                 for (name, alarm) in alarms[profile, default: [:]] where !frozen && alarm.due <= time { due["alarm \(name)"] = alarm.due }
                 overdue = due
             default: break

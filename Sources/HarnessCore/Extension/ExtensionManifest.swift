@@ -20,6 +20,9 @@ package struct ExtensionManifest: Sendable, Equatable {
         package var kind: ScriptKind
         var isServiceWorker: Bool
         var page: String? = nil
+        /// Manifest V2's `persistent` (its default): Safari on macOS loads it with the extension
+        /// and never unloads it; Safari on iOS refuses it.
+        var persistent = false
     }
 
     /// 3, or 2.
@@ -286,9 +289,9 @@ private struct ManifestReader {
     // MARK: - Members
 
     /// V3's background: `service_worker` or `scripts`, never persistent. V2's: `scripts` or
-    /// `page`, and not persistent (V2's default is persistent): Safari on iOS refuses a
-    /// persistent background ("Cannot load persistent background content on this platform",
-    /// SAFARI.md), and the harness plays Safari's non-persistent background only.
+    /// `page`, persistent unless it says `"persistent": false` (Safari on iOS refuses a
+    /// persistent background, "Cannot load persistent background content on this platform",
+    /// SAFARI.md: the scenario's platform decides, `ScenarioSetup`).
     mutating func readBackground(_ value: JSONValue, at path: JSONPath, manifestVersion: Int) -> ExtensionManifest.Background? {
         guard case .object(let members) = value else {
             error(path, "expected an object")
@@ -300,10 +303,12 @@ private struct ManifestReader {
                 error(path.key("type"), "expected \"module\" or \"classic\", found \"\(type)\"")
             }
         }
+        var persistent = false
         if manifestVersion == 2 {
-            if members["persistent"] != .bool(false) {
-                error(path.key("persistent"), (members["persistent"] == nil ? "a Manifest V2 background is persistent unless it says \"persistent\": false; " : "")
-                      + "Safari on iOS refuses a persistent background (\"Cannot load persistent background content on this platform\"), and the harness plays a non-persistent one only: set \"persistent\": false")
+            switch members["persistent"] {
+            case nil, .bool(true)?: persistent = true
+            case .bool(false)?: break
+            case _?: error(path.key("persistent"), "expected true or false")
             }
             if members["service_worker"] != nil { error(path.key("service_worker"), "Manifest V2 has no service worker: give 'scripts' or 'page'") }
             if let page = string(members, "page", at: path, required: false) {
@@ -320,7 +325,7 @@ private struct ManifestReader {
                     }
                 }
                 if scripts.isEmpty { error(path.key("page"), "the background page \(page) loads no script") }
-                return ExtensionManifest.Background(scripts: scripts, kind: kind, isServiceWorker: false, page: page)
+                return ExtensionManifest.Background(scripts: scripts, kind: kind, isServiceWorker: false, page: page, persistent: persistent)
             }
         } else if members["persistent"] == .bool(true) {
             error(path.key("persistent"), "a Manifest V3 background cannot be persistent: Safari unloads it when idle")
@@ -337,7 +342,7 @@ private struct ManifestReader {
         case (nil, .some(let scripts)):
             let files = fileList(scripts, at: path.key("scripts"))
             if files.isEmpty { error(path.key("scripts"), "expected at least one script") }
-            return ExtensionManifest.Background(scripts: files, kind: kind, isServiceWorker: false)
+            return ExtensionManifest.Background(scripts: files, kind: kind, isServiceWorker: false, persistent: persistent)
         case (nil, nil):
             error(path, "expected 'service_worker' or 'scripts'")
             return nil

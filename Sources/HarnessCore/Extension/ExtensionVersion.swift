@@ -39,10 +39,16 @@ struct ExtensionVersion: Equatable, Sendable {
     /// The version a run starts with: the manifest's of the extension `background` runs (a
     /// scenario's, a probe's or the command's), or 1.0 for the built-in design's.
     static func installed(by background: ProcessExecutables.Command) -> String {
+        manifest(of: background).map(of) ?? "1.0"
+    }
+
+    /// The manifest of the extension whose JavaScript `background` runs (`--extension FOLDER`),
+    /// if it runs one that reads.
+    static func manifest(of background: ProcessExecutables.Command) -> ExtensionManifest? {
         let arguments = background.arguments
         guard let flag = arguments.firstIndex(of: "--extension"), flag + 1 < arguments.count,
-              case .success(let loaded) = ExtensionManifest.load(folder: arguments[flag + 1]) else { return "1.0" }
-        return of(loaded.manifest)
+              case .success(let loaded) = ExtensionManifest.load(folder: arguments[flag + 1]) else { return nil }
+        return loaded.manifest
     }
 
     /// The version Safari installs `manifest`'s files as: its own, or 1.0 when it gives an empty one.

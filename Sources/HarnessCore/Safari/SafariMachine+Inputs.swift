@@ -12,6 +12,8 @@ extension SafariMachine {
         case tabNavigated(TabID, url: String)
         case tabActivated(TabID)
         case tabClosed(TabID)
+        /// The run begins, with Safari running and the extension loaded.
+        case runBegan
         /// The user chose the extension's menu item named `id` on the tab's page (its context menu).
         case menuItemChosen(String, TabID)
         /// The content script detected (or stopped detecting) a native dark theme.

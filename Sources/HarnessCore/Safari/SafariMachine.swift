@@ -158,6 +158,9 @@ package struct SafariMachine: Sendable {
     var background = BackgroundLife.stopped(.unloaded)
     /// Why the next background load fires a `runtime` event, until one loads.
     var startReason: ExtensionWire.StartReason?
+    /// The extension's background is persistent (Manifest V2's default; macOS only): Safari loads
+    /// it with the extension and never unloads it when idle.
+    var persistentBackground = false
     /// The extension's version as Safari installed it, and the one its files' manifest gives
     /// (an update may install the same files as another version).
     var installedVersion = "1.0"
@@ -304,8 +307,9 @@ package struct SafariMachine: Sendable {
         if case .loading(let load) = background { load.until } else { nil }
     }
 
-    /// When Safari next checks whether to unload the loaded background.
-    var unloadTime: EpochMillis? { loadedBackground?.unloadCheck }
+    /// When Safari next checks whether to unload the loaded background: never for a persistent
+    /// one (`unloadBackgroundContentIfPossible` returns at once for it).
+    var unloadTime: EpochMillis? { persistentBackground ? nil : loadedBackground?.unloadCheck }
 
     /// Something holds the loaded background at an unload check (WebKit,
     /// `WebExtensionContext::unloadBackgroundContentIfPossible`): Web Inspector is attached
@@ -341,6 +345,10 @@ package struct SafariMachine: Sendable {
         case .tabNavigated(let id, let url): navigateTab(id, to: url, now: now, &effects)
         case .tabActivated(let id): activateTab(id, now: now, &effects)
         case .tabClosed(let id): closeTab(id, &effects)
+        case .runBegan:
+            // Safari is running with the extension loaded: a persistent background is loaded
+            // with it (`WebExtensionContext::loadBackgroundWebViewDuringLoad`).
+            if persistentBackground, loaded == nil, case .stopped = background { loadBackground(now: now, &effects) }
         case .menuItemChosen(let id, let tab): chooseMenuItem(id, in: tab, &effects)
         case .nativeDarkDetected(let id, let nativeDark):
             guard tabs[id] != nil else { break }

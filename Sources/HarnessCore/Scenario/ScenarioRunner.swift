@@ -70,6 +70,10 @@ package final class ScenarioRunner {
     /// The controls of the extension's popup as installed (`extension DIR pages`): the
     /// setup's, or an update's folder's.
     private var popupControls = ExtensionManifest.PopupControls()
+    /// The installed extension's toolbar item before it sets anything, and whether its
+    /// background is persistent.
+    private var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
+    private var persistentBackground = false
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
@@ -160,7 +164,17 @@ package final class ScenarioRunner {
         case .failure(let reason): return skipped(reason.description)
         }
         if !setup!.handlerSources.isEmpty { roles.handler = RoleNames.handlerSources(setup!.handlerSources) }
-        startingVersion = ExtensionVersion.installed(by: executables.background)
+        // What Safari reads in the manifest of the extension the background runs (the
+        // scenario's, a probe's or the command's): its version, its toolbar item, and whether its
+        // background is persistent, which Safari on iOS refuses.
+        let installed = ExtensionVersion.manifest(of: executables.background)
+        startingVersion = installed.map(ExtensionVersion.of) ?? "1.0"
+        actionDefaults = installed?.actionDefaults ?? [:]
+        persistentBackground = installed?.background?.persistent == true
+        if persistentBackground && setup!.platform == .iOS {
+            return skipped("Safari on iOS refuses a persistent background (\"Cannot load persistent background content on this platform\"): "
+                + "the extension's Manifest V2 background does not say \"persistent\": false")
+        }
         updateFolders = try ExtensionVersion.checkUpdates(in: scenario, startingAt: startingVersion, background: executables.background, folder: folder)
         popupControls = setup!.popupControls
         if executables.teamHandler { try ownRoles.refuseBuiltInHandlerSteps() }
@@ -568,7 +582,8 @@ package final class ScenarioRunner {
         simulation.processes.hiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
         simulation.backgroundLoadTime = setup.backgroundLoadTime
-        simulation.actionDefaults = setup.actionDefaults
+        simulation.actionDefaults = actionDefaults
+        simulation.persistentBackground = persistentBackground
         simulation.processes.handlerReuse = setup.handlerReuse
         (simulation.safari.installedVersion, simulation.safari.manifestVersion) = (startingVersion, startingVersion)
         // A probe checks what every extension keeps, not the design's invariants.
@@ -600,7 +615,7 @@ package final class ScenarioRunner {
             simulation.writeStorageFile(RunFiles.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
             simulation.monitor.cacheStored(profile: simulation.profile)
         }
-        if setup.freshInstall { simulation.installFresh() }
+        if setup.freshInstall { simulation.installFresh() } else if persistentBackground { simulation.handle(.runBegan) }
         self.simulation = simulation
         return simulation
     }

@@ -21,6 +21,10 @@ package struct ScenarioSetup: Sendable {
     var alarmMinimum = SafariMachine.alarmMinimum
     /// How long a background's load takes before its scripts run (`background-load-time`).
     var backgroundLoadTime: EpochMillis = 0
+    /// The extension's background is Manifest V2's persistent one (macOS only), and the line
+    /// that names the extension.
+    var persistentBackground = false
+    private var extensionLine: Int?
     /// The run starts as the extension is installed (`fresh-install`).
     var freshInstall = false
     /// The system keeps a handler's process for the next request, as it usually does (`handler
@@ -61,8 +65,6 @@ package struct ScenarioSetup: Sendable {
     /// With its own pages: what its popup's controls do (those that edit as the design's
     /// popup does are the user's edits, for the oracle).
     var popupControls = ExtensionManifest.PopupControls()
-    /// The extension's toolbar item before it sets anything (`expect action`).
-    var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
 
     /// `folder` is where the files a scenario names are found (paths are relative to it);
     /// `seed` is the run's, unless the scenario sets its own.
@@ -74,6 +76,12 @@ package struct ScenarioSetup: Sendable {
             // chooses the profile in front at the start.
             guard line.step.isSetup || Self.isProfile(line.step) else { break }
             do { try apply(line, folder: folder, file: scenario.name) } catch { errors.append(error) }
+        }
+        // WebKit refuses a persistent background on iOS as it loads the extension (`WebExtensionContext::load`).
+        if persistentBackground && platform == .iOS, let line = extensionLine {
+            errors.append(ScenarioError(file: scenario.name, line: line, message: "Safari on iOS refuses a persistent background (\"Cannot load persistent "
+                + "background content on this platform\"), and a Manifest V2 background is persistent unless it says \"persistent\": false: "
+                + "set it, or run the scenario on macOS (platform macos)"))
         }
         // The documents the steps show, read before anything starts.
         for line in scenario.lines {
@@ -146,7 +154,8 @@ package struct ScenarioSetup: Sendable {
             case .failure(let problem): throw ScenarioError(file: file, line: line.number, message: "extension \(path): \(problem)")
             case .success(let manifest):
                 extensionFolder = full
-                actionDefaults = manifest.actionDefaults
+                persistentBackground = manifest.background?.persistent == true
+                extensionLine = line.number
                 if pages { popupControls = manifest.popupControls }
             }
         case .shared(.file(let path)): shared = try Self.document(path, folder: folder, file: file, line: line.number)

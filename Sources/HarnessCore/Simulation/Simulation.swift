@@ -90,6 +90,15 @@ package final class Simulation: ProcessTable.Owner {
         }
     }
 
+    /// The extension's background is persistent: loaded with the extension, never unloaded when idle.
+    var persistentBackground: Bool {
+        get { safari.persistentBackground }
+        set {
+            safari.persistentBackground = newValue
+            safariRules.persistentBackground = newValue
+        }
+    }
+
     var alarmMinimum: EpochMillis {
         get { safari.alarmMinimum }
         set {
