@@ -111,6 +111,7 @@ struct RuntimeWireTests {
         .tabsAnswered(request: 1, tab: nil, url: nil, error: "Invalid call to tabs.remove(). Tab not found: x9."),
         .safariWentToBackground,
         .menuClicked(id: .integer(1), parentId: .string("tools"), tab: TabID("t1"), url: "https://a.example/", checked: true, wasChecked: false),
+        .commandPressed(name: "toggle", tab: nil, url: nil),
     ]
 
     private static func caseNumber(_ event: ExtensionWire.Event) -> Int {
@@ -145,11 +146,12 @@ struct RuntimeWireTests {
         case .tabsAnswered: 27
         case .safariWentToBackground: 28
         case .menuClicked: 29
+        case .commandPressed: 30
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...29), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...30), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

@@ -78,6 +78,7 @@ struct AnyDesignStepsTests {
             expect action tab t1 title="Links # here" badge="" popup="popup.html"
             menu click "open link" t1
             menu click save t1
+            command toggle-dark
 
             """
         let scenario = try Scenario.parse(text, name: "s")
@@ -88,6 +89,7 @@ struct AnyDesignStepsTests {
         #expect(scenario.steps[11] == .expect(.console(.background, contains: "loaded # settings")))
         #expect(scenario.steps[22] == .expect(.action(nil, [ActionCheck(property: .badgeText, value: .string("2 new")), ActionCheck(property: .enabled, value: .bool(false))])))
         #expect(scenario.steps[24] == .menuClick("open link", TabID("t1")))
+        #expect(scenario.steps[26] == .command("toggle-dark"))
         #expect(scenario.steps[23] == .expect(.action(TabID("t1"), [ActionCheck(property: .title, value: .string("Links # here")),
                                                                     ActionCheck(property: .badgeText, value: .string("")),
                                                                     ActionCheck(property: .popup, value: .string("popup.html"))])))

@@ -200,6 +200,26 @@ struct JavaScriptBackgroundTests {
         }
     }
 
+    /// A `command` step names one of the installed extension's commands (the nearest is
+    /// suggested), and `_execute_action` is the popup's, before anything starts.
+    @Test(arguments: [
+        ("command toggle-drak", "s:3: the extension has no command 'toggle-drak' (its manifest's commands: toggle-dark); did you mean 'toggle-dark'?"),
+        ("command _execute_action", "s:3: '_execute_action' opens the extension's popup rather than firing commands.onCommand: use 'popup open TAB'"),
+    ] as [(String, String)])
+    func aCommandStepNamesOneOfTheExtensionsCommands(step: String, message: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("command-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = "extension quick-toggle pages\ntab open t1 https://a.example/\n" + step
+        do {
+            _ = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
+                                   directory: directory, folder: ScenarioTests.folder + "/extensions").run()
+            Issue.record("expected the error \(message)")
+        } catch {
+            #expect(error.description.contains(message), "\(error.description)")
+            #expect(!FileManager.default.fileExists(atPath: directory), "nothing started")
+        }
+    }
+
     /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its
     /// status and body (the rest of the line, or a file's, as it is), any other fails; with a
     /// background that is not an extension's JavaScript, the lines are a mistake, and so is a

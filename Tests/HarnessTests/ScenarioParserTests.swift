@@ -55,6 +55,15 @@ struct ScenarioParserTests {
         #expect(try !ScenarioSetup(try Scenario.parse("extension visit-counter pages\ntab open t1 https://a.example/\n", name: "s"), seed: 1, folder: folder).persistentBackground)
     }
 
+    /// A tab the extension opens is named x1, x2, …: steps and expectations may name it though no
+    /// step opened it (the run says whether it is open); any other unopened name is a mistake.
+    @Test func aTabTheExtensionOpensMayBeNamedBeforeTheRun() throws {
+        let scenario = try Scenario.parse("extension e pages\ntab open t1 https://a.example/\ntab activate x1\nexpect tab x12 page \"html\" absent\ntab close x1\n", name: "s")
+        #expect(scenario.steps[2] == .tab(.activate(TabID("x1"))))
+        #expect(ScenarioParserTests.mistakes("tab open t1 https://a.example/\ntab activate y1").contains { $0.contains("s:2: tab y1 was never opened (open: t1)") })
+        #expect(ScenarioParserTests.mistakes("tab open t1 https://a.example/\ntab close x1\ntab activate x1").contains { $0.contains("s:3: tab x1 was closed on line 2") })
+    }
+
     @Test func everyMistakeInAFileIsReportedWithItsLine() {
         let text = """
             # Three mistakes, one per line, and nothing runs.

@@ -332,7 +332,7 @@ private enum BackgroundInput: CaseIterable {
     case safariCameToForeground, safariWentToBackground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
     case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed, storageChanged
-    case tabCreated, tabUpdated, tabsAnswered, menuClicked
+    case tabCreated, tabUpdated, tabsAnswered, menuClicked, commandPressed
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -366,6 +366,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabUpdated: self = .tabUpdated
         case .tabsAnswered: self = .tabsAnswered
         case .menuClicked: self = .menuClicked
+        case .commandPressed: self = .commandPressed
         }
     }
 
@@ -402,6 +403,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabUpdated: .tabUpdated(t1, url: "https://a.example/", status: .loading, urlChanged: true)
         case .tabsAnswered: .tabsAnswered(request: 1, tab: TabID("x1"), url: "https://a.example/", error: nil)
         case .menuClicked: .menuClicked(id: .string("save"), parentId: nil, tab: t1, url: "https://a.example/", checked: true, wasChecked: false)
+        case .commandPressed: .commandPressed(name: "toggle", tab: t1, url: "https://a.example/")
         }
     }
 }

@@ -517,6 +517,7 @@ struct SafariRules: Sendable {
         case .tabCreated: .tabCreated
         case .tabUpdated: .tabUpdated
         case .menuClicked: .menuClicked
+        case .commandPressed: .command
         case .tabsAnswered: nil
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed: nil

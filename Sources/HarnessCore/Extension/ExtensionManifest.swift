@@ -31,6 +31,8 @@ package struct ExtensionManifest: Sendable, Equatable {
     /// its title and popup as the manifest gives them, no badge, and enabled, but for V2's page
     /// action, which shows in no tab until a script shows it.
     var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
+    /// The names of its keyboard commands (`commands`), which the step `command NAME` presses.
+    var commandNames: [String] = []
 
     package struct ContentScript: Sendable, Equatable {
         enum RunAt: String, Sendable, CaseIterable { case documentStart = "document_start", documentEnd = "document_end", documentIdle = "document_idle" }
@@ -283,6 +285,11 @@ private struct ManifestReader {
                                          messages: messages)
         manifest.manifestVersion = manifestVersion
         manifest.actionDefaults = actionDefaults
+        if case .object(let commands)? = top["commands"] {
+            manifest.commandNames = commands.keys.sorted()
+        } else if top["commands"] != nil {
+            error(root.key("commands"), "expected an object of commands by name")
+        }
         return manifest
     }
 

@@ -97,7 +97,7 @@ extension SafariMachine {
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired,
              .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered,
-             .safariWentToBackground, .menuClicked:
+             .safariWentToBackground, .menuClicked, .commandPressed:
             break
         }
     }
@@ -437,6 +437,7 @@ extension ExtensionWire.Event {
         case .tabCreated: .tabCreated
         case .tabUpdated: .tabUpdated
         case .menuClicked: .menuClicked
+        case .commandPressed: .command
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed, .tabsAnswered: nil
         }
@@ -449,7 +450,7 @@ extension ExtensionWire.Event {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered,
-             .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked: false
+             .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed: false
         }
     }
 
@@ -468,7 +469,7 @@ extension ExtensionWire.Event {
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
              .popupPaused, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged,
-             .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked: false
+             .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed: false
         }
     }
 

@@ -14,6 +14,8 @@ extension SafariMachine {
         case tabClosed(TabID)
         /// The run begins, with Safari running and the extension loaded.
         case runBegan
+        /// The user pressed the keys of the extension's command `name` (its manifest's `commands`).
+        case commandPressed(String)
         /// The user chose the extension's menu item named `id` on the tab's page (its context menu).
         case menuItemChosen(String, TabID)
         /// The content script detected (or stopped detecting) a native dark theme.

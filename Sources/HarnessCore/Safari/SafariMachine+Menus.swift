@@ -2,6 +2,20 @@ import ProcessKit
 import SiteSettings
 
 extension SafariMachine {
+    /// The user presses the keys of the extension's command `name`, in Safari (which comes to the
+    /// front first): `commands.onCommand` fires with the front window's active tab, and wakes a
+    /// background that listens for it (`WebExtensionContext::fireCommandEventIfNeeded` ->
+    /// `wakeUpBackgroundContentIfNecessaryToFireEvents`).
+    mutating func pressCommand(_ name: String, now: EpochMillis, _ effects: inout [Effect]) {
+        guard commandNames.contains(name) else {
+            effects.append(.note("the extension has no command \(name)"))
+            return
+        }
+        bringSafariToTheFront(to: "press its keys", now: now, &effects)
+        let tab = activeTab
+        effects.append(.dispatch(.commandPressed(name: name, tab: tab, url: tab.flatMap { tabs[$0]?.url })))
+    }
+
     /// The user chooses the extension's menu item `name` on a tab's page: Safari shows only the
     /// items of a page's menu that are visible (and under visible, enabled parents), lets the
     /// user choose only an enabled one, checks a checkbox item or unchecks it and checks a radio

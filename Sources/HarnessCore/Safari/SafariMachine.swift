@@ -161,6 +161,8 @@ package struct SafariMachine: Sendable {
     /// The extension's background is persistent (Manifest V2's default; macOS only): Safari loads
     /// it with the extension and never unloads it when idle.
     var persistentBackground = false
+    /// The extension's keyboard commands, by name (its manifest's `commands`).
+    var commandNames: Set<String> = []
     /// The extension's version as Safari installed it, and the one its files' manifest gives
     /// (an update may install the same files as another version).
     var installedVersion = "1.0"
@@ -350,6 +352,7 @@ package struct SafariMachine: Sendable {
             // with it (`WebExtensionContext::loadBackgroundWebViewDuringLoad`).
             if persistentBackground, loaded == nil, case .stopped = background { loadBackground(now: now, &effects) }
         case .menuItemChosen(let id, let tab): chooseMenuItem(id, in: tab, &effects)
+        case .commandPressed(let name): pressCommand(name, now: now, &effects)
         case .nativeDarkDetected(let id, let nativeDark):
             guard tabs[id] != nil else { break }
             tabs[id]?.nativeDark = nativeDark

@@ -112,6 +112,12 @@ extension ScenarioParser {
         do { return try WrittenScope(text) } catch { throw words.error("'\(text)' is not a site key: \(error)") }
     }
 
+    /// `x` and a number: the name of a tab the extension opened.
+    static func isExtensionTab(_ tab: TabID) -> Bool {
+        let text = tab.rawValue
+        return text.count > 1 && text.first == "x" && text.dropFirst().allSatisfy(\.isASCII) && text.dropFirst().allSatisfy(\.isNumber)
+    }
+
     func tabName(_ words: inout Cursor) throws(ScenarioError) -> TabID {
         let text = try words.next("a tab name")
         guard Self.isName(text) else { throw words.error("'\(text)' is not a tab name (letters, digits, '-' and '_')") }
@@ -121,6 +127,9 @@ extension ScenarioParser {
     func requireOpen(_ tab: TabID, _ words: Cursor) throws(ScenarioError) {
         guard openTabs[profile]?[tab] == nil else { return }
         if let line = closedTabs[profile]?[tab] { throw words.error("tab \(tab.rawValue) was closed on line \(line)") }
+        // A tab the extension opens (`tabs.create`) is named x1, x2, … in the order it opens them:
+        // only the run knows whether it is open.
+        if Self.isExtensionTab(tab) { return }
         let open = (openTabs[profile] ?? [:]).keys.map(\.rawValue).sorted()
         let place = profile == Simulation.defaultProfile ? "" : " in profile \(profile)"
         throw ScenarioError(file: file, line: words.line,

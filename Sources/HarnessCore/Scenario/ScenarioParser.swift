@@ -187,6 +187,8 @@ struct ScenarioParser {
             step = .release(process)
         case "legacy":
             step = .legacy(try words.choose(LegacyStep.self))
+        case "command":
+            step = .command(try words.next("the command's name (as the manifest's commands give it)"))
         case "menu":
             // `menu click ID TAB`: an id with spaces is a JSON string.
             try words.expectWord("click")
@@ -291,7 +293,7 @@ struct ScenarioParser {
             }
             if let line = setupLines["fresh-install"] { throw words.error("a fresh install has nothing cached (line \(line))") }
             setupLines["cache"] = setupLines["cache"] ?? words.line
-        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .advance,
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .advance,
              .deviceSleep, .settle, .expect:
             break
         }

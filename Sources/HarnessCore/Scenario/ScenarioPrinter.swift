@@ -51,6 +51,7 @@ package enum ScenarioPrinter {
             "fail \(process.rawValue) at \(point.rawValue) with \(errno.rawValue)" + (after ? " after" : "")
         case .legacy(let step): "legacy \(step.rawValue)"
         case .menuClick(let id, let tab): "menu click \(word(id)) \(tab.rawValue)"
+        case .command(let name): "command \(word(name))"
         case .advance(let duration): "advance \(self.duration(duration))"
         case .deviceSleep(let duration): "device sleep \(self.duration(duration))"
         case .settle: "settle"

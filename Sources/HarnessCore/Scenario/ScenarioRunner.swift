@@ -74,6 +74,7 @@ package final class ScenarioRunner {
     /// background is persistent.
     private var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
     private var persistentBackground = false
+    private var installedCommands: [String] = []
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
@@ -171,6 +172,8 @@ package final class ScenarioRunner {
         startingVersion = installed.map(ExtensionVersion.of) ?? "1.0"
         actionDefaults = installed?.actionDefaults ?? [:]
         persistentBackground = installed?.background?.persistent == true
+        installedCommands = installed?.commandNames ?? []
+        try refuseUnknownCommands()
         if persistentBackground && setup!.platform == .iOS {
             return skipped("Safari on iOS refuses a persistent background (\"Cannot load persistent background content on this platform\"): "
                 + "the extension's Manifest V2 background does not say \"persistent\": false")
@@ -375,7 +378,7 @@ package final class ScenarioRunner {
             if !checked { problems = [] }
             // One failure per line, with every way it fails.
             if !problems.isEmpty { fail(line, .expectation, problems.joined(separator: "\n  "), about: expectation.tab) }
-        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick:
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command:
             if !line.step.keepsReconciliationBound { started().liveness.boundEnded() }
             act(line.step, started())
             simulation?.settle(deferring: .nativeReply)
@@ -432,6 +435,7 @@ package final class ScenarioRunner {
         case .appearance(let appearance): simulation.setAppearance(appearance)
         case .legacy(let message): legacy(message, simulation)
         case .menuClick(let id, let tab): simulation.chooseMenuItem(id, in: tab)
+        case .command(let name): simulation.pressCommand(name)
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
@@ -570,6 +574,23 @@ package final class ScenarioRunner {
         failures.append(report)
     }
 
+    /// Each `command NAME` names one of the installed extension's commands; `_execute_action`
+    /// and its kin open the popup rather than fire `commands.onCommand` (`popup open TAB`).
+    private func refuseUnknownCommands() throws(ScenarioErrors) {
+        var errors: [ScenarioError] = []
+        for line in scenario.lines {
+            guard case .command(let name) = line.step else { continue }
+            if name.hasPrefix("_execute_") {
+                errors.append(ScenarioError(file: scenario.name, line: line.number, message: "'\(name)' opens the extension's popup rather than firing commands.onCommand: use 'popup open TAB'"))
+            } else if !installedCommands.contains(name) {
+                errors.append(ScenarioError(file: scenario.name, line: line.number,
+                                            message: "the extension has no command '\(name)' (its manifest's commands: \(installedCommands.isEmpty ? "none" : installedCommands.joined(separator: ", ")))",
+                                            suggestion: nearestWord(name, in: installedCommands)))
+            }
+        }
+        if !errors.isEmpty { throw ScenarioErrors(errors) }
+    }
+
     /// The simulation, started from the setup at the first step that needs it.
     private func started() -> Simulation {
         if let simulation { return simulation }
@@ -584,6 +605,7 @@ package final class ScenarioRunner {
         simulation.backgroundLoadTime = setup.backgroundLoadTime
         simulation.actionDefaults = actionDefaults
         simulation.persistentBackground = persistentBackground
+        simulation.commandNames = Set(installedCommands)
         simulation.processes.handlerReuse = setup.handlerReuse
         (simulation.safari.installedVersion, simulation.safari.manifestVersion) = (startingVersion, startingVersion)
         // A probe checks what every extension keeps, not the design's invariants.

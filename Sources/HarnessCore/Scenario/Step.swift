@@ -74,6 +74,8 @@ package enum Step: Equatable, Sendable {
     case legacy(LegacyStep)
     /// `menu click ID TAB`: the user chooses the extension's menu item `ID` on the tab's page.
     case menuClick(String, TabID)
+    /// `command NAME`: the user presses the keys of the extension's command `NAME`.
+    case command(String)
     case advance(EpochMillis)
     /// The device sleeps this long: the wall clock moves on, Safari's monotonic clock does not.
     case deviceSleep(EpochMillis)
@@ -87,7 +89,7 @@ package enum Step: Equatable, Sendable {
     var isSetup: Bool {
         switch self {
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
-        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick,
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command,
              .advance, .deviceSleep, .settle, .expect: false
         }
     }
@@ -102,7 +104,7 @@ package enum Step: Equatable, Sendable {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
              .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
-             .menuClick, .deviceSleep: false
+             .menuClick, .command, .deviceSleep: false
         }
     }
 }

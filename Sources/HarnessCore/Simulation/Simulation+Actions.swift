@@ -180,6 +180,9 @@ extension Simulation {
 
     package func activateTab(_ id: TabID) { handle(.tabActivated(id)) }
 
+    /// The user presses the keys of the extension's command `name`.
+    func pressCommand(_ name: String) { handle(.commandPressed(name)) }
+
     /// The user chooses the extension's menu item `id` on the tab's page.
     func chooseMenuItem(_ id: String, in tab: TabID) { handle(.menuItemChosen(id, tab)) }
 

@@ -90,6 +90,12 @@ package final class Simulation: ProcessTable.Owner {
         }
     }
 
+    /// The extension's keyboard commands, by name.
+    var commandNames: Set<String> {
+        get { safari.commandNames }
+        set { safari.commandNames = newValue }
+    }
+
     /// The extension's background is persistent: loaded with the extension, never unloaded when idle.
     var persistentBackground: Bool {
         get { safari.persistentBackground }

@@ -32,7 +32,8 @@ import SiteSettings
 /// the tab's `tab` and `url`, or `error`) when Safari did what its `tabsCall` asked; `menuClicked`
 /// (`id`, `parentId`?, `tab`, `url`, and `checked` and `wasChecked` for a checkbox or radio item)
 /// when the user chose one of its menu items on a page (`started` carries the items Safari holds
-/// as `menus`, left out when none).
+/// as `menus`, left out when none); `commandPressed` (`name`, and the front window's active
+/// `tab` and its `url` when it has one) when the user pressed the keys of one of its commands.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
@@ -139,6 +140,9 @@ public enum ExtensionWire {
         /// The user chose the extension's menu item `id` on the page of `tab` (`menus.onClicked`):
         /// `checked` and `wasChecked` for a checkbox or a radio item.
         case menuClicked(id: JSONValue, parentId: JSONValue?, tab: TabID, url: String, checked: Bool?, wasChecked: Bool?)
+        /// The user pressed the keys of the extension's command `name` (`commands.onCommand`),
+        /// with the front window's active tab, if it has one.
+        case commandPressed(name: String, tab: TabID?, url: String?)
     }
 
     /// What the background asks Safari to do to its tabs (`tabs.create`, `update`, `reload`,
@@ -231,6 +235,7 @@ public enum ExtensionWire {
         case .tabUpdated: "tabUpdated"
         case .tabsAnswered: "tabsAnswered"
         case .menuClicked: "menuClicked"
+        case .commandPressed: "commandPressed"
         }
     }
 
@@ -379,6 +384,11 @@ public enum ExtensionWire {
             if let checked { members["checked"] = .bool(checked) }
             if let wasChecked { members["wasChecked"] = .bool(wasChecked) }
             return input("menuClicked", members)
+        case .commandPressed(let name, let tab, let url):
+            var members: [String: JSONValue] = ["name": .string(name)]
+            if let tab { members["tab"] = .string(tab.rawValue) }
+            if let url { members["url"] = .string(url) }
+            return input("commandPressed", members)
         }
     }
 
@@ -497,6 +507,9 @@ public enum ExtensionWire {
             return .portMessage(port: Int(clamping: try integer("port")), message: message)
         case "portClosed": return .portClosed(port: Int(clamping: try integer("port")))
         case "tabCreated": return .tabCreated(TabID(try string("tab")), url: try string("url"))
+        case "commandPressed":
+            func optional(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
+            return .commandPressed(name: try string("name"), tab: try optional("tab").map { TabID($0) }, url: try optional("url"))
         case "menuClicked":
             func identifier(_ name: String) throws(NativeMessageError) -> JSONValue? {
                 switch members[name] {
@@ -566,7 +579,7 @@ public enum ExtensionWire {
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
         // It listens for neither: Safari never sends them to it.
-        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked: return .ignored
+        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed: return .ignored
         case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")

@@ -317,6 +317,12 @@ export function install(hostFunctions, manifestText) {
         api.menus = namespace('menus', menus.members);
         api.contextMenus = api.menus;
     }
+    // Keyboard commands, as the manifest gives them (the shortcut for a Mac, else the default).
+    if (safariNamespaces(manifest, 'background').has('commands')) {
+        const commands = Object.entries(manifest.commands ?? {}).map(([name, command]) => ({
+            name, description: String(command?.description ?? ''), shortcut: String(command?.suggested_key?.mac ?? command?.suggested_key?.default ?? '') }));
+        api.commands = namespace('commands', { onCommand: event('command'), getAll: callbackForm(() => Promise.resolve(commands.map((command) => ({ ...command })))) });
+    }
     // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
     // replaces one of the same name. Safari raises a time or a period below its minimum. A
     // one-shot alarm that fired stays in the list, in the past, until it is cleared or made
@@ -659,6 +665,11 @@ export function install(hostFunctions, manifestText) {
             return;
         }
         case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: tabId(input.tab), windowId: 1 }); return;
+        case 'commandPressed':
+            // The user pressed the command's keys: (name, the front window's active tab).
+            if (typeof input.tab === 'string') safari.tabs.set(input.tab, String(input.url ?? ''));
+            fire('command', String(input.name), typeof input.tab === 'string' ? tabOf(input.tab) : undefined);
+            return;
         case 'menuClicked':
             // The user chose one of its menu items on a tab's page: (info, tab).
             safari.tabs.set(input.tab, input.url);
