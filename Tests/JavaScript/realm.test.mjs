@@ -169,7 +169,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged'];
+    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'rules'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -504,6 +504,44 @@ test('menus keep Safari\'s list and a choice reaches onClicked with the tab', as
         'Invalid call to menus.create(). Parent menu item not found.', 'Invalid call to menus.update(). Menu item not found.',
         'save tools true false https://a.example/ 1', 'removed']);
     assert.deepEqual(told, [['tools', 'save'], ['tools', 'save', '1'], ['1']]);
+});
+
+// declarativeNetRequest keeps each kind of rule where Safari keeps it (the host's files), refuses
+// a rule without an id, an action or a condition, and an id in use, and turns rulesets on and off.
+test('declarativeNetRequest keeps its rules and rulesets, and matches nothing', async () => {
+    const files = new Map();
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                    rules: (kind, text) => { if (text === '') return files.get(kind) ?? ''; files.set(kind, text); return ''; } }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['declarativeNetRequest'], background: { service_worker: 'b.js' },
+                         declarative_net_request: { rule_resources: [{ id: 'ads', enabled: true, path: 'ads.json' }, { id: 'trackers', enabled: false, path: 't.json' }] } }));
+    const run = (code) => vm.runInContext(code, context);
+    run(`globalThis.results = [];
+         (async () => {
+           const net = browser.declarativeNetRequest;
+           const block = (id) => ({ id, priority: 1, action: { type: 'block' }, condition: { urlFilter: 'ads' } });
+           await net.updateDynamicRules({ addRules: [block(1), block(2)] });
+           await net.updateDynamicRules({ removeRuleIds: [1], addRules: [block(3)] });
+           results.push((await net.getDynamicRules()).map((rule) => rule.id).join(','));
+           results.push((await net.getDynamicRules({ ruleIds: [3] })).map((rule) => rule.id).join(','));
+           await net.updateSessionRules({ addRules: [block(1)] });
+           results.push((await net.getSessionRules()).length);
+           for (const bad of [{ addRules: [block(2)] }, { addRules: [{ id: 0 }] }, { addRules: [{ id: 9, action: {} }] }]) {
+             results.push(await net.updateDynamicRules(bad).catch((error) => error.message));
+           }
+           results.push((await net.getEnabledRulesets()).join(','));
+           await net.updateEnabledRulesets({ enableRulesetIds: ['trackers'], disableRulesetIds: ['ads'] });
+           results.push((await net.getEnabledRulesets()).join(','));
+           results.push(await net.updateEnabledRulesets({ enableRulesetIds: ['nope'] }).catch((error) => error.message));
+           results.push((await net.getMatchedRules()).rulesMatchedInfo.length, (await net.isRegexSupported({ regex: '(' })).isSupported);
+         })();`);
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['2,3', '3', 1,
+        'Invalid call to declarativeNetRequest.updateDynamicRules(). Rule with id 2 is already in use.',
+        "Invalid call to declarativeNetRequest.updateDynamicRules(). A rule's id is expected to be a whole number of at least 1.",
+        "Invalid call to declarativeNetRequest.updateDynamicRules(). Rule 9: 'action.type' is expected to be a string.",
+        'ads', 'trackers', 'Invalid call to declarativeNetRequest.updateEnabledRulesets(). Invalid ruleset id: nope.', 0, false]);
+    assert.deepEqual([...files.keys()].sort(), ['dynamic', 'enabled', 'session']);
 });
 
 // tabs.query takes every filter over the tabs Safari told the background of, url as match

@@ -18,6 +18,9 @@ struct RunFiles {
     /// The names of the background's `storage.local` and `storage.session` files.
     static let localStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.localName
     static let sessionStorageName = ExtensionStore<ExtensionFolder, RecordingGate>.sessionName
+    /// The session's network rules an extension's JavaScript keeps (`declarativeNetRequest`):
+    /// Safari drops them when it quits, as it drops `storage.session`.
+    static let netRequestSessionName = "net-request-session.json"
 
     /// The profile's extension storage folder (real files).
     func storageDirectory(_ profile: String) -> String {
@@ -70,8 +73,10 @@ struct RunFiles {
     /// profile's.
     func dropSessions(profiles: Set<String>) {
         for profile in profiles {
-            unlink(storageDirectory(profile) + "/" + Self.sessionStorageName)
-            disk.place(Self.storageFolder(profile) + Self.sessionStorageName, nil)
+            for name in [Self.sessionStorageName, Self.netRequestSessionName] {
+                unlink(storageDirectory(profile) + "/" + name)
+                disk.place(Self.storageFolder(profile) + name, nil)
+            }
         }
     }
 

@@ -9,6 +9,7 @@ import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, matchesPattern, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { actionMembers } from './realm-action.mjs';
+import { netRequestMembers } from './realm-dnr.mjs';
 import { menuMembers } from './realm-menus.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
@@ -316,6 +317,11 @@ export function install(hostFunctions, manifestText) {
     if (menus !== null) {
         api.menus = namespace('menus', menus.members);
         api.contextMenus = api.menus;
+    }
+    // Network rules, kept as Safari keeps them (realm-dnr.mjs): no request is ever matched.
+    if (safariNamespaces(manifest, 'background').has('declarativeNetRequest')) {
+        api.declarativeNetRequest = namespace('declarativeNetRequest',
+                                              netRequestMembers({ manifest, callbackForm, host: { rules: (kind, text) => checked(host.rules(kind, text)) } }));
     }
     // Keyboard commands, as the manifest gives them (the shortcut for a Mac, else the default).
     if (safariNamespaces(manifest, 'background').has('commands')) {

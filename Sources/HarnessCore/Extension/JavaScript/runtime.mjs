@@ -197,6 +197,16 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         tabsCall: (request, text) => {
             if (Number.isSafeInteger(request)) directives.push(wire.directive.tabsCall(request, JSON.parse(String(text))));
         },
+        // declarativeNetRequest's rules, kept with the profile's extension storage
+        // (net-request-KIND.json; Safari drops the session's when it quits): the kind's JSON
+        // text ('' for none), or, given text, written.
+        rules: (kind, text) => {
+            if (!['dynamic', 'session', 'enabled'].includes(String(kind))) throw new Error(`no rules of the kind ${kind}`);
+            const file = path.join(storageFolder, `net-request-${kind}.json`);
+            if (String(text) === '') { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } }
+            fs.writeFileSync(file, String(text));
+            return '';
+        },
         // menus.create and its kin: every menu item the background has now, as JSON text.
         menusChanged: (text) => { directives.push(wire.directive.menusChanged(JSON.parse(String(text)))); },
         // action.setBadgeText and its kin: one property for a tab ('' for every tab), its value as JSON text.
