@@ -112,6 +112,7 @@ struct RuntimeWireTests {
         .safariWentToBackground,
         .menuClicked(id: .integer(1), parentId: .string("tools"), tab: TabID("t1"), url: "https://a.example/", checked: true, wasChecked: false),
         .commandPressed(name: "toggle", tab: nil, url: nil),
+        .navigated(TabID("t1"), url: "https://a.example/", stage: .completed),
     ]
 
     private static func caseNumber(_ event: ExtensionWire.Event) -> Int {
@@ -147,11 +148,12 @@ struct RuntimeWireTests {
         case .safariWentToBackground: 28
         case .menuClicked: 29
         case .commandPressed: 30
+        case .navigated: 31
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...30), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...31), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

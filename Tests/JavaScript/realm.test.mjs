@@ -544,6 +544,33 @@ test('declarativeNetRequest keeps its rules and rulesets, and matches nothing', 
     assert.deepEqual([...files.keys()].sort(), ['dynamic', 'enabled', 'session']);
 });
 
+// webNavigation: each stage of a load reaches its own listeners with {url, tabId, frameId}, a
+// listener with a URL filter only for an address that passes it.
+test('webNavigation fires each stage to its listeners, through their URL filters', async () => {
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                    tabNumber: (name) => ({ t1: 1 })[name] ?? 0 }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['webNavigation'], background: { service_worker: 'b.js' } }));
+    const run = (code) => vm.runInContext(code, context);
+    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    turn('started', { appearance: 'light', tabs: {} });
+    run(`globalThis.results = [];
+         browser.webNavigation.onCommitted.addListener((details) => results.push('committed ' + JSON.stringify(details)));
+         browser.webNavigation.onCompleted.addListener((details) => results.push('news ' + details.url), { url: [{ hostSuffix: 'news.example.com' }] });
+         browser.webNavigation.onCompleted.addListener((details) => results.push('docs ' + details.url), { url: [{ hostEquals: 'docs.example.com', pathPrefix: '/guide' }] });`);
+    scripts.post('listening', 0, ''); run('__runtimeTurn()');
+    assert.equal(scripts.result(), 'navigationCommitted,navigationCompleted');
+    for (const [stage, address] of [['beforeNavigate', 'https://news.example.com/a'], ['committed', 'https://news.example.com/a'], ['completed', 'https://news.example.com/a'],
+                                    ['completed', 'https://docs.example.com/guide/x'], ['completed', 'https://docs.example.com/other']]) {
+        turn('event', { type: 'webNavigation', tab: 't1', url: address, stage });
+    }
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['committed {"url":"https://news.example.com/a","tabId":1,"frameId":0}',
+        'news https://news.example.com/a', 'docs https://docs.example.com/guide/x']);
+    assert.throws(() => run('globalThis.late = () => {}; browser.webNavigation.onCompleted.addListener(late, { hostSuffix: "x" })'), /filter takes \{url:/);
+    assert.equal(run('browser.webNavigation.onCompleted.hasListener(late)'), false, 'a refused filter adds no listener');
+});
+
 // tabs.query takes every filter over the tabs Safari told the background of, url as match
 // patterns; tabs.get gives a whole tabs.Tab or fails naming the id.
 test('tabs.query filters Safari\'s tabs and tabs.get gives one whole', async () => {

@@ -23,12 +23,20 @@ extension SafariMachine {
         run(.started, in: id, now: now, &effects)
     }
 
-    /// The tab's page loads (`tabs.onUpdated`, for a background that listens): `loading`, with
-    /// the address when it is a new one, then `complete`, at once, as pages load here.
+    /// The tab's page loads, at once as pages load here: for a background that listens, each of
+    /// `webNavigation`'s stages and `tabs.onUpdated` (`loading`, with the address when it is a new
+    /// one, then `complete`), in the order a load reaches them (WebKit's listener types
+    /// `WebNavigationOnBeforeNavigate` … `WebNavigationOnCompleted`; `fireTabsUpdatedEventIfNeeded`).
     private func tabLoads(_ id: TabID, url: String, to newAddress: Bool, _ effects: inout [Effect]) {
-        guard listens(for: .tabUpdated) else { return }
-        effects.append(.dispatch(.tabUpdated(id, url: url, status: .loading, urlChanged: newAddress)))
-        effects.append(.dispatch(.tabUpdated(id, url: url, status: .complete)))
+        func stage(_ stage: ExtensionWire.NavigationStage) {
+            if listens(for: stage.listener) { effects.append(.dispatch(.navigated(id, url: url, stage: stage))) }
+        }
+        stage(.beforeNavigate)
+        if listens(for: .tabUpdated) { effects.append(.dispatch(.tabUpdated(id, url: url, status: .loading, urlChanged: newAddress))) }
+        stage(.committed)
+        stage(.domContentLoaded)
+        stage(.completed)
+        if listens(for: .tabUpdated) { effects.append(.dispatch(.tabUpdated(id, url: url, status: .complete))) }
     }
 
     /// The page loads again: a new content script starts over, with no decision applied.

@@ -6,6 +6,7 @@ import SiteSettings
 /// (`alarms.onAlarm`), a port one of the extension's own pages opened (`runtime.onConnect`).
 public enum BackgroundListener: String, CaseIterable, Hashable, Sendable {
     case message, tabActivated, tabRemoved, windowFocus, alarm, connect, storageChanged, tabCreated, tabUpdated, menuClicked, command
+    case navigationBefore, navigationCommitted, navigationDOMContentLoaded, navigationCompleted
 
     /// What the built-in background listens for: every event but a page's port, since it has
     /// no pages of its own.

@@ -33,7 +33,9 @@ import SiteSettings
 /// (`id`, `parentId`?, `tab`, `url`, and `checked` and `wasChecked` for a checkbox or radio item)
 /// when the user chose one of its menu items on a page (`started` carries the items Safari holds
 /// as `menus`, left out when none); `commandPressed` (`name`, and the front window's active
-/// `tab` and its `url` when it has one) when the user pressed the keys of one of its commands.
+/// `tab` and its `url` when it has one) when the user pressed the keys of one of its commands;
+/// `webNavigation` (`tab`, `url`, `stage`: `beforeNavigate`, `committed`, `domContentLoaded` or
+/// `completed`) for each stage of a tab's load a background listens for.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
@@ -143,6 +145,8 @@ public enum ExtensionWire {
         /// The user pressed the keys of the extension's command `name` (`commands.onCommand`),
         /// with the front window's active tab, if it has one.
         case commandPressed(name: String, tab: TabID?, url: String?)
+        /// A stage of a tab's page load (`webNavigation`), for a background that listens for it.
+        case navigated(TabID, url: String, stage: NavigationStage)
     }
 
     /// What the background asks Safari to do to its tabs (`tabs.create`, `update`, `reload`,
@@ -156,6 +160,21 @@ public enum ExtensionWire {
 
     /// A tab's load, as `tabs.onUpdated` says it.
     public enum TabStatus: String, Equatable, Sendable { case loading, complete }
+
+    /// A stage of a tab's page load, as `webNavigation` names its events (`onBeforeNavigate`,
+    /// `onCommitted`, `onDOMContentLoaded`, `onCompleted`), each the listener type it wakes.
+    public enum NavigationStage: String, CaseIterable, Equatable, Sendable {
+        case beforeNavigate, committed, domContentLoaded, completed
+
+        public var listener: BackgroundListener {
+            switch self {
+            case .beforeNavigate: .navigationBefore
+            case .committed: .navigationCommitted
+            case .domContentLoaded: .navigationDOMContentLoaded
+            case .completed: .navigationCompleted
+            }
+        }
+    }
 
     /// What the background's process sends in a `done` frame: its machine's directives but
     /// extension storage, which the process carries out itself, and the shell's own news that a
@@ -236,6 +255,7 @@ public enum ExtensionWire {
         case .tabsAnswered: "tabsAnswered"
         case .menuClicked: "menuClicked"
         case .commandPressed: "commandPressed"
+        case .navigated: "webNavigation"
         }
     }
 
@@ -389,6 +409,8 @@ public enum ExtensionWire {
             if let tab { members["tab"] = .string(tab.rawValue) }
             if let url { members["url"] = .string(url) }
             return input("commandPressed", members)
+        case .navigated(let tab, let url, let stage):
+            return input("webNavigation", ["tab": .string(tab.rawValue), "url": .string(url), "stage": .string(stage.rawValue)])
         }
     }
 
@@ -507,6 +529,11 @@ public enum ExtensionWire {
             return .portMessage(port: Int(clamping: try integer("port")), message: message)
         case "portClosed": return .portClosed(port: Int(clamping: try integer("port")))
         case "tabCreated": return .tabCreated(TabID(try string("tab")), url: try string("url"))
+        case "webNavigation":
+            guard let stage = NavigationStage(rawValue: try string("stage")) else {
+                throw NativeMessageError(root.key("stage"), "expected \(NavigationStage.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return .navigated(try tab(), url: try string("url"), stage: stage)
         case "commandPressed":
             func optional(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
             return .commandPressed(name: try string("name"), tab: try optional("tab").map { TabID($0) }, url: try optional("url"))
@@ -579,7 +606,7 @@ public enum ExtensionWire {
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
         // It listens for neither: Safari never sends them to it.
-        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed: return .ignored
+        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .navigated: return .ignored
         case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")

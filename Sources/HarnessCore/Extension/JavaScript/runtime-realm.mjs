@@ -11,6 +11,7 @@ import {
 import { actionMembers } from './realm-action.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
 import { menuMembers } from './realm-menus.mjs';
+import { navigationMembers } from './realm-navigation.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -323,6 +324,9 @@ export function install(hostFunctions, manifestText) {
         api.declarativeNetRequest = namespace('declarativeNetRequest',
                                               netRequestMembers({ manifest, callbackForm, host: { rules: (kind, text) => checked(host.rules(kind, text)) } }));
     }
+    // A tab's page load, stage by stage (realm-navigation.mjs).
+    const navigation = safariNamespaces(manifest, 'background').has('webNavigation') ? navigationMembers({ event, call: (listener, args) => call(listener, args), tabId }) : null;
+    if (navigation !== null) api.webNavigation = namespace('webNavigation', navigation.members);
     // Keyboard commands, as the manifest gives them (the shortcut for a Mac, else the default).
     if (safariNamespaces(manifest, 'background').has('commands')) {
         const commands = Object.entries(manifest.commands ?? {}).map(([name, command]) => ({
@@ -671,6 +675,10 @@ export function install(hostFunctions, manifestText) {
             return;
         }
         case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: tabId(input.tab), windowId: 1 }); return;
+        case 'webNavigation':
+            safari.tabs.set(input.tab, String(input.url));
+            navigation?.fire(input, (made) => listenersOf.get(made));
+            return;
         case 'commandPressed':
             // The user pressed the command's keys: (name, the front window's active tab).
             if (typeof input.tab === 'string') safari.tabs.set(input.tab, String(input.url ?? ''));
