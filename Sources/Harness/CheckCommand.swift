@@ -109,7 +109,7 @@ enum CheckCommand: HarnessCommand {
         switch ExtensionManifest.load(folder: folder) {
         case .success(let (manifest, warnings)):
             for warning in warnings { Terminal.err("warning: \(warning)\n") }
-            let parts = [manifest.background.map { "a background of \($0.scripts.count) \($0.kind.rawValue) script(s)" },
+            let parts = [manifest.background.map { "a \($0.persistent ? "persistent background (macOS only: Safari on iOS refuses it)" : "background") of \($0.scripts.count) \($0.kind.rawValue) script(s)" },
                          manifest.contentScripts.isEmpty ? nil : "\(manifest.contentScripts.count) content script entr\(manifest.contentScripts.count == 1 ? "y" : "ies")",
                          manifest.popup.map { "the popup \($0)" }].compactMap { $0 }
             let summary = "\(manifest.name) \(manifest.version): \(parts.joined(separator: ", "))"

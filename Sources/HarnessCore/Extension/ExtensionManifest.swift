@@ -2,7 +2,7 @@ import Foundation
 import ProcessKit
 import SiteSettings
 
-/// An unpacked extension folder (Manifest V3, or V2 with a non-persistent background) as Safari
+/// An unpacked extension folder (Manifest V3, or V2) as Safari
 /// reads it before it runs anything: the
 /// background, the content scripts, the popup, the permissions and the localized strings.
 /// Every mistake is reported at once, each with its file and where in it (a JSON path, or a
@@ -22,7 +22,7 @@ package struct ExtensionManifest: Sendable, Equatable {
         var page: String? = nil
         /// Manifest V2's `persistent` (its default): Safari on macOS loads it with the extension
         /// and never unloads it; Safari on iOS refuses it.
-        var persistent = false
+        package var persistent = false
     }
 
     /// 3, or 2.
