@@ -571,6 +571,28 @@ test('webNavigation fires each stage to its listeners, through their URL filters
     assert.equal(run('browser.webNavigation.onCompleted.hasListener(late)'), false, 'a refused filter adds no listener');
 });
 
+// permissions.getAll and contains read what the manifest grants; request is not provided yet.
+test('permissions reads what the manifest grants', async () => {
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios' }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'tabs'], optional_permissions: ['bookmarks'],
+                         host_permissions: ['*://*.example.com/*'], background: { service_worker: 'b.js' } }));
+    const run = (code) => vm.runInContext(code, context);
+    run(`globalThis.results = [];
+         (async () => {
+           const all = await browser.permissions.getAll();
+           results.push(all.permissions.join(',') + ' ' + all.origins.join(','));
+           for (const asked of [{ permissions: ['tabs'] }, { permissions: ['bookmarks'] }, { origins: ['https://news.example.com/*'] },
+                                { origins: ['https://other.example.org/*'] }, { permissions: ['storage'], origins: ['*://*.example.com/*'] }]) {
+             results.push(await browser.permissions.contains(asked));
+           }
+           try { browser.permissions.request({ permissions: ['bookmarks'] }); } catch (error) { results.push(error.message); }
+         })();`);
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['storage,tabs *://*.example.com/*', true, false, true, false, true,
+        "browser.permissions.request is not provided by the harness's runtime"]);
+});
+
 // tabs.query takes every filter over the tabs Safari told the background of, url as match
 // patterns; tabs.get gives a whole tabs.Tab or fails naming the id.
 test('tabs.query filters Safari\'s tabs and tabs.get gives one whole', async () => {

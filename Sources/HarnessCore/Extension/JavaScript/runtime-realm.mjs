@@ -12,6 +12,7 @@ import { actionMembers } from './realm-action.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
 import { menuMembers } from './realm-menus.mjs';
 import { navigationMembers } from './realm-navigation.mjs';
+import { permissionMembers } from './realm-permissions.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -324,6 +325,8 @@ export function install(hostFunctions, manifestText) {
         api.declarativeNetRequest = namespace('declarativeNetRequest',
                                               netRequestMembers({ manifest, callbackForm, host: { rules: (kind, text) => checked(host.rules(kind, text)) } }));
     }
+    // What the manifest grants (realm-permissions.mjs).
+    api.permissions = namespace('permissions', permissionMembers({ manifest, callbackForm }));
     // A tab's page load, stage by stage (realm-navigation.mjs).
     const navigation = safariNamespaces(manifest, 'background').has('webNavigation') ? navigationMembers({ event, call: (listener, args) => call(listener, args), tabId }) : null;
     if (navigation !== null) api.webNavigation = namespace('webNavigation', navigation.members);
