@@ -441,6 +441,32 @@ test('Headers, Request, Response and Blob keep a body and read it once', async (
     ]);
 });
 
+// In a page, a Blob is the document's: a body made of one is read only when asked for, and
+// one that cannot be read says why.
+test('a page\'s body of its document\'s Blob is read only when asked for, or says why it cannot be', needsPages, async () => {
+    const setup = pageSetup({ url: 'https://a.example/', visible: true, appearance: 'light', popup: false, extensionID: 'x',
+                              manifest: JSON.stringify({ manifest_version: 3, name: 'x', version: '1' }) });
+    const { context, window } = contextFor('pages-realm.mjs', setup);
+    realmModule(context, 'pages-realm.mjs', 'pages:').install(quietHost({ messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url }), setup, window);
+    const run = (code) => vm.runInContext(code, context);
+    let rejected = 0;
+    const count = () => { rejected += 1; };
+    process.on('unhandledRejection', count);
+    try {
+        run(`globalThis.results = [];
+             const unread = new Response(new Blob(['never read']));
+             const blob = new Blob(['x']);
+             const read = typeof blob.arrayBuffer === 'function' ? 'readable' : 'document';
+             new Response(blob).text().then((text) => results.push(read + ' ' + text), (error) => results.push(read + ' ' + error.message));`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+        process.off('unhandledRejection', count);
+    }
+    const [result] = JSON.parse(run('JSON.stringify(results)'));
+    assert.ok(result === 'readable x' || result === "document a page's Blob is its document's (jsdom's), which has no arrayBuffer(): the harness's runtime cannot read it as a body", result);
+    assert.equal(rejected, 0, 'a body never read rejects nothing');
+});
+
 // The toolbar item: each set goes to Safari (actionSet, a tab by its name, '' for every tab),
 // and a getter answers from Safari's copy, a tab's value falling back to the default's, then to
 // the manifest's; a tab Safari does not have is refused.
@@ -485,7 +511,8 @@ test('menus keep Safari\'s list and a choice reaches onClicked with the tab', as
     const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
         quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
                     tabNumber: (name) => ({ t1: 1 })[name] ?? 0, tabName: (id) => ({ 1: 't1' })[id] ?? '',
-                    menusChanged: (text) => { told.push(JSON.parse(text).map((item) => item.id + (item.checked ? '*' : ''))); } }),
+                    // (Each item by its id, * when checked, ! when its title became "Changed".)
+                    menusChanged: (text) => { told.push(JSON.parse(text).map((item) => item.id + (item.checked ? '*' : '') + (item.title === 'Changed' ? '!' : ''))); } }),
         JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['contextMenus'], background: { service_worker: 'b.js' } }));
     const run = (code) => vm.runInContext(code, context);
     const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
@@ -504,6 +531,25 @@ test('menus keep Safari\'s list and a choice reaches onClicked with the tab', as
         'Invalid call to menus.create(). Parent menu item not found.', 'Invalid call to menus.update(). Menu item not found.',
         'save tools true false https://a.example/ 1', 'removed']);
     assert.deepEqual(told, [['tools', 'save'], ['tools', 'save', '1'], ['1']]);
+    // A loop of parents, an id that is not a whole number and a refused update change nothing;
+    // radio items beside a chosen one are unchecked; a new list numbers after its highest id.
+    told.length = 0;
+    turn('started', { appearance: 'light', tabs: { t1: 'https://a.example/' }, menus: [
+        { id: 'a', title: 'A', contexts: ['page'], type: 'radio', checked: true, enabled: true, visible: true },
+        { id: 'b', title: 'B', contexts: ['page'], type: 'radio', checked: false, enabled: true, visible: true },
+        { id: 4, title: 'Four', contexts: ['page'], type: 'normal', checked: false, enabled: true, visible: true, parentId: 'a' }] });
+    run(`globalThis.results = [];
+         browser.menus.update('a', { parentId: 4 }).catch((error) => results.push(error.message));
+         browser.menus.update('b', { parentId: 'b' }).catch((error) => results.push(error.message));
+         browser.menus.update('b', { title: 'Changed', parentId: 'nowhere' }).catch((error) => results.push(error.message));
+         browser.menus.create({ id: NaN }, () => results.push(browser.runtime.lastError.message));
+         results.push(browser.menus.create({ title: 'Next' }));`);
+    turn('event', { type: 'menuClicked', id: 'b', tab: 't1', url: 'https://a.example/', checked: true, wasChecked: false });
+    run(`browser.menus.update(4, { title: 'Four' }).then(() => results.push('updated'));`);
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ["Invalid call to menus.create(). 'id' is expected to be a string or a whole number.", 5,
+        'Invalid call to menus.update(). A menu item cannot be under itself.', 'Invalid call to menus.update(). A menu item cannot be under itself.',
+        'Invalid call to menus.update(). Parent menu item not found.', 'b  true false https://a.example/ 1', 'updated']);
+    assert.deepEqual(told, [['a*', 'b', '4', '5'], ['a', 'b*', '4', '5']], 'a refused change sends nothing, and once B is chosen only B is checked');
 });
 
 // declarativeNetRequest keeps each kind of rule where Safari keeps it (the host's files), refuses
@@ -576,21 +622,23 @@ test('permissions reads what the manifest grants', async () => {
     const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
     realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
         quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios' }),
-        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'tabs'], optional_permissions: ['bookmarks'],
-                         host_permissions: ['*://*.example.com/*'], background: { service_worker: 'b.js' } }));
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'tabs', 'https://v2-style.example.net/*'], optional_permissions: ['bookmarks'],
+                         host_permissions: ['*://*.example.com/*', 'https://docs.example.org/guide/*'], background: { service_worker: 'b.js' } }));
     const run = (code) => vm.runInContext(code, context);
     run(`globalThis.results = [];
          (async () => {
            const all = await browser.permissions.getAll();
            results.push(all.permissions.join(',') + ' ' + all.origins.join(','));
            for (const asked of [{ permissions: ['tabs'] }, { permissions: ['bookmarks'] }, { origins: ['https://news.example.com/*'] },
-                                { origins: ['https://other.example.org/*'] }, { permissions: ['storage'], origins: ['*://*.example.com/*'] }]) {
+                                { origins: ['https://other.example.org/*'] }, { permissions: ['storage'], origins: ['*://*.example.com/*'] },
+                                { origins: ['https://*.news.example.com/a/*'] }, { origins: ['https://docs.example.org/*'] },
+                                { origins: ['https://docs.example.org/guide/intro'] }, { origins: ['https://v2-style.example.net/*'] }]) {
              results.push(await browser.permissions.contains(asked));
            }
            try { browser.permissions.request({ permissions: ['bookmarks'] }); } catch (error) { results.push(error.message); }
          })();`);
-    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['storage,tabs *://*.example.com/*', true, false, true, false, true,
-        "browser.permissions.request is not provided by the harness's runtime"]);
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['storage,tabs *://*.example.com/*,https://docs.example.org/guide/*', true, false, true, false, true,
+        true, false, true, false, "browser.permissions.request is not provided by the harness's runtime"]);
 });
 
 // tabs.query takes every filter over the tabs Safari told the background of, url as match

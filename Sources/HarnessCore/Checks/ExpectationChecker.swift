@@ -124,6 +124,7 @@ struct ExpectationChecker {
             }
         case .action(let tab, let checks):
             // What the tab shows: its own value, else every tab's, else the manifest's.
+            if let tab, simulation.tabs[tab] == nil { return ["tab \(tab.rawValue) is not open: it shows no toolbar item"] }
             let whose = tab.map { "the action in tab \($0.rawValue)" } ?? "the action"
             return checks.compactMap { check in
                 let found = simulation.safari.action.value(check.property, tab: tab) ?? simulation.actionDefaults[check.property]

@@ -23,7 +23,10 @@ extension SafariMachine {
     /// background that listens for it (`WebExtensionContext::fireMenusClickedEventIfNeeded` ->
     /// `wakeUpBackgroundContentIfNecessaryToFireEvents`).
     mutating func chooseMenuItem(_ name: String, in tab: TabID, _ effects: inout [Effect]) {
-        guard let url = tabs[tab]?.url else { return }
+        guard let url = tabs[tab]?.url else {
+            effects.append(.note("tab \(tab.rawValue) is not open: no menu item is chosen"))
+            return
+        }
         guard let index = menus.firstIndex(where: { $0.name == name }) else {
             let made = menus.map(\.name)
             effects.append(.note("the page's menu has no item \(name) (the extension made \(made.isEmpty ? "none" : made.joined(separator: ", ")))"))
@@ -31,7 +34,9 @@ extension SafariMachine {
         }
         var shown = menus[index].inPageMenu, enabled = menus[index].enabled
         var parent = menus[index].parentId
-        while let id = parent, let above = menus.first(where: { $0.id == id }) {
+        var passed: Set<String> = [name]
+        // (Each item once: a list whose parents loop is walked no further.)
+        while let id = parent, passed.insert(ExtensionMenuItem.name(id)).inserted, let above = menus.first(where: { $0.id == id }) {
             shown = shown && above.visible
             enabled = enabled && above.enabled
             parent = above.parentId

@@ -51,7 +51,8 @@ export function installFetchTypes() {
         get [Symbol.toStringTag]() { return 'Blob'; }
     }
     if (typeof globalThis.Blob !== 'function') define('Blob', Blob);
-    // The page's own Blob is read through its text (a document's Blob is not this realm's).
+    // A page's Blob is its document's (jsdom's), which a body reads through its arrayBuffer()
+    // where it has one.
     const BlobType = globalThis.Blob;
 
     // MARK: Headers
@@ -96,19 +97,27 @@ export function installFetchTypes() {
 
     // MARK: Bodies, held whole
 
-    // A body's content type, and its bytes once read (a Blob's are read when the body is).
+    // A body's content type, and what it holds: its bytes, taken as it is made, or a Blob,
+    // read when the body is.
     const contentType = (body) => {
         if (body === undefined || body === null || body instanceof ArrayBuffer || isView(body)) return null;
         if (body instanceof BlobType) return body.type === '' ? null : body.type;
         if (body instanceof URLSearchParams) return 'application/x-www-form-urlencoded;charset=UTF-8';
         return 'text/plain;charset=UTF-8';
     };
-    const bytesOf = async (body) => {
-        if (body === undefined || body === null) return null;
-        if (body instanceof ArrayBuffer) return new Uint8Array(body.slice(0));
-        if (isView(body)) return new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
-        if (body instanceof BlobType) return new Uint8Array(await body.arrayBuffer());
-        return encoder.encode(String(body));
+    const sourceOf = (body) => {
+        if (body === undefined || body === null) return { bytes: null };
+        if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body.slice(0)) };
+        if (isView(body)) return { bytes: new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)) };
+        if (body instanceof BlobType) return { blob: body };
+        return { bytes: encoder.encode(String(body)) };
+    };
+    const bytesOf = async (source) => {
+        if (source.blob === undefined) return source.bytes;
+        if (typeof source.blob.arrayBuffer !== 'function') {
+            throw new TypeError('a page\'s Blob is its document\'s (jsdom\'s), which has no arrayBuffer(): the harness\'s runtime cannot read it as a body');
+        }
+        return new Uint8Array(await source.blob.arrayBuffer());
     };
     // What Request and Response share: the body read once, as text, JSON, bytes or a Blob.
     const bodies = new WeakMap();
@@ -116,7 +125,7 @@ export function installFetchTypes() {
         const held = bodies.get(owner);
         if (held.used) throw new TypeError(`${what}: the body has already been read`);
         held.used = true;
-        return (await held.pending) ?? new Uint8Array(0);
+        return (await bytesOf(held.source)) ?? new Uint8Array(0);
     };
     const bodyMembers = (Owner) => {
         Object.defineProperties(Owner.prototype, {
@@ -133,14 +142,14 @@ export function installFetchTypes() {
         });
     };
     const withBody = (owner, body, headers) => {
-        bodies.set(owner, { pending: bytesOf(body), used: false });
+        bodies.set(owner, { source: sourceOf(body), used: false });
         const type = contentType(body);
         if (type !== null && !headers.has('content-type')) headers.set('content-type', type);
     };
     const cloneBody = (from, to) => {
         const held = bodies.get(from);
         if (held.used) throw new TypeError('clone(): the body has already been read');
-        bodies.set(to, { pending: held.pending, used: false });
+        bodies.set(to, { source: held.source, used: false });
     };
 
     // MARK: Request

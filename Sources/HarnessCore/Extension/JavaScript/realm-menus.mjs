@@ -11,18 +11,25 @@ import { jsonText } from './realm-common.mjs';
 // the runtime's. Returns the namespace's members, `hold(items)`, which takes Safari's copy, and
 // `clicked(input, tab)`, the listeners' arguments for a `menuClicked` input.
 export function menuMembers({ host, callbackForm, event, setLastError }) {
-    const isArray = Array.isArray, hasOwn = Object.hasOwn;
+    const isArray = Array.isArray, hasOwn = Object.hasOwn, isSafeInteger = Number.isSafeInteger;
+    // An id is a string or a whole number, as the wire carries it.
+    const isId = (value) => typeof value === 'string' || isSafeInteger(value);
     const kinds = ['normal', 'checkbox', 'radio', 'separator'];
     let items = [];
     let generated = 0;
     const find = (id) => items.find((item) => item.id === id);
     const told = () => host.menusChanged(jsonText(items, 'the menu items'));
-    // An item's properties as a script gives them, checked as Safari checks them.
+    // An item with a script's properties, each read once and checked as Safari checks it: a
+    // copy of `item`, which stays as it was when a property is refused. A parent must exist and
+    // be neither the item nor one of the items under it.
     const read = (properties, item, call) => {
+        const changed = { ...item, contexts: [...item.contexts] };
         const set = (key, check, what, convert = (value) => value) => {
-            if (!hasOwn(properties, key) || properties[key] === undefined) return;
-            if (!check(properties[key])) throw new TypeError(`Invalid call to menus.${call}(). '${key}' is expected to be ${what}.`);
-            item[key] = convert(properties[key]);
+            if (!hasOwn(properties, key)) return;
+            const value = properties[key];
+            if (value === undefined) return;
+            if (!check(value)) throw new TypeError(`Invalid call to menus.${call}(). '${key}' is expected to be ${what}.`);
+            changed[key] = convert(value);
         };
         set('title', (value) => typeof value === 'string', 'a string');
         set('type', (value) => kinds.includes(value), 'normal, checkbox, radio or separator');
@@ -30,9 +37,14 @@ export function menuMembers({ host, callbackForm, event, setLastError }) {
         set('checked', (value) => typeof value === 'boolean', 'a boolean');
         set('enabled', (value) => typeof value === 'boolean', 'a boolean');
         set('visible', (value) => typeof value === 'boolean', 'a boolean');
-        set('parentId', (value) => typeof value === 'string' || typeof value === 'number', 'a string or a number');
-        if (item.parentId !== undefined && find(item.parentId) === undefined) throw new Error(`Invalid call to menus.${call}(). Parent menu item not found.`);
-        return item;
+        set('parentId', isId, 'a string or a whole number');
+        if (changed.parentId !== undefined) {
+            if (find(changed.parentId) === undefined) throw new Error(`Invalid call to menus.${call}(). Parent menu item not found.`);
+            for (let above = changed.parentId; above !== undefined; above = find(above)?.parentId) {
+                if (above === changed.id) throw new Error(`Invalid call to menus.${call}(). A menu item cannot be under itself.`);
+            }
+        }
+        return changed;
     };
     const failure = (callback, error) => {
         // As a promise-less call reports it: through runtime.lastError in its callback.
@@ -47,7 +59,7 @@ export function menuMembers({ host, callbackForm, event, setLastError }) {
         create(properties = {}, callback) {
             const id = properties?.id !== undefined ? properties.id : ++generated;
             try {
-                if (typeof id !== 'string' && typeof id !== 'number') throw new TypeError('Invalid call to menus.create(). \'id\' is expected to be a string.');
+                if (!isId(id)) throw new TypeError('Invalid call to menus.create(). \'id\' is expected to be a string or a whole number.');
                 if (find(id) !== undefined) throw new Error(`Invalid call to menus.create(). A menu item with the identifier '${id}' already exists.`);
                 const item = read(properties ?? {}, { id, title: '', contexts: ['page'], type: 'normal', checked: false, enabled: true, visible: true }, 'create');
                 items.push(item);
@@ -60,9 +72,9 @@ export function menuMembers({ host, callbackForm, event, setLastError }) {
             return id;
         },
         update: callbackForm((id, properties = {}) => {
-            const item = find(id);
-            if (item === undefined) return Promise.reject(new Error('Invalid call to menus.update(). Menu item not found.'));
-            try { read(properties ?? {}, item, 'update'); } catch (error) { return Promise.reject(error); }
+            const at = items.findIndex((item) => item.id === id);
+            if (at < 0) return Promise.reject(new Error('Invalid call to menus.update(). Menu item not found.'));
+            try { items[at] = read(properties ?? {}, items[at], 'update'); } catch (error) { return Promise.reject(error); }
             told();
             return Promise.resolve(undefined);
         }),
@@ -85,9 +97,18 @@ export function menuMembers({ host, callbackForm, event, setLastError }) {
         }),
     };
     // Safari's copy, as `started` gives it; and the item a choice names, kept as Safari checked it.
-    const hold = (held) => { items = isArray(held) ? held.map((item) => ({ ...item, contexts: [...(item.contexts ?? [])] })) : []; };
+    // (A new background numbers the items it makes with no id after those Safari holds.)
+    const hold = (held) => {
+        items = isArray(held) ? held.map((item) => ({ ...item, contexts: [...(item.contexts ?? [])] })) : [];
+        generated = items.reduce((highest, item) => (isSafeInteger(item.id) && item.id > highest ? item.id : highest), 0);
+    };
     const clicked = (input, tab) => {
         const item = find(input.id);
+        // Safari checked a checkbox or unchecked it, and checked a radio item and unchecked
+        // the radio items beside it: the copy follows.
+        if (item !== undefined && item.type === 'radio' && input.checked === true) {
+            for (const other of items) if (other.type === 'radio' && other.parentId === item.parentId) other.checked = false;
+        }
         if (item !== undefined && typeof input.checked === 'boolean') item.checked = input.checked;
         const info = { menuItemId: input.id, editable: false, pageUrl: input.url, frameId: 0 };
         if (input.parentId !== undefined) info.parentMenuItemId = input.parentId;
