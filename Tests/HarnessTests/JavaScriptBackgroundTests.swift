@@ -187,16 +187,22 @@ struct JavaScriptBackgroundTests {
          "version 2.0 is installed already, and Safari sees an update only when the version changes"),
     ] as [(String, String, String)])
     func anUpdateToAnotherFolderIsReadBeforeTheRun(step: String, line: String, message: String) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("update-\(UUID().uuidString)").path
+        let error = try #require(try Self.mistakeBeforeTheRun("extension notes\ntab open t1 https://a.example/\n" + step), "expected the error \(message)")
+        #expect(error.hasPrefix(line) && error.hasSuffix(message), "\(error)")
+    }
+
+    /// The mistake a scenario of `Scenarios/extensions/` is refused with before anything starts
+    /// (nil when it runs), after checking that nothing started.
+    static func mistakeBeforeTheRun(_ text: String) throws -> String? {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mistake-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let text = "extension notes\ntab open t1 https://a.example/\n" + step
         do {
             _ = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
                                    directory: directory, folder: ScenarioTests.folder + "/extensions").run()
-            Issue.record("expected the error \(message)")
+            return nil
         } catch {
-            #expect(error.description.hasPrefix(line) && error.description.hasSuffix(message), "\(error.description)")
             #expect(!FileManager.default.fileExists(atPath: directory), "nothing started")
+            return error.description
         }
     }
 
@@ -207,17 +213,8 @@ struct JavaScriptBackgroundTests {
         ("command _execute_action", "s:3: '_execute_action' opens the extension's popup rather than firing commands.onCommand: use 'popup open TAB'"),
     ] as [(String, String)])
     func aCommandStepNamesOneOfTheExtensionsCommands(step: String, message: String) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("command-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let text = "extension quick-toggle pages\ntab open t1 https://a.example/\n" + step
-        do {
-            _ = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
-                                   directory: directory, folder: ScenarioTests.folder + "/extensions").run()
-            Issue.record("expected the error \(message)")
-        } catch {
-            #expect(error.description.contains(message), "\(error.description)")
-            #expect(!FileManager.default.fileExists(atPath: directory), "nothing started")
-        }
+        let error = try #require(try Self.mistakeBeforeTheRun("extension quick-toggle pages\ntab open t1 https://a.example/\n" + step), "expected the error \(message)")
+        #expect(error.contains(message), "\(error)")
     }
 
     /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its
