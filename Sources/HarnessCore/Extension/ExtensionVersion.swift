@@ -36,12 +36,6 @@ struct ExtensionVersion: Equatable, Sendable {
         ExtensionVersion(installed)?.next.text ?? installed + ".1"
     }
 
-    /// The version a run starts with: the manifest's of the extension `background` runs (a
-    /// scenario's, a probe's or the command's), or 1.0 for the built-in design's.
-    static func installed(by background: ProcessExecutables.Command) -> String {
-        manifest(of: background).map(of) ?? "1.0"
-    }
-
     /// The manifest of the extension whose JavaScript `background` runs (`--extension FOLDER`),
     /// if it runs one that reads.
     static func manifest(of background: ProcessExecutables.Command) -> ExtensionManifest? {

@@ -15,6 +15,32 @@ struct ScenarioRoles {
         let description: String
     }
 
+    /// The manifest of the extension `background` runs (the scenario's, a probe's or the
+    /// command's), if it runs one, as Safari reads it: each `command NAME` must name one of its
+    /// commands (`_execute_action` and its kin open the popup: `popup open TAB`), and Safari on
+    /// iOS refuses a persistent background, which skips the run, saying why.
+    func installed(by background: ProcessExecutables.Command) throws(ScenarioErrors) -> Result<ExtensionManifest?, Skipped> {
+        let manifest = ExtensionVersion.manifest(of: background)
+        let commands = manifest?.commandNames ?? []
+        var errors: [ScenarioError] = []
+        for line in scenario.lines {
+            guard case .command(let name) = line.step else { continue }
+            if name.hasPrefix("_execute_") {
+                errors.append(ScenarioError(file: scenario.name, line: line.number, message: "'\(name)' opens the extension's popup rather than firing commands.onCommand: use 'popup open TAB'"))
+            } else if !commands.contains(name) {
+                errors.append(ScenarioError(file: scenario.name, line: line.number,
+                                            message: "the extension has no command '\(name)' (its manifest's commands: \(commands.isEmpty ? "none" : commands.joined(separator: ", ")))",
+                                            suggestion: nearestWord(name, in: commands)))
+            }
+        }
+        if !errors.isEmpty { throw ScenarioErrors(errors) }
+        if manifest?.background?.persistent == true && setup.platform == .iOS {
+            return .failure(Skipped(description: "Safari on iOS refuses a persistent background (\"Cannot load persistent background content on this platform\"): "
+                + "the extension's Manifest V2 background does not say \"persistent\": false"))
+        }
+        return .success(manifest)
+    }
+
     /// `executables` with the team's handler the `handler source` lines name built into the
     /// handler role, in place of any the command line named. In process there is none to build:
     /// the run is skipped, saying why. A build error is the first line's mistake.

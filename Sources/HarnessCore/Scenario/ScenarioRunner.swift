@@ -70,11 +70,8 @@ package final class ScenarioRunner {
     /// The controls of the extension's popup as installed (`extension DIR pages`): the
     /// setup's, or an update's folder's.
     private var popupControls = ExtensionManifest.PopupControls()
-    /// The installed extension's toolbar item before it sets anything, and whether its
-    /// background is persistent.
-    private var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
-    private var persistentBackground = false
-    private var installedCommands: [String] = []
+    /// The manifest of the extension the background runs, if it runs one.
+    private var installed: ExtensionManifest?
     private let directory: String
     private let folder: String
     private let flaws: Set<Flaw>
@@ -165,19 +162,12 @@ package final class ScenarioRunner {
         case .failure(let reason): return skipped(reason.description)
         }
         if !setup!.handlerSources.isEmpty { roles.handler = RoleNames.handlerSources(setup!.handlerSources) }
-        // What Safari reads in the manifest of the extension the background runs (the
-        // scenario's, a probe's or the command's): its version, its toolbar item, and whether its
-        // background is persistent, which Safari on iOS refuses.
-        let installed = ExtensionVersion.manifest(of: executables.background)
-        startingVersion = installed.map(ExtensionVersion.of) ?? "1.0"
-        actionDefaults = installed?.actionDefaults ?? [:]
-        persistentBackground = installed?.background?.persistent == true
-        installedCommands = installed?.commandNames ?? []
-        try refuseUnknownCommands()
-        if persistentBackground && setup!.platform == .iOS {
-            return skipped("Safari on iOS refuses a persistent background (\"Cannot load persistent background content on this platform\"): "
-                + "the extension's Manifest V2 background does not say \"persistent\": false")
+        switch try ownRoles.installed(by: executables.background) {
+        case .success(let manifest): installed = manifest
+        case .failure(let reason): return skipped(reason.description)
         }
+        // The version a run starts with: the manifest's, or 1.0 for the built-in design's.
+        startingVersion = installed.map(ExtensionVersion.of) ?? "1.0"
         updateFolders = try ExtensionVersion.checkUpdates(in: scenario, startingAt: startingVersion, background: executables.background, folder: folder)
         popupControls = setup!.popupControls
         if executables.teamHandler { try ownRoles.refuseBuiltInHandlerSteps() }
@@ -574,23 +564,6 @@ package final class ScenarioRunner {
         failures.append(report)
     }
 
-    /// Each `command NAME` names one of the installed extension's commands; `_execute_action`
-    /// and its kin open the popup rather than fire `commands.onCommand` (`popup open TAB`).
-    private func refuseUnknownCommands() throws(ScenarioErrors) {
-        var errors: [ScenarioError] = []
-        for line in scenario.lines {
-            guard case .command(let name) = line.step else { continue }
-            if name.hasPrefix("_execute_") {
-                errors.append(ScenarioError(file: scenario.name, line: line.number, message: "'\(name)' opens the extension's popup rather than firing commands.onCommand: use 'popup open TAB'"))
-            } else if !installedCommands.contains(name) {
-                errors.append(ScenarioError(file: scenario.name, line: line.number,
-                                            message: "the extension has no command '\(name)' (its manifest's commands: \(installedCommands.isEmpty ? "none" : installedCommands.joined(separator: ", ")))",
-                                            suggestion: nearestWord(name, in: installedCommands)))
-            }
-        }
-        if !errors.isEmpty { throw ScenarioErrors(errors) }
-    }
-
     /// The simulation, started from the setup at the first step that needs it.
     private func started() -> Simulation {
         if let simulation { return simulation }
@@ -603,9 +576,9 @@ package final class ScenarioRunner {
         simulation.processes.hiddenYield = inProcessHiddenYield
         simulation.alarmMinimum = setup.alarmMinimum
         simulation.backgroundLoadTime = setup.backgroundLoadTime
-        simulation.actionDefaults = actionDefaults
-        simulation.persistentBackground = persistentBackground
-        simulation.commandNames = Set(installedCommands)
+        simulation.actionDefaults = installed?.actionDefaults ?? [:]
+        simulation.persistentBackground = installed?.background?.persistent == true
+        simulation.commandNames = Set(installed?.commandNames ?? [])
         simulation.processes.handlerReuse = setup.handlerReuse
         (simulation.safari.installedVersion, simulation.safari.manifestVersion) = (startingVersion, startingVersion)
         // A probe checks what every extension keeps, not the design's invariants.
@@ -637,7 +610,7 @@ package final class ScenarioRunner {
             simulation.writeStorageFile(RunFiles.localStorageName, JSONWriter.compact(LocalStorage(cache: cache, snapshotVersion: cache.version).json))
             simulation.monitor.cacheStored(profile: simulation.profile)
         }
-        if setup.freshInstall { simulation.installFresh() } else if persistentBackground { simulation.handle(.runBegan) }
+        if setup.freshInstall { simulation.installFresh() } else if simulation.persistentBackground { simulation.handle(.runBegan) }
         self.simulation = simulation
         return simulation
     }
