@@ -636,9 +636,10 @@ test('permissions reads what the manifest grants', async () => {
              results.push(await browser.permissions.contains(asked));
            }
            try { browser.permissions.request({ permissions: ['bookmarks'] }); } catch (error) { results.push(error.message); }
+           results.push(await browser.runtime.setUninstallURL('https://example.com/bye'));
          })();`);
     assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['storage,tabs *://*.example.com/*,https://docs.example.org/guide/*', true, false, true, false, true,
-        true, false, true, false, "browser.permissions.request is not provided by the harness's runtime"]);
+        true, false, true, false, "browser.permissions.request is not provided by the harness's runtime", null]);
 });
 
 // tabs.query takes every filter over the tabs Safari told the background of, url as match

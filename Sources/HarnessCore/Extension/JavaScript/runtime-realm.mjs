@@ -236,6 +236,9 @@ export function install(hostFunctions, manifestText) {
             getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
             get lastError() { return lastError; },
             getPlatformInfo: callbackForm(() => Promise.resolve({ os: safari.appMessages ? 'mac' : 'ios', arch: 'arm' })),
+            // Safari takes the address and does nothing with it (WebKit's
+            // `WebExtensionAPIRuntime::setUninstallURL` only calls back).
+            setUninstallURL: callbackForm(() => Promise.resolve(undefined)),
             // The background's message to its pages: the popup's view is the one the harness
             // shows; no other page hears the background yet.
             sendMessage: callbackForm((body) => {
