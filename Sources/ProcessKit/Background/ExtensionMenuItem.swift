@@ -47,18 +47,22 @@ public struct ExtensionMenuItem: Equatable, Sendable {
         return .object(members)
     }
 
+    /// A menu item's id as the wire carries it (`id`, `parentId`): a string or an integer; nil
+    /// when `value` is absent.
+    static func identifier(_ value: JSONValue?, at path: JSONPath) throws(NativeMessageError) -> JSONValue? {
+        switch value {
+        case nil: return nil
+        case .string?, .integer?: return value
+        case _?: throw NativeMessageError(path, "expected a string or an integer")
+        }
+    }
+
     public static func decode(_ value: JSONValue, at path: JSONPath) throws(NativeMessageError) -> ExtensionMenuItem {
         guard case .object(let members) = value else { throw NativeMessageError(path, "expected a menu item") }
         for key in members.keys where !["id", "title", "contexts", "type", "checked", "enabled", "visible", "parentId"].contains(key) {
             throw NativeMessageError(path.key(key), "unexpected member of a menu item")
         }
-        func identifier(_ key: String) throws(NativeMessageError) -> JSONValue? {
-            guard let value = members[key] else { return nil }
-            switch value {
-            case .string, .integer: return value
-            default: throw NativeMessageError(path.key(key), "expected a string or an integer")
-            }
-        }
+        func identifier(_ key: String) throws(NativeMessageError) -> JSONValue? { try Self.identifier(members[key], at: path.key(key)) }
         func bool(_ key: String, _ fallback: Bool) throws(NativeMessageError) -> Bool {
             guard let value = members[key] else { return fallback }
             guard case .bool(let flag) = value else { throw NativeMessageError(path.key(key), "expected true or false") }

@@ -254,14 +254,7 @@ extension ExtensionWire {
             func optional(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
             return .commandPressed(name: try string("name"), tab: try optional("tab").map { TabID($0) }, url: try optional("url"))
         case "menuClicked":
-            func identifier(_ name: String) throws(NativeMessageError) -> JSONValue? {
-                switch members[name] {
-                case nil: return nil
-                case .string(let text)?: return .string(text)
-                case .integer(let number)?: return .integer(number)
-                case _?: throw NativeMessageError(root.key(name), "expected a string or an integer")
-                }
-            }
+            func identifier(_ name: String) throws(NativeMessageError) -> JSONValue? { try ExtensionMenuItem.identifier(members[name], at: root.key(name)) }
             func flag(_ name: String) throws(NativeMessageError) -> Bool? {
                 switch members[name] {
                 case nil: return nil

@@ -304,11 +304,13 @@ export function install(hostFunctions, manifestText) {
         windows: namespace('windows', { onFocusChanged: event('windowFocus'), WINDOW_ID_NONE: -1, WINDOW_ID_CURRENT: -2 }),
         i18n: namespace('i18n', i18n),
     };
+    // The namespaces Safari gives this background (realm-common.mjs).
+    const present = safariNamespaces(manifest, 'background');
     // The toolbar item (action, or V2's browserAction and pageAction), where the manifest has
     // one: Safari keeps what the background sets (realm-action.mjs).
     const actionHolders = [];
     for (const [space, key] of [['action', 'action'], ['browserAction', 'browser_action'], ['pageAction', 'page_action']]) {
-        if (!safariNamespaces(manifest, 'background').has(space)) continue;
+        if (!present.has(space)) continue;
         const { members, hold } = actionMembers({ manifest, key, name: space, tabNamed, knowsTab: (name) => safari.tabs.has(name), callbackForm, event,
                                                   host: { actionSet: (tab, property, value) => checked(host.actionSet(tab, property, value)) } });
         api[space] = namespace(space, members);
@@ -316,7 +318,7 @@ export function install(hostFunctions, manifestText) {
     }
     // The context menu (menus, or contextMenus), with either permission: Safari keeps the items
     // the background makes (realm-menus.mjs).
-    const menus = ['menus', 'contextMenus'].some((name) => safariNamespaces(manifest, 'background').has(name))
+    const menus = ['menus', 'contextMenus'].some((name) => present.has(name))
         ? menuMembers({ host: { menusChanged: (text) => checked(host.menusChanged(text)) }, callbackForm, event, setLastError: (error) => { lastError = error; } })
         : null;
     if (menus !== null) {
@@ -324,17 +326,17 @@ export function install(hostFunctions, manifestText) {
         api.contextMenus = api.menus;
     }
     // Network rules, kept as Safari keeps them (realm-dnr.mjs): no request is ever matched.
-    if (safariNamespaces(manifest, 'background').has('declarativeNetRequest')) {
+    if (present.has('declarativeNetRequest')) {
         api.declarativeNetRequest = namespace('declarativeNetRequest',
                                               netRequestMembers({ manifest, callbackForm, host: { rules: (kind, text) => checked(host.rules(kind, text)) } }));
     }
     // What the manifest grants (realm-permissions.mjs).
     api.permissions = namespace('permissions', permissionMembers({ manifest, callbackForm }));
     // A tab's page load, stage by stage (realm-navigation.mjs).
-    const navigation = safariNamespaces(manifest, 'background').has('webNavigation') ? navigationMembers({ event, call: (listener, args) => call(listener, args), tabId }) : null;
+    const navigation = present.has('webNavigation') ? navigationMembers({ event, call: (listener, args) => call(listener, args), tabId }) : null;
     if (navigation !== null) api.webNavigation = namespace('webNavigation', navigation.members);
     // Keyboard commands, as the manifest gives them (the shortcut for a Mac, else the default).
-    if (safariNamespaces(manifest, 'background').has('commands')) {
+    if (present.has('commands')) {
         const commands = Object.entries(manifest.commands ?? {}).map(([name, command]) => ({
             name, description: String(command?.description ?? ''), shortcut: String(command?.suggested_key?.mac ?? command?.suggested_key?.default ?? '') }));
         api.commands = namespace('commands', { onCommand: event('command'), getAll: callbackForm(() => Promise.resolve(commands.map((command) => ({ ...command })))) });
@@ -447,7 +449,6 @@ export function install(hostFunctions, manifestText) {
     };
     // A namespace Safari gives this background and the runtime does not provide throws, naming
     // what was called; one Safari does not give it is absent (a feature check sees it so).
-    const present = safariNamespaces(manifest, 'background');
     const browser = new Proxy(api, {
         get(target, name) {
             if (typeof name === 'symbol' || name in target) return target[name];
