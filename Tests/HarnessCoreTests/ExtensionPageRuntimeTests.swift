@@ -187,6 +187,60 @@ struct ExtensionPageRuntimeTests {
         #expect(try send(host, .portDisconnected(port: 2, error: nil)).isEmpty, "the page that held it is gone")
     }
 
+    /// The background's scripts and style sheets for a tab's page (`scripting.executeScript` and
+    /// kin): a function's result, at once or when its promise settles; a file's last value; what
+    /// a script threw or JSON cannot carry, as the run's error; a sheet added and taken away; a
+    /// tab with no page, a file that is not there, and a page that goes before its script ends.
+    @Test func aPageRunsTheBackgroundsScriptsAndStyleSheetsAndAnswersEach() throws {
+        let command = PageRuntime.command(node: try #require(ExtensionRuntime.installedNode), runtime: try PageRuntime.installed(),
+                                          extension: Self.scenarios + "/extensions/word-count", watchdogMilliseconds: 500)
+        let host = try PageHost(command, seed: 7)
+        let t1 = PageKey(TabID("t1"))
+        _ = try send(host, .load(t1, url: "https://docs.example.com/", visible: true, appearance: .light, nativeDark: nil,
+                                 html: "<!DOCTYPE html><html><head><style>p { display: block }</style></head><body><p>one two</p></body></html>"))
+        func run(_ request: Int, _ injection: ExtensionWire.Injection, as kind: ExtensionWire.InjectionKind = .executeScript) throws -> [PageHost.Output] {
+            try send(host, .inject(t1, request: request, kind, injection))
+        }
+        func answered(_ request: Int, _ results: [JSONValue]) -> PageHost.Output { .injected(request: request, results: .array(results), error: nil) }
+        func result(_ value: JSONValue) -> JSONValue { .object(["frameId": .integer(0), "result": value]) }
+        func error(_ text: String) -> JSONValue { .object(["frameId": .integer(0), "error": .string(text)]) }
+
+        #expect(try run(1, .function("(a, b) => a + b", arguments: [.integer(2), .integer(3)])) == [answered(1, [result(.integer(5))])])
+        #expect(try run(2, .function("() => { throw new RangeError('boom') }", arguments: [])) == [answered(2, [error("RangeError: boom")])])
+        let unsent = try run(3, .function("() => () => 1", arguments: []))
+        guard case .injected(3, .array(let only)?, nil)? = unsent.first, case .object(let members)? = only.first, case .string(let why)? = members["error"] else {
+            Issue.record("a function is no result: \(unsent)")
+            return
+        }
+        #expect(why.contains("must be JSON"), "\(why)")
+        // A promise is waited for: the page's timer settles it in a later input.
+        let waiting = try run(4, .function("() => new Promise((resolve) => setTimeout(() => resolve(document.querySelector('p').textContent), 10))", arguments: []))
+        #expect(!waiting.contains { if case .injected = $0 { true } else { false } }, "\(waiting)")
+        guard case .setTimer(let load, let number, _)? = waiting.first(where: { if case .setTimer = $0 { true } else { false } }) else {
+            Issue.record("no timer was set: \(waiting)")
+            return
+        }
+        #expect(try send(host, .timer(load: load, number: number)).contains(answered(4, [result(.string("one two"))])))
+        // Each file gives its last value; the page keeps what it did.
+        let files = try run(5, .files(["marker.js", "marker.js"]))
+        #expect(files.first == answered(5, [result(.string("yes")), result(.string("yes"))]), "\(files)")
+        #expect(files.contains { if case .state(t1, let state) = $0 { state.data == ["marked": "yes"] } else { false } }, "\(files)")
+        let missing = try run(6, .files(["gone.js"]))
+        guard case .injected(6, nil, let cannot?)? = missing.first else { Issue.record("\(missing)"); return }
+        #expect(cannot.hasPrefix("the file gone.js cannot be read"), "\(cannot)")
+        // A style sheet cascades before the page's own (which wins a tie), and goes when removed.
+        let display = ExtensionWire.Injection.function("() => getComputedStyle(document.querySelector('p')).display + ' ' + getComputedStyle(document.body).display", arguments: [])
+        #expect(try run(7, .code("p { display: inline } body { display: flex }"), as: .insertCSS) == [answered(7, [])])
+        #expect(try run(8, display) == [answered(8, [result(.string("block flex"))])])
+        #expect(try run(9, .code("p { display: inline } body { display: flex }"), as: .removeCSS) == [answered(9, [])])
+        #expect(try run(10, display) == [answered(10, [result(.string("block block"))])])
+        // No page, or a page that goes before its script ends.
+        #expect(try send(host, .inject(PageKey(TabID("t9")), request: 11, .insertCSS, .code("p {}")))
+                == [.injected(request: 11, results: nil, error: "could not inject stylesheet on this tab")])
+        _ = try run(12, .function("() => new Promise(() => {})", arguments: []))
+        #expect(try send(host, .close(t1)) == [answered(12, [error("the page went before the script finished")])])
+    }
+
     /// A page's local time is Safari's, in the offset the frame gives, as a background's is:
     /// one load at UTC+01:00, the next at UTC.
     @Test func aPagesLocalTimeIsTheFramesOffset() throws {

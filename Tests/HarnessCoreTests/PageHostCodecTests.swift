@@ -54,6 +54,10 @@ struct PageHostCodecTests {
          #"{"appearance":"light","html":"<p id=\"x\">Hi</p>","tab":"t1","type":"load","url":"https://a.example/","visible":true}"#),
         (.storageChanged(storage: "/run/extension-storage", area: "sync", changes: .object(["color": .object(["newValue": .string("green")])])),
          #"{"area":"sync","changes":{"color":{"newValue":"green"}},"storage":"/run/extension-storage","type":"storageChanged"}"#),
+        (.inject(p1, request: 3, .executeScript, .function("(a) => a", arguments: [.integer(1)])),
+         #"{"args":[1],"func":"(a) => a","method":"executeScript","request":3,"tab":"t1","type":"inject"}"#),
+        (.inject(work1, request: 4, .insertCSS, .files(["a.css"])), #"{"files":["a.css"],"method":"insertCSS","request":4,"tab":"work/t1","type":"inject"}"#),
+        (.inject(p2, request: 5, .removeCSS, .code("p {}")), #"{"code":"p {}","method":"removeCSS","request":5,"tab":"t2","type":"inject"}"#),
     ]
 
     @Test(arguments: inputs)
@@ -82,13 +86,14 @@ struct PageHostCodecTests {
         case .query: "query"
         case .storageChanged: "storageChanged"
         case .reset: "reset"
+        case .inject: "inject"
         }
     }
 
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer", "query",
-                                                             "storageChanged", "reset"])
+                                                             "storageChanged", "reset", "inject"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 
@@ -136,6 +141,11 @@ struct PageHostCodecTests {
         (#"{"type":"queried","found":null}"#, .queried(nil)),
         (#"{"type":"storageChanged","popup":true,"area":"sync","changes":{"color":{"newValue":"green"}}}"#,
          .storageChanged(from: .popup, area: "sync", changes: .object(["color": .object(["newValue": .string("green")])]))),
+        (#"{"type":"injected","request":3,"results":[{"frameId":0,"result":5},{"frameId":0,"error":"no"}]}"#,
+         .injected(request: 3, results: .array([.object(["frameId": .integer(0), "result": .integer(5)]), .object(["frameId": .integer(0), "error": .string("no")])]),
+                   error: nil)),
+        (#"{"type":"injected","request":4,"error":"could not execute script on this tab"}"#,
+         .injected(request: 4, results: nil, error: "could not execute script on this tab")),
     ]
 
     @Test(arguments: outputs)
@@ -172,6 +182,8 @@ struct PageHostCodecTests {
         (#"{"type":"log","page":"popup","level":"log"}"#, "output 2 (log): no string 'text'"),
         (#"{"type":"portPost","port":1,"message":2,"extra":true}"#, "output 2 (portPost): unexpected member 'extra'"),
         (#"{"type":"portDisconnect","port":1.5}"#, "output 2 (portDisconnect): no integer 'port'"),
+        (#"{"type":"injected","request":1,"results":[],"error":"no"}"#, "output 2 (injected): neither an array 'results' nor a string 'error'"),
+        (#"{"type":"injected","request":1}"#, "output 2 (injected): neither an array 'results' nor a string 'error'"),
     ]
 
     @Test(arguments: malformed)

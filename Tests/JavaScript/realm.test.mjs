@@ -169,7 +169,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'rules'];
+    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'keep', 'tabsCall'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -559,7 +559,7 @@ test('declarativeNetRequest keeps its rules and rulesets, and matches nothing', 
     const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
     realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
         quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
-                    rules: (kind, text) => { if (text === '') return files.get(kind) ?? ''; files.set(kind, text); return ''; } }),
+                    keep: (name, text) => { if (text === '') return files.get(name) ?? ''; files.set(name, text); return ''; } }),
         JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['declarativeNetRequest'], background: { service_worker: 'b.js' },
                          declarative_net_request: { rule_resources: [{ id: 'ads', enabled: true, path: 'ads.json' }, { id: 'trackers', enabled: false, path: 't.json' }] } }));
     const run = (code) => vm.runInContext(code, context);
@@ -587,7 +587,7 @@ test('declarativeNetRequest keeps its rules and rulesets, and matches nothing', 
         "Invalid call to declarativeNetRequest.updateDynamicRules(). A rule's id is expected to be a whole number of at least 1.",
         "Invalid call to declarativeNetRequest.updateDynamicRules(). Rule 9: 'action.type' is expected to be a string.",
         'ads', 'trackers', 'Invalid call to declarativeNetRequest.updateEnabledRulesets(). Invalid ruleset id: nope.', 0, false]);
-    assert.deepEqual([...files.keys()].sort(), ['dynamic', 'enabled', 'session']);
+    assert.deepEqual([...files.keys()].sort(), ['net-request-dynamic', 'net-request-enabled', 'net-request-session']);
 });
 
 // webNavigation: each stage of a load reaches its own listeners with {url, tabId, frameId}, a
@@ -668,4 +668,84 @@ test('tabs.query filters Safari\'s tabs and tabs.get gives one whole', async () 
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['t1@0 t3@2', 't2@1', 't3@2', '', '', 'tabs.query does not take groupId in the harness\'s runtime',
                                       'https://docs.example.org/guide false complete 1', 'Invalid call to tabs.get(). Tab not found: t9.']);
+});
+
+// scripting asks Safari to run a script or add a style sheet in a tab's page, where the extension
+// may enter (its hosts; activeTab the front tab), and gives Safari's answer; it refuses a call
+// without one source, and keeps registered content scripts, persistent or for the session.
+// Manifest V2's tabs.executeScript gives each run's result alone; V3 lacks it.
+test('scripting runs scripts in tabs through Safari and keeps registered content scripts', async () => {
+    const install = (manifest) => {
+        const calls = [], files = new Map();
+        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+        const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+            quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                        tabNumber: (name) => ({ t1: 1, t2: 2 })[name] ?? 0, tabName: (id) => ({ 1: 't1', 2: 't2' })[id] ?? '',
+                        tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); },
+                        keep: (name, text) => { if (text === '') return files.get(name) ?? ''; files.set(name, text); return ''; } }),
+            JSON.stringify({ name: 'x', version: '1', background: { scripts: ['b.js'] }, ...manifest }));
+        const run = (code) => vm.runInContext(code, context);
+        const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+        turn('started', { appearance: 'light', tabs: { t1: 'https://news.example.com/a', t2: 'https://docs.example.org/b' } });
+        turn('event', { type: 'tabActivated', tab: 't2' });
+        run('globalThis.results = []; globalThis.note = (value) => results.push(value); globalThis.why = (error) => results.push(error.message);');
+        return { calls, files, run, turn, results: () => JSON.parse(run('JSON.stringify(results)')) };
+    };
+    const v3 = install({ manifest_version: 3, permissions: ['scripting'], host_permissions: ['https://news.example.com/*'] });
+    v3.run(`const s = browser.scripting;
+            s.executeScript({ target: { tabId: 1 }, func: (a) => a * 2, args: [21] }).then(note, why);
+            s.insertCSS({ target: { tabId: 1 }, files: ['a.css'] }).then(note, why);
+            s.executeScript({ target: { tabId: 1 }, files: ['c.js'] }).then(note, why);
+            s.executeScript({ target: { tabId: 2 }, func: () => 1 }).then(note, why);
+            s.executeScript({ target: { tabId: 1 } }).then(note, why);
+            s.executeScript({ target: { tabId: 1 }, func: 'f' }).then(note, why);
+            s.removeCSS({ target: {}, css: 'p {}' }).then(note, why);
+            note(typeof browser.tabs.executeScript);`);
+    assert.deepEqual(v3.calls, [[1, { method: 'executeScript', tab: 't1', func: '(a) => a * 2', args: [21] }], [2, { method: 'insertCSS', tab: 't1', files: ['a.css'] }],
+                                [3, { method: 'executeScript', tab: 't1', files: ['c.js'] }]]);
+    v3.turn('event', { type: 'tabsAnswered', request: 1, results: [{ frameId: 0, result: 42 }] });
+    v3.turn('event', { type: 'tabsAnswered', request: 2, results: [] });
+    v3.turn('event', { type: 'tabsAnswered', request: 3, error: 'could not execute script on this tab' });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(v3.results(), ['undefined',
+        'Invalid call to scripting.executeScript(). This extension does not have access to this tab.',
+        'Invalid call to scripting.executeScript(). It is required to specify either \'func\' or \'files\', and not both.',
+        'Invalid call to scripting.executeScript(). The \'func\' value is invalid, because a function is expected.',
+        'Invalid call to scripting.removeCSS(). The \'target.tabId\' value is invalid, because a number is expected.',
+        [{ frameId: 0, result: 42 }], null, 'Invalid call to scripting.executeScript(). Could not execute script on this tab.']);
+
+    v3.run(`results.length = 0;
+            (async () => {
+              await s.registerContentScripts([{ id: 'mark', matches: ['https://news.example.com/*'], js: ['m.js'] },
+                                              { id: 'tint', matches: ['*://*/*'], css: ['t.css'], persistAcrossSessions: false }]);
+              await s.registerContentScripts([{ id: 'mark', matches: ['*://*/*'], js: ['m.js'] }]).catch(why);
+              await s.registerContentScripts([{ id: 'bare', matches: ['*://*/*'] }]).catch(why);
+              await s.registerContentScripts([{ id: '_x', matches: ['*://*/*'], js: ['m.js'] }]).catch(why);
+              await s.updateContentScripts([{ id: 'mark', runAt: 'document_start' }]);
+              await s.updateContentScripts([{ id: 'gone', js: ['g.js'] }]).catch(why);
+              note((await s.getRegisteredContentScripts()).map((script) => script.id + ' ' + script.runAt + ' ' + script.persistAcrossSessions).join(', '));
+              await s.unregisterContentScripts({ ids: ['mark', 'never'] }).catch(why);
+              await s.unregisterContentScripts({ ids: ['mark'] });
+              note((await s.getRegisteredContentScripts({ ids: ['mark', 'tint'] })).map((script) => script.id).join(', '));
+            })();`);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(v3.results(), ['Invalid call to scripting.registerContentScripts(). Duplicate ID \'mark\'.',
+        'Invalid call to scripting.registerContentScripts(). Script with ID \'bare\' has neither \'js\' nor \'css\'.',
+        'Invalid call to scripting.registerContentScripts(). The \'id\' value is invalid, because \'_x\' starts with \'_\'.',
+        'Invalid call to scripting.updateContentScripts(). No existing script with ID \'gone\'.',
+        'mark document_start true, tint document_idle false',
+        'Invalid call to scripting.unregisterContentScripts(). No script with ID \'never\'.', 'tint']);
+    assert.deepEqual(JSON.parse(v3.files.get('content-scripts')), []);
+    assert.deepEqual(JSON.parse(v3.files.get('content-scripts-session')), [{ id: 'tint', matches: ['*://*/*'], css: ['t.css'], persistAcrossSessions: false }]);
+
+    const v2 = install({ manifest_version: 2, permissions: ['activeTab'] });
+    v2.run(`browser.tabs.executeScript({ code: 'document.title' }).then(note, why);
+            browser.tabs.executeScript(1, { file: 'a.js' }).then(note, why);
+            browser.tabs.insertCSS(2, { code: 'p {}', file: 'a.css' }).then(note, why);
+            note(typeof browser.scripting);`);
+    assert.deepEqual(v2.calls, [[1, { method: 'executeScript', tab: 't2', code: 'document.title' }]]);
+    v2.turn('event', { type: 'tabsAnswered', request: 1, results: [{ frameId: 0, result: 'Docs' }] });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(v2.results(), ['undefined', 'Invalid call to tabs.insertCSS(). It is required to specify either \'code\' or \'file\', and not both.',
+        'Invalid call to tabs.executeScript(). This extension does not have access to this tab.', ['Docs']]);
 });

@@ -212,4 +212,36 @@ struct ExtensionWireTests {
         #expect(try directive(#"{"type": "showPopup", "view": {"tab": "t1", "url": "", "unsupported": true, "scopes": [".co.uk"], "selectedScope": null, "pausedUntil": null}}"#)
             == "view.scopes[0]: 'co.uk' is a public suffix, not a registrable domain")
     }
+
+    /// A script or a style sheet for a tab's page travels with its one source, and reads back
+    /// as sent; a call with two sources, none, or `args` without `func` is refused by name.
+    @Test func anInjectionTravelsWithItsOneSource() throws {
+        let t1 = TabID("t1")
+        for call: ExtensionWire.TabsCall in [.inject(.executeScript, t1, .function("(a) => a", arguments: [.integer(1), .string("b")])),
+                                             .inject(.executeScript, t1, .function("() => 1", arguments: [])),
+                                             .inject(.insertCSS, t1, .files(["a.css", "b.css"])),
+                                             .inject(.removeCSS, t1, .code("p { color: red }"))] {
+            let output = ExtensionWire.Output.tabsCall(request: 3, call)
+            #expect(try ExtensionWire.directive(throughBytes(ExtensionWire.json(output))) == output)
+        }
+        #expect(String(decoding: JSONWriter.compact(ExtensionWire.json(.tabsCall(request: 3, .inject(.insertCSS, t1, .code("p {}"))))), as: UTF8.self)
+            == #"{"code":"p {}","method":"insertCSS","request":3,"tab":"t1","type":"tabsCall"}"#)
+        func directive(_ text: String) throws -> String? {
+            let value = try json(text)
+            return failure { try ExtensionWire.directive(value) }
+        }
+        #expect(try directive(#"{"type": "tabsCall", "request": 1, "method": "executeScript", "tab": "t1", "code": "1", "files": []}"#)
+            == "document: expected exactly one of func, files and code")
+        #expect(try directive(#"{"type": "tabsCall", "request": 1, "method": "insertCSS", "tab": "t1"}"#) == "document: expected exactly one of func, files and code")
+        #expect(try directive(#"{"type": "tabsCall", "request": 1, "method": "executeScript", "tab": "t1", "files": ["a.js"], "args": []}"#)
+            == "args: expected only with func")
+        #expect(try directive(#"{"type": "tabsCall", "request": 1, "method": "executeScript", "tab": "t1", "files": [1]}"#) == "files[0]: expected a string")
+        #expect(try directive(#"{"type": "tabsCall", "request": 1, "method": "executeScript", "tab": "t1", "func": "f", "args": {}}"#) == "args: expected an array")
+        #expect(try directive(#"{"type": "tabsCall", "request": 1, "method": "discard", "tab": "t1"}"#)
+            == "method: expected create, update, reload, remove, executeScript, insertCSS or removeCSS, not 'discard'")
+        // Safari's answer carries each run's result.
+        let results = JSONValue.array([.object(["frameId": .integer(0), "result": .integer(5)])])
+        let answered = ExtensionWire.Event.tabsAnswered(request: 3, tab: nil, url: nil, error: nil, results: results)
+        #expect(try ExtensionWire.decode(throughBytes(ExtensionWire.encode(answered))) == answered)
+    }
 }

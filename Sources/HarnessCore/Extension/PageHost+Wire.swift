@@ -85,6 +85,10 @@ extension PageHost {
         /// A scenario's check reads a page: the elements that match `selector`, from the root
         /// element down (`expect tab t1 page "SELECTOR" ...`). No script of the page runs.
         case query(Page, selector: String)
+        /// The background's script or style sheet for the tab's page (`scripting.executeScript`
+        /// and kin), numbered `request`: the page answers with `injected` of that number, at
+        /// once or when the script's promise settles.
+        case inject(PageKey, request: Int, ExtensionWire.InjectionKind, ExtensionWire.Injection)
     }
 
     /// What the pages did in one input.
@@ -115,6 +119,9 @@ extension PageHost {
         /// A page changed extension storage: the area, and what changed as `storage.onChanged`
         /// gives it.
         case storageChanged(from: Page, area: String, changes: JSONValue)
+        /// The page did the injection numbered `request`: what each run gave
+        /// (`[{frameId, result?, error?}]`), or nil with why it could not (`error`).
+        case injected(request: Int, results: JSONValue?, error: String?)
     }
 }
 
@@ -181,6 +188,9 @@ extension PageHost.Input {
             case .popup: members["popup"] = .bool(true)
             }
             return input("query", members)
+        case .inject(let tab, let request, let kind, let injection):
+            return input("inject", injection.members.merging(["tab": .string(tab.name), "request": .integer(Int64(request)),
+                                                              "method": .string(kind.rawValue)]) { a, _ in a })
         }
     }
 
@@ -205,7 +215,7 @@ extension PageHost.Input {
 extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
-        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged
+        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -272,6 +282,13 @@ extension PageHost.Output {
             guard ["local", "session", "sync"].contains(area) else { throw output.problem("'area' is not local, session or sync") }
             guard case .object = try output.value("changes") else { throw output.problem("'changes' is not an object") }
             return .storageChanged(from: try output.page(), area: area, changes: try output.value("changes"))
+        case .injected:
+            try output.allow(["request", "results", "error"])
+            switch (members["results"], members["error"]) {
+            case (.array?, nil): return .injected(request: try output.integer("request"), results: members["results"], error: nil)
+            case (nil, .string(let error)?): return .injected(request: try output.integer("request"), results: nil, error: error)
+            default: throw output.problem("neither an array 'results' nor a string 'error'")
+            }
         }
     }
 

@@ -21,6 +21,9 @@ struct RunFiles {
     /// The session's network rules an extension's JavaScript keeps (`declarativeNetRequest`):
     /// Safari drops them when it quits, as it drops `storage.session`.
     static let netRequestSessionName = "net-request-session.json"
+    /// The content scripts it registered for the session alone (`scripting.registerContentScripts`
+    /// with `persistAcrossSessions: false`): Safari drops them when it quits.
+    static let contentScriptsSessionName = "content-scripts-session.json"
 
     /// The profile's extension storage folder (real files).
     func storageDirectory(_ profile: String) -> String {
@@ -73,7 +76,7 @@ struct RunFiles {
     /// profile's.
     func dropSessions(profiles: Set<String>) {
         for profile in profiles {
-            for name in [Self.sessionStorageName, Self.netRequestSessionName] {
+            for name in [Self.sessionStorageName, Self.netRequestSessionName, Self.contentScriptsSessionName] {
                 unlink(storageDirectory(profile) + "/" + name)
                 disk.place(Self.storageFolder(profile) + name, nil)
             }

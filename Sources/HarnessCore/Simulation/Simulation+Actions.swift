@@ -195,7 +195,9 @@ extension Simulation {
     /// The background's `tabs.create`, `update`, `reload` or `remove`, done as the user would
     /// do it, then answered to that incarnation (`tabsAnswered`, which wakes nothing). A tab
     /// the extension opens is named `x1`, `x2`, … in the order it opens them, so that steps and
-    /// expectations can name it; the trace gives its name and its id.
+    /// expectations can name it; the trace gives its name and its id. A script or a style sheet
+    /// for a tab's page goes to the page host, and is answered when the page did it
+    /// (`injected`).
     func extensionTabsCall(incarnation: Int, request: Int, _ call: ExtensionWire.TabsCall) {
         func answer(_ tab: TabID?, error: String? = nil) {
             let url = tab.flatMap { tabs[$0]?.url }
@@ -228,6 +230,27 @@ extension Simulation {
             if let missing = closing.first(where: { tabs[$0] == nil }) { return answer(nil, error: notFound("remove", missing)) }
             for tab in closing { closeTab(tab) }
             answer(nil)
+        case .inject(let kind, let tab, let injection):
+            // WebKit's words (`WebExtensionContext::scriptingExecuteScript` and kin); the runtime
+            // says which call they answer.
+            guard tabs[tab] != nil else { return answer(nil, error: "tab not found") }
+            guard safari.runsOwnPages else {
+                return answer(nil, error: kind == .executeScript ? "could not execute script on this tab" : "could not inject stylesheet on this tab")
+            }
+            injectionsSent += 1
+            injections[injectionsSent] = (incarnation, request)
+            let what = switch injection {
+            case .function: "a function"
+            case .files(let files): files.joined(separator: ", ")
+            case .code: "code"
+            }
+            let verb = switch kind {
+            case .executeScript: "runs"
+            case .insertCSS: "adds the style sheet"
+            case .removeCSS: "removes the style sheet"
+            }
+            trace.record(now, "safari", "background#\(incarnation) \(verb) \(what) in tab \(tab.rawValue)'s page")
+            toPages(.inject(safari.pageKey(tab), request: injectionsSent, kind, injection))
         }
     }
 

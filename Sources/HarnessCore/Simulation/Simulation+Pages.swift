@@ -18,7 +18,7 @@ extension Simulation {
     }
 
     /// Hands the pages `input` and carries out what they did.
-    private func toPages(_ input: PageHost.Input) {
+    func toPages(_ input: PageHost.Input) {
         guard let host = pageHost() else { return }
         let outputs: [PageHost.Output]
         do { outputs = try host.send(input, now: now) } catch {
@@ -225,6 +225,12 @@ extension Simulation {
         case .queried:
             // Only a check asks (`queryPage`), and it reads the answer itself.
             break
+        case .injected(let number, let results, let error):
+            guard let asked = injections.removeValue(forKey: number) else { return }
+            if let error { trace.record(now, "pages", "injection \(number) not done: \(error)") } else {
+                trace.record(now, "pages", "injection \(number) done", results ?? .null)
+            }
+            clock.queue.append(.backgroundInput(.tabsAnswered(request: asked.request, tab: nil, url: nil, error: error, results: results), for: asked.incarnation))
         case .storageChanged(let page, let area, let changes):
             trace.record(now, "pages", "\(page.name) changed storage.\(area)", changes)
             guard sender(page) != nil else { return }

@@ -108,11 +108,12 @@ extension ExtensionWire {
             var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "url": .string(url), "status": .string(status.rawValue)]
             if urlChanged { members["urlChanged"] = .bool(true) }
             return input("tabUpdated", members)
-        case .tabsAnswered(let request, let tab, let url, let error):
+        case .tabsAnswered(let request, let tab, let url, let error, let results):
             var members: [String: JSONValue] = ["request": .integer(Int64(request))]
             if let tab { members["tab"] = .string(tab.rawValue) }
             if let url { members["url"] = .string(url) }
             if let error { members["error"] = .string(error) }
+            if let results { members["results"] = results }
             return input("tabsAnswered", members)
         case .menuClicked(let id, let parentId, let tab, let url, let checked, let wasChecked):
             var members: [String: JSONValue] = ["id": id, "tab": .string(tab.rawValue), "url": .string(url)]
@@ -268,7 +269,7 @@ extension ExtensionWire {
         case "tabsAnswered":
             func optional(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
             return .tabsAnswered(request: Int(clamping: try integer("request")), tab: try optional("tab").map { TabID($0) }, url: try optional("url"),
-                                 error: try optional("error"))
+                                 error: try optional("error"), results: members["results"])
         case "tabUpdated":
             guard let status = TabStatus(rawValue: try string("status")) else { throw NativeMessageError(root.key("status"), "expected loading or complete") }
             let urlChanged: Bool

@@ -65,6 +65,35 @@ extension ExtensionWire {
                 .merging(active.map { ["active": .bool($0)] } ?? [:]) { a, _ in a }
         case .reload(let tab): ["method": .string("reload"), "tab": .string(tab.rawValue)]
         case .remove(let tabs): ["method": .string("remove"), "tabs": .array(tabs.map { .string($0.rawValue) })]
+        case .inject(let kind, let tab, let injection):
+            ["method": .string(kind.rawValue), "tab": .string(tab.rawValue)].merging(injection.members) { a, _ in a }
+        }
+    }
+
+    /// An injection's one source: `func` (with `args`, an array), `files` (strings) or `code`.
+    static func injection(_ directive: WireObject) throws(NativeMessageError) -> Injection {
+        let given = ["func", "files", "code"].filter { directive.members[$0] != nil }
+        guard given.count == 1 else { throw NativeMessageError(directive.path, "expected exactly one of func, files and code") }
+        if given[0] != "func" && directive.members["args"] != nil { throw NativeMessageError(directive.path.key("args"), "expected only with func") }
+        switch given[0] {
+        case "func":
+            let arguments: [JSONValue]
+            switch directive.members["args"] {
+            case nil: arguments = []
+            case .array(let items)?: arguments = items
+            case _?: throw NativeMessageError(directive.path.key("args"), "expected an array")
+            }
+            return .function(try directive.string("func"), arguments: arguments)
+        case "files":
+            guard case .array(let items) = try directive.value("files") else { throw NativeMessageError(directive.path.key("files"), "expected an array") }
+            var files: [String] = []
+            for (index, item) in items.enumerated() {
+                guard case .string(let file) = item else { throw NativeMessageError(directive.path.key("files").index(index), "expected a string") }
+                files.append(file)
+            }
+            return .files(files)
+        default:
+            return .code(try directive.string("code"))
         }
     }
 
@@ -147,7 +176,7 @@ extension ExtensionWire {
             try directive.allow(["type", "port"])
             return .closePort(port: Int(clamping: try directive.integer("port")))
         case "tabsCall":
-            try directive.allow(["type", "request", "method", "tab", "tabs", "url", "active"])
+            try directive.allow(["type", "request", "method", "tab", "tabs", "url", "active", "func", "args", "files", "code"])
             let request = Int(clamping: try directive.integer("request"))
             let url = directive.members["url"] == nil ? nil : try directive.string("url")
             let active = directive.members["active"] == nil ? nil : try directive.bool("active")
@@ -165,7 +194,11 @@ extension ExtensionWire {
                     tabs.append(TabID(name))
                 }
                 return .tabsCall(request: request, .remove(tabs))
-            case let other: throw NativeMessageError(path.key("method"), "expected create, update, reload or remove, not '\(other.prefix(32))'")
+            case let method:
+                guard let kind = InjectionKind(rawValue: method) else {
+                    throw NativeMessageError(path.key("method"), "expected create, update, reload, remove, executeScript, insertCSS or removeCSS, not '\(method.prefix(32))'")
+                }
+                return .tabsCall(request: request, .inject(kind, TabID(try directive.string("tab")), try injection(directive)))
             }
         case "actionSet":
             try directive.allow(["type", "property", "value", "tab"])

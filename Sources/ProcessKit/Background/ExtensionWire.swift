@@ -29,7 +29,8 @@ import SiteSettings
 /// gives them) when one of its pages changed extension storage; `tabCreated` (`tab`, `url`) and
 /// `tabUpdated` (`tab`, `url`, `status`: `loading` or `complete`, `urlChanged`: true when the load
 /// went to a new address) for a background that listens for them; `tabsAnswered` (`request`, and
-/// the tab's `tab` and `url`, or `error`) when Safari did what its `tabsCall` asked; `menuClicked`
+/// the tab's `tab` and `url`, or `error`; `results` for a script it ran) when Safari did what its
+/// `tabsCall` asked; `menuClicked`
 /// (`id`, `parentId`?, `tab`, `url`, and `checked` and `wasChecked` for a checkbox or radio item)
 /// when the user chose one of its menu items on a page (`started` carries the items Safari holds
 /// as `menus`, left out when none); `commandPressed` (`name`, and the front window's active
@@ -45,7 +46,9 @@ import SiteSettings
 /// `messagePopup` (`id`, `message`); `portPost` (`port`, `message`) and `portClose` (`port`);
 /// `storageChanged` (`area`, `changes`: what a storage operation changed, for its own pages);
 /// `tabsCall` (`request`, `method`: `create` (`url`, `active`), `update` (`tab`, `url`?,
-/// `active`?), `reload` (`tab`) or `remove` (`tabs`)), which Safari answers with `tabsAnswered`;
+/// `active`?), `reload` (`tab`), `remove` (`tabs`), or `executeScript`, `insertCSS` or
+/// `removeCSS` (`tab`, and `func` and `args`, `files`, or `code`)), which Safari answers with
+/// `tabsAnswered`;
 /// `actionSet` (`property`, `value`, and `tab` when for one tab alone); `menusChanged` (`items`:
 /// every menu item it has now, as `ExtensionMenuItem` gives each).
 public enum ExtensionWire {
@@ -137,8 +140,9 @@ public enum ExtensionWire {
         /// finished (`complete`) (`tabs.onUpdated`).
         case tabUpdated(TabID, url: String, status: TabStatus, urlChanged: Bool = false)
         /// Safari did what the background's `tabsCall` numbered `request` asked: the tab it
-        /// opened or changed, with its address, or nil with why it could not.
-        case tabsAnswered(request: Int, tab: TabID?, url: String?, error: String?)
+        /// opened or changed, with its address, or nil with why it could not; for a script it
+        /// ran in a page, what each run gave (`[{frameId, result?, error?}]`).
+        case tabsAnswered(request: Int, tab: TabID?, url: String?, error: String?, results: JSONValue? = nil)
         /// The user chose the extension's menu item `id` on the page of `tab` (`menus.onClicked`):
         /// `checked` and `wasChecked` for a checkbox or a radio item.
         case menuClicked(id: JSONValue, parentId: JSONValue?, tab: TabID, url: String, checked: Bool?, wasChecked: Bool?)
@@ -150,12 +154,37 @@ public enum ExtensionWire {
     }
 
     /// What the background asks Safari to do to its tabs (`tabs.create`, `update`, `reload`,
-    /// `remove`).
+    /// `remove`), or to their pages (`scripting.executeScript`, `insertCSS`, `removeCSS`, and
+    /// Manifest V2's `tabs.executeScript` and kin).
     public enum TabsCall: Equatable, Sendable {
         case create(url: String, active: Bool)
         case update(TabID, url: String?, active: Bool?)
         case reload(TabID)
         case remove([TabID])
+        case inject(InjectionKind, TabID, Injection)
+    }
+
+    /// What an injection does with what it is given: runs it as a script in the page's content
+    /// script world, or adds or removes it as a style sheet.
+    public enum InjectionKind: String, CaseIterable, Equatable, Sendable {
+        case executeScript, insertCSS, removeCSS
+    }
+
+    /// What the background injects: a function's source (`Function.prototype.toString`) with
+    /// its arguments, the extension's files, or a text (a script's or a style sheet's).
+    public enum Injection: Equatable, Sendable {
+        case function(String, arguments: [JSONValue])
+        case files([String])
+        case code(String)
+
+        /// Its members as a call carries them: `func` and `args`, `files`, or `code`.
+        public var members: [String: JSONValue] {
+            switch self {
+            case .function(let source, let arguments): ["func": .string(source), "args": .array(arguments)]
+            case .files(let files): ["files": .array(files.map { .string($0) })]
+            case .code(let code): ["code": .string(code)]
+            }
+        }
     }
 
     /// A tab's load, as `tabs.onUpdated` says it.

@@ -53,7 +53,9 @@ export const directive = {
     // What a storage operation changed, for the extension's own pages (as storage.onChanged says it).
     storageChanged: (area, changes) => ({ type: 'storageChanged', area, changes }),
     // tabs.create ({method: 'create', url, active}), update ({method, tab, url?, active?}),
-    // reload ({method, tab}) and remove ({method, tabs}), answered by `tabsAnswered`.
+    // reload ({method, tab}) and remove ({method, tabs}), and a script or a style sheet for a
+    // tab's page ({method: 'executeScript' | 'insertCSS' | 'removeCSS', tab, func and args |
+    // files | code}), answered by `tabsAnswered`.
     tabsCall: (request, call) => ({ type: 'tabsCall', request, ...call }),
     // One property of the toolbar item, for a tab alone (its name) or for every tab (null).
     actionSet: (tab, property, value) => (tab === null ? { type: 'actionSet', property, value } : { type: 'actionSet', property, value, tab }),

@@ -324,6 +324,10 @@ export function install(hostFunctions, setupText, page) {
         return false;
     };
     const byId = (id) => document.getElementById(String(id));
+    // What a script's error says (WebKit gives an injected script's error as text).
+    const errorText = (error) => {
+        try { return error instanceof Error ? String(error.name) + ': ' + String(error.message) : String(error); } catch { return 'a thrown value'; }
+    };
     const styleNames = (declaration) => Array.from({ length: declaration.length }, (_, index) => declaration.item(index)).sort();
     const fire = (target, type, bubbles = false) => target.dispatchEvent(new page.Event(type, { bubbles }));
 
@@ -446,6 +450,22 @@ export function install(hostFunctions, setupText, page) {
                 fire(document, 'visibilitychange', true);
                 fire(page, 'pagehide');
                 return;
+            case 'injected': {
+                // One run of the background's script gave `next.value`: its result goes back as
+                // JSON (what JSON cannot carry is an error, as WebKit refuses a result of a type
+                // it cannot send), a function's promise once it settles.
+                const request = next.id;
+                const answer = (value) => {
+                    let text;
+                    try { text = value === undefined ? '' : jsonText(value, 'the script\'s result'); } catch (error) { host.injected(request, '', errorText(error)); return; }
+                    host.injected(request, text, '');
+                };
+                const value = next.value;
+                if (input?.awaits === true && value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function') {
+                    Promise.resolve(value).then(answer, (error) => host.injected(request, '', errorText(error)));
+                } else answer(value);
+                return;
+            }
             case 'query': {
                 // `expect ... page "SELECTOR" ...`: how many elements match, from the root
                 // element itself down, and what the first is.
@@ -501,7 +521,10 @@ export function install(hostFunctions, setupText, page) {
     // jsdom's own later work (pages.mjs, keepTime) runs as the page's timers do, numbered
     // apart from them (realm-common.mjs, installTimers).
     return {
-        post(kind, id, text) { work = { kind, id, text }; },
+        post(kind, id, text, value) { work = { kind, id, text, value }; },
+        // Style sheets Safari added (the content scripts' and the background's): the page's
+        // state leaves them out, as it leaves out the page's own.
+        sheets(elements) { for (const element of elements) ownStyles.add(element); },
         result() { return result; },
         later(callback, delay) { return timers.later(callback, delay); },
         cancel(timer) { timers.cancel(timer); },

@@ -19,16 +19,19 @@
 //       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
-//       | {"type": "timer", "page", "timer"} | {"type": "reset", "extension", "seed", "platform"}}
+//       | {"type": "timer", "page", "timer"} | {"type": "reset", "extension", "seed", "platform"}
+//       | {"type": "inject", "tab", "request", "method": "executeScript" | "insertCSS" | "removeCSS", "func" and "args" | "files" | "code"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
 //       | {"type": "log", "page", "level", "text", "at"?} | {"type": "setTimer", "page", "timer", "at"}
 //       | {"type": "cancelTimer", "page", "timer"} | {"type": "connect", "port", "name", "tab" | "popup": true}
 //       | {"type": "portPost", "port", "message"} | {"type": "portDisconnect", "port"}
-//       | {"type": "storageChanged", "tab" | "popup": true, "area", "changes"}]}
+//       | {"type": "storageChanged", "tab" | "popup": true, "area", "changes"}
+//       | {"type": "injected", "request", "results": [{"frameId", "result"?, "error"?}] | "error"}]}
 
 process.env.TZ = 'UTC';
 
+import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 import vm from 'node:vm';
@@ -101,17 +104,32 @@ function takeInstalled(input) {
     try { readExtension(wanted); } catch (error) { log('pages', 'error', `the extension in ${wanted} cannot be read: ${error.message}`); }
 }
 
-// The content scripts for an address, in the manifest's order, by when they run, and the style
-// sheets (`css`) of the entries that match it.
-function contentScripts(url) {
+// The content scripts for an address, in the manifest's order and then those the background
+// registered (`scripting.registerContentScripts`, kept in the profile's storage folder), by when
+// they run, and the style sheets (`css`) of the entries that match it.
+function contentScripts(url, storageFolder) {
     const scripts = { start: [], end: [], css: [] };
-    for (const entry of manifest.content_scripts ?? []) {
+    const entries = [...(manifest.content_scripts ?? []),
+                     ...registeredScripts(storageFolder).map((script) => ({ matches: script.matches, exclude_matches: script.excludeMatches, js: script.js,
+                                                                           css: script.css, run_at: script.runAt }))];
+    for (const entry of entries) {
         if (!(entry.matches ?? []).some((pattern) => matchesPattern(pattern, url))) continue;
         if ((entry.exclude_matches ?? []).some((pattern) => matchesPattern(pattern, url))) continue;
         for (const file of entry.js ?? []) (entry.run_at === 'document_start' ? scripts.start : scripts.end).push(file);
         for (const file of entry.css ?? []) scripts.css.push(file);
     }
     return scripts;
+}
+
+// The content scripts the background registered, for good and until Safari quits (runtime.mjs,
+// `keep`); none without a storage folder, or from a file that is not a list.
+function registeredScripts(storageFolder) {
+    if (storageFolder === null) return [];
+    return ['content-scripts', 'content-scripts-session'].flatMap((name) => {
+        let scripts;
+        try { scripts = JSON.parse(fs.readFileSync(path.join(storageFolder, `${name}.json`), 'utf8')); } catch { return []; }
+        return Array.isArray(scripts) ? scripts.filter((script) => script !== null && typeof script === 'object') : [];
+    });
 }
 
 // The content scripts' style sheets, applied before any script runs. WebKit injects them as
@@ -121,17 +139,30 @@ function contentScripts(url) {
 // the page's scripts can see. The page's state leaves them out. (jsdom orders its sheets as they
 // were made, not as their elements stand: the page's own are made again after these.)
 function injectStyles(page, files) {
-    if (files.length === 0) return;
+    const texts = [];
+    for (const file of files) {
+        try { texts.push(read(file)); } catch (error) { log(page.name, 'error', `${file} cannot be read: ${error.message}`, String(file)); }
+    }
+    return addStyles(page, texts);
+}
+
+// Style sheets' texts put before the page's own, in order: their <style> elements.
+function addStyles(page, texts) {
+    if (texts.length === 0) return [];
     const document = page.window.document;
-    const own = [...document.querySelectorAll('style')];
-    for (const file of [...files].reverse()) {
-        let text;
-        try { text = read(file); } catch (error) { log(page.name, 'error', `${file} cannot be read: ${error.message}`, String(file)); continue; }
+    const own = [...document.querySelectorAll('style')].filter((element) => !page.sheets.has(element));
+    const before = own[0] ?? null;
+    const added = texts.map((text) => {
         const style = document.createElement('style');
         style.textContent = text;
-        document.head.insertBefore(style, document.head.firstChild);
-    }
+        if (before !== null && before.parentNode !== null) before.parentNode.insertBefore(style, before);
+        else document.head.appendChild(style);
+        page.sheets.set(style, text);
+        return style;
+    });
     for (const style of own) style.parentNode.insertBefore(style, style.nextSibling);
+    page.scripts?.sheets(added);
+    return added;
 }
 
 // The popup's scripts, in document order, from its document: a classic script runs as the page
@@ -264,7 +295,8 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // order they were queued, as a browser's one queue has them; each evaluation ends by running
     // them (settleDocument), under the watchdog.
     const { context, attach } = pageContext(name);
-    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder, early: [], frames: [], gone: false };
+    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder, early: [], frames: [], gone: false,
+                   sheets: new Map() };
     const host = {
         now: () => Number(now),
         utcOffset: () => utcOffset,
@@ -312,13 +344,16 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (unreachable === true) output.unreachable = true;
             outputs.push(output);
         },
+        // What one run of the background's script gave: its result as JSON text ('' for
+        // none), or the error it ended with.
+        injected: (request, text, error) => { injectionRan(page, request, { frameId: 0, ...(error !== '' ? { error: String(error) } : text !== '' ? { result: JSON.parse(String(text)) } : {}) }); },
     };
     // The popup's tabs.query reads the tabs as Safari last handed them over.
     if (tab === undefined) host.tabs = () => JSON.stringify({ window: popupWindow, tabs: popupTabs });
     host.runQueued = runQueued;
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
-    for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer']) {
+    for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected']) {
         const live = host[name];
         host[name] = (...args) => {
             if (!page.gone) return live(...args);
@@ -341,7 +376,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         }
         runQueued();
         attach(page.window);
-        scripts = tab === undefined ? popupScripts(page.window.document) : contentScripts(url);
+        scripts = tab === undefined ? popupScripts(page.window.document) : contentScripts(url, storageFolder);
         injectStyles(page, scripts.css ?? []);
     });
     if (scripts.refused > 0) log(name, 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
@@ -386,6 +421,91 @@ function dropPage(name) {
     if (page === undefined) return;
     page.gone = true;
     pages.delete(name);
+    // A script still running there ends with the page.
+    for (const [request, injection] of injections) {
+        if (injection.page !== page) continue;
+        injectionRan(page, request, { frameId: 0, error: 'the page went before the script finished' });
+    }
+}
+
+// MARK: - The background's scripts and style sheets (scripting.executeScript and kin)
+
+// The injections not answered yet, by Safari's number: the page, and the results so far of the
+// runs it waits for.
+const injections = new Map();
+
+// One run of an injection ended: with the last, Safari is answered.
+function injectionRan(page, request, result) {
+    const injection = injections.get(request);
+    if (injection === undefined || injection.page !== page) return;
+    injection.results.push(result);
+    if (injection.results.length < injection.runs) return;
+    injections.delete(request);
+    outputs.push({ type: 'injected', request, results: injection.results });
+}
+
+// The background's script, run in the page's content scripts' realm (WebKit runs it in the
+// content scripts' world; `world: 'MAIN'` is the same realm here): a function as
+// `(FUNC)(...ARGS)`, whose promise is waited for (WebKit's `callAsyncJavaScript`), or each
+// file, or the code, whose last statement's value is its result (`evaluateJavaScript`, which
+// waits for nothing). Each run gives one result, for frame 0 (a page here has one frame): its
+// value as JSON, or the error it threw. A value JSON cannot carry is an error too.
+async function executeScript(page, input) {
+    const runs = [];
+    if (typeof input.func === 'string') {
+        runs.push({ source: `(${input.func})(...JSON.parse(${JSON.stringify(JSON.stringify(input.args ?? []))}))`, file: 'scripting.executeScript', awaits: true });
+    } else if (typeof input.code === 'string') {
+        runs.push({ source: input.code, file: 'tabs.executeScript', awaits: false });
+    } else {
+        for (const file of input.files ?? []) {
+            try { runs.push({ source: read(file), file: String(file), awaits: false }); } catch (error) {
+                outputs.push({ type: 'injected', request: input.request, error: `the file ${file} cannot be read: ${error.message}` });
+                return;
+            }
+        }
+    }
+    injections.set(input.request, { page, runs: runs.length, results: [] });
+    if (runs.length === 0) injectionRan(page, input.request, undefined);
+    for (const run of runs) {
+        let value, failure;
+        await inTask(() => {
+            current = page;
+            try { value = new vm.Script(run.source, { filename: run.file }).runInContext(page.context, evaluation); } catch (error) { failure = error; }
+            if (page.scripts !== null) settleDocument(page);
+        });
+        if (page.gone) return;
+        if (failure !== undefined) {
+            const why = isTimeout(failure) ? `a script did not yield within ${watchdog} ms` : describe(failure).text;
+            if (isTimeout(failure)) log(page.name, 'error', `Uncaught Error: ${why}`);
+            injectionRan(page, input.request, { frameId: 0, error: why });
+            continue;
+        }
+        await turn(page, 'injected', input.request, run.awaits ? '{"awaits":true}' : '', value);
+    }
+}
+
+// The background's style sheets for the page (scripting.insertCSS and removeCSS): added as the
+// content scripts' are; removed, each sheet of the same text it added.
+function restyle(page, input) {
+    let texts = [];
+    if (typeof input.code === 'string') texts = [input.code];
+    else {
+        for (const file of input.files ?? []) {
+            try { texts.push(read(file)); } catch (error) {
+                outputs.push({ type: 'injected', request: input.request, error: `the file ${file} cannot be read: ${error.message}` });
+                return;
+            }
+        }
+    }
+    if (input.method === 'insertCSS') addStyles(page, texts);
+    else {
+        for (const [element, text] of page.sheets) {
+            if (!texts.includes(text) || element.parentNode === null) continue;
+            element.remove();
+            page.sheets.delete(element);
+        }
+    }
+    outputs.push({ type: 'injected', request: input.request, results: [] });
 }
 
 // jsdom's own later work (dom.mjs, keepTime) is a task of the page whose code (or whose document's
@@ -465,10 +585,10 @@ function settleDocument(page) {
 const inTask = (work) => new Promise((resolve, reject) => nextTask(() => { try { resolve(work()); } catch (error) { reject(error); } }));
 
 // A turn: the page's realm runs the input named, in a task of its own; what it answers.
-async function turn(page, kind, id, text) {
+async function turn(page, kind, id, text, value) {
     return inTask(() => {
         evaluate(page, () => {
-            page.scripts.post(kind, id, text);
+            page.scripts.post(kind, id, text, value);
             turnScript.runInContext(page.context, evaluation);
         });
         return page.scripts.result();
@@ -507,7 +627,7 @@ function reset(input) {
     runFolder = folder;
     seed = String(input.seed ?? '0');
     platform = input.platform === 'macos' ? 'macos' : 'ios';
-    for (const map of [localStores, sessionStores, asked, portPages]) map.clear();
+    for (const map of [localStores, sessionStores, asked, portPages, injections]) map.clear();
     nextMessage = 1;
     loads = 0;
     nextPort = 1;
@@ -618,6 +738,16 @@ async function handle(input) {
     case 'storageChanged':
         // The background changed storage: the pages over it hear it.
         return await hearStorageChange(String(input.storage), String(input.area), input.changes);
+    case 'inject': {
+        // WebKit's words for a tab with no page (`WebExtensionContext::scriptingExecuteScript`).
+        const page = tabPage(input.tab);
+        if (page === undefined) {
+            outputs.push({ type: 'injected', request: input.request, error: input.method === 'executeScript' ? 'could not execute script on this tab' : 'could not inject stylesheet on this tab' });
+            return [];
+        }
+        if (input.method === 'executeScript') await executeScript(page, input); else await inTask(() => restyle(page, input));
+        return [page];
+    }
     case 'click': case 'choose': {
         const page = pages.get('popup');
         if (page === undefined) return [];

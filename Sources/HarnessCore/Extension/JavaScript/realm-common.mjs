@@ -343,9 +343,14 @@ export function safariNamespaces(manifest, context) {
 }
 
 // Members of namespaces Safari gives that Safari itself lacks (WebKit's WebExtensionAPIRuntime
-// has none of them): absent, so that a feature check such as `browser.runtime.getBrowserInfo ?`
-// sees them absent, where a member Safari has and the runtime lacks throws naming it.
-const lacked = { runtime: new Set(['getBrowserInfo', 'getPackageDirectoryEntry', 'requestUpdateCheck', 'restart', 'restartAfterDelay']) };
+// has none of them; its WebExtensionAPITabs has executeScript, insertCSS and removeCSS for
+// Manifest V2 alone, where the runtime gives them): absent, so that a feature check such as
+// `browser.runtime.getBrowserInfo ?` sees them absent, where a member Safari has and the runtime
+// lacks throws naming it.
+const lacked = {
+    runtime: new Set(['getBrowserInfo', 'getPackageDirectoryEntry', 'requestUpdateCheck', 'restart', 'restartAfterDelay']),
+    tabs: new Set(['executeScript', 'insertCSS', 'removeCSS']),
+};
 export const safariLacks = (namespace, member) => lacked[namespace]?.has(member) === true;
 
 // MARK: - i18n

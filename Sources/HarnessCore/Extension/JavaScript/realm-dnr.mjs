@@ -1,7 +1,8 @@
 // The declarativeNetRequest namespace (PROTOCOL.md, section 14), made in the background's realm.
 // Safari keeps an extension's rules itself: the dynamic rules and the enabled rulesets for good,
-// the session rules until it quits. The harness keeps them as Safari does (`host.rules(kind,
-// text?)` reads a kind's JSON, or writes it when given text: `dynamic`, `session`, `enabled`) and
+// the session rules until it quits. The harness keeps them as Safari does (`host.keep(name,
+// text?)` reads a kept JSON file, or writes it when given text: `net-request-` and `dynamic`,
+// `session` or `enabled`) and
 // gives them back; it loads no network, so no request is ever matched or blocked. Nothing here
 // reaches node.
 
@@ -13,7 +14,7 @@ export function netRequestMembers({ manifest, host, callbackForm }) {
     const isArray = Array.isArray, parse = JSON.parse, isInteger = Number.isInteger, Pattern = RegExp;
     const rulesets = isArray(manifest.declarative_net_request?.rule_resources) ? manifest.declarative_net_request.rule_resources : [];
     const read = (kind, fallback) => {
-        const text = host.rules(kind, '');
+        const text = host.keep('net-request-' + kind, '');
         if (typeof text !== 'string' || text === '') return fallback;
         try { return parse(text); } catch { return fallback; }
     };
@@ -40,7 +41,7 @@ export function netRequestMembers({ manifest, host, callbackForm }) {
             if (ids.has(rule.id)) return failure(call, `Rule with id ${rule.id} is already in use.`);
             ids.add(rule.id);
         }
-        host.rules(kind, jsonText([...kept, ...adding], 'the rules'));
+        host.keep('net-request-' + kind, jsonText([...kept, ...adding], 'the rules'));
         return Promise.resolve(undefined);
     });
     const get = (kind) => callbackForm((filter = {}) => {
@@ -61,7 +62,7 @@ export function netRequestMembers({ manifest, host, callbackForm }) {
             if (unknown !== undefined) return failure('updateEnabledRulesets', `Invalid ruleset id: ${unknown}.`);
             const off = new Set((options?.disableRulesetIds ?? []).map(String));
             const on = [...new Set([...enabled(), ...(options?.enableRulesetIds ?? []).map(String)])].filter((id) => !off.has(id));
-            host.rules('enabled', jsonText(on, 'the rulesets'));
+            host.keep('net-request-enabled', jsonText(on, 'the rulesets'));
             return Promise.resolve(undefined);
         }),
         // No request is made here, so none matched a rule.

@@ -13,6 +13,7 @@ import { netRequestMembers } from './realm-dnr.mjs';
 import { menuMembers } from './realm-menus.mjs';
 import { navigationMembers } from './realm-navigation.mjs';
 import { permissionMembers } from './realm-permissions.mjs';
+import { scriptingMembers } from './realm-scripting.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -166,6 +167,8 @@ export function install(hostFunctions, manifestText) {
         if (waiting === undefined) return;
         tabsCalls.delete(input.request);
         if (typeof input.error === 'string') { waiting.reject(new Error(input.error)); return; }
+        // A script's runs, each with its result or its error.
+        if (input.results !== undefined) { waiting.resolve(input.results); return; }
         // The tabs it closed are gone from what it knows, whether or not it hears tabs.onRemoved.
         if (waiting.call.method === 'remove') for (const name of waiting.call.tabs) safari.tabs.delete(name);
         if (typeof input.tab !== 'string') { waiting.resolve(undefined); return; }
@@ -219,6 +222,7 @@ export function install(hostFunctions, manifestText) {
         + what + ', PROTOCOL.md section 14.)'));
     // runtime.onStartup and onInstalled wake nothing: Safari loads the background for them.
     const onStartup = event(null), onInstalled = event(null);
+    let tabsMembers;
     const api = {
         runtime: namespace('runtime', {
             ...native,
@@ -251,7 +255,7 @@ export function install(hostFunctions, manifestText) {
                 return Promise.resolve(undefined);
             }),
         }),
-        tabs: namespace('tabs', {
+        tabs: namespace('tabs', tabsMembers = {
             onActivated: event('tabActivated'),
             onRemoved: event('tabRemoved'),
             onCreated: event('tabCreated'),
@@ -325,10 +329,17 @@ export function install(hostFunctions, manifestText) {
         api.menus = namespace('menus', menus.members);
         api.contextMenus = api.menus;
     }
+    // What Safari keeps for the extension beside its storage (runtime.mjs, `keep`).
+    const kept = { keep: (name, text) => checked(host.keep(name, text)) };
+    // Scripts and style sheets for tabs' pages, and registered content scripts
+    // (realm-scripting.mjs): the scripting namespace, and V2's forms on tabs.
+    const scripting = scriptingMembers({ manifest, host: kept, callbackForm, tabsCall, tabNamed, tabURL: (name) => safari.tabs.get(name), activeName });
+    if (present.has('scripting')) api.scripting = namespace('scripting', scripting.members);
+    if (manifest.manifest_version === 2) Object.assign(tabsMembers, scripting.tabs);
     // Network rules, kept as Safari keeps them (realm-dnr.mjs): no request is ever matched.
     if (present.has('declarativeNetRequest')) {
         api.declarativeNetRequest = namespace('declarativeNetRequest',
-                                              netRequestMembers({ manifest, callbackForm, host: { rules: (kind, text) => checked(host.rules(kind, text)) } }));
+                                              netRequestMembers({ manifest, callbackForm, host: kept }));
     }
     // What the manifest grants (realm-permissions.mjs).
     api.permissions = namespace('permissions', permissionMembers({ manifest, callbackForm }));

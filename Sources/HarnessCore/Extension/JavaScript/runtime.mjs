@@ -30,6 +30,10 @@ import {
 } from './runtime-common.mjs';
 import * as wire from './directives.mjs';
 import * as storage from './storage-areas.mjs';
+
+// The files `keep` reads and writes, without .json.
+const keptFiles = ['net-request-dynamic', 'net-request-session', 'net-request-enabled', 'content-scripts', 'content-scripts-session'];
+
 const runFolder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
 const ownPages = process.argv.includes('--own-pages');
@@ -193,16 +197,18 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             if (Number.isSafeInteger(at)) directives.push(wire.directive.setAlarm(at, name, period));
         },
         clearAlarm: (name) => { directives.push(wire.directive.clearAlarm(name)); },
-        // tabs.create, update, reload and remove: `text` is the call's JSON ({method, ...}).
+        // tabs.create, update, reload and remove, and scripting's injections: `text` is the call's JSON ({method, ...}).
         tabsCall: (request, text) => {
             if (Number.isSafeInteger(request)) directives.push(wire.directive.tabsCall(request, JSON.parse(String(text))));
         },
-        // declarativeNetRequest's rules, kept with the profile's extension storage
-        // (net-request-KIND.json; Safari drops the session's when it quits): the kind's JSON
-        // text ('' for none), or, given text, written.
-        rules: (kind, text) => {
-            if (!['dynamic', 'session', 'enabled'].includes(String(kind))) throw new Error(`no rules of the kind ${kind}`);
-            const file = path.join(storageFolder, `net-request-${kind}.json`);
+        // What Safari keeps for the extension beside its storage, in the profile's extension
+        // storage folder (NAME.json; Safari drops the session's kinds when it quits):
+        // declarativeNetRequest's rules (net-request-dynamic, -session, -enabled) and the
+        // registered content scripts (content-scripts, content-scripts-session, which the pages
+        // read). The file's JSON text ('' for none), or, given text, written.
+        keep: (name, text) => {
+            if (!keptFiles.includes(String(name))) throw new Error(`Safari keeps nothing named ${name}`);
+            const file = path.join(storageFolder, `${name}.json`);
             if (String(text) === '') { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } }
             fs.writeFileSync(file, String(text));
             return '';
