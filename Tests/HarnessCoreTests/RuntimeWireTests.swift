@@ -112,6 +112,7 @@ struct RuntimeWireTests {
         .safariWentToBackground,
         .menuClicked(id: .integer(1), parentId: .string("tools"), tab: TabID("t1"), url: "https://a.example/", checked: true, wasChecked: false),
         .commandPressed(name: "toggle", tab: nil, url: nil),
+        .actionClicked(TabID("t1"), url: "https://a.example/"),
         .navigated(TabID("t1"), url: "https://a.example/", stage: .completed),
     ]
 
@@ -149,11 +150,12 @@ struct RuntimeWireTests {
         case .menuClicked: 29
         case .commandPressed: 30
         case .navigated: 31
+        case .actionClicked: 32
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...31), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...32), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

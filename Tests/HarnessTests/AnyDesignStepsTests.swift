@@ -79,6 +79,8 @@ struct AnyDesignStepsTests {
             menu click "open link" t1
             menu click save t1
             command toggle-dark
+            action click t1
+            popup click done
 
             """
         let scenario = try Scenario.parse(text, name: "s")
@@ -90,6 +92,9 @@ struct AnyDesignStepsTests {
         #expect(scenario.steps[22] == .expect(.action(nil, [ActionCheck(property: .badgeText, value: .string("2 new")), ActionCheck(property: .enabled, value: .bool(false))])))
         #expect(scenario.steps[24] == .menuClick("open link", TabID("t1")))
         #expect(scenario.steps[26] == .command("toggle-dark"))
+        // A click on the toolbar item may open the popup over the tab: the popup's steps may follow.
+        #expect(scenario.steps[27] == .actionClick(TabID("t1")))
+        #expect(scenario.steps[28] == .popup(.click("done")))
         #expect(scenario.steps[23] == .expect(.action(TabID("t1"), [ActionCheck(property: .title, value: .string("Links # here")),
                                                                     ActionCheck(property: .badgeText, value: .string("")),
                                                                     ActionCheck(property: .popup, value: .string("popup.html"))])))
@@ -132,6 +137,8 @@ struct AnyDesignStepsTests {
         ("expect action", "s:1: missing a value of the toolbar item"),
         ("tab open t1 https://a.example/\nmenu save t1", "s:2: unknown word 'save' (expected click)"),
         ("menu click save t2", "s:1: tab t2 was never opened"),
+        ("action click t2", "s:1: tab t2 was never opened"),
+        ("tab open t1 https://a.example/\naction press t1", "s:2: unknown word 'press' (expected click)"),
         ("tab open t1 https://a.example/\nmenu click \"open link t1", "s:2: the menu item's id: \"open link t1 is not one string in quotes"),
     ])
     func aMistakeIsNamedWithItsLine(text: String, message: String) {

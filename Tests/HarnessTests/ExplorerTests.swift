@@ -27,9 +27,11 @@ struct ExplorerTests {
         // Every verb but those that only check, mark a known failure, set up a file or a folder,
         // answer or limit an extension's JavaScript (`fetch`, `watchdog`, `heap-limit`), or set up
         // the App Group's defaults of another design than this project's (`group`), make a
-        // probe of any extension (`probe`), or choose an extension's menu item or press its
-        // command, which the design has none of (`menu`, `command`), is reached.
-        for verb in Scenario.verbs where !["expect", "expect-failure", "epoch", "alarm-minimum", "extension", "fetch", "watchdog", "heap-limit", "group", "probe", "menu", "command"].contains(verb) {
+        // probe of any extension (`probe`), or choose an extension's menu item, press its
+        // command or click its toolbar item, which the design has none of (`menu`, `command`,
+        // `action`), is reached.
+        for verb in Scenario.verbs where !["expect", "expect-failure", "epoch", "alarm-minimum", "extension", "fetch", "watchdog", "heap-limit", "group", "probe", "menu", "command",
+                                           "action"].contains(verb) {
             #expect(kinds.contains(verb), "no schedule uses '\(verb)'")
         }
     }

@@ -332,7 +332,7 @@ private enum BackgroundInput: CaseIterable {
     case safariCameToForeground, safariWentToBackground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
     case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed, storageChanged
-    case tabCreated, tabUpdated, tabsAnswered, menuClicked, commandPressed, navigated
+    case tabCreated, tabUpdated, tabsAnswered, menuClicked, commandPressed, actionClicked, navigated
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -367,6 +367,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabsAnswered: self = .tabsAnswered
         case .menuClicked: self = .menuClicked
         case .commandPressed: self = .commandPressed
+        case .actionClicked: self = .actionClicked
         case .navigated: self = .navigated
         }
     }
@@ -405,6 +406,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabsAnswered: .tabsAnswered(request: 1, tab: TabID("x1"), url: "https://a.example/", error: nil)
         case .menuClicked: .menuClicked(id: .string("save"), parentId: nil, tab: t1, url: "https://a.example/", checked: true, wasChecked: false)
         case .commandPressed: .commandPressed(name: "toggle", tab: t1, url: "https://a.example/")
+        case .actionClicked: .actionClicked(t1, url: "https://a.example/")
         case .navigated: .navigated(t1, url: "https://a.example/", stage: .committed)
         }
     }

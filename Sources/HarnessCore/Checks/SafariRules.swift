@@ -518,6 +518,7 @@ struct SafariRules: Sendable {
         case .tabUpdated: .tabUpdated
         case .menuClicked: .menuClicked
         case .commandPressed: .command
+        case .actionClicked: .actionClicked
         case .navigated(_, _, let stage): stage.listener
         case .tabsAnswered: nil
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,

@@ -177,7 +177,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
                                      "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
                                      "page-answered", "port-opened", "port-message", "port-closed", "alarms-changed", "reply-empty",
-                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated", "tabs-answered", "safari-background", "menu-clicked", "command-pressed", "web-navigation"]
+                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated", "tabs-answered", "safari-background", "menu-clicked", "command-pressed", "web-navigation", "action-clicked"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -224,6 +224,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .menuClicked: 39
         case .commandPressed: 40
         case .navigated: 41
+        case .actionClicked: 42
         }
     }
 

@@ -57,8 +57,9 @@ extension PageHost {
         case message(Page, id: Int, message: JSONValue)
         /// The popup opens over the tab, reading `tabs` in its `tabs.query` and `windowId` as its
         /// window; nil leaves either out, which the pages read as no tabs and window 1.
+        /// `page`: the popup's page the extension set (`action.setPopup`), when not its manifest's.
         case openPopup(TabID, appearance: Appearance, tabs: [PopupTab]?, windowId: Int?, storage: String? = nil, version: String? = nil,
-                       extension: String? = nil)
+                       extension: String? = nil, page: String? = nil)
         /// The background changed extension storage in the folder `storage`: the pages over it
         /// hear it (`storage.onChanged`).
         case storageChanged(storage: String, area: String, changes: JSONValue)
@@ -159,13 +160,14 @@ extension PageHost.Input {
             case .popup: members["popup"] = .bool(true)
             }
             return input("message", members)
-        case .openPopup(let tab, let appearance, let tabs, let windowId, let storage, let version, let folder):
+        case .openPopup(let tab, let appearance, let tabs, let windowId, let storage, let version, let folder, let page):
             var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue)]
             if let tabs { members["tabs"] = Self.json(tabs) }
             if let windowId { members["windowId"] = .integer(Int64(windowId)) }
             if let storage { members["storage"] = .string(storage) }
             if let version { members["version"] = .string(version) }
             if let folder { members["extension"] = .string(folder) }
+            if let page { members["page"] = .string(page) }
             return input("openPopup", members)
         case .storageChanged(let storage, let area, let changes):
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])

@@ -97,7 +97,7 @@ extension SafariMachine {
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired,
              .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered,
-             .safariWentToBackground, .menuClicked, .commandPressed, .navigated:
+             .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated:
             break
         }
     }
@@ -438,6 +438,7 @@ extension ExtensionWire.Event {
         case .tabUpdated: .tabUpdated
         case .menuClicked: .menuClicked
         case .commandPressed: .command
+        case .actionClicked: .actionClicked
         case .navigated(_, _, let stage): stage.listener
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed, .tabsAnswered: nil
@@ -451,7 +452,7 @@ extension ExtensionWire.Event {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered,
-             .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .navigated: false
+             .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated: false
         }
     }
 
@@ -470,7 +471,7 @@ extension ExtensionWire.Event {
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
              .popupPaused, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged,
-             .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .navigated: false
+             .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated: false
         }
     }
 

@@ -16,6 +16,8 @@ extension SafariMachine {
         case runBegan
         /// The user pressed the keys of the extension's command `name` (its manifest's `commands`).
         case commandPressed(String)
+        /// The user clicked the extension's toolbar item over the tab.
+        case actionClicked(TabID)
         /// The user chose the extension's menu item named `id` on the tab's page (its context menu).
         case menuItemChosen(String, TabID)
         /// The content script detected (or stopped detecting) a native dark theme.
@@ -211,7 +213,7 @@ extension SafariMachine {
         case answerPage(id: Int, answer: JSONValue?)
         /// The background's message for a tab's page or the popup, numbered by Safari.
         case messagePage(PageHost.Page, id: Int, message: JSONValue)
-        case openPopupPage(TabID)
+        case openPopupPage(TabID, page: String? = nil)
         /// Close the popup's page; `hides`: it hears `visibilitychange` and `pagehide` first,
         /// as when the user closes it. A popup that goes with its profile or with Safari hears
         /// nothing: what it would say then could reach no background that runs.

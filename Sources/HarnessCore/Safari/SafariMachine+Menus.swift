@@ -16,6 +16,60 @@ extension SafariMachine {
         effects.append(.dispatch(.commandPressed(name: name, tab: tab, url: tab.flatMap { tabs[$0]?.url })))
     }
 
+    /// The user clicks the extension's toolbar item over the tab (WebKit's
+    /// `WebExtensionContext::performAction`): nothing happens where the extension disabled it;
+    /// where it has a popup there, the popup opens; else `action.onClicked` fires with the tab,
+    /// and wakes a background that listens for it (`fireActionClickedEventIfNeeded` ->
+    /// `wakeUpBackgroundContentIfNecessaryToFireEvents`). The click is in Safari, in front, over
+    /// the tab shown.
+    mutating func clickAction(over id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        guard let url = tabs[id]?.url else {
+            effects.append(.note("tab \(id.rawValue) is not open: no toolbar item is clicked over it"))
+            return
+        }
+        if (action.value(.enabled, tab: id) ?? actionDefaults[.enabled]) == .bool(false) {
+            effects.append(.note("the toolbar item is disabled over tab \(id.rawValue): clicking it does nothing"))
+            return
+        }
+        if actionPopup(over: id) != "" {
+            showPopup(over: id, now: now, &effects)
+            return
+        }
+        bringSafariToTheFront(to: "click the toolbar item", now: now, &effects)
+        showTab(id, for: "click the toolbar item", now: now, &effects)
+        effects.append(.dispatch(.actionClicked(id, url: url)))
+    }
+
+    /// The popup the toolbar item opens over the tab: the extension's for the tab, else for
+    /// every tab (`setPopup`), else the manifest's; "" for none, nil where neither says.
+    func actionPopup(over id: TabID) -> String? {
+        guard case .string(let page)? = action.value(.popup, tab: id) ?? actionDefaults[.popup] else { return nil }
+        return page
+    }
+
+    /// The toolbar item opens the popup over the front window's active tab, in Safari in front:
+    /// the user brings Safari to the front and shows this tab first.
+    mutating func showPopup(over id: TabID, now: EpochMillis, _ effects: inout [Effect]) {
+        bringSafariToTheFront(to: "open the popup", now: now, &effects)
+        showTab(id, for: "open the popup", now: now, &effects)
+        openPopup = OpenPopup(tab: id)
+        if runsOwnPages {
+            // A popup open already loads afresh, with the page the extension set, if it set one.
+            pageGone(.popup, &effects)
+            let page = actionPopup(over: id)
+            effects.append(.openPopupPage(id, page: page.map(JSONValue.string) == actionDefaults[.popup] ? nil : page))
+            return
+        }
+        effects.append(.dispatch(.popupOpened(id)))
+    }
+
+    /// The user shows the tab (its window in front, the tab active there) to act over it.
+    private mutating func showTab(_ id: TabID, for gesture: String, now: EpochMillis, _ effects: inout [Effect]) {
+        guard let tab = tabs[id], activeTabs[tab.window] != id || frontWindow != tab.window else { return }
+        effects.append(.note("the user shows tab \(id.rawValue) to \(gesture) over it"))
+        activateTab(id, now: now, &effects)
+    }
+
     /// The user chooses the extension's menu item `name` on a tab's page: Safari shows only the
     /// items of a page's menu that are visible (and under visible, enabled parents), lets the
     /// user choose only an enabled one, checks a checkbox item or unchecks it and checks a radio

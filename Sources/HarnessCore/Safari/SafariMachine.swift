@@ -163,6 +163,9 @@ package struct SafariMachine: Sendable {
     var persistentBackground = false
     /// The extension's keyboard commands, by name (its manifest's `commands`).
     var commandNames: Set<String> = []
+    /// The toolbar item's values before the extension sets any, from the installed manifest
+    /// (its popup, its title, whether it is enabled).
+    var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
     /// The extension's version as Safari installed it, and the one its files' manifest gives
     /// (an update may install the same files as another version).
     var installedVersion = "1.0"
@@ -353,6 +356,7 @@ package struct SafariMachine: Sendable {
             if persistentBackground, loaded == nil, case .stopped = background { loadBackground(now: now, &effects) }
         case .menuItemChosen(let id, let tab): chooseMenuItem(id, in: tab, &effects)
         case .commandPressed(let name): pressCommand(name, now: now, &effects)
+        case .actionClicked(let id): clickAction(over: id, now: now, &effects)
         case .nativeDarkDetected(let id, let nativeDark):
             guard tabs[id] != nil else { break }
             tabs[id]?.nativeDark = nativeDark
@@ -373,21 +377,13 @@ package struct SafariMachine: Sendable {
             // The content script reports it (`runtime.onMessage`): it wakes the background too.
             effects.append(.dispatch(.appearanceChanged(value)))
         case .popupOpened(let id):
-            // The toolbar button opens the popup over the front window's active tab, in Safari
-            // in front: the user brings Safari to the front and shows this tab first.
-            bringSafariToTheFront(to: "open the popup", now: now, &effects)
-            if let tab = tabs[id], activeTabs[tab.window] != id || frontWindow != tab.window {
-                effects.append(.note("the user shows tab \(id.rawValue) to open the popup over it"))
-                activateTab(id, now: now, &effects)
-            }
-            openPopup = OpenPopup(tab: id)
-            if runsOwnPages {
-                // A popup open already loads afresh.
-                pageGone(.popup, &effects)
-                effects.append(.openPopupPage(id))
+            // The extension may have taken its popup away for the tab (`action.setPopup` with
+            // ""): then the toolbar item has none to open.
+            if runsOwnPages, actionPopup(over: id) == "" {
+                effects.append(.note("the toolbar item has no popup over tab \(id.rawValue): nothing opens (a click fires action.onClicked: `action click`)"))
                 break
             }
-            effects.append(.dispatch(.popupOpened(id)))
+            showPopup(over: id, now: now, &effects)
         case .popupScopeChosen(let key):
             guard userReachesThePopup(to: "choose a scope", now: now, &effects) else { break }
             openPopup?.scope = key

@@ -189,6 +189,15 @@ struct ScenarioParser {
             step = .legacy(try words.choose(LegacyStep.self))
         case "command":
             step = .command(try words.next("the command's name (as the manifest's commands give it)"))
+        case "action":
+            // `action click TAB`: the toolbar item over the tab.
+            try words.expectWord("click")
+            let tab = try tabName(&words)
+            try requireOpen(tab, words)
+            // It opens the popup over the tab where the item has one there, which only the run
+            // knows: the popup's steps after it act on what Safari shows (none: nothing happens).
+            popupTab = tab
+            step = .actionClick(tab)
         case "menu":
             // `menu click ID TAB`: an id with spaces is a JSON string.
             try words.expectWord("click")
@@ -293,7 +302,7 @@ struct ScenarioParser {
             }
             if let line = setupLines["fresh-install"] { throw words.error("a fresh install has nothing cached (line \(line))") }
             setupLines["cache"] = setupLines["cache"] ?? words.line
-        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .advance,
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .advance,
              .deviceSleep, .settle, .expect:
             break
         }

@@ -52,6 +52,7 @@ package enum ScenarioPrinter {
         case .legacy(let step): "legacy \(step.rawValue)"
         case .menuClick(let id, let tab): "menu click \(word(id)) \(tab.rawValue)"
         case .command(let name): "command \(word(name))"
+        case .actionClick(let tab): "action click \(tab.rawValue)"
         case .advance(let duration): "advance \(self.duration(duration))"
         case .deviceSleep(let duration): "device sleep \(self.duration(duration))"
         case .settle: "settle"

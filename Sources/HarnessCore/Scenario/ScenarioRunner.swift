@@ -368,7 +368,7 @@ package final class ScenarioRunner {
             if !checked { problems = [] }
             // One failure per line, with every way it fails.
             if !problems.isEmpty { fail(line, .expectation, problems.joined(separator: "\n  "), about: expectation.tab) }
-        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command:
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick:
             if !line.step.keepsReconciliationBound { started().liveness.boundEnded() }
             act(line.step, started())
             simulation?.settle(deferring: .nativeReply)
@@ -426,6 +426,7 @@ package final class ScenarioRunner {
         case .legacy(let message): legacy(message, simulation)
         case .menuClick(let id, let tab): simulation.chooseMenuItem(id, in: tab)
         case .command(let name): simulation.pressCommand(name)
+        case .actionClick(let tab): simulation.clickAction(over: tab)
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }

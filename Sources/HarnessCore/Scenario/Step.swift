@@ -76,6 +76,8 @@ package enum Step: Equatable, Sendable {
     case menuClick(String, TabID)
     /// `command NAME`: the user presses the keys of the extension's command `NAME`.
     case command(String)
+    /// `action click TAB`: the user clicks the extension's toolbar item over the tab.
+    case actionClick(TabID)
     case advance(EpochMillis)
     /// The device sleeps this long: the wall clock moves on, Safari's monotonic clock does not.
     case deviceSleep(EpochMillis)
@@ -90,7 +92,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command,
-             .advance, .deviceSleep, .settle, .expect: false
+             .actionClick, .advance, .deviceSleep, .settle, .expect: false
         }
     }
 
@@ -104,7 +106,7 @@ package enum Step: Equatable, Sendable {
         case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
              .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
-             .menuClick, .command, .deviceSleep: false
+             .menuClick, .command, .actionClick, .deviceSleep: false
         }
     }
 }

@@ -183,6 +183,9 @@ extension Simulation {
     /// The user presses the keys of the extension's command `name`.
     func pressCommand(_ name: String) { handle(.commandPressed(name)) }
 
+    /// The user clicks the extension's toolbar item over the tab.
+    func clickAction(over tab: TabID) { handle(.actionClicked(tab)) }
+
     /// The user chooses the extension's menu item `id` on the tab's page.
     func chooseMenuItem(_ id: String, in tab: TabID) { handle(.menuItemChosen(id, tab)) }
 

@@ -335,7 +335,7 @@ struct BackgroundKnowledge {
         case .popupPaused: paused = true
         case .storageCompleted, .tabActivated, .safariCameToForeground, .safariWentToBackground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
              .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened,
-             .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .menuClicked, .commandPressed, .navigated: break
+             .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .menuClicked, .commandPressed, .actionClicked, .navigated: break
         }
     }
 }

@@ -139,13 +139,13 @@ extension Simulation {
         case .messagePage(let page, let id, let message):
             trace.record(now, "pages", "\(page.name) hears message \(id)", message)
             return .message(page, id: id, message: message)
-        case .openPopupPage(let tab):
+        case .openPopupPage(let tab, let page):
             dropTimers(of: .popup)
-            trace.record(now, "pages", "the popup opens over tab \(tab.rawValue)")
+            trace.record(now, "pages", "the popup\(page.map { " \($0)" } ?? "") opens over tab \(tab.rawValue)")
             popupConsole = []
             popupTabsShown = popupTabs
             return .openPopup(tab, appearance: appearance, tabs: popupTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow,
-                              storage: storageFolder(safari.profile), version: installedVersion, extension: installedFolder)
+                              storage: storageFolder(safari.profile), version: installedVersion, extension: installedFolder, page: page)
         case .closePopupPage(let hides):
             dropTimers(of: .popup)
             popupTabsShown = nil

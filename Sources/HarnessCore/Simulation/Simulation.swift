@@ -137,8 +137,11 @@ package final class Simulation: ProcessTable.Owner {
     var legacyAnswers: [Int: NativeReply] = [:]
 
     /// The toolbar item's values before the extension sets any, from the installed manifest
-    /// (`expect action`).
-    var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
+    /// (`expect action`, and what a click on it does).
+    var actionDefaults: [ExtensionAction.Property: JSONValue] {
+        get { safari.actionDefaults }
+        set { safari.actionDefaults = newValue }
+    }
 
     // MARK: The extension's own pages
 

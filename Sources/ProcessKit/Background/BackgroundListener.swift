@@ -5,7 +5,7 @@ import SiteSettings
 /// (`tabs.onRemoved`), Safari's window coming to the front (`windows.onFocusChanged`), an alarm
 /// (`alarms.onAlarm`), a port one of the extension's own pages opened (`runtime.onConnect`).
 public enum BackgroundListener: String, CaseIterable, Hashable, Sendable {
-    case message, tabActivated, tabRemoved, windowFocus, alarm, connect, storageChanged, tabCreated, tabUpdated, menuClicked, command
+    case message, tabActivated, tabRemoved, windowFocus, alarm, connect, storageChanged, tabCreated, tabUpdated, menuClicked, command, actionClicked
     case navigationBefore, navigationCommitted, navigationDOMContentLoaded, navigationCompleted
 
     /// What the built-in background listens for: every event but a page's port, since it has

@@ -126,6 +126,7 @@ extension ExtensionWire {
             if let tab { members["tab"] = .string(tab.rawValue) }
             if let url { members["url"] = .string(url) }
             return input("commandPressed", members)
+        case .actionClicked(let tab, let url): return input("actionClicked", ["tab": .string(tab.rawValue), "url": .string(url)])
         case .navigated(let tab, let url, let stage):
             return input("webNavigation", ["tab": .string(tab.rawValue), "url": .string(url), "stage": .string(stage.rawValue)])
         }
@@ -251,6 +252,7 @@ extension ExtensionWire {
                 throw NativeMessageError(root.key("stage"), "expected \(NavigationStage.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return .navigated(try tab(), url: try string("url"), stage: stage)
+        case "actionClicked": return .actionClicked(try tab(), url: try string("url"))
         case "commandPressed":
             func optional(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
             return .commandPressed(name: try string("name"), tab: try optional("tab").map { TabID($0) }, url: try optional("url"))
@@ -316,7 +318,7 @@ extension ExtensionWire {
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
         // It listens for neither: Safari never sends them to it.
-        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .navigated: return .ignored
+        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated: return .ignored
         case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")

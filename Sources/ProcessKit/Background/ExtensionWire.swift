@@ -35,6 +35,7 @@ import SiteSettings
 /// when the user chose one of its menu items on a page (`started` carries the items Safari holds
 /// as `menus`, left out when none); `commandPressed` (`name`, and the front window's active
 /// `tab` and its `url` when it has one) when the user pressed the keys of one of its commands;
+/// `actionClicked` (`tab`, `url`) when the user clicked its toolbar item where it has no popup;
 /// `webNavigation` (`tab`, `url`, `stage`: `beforeNavigate`, `committed`, `domContentLoaded` or
 /// `completed`) for each stage of a tab's load a background listens for.
 ///
@@ -149,6 +150,9 @@ public enum ExtensionWire {
         /// The user pressed the keys of the extension's command `name` (`commands.onCommand`),
         /// with the front window's active tab, if it has one.
         case commandPressed(name: String, tab: TabID?, url: String?)
+        /// The user clicked the extension's toolbar item over `tab`, which has no popup there
+        /// (`action.onClicked`, or V2's `browserAction` and `pageAction`).
+        case actionClicked(TabID, url: String)
         /// A stage of a tab's page load (`webNavigation`), for a background that listens for it.
         case navigated(TabID, url: String, stage: NavigationStage)
     }
@@ -284,6 +288,7 @@ public enum ExtensionWire {
         case .tabsAnswered: "tabsAnswered"
         case .menuClicked: "menuClicked"
         case .commandPressed: "commandPressed"
+        case .actionClicked: "actionClicked"
         case .navigated: "webNavigation"
         }
     }

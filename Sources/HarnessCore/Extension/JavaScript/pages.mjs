@@ -15,7 +15,7 @@
 //       | {"type": "close", "tab"} | {"type": "show", "tab", "visible"} | {"type": "appearance", "appearance"}
 //       | {"type": "nativeDark", "tab", "nativeDark"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab" | "popup": true, "id", "message"}
-//       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?, "version"?, "extension"?}
+//       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?, "version"?, "extension"?, "page"?}
 //       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -76,6 +76,8 @@ process.on('unhandledRejection', (reason) => uncaught(current?.name ?? 'pages', 
 // The extension, read from its folder when the host starts and again when a run takes it
 // (`runFolder`), or when a page loads from the files an update installed.
 let runFolder, folder, manifest, extensionID, popupFile, localeMessages;
+// The page of the popup open now: the manifest's, or the one the extension set.
+let shownPopup;
 // The version Safari installed the extension's files as, when an update gave them another one.
 let installedVersion;
 const read = (file) => readIn(folder, file);
@@ -169,7 +171,7 @@ function addStyles(page, texts) {
 // is parsed, a module one is deferred to the end of parsing; both run before DOMContentLoaded. An
 // inline script is refused, as MV3's content security policy refuses it.
 function popupScripts(document) {
-    const base = path.posix.dirname(popupFile);
+    const base = path.posix.dirname(shownPopup);
     const scripts = { start: [], modules: [], end: [], refused: 0 };
     for (const element of document.querySelectorAll('script')) {
         const source = element.getAttribute('src');
@@ -379,7 +381,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         scripts = tab === undefined ? popupScripts(page.window.document) : contentScripts(url, storageFolder);
         injectStyles(page, scripts.css ?? []);
     });
-    if (scripts.refused > 0) log(name, 'error', `Refused to execute an inline script in ${popupFile}: the extension's content security policy allows only its own files`);
+    if (scripts.refused > 0) log(name, 'error', `Refused to execute an inline script in ${shownPopup}: the extension's content security policy allows only its own files`);
     dropPage(name);
     pages.set(name, page);
     const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
@@ -686,12 +688,14 @@ async function handle(input) {
     }
     case 'openPopup': {
         takeInstalled(input);
-        if (popupFile === undefined) return [];
+        // The page the extension set for the popup (action.setPopup), else its manifest's.
+        shownPopup = typeof input.page === 'string' ? input.page.replace(/^\//, '') : popupFile;
+        if (shownPopup === undefined) return [];
         let html;
-        try { html = read(popupFile); } catch (error) { log('popup', 'error', `Uncaught Error: ${popupFile} cannot be read: ${error.message}`); return []; }
+        try { html = read(shownPopup); } catch (error) { log('popup', 'error', `Uncaught Error: ${shownPopup} cannot be read: ${error.message}`); return []; }
         popupTabs = listedTabs(input.tabs);
         popupWindow = Number(input.windowId ?? 1);
-        const page = await load('popup', undefined, 'safari-web-extension://extension/' + popupFile, true, input.appearance, html, false,
+        const page = await load('popup', undefined, 'safari-web-extension://extension/' + shownPopup, true, input.appearance, html, false,
                                 typeof input.storage === 'string' ? input.storage : null);
         return [page];
     }

@@ -43,7 +43,8 @@ export function actionMembers({ manifest, key, name, host, tabNamed, knowsTab, c
     };
     const text = (value) => (value === undefined || value === null ? null : String(value));
     const members = {
-        onClicked: event(null),
+        // A click on the item where it has no popup: (tab, info), waking a background that listens.
+        onClicked: event('actionClicked'),
         setBadgeText: callbackForm((details) => set('setBadgeText', 'badgeText', details, text(details?.text))),
         getBadgeText: callbackForm((details) => get('getBadgeText', 'badgeText', details)),
         // Safari keeps no badge colour: it answers opaque red whatever was set

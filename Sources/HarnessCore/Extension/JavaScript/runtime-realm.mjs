@@ -697,6 +697,11 @@ export function install(hostFunctions, manifestText) {
             safari.tabs.set(input.tab, String(input.url));
             navigation?.fire(input, (made) => listenersOf.get(made));
             return;
+        case 'actionClicked':
+            // The user clicked the toolbar item where it has no popup: (the tab, {modifiers}).
+            safari.tabs.set(input.tab, String(input.url ?? ''));
+            fire('actionClicked', tabOf(input.tab), { modifiers: [], button: 0 });
+            return;
         case 'commandPressed':
             // The user pressed the command's keys: (name, the front window's active tab).
             if (typeof input.tab === 'string') safari.tabs.set(input.tab, String(input.url ?? ''));
