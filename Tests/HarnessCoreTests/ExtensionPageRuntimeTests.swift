@@ -228,15 +228,18 @@ struct ExtensionPageRuntimeTests {
         let missing = try run(6, .files(["gone.js"]))
         guard case .injected(6, nil, let cannot?)? = missing.first else { Issue.record("\(missing)"); return }
         #expect(cannot.hasPrefix("the file gone.js cannot be read"), "\(cannot)")
-        // A style sheet cascades before the page's own (which wins a tie), and goes when removed.
+        // A style sheet applies, and goes when removed. Added after the page's scripts ran, it
+        // comes after the page's own sheets in jsdom's order (which keeps them as the page left
+        // them), so it wins a tie there (PROTOCOL.md section 15).
         let display = ExtensionWire.Injection.function("() => getComputedStyle(document.querySelector('p')).display + ' ' + getComputedStyle(document.body).display", arguments: [])
         #expect(try run(7, .code("p { display: inline } body { display: flex }"), as: .insertCSS) == [answered(7, [])])
-        #expect(try run(8, display) == [answered(8, [result(.string("block flex"))])])
+        #expect(try run(8, display) == [answered(8, [result(.string("inline flex"))])])
         #expect(try run(9, .code("p { display: inline } body { display: flex }"), as: .removeCSS) == [answered(9, [])])
         #expect(try run(10, display) == [answered(10, [result(.string("block block"))])])
+        #expect(try run(11, .files([])) == [answered(11, [])], "no file, no run")
         // No page, or a page that goes before its script ends.
-        #expect(try send(host, .inject(PageKey(TabID("t9")), request: 11, .insertCSS, .code("p {}")))
-                == [.injected(request: 11, results: nil, error: "could not inject stylesheet on this tab")])
+        #expect(try send(host, .inject(PageKey(TabID("t9")), request: 13, .insertCSS, .code("p {}")))
+                == [.injected(request: 13, results: nil, error: "could not inject stylesheet on this tab")])
         _ = try run(12, .function("() => new Promise(() => {})", arguments: []))
         #expect(try send(host, .close(t1)) == [answered(12, [error("the page went before the script finished")])])
     }

@@ -739,7 +739,7 @@ test('scripting runs scripts in tabs through Safari and keeps registered content
     assert.deepEqual(JSON.parse(v3.files.get('content-scripts-session')), [{ id: 'tint', matches: ['*://*/*'], css: ['t.css'], persistAcrossSessions: false }]);
 
     const v2 = install({ manifest_version: 2, permissions: ['activeTab'] });
-    v2.run(`browser.tabs.executeScript({ code: 'document.title' }).then(note, why);
+    v2.run(`browser.tabs.executeScript(null, { code: 'document.title' }).then(note, why);
             browser.tabs.executeScript(1, { file: 'a.js' }).then(note, why);
             browser.tabs.insertCSS(2, { code: 'p {}', file: 'a.css' }).then(note, why);
             note(typeof browser.scripting);`);

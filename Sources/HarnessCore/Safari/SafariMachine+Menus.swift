@@ -31,7 +31,9 @@ extension SafariMachine {
             effects.append(.note("the toolbar item is disabled over tab \(id.rawValue): clicking it does nothing"))
             return
         }
-        if actionPopup(over: id) != "" {
+        // An extension's own pages with no popup anywhere have none to open; the design's popup
+        // is the harness's own.
+        if actionPopup(over: id).map({ !$0.isEmpty }) ?? !runsOwnPages {
             showPopup(over: id, now: now, &effects)
             return
         }

@@ -103,10 +103,10 @@ package enum Step: Equatable, Sendable {
     /// edit, a fault, a lifecycle event) starts a new story.
     var keepsReconciliationBound: Bool {
         switch self {
-        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .advance, .settle, .expect: true
+        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .actionClick, .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
              .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
-             .menuClick, .command, .actionClick, .deviceSleep: false
+             .menuClick, .command, .deviceSleep: false
         }
     }
 }

@@ -237,7 +237,7 @@ extension Simulation {
             // WebKit's words (`WebExtensionContext::scriptingExecuteScript` and kin); the runtime
             // says which call they answer.
             guard tabs[tab] != nil else { return answer(nil, error: "tab not found") }
-            guard safari.runsOwnPages else {
+            guard safari.runsOwnPages, !pagesFailed else {
                 return answer(nil, error: kind == .executeScript ? "could not execute script on this tab" : "could not inject stylesheet on this tab")
             }
             injectionsSent += 1

@@ -19,7 +19,10 @@ extension Simulation {
 
     /// Hands the pages `input` and carries out what they did.
     func toPages(_ input: PageHost.Input) {
-        guard let host = pageHost() else { return }
+        guard let host = pageHost() else {
+            endInjections()
+            return
+        }
         let outputs: [PageHost.Output]
         do { outputs = try host.send(input, now: now) } catch {
             if case .ended(let death, let stderr) = error {
@@ -32,9 +35,23 @@ extension Simulation {
                 monitor.record(error.description)
             }
             pages = .failed
+            endInjections()
             return
         }
         for output in outputs { fromPages(output) }
+    }
+
+    /// Whether the pages' runtime failed (the monitor said why): it serves nothing more.
+    var pagesFailed: Bool { if case .failed = pages { true } else { false } }
+
+    /// The pages' runtime failed: the injections it held are answered, as Safari answers a
+    /// call on a tab whose page is gone.
+    private func endInjections() {
+        for (_, asked) in injections.sorted(by: { $0.key < $1.key }) {
+            clock.queue.append(.backgroundInput(.tabsAnswered(request: asked.request, tab: nil, url: nil, error: "the extension's pages are not running"),
+                                                for: asked.incarnation))
+        }
+        injections = [:]
     }
 
     /// Why a page cannot be read, for `queryPage`.

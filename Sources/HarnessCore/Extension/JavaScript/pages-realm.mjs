@@ -326,7 +326,7 @@ export function install(hostFunctions, setupText, page) {
     const byId = (id) => document.getElementById(String(id));
     // What a script's error says (WebKit gives an injected script's error as text).
     const errorText = (error) => {
-        try { return error instanceof Error ? String(error.name) + ': ' + String(error.message) : String(error); } catch { return 'a thrown value'; }
+        try { return (error instanceof Error ? String(error.name) + ': ' + String(error.message) : String(error)) || 'a thrown value'; } catch { return 'a thrown value'; }
     };
     const styleNames = (declaration) => Array.from({ length: declaration.length }, (_, index) => declaration.item(index)).sort();
     const fire = (target, type, bubbles = false) => target.dispatchEvent(new page.Event(type, { bubbles }));
@@ -458,10 +458,16 @@ export function install(hostFunctions, setupText, page) {
                 const answer = (value) => {
                     let text;
                     try { text = value === undefined ? '' : jsonText(value, 'the script\'s result'); } catch (error) { host.injected(request, '', errorText(error)); return; }
-                    host.injected(request, text, '');
+                    host.injected(request, text, null);
                 };
                 const value = next.value;
-                if (input?.awaits === true && value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function') {
+                let thenable;
+                try { thenable = input?.awaits === true && value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function'; } catch (error) {
+                    host.injected(request, '', errorText(error));
+                    return;
+                }
+                if (thenable) {
+                    result = 'waits';
                     Promise.resolve(value).then(answer, (error) => host.injected(request, '', errorText(error)));
                 } else answer(value);
                 return;

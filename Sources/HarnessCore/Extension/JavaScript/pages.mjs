@@ -128,9 +128,11 @@ function contentScripts(url, storageFolder) {
 function registeredScripts(storageFolder) {
     if (storageFolder === null) return [];
     return ['content-scripts', 'content-scripts-session'].flatMap((name) => {
-        let scripts;
-        try { scripts = JSON.parse(fs.readFileSync(path.join(storageFolder, `${name}.json`), 'utf8')); } catch { return []; }
-        return Array.isArray(scripts) ? scripts.filter((script) => script !== null && typeof script === 'object') : [];
+        let text, scripts;
+        try { text = fs.readFileSync(path.join(storageFolder, `${name}.json`), 'utf8'); } catch { return []; }
+        try { scripts = JSON.parse(text); } catch {}
+        if (!Array.isArray(scripts)) { log('pages', 'error', `the registered content scripts (${name}.json) cannot be read: not a list of scripts`); return []; }
+        return scripts.filter((script) => script !== null && typeof script === 'object');
     });
 }
 
@@ -145,26 +147,40 @@ function injectStyles(page, files) {
     for (const file of files) {
         try { texts.push(read(file)); } catch (error) { log(page.name, 'error', `${file} cannot be read: ${error.message}`, String(file)); }
     }
-    return addStyles(page, texts);
+    addStyles(page, texts, false);
+    // The page's own sheets are made again after these, so that they win a tie.
+    for (const style of page.window.document.querySelectorAll('style')) if (!page.sheets.has(style)) style.parentNode.insertBefore(style, style.nextSibling);
 }
 
-// Style sheets' texts put before the page's own, in order: their <style> elements.
-function addStyles(page, texts) {
-    if (texts.length === 0) return [];
+// Style sheets' texts put before the page's own, in order, as <style> elements; `injected`: the
+// background's (insertCSS), which removeCSS may take away, where the content scripts' stay. A
+// page that has run is not moved about: the page's own sheets keep their places (and what its
+// scripts did to them), so a sheet added then wins a tie (jsdom orders sheets as made).
+function addStyles(page, texts, injected) {
     const document = page.window.document;
-    const own = [...document.querySelectorAll('style')].filter((element) => !page.sheets.has(element));
-    const before = own[0] ?? null;
+    const before = [...document.querySelectorAll('style')].find((element) => !page.sheets.has(element)) ?? null;
     const added = texts.map((text) => {
         const style = document.createElement('style');
         style.textContent = text;
         if (before !== null && before.parentNode !== null) before.parentNode.insertBefore(style, before);
         else document.head.appendChild(style);
-        page.sheets.set(style, text);
+        page.sheets.set(style, { text, injected });
         return style;
     });
-    for (const style of own) style.parentNode.insertBefore(style, style.nextSibling);
     page.scripts?.sheets(added);
-    return added;
+}
+
+// The texts of `files`, or undefined when one cannot be read: the injection `request` is then
+// answered with why.
+function readAll(files, request) {
+    const texts = [];
+    for (const file of files ?? []) {
+        try { texts.push(read(file)); } catch (error) {
+            outputs.push({ type: 'injected', request, error: `the file ${file} cannot be read: ${error.message}` });
+            return undefined;
+        }
+    }
+    return texts;
 }
 
 // The popup's scripts, in document order, from its document: a classic script runs as the page
@@ -348,7 +364,9 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         },
         // What one run of the background's script gave: its result as JSON text ('' for
         // none), or the error it ended with.
-        injected: (request, text, error) => { injectionRan(page, request, { frameId: 0, ...(error !== '' ? { error: String(error) } : text !== '' ? { result: JSON.parse(String(text)) } : {}) }); },
+        injected: (request, text, error) => {
+            injectionRan(page, request, { frameId: 0, ...(error !== null ? { error: String(error) } : text !== '' ? { result: JSON.parse(String(text)) } : {}) });
+        },
     };
     // The popup's tabs.query reads the tabs as Safari last handed them over.
     if (tab === undefined) host.tabs = () => JSON.stringify({ window: popupWindow, tabs: popupTabs });
@@ -459,15 +477,12 @@ async function executeScript(page, input) {
     } else if (typeof input.code === 'string') {
         runs.push({ source: input.code, file: 'tabs.executeScript', awaits: false });
     } else {
-        for (const file of input.files ?? []) {
-            try { runs.push({ source: read(file), file: String(file), awaits: false }); } catch (error) {
-                outputs.push({ type: 'injected', request: input.request, error: `the file ${file} cannot be read: ${error.message}` });
-                return;
-            }
-        }
+        const texts = readAll(input.files, input.request);
+        if (texts === undefined) return;
+        texts.forEach((source, index) => runs.push({ source, file: String(input.files[index]), awaits: false }));
     }
+    if (runs.length === 0) { outputs.push({ type: 'injected', request: input.request, results: [] }); return; }
     injections.set(input.request, { page, runs: runs.length, results: [] });
-    if (runs.length === 0) injectionRan(page, input.request, undefined);
     for (const run of runs) {
         let value, failure;
         await inTask(() => {
@@ -482,27 +497,25 @@ async function executeScript(page, input) {
             injectionRan(page, input.request, { frameId: 0, error: why });
             continue;
         }
-        await turn(page, 'injected', input.request, run.awaits ? '{"awaits":true}' : '', value);
+        const heard = injections.get(input.request)?.results.length;
+        const waits = await turn(page, 'injected', input.request, run.awaits ? '{"awaits":true}' : '', value);
+        // A result that could not be read (its `then` or `toJSON` threw, or never yielded)
+        // is the run's error, not a wait without end.
+        if (waits !== 'waits' && injections.get(input.request)?.results.length === heard) {
+            injectionRan(page, input.request, { frameId: 0, error: 'the script\'s result could not be read' });
+        }
     }
 }
 
 // The background's style sheets for the page (scripting.insertCSS and removeCSS): added as the
 // content scripts' are; removed, each sheet of the same text it added.
 function restyle(page, input) {
-    let texts = [];
-    if (typeof input.code === 'string') texts = [input.code];
+    const texts = typeof input.code === 'string' ? [input.code] : readAll(input.files, input.request);
+    if (texts === undefined) return;
+    if (input.method === 'insertCSS') addStyles(page, texts, true);
     else {
-        for (const file of input.files ?? []) {
-            try { texts.push(read(file)); } catch (error) {
-                outputs.push({ type: 'injected', request: input.request, error: `the file ${file} cannot be read: ${error.message}` });
-                return;
-            }
-        }
-    }
-    if (input.method === 'insertCSS') addStyles(page, texts);
-    else {
-        for (const [element, text] of page.sheets) {
-            if (!texts.includes(text) || element.parentNode === null) continue;
+        for (const [element, sheet] of page.sheets) {
+            if (!sheet.injected || !texts.includes(sheet.text) || element.parentNode === null) continue;
             element.remove();
             page.sheets.delete(element);
         }
@@ -620,6 +633,8 @@ const settle = () => new Promise((resolve) => nextTask(resolve));
 // another: an earlier run's page changed what every page shares (dom.mjs, changedShared), or the
 // extension cannot be read.
 function reset(input) {
+    // What earlier runs still waited for goes unanswered: no run waits for it.
+    injections.clear();
     for (const name of [...pages.keys()]) dropPage(name);
     current = null;
     const changed = changedShared();
@@ -689,7 +704,8 @@ async function handle(input) {
     case 'openPopup': {
         takeInstalled(input);
         // The page the extension set for the popup (action.setPopup), else its manifest's.
-        shownPopup = typeof input.page === 'string' ? input.page.replace(/^\//, '') : popupFile;
+        // (As a path in the extension, or as runtime.getURL gives it.)
+        shownPopup = typeof input.page === 'string' ? input.page.replace(/^safari-web-extension:\/\/[^/]*\//, '').replace(/^\//, '') : popupFile;
         if (shownPopup === undefined) return [];
         let html;
         try { html = read(shownPopup); } catch (error) { log('popup', 'error', `Uncaught Error: ${shownPopup} cannot be read: ${error.message}`); return []; }
@@ -749,7 +765,8 @@ async function handle(input) {
             outputs.push({ type: 'injected', request: input.request, error: input.method === 'executeScript' ? 'could not execute script on this tab' : 'could not inject stylesheet on this tab' });
             return [];
         }
-        if (input.method === 'executeScript') await executeScript(page, input); else await inTask(() => restyle(page, input));
+        // A sheet added or removed is a change to the page's DOM: its observers hear it under the watchdog.
+        if (input.method === 'executeScript') await executeScript(page, input); else await inTask(() => evaluate(page, () => restyle(page, input)));
         return [page];
     }
     case 'click': case 'choose': {

@@ -27,8 +27,9 @@ export function scriptingMembers({ manifest, host, callbackForm, tabsCall, tabNa
     const hosts = [...(manifest.manifest_version === 2 ? listed.filter(isPattern) : []),
                    ...(isArray(manifest.host_permissions) ? manifest.host_permissions.map(String) : []),
                    ...(isArray(manifest.content_scripts) ? manifest.content_scripts.flatMap((entry) => strings(entry?.matches) ? entry.matches : []) : [])];
-    const mayEnter = (name) => (listed.includes('activeTab') && name === activeName())
-        || hosts.some((pattern) => matchesPattern(pattern, tabURL(name) ?? ''));
+    // (A tab this background was not told of goes to Safari, which knows whether it is open.)
+    const mayEnter = (name) => tabURL(name) === undefined || (listed.includes('activeTab') && name === activeName())
+        || hosts.some((pattern) => matchesPattern(pattern, tabURL(name)));
 
     // An injection's tab, by its target (`{tabId}`), checked as Safari checks it.
     const targetTab = (call, target) => {
@@ -70,10 +71,14 @@ export function scriptingMembers({ manifest, host, callbackForm, tabsCall, tabNa
     };
 
     // Registered content scripts: kept by id, read back as registered.
+    // A file that is not a list is said, never written over.
     const kept = (name) => {
         const text = host.keep(name, '');
         if (typeof text !== 'string' || text === '') return [];
-        try { const scripts = parse(text); return isArray(scripts) ? scripts : []; } catch { return []; }
+        let scripts;
+        try { scripts = parse(text); } catch {}
+        if (!isArray(scripts)) throw new Error(`Safari's registered content scripts (${name}.json) cannot be read: not a list of scripts`);
+        return scripts;
     };
     const registered = () => [...kept('content-scripts'), ...kept('content-scripts-session')];
     const keep = (scripts) => {
@@ -150,7 +155,8 @@ export function scriptingMembers({ manifest, host, callbackForm, tabsCall, tabNa
     // Manifest V2's forms on tabs: an optional tab (the front window's active one when left
     // out), and `code` or `file`; a script's promise gives each run's result alone.
     const v2 = (call, method) => callbackForm((first, second) => {
-        const [id, details] = typeof first === 'number' || typeof first === 'string' ? [first, second] : [undefined, first];
+        // (`null` or no tab is the front window's active one.)
+        const [id, details] = first !== null && typeof first === 'object' ? [undefined, first] : [first, second];
         const name = id === undefined || id === null ? activeName() : tabNamed(id);
         if (name === undefined) return refuse(call, 'No tab is active.');
         if (details === null || typeof details !== 'object') return refuse(call, 'An object is expected.');
