@@ -136,15 +136,12 @@ extension ExtensionWire {
     /// the member at fault. A chosen scope is read later, by `input(for:now:)`.
     public static func decode(_ json: JSONValue) throws(NativeMessageError) -> Event {
         let root = JSONPath.root
-        let members = try NativeRequest.object(json, root)
-        func string(_ name: String) throws(NativeMessageError) -> String {
-            guard case .string(let value)? = members[name] else { throw NativeMessageError(root.key(name), "expected a string") }
-            return value
-        }
-        func integer(_ name: String) throws(NativeMessageError) -> Int64 {
-            guard case .integer(let value)? = members[name] else { throw NativeMessageError(root.key(name), "expected an integer") }
-            return value
-        }
+        let object = try WireObject(json, at: root)
+        let members = object.members
+        func string(_ name: String) throws(NativeMessageError) -> String { try object.string(name) }
+        func integer(_ name: String) throws(NativeMessageError) -> Int64 { try object.integer(name) }
+        /// A string member that may be left out.
+        func optionalString(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
         func bool(_ name: String) -> Bool { members[name] == .bool(true) }
         /// The popup's message number: optional, 0 when absent.
         func message() throws(NativeMessageError) -> Int { members["message"] == nil ? 0 : Int(clamping: try integer("message")) }
@@ -177,11 +174,6 @@ extension ExtensionWire {
             if let value = members["reason"] {
                 guard case .string(let text) = value, let known = StartReason(rawValue: text) else { throw NativeMessageError(root.key("reason"), "expected startup, install or update") }
                 reason = known
-            }
-            func optionalString(_ key: String) throws(NativeMessageError) -> String? {
-                guard let value = members[key] else { return nil }
-                guard case .string(let text) = value else { throw NativeMessageError(root.key(key), "expected a string") }
-                return text
             }
             let action = try members["action"].map { value throws(NativeMessageError) in try ExtensionAction.decode(value, at: root.key("action")) } ?? ExtensionAction()
             var menus: [ExtensionMenuItem] = []
@@ -254,8 +246,7 @@ extension ExtensionWire {
             return .navigated(try tab(), url: try string("url"), stage: stage)
         case "actionClicked": return .actionClicked(try tab(), url: try string("url"))
         case "commandPressed":
-            func optional(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
-            return .commandPressed(name: try string("name"), tab: try optional("tab").map { TabID($0) }, url: try optional("url"))
+            return .commandPressed(name: try string("name"), tab: try optionalString("tab").map { TabID($0) }, url: try optionalString("url"))
         case "menuClicked":
             func identifier(_ name: String) throws(NativeMessageError) -> JSONValue? { try ExtensionMenuItem.identifier(members[name], at: root.key(name)) }
             func flag(_ name: String) throws(NativeMessageError) -> Bool? {
@@ -269,9 +260,8 @@ extension ExtensionWire {
             return .menuClicked(id: id, parentId: try identifier("parentId"), tab: try tab(), url: try string("url"), checked: try flag("checked"),
                                 wasChecked: try flag("wasChecked"))
         case "tabsAnswered":
-            func optional(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
-            return .tabsAnswered(request: Int(clamping: try integer("request")), tab: try optional("tab").map { TabID($0) }, url: try optional("url"),
-                                 error: try optional("error"), results: members["results"])
+            return .tabsAnswered(request: Int(clamping: try integer("request")), tab: try optionalString("tab").map { TabID($0) }, url: try optionalString("url"),
+                                 error: try optionalString("error"), results: members["results"])
         case "tabUpdated":
             guard let status = TabStatus(rawValue: try string("status")) else { throw NativeMessageError(root.key("status"), "expected loading or complete") }
             let urlChanged: Bool

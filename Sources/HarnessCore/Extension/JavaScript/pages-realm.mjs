@@ -21,8 +21,9 @@ export function install(hostFunctions, setupText, page) {
     const builtins = Object.getOwnPropertyNames(globalThis);
     const host = hostOf(hostFunctions);
     installStacks(host, 'pages:');
-    const report = (error) => host.log('error', 'Uncaught ' + (error instanceof Error ? error.name + ': ' + error.message : String(error)),
-                                       error instanceof Error ? String(error.stack) : '');
+    // A thrown value in words: an error's name and message, else the value as text.
+    const thrownText = (error) => (error instanceof Error ? error.name + ': ' + error.message : String(error));
+    const report = (error) => host.log('error', 'Uncaught ' + thrownText(error), error instanceof Error ? String(error.stack) : '');
     const call = (listener, self, args) => { try { return apply(listener, self, args); } catch (error) { report(error); return undefined; } };
     const missing = (name) => () => { throw new Error(name + ' is not provided in pages by the harness\'s runtime'); };
 
@@ -326,7 +327,7 @@ export function install(hostFunctions, setupText, page) {
     const byId = (id) => document.getElementById(String(id));
     // What a script's error says (WebKit gives an injected script's error as text).
     const errorText = (error) => {
-        try { return (error instanceof Error ? String(error.name) + ': ' + String(error.message) : String(error)) || 'a thrown value'; } catch { return 'a thrown value'; }
+        try { return thrownText(error) || 'a thrown value'; } catch { return 'a thrown value'; }
     };
     const styleNames = (declaration) => Array.from({ length: declaration.length }, (_, index) => declaration.item(index)).sort();
     const fire = (target, type, bubbles = false) => target.dispatchEvent(new page.Event(type, { bubbles }));

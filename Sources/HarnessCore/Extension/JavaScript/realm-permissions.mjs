@@ -4,14 +4,22 @@
 // covers its scheme, every host and every path it names). Optional permissions are not granted, since no step answers
 // a `permissions.request` yet (it throws, naming itself). Nothing here reaches node.
 
-export function permissionMembers({ manifest, callbackForm }) {
-    const isArray = Array.isArray, Pattern = RegExp, exec = (pattern, text) => pattern.exec(text);
+// What the manifest grants: its permissions by name, and the hosts' match patterns. V3 grants
+// hosts in host_permissions only; V2 names them among its permissions.
+export function manifestGrants(manifest) {
+    const isArray = Array.isArray;
     const listed = (isArray(manifest.permissions) ? manifest.permissions : []).map(String);
     const isPattern = (text) => text === '<all_urls>' || text.includes('://');
-    const permissions = listed.filter((name) => !isPattern(name));
-    // V3 grants hosts in host_permissions only; V2 names them among its permissions.
-    const origins = [...(manifest.manifest_version === 2 ? listed.filter(isPattern) : []),
-                     ...(isArray(manifest.host_permissions) ? manifest.host_permissions.map(String) : [])];
+    return {
+        permissions: listed.filter((name) => !isPattern(name)),
+        origins: [...(manifest.manifest_version === 2 ? listed.filter(isPattern) : []),
+                  ...(isArray(manifest.host_permissions) ? manifest.host_permissions.map(String) : [])],
+    };
+}
+
+export function permissionMembers({ manifest, callbackForm }) {
+    const isArray = Array.isArray, Pattern = RegExp, exec = (pattern, text) => pattern.exec(text);
+    const { permissions, origins } = manifestGrants(manifest);
     // A match pattern's scheme, host and path.
     const shape = /^(\*|https?|wss?|file|ftp):\/\/([^/]*)(\/.*)$/;
     const schemeCovers = (granted, asked) => granted === asked || (granted === '*' && ['http', 'https', '*'].includes(asked));

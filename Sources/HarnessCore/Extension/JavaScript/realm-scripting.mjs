@@ -8,6 +8,7 @@
 // pages read them at each load. Nothing here reaches node.
 
 import { jsonText, matchesPattern } from './realm-common.mjs';
+import { manifestGrants } from './realm-permissions.mjs';
 
 // `tabsCall(call)` is the runtime's promise of Safari's answer; `tabNamed` and `tabURL` read a
 // tab as this background knows it; `activeName()` is the front window's active tab.
@@ -22,13 +23,11 @@ export function scriptingMembers({ manifest, host, callbackForm, tabsCall, tabNa
     // is taken to have granted them when Safari asked. `activeTab` opens the front window's
     // active tab, as after the gesture (a click on the toolbar item, a command, a menu item) that
     // grants it.
-    const listed = (isArray(manifest.permissions) ? manifest.permissions : []).map(String);
-    const isPattern = (text) => text === '<all_urls>' || text.includes('://');
-    const hosts = [...(manifest.manifest_version === 2 ? listed.filter(isPattern) : []),
-                   ...(isArray(manifest.host_permissions) ? manifest.host_permissions.map(String) : []),
+    const granted = manifestGrants(manifest);
+    const hosts = [...granted.origins,
                    ...(isArray(manifest.content_scripts) ? manifest.content_scripts.flatMap((entry) => strings(entry?.matches) ? entry.matches : []) : [])];
     // (A tab this background was not told of goes to Safari, which knows whether it is open.)
-    const mayEnter = (name) => tabURL(name) === undefined || (listed.includes('activeTab') && name === activeName())
+    const mayEnter = (name) => tabURL(name) === undefined || (granted.permissions.includes('activeTab') && name === activeName())
         || hosts.some((pattern) => matchesPattern(pattern, tabURL(name)));
 
     // An injection's tab, by its target (`{tabId}`), checked as Safari checks it.
