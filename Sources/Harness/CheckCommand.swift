@@ -18,7 +18,8 @@ enum CheckCommand: HarnessCommand {
         prints every mistake with its file and JSON path or line, and warnings (a missing icon,
         a permission or key Safari would ignore). With node installed, it then loads the
         background once in the harness's JavaScript runtime and prints the events it listens
-        for, and loads a page for each content script entry and the popup; each then runs on
+        for, and loads a page for each content script entry, the popup and the options page
+        (options_ui.page or options_page, checked as the popup's page is); each then runs on
         until nothing is pending or 30 s of virtual time have passed (its timers, its storage
         answers, its alarms raised to Safari's minimum; no native request is answered). An
         exception or rejection its scripts do not catch (with its file, line and column), or a
@@ -79,7 +80,7 @@ enum CheckCommand: HarnessCommand {
 
     /// The extension's own pages loaded once in the pages' runtime, and run on for a while: a
     /// page for each content script entry (at an address its first match pattern matches) and
-    /// the popup. An exception their scripts do not catch is a mistake.
+    /// the popup and the options page. An exception their scripts do not catch is a mistake.
     private static func loadPages(_ manifest: ExtensionManifest, node: String) -> Verdict {
         let load = PageRuntime.load(manifest, node: node)
         for entry in load.console where entry.level == "warn" || (entry.level == "error" && !entry.message.hasPrefix("Uncaught")) {
@@ -96,7 +97,7 @@ enum CheckCommand: HarnessCommand {
         switch LackedAPIs.read(extension: folder, node: node) {
         case .success(let parts):
             for part in parts where !(part.api.isEmpty && part.globals.isEmpty) {
-                let name = ["background": "the background", "content": "the content scripts", "popup": "the popup"][part.part] ?? part.part
+                let name = ["background": "the background", "content": "the content scripts", "popup": "the popup", "options": "the options page"][part.part] ?? part.part
                 Terminal.out("lacks    \(name) use\(part.part == "content" ? "" : "s") what the runtime lacks: \((part.api + part.globals).joined(separator: ", "))\n")
             }
         case .failure(let failure):
@@ -111,9 +112,9 @@ enum CheckCommand: HarnessCommand {
             for warning in warnings { Terminal.err("warning: \(warning)\n") }
             let parts = [manifest.background.map { "a \($0.persistent ? "persistent background (macOS only: Safari on iOS refuses it)" : "background") of \($0.scripts.count) \($0.kind.rawValue) script(s)" },
                          manifest.contentScripts.isEmpty ? nil : "\(manifest.contentScripts.count) content script entr\(manifest.contentScripts.count == 1 ? "y" : "ies")",
-                         manifest.popup.map { "the popup \($0)" }].compactMap { $0 }
+                         manifest.popup.map { "the popup \($0)" }, manifest.optionsPage.map { "the options page \($0)" }].compactMap { $0 }
             let summary = "\(manifest.name) \(manifest.version): \(parts.joined(separator: ", "))"
-            let hasPages = !manifest.contentScripts.isEmpty || manifest.popup != nil
+            let hasPages = !manifest.contentScripts.isEmpty || manifest.popup != nil || manifest.optionsPage != nil
             guard manifest.background != nil || hasPages else {
                 Terminal.out("ok       \(folder)  \(summary)\n")
                 return 0

@@ -187,6 +187,34 @@ struct ExtensionPageRuntimeTests {
         #expect(try send(host, .portDisconnected(port: 2, error: nil)).isEmpty, "the page that held it is gone")
     }
 
+    /// A page of the extension's own in a tab (its options page, or one it opened) is its file:
+    /// its own scripts run (an inline one is refused) with the extension pages' APIs, and no
+    /// content script; its `tabs.query` reads the tabs Safari handed over, its tab's window the
+    /// current one; a click reaches its element; `runtime.openOptionsPage` asks Safari. A file
+    /// the extension lacks is a plain page that says so.
+    @Test func anOwnPageInATabRunsItsFileWithTheExtensionPagesAPIs() throws {
+        let host = try host("own-pages")
+        let o1 = PageKey(TabID("o1"))
+        func text(_ selector: String) throws -> String? {
+            guard case .queried(let found?)? = try send(host, .query(.tab(o1), selector: selector)).first else { return nil }
+            return found.first?.text
+        }
+        _ = try send(host, .tabs([PageHost.PopupTab(id: TabID("t1"), url: "https://a.example/", windowId: 1, active: true, number: 1),
+                                  PageHost.PopupTab(id: TabID("o1"), url: "safari-web-extension://extension/settings/options.html", windowId: 2, active: true, number: 2)]))
+        let loaded = try send(host, Self.load("o1", "safari-web-extension://extension/settings/options.html"))
+        #expect(logs(loaded) == ["tab o1: Refused to execute an inline script in settings/options.html: the extension's content security policy allows only its own files"])
+        #expect(try text("#out") == "session object, tabs 2, at /settings/options.html")
+        #expect(try text("#inline-result") == "no inline script ran")
+        let clicked = try send(host, .click(element: "again", page: .tab(o1)))
+        #expect(clicked.contains(.openOptionsPage(from: .tab(o1))), "\(clicked)")
+        #expect(logs(clicked) == ["tab o1: asked"], "\(clicked)")
+        // A web page runs the content scripts, and a file that is not there is said.
+        #expect(logs(try send(host, Self.load("t1", "https://a.example/"))) == ["tab t1: a content script ran at https://a.example/"])
+        let missing = try send(host, Self.load("o2", "safari-web-extension://extension/missing.html"))
+        #expect(logs(missing).contains { $0.hasPrefix("tab o2: Uncaught Error: missing.html cannot be read") }, "\(missing)")
+        #expect(!logs(missing).contains { $0.contains("content script") }, "\(missing)")
+    }
+
     /// The background's scripts and style sheets for a tab's page (`scripting.executeScript` and
     /// kin): a function's result, at once or when its promise settles; a file's last value; what
     /// a script threw or JSON cannot carry, as the run's error; a sheet added and taken away; a

@@ -101,7 +101,7 @@ struct ExtensionRuntimeTests {
             "import at the limit EvalError",
             "import rejections at the limit EvalError",
             "escapes EvalError EvalError EvalError EvalError EvalError EvalError",
-            "missing member true browser.runtime.openOptionsPage is not provided by the harness's runtime",
+            "missing member true browser.runtime.getBackgroundPage is not provided by the harness's runtime",
             "absent undefined undefined undefined undefined",
             "turn kept TypeError",
             "clock Sun Mar 01 2026 09:00:00 GMT+0000 (Coordinated Universal Time) 0 true 9:00 AM",

@@ -248,7 +248,7 @@ struct OwnPagesTests {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
         #expect(safari.handle(.popupOpened(t1), now: 0) == [.openPopupPage(t1)])
-        #expect(safari.handle(.popupUsed(.click("toggle")), now: 0) == [.useInPopup(.click("toggle"))])
+        #expect(safari.handle(.popupUsed(.click("toggle")), now: 0) == [.useInPage(.popup, .click("toggle"))])
         #expect(safari.handle(.appearanceChanged(.dark), now: 0) == [.pagesAppearance(.dark)])
         #expect(safari.handle(.popupClosed, now: 0) == [.closePopupPage(hides: true)])
         // What it sends as it closes (pagehide) leaves, and nothing waits for the answer.

@@ -36,8 +36,10 @@ struct PageHostCodecTests {
          #"{"tabs":[{"active":true,"id":"t1","url":"https://a.example/","windowId":3}],"type":"tabs"}"#),
         (.tabs([]), #"{"tabs":[],"type":"tabs"}"#),
         (.closePopup(hide: true), #"{"hide":true,"type":"closePopup"}"#),
-        (.click(element: "box"), #"{"element":"box","type":"click"}"#),
-        (.choose(element: "size", value: "small"), #"{"element":"size","type":"choose","value":"small"}"#),
+        (.click(element: "box"), #"{"element":"box","popup":true,"type":"click"}"#),
+        (.choose(element: "size", value: "small"), #"{"element":"size","popup":true,"type":"choose","value":"small"}"#),
+        (.click(element: "save", page: .tab(work1)), #"{"element":"save","tab":"work/t1","type":"click"}"#),
+        (.choose(element: "size", value: "", page: .tab(p1)), #"{"element":"size","tab":"t1","type":"choose","value":""}"#),
         (.portMessage(port: 1, message: .array([.integer(1), .null])), #"{"message":[1,null],"port":1,"type":"portMessage"}"#),
         (.portDisconnected(port: 2, error: "gone"), #"{"error":"gone","port":2,"type":"portDisconnected"}"#),
         (.portDisconnected(port: 3, error: nil), #"{"port":3,"type":"portDisconnected"}"#),
@@ -146,6 +148,8 @@ struct PageHostCodecTests {
                    error: nil)),
         (#"{"type":"injected","request":4,"error":"could not execute script on this tab"}"#,
          .injected(request: 4, results: nil, error: "could not execute script on this tab")),
+        (#"{"type":"openOptionsPage","popup":true}"#, .openOptionsPage(from: .popup)),
+        (#"{"type":"openOptionsPage","tab":"x1"}"#, .openOptionsPage(from: .tab(PageKey(name: "x1")))),
     ]
 
     @Test(arguments: outputs)
@@ -184,6 +188,7 @@ struct PageHostCodecTests {
         (#"{"type":"portDisconnect","port":1.5}"#, "output 2 (portDisconnect): no integer 'port'"),
         (#"{"type":"injected","request":1,"results":[],"error":"no"}"#, "output 2 (injected): neither an array 'results' nor a string 'error'"),
         (#"{"type":"injected","request":1}"#, "output 2 (injected): neither an array 'results' nor a string 'error'"),
+        (#"{"type":"openOptionsPage","tab":"t1","page":"options.html"}"#, "output 2 (openOptionsPage): unexpected member 'page'"),
     ]
 
     @Test(arguments: malformed)

@@ -81,6 +81,13 @@ struct AnyDesignStepsTests {
             command toggle-dark
             action click t1
             popup click done
+            options open
+            options click save
+            options choose size large print
+            expect options page "#saved" text "Saved"
+            tab click t1 more
+            tab choose t1 size ""
+            options close
 
             """
         let scenario = try Scenario.parse(text, name: "s")
@@ -95,6 +102,13 @@ struct AnyDesignStepsTests {
         // A click on the toolbar item may open the popup over the tab: the popup's steps may follow.
         #expect(scenario.steps[27] == .actionClick(TabID("t1")))
         #expect(scenario.steps[28] == .popup(.click("done")))
+        // The options page is the tab `options open` opened: its steps are that tab's.
+        #expect(scenario.steps[29] == .optionsOpen)
+        #expect(scenario.steps[30] == .tab(.click(.options, "save")))
+        #expect(scenario.steps[31] == .tab(.choose(.options, "size", value: "large print")))
+        #expect(scenario.steps[32] == .expect(.element(.tab(.options), selector: "#saved", .text("Saved"))))
+        #expect(scenario.steps[34] == .tab(.choose(TabID("t1"), "size", value: "")))
+        #expect(scenario.steps[35] == .tab(.close(.options)))
         #expect(scenario.steps[23] == .expect(.action(TabID("t1"), [ActionCheck(property: .title, value: .string("Links # here")),
                                                                     ActionCheck(property: .badgeText, value: .string("")),
                                                                     ActionCheck(property: .popup, value: .string("popup.html"))])))
@@ -128,6 +142,12 @@ struct AnyDesignStepsTests {
         ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p\" text Reading", "s:3: its text, in quotes (or: contains \"T\"): 'Reading' is not in quotes"),
         ("extension e pages\ntab open t1 https://a.example/\nexpect tab t1 page \"p text \"x\"", "s:3: a selector in quotes"),
         ("extension e pages\ntab open t1 https://a.example/\nexpect popup page class x", "s:3: 'expect popup page' takes a selector in quotes first"),
+        ("extension e pages\ntab open t1 https://a.example/\noptions click save", "s:3: 'options click' with no options page open (open it with 'options open')"),
+        ("extension e pages\noptions open\noptions open", "s:3: the options page is already open in tab options (line 2)"),
+        ("extension e pages\noptions open\noptions close\nexpect options page \"p\" absent", "s:4: 'expect options page' with no options page open"),
+        ("extension e\ntab open t1 https://a.example/\noptions open", "s:3: 'options open' acts on the extension's own options page: name it with 'extension DIR pages' first"),
+        ("extension e pages\ntab open t1 https://a.example/\ntab choose t1 size", "s:3: missing the option's value after 'tab choose t1 size'"),
+        ("extension e\ntab open t1 https://a.example/\ntab click t1 go", "s:3: 'tab click' acts in a page the extension's own scripts run in"),
         ("tab open t1 https://a.example/\nexpect popup page \"p\" absent", "s:2: 'expect popup page' reads the extension's own popup"),
         ("expect action badge=3", #"s:1: badge=3: the value is a string in quotes; did you mean 'badge="3"'?"#),
         ("expect action enabled=maybe", "s:1: enabled=maybe: expected enabled=true or enabled=false"),

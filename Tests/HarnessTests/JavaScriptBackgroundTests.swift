@@ -217,6 +217,22 @@ struct JavaScriptBackgroundTests {
         #expect(error.contains(message), "\(error)")
     }
 
+    /// `options open` needs the extension's options page, said before anything starts; a click
+    /// in a tab's page needs the tab in front in its window, as the user can reach only what
+    /// they see, or the run fails saying so.
+    @Test func theOptionsPageAndATabsPageAreReachedAsTheUserReachesThem() throws {
+        let error = try #require(try Self.mistakeBeforeTheRun("extension quick-toggle pages\ntab open t1 https://a.example/\noptions open"))
+        #expect(error.contains("s:3: the extension has no options page (its manifest gives neither options_ui.page nor options_page)"), "\(error)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tab-click-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let text = "extension text-size pages\ntab open t1 https://news.example.com/a\ntab open t2 https://news.example.com/b\ntab click t1 more\n"
+        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
+                                         directory: folder, folder: ScenarioTests.folder + "/extensions").run()
+        #expect(!outcome.passed)
+        #expect(outcome.failures.contains { $0.contains("tab click t1: the tab is not its window's active tab, so the user cannot reach its page (bring it with 'tab activate t1')") },
+                "\(outcome.failures)")
+    }
+
     /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its
     /// status and body (the rest of the line, or a file's, as it is), any other fails; with a
     /// background that is not an extension's JavaScript, the lines are a mistake, and so is a

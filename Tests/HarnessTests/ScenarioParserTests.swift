@@ -74,7 +74,7 @@ struct ScenarioParserTests {
             advance soon
             """
         #expect(mistakes(text) == [
-            "s:2: unknown word 'opn' (expected open, activate, reload, navigate, close, native-dark); did you mean 'open'?",
+            "s:2: unknown word 'opn' (expected open, activate, reload, navigate, close, native-dark, click, choose); did you mean 'open'?",
             "s:5: unknown key 'tehme' (expected mode, theme, nativeDarkPolicy); did you mean 'theme'?",
             "s:6: 'soon' is not a duration (30s, 500ms, 2m, 1h)",
         ])

@@ -327,7 +327,7 @@ test('a namespace Safari lacks is absent, one it has and the runtime lacks throw
         return (code) => vm.runInContext(code, context);
     };
     const page = (popup) => pageSetup({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://a.example/', visible: true, appearance: 'light',
-                                        popup, extensionID: 'x', manifest: JSON.stringify(manifest) });
+                                        popup, extensionPage: popup, extensionID: 'x', manifest: JSON.stringify(manifest) });
     const realms = {
         background: realmOf('runtime-realm.mjs', 'runtime:', JSON.stringify(manifest)),
         popup: realmOf('pages-realm.mjs', 'pages:', page(true)),
@@ -375,7 +375,7 @@ test('the web\'s globals a small extension reaches for are in a service worker, 
         return run;
     };
     const page = (popup) => pageSetup({ url: popup ? 'safari-web-extension://x/popup.html' : 'https://news.example.com/story', visible: true,
-                                        appearance: 'light', popup, extensionID: 'x', manifest });
+                                        appearance: 'light', popup, extensionPage: popup, extensionID: 'x', manifest });
     const everywhere = ['URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'structuredClone', 'AbortController', 'AbortSignal', 'atob', 'btoa',
                         'navigator', 'queueMicrotask', 'EventTarget', 'Event', 'CustomEvent', 'crypto', 'Blob', 'Headers', 'Request', 'Response', 'self'];
     const inPages = ['localStorage', 'sessionStorage', 'requestAnimationFrame', 'cancelAnimationFrame', 'history', 'location', 'document', 'window'];
@@ -748,4 +748,38 @@ test('scripting runs scripts in tabs through Safari and keeps registered content
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(v2.results(), ['undefined', 'Invalid call to tabs.insertCSS(). It is required to specify either \'code\' or \'file\', and not both.',
         'Invalid call to tabs.executeScript(). This extension does not have access to this tab.', ['Docs']]);
+});
+
+// runtime.openOptionsPage asks Safari for a new active tab at the options page (options_ui.page,
+// else options_page) and gives nothing back; with neither, it is refused in WebKit's words.
+test('runtime.openOptionsPage opens the manifest\'s options page in a tab, or is refused', async () => {
+    const install = (manifest) => {
+        const calls = [];
+        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+        const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+            quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                        tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); } }),
+            JSON.stringify({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' }, ...manifest }));
+        const run = (code) => vm.runInContext(code, context);
+        const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+        turn('started', { appearance: 'light', tabs: {} });
+        run(`globalThis.results = [];
+             browser.runtime.openOptionsPage().then((value) => results.push(String(value)), (error) => results.push(error.message));
+             chrome.runtime.openOptionsPage(() => results.push('called back ' + String(chrome.runtime.lastError?.message)));`);
+        return { calls, turn, results: () => JSON.parse(run('JSON.stringify(results)')) };
+    };
+    const ui = install({ options_ui: { page: '/settings.html', open_in_tab: false }, options_page: 'old.html' });
+    assert.deepEqual(ui.calls, [[1, { method: 'create', url: 'safari-web-extension://extension/settings.html', active: true }],
+                                [2, { method: 'create', url: 'safari-web-extension://extension/settings.html', active: true }]]);
+    ui.turn('event', { type: 'tabsAnswered', request: 1, tab: 'x1', url: 'safari-web-extension://extension/settings.html' });
+    ui.turn('event', { type: 'tabsAnswered', request: 2, tab: 'x2', url: 'safari-web-extension://extension/settings.html' });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(ui.results(), ['undefined', 'called back undefined']);
+    const v2 = install({ options_page: 'old.html' });
+    assert.equal(v2.calls[0][1].url, 'safari-web-extension://extension/old.html');
+    const none = install({});
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(none.calls, []);
+    assert.deepEqual(none.results(), ['Invalid call to runtime.openOptionsPage(). No options page is specified in the manifest.',
+                                      'called back Invalid call to runtime.openOptionsPage(). No options page is specified in the manifest.']);
 });

@@ -33,6 +33,9 @@ package struct ExtensionManifest: Sendable, Equatable {
     var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
     /// The names of its keyboard commands (`commands`), which the step `command NAME` presses.
     var commandNames: [String] = []
+    /// Its options page, a path in the extension (`options_ui.page`, else `options_page`, as
+    /// WebKit's `WebExtension::optionsPagePath` reads them), which `options open` shows.
+    package var optionsPage: String?
 
     package struct ContentScript: Sendable, Equatable {
         enum RunAt: String, Sendable, CaseIterable { case documentStart = "document_start", documentEnd = "document_end", documentIdle = "document_idle" }
@@ -42,6 +45,13 @@ package struct ExtensionManifest: Sendable, Equatable {
         var runAt: RunAt
         var allFrames: Bool
     }
+
+    /// The address of the extension's own page `path` in Safari, as `runtime.getURL` gives it
+    /// (the harness's extensions are all at the host `extension`).
+    static func pageURL(_ path: String) -> String { "safari-web-extension://extension/" + path }
+
+    /// Whether `url` is one of the extension's own pages.
+    static func isOwnPage(_ url: String) -> Bool { url.hasPrefix("safari-web-extension://") }
 
     /// The folder, as given.
     var folder: String
@@ -285,6 +295,7 @@ private struct ManifestReader {
                                          messages: messages)
         manifest.manifestVersion = manifestVersion
         manifest.actionDefaults = actionDefaults
+        manifest.optionsPage = readOptionsPage(top, at: root)
         if case .object(let commands)? = top["commands"] {
             manifest.commandNames = commands.keys.sorted()
         } else if top["commands"] != nil {
@@ -294,6 +305,29 @@ private struct ManifestReader {
     }
 
     // MARK: - Members
+
+    /// The options page: `options_ui.page`, else V2's `options_page`, a page of the extension's
+    /// own that is checked as the popup's is.
+    mutating func readOptionsPage(_ top: [String: JSONValue], at root: JSONPath) -> String? {
+        var page: String?
+        if let value = top["options_ui"] {
+            if case .object(let members) = value { page = string(members, "page", at: root.key("options_ui")).map { checkedOptions($0, at: root.key("options_ui").key("page")) } } else {
+                error(root.key("options_ui"), "expected an object with the page")
+            }
+        }
+        if page == nil, top["options_page"] != nil, let given = string(top, "options_page", at: root) {
+            page = checkedOptions(given, at: root.key("options_page"))
+        }
+        return page
+    }
+
+    /// An options page's path in the extension (a leading `/` is the extension's root), its
+    /// file and scripts checked.
+    private mutating func checkedOptions(_ page: String, at path: JSONPath) -> String {
+        let file = page.hasPrefix("/") ? String(page.dropFirst()) : page
+        checkPopup(file, at: path)
+        return file
+    }
 
     /// V3's background: `service_worker` or `scripts`, never persistent. V2's: `scripts` or
     /// `page`, persistent unless it says `"persistent": false` (Safari on iOS refuses a

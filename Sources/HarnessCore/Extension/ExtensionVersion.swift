@@ -60,6 +60,9 @@ struct ExtensionVersion: Equatable, Sendable {
         var popupControls: ExtensionManifest.PopupControls
         /// Its toolbar item's values before the extension sets any.
         var actionDefaults: [ExtensionAction.Property: JSONValue] = [:]
+        /// Its keyboard commands' names, and its options page.
+        var commandNames: [String] = []
+        var optionsPage: String?
     }
 
     /// Each `safari update-extension` of `scenario` installs another version than the one
@@ -87,7 +90,8 @@ struct ExtensionVersion: Equatable, Sendable {
                 case .failure(let problem): throw mistake(problem.description)
                 case .success(let manifest):
                     next = of(manifest)
-                    folders[path] = Folder(written: path, path: full, version: next, popupControls: manifest.popupControls, actionDefaults: manifest.actionDefaults)
+                    folders[path] = Folder(written: path, path: full, version: next, popupControls: manifest.popupControls, actionDefaults: manifest.actionDefaults,
+                                           commandNames: manifest.commandNames, optionsPage: manifest.optionsPage)
                 }
             }
             if next == installed {

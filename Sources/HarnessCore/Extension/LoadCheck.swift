@@ -53,7 +53,7 @@ struct PendingPageTimers {
             switch output {
             case .setTimer(let page, let number, let at): due[page, default: [:]][number] = at
             case .cancelTimer(let page, let number): due[page]?[number] = nil
-            case .sendMessage, .answer, .state, .log, .connect, .postOnPort, .disconnectPort, .queried, .storageChanged, .injected: break
+            case .sendMessage, .answer, .state, .log, .connect, .postOnPort, .disconnectPort, .queried, .storageChanged, .injected, .openOptionsPage: break
             }
         }
     }
@@ -68,7 +68,7 @@ struct PendingPageTimers {
 }
 
 /// What an extension's scripts use that the runtime lacks, found by reading them (`lacks.mjs`):
-/// for each part of the extension (`background`, `content`, `popup`), the `browser.*` members
+/// for each part of the extension (`background`, `content`, `popup`, `options`), the `browser.*` members
 /// and the web's globals. A list to look at, not a verdict: reading finds what running may not
 /// reach, and may name what a comment or a string holds.
 package struct LackedAPIs: Equatable, Sendable {
@@ -100,7 +100,7 @@ package struct LackedAPIs: Equatable, Sendable {
                 guard case .array(let items)? = value else { return [] }
                 return items.compactMap { if case .string(let text) = $0 { text } else { nil } }
             }
-            return .success(["background", "content", "popup"].compactMap { part in
+            return .success(["background", "content", "popup", "options"].compactMap { part in
                 guard case .object(let found)? = parts[part] else { return nil }
                 return LackedAPIs(part: part, api: strings(found["api"]), globals: strings(found["globals"]))
             })

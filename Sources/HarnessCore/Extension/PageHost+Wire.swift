@@ -67,10 +67,10 @@ extension PageHost {
         case tabs([PopupTab])
         /// The popup closes; `hide`: the user closed it, so it hears that it goes.
         case closePopup(hide: Bool)
-        /// The user clicks the popup's element of id `element`.
-        case click(element: String)
-        /// The user picks `value` in the popup's select of id `element`.
-        case choose(element: String, value: String)
+        /// The user clicks the element of id `element` in the page (the popup's, or a tab's).
+        case click(element: String, page: Page = .popup)
+        /// The user picks `value` in the page's select of id `element`.
+        case choose(element: String, value: String, page: Page = .popup)
         /// The background posted `message` on a port a page opened.
         case portMessage(port: Int, message: JSONValue)
         /// The background's end of a page's port is gone; `error`: why, as `runtime.lastError`
@@ -123,6 +123,8 @@ extension PageHost {
         /// The page did the injection numbered `request`: what each run gave
         /// (`[{frameId, result?, error?}]`), or nil with why it could not (`error`).
         case injected(request: Int, results: JSONValue?, error: String?)
+        /// An extension page called `runtime.openOptionsPage()`.
+        case openOptionsPage(from: Page)
     }
 }
 
@@ -154,12 +156,7 @@ extension PageHost.Input {
             return input("answer", members)
         case .nativeDark(let tab, let nativeDark): return input("nativeDark", ["tab": .string(tab.name), "nativeDark": .bool(nativeDark)])
         case .message(let page, let id, let message):
-            var members: [String: JSONValue] = ["id": .integer(Int64(id)), "message": message]
-            switch page {
-            case .tab(let tab): members["tab"] = .string(tab.name)
-            case .popup: members["popup"] = .bool(true)
-            }
-            return input("message", members)
+            return input("message", ["id": .integer(Int64(id)), "message": message].merging(Self.members(of: page)) { one, _ in one })
         case .openPopup(let tab, let appearance, let tabs, let windowId, let storage, let version, let folder, let page):
             var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "appearance": .string(appearance.rawValue)]
             if let tabs { members["tabs"] = Self.json(tabs) }
@@ -173,8 +170,9 @@ extension PageHost.Input {
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])
         case .tabs(let tabs): return input("tabs", ["tabs": Self.json(tabs)])
         case .closePopup(let hide): return input("closePopup", ["hide": .bool(hide)])
-        case .click(let element): return input("click", ["element": .string(element)])
-        case .choose(let element, let value): return input("choose", ["element": .string(element), "value": .string(value)])
+        case .click(let element, let page): return input("click", ["element": .string(element)].merging(Self.members(of: page)) { one, _ in one })
+        case .choose(let element, let value, let page):
+            return input("choose", ["element": .string(element), "value": .string(value)].merging(Self.members(of: page)) { one, _ in one })
         case .portMessage(let port, let message): return input("portMessage", ["port": .integer(Int64(port)), "message": message])
         case .portDisconnected(let port, let error):
             var members: [String: JSONValue] = ["port": .integer(Int64(port))]
@@ -184,15 +182,18 @@ extension PageHost.Input {
         case .reset(let folder, let seed, let platform):
             return input("reset", ["extension": .string(folder), "seed": .string(String(seed)), "platform": .string(platform.rawValue)])
         case .query(let page, let selector):
-            var members: [String: JSONValue] = ["selector": .string(selector)]
-            switch page {
-            case .tab(let tab): members["tab"] = .string(tab.name)
-            case .popup: members["popup"] = .bool(true)
-            }
-            return input("query", members)
+            return input("query", ["selector": .string(selector)].merging(Self.members(of: page)) { one, _ in one })
         case .inject(let tab, let request, let kind, let injection):
             return input("inject", injection.members.merging(["tab": .string(tab.name), "request": .integer(Int64(request)),
                                                               "method": .string(kind.rawValue)]) { a, _ in a })
+        }
+    }
+
+    /// The page an input is for, as its members name it: `tab`, or `popup: true`.
+    private static func members(of page: PageHost.Page) -> [String: JSONValue] {
+        switch page {
+        case .tab(let tab): ["tab": .string(tab.name)]
+        case .popup: ["popup": .bool(true)]
         }
     }
 
@@ -217,7 +218,7 @@ extension PageHost.Input {
 extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
-        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected
+        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -291,6 +292,9 @@ extension PageHost.Output {
             case (nil, .string(let error)?): return .injected(request: try output.integer("request"), results: nil, error: error)
             default: throw output.problem("neither an array 'results' nor a string 'error'")
             }
+        case .openOptionsPage:
+            try output.allow(["tab", "popup"])
+            return .openOptionsPage(from: try output.page())
         }
     }
 

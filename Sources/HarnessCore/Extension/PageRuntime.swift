@@ -257,7 +257,8 @@ extension PageRuntime {
         return scheme + "://" + host + (path.isEmpty ? "/" : path)
     }
 
-    /// Loads a page for each of the manifest's content script entries, and the popup, once, as
+    /// Loads a page for each of the manifest's content script entries, the popup and the options
+    /// page (in a tab of its own, `options`), once, as
     /// Safari loads them (nothing answers their messages), over an empty extension storage of
     /// their own, then lets them run on until no timer is pending or
     /// `ExtensionRuntime.checkWindow` has passed, and reports what came of it.
@@ -278,6 +279,10 @@ extension PageRuntime {
             }
             if manifest.popup != nil {
                 inputs.append(("the popup", .openPopup(TabID("t1"), appearance: .light, tabs: nil, windowId: nil, storage: storage)))
+            }
+            if let options = manifest.optionsPage {
+                inputs.append(("the options page", .load(PageKey(.options), url: ExtensionManifest.pageURL(options), visible: true, appearance: .light,
+                                                         nativeDark: nil, storage: storage)))
             }
             var timers = PendingPageTimers()
             func take(_ outputs: [PageHost.Output]) {

@@ -121,6 +121,8 @@ extension SafariMachine {
         case pageStorageChanged(area: String, changes: JSONValue)
         /// The user clicks an element of the extension's own open popup, or picks an option.
         case popupUsed(PopupGesture)
+        /// The user clicks an element of a tab's page, or picks an option, in the front profile.
+        case tabPageUsed(TabID, PopupGesture)
         /// An event Safari started a background for is dropped: that background did not start.
         case eventDropped(ExtensionWire.Event)
     }
@@ -218,7 +220,8 @@ extension SafariMachine {
         /// as when the user closes it. A popup that goes with its profile or with Safari hears
         /// nothing: what it would say then could reach no background that runs.
         case closePopupPage(hides: Bool)
-        case useInPopup(PopupGesture)
+        /// The user's click or pick in the popup's page or a tab's.
+        case useInPage(PageHost.Page, PopupGesture)
         /// Queue a page's answer for background `incarnation`: its message `id` (its number).
         case answerBackground(incarnation: Int, id: Int, answer: JSONValue?, unreachable: Bool = false)
         /// The background posted a message on a page's port.

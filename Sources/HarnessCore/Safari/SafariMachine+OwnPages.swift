@@ -1,6 +1,11 @@
 import ProcessKit
 import SiteSettings
 
+extension TabID {
+    /// The tab the user opens the extension's options page in (`options open`).
+    static let options = TabID("options")
+}
+
 extension ExtensionWire.PageSender {
     /// The page that sent it, a tab's in `profile`.
     func page(in profile: String) -> PageHost.Page {

@@ -514,7 +514,14 @@ package struct SafariMachine: Sendable {
         case .pageStorageChanged(let area, let changes): effects.append(.dispatch(.storageChanged(area: area, changes: changes)))
         case .popupUsed(let gesture):
             guard userReachesThePopup(to: gesture.verb, now: now, &effects) else { break }
-            effects.append(.useInPopup(gesture))
+            effects.append(.useInPage(.popup, gesture))
+        case .tabPageUsed(let id, let gesture):
+            guard runsOwnPages, tabs[id] != nil else {
+                effects.append(.note("tab \(id.rawValue) is not open: nothing to \(gesture.verb)"))
+                break
+            }
+            bringSafariToTheFront(to: "\(gesture.verb) in tab \(id.rawValue)", now: now, &effects)
+            effects.append(.useInPage(.tab(pageKey(id)), gesture))
         case .replyArrived(let id, let outcome):
             activeNativeRequests.remove(id)
             // A reply addressed to an earlier incarnation is dropped.

@@ -6,9 +6,16 @@ extension ScenarioParser {
     // MARK: - Expectations
 
     mutating func expectation(_ words: inout Cursor) throws(ScenarioError) -> Expectation {
-        let kinds = ["tab", "first-decision", "shared", "app", "popup", "background", "alarm", "converged", "legacy", "group", "storage", "console", "action"]
+        let kinds = ["tab", "first-decision", "shared", "app", "popup", "background", "alarm", "converged", "legacy", "group", "storage", "console", "action", "options"]
         switch try words.choose(kinds) {
         case "action": return try expectAction(&words)
+        case "options":
+            // `expect options page "SELECTOR" ...`: the tab `options open` opened.
+            try words.expectWord("page")
+            guard ownPages else { throw words.error("'expect options page' reads the extension's own options page: name it with 'extension DIR pages' first") }
+            guard openTabs[profile]?[.options] != nil else { throw words.error("'expect options page' with no options page open (open it with 'options open')") }
+            guard words.peek?.hasPrefix("\"") == true else { throw words.error("'expect options page' takes a selector in quotes first (\"#status\")") }
+            return .element(.tab(.options), selector: try selector(&words), try elementCheck(&words))
         case "group": return try expectGroup(&words)
         case "storage": return try expectStorage(&words)
         case "console": return try expectConsole(&words)

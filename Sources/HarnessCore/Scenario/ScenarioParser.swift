@@ -198,6 +198,8 @@ struct ScenarioParser {
             // knows: the popup's steps after it act on what Safari shows (none: nothing happens).
             popupTab = tab
             step = .actionClick(tab)
+        case "options":
+            step = try optionsStep(&words)
         case "menu":
             // `menu click ID TAB`: an id with spaces is a JSON string.
             try words.expectWord("click")
@@ -302,7 +304,7 @@ struct ScenarioParser {
             }
             if let line = setupLines["fresh-install"] { throw words.error("a fresh install has nothing cached (line \(line))") }
             setupLines["cache"] = setupLines["cache"] ?? words.line
-        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .advance,
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .advance,
              .deviceSleep, .settle, .expect:
             break
         }
@@ -382,7 +384,7 @@ struct ScenarioParser {
     }
 
     private mutating func tabStep(_ words: inout Cursor) throws(ScenarioError) -> TabStep {
-        let verb = try words.choose(["open", "activate", "reload", "navigate", "close", "native-dark"])
+        let verb = try words.choose(["open", "activate", "reload", "navigate", "close", "native-dark", "click", "choose"])
         let tab = try tabName(&words)
         if verb == "open" {
             if let line = openTabs[profile]?[tab] { throw words.error("tab \(tab.rawValue) is already open (line \(line)); use 'tab navigate'") }
@@ -440,8 +442,50 @@ struct ScenarioParser {
             openTabs[profile]?[tab] = nil
             if popupTab == tab { popupTab = nil }
             return .close(tab)
+        case "click", "choose":
+            guard ownPages else { throw words.error("'tab \(verb)' acts in a page the extension's own scripts run in: name it with 'extension DIR pages' first") }
+            let gesture = try pageGesture(verb, "tab \(verb) \(tab.rawValue)", &words)
+            switch gesture {
+            case .click(let id): return .click(tab, id)
+            case .choose(let id, let value): return .choose(tab, id, value: value)
+            }
         default: return .nativeDark(tab, try words.choose(["on", "off"]) == "on")
         }
+    }
+
+    /// `options open`, or `options click ID`, `options choose ID VALUE` and `options close`,
+    /// which are the tab steps on the tab `options open` opened.
+    private mutating func optionsStep(_ words: inout Cursor) throws(ScenarioError) -> Step {
+        let verb = try words.choose(["open", "click", "choose", "close"])
+        guard ownPages else { throw words.error("'options \(verb)' acts on the extension's own options page: name it with 'extension DIR pages' first") }
+        let tab = TabID.options
+        if verb == "open" {
+            if let line = openTabs[profile]?[tab] { throw words.error("the options page is already open in tab options (line \(line)); close it with 'options close'") }
+            openTabs[profile, default: [:]][tab] = words.line
+            closedTabs[profile]?[tab] = nil
+            return .optionsOpen
+        }
+        guard openTabs[profile]?[tab] != nil else { throw words.error("'options \(verb)' with no options page open (open it with 'options open')") }
+        if verb == "close" {
+            closedTabs[profile, default: [:]][tab] = words.line
+            openTabs[profile]?[tab] = nil
+            if popupTab == tab { popupTab = nil }
+            return .tab(.close(tab))
+        }
+        switch try pageGesture(verb, "options \(verb)", &words) {
+        case .click(let id): return .tab(.click(tab, id))
+        case .choose(let id, let value): return .tab(.choose(tab, id, value: value))
+        }
+    }
+
+    /// A click on an element of a page (`click ID`) or a pick in its select (`choose ID VALUE`,
+    /// the rest of the line the value, `""` the empty one).
+    private func pageGesture(_ verb: String, _ written: String, _ words: inout Cursor) throws(ScenarioError) -> SafariMachine.PopupGesture {
+        let id = try words.next("an element's id")
+        guard verb == "choose" else { return .click(id) }
+        let value = words.rest().joined(separator: " ")
+        guard !value.isEmpty else { throw words.error("missing the option's value after '\(written) \(id)' (\"\" for the empty value)") }
+        return .choose(id, value: value == "\"\"" ? "" : value)
     }
 
     private mutating func popupStep(_ words: inout Cursor) throws(ScenarioError) -> PopupStep {
@@ -455,12 +499,10 @@ struct ScenarioParser {
         guard let tab = popupTab else { throw words.error("'popup \(verb)' with no popup open (open one with 'popup open TAB')") }
         if verb == "click" || verb == "choose" {
             guard ownPages else { throw words.error("'popup \(verb)' acts in the extension's own popup: name it with 'extension DIR pages' first") }
-            let id = try words.next("an element's id")
-            guard verb == "choose" else { return .click(id) }
-            // The rest of the line is the option's value; `""` is the empty one.
-            let value = words.rest().joined(separator: " ")
-            guard !value.isEmpty else { throw words.error("missing the option's value after 'popup choose \(id)' (\"\" for the empty value)") }
-            return .choose(id, value: value == "\"\"" ? "" : value)
+            switch try pageGesture(verb, "popup \(verb)", &words) {
+            case .click(let id): return .click(id)
+            case .choose(let id, let value): return .choose(id, value: value)
+            }
         }
         if ownPages && verb != "close" {
             throw words.error("'popup \(verb)' sends the reference popup's messages, and this scenario's extension runs its own popup: use 'popup click ID' or 'popup choose ID VALUE'")

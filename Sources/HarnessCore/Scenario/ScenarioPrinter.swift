@@ -53,6 +53,7 @@ package enum ScenarioPrinter {
         case .menuClick(let id, let tab): "menu click \(word(id)) \(tab.rawValue)"
         case .command(let name): "command \(word(name))"
         case .actionClick(let tab): "action click \(tab.rawValue)"
+        case .optionsOpen: "options open"
         case .advance(let duration): "advance \(self.duration(duration))"
         case .deviceSleep(let duration): "device sleep \(self.duration(duration))"
         case .settle: "settle"
@@ -118,6 +119,8 @@ package enum ScenarioPrinter {
         case .navigate(let id, let url, let html): "navigate \(id.rawValue) \(url)" + (html.map { " html=\($0)" } ?? "")
         case .close(let id): "close \(id.rawValue)"
         case .nativeDark(let id, let on): "native-dark \(id.rawValue) \(on ? "on" : "off")"
+        case .click(let id, let element): "click \(id.rawValue) \(element)"
+        case .choose(let id, let element, let value): "choose \(id.rawValue) \(element) \(value.isEmpty ? "\"\"" : value)"
         }
     }
 

@@ -17,13 +17,20 @@ struct ScenarioRoles {
 
     /// The manifest of the extension `background` runs (the scenario's, a probe's or the
     /// command's), if it runs one, as Safari reads it: each `command NAME` must name one of its
-    /// commands (`_execute_action` and its kin open the popup: `popup open TAB`), and Safari on
-    /// iOS refuses a persistent background, which skips the run, saying why.
+    /// commands (`_execute_action` and its kin open the popup: `popup open TAB`), `options open`
+    /// needs its options page (unless an update to another folder's files comes first), and
+    /// Safari on iOS refuses a persistent background, which skips the run, saying why.
     func installed(by background: ProcessExecutables.Command) throws(ScenarioErrors) -> Result<ExtensionManifest?, Skipped> {
         let manifest = ExtensionVersion.manifest(of: background)
         let commands = manifest?.commandNames ?? []
         var errors: [ScenarioError] = []
+        var updated = false
         for line in scenario.lines {
+            if case .safari(.updateExtension(_, _?)) = line.step { updated = true }
+            if case .optionsOpen = line.step, manifest != nil, manifest?.optionsPage == nil, !updated {
+                errors.append(ScenarioError(file: scenario.name, line: line.number,
+                                            message: "the extension has no options page (its manifest gives neither options_ui.page nor options_page)"))
+            }
             guard case .command(let name) = line.step else { continue }
             if name.hasPrefix("_execute_") {
                 errors.append(ScenarioError(file: scenario.name, line: line.number, message: "'\(name)' opens the extension's popup rather than firing commands.onCommand: use 'popup open TAB'"))

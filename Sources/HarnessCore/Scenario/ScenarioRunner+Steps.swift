@@ -31,7 +31,7 @@ extension ScenarioRunner {
             if !checked { problems = [] }
             // One failure per line, with every way it fails.
             if !problems.isEmpty { fail(line, .expectation, problems.joined(separator: "\n  "), about: expectation.tab) }
-        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick:
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen:
             if !line.step.keepsReconciliationBound { started().liveness.boundEnded() }
             act(line.step, started())
             simulation?.settle(deferring: .nativeReply)
@@ -90,6 +90,7 @@ extension ScenarioRunner {
         case .menuClick(let id, let tab): simulation.chooseMenuItem(id, in: tab)
         case .command(let name): simulation.pressCommand(name)
         case .actionClick(let tab): simulation.clickAction(over: tab)
+        case .optionsOpen: simulation.openOptionsPage()
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }
@@ -129,6 +130,8 @@ extension ScenarioRunner {
         case .navigate(let id, let url, let html): simulation.navigateTab(id, to: probeAddress ?? url, html: html.flatMap { setup?.pageDocuments[$0] })
         case .close(let id): simulation.closeTab(id)
         case .nativeDark(let id, let on): simulation.setNativeDark(id, on)
+        case .click(let id, let element): simulation.useInTab(id, .click(element))
+        case .choose(let id, let element, let value): simulation.useInTab(id, .choose(element, value: value))
         }
     }
 

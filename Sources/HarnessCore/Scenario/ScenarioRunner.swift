@@ -375,6 +375,7 @@ package final class ScenarioRunner {
         simulation.actionDefaults = installed?.actionDefaults ?? [:]
         simulation.persistentBackground = installed?.background?.persistent == true
         simulation.commandNames = Set(installed?.commandNames ?? [])
+        simulation.optionsPage = installed?.optionsPage
         simulation.processes.handlerReuse = setup.handlerReuse
         (simulation.safari.installedVersion, simulation.safari.manifestVersion) = (startingVersion, startingVersion)
         // A probe checks what every extension keeps, not the design's invariants.

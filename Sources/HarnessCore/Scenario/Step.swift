@@ -78,6 +78,11 @@ package enum Step: Equatable, Sendable {
     case command(String)
     /// `action click TAB`: the user clicks the extension's toolbar item over the tab.
     case actionClick(TabID)
+    /// `options open`: the user opens the extension's options page from Safari's settings, in
+    /// a new tab named `options` (`TabID.options`), in front. (`options click ID`, `options
+    /// choose ID VALUE`, `options close` and `expect options page ...` are the tab steps and
+    /// check on that tab.)
+    case optionsOpen
     case advance(EpochMillis)
     /// The device sleeps this long: the wall clock moves on, Safari's monotonic clock does not.
     case deviceSleep(EpochMillis)
@@ -92,7 +97,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command,
-             .actionClick, .advance, .deviceSleep, .settle, .expect: false
+             .actionClick, .optionsOpen, .advance, .deviceSleep, .settle, .expect: false
         }
     }
 
@@ -103,7 +108,8 @@ package enum Step: Equatable, Sendable {
     /// edit, a fault, a lifecycle event) starts a new story.
     var keepsReconciliationBound: Bool {
         switch self {
-        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .actionClick, .advance, .settle, .expect: true
+        case .tab(.click), .tab(.choose): false
+        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .actionClick, .optionsOpen, .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
              .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .menuClick, .command, .deviceSleep: false
@@ -237,6 +243,12 @@ package enum TabStep: Equatable, Sendable {
     case close(TabID)
     /// The content script detects (or stops detecting) a native dark theme.
     case nativeDark(TabID, Bool)
+    /// `tab click TAB ID`: the user clicks the element with this id in the tab's page (its
+    /// window's active tab).
+    case click(TabID, String)
+    /// `tab choose TAB ID VALUE`: the user picks the option of this value in the page's select
+    /// with this id (`""`: the empty value).
+    case choose(TabID, String, value: String)
 
     /// The document file (`html=FILE`) the step shows, if it names one.
     var document: String? {

@@ -130,6 +130,8 @@ extension Simulation {
         processes.installedExtension = folder.path
         safari.manifestVersion = folder.version
         actionDefaults = folder.actionDefaults
+        commandNames = Set(folder.commandNames)
+        optionsPage = folder.optionsPage
         handle(.extensionUpdated(version: folder.version))
     }
 
@@ -210,16 +212,7 @@ extension Simulation {
         func notFound(_ method: String, _ tab: TabID) -> String { "Invalid call to tabs.\(method)(). Tab not found: \(tab.rawValue)." }
         switch call {
         case .create(let url, let active):
-            var name: TabID
-            repeat {
-                extensionTabsOpened += 1
-                name = TabID("x\(extensionTabsOpened)")
-            } while tabs[name] != nil
-            let front = safari.activeTab
-            openTab(name, url: url)
-            trace.record(now, "safari", "tab \(name.rawValue) (id \(tabNumbers[safari.pageKey(name)] ?? 0)) is the one background#\(incarnation) opened")
-            if !active, let front { activateTab(front) }
-            answer(name)
+            answer(openExtensionTab(url: url, active: active, by: "background#\(incarnation)"))
         case .update(let tab, let url, let active):
             guard tabs[tab] != nil else { return answer(nil, error: notFound("update", tab)) }
             if let url { navigateTab(tab, to: url) }
@@ -255,6 +248,45 @@ extension Simulation {
             trace.record(now, "safari", "background#\(incarnation) \(verb) \(what) in tab \(tab.rawValue)'s page")
             toPages(.inject(safari.pageKey(tab), request: injectionsSent, kind, injection))
         }
+    }
+
+    /// A tab the extension opens (`tabs.create`, `runtime.openOptionsPage`), named `x1`, `x2`,
+    /// … in the order it opens them; `by`: who asked, as the trace names it.
+    func openExtensionTab(url: String, active: Bool, by: String) -> TabID {
+        var name: TabID
+        repeat {
+            extensionTabsOpened += 1
+            name = TabID("x\(extensionTabsOpened)")
+        } while tabs[name] != nil
+        let front = safari.activeTab
+        openTab(name, url: url)
+        trace.record(now, "safari", "tab \(name.rawValue) (id \(tabNumbers[safari.pageKey(name)] ?? 0)) is the one \(by) opened")
+        if !active, let front { activateTab(front) }
+        return name
+    }
+
+    /// The user opens the extension's options page from Safari's settings: in a new tab named
+    /// `options`, in front (as WebKit's `runtimeOpenOptionsPage` opens it). An extension with
+    /// none opens nothing, and the trace says so.
+    func openOptionsPage() {
+        guard let page = optionsPage else {
+            trace.record(now, "safari", "the extension has no options page: nothing opens")
+            return
+        }
+        trace.record(now, "safari", "the user opens the extension's options page (\(page)) from Safari's settings")
+        openTab(.options, url: ExtensionManifest.pageURL(page))
+    }
+
+    /// The user clicks an element of a tab's page, or picks an option in it: a page the user
+    /// sees, its window's active tab. One that is not is a step the user cannot take, which
+    /// fails the run.
+    func useInTab(_ id: TabID, _ gesture: SafariMachine.PopupGesture) {
+        let written = "tab \(gesture.verb) \(id.rawValue)"
+        guard let tab = tabs[id] else { return monitor.record("\(written): tab \(id.rawValue) is not open") }
+        guard safari.activeTabs[tab.window] == id else {
+            return monitor.record("\(written): the tab is not its window's active tab, so the user cannot reach its page (bring it with 'tab activate \(id.rawValue)')")
+        }
+        handle(.tabPageUsed(id, gesture))
     }
 
     /// The content script of a tab detects (or stops detecting) a native dark theme after its

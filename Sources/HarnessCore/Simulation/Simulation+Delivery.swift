@@ -13,7 +13,7 @@ extension Simulation {
         let effects = safari.handle(input, now: now)
         observe(.safari(input, effects))
         perform(effects)
-        refreshPopupTabs()
+        refreshPageTabs()
     }
 
     /// Carries out Safari's effects in order; some end the list early (a background that did
@@ -104,7 +104,7 @@ extension Simulation {
             // Only the checks take these (`observe`).
             break
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
-             .useInPopup, .messageOnPagePort, .pagePortDisconnected, .pagesStorageChanged:
+             .useInPage, .messageOnPagePort, .pagePortDisconnected, .pagesStorageChanged:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))

@@ -8,6 +8,8 @@ import SiteSettings
 extension Simulation {
     /// Hands the pages one of Safari's effects for them, and carries out what they did.
     func toPages(_ effect: SafariMachine.Effect) {
+        // A page of the extension's own reads the tabs as they are from its first script.
+        if case .loadPage(_, let url, _, _) = effect, ExtensionManifest.isOwnPage(url) { refreshPageTabs() }
         guard let input = pageInput(effect) else { return }
         toPages(input)
     }
@@ -80,9 +82,9 @@ extension Simulation {
         return .failure(Unreadable(description: "the pages' runtime did not answer the query"))
     }
 
-    /// What the popup's `tabs.query` reads: the front profile's tabs, with each window's active
-    /// one, as Safari has them now.
-    private var popupTabs: [PageHost.PopupTab] {
+    /// What an extension page's `tabs.query` reads: the front profile's tabs, with each
+    /// window's active one, as Safari has them now.
+    private var pageTabs: [PageHost.PopupTab] {
         safari.tabs.keys.sorted().map { id in
             let opened = safari.tabs[id]!
             return PageHost.PopupTab(id: id, url: opened.url, windowId: opened.window, active: safari.activeTabs[opened.window] == id,
@@ -90,11 +92,14 @@ extension Simulation {
         }
     }
 
-    /// The open popup reads the tabs as they are: after each of Safari's inputs that changed
-    /// them (a tab opened, closed, shown or gone to another address), it is handed them again.
-    func refreshPopupTabs() {
-        guard let shown = popupTabsShown, case let tabs = popupTabs, tabs != shown else { return }
-        popupTabsShown = tabs
+    /// The extension's pages read the tabs as they are: while the popup or a page of the
+    /// extension's own in a tab is open, after each of Safari's inputs that changed them (a tab
+    /// opened, closed, shown or gone to another address), the pages are handed them again.
+    func refreshPageTabs() {
+        guard safari.popupTab != nil || safari.tabs.values.contains(where: { ExtensionManifest.isOwnPage($0.url) }) else { return }
+        let tabs = pageTabs
+        guard tabs != pageTabsShown else { return }
+        pageTabsShown = tabs
         toPages(.tabs(tabs))
     }
 
@@ -160,12 +165,11 @@ extension Simulation {
             dropTimers(of: .popup)
             trace.record(now, "pages", "the popup\(page.map { " \($0)" } ?? "") opens over tab \(tab.rawValue)")
             popupConsole = []
-            popupTabsShown = popupTabs
-            return .openPopup(tab, appearance: appearance, tabs: popupTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow,
+            pageTabsShown = pageTabs
+            return .openPopup(tab, appearance: appearance, tabs: pageTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow,
                               storage: storageFolder(safari.profile), version: installedVersion, extension: installedFolder, page: page)
         case .closePopupPage(let hides):
             dropTimers(of: .popup)
-            popupTabsShown = nil
             return .closePopup(hide: hides)
         case .messageOnPagePort(let page, let port, let message):
             trace.record(now, "pages", "\(page.name) hears on port \(port)", message)
@@ -176,12 +180,12 @@ extension Simulation {
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
-        case .useInPopup(.click(let element)):
-            trace.record(now, "pages", "the user clicks #\(element) in the popup")
-            return .click(element: element)
-        case .useInPopup(.choose(let element, let value)):
-            trace.record(now, "pages", "the user picks \"\(value)\" in #\(element) in the popup")
-            return .choose(element: element, value: value)
+        case .useInPage(let page, .click(let element)):
+            trace.record(now, "pages", "the user clicks #\(element) in \(page.name)")
+            return .click(element: element, page: page)
+        case .useInPage(let page, .choose(let element, let value)):
+            trace.record(now, "pages", "the user picks \"\(value)\" in #\(element) in \(page.name)")
+            return .choose(element: element, value: value, page: page)
         // Safari's effects for the background, the app, the handler and the clock.
         case .note, .dispatch, .dispatchFirst, .startBackground, .redispatch, .announcePopup, .deliver, .killBackground, .freezeBackground,
              .thawBackground, .fireOverdueTimers, .suspendApp, .queuePortMessage, .appMessageNotConnected, .dropSessionStorage, .completeStorage,
@@ -242,6 +246,12 @@ extension Simulation {
         case .queried:
             // Only a check asks (`queryPage`), and it reads the answer itself.
             break
+        case .openOptionsPage(let page):
+            // Safari opens the options page in a new tab, in front (WebKit,
+            // `runtimeOpenOptionsPage`); the page's realm refused the call with none.
+            trace.record(now, "pages", "\(page.name) opens the options page")
+            guard sender(page) != nil, let options = optionsPage else { return }
+            _ = openExtensionTab(url: ExtensionManifest.pageURL(options), active: true, by: page.name)
         case .injected(let number, let results, let error):
             guard let asked = injections.removeValue(forKey: number) else { return }
             if let error { trace.record(now, "pages", "injection \(number) not done: \(error)") } else {

@@ -143,6 +143,9 @@ package final class Simulation: ProcessTable.Owner {
         set { safari.actionDefaults = newValue }
     }
 
+    /// The installed extension's options page, a path in the extension (`options open`).
+    var optionsPage: String?
+
     // MARK: The extension's own pages
 
     /// The page host, when the extension's own pages run (`ProcessExecutables.pages`).
@@ -173,9 +176,9 @@ package final class Simulation: ProcessTable.Owner {
     var pageConsole: [PageKey: [String]] = [:]
     /// What the popup logged since it last opened.
     var popupConsole: [String] = []
-    /// While the extension's own popup is open: the tabs its `tabs.query` reads, as last handed
-    /// to it (`popupTabs`).
-    var popupTabsShown: [PageHost.PopupTab]?
+    /// The tabs the extension's pages' `tabs.query` reads, as last handed to the page host
+    /// (`pageTabs`); nil before any.
+    var pageTabsShown: [PageHost.PopupTab]?
 
     /// `executables` play the roles on the process transport;
     /// `directory` an empty folder for the container and the extension storage.

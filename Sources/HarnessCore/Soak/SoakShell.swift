@@ -286,7 +286,7 @@ final class SoakShell: Sendable {
                 // The soak's Safari is on iOS: the app cannot message the extension.
                 break
             case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
-                 .useInPopup, .answerBackground, .messageOnPagePort, .pagePortDisconnected, .pagesStorageChanged, .extensionTabsCall:
+                 .useInPage, .answerBackground, .messageOnPagePort, .pagePortDisconnected, .pagesStorageChanged, .extensionTabsCall:
                 // The soak runs the built-in background and the reference content script: no
                 // extension's own pages.
                 break

@@ -1,13 +1,14 @@
 // What an extension's scripts use that the harness's runtime lacks, found by reading them
 // (`harness check --extension`): each `browser.NAMESPACE.MEMBER` (or `chrome.`) their text names,
 // and each of the web's common globals it calls, held against a realm made as the runtime makes
-// it for that part of the extension (the background's, a content script's, the popup's).
+// it for that part of the extension (the background's, a content script's, the popup's, the
+// options page's).
 // Reading finds what running may not reach, and may name what a comment or a string holds: it is
 // a list to look at, not a verdict.
 //
 // node --experimental-vm-modules --no-warnings lacks.mjs --extension FOLDER
 // Out: one frame (section 3), {"background": {"api": [...], "globals": [...]}, "content": {...},
-// "popup": {...}} (a part the extension does not have is left out, and the pages' parts when
+// "popup": {...}, "options": {...}} (a part the extension does not have is left out, and the pages' parts when
 // jsdom, whose document their realm is made over, is not installed).
 //
 // (Run with NODE_PATH=/usr/share/nodejs and --disallow-code-generation-from-strings, as the page
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { backgroundScripts, option, popupOf, readIn, realmModule, url, write } from './runtime-common.mjs';
 import { openDocument, pageContext, plainPage, unavailable } from './dom.mjs';
+import { optionsPageOf } from './realm-common.mjs';
 
 // The web's globals a script may reach for and a realm may lack.
 export const webGlobals = [
@@ -63,8 +65,9 @@ function realmFor(part, manifest) {
         realmModule(context, 'runtime-realm.mjs', 'runtime:').install(quietHost(), manifestText);
         return (code) => vm.runInContext(code, context);
     }
-    const setup = { url: part === 'popup' ? 'safari-web-extension://extension/popup.html' : 'https://example.com/', visible: true,
-                    appearance: 'light', nativeDark: false, plain: true, popup: part === 'popup', extensionID: 'extension', manifest: manifestText };
+    const own = part === 'popup' || part === 'options';
+    const setup = { url: own ? `safari-web-extension://extension/${part}.html` : 'https://example.com/', visible: true, appearance: 'light', nativeDark: false,
+                    plain: true, popup: part === 'popup', extensionPage: own, extensionID: 'extension', manifest: manifestText };
     const { context, attach } = pageContext('lacks');
     const window = openDocument(plainPage, setup.url, () => {});
     attach(window);
@@ -84,7 +87,8 @@ function lacking(run, used) {
     return { api, globals };
 }
 
-// The scripts of each part of the extension, by the manifest (and, for the popup, its page).
+// The scripts of each part of the extension, by the manifest (and, for the popup and the options
+// page, their pages).
 function parts(folder, manifest) {
     const found = {};
     let background = [];
@@ -92,12 +96,12 @@ function parts(folder, manifest) {
     if (background.length > 0) found.background = moduleGraph(folder, background);
     const content = (manifest.content_scripts ?? []).flatMap((entry) => entry.js ?? []);
     if (content.length > 0) found.content = content;
-    const popup = popupOf(manifest);
-    if (typeof popup === 'string') {
+    for (const [part, page] of [['popup', popupOf(manifest)], ['options', optionsPageOf(manifest)]]) {
+        if (typeof page !== 'string') continue;
         let html = '';
-        try { html = readIn(folder, popup); } catch {}
-        const scripts = [...html.matchAll(/<script\b[^>]*\bsrc\s*=\s*["']([^"']+)["']/gi)].map((match) => path.posix.join(path.posix.dirname(popup), match[1]));
-        found.popup = moduleGraph(folder, scripts);
+        try { html = readIn(folder, page); } catch {}
+        const scripts = [...html.matchAll(/<script\b[^>]*\bsrc\s*=\s*["']([^"']+)["']/gi)].map((match) => path.posix.join(path.posix.dirname(page), match[1]));
+        found[part] = moduleGraph(folder, scripts);
     }
     return found;
 }

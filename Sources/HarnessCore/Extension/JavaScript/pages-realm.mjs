@@ -8,7 +8,7 @@
 // objects node's realm (PROTOCOL.md section 15 says what that leaves open).
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
@@ -246,10 +246,10 @@ export function install(hostFunctions, setupText, page) {
         return end.port;
     };
     const manifest = parse(setup.manifest);
-    const present = safariNamespaces(manifest, setup.popup ? 'page' : 'content');
+    const present = safariNamespaces(manifest, setup.extensionPage ? 'page' : 'content');
     const i18n = localizer(manifest, host.messages(), setup.extensionID);
-    // browser.tabs in the popup: tabs.query, over the tabs Safari had as it opened, with the
-    // loads and closes the page host saw since; one window's tabs are numbered in name order.
+    // browser.tabs in an extension page: tabs.query, over the tabs as Safari last handed them
+    // over; one window's tabs are numbered in name order.
     // Content scripts have no tabs API.
     const namespaces = { runtime, i18n };
     // storage, over the profile's extension storage as the background's: local and sync in
@@ -269,14 +269,25 @@ export function install(hostFunctions, setupText, page) {
             return storageAreaMembers(name, operation);
         };
         namespaces.storage = { local: area('local'), sync: area('sync'), onChanged: eventOf(changeListeners) };
-        if (setup.popup) namespaces.storage.session = area('session');
+        if (setup.extensionPage) namespaces.storage.session = area('session');
     }
-    if (setup.popup) {
+    if (setup.extensionPage) {
+        // runtime.openOptionsPage: Safari opens the manifest's options page in a new tab (WebKit,
+        // `WebExtensionContext::runtimeOpenOptionsPage`); with none, the call is refused.
+        const options = optionsPageOf(manifest);
+        runtime.openOptionsPage = (callback) => {
+            const opened = options === undefined
+                ? Promise.reject(new Error('Invalid call to runtime.openOptionsPage(). No options page is specified in the manifest.'))
+                : Promise.resolve(host.openOptionsPage()).then(() => undefined);
+            if (typeof callback !== 'function') return opened;
+            opened.then(() => call(callback, undefined, []), (error) => { lastError = error; call(callback, undefined, []); lastError = undefined; });
+            return undefined;
+        };
         const known = ['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'];
         const query = (info = {}) => {
             const unknown = keys(info ?? {}).filter((key) => !known.includes(key));
             if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
-            // The popup's window is the current one, and the one last focused.
+            // The page's window (the popup's, or its tab's) is the current one, and the one last focused.
             const { window, tabs: all } = parse(host.tabs());
             const tabs = all.map((tab) => ({ ...tab, index: all.filter((other) => other.windowId === tab.windowId).indexOf(tab) }));
             return Promise.resolve(tabs.filter((tab) => (info.active === undefined || tab.active === Boolean(info.active))
@@ -414,7 +425,7 @@ export function install(hostFunctions, setupText, page) {
                 return;
             case 'click': {
                 const target = byId(input.element);
-                if (target === null) { result = 'the popup has no element with that id'; return; }
+                if (target === null) { result = 'the page has no element with that id'; return; }
                 if (outOfSight(target)) { result = 'hidden'; return; }
                 target.click();
                 return;
@@ -423,7 +434,7 @@ export function install(hostFunctions, setupText, page) {
                 // The user picks an option of a select: it is chosen, and the select says so
                 // (input, then change), as a browser's does.
                 const target = byId(input.element);
-                if (target === null) { result = 'the popup has no element with that id'; return; }
+                if (target === null) { result = 'the page has no element with that id'; return; }
                 if (outOfSight(target)) { result = 'hidden'; return; }
                 if (target.tagName !== 'SELECT') { result = 'the element is a ' + target.tagName.toLowerCase() + ', not a select'; return; }
                 const options = [...target.options];

@@ -76,8 +76,6 @@ process.on('unhandledRejection', (reason) => uncaught(current?.name ?? 'pages', 
 // The extension, read from its folder when the host starts and again when a run takes it
 // (`runFolder`), or when a page loads from the files an update installed.
 let runFolder, folder, manifest, extensionID, popupFile, localeMessages;
-// The page of the popup open now: the manifest's, or the one the extension set.
-let shownPopup;
 // The version Safari installed the extension's files as, when an update gave them another one.
 let installedVersion;
 const read = (file) => readIn(folder, file);
@@ -183,11 +181,21 @@ function readAll(files, request) {
     return texts;
 }
 
-// The popup's scripts, in document order, from its document: a classic script runs as the page
-// is parsed, a module one is deferred to the end of parsing; both run before DOMContentLoaded. An
-// inline script is refused, as MV3's content security policy refuses it.
-function popupScripts(document) {
-    const base = path.posix.dirname(shownPopup);
+// The file of the extension an address of its own shows (`safari-web-extension://HOST/PATH`,
+// as runtime.getURL gives it, or a path in the extension), else undefined: a web page.
+function ownFile(url) {
+    const text = String(url);
+    const match = /^safari-web-extension:\/\/[^/]*\/([^?#]*)/.exec(text);
+    if (match === null) return undefined;
+    try { return decodeURIComponent(match[1]); } catch { return match[1]; }
+}
+
+// An extension page's scripts (the popup's, or a page of its own in a tab), in document order,
+// from its document `file`: a classic script runs as the page is parsed, a module one is
+// deferred to the end of parsing; both run before DOMContentLoaded. An inline script is
+// refused, as MV3's content security policy refuses it.
+function ownPageScripts(document, file) {
+    const base = path.posix.dirname(file);
     const scripts = { start: [], modules: [], end: [], refused: 0 };
     for (const element of document.querySelectorAll('script')) {
         const source = element.getAttribute('src');
@@ -286,15 +294,23 @@ let loads = 0;
 // Each port a page opened, by number: the page (the load of it) that holds it.
 let nextPort = 1;
 const portPages = new Map();
-// While the popup is open: the tabs its tabs.query reads ({id, url, windowId, active}), as
-// Safari has them now, and the window it opened in.
-let popupTabs = null;
+// The tabs an extension page's tabs.query reads ({id, url, windowId, active}), as Safari last
+// handed them over (it does while the popup or a page of the extension's own is open), and the
+// window the popup opened in.
+let safariTabs = [];
 let popupWindow = 1;
-// A tab as the popup's tabs.query gives it: its number (tabs.Tab.id) when Safari gave one, else
-// its name.
+// A tab as an extension page's tabs.query gives it: its number (tabs.Tab.id) when Safari gave
+// one, else its name; `name` is the page host's own, left out of what a page reads.
 const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
     id: Number.isSafeInteger(tab.number) ? tab.number : String(tab.id), url: String(tab.url), windowId: Number(tab.windowId), active: tab.active === true,
+    name: String(tab.id),
 }));
+// What an extension page's tabs.query reads: the tabs, and the page's window (the popup's, or
+// its tab's).
+function pageTabs(tab) {
+    const window = tab === undefined ? popupWindow : safariTabs.find((listed) => listed.name === tab)?.windowId ?? 1;
+    return JSON.stringify({ window, tabs: safariTabs.map(({ name, ...listed }) => listed) });
+}
 
 // Safari's clock, and its local time's offset from UTC in minutes, as the frame gives them.
 let now = 0;
@@ -306,7 +322,10 @@ let utcOffset = 0;
 // the end of parsing), DOMContentLoaded and load, and then the content scripts at document_end.
 // Every script and every turn runs from a task of its own (`inTask`), with what jsdom queued
 // run in it (`settleDocument`).
-async function load(name, tab, url, visible, appearance, html, nativeDark = false, storageFolder = null) {
+// `own`: the extension's file the page shows (the popup, or a page of its own in a tab), whose
+// scripts it runs with the extension pages' APIs; undefined for a web page, which runs the
+// content scripts that match it.
+async function load(name, tab, url, visible, appearance, html, nativeDark = false, storageFolder = null, own = undefined) {
     // The page's random numbers: from the run's seed, the page and how many pages loaded before it.
     const seedText = `${seed}/${name}/${++loads}`;
     // Its microtasks are node's, with jsdom's (its mutation records), so that both come in the
@@ -368,13 +387,19 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             injectionRan(page, request, { frameId: 0, ...(error !== null ? { error: String(error) } : text !== '' ? { result: JSON.parse(String(text)) } : {}) });
         },
     };
-    // The popup's tabs.query reads the tabs as Safari last handed them over.
-    if (tab === undefined) host.tabs = () => JSON.stringify({ window: popupWindow, tabs: popupTabs });
+    // An extension page's tabs.query reads the tabs as Safari last handed them over; its
+    // runtime.openOptionsPage asks Safari to open the options page.
+    if (own !== undefined) {
+        host.tabs = () => pageTabs(tab);
+        host.openOptionsPage = () => { outputs.push(tab === undefined ? { type: 'openOptionsPage', popup: true } : { type: 'openOptionsPage', tab }); };
+    }
     host.runQueued = runQueued;
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
-    for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected']) {
+    for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
+                        'openOptionsPage']) {
         const live = host[name];
+        if (live === undefined) continue;
         host[name] = (...args) => {
             if (!page.gone) return live(...args);
             return name === 'sendMessage' ? nextMessage++ : name === 'connect' ? nextPort++ : name === 'storage' ? JSON.stringify({ error: 'the page is gone' }) : '';
@@ -396,16 +421,16 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         }
         runQueued();
         attach(page.window);
-        scripts = tab === undefined ? popupScripts(page.window.document) : contentScripts(url, storageFolder);
+        scripts = own !== undefined ? ownPageScripts(page.window.document, own) : contentScripts(url, storageFolder);
         injectStyles(page, scripts.css ?? []);
     });
-    if (scripts.refused > 0) log(name, 'error', `Refused to execute an inline script in ${shownPopup}: the extension's content security policy allows only its own files`);
+    if (scripts.refused > 0) log(name, 'error', `Refused to execute an inline script in ${own}: the extension's content security policy allows only its own files`);
     dropPage(name);
     pages.set(name, page);
     const { install } = realmModule(context, 'pages-realm.mjs', 'pages:');
     await inTask(() => {
         page.scripts = install(host, JSON.stringify({ url: String(url), visible, appearance: String(appearance), nativeDark: nativeDark === true,
-                                                      plain: html === undefined, popup: tab === undefined, extensionID,
+                                                      plain: html === undefined, popup: tab === undefined, extensionPage: own !== undefined, extensionID,
                                                       manifest: JSON.stringify(installedVersion === undefined ? manifest : { ...manifest, version: installedVersion }) }),
                                        page.window);
         // What jsdom put off while the document was read runs as the page's timers, and the
@@ -648,7 +673,7 @@ function reset(input) {
     nextMessage = 1;
     loads = 0;
     nextPort = 1;
-    popupTabs = null;
+    safariTabs = [];
     popupWindow = 1;
 }
 
@@ -659,10 +684,17 @@ async function handle(input) {
         return [];
     case 'load': {
         takeInstalled(input);
-        dropPage(`tab ${input.tab}`);
-        const page = await load(`tab ${input.tab}`, input.tab, input.url, input.visible === true, input.appearance,
-                                typeof input.html === 'string' ? input.html : undefined, input.nativeDark === true,
-                                typeof input.storage === 'string' ? input.storage : null);
+        const name = `tab ${input.tab}`;
+        dropPage(name);
+        // A page of the extension's own (its options page, or one it opened) is its file, with
+        // its own scripts; one that cannot be read is a plain page that says so, and runs none.
+        const own = ownFile(input.url);
+        let html = typeof input.html === 'string' ? input.html : undefined;
+        if (own !== undefined) {
+            try { html = read(own); } catch (error) { log(name, 'error', `Uncaught Error: ${own} cannot be read: ${error.message}`); html = undefined; }
+        }
+        const page = await load(name, input.tab, input.url, input.visible === true, input.appearance, html, input.nativeDark === true,
+                                typeof input.storage === 'string' ? input.storage : null, own);
         return [page];
     }
     case 'close':
@@ -705,19 +737,19 @@ async function handle(input) {
         takeInstalled(input);
         // The page the extension set for the popup (action.setPopup), else its manifest's.
         // (As a path in the extension, or as runtime.getURL gives it.)
-        shownPopup = typeof input.page === 'string' ? input.page.replace(/^safari-web-extension:\/\/[^/]*\//, '').replace(/^\//, '') : popupFile;
-        if (shownPopup === undefined) return [];
+        const shown = typeof input.page === 'string' ? ownFile(input.page) ?? input.page.replace(/^\//, '') : popupFile;
+        if (shown === undefined) return [];
         let html;
-        try { html = read(shownPopup); } catch (error) { log('popup', 'error', `Uncaught Error: ${shownPopup} cannot be read: ${error.message}`); return []; }
-        popupTabs = listedTabs(input.tabs);
+        try { html = read(shown); } catch (error) { log('popup', 'error', `Uncaught Error: ${shown} cannot be read: ${error.message}`); return []; }
+        safariTabs = listedTabs(input.tabs);
         popupWindow = Number(input.windowId ?? 1);
-        const page = await load('popup', undefined, 'safari-web-extension://extension/' + shownPopup, true, input.appearance, html, false,
-                                typeof input.storage === 'string' ? input.storage : null);
+        const page = await load('popup', undefined, 'safari-web-extension://extension/' + shown, true, input.appearance, html, false,
+                                typeof input.storage === 'string' ? input.storage : null, shown);
         return [page];
     }
     case 'tabs':
-        // Safari's tabs changed while the popup is open.
-        if (popupTabs !== null) popupTabs = listedTabs(input.tabs);
+        // Safari's tabs changed while the popup or a page of the extension's own is open.
+        safariTabs = listedTabs(input.tabs);
         return [];
     case 'closePopup': {
         // Closed by the user, the popup hears that it goes (visibilitychange, then pagehide);
@@ -729,7 +761,6 @@ async function handle(input) {
         }
         dropPage('popup');
         sessionStores.delete('popup');
-        popupTabs = null;
         return [];
     }
     case 'query': {
@@ -770,14 +801,16 @@ async function handle(input) {
         return [page];
     }
     case 'click': case 'choose': {
-        const page = pages.get('popup');
+        // The popup's element, or one of a tab's page (the options page's).
+        const page = input.tab === undefined ? pages.get('popup') : tabPage(input.tab);
         if (page === undefined) return [];
         const refused = await turn(page, input.type, 0, JSON.stringify(input));
-        const step = `popup ${input.type} ${input.element}${input.type === 'choose' ? ' ' + input.value : ''}`;
+        const where = input.tab === undefined ? 'popup' : `tab ${input.tab}`;
+        const step = `${where} ${input.type} ${input.element}${input.type === 'choose' ? ' ' + input.value : ''}`;
         // A control out of sight is one the user cannot reach yet (the page has not shown it):
         // nothing happens, and the trace says so. Anything else is a step the page cannot do.
-        if (refused === 'hidden') log('popup', 'warn', `${step}: nothing happens, #${input.element} is hidden`);
-        else if (refused !== '') log('popup', 'error', `Not done: ${step}: ${refused}`);
+        if (refused === 'hidden') log(page.name, 'warn', `${step}: nothing happens, #${input.element} is hidden`);
+        else if (refused !== '') log(page.name, 'error', `Not done: ${step}: ${refused}`);
         return [page];
     }
     default:

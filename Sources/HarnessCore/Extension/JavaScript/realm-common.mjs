@@ -342,6 +342,13 @@ export function safariNamespaces(manifest, context) {
     return names;
 }
 
+// The extension's options page: `options_ui.page`, else `options_page` (WebKit,
+// `WebExtension::optionsPagePath`), as a path in the extension; undefined with none.
+export function optionsPageOf(manifest) {
+    const page = manifest?.options_ui?.page ?? manifest?.options_page;
+    return typeof page === 'string' && page !== '' ? page.replace(/^\//, '') : undefined;
+}
+
 // Members of namespaces Safari gives that Safari itself lacks (WebKit's WebExtensionAPIRuntime
 // has none of them; its WebExtensionAPITabs has executeScript, insertCSS and removeCSS for
 // Manifest V2 alone, where the runtime gives them): absent, so that a feature check such as

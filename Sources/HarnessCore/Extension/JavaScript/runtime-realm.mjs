@@ -6,7 +6,7 @@
 // Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, matchesPattern, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, matchesPattern, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { actionMembers } from './realm-action.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
@@ -240,6 +240,13 @@ export function install(hostFunctions, manifestText) {
             getURL: (file) => 'safari-web-extension://extension/' + String(file).replace(/^\//, ''),
             get lastError() { return lastError; },
             getPlatformInfo: callbackForm(() => Promise.resolve({ os: safari.appMessages ? 'mac' : 'ios', arch: 'arm' })),
+            // Safari opens the manifest's options page in a new active tab of the front window
+            // (WebKit, `WebExtensionContext::runtimeOpenOptionsPage`); with none, it refuses.
+            openOptionsPage: callbackForm(() => {
+                const page = optionsPageOf(manifest);
+                if (page === undefined) return Promise.reject(new Error('Invalid call to runtime.openOptionsPage(). No options page is specified in the manifest.'));
+                return tabsCall({ method: 'create', url: 'safari-web-extension://extension/' + page, active: true }).then(() => undefined);
+            }),
             // Safari takes the address and does nothing with it (WebKit's
             // `WebExtensionAPIRuntime::setUninstallURL` only calls back).
             setUninstallURL: callbackForm(() => Promise.resolve(undefined)),

@@ -10,7 +10,7 @@ const escapes = [
   () => { try { browser.tabs.sendMessage('t1', { type: 'decision', decision: () => 1 }); } catch (error) { return error.constructor.constructor('return process')(); } },
 ];
 console.log('escapes', escapes.map((escape) => { try { return typeof escape(); } catch (error) { return error.name; } }).join(' '));
-try { browser.runtime.openOptionsPage(); } catch (error) { console.log('missing member', error instanceof Error, error.message); }
+try { browser.runtime.getBackgroundPage(); } catch (error) { console.log('missing member', error instanceof Error, error.message); }
 console.log('absent', typeof browser.storage, typeof browser.then, typeof browser.windows.then, typeof browser.bookmarks);
 try { Object.defineProperty(globalThis, '__runtimeTurn', { value() {} }); } catch (error) { console.log('turn kept', error.name); }
 console.log('clock', Date(), new Date().getTimezoneOffset(), Object.getPrototypeOf(Date) === Function.prototype,

@@ -1,0 +1,16 @@
+// The options page shows the size kept, and keeps the one the user picks.
+const select = document.getElementById('size');
+const current = document.getElementById('current');
+const show = (size) => {
+    select.value = size;
+    current.textContent = `Current size: ${size}`;
+};
+document.addEventListener('DOMContentLoaded', async () => {
+    const { size } = await browser.storage.sync.get({ size: 'medium' });
+    show(size);
+});
+select.addEventListener('change', () => browser.storage.sync.set({ size: select.value }));
+document.getElementById('reset').addEventListener('click', () => browser.storage.sync.remove('size'));
+browser.storage.onChanged.addListener((changes, area) => {
+    if (area === 'sync' && changes.size) show(changes.size.newValue ?? 'medium');
+});

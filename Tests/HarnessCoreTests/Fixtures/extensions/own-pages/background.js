@@ -1,0 +1,1 @@
+// Nothing: the pages are what is checked.

@@ -1,0 +1,1 @@
+console.log('a content script ran at ' + location.href);
