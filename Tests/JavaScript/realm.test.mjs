@@ -169,7 +169,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'keep', 'tabsCall'];
+    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -782,4 +782,46 @@ test('runtime.openOptionsPage opens the manifest\'s options page in a tab, or is
     assert.deepEqual(none.calls, []);
     assert.deepEqual(none.results(), ['Invalid call to runtime.openOptionsPage(). No options page is specified in the manifest.',
                                       'called back Invalid call to runtime.openOptionsPage(). No options page is specified in the manifest.']);
+});
+
+// Safari's windows, as the frames say them: each tab's window and index in it, each window's
+// active tab, the frontmost window as the current and last focused one, and focus only while
+// Safari is in front; windows.get, getCurrent, getLastFocused and getAll, with populate and
+// windowTypes; the events name the tab's own window.
+test('windows and each tab\'s window come from what Safari says of its windows', async () => {
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const said = { windows: { t1: 1, t2: 2, t3: 2 }, active: { 1: 't1', 2: 't3' }, front: 2, focused: 2 };
+    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'macos',
+                    tabNumber: (name) => ({ t1: 1, t2: 2, t3: 3 })[name] ?? 0, tabName: (id) => ({ 1: 't1', 2: 't2', 3: 't3' })[id] ?? '',
+                    activeTab: () => said.active[said.front], tabWindow: (name) => said.windows[name] ?? 0,
+                    activeIn: (window) => said.active[window] ?? '', frontWindow: () => said.front, focusedWindow: () => said.focused }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['tabs'], background: { service_worker: 'b.js' } }));
+    const run = (code) => vm.runInContext(code, context);
+    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    turn('started', { appearance: 'light', tabs: { t1: 'https://a.example/', t2: 'https://b.example/', t3: 'https://c.example/' } });
+    const ask = async (code) => {
+        run(`globalThis.results = []; (async () => { ${code} })().catch((error) => results.push(error.message));`);
+        await new Promise((resolve) => setImmediate(resolve));
+        return JSON.parse(run('JSON.stringify(results)'));
+    };
+    const brief = `const brief = (w) => w.id + (w.focused ? '*' : '') + (w.tabs ? '[' + w.tabs.map((t) => t.id + '@' + t.index + (t.active ? '!' : '')).join(' ') + ']' : '');`;
+    assert.deepEqual(await ask(`${brief}
+        results.push((await browser.windows.getAll()).map(brief).join(' '), (await browser.windows.getAll({ populate: true })).map(brief).join(' '));
+        results.push(brief(await browser.windows.getCurrent()), brief(await browser.windows.getLastFocused({ populate: true })), brief(await browser.windows.get(1)));
+        results.push(brief(await browser.windows.get(browser.windows.WINDOW_ID_CURRENT)));
+        results.push((await browser.tabs.query({ currentWindow: true })).map((t) => t.id).join(','), (await browser.tabs.query({ active: true })).map((t) => t.id).join(','));
+        results.push((await browser.tabs.query({ windowId: 1 })).map((t) => t.id).join(','), (await browser.windows.getAll({ windowTypes: ['popup'] })).length);
+        await browser.windows.get(7);`),
+        ['1 2*', '1[1@0!] 2*[2@0 3@1!]', '2*', '2*[2@0 3@1!]', '1', '2*', '2,3', '1,3', '1', 0, 'Invalid call to windows.get(). Window not found.']);
+    // Another app in front: no window has focus, and the frontmost is still the last focused.
+    said.focused = -1;
+    run(`globalThis.events = []; browser.tabs.onActivated.addListener((info) => events.push(info.tabId + '@' + info.windowId));
+         browser.windows.onFocusChanged.addListener((id) => events.push('focus ' + id));`);
+    assert.deepEqual(await ask(`results.push((await browser.windows.getAll()).map((w) => w.id + ':' + w.focused).join(' '), (await browser.windows.getLastFocused()).id);`),
+                     ['1:false 2:false', 2]);
+    turn('event', { type: 'tabActivated', tab: 't2' });
+    said.focused = 2;
+    turn('event', { type: 'safariCameToForeground' });
+    assert.deepEqual(JSON.parse(run('JSON.stringify(events)')), ['2@2', 'focus 2']);
 });

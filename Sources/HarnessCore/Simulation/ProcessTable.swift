@@ -48,6 +48,8 @@ package final class ProcessTable {
         var tabIds: [String: Int] { get }
         /// The name of the front window's active tab of the front profile, if it has one.
         var activeTabName: String? { get }
+        /// The front profile's windows.
+        var safariWindows: SafariWindows { get }
     }
 
     /// Set once the owner is made; the table lives only as long as its owner.
@@ -208,6 +210,7 @@ package final class ProcessTable {
             driver.uptime = { [unowned owner] now in owner!.uptime(at: now) }
             driver.tabIds = { [unowned owner] in owner!.tabIds }
             driver.activeTab = { [unowned owner] in owner!.activeTabName }
+            driver.windows = { [unowned owner] in owner!.safariWindows }
             switch name {
             case .app: app = driver
             case .background: background = driver

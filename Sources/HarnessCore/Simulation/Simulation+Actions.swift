@@ -165,6 +165,12 @@ extension Simulation {
     /// closed ones too (an event about a closed tab still names its number).
     var activeTabName: String? { safari.activeTab?.rawValue }
 
+    var safariWindows: SafariWindows {
+        SafariWindows(tabWindows: Dictionary(uniqueKeysWithValues: safari.tabs.map { ($0.key.rawValue, $0.value.window) }),
+                      activeTabs: safari.activeTabs.mapValues(\.rawValue), front: safari.frontWindow,
+                      focused: safari.safariInForeground ? safari.frontWindow : nil)
+    }
+
     var tabIds: [String: Int] {
         var ids: [String: Int] = [:]
         for (key, number) in tabNumbers where key.profile == profile { ids[key.tab.rawValue] = number }

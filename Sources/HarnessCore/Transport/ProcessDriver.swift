@@ -92,6 +92,9 @@ package final class ProcessDriver {
     var tabIds: () -> [String: Int] = { [:] }
     /// The front window's active tab, which a background's frame names too (`activeTab`).
     var activeTab: () -> String? = { nil }
+    /// Safari's windows as a background's frame names them too (`windows.*`, and each tab's
+    /// `windowId`).
+    var windows: () -> SafariWindows? = { nil }
     /// Told of each line a process's scripts logged (a JavaScript background's `log` frames),
     /// an exception or rejection they did not catch among them, with its place, at `now`.
     var logged: (_ level: FromChild.LogLevel, _ text: String, _ at: String?, _ now: EpochMillis) -> Void = { _, _, _, _ in }
@@ -137,12 +140,14 @@ package final class ProcessDriver {
         }
         trace.record(now, label, "<-", message: message)
         // A background's frame names its tabs' numbers too (`tabIds`), which the wire's names map
-        // to, and the active tab of the window in front (`activeTab`), which tabs.query reads.
+        // to, the active tab of the window in front (`activeTab`), which tabs.query reads, and
+        // Safari's windows.
         var members: [String: JSONValue] = [:]
         if case .background = input {
             let numbered = tabIds()
             if !numbered.isEmpty { members["tabIds"] = .object(numbered.mapValues { .integer(Int64($0)) }) }
             if let active = activeTab() { members["activeTab"] = .string(active) }
+            if let windows = windows() { members.merge(windows.frameMembers) { _, new in new } }
         }
         return send(.input(input, now: now, uptime: uptime(now), seed: seed, flaws: flaws), members: members, now: now)
     }
@@ -297,5 +302,24 @@ extension FrameError {
     var isTimeout: Bool {
         if case .timedOut = self { return true }
         return false
+    }
+}
+
+/// Safari's windows, as a background's frame names them (`PROTOCOL.md` section 14): each tab's
+/// window, each window's active tab, the frontmost window (`windows.getLastFocused`), and the
+/// window with focus, if one has it (none while another app is in front).
+struct SafariWindows: Equatable, Sendable {
+    var tabWindows: [String: Int]
+    var activeTabs: [Int: String]
+    var front: Int
+    var focused: Int?
+
+    /// `tabWindows`, `activeTabs` (by the window's number as text), `frontWindow` and
+    /// `focusedWindow` (-1, `windows.WINDOW_ID_NONE`, for none).
+    var frameMembers: [String: JSONValue] {
+        var members: [String: JSONValue] = ["frontWindow": .integer(Int64(front)), "focusedWindow": .integer(Int64(focused ?? -1))]
+        if !tabWindows.isEmpty { members["tabWindows"] = .object(tabWindows.mapValues { .integer(Int64($0)) }) }
+        if !activeTabs.isEmpty { members["activeTabs"] = .object(Dictionary(uniqueKeysWithValues: activeTabs.map { (String($0.key), JSONValue.string($0.value)) })) }
+        return members
     }
 }

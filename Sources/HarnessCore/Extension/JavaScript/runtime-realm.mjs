@@ -143,16 +143,39 @@ export function install(hostFunctions, manifestText) {
         if (typeof id === 'number') { const name = host.tabName(id); return name === '' ? String(id) : name; }
         return String(id);
     };
-    // A tab as tabs.query, tabs.get and a sender give it: a whole tabs.Tab, in the one window,
-    // numbered in the order the run opened tabs, loaded (pages load at once here).
+    // A tab as tabs.query, tabs.get and a sender give it: a whole tabs.Tab, in its window (as
+    // the frames say; window 1 where they say none), numbered in the order the run opened tabs,
+    // loaded (pages load at once here).
     // The front window's active tab: as the input's frame says it, else as the last event did.
     const activeName = () => { const named = host.activeTab(); return typeof named === 'string' && named !== '' ? named : safari.active; };
+    const positive = (number) => (Number.isSafeInteger(number) && number > 0 ? number : 1);
+    const frontWindow = () => positive(host.frontWindow());
+    const windowOf = (name) => positive(host.tabWindow(name));
+    // A window's active tab: as the frame says it, else, for the front window, the front tab.
+    const activeIn = (window) => { const named = host.activeIn(window); return typeof named === 'string' && named !== '' ? named : window === frontWindow() ? activeName() : undefined; };
     const tabOf = (name) => {
         const url = safari.tabs.get(name);
-        const active = name === activeName();
-        return { id: tabId(name), index: Math.max(0, [...safari.tabs.keys()].indexOf(name)), windowId: 1, active,
+        const windowId = windowOf(name);
+        const active = name === activeIn(windowId);
+        const index = Math.max(0, [...safari.tabs.keys()].filter((other) => windowOf(other) === windowId).indexOf(name));
+        return { id: tabId(name), index, windowId, active,
                  highlighted: active, pinned: false, incognito: false, discarded: false, autoDiscardable: true, audible: false,
                  mutedInfo: { muted: false }, status: 'complete', url };
+    };
+    // Whether windows.*'s `windowTypes` takes a normal window (every window here is one).
+    const normalWindows = (info) => !Array.isArray(info?.windowTypes) || info.windowTypes.includes('normal');
+    const lastFocused = (method, info) => (normalWindows(info) ? Promise.resolve(windowInfo(frontWindow(), info))
+        : Promise.reject(new Error(`Invalid call to windows.${method}(). Window does not match requested 'windowTypes'.`)));
+    // A window as windows.* gives it (WebKit's `WebExtensionWindow::parameters`): focused only
+    // while Safari is in front with it frontmost; its tabs with `populate`. Its place and size
+    // are not known here and are left out.
+    const windowIds = () => [...new Set([frontWindow(), ...[...safari.tabs.keys()].map(windowOf)])].sort((a, b) => a - b);
+    const windowInfo = (id, info) => {
+        const said = host.focusedWindow();
+        const focused = Number.isSafeInteger(said) && said !== 0 ? said : frontWindow();
+        const window = { id, focused: focused === id, alwaysOnTop: false, incognito: false, type: 'normal', state: 'normal' };
+        if (info?.populate === true) window.tabs = [...safari.tabs.keys()].filter((name) => windowOf(name) === id).map(tabOf);
+        return window;
     };
     // The background's calls on Safari's tabs, by number, waiting for Safari's answer.
     const tabsCalls = new Map();
@@ -176,13 +199,14 @@ export function install(hostFunctions, manifestText) {
         waiting.resolve(tabOf(input.tab));
     };
     const originOf = (url) => { try { return new URL(url).origin; } catch { return undefined; } };
-    const inFront = (wanted) => wanted === true;
+    // The background's current window is the frontmost one, as its last focused is.
+    const inFront = (tab, wanted) => (tab.windowId === frontWindow()) === Boolean(wanted);
     const tabFilters = {
         active: (tab, wanted) => tab.active === Boolean(wanted),
         highlighted: (tab, wanted) => tab.highlighted === Boolean(wanted),
-        currentWindow: (tab, wanted) => inFront(Boolean(wanted)),
-        lastFocusedWindow: (tab, wanted) => inFront(Boolean(wanted)),
-        windowId: (tab, wanted) => wanted === tab.windowId || wanted === -2,
+        currentWindow: inFront,
+        lastFocusedWindow: inFront,
+        windowId: (tab, wanted) => wanted === tab.windowId || (wanted === -2 && tab.windowId === frontWindow()),
         windowType: (tab, wanted) => [wanted].flat().includes('normal'),
         index: (tab, wanted) => tab.index === wanted,
         status: (tab, wanted) => tab.status === wanted,
@@ -312,7 +336,21 @@ export function install(hostFunctions, manifestText) {
                 return Promise.resolve(undefined);
             }),
         }),
-        windows: namespace('windows', { onFocusChanged: event('windowFocus'), WINDOW_ID_NONE: -1, WINDOW_ID_CURRENT: -2 }),
+        windows: namespace('windows', {
+            onFocusChanged: event('windowFocus'), WINDOW_ID_NONE: -1, WINDOW_ID_CURRENT: -2,
+            // Safari's windows that have a tab, and the frontmost (WebKit, `windowsGet`,
+            // `windowsGetLastFocused`, `windowsGetAll`); the background's current window is the
+            // frontmost. Every window is `normal`.
+            get: callbackForm((id, info) => {
+                const wanted = id === -2 ? frontWindow() : id;
+                if (!windowIds().includes(wanted)) return Promise.reject(new Error('Invalid call to windows.get(). Window not found.'));
+                return normalWindows(info) ? Promise.resolve(windowInfo(wanted, info))
+                    : Promise.reject(new Error('Invalid call to windows.get(). Window does not match requested \'windowTypes\'.'));
+            }),
+            getCurrent: callbackForm((info) => lastFocused('getCurrent', info)),
+            getLastFocused: callbackForm((info) => lastFocused('getLastFocused', info)),
+            getAll: callbackForm((info) => Promise.resolve(normalWindows(info) ? windowIds().map((id) => windowInfo(id, info)) : [])),
+        }),
         i18n: namespace('i18n', i18n),
     };
     // The namespaces Safari gives this background (realm-common.mjs).
@@ -699,7 +737,7 @@ export function install(hostFunctions, manifestText) {
             fire('tabUpdated', tabId(input.tab), change, { ...tabOf(input.tab), status });
             return;
         }
-        case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: tabId(input.tab), windowId: 1 }); return;
+        case 'tabActivated': safari.active = input.tab; fire('tabActivated', { tabId: tabId(input.tab), windowId: windowOf(input.tab) }); return;
         case 'webNavigation':
             safari.tabs.set(input.tab, String(input.url));
             navigation?.fire(input, (made) => listenersOf.get(made));
@@ -722,9 +760,9 @@ export function install(hostFunctions, manifestText) {
         case 'tabClosed':
             safari.tabs.delete(input.tab);
             if (safari.active === input.tab) safari.active = undefined;
-            fire('tabRemoved', tabId(input.tab), { windowId: 1, isWindowClosing: false });
+            fire('tabRemoved', tabId(input.tab), { windowId: windowOf(input.tab), isWindowClosing: false });
             return;
-        case 'safariCameToForeground': fire('windowFocus', 1); return;
+        case 'safariCameToForeground': fire('windowFocus', frontWindow()); return;
         // No Safari window has focus (macOS: another app is in front): windows.WINDOW_ID_NONE.
         case 'safariWentToBackground': fire('windowFocus', -1); return;
         case 'appMessageArrived':

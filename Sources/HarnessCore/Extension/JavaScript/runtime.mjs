@@ -99,6 +99,10 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
     const clock = { now: 0, uptime: 0, utcOffset: 0 };
     let tabIds = {};
     let activeTab = '';
+    // Safari's windows as the frames say them: each tab's window (kept for a tab once closed, so
+    // that tabs.onRemoved can name it), each window's active tab, the frontmost window and the
+    // one with focus (-1: none).
+    const windows = { tabs: new Map(), active: {}, front: 0, focused: 0 };
     // The random numbers' seed: the run's, the role and the incarnation's first moment on
     // Safari's clock (the wire does not carry the incarnation's number), from its first input.
     let seedText = null;
@@ -149,6 +153,13 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         // A tab's number by its name (0: none known), and its name by its number ('': none).
         tabNumber: (name) => (Object.hasOwn(tabIds, String(name)) && Number.isSafeInteger(tabIds[String(name)]) ? tabIds[String(name)] : 0),
         activeTab: () => activeTab,
+        // A tab's window (0: none said), a window's active tab ('': none said), the frontmost
+        // window and the focused one (0: none said; -1: no window has focus), and every window
+        // that has a tab, as JSON text.
+        tabWindow: (name) => windows.tabs.get(String(name)) ?? 0,
+        activeIn: (window) => (Object.hasOwn(windows.active, String(window)) ? String(windows.active[String(window)]) : ''),
+        frontWindow: () => windows.front,
+        focusedWindow: () => windows.focused,
         tabName: (number) => Object.keys(tabIds).find((name) => tabIds[name] === number) ?? '',
         uptime: () => clock.uptime,
         seed: () => seedText,
@@ -389,6 +400,12 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         if (frame.tabIds !== null && typeof frame.tabIds === 'object') tabIds = frame.tabIds;
         // The front window's active tab, as Safari has it now ('' for none said).
         activeTab = typeof frame.activeTab === 'string' ? frame.activeTab : '';
+        if (frame.tabWindows !== null && typeof frame.tabWindows === 'object') {
+            for (const [name, window] of Object.entries(frame.tabWindows)) if (Number.isSafeInteger(window)) windows.tabs.set(name, window);
+        }
+        windows.active = frame.activeTabs !== null && typeof frame.activeTabs === 'object' ? frame.activeTabs : {};
+        windows.front = Number.isSafeInteger(frame.frontWindow) ? frame.frontWindow : 0;
+        windows.focused = Number.isSafeInteger(frame.focusedWindow) ? frame.focusedWindow : 0;
         seedText ??= `${frame.seed ?? 0}/background/${clock.uptime}`;
         directives = [];
         timedOut = false;
