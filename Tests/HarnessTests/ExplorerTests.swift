@@ -28,10 +28,11 @@ struct ExplorerTests {
         // answer or limit an extension's JavaScript (`fetch`, `watchdog`, `heap-limit`), or set up
         // the App Group's defaults of another design than this project's (`group`), make a
         // probe of any extension (`probe`), or choose an extension's menu item, press its
-        // command, click its toolbar item or open its options page, which the design has none of
-        // (`menu`, `command`, `action`, `options`), is reached.
+        // command, click its toolbar item, open its options page or answer its permission prompt,
+        // which the design has none of (`menu`, `command`, `action`, `options`, `permission`), is
+        // reached.
         for verb in Scenario.verbs where !["expect", "expect-failure", "epoch", "alarm-minimum", "extension", "fetch", "watchdog", "heap-limit", "group", "probe", "menu", "command",
-                                           "action", "options"].contains(verb) {
+                                           "action", "options", "permission"].contains(verb) {
             #expect(kinds.contains(verb), "no schedule uses '\(verb)'")
         }
     }

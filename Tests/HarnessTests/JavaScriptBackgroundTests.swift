@@ -233,6 +233,18 @@ struct JavaScriptBackgroundTests {
                 "\(outcome.failures)")
     }
 
+    /// `permission grant` answers a prompt on screen: with none pending, the user cannot take
+    /// the step, and the run fails saying so.
+    @Test func aPermissionAnswerWithNoPromptOnScreenFailsTheRun() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("no-prompt-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let text = "extension site-access pages\ntab open t1 https://news.example.com/a\npermission grant\n"
+        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
+                                         directory: folder, folder: ScenarioTests.folder + "/extensions").run()
+        #expect(!outcome.passed)
+        #expect(outcome.failures.contains { $0.contains("permission grant: no permission prompt is pending") }, "\(outcome.failures)")
+    }
+
     /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its
     /// status and body (the rest of the line, or a file's, as it is), any other fails; with a
     /// background that is not an extension's JavaScript, the lines are a mistake, and so is a

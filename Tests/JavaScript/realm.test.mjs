@@ -617,7 +617,8 @@ test('webNavigation fires each stage to its listeners, through their URL filters
     assert.equal(run('browser.webNavigation.onCompleted.hasListener(late)'), false, 'a refused filter adds no listener');
 });
 
-// permissions.getAll and contains read what the manifest grants; request is not provided yet.
+// permissions.getAll and contains read what the manifest grants (and nothing the user granted:
+// no file is kept here).
 test('permissions reads what the manifest grants', async () => {
     const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
     realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
@@ -635,11 +636,11 @@ test('permissions reads what the manifest grants', async () => {
                                 { origins: ['https://docs.example.org/guide/intro'] }, { origins: ['https://v2-style.example.net/*'] }]) {
              results.push(await browser.permissions.contains(asked));
            }
-           try { browser.permissions.request({ permissions: ['bookmarks'] }); } catch (error) { results.push(error.message); }
+           await browser.permissions.request({ permissions: ['bookmarks'] }).catch((error) => results.push(error.message));
            results.push(await browser.runtime.setUninstallURL('https://example.com/bye'));
          })();`);
     assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['storage,tabs *://*.example.com/*,https://docs.example.org/guide/*', true, false, true, false, true,
-        true, false, true, false, "browser.permissions.request is not provided by the harness's runtime", null]);
+        true, false, true, false, "Invalid call to permissions.request(). The 'permissions' value is invalid, because 'bookmarks' is not a valid permission.", null]);
 });
 
 // tabs.query takes every filter over the tabs Safari told the background of, url as match
@@ -824,4 +825,58 @@ test('windows and each tab\'s window come from what Safari says of its windows',
     said.focused = 2;
     turn('event', { type: 'safariCameToForeground' });
     assert.deepEqual(JSON.parse(run('JSON.stringify(events)')), ['2@2', 'focus 2']);
+});
+
+// permissions.request asks Safari (a prompt the user answers) for the optional permissions and
+// hosts not held yet, during a user gesture only (a toolbar click's listener, synchronously);
+// what is held already is granted at once, and what the manifest does not name is refused.
+// What the user granted is read from the kept file, and remove gives it back, never the
+// manifest's own (WebKit's WebExtensionAPIPermissions).
+test('permissions.request prompts in a gesture for what the manifest makes optional, and remove gives it back', async () => {
+    const calls = [], files = new Map();
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                    tabNumber: (name) => ({ t1: 1 })[name] ?? 0, tabName: (id) => ({ 1: 't1' })[id] ?? '',
+                    tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); },
+                    keep: (name, text) => { if (text === '') return files.get(name) ?? ''; files.set(name, text); return ''; } }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' }, action: {}, permissions: ['storage'],
+                         optional_permissions: ['tabs'], host_permissions: ['https://a.example/*'], optional_host_permissions: ['https://*.example.org/*'] }));
+    const run = (code) => vm.runInContext(code, context);
+    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    turn('started', { appearance: 'light', tabs: { t1: 'https://a.example/' } });
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+    run(`globalThis.results = []; globalThis.note = (value) => results.push(value); globalThis.why = (error) => results.push(error.message);
+         browser.permissions.request({ permissions: ['tabs'] }).then(note, why);
+         browser.action.onClicked.addListener(() => {
+           browser.permissions.request({ permissions: ['tabs'], origins: ['https://docs.example.org/*'] }).then(note, why);
+           browser.permissions.request({ permissions: ['storage'], origins: ['https://a.example/x/*'] }).then(note, why);
+           browser.permissions.request({ permissions: ['cookies'] }).then(note, why);
+           browser.permissions.request({ origins: ['https://b.example/*'] }).then(note, why);
+           Promise.resolve().then(() => browser.permissions.request({ permissions: ['tabs'] }).then(note, why));
+         });`);
+    turn('event', { type: 'actionClicked', tab: 't1', url: 'https://a.example/' });
+    await settled();
+    assert.deepEqual(calls, [[1, { method: 'requestPermissions', permissions: ['tabs'], origins: ['https://docs.example.org/*'] }]]);
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['Invalid call to permissions.request(). Must be called during a user gesture.', true,
+        'Invalid call to permissions.request(). The \'permissions\' value is invalid, because only permissions specified in the manifest may be requested.',
+        'Invalid call to permissions.request(). The \'origins\' value is invalid, because only permissions specified in the manifest may be requested.',
+        'Invalid call to permissions.request(). Must be called during a user gesture.']);
+    // The user granted it: Safari kept it, and the background hears yes.
+    files.set('permissions', JSON.stringify({ permissions: ['tabs'], origins: ['https://docs.example.org/*'] }));
+    turn('event', { type: 'tabsAnswered', request: 1, granted: true });
+    await settled();
+    run(`results.length = 0;
+         (async () => {
+           note(await browser.permissions.contains({ permissions: ['tabs'], origins: ['https://docs.example.org/guide/*'] }));
+           note((await browser.permissions.getAll()).origins.join(' '));
+           await browser.permissions.remove({ permissions: ['storage'] }).catch(why);
+           note(await browser.permissions.remove({ origins: ['https://docs.example.org/*'] }));
+           note(await browser.permissions.contains({ origins: ['https://docs.example.org/*'] }));
+           note(await browser.permissions.contains({ permissions: ['tabs'] }));
+         })();`);
+    await settled();
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), [true, 'https://a.example/* https://docs.example.org/*',
+        'Invalid call to permissions.remove(). The \'permissions\' value is invalid, because required permissions cannot be removed.', true, false, true]);
+    assert.deepEqual(JSON.parse(files.get('permissions')), { permissions: ['tabs'], origins: [] });
 });

@@ -238,10 +238,28 @@ struct ExtensionWireTests {
         #expect(try directive(#"{"type": "tabsCall", "request": 1, "method": "executeScript", "tab": "t1", "files": [1]}"#) == "files[0]: expected a string")
         #expect(try directive(#"{"type": "tabsCall", "request": 1, "method": "executeScript", "tab": "t1", "func": "f", "args": {}}"#) == "args: expected an array")
         #expect(try directive(#"{"type": "tabsCall", "request": 1, "method": "discard", "tab": "t1"}"#)
-            == "method: expected create, update, reload, remove, executeScript, insertCSS or removeCSS, not 'discard'")
+            == "method: expected create, update, reload, remove, executeScript, insertCSS, removeCSS or requestPermissions, not 'discard'")
         // Safari's answer carries each run's result.
         let results = JSONValue.array([.object(["frameId": .integer(0), "result": .integer(5)])])
         let answered = ExtensionWire.Event.tabsAnswered(request: 3, tab: nil, url: nil, error: nil, results: results)
         #expect(try ExtensionWire.decode(throughBytes(ExtensionWire.encode(answered))) == answered)
+    }
+
+    /// A permission request names what the background asks for, and Safari answers whether the
+    /// user granted it; a request or an answer of another shape is refused, naming its member.
+    @Test func aPermissionRequestTravelsWithWhatItAsksAndComesBackGrantedOrNot() throws {
+        let output = ExtensionWire.Output.tabsCall(request: 4, .requestPermissions(permissions: ["tabs"], origins: ["https://*.example.org/*"]))
+        #expect(try ExtensionWire.directive(throughBytes(ExtensionWire.json(output))) == output)
+        #expect(String(decoding: JSONWriter.compact(ExtensionWire.json(output)), as: UTF8.self)
+            == #"{"method":"requestPermissions","origins":["https://*.example.org/*"],"permissions":["tabs"],"request":4,"type":"tabsCall"}"#)
+        for granted in [true, false] {
+            let answered = ExtensionWire.Event.tabsAnswered(request: 4, tab: nil, url: nil, error: nil, granted: granted)
+            #expect(try ExtensionWire.decode(throughBytes(ExtensionWire.encode(answered))) == answered)
+        }
+        #expect(try failure { try ExtensionWire.directive(json(#"{"type": "tabsCall", "request": 1, "method": "requestPermissions", "permissions": ["tabs"]}"#)) }
+            == "origins: missing")
+        #expect(try failure { try ExtensionWire.directive(json(#"{"type": "tabsCall", "request": 1, "method": "requestPermissions", "permissions": "tabs", "origins": []}"#)) }
+            == "permissions: expected an array")
+        #expect(try failure { try ExtensionWire.decode(json(#"{"type": "tabsAnswered", "request": 1, "granted": "yes"}"#)) } == "granted: expected a boolean")
     }
 }

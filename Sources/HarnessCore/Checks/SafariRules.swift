@@ -8,7 +8,8 @@ import SiteSettings
 /// shell that fires its timers, departs from WebKit (`SAFARI.md`):
 ///
 /// - the unload timer runs 30 s after the last wake, and 30 s after each check that found the
-///   background held (by Web Inspector, or an open port it used less than 2 minutes before),
+///   background held (by Web Inspector, a pending permission prompt, or an open port it used
+///   less than 2 minutes before),
 ///   and never for a persistent background;
 ///   a check unloads it exactly when nothing holds it, and none is missed or early; every other
 ///   kill has a cause the user or the system gave (an unload or kill asked for, a restart, an
@@ -26,6 +27,7 @@ import SiteSettings
 /// - on macOS, Safari leaving the front tells the extension that no window has focus
 ///   (`windows.onFocusChanged`), once each time it leaves; iOS, which suspends it, tells nothing;
 /// - a native request is accepted only below the cap, and refused only at it;
+/// - a permission prompt lasts until the user answers it or 2 minutes pass, and no longer;
 /// - the timers that fell due while iOS Safari was suspended fire on its return, once each, in
 ///   the order they fell due;
 /// - an event reaches a background only through a listener it has, and wakes an unloaded one
@@ -50,6 +52,7 @@ struct SafariRules: Sendable {
     /// WebKit's constants, as `SAFARI.md` gives them.
     static let unloadCheck: EpochMillis = 30_000
     static let portKeepAlive: EpochMillis = 120_000
+    static let permissionPromptTimeout: EpochMillis = 120_000
 
     /// The run's start, and how long the device slept since: Safari's clock counts from the
     /// start and stops while the device sleeps.
@@ -89,6 +92,8 @@ struct SafariRules: Sendable {
     /// are cleared or made again (`WebExtensionAlarm::fire`).
     private var firedAlarms: [String: Set<String>] = [:]
     private var requests: Set<SafariMachine.NativeRequestID> = []
+    /// When each pending permission prompt times out, oldest first.
+    private var prompts: [EpochMillis] = []
     private var hungLegacy = 0
     /// On iOS Safari's return, the timers that fell due while it was suspended and have not
     /// fired yet, by name, with when each fell due.
@@ -167,6 +172,9 @@ struct SafariRules: Sendable {
         where time > max(alarm.due, resumed) + lateness && reported.insert("missing alarm \(name) \(alarm.due)").inserted {
             broken.append("alarm \(name), due at \(seconds(alarm.due)), had not fired by \(seconds(time))")
         }
+        if let expiry = prompts.first, time > max(expiry, resumed) + lateness, reported.insert("missing prompt expiry \(expiry)").inserted {
+            broken.append("the permission prompt due to go at \(seconds(expiry)) was still pending at \(seconds(time))")
+        }
         return broken
     }
 
@@ -180,6 +188,7 @@ struct SafariRules: Sendable {
     /// What holds the loaded background at an unload check, if anything.
     private func holder(at time: EpochMillis) -> String? {
         if inspected { return "Web Inspector was attached to it" }
+        if !prompts.isEmpty { return "a permission prompt was pending" }
         if !ports.isEmpty, time - portUsed < Self.portKeepAlive {
             return "it held a port it used \(ScenarioPrinter.duration(time - portUsed)) before"
         }
@@ -382,6 +391,7 @@ struct SafariRules: Sendable {
                 // Its own post on a page's port is its port activity; closing one drops it.
                 case .postOnPort(let port, _) where ports.contains(.page(port)): portUsed = time
                 case .closePort(let port): ports.remove(.page(port))
+                case .tabsCall(_, .requestPermissions): prompts.append(time + Self.permissionPromptTimeout)
                 // Its own storage change wakes it when it listens for changes.
                 case .storageChanged where knownListeners?.contains(.storageChanged) == true: unloadCheck = time + Self.unloadCheck
                 case .setAlarm(let at, let name, let period):
@@ -410,6 +420,14 @@ struct SafariRules: Sendable {
         case .popupAnnouncementInterrupted: ports.remove(.popup)
         case .inspectorOpened: inspected = loaded != nil
         case .inspectorClosed: inspected = false
+        case .permissionPromptAnswered: if !prompts.isEmpty { prompts.removeFirst() }
+        case .timeReached(.permissionPrompt):
+            guard let expiry = prompts.first else {
+                note("no prompt \(time)", "a permission prompt timed out at \(seconds(time)), with none pending")
+                break
+            }
+            if time < expiry { note("early prompt \(expiry)", "a permission prompt timed out at \(seconds(time)), before its 2 minutes (\(seconds(expiry)))") }
+            prompts.removeFirst()
         case .backgroundFrozenByUser: frozen = true
         case .backgroundThawedByUser: resume(frozen: false, suspended: suspended, at: time)
         case .safariWentToBackground: suspended = suspended || platform == .iOS
@@ -420,12 +438,14 @@ struct SafariRules: Sendable {
             restarted(at: time)
         case .extensionUpdated:
             backgroundGone(at: time)
+            prompts = []
             savedListeners = [:]
             sessionListeners = [:]
             alarms = [:]
             firedAlarms = [:]
         case .profileCameToFront(let name, _):
             backgroundGone(at: time)
+            prompts = []
             profile = name
             resume(frozen: false, suspended: suspended, at: time)
         case .replyArrived(let id, _): requests.remove(id)
@@ -478,6 +498,7 @@ struct SafariRules: Sendable {
     /// Safari started afresh: what it kept in memory (alarms in every profile, requests in
     /// flight) is gone, and it is in front.
     private mutating func restarted(at time: EpochMillis) {
+        prompts = []
         alarms = [:]
         firedAlarms = [:]
         sessionListeners = savedListeners

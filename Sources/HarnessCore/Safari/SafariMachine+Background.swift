@@ -222,6 +222,8 @@ extension SafariMachine {
         case .popupAnswer(let number, let saved, let scope):
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
         case .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort: carryOutForPages(output, from: incarnation, now: now, &effects)
+        case .tabsCall(let request, .requestPermissions(let permissions, let origins)):
+            askPermission(request, permissions: permissions, origins: origins, from: incarnation, now: now, &effects)
         case .tabsCall(let request, let call):
             // Safari does to its tabs what the background asks, as the user would, and answers.
             effects.append(.extensionTabsCall(incarnation: incarnation, request: request, call))
@@ -359,6 +361,7 @@ extension SafariMachine {
         // The popup is one of the extension's pages: it closes as the extension reloads, with
         // what it waited for.
         forgetPopup(&effects)
+        dropPermissionPrompts(&effects)
         savedListeners = [:]
         sessionListeners = [:]
         forgetAlarms(&effects)
@@ -391,6 +394,7 @@ extension SafariMachine {
         alarms = later(alarms)
         for (name, away) in putAway { putAway[name]?.alarms = later(away.alarms) }
         for id in tabs.keys { tabs[id]?.waitingSince? += duration }
+        for index in permissionPrompts.indices { permissionPrompts[index].expires += duration }
         if !alarms.isEmpty { tellAlarmsChanged(&effects) }
     }
 

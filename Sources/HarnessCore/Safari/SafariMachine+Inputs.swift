@@ -123,6 +123,8 @@ extension SafariMachine {
         case popupUsed(PopupGesture)
         /// The user clicks an element of a tab's page, or picks an option, in the front profile.
         case tabPageUsed(TabID, PopupGesture)
+        /// The user answers the oldest permission prompt.
+        case permissionPromptAnswered(granted: Bool)
         /// An event Safari started a background for is dropped: that background did not start.
         case eventDropped(ExtensionWire.Event)
     }
@@ -136,6 +138,8 @@ extension SafariMachine {
         case backgroundLoad
         /// The tab's content script's pause before it asks again ends.
         case pageAsksAgain(TabID)
+        /// The oldest permission prompt has waited 2 minutes unanswered.
+        case permissionPrompt
 
         /// Whether it is a page's own timer (it runs while the background is frozen).
         var isPages: Bool { if case .pageAsksAgain = self { true } else { false } }
@@ -222,6 +226,9 @@ extension SafariMachine {
         case closePopupPage(hides: Bool)
         /// The user's click or pick in the popup's page or a tab's.
         case useInPage(PageHost.Page, PopupGesture)
+        /// Safari answers the background that asked with the user's answer to its prompt, and
+        /// keeps what was granted.
+        case permissionsDecided(PermissionPrompt, granted: Bool)
         /// Queue a page's answer for background `incarnation`: its message `id` (its number).
         case answerBackground(incarnation: Int, id: Int, answer: JSONValue?, unreachable: Bool = false)
         /// The background posted a message on a page's port.

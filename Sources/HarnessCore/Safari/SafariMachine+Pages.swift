@@ -211,8 +211,9 @@ extension SafariMachine {
     /// Safari quits: its background is killed (Web Inspector detaches with it).
     mutating func safariQuit(_ effects: inout [Effect]) {
         if loaded != nil { effects.append(.killBackground(reason: "safari restart", stop: .unloaded)) }
-        // The popup is Safari's: it goes with Safari.
+        // The popup and the prompts are Safari's: they go with Safari.
         forgetPopup(&effects)
+        dropPermissionPrompts(&effects)
     }
 
     /// Safari starts again: what lived in its memory is gone (events held for a frozen
@@ -262,6 +263,7 @@ extension SafariMachine {
         holdNoBackground(&effects)
         appInForeground = false
         forgetPopup(&effects)
+        dropPermissionPrompts(&effects)
         forgetSafarisMemory(&effects)
         startReason = .startup
         // Every question died with its background: each page's wait starts again with its reload.
@@ -286,6 +288,7 @@ extension SafariMachine {
         let pageEvents = (held.map(\.event) + queued).filter(\.isFromAPage)
         holdNoBackground(&effects)
         forgetPopup(&effects)
+        dropPermissionPrompts(&effects)
         putAway[profile] = PutAway(tabs: tabs, activeTabs: activeTabs, frontWindow: frontWindow, alarms: alarms, action: action, menus: menus, pageEvents: pageEvents)
         let restored = putAway.removeValue(forKey: name) ?? PutAway(tabs: [:], activeTabs: [:], frontWindow: 1, alarms: [:])
         (tabs, activeTabs, frontWindow, alarms, action, menus) = (restored.tabs, restored.activeTabs, restored.frontWindow, restored.alarms, restored.action, restored.menus)

@@ -210,6 +210,8 @@ package struct SafariMachine: Sendable {
     var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
     /// The pages whose `visibilityState` is `visible`.
     var shownPages: Set<PageKey> = []
+    /// The front profile's permission prompts, oldest first (`permissions.request`).
+    var permissionPrompts: [PermissionPrompt] = []
 
     /// The popup open over a tab, and the scope the user chose in it.
     struct OpenPopup: Equatable, Sendable {
@@ -318,11 +320,11 @@ package struct SafariMachine: Sendable {
 
     /// Something holds the loaded background at an unload check (WebKit,
     /// `WebExtensionContext::unloadBackgroundContentIfPossible`): Web Inspector is attached
-    /// (`_isBeingInspected`), or it holds an open port it opened or posted on less than 2
-    /// minutes before.
+    /// (`_isBeingInspected`), a permission prompt is pending, or it holds an open port it opened
+    /// or posted on less than 2 minutes before.
     func isHeld(now: EpochMillis) -> Bool {
         guard let loaded = loadedBackground else { return false }
-        return loaded.inspected || (!loaded.ports.isEmpty && now - loaded.lastPortActivity < Self.portKeepAlive)
+        return loaded.inspected || !permissionPrompts.isEmpty || (!loaded.ports.isEmpty && now - loaded.lastPortActivity < Self.portKeepAlive)
     }
 
     /// The loaded background was woken: the unload timer starts again (`scheduleBackgroundContentToUnload`).
@@ -459,6 +461,8 @@ package struct SafariMachine: Sendable {
         case .deviceSlept(let duration): deviceSlept(duration, &effects)
         case .timeReached(.alarm(let name)): alarmFired(name, now: now, &effects)
         case .timeReached(.backgroundLoad): backgroundLoadEnded(&effects)
+        case .timeReached(.permissionPrompt): answerPermissionPrompt(granted: false, timedOut: true, &effects)
+        case .permissionPromptAnswered(let granted): answerPermissionPrompt(granted: granted, &effects)
         case .timeReached(.pageAsksAgain(let id)):
             guard tabs[id]?.asksAgainAt != nil else { break }
             run(.pauseEnded, in: id, now: now, &effects)

@@ -55,7 +55,7 @@ package struct Scenario: Sendable {
 
     /// The first word of every step this version understands.
     static let verbs = ["platform", "epoch", "seed", "shared", "cache", "app", "safari", "tab", "popup", "background", "fail",
-                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile", "alarm-minimum", "extension", "fetch", "expect-failure", "watchdog", "heap-limit", "group", "probe", "menu", "command", "action", "options"]
+                               "handler", "hold", "release", "crash", "advance", "settle", "appearance", "legacy", "expect", "profile", "alarm-minimum", "extension", "fetch", "expect-failure", "watchdog", "heap-limit", "group", "probe", "menu", "command", "action", "options", "permission"]
 
     /// Reads a whole scenario into typed steps. Throws every mistake in it, each with its line;
     /// a file with no steps is a mistake too.

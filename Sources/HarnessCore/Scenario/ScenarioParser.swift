@@ -200,6 +200,9 @@ struct ScenarioParser {
             step = .actionClick(tab)
         case "options":
             step = try optionsStep(&words)
+        case "permission":
+            // `permission grant|refuse`: the user's answer to the oldest prompt on screen.
+            step = .permission(granted: try words.choose(["grant", "refuse"]) == "grant")
         case "menu":
             // `menu click ID TAB`: an id with spaces is a JSON string.
             try words.expectWord("click")
@@ -304,7 +307,7 @@ struct ScenarioParser {
             }
             if let line = setupLines["fresh-install"] { throw words.error("a fresh install has nothing cached (line \(line))") }
             setupLines["cache"] = setupLines["cache"] ?? words.line
-        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .advance,
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .permission, .advance,
              .deviceSleep, .settle, .expect:
             break
         }

@@ -54,6 +54,7 @@ package enum ScenarioPrinter {
         case .command(let name): "command \(word(name))"
         case .actionClick(let tab): "action click \(tab.rawValue)"
         case .optionsOpen: "options open"
+        case .permission(let granted): "permission \(granted ? "grant" : "refuse")"
         case .advance(let duration): "advance \(self.duration(duration))"
         case .deviceSleep(let duration): "device sleep \(self.duration(duration))"
         case .settle: "settle"

@@ -31,7 +31,7 @@ extension ScenarioRunner {
             if !checked { problems = [] }
             // One failure per line, with every way it fails.
             if !problems.isEmpty { fail(line, .expectation, problems.joined(separator: "\n  "), about: expectation.tab) }
-        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen:
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .permission:
             if !line.step.keepsReconciliationBound { started().liveness.boundEnded() }
             act(line.step, started())
             simulation?.settle(deferring: .nativeReply)
@@ -91,6 +91,7 @@ extension ScenarioRunner {
         case .command(let name): simulation.pressCommand(name)
         case .actionClick(let tab): simulation.clickAction(over: tab)
         case .optionsOpen: simulation.openOptionsPage()
+        case .permission(let granted): simulation.answerPermissionPrompt(granted: granted)
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }

@@ -83,6 +83,9 @@ package enum Step: Equatable, Sendable {
     /// choose ID VALUE`, `options close` and `expect options page ...` are the tab steps and
     /// check on that tab.)
     case optionsOpen
+    /// `permission grant` or `permission refuse`: the user answers the oldest permission prompt
+    /// (a background's `permissions.request`).
+    case permission(granted: Bool)
     case advance(EpochMillis)
     /// The device sleeps this long: the wall clock moves on, Safari's monotonic clock does not.
     case deviceSleep(EpochMillis)
@@ -97,7 +100,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command,
-             .actionClick, .optionsOpen, .advance, .deviceSleep, .settle, .expect: false
+             .actionClick, .optionsOpen, .permission, .advance, .deviceSleep, .settle, .expect: false
         }
     }
 
@@ -109,7 +112,7 @@ package enum Step: Equatable, Sendable {
     var keepsReconciliationBound: Bool {
         switch self {
         case .tab(.click), .tab(.choose): false
-        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .actionClick, .optionsOpen, .advance, .settle, .expect: true
+        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .actionClick, .optionsOpen, .permission, .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
              .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .menuClick, .command, .deviceSleep: false

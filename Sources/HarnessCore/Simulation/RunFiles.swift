@@ -24,6 +24,9 @@ struct RunFiles {
     /// The content scripts it registered for the session alone (`scripting.registerContentScripts`
     /// with `persistAcrossSessions: false`): Safari drops them when it quits.
     static let contentScriptsSessionName = "content-scripts-session.json"
+    /// The optional permissions and host patterns the user granted the profile's extension
+    /// (`permissions.request`), which Safari keeps for good: `{"permissions": [...], "origins": [...]}`.
+    static let grantedPermissionsName = "permissions.json"
 
     /// The profile's extension storage folder (real files).
     func storageDirectory(_ profile: String) -> String {
@@ -61,6 +64,26 @@ struct RunFiles {
         case .process: try FileIO.writeSynced(bytes, to: directory() + "/" + name, name: name)
         case .inProcess: disk.place(folder + name, bytes)
         }
+    }
+
+    /// Adds what the user granted to the profile's kept permissions; a file that is not the
+    /// kept form (a script wrote it) is replaced, and says so.
+    func grant(permissions: [String], origins: [String], profile: String) throws(StoreError) -> String? {
+        var kept = (permissions: [String](), origins: [String]())
+        var problem: String?
+        if let bytes = storageFile(Self.grantedPermissionsName, profile: profile) {
+            if case .object(let members)? = try? JSONParser.parse(bytes), case .array(let names)? = members["permissions"], case .array(let patterns)? = members["origins"] {
+                kept.permissions = names.compactMap { if case .string(let text) = $0 { text } else { nil } }
+                kept.origins = patterns.compactMap { if case .string(let text) = $0 { text } else { nil } }
+            } else {
+                problem = "\(Self.grantedPermissionsName) was not a list of permissions and origins: it is written afresh"
+            }
+        }
+        for name in permissions where !kept.permissions.contains(name) { kept.permissions.append(name) }
+        for pattern in origins where !kept.origins.contains(pattern) { kept.origins.append(pattern) }
+        let json = JSONValue.object(["permissions": .array(kept.permissions.map { .string($0) }), "origins": .array(kept.origins.map { .string($0) })])
+        try writeStorageFile(Self.grantedPermissionsName, JSONWriter.compact(json), profile: profile)
+        return problem
     }
 
     func containerFile(_ name: String) -> [UInt8]? { read(containerDirectory, SimulatedContainer.folder, name) }

@@ -63,6 +63,7 @@ struct Scheduler {
             case .safari(.alarm): "the alarm"
             case .safari(.backgroundLoad): "the background's load"
             case .safari(.pageAsksAgain(let tab)): "tab \(tab.rawValue)'s pause before it asks again"
+            case .safari(.permissionPrompt): "the permission prompt's time"
             }
         }
     }
@@ -126,6 +127,8 @@ struct Scheduler {
         if let load = safari.loadEnds, !frozen { consider(load, .safari(.backgroundLoad)) }
         // A content script's timer stops as a page's does.
         if safari.platform == .macOS || safari.safariInForeground, let ask = safari.nextAskAgain { consider(ask.at, .safari(.pageAsksAgain(ask.tab))) }
+        // A prompt's time stops as Safari's unload check does.
+        if let expiry = safari.nextPromptExpiry, !frozen { consider(expiry, .safari(.permissionPrompt)) }
         return best.map { (max(now, $0.due), $0.what) }
     }
 

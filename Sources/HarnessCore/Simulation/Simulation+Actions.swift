@@ -217,6 +217,9 @@ extension Simulation {
         }
         func notFound(_ method: String, _ tab: TabID) -> String { "Invalid call to tabs.\(method)(). Tab not found: \(tab.rawValue)." }
         switch call {
+        case .requestPermissions:
+            // Safari's own (a prompt: `SafariMachine.askPermission`); never handed here.
+            preconditionFailure("a permission request is Safari's to prompt for")
         case .create(let url, let active):
             answer(openExtensionTab(url: url, active: active, by: "background#\(incarnation)"))
         case .update(let tab, let url, let active):
@@ -293,6 +296,32 @@ extension Simulation {
             return monitor.record("\(written): the tab is not its window's active tab, so the user cannot reach its page (bring it with 'tab activate \(id.rawValue)')")
         }
         handle(.tabPageUsed(id, gesture))
+    }
+
+    /// The user answers the oldest permission prompt (`permission grant`, `permission refuse`).
+    /// With none on screen there is nothing to answer: the step is one the user cannot take,
+    /// which fails the run.
+    func answerPermissionPrompt(granted: Bool) {
+        guard !safari.permissionPrompts.isEmpty else {
+            return monitor.record("permission \(granted ? "grant" : "refuse"): no permission prompt is pending (a background's permissions.request shows one)")
+        }
+        handle(.permissionPromptAnswered(granted: granted))
+    }
+
+    /// A prompt was answered, or went unanswered too long: what the user granted is kept with
+    /// the profile's extension storage for good (`permissions.contains` and `getAll` read it),
+    /// and the background that asked hears the answer, if it still runs.
+    func permissionsDecided(_ prompt: SafariMachine.PermissionPrompt, granted: Bool) {
+        if granted {
+            do {
+                if let problem = try files.grant(permissions: prompt.permissions, origins: prompt.origins, profile: safari.profile) {
+                    trace.record(now, "safari", problem)
+                }
+            } catch {
+                monitor.record("the granted permissions could not be kept: \(error)")
+            }
+        }
+        clock.queue.append(.backgroundInput(.tabsAnswered(request: prompt.request, tab: nil, url: nil, error: nil, granted: granted), for: prompt.incarnation))
     }
 
     /// The content script of a tab detects (or stops detecting) a native dark theme after its

@@ -110,6 +110,8 @@ extension Simulation {
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))
         case .extensionTabsCall(let incarnation, let request, let call):
             extensionTabsCall(incarnation: incarnation, request: request, call)
+        case .permissionsDecided(let prompt, let granted):
+            permissionsDecided(prompt, granted: granted)
         }
         return true
     }

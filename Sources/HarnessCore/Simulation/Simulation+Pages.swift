@@ -190,7 +190,7 @@ extension Simulation {
         case .note, .dispatch, .dispatchFirst, .startBackground, .redispatch, .announcePopup, .deliver, .killBackground, .freezeBackground,
              .thawBackground, .fireOverdueTimers, .suspendApp, .queuePortMessage, .appMessageNotConnected, .dropSessionStorage, .completeStorage,
              .queueNativeRequest, .startHandler, .startLegacyHandler, .queueReply, .setTimer, .cancelTimer, .decisionSent, .popupAnswered,
-             .reconciliationPoint, .answerBackground, .extensionTabsCall:
+             .reconciliationPoint, .answerBackground, .extensionTabsCall, .permissionsDecided:
             return nil
         }
     }

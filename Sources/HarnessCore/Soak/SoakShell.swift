@@ -125,6 +125,8 @@ final class SoakShell: Sendable {
                     tell(.timeReached(.backgroundLoad))
                 case .safari(.pageAsksAgain(let tab)):
                     tell(.timeReached(.pageAsksAgain(tab)))
+                case .safari(.permissionPrompt):
+                    tell(.timeReached(.permissionPrompt))
                 case .backgroundTimer(let id):
                     timers[id] = nil
                     tell(.eventDue(.timerFired(id.timer), for: id.incarnation))
@@ -286,7 +288,7 @@ final class SoakShell: Sendable {
                 // The soak's Safari is on iOS: the app cannot message the extension.
                 break
             case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
-                 .useInPage, .answerBackground, .messageOnPagePort, .pagePortDisconnected, .pagesStorageChanged, .extensionTabsCall:
+                 .useInPage, .answerBackground, .messageOnPagePort, .pagePortDisconnected, .pagesStorageChanged, .extensionTabsCall, .permissionsDecided:
                 // The soak runs the built-in background and the reference content script: no
                 // extension's own pages.
                 break

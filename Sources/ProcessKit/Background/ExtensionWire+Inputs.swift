@@ -108,8 +108,9 @@ extension ExtensionWire {
             var members: [String: JSONValue] = ["tab": .string(tab.rawValue), "url": .string(url), "status": .string(status.rawValue)]
             if urlChanged { members["urlChanged"] = .bool(true) }
             return input("tabUpdated", members)
-        case .tabsAnswered(let request, let tab, let url, let error, let results):
+        case .tabsAnswered(let request, let tab, let url, let error, let results, let granted):
             var members: [String: JSONValue] = ["request": .integer(Int64(request))]
+            if let granted { members["granted"] = .bool(granted) }
             if let tab { members["tab"] = .string(tab.rawValue) }
             if let url { members["url"] = .string(url) }
             if let error { members["error"] = .string(error) }
@@ -142,6 +143,14 @@ extension ExtensionWire {
         func integer(_ name: String) throws(NativeMessageError) -> Int64 { try object.integer(name) }
         /// A string member that may be left out.
         func optionalString(_ name: String) throws(NativeMessageError) -> String? { members[name] == nil ? nil : try string(name) }
+        /// A boolean member that may be left out.
+        func optionalBool(_ name: String) throws(NativeMessageError) -> Bool? {
+            switch members[name] {
+            case nil: return nil
+            case .bool(let value)?: return value
+            case _?: throw NativeMessageError(root.key(name), "expected a boolean")
+            }
+        }
         func bool(_ name: String) -> Bool { members[name] == .bool(true) }
         /// The popup's message number: optional, 0 when absent.
         func message() throws(NativeMessageError) -> Int { members["message"] == nil ? 0 : Int(clamping: try integer("message")) }
@@ -249,19 +258,12 @@ extension ExtensionWire {
             return .commandPressed(name: try string("name"), tab: try optionalString("tab").map { TabID($0) }, url: try optionalString("url"))
         case "menuClicked":
             func identifier(_ name: String) throws(NativeMessageError) -> JSONValue? { try ExtensionMenuItem.identifier(members[name], at: root.key(name)) }
-            func flag(_ name: String) throws(NativeMessageError) -> Bool? {
-                switch members[name] {
-                case nil: return nil
-                case .bool(let value)?: return value
-                case _?: throw NativeMessageError(root.key(name), "expected a boolean")
-                }
-            }
             guard let id = try identifier("id") else { throw NativeMessageError(root.key("id"), "expected a string or an integer") }
-            return .menuClicked(id: id, parentId: try identifier("parentId"), tab: try tab(), url: try string("url"), checked: try flag("checked"),
-                                wasChecked: try flag("wasChecked"))
+            return .menuClicked(id: id, parentId: try identifier("parentId"), tab: try tab(), url: try string("url"), checked: try optionalBool("checked"),
+                                wasChecked: try optionalBool("wasChecked"))
         case "tabsAnswered":
             return .tabsAnswered(request: Int(clamping: try integer("request")), tab: try optionalString("tab").map { TabID($0) }, url: try optionalString("url"),
-                                 error: try optionalString("error"), results: members["results"])
+                                 error: try optionalString("error"), results: members["results"], granted: try optionalBool("granted"))
         case "tabUpdated":
             guard let status = TabStatus(rawValue: try string("status")) else { throw NativeMessageError(root.key("status"), "expected loading or complete") }
             let urlChanged: Bool

@@ -67,6 +67,8 @@ extension ExtensionWire {
         case .remove(let tabs): ["method": .string("remove"), "tabs": .array(tabs.map { .string($0.rawValue) })]
         case .inject(let kind, let tab, let injection):
             ["method": .string(kind.rawValue), "tab": .string(tab.rawValue)].merging(injection.members) { a, _ in a }
+        case .requestPermissions(let permissions, let origins):
+            ["method": .string("requestPermissions"), "permissions": .array(permissions.map { .string($0) }), "origins": .array(origins.map { .string($0) })]
         }
     }
 
@@ -176,7 +178,17 @@ extension ExtensionWire {
             try directive.allow(["type", "port"])
             return .closePort(port: Int(clamping: try directive.integer("port")))
         case "tabsCall":
-            try directive.allow(["type", "request", "method", "tab", "tabs", "url", "active", "func", "args", "files", "code"])
+            /// A member that is an array of strings.
+            func strings(_ name: String) throws(NativeMessageError) -> [String] {
+                guard case .array(let items) = try directive.value(name) else { throw NativeMessageError(path.key(name), "expected an array") }
+                var texts: [String] = []
+                for (index, item) in items.enumerated() {
+                    guard case .string(let text) = item else { throw NativeMessageError(path.key(name).index(index), "expected a string") }
+                    texts.append(text)
+                }
+                return texts
+            }
+            try directive.allow(["type", "request", "method", "tab", "tabs", "url", "active", "func", "args", "files", "code", "permissions", "origins"])
             let request = Int(clamping: try directive.integer("request"))
             let url = directive.members["url"] == nil ? nil : try directive.string("url")
             let active = directive.members["active"] == nil ? nil : try directive.bool("active")
@@ -186,17 +198,12 @@ extension ExtensionWire {
                 return .tabsCall(request: request, .create(url: url, active: active ?? true))
             case "update": return .tabsCall(request: request, .update(TabID(try directive.string("tab")), url: url, active: active))
             case "reload": return .tabsCall(request: request, .reload(TabID(try directive.string("tab"))))
-            case "remove":
-                guard case .array(let items) = try directive.value("tabs") else { throw NativeMessageError(path.key("tabs"), "expected an array") }
-                var tabs: [TabID] = []
-                for (index, item) in items.enumerated() {
-                    guard case .string(let name) = item else { throw NativeMessageError(path.key("tabs").index(index), "expected a string") }
-                    tabs.append(TabID(name))
-                }
-                return .tabsCall(request: request, .remove(tabs))
+            case "remove": return .tabsCall(request: request, .remove(try strings("tabs").map { TabID($0) }))
+            case "requestPermissions": return .tabsCall(request: request, .requestPermissions(permissions: try strings("permissions"), origins: try strings("origins")))
             case let method:
                 guard let kind = InjectionKind(rawValue: method) else {
-                    throw NativeMessageError(path.key("method"), "expected create, update, reload, remove, executeScript, insertCSS or removeCSS, not '\(method.prefix(32))'")
+                    throw NativeMessageError(path.key("method"),
+                                             "expected create, update, reload, remove, executeScript, insertCSS, removeCSS or requestPermissions, not '\(method.prefix(32))'")
                 }
                 return .tabsCall(request: request, .inject(kind, TabID(try directive.string("tab")), try injection(directive)))
             }

@@ -29,7 +29,8 @@ import SiteSettings
 /// gives them) when one of its pages changed extension storage; `tabCreated` (`tab`, `url`) and
 /// `tabUpdated` (`tab`, `url`, `status`: `loading` or `complete`, `urlChanged`: true when the load
 /// went to a new address) for a background that listens for them; `tabsAnswered` (`request`, and
-/// the tab's `tab` and `url`, or `error`; `results` for a script it ran) when Safari did what its
+/// the tab's `tab` and `url`, or `error`; `results` for a script it ran; `granted` for a
+/// permission request) when Safari did what its
 /// `tabsCall` asked; `menuClicked`
 /// (`id`, `parentId`?, `tab`, `url`, and `checked` and `wasChecked` for a checkbox or radio item)
 /// when the user chose one of its menu items on a page (`started` carries the items Safari holds
@@ -48,7 +49,8 @@ import SiteSettings
 /// `storageChanged` (`area`, `changes`: what a storage operation changed, for its own pages);
 /// `tabsCall` (`request`, `method`: `create` (`url`, `active`), `update` (`tab`, `url`?,
 /// `active`?), `reload` (`tab`), `remove` (`tabs`), or `executeScript`, `insertCSS` or
-/// `removeCSS` (`tab`, and `func` and `args`, `files`, or `code`)), which Safari answers with
+/// `removeCSS` (`tab`, and `func` and `args`, `files`, or `code`), or `requestPermissions`
+/// (`permissions`, `origins`)), which Safari answers with
 /// `tabsAnswered`;
 /// `actionSet` (`property`, `value`, and `tab` when for one tab alone); `menusChanged` (`items`:
 /// every menu item it has now, as `ExtensionMenuItem` gives each).
@@ -143,7 +145,7 @@ public enum ExtensionWire {
         /// Safari did what the background's `tabsCall` numbered `request` asked: the tab it
         /// opened or changed, with its address, or nil with why it could not; for a script it
         /// ran in a page, what each run gave (`[{frameId, result?, error?}]`).
-        case tabsAnswered(request: Int, tab: TabID?, url: String?, error: String?, results: JSONValue? = nil)
+        case tabsAnswered(request: Int, tab: TabID?, url: String?, error: String?, results: JSONValue? = nil, granted: Bool? = nil)
         /// The user chose the extension's menu item `id` on the page of `tab` (`menus.onClicked`):
         /// `checked` and `wasChecked` for a checkbox or a radio item.
         case menuClicked(id: JSONValue, parentId: JSONValue?, tab: TabID, url: String, checked: Bool?, wasChecked: Bool?)
@@ -159,13 +161,15 @@ public enum ExtensionWire {
 
     /// What the background asks Safari to do to its tabs (`tabs.create`, `update`, `reload`,
     /// `remove`), or to their pages (`scripting.executeScript`, `insertCSS`, `removeCSS`, and
-    /// Manifest V2's `tabs.executeScript` and kin).
+    /// Manifest V2's `tabs.executeScript` and kin), or to ask its user (`permissions.request`:
+    /// the optional permissions and host patterns not granted yet).
     public enum TabsCall: Equatable, Sendable {
         case create(url: String, active: Bool)
         case update(TabID, url: String?, active: Bool?)
         case reload(TabID)
         case remove([TabID])
         case inject(InjectionKind, TabID, Injection)
+        case requestPermissions(permissions: [String], origins: [String])
     }
 
     /// What an injection does with what it is given: runs it as a script in the page's content

@@ -190,8 +190,9 @@ export function install(hostFunctions, manifestText) {
         if (waiting === undefined) return;
         tabsCalls.delete(input.request);
         if (typeof input.error === 'string') { waiting.reject(new Error(input.error)); return; }
-        // A script's runs, each with its result or its error.
+        // A script's runs, each with its result or its error; the user's answer to a prompt.
         if (input.results !== undefined) { waiting.resolve(input.results); return; }
+        if (typeof input.granted === 'boolean') { waiting.resolve(input.granted); return; }
         // The tabs it closed are gone from what it knows, whether or not it hears tabs.onRemoved.
         if (waiting.call.method === 'remove') for (const name of waiting.call.tabs) safari.tabs.delete(name);
         if (typeof input.tab !== 'string') { waiting.resolve(undefined); return; }
@@ -387,7 +388,7 @@ export function install(hostFunctions, manifestText) {
                                               netRequestMembers({ manifest, callbackForm, host: kept }));
     }
     // What the manifest grants (realm-permissions.mjs).
-    api.permissions = namespace('permissions', permissionMembers({ manifest, callbackForm }));
+    api.permissions = namespace('permissions', permissionMembers({ manifest, callbackForm, inGesture: () => gesture, tabsCall, keep: (name, text) => host.keep(name, text) }));
     // A tab's page load, stage by stage (realm-navigation.mjs).
     const navigation = present.has('webNavigation') ? navigationMembers({ event, call: (listener, args) => call(listener, args), tabId }) : null;
     if (navigation !== null) api.webNavigation = namespace('webNavigation', navigation.members);
@@ -615,6 +616,14 @@ export function install(hostFunctions, manifestText) {
         }
     };
     const fire = (name, ...args) => { for (const listener of [...(events.get(name) ?? [])]) call(listener, args); };
+    // The user's gesture, while its event's listeners run (WebKit's `UserGestureIndicator` for
+    // action.onClicked, commands.onCommand and menus.onClicked): what they call synchronously
+    // may ask for permissions.
+    let gesture = false;
+    const fireGesture = (name, ...args) => {
+        gesture = true;
+        try { fire(name, ...args); } finally { gesture = false; }
+    };
     // A page's message to runtime.onMessage. From a tab, the first answer (sendResponse, at
     // once or later, or a listener's promise) is the decision that tab shows; from no tab, an
     // answer goes nowhere.
@@ -745,17 +754,17 @@ export function install(hostFunctions, manifestText) {
         case 'actionClicked':
             // The user clicked the toolbar item where it has no popup: (the tab, {modifiers}).
             safari.tabs.set(input.tab, String(input.url ?? ''));
-            fire('actionClicked', tabOf(input.tab), { modifiers: [], button: 0 });
+            fireGesture('actionClicked', tabOf(input.tab), { modifiers: [], button: 0 });
             return;
         case 'commandPressed':
             // The user pressed the command's keys: (name, the front window's active tab).
             if (typeof input.tab === 'string') safari.tabs.set(input.tab, String(input.url ?? ''));
-            fire('command', String(input.name), typeof input.tab === 'string' ? tabOf(input.tab) : undefined);
+            fireGesture('command', String(input.name), typeof input.tab === 'string' ? tabOf(input.tab) : undefined);
             return;
         case 'menuClicked':
             // The user chose one of its menu items on a tab's page: (info, tab).
             safari.tabs.set(input.tab, input.url);
-            if (menus !== null) fire('menuClicked', ...menus.clicked(input, tabOf(input.tab)));
+            if (menus !== null) fireGesture('menuClicked', ...menus.clicked(input, tabOf(input.tab)));
             return;
         case 'tabClosed':
             safari.tabs.delete(input.tab);

@@ -32,7 +32,7 @@ import * as wire from './directives.mjs';
 import * as storage from './storage-areas.mjs';
 
 // The files `keep` reads and writes, without .json.
-const keptFiles = ['net-request-dynamic', 'net-request-session', 'net-request-enabled', 'content-scripts', 'content-scripts-session'];
+const keptFiles = ['net-request-dynamic', 'net-request-session', 'net-request-enabled', 'content-scripts', 'content-scripts-session', 'permissions'];
 
 const runFolder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
