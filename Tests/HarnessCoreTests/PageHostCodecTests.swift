@@ -60,6 +60,7 @@ struct PageHostCodecTests {
          #"{"args":[1],"func":"(a) => a","method":"executeScript","request":3,"tab":"t1","type":"inject"}"#),
         (.inject(work1, request: 4, .insertCSS, .files(["a.css"])), #"{"files":["a.css"],"method":"insertCSS","request":4,"tab":"work/t1","type":"inject"}"#),
         (.inject(p2, request: 5, .removeCSS, .code("p {}")), #"{"code":"p {}","method":"removeCSS","request":5,"tab":"t2","type":"inject"}"#),
+        (.permissionsAnswered(id: 2, granted: true), #"{"granted":true,"id":2,"type":"permissionsAnswered"}"#),
     ]
 
     @Test(arguments: inputs)
@@ -89,13 +90,14 @@ struct PageHostCodecTests {
         case .storageChanged: "storageChanged"
         case .reset: "reset"
         case .inject: "inject"
+        case .permissionsAnswered: "permissionsAnswered"
         }
     }
 
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer", "query",
-                                                             "storageChanged", "reset", "inject"])
+                                                             "storageChanged", "reset", "inject", "permissionsAnswered"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 
@@ -150,6 +152,8 @@ struct PageHostCodecTests {
          .injected(request: 4, results: nil, error: "could not execute script on this tab")),
         (#"{"type":"openOptionsPage","popup":true}"#, .openOptionsPage(from: .popup)),
         (#"{"type":"openOptionsPage","tab":"x1"}"#, .openOptionsPage(from: .tab(PageKey(name: "x1")))),
+        (#"{"type":"requestPermissions","id":3,"tab":"options","permissions":["tabs"],"origins":["https://*.example.org/*"]}"#,
+         .requestPermissions(id: 3, from: .tab(PageKey(name: "options")), permissions: ["tabs"], origins: ["https://*.example.org/*"])),
     ]
 
     @Test(arguments: outputs)
@@ -189,6 +193,7 @@ struct PageHostCodecTests {
         (#"{"type":"injected","request":1,"results":[],"error":"no"}"#, "output 2 (injected): neither an array 'results' nor a string 'error'"),
         (#"{"type":"injected","request":1}"#, "output 2 (injected): neither an array 'results' nor a string 'error'"),
         (#"{"type":"openOptionsPage","tab":"t1","page":"options.html"}"#, "output 2 (openOptionsPage): unexpected member 'page'"),
+        (#"{"type":"requestPermissions","id":1,"popup":true,"permissions":[1],"origins":[]}"#, "output 2 (requestPermissions): 'permissions' holds what is not a string"),
     ]
 
     @Test(arguments: malformed)

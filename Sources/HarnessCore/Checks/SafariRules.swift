@@ -421,6 +421,8 @@ struct SafariRules: Sendable {
         case .inspectorOpened: inspected = loaded != nil
         case .inspectorClosed: inspected = false
         case .permissionPromptAnswered: if !prompts.isEmpty { prompts.removeFirst() }
+        // A page's prompt holds the background as the background's own does.
+        case .pagePermissionsRequested: prompts.append(time + Self.permissionPromptTimeout)
         case .timeReached(.permissionPrompt):
             guard let expiry = prompts.first else {
                 note("no prompt \(time)", "a permission prompt timed out at \(seconds(time)), with none pending")

@@ -90,6 +90,8 @@ extension PageHost {
         /// and kin), numbered `request`: the page answers with `injected` of that number, at
         /// once or when the script's promise settles.
         case inject(PageKey, request: Int, ExtensionWire.InjectionKind, ExtensionWire.Injection)
+        /// The user answered the prompt for a page's permission request `id`.
+        case permissionsAnswered(id: Int, granted: Bool)
     }
 
     /// What the pages did in one input.
@@ -125,6 +127,9 @@ extension PageHost {
         case injected(request: Int, results: JSONValue?, error: String?)
         /// An extension page called `runtime.openOptionsPage()`.
         case openOptionsPage(from: Page)
+        /// An extension page asked for permissions (`permissions.request`), numbered `id`, for
+        /// Safari's prompt.
+        case requestPermissions(id: Int, from: Page, permissions: [String], origins: [String])
     }
 }
 
@@ -186,6 +191,7 @@ extension PageHost.Input {
         case .inject(let tab, let request, let kind, let injection):
             return input("inject", injection.members.merging(["tab": .string(tab.name), "request": .integer(Int64(request)),
                                                               "method": .string(kind.rawValue)]) { a, _ in a })
+        case .permissionsAnswered(let id, let granted): return input("permissionsAnswered", ["id": .integer(Int64(id)), "granted": .bool(granted)])
         }
     }
 
@@ -218,7 +224,7 @@ extension PageHost.Input {
 extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
-        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage
+        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -295,6 +301,10 @@ extension PageHost.Output {
         case .openOptionsPage:
             try output.allow(["tab", "popup"])
             return .openOptionsPage(from: try output.page())
+        case .requestPermissions:
+            try output.allow(["id", "tab", "popup", "permissions", "origins"])
+            return .requestPermissions(id: try output.integer("id"), from: try output.page(), permissions: try output.strings("permissions"),
+                                       origins: try output.strings("origins"))
         }
     }
 
@@ -325,6 +335,16 @@ extension PageHost.Output {
         func string(_ name: String) throws(PageHost.Failure) -> String {
             guard case .string(let value)? = members[name] else { throw problem("no string '\(name)'") }
             return value
+        }
+
+        func strings(_ name: String) throws(PageHost.Failure) -> [String] {
+            guard case .array(let items)? = members[name] else { throw problem("no array '\(name)'") }
+            var texts: [String] = []
+            for item in items {
+                guard case .string(let text) = item else { throw problem("'\(name)' holds what is not a string") }
+                texts.append(text)
+            }
+            return texts
         }
 
         /// A member that is `true` or left out (false).

@@ -223,7 +223,7 @@ extension SafariMachine {
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
         case .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort: carryOutForPages(output, from: incarnation, now: now, &effects)
         case .tabsCall(let request, .requestPermissions(let permissions, let origins)):
-            askPermission(request, permissions: permissions, origins: origins, from: incarnation, now: now, &effects)
+            askPermission(.background(incarnation: incarnation, request: request), permissions: permissions, origins: origins, now: now, &effects)
         case .tabsCall(let request, let call):
             // Safari does to its tabs what the background asks, as the user would, and answers.
             effects.append(.extensionTabsCall(incarnation: incarnation, request: request, call))

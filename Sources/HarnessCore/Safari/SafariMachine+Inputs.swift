@@ -125,6 +125,9 @@ extension SafariMachine {
         case tabPageUsed(TabID, PopupGesture)
         /// The user answers the oldest permission prompt.
         case permissionPromptAnswered(granted: Bool)
+        /// One of the extension's own pages of the front profile asked for permissions
+        /// (`permissions.request`), its request numbered `id`.
+        case pagePermissionsRequested(id: Int, from: PageHost.Page, permissions: [String], origins: [String])
         /// An event Safari started a background for is dropped: that background did not start.
         case eventDropped(ExtensionWire.Event)
     }

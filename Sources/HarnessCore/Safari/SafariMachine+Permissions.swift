@@ -1,22 +1,36 @@
 import ProcessKit
 import SiteSettings
 
-/// Safari's permission prompts (`permissions.request`): the background asks for optional
-/// permissions or host patterns the extension does not hold yet, and Safari asks the user. The
+/// Safari's permission prompts (`permissions.request`): the background, or one of the
+/// extension's own pages, asks for optional permissions or host patterns the extension does not
+/// hold yet, and Safari asks the user. The
 /// user's answer (`permission grant`, `permission refuse`) goes to the oldest prompt; one left
 /// unanswered for `permissionPromptTimeout` goes away, refused. While any prompt is pending,
 /// Safari does not unload the background (`SAFARI.md`: `unloadBackgroundContentIfPossible`
-/// postpones while a request is pending, `permissionRequestTimeout`). A prompt is the
-/// extension's, not its background's: the background that asked may die meanwhile, and the
-/// answer then goes nowhere, though a grant is kept.
+/// postpones while a request is pending, `permissionRequestTimeout`), whoever asked. A prompt is
+/// the extension's, not its asker's: the background or page that asked may go meanwhile, and
+/// the answer then goes nowhere, though a grant is kept.
 extension SafariMachine {
     /// How long a prompt waits for the user (WebKit's `permissionRequestTimeout`).
     static let permissionPromptTimeout: EpochMillis = 120_000
 
+    /// Who asked: a background's call numbered `request`, or a page's numbered `id`.
+    enum PermissionAsker: Equatable, Sendable {
+        case background(incarnation: Int, request: Int)
+        case page(PageHost.Page, id: Int)
+
+        /// As the trace names it.
+        var name: String {
+            switch self {
+            case .background(let incarnation, _): "background#\(incarnation)"
+            case .page(let page, _): page.name
+            }
+        }
+    }
+
     /// A prompt on screen: who asked, for what, and when Safari drops it.
     struct PermissionPrompt: Equatable, Sendable {
-        var incarnation: Int
-        var request: Int
+        var asker: PermissionAsker
         var permissions: [String]
         var origins: [String]
         var expires: EpochMillis
@@ -28,12 +42,12 @@ extension SafariMachine {
     /// When the oldest prompt goes unanswered, if one is pending.
     var nextPromptExpiry: EpochMillis? { permissionPrompts.first?.expires }
 
-    /// Background `incarnation` asked for permissions it does not hold: Safari shows the prompt.
-    mutating func askPermission(_ request: Int, permissions: [String], origins: [String], from incarnation: Int, now: EpochMillis, _ effects: inout [Effect]) {
-        let prompt = PermissionPrompt(incarnation: incarnation, request: request, permissions: permissions, origins: origins,
-                                      expires: now + Self.permissionPromptTimeout)
+    /// A background or a page asked for permissions the extension does not hold: Safari shows
+    /// the prompt.
+    mutating func askPermission(_ asker: PermissionAsker, permissions: [String], origins: [String], now: EpochMillis, _ effects: inout [Effect]) {
+        let prompt = PermissionPrompt(asker: asker, permissions: permissions, origins: origins, expires: now + Self.permissionPromptTimeout)
         permissionPrompts.append(prompt)
-        effects.append(.note("background#\(incarnation) asks the user for \(prompt.asked): the prompt holds the background until it is answered, for 2 minutes at most"))
+        effects.append(.note("\(asker.name) asks the user for \(prompt.asked): the prompt holds the background until it is answered, for 2 minutes at most"))
     }
 
     /// The user answers the oldest prompt, or it went unanswered too long (`timedOut`: refused).

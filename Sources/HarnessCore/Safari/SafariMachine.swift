@@ -463,6 +463,8 @@ package struct SafariMachine: Sendable {
         case .timeReached(.backgroundLoad): backgroundLoadEnded(&effects)
         case .timeReached(.permissionPrompt): answerPermissionPrompt(granted: false, timedOut: true, &effects)
         case .permissionPromptAnswered(let granted): answerPermissionPrompt(granted: granted, &effects)
+        case .pagePermissionsRequested(let id, let page, let permissions, let origins):
+            askPermission(.page(page, id: id), permissions: permissions, origins: origins, now: now, &effects)
         case .timeReached(.pageAsksAgain(let id)):
             guard tabs[id]?.asksAgainAt != nil else { break }
             run(.pauseEnded, in: id, now: now, &effects)

@@ -310,7 +310,7 @@ extension Simulation {
 
     /// A prompt was answered, or went unanswered too long: what the user granted is kept with
     /// the profile's extension storage for good (`permissions.contains` and `getAll` read it),
-    /// and the background that asked hears the answer, if it still runs.
+    /// and the background or page that asked hears the answer, if it is still there.
     func permissionsDecided(_ prompt: SafariMachine.PermissionPrompt, granted: Bool) {
         if granted {
             do {
@@ -321,7 +321,12 @@ extension Simulation {
                 monitor.record("the granted permissions could not be kept: \(error)")
             }
         }
-        clock.queue.append(.backgroundInput(.tabsAnswered(request: prompt.request, tab: nil, url: nil, error: nil, granted: granted), for: prompt.incarnation))
+        switch prompt.asker {
+        case .background(let incarnation, let request):
+            clock.queue.append(.backgroundInput(.tabsAnswered(request: request, tab: nil, url: nil, error: nil, granted: granted), for: incarnation))
+        case .page(_, let id):
+            toPages(.permissionsAnswered(id: id, granted: granted))
+        }
     }
 
     /// The content script of a tab detects (or stops detecting) a native dark theme after its

@@ -246,6 +246,10 @@ extension Simulation {
         case .queried:
             // Only a check asks (`queryPage`), and it reads the answer itself.
             break
+        case .requestPermissions(let id, let page, let permissions, let origins):
+            trace.record(now, "pages", "\(page.name) asks for \((permissions + origins).joined(separator: ", "))")
+            guard sender(page) != nil else { return }
+            handle(.pagePermissionsRequested(id: id, from: page, permissions: permissions, origins: origins))
         case .openOptionsPage(let page):
             // Safari opens the options page in a new tab, in front (WebKit,
             // `runtimeOpenOptionsPage`); the page's realm refused the call with none.

@@ -11,6 +11,7 @@ import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
+import { permissionMembers } from './realm-permissions.mjs';
 import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, setupText, page) {
@@ -306,6 +307,29 @@ export function install(hostFunctions, setupText, page) {
             },
         };
     }
+    // permissions in an extension page, as the background's: what a click or a pick of the
+    // user's calls synchronously may ask Safari to prompt (WebKit's user gesture), and the
+    // user's answer comes back as a turn of the page.
+    let gesture = false;
+    const permissionAnswers = new Map();
+    if (setup.extensionPage && present.has('permissions')) {
+        const callbackForm = (work) => function (...args) {
+            if (args.length === 0 || typeof args[args.length - 1] !== 'function') return apply(work, this, args);
+            const callback = args.pop();
+            apply(work, this, args).then((value) => { call(callback, undefined, [value]); }, (error) => {
+                lastError = { message: error instanceof Error ? error.message : String(error) };
+                try { call(callback, undefined, []); } finally { lastError = undefined; }
+            });
+            return undefined;
+        };
+        const ask = (request) => new Promise((resolve) => { permissionAnswers.set(host.requestPermissions(jsonText(request, 'a permission request')), resolve); });
+        namespaces.permissions = permissionMembers({ manifest, callbackForm, inGesture: () => gesture, tabsCall: ask, keep: (name, text) => host.keep(name, text) });
+    }
+    // The user's gesture: its events' listeners run inside it.
+    const inGesture = (work) => {
+        gesture = true;
+        try { work(); } finally { gesture = false; }
+    };
     const browser = new Proxy(namespaces, {
         get(target, name) {
             if (typeof name === 'symbol') return target[name];
@@ -427,7 +451,7 @@ export function install(hostFunctions, setupText, page) {
                 const target = byId(input.element);
                 if (target === null) { result = 'the page has no element with that id'; return; }
                 if (outOfSight(target)) { result = 'hidden'; return; }
-                target.click();
+                inGesture(() => target.click());
                 return;
             }
             case 'choose': {
@@ -441,8 +465,17 @@ export function install(hostFunctions, setupText, page) {
                 const option = options.find((candidate) => candidate.value === input.value);
                 if (option === undefined) { result = 'the select has no option of that value (it has ' + (options.map((candidate) => '"' + candidate.value + '"').join(', ') || 'none') + ')'; return; }
                 option.selected = true;
-                fire(target, 'input', true);
-                fire(target, 'change', true);
+                inGesture(() => {
+                    fire(target, 'input', true);
+                    fire(target, 'change', true);
+                });
+                return;
+            }
+            case 'permissionsAnswered': {
+                // The user answered the prompt this page asked for.
+                const resolve = permissionAnswers.get(next.id);
+                permissionAnswers.delete(next.id);
+                resolve?.(input.granted === true);
                 return;
             }
             case 'portMessage':

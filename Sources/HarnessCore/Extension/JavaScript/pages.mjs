@@ -17,17 +17,20 @@
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab" | "popup": true, "id", "message"}
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?, "version"?, "extension"?, "page"?}
 //       | {"type": "storageChanged", "storage", "area", "changes"}
-//       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"} | {"type": "click", "element"} | {"type": "choose", "element", "value"}
+//       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"}
+//       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
 //       | {"type": "timer", "page", "timer"} | {"type": "reset", "extension", "seed", "platform"}
-//       | {"type": "inject", "tab", "request", "method": "executeScript" | "insertCSS" | "removeCSS", "func" and "args" | "files" | "code"}}
+//       | {"type": "inject", "tab", "request", "method": "executeScript" | "insertCSS" | "removeCSS", "func" and "args" | "files" | "code"}
+//       | {"type": "permissionsAnswered", "id", "granted"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
 //       | {"type": "log", "page", "level", "text", "at"?} | {"type": "setTimer", "page", "timer", "at"}
 //       | {"type": "cancelTimer", "page", "timer"} | {"type": "connect", "port", "name", "tab" | "popup": true}
 //       | {"type": "portPost", "port", "message"} | {"type": "portDisconnect", "port"}
 //       | {"type": "storageChanged", "tab" | "popup": true, "area", "changes"}
-//       | {"type": "injected", "request", "results": [{"frameId", "result"?, "error"?}] | "error"}]}
+//       | {"type": "injected", "request", "results": [{"frameId", "result"?, "error"?}] | "error"}
+//       | {"type": "openOptionsPage", "tab" | "popup": true} | {"type": "requestPermissions", "id", "tab" | "popup": true, "permissions", "origins"}]}
 
 process.env.TZ = 'UTC';
 
@@ -294,6 +297,9 @@ let loads = 0;
 // Each port a page opened, by number: the page (the load of it) that holds it.
 let nextPort = 1;
 const portPages = new Map();
+// Each permission request a page made, by number: the page (the load of it) that waits for the answer.
+let nextPermissionRequest = 1;
+const permissionPages = new Map();
 // The tabs an extension page's tabs.query reads ({id, url, windowId, active}), as Safari last
 // handed them over (it does while the popup or a page of the extension's own is open), and the
 // window the popup opened in.
@@ -381,6 +387,25 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (unreachable === true) output.unreachable = true;
             outputs.push(output);
         },
+        // A permission request of an extension page's, for Safari's prompt: its number.
+        requestPermissions: (text) => {
+            const id = nextPermissionRequest++;
+            const { permissions, origins } = JSON.parse(String(text));
+            const output = { type: 'requestPermissions', id, permissions, origins };
+            if (tab === undefined) output.popup = true; else output.tab = tab;
+            outputs.push(output);
+            permissionPages.set(id, page);
+            return id;
+        },
+        // What Safari keeps for the extension with its storage (`permissions`: what the user
+        // granted): read with '' ('' for nothing kept), written otherwise.
+        keep: (name, text) => {
+            if (String(name) !== 'permissions' || typeof page.storage !== 'string') return '';
+            const file = path.join(page.storage, 'permissions.json');
+            if (String(text) === '') { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } }
+            fs.writeFileSync(file, String(text));
+            return '';
+        },
         // What one run of the background's script gave: its result as JSON text ('' for
         // none), or the error it ended with.
         injected: (request, text, error) => {
@@ -397,12 +422,13 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
     for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
-                        'openOptionsPage']) {
+                        'openOptionsPage', 'requestPermissions', 'keep']) {
         const live = host[name];
         if (live === undefined) continue;
         host[name] = (...args) => {
             if (!page.gone) return live(...args);
-            return name === 'sendMessage' ? nextMessage++ : name === 'connect' ? nextPort++ : name === 'storage' ? JSON.stringify({ error: 'the page is gone' }) : '';
+            return name === 'sendMessage' ? nextMessage++ : name === 'connect' ? nextPort++ : name === 'requestPermissions' ? nextPermissionRequest++
+                : name === 'storage' ? JSON.stringify({ error: 'the page is gone' }) : '';
         };
     }
     // The document, its own loading done before any script of the page can hear it (the page's
@@ -669,8 +695,9 @@ function reset(input) {
     runFolder = folder;
     seed = String(input.seed ?? '0');
     platform = input.platform === 'macos' ? 'macos' : 'ios';
-    for (const map of [localStores, sessionStores, asked, portPages, injections]) map.clear();
+    for (const map of [localStores, sessionStores, asked, portPages, injections, permissionPages]) map.clear();
     nextMessage = 1;
+    nextPermissionRequest = 1;
     loads = 0;
     nextPort = 1;
     safariTabs = [];
@@ -784,6 +811,14 @@ async function handle(input) {
         if (input.type === 'portDisconnected') portPages.delete(input.port);
         if (page === undefined || pages.get(page.name) !== page) return [];
         await turn(page, input.type, input.port, JSON.stringify(input));
+        return [page];
+    }
+    case 'permissionsAnswered': {
+        // The user answered a page's prompt: a page loaded again or closed since hears nothing.
+        const page = permissionPages.get(input.id);
+        permissionPages.delete(input.id);
+        if (page === undefined || pages.get(page.name) !== page) return [];
+        await turn(page, 'permissionsAnswered', input.id, JSON.stringify(input));
         return [page];
     }
     case 'storageChanged':

@@ -1,0 +1,16 @@
+// The options page lists the sites the extension may read, and asks for the docs site when the
+// user clicks (a request outside the click is refused: Safari wants the user's gesture).
+const sites = document.getElementById('sites');
+const answer = document.getElementById('answer');
+const show = async () => {
+    const { origins } = await browser.permissions.getAll();
+    sites.textContent = origins.join(' ') || 'none';
+};
+browser.permissions.request({ origins: ['https://docs.example.com/*'] }).catch((error) => console.log(`at load: ${error.message}`));
+document.getElementById('ask').addEventListener('click', () => {
+    browser.permissions.request({ origins: ['https://docs.example.com/*'] }).then((granted) => {
+        answer.textContent = granted ? 'granted' : 'refused';
+        return show();
+    });
+});
+show();
