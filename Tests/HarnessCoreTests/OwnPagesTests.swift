@@ -229,7 +229,7 @@ struct OwnPagesTests {
         // The popup hears the background's runtime.sendMessage while it is open.
         let refresh = JSONValue.object(["type": .string("refresh")])
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messagePopup(id: 6, message: refresh)]), now: 0) ==
-                [.note("no popup of the extension is open: nothing hears the message"), .answerBackground(incarnation: 1, id: 6, answer: nil, unreachable: true)])
+                [.note("no page of the extension's own is open: nothing hears the message"), .answerBackground(incarnation: 1, id: 6, answer: nil, unreachable: true)])
         _ = safari.handle(.popupOpened(t1), now: 0)
         #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messagePopup(id: 7, message: refresh)]), now: 0) == [.messagePage(.popup, id: 2, message: refresh)])
         #expect(safari.handle(.pageAnswerSent(id: 2, answer: nil, unreachable: true), now: 0) == [.answerBackground(incarnation: 1, id: 7, answer: nil, unreachable: true)])
@@ -242,6 +242,39 @@ struct OwnPagesTests {
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 5, message: toggle)]), now: 0)
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 1)
         #expect(safari.handle(.pageAnswerSent(id: 4, answer: nil), now: 2) == [])
+    }
+
+    /// The background's runtime.sendMessage reaches every page of the extension's own: the
+    /// popup and each tab that shows one of its pages (an options page). The first answer is
+    /// the background's; when every copy comes back with nothing, the background's answer is
+    /// nothing if a page heard it, and unreachable if none did; a page that goes counts as
+    /// answered with nothing.
+    @Test func theBackgroundsMessageReachesEveryExtensionPageAndTheFirstAnswerIsTheOne() {
+        var safari = loaded()
+        let options = "safari-web-extension://extension/options.html", po = PageKey(TabID("o"))
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.tabOpened(TabID("o"), url: options, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.popupOpened(t1), now: 0)
+        let refresh = JSONValue.object(["type": .string("refresh")])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.messagePopup(id: 1, message: refresh)]), now: 0)
+            == [.messagePage(.popup, id: 1, message: refresh), .messagePage(.tab(po), id: 2, message: refresh)])
+        #expect(safari.handle(.pageAnswerSent(id: 1, answer: nil, unreachable: true), now: 0) == [], "the options page may still answer")
+        #expect(safari.handle(.pageAnswerSent(id: 2, answer: .string("done")), now: 0) == [.answerBackground(incarnation: 1, id: 1, answer: .string("done"))])
+        // The first answer ends it: a later one goes nowhere.
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.messagePopup(id: 2, message: refresh)]), now: 0)
+        #expect(safari.handle(.pageAnswerSent(id: 3, answer: .bool(true)), now: 0) == [.answerBackground(incarnation: 1, id: 2, answer: .bool(true))])
+        #expect(safari.handle(.pageAnswerSent(id: 4, answer: .bool(false)), now: 0) == [])
+        // Nothing from every copy: nothing if a page heard it, unreachable if none did.
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.messagePopup(id: 3, message: refresh), .messagePopup(id: 4, message: refresh)]), now: 0)
+        #expect(safari.handle(.pageAnswerSent(id: 5, answer: nil, unreachable: true), now: 0) == [])
+        #expect(safari.handle(.pageAnswerSent(id: 6, answer: nil), now: 0) == [.answerBackground(incarnation: 1, id: 3, answer: nil)])
+        #expect(safari.handle(.pageAnswerSent(id: 7, answer: nil, unreachable: true), now: 0) == [])
+        #expect(safari.handle(.pageAnswerSent(id: 8, answer: nil, unreachable: true), now: 0) == [.answerBackground(incarnation: 1, id: 4, answer: nil, unreachable: true)])
+        // A page that goes is answered for with nothing; the other's answer is then the one.
+        _ = safari.handle(.backgroundFinished(incarnation: 1, [.messagePopup(id: 5, message: refresh)]), now: 0)
+        #expect(safari.handle(.tabClosed(TabID("o")), now: 0).contains(.note("tab o went before it answered message 10: it is answered with nothing")))
+        #expect(safari.handle(.pageAnswerSent(id: 9, answer: .integer(1)), now: 0) == [.answerBackground(incarnation: 1, id: 5, answer: .integer(1))])
+        #expect(safari.messagesToPages.isEmpty && safari.messageGroups.isEmpty)
     }
 
     @Test func thePopupAndTheAppearanceGoToThePagesNotTheBackground() {

@@ -5,3 +5,10 @@ chrome.runtime.onInstalled.addListener(async ({ reason }) => {
     await chrome.runtime.openOptionsPage();
     console.log('installed: the options page is open');
 });
+
+// Each change of the size is confirmed to the extension's own pages, which the options page shows.
+chrome.storage.onChanged.addListener((changes, area) => {
+    if (area !== 'sync' || !changes.size) return;
+    chrome.runtime.sendMessage({ type: 'saved', size: changes.size.newValue ?? 'medium' })
+        .then((answer) => console.log(`confirmed to ${answer ?? 'no page'}`), () => console.log('no page of its own is open'));
+});

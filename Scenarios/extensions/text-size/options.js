@@ -11,6 +11,12 @@ document.addEventListener('DOMContentLoaded', async () => {
 });
 select.addEventListener('change', () => browser.storage.sync.set({ size: select.value }));
 document.getElementById('reset').addEventListener('click', () => browser.storage.sync.remove('size'));
+// The worker confirms each change: the page shows it, and says which page heard it.
+browser.runtime.onMessage.addListener((message) => {
+    if (message?.type !== 'saved') return undefined;
+    document.getElementById('saved').textContent = `Saved: ${message.size}`;
+    return Promise.resolve(`the options page at ${location.pathname}`);
+});
 browser.storage.onChanged.addListener((changes, area) => {
     if (area === 'sync' && changes.size) show(changes.size.newValue ?? 'medium');
 });

@@ -80,10 +80,37 @@ extension SafariMachine {
         // what the page sent on them before.
         for port in pagePorts.keys.sorted() where pagePorts[port]?.page == page { effects.append(.dispatch(.portClosed(port: port))) }
         for number in messagesToPages.keys.sorted() where messagesToPages[number]?.page == page {
-            let asker = messagesToPages.removeValue(forKey: number)!
             effects.append(.note("\(page.name) went before it answered message \(number): it is answered with nothing"))
-            effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: nil))
+            pageAnswered(number, answer: nil, unreachable: false, &effects)
         }
+    }
+
+    /// A page answered the background's message `number` (nil: with nothing; `unreachable`: no
+    /// listener of the page heard it). A message to one page is answered so. Of a message to
+    /// every extension page, the first answer is the background's (WebKit's
+    /// `EagerCallbackAggregator`) and the copies' later ones go nowhere; when every copy came back
+    /// with nothing, the background's is nothing, or unreachable if no page heard it.
+    mutating func pageAnswered(_ number: Int, answer: JSONValue?, unreachable: Bool, _ effects: inout [Effect]) {
+        guard let asker = messagesToPages.removeValue(forKey: number) else { return }
+        guard let group = asker.group, var copies = messageGroups[group] else {
+            effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer, unreachable: unreachable))
+            return
+        }
+        copies.pending.remove(number)
+        copies.heard = copies.heard || !unreachable
+        guard answer == nil, !copies.pending.isEmpty else {
+            for other in copies.pending { messagesToPages[other] = nil }
+            messageGroups[group] = nil
+            effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer, unreachable: answer == nil && !copies.heard))
+            return
+        }
+        messageGroups[group] = copies
+    }
+
+    /// The extension's own pages open in the front profile: the popup, then each tab that shows
+    /// one of its pages, in tab order.
+    var extensionPages: [PageHost.Page] {
+        (popupTab == nil ? [] : [.popup]) + tabs.keys.sorted().filter { ExtensionManifest.isOwnPage(tabs[$0]!.url) }.map { .tab(pageKey($0)) }
     }
 
     /// Each page whose visibility changed hears of it (`visibilitychange`), in tab order: a
@@ -175,6 +202,7 @@ extension SafariMachine {
             pageMessageLost(id, &effects)
         }
         messagesToPages = messagesToPages.filter { $0.value.incarnation != incarnation }
+        messageGroups = messageGroups.filter { !$0.value.pending.isDisjoint(with: messagesToPages.keys) }
     }
 
     /// What Safari does with the background's answer to a page, or its message to a tab.
@@ -214,12 +242,18 @@ extension SafariMachine {
             }
             send(message, to: .tab(pageKey(tab)), id: id, from: incarnation, &effects)
         case .messagePopup(let id, let message):
-            guard popupTab != nil, runsOwnPages else {
-                effects.append(.note("no popup of the extension is open: nothing hears the message"))
+            // `runtime.sendMessage`: every page of the extension's own hears it (WebKit's
+            // `runtimeSendMessage` to each process with a main-world listener), the popup and
+            // each tab that shows one of its pages.
+            let pages = runsOwnPages ? extensionPages : []
+            guard !pages.isEmpty else {
+                effects.append(.note("no page of the extension's own is open: nothing hears the message"))
                 effects.append(.answerBackground(incarnation: incarnation, id: id, answer: nil, unreachable: true))
                 return
             }
-            send(message, to: .popup, id: id, from: incarnation, &effects)
+            let group = pages.count > 1 ? nextMessageToPage : nil
+            for page in pages { send(message, to: page, id: id, from: incarnation, group: group, &effects) }
+            if let group { messageGroups[group] = (Set(group..<nextMessageToPage), false) }
         default: break
         }
     }
@@ -230,10 +264,10 @@ extension SafariMachine {
     static func decision(_ json: JSONValue) -> Decision? { try? Decision.decode(json, at: .root) }
 
     /// The background's message `id` of incarnation `incarnation` for `page`, numbered by Safari.
-    private mutating func send(_ message: JSONValue, to page: PageHost.Page, id: Int, from incarnation: Int, _ effects: inout [Effect]) {
+    private mutating func send(_ message: JSONValue, to page: PageHost.Page, id: Int, from incarnation: Int, group: Int? = nil, _ effects: inout [Effect]) {
         let number = nextMessageToPage
         nextMessageToPage += 1
-        messagesToPages[number] = (incarnation, id, page)
+        messagesToPages[number] = (incarnation, id, page, group)
         effects.append(.messagePage(page, id: number, message: message))
     }
 }

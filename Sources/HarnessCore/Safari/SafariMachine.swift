@@ -201,9 +201,13 @@ package struct SafariMachine: Sendable {
     var counts = RuleCounts()
     /// Pages' messages not yet answered, and the incarnation that took each, once one did.
     var pageQuestions: [Int: PageQuestion] = [:]
-    /// The background's messages to pages, by Safari's number: whose, its own number, and the
-    /// page that has it.
-    var messagesToPages: [Int: (incarnation: Int, id: Int, page: PageHost.Page)] = [:]
+    /// The background's messages to pages, by Safari's number: whose, its own number, the page
+    /// that has it, and, for a message to every extension page, the group of copies it is one of
+    /// (the first copy's number).
+    var messagesToPages: [Int: (incarnation: Int, id: Int, page: PageHost.Page, group: Int?)] = [:]
+    /// The background's messages to every extension page, by group: the copies not answered yet,
+    /// and whether a page took one (a listener heard it) though it answered nothing.
+    var messageGroups: [Int: (pending: Set<Int>, heard: Bool)] = [:]
     var nextMessageToPage = 1
     /// The ports pages opened to the background, by the pages' number: the page, and the
     /// incarnation that took it once its `runtime.onConnect` fired.
@@ -505,9 +509,7 @@ package struct SafariMachine: Sendable {
             // A popup that closes may still send (its `pagehide`): nothing waits for the answer.
             if from != .popup || popupTab != nil { pageQuestions[id] = PageQuestion(from: from, profile: profile) }
             effects.append(.dispatch(.pageMessage(id: id, from: from, message: message, active: activeTab)))
-        case .pageAnswerSent(let number, let answer, let unreachable):
-            guard let asker = messagesToPages.removeValue(forKey: number) else { break }
-            effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer, unreachable: unreachable))
+        case .pageAnswerSent(let number, let answer, let unreachable): pageAnswered(number, answer: answer, unreachable: unreachable, &effects)
         case .eventDropped(let event):
             // A page's message no background took is answered with nothing; its port is
             // disconnected.

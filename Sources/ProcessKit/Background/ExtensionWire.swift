@@ -236,8 +236,9 @@ public enum ExtensionWire {
         /// `tabs.sendMessage`: a message for the tab's content script, numbered by the
         /// background; the tab's answer comes back as `pageAnswered` with that number.
         case messageTab(TabID, id: Int, message: JSONValue)
-        /// `runtime.sendMessage`: a message for the extension's open popup, numbered and
-        /// answered the same way.
+        /// `runtime.sendMessage`: a message for the extension's own pages (the open popup, and
+        /// each tab that shows one of its pages), numbered and answered the same way (the name
+        /// is from when the popup was the only one).
         case messagePopup(id: Int, message: JSONValue)
         /// `port.postMessage` on a port a page opened.
         case postOnPort(port: Int, message: JSONValue)

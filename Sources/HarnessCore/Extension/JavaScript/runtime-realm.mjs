@@ -275,8 +275,9 @@ export function install(hostFunctions, manifestText) {
             // Safari takes the address and does nothing with it (WebKit's
             // `WebExtensionAPIRuntime::setUninstallURL` only calls back).
             setUninstallURL: callbackForm(() => Promise.resolve(undefined)),
-            // The background's message to its pages: the popup's view is the one the harness
-            // shows; no other page hears the background yet.
+            // The background's message to its pages: every page of the extension's own (the
+            // popup, and each tab that shows one of its pages) where they run; else the
+            // design's popup's view.
             sendMessage: callbackForm((body) => {
                 if (ownPages) return toPage((id) => host.messagePopup(id, jsonText(body, 'a message')));
                 // The view names its tab as the wire does.
