@@ -77,6 +77,29 @@ struct ExtensionPageRuntimeTests {
         #expect(!same.contains { if case .storageChanged = $0 { true } else { false } }, "\(same)")
     }
 
+    /// storage.session is absent from a content script (and its changes unheard there) until
+    /// the extension lets content scripts in (`storage.session.setAccessLevel`, kept with the
+    /// profile's storage until Safari quits); then it is theirs.
+    @Test func aContentScriptHasStorageSessionOnlyWhenTheExtensionLetsItIn() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("session-access-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(#"{"draft":"hello"}"#.utf8).write(to: URL(fileURLWithPath: folder + "/session.json"))
+        let host = try host("session-access")
+        let t1 = PageKey(TabID("t1"))
+        let load = { () throws -> [PageHost.Output] in try self.send(host, .load(t1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, storage: folder)) }
+        let draft = JSONValue.object(["draft": .object(["newValue": .string("bye")])])
+        let first = logs(try load())
+        #expect(first == ["tab t1: session undefined false"], "\(first)")
+        #expect(logs(try send(host, .storageChanged(storage: folder, area: "session", changes: draft))).isEmpty, "a change of storage.session is not the content script's")
+        try Data(#"{"accessLevel":"TRUSTED_AND_UNTRUSTED_CONTEXTS"}"#.utf8).write(to: URL(fileURLWithPath: folder + "/session-access.json"))
+        #expect(logs(try load()) == ["tab t1: session object true", "tab t1: draft hello"])
+        #expect(logs(try send(host, .storageChanged(storage: folder, area: "session", changes: draft))) == ["tab t1: heard session draft"])
+        try Data(#"{"accessLevel":"TRUSTED_CONTEXTS"}"#.utf8).write(to: URL(fileURLWithPath: folder + "/session-access.json"))
+        let closed = logs(try load())
+        #expect(closed == ["tab t1: session undefined false"], "\(closed)")
+    }
+
     /// localStorage is the origin's for the whole run and sessionStorage the tab's until it
     /// closes; DOMContentLoaded reaches the window; history keeps its state and the address
     /// stays; getPlatformInfo says the page host's platform, and what Safari lacks is absent.

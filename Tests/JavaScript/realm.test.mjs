@@ -169,7 +169,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow'];
+    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow', 'openTabs'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -879,4 +879,53 @@ test('permissions.request prompts in a gesture for what the manifest makes optio
     assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), [true, 'https://a.example/* https://docs.example.org/*',
         'Invalid call to permissions.remove(). The \'permissions\' value is invalid, because required permissions cannot be removed.', true, false, true]);
     assert.deepEqual(JSON.parse(files.get('permissions')), { permissions: ['tabs'], origins: [] });
+});
+
+// The open tabs and their addresses are what Safari says with each input, not what the
+// background heard: a tab it heard nothing of is there, one that went elsewhere is at its new
+// address (scripting's access check reads it), and a closed one is gone.
+test('the tabs are Safari\'s as each frame says them, whatever the background heard', async () => {
+    const calls = [];
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const said = { tabs: { t1: 'https://news.example.com/a' } };
+    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                    tabNumber: (name) => ({ t1: 1, t2: 2, t3: 3 })[name] ?? 0, tabName: (id) => ({ 1: 't1', 2: 't2', 3: 't3' })[id] ?? '',
+                    openTabs: () => JSON.stringify(said.tabs), tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); } }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['scripting', 'tabs'], host_permissions: ['https://news.example.com/*'],
+                         background: { service_worker: 'b.js' } }));
+    const run = (code) => vm.runInContext(code, context);
+    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    turn('started', { appearance: 'light', tabs: { t1: 'https://news.example.com/a', t3: 'https://news.example.com/c' } });
+    // Since: t1 went to the docs site, t2 opened on news, t3 closed; the background heard none of it.
+    said.tabs = { t2: 'https://news.example.com/b', t1: 'https://docs.example.org/x' };
+    run(`globalThis.results = []; globalThis.note = (value) => results.push(value); globalThis.why = (error) => results.push(error.message);
+         browser.tabs.query({}).then((tabs) => note(tabs.map((tab) => tab.id + '@' + tab.index + ' ' + tab.url).join(', ')));
+         browser.tabs.get(3).then(note, why);
+         browser.scripting.executeScript({ target: { tabId: 1 }, func: () => 1 }).then(note, why);
+         browser.scripting.executeScript({ target: { tabId: 2 }, func: () => 2 }).then(note, why);`);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['1@0 https://docs.example.org/x, 2@1 https://news.example.com/b',
+        'Invalid call to tabs.get(). Tab not found: 3.', 'Invalid call to scripting.executeScript(). This extension does not have access to this tab.']);
+    assert.deepEqual(calls.map(([, call]) => call.tab), ['t2']);
+});
+
+// storage.session.setAccessLevel keeps who may use storage.session (Safari keeps it until it
+// quits); a level it does not know is refused, and storage.local has no such call.
+test('storage.session.setAccessLevel keeps the access level, and refuses another', async () => {
+    const files = new Map();
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                    keep: (name, text) => { if (text === '') return files.get(name) ?? ''; files.set(name, text); return ''; } }),
+        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage'], background: { service_worker: 'b.js' } }));
+    const run = (code) => vm.runInContext(code, context);
+    run(`globalThis.results = [];
+         browser.storage.session.setAccessLevel({ accessLevel: 'EVERYONE' }).catch((error) => results.push(error.message));
+         browser.storage.session.setAccessLevel({ accessLevel: 'TRUSTED_AND_UNTRUSTED_CONTEXTS' }).then((value) => results.push(String(value)));
+         results.push(typeof browser.storage.local.setAccessLevel);`);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['undefined',
+        "Invalid call to storage.session.setAccessLevel(). The 'accessLevel' value is invalid, because it must be 'TRUSTED_CONTEXTS' or 'TRUSTED_AND_UNTRUSTED_CONTEXTS'.", 'undefined']);
+    assert.deepEqual(JSON.parse(files.get('session-access')), { accessLevel: 'TRUSTED_AND_UNTRUSTED_CONTEXTS' });
 });

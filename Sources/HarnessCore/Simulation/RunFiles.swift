@@ -24,6 +24,9 @@ struct RunFiles {
     /// The content scripts it registered for the session alone (`scripting.registerContentScripts`
     /// with `persistAcrossSessions: false`): Safari drops them when it quits.
     static let contentScriptsSessionName = "content-scripts-session.json"
+    /// Who may use `storage.session` (`storage.session.setAccessLevel`): Safari keeps it until it
+    /// quits.
+    static let sessionAccessName = "session-access.json"
     /// The optional permissions and host patterns the user granted the profile's extension
     /// (`permissions.request`), which Safari keeps for good: `{"permissions": [...], "origins": [...]}`.
     static let grantedPermissionsName = "permissions.json"
@@ -99,7 +102,7 @@ struct RunFiles {
     /// profile's.
     func dropSessions(profiles: Set<String>) {
         for profile in profiles {
-            for name in [Self.sessionStorageName, Self.netRequestSessionName, Self.contentScriptsSessionName] {
+            for name in [Self.sessionStorageName, Self.netRequestSessionName, Self.contentScriptsSessionName, Self.sessionAccessName] {
                 unlink(storageDirectory(profile) + "/" + name)
                 disk.place(Self.storageFolder(profile) + name, nil)
             }

@@ -166,7 +166,8 @@ extension Simulation {
     var activeTabName: String? { safari.activeTab?.rawValue }
 
     var safariWindows: SafariWindows {
-        SafariWindows(tabWindows: Dictionary(uniqueKeysWithValues: safari.tabs.map { ($0.key.rawValue, $0.value.window) }),
+        SafariWindows(tabURLs: Dictionary(uniqueKeysWithValues: safari.tabs.map { ($0.key.rawValue, $0.value.url) }),
+                      tabWindows: Dictionary(uniqueKeysWithValues: safari.tabs.map { ($0.key.rawValue, $0.value.window) }),
                       activeTabs: safari.activeTabs.mapValues(\.rawValue), front: safari.frontWindow,
                       focused: safari.safariInForeground ? safari.frontWindow : nil)
     }

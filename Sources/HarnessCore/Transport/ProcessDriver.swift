@@ -305,19 +305,22 @@ extension FrameError {
     }
 }
 
-/// Safari's windows, as a background's frame names them (`PROTOCOL.md` section 14): each tab's
-/// window, each window's active tab, the frontmost window (`windows.getLastFocused`), and the
-/// window with focus, if one has it (none while another app is in front).
+/// Safari's tabs and windows, as a background's frame names them (`PROTOCOL.md` section 14):
+/// each open tab's address and window, each window's active tab, the frontmost window
+/// (`windows.getLastFocused`), and the window with focus, if one has it (none while another app
+/// is in front).
 struct SafariWindows: Equatable, Sendable {
+    var tabURLs: [String: String] = [:]
     var tabWindows: [String: Int]
     var activeTabs: [Int: String]
     var front: Int
     var focused: Int?
 
-    /// `tabWindows`, `activeTabs` (by the window's number as text), `frontWindow` and
+    /// `tabURLs`, `tabWindows`, `activeTabs` (by the window's number as text), `frontWindow` and
     /// `focusedWindow` (-1, `windows.WINDOW_ID_NONE`, for none).
     var frameMembers: [String: JSONValue] {
-        var members: [String: JSONValue] = ["frontWindow": .integer(Int64(front)), "focusedWindow": .integer(Int64(focused ?? -1))]
+        var members: [String: JSONValue] = ["frontWindow": .integer(Int64(front)), "focusedWindow": .integer(Int64(focused ?? -1)),
+                                            "tabURLs": .object(tabURLs.mapValues { .string($0) })]
         if !tabWindows.isEmpty { members["tabWindows"] = .object(tabWindows.mapValues { .integer(Int64($0)) }) }
         if !activeTabs.isEmpty { members["activeTabs"] = .object(Dictionary(uniqueKeysWithValues: activeTabs.map { (String($0.key), JSONValue.string($0.value)) })) }
         return members

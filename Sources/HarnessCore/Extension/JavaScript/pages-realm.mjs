@@ -8,7 +8,8 @@
 // objects node's realm (PROTOCOL.md section 15 says what that leaves open).
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces,
+    sessionAccessLevels, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { permissionMembers } from './realm-permissions.mjs';
@@ -254,10 +255,16 @@ export function install(hostFunctions, setupText, page) {
     // Content scripts have no tabs API.
     const namespaces = { runtime, i18n };
     // storage, over the profile's extension storage as the background's: local and sync in
-    // every page, session in the extension's own pages only (Safari keeps it from content
-    // scripts unless the background sets its access level, which the harness does not take);
-    // onChanged hears every change made in the profile, by a page or the background.
+    // every page, session in the extension's own pages, and in content scripts only while the
+    // extension lets them (`storage.session.setAccessLevel`, kept until Safari quits; WebKit's
+    // `isSessionStorageAllowedInContentScripts`): until then it is absent there, and their
+    // onChanged hears no change of it. onChanged hears every other change made in the profile,
+    // by a page or the background.
     const changeListeners = [];
+    const sessionOpen = () => {
+        if (setup.extensionPage) return true;
+        try { return parse(host.keep('session-access', '') || '{}').accessLevel === sessionAccessLevels[1]; } catch { return false; }
+    };
     if (present.has('storage')) {
         const area = (name) => {
             const operation = (op, argument) => {
@@ -267,10 +274,11 @@ export function install(hostFunctions, setupText, page) {
                     if (typeof outcome.error === 'string') reject(new Error(outcome.error)); else resolve(outcome.value);
                 });
             };
-            return storageAreaMembers(name, operation);
+            return storageAreaMembers(name, operation, setup.extensionPage ? (file, text) => host.keep(file, text) : undefined);
         };
         namespaces.storage = { local: area('local'), sync: area('sync'), onChanged: eventOf(changeListeners) };
-        if (setup.extensionPage) namespaces.storage.session = area('session');
+        const session = area('session');
+        Object.defineProperty(namespaces.storage, 'session', { get: () => (sessionOpen() ? session : undefined), enumerable: true, configurable: true });
     }
     if (setup.extensionPage) {
         // runtime.openOptionsPage: Safari opens the manifest's options page in a new tab (WebKit,
@@ -341,6 +349,8 @@ export function install(hostFunctions, setupText, page) {
                         if (typeof member === 'symbol' || member in members) return members[member];
                         return member === 'then' || safariLacks(name, member) ? undefined : missing('browser.' + name + '.' + member);
                     },
+                    // storage.session, in a content script the extension does not let in, is absent.
+                    has(members, member) { return member in members && !(name === 'storage' && member === 'session' && members.session === undefined); },
                 });
             }
             // A namespace Safari gives this page and the runtime does not provide throws, naming
@@ -482,6 +492,7 @@ export function install(hostFunctions, setupText, page) {
                 ports.get(next.id)?.heard(input.message);
                 return;
             case 'storageChanged':
+                if (input.area === 'session' && !sessionOpen()) return;
                 for (const listener of [...changeListeners]) call(listener, undefined, [input.changes, String(input.area)]);
                 return;
             case 'portDisconnected': {

@@ -398,10 +398,11 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             return id;
         },
         // What Safari keeps for the extension with its storage (`permissions`: what the user
-        // granted): read with '' ('' for nothing kept), written otherwise.
+        // granted; `session-access`: storage.session's access level): read with '' ('' for
+        // nothing kept), written otherwise.
         keep: (name, text) => {
-            if (String(name) !== 'permissions' || typeof page.storage !== 'string') return '';
-            const file = path.join(page.storage, 'permissions.json');
+            if (!['permissions', 'session-access'].includes(String(name)) || typeof page.storage !== 'string') return '';
+            const file = path.join(page.storage, `${name}.json`);
             if (String(text) === '') { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } }
             fs.writeFileSync(file, String(text));
             return '';

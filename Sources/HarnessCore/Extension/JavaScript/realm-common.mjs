@@ -351,12 +351,15 @@ export function optionsPageOf(manifest) {
 
 // Members of namespaces Safari gives that Safari itself lacks (WebKit's WebExtensionAPIRuntime
 // has none of them; its WebExtensionAPITabs has executeScript, insertCSS and removeCSS for
-// Manifest V2 alone, where the runtime gives them): absent, so that a feature check such as
+// Manifest V2 alone, where the runtime gives them; its storage areas have setAccessLevel for
+// storage.session alone, `WebExtensionAPIStorageArea::isPropertyAllowed`): absent, so that a feature check such as
 // `browser.runtime.getBrowserInfo ?` sees them absent, where a member Safari has and the runtime
 // lacks throws naming it.
 const lacked = {
     runtime: new Set(['getBrowserInfo', 'getPackageDirectoryEntry', 'requestUpdateCheck', 'restart', 'restartAfterDelay']),
     tabs: new Set(['executeScript', 'insertCSS', 'removeCSS']),
+    'storage.local': new Set(['setAccessLevel']),
+    'storage.sync': new Set(['setAccessLevel']),
 };
 export const safariLacks = (namespace, member) => lacked[namespace]?.has(member) === true;
 
@@ -396,8 +399,27 @@ function areaConstants(area) {
 
 // A storage area's members, as a script calls them, over `operation(op, argument)`: the
 // realm's own promise of the operation's value (`get`, `bytes`, `set`, `remove`, `clear`).
-export function storageAreaMembers(name, operation) {
+// The access levels storage.session takes (`setAccessLevel`): the extension's own contexts
+// only (the default), or its content scripts too.
+export const sessionAccessLevels = ['TRUSTED_CONTEXTS', 'TRUSTED_AND_UNTRUSTED_CONTEXTS'];
+
+// `keep`: the profile's kept files (`keep(name, text)`), where storage.session's access level
+// is kept for the session; given only where a script may set it (the extension's own contexts).
+export function storageAreaMembers(name, operation, keep) {
+    const access = name === 'session' && keep !== undefined ? {
+        // Safari keeps it until it quits, with storage.session (WebKit, `storageSetAccessLevel`).
+        setAccessLevel: (details) => {
+            const level = details?.accessLevel;
+            if (!sessionAccessLevels.includes(level)) {
+                return Promise.reject(new Error('Invalid call to storage.session.setAccessLevel(). The \'accessLevel\' value is invalid, because it must be '
+                                                + sessionAccessLevels.map((each) => '\'' + each + '\'').join(' or ') + '.'));
+            }
+            keep('session-access', stringify({ accessLevel: level }));
+            return Promise.resolve(undefined);
+        },
+    } : {};
     return {
+        ...access,
         ...areaConstants(name),
         get: (keys) => operation('get', keys ?? null),
         getBytesInUse: (keys) => operation('bytes', keys ?? null),

@@ -153,11 +153,30 @@ export function install(hostFunctions, manifestText) {
     const windowOf = (name) => positive(host.tabWindow(name));
     // A window's active tab: as the frame says it, else, for the front window, the front tab.
     const activeIn = (window) => { const named = host.activeIn(window); return typeof named === 'string' && named !== '' ? named : window === frontWindow() ? activeName() : undefined; };
+    // The open tabs and their addresses, as Safari has them now (the frame says them: a tab the
+    // background heard nothing of is there, at its address now), else as this incarnation
+    // learned them from its start and its events; in the order the run opened them.
+    let saidTabs = '', openTabs = new Map();
+    const currentTabs = () => {
+        const said = host.openTabs();
+        if (typeof said !== 'string' || said === '') return safari.tabs;
+        if (said !== saidTabs) {
+            let parsed;
+            try { parsed = JSON.parse(said); } catch { return safari.tabs; }
+            const names = Object.keys(parsed);
+            const numbered = names.every((name) => typeof tabId(name) === 'number');
+            if (numbered) names.sort((a, b) => tabId(a) - tabId(b));
+            openTabs = new Map(names.map((name) => [name, String(parsed[name])]));
+            saidTabs = said;
+        }
+        return openTabs;
+    };
     const tabOf = (name) => {
-        const url = safari.tabs.get(name);
+        const tabs = currentTabs();
+        const url = tabs.get(name);
         const windowId = windowOf(name);
         const active = name === activeIn(windowId);
-        const index = Math.max(0, [...safari.tabs.keys()].filter((other) => windowOf(other) === windowId).indexOf(name));
+        const index = Math.max(0, [...tabs.keys()].filter((other) => windowOf(other) === windowId).indexOf(name));
         return { id: tabId(name), index, windowId, active,
                  highlighted: active, pinned: false, incognito: false, discarded: false, autoDiscardable: true, audible: false,
                  mutedInfo: { muted: false }, status: 'complete', url };
@@ -169,12 +188,12 @@ export function install(hostFunctions, manifestText) {
     // A window as windows.* gives it (WebKit's `WebExtensionWindow::parameters`): focused only
     // while Safari is in front with it frontmost; its tabs with `populate`. Its place and size
     // are not known here and are left out.
-    const windowIds = () => [...new Set([frontWindow(), ...[...safari.tabs.keys()].map(windowOf)])].sort((a, b) => a - b);
+    const windowIds = () => [...new Set([frontWindow(), ...[...currentTabs().keys()].map(windowOf)])].sort((a, b) => a - b);
     const windowInfo = (id, info) => {
         const said = host.focusedWindow();
         const focused = Number.isSafeInteger(said) && said !== 0 ? said : frontWindow();
         const window = { id, focused: focused === id, alwaysOnTop: false, incognito: false, type: 'normal', state: 'normal' };
-        if (info?.populate === true) window.tabs = [...safari.tabs.keys()].filter((name) => windowOf(name) === id).map(tabOf);
+        if (info?.populate === true) window.tabs = [...currentTabs().keys()].filter((name) => windowOf(name) === id).map(tabOf);
         return window;
     };
     // The background's calls on Safari's tabs, by number, waiting for Safari's answer.
@@ -300,12 +319,12 @@ export function install(hostFunctions, manifestText) {
                 const filters = info ?? {};
                 const unknown = Object.keys(filters).filter((key) => !hasOwn(tabFilters, key));
                 if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
-                const tabs = [...safari.tabs.keys()].map(tabOf);
+                const tabs = [...currentTabs().keys()].map(tabOf);
                 return Promise.resolve(tabs.filter((tab) => Object.entries(filters).every(([key, wanted]) => wanted === undefined || tabFilters[key](tab, wanted))));
             }),
             get: callbackForm((id) => {
                 const name = tabNamed(id);
-                if (!safari.tabs.has(name)) return Promise.reject(new Error(`Invalid call to tabs.get(). Tab not found: ${text(id)}.`));
+                if (!currentTabs().has(name)) return Promise.reject(new Error(`Invalid call to tabs.get(). Tab not found: ${text(id)}.`));
                 return Promise.resolve(tabOf(name));
             }),
             // The background is in no tab.
@@ -362,7 +381,7 @@ export function install(hostFunctions, manifestText) {
     const actionHolders = [];
     for (const [space, key] of [['action', 'action'], ['browserAction', 'browser_action'], ['pageAction', 'page_action']]) {
         if (!present.has(space)) continue;
-        const { members, hold } = actionMembers({ manifest, key, name: space, tabNamed, knowsTab: (name) => safari.tabs.has(name), callbackForm, event,
+        const { members, hold } = actionMembers({ manifest, key, name: space, tabNamed, knowsTab: (name) => currentTabs().has(name), callbackForm, event,
                                                   host: { actionSet: (tab, property, value) => checked(host.actionSet(tab, property, value)) } });
         api[space] = namespace(space, members);
         actionHolders.push(hold);
@@ -380,7 +399,7 @@ export function install(hostFunctions, manifestText) {
     const kept = { keep: (name, text) => checked(host.keep(name, text)) };
     // Scripts and style sheets for tabs' pages, and registered content scripts
     // (realm-scripting.mjs): the scripting namespace, and V2's forms on tabs.
-    const scripting = scriptingMembers({ manifest, host: kept, callbackForm, tabsCall, tabNamed, tabURL: (name) => safari.tabs.get(name), activeName });
+    const scripting = scriptingMembers({ manifest, host: kept, callbackForm, tabsCall, tabNamed, tabURL: (name) => currentTabs().get(name), activeName });
     if (present.has('scripting')) api.scripting = namespace('scripting', scripting.members);
     if (manifest.manifest_version === 2) Object.assign(tabsMembers, scripting.tabs);
     // Network rules, kept as Safari keeps them (realm-dnr.mjs): no request is ever matched.
@@ -490,7 +509,7 @@ export function install(hostFunctions, manifestText) {
             const token = checked(host.storage(name, op, jsonText(argument === undefined ? null : argument, 'what storage.' + name + ' is given')));
             pending.set(token, { resolve, reject, name });
         });
-        return namespace('storage.' + name, storageAreaMembers(name, operation));
+        return namespace('storage.' + name, storageAreaMembers(name, operation, (file, text) => host.keep(file, text)));
     };
     if (permissions.has('storage') || permissions.has('unlimitedStorage')) {
         api.storage = namespace('storage', { local: area('local'), session: area('session'), sync: area('sync'), onChanged });

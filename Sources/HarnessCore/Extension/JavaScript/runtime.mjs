@@ -32,7 +32,7 @@ import * as wire from './directives.mjs';
 import * as storage from './storage-areas.mjs';
 
 // The files `keep` reads and writes, without .json.
-const keptFiles = ['net-request-dynamic', 'net-request-session', 'net-request-enabled', 'content-scripts', 'content-scripts-session', 'permissions'];
+const keptFiles = ['net-request-dynamic', 'net-request-session', 'net-request-enabled', 'content-scripts', 'content-scripts-session', 'permissions', 'session-access'];
 
 const runFolder = path.resolve(option('extension', '.'));
 const watchdog = Number(option('watchdog', '2000'));
@@ -103,6 +103,9 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
     // that tabs.onRemoved can name it), each window's active tab, the frontmost window and the
     // one with focus (-1: none).
     const windows = { tabs: new Map(), active: {}, front: 0, focused: 0 };
+    // The front profile's open tabs and their addresses, as the frame says them (JSON text; ''
+    // for a frame that says none).
+    let tabURLs = '';
     // The random numbers' seed: the run's, the role and the incarnation's first moment on
     // Safari's clock (the wire does not carry the incarnation's number), from its first input.
     let seedText = null;
@@ -159,6 +162,7 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         tabWindow: (name) => windows.tabs.get(String(name)) ?? 0,
         activeIn: (window) => (Object.hasOwn(windows.active, String(window)) ? String(windows.active[String(window)]) : ''),
         frontWindow: () => windows.front,
+        openTabs: () => tabURLs,
         focusedWindow: () => windows.focused,
         tabName: (number) => Object.keys(tabIds).find((name) => tabIds[name] === number) ?? '',
         uptime: () => clock.uptime,
@@ -406,6 +410,7 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         windows.active = frame.activeTabs !== null && typeof frame.activeTabs === 'object' ? frame.activeTabs : {};
         windows.front = Number.isSafeInteger(frame.frontWindow) ? frame.frontWindow : 0;
         windows.focused = Number.isSafeInteger(frame.focusedWindow) ? frame.focusedWindow : 0;
+        tabURLs = frame.tabURLs !== null && typeof frame.tabURLs === 'object' ? JSON.stringify(frame.tabURLs) : '';
         seedText ??= `${frame.seed ?? 0}/background/${clock.uptime}`;
         directives = [];
         timedOut = false;
