@@ -245,6 +245,25 @@ struct JavaScriptBackgroundTests {
         #expect(outcome.failures.contains { $0.contains("permission grant: no permission prompt is pending") }, "\(outcome.failures)")
     }
 
+    /// A tab's sessionStorage lasts until Safari quits (its pages go with it, and each tab
+    /// loads a new one at the launch), where localStorage lasts the whole run; a reload keeps both.
+    @Test func aSafariRestartStartsEachTabsSessionStorageAfresh() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restart-session-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let text = """
+            extension \(Self.fixtures)/web-storage pages
+            tab open t1 https://a.example/one
+            tab reload t1
+            expect console tab t1 contains "visits 2 2 "
+            safari restart
+            expect console tab t1 contains "visits 3 1 "
+
+            """
+        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
+                                         directory: folder).run()
+        #expect(outcome.passed, "\(outcome.failures)")
+    }
+
     /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its
     /// status and body (the rest of the line, or a file's, as it is), any other fails; with a
     /// background that is not an extension's JavaScript, the lines are a mistake, and so is a

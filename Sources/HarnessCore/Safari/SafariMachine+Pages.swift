@@ -211,9 +211,21 @@ extension SafariMachine {
     /// Safari quits: its background is killed (Web Inspector detaches with it).
     mutating func safariQuit(_ effects: inout [Effect]) {
         if loaded != nil { effects.append(.killBackground(reason: "safari restart", stop: .unloaded)) }
-        // The popup and the prompts are Safari's: they go with Safari.
+        // The popup, the prompts and the tabs' pages are Safari's: they go with Safari.
         forgetPopup(&effects)
         dropPermissionPrompts(&effects)
+        closeTabPages(&effects)
+    }
+
+    /// Every tab's page of the extension's goes with Safari (it quit, or lost power): at the
+    /// launch each tab loads a new page, with a `sessionStorage` of its own.
+    private mutating func closeTabPages(_ effects: inout [Effect]) {
+        guard runsOwnPages else { return }
+        for id in tabs.keys.sorted() {
+            pageGone(.tab(pageKey(id)), &effects)
+            shownPages.remove(pageKey(id))
+            effects.append(.closePage(pageKey(id)))
+        }
     }
 
     /// Safari starts again: what lived in its memory is gone (events held for a frozen
@@ -264,6 +276,7 @@ extension SafariMachine {
         appInForeground = false
         forgetPopup(&effects)
         dropPermissionPrompts(&effects)
+        closeTabPages(&effects)
         forgetSafarisMemory(&effects)
         startReason = .startup
         // Every question died with its background: each page's wait starts again with its reload.
