@@ -183,7 +183,7 @@ struct ExtensionPageRuntimeTests {
         let refused = try send(host, .choose(element: "size", value: "huge"))
         #expect(logs(refused) == [#"popup: Not done: popup choose size huge: the select has no option of that value (it has "", "small", "large")"#], "\(refused)")
         let closed = try send(host, .closePopup(hide: true))
-        #expect(closed.contains { if case .sendMessage(_, .popup, .object(["closing": .bool(true)])) = $0 { true } else { false } }, "\(closed)")
+        #expect(closed.contains { if case .sendMessage(_, .popup, .object(["closing": .bool(true)]), _) = $0 { true } else { false } }, "\(closed)")
         // A popup that goes with its profile or with Safari runs nothing as it goes.
         _ = try send(host, .openPopup(TabID("t2"), appearance: .light, tabs: tabs, windowId: 1))
         #expect(try send(host, .closePopup(hide: false)).isEmpty)

@@ -245,8 +245,9 @@ struct JavaScriptBackgroundTests {
         #expect(outcome.failures.contains { $0.contains("permission grant: no permission prompt is pending") }, "\(outcome.failures)")
     }
 
-    /// A tab's sessionStorage lasts until Safari quits (its pages go with it, and each tab
-    /// loads a new one at the launch), where localStorage lasts the whole run; a reload keeps both.
+    /// A tab's sessionStorage lasts until Safari quits (its pages go with it, in every profile:
+    /// the front one's tabs load new pages at the launch, a profile put away its own when it is
+    /// in front again), where localStorage lasts the whole run; a reload keeps both.
     @Test func aSafariRestartStartsEachTabsSessionStorageAfresh() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restart-session-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -255,8 +256,15 @@ struct JavaScriptBackgroundTests {
             tab open t1 https://a.example/one
             tab reload t1
             expect console tab t1 contains "visits 2 2 "
+            profile work
+            tab open w1 https://a.example/w
+            tab reload w1
+            expect console tab w1 contains "visits 2 2 "
+            profile default
             safari restart
             expect console tab t1 contains "visits 3 1 "
+            profile work
+            expect console tab w1 contains "visits 3 1 "
 
             """
         let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,

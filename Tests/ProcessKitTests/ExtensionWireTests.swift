@@ -261,5 +261,10 @@ struct ExtensionWireTests {
         #expect(try failure { try ExtensionWire.directive(json(#"{"type": "tabsCall", "request": 1, "method": "requestPermissions", "permissions": "tabs", "origins": []}"#)) }
             == "permissions: expected an array")
         #expect(try failure { try ExtensionWire.decode(json(#"{"type": "tabsAnswered", "request": 1, "granted": "yes"}"#)) } == "granted: expected a boolean")
+        // An extension page's message in its user's gesture says so.
+        let asked = ExtensionWire.Event.pageMessage(id: 3, from: .popup, message: .string("allow"), userGesture: true)
+        #expect(try ExtensionWire.decode(throughBytes(ExtensionWire.encode(asked))) == asked)
+        #expect(try failure { try ExtensionWire.decode(json(#"{"type": "pageMessage", "id": 1, "popup": true, "message": 1, "userGesture": 1}"#)) }
+            == "userGesture: expected a boolean")
     }
 }

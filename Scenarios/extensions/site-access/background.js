@@ -8,6 +8,13 @@ chrome.action.onClicked.addListener((tab) => {
     }, (error) => console.log(`not asked: ${error.message}`));
 });
 
+// An extension page asks through the worker: its message, sent in the user's click, carries
+// the gesture, so the listener may ask Safari at once.
+chrome.runtime.onMessage.addListener((message) => {
+    if (message?.type !== 'ask') return undefined;
+    return chrome.permissions.request({ origins: [message.site] });
+});
+
 // What the user granted outlives Safari: at each launch the worker says which sites it has.
 chrome.runtime.onStartup.addListener(async () => {
     const { origins } = await chrome.permissions.getAll();

@@ -13,4 +13,11 @@ document.getElementById('ask').addEventListener('click', () => {
         return show();
     });
 });
+// The other button asks the worker, whose listener asks Safari in the click's gesture.
+document.getElementById('ask-worker').addEventListener('click', () => {
+    browser.runtime.sendMessage({ type: 'ask', site: 'https://blog.example.com/*' }).then((granted) => {
+        answer.textContent = granted ? 'granted' : 'refused';
+        return show();
+    });
+});
 show();

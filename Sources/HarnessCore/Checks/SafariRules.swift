@@ -123,8 +123,9 @@ struct SafariRules: Sendable {
         found = check(now: now)
         defer { found = [] }
         let time = monotonic(now)
-        // (A content script's pause is the page's own timer, not Safari's.)
-        if case .timeReached(let due) = input, !due.isPages, frozen || (suspended && overdue == nil) {
+        // (A content script's pause is the page's own timer, not Safari's; a permission prompt's
+        // is Safari's UI process's, which a frozen background does not stop.)
+        if case .timeReached(let due) = input, !due.isPages, (frozen && due != .permissionPrompt) || (suspended && overdue == nil) {
             note("stopped \(time)", "\(due == .idleUnload ? "Safari's unload check" : "an alarm") ran at \(seconds(time)) while Safari's timers were stopped (\(frozen ? "the background frozen" : "iOS Safari suspended"))")
         }
         switch input {

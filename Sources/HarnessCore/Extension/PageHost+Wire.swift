@@ -96,8 +96,9 @@ extension PageHost {
 
     /// What the pages did in one input.
     package enum Output: Equatable, Sendable {
-        /// A page sent the background a message, numbered `id`.
-        case sendMessage(id: Int, from: Page, message: JSONValue)
+        /// A page sent the background a message, numbered `id`; `userGesture`: an extension page
+        /// sent it in the user's click or pick.
+        case sendMessage(id: Int, from: Page, message: JSONValue, userGesture: Bool = false)
         /// A page answered Safari's message `id` (nil: with nothing); `unreachable`: no page, or
         /// none that listens for messages.
         case answer(id: Int, answer: JSONValue?, unreachable: Bool)
@@ -249,8 +250,8 @@ extension PageHost.Output {
         let output = Members(members: members, number: number, type: type)
         switch kind {
         case .sendMessage:
-            try output.allow(["id", "message", "tab", "popup"])
-            return .sendMessage(id: try output.integer("id"), from: try output.page(), message: try output.value("message"))
+            try output.allow(["id", "message", "tab", "popup", "userGesture"])
+            return .sendMessage(id: try output.integer("id"), from: try output.page(), message: try output.value("message"), userGesture: try output.flag("userGesture"))
         case .answer:
             try output.allow(["id", "answer", "unreachable"])
             return .answer(id: try output.integer("id"), answer: members["answer"], unreachable: try output.flag("unreachable"))

@@ -179,7 +179,7 @@ private struct TraceReader {
             timeline.processes[lane].startedFor = Self.wakes(event)
         }
         switch message {
-        case .event(.pageMessage(let id, _, _, _)):
+        case .event(.pageMessage(let id, _, _, _, _)):
             if let sent = pageMessages[id] {
                 timeline.arrows.append(.init(from: sent.page, fromIndex: sent.at, to: label, toIndex: index, outcome: .page, note: "message \(id)"))
             }
@@ -267,8 +267,8 @@ private struct TraceReader {
             }
         case .started, .storageCompleted: nil
         case .tabRequestedDecision(let tab, _, _): "tab \(tab.rawValue)'s question"
-        case .pageMessage(_, .tab(let tab, _), _, _): "tab \(tab.rawValue)'s message"
-        case .pageMessage(_, .popup, _, _): "the popup's message"
+        case .pageMessage(_, .tab(let tab, _), _, _, _): "tab \(tab.rawValue)'s message"
+        case .pageMessage(_, .popup, _, _, _): "the popup's message"
         case .portOpened: "a page's port"
         case .alarmFired(let name): "alarm \(name.isEmpty ? "(unnamed)" : name)"
         default: ExtensionWire.name(event)

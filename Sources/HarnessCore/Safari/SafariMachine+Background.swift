@@ -70,7 +70,7 @@ extension SafariMachine {
             unheard(event, now: now, &effects)
             return
         }
-        if case .pageMessage(let id, _, _, _) = event { pageMessageTaken(id) }
+        if case .pageMessage(let id, _, _, _, _) = event { pageMessageTaken(id) }
         if case .portOpened(let port, _, _) = event { pagePortTaken(port, now: now) }
         if event.listener != nil { woke(now: now) }
         if event.isFromThePopup {

@@ -106,7 +106,7 @@ extension SafariMachine {
 
         // MARK: The extension's own pages (`runsOwnPages`)
         /// A page sent the background a message (`runtime.sendMessage`), numbered by the pages.
-        case pageMessageSent(id: Int, from: ExtensionWire.PageSender, message: JSONValue)
+        case pageMessageSent(id: Int, from: ExtensionWire.PageSender, message: JSONValue, userGesture: Bool = false)
         /// A page answered the message Safari numbered `id` (nil: with nothing); `unreachable`:
         /// there was no page, or it listens for no message.
         case pageAnswerSent(id: Int, answer: JSONValue?, unreachable: Bool = false)

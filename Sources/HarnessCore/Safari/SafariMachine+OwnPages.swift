@@ -132,7 +132,7 @@ extension SafariMachine {
     /// its port disconnected.
     mutating func pageEventLost(_ event: ExtensionWire.Event, _ effects: inout [Effect]) {
         switch event {
-        case .pageMessage(let id, _, _, _): pageMessageLost(id, &effects)
+        case .pageMessage(let id, _, _, _, _): pageMessageLost(id, &effects)
         case .portOpened(let port, _, _):
             guard let (page, _) = pagePorts.removeValue(forKey: port) else { return }
             effects.append(.pagePortDisconnected(page, port: port, error: Self.noConnectListener))

@@ -217,14 +217,26 @@ extension SafariMachine {
         closeTabPages(&effects)
     }
 
-    /// Every tab's page of the extension's goes with Safari (it quit, or lost power): at the
-    /// launch each tab loads a new page, with a `sessionStorage` of its own.
+    /// Every tab's page of the extension's goes with Safari (it quit, or lost power), in every
+    /// profile: at the launch each of the front profile's tabs loads a new page, with a
+    /// `sessionStorage` of its own, and a profile put away loads its own when it is in front
+    /// again; what their pages sent and Safari held goes with them.
     private mutating func closeTabPages(_ effects: inout [Effect]) {
         guard runsOwnPages else { return }
         for id in tabs.keys.sorted() {
             pageGone(.tab(pageKey(id)), &effects)
             shownPages.remove(pageKey(id))
             effects.append(.closePage(pageKey(id)))
+        }
+        for name in putAway.keys.sorted() {
+            for id in putAway[name]!.tabs.keys.sorted() {
+                let key = PageKey(id, profile: name)
+                pageGone(.tab(key), &effects)
+                shownPages.remove(key)
+                effects.append(.closePage(key))
+            }
+            putAway[name]?.pageEvents = []
+            putAway[name]?.pagesClosed = true
         }
     }
 
@@ -308,8 +320,10 @@ extension SafariMachine {
         profile = name
         profiles.insert(name)
         effects.append(.note("profile \(name) in front"))
-        // Its pages waited out of sight: their waits start again now.
+        // Its pages waited out of sight: their waits start again now. Pages that went with
+        // Safari while it was away load afresh.
         restartWaits(now: now)
+        if restored.pagesClosed && runsOwnPages { for id in tabs.keys.sorted() { loadPage(id, &effects) } }
         for event in restored.pageEvents { effects.append(.dispatch(event)) }
         for id in visibleTabs { run(.becameVisible, in: id, now: now, &effects) }
     }

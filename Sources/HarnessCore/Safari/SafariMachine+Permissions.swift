@@ -63,10 +63,12 @@ extension SafariMachine {
     }
 
     /// The prompts go with Safari (it quit or lost power), with the extension's instance (an
-    /// update, its profile leaving the front): none is answered.
+    /// update, its profile leaving the front): the user answered none, so none is granted. A
+    /// page that asked and is still there hears no (a background that asked is gone with it).
     mutating func dropPermissionPrompts(_ effects: inout [Effect]) {
         guard !permissionPrompts.isEmpty else { return }
         effects.append(.note("\(permissionPrompts.count) permission prompt(s) closed unanswered"))
+        for prompt in permissionPrompts { if case .page = prompt.asker { effects.append(.permissionsDecided(prompt, granted: false)) } }
         permissionPrompts = []
     }
 }

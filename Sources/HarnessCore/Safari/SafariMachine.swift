@@ -234,6 +234,9 @@ package struct SafariMachine: Sendable {
         /// What its pages sent that Safari held for a background it could not run yet (iOS had
         /// it suspended): its extension takes them when the profile is in front again.
         var pageEvents: [ExtensionWire.Event] = []
+        /// Its tabs' pages went with Safari (it quit, or lost power) while the profile was put
+        /// away: each loads afresh when the profile is in front again.
+        var pagesClosed = false
     }
 
 
@@ -505,10 +508,10 @@ package struct SafariMachine: Sendable {
             if mayStartNativeRequest(&effects) { effects.append(.startLegacyHandler(message)) }
         case .legacyRequestHung: hungLegacyRequests += 1
         case .handlerEndedWithoutAnswer(let id): effects.append(.queueReply(id, .rejected(.handlerEnded)))
-        case .pageMessageSent(let id, let from, let message):
+        case .pageMessageSent(let id, let from, let message, let userGesture):
             // A popup that closes may still send (its `pagehide`): nothing waits for the answer.
             if from != .popup || popupTab != nil { pageQuestions[id] = PageQuestion(from: from, profile: profile) }
-            effects.append(.dispatch(.pageMessage(id: id, from: from, message: message, active: activeTab)))
+            effects.append(.dispatch(.pageMessage(id: id, from: from, message: message, active: activeTab, userGesture: userGesture)))
         case .pageAnswerSent(let number, let answer, let unreachable): pageAnswered(number, answer: answer, unreachable: unreachable, &effects)
         case .eventDropped(let event):
             // A page's message no background took is answered with nothing; its port is
@@ -529,6 +532,8 @@ package struct SafariMachine: Sendable {
                 break
             }
             bringSafariToTheFront(to: "\(gesture.verb) in tab \(id.rawValue)", now: now, &effects)
+            // The page the user reaches is shown before it hears the gesture.
+            showPages(&effects)
             effects.append(.useInPage(.tab(pageKey(id)), gesture))
         case .replyArrived(let id, let outcome):
             activeNativeRequests.remove(id)

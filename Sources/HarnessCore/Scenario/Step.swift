@@ -84,7 +84,7 @@ package enum Step: Equatable, Sendable {
     /// check on that tab.)
     case optionsOpen
     /// `permission grant` or `permission refuse`: the user answers the oldest permission prompt
-    /// (a background's `permissions.request`).
+    /// (a `permissions.request` of the background's or of an extension page's).
     case permission(granted: Bool)
     case advance(EpochMillis)
     /// The device sleeps this long: the wall clock moves on, Safari's monotonic clock does not.

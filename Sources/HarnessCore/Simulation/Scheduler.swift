@@ -127,8 +127,9 @@ struct Scheduler {
         if let load = safari.loadEnds, !frozen { consider(load, .safari(.backgroundLoad)) }
         // A content script's timer stops as a page's does.
         if safari.platform == .macOS || safari.safariInForeground, let ask = safari.nextAskAgain { consider(ask.at, .safari(.pageAsksAgain(ask.tab))) }
-        // A prompt's time stops as Safari's unload check does.
-        if let expiry = safari.nextPromptExpiry, !frozen { consider(expiry, .safari(.permissionPrompt)) }
+        // A prompt's time is Safari's own (a timer of its UI process): it stops only while iOS
+        // suspends Safari, not for a frozen background.
+        if let expiry = safari.nextPromptExpiry, safari.platform == .macOS || safari.safariInForeground { consider(expiry, .safari(.permissionPrompt)) }
         return best.map { (max(now, $0.due), $0.what) }
     }
 

@@ -304,7 +304,7 @@ extension Simulation {
     /// which fails the run.
     func answerPermissionPrompt(granted: Bool) {
         guard !safari.permissionPrompts.isEmpty else {
-            return monitor.record("permission \(granted ? "grant" : "refuse"): no permission prompt is pending (a background's permissions.request shows one)")
+            return monitor.record("permission \(granted ? "grant" : "refuse"): no permission prompt is pending (permissions.request, from the background or an extension page, shows one)")
         }
         handle(.permissionPromptAnswered(granted: granted))
     }

@@ -229,10 +229,10 @@ extension Simulation {
 
     private func fromPages(_ output: PageHost.Output) {
         switch output {
-        case .sendMessage(let id, let page, let message):
-            trace.record(now, "pages", "\(page.name) sends message \(id)", message)
+        case .sendMessage(let id, let page, let message, let userGesture):
+            trace.record(now, "pages", "\(page.name) sends message \(id)\(userGesture ? " in the user's gesture" : "")", message)
             guard let from = sender(page) else { return }
-            handle(.pageMessageSent(id: id, from: from, message: message))
+            handle(.pageMessageSent(id: id, from: from, message: message, userGesture: userGesture))
         case .connect(let port, let name, let page):
             trace.record(now, "pages", "\(page.name) opens port \(port)\(name.isEmpty ? "" : " \"\(name)\"")")
             guard let from = sender(page) else { return }

@@ -80,9 +80,10 @@ extension ExtensionWire {
         case .timerFired(let timer): return input("timerFired", ["timer": json(timer)])
         case .alarmFired(let name): return name.isEmpty ? input("alarmFired") : input("alarmFired", ["name": .string(name)])
         case .alarmsChanged(let alarms): return input("alarmsChanged", ["alarms": encode(alarms)])
-        case .pageMessage(let id, let from, let message, let active):
+        case .pageMessage(let id, let from, let message, let active, let userGesture):
             var members: [String: JSONValue] = ["id": .integer(Int64(id)), "message": message]
             if let active { members["active"] = .string(active.rawValue) }
+            if userGesture { members["userGesture"] = .bool(true) }
             switch from {
             case .tab(let tab, let url): members["tab"] = .string(tab.rawValue); members["url"] = .string(url)
             case .popup: members["popup"] = .bool(true)
@@ -238,7 +239,7 @@ extension ExtensionWire {
             guard let message = members["message"] else { throw NativeMessageError(root.key("message"), "expected a value") }
             let from: PageSender = members["popup"] == .bool(true) ? .popup : .tab(try tab(), url: try string("url"))
             let active = members["active"] == nil ? nil : TabID(try string("active"))
-            return .pageMessage(id: Int(clamping: try integer("id")), from: from, message: message, active: active)
+            return .pageMessage(id: Int(clamping: try integer("id")), from: from, message: message, active: active, userGesture: try optionalBool("userGesture") ?? false)
         case "pageAnswered": return .pageAnswered(id: Int(clamping: try integer("id")), answer: members["answer"], unreachable: bool("unreachable"))
         case "portOpened":
             let from: PageSender = members["popup"] == .bool(true) ? .popup : .tab(try tab(), url: try string("url"))

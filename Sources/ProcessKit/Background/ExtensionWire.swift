@@ -21,7 +21,8 @@ import SiteSettings
 /// periodic alarm no listener heard to its next time, or moved them all later by the device's sleep; a
 /// background may ignore it); for an extension whose own pages
 /// run (section 15): `pageMessage` (`id`, `tab` and `url`, or `popup`: true; `message`, any JSON;
-/// `active`, the front window's active tab, if there is one)
+/// `active`, the front window's active tab, if there is one; `userGesture`: true when an
+/// extension page sent it in the user's click)
 /// and `pageAnswered` (`id`, and `answer` unless the page answered nothing; `unreachable`: true when
 /// no page heard it); `portOpened` (`port`, `name`, and `tab` and `url`, or `popup`: true),
 /// `portMessage` (`port`, `message`) and `portClosed` (`port`) for a port a page opened;
@@ -123,7 +124,7 @@ public enum ExtensionWire {
         /// An extension's own page sent the background a message (`runtime.sendMessage`), the
         /// `id`th Safari carried; the background answers it with `answerPage`. `active` is the
         /// active tab of the window in front as the page sent it (`tabs.query` reads it).
-        case pageMessage(id: Int, from: PageSender, message: JSONValue, active: TabID? = nil)
+        case pageMessage(id: Int, from: PageSender, message: JSONValue, active: TabID? = nil, userGesture: Bool = false)
         /// A page answered the background's `messageTab` or `messagePopup` numbered `id` (nil:
         /// with nothing); `unreachable`: no page of the extension's heard it.
         case pageAnswered(id: Int, answer: JSONValue?, unreachable: Bool = false)

@@ -46,15 +46,18 @@ export function uses(text) {
     return { api: [...api].sort(), globals: [...globals].sort() };
 }
 
-// Host functions that answer nothing, for a realm made only to be looked at.
+// Host functions that answer nothing, for a realm made only to be looked at; storage.session is
+// open to content scripts (the extension may let them in), so that it is not counted lacking.
 const quietHost = () => {
     const answers = { ownPages: false, messages: '{}', isProxy: false, now: 0, utcOffset: 0, uptime: 0, failure: '', threw: false, platform: 'ios',
                       tabs: '{"window":1,"tabs":[]}', seed: '0' };
+    const kept = { 'session-access': '{"accessLevel":"TRUSTED_AND_UNTRUSTED_CONTEXTS"}' };
     const names = ['setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup', 'connectNative', 'answerPage',
                    'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts', 'thrown',
                    'sendMessage', 'connect', 'portDisconnect', 'answer', 'webStorage', 'activeTab', 'tabNumber', 'tabName', 'actionSet', 'menusChanged', 'keep', ...Object.keys(answers)];
     // A page's address is read as the runtime reads it.
-    return { ...Object.fromEntries(names.map((name) => [name, () => (Object.hasOwn(answers, name) ? answers[name] : '')])), url };
+    return { ...Object.fromEntries(names.map((name) => [name, () => (Object.hasOwn(answers, name) ? answers[name] : '')])), url,
+             keep: (name) => kept[String(name)] ?? '' };
 };
 
 // A realm as the runtime makes it for `part` of the extension, with its install run.

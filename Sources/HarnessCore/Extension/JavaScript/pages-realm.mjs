@@ -12,7 +12,7 @@ import {
     sessionAccessLevels, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
-import { permissionMembers } from './realm-permissions.mjs';
+import { permissionMembers, permissionNames } from './realm-permissions.mjs';
 import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, setupText, page) {
@@ -226,7 +226,9 @@ export function install(hostFunctions, setupText, page) {
         sendMessage(...args) {
             const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
             const message = args.length > 1 && typeof args[0] === 'string' ? args[1] : args[0];
-            const id = host.sendMessage(jsonText(message, 'a message'));
+            // An extension page's message in the user's gesture carries it (WebKit: a content
+            // script's does not).
+            const id = host.sendMessage(jsonText(message, 'a message'), gesture && setup.extensionPage ? 1 : 0);
             const promise = new Promise((resolve) => { answers.set(id, resolve); });
             if (callback === undefined) return promise;
             promise.then((value) => call(callback, undefined, [value]));
@@ -248,7 +250,8 @@ export function install(hostFunctions, setupText, page) {
         return end.port;
     };
     const manifest = parse(setup.manifest);
-    const present = safariNamespaces(manifest, setup.extensionPage ? 'page' : 'content');
+    // Its permissions as it loads: the manifest's, with what the user granted before.
+    const present = safariNamespaces({ ...manifest, permissions: permissionNames(manifest, (name, text) => host.keep(name, text)) }, setup.extensionPage ? 'page' : 'content');
     const i18n = localizer(manifest, host.messages(), setup.extensionID);
     // browser.tabs in an extension page: tabs.query, over the tabs as Safari last handed them
     // over; one window's tabs are numbered in name order.
@@ -331,7 +334,7 @@ export function install(hostFunctions, setupText, page) {
             return undefined;
         };
         const ask = (request) => new Promise((resolve) => { permissionAnswers.set(host.requestPermissions(jsonText(request, 'a permission request')), resolve); });
-        namespaces.permissions = permissionMembers({ manifest, callbackForm, inGesture: () => gesture, tabsCall: ask, keep: (name, text) => host.keep(name, text) });
+        namespaces.permissions = permissionMembers({ manifest, callbackForm, inGesture: () => gesture, tabsCall: ask, keep: (name, text) => host.keep(name, text) }).members;
     }
     // The user's gesture: its events' listeners run inside it.
     const inGesture = (work) => {

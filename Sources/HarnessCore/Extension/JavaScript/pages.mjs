@@ -24,6 +24,7 @@
 //       | {"type": "inject", "tab", "request", "method": "executeScript" | "insertCSS" | "removeCSS", "func" and "args" | "files" | "code"}
 //       | {"type": "permissionsAnswered", "id", "granted"}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
+//       (sendMessage: "userGesture": true when an extension page sent it in the user's click or pick)
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
 //       | {"type": "log", "page", "level", "text", "at"?} | {"type": "setTimer", "page", "timer", "at"}
 //       | {"type": "cancelTimer", "page", "timer"} | {"type": "connect", "port", "name", "tab" | "popup": true}
@@ -353,9 +354,10 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         // are a script's code), asked before its properties are read.
         isProxy: (value) => util.types.isProxy(value),
         log: (level, text, stack) => log(name, String(level), String(text), stack ? place(stack) : undefined),
-        sendMessage: (text) => {
+        sendMessage: (text, gesture) => {
             const id = nextMessage++;
             const output = { type: 'sendMessage', id, message: JSON.parse(String(text)) };
+            if (gesture === 1 && own !== undefined) output.userGesture = true;
             if (tab === undefined) output.popup = true; else output.tab = tab;
             outputs.push(output);
             asked.set(id, page);
@@ -404,7 +406,8 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (!['permissions', 'session-access'].includes(String(name)) || typeof page.storage !== 'string') return '';
             const file = path.join(page.storage, `${name}.json`);
             if (String(text) === '') { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } }
-            fs.writeFileSync(file, String(text));
+            // (What cannot be written is said, not thrown into the page's realm.)
+            try { fs.writeFileSync(file, String(text)); } catch (error) { log(page.name, 'error', `Safari could not keep ${name}.json: ${error.message}`); }
             return '';
         },
         // What one run of the background's script gave: its result as JSON text ('' for

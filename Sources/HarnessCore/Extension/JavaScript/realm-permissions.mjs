@@ -19,6 +19,21 @@ export function manifestGrants(manifest) {
     };
 }
 
+// What the user granted the extension, as Safari keeps it with its storage (`keep(name, '')`
+// reads a kept file; a file that is not the kept form grants nothing).
+export function grantedByUser(keep) {
+    const isArray = Array.isArray;
+    let kept;
+    try { kept = JSON.parse(keep('permissions', '') || '{}'); } catch { kept = {}; }
+    return { permissions: isArray(kept?.permissions) ? kept.permissions.map(String) : [], origins: isArray(kept?.origins) ? kept.origins.map(String) : [] };
+}
+
+// The permission names a context has as it starts: the manifest's, with what the user granted
+// before (an API the user granted since is there from the next background or page load on).
+export function permissionNames(manifest, keep) {
+    return [...new Set([...(Array.isArray(manifest.permissions) ? manifest.permissions.map(String) : []), ...grantedByUser(keep).permissions])];
+}
+
 // Permission names WebKit supports (`WebExtension::supportedPermissions`, as the manifest
 // reader knows them).
 const supported = ['activeTab', 'alarms', 'clipboardWrite', 'contextMenus', 'cookies', 'declarativeNetRequest', 'declarativeNetRequestFeedback',
@@ -35,12 +50,8 @@ export function permissionMembers({ manifest, callbackForm, inGesture, tabsCall,
     const isPattern = (text) => text === '<all_urls>' || text.includes('://');
     const optional = { permissions: listed('optional_permissions').filter((name) => !isPattern(name)),
                        origins: [...listed('optional_permissions').filter(isPattern), ...listed('optional_host_permissions')] };
-    // What the user granted, as Safari keeps it (a file that is not the kept form grants nothing).
-    const granted = () => {
-        let kept;
-        try { kept = JSON.parse(keep('permissions', '') || '{}'); } catch { kept = {}; }
-        return { permissions: isArray(kept?.permissions) ? kept.permissions.map(String) : [], origins: isArray(kept?.origins) ? kept.origins.map(String) : [] };
-    };
+    const granted = () => grantedByUser(keep);
+    // What the extension holds now: the manifest's grants, and what the user granted.
     const held = () => {
         const extra = granted();
         return { permissions: [...new Set([...required.permissions, ...extra.permissions])], origins: [...new Set([...required.origins, ...extra.origins])] };
@@ -93,7 +104,7 @@ export function permissionMembers({ manifest, callbackForm, inGesture, tabsCall,
         if (undeclared !== undefined) return invalid(undeclared, `only permissions specified in the manifest may be ${removing ? 'removed' : 'requested'}`);
         return { asked };
     };
-    return {
+    return { held, members: {
         getAll: callbackForm(() => Promise.resolve(held())),
         contains: callbackForm((asked = {}) => Promise.resolve(holds({ permissions: (isArray(asked?.permissions) ? asked.permissions : []).map(String),
                                                                       origins: (isArray(asked?.origins) ? asked.origins : []).map(String) }))),
@@ -105,15 +116,18 @@ export function permissionMembers({ manifest, callbackForm, inGesture, tabsCall,
             if (holds(asked)) return Promise.resolve(true);
             return tabsCall({ method: 'requestPermissions', permissions: asked.permissions, origins: asked.origins });
         }),
-        // What the user granted goes; the manifest's own cannot.
+        // What the user granted goes, a host pattern with every granted one it covers or that
+        // covers it; the manifest's own cannot. It answers whether the extension no longer holds
+        // what was named (WebKit, `permissionsRemove`: `removeGrantedPermissionMatchPatterns`,
+        // then `!hasPermissions`).
         remove: callbackForm((details) => {
             const { error, asked } = read('remove', details, true);
             if (error !== undefined) return Promise.reject(new Error(error));
             const extra = granted();
-            const kept = { permissions: extra.permissions.filter((name) => !asked.permissions.includes(name)),
-                           origins: extra.origins.filter((origin) => !asked.origins.includes(origin)) };
+            const overlaps = (origin) => asked.origins.some((named) => covers([named], origin) || covers([origin], named));
+            const kept = { permissions: extra.permissions.filter((name) => !asked.permissions.includes(name)), origins: extra.origins.filter((origin) => !overlaps(origin)) };
             keep('permissions', JSON.stringify(kept));
-            return Promise.resolve(kept.permissions.length < extra.permissions.length || kept.origins.length < extra.origins.length);
+            return Promise.resolve(!holds(asked));
         }),
-    };
+    } };
 }

@@ -8,27 +8,29 @@
 // pages read them at each load. Nothing here reaches node.
 
 import { jsonText, matchesPattern } from './realm-common.mjs';
-import { manifestGrants } from './realm-permissions.mjs';
 
 // `tabsCall(call)` is the runtime's promise of Safari's answer; `tabNamed` and `tabURL` read a
 // tab as this background knows it; `activeName()` is the front window's active tab.
-export function scriptingMembers({ manifest, host, callbackForm, tabsCall, tabNamed, tabURL, activeName }) {
+// `held()`: the permissions and hosts the extension holds now (realm-permissions.mjs).
+export function scriptingMembers({ manifest, host, callbackForm, tabsCall, tabNamed, tabURL, activeName, held }) {
     const isArray = Array.isArray, parse = JSON.parse;
     // WebKit's words for a call it refuses (`toErrorString`): the call, then why.
     const refuse = (call, why) => Promise.reject(new Error(`Invalid call to ${call}(). ${why}`));
     const strings = (value) => isArray(value) && value.every((item) => typeof item === 'string');
 
     // The hosts Safari may let the extension into: its host permissions (V2 names them among its
-    // permissions) and its content scripts' matches (WebKit's requested match patterns). The user
-    // is taken to have granted them when Safari asked. `activeTab` opens the front window's
-    // active tab, as after the gesture (a click on the toolbar item, a command, a menu item) that
-    // grants it.
-    const granted = manifestGrants(manifest);
-    const hosts = [...granted.origins,
-                   ...(isArray(manifest.content_scripts) ? manifest.content_scripts.flatMap((entry) => strings(entry?.matches) ? entry.matches : []) : [])];
-    // (A tab this background was not told of goes to Safari, which knows whether it is open.)
-    const mayEnter = (name) => tabURL(name) === undefined || (granted.permissions.includes('activeTab') && name === activeName())
-        || hosts.some((pattern) => matchesPattern(pattern, tabURL(name)));
+    // permissions), those the user granted since (`permissions.request`), and its content
+    // scripts' matches (WebKit's requested match patterns). The user is taken to have granted
+    // the manifest's when Safari asked. `activeTab` opens the front window's active tab, as after
+    // the gesture (a click on the toolbar item, a command, a menu item) that grants it.
+    const matches = isArray(manifest.content_scripts) ? manifest.content_scripts.flatMap((entry) => strings(entry?.matches) ? entry.matches : []) : [];
+    // (A tab that is not open goes to Safari, which says so.)
+    const mayEnter = (name) => {
+        const url = tabURL(name);
+        if (url === undefined) return true;
+        const now = held();
+        return (now.permissions.includes('activeTab') && name === activeName()) || [...now.origins, ...matches].some((pattern) => matchesPattern(pattern, url));
+    };
 
     // An injection's tab, by its target (`{tabId}`), checked as Safari checks it.
     const targetTab = (call, target) => {

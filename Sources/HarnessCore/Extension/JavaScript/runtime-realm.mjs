@@ -12,7 +12,7 @@ import { actionMembers } from './realm-action.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
 import { menuMembers } from './realm-menus.mjs';
 import { navigationMembers } from './realm-navigation.mjs';
-import { permissionMembers } from './realm-permissions.mjs';
+import { permissionMembers, permissionNames } from './realm-permissions.mjs';
 import { scriptingMembers } from './realm-scripting.mjs';
 import { tabsAndWindows } from './realm-tabs.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
@@ -21,7 +21,8 @@ import { installWeb } from './realm-web.mjs';
 export function install(hostFunctions, manifestText) {
     const host = hostOf(hostFunctions);
     const manifest = JSON.parse(manifestText);
-    const permissions = new Set(manifest.permissions ?? []);
+    // Its permissions as it starts: the manifest's, with what the user granted before.
+    const permissions = new Set(permissionNames(manifest, (name, text) => host.keep(name, text)));
     const ownPages = host.ownPages() === true;
     const isWorker = typeof manifest.background?.service_worker === 'string';
     // What the runtime uses here, taken before any script can replace it.
@@ -226,7 +227,7 @@ export function install(hostFunctions, manifestText) {
         i18n: namespace('i18n', i18n),
     };
     // The namespaces Safari gives this background (realm-common.mjs).
-    const present = safariNamespaces(manifest, 'background');
+    const present = safariNamespaces({ ...manifest, permissions: [...permissions] }, 'background');
     // The toolbar item (action, or V2's browserAction and pageAction), where the manifest has
     // one: Safari keeps what the background sets (realm-action.mjs).
     const actionHolders = [];
@@ -248,9 +249,13 @@ export function install(hostFunctions, manifestText) {
     }
     // What Safari keeps for the extension beside its storage (runtime.mjs, `keep`).
     const kept = { keep: (name, text) => checked(host.keep(name, text)) };
+    // What the manifest grants, and the user since (realm-permissions.mjs).
+    const permissionApi = permissionMembers({ manifest, callbackForm, inGesture: () => gesture, tabsCall, keep: (name, text) => host.keep(name, text) });
+    api.permissions = namespace('permissions', permissionApi.members);
     // Scripts and style sheets for tabs' pages, and registered content scripts
     // (realm-scripting.mjs): the scripting namespace, and V2's forms on tabs.
-    const scripting = scriptingMembers({ manifest, host: kept, callbackForm, tabsCall, tabNamed, tabURL: (name) => currentTabs().get(name), activeName });
+    const scripting = scriptingMembers({ manifest, host: kept, callbackForm, tabsCall, tabNamed, tabURL: (name) => currentTabs().get(name), activeName,
+                                         held: permissionApi.held });
     if (present.has('scripting')) api.scripting = namespace('scripting', scripting.members);
     if (manifest.manifest_version === 2) Object.assign(tabsMembers, scripting.tabs);
     // Network rules, kept as Safari keeps them (realm-dnr.mjs): no request is ever matched.
@@ -258,8 +263,6 @@ export function install(hostFunctions, manifestText) {
         api.declarativeNetRequest = namespace('declarativeNetRequest',
                                               netRequestMembers({ manifest, callbackForm, host: kept }));
     }
-    // What the manifest grants (realm-permissions.mjs).
-    api.permissions = namespace('permissions', permissionMembers({ manifest, callbackForm, inGesture: () => gesture, tabsCall, keep: (name, text) => host.keep(name, text) }));
     // A tab's page load, stage by stage (realm-navigation.mjs).
     const navigation = present.has('webNavigation') ? navigationMembers({ event, call: (listener, args) => call(listener, args), tabId }) : null;
     if (navigation !== null) api.webNavigation = namespace('webNavigation', navigation.members);
@@ -539,14 +542,19 @@ export function install(hostFunctions, manifestText) {
             answered = true;
             checked(host.answerPage(input.id, response === undefined ? undefined : jsonText(response, 'an answer')));
         };
-        for (const listener of [...(events.get('message') ?? [])]) {
-            const result = call(listener, [input.message, sender, sendResponse]);
-            if (result === true) handled = true;
-            else if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
-                handled = true;
-                result.then(sendResponse, () => {});
+        // An extension page's message sent in the user's gesture is heard in it (WebKit's
+        // `resolvedUserGesture`): what the listeners call at once may ask for permissions.
+        gesture = input.userGesture === true;
+        try {
+            for (const listener of [...(events.get('message') ?? [])]) {
+                const result = call(listener, [input.message, sender, sendResponse]);
+                if (result === true) handled = true;
+                else if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+                    handled = true;
+                    result.then(sendResponse, () => {});
+                }
             }
-        }
+        } finally { gesture = false; }
         if (!answered && !handled) {
             answered = true;
             host.answerPage(input.id, undefined);

@@ -225,7 +225,8 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             if (!keptFiles.includes(String(name))) throw new Error(`Safari keeps nothing named ${name}`);
             const file = path.join(storageFolder, `${name}.json`);
             if (String(text) === '') { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } }
-            fs.writeFileSync(file, String(text));
+            // (What cannot be written is said, not thrown into the scripts' realm.)
+            try { fs.writeFileSync(file, String(text)); } catch (error) { log('error', `Safari could not keep ${name}.json: ${error.message}`); }
             return '';
         },
         // menus.create and its kin: every menu item the background has now, as JSON text.
