@@ -751,18 +751,28 @@ test('scripting runs scripts in tabs through Safari and keeps registered content
         'Invalid call to tabs.executeScript(). This extension does not have access to this tab.', ['Docs']]);
 });
 
+// A background's realm over `manifest`, its host quiet but for `given` (on iOS, with no pages of
+// its own, at the epoch, unless given): `run` evaluates in it, `turn` hands it an input.
+function background(manifest, given = {}) {
+    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
+        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios', ...given }),
+        JSON.stringify(manifest));
+    const run = (code) => vm.runInContext(code, context);
+    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    return { run, turn };
+}
+
+// A host's kept files over the map `files` (`keep(name, '')` reads one).
+const keeper = (files) => (name, text) => { if (text === '') return files.get(name) ?? ''; files.set(name, text); return ''; };
+
 // runtime.openOptionsPage asks Safari for a new active tab at the options page (options_ui.page,
 // else options_page) and gives nothing back; with neither, it is refused in WebKit's words.
 test('runtime.openOptionsPage opens the manifest\'s options page in a tab, or is refused', async () => {
     const install = (manifest) => {
         const calls = [];
-        const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-        const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
-            quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
-                        tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); } }),
-            JSON.stringify({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' }, ...manifest }));
-        const run = (code) => vm.runInContext(code, context);
-        const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+        const { run, turn } = background({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' }, ...manifest },
+                                         { tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); } });
         turn('started', { appearance: 'light', tabs: {} });
         run(`globalThis.results = [];
              browser.runtime.openOptionsPage().then((value) => results.push(String(value)), (error) => results.push(error.message));
@@ -790,16 +800,12 @@ test('runtime.openOptionsPage opens the manifest\'s options page in a tab, or is
 // Safari is in front; windows.get, getCurrent, getLastFocused and getAll, with populate and
 // windowTypes; the events name the tab's own window.
 test('windows and each tab\'s window come from what Safari says of its windows', async () => {
-    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
     const said = { windows: { t1: 1, t2: 2, t3: 2 }, active: { 1: 't1', 2: 't3' }, front: 2, focused: 2 };
-    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
-        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'macos',
-                    tabNumber: (name) => ({ t1: 1, t2: 2, t3: 3 })[name] ?? 0, tabName: (id) => ({ 1: 't1', 2: 't2', 3: 't3' })[id] ?? '',
-                    activeTab: () => said.active[said.front], tabWindow: (name) => said.windows[name] ?? 0,
-                    activeIn: (window) => said.active[window] ?? '', frontWindow: () => said.front, focusedWindow: () => said.focused }),
-        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['tabs'], background: { service_worker: 'b.js' } }));
-    const run = (code) => vm.runInContext(code, context);
-    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    const { run, turn } = background({ manifest_version: 3, name: 'x', version: '1', permissions: ['tabs'], background: { service_worker: 'b.js' } },
+                                     { platform: () => 'macos', tabNumber: (name) => ({ t1: 1, t2: 2, t3: 3 })[name] ?? 0,
+                                       tabName: (id) => ({ 1: 't1', 2: 't2', 3: 't3' })[id] ?? '', activeTab: () => said.active[said.front],
+                                       tabWindow: (name) => said.windows[name] ?? 0, activeIn: (window) => said.active[window] ?? '',
+                                       frontWindow: () => said.front, focusedWindow: () => said.focused });
     turn('started', { appearance: 'light', tabs: { t1: 'https://a.example/', t2: 'https://b.example/', t3: 'https://c.example/' } });
     const ask = async (code) => {
         run(`globalThis.results = []; (async () => { ${code} })().catch((error) => results.push(error.message));`);
@@ -834,16 +840,10 @@ test('windows and each tab\'s window come from what Safari says of its windows',
 // manifest's own (WebKit's WebExtensionAPIPermissions).
 test('permissions.request prompts in a gesture for what the manifest makes optional, and remove gives it back', async () => {
     const calls = [], files = new Map();
-    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
-        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
-                    tabNumber: (name) => ({ t1: 1 })[name] ?? 0, tabName: (id) => ({ 1: 't1' })[id] ?? '',
-                    tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); },
-                    keep: (name, text) => { if (text === '') return files.get(name) ?? ''; files.set(name, text); return ''; } }),
-        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' }, action: {}, permissions: ['storage'],
-                         optional_permissions: ['tabs'], host_permissions: ['https://a.example/*'], optional_host_permissions: ['https://*.example.org/*'] }));
-    const run = (code) => vm.runInContext(code, context);
-    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    const { run, turn } = background({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' }, action: {}, permissions: ['storage'],
+                                       optional_permissions: ['tabs'], host_permissions: ['https://a.example/*'], optional_host_permissions: ['https://*.example.org/*'] },
+                                     { tabNumber: (name) => ({ t1: 1 })[name] ?? 0, tabName: (id) => ({ 1: 't1' })[id] ?? '',
+                                       tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); }, keep: keeper(files) });
     turn('started', { appearance: 'light', tabs: { t1: 'https://a.example/' } });
     const settled = () => new Promise((resolve) => setImmediate(resolve));
     run(`globalThis.results = []; globalThis.note = (value) => results.push(value); globalThis.why = (error) => results.push(error.message);
@@ -888,16 +888,11 @@ test('permissions.request prompts in a gesture for what the manifest makes optio
 // address (scripting's access check reads it), and a closed one is gone.
 test('the tabs are Safari\'s as each frame says them, whatever the background heard', async () => {
     const calls = [];
-    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
     const said = { tabs: { t1: 'https://news.example.com/a' } };
-    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
-        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
-                    tabNumber: (name) => ({ t1: 1, t2: 2, t3: 3 })[name] ?? 0, tabName: (id) => ({ 1: 't1', 2: 't2', 3: 't3' })[id] ?? '',
-                    openTabs: () => JSON.stringify(said.tabs), tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); } }),
-        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['scripting', 'tabs'], host_permissions: ['https://news.example.com/*'],
-                         background: { service_worker: 'b.js' } }));
-    const run = (code) => vm.runInContext(code, context);
-    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    const { run, turn } = background({ manifest_version: 3, name: 'x', version: '1', permissions: ['scripting', 'tabs'], host_permissions: ['https://news.example.com/*'],
+                                       background: { service_worker: 'b.js' } },
+                                     { tabNumber: (name) => ({ t1: 1, t2: 2, t3: 3 })[name] ?? 0, tabName: (id) => ({ 1: 't1', 2: 't2', 3: 't3' })[id] ?? '',
+                                       openTabs: () => JSON.stringify(said.tabs), tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); } });
     turn('started', { appearance: 'light', tabs: { t1: 'https://news.example.com/a', t3: 'https://news.example.com/c' } });
     // Since: t1 went to the docs site, t2 opened on news, t3 closed; the background heard none of it.
     said.tabs = { t2: 'https://news.example.com/b', t1: 'https://docs.example.org/x' };
@@ -916,12 +911,7 @@ test('the tabs are Safari\'s as each frame says them, whatever the background he
 // quits); a level it does not know is refused, and storage.local has no such call.
 test('storage.session.setAccessLevel keeps the access level, and refuses another', async () => {
     const files = new Map();
-    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-    realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
-        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
-                    keep: (name, text) => { if (text === '') return files.get(name) ?? ''; files.set(name, text); return ''; } }),
-        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage'], background: { service_worker: 'b.js' } }));
-    const run = (code) => vm.runInContext(code, context);
+    const { run } = background({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage'], background: { service_worker: 'b.js' } }, { keep: keeper(files) });
     run(`globalThis.results = [];
          browser.storage.session.setAccessLevel({ accessLevel: 'EVERYONE' }).catch((error) => results.push(error.message));
          browser.storage.session.setAccessLevel({ accessLevel: 'TRUSTED_AND_UNTRUSTED_CONTEXTS' }).then((value) => results.push(String(value)));
@@ -938,16 +928,10 @@ test('storage.session.setAccessLevel keeps the access level, and refuses another
 test('what the user granted opens its namespace at the next start and its hosts to scripting at once', async () => {
     const files = new Map([['permissions', JSON.stringify({ permissions: ['alarms'], origins: ['https://news.example.com/*'] })]]);
     const calls = [];
-    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
-        quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
-                    tabNumber: (name) => ({ t1: 1, t2: 2 })[name] ?? 0, tabName: (id) => ({ 1: 't1', 2: 't2' })[id] ?? '',
-                    tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); },
-                    keep: (name, text) => { if (text === '') return files.get(name) ?? ''; files.set(name, text); return ''; } }),
-        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['scripting'], optional_permissions: ['alarms'],
-                         optional_host_permissions: ['https://*.example.com/*'], background: { service_worker: 'b.js' } }));
-    const run = (code) => vm.runInContext(code, context);
-    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    const { run, turn } = background({ manifest_version: 3, name: 'x', version: '1', permissions: ['scripting'], optional_permissions: ['alarms'],
+                                       optional_host_permissions: ['https://*.example.com/*'], background: { service_worker: 'b.js' } },
+                                     { tabNumber: (name) => ({ t1: 1, t2: 2 })[name] ?? 0, tabName: (id) => ({ 1: 't1', 2: 't2' })[id] ?? '',
+                                       tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); }, keep: keeper(files) });
     turn('started', { appearance: 'light', tabs: { t1: 'https://news.example.com/a', t2: 'https://docs.example.com/b' } });
     run(`globalThis.results = []; globalThis.note = (value) => results.push(value); globalThis.why = (error) => results.push(error.message);
          note(typeof browser.alarms);
@@ -966,13 +950,8 @@ test('what the user granted opens its namespace at the next start and its hosts 
 // resolvedUserGesture): its listener may ask for permissions at once; another message may not.
 test('a page message sent in the user\'s gesture lets the background\'s listener ask for permissions', async () => {
     const calls = [];
-    const context = vm.createContext(Object.create(null), { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
-    const scripts = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(
-        quietHost({ ownPages: () => true, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
-                    tabsCall: (request, text) => { calls.push(JSON.parse(text)); } }),
-        JSON.stringify({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' }, optional_permissions: ['tabs'] }));
-    const run = (code) => vm.runInContext(code, context);
-    const turn = (kind, value) => { scripts.post(kind, 0, JSON.stringify(value)); run('__runtimeTurn()'); };
+    const { run, turn } = background({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' }, optional_permissions: ['tabs'] },
+                                     { ownPages: () => true, tabsCall: (request, text) => { calls.push(JSON.parse(text)); } });
     turn('started', { appearance: 'light', tabs: {} });
     run(`globalThis.results = [];
          browser.runtime.onMessage.addListener(() => { browser.permissions.request({ permissions: ['tabs'] }).catch((error) => results.push(error.message)); });`);
@@ -981,4 +960,24 @@ test('a page message sent in the user\'s gesture lets the background\'s listener
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['Invalid call to permissions.request(). Must be called during a user gesture.']);
     assert.deepEqual(calls, [{ method: 'requestPermissions', permissions: ['tabs'], origins: [] }]);
+});
+
+// A message no page hears gives nothing, no error (WebKit's runtimeSendMessage and
+// tabsSendMessage complete with nothing when no process listens); a tab that is not open fails.
+test('a message no page hears gives nothing, and one to a tab that is not open fails', async () => {
+    const sent = [];
+    const { run, turn } = background({ manifest_version: 3, name: 'x', version: '1', permissions: ['tabs'], background: { service_worker: 'b.js' } },
+                                     { ownPages: () => true, tabNumber: (name) => ({ t1: 1 })[name] ?? 0, tabName: (id) => ({ 1: 't1' })[id] ?? '',
+                                       openTabs: () => JSON.stringify({ t1: 'https://a.example/' }), messageTab: (tab, id) => { sent.push(['tab', tab, id]); },
+                                       messagePopup: (id) => { sent.push(['pages', id]); } });
+    turn('started', { appearance: 'light', tabs: { t1: 'https://a.example/' } });
+    run(`globalThis.results = []; globalThis.note = (value) => results.push(String(value)); globalThis.why = (error) => results.push(error.message);
+         browser.tabs.sendMessage(1, 'hi').then(note, why);
+         browser.runtime.sendMessage('hi').then(note, why);
+         browser.tabs.sendMessage(7, 'hi').then(note, why);`);
+    assert.deepEqual(sent.map(([kind]) => kind), ['tab', 'pages']);
+    turn('event', { type: 'pageAnswered', id: sent[0][2], unreachable: true });
+    turn('event', { type: 'pageAnswered', id: sent[1][1], unreachable: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['Invalid call to tabs.sendMessage(). Tab not found.', 'undefined', 'undefined']);
 });

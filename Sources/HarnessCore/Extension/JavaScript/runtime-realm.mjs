@@ -217,7 +217,11 @@ export function install(hostFunctions, manifestText) {
             // A decision the background gives a tab unasked (section 8.2's sendDecision), or,
             // where the extension's own pages run, any message, which the tab answers.
             sendMessage: callbackForm((tab, body) => {
-                if (ownPages) return toPage((id) => host.messageTab(tabNamed(tab), id, jsonText(body, 'a message')));
+                if (ownPages) {
+                    // WebKit's `tabsSendMessage`: a tab that is not open is an error.
+                    if (!currentTabs().has(tabNamed(tab))) return Promise.reject(new Error('Invalid call to tabs.sendMessage(). Tab not found.'));
+                    return toPage((id) => host.messageTab(tabNamed(tab), id, jsonText(body, 'a message')));
+                }
                 if (body?.type !== 'decision') return unreachable('content script takes only {type: "decision", decision} from the background');
                 checked(host.decide(tabNamed(tab), jsonText(body.decision ?? null, 'a decision')));
                 return Promise.resolve(undefined);
@@ -588,11 +592,9 @@ export function install(hostFunctions, manifestText) {
             const waiting = pageAnswers.get(input.id);
             pageAnswers.delete(input.id);
             if (waiting === undefined) return;
-            if (input.unreachable === true) {
-                waiting.reject(new Error('Could not establish connection. Receiving end does not exist.'));
-            } else {
-                waiting.resolve(input.answer);
-            }
+            // A message no page heard gives nothing, no error, as WebKit's `runtimeSendMessage`
+            // and `tabsSendMessage` complete with nothing when no process listens.
+            waiting.resolve(input.unreachable === true ? undefined : input.answer);
             return;
         }
         case 'tabRequestedDecision':
