@@ -277,6 +277,21 @@ struct OwnPagesTests {
         #expect(safari.messagesToPages.isEmpty && safari.messageGroups.isEmpty)
     }
 
+    /// An extension page's tabs.sendMessage reaches the tab's page, and its answer the page that
+    /// asked, by that page's own number; a tab with no page, or a page that goes, answers nothing.
+    @Test func anExtensionPagesMessageToATabIsAnsweredToThatPage() {
+        var safari = loaded()
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        let ask = JSONValue.object(["type": .string("size?")])
+        #expect(safari.handle(.pageMessagedTab(id: 9, to: t1, message: ask), now: 0) == [.messagePage(.tab(p1), id: 1, message: ask)])
+        #expect(safari.handle(.pageAnswerSent(id: 1, answer: .string("large")), now: 0) == [.answerPage(id: 9, answer: .string("large"))])
+        #expect(safari.handle(.pageMessagedTab(id: 10, to: t2, message: ask), now: 0)
+            == [.note("tab t2 has no page of the extension here: nothing hears the page's message"), .answerPage(id: 10, answer: nil)])
+        _ = safari.handle(.pageMessagedTab(id: 11, to: t1, message: ask), now: 0)
+        #expect(safari.handle(.tabClosed(t1), now: 0).contains(.answerPage(id: 11, answer: nil)))
+        #expect(safari.pageMessagesToTabs.isEmpty)
+    }
+
     @Test func thePopupAndTheAppearanceGoToThePagesNotTheBackground() {
         var safari = loaded()
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)

@@ -151,6 +151,8 @@ struct PageHostCodecTests {
         (#"{"type":"injected","request":4,"error":"could not execute script on this tab"}"#,
          .injected(request: 4, results: nil, error: "could not execute script on this tab")),
         (#"{"type":"openOptionsPage","popup":true}"#, .openOptionsPage(from: .popup)),
+        (#"{"type":"messageTab","id":5,"popup":true,"to":"t1","message":{"type":"size?"}}"#,
+         .messageTab(id: 5, from: .popup, to: TabID("t1"), message: .object(["type": .string("size?")]))),
         (#"{"type":"sendMessage","id":4,"tab":"options","message":"allow","userGesture":true}"#,
          .sendMessage(id: 4, from: .tab(PageKey(name: "options")), message: .string("allow"), userGesture: true)),
         (#"{"type":"openOptionsPage","tab":"x1"}"#, .openOptionsPage(from: .tab(PageKey(name: "x1")))),

@@ -4,3 +4,7 @@ chrome.storage.sync.get('size').then(({ size }) => apply(size));
 chrome.storage.onChanged.addListener((changes, area) => {
     if (area === 'sync' && changes.size) apply(changes.size.newValue);
 });
+// The popup asks what size the page shows.
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+    if (message?.type === 'size?') sendResponse(document.documentElement.dataset.size);
+});

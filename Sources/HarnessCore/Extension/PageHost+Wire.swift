@@ -128,6 +128,9 @@ extension PageHost {
         case injected(request: Int, results: JSONValue?, error: String?)
         /// An extension page called `runtime.openOptionsPage()`.
         case openOptionsPage(from: Page)
+        /// An extension page sent tab `to`'s page a message (`tabs.sendMessage`), numbered `id`
+        /// as its own messages are: the answer comes back as `answer` with that number.
+        case messageTab(id: Int, from: Page, to: TabID, message: JSONValue)
         /// An extension page asked for permissions (`permissions.request`), numbered `id`, for
         /// Safari's prompt.
         case requestPermissions(id: Int, from: Page, permissions: [String], origins: [String])
@@ -225,7 +228,7 @@ extension PageHost.Input {
 extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
-        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions
+        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions, messageTab
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -302,6 +305,9 @@ extension PageHost.Output {
         case .openOptionsPage:
             try output.allow(["tab", "popup"])
             return .openOptionsPage(from: try output.page())
+        case .messageTab:
+            try output.allow(["id", "tab", "popup", "to", "message"])
+            return .messageTab(id: try output.integer("id"), from: try output.page(), to: TabID(try output.string("to")), message: try output.value("message"))
         case .requestPermissions:
             try output.allow(["id", "tab", "popup", "permissions", "origins"])
             return .requestPermissions(id: try output.integer("id"), from: try output.page(), permissions: try output.strings("permissions"),

@@ -125,6 +125,9 @@ extension SafariMachine {
         case tabPageUsed(TabID, PopupGesture)
         /// The user answers the oldest permission prompt.
         case permissionPromptAnswered(granted: Bool)
+        /// One of the extension's own pages of the front profile sent tab `to`'s page a message
+        /// (`tabs.sendMessage`), numbered `id` as its own messages are.
+        case pageMessagedTab(id: Int, to: TabID, message: JSONValue)
         /// One of the extension's own pages of the front profile asked for permissions
         /// (`permissions.request`), its request numbered `id`.
         case pagePermissionsRequested(id: Int, from: PageHost.Page, permissions: [String], origins: [String])

@@ -79,7 +79,7 @@ extension SafariMachine {
         // Its ports close (WebKit's `disconnectPortsForPage`): the background hears it after
         // what the page sent on them before.
         for port in pagePorts.keys.sorted() where pagePorts[port]?.page == page { effects.append(.dispatch(.portClosed(port: port))) }
-        for number in messagesToPages.keys.sorted() where messagesToPages[number]?.page == page {
+        for number in (messagesToPages.keys.filter { messagesToPages[$0]?.page == page } + pageMessagesToTabs.keys.filter { pageMessagesToTabs[$0]?.page == page }).sorted() {
             effects.append(.note("\(page.name) went before it answered message \(number): it is answered with nothing"))
             pageAnswered(number, answer: nil, unreachable: false, &effects)
         }
@@ -91,6 +91,11 @@ extension SafariMachine {
     /// `EagerCallbackAggregator`) and the copies' later ones go nowhere; when every copy came back
     /// with nothing, the background's is nothing, or unreachable if no page heard it.
     mutating func pageAnswered(_ number: Int, answer: JSONValue?, unreachable: Bool, _ effects: inout [Effect]) {
+        // An extension page's message to a tab: its answer goes to that page.
+        if let asking = pageMessagesToTabs.removeValue(forKey: number) {
+            effects.append(.answerPage(id: asking.asker, answer: answer))
+            return
+        }
         guard let asker = messagesToPages.removeValue(forKey: number) else { return }
         guard let group = asker.group, var copies = messageGroups[group] else {
             effects.append(.answerBackground(incarnation: asker.incarnation, id: asker.id, answer: answer, unreachable: unreachable))

@@ -208,6 +208,9 @@ package struct SafariMachine: Sendable {
     /// The background's messages to every extension page, by group: the copies not answered yet,
     /// and whether a page took one (a listener heard it) though it answered nothing.
     var messageGroups: [Int: (pending: Set<Int>, heard: Bool)] = [:]
+    /// An extension page's messages to a tab's page (`tabs.sendMessage`), by Safari's number:
+    /// the asking page's own number for it, and the page that has it.
+    var pageMessagesToTabs: [Int: (asker: Int, page: PageHost.Page)] = [:]
     var nextMessageToPage = 1
     /// The ports pages opened to the background, by the pages' number: the page, and the
     /// incarnation that took it once its `runtime.onConnect` fired.
@@ -470,6 +473,18 @@ package struct SafariMachine: Sendable {
         case .timeReached(.backgroundLoad): backgroundLoadEnded(&effects)
         case .timeReached(.permissionPrompt): answerPermissionPrompt(granted: false, timedOut: true, &effects)
         case .permissionPromptAnswered(let granted): answerPermissionPrompt(granted: granted, &effects)
+        case .pageMessagedTab(let id, let tab, let message):
+            // WebKit's `tabsSendMessage`: the tab's page hears it; a tab with no page of the
+            // extension's there answers nothing.
+            guard runsOwnPages, tabs[tab] != nil else {
+                effects.append(.note("tab \(tab.rawValue) has no page of the extension here: nothing hears the page's message"))
+                effects.append(.answerPage(id: id, answer: nil))
+                break
+            }
+            let number = nextMessageToPage
+            nextMessageToPage += 1
+            pageMessagesToTabs[number] = (id, .tab(pageKey(tab)))
+            effects.append(.messagePage(.tab(pageKey(tab)), id: number, message: message))
         case .pagePermissionsRequested(let id, let page, let permissions, let origins):
             askPermission(.page(page, id: id), permissions: permissions, origins: origins, now: now, &effects)
         case .timeReached(.pageAsksAgain(let id)):

@@ -246,6 +246,10 @@ extension Simulation {
         case .queried:
             // Only a check asks (`queryPage`), and it reads the answer itself.
             break
+        case .messageTab(let id, let page, let tab, let message):
+            trace.record(now, "pages", "\(page.name) sends tab \(tab.rawValue)'s page message \(id)", message)
+            guard sender(page) != nil else { return }
+            handle(.pageMessagedTab(id: id, to: tab, message: message))
         case .requestPermissions(let id, let page, let permissions, let origins):
             trace.record(now, "pages", "\(page.name) asks for \((permissions + origins).joined(separator: ", "))")
             guard sender(page) != nil else { return }

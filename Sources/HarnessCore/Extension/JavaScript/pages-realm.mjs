@@ -316,6 +316,17 @@ export function install(hostFunctions, setupText, page) {
                 promise.then((tabs) => call(callback, undefined, [tabs]), (error) => { lastError = error; call(callback, undefined, [undefined]); lastError = undefined; });
                 return undefined;
             },
+            // A message to a tab's content scripts (WebKit's `tabsSendMessage`): their first
+            // answer, or nothing when none listens; a tab that is not open fails.
+            sendMessage(tab, message, ...rest) {
+                const callback = typeof rest[rest.length - 1] === 'function' ? rest.pop() : undefined;
+                const id = host.messageTab(String(tab), jsonText(message, 'a message'));
+                const promise = id < 0 ? Promise.reject(new Error('Invalid call to tabs.sendMessage(). Tab not found.'))
+                    : new Promise((resolve) => { answers.set(id, resolve); });
+                if (callback === undefined) return promise;
+                promise.then((value) => call(callback, undefined, [value]), (error) => { lastError = error; call(callback, undefined, []); lastError = undefined; });
+                return undefined;
+            },
         };
     }
     // permissions in an extension page, as the background's: what a click or a pick of the

@@ -31,7 +31,8 @@
 //       | {"type": "portPost", "port", "message"} | {"type": "portDisconnect", "port"}
 //       | {"type": "storageChanged", "tab" | "popup": true, "area", "changes"}
 //       | {"type": "injected", "request", "results": [{"frameId", "result"?, "error"?}] | "error"}
-//       | {"type": "openOptionsPage", "tab" | "popup": true} | {"type": "requestPermissions", "id", "tab" | "popup": true, "permissions", "origins"}]}
+//       | {"type": "openOptionsPage", "tab" | "popup": true} | {"type": "requestPermissions", "id", "tab" | "popup": true, "permissions", "origins"}
+//       | {"type": "messageTab", "id", "tab" | "popup": true, "to", "message"}]}
 
 process.env.TZ = 'UTC';
 
@@ -363,6 +364,18 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             asked.set(id, page);
             return id;
         },
+        // An extension page's tabs.sendMessage to a tab (by its number, or its name where Safari
+        // gave none): its number, or -1 for a tab Safari did not hand over.
+        messageTab: (tabId, text) => {
+            const target = safariTabs.find((listed) => String(listed.id) === String(tabId));
+            if (target === undefined) return -1;
+            const id = nextMessage++;
+            const output = { type: 'messageTab', id, to: target.name, message: JSON.parse(String(text)) };
+            if (tab === undefined) output.popup = true; else output.tab = tab;
+            outputs.push(output);
+            asked.set(id, page);
+            return id;
+        },
         setTimer: (id, at) => {
             if (Number.isSafeInteger(id) && Number.isSafeInteger(at)) outputs.push({ type: 'setTimer', page: page.key, timer: id, at });
         },
@@ -426,12 +439,12 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
     for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
-                        'openOptionsPage', 'requestPermissions', 'keep']) {
+                        'openOptionsPage', 'requestPermissions', 'keep', 'messageTab']) {
         const live = host[name];
         if (live === undefined) continue;
         host[name] = (...args) => {
             if (!page.gone) return live(...args);
-            return name === 'sendMessage' ? nextMessage++ : name === 'connect' ? nextPort++ : name === 'requestPermissions' ? nextPermissionRequest++
+            return name === 'sendMessage' || name === 'messageTab' ? nextMessage++ : name === 'connect' ? nextPort++ : name === 'requestPermissions' ? nextPermissionRequest++
                 : name === 'storage' ? JSON.stringify({ error: 'the page is gone' }) : '';
         };
     }
