@@ -164,7 +164,7 @@ struct ExtensionPageRuntimeTests {
             "popup: active t2 https://b.example/",
             "popup: filled b 2 AB",
             "popup: shown false null",
-            "popup: missing browser.tabs.create is not provided in pages by the harness's runtime",
+            "popup: missing browser.windows.getAll is not provided in pages by the harness's runtime",
             // The refused import() settles before DOMContentLoaded, which does not wait for it.
             "popup: import() true import() is not provided in pages by the harness's runtime",
             "popup: ready interactive",

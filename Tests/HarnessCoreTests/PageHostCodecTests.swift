@@ -61,6 +61,10 @@ struct PageHostCodecTests {
         (.inject(work1, request: 4, .insertCSS, .files(["a.css"])), #"{"files":["a.css"],"method":"insertCSS","request":4,"tab":"work/t1","type":"inject"}"#),
         (.inject(p2, request: 5, .removeCSS, .code("p {}")), #"{"code":"p {}","method":"removeCSS","request":5,"tab":"t2","type":"inject"}"#),
         (.permissionsAnswered(id: 2, granted: true), #"{"granted":true,"id":2,"type":"permissionsAnswered"}"#),
+        (.tabsAnswered(id: 3, tab: PageHost.PopupTab(id: TabID("x1"), url: "https://a.example/", windowId: 1, active: true, number: 4), error: nil),
+         #"{"id":3,"tab":{"active":true,"id":"x1","number":4,"url":"https://a.example/","windowId":1},"type":"tabsAnswered"}"#),
+        (.tabsAnswered(id: 4, tab: nil, error: "Invalid call to tabs.update(). Tab not found: x9."),
+         #"{"error":"Invalid call to tabs.update(). Tab not found: x9.","id":4,"type":"tabsAnswered"}"#),
     ]
 
     @Test(arguments: inputs)
@@ -91,13 +95,14 @@ struct PageHostCodecTests {
         case .reset: "reset"
         case .inject: "inject"
         case .permissionsAnswered: "permissionsAnswered"
+        case .tabsAnswered: "tabsAnswered"
         }
     }
 
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer", "query",
-                                                             "storageChanged", "reset", "inject", "permissionsAnswered"])
+                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "tabsAnswered"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 
@@ -151,6 +156,10 @@ struct PageHostCodecTests {
         (#"{"type":"injected","request":4,"error":"could not execute script on this tab"}"#,
          .injected(request: 4, results: nil, error: "could not execute script on this tab")),
         (#"{"type":"openOptionsPage","popup":true}"#, .openOptionsPage(from: .popup)),
+        (#"{"type":"tabsCall","id":1,"popup":true,"call":{"method":"create","url":"https://help.example.com/","active":true}}"#,
+         .tabsCall(id: 1, from: .popup, call: .create(url: "https://help.example.com/", active: true))),
+        (#"{"type":"tabsCall","id":2,"tab":"options","call":{"method":"remove","tabs":["x1"]}}"#,
+         .tabsCall(id: 2, from: .tab(PageKey(name: "options")), call: .remove([TabID("x1")]))),
         (#"{"type":"messageTab","id":5,"popup":true,"to":"t1","message":{"type":"size?"}}"#,
          .messageTab(id: 5, from: .popup, to: TabID("t1"), message: .object(["type": .string("size?")]))),
         (#"{"type":"sendMessage","id":4,"tab":"options","message":"allow","userGesture":true}"#,
@@ -198,6 +207,9 @@ struct PageHostCodecTests {
         (#"{"type":"injected","request":1}"#, "output 2 (injected): neither an array 'results' nor a string 'error'"),
         (#"{"type":"openOptionsPage","tab":"t1","page":"options.html"}"#, "output 2 (openOptionsPage): unexpected member 'page'"),
         (#"{"type":"requestPermissions","id":1,"popup":true,"permissions":[1],"origins":[]}"#, "output 2 (requestPermissions): 'permissions' holds what is not a string"),
+        (#"{"type":"tabsCall","id":1,"popup":true,"call":{"method":"executeScript","tab":"t1","code":"1"}}"#,
+         "output 2 (tabsCall): a page's tabs call is create, update, reload or remove"),
+        (#"{"type":"tabsCall","id":1,"popup":true,"call":{"method":"create"}}"#, "output 2 (tabsCall): call: url: expected a string"),
     ]
 
     @Test(arguments: malformed)

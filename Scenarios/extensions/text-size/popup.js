@@ -1,7 +1,11 @@
-// The popup asks the front tab's content script what size its page shows, and its one control
-// opens the options page.
+// The popup asks the front tab's content script what size its page shows; its controls open the
+// options page, and the help site in a new tab.
 const here = document.getElementById('here');
 browser.tabs.query({ active: true, currentWindow: true })
-    .then(([tab]) => browser.tabs.sendMessage(tab.id, { type: 'size?' }))
+    .then(([tab]) => (tab === undefined ? undefined : browser.tabs.sendMessage(tab.id, { type: 'size?' })))
     .then((size) => { here.textContent = size === undefined ? 'This page has no text size' : `This page: ${size}`; });
 document.getElementById('settings').addEventListener('click', () => browser.runtime.openOptionsPage());
+document.getElementById('help').addEventListener('click', async () => {
+    const tab = await browser.tabs.create({ url: 'https://help.example.com/text-size' });
+    console.log(`help opened in tab ${tab.id}, active ${tab.active}`);
+});

@@ -92,6 +92,9 @@ extension PageHost {
         case inject(PageKey, request: Int, ExtensionWire.InjectionKind, ExtensionWire.Injection)
         /// The user answered the prompt for a page's permission request `id`.
         case permissionsAnswered(id: Int, granted: Bool)
+        /// Safari did a page's call on its tabs numbered `id`: the tab it concerns (nil for
+        /// `remove`), or why it could not (`error`).
+        case tabsAnswered(id: Int, tab: PopupTab?, error: String?)
     }
 
     /// What the pages did in one input.
@@ -131,6 +134,9 @@ extension PageHost {
         /// An extension page sent tab `to`'s page a message (`tabs.sendMessage`), numbered `id`
         /// as its own messages are: the answer comes back as `answer` with that number.
         case messageTab(id: Int, from: Page, to: TabID, message: JSONValue)
+        /// An extension page's `tabs.create`, `update`, `reload` or `remove`, numbered `id`:
+        /// Safari answers with `tabsAnswered`.
+        case tabsCall(id: Int, from: Page, call: ExtensionWire.TabsCall)
         /// An extension page asked for permissions (`permissions.request`), numbered `id`, for
         /// Safari's prompt.
         case requestPermissions(id: Int, from: Page, permissions: [String], origins: [String])
@@ -196,6 +202,11 @@ extension PageHost.Input {
             return input("inject", injection.members.merging(["tab": .string(tab.name), "request": .integer(Int64(request)),
                                                               "method": .string(kind.rawValue)]) { a, _ in a })
         case .permissionsAnswered(let id, let granted): return input("permissionsAnswered", ["id": .integer(Int64(id)), "granted": .bool(granted)])
+        case .tabsAnswered(let id, let tab, let error):
+            var members: [String: JSONValue] = ["id": .integer(Int64(id))]
+            if let tab, case .array(let listed) = Self.json([tab]), let first = listed.first { members["tab"] = first }
+            if let error { members["error"] = .string(error) }
+            return input("tabsAnswered", members)
         }
     }
 
@@ -228,7 +239,7 @@ extension PageHost.Input {
 extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
-        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions, messageTab
+        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions, messageTab, tabsCall
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -305,6 +316,22 @@ extension PageHost.Output {
         case .openOptionsPage:
             try output.allow(["tab", "popup"])
             return .openOptionsPage(from: try output.page())
+        case .tabsCall:
+            // Read as the background's call is (`ExtensionWire.directive`), on the page's tabs only.
+            try output.allow(["id", "tab", "popup", "call"])
+            let id = try output.integer("id")
+            guard case .object(var given) = try output.value("call") else { throw output.problem("no object 'call'") }
+            given["type"] = .string("tabsCall")
+            given["request"] = .integer(Int64(id))
+            let call: ExtensionWire.TabsCall
+            do {
+                guard case .tabsCall(_, let read) = try ExtensionWire.directive(.object(given)) else { throw output.problem("not a tabs call") }
+                call = read
+            } catch let failure as PageHost.Failure { throw failure } catch { throw output.problem("call: \(error)") }
+            switch call {
+            case .create, .update, .reload, .remove: return .tabsCall(id: id, from: try output.page(), call: call)
+            case .inject, .requestPermissions: throw output.problem("a page's tabs call is create, update, reload or remove")
+            }
         case .messageTab:
             try output.allow(["id", "tab", "popup", "to", "message"])
             return .messageTab(id: try output.integer("id"), from: try output.page(), to: TabID(try output.string("to")), message: try output.value("message"))

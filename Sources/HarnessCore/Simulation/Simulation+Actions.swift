@@ -204,38 +204,51 @@ extension Simulation {
         handle(.tabClosed(id))
     }
 
-    /// The background's `tabs.create`, `update`, `reload` or `remove`, done as the user would
-    /// do it, then answered to that incarnation (`tabsAnswered`, which wakes nothing). A tab
+    /// The extension's `tabs.create`, `update`, `reload` or `remove`, done as the user would do
+    /// it: the tab it concerns (none for `remove`), or why it could not (WebKit's words). A tab
     /// the extension opens is named `x1`, `x2`, … in the order it opens them, so that steps and
-    /// expectations can name it; the trace gives its name and its id. A script or a style sheet
-    /// for a tab's page goes to the page host, and is answered when the page did it
-    /// (`injected`).
+    /// expectations can name it; the trace gives its name and its id. `by`: who asked, as the
+    /// trace names it.
+    func tabsCallDone(_ call: ExtensionWire.TabsCall, by: String) -> (tab: TabID?, error: String?) {
+        func notFound(_ method: String, _ tab: TabID) -> String { "Invalid call to tabs.\(method)(). Tab not found: \(tab.rawValue)." }
+        switch call {
+        case .create(let url, let active):
+            return (openExtensionTab(url: url, active: active, by: by), nil)
+        case .update(let tab, let url, let active):
+            guard tabs[tab] != nil else { return (nil, notFound("update", tab)) }
+            if let url { navigateTab(tab, to: url) }
+            if active == true { activateTab(tab) }
+            return (tab, nil)
+        case .reload(let tab):
+            guard tabs[tab] != nil else { return (nil, notFound("reload", tab)) }
+            reloadTab(tab)
+            return (tab, nil)
+        case .remove(let closing):
+            if let missing = closing.first(where: { tabs[$0] == nil }) { return (nil, notFound("remove", missing)) }
+            for tab in closing { closeTab(tab) }
+            return (nil, nil)
+        case .inject, .requestPermissions:
+            preconditionFailure("not a call on Safari's tabs: \(call)")
+        }
+    }
+
+    /// The background's `tabs.create`, `update`, `reload` or `remove`, done as the user would
+    /// do it (`tabsCallDone`), then answered to that incarnation (`tabsAnswered`, which wakes
+    /// nothing). A script or a style sheet for a tab's page goes to the page host, and is
+    /// answered when the page did it (`injected`).
     func extensionTabsCall(incarnation: Int, request: Int, _ call: ExtensionWire.TabsCall) {
         func answer(_ tab: TabID?, error: String? = nil) {
             let url = tab.flatMap { tabs[$0]?.url }
             clock.queue.append(.backgroundInput(.tabsAnswered(request: request, tab: error == nil ? tab : nil, url: error == nil ? url : nil, error: error),
                                                 for: incarnation))
         }
-        func notFound(_ method: String, _ tab: TabID) -> String { "Invalid call to tabs.\(method)(). Tab not found: \(tab.rawValue)." }
         switch call {
         case .requestPermissions:
             // Safari's own (a prompt: `SafariMachine.askPermission`); never handed here.
             preconditionFailure("a permission request is Safari's to prompt for")
-        case .create(let url, let active):
-            answer(openExtensionTab(url: url, active: active, by: "background#\(incarnation)"))
-        case .update(let tab, let url, let active):
-            guard tabs[tab] != nil else { return answer(nil, error: notFound("update", tab)) }
-            if let url { navigateTab(tab, to: url) }
-            if active == true { activateTab(tab) }
-            answer(tab)
-        case .reload(let tab):
-            guard tabs[tab] != nil else { return answer(nil, error: notFound("reload", tab)) }
-            reloadTab(tab)
-            answer(tab)
-        case .remove(let closing):
-            if let missing = closing.first(where: { tabs[$0] == nil }) { return answer(nil, error: notFound("remove", missing)) }
-            for tab in closing { closeTab(tab) }
-            answer(nil)
+        case .create, .update, .reload, .remove:
+            let done = tabsCallDone(call, by: "background#\(incarnation)")
+            answer(done.tab, error: done.error)
         case .inject(let kind, let tab, let injection):
             // WebKit's words (`WebExtensionContext::scriptingExecuteScript` and kin); the runtime
             // says which call they answer.

@@ -246,6 +246,12 @@ extension Simulation {
         case .queried:
             // Only a check asks (`queryPage`), and it reads the answer itself.
             break
+        case .tabsCall(let id, let page, let call):
+            trace.record(now, "pages", "\(page.name) asks Safari for a tabs call (\(id))", ExtensionWire.json(.tabsCall(request: id, call)))
+            guard sender(page) != nil else { return }
+            let done = tabsCallDone(call, by: page.name)
+            let tab = done.error == nil ? done.tab.flatMap { name in pageTabs.first { $0.id == name } } : nil
+            toPages(.tabsAnswered(id: id, tab: tab, error: done.error))
         case .messageTab(let id, let page, let tab, let message):
             trace.record(now, "pages", "\(page.name) sends tab \(tab.rawValue)'s page message \(id)", message)
             guard sender(page) != nil else { return }

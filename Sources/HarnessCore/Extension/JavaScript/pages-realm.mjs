@@ -283,6 +283,29 @@ export function install(hostFunctions, setupText, page) {
         const session = area('session');
         Object.defineProperty(namespaces.storage, 'session', { get: () => (sessionOpen() ? session : undefined), enumerable: true, configurable: true });
     }
+    // An API's callback form: a last argument that is a function gets the value, or nothing
+    // with runtime.lastError set while it runs.
+    const withCallback = (work) => function (...args) {
+        if (args.length === 0 || typeof args[args.length - 1] !== 'function') return apply(work, this, args);
+        const callback = args.pop();
+        apply(work, this, args).then((value) => { call(callback, undefined, [value]); }, (error) => {
+            lastError = { message: error instanceof Error ? error.message : String(error) };
+            try { call(callback, undefined, []); } finally { lastError = undefined; }
+        });
+        return undefined;
+    };
+    // The page's calls on Safari's tabs, by the page host's number, waiting for Safari's answer.
+    const tabsCalls = new Map();
+    const tabsCall = (request) => {
+        const id = host.tabsCall(jsonText(request, 'a tabs call'));
+        if (id < 0) return Promise.reject(new Error(`Invalid call to tabs.${request.method}(). Tab not found.`));
+        return new Promise((resolve, reject) => { tabsCalls.set(id, { resolve, reject }); });
+    };
+    // The active tab of the page's window, as tabs.query gives it.
+    const activeHere = () => {
+        const { window, tabs } = parse(host.tabs());
+        return tabs.find((tab) => tab.windowId === window && tab.active)?.id;
+    };
     if (setup.extensionPage) {
         // runtime.openOptionsPage: Safari opens the manifest's options page in a new tab (WebKit,
         // `WebExtensionContext::runtimeOpenOptionsPage`); with none, the call is refused.
@@ -316,6 +339,19 @@ export function install(hostFunctions, setupText, page) {
                 promise.then((tabs) => call(callback, undefined, [tabs]), (error) => { lastError = error; call(callback, undefined, [undefined]); lastError = undefined; });
                 return undefined;
             },
+            // What Safari does to its tabs for the page, as the user would (the background's
+            // calls, section 14): each promise settles with Safari's answer (`tabsAnswered`), a
+            // tab as tabs.query gives it.
+            create: withCallback((properties = {}) => tabsCall({ method: 'create', url: String(properties?.url ?? 'about:blank'), active: properties?.active !== false })),
+            update: withCallback((first, second) => {
+                const [id, properties] = typeof first === 'object' && first !== null ? [undefined, first] : [first, second ?? {}];
+                const call = { method: 'update', tab: id ?? activeHere() };
+                if (properties?.url !== undefined) call.url = String(properties.url);
+                if (properties?.active !== undefined) call.active = properties.active === true;
+                return tabsCall(call);
+            }),
+            reload: withCallback((id) => tabsCall({ method: 'reload', tab: id === undefined || typeof id === 'object' ? activeHere() : id }).then(() => undefined)),
+            remove: withCallback((ids) => tabsCall({ method: 'remove', tabs: [ids].flat() }).then(() => undefined)),
             // A message to a tab's content scripts (WebKit's `tabsSendMessage`): their first
             // answer, or nothing when none listens; a tab that is not open fails.
             sendMessage(tab, message, ...rest) {
@@ -335,17 +371,8 @@ export function install(hostFunctions, setupText, page) {
     let gesture = false;
     const permissionAnswers = new Map();
     if (setup.extensionPage && present.has('permissions')) {
-        const callbackForm = (work) => function (...args) {
-            if (args.length === 0 || typeof args[args.length - 1] !== 'function') return apply(work, this, args);
-            const callback = args.pop();
-            apply(work, this, args).then((value) => { call(callback, undefined, [value]); }, (error) => {
-                lastError = { message: error instanceof Error ? error.message : String(error) };
-                try { call(callback, undefined, []); } finally { lastError = undefined; }
-            });
-            return undefined;
-        };
         const ask = (request) => new Promise((resolve) => { permissionAnswers.set(host.requestPermissions(jsonText(request, 'a permission request')), resolve); });
-        namespaces.permissions = permissionMembers({ manifest, callbackForm, inGesture: () => gesture, tabsCall: ask, keep: (name, text) => host.keep(name, text) }).members;
+        namespaces.permissions = permissionMembers({ manifest, callbackForm: withCallback, inGesture: () => gesture, tabsCall: ask, keep: (name, text) => host.keep(name, text) }).members;
     }
     // The user's gesture: its events' listeners run inside it.
     const inGesture = (work) => {
@@ -493,6 +520,18 @@ export function install(hostFunctions, setupText, page) {
                     fire(target, 'input', true);
                     fire(target, 'change', true);
                 });
+                return;
+            }
+            case 'tabsAnswered': {
+                // Safari did the page's call on its tabs: the tab, as tabs.query gives it.
+                const waiting = tabsCalls.get(next.id);
+                tabsCalls.delete(next.id);
+                if (waiting === undefined) return;
+                if (typeof input.error === 'string') { waiting.reject(new Error(input.error)); return; }
+                if (input.tab === undefined) { waiting.resolve(undefined); return; }
+                const { tabs } = parse(host.tabs());
+                const index = tabs.filter((tab) => tab.windowId === input.tab.windowId).findIndex((tab) => tab.id === input.tab.id);
+                waiting.resolve({ ...input.tab, index: Math.max(0, index), highlighted: input.tab.active, status: 'complete', pinned: false, incognito: false });
                 return;
             }
             case 'permissionsAnswered': {

@@ -22,7 +22,7 @@
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
 //       | {"type": "timer", "page", "timer"} | {"type": "reset", "extension", "seed", "platform"}
 //       | {"type": "inject", "tab", "request", "method": "executeScript" | "insertCSS" | "removeCSS", "func" and "args" | "files" | "code"}
-//       | {"type": "permissionsAnswered", "id", "granted"}}
+//       | {"type": "permissionsAnswered", "id", "granted"} | {"type": "tabsAnswered", "id", "tab"? (as "tabs" lists them), "error"?}}
 // Out: {"outputs": [{"type": "sendMessage", "id", "tab" | "popup": true, "message"}
 //       (sendMessage: "userGesture": true when an extension page sent it in the user's click or pick)
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
@@ -32,7 +32,8 @@
 //       | {"type": "storageChanged", "tab" | "popup": true, "area", "changes"}
 //       | {"type": "injected", "request", "results": [{"frameId", "result"?, "error"?}] | "error"}
 //       | {"type": "openOptionsPage", "tab" | "popup": true} | {"type": "requestPermissions", "id", "tab" | "popup": true, "permissions", "origins"}
-//       | {"type": "messageTab", "id", "tab" | "popup": true, "to", "message"}]}
+//       | {"type": "messageTab", "id", "tab" | "popup": true, "to", "message"}
+//       | {"type": "tabsCall", "id", "tab" | "popup": true, "call": {"method": "create" | "update" | "reload" | "remove", ...}}]}
 
 process.env.TZ = 'UTC';
 
@@ -302,6 +303,9 @@ const portPages = new Map();
 // Each permission request a page made, by number: the page (the load of it) that waits for the answer.
 let nextPermissionRequest = 1;
 const permissionPages = new Map();
+// Each call an extension page made on Safari's tabs, by number: the page (the load of it) that waits.
+let nextTabsCall = 1;
+const tabsCallPages = new Map();
 // The tabs an extension page's tabs.query reads ({id, url, windowId, active}), as Safari last
 // handed them over (it does while the popup or a page of the extension's own is open), and the
 // window the popup opened in.
@@ -362,6 +366,21 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (tab === undefined) output.popup = true; else output.tab = tab;
             outputs.push(output);
             asked.set(id, page);
+            return id;
+        },
+        // An extension page's tabs.create, update, reload or remove, as JSON text, its tabs named
+        // by their numbers (or their names where Safari gave none): its number, for Safari's
+        // answer (`tabsAnswered`), or -1 for a tab Safari did not hand over.
+        tabsCall: (text) => {
+            const call = JSON.parse(String(text));
+            const named = (tabId) => safariTabs.find((listed) => String(listed.id) === String(tabId))?.name;
+            if (call.tab !== undefined) { call.tab = named(call.tab); if (call.tab === undefined) return -1; }
+            if (call.tabs !== undefined) { call.tabs = call.tabs.map(named); if (call.tabs.includes(undefined)) return -1; }
+            const id = nextTabsCall++;
+            const output = { type: 'tabsCall', id, call };
+            if (tab === undefined) output.popup = true; else output.tab = tab;
+            outputs.push(output);
+            tabsCallPages.set(id, page);
             return id;
         },
         // An extension page's tabs.sendMessage to a tab (by its number, or its name where Safari
@@ -439,12 +458,13 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
     for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
-                        'openOptionsPage', 'requestPermissions', 'keep', 'messageTab']) {
+                        'openOptionsPage', 'requestPermissions', 'keep', 'messageTab', 'tabsCall']) {
         const live = host[name];
         if (live === undefined) continue;
         host[name] = (...args) => {
             if (!page.gone) return live(...args);
             return name === 'sendMessage' || name === 'messageTab' ? nextMessage++ : name === 'connect' ? nextPort++ : name === 'requestPermissions' ? nextPermissionRequest++
+                : name === 'tabsCall' ? nextTabsCall++
                 : name === 'storage' ? JSON.stringify({ error: 'the page is gone' }) : '';
         };
     }
@@ -712,9 +732,10 @@ function reset(input) {
     runFolder = folder;
     seed = String(input.seed ?? '0');
     platform = input.platform === 'macos' ? 'macos' : 'ios';
-    for (const map of [localStores, sessionStores, asked, portPages, injections, permissionPages]) map.clear();
+    for (const map of [localStores, sessionStores, asked, portPages, injections, permissionPages, tabsCallPages]) map.clear();
     nextMessage = 1;
     nextPermissionRequest = 1;
+    nextTabsCall = 1;
     loads = 0;
     nextPort = 1;
     safariTabs = [];
@@ -828,6 +849,15 @@ async function handle(input) {
         if (input.type === 'portDisconnected') portPages.delete(input.port);
         if (page === undefined || pages.get(page.name) !== page) return [];
         await turn(page, input.type, input.port, JSON.stringify(input));
+        return [page];
+    }
+    case 'tabsAnswered': {
+        // Safari did a page's call on its tabs: a page loaded again or closed since hears nothing.
+        const page = tabsCallPages.get(input.id);
+        tabsCallPages.delete(input.id);
+        if (page === undefined || pages.get(page.name) !== page) return [];
+        if (input.tab !== undefined) input.tab = listedTabs([input.tab])[0];
+        await turn(page, 'tabsAnswered', input.id, JSON.stringify(input));
         return [page];
     }
     case 'permissionsAnswered': {
