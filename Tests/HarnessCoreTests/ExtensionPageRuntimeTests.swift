@@ -90,14 +90,14 @@ struct ExtensionPageRuntimeTests {
         let load = { () throws -> [PageHost.Output] in try self.send(host, .load(t1, url: "https://a.example/", visible: true, appearance: .light, nativeDark: nil, storage: folder)) }
         let draft = JSONValue.object(["draft": .object(["newValue": .string("bye")])])
         let first = logs(try load())
-        #expect(first == ["tab t1: session undefined false"], "\(first)")
+        #expect(first == ["tab t1: session undefined false false"], "\(first)")
         #expect(logs(try send(host, .storageChanged(storage: folder, area: "session", changes: draft))).isEmpty, "a change of storage.session is not the content script's")
         try Data(#"{"accessLevel":"TRUSTED_AND_UNTRUSTED_CONTEXTS"}"#.utf8).write(to: URL(fileURLWithPath: folder + "/session-access.json"))
-        #expect(logs(try load()) == ["tab t1: session object true", "tab t1: draft hello"])
+        #expect(logs(try load()) == ["tab t1: session object true true", "tab t1: draft hello"])
         #expect(logs(try send(host, .storageChanged(storage: folder, area: "session", changes: draft))) == ["tab t1: heard session draft"])
         try Data(#"{"accessLevel":"TRUSTED_CONTEXTS"}"#.utf8).write(to: URL(fileURLWithPath: folder + "/session-access.json"))
         let closed = logs(try load())
-        #expect(closed == ["tab t1: session undefined false"], "\(closed)")
+        #expect(closed == ["tab t1: session undefined false false"], "\(closed)")
     }
 
     /// localStorage is the origin's for the whole run and sessionStorage the tab's until it

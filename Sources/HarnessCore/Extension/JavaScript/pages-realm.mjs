@@ -16,7 +16,7 @@ import { permissionMembers, permissionNames } from './realm-permissions.mjs';
 import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, setupText, page) {
-    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply, hasOwn = Object.hasOwn;
+    const stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys, apply = Reflect.apply, hasOwn = Object.hasOwn, ownKeysOf = Reflect.ownKeys;
     const setup = parse(setupText);
     // This realm's own globals (its builtins), before anything is added: the document's window
     // is given them at the end.
@@ -392,6 +392,7 @@ export function install(hostFunctions, setupText, page) {
                     },
                     // storage.session, in a content script the extension does not let in, is absent.
                     has(members, member) { return member in members && !(name === 'storage' && member === 'session' && members.session === undefined); },
+                    ownKeys(members) { return ownKeysOf(members).filter((key) => !(name === 'storage' && key === 'session' && members.session === undefined)); },
                 });
             }
             // A namespace Safari gives this page and the runtime does not provide throws, naming
