@@ -272,6 +272,27 @@ struct JavaScriptBackgroundTests {
         #expect(outcome.passed, "\(outcome.failures)")
     }
 
+    /// What an extension page asks of Safari's tabs goes to the pages once everything the page
+    /// did in that input is carried out: its state after a tab's answer is the answer's, a
+    /// reload's page is the new load's; a page that keeps asking its own tab without end fails
+    /// the run, saying so, and never takes the harness down. (The page marks how many times it
+    /// loaded, which a fresh load shows otherwise: invariant 16 fails on purpose.)
+    @Test func anExtensionPagesCallsOnTabsAreCarriedOutInOrderAndWithinBounds() throws {
+        func run(_ steps: String) throws -> ScenarioRunner.Outcome {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("page-calls-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let text = "extension \(Self.fixtures)/page-calls pages\nexpect-failure invariant 16\ntab open t1 https://news.example.com/a\noptions open\nsettle\n" + steps
+            return try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables, directory: folder).run()
+        }
+        let asked = try run("options click ask\nsettle\nexpect tab options page data.step=pong-ping\n")
+        #expect(asked.passed, "\(asked.failures)")
+        let reloaded = try run("options click reload\nsettle\nexpect tab options page data.loads=2\n")
+        #expect(reloaded.passed, "\(reloaded.failures)")
+        let looped = try run("options click loop\nsettle\n")
+        #expect(!looped.passed)
+        #expect(looped.failures.contains { $0.contains("the extension's pages handed Safari 1000 inputs for one of Safari's without end") }, "\(looped.failures)")
+    }
+
     /// A scenario's `fetch` lines are the network's only answers: a stubbed address gives its
     /// status and body (the rest of the line, or a file's, as it is), any other fails; with a
     /// background that is not an extension's JavaScript, the lines are a mistake, and so is a

@@ -19,8 +19,36 @@ extension Simulation {
         toPages(.timer(load: timer.load, number: timer.number))
     }
 
-    /// Hands the pages `input` and carries out what they did.
+    /// How many inputs what the pages did in one of Safari's inputs may hand them in turn (a
+    /// page's message to a tab, a call on Safari's tabs, and what follows from them): past it,
+    /// the rest are not handed over and the run fails, saying so, since pages that ask each
+    /// other without end would never let virtual time move.
+    static let pageInputsPerInput = 1000
+
+    /// Hands the pages `input` and carries out what they did. What that hands the pages in turn
+    /// waits until everything they did in `input` is carried out (their states, their timers),
+    /// and goes to them then, in order: the page host is never handed an input while the
+    /// outputs of another are being read.
     func toPages(_ input: PageHost.Input) {
+        pageInputsWaiting.append(input)
+        guard !handingToPages else { return }
+        handingToPages = true
+        defer { handingToPages = false }
+        var handed = 0
+        while !pageInputsWaiting.isEmpty {
+            let next = pageInputsWaiting.removeFirst()
+            handed += 1
+            guard handed <= Self.pageInputsPerInput else {
+                monitor.record("the extension's pages handed Safari \(Self.pageInputsPerInput) inputs for one of Safari's without end (a page's messages to tabs, or its calls on Safari's tabs, each asking for more): the rest are not handed over")
+                pageInputsWaiting = []
+                break
+            }
+            handOver(next)
+        }
+    }
+
+    /// Hands the page host one input and carries out what the pages did.
+    private func handOver(_ input: PageHost.Input) {
         guard let host = pageHost() else {
             endInjections()
             return
@@ -217,6 +245,10 @@ extension Simulation {
         return .tab(key.tab, url: tabs[key.tab]?.url ?? "")
     }
 
+    /// Why a page of a profile put away has no call on Safari's tabs done: its extension does not
+    /// run while another profile is in front.
+    static let putAwayRefusal = "the extension does not run in a profile put away"
+
     /// The folder of a profile's extension storage, which its pages' `storage` reads and changes:
     /// the background's own (real files only; the simulated disk has no folder a page host reads).
     private func storageFolder(_ profile: String) -> String? {
@@ -248,17 +280,17 @@ extension Simulation {
             break
         case .tabsCall(let id, let page, let call):
             trace.record(now, "pages", "\(page.name) asks Safari for a tabs call (\(id))", ExtensionWire.json(.tabsCall(request: id, call)))
-            guard sender(page) != nil else { return }
+            guard sender(page) != nil else { return toPages(.tabsAnswered(id: id, tab: nil, error: Self.putAwayRefusal)) }
             let done = tabsCallDone(call, by: page.name)
             let tab = done.error == nil ? done.tab.flatMap { name in pageTabs.first { $0.id == name } } : nil
             toPages(.tabsAnswered(id: id, tab: tab, error: done.error))
         case .messageTab(let id, let page, let tab, let message):
             trace.record(now, "pages", "\(page.name) sends tab \(tab.rawValue)'s page message \(id)", message)
-            guard sender(page) != nil else { return }
+            guard sender(page) != nil else { return toPages(.answer(id: id, answer: nil)) }
             handle(.pageMessagedTab(id: id, to: tab, message: message))
         case .requestPermissions(let id, let page, let permissions, let origins):
             trace.record(now, "pages", "\(page.name) asks for \((permissions + origins).joined(separator: ", "))")
-            guard sender(page) != nil else { return }
+            guard sender(page) != nil else { return toPages(.permissionsAnswered(id: id, granted: false)) }
             handle(.pagePermissionsRequested(id: id, from: page, permissions: permissions, origins: origins))
         case .openOptionsPage(let page):
             // Safari opens the options page in a new tab, in front (WebKit,

@@ -179,6 +179,9 @@ package final class Simulation: ProcessTable.Owner {
     /// The tabs the extension's pages' `tabs.query` reads, as last handed to the page host
     /// (`pageTabs`); nil before any.
     var pageTabsShown: [PageHost.PopupTab]?
+    /// Inputs for the page host that wait until it is done with the one it has (`toPages`).
+    var pageInputsWaiting: [PageHost.Input] = []
+    var handingToPages = false
 
     /// `executables` play the roles on the process transport;
     /// `directory` an empty folder for the container and the extension storage.

@@ -345,12 +345,18 @@ export function install(hostFunctions, setupText, page) {
             create: withCallback((properties = {}) => tabsCall({ method: 'create', url: String(properties?.url ?? 'about:blank'), active: properties?.active !== false })),
             update: withCallback((first, second) => {
                 const [id, properties] = typeof first === 'object' && first !== null ? [undefined, first] : [first, second ?? {}];
-                const call = { method: 'update', tab: id ?? activeHere() };
+                const target = id ?? activeHere();
+                if (target === undefined) return Promise.reject(new Error('Invalid call to tabs.update(). No tab is active.'));
+                const call = { method: 'update', tab: target };
                 if (properties?.url !== undefined) call.url = String(properties.url);
                 if (properties?.active !== undefined) call.active = properties.active === true;
                 return tabsCall(call);
             }),
-            reload: withCallback((id) => tabsCall({ method: 'reload', tab: id === undefined || typeof id === 'object' ? activeHere() : id }).then(() => undefined)),
+            reload: withCallback((id) => {
+                const target = id === undefined || typeof id === 'object' ? activeHere() : id;
+                if (target === undefined) return Promise.reject(new Error('Invalid call to tabs.reload(). No tab is active.'));
+                return tabsCall({ method: 'reload', tab: target }).then(() => undefined);
+            }),
             remove: withCallback((ids) => tabsCall({ method: 'remove', tabs: [ids].flat() }).then(() => undefined)),
             // A message to a tab's content scripts (WebKit's `tabsSendMessage`): their first
             // answer, or nothing when none listens; a tab that is not open fails.

@@ -320,7 +320,10 @@ const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
 // What an extension page's tabs.query reads: the tabs, and the page's window (the popup's, or
 // its tab's).
 function pageTabs(tab) {
-    const window = tab === undefined ? popupWindow : safariTabs.find((listed) => listed.name === tab)?.windowId ?? 1;
+    // (A tab's page is named PROFILE/TAB outside the first profile; Safari lists the front
+    // profile's tabs by their own names.)
+    const own = tab === undefined ? undefined : String(tab).split('/').pop();
+    const window = tab === undefined ? popupWindow : safariTabs.find((listed) => listed.name === own)?.windowId ?? 1;
     return JSON.stringify({ window, tabs: safariTabs.map(({ name, ...listed }) => listed) });
 }
 
@@ -856,7 +859,8 @@ async function handle(input) {
         const page = tabsCallPages.get(input.id);
         tabsCallPages.delete(input.id);
         if (page === undefined || pages.get(page.name) !== page) return [];
-        if (input.tab !== undefined) input.tab = listedTabs([input.tab])[0];
+        // The tab as tabs.query gives it, without the page host's own name for it.
+        if (input.tab !== undefined) { const { name, ...listed } = listedTabs([input.tab])[0]; input.tab = listed; }
         await turn(page, 'tabsAnswered', input.id, JSON.stringify(input));
         return [page];
     }

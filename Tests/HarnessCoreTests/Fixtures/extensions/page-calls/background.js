@@ -1,0 +1,1 @@
+// Nothing: the options page's calls are what is checked.

@@ -1,0 +1,2 @@
+// A news page answers every message.
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => { sendResponse(`pong-${message}`); });
