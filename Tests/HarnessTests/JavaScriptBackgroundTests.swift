@@ -217,17 +217,22 @@ struct JavaScriptBackgroundTests {
         #expect(error.contains(message), "\(error)")
     }
 
+    /// The run of scenario `text` on real processes, in a folder of its own removed after; the
+    /// extensions it names by a relative path are the named scenarios' examples.
+    static func outcome(of text: String) throws -> ScenarioRunner.Outcome {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        return try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
+                                  directory: folder, folder: ScenarioTests.folder + "/extensions").run()
+    }
+
     /// `options open` needs the extension's options page, said before anything starts; a click
     /// in a tab's page needs the tab in front in its window, as the user can reach only what
     /// they see, or the run fails saying so.
     @Test func theOptionsPageAndATabsPageAreReachedAsTheUserReachesThem() throws {
         let error = try #require(try Self.mistakeBeforeTheRun("extension quick-toggle pages\ntab open t1 https://a.example/\noptions open"))
         #expect(error.contains("s:3: the extension has no options page (its manifest gives neither options_ui.page nor options_page)"), "\(error)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tab-click-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let text = "extension text-size pages\ntab open t1 https://news.example.com/a\ntab open t2 https://news.example.com/b\ntab click t1 more\n"
-        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
-                                         directory: folder, folder: ScenarioTests.folder + "/extensions").run()
+        let outcome = try Self.outcome(of: "extension text-size pages\ntab open t1 https://news.example.com/a\ntab open t2 https://news.example.com/b\ntab click t1 more\n")
         #expect(!outcome.passed)
         #expect(outcome.failures.contains { $0.contains("tab click t1: the tab is not its window's active tab, so the user cannot reach its page (bring it with 'tab activate t1')") },
                 "\(outcome.failures)")
@@ -236,11 +241,7 @@ struct JavaScriptBackgroundTests {
     /// `permission grant` answers a prompt on screen: with none pending, the user cannot take
     /// the step, and the run fails saying so.
     @Test func aPermissionAnswerWithNoPromptOnScreenFailsTheRun() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("no-prompt-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let text = "extension site-access pages\ntab open t1 https://news.example.com/a\npermission grant\n"
-        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
-                                         directory: folder, folder: ScenarioTests.folder + "/extensions").run()
+        let outcome = try Self.outcome(of: "extension site-access pages\ntab open t1 https://news.example.com/a\npermission grant\n")
         #expect(!outcome.passed)
         #expect(outcome.failures.contains { $0.contains("permission grant: no permission prompt is pending") }, "\(outcome.failures)")
     }
@@ -249,9 +250,7 @@ struct JavaScriptBackgroundTests {
     /// the front one's tabs load new pages at the launch, a profile put away its own when it is
     /// in front again), where localStorage lasts the whole run; a reload keeps both.
     @Test func aSafariRestartStartsEachTabsSessionStorageAfresh() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restart-session-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let text = """
+        let outcome = try Self.outcome(of: """
             extension \(Self.fixtures)/web-storage pages
             tab open t1 https://a.example/one
             tab reload t1
@@ -266,9 +265,7 @@ struct JavaScriptBackgroundTests {
             profile work
             expect console tab w1 contains "visits 3 1 "
 
-            """
-        let outcome = try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables,
-                                         directory: folder).run()
+            """)
         #expect(outcome.passed, "\(outcome.failures)")
     }
 
@@ -279,10 +276,7 @@ struct JavaScriptBackgroundTests {
     /// loaded, which a fresh load shows otherwise: invariant 16 fails on purpose.)
     @Test func anExtensionPagesCallsOnTabsAreCarriedOutInOrderAndWithinBounds() throws {
         func run(_ steps: String) throws -> ScenarioRunner.Outcome {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("page-calls-\(UUID().uuidString)").path
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            let text = "extension \(Self.fixtures)/page-calls pages\nexpect-failure invariant 16\ntab open t1 https://news.example.com/a\noptions open\nsettle\n" + steps
-            return try ScenarioRunner(try Scenario.parse(text, name: "s"), transport: .process, seed: 1, executables: HarnessBinary.executables, directory: folder).run()
+            try Self.outcome(of: "extension \(Self.fixtures)/page-calls pages\nexpect-failure invariant 16\ntab open t1 https://news.example.com/a\noptions open\nsettle\n" + steps)
         }
         let asked = try run("options click ask\nsettle\nexpect tab options page data.step=pong-ping\n")
         #expect(asked.passed, "\(asked.failures)")

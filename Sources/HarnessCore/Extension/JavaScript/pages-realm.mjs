@@ -310,14 +310,9 @@ export function install(hostFunctions, setupText, page) {
         // runtime.openOptionsPage: Safari opens the manifest's options page in a new tab (WebKit,
         // `WebExtensionContext::runtimeOpenOptionsPage`); with none, the call is refused.
         const options = optionsPageOf(manifest);
-        runtime.openOptionsPage = (callback) => {
-            const opened = options === undefined
-                ? Promise.reject(new Error('Invalid call to runtime.openOptionsPage(). No options page is specified in the manifest.'))
-                : Promise.resolve(host.openOptionsPage()).then(() => undefined);
-            if (typeof callback !== 'function') return opened;
-            opened.then(() => call(callback, undefined, []), (error) => { lastError = error; call(callback, undefined, []); lastError = undefined; });
-            return undefined;
-        };
+        runtime.openOptionsPage = withCallback(() => (options === undefined
+            ? Promise.reject(new Error('Invalid call to runtime.openOptionsPage(). No options page is specified in the manifest.'))
+            : Promise.resolve(host.openOptionsPage()).then(() => undefined)));
         const known = ['active', 'url', 'currentWindow', 'lastFocusedWindow', 'windowId'];
         const query = (info = {}) => {
             const unknown = keys(info ?? {}).filter((key) => !known.includes(key));
@@ -360,15 +355,10 @@ export function install(hostFunctions, setupText, page) {
             remove: withCallback((ids) => tabsCall({ method: 'remove', tabs: [ids].flat() }).then(() => undefined)),
             // A message to a tab's content scripts (WebKit's `tabsSendMessage`): their first
             // answer, or nothing when none listens; a tab that is not open fails.
-            sendMessage(tab, message, ...rest) {
-                const callback = typeof rest[rest.length - 1] === 'function' ? rest.pop() : undefined;
+            sendMessage: withCallback((tab, message) => {
                 const id = host.messageTab(String(tab), jsonText(message, 'a message'));
-                const promise = id < 0 ? Promise.reject(new Error('Invalid call to tabs.sendMessage(). Tab not found.'))
-                    : new Promise((resolve) => { answers.set(id, resolve); });
-                if (callback === undefined) return promise;
-                promise.then((value) => call(callback, undefined, [value]), (error) => { lastError = error; call(callback, undefined, []); lastError = undefined; });
-                return undefined;
-            },
+                return id < 0 ? Promise.reject(new Error('Invalid call to tabs.sendMessage(). Tab not found.')) : new Promise((resolve) => { answers.set(id, resolve); });
+            }),
         };
     }
     // permissions in an extension page, as the background's: what a click or a pick of the

@@ -317,6 +317,9 @@ const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
     id: Number.isSafeInteger(tab.number) ? tab.number : String(tab.id), url: String(tab.url), windowId: Number(tab.windowId), active: tab.active === true,
     name: String(tab.id),
 }));
+// The name of the tab an extension page names by its number (or by its name, where Safari gave
+// none), among the tabs Safari handed over; undefined for another.
+const listedName = (tabId) => safariTabs.find((listed) => String(listed.id) === String(tabId))?.name;
 // What an extension page's tabs.query reads: the tabs, and the page's window (the popup's, or
 // its tab's).
 function pageTabs(tab) {
@@ -376,9 +379,8 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         // answer (`tabsAnswered`), or -1 for a tab Safari did not hand over.
         tabsCall: (text) => {
             const call = JSON.parse(String(text));
-            const named = (tabId) => safariTabs.find((listed) => String(listed.id) === String(tabId))?.name;
-            if (call.tab !== undefined) { call.tab = named(call.tab); if (call.tab === undefined) return -1; }
-            if (call.tabs !== undefined) { call.tabs = call.tabs.map(named); if (call.tabs.includes(undefined)) return -1; }
+            if (call.tab !== undefined) { call.tab = listedName(call.tab); if (call.tab === undefined) return -1; }
+            if (call.tabs !== undefined) { call.tabs = call.tabs.map(listedName); if (call.tabs.includes(undefined)) return -1; }
             const id = nextTabsCall++;
             const output = { type: 'tabsCall', id, call };
             if (tab === undefined) output.popup = true; else output.tab = tab;
@@ -389,10 +391,10 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         // An extension page's tabs.sendMessage to a tab (by its number, or its name where Safari
         // gave none): its number, or -1 for a tab Safari did not hand over.
         messageTab: (tabId, text) => {
-            const target = safariTabs.find((listed) => String(listed.id) === String(tabId));
-            if (target === undefined) return -1;
+            const to = listedName(tabId);
+            if (to === undefined) return -1;
             const id = nextMessage++;
-            const output = { type: 'messageTab', id, to: target.name, message: JSON.parse(String(text)) };
+            const output = { type: 'messageTab', id, to, message: JSON.parse(String(text)) };
             if (tab === undefined) output.popup = true; else output.tab = tab;
             outputs.push(output);
             asked.set(id, page);
@@ -439,11 +441,9 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         // nothing kept), written otherwise.
         keep: (name, text) => {
             if (!['permissions', 'session-access'].includes(String(name)) || typeof page.storage !== 'string') return '';
-            const file = path.join(page.storage, `${name}.json`);
-            if (String(text) === '') { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } }
-            // (What cannot be written is said, not thrown into the page's realm.)
-            try { fs.writeFileSync(file, String(text)); } catch (error) { log(page.name, 'error', `Safari could not keep ${name}.json: ${error.message}`); }
-            return '';
+            const kept = storage.keepFile(page.storage, String(name), String(text));
+            if (kept.error !== undefined) log(page.name, 'error', kept.error);
+            return kept.text;
         },
         // What one run of the background's script gave: its result as JSON text ('' for
         // none), or the error it ended with.
@@ -714,6 +714,15 @@ async function reportState(page) {
 
 const tabPage = (tab) => pages.get(`tab ${tab}`);
 
+// The page that waits in `waiting` for what Safari answers to its number `id`, taken off it:
+// undefined when that load of the page is gone (it loaded again or closed since), and the answer
+// goes nowhere.
+function waitingPage(waiting, id) {
+    const page = waiting.get(id);
+    waiting.delete(id);
+    return page !== undefined && pages.get(page.name) === page ? page : undefined;
+}
+
 // Node hands over the rejections nobody handled once the current task is done: an input that
 // runs several pages waits for that after each, so each rejection is said as its own page's.
 const settle = () => new Promise((resolve) => nextTask(resolve));
@@ -783,10 +792,8 @@ async function handle(input) {
         return all;
     }
     case 'answer': {
-        const page = asked.get(input.id);
-        asked.delete(input.id);
-        // The page that asked loaded again or closed since: the answer goes nowhere.
-        if (page === undefined || pages.get(page.name) !== page) return [];
+        const page = waitingPage(asked, input.id);
+        if (page === undefined) return [];
         await turn(page, 'answer', input.id, JSON.stringify(input));
         return [page];
     }
@@ -855,20 +862,18 @@ async function handle(input) {
         return [page];
     }
     case 'tabsAnswered': {
-        // Safari did a page's call on its tabs: a page loaded again or closed since hears nothing.
-        const page = tabsCallPages.get(input.id);
-        tabsCallPages.delete(input.id);
-        if (page === undefined || pages.get(page.name) !== page) return [];
+        // Safari did a page's call on its tabs.
+        const page = waitingPage(tabsCallPages, input.id);
+        if (page === undefined) return [];
         // The tab as tabs.query gives it, without the page host's own name for it.
         if (input.tab !== undefined) { const { name, ...listed } = listedTabs([input.tab])[0]; input.tab = listed; }
         await turn(page, 'tabsAnswered', input.id, JSON.stringify(input));
         return [page];
     }
     case 'permissionsAnswered': {
-        // The user answered a page's prompt: a page loaded again or closed since hears nothing.
-        const page = permissionPages.get(input.id);
-        permissionPages.delete(input.id);
-        if (page === undefined || pages.get(page.name) !== page) return [];
+        // The user answered a page's prompt.
+        const page = waitingPage(permissionPages, input.id);
+        if (page === undefined) return [];
         await turn(page, 'permissionsAnswered', input.id, JSON.stringify(input));
         return [page];
     }

@@ -223,11 +223,9 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         // read). The file's JSON text ('' for none), or, given text, written.
         keep: (name, text) => {
             if (!keptFiles.includes(String(name))) throw new Error(`Safari keeps nothing named ${name}`);
-            const file = path.join(storageFolder, `${name}.json`);
-            if (String(text) === '') { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } }
-            // (What cannot be written is said, not thrown into the scripts' realm.)
-            try { fs.writeFileSync(file, String(text)); } catch (error) { log('error', `Safari could not keep ${name}.json: ${error.message}`); }
-            return '';
+            const kept = storage.keepFile(storageFolder, String(name), String(text));
+            if (kept.error !== undefined) log('error', kept.error);
+            return kept.text;
         },
         // menus.create and its kin: every menu item the background has now, as JSON text.
         menusChanged: (text) => { directives.push(wire.directive.menusChanged(JSON.parse(String(text)))); },

@@ -128,3 +128,13 @@ export function extensionWebStorage(folder, op, key, value) {
     fs.writeFileSync(file, JSON.stringify(items));
     return 'null';
 }
+
+// A file Safari keeps beside the extension's storage (`NAME.json` in `folder`: registered content
+// scripts, network rules, granted permissions, storage.session's access level): read when `text`
+// is '' (what it holds, '' for nothing), written otherwise; `{text}`, with `error` when it could
+// not be written, for the caller to say (never to throw into a script's realm).
+export function keepFile(folder, name, text) {
+    const file = path.join(folder, `${name}.json`);
+    if (text === '') { try { return { text: fs.readFileSync(file, 'utf8') }; } catch { return { text: '' }; } }
+    try { fs.writeFileSync(file, text); return { text: '' }; } catch (error) { return { text: '', error: `Safari could not keep ${name}.json: ${error.message}` }; }
+}
