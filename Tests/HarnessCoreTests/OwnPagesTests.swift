@@ -169,6 +169,61 @@ struct OwnPagesTests {
         #expect(safari.pagePorts.isEmpty)
     }
 
+    /// A port the background opens to a tab (`tabs.connect`, WebKit's `tabsConnect`): Safari
+    /// numbers the page's end below 0 and hands it to the tab's page; the background's own
+    /// number travels both ways between it and Safari; opening it is port activity, which holds
+    /// the background 2 minutes; a page with no `runtime.onConnect` listener closes it saying
+    /// why, and a tab that is not open fails it without adding a port.
+    @Test func aPortTheBackgroundOpensToATabTravelsByItsOwnNumberAndHoldsIt() {
+        var safari = loaded(listeners: [.message])
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.tabOpened(t2, url: other, nativeDark: false, window: nil), now: 0)
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.connectTab(port: -1, tab: t1, name: "words")]), now: 10_000) ==
+                [.connectPage(p1, port: -1, name: "words", number: -1)])
+        #expect(safari.loadedBackground?.ports == [.page(-1)])
+        #expect(safari.isHeld(now: 129_999) && !safari.isHeld(now: 130_000), "opening it is port activity")
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.postOnPort(port: -1, message: .string("count"))]), now: 10_000) ==
+                [.messageOnPagePort(.tab(p1), port: -1, message: .string("count"))])
+        // The page's answer reaches the background by the background's number.
+        _ = safari.handle(.pagePortPosted(port: -1, message: .integer(13)), now: 10_001)
+        #expect(safari.handle(.eventDue(.portMessage(port: -1, message: .integer(13))), now: 10_001) == [.deliver(.portMessage(port: -1, message: .integer(13)))])
+
+        // A second port, to a page with no listener: closed at the background's end with why.
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.connectTab(port: -2, tab: t2, name: "")]), now: 20_000) ==
+                [.connectPage(p2, port: -2, name: "", number: -2)])
+        #expect(safari.handle(.pagePortClosed(port: -2, unheard: true), now: 20_000) ==
+                [.dispatch(.portClosed(port: -2, error: SafariMachine.noTabConnectListener))])
+        #expect(safari.handle(.eventDue(.portClosed(port: -2, error: SafariMachine.noTabConnectListener)), now: 20_000) ==
+                [.deliver(.portClosed(port: -2, error: SafariMachine.noTabConnectListener))])
+        #expect(safari.loadedBackground?.ports == [.page(-1)])
+
+        // A tab that is not open: no port is added, and no activity counts.
+        let closedBefore = safari.loadedBackground?.lastPortActivity
+        let missing = safari.handle(.backgroundFinished(incarnation: 1, [.connectTab(port: -3, tab: TabID("t9"), name: "")]), now: 30_000)
+        #expect(missing == [.note("tab t9 is not open: background#1's port -3 connects to nothing"),
+                            .dispatch(.portClosed(port: -3, error: SafariMachine.noTabToConnect))])
+        #expect(safari.handle(.eventDue(.portClosed(port: -3, error: SafariMachine.noTabToConnect)), now: 30_000) ==
+                [.deliver(.portClosed(port: -3, error: SafariMachine.noTabToConnect))])
+        #expect(safari.loadedBackground?.ports == [.page(-1)] && safari.loadedBackground?.lastPortActivity == closedBefore)
+
+        // The background closes its end: the page hears it by the page's number.
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.closePort(port: -1)]), now: 40_000) ==
+                [.pagePortDisconnected(.tab(p1), port: -1, error: nil)])
+        #expect(safari.pagePorts.isEmpty && safari.loadedBackground?.ports == [])
+
+        // A new incarnation numbers its ports from -1 again; Safari's number for the page's end
+        // goes on, and the old incarnation's number means nothing to it.
+        _ = safari.handle(.backgroundDied(incarnation: 1, stop: .unloaded), now: 50_000)
+        _ = safari.handle(.backgroundStarted(incarnation: 2), now: 60_000)
+        #expect(safari.handle(.backgroundFinished(incarnation: 2, [.connectTab(port: -1, tab: t1, name: "")]), now: 60_000) ==
+                [.connectPage(p1, port: -4, name: "", number: -1)])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.postOnPort(port: -1, message: .null)]), now: 60_000) ==
+                [.note("background#1 posted on port -1, which it does not hold")])
+        // The tab's page goes: the background hears its port close, by its own number.
+        #expect(safari.handle(.tabClosed(t1), now: 70_000).contains(.dispatch(.portClosed(port: -4))))
+        #expect(safari.handle(.eventDue(.portClosed(port: -4)), now: 70_000) == [.deliver(.portClosed(port: -1))])
+    }
+
     @Test func aMessageNoBackgroundTakesIsAnsweredWithNothing() {
         // The loaded background has no message listener: the message is lost, and Safari answers it.
         var safari = loaded(listeners: [.tabActivated])

@@ -43,6 +43,7 @@ struct PageHostCodecTests {
         (.portMessage(port: 1, message: .array([.integer(1), .null])), #"{"message":[1,null],"port":1,"type":"portMessage"}"#),
         (.portDisconnected(port: 2, error: "gone"), #"{"error":"gone","port":2,"type":"portDisconnected"}"#),
         (.portDisconnected(port: 3, error: nil), #"{"port":3,"type":"portDisconnected"}"#),
+        (.portOpened(p1, port: -2, name: "words"), #"{"name":"words","port":-2,"tab":"t1","type":"portOpened"}"#),
         (.timer(load: PageLoad(.tab(p1), number: 2), number: 7), #"{"page":"tab t1#2","timer":7,"type":"timer"}"#),
         (.timer(load: PageLoad(.tab(work1), number: 3), number: 1), #"{"page":"tab work/t1#3","timer":1,"type":"timer"}"#),
         (.close(work1), #"{"tab":"work/t1","type":"close"}"#),
@@ -89,6 +90,7 @@ struct PageHostCodecTests {
         case .choose: "choose"
         case .portMessage: "portMessage"
         case .portDisconnected: "portDisconnected"
+        case .portOpened: "portOpened"
         case .timer: "timer"
         case .query: "query"
         case .storageChanged: "storageChanged"
@@ -101,7 +103,7 @@ struct PageHostCodecTests {
 
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
-                                                             "closePopup", "click", "choose", "portMessage", "portDisconnected", "timer", "query",
+                                                             "closePopup", "click", "choose", "portMessage", "portDisconnected", "portOpened", "timer", "query",
                                                              "storageChanged", "reset", "inject", "permissionsAnswered", "tabsAnswered"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
@@ -143,6 +145,7 @@ struct PageHostCodecTests {
         (#"{"type":"connect","port":2,"name":"","popup":true}"#, .connect(port: 2, name: "", from: .popup)),
         (#"{"type":"portPost","port":1,"message":"hello"}"#, .postOnPort(port: 1, message: .string("hello"))),
         (#"{"type":"portDisconnect","port":2}"#, .disconnectPort(port: 2)),
+        (#"{"type":"portDisconnect","port":-1,"unheard":true}"#, .disconnectPort(port: -1, unheard: true)),
         (#"{"type":"queried","found":{"count":2,"first":{"html":"<p class=\"a\">x</p>","text":"x","classes":["a"],"attributes":{"class":"a"},"style":{"color":"red"}}}}"#,
          .queried(PageQuery(count: 2, first: PageQuery.Element(html: #"<p class="a">x</p>"#, text: "x", classes: ["a"], attributes: ["class": "a"], style: ["color": "red"])))),
         (#"{"type":"queried","found":{"count":0,"first":null}}"#, .queried(PageQuery(count: 0, first: nil))),

@@ -32,7 +32,7 @@ struct RuntimeWireTests {
 
     @Test func everyDirectiveTheRuntimeBuildsIsReadByTheCodecAsItsOwnType() throws {
         let (directives, _, _) = try samples()
-        #expect(directives.count == 20, "one sample for each builder of directives.mjs")
+        #expect(directives.count == 21, "one sample for each builder of directives.mjs")
         for directive in directives {
             guard case .object(let members) = directive, case .string(let type)? = members["type"] else {
                 Issue.record("a directive with no type: \(directive)")
@@ -68,7 +68,7 @@ struct RuntimeWireTests {
             }
             do {
                 let read = try FromChild.decode(bytes, role: .background)
-                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 20, "the done frame carries every directive") }
+                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 21, "the done frame carries every directive") }
             } catch {
                 Issue.record("the background's frame '\(kind)' is not read: \(error)")
             }
@@ -105,6 +105,7 @@ struct RuntimeWireTests {
         .portOpened(port: 1, name: "", from: .popup),
         .portMessage(port: 1, message: .integer(1)),
         .portClosed(port: 1),
+        .portClosed(port: -1, error: "Invalid call to tabs.connect(). Tab not found."),
         .storageChanged(area: "local", changes: .object(["theme": .object(["oldValue": .string("light"), "newValue": .string("dark")])])),
         .tabCreated(TabID("t1"), url: "https://a.example/"),
         .tabUpdated(TabID("t1"), url: "https://a.example/", status: .complete),

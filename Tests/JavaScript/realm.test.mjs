@@ -167,7 +167,7 @@ test('events and ports are made in the realm and keep their listeners', async ()
 // Host functions for a whole realm's install: each answers nothing, but those `given`.
 const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given[name] ?? (() => '')]));
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
-    'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
+    'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'connectTab', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
     'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow', 'openTabs'];
 

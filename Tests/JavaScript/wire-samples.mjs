@@ -22,6 +22,7 @@ const directiveArguments = {
     messagePopup: [8, { n: 1 }],
     portPost: [9, [1, 2]],
     portClose: [9],
+    connectTab: [-1, 't1', 'words'],
     setAlarm: [1772355660000, 'refresh', 60000],
     clearAlarm: ['refresh'],
     storageChanged: ['local', { theme: { oldValue: 'light', newValue: 'dark' }, gone: { oldValue: 1 } }],

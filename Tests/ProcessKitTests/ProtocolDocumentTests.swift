@@ -415,7 +415,8 @@ private enum BackgroundInput: CaseIterable {
 /// The background's outputs that leave the process.
 private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
-    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, storageChanged, tabsCall, actionSet, menusChanged
+    case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, connectTab, storageChanged, tabsCall, actionSet
+    case menusChanged
 
     init(of output: ExtensionWire.Output) {
         switch output {
@@ -435,6 +436,7 @@ private enum BackgroundOutput: CaseIterable {
         case .messagePopup: self = .messagePopup
         case .postOnPort: self = .postOnPort
         case .closePort: self = .closePort
+        case .connectTab: self = .connectTab
         case .storageChanged: self = .storageChanged
         case .tabsCall: self = .tabsCall
         case .actionSet: self = .actionSet
@@ -461,6 +463,7 @@ private enum BackgroundOutput: CaseIterable {
         case .messagePopup: .messagePopup(id: 2, message: .object(["type": .string("refresh")]))
         case .postOnPort: .postOnPort(port: 1, message: .string("pong"))
         case .closePort: .closePort(port: 1)
+        case .connectTab: .connectTab(port: -1, tab: TabID("t1"), name: "words")
         case .storageChanged: .storageChanged(area: "local", changes: .object(["gone": .object(["oldValue": .integer(1)])]))
         case .tabsCall: .tabsCall(request: 1, .update(TabID("x1"), url: "https://b.example/", active: nil))
         case .actionSet: .actionSet(tab: TabID("t1"), property: .badgeText, value: .string("3"))

@@ -64,7 +64,7 @@ enum FailureContext {
             // The popup's view is long and says what the popup shows, not what the page does.
             case .showPopup: return false
             case .popupAnswer: return true
-            case .sendDecision(let decided, _), .messageTab(let decided, _, _): return decided == tab
+            case .sendDecision(let decided, _), .messageTab(let decided, _, _), .connectTab(_, let decided, _): return decided == tab
             case .answerPage, .messagePopup, .postOnPort, .closePort, .storageChanged, .tabsCall, .menusChanged: return false
             case .actionSet(let set, _, _): return set == tab
             case .sendNative: return isBackground

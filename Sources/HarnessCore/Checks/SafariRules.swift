@@ -468,10 +468,16 @@ struct SafariRules: Sendable {
                 case .portOpened(let port, _, _):
                     ports.insert(.page(port))
                     portUsed = time
-                case .portClosed(let port): ports.remove(.page(port))
+                case .portClosed(let port, _): ports.remove(.page(port))
                 default: break
                 }
             case .announcePopup: popupPortOpened(at: time)
+            // Safari handed a port the background opened to a tab's page (`tabsConnect`'s
+            // `addPorts`): the background holds it by its own number. (To a tab not open, it
+            // added none.)
+            case .connectPage(_, _, _, let number):
+                ports.insert(.page(number))
+                portUsed = time
             case .startHandler(let id, _, _): requests.insert(id)
             case .fireOverdueTimers:
                 var due: [String: EpochMillis] = [:]

@@ -231,7 +231,8 @@ package struct CoverageSignature: Equatable, Sendable {
     private static let directiveNames = ["load-storage", "save-local", "save-session", "send-native", "set-timer", "cancel-timer",
                                          "set-alarm", "connect-native", "listen", "send-decision", "show-popup", "popup-saved",
                                          "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab",
-                                         "message-popup", "port-post", "port-close", "storage-changed", "tabs-call", "action-set", "menus-changed"]
+                                         "message-popup", "port-post", "port-close", "storage-changed", "tabs-call", "action-set", "menus-changed",
+                                         "connect-tab"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
         guard case .background(let output)? = message else { return nil }
@@ -258,6 +259,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .tabsCall: return 21
         case .actionSet: return 22
         case .menusChanged: return 23
+        case .connectTab: return 24
         }
     }
 

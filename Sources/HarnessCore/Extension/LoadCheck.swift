@@ -22,7 +22,8 @@ struct PendingBackgroundWork {
                 alarms[name] = (max(at, now + minimum), period.map { max($0, minimum) })
             case .clearAlarm(let name): alarms[name] = nil
             case .setTimer(.nativeTimeout, _), .cancelTimer(.nativeTimeout), .sendNative, .connectNative, .listen, .sendDecision, .showPopup,
-                 .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort, .storageChanged, .tabsCall, .actionSet, .menusChanged:
+                 .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort, .connectTab, .storageChanged, .tabsCall, .actionSet,
+                 .menusChanged:
                 break
             }
         }

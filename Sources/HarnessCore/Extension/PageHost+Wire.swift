@@ -76,6 +76,10 @@ extension PageHost {
         /// The background's end of a page's port is gone; `error`: why, as `runtime.lastError`
         /// says it to the page's `onDisconnect`.
         case portDisconnected(port: Int, error: String?)
+        /// The background opened a port to the tab's page (`tabs.connect`), numbered `port` by
+        /// Safari (below 0), with the name it gave it: the page's `runtime.onConnect` takes it,
+        /// or the page disconnects it unheard.
+        case portOpened(PageKey, port: Int, name: String)
         /// A page's timer `number` fell due; `load` is the load of the page that set it
         /// (`tab t1#2`).
         case timer(load: PageLoad, number: Int)
@@ -119,8 +123,9 @@ extension PageHost {
         case connect(port: Int, name: String, from: Page)
         /// A page posted a message on its port.
         case postOnPort(port: Int, message: JSONValue)
-        /// A page disconnected its port.
-        case disconnectPort(port: Int)
+        /// A page disconnected a port; `unheard`: one the background opened, which no
+        /// `runtime.onConnect` listener of the page took.
+        case disconnectPort(port: Int, unheard: Bool = false)
         /// What a `query` found: how many elements match and the first (nil: no such page).
         case queried(PageQuery?)
         /// A page changed extension storage: the area, and what changed as `storage.onChanged`
@@ -193,6 +198,8 @@ extension PageHost.Input {
             var members: [String: JSONValue] = ["port": .integer(Int64(port))]
             if let error { members["error"] = .string(error) }
             return input("portDisconnected", members)
+        case .portOpened(let tab, let port, let name):
+            return input("portOpened", ["tab": .string(tab.name), "port": .integer(Int64(port)), "name": .string(name)])
         case .timer(let load, let number): return input("timer", ["page": .string(load.name), "timer": .integer(Int64(number))])
         case .reset(let folder, let seed, let platform):
             return input("reset", ["extension": .string(folder), "seed": .string(String(seed)), "platform": .string(platform.rawValue)])
@@ -292,8 +299,8 @@ extension PageHost.Output {
             try output.allow(["port", "message"])
             return .postOnPort(port: try output.integer("port"), message: try output.value("message"))
         case .portDisconnect:
-            try output.allow(["port"])
-            return .disconnectPort(port: try output.integer("port"))
+            try output.allow(["port", "unheard"])
+            return .disconnectPort(port: try output.integer("port"), unheard: try output.flag("unheard"))
         case .queried:
             try output.allow(["found"])
             let found = try output.value("found")

@@ -58,7 +58,7 @@ private struct TraceReader {
         case .background(let output):
             switch output {
             case .setTimer, .cancelTimer, .storagePending, .listen, .connectNative, .setAlarm, .clearAlarm: true
-            case .sendNative, .sendDecision, .showPopup, .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort,
+            case .sendNative, .sendDecision, .showPopup, .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort, .connectTab,
                  .storageChanged, .tabsCall, .actionSet, .menusChanged: false
             }
         default: false

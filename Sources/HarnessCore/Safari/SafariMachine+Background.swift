@@ -221,7 +221,7 @@ extension SafariMachine {
             if loadedBackground?.ports.contains(.popup) == true { portActivity(now: now) }
         case .popupAnswer(let number, let saved, let scope):
             effects.append(.popupAnswered(edit: number, saved: saved, scope: scope))
-        case .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort: carryOutForPages(output, from: incarnation, now: now, &effects)
+        case .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort, .connectTab: carryOutForPages(output, from: incarnation, now: now, &effects)
         case .tabsCall(let request, .requestPermissions(let permissions, let origins)):
             askPermission(.background(incarnation: incarnation, request: request), permissions: permissions, origins: origins, now: now, &effects)
         case .tabsCall(let request, let call):

@@ -114,8 +114,9 @@ extension SafariMachine {
         case pagePortOpened(port: Int, name: String, from: ExtensionWire.PageSender)
         /// A page posted a message on its port.
         case pagePortPosted(port: Int, message: JSONValue)
-        /// A page disconnected its port.
-        case pagePortClosed(port: Int)
+        /// A page disconnected a port; `unheard`: it is one the background opened to the page's
+        /// tab, and the page has no `runtime.onConnect` listener to take it.
+        case pagePortClosed(port: Int, unheard: Bool = false)
         /// A page of the front profile changed extension storage: the background hears it
         /// (`storage.onChanged`, which wakes it: WebKit, `fireStorageChangedEventIfNeeded`).
         case pageStorageChanged(area: String, changes: JSONValue)
@@ -242,6 +243,10 @@ extension SafariMachine {
         /// A page's port is disconnected at the background's end (the background disconnected it
         /// or died), or could not connect (`error`: why, as `runtime.lastError` says it).
         case pagePortDisconnected(PageHost.Page, port: Int, error: String?)
+        /// The background opened a port to the tab's page (`tabs.connect`), numbered `port` at
+        /// the page's end, with the name it gave it; the page's `runtime.onConnect` takes it, or
+        /// the page disconnects it unheard. `number`: the background's own number for it.
+        case connectPage(PageKey, port: Int, name: String, number: Int)
         /// The background changed extension storage: the pages of `profile` hear it
         /// (`storage.onChanged`).
         case pagesStorageChanged(area: String, changes: JSONValue, profile: String)

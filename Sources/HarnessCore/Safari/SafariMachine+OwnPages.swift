@@ -139,8 +139,8 @@ extension SafariMachine {
         switch event {
         case .pageMessage(let id, _, _, _, _): pageMessageLost(id, &effects)
         case .portOpened(let port, _, _):
-            guard let (page, _) = pagePorts.removeValue(forKey: port) else { return }
-            effects.append(.pagePortDisconnected(page, port: port, error: Self.noConnectListener))
+            guard let lost = pagePorts.removeValue(forKey: port) else { return }
+            effects.append(.pagePortDisconnected(lost.page, port: port, error: Self.noConnectListener))
         default: break
         }
     }
@@ -148,6 +148,11 @@ extension SafariMachine {
     /// What `runtime.lastError` says to a page whose port found no `runtime.onConnect` listener
     /// (WebKit, `WebExtensionContext::runtimeConnect`, through `toWebExtensionError`).
     static let noConnectListener = "Invalid call to runtime.connect(). No runtime.onConnect listeners found."
+    /// What `runtime.lastError` says to the background whose `tabs.connect` found no tab of that
+    /// number, or no `runtime.onConnect` listener in the tab's page (WebKit,
+    /// `WebExtensionContext::tabsConnect`, through `toWebExtensionError`).
+    static let noTabToConnect = "Invalid call to tabs.connect(). Tab not found."
+    static let noTabConnectListener = "Invalid call to tabs.connect(). No runtime.onConnect listeners found."
 
     /// The loaded background's `runtime.onConnect` fired for a page's port: it holds it now,
     /// and taking it counts as its port activity (`addPorts`).
@@ -166,7 +171,7 @@ extension SafariMachine {
         let port: Int, closing: Bool
         switch event {
         case .portMessage(let number, _): (port, closing) = (number, false)
-        case .portClosed(let number): (port, closing) = (number, true)
+        case .portClosed(let number, _): (port, closing) = (number, true)
         case .portOpened(let number, _, _):
             guard !pagePorts.keys.contains(number) else { return false }
             effects.append(.note("port \(number)'s page is gone: it connects to nothing"))
@@ -177,13 +182,19 @@ extension SafariMachine {
         default: return false
         }
         let taker = pagePorts[port].flatMap(\.takenBy)
+        // The background knows the port by its own number (its own, for one it opened).
+        let number = pagePorts[port]?.number ?? port
         if closing { pagePorts[port] = nil }
         guard let taker, taker == holder else {
             effects.append(.note("port \(port) is open to no background: \(event.name) dropped"))
             return true
         }
         if closing { release(.page(port)) }
-        effects.append(.deliver(event))
+        switch event {
+        case .portMessage(_, let message): effects.append(.deliver(.portMessage(port: number, message: message)))
+        case .portClosed(_, let error): effects.append(.deliver(.portClosed(port: number, error: error)))
+        default: effects.append(.deliver(event))
+        }
         return true
     }
 
@@ -199,8 +210,8 @@ extension SafariMachine {
     /// disconnected at the pages' end.
     mutating func pagesLost(_ incarnation: Int, _ effects: inout [Effect]) {
         for port in pagePorts.keys.sorted() where pagePorts[port]?.takenBy == incarnation {
-            let (page, _) = pagePorts.removeValue(forKey: port)!
-            effects.append(.pagePortDisconnected(page, port: port, error: nil))
+            let lost = pagePorts.removeValue(forKey: port)!
+            effects.append(.pagePortDisconnected(lost.page, port: port, error: nil))
         }
         for id in pageQuestions.keys.sorted() where pageQuestions[id]?.takenBy == incarnation {
             effects.append(.note("page message \(id) answered with nothing: background#\(incarnation) is gone"))
@@ -213,22 +224,24 @@ extension SafariMachine {
     /// What Safari does with the background's answer to a page, or its message to a tab.
     mutating func carryOutForPages(_ output: ExtensionWire.Output, from incarnation: Int, now: EpochMillis, _ effects: inout [Effect]) {
         switch output {
-        case .postOnPort(let port, let message):
-            guard let (page, taker) = pagePorts[port], taker == incarnation else {
-                effects.append(.note("background#\(incarnation) posted on port \(port), which it does not hold"))
+        case .postOnPort(let number, let message):
+            guard let port = heldPort(number, by: incarnation), let page = pagePorts[port]?.page else {
+                effects.append(.note("background#\(incarnation) posted on port \(number), which it does not hold"))
                 return
             }
             // The background's own post on a port counts as its port activity (`portPostMessage`).
             portActivity(now: now)
             effects.append(.messageOnPagePort(page, port: port, message: message))
-        case .closePort(let port):
-            guard let (page, taker) = pagePorts[port], taker == incarnation else {
-                effects.append(.note("background#\(incarnation) closed port \(port), which it does not hold"))
+        case .closePort(let number):
+            guard let port = heldPort(number, by: incarnation), let page = pagePorts[port]?.page else {
+                effects.append(.note("background#\(incarnation) closed port \(number), which it does not hold"))
                 return
             }
             pagePorts[port] = nil
             release(.page(port))
             effects.append(.pagePortDisconnected(page, port: port, error: nil))
+        case .connectTab(let number, let tab, let name):
+            connectTab(tab, number: number, name: name, from: incarnation, now: now, &effects)
         case .answerPage(let id, let answer):
             guard let question = pageQuestions.removeValue(forKey: id) else {
                 effects.append(.note("background#\(incarnation) answered page message \(id), which waits for no answer"))
@@ -261,6 +274,38 @@ extension SafariMachine {
             if let group { messageGroups[group] = (Set(group..<nextMessageToPage), false) }
         default: break
         }
+    }
+
+    /// The page's end's number of the port the background `incarnation` numbers `number`.
+    func heldPort(_ number: Int, by incarnation: Int) -> Int? {
+        if number > 0 { return pagePorts[number]?.takenBy == incarnation ? number : nil }
+        return pagePorts.first { $0.value.takenBy == incarnation && $0.value.number == number }?.key
+    }
+
+    /// `tabs.connect`: background `incarnation` opened its port `number` to the tab's page
+    /// (WebKit, `WebExtensionContext::tabsConnect`). A tab that is not open fails it at once;
+    /// else Safari adds the port to the background's (`addPorts`: port activity, which holds it
+    /// from unloading as a page's port does) and hands it to the tab's page, whose
+    /// `runtime.onConnect` takes it, or which disconnects it unheard. The background hears a
+    /// failure as the port's close with why (`portClosed`'s `error`), after what it did before.
+    private mutating func connectTab(_ tab: TabID, number: Int, name: String, from incarnation: Int, now: EpochMillis, _ effects: inout [Effect]) {
+        let port = nextTabPort
+        nextTabPort -= 1
+        let page = PageHost.Page.tab(pageKey(tab))
+        pagePorts[port] = PagePort(page: page, takenBy: incarnation, number: number)
+        guard tabs[tab] != nil else {
+            effects.append(.note("tab \(tab.rawValue) is not open: background#\(incarnation)'s port \(number) connects to nothing"))
+            effects.append(.dispatch(.portClosed(port: port, error: Self.noTabToConnect)))
+            return
+        }
+        guard runsOwnPages, loaded == incarnation else {
+            effects.append(.note("tab \(tab.rawValue)'s page has no script of the extension here: port \(number) connects to nothing"))
+            effects.append(.dispatch(.portClosed(port: port, error: Self.noTabConnectListener)))
+            return
+        }
+        loadedBackground?.ports.insert(.page(port))
+        portActivity(now: now)
+        effects.append(.connectPage(pageKey(tab), port: port, name: name, number: number))
     }
 
     /// A decision as the documented decision message carries it (section 8.2's `sendDecision`,

@@ -212,13 +212,28 @@ package struct SafariMachine: Sendable {
     /// the asking page's own number for it, and the page that has it.
     var pageMessagesToTabs: [Int: (asker: Int, page: PageHost.Page)] = [:]
     var nextMessageToPage = 1
-    /// The ports pages opened to the background, by the pages' number: the page, and the
-    /// incarnation that took it once its `runtime.onConnect` fired.
-    var pagePorts: [Int: (page: PageHost.Page, takenBy: Int?)] = [:]
+    /// The ports between pages and the background, by the number the page's end has: those
+    /// pages opened (`runtime.connect`, numbered by the page host from 1) and those the
+    /// background opened to a tab (`tabs.connect`, numbered by Safari from -1 down).
+    var pagePorts: [Int: PagePort] = [:]
+    /// The number the next port the background opens to a tab has at the page's end.
+    var nextTabPort = -1
     /// The pages whose `visibilityState` is `visible`.
     var shownPages: Set<PageKey> = []
     /// The front profile's permission prompts, oldest first (`permissions.request`).
     var permissionPrompts: [PermissionPrompt] = []
+
+    /// A port between a page and the background.
+    struct PagePort: Equatable, Sendable {
+        /// The page at its end.
+        var page: PageHost.Page
+        /// The incarnation that holds the background's end: the one whose `runtime.onConnect`
+        /// took a page's port, or the one that opened it.
+        var takenBy: Int?
+        /// The background's number for it: a page's port's number, or the background's own
+        /// (below 0) for one it opened.
+        var number: Int
+    }
 
     /// The popup open over a tab, and the scope the user chose in it.
     struct OpenPopup: Equatable, Sendable {
@@ -533,10 +548,13 @@ package struct SafariMachine: Sendable {
             // disconnected.
             pageEventLost(event, &effects)
         case .pagePortOpened(let port, let name, let from):
-            pagePorts[port] = (from.page(in: profile), nil)
+            pagePorts[port] = PagePort(page: from.page(in: profile), takenBy: nil, number: port)
             effects.append(.dispatch(.portOpened(port: port, name: name, from: from)))
         case .pagePortPosted(let port, let message): effects.append(.dispatch(.portMessage(port: port, message: message)))
-        case .pagePortClosed(let port): effects.append(.dispatch(.portClosed(port: port)))
+        case .pagePortClosed(let port, let unheard):
+            // A port the background opened to a tab whose page has no `runtime.onConnect`
+            // listener never connects (WebKit, `WebExtensionContext::tabsConnect`).
+            effects.append(.dispatch(.portClosed(port: port, error: unheard ? Self.noTabConnectListener : nil)))
         case .pageStorageChanged(let area, let changes): effects.append(.dispatch(.storageChanged(area: area, changes: changes)))
         case .popupUsed(let gesture):
             guard userReachesThePopup(to: gesture.verb, now: now, &effects) else { break }

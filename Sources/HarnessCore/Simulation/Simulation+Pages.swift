@@ -200,11 +200,14 @@ extension Simulation {
             dropTimers(of: .popup)
             return .closePopup(hide: hides)
         case .messageOnPagePort(let page, let port, let message):
-            trace.record(now, "pages", "\(page.name) hears on port \(port)", message)
+            trace.record(now, "pages", "the background posts on \(page.name)'s port \(port)", message)
             return .portMessage(port: port, message: message)
         case .pagePortDisconnected(let page, let port, let error):
             trace.record(now, "pages", "\(page.name)'s port \(port) is disconnected\(error.map { ": \($0)" } ?? "")")
             return .portDisconnected(port: port, error: error)
+        case .connectPage(let tab, let port, let name, let number):
+            trace.record(now, "pages", "the background opens port \(port) to tab \(tab)'s page (its port \(number))\(name.isEmpty ? "" : " \"\(name)\"")")
+            return .portOpened(tab, port: port, name: name)
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
@@ -272,9 +275,10 @@ extension Simulation {
         case .postOnPort(let port, let message):
             trace.record(now, "pages", "\(portHolder(port)) posts on port \(port)", message)
             handle(.pagePortPosted(port: port, message: message))
-        case .disconnectPort(let port):
-            trace.record(now, "pages", "\(portHolder(port)) disconnects port \(port)")
-            handle(.pagePortClosed(port: port))
+        case .disconnectPort(let port, let unheard):
+            trace.record(now, "pages", unheard ? "\(portHolder(port)) has no runtime.onConnect listener: port \(port) connects to nothing"
+                                               : "\(portHolder(port)) disconnects port \(port)")
+            handle(.pagePortClosed(port: port, unheard: unheard))
         case .queried:
             // Only a check asks (`queryPage`), and it reads the answer itself.
             break

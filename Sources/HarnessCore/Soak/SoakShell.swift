@@ -288,7 +288,8 @@ final class SoakShell: Sendable {
                 // The soak's Safari is on iOS: the app cannot message the extension.
                 break
             case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
-                 .useInPage, .answerBackground, .messageOnPagePort, .pagePortDisconnected, .pagesStorageChanged, .extensionTabsCall, .permissionsDecided:
+                 .useInPage, .answerBackground, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .extensionTabsCall,
+                 .permissionsDecided:
                 // The soak runs the built-in background and the reference content script: no
                 // extension's own pages.
                 break

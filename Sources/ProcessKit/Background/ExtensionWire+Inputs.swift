@@ -102,7 +102,8 @@ extension ExtensionWire {
             }
             return input("portOpened", members)
         case .portMessage(let port, let message): return input("portMessage", ["port": .integer(Int64(port)), "message": message])
-        case .portClosed(let port): return input("portClosed", ["port": .integer(Int64(port))])
+        case .portClosed(let port, let error):
+            return input("portClosed", ["port": .integer(Int64(port))].merging(error.map { ["error": .string($0)] } ?? [:]) { a, _ in a })
         case .storageChanged(let area, let changes): return input("storageChanged", ["area": .string(area), "changes": changes])
         case .tabCreated(let tab, let url): return input("tabCreated", ["tab": .string(tab.rawValue), "url": .string(url)])
         case .tabUpdated(let tab, let url, let status, let urlChanged):
@@ -247,7 +248,7 @@ extension ExtensionWire {
         case "portMessage":
             guard let message = members["message"] else { throw NativeMessageError(root.key("message"), "expected a value") }
             return .portMessage(port: Int(clamping: try integer("port")), message: message)
-        case "portClosed": return .portClosed(port: Int(clamping: try integer("port")))
+        case "portClosed": return .portClosed(port: Int(clamping: try integer("port")), error: try optionalString("error"))
         case "tabCreated": return .tabCreated(TabID(try string("tab")), url: try string("url"))
         case "webNavigation":
             guard let stage = NavigationStage(rawValue: try string("stage")) else {

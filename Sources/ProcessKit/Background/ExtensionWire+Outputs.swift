@@ -47,6 +47,8 @@ extension ExtensionWire {
             .object(["type": .string("messagePopup"), "id": .integer(Int64(id)), "message": message])
         case .postOnPort(let port, let message): .object(["type": .string("portPost"), "port": .integer(Int64(port)), "message": message])
         case .closePort(let port): .object(["type": .string("portClose"), "port": .integer(Int64(port))])
+        case .connectTab(let port, let tab, let name):
+            .object(["type": .string("connectTab"), "port": .integer(Int64(port)), "tab": .string(tab.rawValue), "name": .string(name)])
         case .storageChanged(let area, let changes): .object(["type": .string("storageChanged"), "area": .string(area), "changes": changes])
         case .tabsCall(let request, let call):
             .object(["type": .string("tabsCall"), "request": .integer(Int64(request))].merging(json(call)) { a, _ in a })
@@ -177,6 +179,11 @@ extension ExtensionWire {
         case "portClose":
             try directive.allow(["type", "port"])
             return .closePort(port: Int(clamping: try directive.integer("port")))
+        case "connectTab":
+            try directive.allow(["type", "port", "tab", "name"])
+            let port = Int(clamping: try directive.integer("port"))
+            guard port < 0 else { throw NativeMessageError(path.key("port"), "expected a number below 0 (a page's ports are numbered above it)") }
+            return .connectTab(port: port, tab: TabID(try directive.string("tab")), name: try directive.string("name"))
         case "tabsCall":
             /// A member that is an array of strings.
             func strings(_ name: String) throws(NativeMessageError) -> [String] {

@@ -25,7 +25,8 @@ import SiteSettings
 /// extension page sent it in the user's click)
 /// and `pageAnswered` (`id`, and `answer` unless the page answered nothing; `unreachable`: true when
 /// no page heard it); `portOpened` (`port`, `name`, and `tab` and `url`, or `popup`: true),
-/// `portMessage` (`port`, `message`) and `portClosed` (`port`) for a port a page opened;
+/// `portMessage` (`port`, `message`) and `portClosed` (`port`; `error` when a port the background
+/// opened never connected) for a port a page opened, or one the background opened to a tab;
 /// `storageChanged` (`area`: `local`, `session` or `sync`; `changes`, as `storage.onChanged`
 /// gives them) when one of its pages changed extension storage; `tabCreated` (`tab`, `url`) and
 /// `tabUpdated` (`tab`, `url`, `status`: `loading` or `complete`, `urlChanged`: true when the load
@@ -47,6 +48,7 @@ import SiteSettings
 /// `sendDecision` (`tab`, `decision`), `showPopup` (`view`), `popupAnswer` (`message`, `saved`, `scope`);
 /// `answerPage` (`id`, and `answer` unless it is none), `messageTab` (`tab`, `id`, `message`),
 /// `messagePopup` (`id`, `message`); `portPost` (`port`, `message`) and `portClose` (`port`);
+/// `connectTab` (`port`, below 0, `tab`, `name`);
 /// `storageChanged` (`area`, `changes`: what a storage operation changed, for its own pages);
 /// `tabsCall` (`request`, `method`: `create` (`url`, `active`), `update` (`tab`, `url`?,
 /// `active`?), `reload` (`tab`), `remove` (`tabs`), or `executeScript`, `insertCSS` or
@@ -133,8 +135,11 @@ public enum ExtensionWire {
         case portOpened(port: Int, name: String, from: PageSender)
         /// A page posted `message` on its port.
         case portMessage(port: Int, message: JSONValue)
-        /// The page's end of the port is gone: it disconnected it, or the page went away.
-        case portClosed(port: Int)
+        /// The other end of a port is gone: the page disconnected it, or the page went away.
+        /// `error`: why a port the background opened never connected (`tabs.connect` to a tab
+        /// that is not open, or whose page has no `runtime.onConnect` listener), as
+        /// `runtime.lastError` says it to its `onDisconnect`.
+        case portClosed(port: Int, error: String? = nil)
         /// One of its pages changed extension storage: the area (`local`, `session`, `sync`) and
         /// what changed, `{key: {oldValue?, newValue?}}` as `storage.onChanged` gives it.
         case storageChanged(area: String, changes: JSONValue)
@@ -243,8 +248,13 @@ public enum ExtensionWire {
         case messagePopup(id: Int, message: JSONValue)
         /// `port.postMessage` on a port a page opened.
         case postOnPort(port: Int, message: JSONValue)
-        /// `port.disconnect()` on a port a page opened.
+        /// `port.disconnect()` on a port a page opened, or one the background opened.
         case closePort(port: Int)
+        /// `tabs.connect`: a port to the page of `tab`, numbered by the background below 0 (a
+        /// page's ports are numbered above it), with the name it gave it (`""` for none). Its
+        /// messages and its close travel as a page's port's do (`portPost`, `portClose`,
+        /// `portMessage`, `portClosed`).
+        case connectTab(port: Int, tab: TabID, name: String)
         /// What one of its storage operations changed, for its own pages: the area and the
         /// changes as `storage.onChanged` gives them.
         case storageChanged(area: String, changes: JSONValue)
@@ -318,6 +328,7 @@ public enum ExtensionWire {
         case .messagePopup: "messagePopup"
         case .postOnPort: "portPost"
         case .closePort: "portClose"
+        case .connectTab: "connectTab"
         case .storageChanged: "storageChanged"
         case .tabsCall: "tabsCall"
         case .actionSet: "actionSet"

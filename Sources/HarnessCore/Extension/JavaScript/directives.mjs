@@ -42,6 +42,7 @@ export const directive = {
     messagePopup: (id, message) => ({ type: 'messagePopup', id, message }),
     portPost: (port, message) => ({ type: 'portPost', port, message }),
     portClose: (port) => ({ type: 'portClose', port }),
+    connectTab: (port, tab, name) => ({ type: 'connectTab', port, tab: String(tab), name: String(name) }),
     // `name` is left out for the unnamed alarm, and `period` for one that fires once.
     setAlarm: (at, name, period) => {
         const built = { type: 'setAlarm', at };

@@ -53,7 +53,7 @@ const quietHost = () => {
                       tabs: '{"window":1,"tabs":[]}', seed: '0' };
     const kept = { 'session-access': '{"accessLevel":"TRUSTED_AND_UNTRUSTED_CONTEXTS"}' };
     const names = ['setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup', 'connectNative', 'answerPage',
-                   'messageTab', 'messagePopup', 'portPost', 'portClose', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts', 'thrown',
+                   'messageTab', 'messagePopup', 'portPost', 'portClose', 'connectTab', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts', 'thrown',
                    'sendMessage', 'connect', 'portDisconnect', 'answer', 'webStorage', 'activeTab', 'tabNumber', 'tabName', 'actionSet', 'menusChanged', 'keep', ...Object.keys(answers)];
     // A page's address is read as the runtime reads it.
     return { ...Object.fromEntries(names.map((name) => [name, () => (Object.hasOwn(answers, name) ? answers[name] : '')])), url,

@@ -241,6 +241,18 @@ export function install(hostFunctions, setupText, page) {
     // runtime.lastError saying why when it never connected.
     const ports = new Map();
     const portOptions = { listenerCall: (listener, args) => call(listener, undefined, args), setLastError: (error) => { lastError = error; } };
+    // runtime.onConnect: the ports the background opens to this page's tab (tabs.connect),
+    // numbered by Safari below 0. Its listeners take each; a page with none leaves it unheard,
+    // which closes the background's end with why.
+    const connectListeners = [];
+    runtime.onConnect = eventOf(connectListeners);
+    const portOpened = (number, input) => {
+        if (connectListeners.length === 0) { host.portDisconnect(number, true); return; }
+        const end = portEnd({ name: typeof input.name === 'string' ? input.name : '', sender: { id: setup.extensionID } },
+                            (text) => host.portPost(number, text), () => { ports.delete(number); host.portDisconnect(number); }, portOptions);
+        ports.set(number, end);
+        for (const listener of [...connectListeners]) call(listener, undefined, [end.port]);
+    };
     runtime.connect = (...args) => {
         const info = args.find((argument) => argument !== null && typeof argument === 'object') ?? {};
         const name = info.name === undefined ? '' : String(info.name);
@@ -540,6 +552,9 @@ export function install(hostFunctions, setupText, page) {
             }
             case 'portMessage':
                 ports.get(next.id)?.heard(input.message);
+                return;
+            case 'portOpened':
+                portOpened(next.id, input);
                 return;
             case 'storageChanged':
                 if (input.area === 'session' && !sessionOpen()) return;

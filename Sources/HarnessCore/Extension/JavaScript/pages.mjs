@@ -20,6 +20,7 @@
 //       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
+//       | {"type": "portOpened", "tab", "port", "name"}
 //       | {"type": "timer", "page", "timer"} | {"type": "reset", "extension", "seed", "platform"}
 //       | {"type": "inject", "tab", "request", "method": "executeScript" | "insertCSS" | "removeCSS", "func" and "args" | "files" | "code"}
 //       | {"type": "permissionsAnswered", "id", "granted"} | {"type": "tabsAnswered", "id", "tab"? (as "tabs" lists them), "error"?}}
@@ -28,7 +29,7 @@
 //       | {"type": "answer", "id", "answer"?} | {"type": "page", "tab", "state"}
 //       | {"type": "log", "page", "level", "text", "at"?} | {"type": "setTimer", "page", "timer", "at"}
 //       | {"type": "cancelTimer", "page", "timer"} | {"type": "connect", "port", "name", "tab" | "popup": true}
-//       | {"type": "portPost", "port", "message"} | {"type": "portDisconnect", "port"}
+//       | {"type": "portPost", "port", "message"} | {"type": "portDisconnect", "port", "unheard"?: true}
 //       | {"type": "storageChanged", "tab" | "popup": true, "area", "changes"}
 //       | {"type": "injected", "request", "results": [{"frameId", "result"?, "error"?}] | "error"}
 //       | {"type": "openOptionsPage", "tab" | "popup": true} | {"type": "requestPermissions", "id", "tab" | "popup": true, "permissions", "origins"}
@@ -415,10 +416,11 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         portPost: (port, text) => {
             if (portPages.get(port) === page) outputs.push({ type: 'portPost', port, message: JSON.parse(String(text)) });
         },
-        portDisconnect: (port) => {
+        // `unheard`: a port the background opened, which no runtime.onConnect listener took.
+        portDisconnect: (port, unheard) => {
             if (portPages.get(port) !== page) return;
             portPages.delete(port);
-            outputs.push({ type: 'portDisconnect', port });
+            outputs.push(unheard === true ? { type: 'portDisconnect', port, unheard: true } : { type: 'portDisconnect', port });
         },
         answer: (id, text, unreachable) => {
             const output = { type: 'answer', id };
@@ -851,6 +853,14 @@ async function handle(input) {
         const page = [...pages.values()].find((candidate) => candidate.key === input.page);
         if (page === undefined) return [];
         await turn(page, 'timer', input.timer, '');
+        return [page];
+    }
+    case 'portOpened': {
+        // The background's tabs.connect to a tab: its page's runtime.onConnect takes the port.
+        const page = tabPage(input.tab);
+        if (page === undefined) { outputs.push({ type: 'portDisconnect', port: input.port, unheard: true }); return []; }
+        portPages.set(input.port, page);
+        await turn(page, 'portOpened', input.port, JSON.stringify(input));
         return [page];
     }
     case 'portMessage': case 'portDisconnected': {

@@ -226,6 +226,7 @@ export function install(hostFunctions, manifestText) {
                 checked(host.decide(tabNamed(tab), jsonText(body.decision ?? null, 'a decision')));
                 return Promise.resolve(undefined);
             }),
+            connect: (...args) => connectTab(...args),
         }),
         windows: namespace('windows', tabs.windows),
         i18n: namespace('i18n', i18n),
@@ -577,6 +578,26 @@ export function install(hostFunctions, manifestText) {
         pagePorts.set(number, end);
         return end.port;
     };
+    // tabs.connect: a port the background opens to a tab's page, numbered here from -1 down (a
+    // page's ports are numbered from 1 up), and kept with the pages' ports. The page's
+    // runtime.onConnect takes it; a tab that is not open, or a page with no listener, closes it
+    // at once with why (WebKit, `WebExtensionAPITabs::connect`: the port's error, then its
+    // disconnect).
+    let nextTabPort = -1;
+    const connectTab = (...args) => {
+        if (args.length === 0) throw new Error('Invalid call to tabs.connect(). A required argument is missing.');
+        const [tab, info] = args;
+        const invalid = (key, why) => new TypeError(`Invalid call to tabs.connect(). The '${key}' value is invalid, because ${why}.`);
+        if (typeof tab !== 'number' && typeof tab !== 'string') throw invalid('tabId', 'a number is expected');
+        if (info !== undefined && info !== null && typeof info !== 'object') throw invalid('options', 'an object is expected');
+        if (info?.name !== undefined && typeof info.name !== 'string') throw invalid('name', 'a string is expected');
+        const name = info?.name ?? '';
+        const number = nextTabPort--;
+        const end = portEnd({ name }, (text) => host.portPost(number, text), () => { pagePorts.delete(number); host.portClose(number); }, portOptions);
+        pagePorts.set(number, end);
+        host.connectTab(number, tabNamed(tab), name);
+        return end.port;
+    };
     const deliver = (input) => {
         switch (input.type) {
         case 'pageMessage': pageMessage(input); return;
@@ -585,7 +606,7 @@ export function install(hostFunctions, manifestText) {
         case 'portClosed': {
             const end = pagePorts.get(input.port);
             pagePorts.delete(input.port);
-            end?.closed();
+            end?.closed(typeof input.error === 'string' ? input.error : undefined);
             return;
         }
         case 'pageAnswered': {

@@ -208,6 +208,8 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             if (Number.isSafeInteger(port)) directives.push(wire.directive.portPost(port, JSON.parse(String(text))));
         },
         portClose: (port) => { if (Number.isSafeInteger(port)) directives.push(wire.directive.portClose(port)); },
+        // A port the background opens to a tab's page (tabs.connect), numbered below 0.
+        connectTab: (port, tab, name) => { if (Number.isSafeInteger(port) && port < 0) directives.push(wire.directive.connectTab(port, tab, name)); },
         setAlarm: (at, name, period) => {
             if (Number.isSafeInteger(at)) directives.push(wire.directive.setAlarm(at, name, period));
         },
