@@ -795,6 +795,24 @@ test('runtime.openOptionsPage opens the manifest\'s options page in a tab, or is
                                       'called back Invalid call to runtime.openOptionsPage(). No options page is specified in the manifest.']);
 });
 
+// tabs.create and tabs.update resolve the address against the extension's base (WebKit's
+// `parseTabUpdateOptions`): a path is the extension's own page; one that is no address throws.
+test('tabs.create and update open a relative address as the extension\'s own page', () => {
+    const calls = [];
+    const { run, turn } = background({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' } },
+                                     { tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); } });
+    turn('started', { appearance: 'light', tabs: { t1: 'https://a.example/' } });
+    run(`browser.tabs.create({ url: 'help.html' });
+         browser.tabs.create({ url: '/pages/about.html?x=1', active: false });
+         browser.tabs.create({ url: 'https://b.example/path' });
+         browser.tabs.create({});
+         browser.tabs.update('t1', { url: 'help.html#top' });`);
+    assert.deepEqual(calls.map(([, call]) => call.url), ['safari-web-extension://extension/help.html', 'safari-web-extension://extension/pages/about.html?x=1',
+                                                         'https://b.example/path', 'about:blank', 'safari-web-extension://extension/help.html#top']);
+    assert.equal(run(`(() => { try { browser.tabs.create({ url: 'http://[nope' }); return 'no error'; } catch (error) { return error.message; } })()`),
+                 "Invalid call to tabs.create(). The 'url' value is invalid, because 'http://[nope' is not a valid URL.");
+});
+
 // Safari's windows, as the frames say them: each tab's window and index in it, each window's
 // active tab, the frontmost window as the current and last focused one, and focus only while
 // Safari is in front; windows.get, getCurrent, getLastFocused and getAll, with populate and

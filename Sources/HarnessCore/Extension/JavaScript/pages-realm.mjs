@@ -8,7 +8,7 @@
 // objects node's realm (PROTOCOL.md section 15 says what that leaves open).
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces,
+    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, tabAddress,
     sessionAccessLevels, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
@@ -349,13 +349,14 @@ export function install(hostFunctions, setupText, page) {
             // What Safari does to its tabs for the page, as the user would (the background's
             // calls, section 14): each promise settles with Safari's answer (`tabsAnswered`), a
             // tab as tabs.query gives it.
-            create: withCallback((properties = {}) => tabsCall({ method: 'create', url: String(properties?.url ?? 'about:blank'), active: properties?.active !== false })),
+            create: withCallback((properties = {}) => tabsCall({ method: 'create', url: properties?.url === undefined ? 'about:blank' : tabAddress(properties.url, 'create'),
+                                                             active: properties?.active !== false })),
             update: withCallback((first, second) => {
                 const [id, properties] = typeof first === 'object' && first !== null ? [undefined, first] : [first, second ?? {}];
                 const target = id ?? activeHere();
                 if (target === undefined) return Promise.reject(new Error('Invalid call to tabs.update(). No tab is active.'));
                 const call = { method: 'update', tab: target };
-                if (properties?.url !== undefined) call.url = String(properties.url);
+                if (properties?.url !== undefined) call.url = tabAddress(properties.url, 'update');
                 if (properties?.active !== undefined) call.active = properties.active === true;
                 return tabsCall(call);
             }),

@@ -462,6 +462,20 @@ export function webStorageArea(ask) {
     });
 }
 
+// MARK: - Tabs' addresses
+
+// The address tabs.create and tabs.update open: `url` resolved against the extension's base, so
+// that 'help.html' is the extension's own page (WebKit, `parseTabUpdateOptions`:
+// `URL { baseURL, url }`). One that is not an address throws, in WebKit's words.
+export function tabAddress(url, method) {
+    const text = String(url);
+    try {
+        return new URL(text, 'safari-web-extension://extension/').href;
+    } catch {
+        throw new TypeError(`Invalid call to tabs.${method}(). The 'url' value is invalid, because '${text}' is not a valid URL.`);
+    }
+}
+
 // MARK: - Match patterns
 
 // A match pattern (`<all_urls>`, `*://*.example.com/*`) as a test of an address: content scripts'

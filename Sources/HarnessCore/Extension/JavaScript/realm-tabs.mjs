@@ -6,7 +6,7 @@
 // background was told (its tabs and active tab, kept by its events); `callbackForm`, `event`
 // and `text` are its realm's. Nothing here reaches node.
 
-import { jsonText, matchesPattern } from './realm-common.mjs';
+import { jsonText, matchesPattern, tabAddress } from './realm-common.mjs';
 
 export function tabsAndWindows({ host, safari, callbackForm, event, text }) {
     const hasOwn = Object.hasOwn;
@@ -137,13 +137,14 @@ export function tabsAndWindows({ host, safari, callbackForm, event, text }) {
             // What Safari does to its tabs for the background, as the user would: each call's
             // promise settles when Safari answers (`tabsAnswered`). A tab it opens is named x1,
             // x2, ... on the wire, and numbered as every tab is.
-            create: callbackForm((properties = {}) => tabsCall({ method: 'create', url: String(properties?.url ?? 'about:blank'), active: properties?.active !== false })),
+            create: callbackForm((properties = {}) => tabsCall({ method: 'create', url: properties?.url === undefined ? 'about:blank' : tabAddress(properties.url, 'create'),
+                                                             active: properties?.active !== false })),
             update: callbackForm((first, second) => {
                 const [id, properties] = typeof first === 'object' && first !== null ? [undefined, first] : [first, second ?? {}];
                 const name = id === undefined ? activeName() : tabNamed(id);
                 if (name === undefined) return Promise.reject(new Error('Invalid call to tabs.update(). No tab is active.'));
                 const call = { method: 'update', tab: name };
-                if (properties.url !== undefined) call.url = String(properties.url);
+                if (properties.url !== undefined) call.url = tabAddress(properties.url, 'update');
                 if (properties.active !== undefined) call.active = properties.active === true;
                 return tabsCall(call);
             }),
