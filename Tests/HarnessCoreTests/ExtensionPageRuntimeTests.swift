@@ -164,7 +164,7 @@ struct ExtensionPageRuntimeTests {
             "popup: active t2 https://b.example/",
             "popup: filled b 2 AB",
             "popup: shown false null",
-            "popup: missing browser.windows.getAll is not provided in pages by the harness's runtime",
+            "popup: missing browser.windows.create is not provided in pages by the harness's runtime",
             // The refused import() settles before DOMContentLoaded, which does not wait for it.
             "popup: import() true import() is not provided in pages by the harness's runtime",
             "popup: ready interactive",
@@ -213,7 +213,8 @@ struct ExtensionPageRuntimeTests {
     /// A page of the extension's own in a tab (its options page, or one it opened) is its file:
     /// its own scripts run (an inline one is refused) with the extension pages' APIs, and no
     /// content script; its `tabs.query` reads the tabs Safari handed over, its tab's window the
-    /// current one; a click reaches its element; `runtime.openOptionsPage` asks Safari. A file
+    /// current one, and its `windows.*` the windows Safari handed over; a click reaches its
+    /// element; `runtime.openOptionsPage` asks Safari. A file
     /// the extension lacks is a plain page that says so.
     @Test func anOwnPageInATabRunsItsFileWithTheExtensionPagesAPIs() throws {
         let host = try host("own-pages")
@@ -223,11 +224,15 @@ struct ExtensionPageRuntimeTests {
             return found.first?.text
         }
         _ = try send(host, .tabs([PageHost.PopupTab(id: TabID("t1"), url: "https://a.example/", windowId: 1, active: true, number: 1),
-                                  PageHost.PopupTab(id: TabID("o1"), url: "safari-web-extension://extension/settings/options.html", windowId: 2, active: true, number: 2)]))
+                                  PageHost.PopupTab(id: TabID("o1"), url: "safari-web-extension://extension/settings/options.html", windowId: 2, active: true, number: 2)],
+                                 frontWindow: 1, focusedWindow: -1))
         let loaded = try send(host, Self.load("o1", "safari-web-extension://extension/settings/options.html"))
         #expect(logs(loaded) == ["tab o1: Refused to execute an inline script in settings/options.html: the extension's content security policy allows only its own files"])
         #expect(try text("#out") == "session object, tabs 2, at /settings/options.html")
         #expect(try text("#inline-result") == "no inline script ran")
+        // Its windows: its tab's is the current one; the front one is the last focused, and no
+        // window has focus while another app is in front.
+        #expect(try text("#windows") == "current 2 (1 tab), last focused 1, focus none, 2 windows")
         let clicked = try send(host, .click(element: "again", page: .tab(o1)))
         #expect(clicked.contains(.openOptionsPage(from: .tab(o1))), "\(clicked)")
         #expect(logs(clicked) == ["tab o1: asked"], "\(clicked)")

@@ -35,6 +35,7 @@ struct PageHostCodecTests {
         (.tabs([PageHost.PopupTab(id: t1, url: "https://a.example/", windowId: 3, active: true)]),
          #"{"tabs":[{"active":true,"id":"t1","url":"https://a.example/","windowId":3}],"type":"tabs"}"#),
         (.tabs([]), #"{"tabs":[],"type":"tabs"}"#),
+        (.tabs([], frontWindow: 2, focusedWindow: -1), #"{"focusedWindow":-1,"frontWindow":2,"tabs":[],"type":"tabs"}"#),
         (.closePopup(hide: true), #"{"hide":true,"type":"closePopup"}"#),
         (.click(element: "box"), #"{"element":"box","popup":true,"type":"click"}"#),
         (.choose(element: "size", value: "small"), #"{"element":"size","popup":true,"type":"choose","value":"small"}"#),

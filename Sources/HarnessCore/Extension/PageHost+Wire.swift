@@ -63,8 +63,10 @@ extension PageHost {
         /// The background changed extension storage in the folder `storage`: the pages over it
         /// hear it (`storage.onChanged`).
         case storageChanged(storage: String, area: String, changes: JSONValue)
-        /// Safari's tabs changed while the popup is open: all of them now.
-        case tabs([PopupTab])
+        /// Safari's tabs or windows changed while the popup or a page of the extension's own is
+        /// open: all the tabs now, and the frontmost window and the focused one (-1: another app
+        /// is in front); nil leaves a window out, which the pages read as the popup's window.
+        case tabs([PopupTab], frontWindow: Int? = nil, focusedWindow: Int? = nil)
         /// The popup closes; `hide`: the user closed it, so it hears that it goes.
         case closePopup(hide: Bool)
         /// The user clicks the element of id `element` in the page (the popup's, or a tab's).
@@ -188,7 +190,11 @@ extension PageHost.Input {
             return input("openPopup", members)
         case .storageChanged(let storage, let area, let changes):
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])
-        case .tabs(let tabs): return input("tabs", ["tabs": Self.json(tabs)])
+        case .tabs(let tabs, let front, let focused):
+            var members: [String: JSONValue] = ["tabs": Self.json(tabs)]
+            if let front { members["frontWindow"] = .integer(Int64(front)) }
+            if let focused { members["focusedWindow"] = .integer(Int64(focused)) }
+            return input("tabs", members)
         case .closePopup(let hide): return input("closePopup", ["hide": .bool(hide)])
         case .click(let element, let page): return input("click", ["element": .string(element)].merging(Self.members(of: page)) { one, _ in one })
         case .choose(let element, let value, let page):

@@ -126,9 +126,11 @@ extension Simulation {
     func refreshPageTabs() {
         guard safari.popupTab != nil || safari.tabs.values.contains(where: { ExtensionManifest.isOwnPage($0.url) }) else { return }
         let tabs = pageTabs
-        guard tabs != pageTabsShown else { return }
+        let windows = [safari.frontWindow, safari.safariInForeground ? safari.frontWindow : -1]
+        guard tabs != pageTabsShown || windows != pageWindowsShown else { return }
         pageTabsShown = tabs
-        toPages(.tabs(tabs))
+        pageWindowsShown = windows
+        toPages(.tabs(tabs, frontWindow: windows[0], focusedWindow: windows[1]))
     }
 
     /// The timers of every load of `page` go: it loads afresh or closes.
@@ -194,6 +196,8 @@ extension Simulation {
             trace.record(now, "pages", "the popup\(page.map { " \($0)" } ?? "") opens over tab \(tab.rawValue)")
             popupConsole = []
             pageTabsShown = pageTabs
+            // The popup's page reads its window as the front and focused one until told otherwise.
+            pageWindowsShown = nil
             return .openPopup(tab, appearance: appearance, tabs: pageTabs, windowId: safari.tabs[tab]?.window ?? safari.frontWindow,
                               storage: storageFolder(safari.profile), version: installedVersion, extension: installedFolder, page: page)
         case .closePopupPage(let hides):

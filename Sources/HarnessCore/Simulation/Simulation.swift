@@ -179,6 +179,8 @@ package final class Simulation: ProcessTable.Owner {
     /// The tabs the extension's pages' `tabs.query` reads, as last handed to the page host
     /// (`pageTabs`); nil before any.
     var pageTabsShown: [PageHost.PopupTab]?
+    /// The front window and the focused one (-1: none) the pages were last handed; nil before any.
+    var pageWindowsShown: [Int]?
     /// Inputs for the page host that wait until it is done with the one it has (`toPages`).
     var pageInputsWaiting: [PageHost.Input] = []
     var handingToPages = false

@@ -13,6 +13,7 @@ import {
 } from './realm-common.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { permissionMembers, permissionNames } from './realm-permissions.mjs';
+import { windowMembers } from './realm-tabs.mjs';
 import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, setupText, page) {
@@ -330,14 +331,27 @@ export function install(hostFunctions, setupText, page) {
             const unknown = keys(info ?? {}).filter((key) => !known.includes(key));
             if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
             // The page's window (the popup's, or its tab's) is the current one, and the one last focused.
-            const { window, tabs: all } = parse(host.tabs());
+            const { window, front, tabs: all } = parse(host.tabs());
             const tabs = all.map((tab) => ({ ...tab, index: all.filter((other) => other.windowId === tab.windowId).indexOf(tab) }));
             return Promise.resolve(tabs.filter((tab) => (info.active === undefined || tab.active === Boolean(info.active))
                 && (info.url === undefined || tab.url === info.url)
                 && (info.windowId === undefined || tab.windowId === info.windowId)
-                && (info.currentWindow === undefined && info.lastFocusedWindow === undefined
-                    || (tab.windowId === window) === Boolean(info.currentWindow ?? info.lastFocusedWindow))));
+                && (info.currentWindow === undefined || (tab.windowId === window) === Boolean(info.currentWindow))
+                && (info.lastFocusedWindow === undefined || (tab.windowId === (front ?? window)) === Boolean(info.lastFocusedWindow))));
         };
+        // windows.*: Safari's windows as Safari last handed them over; the page's own window (the
+        // popup's, or its tab's) is its current one (realm-tabs.mjs, windowMembers).
+        const windowsSaid = () => parse(host.tabs());
+        const listedIn = (tabs, id) => tabs.filter((tab) => tab.windowId === id)
+            .map((tab, index) => ({ ...tab, index, highlighted: tab.active, status: 'complete', pinned: false, incognito: false }));
+        namespaces.windows = windowMembers({
+            form: withCallback,
+            current: () => windowsSaid().window,
+            front: () => windowsSaid().front ?? windowsSaid().window,
+            focused: () => windowsSaid().focused ?? windowsSaid().window,
+            ids: () => { const { window, front, tabs } = windowsSaid(); return [...new Set([front ?? window, ...tabs.map((tab) => tab.windowId)])].sort((a, b) => a - b); },
+            tabsIn: (id) => listedIn(windowsSaid().tabs, id),
+        });
         namespaces.tabs = {
             query(...args) {
                 const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;

@@ -17,7 +17,7 @@
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab" | "popup": true, "id", "message"}
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?, "version"?, "extension"?, "page"?}
 //       | {"type": "storageChanged", "storage", "area", "changes"}
-//       | {"type": "tabs", "tabs": [...]} | {"type": "closePopup", "hide"}
+//       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
 //       | {"type": "portOpened", "tab", "port", "name"}
@@ -312,6 +312,10 @@ const tabsCallPages = new Map();
 // window the popup opened in.
 let safariTabs = [];
 let popupWindow = 1;
+// Safari's frontmost window and its focused one (-1 while another app is in front), as Safari
+// last handed them over with the tabs; the popup's window is both while it opens.
+let frontWindow = 1;
+let focusedWindow = 1;
 // A tab as an extension page's tabs.query gives it: its number (tabs.Tab.id) when Safari gave
 // one, else its name; `name` is the page host's own, left out of what a page reads.
 const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
@@ -328,7 +332,7 @@ function pageTabs(tab) {
     // profile's tabs by their own names.)
     const own = tab === undefined ? undefined : String(tab).split('/').pop();
     const window = tab === undefined ? popupWindow : safariTabs.find((listed) => listed.name === own)?.windowId ?? 1;
-    return JSON.stringify({ window, tabs: safariTabs.map(({ name, ...listed }) => listed) });
+    return JSON.stringify({ window, front: frontWindow, focused: focusedWindow, tabs: safariTabs.map(({ name, ...listed }) => listed) });
 }
 
 // Safari's clock, and its local time's offset from UTC in minutes, as the frame gives them.
@@ -754,6 +758,8 @@ function reset(input) {
     nextPort = 1;
     safariTabs = [];
     popupWindow = 1;
+    frontWindow = 1;
+    focusedWindow = 1;
 }
 
 async function handle(input) {
@@ -820,13 +826,17 @@ async function handle(input) {
         try { html = read(shown); } catch (error) { log('popup', 'error', `Uncaught Error: ${shown} cannot be read: ${error.message}`); return []; }
         safariTabs = listedTabs(input.tabs);
         popupWindow = Number(input.windowId ?? 1);
+        frontWindow = popupWindow;
+        focusedWindow = popupWindow;
         const page = await load('popup', undefined, 'safari-web-extension://extension/' + shown, true, input.appearance, html, false,
                                 typeof input.storage === 'string' ? input.storage : null, shown);
         return [page];
     }
     case 'tabs':
-        // Safari's tabs changed while the popup or a page of the extension's own is open.
+        // Safari's tabs or windows changed while the popup or a page of the extension's own is open.
         safariTabs = listedTabs(input.tabs);
+        if (Number.isSafeInteger(input.frontWindow)) frontWindow = input.frontWindow;
+        if (Number.isSafeInteger(input.focusedWindow)) focusedWindow = input.focusedWindow;
         return [];
     case 'closePopup': {
         // Closed by the user, the popup hears that it goes (visibilitychange, then pagehide);

@@ -55,21 +55,16 @@ export function tabsAndWindows({ host, safari, callbackForm, event, text }) {
                  highlighted: active, pinned: false, incognito: false, discarded: false, autoDiscardable: true, audible: false,
                  mutedInfo: { muted: false }, status: 'complete', url };
     };
-    // Whether windows.*'s `windowTypes` takes a normal window (every window here is one).
-    const normalWindows = (info) => !Array.isArray(info?.windowTypes) || info.windowTypes.includes('normal');
-    const lastFocused = (method, info) => (normalWindows(info) ? Promise.resolve(windowInfo(frontWindow(), info))
-        : Promise.reject(new Error(`Invalid call to windows.${method}(). Window does not match requested 'windowTypes'.`)));
-    // A window as windows.* gives it (WebKit's `WebExtensionWindow::parameters`): focused only
-    // while Safari is in front with it frontmost; its tabs with `populate`. Its place and size
-    // are not known here and are left out.
-    const windowIds = () => [...new Set([frontWindow(), ...[...currentTabs().keys()].map(windowOf)])].sort((a, b) => a - b);
-    const windowInfo = (id, info) => {
-        const said = host.focusedWindow();
-        const focused = Number.isSafeInteger(said) && said !== 0 ? said : frontWindow();
-        const window = { id, focused: focused === id, alwaysOnTop: false, incognito: false, type: 'normal', state: 'normal' };
-        if (info?.populate === true) window.tabs = [...currentTabs().keys()].filter((name) => windowOf(name) === id).map(tabOf);
-        return window;
-    };
+    // Safari's windows that have a tab, and the frontmost; the background's current window is
+    // the frontmost, and focus is as the frame says it.
+    const windows = windowMembers({
+        form: callbackForm,
+        current: frontWindow,
+        front: frontWindow,
+        focused: () => { const said = host.focusedWindow(); return Number.isSafeInteger(said) && said !== 0 ? said : frontWindow(); },
+        ids: () => [...new Set([frontWindow(), ...[...currentTabs().keys()].map(windowOf)])].sort((a, b) => a - b),
+        tabsIn: (id) => [...currentTabs().keys()].filter((name) => windowOf(name) === id).map(tabOf),
+    });
     // The background's calls on Safari's tabs, by number, waiting for Safari's answer.
     const tabsCalls = new Map();
     let nextTabsCall = 1;
@@ -155,20 +150,36 @@ export function tabsAndWindows({ host, safari, callbackForm, event, text }) {
             }),
             remove: callbackForm((ids) => tabsCall({ method: 'remove', tabs: [ids].flat().map(tabNamed) }).then(() => undefined)),
         },
-        windows: {
-            onFocusChanged: event('windowFocus'), WINDOW_ID_NONE: -1, WINDOW_ID_CURRENT: -2,
-            // Safari's windows that have a tab, and the frontmost (WebKit, `windowsGet`,
-            // `windowsGetLastFocused`, `windowsGetAll`); the background's current window is the
-            // frontmost. Every window is `normal`.
-            get: callbackForm((id, info) => {
-                const wanted = id === -2 ? frontWindow() : id;
-                if (!windowIds().includes(wanted)) return Promise.reject(new Error('Invalid call to windows.get(). Window not found.'));
-                return normalWindows(info) ? Promise.resolve(windowInfo(wanted, info))
-                    : Promise.reject(new Error('Invalid call to windows.get(). Window does not match requested \'windowTypes\'.'));
-            }),
-            getCurrent: callbackForm((info) => lastFocused('getCurrent', info)),
-            getLastFocused: callbackForm((info) => lastFocused('getLastFocused', info)),
-            getAll: callbackForm((info) => Promise.resolve(normalWindows(info) ? windowIds().map((id) => windowInfo(id, info)) : [])),
-        },
+        windows: { onFocusChanged: event('windowFocus'), ...windows },
+    };
+}
+
+// The windows namespace (WebKit's `windowsGet`, `windowsGetLastFocused`, `windowsGetAll`) over
+// Safari's windows as a context knows them: `current()` (its own window), `front()` (the
+// frontmost), `focused()` (-1 while another app is in front), `ids()` (every window, in order)
+// and `tabsIn(id)` (a window's tabs, as tabs.query gives them); `form` gives each call its
+// promise and callback forms. A window as windows.* gives it (`WebExtensionWindow::parameters`):
+// focused only while Safari is in front with it frontmost, its tabs with `populate`, every one
+// `normal`; its place and size are not known here and are left out.
+export function windowMembers({ form, current, front, focused, ids, tabsIn }) {
+    const normal = (info) => !Array.isArray(info?.windowTypes) || info.windowTypes.includes('normal');
+    const windowInfo = (id, info) => {
+        const window = { id, focused: focused() === id, alwaysOnTop: false, incognito: false, type: 'normal', state: 'normal' };
+        if (info?.populate === true) window.tabs = tabsIn(id);
+        return window;
+    };
+    const one = (method, id, info) => (normal(info) ? Promise.resolve(windowInfo(id, info))
+        : Promise.reject(new Error(`Invalid call to windows.${method}(). Window does not match requested 'windowTypes'.`)));
+    return {
+        WINDOW_ID_NONE: -1,
+        WINDOW_ID_CURRENT: -2,
+        get: form((id, info) => {
+            const wanted = id === -2 ? current() : id;
+            if (!ids().includes(wanted)) return Promise.reject(new Error('Invalid call to windows.get(). Window not found.'));
+            return one('get', wanted, info);
+        }),
+        getCurrent: form((info) => one('getCurrent', current(), info)),
+        getLastFocused: form((info) => one('getLastFocused', front(), info)),
+        getAll: form((info) => Promise.resolve(normal(info) ? ids().map((id) => windowInfo(id, info)) : [])),
     };
 }

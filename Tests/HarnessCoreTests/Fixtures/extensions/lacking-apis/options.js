@@ -1,7 +1,7 @@
-// The options page counts Safari's windows (which the runtime lacks) and keeps a draft in
+// The options page opens a window of Safari's (which the runtime lacks) and keeps a draft in
 // storage.session (which extension pages have).
 try {
-    browser.windows.getAll().then((windows) => { document.getElementById('windows').textContent = String(windows.length); });
+    browser.windows.create({ url: 'https://a.example/' }).then((window) => { document.getElementById('windows').textContent = String(window.id); });
 } catch (error) {
     document.getElementById('windows').textContent = error.message;
 }

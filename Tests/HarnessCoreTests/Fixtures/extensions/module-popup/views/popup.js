@@ -21,4 +21,4 @@ console.log('shown', $('note').hidden, $('note').getAttribute('hidden'));
 addEventListener('pagehide', () => browser.runtime.sendMessage({ closing: true }));
 document.addEventListener('DOMContentLoaded', () => console.log('ready', document.readyState));
 import('./names.js').catch((error) => console.log('import()', error instanceof Error, error.message));
-try { browser.windows.getAll(); } catch (error) { console.log('missing', error.message); }
+try { browser.windows.create(); } catch (error) { console.log('missing', error.message); }
