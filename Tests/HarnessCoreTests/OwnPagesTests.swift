@@ -199,9 +199,11 @@ struct OwnPagesTests {
 
         // A tab that is not open: no port is added, and no activity counts.
         let closedBefore = safari.loadedBackground?.lastPortActivity
-        let missing = safari.handle(.backgroundFinished(incarnation: 1, [.connectTab(port: -3, tab: TabID("t9"), name: "")]), now: 30_000)
+        let missing = safari.handle(.backgroundFinished(incarnation: 1, [.connectTab(port: -3, tab: TabID("t9"), name: ""),
+                                                                         .postOnPort(port: -3, message: .null)]), now: 30_000)
         #expect(missing == [.note("tab t9 is not open: background#1's port -3 connects to nothing"),
-                            .dispatch(.portClosed(port: -3, error: SafariMachine.noTabToConnect))])
+                            .dispatch(.portClosed(port: -3, error: SafariMachine.noTabToConnect)),
+                            .note("background#1 posted on port -3, which it does not hold")], "a post on it is no port activity and goes nowhere")
         #expect(safari.handle(.eventDue(.portClosed(port: -3, error: SafariMachine.noTabToConnect)), now: 30_000) ==
                 [.deliver(.portClosed(port: -3, error: SafariMachine.noTabToConnect))])
         #expect(safari.loadedBackground?.ports == [.page(-1)] && safari.loadedBackground?.lastPortActivity == closedBefore)

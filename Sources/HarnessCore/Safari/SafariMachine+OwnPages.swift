@@ -211,7 +211,7 @@ extension SafariMachine {
     mutating func pagesLost(_ incarnation: Int, _ effects: inout [Effect]) {
         for port in pagePorts.keys.sorted() where pagePorts[port]?.takenBy == incarnation {
             let lost = pagePorts.removeValue(forKey: port)!
-            effects.append(.pagePortDisconnected(lost.page, port: port, error: nil))
+            if lost.added { effects.append(.pagePortDisconnected(lost.page, port: port, error: nil)) }
         }
         for id in pageQuestions.keys.sorted() where pageQuestions[id]?.takenBy == incarnation {
             effects.append(.note("page message \(id) answered with nothing: background#\(incarnation) is gone"))
@@ -279,7 +279,7 @@ extension SafariMachine {
     /// The page's end's number of the port the background `incarnation` numbers `number`.
     func heldPort(_ number: Int, by incarnation: Int) -> Int? {
         if number > 0 { return pagePorts[number]?.takenBy == incarnation ? number : nil }
-        return pagePorts.first { $0.value.takenBy == incarnation && $0.value.number == number }?.key
+        return pagePorts.first { $0.value.takenBy == incarnation && $0.value.number == number && $0.value.added }?.key
     }
 
     /// `tabs.connect`: background `incarnation` opened its port `number` to the tab's page
@@ -292,12 +292,14 @@ extension SafariMachine {
         let port = nextTabPort
         nextTabPort -= 1
         let page = PageHost.Page.tab(pageKey(tab))
-        pagePorts[port] = PagePort(page: page, takenBy: incarnation, number: number)
+        pagePorts[port] = PagePort(page: page, takenBy: incarnation, number: number, added: tabs[tab] != nil)
         guard tabs[tab] != nil else {
             effects.append(.note("tab \(tab.rawValue) is not open: background#\(incarnation)'s port \(number) connects to nothing"))
             effects.append(.dispatch(.portClosed(port: port, error: Self.noTabToConnect)))
             return
         }
+        // Without the extension's pages running nothing could take it: it fails as unheard, and
+        // (unlike WebKit, which adds it first) is no port activity.
         guard runsOwnPages, loaded == incarnation else {
             effects.append(.note("tab \(tab.rawValue)'s page has no script of the extension here: port \(number) connects to nothing"))
             effects.append(.dispatch(.portClosed(port: port, error: Self.noTabConnectListener)))

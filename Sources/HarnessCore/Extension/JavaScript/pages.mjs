@@ -538,6 +538,8 @@ function dropPage(name) {
     if (page === undefined) return;
     page.gone = true;
     pages.delete(name);
+    // Its ports go with it (Safari closes the other ends).
+    for (const [port, holder] of portPages) if (holder === page) portPages.delete(port);
     // A script still running there ends with the page.
     for (const [request, injection] of injections) {
         if (injection.page !== page) continue;
