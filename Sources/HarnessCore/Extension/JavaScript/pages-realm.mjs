@@ -330,7 +330,7 @@ export function install(hostFunctions, setupText, page) {
         const query = (info = {}) => {
             const unknown = keys(info ?? {}).filter((key) => !known.includes(key));
             if (unknown.length > 0) return Promise.reject(new Error('tabs.query does not take ' + unknown.join(', ') + ' in the harness\'s runtime'));
-            // The page's window (the popup's, or its tab's) is the current one, and the one last focused.
+            // The page's window (the popup's, or its tab's) is the current one; Safari's front one the last focused.
             const { window, front, tabs: all } = parse(host.tabs());
             const tabs = all.map((tab) => ({ ...tab, index: all.filter((other) => other.windowId === tab.windowId).indexOf(tab) }));
             return Promise.resolve(tabs.filter((tab) => (info.active === undefined || tab.active === Boolean(info.active))

@@ -466,7 +466,8 @@ export function webStorageArea(ask) {
 
 // The address tabs.create and tabs.update open: `url` resolved against the extension's base, so
 // that 'help.html' is the extension's own page (WebKit, `parseTabUpdateOptions`:
-// `URL { baseURL, url }`). One that is not an address throws, in WebKit's words.
+// `URL { baseURL, url }`). One that is not an address throws at the call, as WebKit's does
+// ("'URL' is not a valid URL").
 export function tabAddress(url, method) {
     const text = String(url);
     try {
