@@ -224,6 +224,17 @@ struct OwnPagesTests {
         // The tab's page goes: the background hears its port close, by its own number.
         #expect(safari.handle(.tabClosed(t1), now: 70_000).contains(.dispatch(.portClosed(port: -4))))
         #expect(safari.handle(.eventDue(.portClosed(port: -4)), now: 70_000) == [.deliver(.portClosed(port: -1))])
+
+        // Where the extension's pages do not run, nothing can take it: it fails as unheard, and
+        // Safari added no port a post could be activity on.
+        var bare = SafariMachine(platform: .iOS)
+        _ = bare.handle(.backgroundStarted(incarnation: 1), now: 0)
+        _ = bare.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        #expect(bare.handle(.backgroundFinished(incarnation: 1, [.connectTab(port: -1, tab: t1, name: ""), .postOnPort(port: -1, message: .null)]), now: 5_000) ==
+                [.note("tab t1's page has no script of the extension here: port -1 connects to nothing"),
+                 .dispatch(.portClosed(port: -1, error: SafariMachine.noTabConnectListener)),
+                 .note("background#1 posted on port -1, which it does not hold")])
+        #expect(bare.loadedBackground?.ports == [] && bare.loadedBackground?.lastPortActivity == 0)
     }
 
     @Test func aMessageNoBackgroundTakesIsAnsweredWithNothing() {

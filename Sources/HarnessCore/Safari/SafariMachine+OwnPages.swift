@@ -292,7 +292,9 @@ extension SafariMachine {
         let port = nextTabPort
         nextTabPort -= 1
         let page = PageHost.Page.tab(pageKey(tab))
-        pagePorts[port] = PagePort(page: page, takenBy: incarnation, number: number, added: tabs[tab] != nil)
+        // Safari adds only a port it hands to a page (below): one that fails at once is kept
+        // only until the background hears why, and a post or close on it meanwhile goes nowhere.
+        pagePorts[port] = PagePort(page: page, takenBy: incarnation, number: number, added: tabs[tab] != nil && runsOwnPages && loaded == incarnation)
         guard tabs[tab] != nil else {
             effects.append(.note("tab \(tab.rawValue) is not open: background#\(incarnation)'s port \(number) connects to nothing"))
             effects.append(.dispatch(.portClosed(port: port, error: Self.noTabToConnect)))

@@ -233,8 +233,9 @@ package struct SafariMachine: Sendable {
         /// The background's number for it: a page's port's number, or the background's own
         /// (below 0) for one it opened.
         var number: Int
-        /// Whether Safari added it: false for the background's port to a tab that is not open,
-        /// which is kept only until the background hears it failed.
+        /// Whether Safari added it: false for the background's port that failed at once (to a
+        /// tab that is not open, or with no pages running), kept only until the background
+        /// hears it failed.
         var added = true
     }
 
