@@ -315,6 +315,10 @@ export function install(hostFunctions, setupText, page) {
         return new Promise((resolve, reject) => { tabsCalls.set(id, { resolve, reject }); });
     };
     // The active tab of the page's window, as tabs.query gives it.
+    // A tab as an extension page's calls give it whole: at its index among its window's tabs,
+    // as Safari last handed them over.
+    const wholeTab = (tab, tabs) => ({ ...tab, index: Math.max(0, tabs.filter((other) => other.windowId === tab.windowId).findIndex((other) => other.id === tab.id)),
+                                       highlighted: tab.active, status: 'complete', pinned: false, incognito: false });
     const activeHere = () => {
         const { window, tabs } = parse(host.tabs());
         return tabs.find((tab) => tab.windowId === window && tab.active)?.id;
@@ -342,15 +346,13 @@ export function install(hostFunctions, setupText, page) {
         // windows.*: Safari's windows as Safari last handed them over; the page's own window (the
         // popup's, or its tab's) is its current one (realm-tabs.mjs, windowMembers).
         const windowsSaid = () => parse(host.tabs());
-        const listedIn = (tabs, id) => tabs.filter((tab) => tab.windowId === id)
-            .map((tab, index) => ({ ...tab, index, highlighted: tab.active, status: 'complete', pinned: false, incognito: false }));
         namespaces.windows = windowMembers({
             form: withCallback,
             current: () => windowsSaid().window,
             front: () => windowsSaid().front ?? windowsSaid().window,
             focused: () => windowsSaid().focused ?? windowsSaid().window,
             ids: () => { const { window, front, tabs } = windowsSaid(); return [...new Set([front ?? window, ...tabs.map((tab) => tab.windowId)])].sort((a, b) => a - b); },
-            tabsIn: (id) => listedIn(windowsSaid().tabs, id),
+            tabsIn: (id) => { const { tabs } = windowsSaid(); return tabs.filter((tab) => tab.windowId === id).map((tab) => wholeTab(tab, tabs)); },
         });
         namespaces.tabs = {
             query(...args) {
@@ -553,9 +555,7 @@ export function install(hostFunctions, setupText, page) {
                 if (waiting === undefined) return;
                 if (typeof input.error === 'string') { waiting.reject(new Error(input.error)); return; }
                 if (input.tab === undefined) { waiting.resolve(undefined); return; }
-                const { tabs } = parse(host.tabs());
-                const index = tabs.filter((tab) => tab.windowId === input.tab.windowId).findIndex((tab) => tab.id === input.tab.id);
-                waiting.resolve({ ...input.tab, index: Math.max(0, index), highlighted: input.tab.active, status: 'complete', pinned: false, incognito: false });
+                waiting.resolve(wholeTab(input.tab, parse(host.tabs()).tabs));
                 return;
             }
             case 'permissionsAnswered': {
