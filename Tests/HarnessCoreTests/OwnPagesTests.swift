@@ -380,6 +380,46 @@ struct OwnPagesTests {
     }
 
     /// `harness check` loads a page at an address each content script entry's first pattern matches.
+    /// The extension's grants changing fire `permissions.onAdded` or `onRemoved` for the
+    /// background and the pages, permissions and host patterns each in an event of their own, in
+    /// WebKit's order: a grant's patterns first, a removal's permissions first. A removal of
+    /// nothing fires nothing; a request for nothing is granted at once, with no prompt, and
+    /// fires an empty `onAdded` before the answer.
+    @Test func changedGrantsFireTheirEventsInWebKitsOrderToTheBackgroundAndThePages() {
+        var safari = loaded(listeners: [.permissionsAdded])
+        let profile = safari.profile
+        let site = "https://*.example.org/*"
+        #expect(safari.handle(.permissionsChanged(added: true, permissions: ["tabs"], origins: [site]), now: 1_000) == [
+            .dispatch(.permissionsChanged(added: true, permissions: [], origins: [site])),
+            .pagesPermissionsChanged(added: true, permissions: [], origins: [site], profile: profile),
+            .dispatch(.permissionsChanged(added: true, permissions: ["tabs"], origins: [])),
+            .pagesPermissionsChanged(added: true, permissions: ["tabs"], origins: [], profile: profile),
+        ])
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.permissionsRemoved(permissions: ["tabs"], origins: [site])]), now: 2_000) == [
+            .dispatch(.permissionsChanged(added: false, permissions: ["tabs"], origins: [])),
+            .pagesPermissionsChanged(added: false, permissions: ["tabs"], origins: [], profile: profile),
+            .dispatch(.permissionsChanged(added: false, permissions: [], origins: [site])),
+            .pagesPermissionsChanged(added: false, permissions: [], origins: [site], profile: profile),
+        ])
+        #expect(safari.handle(.permissionsChanged(added: false, permissions: [], origins: []), now: 3_000) == [])
+
+        let asked = safari.handle(.backgroundFinished(incarnation: 1, [.tabsCall(request: 4, .requestPermissions(permissions: [], origins: []))]), now: 4_000)
+        let prompt = SafariMachine.PermissionPrompt(asker: .background(incarnation: 1, request: 4), permissions: [], origins: [],
+                                                    expires: 4_000 + SafariMachine.permissionPromptTimeout)
+        #expect(asked == [.note("background#1 asks for nothing: granted at once"),
+                          .dispatch(.permissionsChanged(added: true, permissions: [], origins: [])),
+                          .pagesPermissionsChanged(added: true, permissions: [], origins: [], profile: profile),
+                          .permissionsDecided(prompt, granted: true)])
+        #expect(safari.permissionPrompts.isEmpty, "no prompt is shown, and none holds the background")
+
+        // Each is a listener of its own: the loaded background takes the one it listens for,
+        // and loses the other.
+        #expect(safari.handle(.eventDue(.permissionsChanged(added: true, permissions: ["tabs"], origins: [])), now: 5_000) ==
+                [.deliver(.permissionsChanged(added: true, permissions: ["tabs"], origins: []))])
+        #expect(safari.handle(.eventDue(.permissionsChanged(added: false, permissions: ["tabs"], origins: [])), now: 5_000).contains(
+                .note("permissionsChanged lost: background#1 has no permissionsRemoved listener")))
+    }
+
     @Test func anAddressAMatchPatternMatches() {
         #expect(PageRuntime.address(matching: "<all_urls>") == "https://example.com/")
         #expect(PageRuntime.address(matching: "*://*.example.org/*") == "https://www.example.org/")

@@ -63,6 +63,8 @@ struct PageHostCodecTests {
         (.inject(work1, request: 4, .insertCSS, .files(["a.css"])), #"{"files":["a.css"],"method":"insertCSS","request":4,"tab":"work/t1","type":"inject"}"#),
         (.inject(p2, request: 5, .removeCSS, .code("p {}")), #"{"code":"p {}","method":"removeCSS","request":5,"tab":"t2","type":"inject"}"#),
         (.permissionsAnswered(id: 2, granted: true), #"{"granted":true,"id":2,"type":"permissionsAnswered"}"#),
+        (.permissionsChanged(storage: "/run/extension-storage", added: false, permissions: [], origins: ["https://*.example.org/*"]),
+         #"{"change":"removed","origins":["https://*.example.org/*"],"permissions":[],"storage":"/run/extension-storage","type":"permissionsChanged"}"#),
         (.tabsAnswered(id: 3, tab: PageHost.PopupTab(id: TabID("x1"), url: "https://a.example/", windowId: 1, active: true, number: 4), error: nil),
          #"{"id":3,"tab":{"active":true,"id":"x1","number":4,"url":"https://a.example/","windowId":1},"type":"tabsAnswered"}"#),
         (.tabsAnswered(id: 4, tab: nil, error: "Invalid call to tabs.update(). Tab not found: x9."),
@@ -98,6 +100,7 @@ struct PageHostCodecTests {
         case .reset: "reset"
         case .inject: "inject"
         case .permissionsAnswered: "permissionsAnswered"
+        case .permissionsChanged: "permissionsChanged"
         case .tabsAnswered: "tabsAnswered"
         }
     }
@@ -105,7 +108,7 @@ struct PageHostCodecTests {
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "portOpened", "timer", "query",
-                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "tabsAnswered"])
+                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "tabsAnswered"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 
@@ -171,6 +174,8 @@ struct PageHostCodecTests {
         (#"{"type":"openOptionsPage","tab":"x1"}"#, .openOptionsPage(from: .tab(PageKey(name: "x1")))),
         (#"{"type":"requestPermissions","id":3,"tab":"options","permissions":["tabs"],"origins":["https://*.example.org/*"]}"#,
          .requestPermissions(id: 3, from: .tab(PageKey(name: "options")), permissions: ["tabs"], origins: ["https://*.example.org/*"])),
+        (#"{"type":"permissionsRemoved","popup":true,"permissions":["tabs"],"origins":[]}"#,
+         .permissionsRemoved(from: .popup, permissions: ["tabs"], origins: [])),
     ]
 
     @Test(arguments: outputs)

@@ -32,7 +32,7 @@ struct RuntimeWireTests {
 
     @Test func everyDirectiveTheRuntimeBuildsIsReadByTheCodecAsItsOwnType() throws {
         let (directives, _, _) = try samples()
-        #expect(directives.count == 21, "one sample for each builder of directives.mjs")
+        #expect(directives.count == 22, "one sample for each builder of directives.mjs")
         for directive in directives {
             guard case .object(let members) = directive, case .string(let type)? = members["type"] else {
                 Issue.record("a directive with no type: \(directive)")
@@ -68,7 +68,7 @@ struct RuntimeWireTests {
             }
             do {
                 let read = try FromChild.decode(bytes, role: .background)
-                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 21, "the done frame carries every directive") }
+                if case .done(.background(let outputs), _) = read { #expect(outputs.count == 22, "the done frame carries every directive") }
             } catch {
                 Issue.record("the background's frame '\(kind)' is not read: \(error)")
             }
@@ -115,6 +115,7 @@ struct RuntimeWireTests {
         .commandPressed(name: "toggle", tab: nil, url: nil),
         .actionClicked(TabID("t1"), url: "https://a.example/"),
         .navigated(TabID("t1"), url: "https://a.example/", stage: .completed),
+        .permissionsChanged(added: false, permissions: ["tabs"], origins: []),
     ]
 
     private static func caseNumber(_ event: ExtensionWire.Event) -> Int {
@@ -152,11 +153,12 @@ struct RuntimeWireTests {
         case .commandPressed: 30
         case .navigated: 31
         case .actionClicked: 32
+        case .permissionsChanged: 33
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...32), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...33), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

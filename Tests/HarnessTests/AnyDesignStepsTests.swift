@@ -90,6 +90,7 @@ struct AnyDesignStepsTests {
             options close
             permission grant
             permission refuse
+            permission revoke https://*.example.org/*
 
             """
         let scenario = try Scenario.parse(text, name: "s")
@@ -113,6 +114,7 @@ struct AnyDesignStepsTests {
         #expect(scenario.steps[35] == .tab(.close(.options)))
         #expect(scenario.steps[36] == .permission(granted: true))
         #expect(scenario.steps[37] == .permission(granted: false))
+        #expect(scenario.steps[38] == .permissionRevoke("https://*.example.org/*"))
         #expect(scenario.steps[23] == .expect(.action(TabID("t1"), [ActionCheck(property: .title, value: .string("Links # here")),
                                                                     ActionCheck(property: .badgeText, value: .string("")),
                                                                     ActionCheck(property: .popup, value: .string("popup.html"))])))
@@ -152,7 +154,7 @@ struct AnyDesignStepsTests {
         ("extension e\ntab open t1 https://a.example/\noptions open", "s:3: 'options open' acts on the extension's own options page: name it with 'extension DIR pages' first"),
         ("extension e pages\ntab open t1 https://a.example/\ntab choose t1 size", "s:3: missing the option's value after 'tab choose t1 size'"),
         ("extension e\ntab open t1 https://a.example/\ntab click t1 go", "s:3: 'tab click' acts in a page the extension's own scripts run in"),
-        ("extension e\ntab open t1 https://a.example/\npermission allow", "s:3: unknown word 'allow' (expected grant, refuse)"),
+        ("extension e\ntab open t1 https://a.example/\npermission allow", "s:3: unknown word 'allow' (expected grant, refuse, revoke)"),
         ("tab open t1 https://a.example/\nexpect popup page \"p\" absent", "s:2: 'expect popup page' reads the extension's own popup"),
         ("expect action badge=3", #"s:1: badge=3: the value is a string in quotes; did you mean 'badge="3"'?"#),
         ("expect action enabled=maybe", "s:1: enabled=maybe: expected enabled=true or enabled=false"),

@@ -246,6 +246,18 @@ struct JavaScriptBackgroundTests {
         #expect(outcome.failures.contains { $0.contains("permission grant: no permission prompt is pending") }, "\(outcome.failures)")
     }
 
+    /// `permission revoke ITEM` takes back what the user granted: an item the user did not grant
+    /// (a manifest's own included) is a step the user cannot take, and the run fails naming what
+    /// is granted.
+    @Test func takingBackWhatTheUserDidNotGrantFailsTheRun() throws {
+        let outcome = try Self.outcome(of: "extension site-access pages\ntab open t1 https://news.example.com/a\naction click t1\npermission grant\nsettle\n"
+                                           + "permission revoke https://docs.example.com/*\n")
+        #expect(!outcome.passed)
+        #expect(outcome.failures.contains {
+            $0.contains("permission revoke https://docs.example.com/*: the user granted no such thing (granted: https://news.example.com/*)")
+        }, "\(outcome.failures)")
+    }
+
     /// A tab's sessionStorage lasts until Safari quits (its pages go with it, in every profile:
     /// the front one's tabs load new pages at the launch, a profile put away its own when it is
     /// in front again), where localStorage lasts the whole run; a reload keeps both.

@@ -169,7 +169,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'connectTab', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow', 'openTabs'];
+    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'permissionsRemoved', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow', 'openTabs'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -855,35 +855,49 @@ test('windows and each tab\'s window come from what Safari says of its windows',
 // hosts not held yet, during a user gesture only (a toolbar click's listener, synchronously);
 // what is held already is granted at once, and what the manifest does not name is refused.
 // What the user granted is read from the kept file, and remove gives it back, never the
-// manifest's own (WebKit's WebExtensionAPIPermissions).
+// manifest's own, and tells Safari what went (WebKit's WebExtensionAPIPermissions). A request for
+// nothing goes to Safari too (it fires an empty onAdded), and onAdded and onRemoved hear what
+// Safari says changed.
 test('permissions.request prompts in a gesture for what the manifest makes optional, and remove gives it back', async () => {
-    const calls = [], files = new Map();
+    const calls = [], files = new Map(), removed = [];
     const { run, turn } = background({ manifest_version: 3, name: 'x', version: '1', background: { service_worker: 'b.js' }, action: {}, permissions: ['storage'],
                                        optional_permissions: ['tabs'], host_permissions: ['https://a.example/*'], optional_host_permissions: ['https://*.example.org/*'] },
                                      { tabNumber: (name) => ({ t1: 1 })[name] ?? 0, tabName: (id) => ({ 1: 't1' })[id] ?? '',
-                                       tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); }, keep: keeper(files) });
+                                       tabsCall: (request, text) => { calls.push([request, JSON.parse(text)]); }, keep: keeper(files),
+                                       permissionsRemoved: (text) => { removed.push(JSON.parse(text)); } });
     turn('started', { appearance: 'light', tabs: { t1: 'https://a.example/' } });
     const settled = () => new Promise((resolve) => setImmediate(resolve));
     run(`globalThis.results = []; globalThis.note = (value) => results.push(value); globalThis.why = (error) => results.push(error.message);
          browser.permissions.request({ permissions: ['tabs'] }).then(note, why);
          browser.action.onClicked.addListener(() => {
-           browser.permissions.request({ permissions: ['tabs'], origins: ['https://docs.example.org/*'] }).then(note, why);
+           browser.permissions.request({ permissions: ['tabs', 'storage'], origins: ['https://docs.example.org/*', 'https://a.example/y/*'] }).then(note, why);
            browser.permissions.request({ permissions: ['storage'], origins: ['https://a.example/x/*'] }).then(note, why);
+           browser.permissions.request({}).then(note, why);
            browser.permissions.request({ permissions: ['cookies'] }).then(note, why);
            browser.permissions.request({ origins: ['https://b.example/*'] }).then(note, why);
            Promise.resolve().then(() => browser.permissions.request({ permissions: ['tabs'] }).then(note, why));
          });`);
     turn('event', { type: 'actionClicked', tab: 't1', url: 'https://a.example/' });
     await settled();
-    assert.deepEqual(calls, [[1, { method: 'requestPermissions', permissions: ['tabs'], origins: ['https://docs.example.org/*'] }]]);
+    // Safari is asked only for what the extension does not hold yet.
+    assert.deepEqual(calls, [[1, { method: 'requestPermissions', permissions: ['tabs'], origins: ['https://docs.example.org/*'] }],
+                             [2, { method: 'requestPermissions', permissions: [], origins: [] }]]);
     assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['Invalid call to permissions.request(). Must be called during a user gesture.', true,
         'Invalid call to permissions.request(). The \'permissions\' value is invalid, because only permissions specified in the manifest may be requested.',
         'Invalid call to permissions.request(). The \'origins\' value is invalid, because only permissions specified in the manifest may be requested.',
         'Invalid call to permissions.request(). Must be called during a user gesture.']);
-    // The user granted it: Safari kept it, and the background hears yes.
+    // The user granted it: Safari kept it, the listeners hear what was added, and the background hears yes.
     files.set('permissions', JSON.stringify({ permissions: ['tabs'], origins: ['https://docs.example.org/*'] }));
+    run(`results.length = 0;
+         browser.permissions.onAdded.addListener((change) => note('added ' + JSON.stringify(change)));
+         browser.permissions.onRemoved.addListener((change) => note('removed ' + JSON.stringify(change)));`);
+    turn('event', { type: 'permissionsChanged', change: 'added', permissions: [], origins: ['https://docs.example.org/*'] });
+    turn('event', { type: 'permissionsChanged', change: 'added', permissions: ['tabs'], origins: [] });
     turn('event', { type: 'tabsAnswered', request: 1, granted: true });
+    turn('event', { type: 'permissionsChanged', change: 'removed', permissions: [], origins: ['https://x.example.org/*'] });
     await settled();
+    assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), ['added {"permissions":[],"origins":["https://docs.example.org/*"]}',
+        'added {"permissions":["tabs"],"origins":[]}', true, 'removed {"permissions":[],"origins":["https://x.example.org/*"]}']);
     run(`results.length = 0;
          (async () => {
            note(await browser.permissions.contains({ permissions: ['tabs'], origins: ['https://docs.example.org/guide/*'] }));
@@ -899,6 +913,8 @@ test('permissions.request prompts in a gesture for what the manifest makes optio
     assert.deepEqual(JSON.parse(run('JSON.stringify(results)')), [true, 'https://a.example/* https://docs.example.org/*',
         'Invalid call to permissions.remove(). The \'permissions\' value is invalid, because required permissions cannot be removed.', true, false, true, true]);
     assert.deepEqual(JSON.parse(files.get('permissions')), { permissions: ['tabs'], origins: [] });
+    // Safari heard what went, once: a removal that took nothing tells it nothing.
+    assert.deepEqual(removed, [{ permissions: [], origins: ['https://docs.example.org/*'] }]);
 });
 
 // The open tabs and their addresses are what Safari says with each input, not what the

@@ -28,6 +28,7 @@ const directiveArguments = {
     storageChanged: ['local', { theme: { oldValue: 'light', newValue: 'dark' }, gone: { oldValue: 1 } }],
     tabsCall: [10, { method: 'create', url: 'https://a.example/', active: true }],
     actionSet: ['t1', 'badgeText', '3'],
+    permissionsRemoved: [['tabs'], ['https://*.example.org/*']],
     menusChanged: [[{ id: 'save', title: 'Save', contexts: ['page'], type: 'checkbox', checked: false, enabled: true, visible: true }]],
 };
 

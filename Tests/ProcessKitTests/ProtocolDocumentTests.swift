@@ -332,7 +332,7 @@ private enum BackgroundInput: CaseIterable {
     case safariCameToForeground, safariWentToBackground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
     case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed, storageChanged
-    case tabCreated, tabUpdated, tabsAnswered, menuClicked, commandPressed, actionClicked, navigated
+    case tabCreated, tabUpdated, tabsAnswered, menuClicked, commandPressed, actionClicked, navigated, permissionsChanged
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -369,6 +369,7 @@ private enum BackgroundInput: CaseIterable {
         case .commandPressed: self = .commandPressed
         case .actionClicked: self = .actionClicked
         case .navigated: self = .navigated
+        case .permissionsChanged: self = .permissionsChanged
         }
     }
 
@@ -408,6 +409,7 @@ private enum BackgroundInput: CaseIterable {
         case .commandPressed: .commandPressed(name: "toggle", tab: t1, url: "https://a.example/")
         case .actionClicked: .actionClicked(t1, url: "https://a.example/")
         case .navigated: .navigated(t1, url: "https://a.example/", stage: .committed)
+        case .permissionsChanged: .permissionsChanged(added: true, permissions: [], origins: ["https://*.example.com/*"])
         }
     }
 }
@@ -416,7 +418,7 @@ private enum BackgroundInput: CaseIterable {
 private enum BackgroundOutput: CaseIterable {
     case storagePending, sendNative, setTimer, cancelTimer, setAlarm, clearAlarm, connectNative, listen
     case sendDecision, showPopup, popupAnswer, answerPage, messageTab, messagePopup, postOnPort, closePort, connectTab, storageChanged, tabsCall, actionSet
-    case menusChanged
+    case menusChanged, permissionsRemoved
 
     init(of output: ExtensionWire.Output) {
         switch output {
@@ -441,6 +443,7 @@ private enum BackgroundOutput: CaseIterable {
         case .tabsCall: self = .tabsCall
         case .actionSet: self = .actionSet
         case .menusChanged: self = .menusChanged
+        case .permissionsRemoved: self = .permissionsRemoved
         }
     }
 
@@ -468,6 +471,7 @@ private enum BackgroundOutput: CaseIterable {
         case .tabsCall: .tabsCall(request: 1, .update(TabID("x1"), url: "https://b.example/", active: nil))
         case .actionSet: .actionSet(tab: TabID("t1"), property: .badgeText, value: .string("3"))
         case .menusChanged: .menusChanged([ExtensionMenuItem(id: .string("save"), title: "Save", type: "checkbox")])
+        case .permissionsRemoved: .permissionsRemoved(permissions: ["tabs"], origins: [])
         }
     }
 }

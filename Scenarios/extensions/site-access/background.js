@@ -15,6 +15,17 @@ chrome.runtime.onMessage.addListener((message) => {
     return chrome.permissions.request({ origins: [message.site] });
 });
 
+// Safari says what the user granted and what was taken back (the user in Safari's settings, or
+// the options page), and wakes the worker to hear it. A site taken back clears every tab's badge:
+// the worker no longer knows which tabs are on it.
+chrome.permissions.onAdded.addListener(({ permissions, origins }) => {
+    console.log(`added ${[...permissions, ...origins].join(', ')}`);
+});
+chrome.permissions.onRemoved.addListener(async ({ permissions, origins }) => {
+    console.log(`removed ${[...permissions, ...origins].join(', ')}`);
+    for (const tab of await chrome.tabs.query({})) await chrome.action.setBadgeText({ tabId: tab.id, text: '' });
+});
+
 // What the user granted outlives Safari: at each launch the worker says which sites it has.
 chrome.runtime.onStartup.addListener(async () => {
     const { origins } = await chrome.permissions.getAll();

@@ -20,4 +20,10 @@ document.getElementById('ask-worker').addEventListener('click', () => {
         return show();
     });
 });
+// The last button gives the docs site back; the list follows what Safari says changed.
+document.getElementById('forget').addEventListener('click', () => {
+    browser.permissions.remove({ origins: ['https://docs.example.com/*'] }).then((gone) => { answer.textContent = gone ? 'given back' : 'still held'; });
+});
+browser.permissions.onAdded.addListener(show);
+browser.permissions.onRemoved.addListener(show);
 show();

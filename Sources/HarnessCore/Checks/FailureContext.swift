@@ -65,7 +65,7 @@ enum FailureContext {
             case .showPopup: return false
             case .popupAnswer: return true
             case .sendDecision(let decided, _), .messageTab(let decided, _, _), .connectTab(_, let decided, _): return decided == tab
-            case .answerPage, .messagePopup, .postOnPort, .closePort, .storageChanged, .tabsCall, .menusChanged: return false
+            case .answerPage, .messagePopup, .postOnPort, .closePort, .storageChanged, .tabsCall, .menusChanged, .permissionsRemoved: return false
             case .actionSet(let set, _, _): return set == tab
             case .sendNative: return isBackground
             case .storagePending, .setTimer, .cancelTimer, .setAlarm, .clearAlarm, .connectNative, .listen: return false

@@ -550,6 +550,7 @@ struct SafariRules: Sendable {
         case .commandPressed: .command
         case .actionClicked: .actionClicked
         case .navigated(_, _, let stage): stage.listener
+        case .permissionsChanged(let added, _, _): added ? .permissionsAdded : .permissionsRemoved
         case .tabsAnswered: nil
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed: nil

@@ -177,7 +177,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
                                      "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
                                      "page-answered", "port-opened", "port-message", "port-closed", "alarms-changed", "reply-empty",
-                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated", "tabs-answered", "safari-background", "menu-clicked", "command-pressed", "web-navigation", "action-clicked"]
+                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated", "tabs-answered", "safari-background", "menu-clicked", "command-pressed", "web-navigation", "action-clicked", "permissions-changed"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -225,6 +225,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .commandPressed: 40
         case .navigated: 41
         case .actionClicked: 42
+        case .permissionsChanged: 43
         }
     }
 
@@ -232,7 +233,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                          "set-alarm", "connect-native", "listen", "send-decision", "show-popup", "popup-saved",
                                          "popup-not-saved", "popup-unsure", "storage-pending", "answer-page", "message-tab",
                                          "message-popup", "port-post", "port-close", "storage-changed", "tabs-call", "action-set", "menus-changed",
-                                         "connect-tab"]
+                                         "connect-tab", "permissions-removed"]
 
     private static func directive(_ message: TraceMessage?) -> UInt64? {
         guard case .background(let output)? = message else { return nil }
@@ -260,6 +261,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .actionSet: return 22
         case .menusChanged: return 23
         case .connectTab: return 24
+        case .permissionsRemoved: return 25
         }
     }
 

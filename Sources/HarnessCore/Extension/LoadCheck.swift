@@ -23,7 +23,7 @@ struct PendingBackgroundWork {
             case .clearAlarm(let name): alarms[name] = nil
             case .setTimer(.nativeTimeout, _), .cancelTimer(.nativeTimeout), .sendNative, .connectNative, .listen, .sendDecision, .showPopup,
                  .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort, .connectTab, .storageChanged, .tabsCall, .actionSet,
-                 .menusChanged:
+                 .menusChanged, .permissionsRemoved:
                 break
             }
         }
@@ -54,7 +54,8 @@ struct PendingPageTimers {
             switch output {
             case .setTimer(let page, let number, let at): due[page, default: [:]][number] = at
             case .cancelTimer(let page, let number): due[page]?[number] = nil
-            case .sendMessage, .answer, .state, .log, .connect, .postOnPort, .disconnectPort, .queried, .storageChanged, .injected, .openOptionsPage, .requestPermissions, .messageTab, .tabsCall: break
+            case .sendMessage, .answer, .state, .log, .connect, .postOnPort, .disconnectPort, .queried, .storageChanged, .injected, .openOptionsPage, .requestPermissions, .messageTab, .tabsCall,
+                 .permissionsRemoved: break
             }
         }
     }

@@ -63,6 +63,9 @@ extension PageHost {
         /// The background changed extension storage in the folder `storage`: the pages over it
         /// hear it (`storage.onChanged`).
         case storageChanged(storage: String, area: String, changes: JSONValue)
+        /// The extension's grants changed (`added`, or taken back): the extension pages over
+        /// the profile's storage folder `storage` hear it (`permissions.onAdded`, `onRemoved`).
+        case permissionsChanged(storage: String, added: Bool, permissions: [String], origins: [String])
         /// Safari's tabs or windows changed while the popup or a page of the extension's own is
         /// open: all the tabs now, and the frontmost window and the focused one (-1: another app
         /// is in front); nil leaves a window out, which the pages read as the popup's window.
@@ -147,6 +150,9 @@ extension PageHost {
         /// An extension page asked for permissions (`permissions.request`), numbered `id`, for
         /// Safari's prompt.
         case requestPermissions(id: Int, from: Page, permissions: [String], origins: [String])
+        /// An extension page's `permissions.remove` took back what the user had granted: the
+        /// permissions by name, the hosts as the patterns the grant kept.
+        case permissionsRemoved(from: Page, permissions: [String], origins: [String])
     }
 }
 
@@ -190,6 +196,9 @@ extension PageHost.Input {
             return input("openPopup", members)
         case .storageChanged(let storage, let area, let changes):
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])
+        case .permissionsChanged(let storage, let added, let permissions, let origins):
+            return input("permissionsChanged", ["storage": .string(storage), "change": .string(added ? "added" : "removed"),
+                                                "permissions": .array(permissions.map { .string($0) }), "origins": .array(origins.map { .string($0) })])
         case .tabs(let tabs, let front, let focused):
             var members: [String: JSONValue] = ["tabs": Self.json(tabs)]
             if let front { members["frontWindow"] = .integer(Int64(front)) }
@@ -252,7 +261,8 @@ extension PageHost.Input {
 extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
-        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions, messageTab, tabsCall
+        case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions, messageTab, tabsCall,
+             permissionsRemoved
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -352,6 +362,9 @@ extension PageHost.Output {
             try output.allow(["id", "tab", "popup", "permissions", "origins"])
             return .requestPermissions(id: try output.integer("id"), from: try output.page(), permissions: try output.strings("permissions"),
                                        origins: try output.strings("origins"))
+        case .permissionsRemoved:
+            try output.allow(["tab", "popup", "permissions", "origins"])
+            return .permissionsRemoved(from: try output.page(), permissions: try output.strings("permissions"), origins: try output.strings("origins"))
         }
     }
 

@@ -59,7 +59,7 @@ private struct TraceReader {
             switch output {
             case .setTimer, .cancelTimer, .storagePending, .listen, .connectNative, .setAlarm, .clearAlarm: true
             case .sendNative, .sendDecision, .showPopup, .popupAnswer, .answerPage, .messageTab, .messagePopup, .postOnPort, .closePort, .connectTab,
-                 .storageChanged, .tabsCall, .actionSet, .menusChanged: false
+                 .storageChanged, .tabsCall, .actionSet, .menusChanged, .permissionsRemoved: false
             }
         default: false
         }

@@ -97,7 +97,7 @@ extension SafariMachine {
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired,
              .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered,
-             .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated:
+             .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated, .permissionsChanged:
             break
         }
     }
@@ -237,6 +237,8 @@ extension SafariMachine {
             } else {
                 action.set(property, to: value, tab: tab)
             }
+        case .permissionsRemoved(let permissions, let origins):
+            permissionsChanged(added: false, permissions: permissions, origins: origins, &effects)
         case .storageChanged(let area, let changes):
             // Its own change fires storage.onChanged through Safari, which wakes a background
             // that listens for it: its unload timer starts again (`fireStorageChangedEventIfNeeded`
@@ -444,6 +446,7 @@ extension ExtensionWire.Event {
         case .commandPressed: .command
         case .actionClicked: .actionClicked
         case .navigated(_, _, let stage): stage.listener
+        case .permissionsChanged(let added, _, _): added ? .permissionsAdded : .permissionsRemoved
         case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
              .portClosed, .tabsAnswered: nil
         }
@@ -456,7 +459,8 @@ extension ExtensionWire.Event {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered,
-             .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated: false
+             .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated,
+             .permissionsChanged: false
         }
     }
 
@@ -475,7 +479,8 @@ extension ExtensionWire.Event {
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
              .popupPaused, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged,
-             .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated: false
+             .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated,
+             .permissionsChanged: false
         }
     }
 

@@ -126,6 +126,10 @@ extension SafariMachine {
         case tabPageUsed(TabID, PopupGesture)
         /// The user answers the oldest permission prompt.
         case permissionPromptAnswered(granted: Bool)
+        /// The extension's grants changed: the user granted it optional permissions or host
+        /// patterns (`added`), or they were taken back (`permissions.remove` in one of its pages,
+        /// or the user in Safari's settings). What changed, by name and by match pattern.
+        case permissionsChanged(added: Bool, permissions: [String], origins: [String])
         /// One of the extension's own pages of the front profile sent tab `to`'s page a message
         /// (`tabs.sendMessage`), numbered `id` as its own messages are.
         case pageMessagedTab(id: Int, to: TabID, message: JSONValue)
@@ -250,6 +254,9 @@ extension SafariMachine {
         /// The background changed extension storage: the pages of `profile` hear it
         /// (`storage.onChanged`).
         case pagesStorageChanged(area: String, changes: JSONValue, profile: String)
+        /// The extension's grants changed: the pages of `profile` hear it
+        /// (`permissions.onAdded`, `onRemoved`).
+        case pagesPermissionsChanged(added: Bool, permissions: [String], origins: [String], profile: String)
         /// The background asked Safari to open, change, reload or close tabs (`tabs.create`,
         /// ...): the shell does it as the user would, and answers `tabsAnswered` to that
         /// incarnation.

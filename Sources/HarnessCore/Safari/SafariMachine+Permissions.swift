@@ -43,9 +43,17 @@ extension SafariMachine {
     var nextPromptExpiry: EpochMillis? { permissionPrompts.first?.expires }
 
     /// A background or a page asked for permissions the extension does not hold: Safari shows
-    /// the prompt.
+    /// the prompt. A request for nothing is granted at once, with no prompt, and fires
+    /// `permissions.onAdded` with nothing in it (WebKit, `permissionsRequest`: "This matches
+    /// Chrome and Firefox").
     mutating func askPermission(_ asker: PermissionAsker, permissions: [String], origins: [String], now: EpochMillis, _ effects: inout [Effect]) {
         let prompt = PermissionPrompt(asker: asker, permissions: permissions, origins: origins, expires: now + Self.permissionPromptTimeout)
+        if permissions.isEmpty, origins.isEmpty {
+            effects.append(.note("\(asker.name) asks for nothing: granted at once"))
+            permissionsChanged(added: true, permissions: [], origins: [], &effects)
+            effects.append(.permissionsDecided(prompt, granted: true))
+            return
+        }
         permissionPrompts.append(prompt)
         effects.append(.note("\(asker.name) asks the user for \(prompt.asked): the prompt holds the background until it is answered, for 2 minutes at most"))
     }
@@ -60,6 +68,28 @@ extension SafariMachine {
         let how = timedOut ? "went unanswered for 2 minutes: refused" : granted ? "granted" : "refused"
         effects.append(.note("the prompt for \(prompt.asked) \(how)"))
         effects.append(.permissionsDecided(prompt, granted: granted))
+    }
+
+    /// The extension's grants changed. Safari fires `permissions.onAdded` or `onRemoved` in
+    /// every context that listens, and wakes a background that listens for it (WebKit,
+    /// `firePermissionsEventListenerIfNecessary` -> `wakeUpBackgroundContentIfNecessaryToFireEvents`).
+    /// Permissions and host patterns are told apart, each in an event of its own when there is
+    /// some: a grant's patterns first (`permissionsRequest` grants them first), a removal's
+    /// permissions first (`permissionsRemove`). Only a request for nothing fires an empty one.
+    mutating func permissionsChanged(added: Bool, permissions: [String], origins: [String], _ effects: inout [Effect]) {
+        var changes = [(permissions: [String](), origins: origins), (permissions: permissions, origins: [String]())]
+        if !added { changes.reverse() }
+        changes.removeAll { $0.permissions.isEmpty && $0.origins.isEmpty }
+        if changes.isEmpty {
+            guard added else { return }
+            changes = [([], [])]
+        }
+        for change in changes {
+            effects.append(.dispatch(.permissionsChanged(added: added, permissions: change.permissions, origins: change.origins)))
+            if runsOwnPages {
+                effects.append(.pagesPermissionsChanged(added: added, permissions: change.permissions, origins: change.origins, profile: profile))
+            }
+        }
     }
 
     /// The prompts go with Safari (it quit or lost power), with the extension's instance (an

@@ -492,6 +492,8 @@ package struct SafariMachine: Sendable {
         case .timeReached(.backgroundLoad): backgroundLoadEnded(&effects)
         case .timeReached(.permissionPrompt): answerPermissionPrompt(granted: false, timedOut: true, &effects)
         case .permissionPromptAnswered(let granted): answerPermissionPrompt(granted: granted, &effects)
+        case .permissionsChanged(let added, let permissions, let origins):
+            permissionsChanged(added: added, permissions: permissions, origins: origins, &effects)
         case .pageMessagedTab(let id, let tab, let message):
             // WebKit's `tabsSendMessage`: the tab's page hears it; a tab with no page of the
             // extension's there answers nothing.

@@ -201,8 +201,12 @@ struct ScenarioParser {
         case "options":
             step = try optionsStep(&words)
         case "permission":
-            // `permission grant|refuse`: the user's answer to the oldest prompt on screen.
-            step = .permission(granted: try words.choose(["grant", "refuse"]) == "grant")
+            // `permission grant|refuse`: the user's answer to the oldest prompt on screen;
+            // `permission revoke ITEM`: a grant the user takes back.
+            switch try words.choose(["grant", "refuse", "revoke"]) {
+            case "revoke": step = .permissionRevoke(try words.next("the permission or host pattern to take back (as permissions.getAll names it)"))
+            case let answer: step = .permission(granted: answer == "grant")
+            }
         case "menu":
             // `menu click ID TAB`: an id with spaces is a JSON string.
             try words.expectWord("click")
@@ -307,7 +311,7 @@ struct ScenarioParser {
             }
             if let line = setupLines["fresh-install"] { throw words.error("a fresh install has nothing cached (line \(line))") }
             setupLines["cache"] = setupLines["cache"] ?? words.line
-        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .permission, .advance,
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .permission, .permissionRevoke, .advance,
              .deviceSleep, .settle, .expect:
             break
         }

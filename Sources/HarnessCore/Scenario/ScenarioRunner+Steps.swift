@@ -31,7 +31,7 @@ extension ScenarioRunner {
             if !checked { problems = [] }
             // One failure per line, with every way it fails.
             if !problems.isEmpty { fail(line, .expectation, problems.joined(separator: "\n  "), about: expectation.tab) }
-        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .permission:
+        case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .permission, .permissionRevoke:
             if !line.step.keepsReconciliationBound { started().liveness.boundEnded() }
             act(line.step, started())
             simulation?.settle(deferring: .nativeReply)
@@ -92,6 +92,7 @@ extension ScenarioRunner {
         case .actionClick(let tab): simulation.clickAction(over: tab)
         case .optionsOpen: simulation.openOptionsPage()
         case .permission(let granted): simulation.answerPermissionPrompt(granted: granted)
+        case .permissionRevoke(let item): simulation.revokePermission(item)
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .advance, .deviceSleep, .settle, .expect:
             preconditionFailure("not an action: \(ScenarioPrinter.line(step))")
         }

@@ -172,7 +172,7 @@ package struct ScenarioSetup: Sendable {
             apply(change, to: &document)
             document.revision = max(0, (shared?.revision ?? 1) - 1)
             cache = document
-        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .permission, .advance,
+        case .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command, .actionClick, .optionsOpen, .permission, .permissionRevoke, .advance,
              .deviceSleep, .settle, .expect:
             preconditionFailure("not a setup step: \(line.text)")
         }

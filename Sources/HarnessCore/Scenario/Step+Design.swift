@@ -17,7 +17,7 @@ extension Step {
         case .expect(let expectation, _, _): expectation.designPart
         case .platform, .epoch, .seed, .profile, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .fetchStub, .expectFailure, .watchdog,
              .heapLimit, .handlerSource, .groupDefaults, .probe, .safari, .tab, .popup, .appearance, .background, .handler, .hold,
-             .release, .crash, .fail, .menuClick, .command, .actionClick, .optionsOpen, .permission, .advance, .deviceSleep, .settle:
+             .release, .crash, .fail, .menuClick, .command, .actionClick, .optionsOpen, .permission, .permissionRevoke, .advance, .deviceSleep, .settle:
             nil
         }
     }

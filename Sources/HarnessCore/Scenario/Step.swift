@@ -86,6 +86,9 @@ package enum Step: Equatable, Sendable {
     /// `permission grant` or `permission refuse`: the user answers the oldest permission prompt
     /// (a `permissions.request` of the background's or of an extension page's).
     case permission(granted: Bool)
+    /// `permission revoke ITEM`: the user takes back, in Safari's settings, a permission or a
+    /// host pattern they granted the extension (as `permissions.getAll` names it).
+    case permissionRevoke(String)
     case advance(EpochMillis)
     /// The device sleeps this long: the wall clock moves on, Safari's monotonic clock does not.
     case deviceSleep(EpochMillis)
@@ -100,7 +103,7 @@ package enum Step: Equatable, Sendable {
         switch self {
         case .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged, .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe: true
         case .profile, .app, .safari, .tab, .popup, .appearance, .background, .handler, .hold, .release, .crash, .fail, .legacy, .menuClick, .command,
-             .actionClick, .optionsOpen, .permission, .advance, .deviceSleep, .settle, .expect: false
+             .actionClick, .optionsOpen, .permission, .permissionRevoke, .advance, .deviceSleep, .settle, .expect: false
         }
     }
 
@@ -112,7 +115,7 @@ package enum Step: Equatable, Sendable {
     var keepsReconciliationBound: Bool {
         switch self {
         case .tab(.click), .tab(.choose): false
-        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .actionClick, .optionsOpen, .permission, .advance, .settle, .expect: true
+        case .tab, .appearance, .popup(.open), .popup(.close), .popup(.scope), .popup(.pause), .actionClick, .optionsOpen, .permission, .permissionRevoke, .advance, .settle, .expect: true
         case .popup(.set), .popup(.reset), .popup(.forget), .popup(.click), .popup(.choose), .platform, .epoch, .seed, .shared, .cache, .sharedLegacy, .sharedDamaged,
              .alarmMinimum, .backgroundLoadTime, .handlerReuse, .handlerFresh, .freshInstall, .extensionFolder, .fetchStub, .expectFailure, .watchdog, .heapLimit, .handlerSource, .groupDefaults, .probe, .profile, .app, .safari, .background, .handler, .hold, .release, .crash, .fail, .legacy,
              .menuClick, .command, .deviceSleep: false

@@ -69,24 +69,54 @@ struct RunFiles {
         }
     }
 
-    /// Adds what the user granted to the profile's kept permissions; a file that is not the
-    /// kept form (a script wrote it) is replaced, and says so.
-    func grant(permissions: [String], origins: [String], profile: String) throws(StoreError) -> String? {
-        var kept = (permissions: [String](), origins: [String]())
-        var problem: String?
-        if let bytes = storageFile(Self.grantedPermissionsName, profile: profile) {
-            if case .object(let members)? = try? JSONParser.parse(bytes), case .array(let names)? = members["permissions"], case .array(let patterns)? = members["origins"] {
-                kept.permissions = names.compactMap { if case .string(let text) = $0 { text } else { nil } }
-                kept.origins = patterns.compactMap { if case .string(let text) = $0 { text } else { nil } }
-            } else {
-                problem = "\(Self.grantedPermissionsName) was not a list of permissions and origins: it is written afresh"
-            }
+    /// What the user granted the extension, as the profile keeps it (`permissions.json`): the
+    /// permissions by name and the hosts as match patterns.
+    struct Grants: Equatable {
+        var permissions: [String] = []
+        var origins: [String] = []
+
+        var isEmpty: Bool { permissions.isEmpty && origins.isEmpty }
+    }
+
+    /// Adds what the user granted to the profile's kept permissions; returns what was not kept
+    /// before. A file that is not the kept form (a script wrote it) is replaced, and says so.
+    func grant(_ granted: Grants, profile: String) throws(StoreError) -> (added: Grants, problem: String?) {
+        var (kept, problem) = grants(profile: profile)
+        let added = Grants(permissions: granted.permissions.filter { !kept.permissions.contains($0) },
+                           origins: granted.origins.filter { !kept.origins.contains($0) })
+        kept.permissions += added.permissions
+        kept.origins += added.origins
+        try keep(kept, profile: profile)
+        return (added, problem)
+    }
+
+    /// Takes `item` (a permission's name or a host pattern, as kept) out of the profile's kept
+    /// permissions; returns what went (nothing when it was not kept).
+    func revoke(_ item: String, profile: String) throws(StoreError) -> Grants {
+        var (kept, _) = grants(profile: profile)
+        let removed = Grants(permissions: kept.permissions.filter { $0 == item }, origins: kept.origins.filter { $0 == item })
+        guard !removed.isEmpty else { return removed }
+        kept.permissions.removeAll { $0 == item }
+        kept.origins.removeAll { $0 == item }
+        try keep(kept, profile: profile)
+        return removed
+    }
+
+    /// The profile's kept permissions (none when there is no file), and what is wrong with a
+    /// file that is not their form.
+    func grants(profile: String) -> (Grants, problem: String?) {
+        guard let bytes = storageFile(Self.grantedPermissionsName, profile: profile) else { return (Grants(), nil) }
+        guard case .object(let members)? = try? JSONParser.parse(bytes), case .array(let names)? = members["permissions"],
+              case .array(let patterns)? = members["origins"] else {
+            return (Grants(), "\(Self.grantedPermissionsName) was not a list of permissions and origins: it is written afresh")
         }
-        for name in permissions where !kept.permissions.contains(name) { kept.permissions.append(name) }
-        for pattern in origins where !kept.origins.contains(pattern) { kept.origins.append(pattern) }
-        let json = JSONValue.object(["permissions": .array(kept.permissions.map { .string($0) }), "origins": .array(kept.origins.map { .string($0) })])
+        func strings(_ items: [JSONValue]) -> [String] { items.compactMap { if case .string(let text) = $0 { text } else { nil } } }
+        return (Grants(permissions: strings(names), origins: strings(patterns)), nil)
+    }
+
+    private func keep(_ grants: Grants, profile: String) throws(StoreError) {
+        let json = JSONValue.object(["permissions": .array(grants.permissions.map { .string($0) }), "origins": .array(grants.origins.map { .string($0) })])
         try writeStorageFile(Self.grantedPermissionsName, JSONWriter.compact(json), profile: profile)
-        return problem
     }
 
     func containerFile(_ name: String) -> [UInt8]? { read(containerDirectory, SimulatedContainer.folder, name) }

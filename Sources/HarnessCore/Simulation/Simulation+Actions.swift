@@ -322,15 +322,35 @@ extension Simulation {
         handle(.permissionPromptAnswered(granted: granted))
     }
 
+    /// The user takes back, in Safari's settings, a permission or a host pattern they granted
+    /// (`permission revoke ITEM`): the extension hears it (`permissions.onRemoved`). One the
+    /// user did not grant is a step the user cannot take, which fails the run.
+    func revokePermission(_ item: String) {
+        let removed: RunFiles.Grants
+        do {
+            removed = try files.revoke(item, profile: safari.profile)
+        } catch {
+            return monitor.record("permission revoke \(item): the kept permissions could not be written: \(error)")
+        }
+        guard !removed.isEmpty else {
+            let (kept, _) = files.grants(profile: safari.profile)
+            let granted = (kept.permissions + kept.origins).joined(separator: ", ")
+            return monitor.record("permission revoke \(item): the user granted no such thing (\(granted.isEmpty ? "nothing is granted" : "granted: \(granted)"))")
+        }
+        trace.record(now, "safari", "the user takes back \(item) in Safari's settings")
+        handle(.permissionsChanged(added: false, permissions: removed.permissions, origins: removed.origins))
+    }
+
     /// A prompt was answered, or went unanswered too long: what the user granted is kept with
     /// the profile's extension storage for good (`permissions.contains` and `getAll` read it),
-    /// and the background or page that asked hears the answer, if it is still there.
+    /// the extension hears what it had not been granted before (`permissions.onAdded`), and the
+    /// background or page that asked hears the answer, if it is still there.
     func permissionsDecided(_ prompt: SafariMachine.PermissionPrompt, granted: Bool) {
         if granted {
             do {
-                if let problem = try files.grant(permissions: prompt.permissions, origins: prompt.origins, profile: safari.profile) {
-                    trace.record(now, "safari", problem)
-                }
+                let kept = try files.grant(RunFiles.Grants(permissions: prompt.permissions, origins: prompt.origins), profile: safari.profile)
+                if let problem = kept.problem { trace.record(now, "safari", problem) }
+                if !kept.added.isEmpty { handle(.permissionsChanged(added: true, permissions: kept.added.permissions, origins: kept.added.origins)) }
             } catch {
                 monitor.record("the granted permissions could not be kept: \(error)")
             }

@@ -104,7 +104,7 @@ extension Simulation {
             // Only the checks take these (`observe`).
             break
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
-             .useInPage, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged:
+             .useInPage, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .pagesPermissionsChanged:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))
@@ -337,7 +337,8 @@ struct BackgroundKnowledge {
         case .popupPaused: paused = true
         case .storageCompleted, .tabActivated, .safariCameToForeground, .safariWentToBackground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
              .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened,
-             .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .menuClicked, .commandPressed, .actionClicked, .navigated: break
+             .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .menuClicked, .commandPressed, .actionClicked, .navigated,
+             .permissionsChanged: break
         }
     }
 }

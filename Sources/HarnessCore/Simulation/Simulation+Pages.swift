@@ -215,6 +215,9 @@ extension Simulation {
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
+        case .pagesPermissionsChanged(let added, let permissions, let origins, let profile):
+            guard let folder = storageFolder(profile) else { return nil }
+            return .permissionsChanged(storage: folder, added: added, permissions: permissions, origins: origins)
         case .useInPage(let page, .click(let element)):
             trace.record(now, "pages", "the user clicks #\(element) in \(page.name)")
             return .click(element: element, page: page)
@@ -300,6 +303,10 @@ extension Simulation {
             trace.record(now, "pages", "\(page.name) asks for \((permissions + origins).joined(separator: ", "))")
             guard sender(page) != nil else { return toPages(.permissionsAnswered(id: id, granted: false)) }
             handle(.pagePermissionsRequested(id: id, from: page, permissions: permissions, origins: origins))
+        case .permissionsRemoved(let page, let permissions, let origins):
+            trace.record(now, "pages", "\(page.name) gives back \((permissions + origins).joined(separator: ", "))")
+            guard sender(page) != nil else { return }
+            handle(.permissionsChanged(added: false, permissions: permissions, origins: origins))
         case .openOptionsPage(let page):
             // Safari opens the options page in a new tab, in front (WebKit,
             // `runtimeOpenOptionsPage`); the page's realm refused the call with none.

@@ -132,6 +132,9 @@ extension ExtensionWire {
         case .actionClicked(let tab, let url): return input("actionClicked", ["tab": .string(tab.rawValue), "url": .string(url)])
         case .navigated(let tab, let url, let stage):
             return input("webNavigation", ["tab": .string(tab.rawValue), "url": .string(url), "stage": .string(stage.rawValue)])
+        case .permissionsChanged(let added, let permissions, let origins):
+            return input("permissionsChanged", ["change": .string(added ? "added" : "removed"), "permissions": .array(permissions.map { .string($0) }),
+                                                "origins": .array(origins.map { .string($0) })])
         }
     }
 
@@ -256,6 +259,10 @@ extension ExtensionWire {
             }
             return .navigated(try tab(), url: try string("url"), stage: stage)
         case "actionClicked": return .actionClicked(try tab(), url: try string("url"))
+        case "permissionsChanged":
+            let change = try string("change")
+            guard ["added", "removed"].contains(change) else { throw NativeMessageError(root.key("change"), "expected added or removed") }
+            return .permissionsChanged(added: change == "added", permissions: try object.strings("permissions"), origins: try object.strings("origins"))
         case "commandPressed":
             return .commandPressed(name: try string("name"), tab: try optionalString("tab").map { TabID($0) }, url: try optionalString("url"))
         case "menuClicked":
@@ -312,7 +319,8 @@ extension ExtensionWire {
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
         // It listens for neither: Safari never sends them to it.
-        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated: return .ignored
+        case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated, .permissionsChanged:
+            return .ignored
         case .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged:
             // Safari sends these only to an extension whose own pages run: never to this background.
             throw NativeMessageError(JSONPath.root.key("type"), "the built-in background has no pages of its own: it takes no '\(name(event))'")

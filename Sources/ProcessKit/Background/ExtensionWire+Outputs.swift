@@ -56,6 +56,8 @@ extension ExtensionWire {
             .object(["type": .string("actionSet"), "property": .string(property.rawValue), "value": value]
                 .merging(tab.map { ["tab": .string($0.rawValue)] } ?? [:]) { a, _ in a })
         case .menusChanged(let items): .object(["type": .string("menusChanged"), "items": .array(items.map(\.json))])
+        case .permissionsRemoved(let permissions, let origins):
+            .object(["type": .string("permissionsRemoved"), "permissions": .array(permissions.map { .string($0) }), "origins": .array(origins.map { .string($0) })])
         }
     }
 
@@ -185,16 +187,7 @@ extension ExtensionWire {
             guard port < 0 else { throw NativeMessageError(path.key("port"), "expected a number below 0 (a page's ports are numbered above it)") }
             return .connectTab(port: port, tab: TabID(try directive.string("tab")), name: try directive.string("name"))
         case "tabsCall":
-            /// A member that is an array of strings.
-            func strings(_ name: String) throws(NativeMessageError) -> [String] {
-                guard case .array(let items) = try directive.value(name) else { throw NativeMessageError(path.key(name), "expected an array") }
-                var texts: [String] = []
-                for (index, item) in items.enumerated() {
-                    guard case .string(let text) = item else { throw NativeMessageError(path.key(name).index(index), "expected a string") }
-                    texts.append(text)
-                }
-                return texts
-            }
+            func strings(_ name: String) throws(NativeMessageError) -> [String] { try directive.strings(name) }
             try directive.allow(["type", "request", "method", "tab", "tabs", "url", "active", "func", "args", "files", "code", "permissions", "origins"])
             let request = Int(clamping: try directive.integer("request"))
             let url = directive.members["url"] == nil ? nil : try directive.string("url")
@@ -227,6 +220,9 @@ extension ExtensionWire {
             var menus: [ExtensionMenuItem] = []
             for (index, item) in items.enumerated() { menus.append(try ExtensionMenuItem.decode(item, at: path.key("items").index(index))) }
             return .menusChanged(menus)
+        case "permissionsRemoved":
+            try directive.allow(["type", "permissions", "origins"])
+            return .permissionsRemoved(permissions: try directive.strings("permissions"), origins: try directive.strings("origins"))
         case "storageChanged":
             try directive.allow(["type", "area", "changes"])
             return .storageChanged(area: try storageArea(directive.string("area"), at: path.key("area")), changes: try changes(directive.value("changes"), at: path.key("changes")))

@@ -40,7 +40,9 @@ import SiteSettings
 /// `tab` and its `url` when it has one) when the user pressed the keys of one of its commands;
 /// `actionClicked` (`tab`, `url`) when the user clicked its toolbar item where it has no popup;
 /// `webNavigation` (`tab`, `url`, `stage`: `beforeNavigate`, `committed`, `domContentLoaded` or
-/// `completed`) for each stage of a tab's load a background listens for.
+/// `completed`) for each stage of a tab's load a background listens for;
+/// `permissionsChanged` (`change`: `added` or `removed`, `permissions`, `origins`) when the
+/// extension's optional permissions or host patterns were granted or taken back.
 ///
 /// Directives (`type`): `storagePending` (`token`: send `storageCompleted` with it when the
 /// storage operation should finish), `sendNative` (`request`, `message`), `setTimer` /
@@ -56,7 +58,8 @@ import SiteSettings
 /// (`permissions`, `origins`)), which Safari answers with
 /// `tabsAnswered`;
 /// `actionSet` (`property`, `value`, and `tab` when for one tab alone); `menusChanged` (`items`:
-/// every menu item it has now, as `ExtensionMenuItem` gives each).
+/// every menu item it has now, as `ExtensionMenuItem` gives each); `permissionsRemoved`
+/// (`permissions`, `origins`: what `permissions.remove` took back of the user's grants).
 public enum ExtensionWire {
     /// Why Safari loads the background, when the load fires a `runtime` event: Safari launched
     /// (`onStartup`), the extension was just installed (`onInstalled` with reason `install`), or
@@ -163,6 +166,10 @@ public enum ExtensionWire {
         case actionClicked(TabID, url: String)
         /// A stage of a tab's page load (`webNavigation`), for a background that listens for it.
         case navigated(TabID, url: String, stage: NavigationStage)
+        /// The extension was granted optional permissions or host patterns (`added`), or they
+        /// were taken back (`permissions.onAdded`, `onRemoved`): the permissions by name, the
+        /// hosts as match patterns. Safari says permissions and patterns in separate events.
+        case permissionsChanged(added: Bool, permissions: [String], origins: [String])
     }
 
     /// What the background asks Safari to do to its tabs (`tabs.create`, `update`, `reload`,
@@ -266,6 +273,9 @@ public enum ExtensionWire {
         case actionSet(tab: TabID?, property: ExtensionAction.Property, value: JSONValue)
         /// `menus.create`, `update`, `remove` or `removeAll`: every menu item it has now.
         case menusChanged([ExtensionMenuItem])
+        /// `permissions.remove` took back what the user had granted: the permissions by name,
+        /// the hosts as the match patterns the grant kept (none empty together).
+        case permissionsRemoved(permissions: [String], origins: [String])
     }
 
     // MARK: - Names
@@ -306,6 +316,7 @@ public enum ExtensionWire {
         case .commandPressed: "commandPressed"
         case .actionClicked: "actionClicked"
         case .navigated: "webNavigation"
+        case .permissionsChanged: "permissionsChanged"
         }
     }
 
@@ -333,6 +344,7 @@ public enum ExtensionWire {
         case .tabsCall: "tabsCall"
         case .actionSet: "actionSet"
         case .menusChanged: "menusChanged"
+        case .permissionsRemoved: "permissionsRemoved"
         }
     }
 }

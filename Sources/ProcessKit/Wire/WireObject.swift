@@ -37,6 +37,17 @@ struct WireObject {
         return value
     }
 
+    /// A member that is an array of strings.
+    func strings(_ name: String) throws(NativeMessageError) -> [String] {
+        guard case .array(let items) = try value(name) else { throw NativeMessageError(path.key(name), "expected an array") }
+        var texts: [String] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let text) = item else { throw NativeMessageError(path.key(name).index(index), "expected a string") }
+            texts.append(text)
+        }
+        return texts
+    }
+
     func bool(_ name: String) throws(NativeMessageError) -> Bool {
         guard case .bool(let value)? = members[name] else { throw NativeMessageError(path.key(name), "expected true or false") }
         return value

@@ -62,6 +62,8 @@ export const directive = {
     actionSet: (tab, property, value) => (tab === null ? { type: 'actionSet', property, value } : { type: 'actionSet', property, value, tab }),
     // Every menu item the background has now (menus.create, update, remove, removeAll).
     menusChanged: (items) => ({ type: 'menusChanged', items }),
+    // What permissions.remove took back of what the user granted.
+    permissionsRemoved: (permissions, origins) => ({ type: 'permissionsRemoved', permissions, origins }),
 };
 
 // MARK: - Inputs
@@ -73,6 +75,6 @@ export const eventInputs = new Set([
     'tabRequestedDecision', 'tabNativeDarkChanged', 'appearanceChanged', 'tabActivated', 'tabClosed', 'safariCameToForeground', 'safariWentToBackground',
     'appMessageArrived', 'alarmFired', 'alarmsChanged', 'popupOpened', 'popupChoseScope', 'popupEdited', 'popupForgotSite',
     'popupPaused', 'popupClosed', 'pageMessage', 'pageAnswered', 'portOpened', 'portMessage', 'portClosed', 'storageChanged',
-    'tabCreated', 'tabUpdated', 'tabsAnswered', 'menuClicked', 'commandPressed', 'actionClicked', 'webNavigation',
+    'tabCreated', 'tabUpdated', 'tabsAnswered', 'menuClicked', 'commandPressed', 'actionClicked', 'webNavigation', 'permissionsChanged',
 ]);
 export const inputs = new Set(['started', 'timerFired', 'storageCompleted', 'nativeReplyArrived', ...eventInputs]);

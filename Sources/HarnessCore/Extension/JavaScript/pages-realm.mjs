@@ -395,9 +395,14 @@ export function install(hostFunctions, setupText, page) {
     // user's answer comes back as a turn of the page.
     let gesture = false;
     const permissionAnswers = new Map();
+    const permissionListeners = { added: [], removed: [] };
     if (setup.extensionPage && present.has('permissions')) {
         const ask = (request) => new Promise((resolve) => { permissionAnswers.set(host.requestPermissions(jsonText(request, 'a permission request')), resolve); });
-        namespaces.permissions = permissionMembers({ manifest, callbackForm: withCallback, inGesture: () => gesture, tabsCall: ask, keep: (name, text) => host.keep(name, text) }).members;
+        namespaces.permissions = permissionMembers({
+            manifest, callbackForm: withCallback, inGesture: () => gesture, tabsCall: ask, keep: (name, text) => host.keep(name, text),
+            gaveBack: (names, origins) => host.permissionsRemoved(jsonText({ permissions: names, origins }, 'what went')),
+            onAdded: eventOf(permissionListeners.added), onRemoved: eventOf(permissionListeners.removed),
+        }).members;
     }
     // The user's gesture: its events' listeners run inside it.
     const inGesture = (work) => {
@@ -563,6 +568,12 @@ export function install(hostFunctions, setupText, page) {
                 const resolve = permissionAnswers.get(next.id);
                 permissionAnswers.delete(next.id);
                 resolve?.(input.granted === true);
+                return;
+            }
+            case 'permissionsChanged': {
+                // What was granted or taken back: ({permissions, origins}).
+                const change = { permissions: [...input.permissions].map(String), origins: [...input.origins].map(String) };
+                for (const listener of [...permissionListeners[input.change === 'added' ? 'added' : 'removed']]) call(listener, undefined, [change]);
                 return;
             }
             case 'portMessage':

@@ -17,6 +17,7 @@
 //       | {"type": "answer", "id", "answer"?} | {"type": "message", "tab" | "popup": true, "id", "message"}
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?, "version"?, "extension"?, "page"?}
 //       | {"type": "storageChanged", "storage", "area", "changes"}
+//       | {"type": "permissionsChanged", "storage", "change": "added" | "removed", "permissions", "origins"}
 //       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -34,6 +35,7 @@
 //       | {"type": "injected", "request", "results": [{"frameId", "result"?, "error"?}] | "error"}
 //       | {"type": "openOptionsPage", "tab" | "popup": true} | {"type": "requestPermissions", "id", "tab" | "popup": true, "permissions", "origins"}
 //       | {"type": "messageTab", "id", "tab" | "popup": true, "to", "message"}
+//       | {"type": "permissionsRemoved", "tab" | "popup": true, "permissions", "origins"}
 //       | {"type": "tabsCall", "id", "tab" | "popup": true, "call": {"method": "create" | "update" | "reload" | "remove", ...}}]}
 
 process.env.TZ = 'UTC';
@@ -356,7 +358,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // them (settleDocument), under the watchdog.
     const { context, attach } = pageContext(name);
     const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder, early: [], frames: [], gone: false,
-                   sheets: new Map() };
+                   sheets: new Map(), extensionPage: own !== undefined };
     const host = {
         now: () => Number(now),
         utcOffset: () => utcOffset,
@@ -442,6 +444,14 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             permissionPages.set(id, page);
             return id;
         },
+        // What an extension page's permissions.remove took back of the user's grants, as JSON
+        // text ({permissions, origins}): Safari hears it.
+        permissionsRemoved: (text) => {
+            const { permissions, origins } = JSON.parse(String(text));
+            const output = { type: 'permissionsRemoved', permissions, origins };
+            if (tab === undefined) output.popup = true; else output.tab = tab;
+            outputs.push(output);
+        },
         // What Safari keeps for the extension with its storage (`permissions`: what the user
         // granted; `session-access`: storage.session's access level): read with '' ('' for
         // nothing kept), written otherwise.
@@ -467,7 +477,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
     for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
-                        'openOptionsPage', 'requestPermissions', 'keep', 'messageTab', 'tabsCall']) {
+                        'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall']) {
         const live = host[name];
         if (live === undefined) continue;
         host[name] = (...args) => {
@@ -902,6 +912,13 @@ async function handle(input) {
     case 'storageChanged':
         // The background changed storage: the pages over it hear it.
         return await hearStorageChange(String(input.storage), String(input.area), input.changes);
+    case 'permissionsChanged': {
+        // The extension's grants changed: its own pages over that storage hear it
+        // (permissions.onAdded, onRemoved; content scripts have no permissions).
+        const heard = [...pages.values()].filter((page) => page.extensionPage && page.storage === String(input.storage));
+        for (const page of heard) await turn(page, 'permissionsChanged', 0, JSON.stringify(input));
+        return heard;
+    }
     case 'inject': {
         // WebKit's words for a tab with no page (`WebExtensionContext::scriptingExecuteScript`).
         const page = tabPage(input.tab);

@@ -4,7 +4,8 @@
 // storage, `permissions.json`); an origin asked about is granted when a granted pattern covers
 // its scheme, every host and every path it names. `request` asks Safari to prompt the user for
 // the optional ones, during a user gesture only, and `remove` gives back what the user granted
-// (WebKit, `WebExtensionAPIPermissions`). Nothing here reaches node.
+// (WebKit, `WebExtensionAPIPermissions`); Safari fires `onAdded` and `onRemoved` for what was
+// granted or given back. Nothing here reaches node.
 
 // What the manifest grants: its permissions by name, and the hosts' match patterns. V3 grants
 // hosts in host_permissions only; V2 names them among its permissions.
@@ -42,8 +43,9 @@ const supported = ['activeTab', 'alarms', 'clipboardWrite', 'contextMenus', 'coo
 
 // `inGesture`: whether the background is handling a user's gesture now (action.onClicked,
 // commands.onCommand, menus.onClicked, synchronously); `tabsCall`: asks Safari, which answers;
-// `keep`: the profile's kept files (`keep(name, '')` reads one).
-export function permissionMembers({ manifest, callbackForm, inGesture, tabsCall, keep }) {
+// `keep`: the profile's kept files (`keep(name, '')` reads one); `gaveBack(permissions,
+// origins)`: tells Safari what `remove` took back; `onAdded`, `onRemoved`: the context's events.
+export function permissionMembers({ manifest, callbackForm, inGesture, tabsCall, keep, gaveBack, onAdded, onRemoved }) {
     const isArray = Array.isArray, Pattern = RegExp, exec = (pattern, text) => pattern.exec(text);
     const required = manifestGrants(manifest);
     const listed = (key) => (isArray(manifest[key]) ? manifest[key].map(String) : []);
@@ -105,28 +107,39 @@ export function permissionMembers({ manifest, callbackForm, inGesture, tabsCall,
         return { asked };
     };
     return { held, members: {
+        onAdded,
+        onRemoved,
         getAll: callbackForm(() => Promise.resolve(held())),
         contains: callbackForm((asked = {}) => Promise.resolve(holds({ permissions: (isArray(asked?.permissions) ? asked.permissions : []).map(String),
                                                                       origins: (isArray(asked?.origins) ? asked.origins : []).map(String) }))),
-        // What the extension holds already is granted at once; the rest is Safari's prompt,
-        // answered by the user (`permission grant` or `permission refuse`).
+        // What the extension holds already is granted at once; the rest, what it does not hold
+        // yet, is Safari's prompt, answered by the user (`permission grant` or `permission
+        // refuse`). A request for nothing goes to Safari too, which grants it and fires an
+        // empty onAdded (WebKit, `permissionsRequest`).
         request: callbackForm((details) => {
             const { error, asked } = read('request', details, false);
             if (error !== undefined) return Promise.reject(new Error(error));
-            if (holds(asked)) return Promise.resolve(true);
-            return tabsCall({ method: 'requestPermissions', permissions: asked.permissions, origins: asked.origins });
+            const empty = asked.permissions.length === 0 && asked.origins.length === 0;
+            if (!empty && holds(asked)) return Promise.resolve(true);
+            const now = held();
+            return tabsCall({ method: 'requestPermissions', permissions: asked.permissions.filter((name) => !now.permissions.includes(name)),
+                              origins: asked.origins.filter((origin) => !covers(now.origins, origin)) });
         }),
         // What the user granted goes, a host pattern with every granted one it covers or that
         // covers it; the manifest's own cannot. It answers whether the extension no longer holds
         // what was named (WebKit, `permissionsRemove`: `removeGrantedPermissionMatchPatterns`,
-        // then `!hasPermissions`).
+        // then `!hasPermissions`). Safari hears what went, and fires onRemoved with it.
         remove: callbackForm((details) => {
             const { error, asked } = read('remove', details, true);
             if (error !== undefined) return Promise.reject(new Error(error));
             const extra = granted();
             const overlaps = (origin) => asked.origins.some((named) => covers([named], origin) || covers([origin], named));
-            const kept = { permissions: extra.permissions.filter((name) => !asked.permissions.includes(name)), origins: extra.origins.filter((origin) => !overlaps(origin)) };
-            keep('permissions', JSON.stringify(kept));
+            const goes = { permissions: extra.permissions.filter((name) => asked.permissions.includes(name)), origins: extra.origins.filter(overlaps) };
+            if (goes.permissions.length > 0 || goes.origins.length > 0) {
+                keep('permissions', JSON.stringify({ permissions: extra.permissions.filter((name) => !goes.permissions.includes(name)),
+                                                     origins: extra.origins.filter((origin) => !goes.origins.includes(origin)) }));
+                gaveBack(goes.permissions, goes.origins);
+            }
             return Promise.resolve(!holds(asked));
         }),
     } };

@@ -255,7 +255,9 @@ export function install(hostFunctions, manifestText) {
     // What Safari keeps for the extension beside its storage (runtime.mjs, `keep`).
     const kept = { keep: (name, text) => checked(host.keep(name, text)) };
     // What the manifest grants, and the user since (realm-permissions.mjs).
-    const permissionApi = permissionMembers({ manifest, callbackForm, inGesture: () => gesture, tabsCall, keep: (name, text) => host.keep(name, text) });
+    const permissionApi = permissionMembers({ manifest, callbackForm, inGesture: () => gesture, tabsCall, keep: (name, text) => host.keep(name, text),
+                                              gaveBack: (names, origins) => checked(host.permissionsRemoved(jsonText({ permissions: names, origins }, 'what went'))),
+                                              onAdded: event('permissionsAdded'), onRemoved: event('permissionsRemoved') });
     api.permissions = namespace('permissions', permissionApi.members);
     // Scripts and style sheets for tabs' pages, and registered content scripts
     // (realm-scripting.mjs): the scripting namespace, and V2's forms on tabs.
@@ -682,6 +684,10 @@ export function install(hostFunctions, manifestText) {
             for (const end of [...ports]) end.heard(input.message !== undefined ? JSON.parse(JSON.stringify(input.message)) : { type: 'documentChanged' });
             return;
         case 'storageChanged': fire('storageChanged', input.changes, String(input.area)); return;
+        // What was granted or taken back: ({permissions, origins}).
+        case 'permissionsChanged':
+            fire(input.change === 'added' ? 'permissionsAdded' : 'permissionsRemoved', { permissions: [...input.permissions].map(String), origins: [...input.origins].map(String) });
+            return;
         case 'alarmsChanged': holdAlarms(input.alarms); return;
         case 'alarmFired': {
             // When it was due is Safari's to know; the background hears it now.

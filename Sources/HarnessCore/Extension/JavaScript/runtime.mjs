@@ -214,6 +214,11 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             if (Number.isSafeInteger(at)) directives.push(wire.directive.setAlarm(at, name, period));
         },
         clearAlarm: (name) => { directives.push(wire.directive.clearAlarm(name)); },
+        // What permissions.remove took back of the user's grants, as JSON text ({permissions, origins}).
+        permissionsRemoved: (text) => {
+            const { permissions, origins } = JSON.parse(String(text));
+            directives.push(wire.directive.permissionsRemoved(permissions, origins));
+        },
         // tabs.create, update, reload and remove, and scripting's injections: `text` is the call's JSON ({method, ...}).
         tabsCall: (request, text) => {
             if (Number.isSafeInteger(request)) directives.push(wire.directive.tabsCall(request, JSON.parse(String(text))));
