@@ -63,6 +63,7 @@ struct PageHostCodecTests {
         (.inject(work1, request: 4, .insertCSS, .files(["a.css"])), #"{"files":["a.css"],"method":"insertCSS","request":4,"tab":"work/t1","type":"inject"}"#),
         (.inject(p2, request: 5, .removeCSS, .code("p {}")), #"{"code":"p {}","method":"removeCSS","request":5,"tab":"t2","type":"inject"}"#),
         (.permissionsAnswered(id: 2, granted: true), #"{"granted":true,"id":2,"type":"permissionsAnswered"}"#),
+        (.action({ var action = ExtensionAction(); action.set(.badgeText, to: .string("G"), tab: nil); return action }()), #"{"action":{"default":{"badgeText":"G"}},"type":"action"}"#),
         (.permissionsChanged(storage: "/run/extension-storage", added: false, permissions: [], origins: ["https://*.example.org/*"]),
          #"{"change":"removed","origins":["https://*.example.org/*"],"permissions":[],"storage":"/run/extension-storage","type":"permissionsChanged"}"#),
         (.tabsAnswered(id: 3, tab: PageHost.PopupTab(id: TabID("x1"), url: "https://a.example/", windowId: 1, active: true, number: 4), error: nil),
@@ -101,6 +102,7 @@ struct PageHostCodecTests {
         case .inject: "inject"
         case .permissionsAnswered: "permissionsAnswered"
         case .permissionsChanged: "permissionsChanged"
+        case .action: "action"
         case .tabsAnswered: "tabsAnswered"
         }
     }
@@ -108,7 +110,7 @@ struct PageHostCodecTests {
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "portOpened", "timer", "query",
-                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "tabsAnswered"])
+                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "tabsAnswered"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 
@@ -176,6 +178,9 @@ struct PageHostCodecTests {
          .requestPermissions(id: 3, from: .tab(PageKey(name: "options")), permissions: ["tabs"], origins: ["https://*.example.org/*"])),
         (#"{"type":"permissionsRemoved","popup":true,"permissions":["tabs"],"origins":[]}"#,
          .permissionsRemoved(from: .popup, permissions: ["tabs"], origins: [])),
+        (#"{"type":"actionSet","tab":"options","for":"t1","property":"title","value":"Large"}"#,
+         .actionSet(from: .tab(PageKey(name: "options")), tab: TabID("t1"), property: .title, value: .string("Large"))),
+        (#"{"type":"actionSet","popup":true,"property":"badgeText","value":null}"#, .actionSet(from: .popup, tab: nil, property: .badgeText, value: .null)),
     ]
 
     @Test(arguments: outputs)
@@ -193,6 +198,7 @@ struct PageHostCodecTests {
     /// its frame).
     static let malformed: [(String, String)] = [
         (#"{"type":"foo","port":1}"#, "output 2: unknown type 'foo'"),
+        (#"{"type":"actionSet","popup":true,"property":"colour","value":1}"#, "output 2 (actionSet): 'property': \(ExtensionAction.expectedProperty)"),
         (#"3"#, "output 2: not an object"),
         (#"{"port":1}"#, "output 2: no string 'type'"),
         (#"{"type":"setTimer","page":"tab t1#1","timer":"2","at":5}"#, "output 2 (setTimer): no integer 'timer'"),

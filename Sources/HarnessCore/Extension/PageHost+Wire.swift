@@ -66,6 +66,9 @@ extension PageHost {
         /// The extension's grants changed (`added`, or taken back): the extension pages over
         /// the profile's storage folder `storage` hear it (`permissions.onAdded`, `onRemoved`).
         case permissionsChanged(storage: String, added: Bool, permissions: [String], origins: [String])
+        /// What the extension set on its toolbar item, as Safari holds it now: the extension's
+        /// pages read it (`action.getBadgeText` and its kin).
+        case action(ExtensionAction)
         /// Safari's tabs or windows changed while the popup or a page of the extension's own is
         /// open: all the tabs now, and the frontmost window and the focused one (-1: another app
         /// is in front); nil leaves a window out, which the pages read as the popup's window.
@@ -153,6 +156,9 @@ extension PageHost {
         /// An extension page's `permissions.remove` took back what the user had granted: the
         /// permissions by name, the hosts as the patterns the grant kept.
         case permissionsRemoved(from: Page, permissions: [String], origins: [String])
+        /// An extension page set a property of the toolbar item (`action.setBadgeText` and its
+        /// kin), for `tab` alone (its name) or for every tab (nil).
+        case actionSet(from: Page, tab: TabID?, property: ExtensionAction.Property, value: JSONValue)
     }
 }
 
@@ -196,6 +202,7 @@ extension PageHost.Input {
             return input("openPopup", members)
         case .storageChanged(let storage, let area, let changes):
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])
+        case .action(let action): return input("action", ["action": action.json])
         case .permissionsChanged(let storage, let added, let permissions, let origins):
             return input("permissionsChanged", ["storage": .string(storage), "change": .string(added ? "added" : "removed"),
                                                 "permissions": .array(permissions.map { .string($0) }), "origins": .array(origins.map { .string($0) })])
@@ -262,7 +269,7 @@ extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
         case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions, messageTab, tabsCall,
-             permissionsRemoved
+             permissionsRemoved, actionSet
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -362,6 +369,11 @@ extension PageHost.Output {
             try output.allow(["id", "tab", "popup", "permissions", "origins"])
             return .requestPermissions(id: try output.integer("id"), from: try output.page(), permissions: try output.strings("permissions"),
                                        origins: try output.strings("origins"))
+        case .actionSet:
+            // The tab the property is for is `for` (`tab` names the page).
+            try output.allow(["tab", "popup", "for", "property", "value"])
+            guard let property = ExtensionAction.Property(rawValue: try output.string("property")) else { throw output.problem("'property': \(ExtensionAction.expectedProperty)") }
+            return .actionSet(from: try output.page(), tab: members["for"] == nil ? nil : TabID(try output.string("for")), property: property, value: try output.value("value"))
         case .permissionsRemoved:
             try output.allow(["tab", "popup", "permissions", "origins"])
             return .permissionsRemoved(from: try output.page(), permissions: try output.strings("permissions"), origins: try output.strings("origins"))

@@ -230,13 +230,7 @@ extension SafariMachine {
         case .menusChanged(let items):
             // Safari keeps the extension's menu items in its own process: they outlive the background.
             menus = items
-        case .actionSet(let tab, let property, let value):
-            // Safari keeps the toolbar item in its own process: it outlives the background.
-            if let tab, tabs[tab] == nil {
-                effects.append(.note("tab \(tab.rawValue) is not open here: its action's \(property.rawValue) is dropped"))
-            } else {
-                action.set(property, to: value, tab: tab)
-            }
+        case .actionSet(let tab, let property, let value): setAction(property, to: value, tab: tab, by: "background#\(incarnation)", &effects)
         case .permissionsRemoved(let permissions, let origins):
             permissionsChanged(added: false, permissions: permissions, origins: origins, &effects)
         case .storageChanged(let area, let changes):
@@ -247,6 +241,19 @@ extension SafariMachine {
             // Its pages hear what it changed (their storage.onChanged), in its profile.
             if runsOwnPages { effects.append(.pagesStorageChanged(area: area, changes: changes, profile: profile)) }
         }
+    }
+
+    /// The background or a page set a property of the toolbar item. Safari keeps the item in its
+    /// own process: it outlives the background, and every context reads it there (the pages are
+    /// told it anew).
+    mutating func setAction(_ property: ExtensionAction.Property, to value: JSONValue, tab: TabID?, by setter: String, _ effects: inout [Effect]) {
+        if let tab, tabs[tab] == nil {
+            effects.append(.note("tab \(tab.rawValue) is not open here: the action's \(property.rawValue) \(setter) set is dropped"))
+            return
+        }
+        let before = action
+        action.set(property, to: value, tab: tab)
+        if runsOwnPages, action != before { effects.append(.pagesActionChanged(action)) }
     }
 
     // MARK: - Death

@@ -120,6 +120,9 @@ extension SafariMachine {
         /// A page of the front profile changed extension storage: the background hears it
         /// (`storage.onChanged`, which wakes it: WebKit, `fireStorageChangedEventIfNeeded`).
         case pageStorageChanged(area: String, changes: JSONValue)
+        /// One of the extension's own pages of the front profile set a property of its toolbar
+        /// item (`action.setBadgeText` and its kin), for `tab` alone or for every tab (nil).
+        case pageActionSet(tab: TabID?, property: ExtensionAction.Property, value: JSONValue)
         /// The user clicks an element of the extension's own open popup, or picks an option.
         case popupUsed(PopupGesture)
         /// The user clicks an element of a tab's page, or picks an option, in the front profile.
@@ -257,6 +260,8 @@ extension SafariMachine {
         /// The extension's grants changed: the pages of `profile` hear it
         /// (`permissions.onAdded`, `onRemoved`).
         case pagesPermissionsChanged(added: Bool, permissions: [String], origins: [String], profile: String)
+        /// What the extension set on its toolbar item changed: its pages read it now.
+        case pagesActionChanged(ExtensionAction)
         /// The background asked Safari to open, change, reload or close tabs (`tabs.create`,
         /// ...): the shell does it as the user would, and answers `tabsAnswered` to that
         /// incarnation.

@@ -562,6 +562,7 @@ package struct SafariMachine: Sendable {
             // listener never connects (WebKit, `WebExtensionContext::tabsConnect`).
             effects.append(.dispatch(.portClosed(port: port, error: unheard ? Self.noTabConnectListener : nil)))
         case .pageStorageChanged(let area, let changes): effects.append(.dispatch(.storageChanged(area: area, changes: changes)))
+        case .pageActionSet(let tab, let property, let value): setAction(property, to: value, tab: tab, by: "a page", &effects)
         case .popupUsed(let gesture):
             guard userReachesThePopup(to: gesture.verb, now: now, &effects) else { break }
             effects.append(.useInPage(.popup, gesture))

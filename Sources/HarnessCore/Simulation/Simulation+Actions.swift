@@ -169,7 +169,7 @@ extension Simulation {
         SafariWindows(tabURLs: Dictionary(uniqueKeysWithValues: safari.tabs.map { ($0.key.rawValue, $0.value.url) }),
                       tabWindows: Dictionary(uniqueKeysWithValues: safari.tabs.map { ($0.key.rawValue, $0.value.window) }),
                       activeTabs: safari.activeTabs.mapValues(\.rawValue), front: safari.frontWindow,
-                      focused: safari.safariInForeground ? safari.frontWindow : nil)
+                      focused: safari.safariInForeground ? safari.frontWindow : nil, action: safari.action)
     }
 
     var tabIds: [String: Int] {

@@ -215,6 +215,7 @@ extension Simulation {
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
+        case .pagesActionChanged(let action): return .action(action)
         case .pagesPermissionsChanged(let added, let permissions, let origins, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .permissionsChanged(storage: folder, added: added, permissions: permissions, origins: origins)
@@ -303,6 +304,10 @@ extension Simulation {
             trace.record(now, "pages", "\(page.name) asks for \((permissions + origins).joined(separator: ", "))")
             guard sender(page) != nil else { return toPages(.permissionsAnswered(id: id, granted: false)) }
             handle(.pagePermissionsRequested(id: id, from: page, permissions: permissions, origins: origins))
+        case .actionSet(let page, let tab, let property, let value):
+            trace.record(now, "pages", "\(page.name) sets the action's \(property.rawValue)\(tab.map { " for tab \($0.rawValue)" } ?? "")", value)
+            guard sender(page) != nil else { return }
+            handle(.pageActionSet(tab: tab, property: property, value: value))
         case .permissionsRemoved(let page, let permissions, let origins):
             trace.record(now, "pages", "\(page.name) gives back \((permissions + origins).joined(separator: ", "))")
             guard sender(page) != nil else { return }

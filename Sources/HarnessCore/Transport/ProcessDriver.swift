@@ -308,21 +308,25 @@ extension FrameError {
 /// Safari's tabs and windows, as a background's frame names them (`PROTOCOL.md` section 14):
 /// each open tab's address and window, each window's active tab, the frontmost window
 /// (`windows.getLastFocused`), and the window with focus, if one has it (none while another app
-/// is in front).
+/// is in front); and what the extension set on its toolbar item, which Safari holds for every
+/// context (its own pages set it too).
 struct SafariWindows: Equatable, Sendable {
     var tabURLs: [String: String] = [:]
     var tabWindows: [String: Int]
     var activeTabs: [Int: String]
     var front: Int
     var focused: Int?
+    var action = ExtensionAction()
 
-    /// `tabURLs`, `tabWindows`, `activeTabs` (by the window's number as text), `frontWindow` and
-    /// `focusedWindow` (-1, `windows.WINDOW_ID_NONE`, for none).
+    /// `tabURLs`, `tabWindows`, `activeTabs` (by the window's number as text), `frontWindow`,
+    /// `focusedWindow` (-1, `windows.WINDOW_ID_NONE`, for none), and `action` (as `started`
+    /// gives it; left out when the extension set nothing).
     var frameMembers: [String: JSONValue] {
         var members: [String: JSONValue] = ["frontWindow": .integer(Int64(front)), "focusedWindow": .integer(Int64(focused ?? -1)),
                                             "tabURLs": .object(tabURLs.mapValues { .string($0) })]
         if !tabWindows.isEmpty { members["tabWindows"] = .object(tabWindows.mapValues { .integer(Int64($0)) }) }
         if !activeTabs.isEmpty { members["activeTabs"] = .object(Dictionary(uniqueKeysWithValues: activeTabs.map { (String($0.key), JSONValue.string($0.value)) })) }
+        if action != ExtensionAction() { members["action"] = action.json }
         return members
     }
 }

@@ -77,5 +77,5 @@ public struct ExtensionAction: Equatable, Sendable {
         return action
     }
 
-    static var expectedProperty: String { "expected one of \(Property.allCases.map(\.rawValue).joined(separator: ", "))" }
+    public static var expectedProperty: String { "expected one of \(Property.allCases.map(\.rawValue).joined(separator: ", "))" }
 }

@@ -11,6 +11,7 @@ import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, tabAddress,
     sessionAccessLevels, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
+import { actionMembers } from './realm-action.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { permissionMembers, permissionNames } from './realm-permissions.mjs';
 import { windowMembers } from './realm-tabs.mjs';
@@ -404,6 +405,20 @@ export function install(hostFunctions, setupText, page) {
             onAdded: eventOf(permissionListeners.added), onRemoved: eventOf(permissionListeners.removed),
         }).members;
     }
+    // The toolbar item in an extension page (action, or V2's browserAction and pageAction), as
+    // the background has it (realm-action.mjs): what it sets goes to Safari, what it reads is
+    // Safari's, taken again at each turn of the page. Its onClicked is the background's alone here.
+    const actionHolders = [];
+    for (const [space, key] of [['action', 'action'], ['browserAction', 'browser_action'], ['pageAction', 'page_action']]) {
+        if (!setup.extensionPage || !present.has(space)) continue;
+        const { members, hold } = actionMembers({ manifest, key, name: space, tabNamed: (tabId) => host.tabName(String(tabId)), knowsTab: (name) => name !== '',
+                                                  callbackForm: withCallback, event: () => undefined, host: { actionSet: (tab, property, text) => host.actionSet(tab, property, text) } });
+        delete members.onClicked;
+        namespaces[space] = members;
+        actionHolders.push(hold);
+    }
+    const holdAction = () => { if (actionHolders.length > 0) { const action = parse(host.action() || '{}'); for (const hold of actionHolders) hold(action); } };
+    holdAction();
     // The user's gesture: its events' listeners run inside it.
     const inGesture = (work) => {
         gesture = true;
@@ -461,6 +476,7 @@ export function install(hostFunctions, setupText, page) {
             result = '';
             if (next === null) return;
             const input = next.text === '' ? undefined : parse(next.text);
+            holdAction();
             switch (next.kind) {
             case 'answer': {
                 const resolve = answers.get(next.id);

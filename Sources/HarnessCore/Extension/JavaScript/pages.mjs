@@ -18,6 +18,7 @@
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?, "version"?, "extension"?, "page"?}
 //       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "permissionsChanged", "storage", "change": "added" | "removed", "permissions", "origins"}
+//       | {"type": "action", "action": {"default"?, "tabs"?}}
 //       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -36,6 +37,7 @@
 //       | {"type": "openOptionsPage", "tab" | "popup": true} | {"type": "requestPermissions", "id", "tab" | "popup": true, "permissions", "origins"}
 //       | {"type": "messageTab", "id", "tab" | "popup": true, "to", "message"}
 //       | {"type": "permissionsRemoved", "tab" | "popup": true, "permissions", "origins"}
+//       | {"type": "actionSet", "tab" | "popup": true, "for"?, "property", "value"}
 //       | {"type": "tabsCall", "id", "tab" | "popup": true, "call": {"method": "create" | "update" | "reload" | "remove", ...}}]}
 
 process.env.TZ = 'UTC';
@@ -318,6 +320,9 @@ let popupWindow = 1;
 // last handed them over with the tabs; the popup's window is both while it opens.
 let frontWindow = 1;
 let focusedWindow = 1;
+// What the extension set on its toolbar item, as Safari last handed it over (JSON text, as
+// Safari's `action` input gives it).
+let safariAction = '{}';
 // A tab as an extension page's tabs.query gives it: its number (tabs.Tab.id) when Safari gave
 // one, else its name; `name` is the page host's own, left out of what a page reads.
 const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
@@ -469,15 +474,25 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     };
     // An extension page's tabs.query reads the tabs as Safari last handed them over; its
     // runtime.openOptionsPage asks Safari to open the options page.
+    // Its toolbar item is Safari's: what it sets goes out (`for`: the tab it is for, by name),
+    // what it reads is what Safari last handed over.
     if (own !== undefined) {
         host.tabs = () => pageTabs(tab);
         host.openOptionsPage = () => { outputs.push(tab === undefined ? { type: 'openOptionsPage', popup: true } : { type: 'openOptionsPage', tab }); };
+        host.action = () => safariAction;
+        host.tabName = (tabId) => listedName(tabId) ?? '';
+        host.actionSet = (target, property, text) => {
+            const output = { type: 'actionSet', property: String(property), value: JSON.parse(String(text)) };
+            if (target !== '') output.for = String(target);
+            if (tab === undefined) output.popup = true; else output.tab = tab;
+            outputs.push(output);
+        };
     }
     host.runQueued = runQueued;
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
     for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
-                        'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall']) {
+                        'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall', 'actionSet']) {
         const live = host[name];
         if (live === undefined) continue;
         host[name] = (...args) => {
@@ -772,6 +787,7 @@ function reset(input) {
     popupWindow = 1;
     frontWindow = 1;
     focusedWindow = 1;
+    safariAction = '{}';
 }
 
 async function handle(input) {
@@ -844,6 +860,10 @@ async function handle(input) {
                                 typeof input.storage === 'string' ? input.storage : null, shown);
         return [page];
     }
+    case 'action':
+        // What the extension set on its toolbar item changed (the background or a page set it).
+        safariAction = JSON.stringify(input.action ?? {});
+        return [];
     case 'tabs':
         // Safari's tabs or windows changed while the popup or a page of the extension's own is open.
         safariTabs = listedTabs(input.tabs);

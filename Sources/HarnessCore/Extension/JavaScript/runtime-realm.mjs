@@ -437,6 +437,10 @@ export function install(hostFunctions, manifestText) {
             answer = '';
             if (next === null) return;
             if (next.kind === 'event') {
+                // What the extension set on its toolbar item is Safari's, as the frame says it
+                // (one of its pages may have set it since).
+                const action = host.action();
+                if (action !== '') for (const hold of actionHolders) hold(JSON.parse(action));
                 deliver(JSON.parse(next.text));
                 return;
             }

@@ -106,6 +106,9 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
     // The front profile's open tabs and their addresses, as the frame says them (JSON text; ''
     // for a frame that says none).
     let tabURLs = '';
+    // What the extension set on its toolbar item, as the frame says it (JSON text, as `started`
+    // gives it).
+    let safariAction = '{}';
     // The random numbers' seed: the run's, the role and the incarnation's first moment on
     // Safari's clock (the wire does not carry the incarnation's number), from its first input.
     let seedText = null;
@@ -163,6 +166,7 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         activeIn: (window) => (Object.hasOwn(windows.active, String(window)) ? String(windows.active[String(window)]) : ''),
         frontWindow: () => windows.front,
         openTabs: () => tabURLs,
+        action: () => safariAction,
         focusedWindow: () => windows.focused,
         tabName: (number) => Object.keys(tabIds).find((name) => tabIds[name] === number) ?? '',
         uptime: () => clock.uptime,
@@ -417,6 +421,8 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         windows.front = Number.isSafeInteger(frame.frontWindow) ? frame.frontWindow : 0;
         windows.focused = Number.isSafeInteger(frame.focusedWindow) ? frame.focusedWindow : 0;
         tabURLs = frame.tabURLs !== null && typeof frame.tabURLs === 'object' ? JSON.stringify(frame.tabURLs) : '';
+        // What the extension set on its toolbar item, as Safari holds it (left out: nothing).
+        safariAction = frame.action !== null && typeof frame.action === 'object' ? JSON.stringify(frame.action) : '{}';
         seedText ??= `${frame.seed ?? 0}/background/${clock.uptime}`;
         directives = [];
         timedOut = false;
