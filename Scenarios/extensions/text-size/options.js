@@ -11,6 +11,13 @@ document.addEventListener('DOMContentLoaded', async () => {
 });
 select.addEventListener('change', () => browser.storage.sync.set({ size: select.value }));
 document.getElementById('reset').addEventListener('click', () => browser.storage.sync.remove('size'));
+// Done closes the page's own tab (tabs.getCurrent: the tab this page is in).
+document.getElementById('done').addEventListener('click', async () => {
+    const tab = await browser.tabs.getCurrent();
+    const same = await browser.tabs.get(tab.id);
+    console.log(`closing tab ${tab.id} at ${same.index} in window ${same.windowId}`);
+    await browser.tabs.remove(tab.id);
+});
 // The worker confirms each change: the page shows it, and says which page heard it.
 browser.runtime.onMessage.addListener((message) => {
     if (message?.type !== 'saved') return undefined;

@@ -4,6 +4,8 @@ const here = document.getElementById('here');
 browser.tabs.query({ active: true, currentWindow: true })
     .then(([tab]) => (tab === undefined ? undefined : browser.tabs.sendMessage(tab.id, { type: 'size?' })))
     .then((size) => { here.textContent = size === undefined ? 'This page has no text size' : `This page: ${size}`; });
+// The popup is in no tab of its own.
+browser.tabs.getCurrent().then((tab) => console.log(`the popup is in ${tab === undefined ? 'no tab' : `tab ${tab.id}`}`));
 document.getElementById('settings').addEventListener('click', () => browser.runtime.openOptionsPage());
 document.getElementById('help').addEventListener('click', async () => {
     const tab = await browser.tabs.create({ url: 'https://help.example.com/text-size' });

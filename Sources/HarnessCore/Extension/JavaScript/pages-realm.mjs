@@ -383,6 +383,18 @@ export function install(hostFunctions, setupText, page) {
                 return tabsCall({ method: 'reload', tab: target }).then(() => undefined);
             }),
             remove: withCallback((ids) => tabsCall({ method: 'remove', tabs: [ids].flat() }).then(() => undefined)),
+            // A tab Safari handed over, whole; the page's own tab (none for the popup, which is
+            // in no tab: WebKit's `tabsGetCurrent`).
+            get: withCallback((id) => {
+                const { tabs } = windowsSaid();
+                const found = tabs.find((tab) => tab.id === id);
+                return found === undefined ? Promise.reject(new Error(`Invalid call to tabs.get(). Tab not found: ${String(id)}.`)) : Promise.resolve(wholeTab(found, tabs));
+            }),
+            getCurrent: withCallback(() => {
+                const { tabs, current } = windowsSaid();
+                const found = current === undefined ? undefined : tabs.find((tab) => tab.id === current);
+                return Promise.resolve(found === undefined ? undefined : wholeTab(found, tabs));
+            }),
             // A message to a tab's content scripts (WebKit's `tabsSendMessage`): their first
             // answer, or nothing when none listens; a tab that is not open fails.
             sendMessage: withCallback((tab, message) => {

@@ -332,14 +332,15 @@ const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
 // The name of the tab an extension page names by its number (or by its name, where Safari gave
 // none), among the tabs Safari handed over; undefined for another.
 const listedName = (tabId) => safariTabs.find((listed) => String(listed.id) === String(tabId))?.name;
-// What an extension page's tabs.query reads: the tabs, and the page's window (the popup's, or
-// its tab's).
+// What an extension page's tabs.query reads: the tabs, the page's window (the popup's, or its
+// tab's), and its own tab as listed (`current`; none for the popup).
 function pageTabs(tab) {
     // (A tab's page is named PROFILE/TAB outside the first profile; Safari lists the front
     // profile's tabs by their own names.)
     const own = tab === undefined ? undefined : String(tab).split('/').pop();
-    const window = tab === undefined ? popupWindow : safariTabs.find((listed) => listed.name === own)?.windowId ?? 1;
-    return JSON.stringify({ window, front: frontWindow, focused: focusedWindow, tabs: safariTabs.map(({ name, ...listed }) => listed) });
+    const mine = tab === undefined ? undefined : safariTabs.find((listed) => listed.name === own);
+    const window = tab === undefined ? popupWindow : mine?.windowId ?? 1;
+    return JSON.stringify({ window, front: frontWindow, focused: focusedWindow, current: mine?.id, tabs: safariTabs.map(({ name, ...listed }) => listed) });
 }
 
 // Safari's clock, and its local time's offset from UTC in minutes, as the frame gives them.
