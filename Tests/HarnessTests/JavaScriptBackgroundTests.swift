@@ -246,6 +246,37 @@ struct JavaScriptBackgroundTests {
         #expect(outcome.failures.contains { $0.contains("permission grant: no permission prompt is pending") }, "\(outcome.failures)")
     }
 
+    /// A page's `runtime.sendMessage` reaches the extension's other pages as well as the worker
+    /// (never the page that sent it): a content script's reaches the options page, with the tab it
+    /// came from, and the popup's too. The first answer that is not nothing wins: the options
+    /// page's a second later, after the worker answered nothing; nothing when every one answered
+    /// nothing.
+    @Test func aPagesMessageReachesTheOtherPagesAndTheirLateAnswerStillWins() throws {
+        let outcome = try Self.outcome(of: """
+            extension \(Self.fixtures)/page-messages pages
+            options open
+            settle
+            tab open t1 https://a.example/
+            settle
+            popup open t1
+            settle
+            advance 2s
+            tab reload t1
+            settle
+            expect console popup contains "the popup heard from the page?"
+            expect console popup contains "late? -> late answer"
+            expect console popup contains "none? -> nothing"
+            expect console tab options contains "heard late? from /popup.html"
+            expect console tab options contains "heard from the page? from tab 2 at 1"
+            expect console tab t1 contains "content -> nothing"
+            expect console background contains "worker heard late?"
+
+            """)
+        #expect(outcome.passed, "\(outcome.failures)")
+        #expect(!outcome.log.entries.contains { $0.what.contains("the popup heard late?") || $0.what.contains("the popup heard none?") },
+                "the sender does not hear its own message")
+    }
+
     /// `permission revoke ITEM` takes back what the user granted: an item the user did not grant
     /// (a manifest's own included) is a step the user cannot take, and the run fails naming what
     /// is granted.

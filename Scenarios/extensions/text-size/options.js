@@ -18,6 +18,13 @@ document.getElementById('done').addEventListener('click', async () => {
     console.log(`closing tab ${tab.id} at ${same.index} in window ${same.windowId}`);
     await browser.tabs.remove(tab.id);
 });
+// The popup asks whether the settings are open (a message from one of the extension's pages
+// reaches the others): the page answers with its own tab, and says who asked.
+browser.runtime.onMessage.addListener((message, sender) => {
+    if (message?.type !== 'editing?') return undefined;
+    console.log(`asked from ${new URL(sender.url).pathname}`);
+    return browser.tabs.getCurrent().then((tab) => tab.id);
+});
 // The worker confirms each change: the page shows it, and says which page heard it.
 browser.runtime.onMessage.addListener((message) => {
     if (message?.type !== 'saved') return undefined;

@@ -8,8 +8,9 @@ import SiteSettings
 extension Simulation {
     /// Hands the pages one of Safari's effects for them, and carries out what they did.
     func toPages(_ effect: SafariMachine.Effect) {
-        // A page of the extension's own reads the tabs as they are from its first script.
-        if case .loadPage(_, let url, _, _) = effect, ExtensionManifest.isOwnPage(url) { refreshPageTabs() }
+        // A page of the extension's own reads the tabs as they are from its first script, and
+        // one that hears a content script's message as it loads reads the tab it came from.
+        if case .loadPage = effect { refreshPageTabs() }
         guard let input = pageInput(effect) else { return }
         toPages(input)
     }

@@ -481,6 +481,33 @@ export function install(hostFunctions, setupText, page) {
 
     // A turn: the other realm names its work, it runs here under the watchdog.
     let work = null, result = '';
+    // A message for the page's runtime.onMessage: the first answer goes back through `reply`
+    // (text, '' for nothing; `unreachable`: no listener); a listener keeps the sender waiting by
+    // returning true or a promise; else it gets nothing at once. A page that listens for no
+    // message does not hear it. Safari drops a listener's rejection, unreported: the sender
+    // waits on until WebKit's reply holder goes, at the latest with the page (then Safari
+    // answers it with nothing).
+    const hear = (message, sender, reply) => {
+        if (messageListeners.length === 0) { reply('', true); return; }
+        let answered = false, handled = false;
+        const sendResponse = (response) => {
+            if (answered) return;
+            answered = true;
+            reply(response === undefined ? '' : jsonText(response, 'an answer'), false);
+        };
+        for (const listener of [...messageListeners]) {
+            const returned = call(listener, undefined, [message, sender, sendResponse]);
+            if (returned === true) handled = true;
+            else if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
+                handled = true;
+                returned.then(sendResponse, () => {});
+            }
+        }
+        if (!answered && !handled) {
+            answered = true;
+            reply('', false);
+        }
+    };
     Object.defineProperty(globalThis, '__pageTurn', {
         value() {
             const next = work;
@@ -500,33 +527,15 @@ export function install(hostFunctions, setupText, page) {
                 nativeDark = input.nativeDark === true;
                 colorScheme?.setAttribute('content', nativeDark ? 'dark' : 'light dark');
                 return;
-            case 'message': {
-                // The background's message: the first answer goes back; a listener keeps the
-                // background waiting by returning true or a promise; else it gets nothing at
-                // once. A page that listens for no message does not hear it. Safari drops a
-                // listener's rejection, unreported: the background waits on until WebKit's reply
-                // holder goes, at the latest with the page (then Safari answers it with nothing).
-                if (messageListeners.length === 0) { host.answer(next.id, '', true); return; }
-                let answered = false, handled = false;
-                const sendResponse = (response) => {
-                    if (answered) return;
-                    answered = true;
-                    host.answer(next.id, response === undefined ? '' : jsonText(response, 'an answer'));
-                };
-                for (const listener of [...messageListeners]) {
-                    const returned = call(listener, undefined, [input.message, { id: setup.extensionID }, sendResponse]);
-                    if (returned === true) handled = true;
-                    else if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
-                        handled = true;
-                        returned.then(sendResponse, () => {});
-                    }
-                }
-                if (!answered && !handled) {
-                    answered = true;
-                    host.answer(next.id, '');
-                }
+            case 'message':
+                // The background's message: its answer goes to Safari.
+                hear(input.message, { id: setup.extensionID }, (text, unreachable) => host.answer(next.id, text, unreachable));
                 return;
-            }
+            case 'pageMessage':
+                // Another page's message: its answer goes to that page, through the page host.
+                hear(input.message, input.sender?.tab === undefined ? input.sender : { ...input.sender, tab: wholeTab(input.sender.tab, parse(host.tabs()).tabs) },
+                     (text) => host.answerPage(next.id, text));
+                return;
             case 'timer': {
                 const timer = timers.due(next.id);
                 if (timer !== undefined) call(timer.callback, undefined, timer.args);

@@ -262,6 +262,78 @@ async function settleStorageChanges(touched) {
     }
 }
 
+// MARK: - Messages between pages
+
+// A page's runtime.sendMessage reaches the extension's own pages too, but the one that sent it,
+// as WebKit sends it to every process of the extension's main world that listens
+// (`WebExtensionContext::runtimeSendMessage`): the popup, and each tab that shows one of its
+// pages, of the sender's profile. The first answer that is not nothing, the background's or a
+// page's, is the one the sender gets (an answer of nothing leaves the others their chance); what
+// comes after it goes nowhere.
+let pageMessages = [];
+let pageReplies = [];
+// Each message a page heard from another, by the number it heard it under: the number it was
+// sent under, and the page that heard it.
+const pageAsks = new Map();
+let nextPageAsk = 1;
+// The messages Safari answered with nothing (no background answered) while a page that heard
+// them might still answer: the sender hears nothing once none of them can.
+const safariSaidNothing = new Set();
+
+// A page that heard message `id` answered nothing, or went: if Safari answered nothing too and
+// no other page may still answer, the sender gets nothing.
+function heardNothing(id) {
+    if (!safariSaidNothing.has(id) || [...pageAsks.values()].some((asking) => asking.id === id)) return;
+    safariSaidNothing.delete(id);
+    pageReplies.push({ id, answer: undefined });
+}
+
+// The sender as the pages that hear it read it: the extension, the page's address, and its tab
+// as Safari handed it over, if it is in one.
+function senderOf(page) {
+    const sender = { id: extensionID, url: page.url };
+    try { sender.origin = new URL(page.url).origin; } catch {}
+    if (page.tab === undefined) return sender;
+    const listed = safariTabs.find((candidate) => candidate.name === String(page.tab).split('/').pop());
+    if (listed !== undefined) { const { name, ...tab } = listed; sender.tab = tab; }
+    sender.frameId = 0;
+    return sender;
+}
+
+// What the pages sent each other in this input: each other page of the extension's own hears
+// each message, and each answer reaches the page that asked. A message a listener sends is heard
+// in turn, up to the limit.
+async function settlePageMessages(touched) {
+    for (let count = 0; pageMessages.length > 0 || pageReplies.length > 0; count++) {
+        if (count >= storageChangesPerInput) {
+            log('pages', 'error', `the pages sent each other ${storageChangesPerInput} messages in one input: the rest are not heard`);
+            pageMessages = [];
+            pageReplies = [];
+            break;
+        }
+        const reply = pageReplies.shift();
+        if (reply !== undefined) {
+            const page = waitingPage(asked, reply.id);
+            if (page === undefined) continue;
+            await turn(page, 'answer', reply.id, JSON.stringify(reply.answer === undefined ? {} : { answer: reply.answer }));
+            if (!touched.includes(page)) touched.push(page);
+            await settle();
+            continue;
+        }
+        const { from, id, message } = pageMessages.shift();
+        const sender = senderOf(from);
+        const hearing = [...pages.values()].filter((page) => page.extensionPage && page !== from && page.storage === from.storage);
+        for (const page of hearing) {
+            if (pages.get(page.name) !== page) continue;
+            const number = nextPageAsk++;
+            pageAsks.set(number, { id, page });
+            await turn(page, 'pageMessage', number, JSON.stringify({ message, sender }));
+            if (!touched.includes(page)) touched.push(page);
+            await settle();
+        }
+    }
+}
+
 // MARK: - The web's storage: localStorage by origin for the whole run (the extension's own
 // origin's with its storage, storage-areas.mjs), sessionStorage by tab
 // until it closes (the popup's until it closes), each profile's its own (its pages are over
@@ -363,8 +435,8 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // order they were queued, as a browser's one queue has them; each evaluation ends by running
     // them (settleDocument), under the watchdog.
     const { context, attach } = pageContext(name);
-    const page = { name, key: `${name}#${loads}`, tab, context, scripts: null, window: null, lastState: null, storage: storageFolder, early: [], frames: [], gone: false,
-                   sheets: new Map(), extensionPage: own !== undefined };
+    const page = { name, key: `${name}#${loads}`, tab, url: String(url), context, scripts: null, window: null, lastState: null, storage: storageFolder, early: [],
+                   frames: [], gone: false, sheets: new Map(), extensionPage: own !== undefined };
     const host = {
         now: () => Number(now),
         utcOffset: () => utcOffset,
@@ -385,7 +457,17 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (tab === undefined) output.popup = true; else output.tab = tab;
             outputs.push(output);
             asked.set(id, page);
+            // The extension's other pages hear it too (below, `settlePageMessages`).
+            pageMessages.push({ from: page, id, message: output.message });
             return id;
+        },
+        // An extension page's answer to another page's message (`pageMessage`, numbered here):
+        // the first that is not nothing goes to the page that asked.
+        answerPage: (id, text) => {
+            const asking = pageAsks.get(id);
+            pageAsks.delete(id);
+            if (asking === undefined) return;
+            if (text !== '') pageReplies.push({ id: asking.id, answer: JSON.parse(String(text)) }); else heardNothing(asking.id);
         },
         // An extension page's tabs.create, update, reload or remove, as JSON text, its tabs named
         // by their numbers (or their names where Safari gave none): its number, for Safari's
@@ -493,7 +575,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
     for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
-                        'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall', 'actionSet']) {
+                        'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall', 'actionSet', 'answerPage']) {
         const live = host[name];
         if (live === undefined) continue;
         host[name] = (...args) => {
@@ -564,8 +646,14 @@ function dropPage(name) {
     if (page === undefined) return;
     page.gone = true;
     pages.delete(name);
-    // Its ports go with it (Safari closes the other ends).
+    // Its ports go with it (Safari closes the other ends), and the messages it heard from other
+    // pages are answered by it no more.
     for (const [port, holder] of portPages) if (holder === page) portPages.delete(port);
+    for (const [number, asking] of pageAsks) {
+        if (asking.page !== page) continue;
+        pageAsks.delete(number);
+        heardNothing(asking.id);
+    }
     // A script still running there ends with the page.
     for (const [request, injection] of injections) {
         if (injection.page !== page) continue;
@@ -778,7 +866,9 @@ function reset(input) {
     runFolder = folder;
     seed = String(input.seed ?? '0');
     platform = input.platform === 'macos' ? 'macos' : 'ios';
-    for (const map of [localStores, sessionStores, asked, portPages, injections, permissionPages, tabsCallPages]) map.clear();
+    for (const map of [localStores, sessionStores, asked, portPages, injections, permissionPages, tabsCallPages, pageAsks, safariSaidNothing]) map.clear();
+    pageMessages = [];
+    pageReplies = [];
     nextMessage = 1;
     nextPermissionRequest = 1;
     nextTabsCall = 1;
@@ -829,6 +919,11 @@ async function handle(input) {
         return all;
     }
     case 'answer': {
+        // Safari's answer of nothing leaves a page that heard the message its chance to answer.
+        if (input.answer === undefined && [...pageAsks.values()].some((asking) => asking.id === input.id)) {
+            safariSaidNothing.add(input.id);
+            return [];
+        }
         const page = waitingPage(asked, input.id);
         if (page === undefined) return [];
         await turn(page, 'answer', input.id, JSON.stringify(input));
@@ -982,7 +1077,11 @@ for (;;) {
     const touched = await handle(frame.input ?? {});
     // Rejections nobody handled are reported before the input ends.
     await settle();
-    await settleStorageChanges(touched);
+    // What the pages sent each other and what they changed, each heard in turn until neither is left.
+    do {
+        await settlePageMessages(touched);
+        await settleStorageChanges(touched);
+    } while (pageMessages.length > 0 || pageReplies.length > 0);
     for (const page of touched) if (pages.get(page.name) === page) await reportState(page);
     write({ outputs });
 }
