@@ -379,7 +379,6 @@ struct OwnPagesTests {
         #expect(safari.handle(.popupUsed(.click("toggle")), now: 0) == [.note("no popup is open: nothing to click")])
     }
 
-    /// `harness check` loads a page at an address each content script entry's first pattern matches.
     /// The extension's grants changing fire `permissions.onAdded` or `onRemoved` for the
     /// background and the pages, permissions and host patterns each in an event of their own, in
     /// WebKit's order: a grant's patterns first, a removal's permissions first. A removal of
@@ -418,6 +417,27 @@ struct OwnPagesTests {
                 [.deliver(.permissionsChanged(added: true, permissions: ["tabs"], origins: []))])
         #expect(safari.handle(.eventDue(.permissionsChanged(added: false, permissions: ["tabs"], origins: [])), now: 5_000).contains(
                 .note("permissionsChanged lost: background#1 has no permissionsRemoved listener")))
+    }
+
+    /// The pages read the toolbar item as Safari holds it: they are told whenever it changes,
+    /// whoever changed it (a page's set, the background's, a tab closing with its own values),
+    /// and not when nothing changed.
+    @Test func thePagesAreToldOfEveryChangeToTheToolbarItem() {
+        var safari = loaded(listeners: [.message])
+        _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
+        let profile = safari.profile
+        var expected = ExtensionAction()
+        expected.set(.badgeText, to: .string("3"), tab: t1)
+        #expect(safari.handle(.pageActionSet(tab: t1, property: .badgeText, value: .string("3")), now: 1_000).last ==
+                .pagesActionChanged(expected, profile: profile))
+        #expect(!safari.handle(.pageActionSet(tab: t1, property: .badgeText, value: .string("3")), now: 2_000).contains {
+            if case .pagesActionChanged = $0 { true } else { false }
+        }, "a set that changes nothing tells nothing")
+        expected.set(.title, to: .string("Three"), tab: nil)
+        #expect(safari.handle(.backgroundFinished(incarnation: 1, [.actionSet(tab: nil, property: .title, value: .string("Three"))]), now: 3_000).last ==
+                .pagesActionChanged(expected, profile: profile))
+        expected.forget(t1)
+        #expect(safari.handle(.tabClosed(t1), now: 4_000).last == .pagesActionChanged(expected, profile: profile))
     }
 
     @Test func anAddressAMatchPatternMatches() {

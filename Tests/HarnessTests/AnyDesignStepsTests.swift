@@ -90,7 +90,7 @@ struct AnyDesignStepsTests {
             options close
             permission grant
             permission refuse
-            permission revoke https://*.example.org/*
+            permission revoke "https://*.example.org/*"
 
             """
         let scenario = try Scenario.parse(text, name: "s")

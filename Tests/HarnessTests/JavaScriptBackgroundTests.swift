@@ -246,6 +246,26 @@ struct JavaScriptBackgroundTests {
         #expect(outcome.failures.contains { $0.contains("permission grant: no permission prompt is pending") }, "\(outcome.failures)")
     }
 
+    /// The worker reads the toolbar item as Safari holds it in every turn, its own timer's
+    /// included: what the popup set after the worker woke is what the worker's timer reads.
+    @Test func theWorkersTimerReadsTheBadgeThePopupSet() throws {
+        let outcome = try Self.outcome(of: """
+            extension \(Self.fixtures)/page-badge pages
+            tab open t1 https://a.example/
+            popup open t1
+            settle
+            popup click wake
+            settle
+            popup click set
+            settle
+            expect action badge="X"
+            advance 6s
+            expect console background contains "later X"
+
+            """)
+        #expect(outcome.passed, "\(outcome.failures)")
+    }
+
     /// A page's `runtime.sendMessage` reaches the extension's other pages as well as the worker
     /// (never the page that sent it): a content script's reaches the options page, with the tab it
     /// came from, and the popup's too. The first answer that is not nothing wins: the options

@@ -66,9 +66,10 @@ extension PageHost {
         /// The extension's grants changed (`added`, or taken back): the extension pages over
         /// the profile's storage folder `storage` hear it (`permissions.onAdded`, `onRemoved`).
         case permissionsChanged(storage: String, added: Bool, permissions: [String], origins: [String])
-        /// What the extension set on its toolbar item, as Safari holds it now: the extension's
-        /// pages read it (`action.getBadgeText` and its kin).
-        case action(ExtensionAction)
+        /// What the extension set on its toolbar item, as Safari holds it now for the profile
+        /// whose extension storage is the folder `storage`: the extension's pages over it read it
+        /// (`action.getBadgeText` and its kin).
+        case action(ExtensionAction, storage: String)
         /// Safari's tabs or windows changed while the popup or a page of the extension's own is
         /// open: all the tabs now, and the frontmost window and the focused one (-1: another app
         /// is in front); nil leaves a window out, which the pages read as the popup's window.
@@ -202,7 +203,7 @@ extension PageHost.Input {
             return input("openPopup", members)
         case .storageChanged(let storage, let area, let changes):
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])
-        case .action(let action): return input("action", ["action": action.json])
+        case .action(let action, let storage): return input("action", ["action": action.json, "storage": .string(storage)])
         case .permissionsChanged(let storage, let added, let permissions, let origins):
             return input("permissionsChanged", ["storage": .string(storage), "change": .string(added ? "added" : "removed"),
                                                 "permissions": .array(permissions.map { .string($0) }), "origins": .array(origins.map { .string($0) })])

@@ -244,16 +244,14 @@ extension SafariMachine {
     }
 
     /// The background or a page set a property of the toolbar item. Safari keeps the item in its
-    /// own process: it outlives the background, and every context reads it there (the pages are
-    /// told it anew).
+    /// own process: it outlives the background, and every context reads it there (`handle` tells
+    /// the pages of the change).
     mutating func setAction(_ property: ExtensionAction.Property, to value: JSONValue, tab: TabID?, by setter: String, _ effects: inout [Effect]) {
         if let tab, tabs[tab] == nil {
             effects.append(.note("tab \(tab.rawValue) is not open here: the action's \(property.rawValue) \(setter) set is dropped"))
             return
         }
-        let before = action
         action.set(property, to: value, tab: tab)
-        if runsOwnPages, action != before { effects.append(.pagesActionChanged(action)) }
     }
 
     // MARK: - Death

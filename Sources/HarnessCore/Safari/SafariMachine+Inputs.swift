@@ -260,8 +260,9 @@ extension SafariMachine {
         /// The extension's grants changed: the pages of `profile` hear it
         /// (`permissions.onAdded`, `onRemoved`).
         case pagesPermissionsChanged(added: Bool, permissions: [String], origins: [String], profile: String)
-        /// What the extension set on its toolbar item changed: its pages read it now.
-        case pagesActionChanged(ExtensionAction)
+        /// What the extension set on its toolbar item in `profile` changed, or that profile came
+        /// to the front: its pages read it now.
+        case pagesActionChanged(ExtensionAction, profile: String)
         /// The background asked Safari to open, change, reload or close tabs (`tabs.create`,
         /// ...): the shell does it as the user would, and answers `tabsAnswered` to that
         /// incarnation.

@@ -374,6 +374,7 @@ package struct SafariMachine: Sendable {
     /// Acts on what happened at `now`; returns everything the shell must do, in order.
     mutating func handle(_ input: Input, now: EpochMillis) -> [Effect] {
         var effects: [Effect] = []
+        let (actionBefore, profileBefore) = (action, profile)
         switch input {
         case .tabOpened(let id, let url, let nativeDark, let window):
             openTab(id, url: url, nativeDark: nativeDark, window: window, now: now, &effects)
@@ -584,7 +585,12 @@ package struct SafariMachine: Sendable {
             }
             eventDue(.nativeReplyArrived(request: id.request, outcome), for: id.incarnation, now: now, &effects)
         }
-        if runsOwnPages { showPages(&effects) }
+        if runsOwnPages {
+            showPages(&effects)
+            // The pages read the toolbar item as Safari holds it: told whenever it changed (a
+            // set, a tab closing, a restart or an update dropping it) or another profile's is in front.
+            if action != actionBefore || profile != profileBefore { effects.append(.pagesActionChanged(action, profile: profile)) }
+        }
         return effects
     }
 }

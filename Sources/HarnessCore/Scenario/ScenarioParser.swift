@@ -204,7 +204,12 @@ struct ScenarioParser {
             // `permission grant|refuse`: the user's answer to the oldest prompt on screen;
             // `permission revoke ITEM`: a grant the user takes back.
             switch try words.choose(["grant", "refuse", "revoke"]) {
-            case "revoke": step = .permissionRevoke(try words.next("the permission or host pattern to take back (as permissions.getAll names it)"))
+            case "revoke":
+                // One word, or a JSON string in quotes.
+                let word = try words.next("the permission or host pattern to take back (as permissions.getAll names it)")
+                guard word.hasPrefix("\"") else { step = .permissionRevoke(word); break }
+                guard case .string(let item)? = try? JSONParser.parse(word) else { throw words.error("the item to take back: \(word) is not one string in quotes") }
+                step = .permissionRevoke(item)
             case let answer: step = .permission(granted: answer == "grant")
             }
         case "menu":

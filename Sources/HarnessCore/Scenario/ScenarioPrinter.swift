@@ -55,7 +55,7 @@ package enum ScenarioPrinter {
         case .actionClick(let tab): "action click \(tab.rawValue)"
         case .optionsOpen: "options open"
         case .permission(let granted): "permission \(granted ? "grant" : "refuse")"
-        case .permissionRevoke(let item): "permission revoke \(item)"
+        case .permissionRevoke(let item): "permission revoke \(word(item))"
         case .advance(let duration): "advance \(self.duration(duration))"
         case .deviceSleep(let duration): "device sleep \(self.duration(duration))"
         case .settle: "settle"

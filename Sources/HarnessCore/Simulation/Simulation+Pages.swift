@@ -216,7 +216,9 @@ extension Simulation {
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
-        case .pagesActionChanged(let action): return .action(action)
+        case .pagesActionChanged(let action, let profile):
+            guard let folder = storageFolder(profile) else { return nil }
+            return .action(action, storage: folder)
         case .pagesPermissionsChanged(let added, let permissions, let origins, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .permissionsChanged(storage: folder, added: added, permissions: permissions, origins: origins)

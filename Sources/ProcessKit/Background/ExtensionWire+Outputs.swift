@@ -187,7 +187,6 @@ extension ExtensionWire {
             guard port < 0 else { throw NativeMessageError(path.key("port"), "expected a number below 0 (a page's ports are numbered above it)") }
             return .connectTab(port: port, tab: TabID(try directive.string("tab")), name: try directive.string("name"))
         case "tabsCall":
-            func strings(_ name: String) throws(NativeMessageError) -> [String] { try directive.strings(name) }
             try directive.allow(["type", "request", "method", "tab", "tabs", "url", "active", "func", "args", "files", "code", "permissions", "origins"])
             let request = Int(clamping: try directive.integer("request"))
             let url = directive.members["url"] == nil ? nil : try directive.string("url")
@@ -198,8 +197,8 @@ extension ExtensionWire {
                 return .tabsCall(request: request, .create(url: url, active: active ?? true))
             case "update": return .tabsCall(request: request, .update(TabID(try directive.string("tab")), url: url, active: active))
             case "reload": return .tabsCall(request: request, .reload(TabID(try directive.string("tab"))))
-            case "remove": return .tabsCall(request: request, .remove(try strings("tabs").map { TabID($0) }))
-            case "requestPermissions": return .tabsCall(request: request, .requestPermissions(permissions: try strings("permissions"), origins: try strings("origins")))
+            case "remove": return .tabsCall(request: request, .remove(try directive.strings("tabs").map { TabID($0) }))
+            case "requestPermissions": return .tabsCall(request: request, .requestPermissions(permissions: try directive.strings("permissions"), origins: try directive.strings("origins")))
             case let method:
                 guard let kind = InjectionKind(rawValue: method) else {
                     throw NativeMessageError(path.key("method"),

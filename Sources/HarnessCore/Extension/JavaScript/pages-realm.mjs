@@ -11,7 +11,7 @@ import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, tabAddress,
     sessionAccessLevels, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
-import { actionMembers } from './realm-action.mjs';
+import { actionNamespaces } from './realm-action.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { permissionMembers, permissionNames } from './realm-permissions.mjs';
 import { windowMembers } from './realm-tabs.mjs';
@@ -420,16 +420,15 @@ export function install(hostFunctions, setupText, page) {
     // The toolbar item in an extension page (action, or V2's browserAction and pageAction), as
     // the background has it (realm-action.mjs): what it sets goes to Safari, what it reads is
     // Safari's, taken again at each turn of the page. Its onClicked is the background's alone here.
-    const actionHolders = [];
-    for (const [space, key] of [['action', 'action'], ['browserAction', 'browser_action'], ['pageAction', 'page_action']]) {
-        if (!setup.extensionPage || !present.has(space)) continue;
-        const { members, hold } = actionMembers({ manifest, key, name: space, tabNamed: (tabId) => host.tabName(String(tabId)), knowsTab: (name) => name !== '',
-                                                  callbackForm: withCallback, event: () => undefined, host: { actionSet: (tab, property, text) => host.actionSet(tab, property, text) } });
+    const toolbar = actionNamespaces(setup.extensionPage ? present : new Set(), {
+        manifest, tabNamed: (tabId) => host.tabName(String(tabId)), knowsTab: (name) => name !== '', callbackForm: withCallback, event: () => undefined,
+        host: { actionSet: (tab, property, text) => host.actionSet(tab, property, text) },
+    });
+    for (const [space, members] of Object.entries(toolbar.spaces)) {
         delete members.onClicked;
         namespaces[space] = members;
-        actionHolders.push(hold);
     }
-    const holdAction = () => { if (actionHolders.length > 0) { const action = parse(host.action() || '{}'); for (const hold of actionHolders) hold(action); } };
+    const holdAction = () => { if (keys(toolbar.spaces).length > 0) toolbar.hold(parse(host.action() || '{}')); };
     holdAction();
     // The user's gesture: its events' listeners run inside it.
     const inGesture = (work) => {

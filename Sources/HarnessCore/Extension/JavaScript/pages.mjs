@@ -18,7 +18,7 @@
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?, "version"?, "extension"?, "page"?}
 //       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "permissionsChanged", "storage", "change": "added" | "removed", "permissions", "origins"}
-//       | {"type": "action", "action": {"default"?, "tabs"?}}
+//       | {"type": "action", "storage", "action": {"default"?, "tabs"?}}
 //       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -392,9 +392,9 @@ let popupWindow = 1;
 // last handed them over with the tabs; the popup's window is both while it opens.
 let frontWindow = 1;
 let focusedWindow = 1;
-// What the extension set on its toolbar item, as Safari last handed it over (JSON text, as
-// Safari's `action` input gives it).
-let safariAction = '{}';
+// What the extension set on its toolbar item, as Safari last handed it over for each profile's
+// extension storage folder (JSON text, as Safari's `action` input gives it).
+const safariActions = new Map();
 // A tab as an extension page's tabs.query gives it: its number (tabs.Tab.id) when Safari gave
 // one, else its name; `name` is the page host's own, left out of what a page reads.
 const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
@@ -562,7 +562,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     if (own !== undefined) {
         host.tabs = () => pageTabs(tab);
         host.openOptionsPage = () => { outputs.push(tab === undefined ? { type: 'openOptionsPage', popup: true } : { type: 'openOptionsPage', tab }); };
-        host.action = () => safariAction;
+        host.action = () => safariActions.get(storageFolder) ?? '{}';
         host.tabName = (tabId) => listedName(tabId) ?? '';
         host.actionSet = (target, property, text) => {
             const output = { type: 'actionSet', property: String(property), value: JSON.parse(String(text)) };
@@ -878,7 +878,7 @@ function reset(input) {
     popupWindow = 1;
     frontWindow = 1;
     focusedWindow = 1;
-    safariAction = '{}';
+    safariActions.clear();
 }
 
 async function handle(input) {
@@ -958,7 +958,7 @@ async function handle(input) {
     }
     case 'action':
         // What the extension set on its toolbar item changed (the background or a page set it).
-        safariAction = JSON.stringify(input.action ?? {});
+        safariActions.set(String(input.storage), JSON.stringify(input.action ?? {}));
         return [];
     case 'tabs':
         // Safari's tabs or windows changed while the popup or a page of the extension's own is open.

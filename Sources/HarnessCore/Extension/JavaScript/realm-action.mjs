@@ -78,3 +78,17 @@ export function actionMembers({ manifest, key, name, host, tabNamed, knowsTab, c
     };
     return { members, hold };
 }
+
+// The toolbar item's namespaces a context has (`present`: the namespaces Safari gives it): each
+// of `action`, `browserAction` and `pageAction` there, by name, made by `actionMembers` with
+// `options` (all but `key` and `name`), and `hold(action)`, which takes Safari's copy for all.
+export function actionNamespaces(present, options) {
+    const spaces = {}, holders = [];
+    for (const [name, key] of [['action', 'action'], ['browserAction', 'browser_action'], ['pageAction', 'page_action']]) {
+        if (!present.has(name)) continue;
+        const { members, hold } = actionMembers({ ...options, key, name });
+        spaces[name] = members;
+        holders.push(hold);
+    }
+    return { spaces, hold: (action) => { for (const hold of holders) hold(action); } };
+}

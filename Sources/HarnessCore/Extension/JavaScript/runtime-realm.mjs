@@ -8,7 +8,7 @@
 import {
     define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
-import { actionMembers } from './realm-action.mjs';
+import { actionNamespaces } from './realm-action.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
 import { menuMembers } from './realm-menus.mjs';
 import { navigationMembers } from './realm-navigation.mjs';
@@ -235,14 +235,9 @@ export function install(hostFunctions, manifestText) {
     const present = safariNamespaces({ ...manifest, permissions: [...permissions] }, 'background');
     // The toolbar item (action, or V2's browserAction and pageAction), where the manifest has
     // one: Safari keeps what the background sets (realm-action.mjs).
-    const actionHolders = [];
-    for (const [space, key] of [['action', 'action'], ['browserAction', 'browser_action'], ['pageAction', 'page_action']]) {
-        if (!present.has(space)) continue;
-        const { members, hold } = actionMembers({ manifest, key, name: space, tabNamed, knowsTab: (name) => currentTabs().has(name), callbackForm, event,
-                                                  host: { actionSet: (tab, property, value) => checked(host.actionSet(tab, property, value)) } });
-        api[space] = namespace(space, members);
-        actionHolders.push(hold);
-    }
+    const toolbar = actionNamespaces(present, { manifest, tabNamed, knowsTab: (name) => currentTabs().has(name), callbackForm, event,
+                                                host: { actionSet: (tab, property, value) => checked(host.actionSet(tab, property, value)) } });
+    for (const [space, members] of Object.entries(toolbar.spaces)) api[space] = namespace(space, members);
     // The context menu (menus, or contextMenus), with either permission: Safari keeps the items
     // the background makes (realm-menus.mjs).
     const menus = ['menus', 'contextMenus'].some((name) => present.has(name))
@@ -436,11 +431,12 @@ export function install(hostFunctions, manifestText) {
             work = null;
             answer = '';
             if (next === null) return;
+            // What the extension set on its toolbar item is Safari's, as each input's frame says it
+            // (one of its pages may have set it since): taken in the frame's first turn (the host
+            // gives it once), so that what the background sets in the frame's later turns stays.
+            const action = host.action();
+            if (action !== '') toolbar.hold(JSON.parse(action));
             if (next.kind === 'event') {
-                // What the extension set on its toolbar item is Safari's, as the frame says it
-                // (one of its pages may have set it since).
-                const action = host.action();
-                if (action !== '') for (const hold of actionHolders) hold(JSON.parse(action));
                 deliver(JSON.parse(next.text));
                 return;
             }
@@ -478,7 +474,7 @@ export function install(hostFunctions, manifestText) {
                 safari.appMessages = input.appMessages === true;
                 if (typeof input.version === 'string') safari.version = input.version;
                 holdAlarms(input.alarms);
-                for (const hold of actionHolders) hold(input.action);
+                toolbar.hold(input.action);
                 menus?.hold(input.menus);
                 return;
             }

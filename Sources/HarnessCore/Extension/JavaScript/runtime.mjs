@@ -106,9 +106,9 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
     // The front profile's open tabs and their addresses, as the frame says them (JSON text; ''
     // for a frame that says none).
     let tabURLs = '';
-    // What the extension set on its toolbar item, as the frame says it (JSON text, as `started`
-    // gives it).
-    let safariAction = '{}';
+    // What the extension set on its toolbar item, as the last input frame says it (JSON text, as
+    // `started` gives it), until the scripts' realm takes it ('' after).
+    let safariAction = '';
     // The random numbers' seed: the run's, the role and the incarnation's first moment on
     // Safari's clock (the wire does not carry the incarnation's number), from its first input.
     let seedText = null;
@@ -166,7 +166,7 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         activeIn: (window) => (Object.hasOwn(windows.active, String(window)) ? String(windows.active[String(window)]) : ''),
         frontWindow: () => windows.front,
         openTabs: () => tabURLs,
-        action: () => safariAction,
+        action: () => { const text = safariAction; safariAction = ''; return text; },
         focusedWindow: () => windows.focused,
         tabName: (number) => Object.keys(tabIds).find((name) => tabIds[name] === number) ?? '',
         uptime: () => clock.uptime,
