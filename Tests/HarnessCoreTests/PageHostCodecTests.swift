@@ -65,6 +65,8 @@ struct PageHostCodecTests {
         (.permissionsAnswered(id: 2, granted: true), #"{"granted":true,"id":2,"type":"permissionsAnswered"}"#),
         (.action({ var action = ExtensionAction(); action.set(.badgeText, to: .string("G"), tab: nil); return action }(), storage: "/run/extension-storage"),
          #"{"action":{"default":{"badgeText":"G"}},"storage":"/run/extension-storage","type":"action"}"#),
+        (.actionClicked(PageHost.PopupTab(id: t1, url: "https://a.example/", windowId: 1, active: true, number: 1), storage: "/run/extension-storage"),
+         #"{"storage":"/run/extension-storage","tab":{"active":true,"id":"t1","number":1,"url":"https://a.example/","windowId":1},"type":"actionClicked"}"#),
         (.permissionsChanged(storage: "/run/extension-storage", added: false, permissions: [], origins: ["https://*.example.org/*"]),
          #"{"change":"removed","origins":["https://*.example.org/*"],"permissions":[],"storage":"/run/extension-storage","type":"permissionsChanged"}"#),
         (.tabsAnswered(id: 3, tab: PageHost.PopupTab(id: TabID("x1"), url: "https://a.example/", windowId: 1, active: true, number: 4), error: nil),
@@ -104,6 +106,7 @@ struct PageHostCodecTests {
         case .permissionsAnswered: "permissionsAnswered"
         case .permissionsChanged: "permissionsChanged"
         case .action: "action"
+        case .actionClicked: "actionClicked"
         case .tabsAnswered: "tabsAnswered"
         }
     }
@@ -111,7 +114,7 @@ struct PageHostCodecTests {
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "portOpened", "timer", "query",
-                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "tabsAnswered"])
+                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "actionClicked", "tabsAnswered"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 

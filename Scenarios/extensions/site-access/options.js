@@ -24,6 +24,8 @@ document.getElementById('ask-worker').addEventListener('click', () => {
 document.getElementById('forget').addEventListener('click', () => {
     browser.permissions.remove({ origins: ['https://docs.example.com/*'] }).then((gone) => { answer.textContent = gone ? 'given back' : 'still held'; });
 });
+// The page hears a toolbar click too (the worker asks for the site).
+browser.action.onClicked.addListener((tab) => console.log(`the toolbar item was clicked over tab ${tab.id}`));
 browser.permissions.onAdded.addListener(show);
 browser.permissions.onRemoved.addListener(show);
 show();

@@ -70,6 +70,10 @@ extension PageHost {
         /// whose extension storage is the folder `storage`: the extension's pages over it read it
         /// (`action.getBadgeText` and its kin).
         case action(ExtensionAction, storage: String)
+        /// The user clicked the toolbar item over `tab` where it has no popup: the extension's
+        /// pages over the folder `storage` hear it (`action.onClicked`, with the tab as `tabs`
+        /// lists it).
+        case actionClicked(PopupTab, storage: String)
         /// Safari's tabs or windows changed while the popup or a page of the extension's own is
         /// open: all the tabs now, and the frontmost window and the focused one (-1: another app
         /// is in front); nil leaves a window out, which the pages read as the popup's window.
@@ -204,6 +208,9 @@ extension PageHost.Input {
         case .storageChanged(let storage, let area, let changes):
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])
         case .action(let action, let storage): return input("action", ["action": action.json, "storage": .string(storage)])
+        case .actionClicked(let tab, let storage):
+            guard case .array(let listed) = Self.json([tab]), let first = listed.first else { return input("actionClicked") }
+            return input("actionClicked", ["tab": first, "storage": .string(storage)])
         case .permissionsChanged(let storage, let added, let permissions, let origins):
             return input("permissionsChanged", ["storage": .string(storage), "change": .string(added ? "added" : "removed"),
                                                 "permissions": .array(permissions.map { .string($0) }), "origins": .array(origins.map { .string($0) })])

@@ -260,6 +260,9 @@ extension SafariMachine {
         /// The extension's grants changed: the pages of `profile` hear it
         /// (`permissions.onAdded`, `onRemoved`).
         case pagesPermissionsChanged(added: Bool, permissions: [String], origins: [String], profile: String)
+        /// The user clicked the toolbar item over the tab where it has no popup: the pages of
+        /// `profile` hear it (`action.onClicked`), as the background does.
+        case pagesActionClicked(TabID, profile: String)
         /// What the extension set on its toolbar item in `profile` changed, or that profile came
         /// to the front: its pages read it now.
         case pagesActionChanged(ExtensionAction, profile: String)

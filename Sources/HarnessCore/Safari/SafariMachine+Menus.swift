@@ -40,6 +40,8 @@ extension SafariMachine {
         bringSafariToTheFront(to: "click the toolbar item", now: now, &effects)
         showTab(id, for: "click the toolbar item", now: now, &effects)
         effects.append(.dispatch(.actionClicked(id, url: url)))
+        // The extension's own pages that listen hear it too (WebKit sends it to every process).
+        if runsOwnPages { effects.append(.pagesActionClicked(id, profile: profile)) }
     }
 
     /// The popup the toolbar item opens over the tab: the extension's for the tab, else for

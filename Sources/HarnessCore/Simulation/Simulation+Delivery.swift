@@ -104,7 +104,8 @@ extension Simulation {
             // Only the checks take these (`observe`).
             break
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
-             .useInPage, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .pagesPermissionsChanged, .pagesActionChanged:
+             .useInPage, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .pagesPermissionsChanged, .pagesActionChanged,
+             .pagesActionClicked:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))

@@ -8,9 +8,13 @@ import SiteSettings
 extension Simulation {
     /// Hands the pages one of Safari's effects for them, and carries out what they did.
     func toPages(_ effect: SafariMachine.Effect) {
-        // A page of the extension's own reads the tabs as they are from its first script, and
-        // one that hears a content script's message as it loads reads the tab it came from.
-        if case .loadPage = effect { refreshPageTabs() }
+        // A page of the extension's own reads the tabs as they are from its first script, one
+        // that hears a content script's message as it loads reads the tab it came from, and one
+        // that hears a toolbar click reads the tab it was over as the click showed it.
+        switch effect {
+        case .loadPage, .pagesActionClicked: refreshPageTabs()
+        default: break
+        }
         guard let input = pageInput(effect) else { return }
         toPages(input)
     }
@@ -216,6 +220,9 @@ extension Simulation {
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
+        case .pagesActionClicked(let tab, let profile):
+            guard let folder = storageFolder(profile), let listed = pageTabs.first(where: { $0.id == tab }) else { return nil }
+            return .actionClicked(listed, storage: folder)
         case .pagesActionChanged(let action, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .action(action, storage: folder)

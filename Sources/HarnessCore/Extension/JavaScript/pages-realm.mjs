@@ -419,15 +419,14 @@ export function install(hostFunctions, setupText, page) {
     }
     // The toolbar item in an extension page (action, or V2's browserAction and pageAction), as
     // the background has it (realm-action.mjs): what it sets goes to Safari, what it reads is
-    // Safari's, taken again at each turn of the page. Its onClicked is the background's alone here.
+    // Safari's, taken again at each turn of the page, and its onClicked hears the user's click
+    // where the item has no popup, in the click's gesture.
+    const clickListeners = [];
     const toolbar = actionNamespaces(setup.extensionPage ? present : new Set(), {
-        manifest, tabNamed: (tabId) => host.tabName(String(tabId)), knowsTab: (name) => name !== '', callbackForm: withCallback, event: () => undefined,
-        host: { actionSet: (tab, property, text) => host.actionSet(tab, property, text) },
+        manifest, tabNamed: (tabId) => host.tabName(String(tabId)), knowsTab: (name) => name !== '', callbackForm: withCallback,
+        event: () => eventOf(clickListeners), host: { actionSet: (tab, property, text) => host.actionSet(tab, property, text) },
     });
-    for (const [space, members] of Object.entries(toolbar.spaces)) {
-        delete members.onClicked;
-        namespaces[space] = members;
-    }
+    for (const [space, members] of Object.entries(toolbar.spaces)) namespaces[space] = members;
     const holdAction = () => { if (keys(toolbar.spaces).length > 0) toolbar.hold(parse(host.action() || '{}')); };
     holdAction();
     // The user's gesture: its events' listeners run inside it.
@@ -604,6 +603,11 @@ export function install(hostFunctions, setupText, page) {
                 const resolve = permissionAnswers.get(next.id);
                 permissionAnswers.delete(next.id);
                 resolve?.(input.granted === true);
+                return;
+            }
+            case 'actionClicked': {
+                const tab = wholeTab(input.tab, parse(host.tabs()).tabs);
+                inGesture(() => { for (const listener of [...clickListeners]) call(listener, undefined, [tab, { modifiers: [], button: 0 }]); });
                 return;
             }
             case 'permissionsChanged': {

@@ -18,7 +18,7 @@
 //       | {"type": "openPopup", "tab", "appearance", "tabs": [{"id", "url", "windowId", "active"}], "windowId", "storage"?, "version"?, "extension"?, "page"?}
 //       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "permissionsChanged", "storage", "change": "added" | "removed", "permissions", "origins"}
-//       | {"type": "action", "storage", "action": {"default"?, "tabs"?}}
+//       | {"type": "action", "storage", "action": {"default"?, "tabs"?}} | {"type": "actionClicked", "storage", "tab"}
 //       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -955,6 +955,14 @@ async function handle(input) {
         const page = await load('popup', undefined, 'safari-web-extension://extension/' + shown, true, input.appearance, html, false,
                                 typeof input.storage === 'string' ? input.storage : null, shown);
         return [page];
+    }
+    case 'actionClicked': {
+        // The user clicked the toolbar item where it has no popup: the extension's own pages over
+        // that storage hear it (action.onClicked), with the tab as tabs.query gives it.
+        const { name, ...tab } = listedTabs([input.tab])[0];
+        const heard = [...pages.values()].filter((page) => page.extensionPage && page.storage === String(input.storage));
+        for (const page of heard) await turn(page, 'actionClicked', 0, JSON.stringify({ tab }));
+        return heard;
     }
     case 'action':
         // What the extension set on its toolbar item changed (the background or a page set it).
