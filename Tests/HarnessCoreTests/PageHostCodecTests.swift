@@ -180,6 +180,8 @@ struct PageHostCodecTests {
         (#"{"type":"openOptionsPage","tab":"x1"}"#, .openOptionsPage(from: .tab(PageKey(name: "x1")))),
         (#"{"type":"requestPermissions","id":3,"tab":"options","permissions":["tabs"],"origins":["https://*.example.org/*"]}"#,
          .requestPermissions(id: 3, from: .tab(PageKey(name: "options")), permissions: ["tabs"], origins: ["https://*.example.org/*"])),
+        (#"{"type":"tabsCall","id":1,"popup":true,"call":{"method":"executeScript","tab":"t1","code":"1"}}"#,
+         .tabsCall(id: 1, from: .popup, call: .inject(.executeScript, TabID("t1"), .code("1")))),
         (#"{"type":"permissionsRemoved","popup":true,"permissions":["tabs"],"origins":[]}"#,
          .permissionsRemoved(from: .popup, permissions: ["tabs"], origins: [])),
         (#"{"type":"actionSet","tab":"options","for":"t1","property":"title","value":"Large"}"#,
@@ -226,8 +228,8 @@ struct PageHostCodecTests {
         (#"{"type":"injected","request":1}"#, "output 2 (injected): neither an array 'results' nor a string 'error'"),
         (#"{"type":"openOptionsPage","tab":"t1","page":"options.html"}"#, "output 2 (openOptionsPage): unexpected member 'page'"),
         (#"{"type":"requestPermissions","id":1,"popup":true,"permissions":[1],"origins":[]}"#, "output 2 (requestPermissions): 'permissions' holds what is not a string"),
-        (#"{"type":"tabsCall","id":1,"popup":true,"call":{"method":"executeScript","tab":"t1","code":"1"}}"#,
-         "output 2 (tabsCall): a page's tabs call is create, update, reload or remove"),
+        (#"{"type":"tabsCall","id":1,"popup":true,"call":{"method":"requestPermissions","permissions":[],"origins":[]}}"#,
+         "output 2 (tabsCall): a page's tabs call is create, update, reload, remove or an injection (a permission request is its own output)"),
         (#"{"type":"tabsCall","id":1,"popup":true,"call":{"method":"create"}}"#, "output 2 (tabsCall): call: url: expected a string"),
     ]
 

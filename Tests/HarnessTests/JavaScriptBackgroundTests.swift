@@ -246,6 +246,28 @@ struct JavaScriptBackgroundTests {
         #expect(outcome.failures.contains { $0.contains("permission grant: no permission prompt is pending") }, "\(outcome.failures)")
     }
 
+    /// An extension page runs scripts and style sheets in tabs as the background does
+    /// (`scripting`, through Safari): the popup counts the active tab's paragraphs (`activeTab`)
+    /// and styles it, and is refused a tab it was not let into, and one that is not open.
+    @Test func thePopupRunsAScriptInTheActiveTabAndIsRefusedAnother() throws {
+        let outcome = try Self.outcome(of: """
+            extension \(Self.fixtures)/popup-script pages
+            tab open t2 https://b.example/
+            tab open t1 https://a.example/ html=\(Self.fixtures)/popup-script/pages/story.html
+            popup open t1
+            settle
+            popup click count
+            settle
+            expect console popup contains "counted 3 in tab 2"
+            expect console popup contains "tab 1: Invalid call to scripting.executeScript(). This extension does not have access to this tab."
+            expect console popup contains "tab 99: Invalid call to scripting.executeScript(). Tab not found."
+            expect tab t1 page "head style" text "html { outline-style: solid; }"
+
+            """)
+        #expect(outcome.passed, "\(outcome.failures)")
+        #expect(outcome.log.entries.contains { $0.what == "the popup runs a function in tab t1's page" }, "Safari hands the popup's script to the tab")
+    }
+
     /// The worker reads the toolbar item as Safari holds it in every turn, its own timer's
     /// included: what the popup set after the worker woke is what the worker's timer reads.
     @Test func theWorkersTimerReadsTheBadgeThePopupSet() throws {

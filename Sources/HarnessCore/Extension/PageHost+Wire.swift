@@ -111,7 +111,7 @@ extension PageHost {
         case permissionsAnswered(id: Int, granted: Bool)
         /// Safari did a page's call on its tabs numbered `id`: the tab it concerns (nil for
         /// `remove`), or why it could not (`error`).
-        case tabsAnswered(id: Int, tab: PopupTab?, error: String?)
+        case tabsAnswered(id: Int, tab: PopupTab?, error: String?, results: JSONValue? = nil)
     }
 
     /// What the pages did in one input.
@@ -239,10 +239,11 @@ extension PageHost.Input {
             return input("inject", injection.members.merging(["tab": .string(tab.name), "request": .integer(Int64(request)),
                                                               "method": .string(kind.rawValue)]) { a, _ in a })
         case .permissionsAnswered(let id, let granted): return input("permissionsAnswered", ["id": .integer(Int64(id)), "granted": .bool(granted)])
-        case .tabsAnswered(let id, let tab, let error):
+        case .tabsAnswered(let id, let tab, let error, let results):
             var members: [String: JSONValue] = ["id": .integer(Int64(id))]
             if let tab, case .array(let listed) = Self.json([tab]), let first = listed.first { members["tab"] = first }
             if let error { members["error"] = .string(error) }
+            if let results { members["results"] = results }
             return input("tabsAnswered", members)
         }
     }
@@ -367,8 +368,8 @@ extension PageHost.Output {
                 call = read
             } catch let failure as PageHost.Failure { throw failure } catch { throw output.problem("call: \(error)") }
             switch call {
-            case .create, .update, .reload, .remove: return .tabsCall(id: id, from: try output.page(), call: call)
-            case .inject, .requestPermissions: throw output.problem("a page's tabs call is create, update, reload or remove")
+            case .create, .update, .reload, .remove, .inject: return .tabsCall(id: id, from: try output.page(), call: call)
+            case .requestPermissions: throw output.problem("a page's tabs call is create, update, reload, remove or an injection (a permission request is its own output)")
             }
         case .messageTab:
             try output.allow(["id", "tab", "popup", "to", "message"])

@@ -250,26 +250,54 @@ extension Simulation {
             let done = tabsCallDone(call, by: "background#\(incarnation)")
             answer(done.tab, error: done.error)
         case .inject(let kind, let tab, let injection):
-            // WebKit's words (`WebExtensionContext::scriptingExecuteScript` and kin); the runtime
-            // says which call they answer.
-            guard tabs[tab] != nil else { return answer(nil, error: "tab not found") }
-            guard safari.runsOwnPages, !pagesFailed else {
-                return answer(nil, error: kind == .executeScript ? "could not execute script on this tab" : "could not inject stylesheet on this tab")
-            }
-            injectionsSent += 1
-            injections[injectionsSent] = (incarnation, request)
-            let what = switch injection {
-            case .function: "a function"
-            case .files(let files): files.joined(separator: ", ")
-            case .code: "code"
-            }
-            let verb = switch kind {
-            case .executeScript: "runs"
-            case .insertCSS: "adds the style sheet"
-            case .removeCSS: "removes the style sheet"
-            }
-            trace.record(now, "safari", "background#\(incarnation) \(verb) \(what) in tab \(tab.rawValue)'s page")
-            toPages(.inject(safari.pageKey(tab), request: injectionsSent, kind, injection))
+            inject(kind, injection, into: tab, for: .background(incarnation: incarnation, request: request))
+        }
+    }
+
+    /// Who asked for an injection: a background's call numbered `request`, or an extension
+    /// page's numbered `id`.
+    enum InjectionAsker {
+        case background(incarnation: Int, request: Int)
+        case page(PageHost.Page, id: Int)
+    }
+
+    /// A script or a style sheet for a tab's page (`scripting.executeScript` and kin), from the
+    /// background or one of the extension's pages: it goes to the page host, and is answered
+    /// when the page did it (`injected`), or at once with WebKit's words
+    /// (`WebExtensionContext::scriptingExecuteScript` and kin; the realm says which call they
+    /// answer).
+    func inject(_ kind: ExtensionWire.InjectionKind, _ injection: ExtensionWire.Injection, into tab: TabID, for asker: InjectionAsker) {
+        guard tabs[tab] != nil else { return injectionAnswered(asker, results: nil, error: "tab not found") }
+        guard safari.runsOwnPages, !pagesFailed else {
+            return injectionAnswered(asker, results: nil, error: kind == .executeScript ? "could not execute script on this tab" : "could not inject stylesheet on this tab")
+        }
+        injectionsSent += 1
+        injections[injectionsSent] = asker
+        let what = switch injection {
+        case .function: "a function"
+        case .files(let files): files.joined(separator: ", ")
+        case .code: "code"
+        }
+        let verb = switch kind {
+        case .executeScript: "runs"
+        case .insertCSS: "adds the style sheet"
+        case .removeCSS: "removes the style sheet"
+        }
+        let who = switch asker {
+        case .background(let incarnation, _): "background#\(incarnation)"
+        case .page(let page, _): page.name
+        }
+        trace.record(now, "safari", "\(who) \(verb) \(what) in tab \(tab.rawValue)'s page")
+        toPages(.inject(safari.pageKey(tab), request: injectionsSent, kind, injection))
+    }
+
+    /// An injection is done, or could not be: what each run gave, or why not, goes to who asked.
+    func injectionAnswered(_ asker: InjectionAsker, results: JSONValue?, error: String?) {
+        switch asker {
+        case .background(let incarnation, let request):
+            clock.queue.append(.backgroundInput(.tabsAnswered(request: request, tab: nil, url: nil, error: error, results: results), for: incarnation))
+        case .page(_, let id):
+            toPages(.tabsAnswered(id: id, tab: nil, error: error, results: results))
         }
     }
 

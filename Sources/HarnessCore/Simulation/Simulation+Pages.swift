@@ -82,11 +82,12 @@ extension Simulation {
     /// The pages' runtime failed: the injections it held are answered, as Safari answers a
     /// call on a tab whose page is gone.
     private func endInjections() {
-        for (_, asked) in injections.sorted(by: { $0.key < $1.key }) {
-            clock.queue.append(.backgroundInput(.tabsAnswered(request: asked.request, tab: nil, url: nil, error: "the extension's pages are not running"),
-                                                for: asked.incarnation))
-        }
+        let asked = injections.sorted(by: { $0.key < $1.key })
         injections = [:]
+        for (_, asker) in asked {
+            // A page that asked went with the page host.
+            if case .background = asker { injectionAnswered(asker, results: nil, error: "the extension's pages are not running") }
+        }
     }
 
     /// Why a page cannot be read, for `queryPage`.
@@ -303,6 +304,7 @@ extension Simulation {
         case .tabsCall(let id, let page, let call):
             trace.record(now, "pages", "\(page.name) asks Safari for a tabs call (\(id))", ExtensionWire.json(.tabsCall(request: id, call)))
             guard sender(page) != nil else { return toPages(.tabsAnswered(id: id, tab: nil, error: Self.putAwayRefusal)) }
+            if case .inject(let kind, let tab, let injection) = call { return inject(kind, injection, into: tab, for: .page(page, id: id)) }
             let done = tabsCallDone(call, by: page.name)
             let tab = done.error == nil ? done.tab.flatMap { name in pageTabs.first { $0.id == name } } : nil
             toPages(.tabsAnswered(id: id, tab: tab, error: done.error))
@@ -329,11 +331,11 @@ extension Simulation {
             guard sender(page) != nil, let options = optionsPage else { return }
             _ = openExtensionTab(url: ExtensionManifest.pageURL(options), active: true, by: page.name)
         case .injected(let number, let results, let error):
-            guard let asked = injections.removeValue(forKey: number) else { return }
+            guard let asker = injections.removeValue(forKey: number) else { return }
             if let error { trace.record(now, "pages", "injection \(number) not done: \(error)") } else {
                 trace.record(now, "pages", "injection \(number) done", results ?? .null)
             }
-            clock.queue.append(.backgroundInput(.tabsAnswered(request: asked.request, tab: nil, url: nil, error: error, results: results), for: asked.incarnation))
+            injectionAnswered(asker, results: results, error: error)
         case .storageChanged(let page, let area, let changes):
             trace.record(now, "pages", "\(page.name) changed storage.\(area)", changes)
             guard sender(page) != nil else { return }

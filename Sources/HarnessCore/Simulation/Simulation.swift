@@ -168,10 +168,9 @@ package final class Simulation: ProcessTable.Owner {
     var tabsOpened = 0
     /// The tabs the extension opened (`tabs.create`), named `x1`, `x2`, … in that order.
     var extensionTabsOpened = 0
-    /// The background's injections a page has not answered yet (`scripting.executeScript` and
-    /// kin), by the number the page host knows them by: the incarnation that asked and its own
-    /// number for the call.
-    var injections: [Int: (incarnation: Int, request: Int)] = [:]
+    /// The injections a page has not answered yet (`scripting.executeScript` and kin), by the
+    /// number the page host knows them by: who asked, and its own number for the call.
+    var injections: [Int: InjectionAsker] = [:]
     var injectionsSent = 0
     var pageConsole: [PageKey: [String]] = [:]
     /// What the popup logged since it last opened.

@@ -14,6 +14,7 @@ import {
 import { actionNamespaces } from './realm-action.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { permissionMembers, permissionNames } from './realm-permissions.mjs';
+import { scriptingMembers } from './realm-scripting.mjs';
 import { windowMembers } from './realm-tabs.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -312,7 +313,9 @@ export function install(hostFunctions, setupText, page) {
     const tabsCalls = new Map();
     const tabsCall = (request) => {
         const id = host.tabsCall(jsonText(request, 'a tabs call'));
-        if (id < 0) return Promise.reject(new Error(`Invalid call to tabs.${request.method}(). Tab not found.`));
+        // (A script or a style sheet for a tab is refused as Safari refuses it: scripting says the call.)
+        const injection = ['executeScript', 'insertCSS', 'removeCSS'].includes(request.method);
+        if (id < 0) return Promise.reject(new Error(injection ? 'tab not found' : `Invalid call to tabs.${request.method}(). Tab not found.`));
         return new Promise((resolve, reject) => { tabsCalls.set(id, { resolve, reject }); });
     };
     // The active tab of the page's window, as tabs.query gives it.
@@ -411,11 +414,22 @@ export function install(hostFunctions, setupText, page) {
     const permissionListeners = { added: [], removed: [] };
     if (setup.extensionPage && present.has('permissions')) {
         const ask = (request) => new Promise((resolve) => { permissionAnswers.set(host.requestPermissions(jsonText(request, 'a permission request')), resolve); });
-        namespaces.permissions = permissionMembers({
+        const permissionApi = permissionMembers({
             manifest, callbackForm: withCallback, inGesture: () => gesture, tabsCall: ask, keep: (name, text) => host.keep(name, text),
             gaveBack: (names, origins) => host.permissionsRemoved(jsonText({ permissions: names, origins }, 'what went')),
             onAdded: eventOf(permissionListeners.added), onRemoved: eventOf(permissionListeners.removed),
-        }).members;
+        });
+        namespaces.permissions = permissionApi.members;
+        // Scripts and style sheets for tabs' pages, and registered content scripts, as the
+        // background's (realm-scripting.mjs): Safari hands each injection to the tab's page and
+        // answers the page (`tabsAnswered` with the runs' results). The page names tabs by their
+        // numbers; `activeTab` opens its window's active tab.
+        const scripting = scriptingMembers({
+            manifest, host: { keep: (name, text) => host.keep(name, text) }, callbackForm: withCallback, tabsCall, tabNamed: (id) => id,
+            tabURL: (id) => parse(host.tabs()).tabs.find((tab) => tab.id === id)?.url, activeName: activeHere, held: permissionApi.held,
+        });
+        if (present.has('scripting')) namespaces.scripting = scripting.members;
+        if (manifest.manifest_version === 2) Object.assign(namespaces.tabs, scripting.tabs);
     }
     // The toolbar item in an extension page (action, or V2's browserAction and pageAction), as
     // the background has it (realm-action.mjs): what it sets goes to Safari, what it reads is
@@ -594,6 +608,8 @@ export function install(hostFunctions, setupText, page) {
                 tabsCalls.delete(next.id);
                 if (waiting === undefined) return;
                 if (typeof input.error === 'string') { waiting.reject(new Error(input.error)); return; }
+                // A script's runs, each with its result or its error.
+                if (input.results !== undefined) { waiting.resolve(input.results); return; }
                 if (input.tab === undefined) { waiting.resolve(undefined); return; }
                 waiting.resolve(wholeTab(input.tab, parse(host.tabs()).tabs));
                 return;

@@ -541,10 +541,11 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             outputs.push(output);
         },
         // What Safari keeps for the extension with its storage (`permissions`: what the user
-        // granted; `session-access`: storage.session's access level): read with '' ('' for
+        // granted; `session-access`: storage.session's access level; `content-scripts` and
+        // `content-scripts-session`: the registered content scripts): read with '' ('' for
         // nothing kept), written otherwise.
         keep: (name, text) => {
-            if (!['permissions', 'session-access'].includes(String(name)) || typeof page.storage !== 'string') return '';
+            if (!['permissions', 'session-access', 'content-scripts', 'content-scripts-session'].includes(String(name)) || typeof page.storage !== 'string') return '';
             const kept = storage.keepFile(page.storage, String(name), String(text));
             if (kept.error !== undefined) log(page.name, 'error', kept.error);
             return kept.text;

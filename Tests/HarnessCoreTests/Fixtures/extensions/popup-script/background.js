@@ -1,0 +1,1 @@
+// Nothing: the popup does the work.
