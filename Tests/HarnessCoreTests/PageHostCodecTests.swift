@@ -65,6 +65,7 @@ struct PageHostCodecTests {
         (.permissionsAnswered(id: 2, granted: true), #"{"granted":true,"id":2,"type":"permissionsAnswered"}"#),
         (.action({ var action = ExtensionAction(); action.set(.badgeText, to: .string("G"), tab: nil); return action }(), storage: "/run/extension-storage"),
          #"{"action":{"default":{"badgeText":"G"}},"storage":"/run/extension-storage","type":"action"}"#),
+        (.commandPressed("toggle", tab: nil, storage: "/run/extension-storage"), #"{"name":"toggle","storage":"/run/extension-storage","type":"commandPressed"}"#),
         (.actionClicked(PageHost.PopupTab(id: t1, url: "https://a.example/", windowId: 1, active: true, number: 1), storage: "/run/extension-storage"),
          #"{"storage":"/run/extension-storage","tab":{"active":true,"id":"t1","number":1,"url":"https://a.example/","windowId":1},"type":"actionClicked"}"#),
         (.permissionsChanged(storage: "/run/extension-storage", added: false, permissions: [], origins: ["https://*.example.org/*"]),
@@ -107,6 +108,7 @@ struct PageHostCodecTests {
         case .permissionsChanged: "permissionsChanged"
         case .action: "action"
         case .actionClicked: "actionClicked"
+        case .commandPressed: "commandPressed"
         case .tabsAnswered: "tabsAnswered"
         }
     }
@@ -114,7 +116,7 @@ struct PageHostCodecTests {
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "portOpened", "timer", "query",
-                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "actionClicked", "tabsAnswered"])
+                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "actionClicked", "commandPressed", "tabsAnswered"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 

@@ -74,6 +74,10 @@ extension PageHost {
         /// pages over the folder `storage` hear it (`action.onClicked`, with the tab as `tabs`
         /// lists it).
         case actionClicked(PopupTab, storage: String)
+        /// The user pressed the keys of the extension's command `name`, over the front window's
+        /// active tab, if it has one: the extension's pages over the folder `storage` hear it
+        /// (`commands.onCommand`).
+        case commandPressed(String, tab: PopupTab?, storage: String)
         /// Safari's tabs or windows changed while the popup or a page of the extension's own is
         /// open: all the tabs now, and the frontmost window and the focused one (-1: another app
         /// is in front); nil leaves a window out, which the pages read as the popup's window.
@@ -208,6 +212,10 @@ extension PageHost.Input {
         case .storageChanged(let storage, let area, let changes):
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])
         case .action(let action, let storage): return input("action", ["action": action.json, "storage": .string(storage)])
+        case .commandPressed(let name, let tab, let storage):
+            var members: [String: JSONValue] = ["name": .string(name), "storage": .string(storage)]
+            if let tab, case .array(let listed) = Self.json([tab]), let first = listed.first { members["tab"] = first }
+            return input("commandPressed", members)
         case .actionClicked(let tab, let storage):
             guard case .array(let listed) = Self.json([tab]), let first = listed.first else { return input("actionClicked") }
             return input("actionClicked", ["tab": first, "storage": .string(storage)])

@@ -263,6 +263,9 @@ extension SafariMachine {
         /// The user clicked the toolbar item over the tab where it has no popup: the pages of
         /// `profile` hear it (`action.onClicked`), as the background does.
         case pagesActionClicked(TabID, profile: String)
+        /// The user pressed the keys of the extension's command `name`, over the front window's
+        /// active tab: the pages of `profile` hear it (`commands.onCommand`), as the background does.
+        case pagesCommandPressed(String, tab: TabID?, profile: String)
         /// What the extension set on its toolbar item in `profile` changed, or that profile came
         /// to the front: its pages read it now.
         case pagesActionChanged(ExtensionAction, profile: String)

@@ -14,6 +14,8 @@ extension SafariMachine {
         bringSafariToTheFront(to: "press its keys", now: now, &effects)
         let tab = activeTab
         effects.append(.dispatch(.commandPressed(name: name, tab: tab, url: tab.flatMap { tabs[$0]?.url })))
+        // The extension's own pages that listen hear it too (WebKit sends it to every process).
+        if runsOwnPages { effects.append(.pagesCommandPressed(name, tab: tab, profile: profile)) }
     }
 
     /// The user clicks the extension's toolbar item over the tab (WebKit's

@@ -12,7 +12,7 @@ extension Simulation {
         // that hears a content script's message as it loads reads the tab it came from, and one
         // that hears a toolbar click reads the tab it was over as the click showed it.
         switch effect {
-        case .loadPage, .pagesActionClicked: refreshPageTabs()
+        case .loadPage, .pagesActionClicked, .pagesCommandPressed: refreshPageTabs()
         default: break
         }
         guard let input = pageInput(effect) else { return }
@@ -221,6 +221,9 @@ extension Simulation {
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
+        case .pagesCommandPressed(let name, let tab, let profile):
+            guard let folder = storageFolder(profile) else { return nil }
+            return .commandPressed(name, tab: tab.flatMap { id in pageTabs.first { $0.id == id } }, storage: folder)
         case .pagesActionClicked(let tab, let profile):
             guard let folder = storageFolder(profile), let listed = pageTabs.first(where: { $0.id == tab }) else { return nil }
             return .actionClicked(listed, storage: folder)

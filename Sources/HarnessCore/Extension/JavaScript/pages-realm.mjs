@@ -8,11 +8,12 @@
 // objects node's realm (PROTOCOL.md section 15 says what that leaves open).
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, tabAddress,
+    commandsOf, define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, tabAddress,
     sessionAccessLevels, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { actionNamespaces } from './realm-action.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
+import { netRequestMembers } from './realm-dnr.mjs';
 import { permissionMembers, permissionNames } from './realm-permissions.mjs';
 import { scriptingMembers } from './realm-scripting.mjs';
 import { windowMembers } from './realm-tabs.mjs';
@@ -412,6 +413,7 @@ export function install(hostFunctions, setupText, page) {
     let gesture = false;
     const permissionAnswers = new Map();
     const permissionListeners = { added: [], removed: [] };
+    const commandListeners = [];
     if (setup.extensionPage && present.has('permissions')) {
         const ask = (request) => new Promise((resolve) => { permissionAnswers.set(host.requestPermissions(jsonText(request, 'a permission request')), resolve); });
         const permissionApi = permissionMembers({
@@ -429,6 +431,11 @@ export function install(hostFunctions, setupText, page) {
             tabURL: (id) => parse(host.tabs()).tabs.find((tab) => tab.id === id)?.url, activeName: activeHere, held: permissionApi.held,
         });
         if (present.has('scripting')) namespaces.scripting = scripting.members;
+        // Network rules, kept as Safari keeps them, as the background's (realm-dnr.mjs).
+        if (present.has('declarativeNetRequest')) namespaces.declarativeNetRequest = netRequestMembers({ manifest, callbackForm: withCallback, host: { keep: (name, text) => host.keep(name, text) } });
+        // Keyboard commands: the manifest's, and the user's press of one (commands.onCommand, as
+        // the background hears it).
+        if (present.has('commands')) namespaces.commands = { onCommand: eventOf(commandListeners), getAll: withCallback(() => Promise.resolve(commandsOf(manifest))) };
         if (manifest.manifest_version === 2) Object.assign(namespaces.tabs, scripting.tabs);
     }
     // The toolbar item in an extension page (action, or V2's browserAction and pageAction), as
@@ -619,6 +626,11 @@ export function install(hostFunctions, setupText, page) {
                 const resolve = permissionAnswers.get(next.id);
                 permissionAnswers.delete(next.id);
                 resolve?.(input.granted === true);
+                return;
+            }
+            case 'commandPressed': {
+                const tab = input.tab === undefined ? undefined : wholeTab(input.tab, parse(host.tabs()).tabs);
+                inGesture(() => { for (const listener of [...commandListeners]) call(listener, undefined, [String(input.name), tab]); });
                 return;
             }
             case 'actionClicked': {

@@ -19,6 +19,7 @@
 //       | {"type": "storageChanged", "storage", "area", "changes"}
 //       | {"type": "permissionsChanged", "storage", "change": "added" | "removed", "permissions", "origins"}
 //       | {"type": "action", "storage", "action": {"default"?, "tabs"?}} | {"type": "actionClicked", "storage", "tab"}
+//       | {"type": "commandPressed", "storage", "name", "tab"?}
 //       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -261,6 +262,12 @@ async function settleStorageChanges(touched) {
         await settle();
     }
 }
+
+// What Safari keeps for the extension beside its storage that its pages read and change: what the
+// user granted (`permissions`), storage.session's access level (`session-access`), the
+// registered content scripts (`content-scripts`, `content-scripts-session`) and the network
+// rules (`net-request-dynamic`, `-session`, `-enabled`), as runtime.mjs keeps them.
+const pageKept = ['permissions', 'session-access', 'content-scripts', 'content-scripts-session', 'net-request-dynamic', 'net-request-session', 'net-request-enabled'];
 
 // MARK: - Messages between pages
 
@@ -540,12 +547,10 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (tab === undefined) output.popup = true; else output.tab = tab;
             outputs.push(output);
         },
-        // What Safari keeps for the extension with its storage (`permissions`: what the user
-        // granted; `session-access`: storage.session's access level; `content-scripts` and
-        // `content-scripts-session`: the registered content scripts): read with '' ('' for
-        // nothing kept), written otherwise.
+        // What Safari keeps for the extension with its storage (`pageKept`): read with '' (''
+        // for nothing kept), written otherwise.
         keep: (name, text) => {
-            if (!['permissions', 'session-access', 'content-scripts', 'content-scripts-session'].includes(String(name)) || typeof page.storage !== 'string') return '';
+            if (!pageKept.includes(String(name)) || typeof page.storage !== 'string') return '';
             const kept = storage.keepFile(page.storage, String(name), String(text));
             if (kept.error !== undefined) log(page.name, 'error', kept.error);
             return kept.text;
@@ -956,6 +961,14 @@ async function handle(input) {
         const page = await load('popup', undefined, 'safari-web-extension://extension/' + shown, true, input.appearance, html, false,
                                 typeof input.storage === 'string' ? input.storage : null, shown);
         return [page];
+    }
+    case 'commandPressed': {
+        // The user pressed one of the extension's commands: its own pages over that storage hear
+        // it (commands.onCommand), with the front window's active tab, if it has one.
+        const tab = input.tab === undefined ? undefined : (({ name, ...listed }) => listed)(listedTabs([input.tab])[0]);
+        const heard = [...pages.values()].filter((page) => page.extensionPage && page.storage === String(input.storage));
+        for (const page of heard) await turn(page, 'commandPressed', 0, JSON.stringify({ name: input.name, tab }));
+        return heard;
     }
     case 'actionClicked': {
         // The user clicked the toolbar item where it has no popup: the extension's own pages over

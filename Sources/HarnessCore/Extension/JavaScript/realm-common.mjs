@@ -342,6 +342,13 @@ export function safariNamespaces(manifest, context) {
     return names;
 }
 
+// The extension's keyboard commands, as the manifest gives them (`commands.getAll`): each with its
+// name, description and shortcut (the one for a Mac, else the default).
+export function commandsOf(manifest) {
+    return Object.entries(manifest.commands ?? {}).map(([name, command]) => ({
+        name, description: String(command?.description ?? ''), shortcut: String(command?.suggested_key?.mac ?? command?.suggested_key?.default ?? '') }));
+}
+
 // The extension's options page: `options_ui.page`, else `options_page` (WebKit,
 // `WebExtension::optionsPagePath`), as a path in the extension; undefined with none.
 export function optionsPageOf(manifest) {

@@ -6,7 +6,7 @@
 // Nothing here reaches node.
 
 import {
-    define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
+    commandsOf, define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { actionNamespaces } from './realm-action.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
@@ -269,11 +269,7 @@ export function install(hostFunctions, manifestText) {
     const navigation = present.has('webNavigation') ? navigationMembers({ event, call: (listener, args) => call(listener, args), tabId }) : null;
     if (navigation !== null) api.webNavigation = namespace('webNavigation', navigation.members);
     // Keyboard commands, as the manifest gives them (the shortcut for a Mac, else the default).
-    if (present.has('commands')) {
-        const commands = Object.entries(manifest.commands ?? {}).map(([name, command]) => ({
-            name, description: String(command?.description ?? ''), shortcut: String(command?.suggested_key?.mac ?? command?.suggested_key?.default ?? '') }));
-        api.commands = namespace('commands', { onCommand: event('command'), getAll: callbackForm(() => Promise.resolve(commands.map((command) => ({ ...command })))) });
-    }
+    if (present.has('commands')) api.commands = namespace('commands', { onCommand: event('command'), getAll: callbackForm(() => Promise.resolve(commandsOf(manifest))) });
     // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
     // replaces one of the same name. Safari raises a time or a period below its minimum. A
     // one-shot alarm that fired stays in the list, in the past, until it is cleared or made
