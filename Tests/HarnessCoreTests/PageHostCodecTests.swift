@@ -65,6 +65,9 @@ struct PageHostCodecTests {
         (.permissionsAnswered(id: 2, granted: true), #"{"granted":true,"id":2,"type":"permissionsAnswered"}"#),
         (.action({ var action = ExtensionAction(); action.set(.badgeText, to: .string("G"), tab: nil); return action }(), storage: "/run/extension-storage"),
          #"{"action":{"default":{"badgeText":"G"}},"storage":"/run/extension-storage","type":"action"}"#),
+        (.alarms(["remind": ExtensionWire.Alarm(at: 1_772_355_660_000, period: 60_000)], storage: "/run/extension-storage"),
+         #"{"alarms":{"remind":{"at":1772355660000,"period":60000}},"storage":"/run/extension-storage","type":"alarms"}"#),
+        (.alarmFired(name: "", storage: "/run/extension-storage"), #"{"name":"","storage":"/run/extension-storage","type":"alarmFired"}"#),
         (.commandPressed("toggle", tab: nil, storage: "/run/extension-storage"), #"{"name":"toggle","storage":"/run/extension-storage","type":"commandPressed"}"#),
         (.actionClicked(PageHost.PopupTab(id: t1, url: "https://a.example/", windowId: 1, active: true, number: 1), storage: "/run/extension-storage"),
          #"{"storage":"/run/extension-storage","tab":{"active":true,"id":"t1","number":1,"url":"https://a.example/","windowId":1},"type":"actionClicked"}"#),
@@ -109,6 +112,8 @@ struct PageHostCodecTests {
         case .action: "action"
         case .actionClicked: "actionClicked"
         case .commandPressed: "commandPressed"
+        case .alarms: "alarms"
+        case .alarmFired: "alarmFired"
         case .tabsAnswered: "tabsAnswered"
         }
     }
@@ -116,7 +121,7 @@ struct PageHostCodecTests {
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "portOpened", "timer", "query",
-                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "actionClicked", "commandPressed", "tabsAnswered"])
+                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "actionClicked", "commandPressed", "alarms", "alarmFired", "tabsAnswered"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 
@@ -184,6 +189,9 @@ struct PageHostCodecTests {
          .requestPermissions(id: 3, from: .tab(PageKey(name: "options")), permissions: ["tabs"], origins: ["https://*.example.org/*"])),
         (#"{"type":"tabsCall","id":1,"popup":true,"call":{"method":"executeScript","tab":"t1","code":"1"}}"#,
          .tabsCall(id: 1, from: .popup, call: .inject(.executeScript, TabID("t1"), .code("1")))),
+        (#"{"type":"setAlarm","popup":true,"at":1772355660000,"name":"remind","period":60000}"#,
+         .setAlarm(from: .popup, at: 1_772_355_660_000, name: "remind", period: 60_000)),
+        (#"{"type":"clearAlarm","tab":"options","name":""}"#, .clearAlarm(from: .tab(PageKey(name: "options")), name: "")),
         (#"{"type":"permissionsRemoved","popup":true,"permissions":["tabs"],"origins":[]}"#,
          .permissionsRemoved(from: .popup, permissions: ["tabs"], origins: [])),
         (#"{"type":"actionSet","tab":"options","for":"t1","property":"title","value":"Large"}"#,
@@ -206,6 +214,7 @@ struct PageHostCodecTests {
     /// its frame).
     static let malformed: [(String, String)] = [
         (#"{"type":"foo","port":1}"#, "output 2: unknown type 'foo'"),
+        (#"{"type":"setAlarm","popup":true,"at":1,"name":"x","period":0}"#, "output 2 (setAlarm): 'period' is not an integer above 0"),
         (#"{"type":"actionSet","popup":true,"property":"colour","value":1}"#, "output 2 (actionSet): 'property': \(ExtensionAction.expectedProperty)"),
         (#"3"#, "output 2: not an object"),
         (#"{"port":1}"#, "output 2: no string 'type'"),

@@ -367,9 +367,26 @@ struct SafariRules: Sendable {
 
     // MARK: - Keeping account
 
+    /// An alarm made, by the background or one of its pages: no sooner than the minimum, and no
+    /// period shorter than it.
+    private mutating func alarmMade(at: EpochMillis, name: String, period: EpochMillis?, time: EpochMillis) {
+        let key = SafariMachine.alarmKey(name)
+        firedAlarms[profile]?.remove(key)
+        alarms[profile, default: [:]][key] = (time + max(at - (epoch + slept + time), alarmMinimum), period.map { max($0, alarmMinimum) })
+    }
+
+    private mutating func alarmCleared(_ name: String) {
+        let key = SafariMachine.alarmKey(name)
+        alarms[profile]?[key] = nil
+        firedAlarms[profile]?.remove(key)
+    }
+
     private mutating func take(_ input: SafariMachine.Input, at time: EpochMillis) {
         switch input {
         case .deviceSlept(let duration): slept += duration
+        // An extension page's alarms are Safari's as the background's are.
+        case .pageAlarmSet(let at, let name, let period): alarmMade(at: at, name: name, period: period, time: time)
+        case .pageAlarmCleared(let name): alarmCleared(name)
         case .backgroundStarted(let incarnation):
             loaded = incarnation
             unloadCheck = time + Self.unloadCheck
@@ -395,15 +412,8 @@ struct SafariRules: Sendable {
                 case .tabsCall(_, .requestPermissions): prompts.append(time + Self.permissionPromptTimeout)
                 // Its own storage change wakes it when it listens for changes.
                 case .storageChanged where knownListeners?.contains(.storageChanged) == true: unloadCheck = time + Self.unloadCheck
-                case .setAlarm(let at, let name, let period):
-                    // No sooner than the minimum, and no period shorter than it.
-                    let key = SafariMachine.alarmKey(name)
-                    firedAlarms[profile]?.remove(key)
-                    alarms[profile, default: [:]][key] = (time + max(at - (epoch + slept + time), alarmMinimum), period.map { max($0, alarmMinimum) })
-                case .clearAlarm(let name):
-                    let key = SafariMachine.alarmKey(name)
-                    alarms[profile]?[key] = nil
-                    firedAlarms[profile]?.remove(key)
+                case .setAlarm(let at, let name, let period): alarmMade(at: at, name: name, period: period, time: time)
+                case .clearAlarm(let name): alarmCleared(name)
                 default: break
                 }
             }

@@ -78,6 +78,12 @@ extension PageHost {
         /// active tab, if it has one: the extension's pages over the folder `storage` hear it
         /// (`commands.onCommand`).
         case commandPressed(String, tab: PopupTab?, storage: String)
+        /// The alarms Safari holds for the profile whose extension storage is the folder
+        /// `storage`, by name (`at`, `period`): its extension pages read them.
+        case alarms([String: ExtensionWire.Alarm], storage: String)
+        /// The alarm `name` fell due: the extension's pages over the folder `storage` hear it
+        /// (`alarms.onAlarm`).
+        case alarmFired(name: String, storage: String)
         /// Safari's tabs or windows changed while the popup or a page of the extension's own is
         /// open: all the tabs now, and the frontmost window and the focused one (-1: another app
         /// is in front); nil leaves a window out, which the pages read as the popup's window.
@@ -168,6 +174,10 @@ extension PageHost {
         /// An extension page set a property of the toolbar item (`action.setBadgeText` and its
         /// kin), for `tab` alone (its name) or for every tab (nil).
         case actionSet(from: Page, tab: TabID?, property: ExtensionAction.Property, value: JSONValue)
+        /// An extension page made an alarm (`alarms.create`): due `at`, then every `period`.
+        case setAlarm(from: Page, at: EpochMillis, name: String, period: EpochMillis?)
+        /// An extension page cleared an alarm.
+        case clearAlarm(from: Page, name: String)
     }
 }
 
@@ -212,6 +222,12 @@ extension PageHost.Input {
         case .storageChanged(let storage, let area, let changes):
             return input("storageChanged", ["storage": .string(storage), "area": .string(area), "changes": changes])
         case .action(let action, let storage): return input("action", ["action": action.json, "storage": .string(storage)])
+        case .alarms(let alarms, let storage):
+            let held = alarms.mapValues { alarm in
+                JSONValue.object(["at": .integer(alarm.at)].merging(alarm.period.map { ["period": .integer($0)] } ?? [:]) { a, _ in a })
+            }
+            return input("alarms", ["alarms": .object(held), "storage": .string(storage)])
+        case .alarmFired(let name, let storage): return input("alarmFired", ["name": .string(name), "storage": .string(storage)])
         case .commandPressed(let name, let tab, let storage):
             var members: [String: JSONValue] = ["name": .string(name), "storage": .string(storage)]
             if let tab, case .array(let listed) = Self.json([tab]), let first = listed.first { members["tab"] = first }
@@ -286,7 +302,7 @@ extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
         case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions, messageTab, tabsCall,
-             permissionsRemoved, actionSet
+             permissionsRemoved, actionSet, setAlarm, clearAlarm
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -391,6 +407,19 @@ extension PageHost.Output {
             try output.allow(["tab", "popup", "for", "property", "value"])
             guard let property = ExtensionAction.Property(rawValue: try output.string("property")) else { throw output.problem("'property': \(ExtensionAction.expectedProperty)") }
             return .actionSet(from: try output.page(), tab: members["for"] == nil ? nil : TabID(try output.string("for")), property: property, value: try output.value("value"))
+        case .setAlarm:
+            try output.allow(["tab", "popup", "at", "name", "period"])
+            guard case .integer(let at)? = members["at"] else { throw output.problem("no integer 'at'") }
+            var period: EpochMillis?
+            switch members["period"] {
+            case nil: period = nil
+            case .integer(let value)? where value > 0: period = value
+            case _?: throw output.problem("'period' is not an integer above 0")
+            }
+            return .setAlarm(from: try output.page(), at: at, name: try output.string("name"), period: period)
+        case .clearAlarm:
+            try output.allow(["tab", "popup", "name"])
+            return .clearAlarm(from: try output.page(), name: try output.string("name"))
         case .permissionsRemoved:
             try output.allow(["tab", "popup", "permissions", "origins"])
             return .permissionsRemoved(from: try output.page(), permissions: try output.strings("permissions"), origins: try output.strings("origins"))

@@ -166,6 +166,17 @@ extension SafariMachine {
         if loaded != nil { effects.append(.dispatch(.alarmsChanged(alarms: heldAlarms))) }
     }
 
+    /// `alarms.create` in the background or one of its pages: Safari holds the alarm, raised to
+    /// its minimum where it is sooner or shorter.
+    mutating func setAlarm(at: EpochMillis, name: String, period: EpochMillis?, now: EpochMillis, _ effects: inout [Effect]) {
+        let raised = at < now + alarmMinimum || (period ?? alarmMinimum) < alarmMinimum
+        alarms[Self.alarmKey(name)] = Alarm(at: max(at, now + alarmMinimum), period: period.map { max($0, alarmMinimum) })
+        if raised {
+            counts.alarmsRaisedToTheMinimum += 1
+            effects.append(.note("alarm raised to the minimum delay, \(alarmMinimum / 1000) s"))
+        }
+    }
+
     /// The events held for a frozen background, taken to be handed over.
     mutating func takeHeld() -> [Pending] {
         defer { held = [] }
@@ -202,13 +213,7 @@ extension SafariMachine {
             guard loaded == incarnation else { break }
             loadedBackground?.ports.insert(.native)
             portActivity(now: now)
-        case .setAlarm(let at, let name, let period):
-            let raised = at < now + alarmMinimum || (period ?? alarmMinimum) < alarmMinimum
-            alarms[Self.alarmKey(name)] = Alarm(at: max(at, now + alarmMinimum), period: period.map { max($0, alarmMinimum) })
-            if raised {
-                counts.alarmsRaisedToTheMinimum += 1
-                effects.append(.note("alarm raised to the minimum delay, \(alarmMinimum / 1000) s"))
-            }
+        case .setAlarm(let at, let name, let period): setAlarm(at: at, name: name, period: period, now: now, &effects)
         case .clearAlarm(let name):
             alarms[Self.alarmKey(name)] = nil
         case .sendDecision(let tab, let decision):
@@ -347,6 +352,8 @@ extension SafariMachine {
         let hears = loadedBackground?.listeners.contains(.alarm)
         if loaded != nil, listens(for: .alarm) { woke(now: now) }
         effects.append(.dispatch(.alarmFired(name: name == Self.decisionAlarm ? "" : name)))
+        // The extension's own pages that listen hear it too (WebKit sends it to every process).
+        if runsOwnPages { effects.append(.pagesAlarmFired(name == Self.decisionAlarm ? "" : name, profile: profile)) }
         // A loaded background that does not listen never hears it fire: it hears what Safari
         // holds now when that changed (a periodic one come round).
         if hears == false, alarm.period != nil { tellAlarmsChanged(&effects) }

@@ -120,6 +120,11 @@ extension SafariMachine {
         /// A page of the front profile changed extension storage: the background hears it
         /// (`storage.onChanged`, which wakes it: WebKit, `fireStorageChangedEventIfNeeded`).
         case pageStorageChanged(area: String, changes: JSONValue)
+        /// One of the extension's own pages of the front profile made an alarm (`alarms.create`),
+        /// or cleared one: Safari holds it as the background's, and the loaded background hears
+        /// Safari's list (`alarmsChanged`).
+        case pageAlarmSet(at: EpochMillis, name: String, period: EpochMillis?)
+        case pageAlarmCleared(name: String)
         /// One of the extension's own pages of the front profile set a property of its toolbar
         /// item (`action.setBadgeText` and its kin), for `tab` alone or for every tab (nil).
         case pageActionSet(tab: TabID?, property: ExtensionAction.Property, value: JSONValue)
@@ -263,6 +268,11 @@ extension SafariMachine {
         /// The user clicked the toolbar item over the tab where it has no popup: the pages of
         /// `profile` hear it (`action.onClicked`), as the background does.
         case pagesActionClicked(TabID, profile: String)
+        /// The alarms Safari holds for the extension in `profile` changed, or that profile came
+        /// to the front: its pages read them now (`alarms.get`, `getAll`).
+        case pagesAlarmsChanged([String: ExtensionWire.Alarm], profile: String)
+        /// An alarm fell due: the pages of `profile` hear it (`alarms.onAlarm`), as the background does.
+        case pagesAlarmFired(String, profile: String)
         /// The user pressed the keys of the extension's command `name`, over the front window's
         /// active tab: the pages of `profile` hear it (`commands.onCommand`), as the background does.
         case pagesCommandPressed(String, tab: TabID?, profile: String)

@@ -374,7 +374,7 @@ package struct SafariMachine: Sendable {
     /// Acts on what happened at `now`; returns everything the shell must do, in order.
     mutating func handle(_ input: Input, now: EpochMillis) -> [Effect] {
         var effects: [Effect] = []
-        let (actionBefore, profileBefore) = (action, profile)
+        let (actionBefore, alarmsBefore, profileBefore) = (action, alarms, profile)
         switch input {
         case .tabOpened(let id, let url, let nativeDark, let window):
             openTab(id, url: url, nativeDark: nativeDark, window: window, now: now, &effects)
@@ -564,6 +564,12 @@ package struct SafariMachine: Sendable {
             effects.append(.dispatch(.portClosed(port: port, error: unheard ? Self.noTabConnectListener : nil)))
         case .pageStorageChanged(let area, let changes): effects.append(.dispatch(.storageChanged(area: area, changes: changes)))
         case .pageActionSet(let tab, let property, let value): setAction(property, to: value, tab: tab, by: "a page", &effects)
+        case .pageAlarmSet(let at, let name, let period):
+            setAlarm(at: at, name: name, period: period, now: now, &effects)
+            tellAlarmsChanged(&effects)
+        case .pageAlarmCleared(let name):
+            alarms[Self.alarmKey(name)] = nil
+            tellAlarmsChanged(&effects)
         case .popupUsed(let gesture):
             guard userReachesThePopup(to: gesture.verb, now: now, &effects) else { break }
             effects.append(.useInPage(.popup, gesture))
@@ -590,6 +596,8 @@ package struct SafariMachine: Sendable {
             // The pages read the toolbar item as Safari holds it: told whenever it changed (a
             // set, a tab closing, a restart or an update dropping it) or another profile's is in front.
             if action != actionBefore || profile != profileBefore { effects.append(.pagesActionChanged(action, profile: profile)) }
+            // And the alarms as Safari holds them.
+            if alarms != alarmsBefore || profile != profileBefore { effects.append(.pagesAlarmsChanged(heldAlarms, profile: profile)) }
         }
         return effects
     }

@@ -105,7 +105,7 @@ extension Simulation {
             break
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
              .useInPage, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .pagesPermissionsChanged, .pagesActionChanged,
-             .pagesActionClicked, .pagesCommandPressed:
+             .pagesActionClicked, .pagesCommandPressed, .pagesAlarmsChanged, .pagesAlarmFired:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))

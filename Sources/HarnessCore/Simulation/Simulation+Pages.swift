@@ -221,6 +221,12 @@ extension Simulation {
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
+        case .pagesAlarmsChanged(let alarms, let profile):
+            guard let folder = storageFolder(profile) else { return nil }
+            return .alarms(alarms, storage: folder)
+        case .pagesAlarmFired(let name, let profile):
+            guard let folder = storageFolder(profile) else { return nil }
+            return .alarmFired(name: name, storage: folder)
         case .pagesCommandPressed(let name, let tab, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .commandPressed(name, tab: tab.flatMap { id in pageTabs.first { $0.id == id } }, storage: folder)
@@ -319,6 +325,14 @@ extension Simulation {
             trace.record(now, "pages", "\(page.name) asks for \((permissions + origins).joined(separator: ", "))")
             guard sender(page) != nil else { return toPages(.permissionsAnswered(id: id, granted: false)) }
             handle(.pagePermissionsRequested(id: id, from: page, permissions: permissions, origins: origins))
+        case .setAlarm(let page, let at, let name, let period):
+            trace.record(now, "pages", "\(page.name) makes the alarm \(name.isEmpty ? "with no name" : "\"\(name)\"")")
+            guard sender(page) != nil else { return }
+            handle(.pageAlarmSet(at: at, name: name, period: period))
+        case .clearAlarm(let page, let name):
+            trace.record(now, "pages", "\(page.name) clears the alarm \(name.isEmpty ? "with no name" : "\"\(name)\"")")
+            guard sender(page) != nil else { return }
+            handle(.pageAlarmCleared(name: name))
         case .actionSet(let page, let tab, let property, let value):
             trace.record(now, "pages", "\(page.name) sets the action's \(property.rawValue)\(tab.map { " for tab \($0.rawValue)" } ?? "")", value)
             guard sender(page) != nil else { return }

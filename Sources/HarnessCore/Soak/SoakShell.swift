@@ -289,7 +289,8 @@ final class SoakShell: Sendable {
                 break
             case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
                  .useInPage, .answerBackground, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .extensionTabsCall,
-                 .permissionsDecided, .pagesPermissionsChanged, .pagesActionChanged, .pagesActionClicked, .pagesCommandPressed:
+                 .permissionsDecided, .pagesPermissionsChanged, .pagesActionChanged, .pagesActionClicked, .pagesCommandPressed,
+                 .pagesAlarmsChanged, .pagesAlarmFired:
                 // The soak runs the built-in background and the reference content script: no
                 // extension's own pages.
                 break

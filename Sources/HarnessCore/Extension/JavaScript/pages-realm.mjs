@@ -12,6 +12,7 @@ import {
     sessionAccessLevels, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { actionNamespaces } from './realm-action.mjs';
+import { alarmMembers } from './realm-alarms.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
 import { permissionMembers, permissionNames } from './realm-permissions.mjs';
@@ -448,7 +449,18 @@ export function install(hostFunctions, setupText, page) {
         event: () => eventOf(clickListeners), host: { actionSet: (tab, property, text) => host.actionSet(tab, property, text) },
     });
     for (const [space, members] of Object.entries(toolbar.spaces)) namespaces[space] = members;
-    const holdAction = () => { if (keys(toolbar.spaces).length > 0) toolbar.hold(parse(host.action() || '{}')); };
+    // alarms in an extension page, as the background's (realm-alarms.mjs): Safari holds them, and
+    // the page reads what Safari last handed over, taken again at each turn.
+    const alarmListeners = [];
+    const alarms = setup.extensionPage && present.has('alarms')
+        ? alarmMembers({ now: () => Number(host.now()), setAlarm: (at, name, period) => host.setAlarm(at, name, period), clearAlarm: (name) => host.clearAlarm(name),
+                         onAlarm: eventOf(alarmListeners) })
+        : null;
+    if (alarms !== null) namespaces.alarms = alarms.members;
+    const holdAction = () => {
+        if (keys(toolbar.spaces).length > 0) toolbar.hold(parse(host.action() || '{}'));
+        if (alarms !== null) alarms.hold(parse(host.alarms() || '{}'));
+    };
     holdAction();
     // The user's gesture: its events' listeners run inside it.
     const inGesture = (work) => {
@@ -626,6 +638,11 @@ export function install(hostFunctions, setupText, page) {
                 const resolve = permissionAnswers.get(next.id);
                 permissionAnswers.delete(next.id);
                 resolve?.(input.granted === true);
+                return;
+            }
+            case 'alarmFired': {
+                const alarm = alarms?.fired(String(input.name));
+                if (alarm !== undefined) for (const listener of [...alarmListeners]) call(listener, undefined, [alarm]);
                 return;
             }
             case 'commandPressed': {

@@ -20,6 +20,7 @@
 //       | {"type": "permissionsChanged", "storage", "change": "added" | "removed", "permissions", "origins"}
 //       | {"type": "action", "storage", "action": {"default"?, "tabs"?}} | {"type": "actionClicked", "storage", "tab"}
 //       | {"type": "commandPressed", "storage", "name", "tab"?}
+//       | {"type": "alarms", "storage", "alarms": {NAME: {"at", "period"?}}} | {"type": "alarmFired", "storage", "name"}
 //       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -39,6 +40,7 @@
 //       | {"type": "messageTab", "id", "tab" | "popup": true, "to", "message"}
 //       | {"type": "permissionsRemoved", "tab" | "popup": true, "permissions", "origins"}
 //       | {"type": "actionSet", "tab" | "popup": true, "for"?, "property", "value"}
+//       | {"type": "setAlarm", "tab" | "popup": true, "at", "name", "period"?} | {"type": "clearAlarm", "tab" | "popup": true, "name"}
 //       | {"type": "tabsCall", "id", "tab" | "popup": true, "call": {"method": "create" | "update" | "reload" | "remove", ...}}]}
 
 process.env.TZ = 'UTC';
@@ -399,9 +401,11 @@ let popupWindow = 1;
 // last handed them over with the tabs; the popup's window is both while it opens.
 let frontWindow = 1;
 let focusedWindow = 1;
-// What the extension set on its toolbar item, as Safari last handed it over for each profile's
-// extension storage folder (JSON text, as Safari's `action` input gives it).
+// What the extension set on its toolbar item, and the alarms Safari holds for it, as Safari last
+// handed them over for each profile's extension storage folder (JSON text, as Safari's `action`
+// and `alarms` inputs give them).
 const safariActions = new Map();
+const safariAlarms = new Map();
 // A tab as an extension page's tabs.query gives it: its number (tabs.Tab.id) when Safari gave
 // one, else its name; `name` is the page host's own, left out of what a page reads.
 const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
@@ -569,6 +573,21 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         host.tabs = () => pageTabs(tab);
         host.openOptionsPage = () => { outputs.push(tab === undefined ? { type: 'openOptionsPage', popup: true } : { type: 'openOptionsPage', tab }); };
         host.action = () => safariActions.get(storageFolder) ?? '{}';
+        // Its alarms are Safari's: what it makes or clears goes out, what it reads is what Safari
+        // last handed over.
+        host.alarms = () => safariAlarms.get(storageFolder) ?? '{}';
+        host.setAlarm = (at, name, period) => {
+            if (!Number.isSafeInteger(at)) return;
+            const output = { type: 'setAlarm', at, name: String(name) };
+            if (Number.isSafeInteger(period) && period > 0) output.period = period;
+            if (tab === undefined) output.popup = true; else output.tab = tab;
+            outputs.push(output);
+        };
+        host.clearAlarm = (name) => {
+            const output = { type: 'clearAlarm', name: String(name) };
+            if (tab === undefined) output.popup = true; else output.tab = tab;
+            outputs.push(output);
+        };
         host.tabName = (tabId) => listedName(tabId) ?? '';
         host.actionSet = (target, property, text) => {
             const output = { type: 'actionSet', property: String(property), value: JSON.parse(String(text)) };
@@ -581,7 +600,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
     for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
-                        'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall', 'actionSet', 'answerPage']) {
+                        'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall', 'actionSet', 'answerPage', 'setAlarm', 'clearAlarm']) {
         const live = host[name];
         if (live === undefined) continue;
         host[name] = (...args) => {
@@ -885,6 +904,7 @@ function reset(input) {
     frontWindow = 1;
     focusedWindow = 1;
     safariActions.clear();
+    safariAlarms.clear();
 }
 
 async function handle(input) {
@@ -961,6 +981,16 @@ async function handle(input) {
         const page = await load('popup', undefined, 'safari-web-extension://extension/' + shown, true, input.appearance, html, false,
                                 typeof input.storage === 'string' ? input.storage : null, shown);
         return [page];
+    }
+    case 'alarms':
+        // The alarms Safari holds changed (the background or a page made or cleared one, one fell due).
+        safariAlarms.set(String(input.storage), JSON.stringify(input.alarms ?? {}));
+        return [];
+    case 'alarmFired': {
+        // An alarm fell due: the extension's own pages over that storage hear it (alarms.onAlarm).
+        const heard = [...pages.values()].filter((page) => page.extensionPage && page.storage === String(input.storage));
+        for (const page of heard) await turn(page, 'alarmFired', 0, JSON.stringify({ name: input.name }));
+        return heard;
     }
     case 'commandPressed': {
         // The user pressed one of the extension's commands: its own pages over that storage hear

@@ -9,6 +9,7 @@ import {
     commandsOf, define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
 } from './realm-common.mjs';
 import { actionNamespaces } from './realm-action.mjs';
+import { alarmMembers } from './realm-alarms.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
 import { menuMembers } from './realm-menus.mjs';
 import { navigationMembers } from './realm-navigation.mjs';
@@ -270,58 +271,14 @@ export function install(hostFunctions, manifestText) {
     if (navigation !== null) api.webNavigation = namespace('webNavigation', navigation.members);
     // Keyboard commands, as the manifest gives them (the shortcut for a Mac, else the default).
     if (present.has('commands')) api.commands = namespace('commands', { onCommand: event('command'), getAll: callbackForm(() => Promise.resolve(commandsOf(manifest))) });
-    // alarms: Safari keeps them by name ("" for an unnamed one), across unloads; a new alarm
-    // replaces one of the same name. Safari raises a time or a period below its minimum. A
-    // one-shot alarm that fired stays in the list, in the past, until it is cleared or made
-    // again (WebKit's WebExtensionAlarm::fire drops its timer, not the alarm). An incarnation
-    // learns the alarms Safari holds from its start, keeps the list as it creates and clears
-    // them and as they fire, and takes Safari's whole list again whenever Safari changes it on
-    // its own (alarmsChanged: a raise, a periodic alarm no listener heard, a device's sleep).
-    const alarms = new Map();
-    const holdAlarms = (held) => {
-        alarms.clear();
-        for (const [name, alarm] of Object.entries(held ?? {})) {
-            if (Number.isSafeInteger(alarm?.at)) alarms.set(name, { at: alarm.at, period: Number.isSafeInteger(alarm.period) ? alarm.period : undefined });
-        }
-    };
-    const alarmOf = (name) => {
-        const held = alarms.get(name);
-        if (held === undefined) return undefined;
-        const alarm = { name, scheduledTime: held.at };
-        if (held.period !== undefined) alarm.periodInMinutes = held.period / 60000;
-        return alarm;
-    };
-    // Safari is told even of an alarm this list lacks: it may hold one the list missed.
-    const clearAlarm = (name) => {
-        const had = alarms.delete(name);
-        host.clearAlarm(name);
-        return had;
-    };
-    if (permissions.has('alarms')) {
-        api.alarms = namespace('alarms', {
-            onAlarm: event('alarm'),
-            get(name = '') { return Promise.resolve(alarmOf(String(name))); },
-            getAll() { return Promise.resolve([...alarms.keys()].sort().map(alarmOf)); },
-            clearAll() {
-                const names = [...alarms.keys()].sort();
-                for (const name of names) clearAlarm(name);
-                return Promise.resolve(names.length > 0);
-            },
-            create(first, second) {
-                const name = typeof first === 'string' ? first : '';
-                const info = (typeof first === 'string' ? second : first) ?? {};
-                const period = info.periodInMinutes === undefined ? undefined : Math.trunc(Number(info.periodInMinutes) * 60000);
-                if (period !== undefined && !(period > 0)) throw new TypeError('browser.alarms.create takes periodInMinutes as a number above zero');
-                const at = info.when !== undefined ? Math.trunc(Number(info.when))
-                    : host.now() + Math.trunc(Number(info.delayInMinutes ?? (period === undefined ? 0 : period / 60000)) * 60000);
-                if (!Number.isSafeInteger(at)) throw new TypeError('browser.alarms.create takes when or delayInMinutes as a number');
-                alarms.set(name, { at, period });
-                host.setAlarm(at, name, period ?? 0);
-                return Promise.resolve(undefined);
-            },
-            clear(name = '') { return Promise.resolve(clearAlarm(String(name))); },
-        });
-    }
+    // alarms, as Safari keeps them (realm-alarms.mjs): an incarnation learns the alarms Safari
+    // holds from its start, and takes Safari's whole list again whenever Safari changes it on its
+    // own (alarmsChanged: a raise, a periodic alarm no listener heard, a device's sleep, one of
+    // its pages' alarms).
+    const alarms = alarmMembers({ now: () => host.now(), setAlarm: (at, name, period) => host.setAlarm(at, name, period), clearAlarm: (name) => host.clearAlarm(name),
+                                  onAlarm: event('alarm') });
+    const holdAlarms = alarms.hold;
+    if (permissions.has('alarms')) api.alarms = namespace('alarms', alarms.members);
     // matchMedia('(prefers-color-scheme: dark)') follows the system appearance; its change
     // listeners hear appearanceChanged.
     const mediaLists = [];
@@ -685,20 +642,7 @@ export function install(hostFunctions, manifestText) {
             fire(input.change === 'added' ? 'permissionsAdded' : 'permissionsRemoved', { permissions: [...input.permissions].map(String), origins: [...input.origins].map(String) });
             return;
         case 'alarmsChanged': holdAlarms(input.alarms); return;
-        case 'alarmFired': {
-            // When it was due is Safari's to know; the background hears it now.
-            const name = typeof input.name === 'string' ? input.name : '';
-            const alarm = { name, scheduledTime: host.now() };
-            const held = alarms.get(name);
-            // A one-shot alarm stays, at the time it was due, as Safari keeps it (alarms.get
-            // still gives it until it is cleared or made again).
-            if (held?.period !== undefined) {
-                alarm.periodInMinutes = held.period / 60000;
-                held.at = host.now() + held.period;
-            }
-            fire('alarm', alarm);
-            return;
-        }
+        case 'alarmFired': fire('alarm', alarms.fired(typeof input.name === 'string' ? input.name : '')); return;
         }
     };
 
