@@ -420,8 +420,8 @@ struct OwnPagesTests {
     }
 
     /// The pages read the toolbar item as Safari holds it: they are told whenever it changes,
-    /// whoever changed it (a page's set, the background's, a tab closing with its own values),
-    /// and not when nothing changed.
+    /// whoever changed it (a page's set, the background's, a tab closing with its own values,
+    /// an update dropping it), and not when nothing changed.
     @Test func thePagesAreToldOfEveryChangeToTheToolbarItem() {
         var safari = loaded(listeners: [.message])
         _ = safari.handle(.tabOpened(t1, url: url, nativeDark: false, window: nil), now: 0)
@@ -438,6 +438,8 @@ struct OwnPagesTests {
                 .pagesActionChanged(expected, profile: profile))
         expected.forget(t1)
         #expect(safari.handle(.tabClosed(t1), now: 4_000).last == .pagesActionChanged(expected, profile: profile))
+        // An update drops it all; the pages hear it is empty.
+        #expect(safari.handle(.extensionUpdated(), now: 5_000).contains(.pagesActionChanged(ExtensionAction(), profile: profile)))
     }
 
     @Test func anAddressAMatchPatternMatches() {

@@ -268,6 +268,15 @@ struct JavaScriptBackgroundTests {
         #expect(outcome.log.entries.contains { $0.what == "the popup runs a function in tab t1's page" }, "Safari hands the popup's script to the tab")
     }
 
+    /// Pages that answer each other's changes and messages without end are stopped within the
+    /// input: the page host hears 1000 of them, says so, and the run goes on.
+    @Test func pagesThatAnswerEachOtherWithoutEndAreStoppedWithinTheInput() throws {
+        let outcome = try Self.outcome(of: "extension \(Self.fixtures)/page-loop pages\noptions open\nsettle\npopup open options\nsettle\n")
+        #expect(outcome.log.entries.contains {
+            $0.what.contains("the pages changed storage, sent each other messages and answered them 1000 times in one input: the rest are not heard")
+        }, "\(outcome.failures)")
+    }
+
     /// The worker reads the toolbar item as Safari holds it in every turn, its own timer's
     /// included: what the popup set after the worker woke is what the worker's timer reads.
     @Test func theWorkersTimerReadsTheBadgeThePopupSet() throws {
@@ -312,6 +321,9 @@ struct JavaScriptBackgroundTests {
             expect console tab options contains "heard from the page? from tab 2 at 1"
             expect console tab t1 contains "content -> nothing"
             expect console background contains "worker heard late?"
+            popup click go
+            settle
+            expect console popup contains "answer yes, after: X"
 
             """)
         #expect(outcome.passed, "\(outcome.failures)")

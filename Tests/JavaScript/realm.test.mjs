@@ -169,7 +169,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'connectTab', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'permissionsRemoved', 'action', 'alarms', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow', 'openTabs'];
+    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'permissionsRemoved', 'action', 'safariState', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow', 'openTabs'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],

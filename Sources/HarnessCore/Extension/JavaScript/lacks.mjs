@@ -54,7 +54,7 @@ const quietHost = () => {
     const kept = { 'session-access': '{"accessLevel":"TRUSTED_AND_UNTRUSTED_CONTEXTS"}' };
     const names = ['setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup', 'connectNative', 'answerPage',
                    'messageTab', 'messagePopup', 'portPost', 'portClose', 'connectTab', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts', 'thrown',
-                   'sendMessage', 'connect', 'portDisconnect', 'answer', 'webStorage', 'activeTab', 'tabNumber', 'tabName', 'actionSet', 'menusChanged', 'permissionsRemoved', 'action', 'alarms', 'keep', ...Object.keys(answers)];
+                   'sendMessage', 'connect', 'portDisconnect', 'answer', 'webStorage', 'activeTab', 'tabNumber', 'tabName', 'actionSet', 'menusChanged', 'permissionsRemoved', 'action', 'safariState', 'keep', ...Object.keys(answers)];
     // A page's address is read as the runtime reads it.
     return { ...Object.fromEntries(names.map((name) => [name, () => (Object.hasOwn(answers, name) ? answers[name] : '')])), url,
              keep: (name) => kept[String(name)] ?? '' };

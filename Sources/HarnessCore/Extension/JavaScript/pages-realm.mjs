@@ -441,7 +441,7 @@ export function install(hostFunctions, setupText, page) {
     }
     // The toolbar item in an extension page (action, or V2's browserAction and pageAction), as
     // the background has it (realm-action.mjs): what it sets goes to Safari, what it reads is
-    // Safari's, taken again at each turn of the page, and its onClicked hears the user's click
+    // Safari's, taken again in each input the page has a turn in, and its onClicked hears the user's click
     // where the item has no popup, in the click's gesture.
     const clickListeners = [];
     const toolbar = actionNamespaces(setup.extensionPage ? present : new Set(), {
@@ -450,18 +450,23 @@ export function install(hostFunctions, setupText, page) {
     });
     for (const [space, members] of Object.entries(toolbar.spaces)) namespaces[space] = members;
     // alarms in an extension page, as the background's (realm-alarms.mjs): Safari holds them, and
-    // the page reads what Safari last handed over, taken again at each turn.
+    // the page reads what Safari last handed over, taken again in each input.
     const alarmListeners = [];
     const alarms = setup.extensionPage && present.has('alarms')
         ? alarmMembers({ now: () => Number(host.now()), setAlarm: (at, name, period) => host.setAlarm(at, name, period), clearAlarm: (name) => host.clearAlarm(name),
                          onAlarm: eventOf(alarmListeners) })
         : null;
     if (alarms !== null) namespaces.alarms = alarms.members;
-    const holdAction = () => {
-        if (keys(toolbar.spaces).length > 0) toolbar.hold(parse(host.action() || '{}'));
-        if (alarms !== null) alarms.hold(parse(host.alarms() || '{}'));
+    // Safari's toolbar item and alarms, taken once in each input (the host gives them once).
+    const holdSafariState = () => {
+        if (!setup.extensionPage) return;
+        const text = host.safariState();
+        if (text === '') return;
+        const { action, alarms: held } = parse(text);
+        toolbar.hold(action);
+        alarms?.hold(held);
     };
-    holdAction();
+    holdSafariState();
     // The user's gesture: its events' listeners run inside it.
     const inGesture = (work) => {
         gesture = true;
@@ -546,7 +551,7 @@ export function install(hostFunctions, setupText, page) {
             result = '';
             if (next === null) return;
             const input = next.text === '' ? undefined : parse(next.text);
-            holdAction();
+            holdSafariState();
             switch (next.kind) {
             case 'answer': {
                 const resolve = answers.get(next.id);

@@ -225,9 +225,10 @@ function ownPageScripts(document, file) {
 // What pages changed in this input, to be heard by every page over the same storage and told to
 // Safari: {storage, area, changes, page}.
 let storageChanges = [];
-// How many changes one input's pages may make: past it, the rest are not heard (the page host
-// says so), as a listener that changes storage on every change would never let the input end.
-const storageChangesPerInput = 1000;
+// How many things the pages may hear from each other in one input (a change of storage, a
+// message, an answer): past it, the rest are not heard (the page host says so), as pages that
+// answer each other's changes and messages without end would never let the input end.
+const heardPerInput = 1000;
 
 // A page's storage operation, carried out at once over its profile's folder (read afresh each
 // time: the background may have changed it). No yield point stops it (section 10).
@@ -241,28 +242,31 @@ function storageOperation(page, area, op, argument) {
 }
 
 // Every page over `folder` hears what changed (storage.onChanged); returns them.
+// The extension's own pages over the storage folder `folder` (the popup, and tabs showing its
+// pages, of that profile).
+const ownPagesOver = (folder) => [...pages.values()].filter((page) => page.extensionPage && page.storage === String(folder));
+
+// What Safari tells the extension's own pages over `folder`: each hears it in a turn of `kind`,
+// with `value` as its JSON. Returns them.
+async function hearOwn(folder, kind, value) {
+    const heard = ownPagesOver(folder);
+    for (const page of heard) await turn(page, kind, 0, JSON.stringify(value));
+    return heard;
+}
+
 async function hearStorageChange(folder, area, changes) {
     const heard = [...pages.values()].filter((page) => page.storage === folder);
     for (const page of heard) await turn(page, 'storageChanged', 0, JSON.stringify({ area, changes }));
     return heard;
 }
 
-// What the pages changed in this input: each page over that storage hears it, and Safari is
-// told (for the background). A change a listener makes is heard in turn, up to the limit.
-async function settleStorageChanges(touched) {
-    for (let count = 0; storageChanges.length > 0; count++) {
-        const { storage: folder, area, changes, page } = storageChanges.shift();
-        if (count >= storageChangesPerInput) {
-            log('pages', 'error', `the pages changed storage ${storageChangesPerInput} times in one input: the rest of their changes are not heard`);
-            storageChanges = [];
-            break;
-        }
-        const output = { type: 'storageChanged', area, changes };
-        if (page.tab === undefined) output.popup = true; else output.tab = page.tab;
-        outputs.push(output);
-        for (const heard of await hearStorageChange(folder, area, changes)) if (!touched.includes(heard)) touched.push(heard);
-        await settle();
-    }
+// A change a page made in this input: each page over that storage hears it, and Safari is told
+// (for the background). Returns the pages that heard it.
+async function settleStorageChange({ storage: folder, area, changes, page }) {
+    const output = { type: 'storageChanged', area, changes };
+    if (page.tab === undefined) output.popup = true; else output.tab = page.tab;
+    outputs.push(output);
+    return await hearStorageChange(folder, area, changes);
 }
 
 // What Safari keeps for the extension beside its storage that its pages read and change: what the
@@ -304,42 +308,47 @@ function senderOf(page) {
     try { sender.origin = new URL(page.url).origin; } catch {}
     if (page.tab === undefined) return sender;
     const listed = safariTabs.find((candidate) => candidate.name === String(page.tab).split('/').pop());
-    if (listed !== undefined) { const { name, ...tab } = listed; sender.tab = tab; }
+    if (listed !== undefined) sender.tab = unlisted(listed);
     sender.frameId = 0;
     return sender;
 }
 
-// What the pages sent each other in this input: each other page of the extension's own hears
-// each message, and each answer reaches the page that asked. A message a listener sends is heard
-// in turn, up to the limit.
-async function settlePageMessages(touched) {
-    for (let count = 0; pageMessages.length > 0 || pageReplies.length > 0; count++) {
-        if (count >= storageChangesPerInput) {
-            log('pages', 'error', `the pages sent each other ${storageChangesPerInput} messages in one input: the rest are not heard`);
-            pageMessages = [];
+// An answer a page gave another's message, for the page that asked (if it still waits).
+async function settleReply(reply) {
+    const page = waitingPage(asked, reply.id);
+    if (page === undefined) return [];
+    await turn(page, 'answer', reply.id, JSON.stringify(reply.answer === undefined ? {} : { answer: reply.answer }));
+    return [page];
+}
+
+// A message a page sent: each other page of the extension's own over its storage hears it.
+async function settlePageMessage({ from, id, message }) {
+    const sender = senderOf(from);
+    const hearing = ownPagesOver(from.storage).filter((page) => page !== from);
+    for (const page of hearing) {
+        if (pages.get(page.name) !== page) continue;
+        const number = nextPageAsk++;
+        pageAsks.set(number, { id, page });
+        await turn(page, 'pageMessage', number, JSON.stringify({ message, sender }));
+    }
+    return hearing;
+}
+
+// What the pages did to each other in this input, heard in turn until nothing is left or the
+// input's budget is spent: answers first, then messages, then changes of storage.
+async function settlePages(touched) {
+    for (let count = 0; pageReplies.length > 0 || pageMessages.length > 0 || storageChanges.length > 0; count++) {
+        if (count >= heardPerInput) {
+            log('pages', 'error', `the pages changed storage, sent each other messages and answered them ${heardPerInput} times in one input: the rest are not heard`);
             pageReplies = [];
+            pageMessages = [];
+            storageChanges = [];
             break;
         }
-        const reply = pageReplies.shift();
-        if (reply !== undefined) {
-            const page = waitingPage(asked, reply.id);
-            if (page === undefined) continue;
-            await turn(page, 'answer', reply.id, JSON.stringify(reply.answer === undefined ? {} : { answer: reply.answer }));
-            if (!touched.includes(page)) touched.push(page);
-            await settle();
-            continue;
-        }
-        const { from, id, message } = pageMessages.shift();
-        const sender = senderOf(from);
-        const hearing = [...pages.values()].filter((page) => page.extensionPage && page !== from && page.storage === from.storage);
-        for (const page of hearing) {
-            if (pages.get(page.name) !== page) continue;
-            const number = nextPageAsk++;
-            pageAsks.set(number, { id, page });
-            await turn(page, 'pageMessage', number, JSON.stringify({ message, sender }));
-            if (!touched.includes(page)) touched.push(page);
-            await settle();
-        }
+        const heard = pageReplies.length > 0 ? await settleReply(pageReplies.shift())
+            : pageMessages.length > 0 ? await settlePageMessage(pageMessages.shift()) : await settleStorageChange(storageChanges.shift());
+        for (const page of heard) if (!touched.includes(page)) touched.push(page);
+        await settle();
     }
 }
 
@@ -412,6 +421,8 @@ const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
     id: Number.isSafeInteger(tab.number) ? tab.number : String(tab.id), url: String(tab.url), windowId: Number(tab.windowId), active: tab.active === true,
     name: String(tab.id),
 }));
+// A tab as a page reads it: as listed, without the page host's name for it.
+const unlisted = ({ name, ...tab }) => tab;
 // The name of the tab an extension page names by its number (or by its name, where Safari gave
 // none), among the tabs Safari handed over; undefined for another.
 const listedName = (tabId) => safariTabs.find((listed) => String(listed.id) === String(tabId))?.name;
@@ -423,8 +434,11 @@ function pageTabs(tab) {
     const own = tab === undefined ? undefined : String(tab).split('/').pop();
     const mine = tab === undefined ? undefined : safariTabs.find((listed) => listed.name === own);
     const window = tab === undefined ? popupWindow : mine?.windowId ?? 1;
-    return JSON.stringify({ window, front: frontWindow, focused: focusedWindow, current: mine?.id, tabs: safariTabs.map(({ name, ...listed }) => listed) });
+    return JSON.stringify({ window, front: frontWindow, focused: focusedWindow, current: mine?.id, tabs: safariTabs.map(unlisted) });
 }
+
+// How many inputs the host took (a page takes Safari's state once in each: `safariState`).
+let inputsHandled = 0;
 
 // Safari's clock, and its local time's offset from UTC in minutes, as the frame gives them.
 let now = 0;
@@ -468,7 +482,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (tab === undefined) output.popup = true; else output.tab = tab;
             outputs.push(output);
             asked.set(id, page);
-            // The extension's other pages hear it too (below, `settlePageMessages`).
+            // The extension's other pages hear it too (`settlePages`).
             pageMessages.push({ from: page, id, message: output.message });
             return id;
         },
@@ -572,10 +586,15 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     if (own !== undefined) {
         host.tabs = () => pageTabs(tab);
         host.openOptionsPage = () => { outputs.push(tab === undefined ? { type: 'openOptionsPage', popup: true } : { type: 'openOptionsPage', tab }); };
-        host.action = () => safariActions.get(storageFolder) ?? '{}';
-        // Its alarms are Safari's: what it makes or clears goes out, what it reads is what Safari
-        // last handed over.
-        host.alarms = () => safariAlarms.get(storageFolder) ?? '{}';
+        // What Safari holds for it, its toolbar item and its alarms (`{action, alarms}` as JSON
+        // text), as Safari last handed them over: given once in each input ('' after), so that
+        // what the page sets in the input's later turns stays until Safari hands it back.
+        host.safariState = () => {
+            if (page.stateTakenIn === inputsHandled) return '';
+            page.stateTakenIn = inputsHandled;
+            return `{"action":${safariActions.get(storageFolder) ?? '{}'},"alarms":${safariAlarms.get(storageFolder) ?? '{}'}}`;
+        };
+        // Its alarms are Safari's: what it makes or clears goes out.
         host.setAlarm = (at, name, period) => {
             if (!Number.isSafeInteger(at)) return;
             const output = { type: 'setAlarm', at, name: String(name) };
@@ -899,6 +918,7 @@ function reset(input) {
     nextTabsCall = 1;
     loads = 0;
     nextPort = 1;
+    nextPageAsk = 1;
     safariTabs = [];
     popupWindow = 1;
     frontWindow = 1;
@@ -988,25 +1008,17 @@ async function handle(input) {
         return [];
     case 'alarmFired': {
         // An alarm fell due: the extension's own pages over that storage hear it (alarms.onAlarm).
-        const heard = [...pages.values()].filter((page) => page.extensionPage && page.storage === String(input.storage));
-        for (const page of heard) await turn(page, 'alarmFired', 0, JSON.stringify({ name: input.name }));
-        return heard;
+        return await hearOwn(input.storage, 'alarmFired', { name: input.name });
     }
     case 'commandPressed': {
         // The user pressed one of the extension's commands: its own pages over that storage hear
         // it (commands.onCommand), with the front window's active tab, if it has one.
-        const tab = input.tab === undefined ? undefined : (({ name, ...listed }) => listed)(listedTabs([input.tab])[0]);
-        const heard = [...pages.values()].filter((page) => page.extensionPage && page.storage === String(input.storage));
-        for (const page of heard) await turn(page, 'commandPressed', 0, JSON.stringify({ name: input.name, tab }));
-        return heard;
+        return await hearOwn(input.storage, 'commandPressed', { name: input.name, tab: input.tab === undefined ? undefined : unlisted(listedTabs([input.tab])[0]) });
     }
     case 'actionClicked': {
         // The user clicked the toolbar item where it has no popup: the extension's own pages over
         // that storage hear it (action.onClicked), with the tab as tabs.query gives it.
-        const { name, ...tab } = listedTabs([input.tab])[0];
-        const heard = [...pages.values()].filter((page) => page.extensionPage && page.storage === String(input.storage));
-        for (const page of heard) await turn(page, 'actionClicked', 0, JSON.stringify({ tab }));
-        return heard;
+        return await hearOwn(input.storage, 'actionClicked', { tab: unlisted(listedTabs([input.tab])[0]) });
     }
     case 'action':
         // What the extension set on its toolbar item changed (the background or a page set it).
@@ -1066,7 +1078,7 @@ async function handle(input) {
         const page = waitingPage(tabsCallPages, input.id);
         if (page === undefined) return [];
         // The tab as tabs.query gives it, without the page host's own name for it.
-        if (input.tab !== undefined) { const { name, ...listed } = listedTabs([input.tab])[0]; input.tab = listed; }
+        if (input.tab !== undefined) input.tab = unlisted(listedTabs([input.tab])[0]);
         await turn(page, 'tabsAnswered', input.id, JSON.stringify(input));
         return [page];
     }
@@ -1083,9 +1095,7 @@ async function handle(input) {
     case 'permissionsChanged': {
         // The extension's grants changed: its own pages over that storage hear it
         // (permissions.onAdded, onRemoved; content scripts have no permissions).
-        const heard = [...pages.values()].filter((page) => page.extensionPage && page.storage === String(input.storage));
-        for (const page of heard) await turn(page, 'permissionsChanged', 0, JSON.stringify(input));
-        return heard;
+        return await hearOwn(input.storage, 'permissionsChanged', input);
     }
     case 'inject': {
         // WebKit's words for a tab with no page (`WebExtensionContext::scriptingExecuteScript`).
@@ -1124,16 +1134,16 @@ for (;;) {
     const frame = JSON.parse(next.value);
     now = frame.now;
     utcOffset = Number.isInteger(frame.utcOffsetMinutes) ? frame.utcOffsetMinutes : 0;
+    inputsHandled += 1;
     outputs = [];
     storageChanges = [];
+    pageMessages = [];
+    pageReplies = [];
     const touched = await handle(frame.input ?? {});
     // Rejections nobody handled are reported before the input ends.
     await settle();
     // What the pages sent each other and what they changed, each heard in turn until neither is left.
-    do {
-        await settlePageMessages(touched);
-        await settleStorageChanges(touched);
-    } while (pageMessages.length > 0 || pageReplies.length > 0);
+    await settlePages(touched);
     for (const page of touched) if (pages.get(page.name) === page) await reportState(page);
     write({ outputs });
 }

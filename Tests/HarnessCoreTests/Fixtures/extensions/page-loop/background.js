@@ -1,0 +1,1 @@
+// Nothing: the pages talk among themselves.
