@@ -25,6 +25,14 @@ browser.runtime.onMessage.addListener((message, sender) => {
     console.log(`asked from ${new URL(sender.url).pathname}`);
     return browser.tabs.getCurrent().then((tab) => tab.id);
 });
+// The page says which tabs open, load and close while it is open (tabs' events, as the worker
+// would hear them).
+browser.tabs.onCreated.addListener((tab) => console.log(`tab ${tab.id} opened in window ${tab.windowId}`));
+browser.tabs.onUpdated.addListener((id, change, tab) => {
+    if (change.status === 'complete') console.log(`tab ${id} loaded ${new URL(tab.url).hostname}`);
+});
+browser.tabs.onActivated.addListener(({ tabId }) => console.log(`tab ${tabId} in front`));
+browser.tabs.onRemoved.addListener((id, { windowId }) => console.log(`tab ${id} closed in window ${windowId}`));
 // The worker confirms each change: the page shows it, and says which page heard it.
 browser.runtime.onMessage.addListener((message) => {
     if (message?.type !== 'saved') return undefined;

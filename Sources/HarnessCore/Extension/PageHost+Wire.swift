@@ -78,6 +78,10 @@ extension PageHost {
         /// active tab, if it has one: the extension's pages over the folder `storage` hear it
         /// (`commands.onCommand`).
         case commandPressed(String, tab: PopupTab?, storage: String)
+        /// A tab's event as the background hears it (`tabCreated`, `tabUpdated`, `tabActivated`,
+        /// `tabClosed`), with the tab's id as the pages read it and its window: the extension's
+        /// pages over the folder `storage` hear it (`tabs.onCreated` and its kin).
+        case tabEvent(ExtensionWire.Event, tabId: JSONValue, windowId: Int, storage: String)
         /// The alarms Safari holds for the profile whose extension storage is the folder
         /// `storage`, by name (`at`, `period`): its extension pages read them.
         case alarms([String: ExtensionWire.Alarm], storage: String)
@@ -228,6 +232,8 @@ extension PageHost.Input {
             }
             return input("alarms", ["alarms": .object(held), "storage": .string(storage)])
         case .alarmFired(let name, let storage): return input("alarmFired", ["name": .string(name), "storage": .string(storage)])
+        case .tabEvent(let event, let tabId, let windowId, let storage):
+            return input("tabEvent", ["event": ExtensionWire.encode(event), "tabId": tabId, "windowId": .integer(Int64(windowId)), "storage": .string(storage)])
         case .commandPressed(let name, let tab, let storage):
             var members: [String: JSONValue] = ["name": .string(name), "storage": .string(storage)]
             if let tab, case .array(let listed) = Self.json([tab]), let first = listed.first { members["tab"] = first }

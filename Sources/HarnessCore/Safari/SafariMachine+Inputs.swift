@@ -268,6 +268,9 @@ extension SafariMachine {
         /// The user clicked the toolbar item over the tab where it has no popup: the pages of
         /// `profile` hear it (`action.onClicked`), as the background does.
         case pagesActionClicked(TabID, profile: String)
+        /// A tab's event (`tabCreated`, `tabUpdated`, `tabActivated`, `tabClosed`) in `window`:
+        /// the pages of `profile` hear it (`tabs.onCreated` and its kin), as the background does.
+        case pagesTabEvent(ExtensionWire.Event, window: Int, profile: String)
         /// The alarms Safari holds for the extension in `profile` changed, or that profile came
         /// to the front: its pages read them now (`alarms.get`, `getAll`).
         case pagesAlarmsChanged([String: ExtensionWire.Alarm], profile: String)

@@ -18,7 +18,7 @@ extension SafariMachine {
         // Safari fires a tab's events only for an extension that listens for them (WebKit,
         // `fireTabsCreatedEventIfNeeded` and `fireTabsUpdatedEventIfNeeded`), so one that does
         // not sees no trace of them.
-        if listens(for: .tabCreated) { effects.append(.dispatch(.tabCreated(id, url: url))) }
+        tabEvent(.tabCreated(id, url: url), window: window, &effects)
         tabLoads(id, url: url, to: true, &effects)
         run(.started, in: id, now: now, &effects)
     }
@@ -32,12 +32,29 @@ extension SafariMachine {
             if listens(for: stage.listener) { effects.append(.dispatch(.navigated(id, url: url, stage: stage))) }
         }
         stage(.beforeNavigate)
-        if listens(for: .tabUpdated) { effects.append(.dispatch(.tabUpdated(id, url: url, status: .loading, urlChanged: newAddress))) }
+        let window = tabs[id]?.window ?? 1
+        tabEvent(.tabUpdated(id, url: url, status: .loading, urlChanged: newAddress), window: window, &effects)
         stage(.committed)
         stage(.domContentLoaded)
         stage(.completed)
-        if listens(for: .tabUpdated) { effects.append(.dispatch(.tabUpdated(id, url: url, status: .complete))) }
+        tabEvent(.tabUpdated(id, url: url, status: .complete), window: window, &effects)
     }
+
+    /// A tab's event (`tabs.onCreated`, `onUpdated`, `onActivated`, `onRemoved`): the background
+    /// hears it, `onCreated` and `onUpdated` only where an extension listens for them (WebKit,
+    /// `fireTabsCreatedEventIfNeeded`, `fireTabsUpdatedEventIfNeeded`), and the extension's own
+    /// pages hear it too (WebKit sends it to every process that listens).
+    private func tabEvent(_ event: ExtensionWire.Event, window: Int, _ effects: inout [Effect]) {
+        switch event {
+        case .tabCreated, .tabUpdated: if let listener = event.listener, listens(for: listener) { effects.append(.dispatch(event)) }
+        default: effects.append(.dispatch(event))
+        }
+        // (Only the extension's own pages hear it: with none open, the pages are not asked.)
+        if runsOwnPages, ownPageOpen { effects.append(.pagesTabEvent(event, window: window, profile: profile)) }
+    }
+
+    /// Whether the popup or a page of the extension's own in a tab of the front profile is open.
+    var ownPageOpen: Bool { popupTab != nil || tabs.values.contains { ExtensionManifest.isOwnPage($0.url) } }
 
     /// The page loads again: a new content script starts over, with no decision applied.
     mutating func reloadTab(_ id: TabID, newAddress: Bool = false, now: EpochMillis, _ effects: inout [Effect]) {
@@ -103,7 +120,7 @@ extension SafariMachine {
         guard let tab = tabs[id] else { return }
         activeTabs[tab.window] = id
         frontWindow = tab.window
-        effects.append(.dispatch(.tabActivated(id)))
+        tabEvent(.tabActivated(id), window: tab.window, &effects)
         run(.becameVisible, in: id, now: now, &effects)
     }
 
@@ -122,7 +139,7 @@ extension SafariMachine {
             shownPages.remove(pageKey(id))
             effects.append(.closePage(pageKey(id)))
         }
-        effects.append(.dispatch(.tabClosed(id)))
+        tabEvent(.tabClosed(id), window: tab.window, &effects)
     }
 
     /// The content script applied a decision the background sent.

@@ -105,7 +105,8 @@ extension Simulation {
             break
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
              .useInPage, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .pagesPermissionsChanged, .pagesActionChanged,
-             .pagesActionClicked, .pagesCommandPressed, .pagesAlarmsChanged, .pagesAlarmFired:
+             .pagesActionClicked, .pagesCommandPressed, .pagesAlarmsChanged, .pagesAlarmFired,
+             .pagesTabEvent:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))

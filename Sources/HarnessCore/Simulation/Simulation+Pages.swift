@@ -12,7 +12,7 @@ extension Simulation {
         // that hears a content script's message as it loads reads the tab it came from, and one
         // that hears a toolbar click reads the tab it was over as the click showed it.
         switch effect {
-        case .loadPage, .pagesActionClicked, .pagesCommandPressed: refreshPageTabs()
+        case .loadPage, .pagesActionClicked, .pagesCommandPressed, .pagesTabEvent: refreshPageTabs()
         default: break
         }
         guard let input = pageInput(effect) else { return }
@@ -130,7 +130,7 @@ extension Simulation {
     /// extension's own in a tab is open, after each of Safari's inputs that changed them (a tab
     /// opened, closed, shown or gone to another address), the pages are handed them again.
     func refreshPageTabs() {
-        guard safari.popupTab != nil || safari.tabs.values.contains(where: { ExtensionManifest.isOwnPage($0.url) }) else { return }
+        guard safari.ownPageOpen else { return }
         let tabs = pageTabs
         let windows = [safari.frontWindow, safari.safariInForeground ? safari.frontWindow : -1]
         guard tabs != pageTabsShown || windows != pageWindowsShown else { return }
@@ -221,6 +221,16 @@ extension Simulation {
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
+        case .pagesTabEvent(let event, let window, let profile):
+            guard let folder = storageFolder(profile) else { return nil }
+            let tab: TabID
+            switch event {
+            case .tabCreated(let id, _), .tabUpdated(let id, _, _, _), .tabActivated(let id), .tabClosed(let id): tab = id
+            default: return nil
+            }
+            // The tab as the pages number it (a closed one's too).
+            let number = tabNumbers[PageKey(tab, profile: profile)]
+            return .tabEvent(event, tabId: number.map { .integer(Int64($0)) } ?? .string(tab.rawValue), windowId: window, storage: folder)
         case .pagesAlarmsChanged(let alarms, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .alarms(alarms, storage: folder)

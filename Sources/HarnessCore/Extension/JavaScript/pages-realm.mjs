@@ -412,6 +412,27 @@ export function install(hostFunctions, setupText, page) {
     // user's calls synchronously may ask Safari to prompt (WebKit's user gesture), and the
     // user's answer comes back as a turn of the page.
     let gesture = false;
+    // A tab's events in an extension page, as the background hears them (Safari's input
+    // tabEvent): onCreated and onUpdated with the whole tab, onActivated and onRemoved with its id
+    // and window.
+    const tabListeners = { tabCreated: [], tabUpdated: [], tabActivated: [], tabClosed: [] };
+    if (setup.extensionPage) {
+        Object.assign(namespaces.tabs, { onCreated: eventOf(tabListeners.tabCreated), onUpdated: eventOf(tabListeners.tabUpdated),
+                                         onActivated: eventOf(tabListeners.tabActivated), onRemoved: eventOf(tabListeners.tabClosed) });
+    }
+    const tabEvent = ({ event, tabId, windowId }) => {
+        const listeners = tabListeners[event.type];
+        if (listeners === undefined) return;
+        const { tabs } = parse(host.tabs());
+        const listed = tabs.find((tab) => tab.id === tabId);
+        const whole = () => ({ ...(listed === undefined ? { id: tabId, url: String(event.url ?? ''), windowId, active: false } : wholeTab(listed, tabs)),
+                               ...(event.status === undefined ? {} : { status: event.status }) });
+        const args = event.type === 'tabCreated' ? [{ ...whole(), status: 'loading' }]
+            : event.type === 'tabUpdated' ? [tabId, event.status === 'loading' && event.urlChanged === true ? { status: 'loading', url: event.url } : { status: event.status }, whole()]
+            : event.type === 'tabActivated' ? [{ tabId, windowId }]
+            : [tabId, { windowId, isWindowClosing: false }];
+        for (const listener of [...listeners]) call(listener, undefined, args);
+    };
     const permissionAnswers = new Map();
     const permissionListeners = { added: [], removed: [] };
     const commandListeners = [];
@@ -645,6 +666,9 @@ export function install(hostFunctions, setupText, page) {
                 resolve?.(input.granted === true);
                 return;
             }
+            case 'tabEvent':
+                tabEvent(input);
+                return;
             case 'alarmFired': {
                 const alarm = alarms?.fired(String(input.name));
                 if (alarm !== undefined) for (const listener of [...alarmListeners]) call(listener, undefined, [alarm]);

@@ -21,6 +21,7 @@
 //       | {"type": "action", "storage", "action": {"default"?, "tabs"?}} | {"type": "actionClicked", "storage", "tab"}
 //       | {"type": "commandPressed", "storage", "name", "tab"?}
 //       | {"type": "alarms", "storage", "alarms": {NAME: {"at", "period"?}}} | {"type": "alarmFired", "storage", "name"}
+//       | {"type": "tabEvent", "storage", "event" (the background's tabCreated, tabUpdated, tabActivated or tabClosed), "tabId", "windowId"}
 //       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -1002,6 +1003,10 @@ async function handle(input) {
                                 typeof input.storage === 'string' ? input.storage : null, shown);
         return [page];
     }
+    case 'tabEvent':
+        // A tab opened, loaded, came to the front of its window or closed: the extension's own
+        // pages over that storage hear it (tabs.onCreated, onUpdated, onActivated, onRemoved).
+        return await hearOwn(input.storage, 'tabEvent', { event: input.event, tabId: input.tabId, windowId: input.windowId });
     case 'alarms':
         // The alarms Safari holds changed (the background or a page made or cleared one, one fell due).
         safariAlarms.set(String(input.storage), JSON.stringify(input.alarms ?? {}));
