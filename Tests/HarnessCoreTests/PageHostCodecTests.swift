@@ -67,6 +67,7 @@ struct PageHostCodecTests {
          #"{"action":{"default":{"badgeText":"G"}},"storage":"/run/extension-storage","type":"action"}"#),
         (.alarms(["remind": ExtensionWire.Alarm(at: 1_772_355_660_000, period: 60_000)], storage: "/run/extension-storage"),
          #"{"alarms":{"remind":{"at":1772355660000,"period":60000}},"storage":"/run/extension-storage","type":"alarms"}"#),
+        (.windowFocus(windowId: -1, storage: "/run/extension-storage"), #"{"storage":"/run/extension-storage","type":"windowFocus","windowId":-1}"#),
         (.tabEvent(.tabClosed(t1), tabId: .integer(1), windowId: 2, storage: "/run/extension-storage"),
          #"{"event":{"tab":"t1","type":"tabClosed"},"storage":"/run/extension-storage","tabId":1,"type":"tabEvent","windowId":2}"#),
         (.alarmFired(name: "", storage: "/run/extension-storage"), #"{"name":"","storage":"/run/extension-storage","type":"alarmFired"}"#),
@@ -116,6 +117,7 @@ struct PageHostCodecTests {
         case .commandPressed: "commandPressed"
         case .alarms: "alarms"
         case .tabEvent: "tabEvent"
+        case .windowFocus: "windowFocus"
         case .alarmFired: "alarmFired"
         case .tabsAnswered: "tabsAnswered"
         }
@@ -124,7 +126,7 @@ struct PageHostCodecTests {
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "portOpened", "timer", "query",
-                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "actionClicked", "commandPressed", "alarms", "alarmFired", "tabEvent", "tabsAnswered"])
+                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "actionClicked", "commandPressed", "alarms", "alarmFired", "tabEvent", "windowFocus", "tabsAnswered"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 

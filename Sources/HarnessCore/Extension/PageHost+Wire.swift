@@ -78,6 +78,9 @@ extension PageHost {
         /// active tab, if it has one: the extension's pages over the folder `storage` hear it
         /// (`commands.onCommand`).
         case commandPressed(String, tab: PopupTab?, storage: String)
+        /// Another of Safari's windows has focus (-1: none): the extension's pages over the
+        /// folder `storage` hear it (`windows.onFocusChanged`).
+        case windowFocus(windowId: Int, storage: String)
         /// A tab's event as the background hears it (`tabCreated`, `tabUpdated`, `tabActivated`,
         /// `tabClosed`), with the tab's id as the pages read it and its window: the extension's
         /// pages over the folder `storage` hear it (`tabs.onCreated` and its kin).
@@ -232,6 +235,7 @@ extension PageHost.Input {
             }
             return input("alarms", ["alarms": .object(held), "storage": .string(storage)])
         case .alarmFired(let name, let storage): return input("alarmFired", ["name": .string(name), "storage": .string(storage)])
+        case .windowFocus(let windowId, let storage): return input("windowFocus", ["windowId": .integer(Int64(windowId)), "storage": .string(storage)])
         case .tabEvent(let event, let tabId, let windowId, let storage):
             return input("tabEvent", ["event": ExtensionWire.encode(event), "tabId": tabId, "windowId": .integer(Int64(windowId)), "storage": .string(storage)])
         case .commandPressed(let name, let tab, let storage):

@@ -268,6 +268,9 @@ extension SafariMachine {
         /// The user clicked the toolbar item over the tab where it has no popup: the pages of
         /// `profile` hear it (`action.onClicked`), as the background does.
         case pagesActionClicked(TabID, profile: String)
+        /// Another of Safari's windows has focus (-1: none, another app is in front): the pages of
+        /// `profile` hear it (`windows.onFocusChanged`), as the background does.
+        case pagesWindowFocus(window: Int, profile: String)
         /// A tab's event (`tabCreated`, `tabUpdated`, `tabActivated`, `tabClosed`) in `window`:
         /// the pages of `profile` hear it (`tabs.onCreated` and its kin), as the background does.
         case pagesTabEvent(ExtensionWire.Event, window: Int, profile: String)

@@ -200,6 +200,7 @@ extension SafariMachine {
     /// Safari in front tells the background (`windows.onFocusChanged`) and every visible page asks.
     private mutating func reachedTheFront(now: EpochMillis, _ effects: inout [Effect]) {
         effects.append(.dispatch(.safariCameToForeground))
+        if runsOwnPages, ownPageOpen { effects.append(.pagesWindowFocus(window: frontWindow, profile: profile)) }
         for id in visibleTabs { run(.becameVisible, in: id, now: now, &effects) }
     }
 
@@ -216,7 +217,10 @@ extension SafariMachine {
         // (`WebExtensionContext::didFocusWindow(nullptr)` fires `windows.onFocusChanged` with
         // `WINDOW_ID_NONE`, through `wakeUpBackgroundContentIfNecessaryToFireEvents`). iOS
         // suspends Safari with the extension at once: nothing fires there.
-        if platform == .macOS && wasInFront { effects.append(.dispatch(.safariWentToBackground)) }
+        if platform == .macOS && wasInFront {
+            effects.append(.dispatch(.safariWentToBackground))
+            if runsOwnPages, ownPageOpen { effects.append(.pagesWindowFocus(window: -1, profile: profile)) }
+        }
     }
 
     /// The app leaves the front (the user, or Safari taking the front on iOS).

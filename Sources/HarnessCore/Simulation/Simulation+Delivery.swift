@@ -106,7 +106,7 @@ extension Simulation {
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
              .useInPage, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .pagesPermissionsChanged, .pagesActionChanged,
              .pagesActionClicked, .pagesCommandPressed, .pagesAlarmsChanged, .pagesAlarmFired,
-             .pagesTabEvent:
+             .pagesTabEvent, .pagesWindowFocus:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
             clock.queue.append(.backgroundInput(.pageAnswered(id: id, answer: answer, unreachable: unreachable), for: incarnation))

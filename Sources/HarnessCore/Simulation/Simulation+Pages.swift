@@ -12,7 +12,7 @@ extension Simulation {
         // that hears a content script's message as it loads reads the tab it came from, and one
         // that hears a toolbar click reads the tab it was over as the click showed it.
         switch effect {
-        case .loadPage, .pagesActionClicked, .pagesCommandPressed, .pagesTabEvent: refreshPageTabs()
+        case .loadPage, .pagesActionClicked, .pagesCommandPressed, .pagesTabEvent, .pagesWindowFocus: refreshPageTabs()
         default: break
         }
         guard let input = pageInput(effect) else { return }
@@ -221,6 +221,9 @@ extension Simulation {
         case .pagesStorageChanged(let area, let changes, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .storageChanged(storage: folder, area: area, changes: changes)
+        case .pagesWindowFocus(let window, let profile):
+            guard let folder = storageFolder(profile) else { return nil }
+            return .windowFocus(windowId: window, storage: folder)
         case .pagesTabEvent(let event, let window, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             let tab: TabID

@@ -323,6 +323,8 @@ export function install(hostFunctions, setupText, page) {
     // The active tab of the page's window, as tabs.query gives it.
     // A tab as an extension page's calls give it whole: at its index among its window's tabs,
     // as Safari last handed them over.
+    // windows.onFocusChanged in an extension page: the window Safari says has focus (-1: none).
+    const focusListeners = [];
     const wholeTab = (tab, tabs) => ({ ...tab, index: Math.max(0, tabs.filter((other) => other.windowId === tab.windowId).findIndex((other) => other.id === tab.id)),
                                        highlighted: tab.active, status: 'complete', pinned: false, incognito: false });
     const activeHere = () => {
@@ -360,6 +362,7 @@ export function install(hostFunctions, setupText, page) {
             ids: () => { const { window, front, tabs } = windowsSaid(); return [...new Set([front ?? window, ...tabs.map((tab) => tab.windowId)])].sort((a, b) => a - b); },
             tabsIn: (id) => { const { tabs } = windowsSaid(); return tabs.filter((tab) => tab.windowId === id).map((tab) => wholeTab(tab, tabs)); },
         });
+        namespaces.windows.onFocusChanged = eventOf(focusListeners);
         namespaces.tabs = {
             query(...args) {
                 const callback = typeof args[args.length - 1] === 'function' ? args.pop() : undefined;
@@ -668,6 +671,9 @@ export function install(hostFunctions, setupText, page) {
             }
             case 'tabEvent':
                 tabEvent(input);
+                return;
+            case 'windowFocus':
+                for (const listener of [...focusListeners]) call(listener, undefined, [Number(input.windowId)]);
                 return;
             case 'alarmFired': {
                 const alarm = alarms?.fired(String(input.name));

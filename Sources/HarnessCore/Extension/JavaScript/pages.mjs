@@ -21,6 +21,7 @@
 //       | {"type": "action", "storage", "action": {"default"?, "tabs"?}} | {"type": "actionClicked", "storage", "tab"}
 //       | {"type": "commandPressed", "storage", "name", "tab"?}
 //       | {"type": "alarms", "storage", "alarms": {NAME: {"at", "period"?}}} | {"type": "alarmFired", "storage", "name"}
+//       | {"type": "windowFocus", "storage", "windowId"}
 //       | {"type": "tabEvent", "storage", "event" (the background's tabCreated, tabUpdated, tabActivated or tabClosed), "tabId", "windowId"}
 //       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
@@ -1003,6 +1004,10 @@ async function handle(input) {
                                 typeof input.storage === 'string' ? input.storage : null, shown);
         return [page];
     }
+    case 'windowFocus':
+        // Another of Safari's windows has focus (-1: none): the extension's own pages over that
+        // storage hear it (windows.onFocusChanged).
+        return await hearOwn(input.storage, 'windowFocus', { windowId: input.windowId });
     case 'tabEvent':
         // A tab opened, loaded, came to the front of its window or closed: the extension's own
         // pages over that storage hear it (tabs.onCreated, onUpdated, onActivated, onRemoved).
