@@ -303,12 +303,12 @@ struct OwnPagesTests {
         #expect(safari.handle(.pageAnswerSent(id: 2, answer: nil, unreachable: true), now: 0) == [.answerBackground(incarnation: 1, id: 7, answer: nil, unreachable: true)])
         // A page that goes before it answers is answered for with nothing.
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 8, message: toggle)]), now: 0)
-        // (The open popup hears the tab load, as tabs.onUpdated.)
+        // (The open popup hears the tab load, as tabs.onUpdated: its end once the new page is there.)
         #expect(safari.handle(.tabReloaded(t1), now: 0) ==
                 [.note("tab t1 loads \(url)"), .pagesTabEvent(.tabUpdated(t1, url: url, status: .loading), window: 1, profile: safari.profile),
-                 .pagesTabEvent(.tabUpdated(t1, url: url, status: .complete), window: 1, profile: safari.profile),
                  .note("tab t1 went before it answered message 3: it is answered with nothing"),
-                 .answerBackground(incarnation: 1, id: 8, answer: nil), .loadPage(p1, url: url, visible: true)])
+                 .answerBackground(incarnation: 1, id: 8, answer: nil), .loadPage(p1, url: url, visible: true),
+                 .pagesTabEvent(.tabUpdated(t1, url: url, status: .complete), window: 1, profile: safari.profile)])
         // An answer for a background that died since goes nowhere.
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 5, message: toggle)]), now: 0)
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 1)
@@ -443,6 +443,24 @@ struct OwnPagesTests {
         #expect(safari.handle(.tabClosed(t1), now: 4_000).last == .pagesActionChanged(expected, profile: profile))
         // An update drops it all; the pages hear it is empty.
         #expect(safari.handle(.extensionUpdated(), now: 5_000).contains(.pagesActionChanged(ExtensionAction(), profile: profile)))
+    }
+
+    /// The pages hear Safari's state before a page this input loads reads it: an update drops
+    /// the alarms a page made, and the options page it reloads reads none. And a tab's page of
+    /// the extension's own hears its own load complete once it is there.
+    @Test func aPageThatLoadsReadsSafarisStateAndHearsItsOwnLoadComplete() {
+        var safari = loaded(listeners: [.message])
+        let options = TabID("options"), address = "safari-web-extension://extension/options.html"
+        _ = safari.handle(.tabOpened(options, url: address, nativeDark: false, window: nil), now: 0)
+        _ = safari.handle(.pageAlarmSet(at: 120_000, name: "x", period: nil), now: 0)
+        let updated = safari.handle(.extensionUpdated(), now: 1_000)
+        let told = updated.firstIndex(of: .pagesAlarmsChanged([:], profile: safari.profile))
+        let load = updated.firstIndex { if case .loadPage = $0 { true } else { false } }
+        #expect(told != nil && load != nil && told! < load!, "\(updated)")
+        let reloaded = safari.handle(.tabReloaded(options), now: 2_000)
+        let page = reloaded.firstIndex { if case .loadPage = $0 { true } else { false } }
+        let complete = reloaded.firstIndex(of: .pagesTabEvent(.tabUpdated(options, url: address, status: .complete), window: 1, profile: safari.profile))
+        #expect(page != nil && complete != nil && page! < complete!, "\(reloaded)")
     }
 
     @Test func anAddressAMatchPatternMatches() {

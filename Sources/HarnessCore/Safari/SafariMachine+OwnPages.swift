@@ -68,6 +68,13 @@ extension SafariMachine {
         let visible = isShown(id)
         if visible { shownPages.insert(pageKey(id)) } else { shownPages.remove(pageKey(id)) }
         effects.append(.loadPage(pageKey(id), url: tab.url, visible: visible, nativeDark: tab.nativeDark))
+        // The pages hear the load complete (tabs.onUpdated) once the new page is there, as a
+        // browser's page that listens hears its own tab's load end.
+        let complete = effects.lastIndex { effect in
+            if case .pagesTabEvent(.tabUpdated(let loaded, _, .complete, _), _, _) = effect { return loaded == id }
+            return false
+        }
+        if let complete { effects.append(effects.remove(at: complete)) }
     }
 
     /// A page is gone (it loads afresh, its tab closes, the popup closes): the background's

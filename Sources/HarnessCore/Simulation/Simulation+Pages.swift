@@ -339,12 +339,12 @@ extension Simulation {
             guard sender(page) != nil else { return toPages(.permissionsAnswered(id: id, granted: false)) }
             handle(.pagePermissionsRequested(id: id, from: page, permissions: permissions, origins: origins))
         case .setAlarm(let page, let at, let name, let period):
-            trace.record(now, "pages", "\(page.name) makes the alarm \(name.isEmpty ? "with no name" : "\"\(name)\"")")
             guard sender(page) != nil else { return }
+            trace.record(now, "pages", "\(page.name) makes the alarm \(name.isEmpty ? "with no name" : "\"\(name)\"")")
             handle(.pageAlarmSet(at: at, name: name, period: period))
         case .clearAlarm(let page, let name):
-            trace.record(now, "pages", "\(page.name) clears the alarm \(name.isEmpty ? "with no name" : "\"\(name)\"")")
             guard sender(page) != nil else { return }
+            trace.record(now, "pages", "\(page.name) clears the alarm \(name.isEmpty ? "with no name" : "\"\(name)\"")")
             handle(.pageAlarmCleared(name: name))
         case .actionSet(let page, let tab, let property, let value):
             trace.record(now, "pages", "\(page.name) sets the action's \(property.rawValue)\(tab.map { " for tab \($0.rawValue)" } ?? "")", value)
