@@ -61,6 +61,24 @@ extension SafariMachine {
         return key.profile == profile
     }
 
+    /// The pages read the toolbar item and the alarms as Safari holds them: they are told whenever
+    /// an input changed them from what they were (`action`, `alarms`, in `profile`: a set, a tab
+    /// closing, a restart or an update dropping them) or another profile's are in front, before
+    /// any page the input loads, which reads them as it loads.
+    mutating func tellPagesSafarisState(action before: ExtensionAction, alarms alarmsBefore: [String: Alarm], profile profileBefore: String,
+                                        _ effects: inout [Effect]) {
+        var told: [Effect] = []
+        if action != before || profile != profileBefore { told.append(.pagesActionChanged(action, profile: profile)) }
+        if alarms != alarmsBefore || profile != profileBefore { told.append(.pagesAlarmsChanged(heldAlarms, profile: profile)) }
+        let firstLoad = effects.firstIndex { effect in
+            switch effect {
+            case .loadPage, .openPopupPage: true
+            default: false
+            }
+        }
+        effects.insert(contentsOf: told, at: firstLoad ?? effects.endIndex)
+    }
+
     /// The tab's page loads: its content scripts start in a fresh page.
     mutating func loadPage(_ id: TabID, _ effects: inout [Effect]) {
         guard let tab = tabs[id] else { return }

@@ -593,20 +593,7 @@ package struct SafariMachine: Sendable {
         }
         if runsOwnPages {
             showPages(&effects)
-            // The pages read the toolbar item and the alarms as Safari holds them: told whenever
-            // they changed (a set, a tab closing, a restart or an update dropping them) or
-            // another profile's are in front, before any page this input loads, which reads them
-            // as it loads.
-            var told: [Effect] = []
-            if action != actionBefore || profile != profileBefore { told.append(.pagesActionChanged(action, profile: profile)) }
-            if alarms != alarmsBefore || profile != profileBefore { told.append(.pagesAlarmsChanged(heldAlarms, profile: profile)) }
-            let firstLoad = effects.firstIndex { effect in
-                switch effect {
-                case .loadPage, .openPopupPage: true
-                default: false
-                }
-            }
-            effects.insert(contentsOf: told, at: firstLoad ?? effects.endIndex)
+            tellPagesSafarisState(action: actionBefore, alarms: alarmsBefore, profile: profileBefore, &effects)
         }
         return effects
     }
