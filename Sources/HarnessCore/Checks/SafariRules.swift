@@ -339,13 +339,15 @@ struct SafariRules: Sendable {
         let held = Set(alarms[profile, default: [:]].keys).union(firedAlarms[profile, default: []])
             .map { $0 == SafariMachine.decisionAlarm ? "" : $0 }.sorted()
         for effect in effects {
-            let told: [String: ExtensionWire.Alarm]
+            let told: [String: ExtensionWire.Alarm], whom: String
             switch effect {
-            case .startBackground(.started(_, _, _, _, let alarms, _, _, _, _, _)), .dispatch(.alarmsChanged(let alarms)): told = alarms
+            case .startBackground(.started(_, _, _, _, let alarms, _, _, _, _, _)), .dispatch(.alarmsChanged(let alarms)): (told, whom) = (alarms, "a background")
+            // The extension's own pages read the same list.
+            case .pagesAlarmsChanged(let alarms, _): (told, whom) = (alarms, "the extension's pages")
             default: continue
             }
             if told.keys.sorted() != held {
-                note("alarm list \(time)", "Safari told a background it holds the alarms [\(told.keys.sorted().joined(separator: ", "))] at \(seconds(time)), "
+                note("alarm list \(time)", "Safari told \(whom) it holds the alarms [\(told.keys.sorted().joined(separator: ", "))] at \(seconds(time)), "
                     + "though it holds [\(held.joined(separator: ", "))] (a one-shot alarm that fired stays until it is cleared or made again)")
             }
         }
