@@ -240,11 +240,10 @@ extension PageHost.Input {
             return input("tabEvent", ["event": ExtensionWire.encode(event), "tabId": tabId, "windowId": .integer(Int64(windowId)), "storage": .string(storage)])
         case .commandPressed(let name, let tab, let storage):
             var members: [String: JSONValue] = ["name": .string(name), "storage": .string(storage)]
-            if let tab, case .array(let listed) = Self.json([tab]), let first = listed.first { members["tab"] = first }
+            if let tab { members["tab"] = Self.json(tab) }
             return input("commandPressed", members)
         case .actionClicked(let tab, let storage):
-            guard case .array(let listed) = Self.json([tab]), let first = listed.first else { return input("actionClicked") }
-            return input("actionClicked", ["tab": first, "storage": .string(storage)])
+            return input("actionClicked", ["tab": Self.json(tab), "storage": .string(storage)])
         case .permissionsChanged(let storage, let added, let permissions, let origins):
             return input("permissionsChanged", ["storage": .string(storage), "change": .string(added ? "added" : "removed"),
                                                 "permissions": .array(permissions.map { .string($0) }), "origins": .array(origins.map { .string($0) })])
@@ -275,7 +274,7 @@ extension PageHost.Input {
         case .permissionsAnswered(let id, let granted): return input("permissionsAnswered", ["id": .integer(Int64(id)), "granted": .bool(granted)])
         case .tabsAnswered(let id, let tab, let error, let results):
             var members: [String: JSONValue] = ["id": .integer(Int64(id))]
-            if let tab, case .array(let listed) = Self.json([tab]), let first = listed.first { members["tab"] = first }
+            if let tab { members["tab"] = Self.json(tab) }
             if let error { members["error"] = .string(error) }
             if let results { members["results"] = results }
             return input("tabsAnswered", members)
@@ -290,11 +289,13 @@ extension PageHost.Input {
         }
     }
 
-    private static func json(_ tabs: [PageHost.PopupTab]) -> JSONValue {
-        .array(tabs.map { tab in
-            .object(["id": .string(tab.id.rawValue), "url": .string(tab.url), "windowId": .integer(Int64(tab.windowId)), "active": .bool(tab.active)]
-                .merging(tab.number.map { ["number": .integer(Int64($0))] } ?? [:]) { a, _ in a })
-        })
+    private static func json(_ tabs: [PageHost.PopupTab]) -> JSONValue { .array(tabs.map(json)) }
+
+    /// A tab as the pages list it: its name, address, window, whether it is active there, and its
+    /// number when Safari gave it one.
+    private static func json(_ tab: PageHost.PopupTab) -> JSONValue {
+        .object(["id": .string(tab.id.rawValue), "url": .string(tab.url), "windowId": .integer(Int64(tab.windowId)), "active": .bool(tab.active)]
+            .merging(tab.number.map { ["number": .integer(Int64($0))] } ?? [:]) { a, _ in a })
     }
 
     /// The frame that hands the pages this input at `now`, with Safari's local time

@@ -464,6 +464,11 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     const { context, attach } = pageContext(name);
     const page = { name, key: `${name}#${loads}`, tab, url: String(url), context, scripts: null, window: null, lastState: null, storage: storageFolder, early: [],
                    frames: [], gone: false, sheets: new Map(), extensionPage: own !== undefined };
+    // An output of the page's: it names the page (its tab, or the popup).
+    const sentFrom = (output) => {
+        if (tab === undefined) output.popup = true; else output.tab = tab;
+        return output;
+    };
     const host = {
         now: () => Number(now),
         utcOffset: () => utcOffset,
@@ -481,8 +486,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             const id = nextMessage++;
             const output = { type: 'sendMessage', id, message: JSON.parse(String(text)) };
             if (gesture === 1 && own !== undefined) output.userGesture = true;
-            if (tab === undefined) output.popup = true; else output.tab = tab;
-            outputs.push(output);
+            outputs.push(sentFrom(output));
             asked.set(id, page);
             // The extension's other pages hear it too (`settlePages`).
             pageMessages.push({ from: page, id, message: output.message });
@@ -505,8 +509,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (call.tabs !== undefined) { call.tabs = call.tabs.map(listedName); if (call.tabs.includes(undefined)) return -1; }
             const id = nextTabsCall++;
             const output = { type: 'tabsCall', id, call };
-            if (tab === undefined) output.popup = true; else output.tab = tab;
-            outputs.push(output);
+            outputs.push(sentFrom(output));
             tabsCallPages.set(id, page);
             return id;
         },
@@ -517,8 +520,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (to === undefined) return -1;
             const id = nextMessage++;
             const output = { type: 'messageTab', id, to, message: JSON.parse(String(text)) };
-            if (tab === undefined) output.popup = true; else output.tab = tab;
-            outputs.push(output);
+            outputs.push(sentFrom(output));
             asked.set(id, page);
             return id;
         },
@@ -529,8 +531,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         connect: (name) => {
             const port = nextPort++;
             const output = { type: 'connect', port, name: String(name) };
-            if (tab === undefined) output.popup = true; else output.tab = tab;
-            outputs.push(output);
+            outputs.push(sentFrom(output));
             portPages.set(port, page);
             return port;
         },
@@ -554,8 +555,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             const id = nextPermissionRequest++;
             const { permissions, origins } = JSON.parse(String(text));
             const output = { type: 'requestPermissions', id, permissions, origins };
-            if (tab === undefined) output.popup = true; else output.tab = tab;
-            outputs.push(output);
+            outputs.push(sentFrom(output));
             permissionPages.set(id, page);
             return id;
         },
@@ -564,8 +564,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         permissionsRemoved: (text) => {
             const { permissions, origins } = JSON.parse(String(text));
             const output = { type: 'permissionsRemoved', permissions, origins };
-            if (tab === undefined) output.popup = true; else output.tab = tab;
-            outputs.push(output);
+            outputs.push(sentFrom(output));
         },
         // What Safari keeps for the extension with its storage (`pageKept`): read with '' (''
         // for nothing kept), written otherwise.
@@ -587,7 +586,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // what it reads is what Safari last handed over.
     if (own !== undefined) {
         host.tabs = () => pageTabs(tab);
-        host.openOptionsPage = () => { outputs.push(tab === undefined ? { type: 'openOptionsPage', popup: true } : { type: 'openOptionsPage', tab }); };
+        host.openOptionsPage = () => { outputs.push(sentFrom({ type: 'openOptionsPage' })); };
         // What Safari holds for it, its toolbar item and its alarms (`{action, alarms}` as JSON
         // text), as Safari last handed them over: given once in each input ('' after), so that
         // what the page sets in the input's later turns stays until Safari hands it back.
@@ -601,20 +600,17 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             if (!Number.isSafeInteger(at)) return;
             const output = { type: 'setAlarm', at, name: String(name) };
             if (Number.isSafeInteger(period) && period > 0) output.period = period;
-            if (tab === undefined) output.popup = true; else output.tab = tab;
-            outputs.push(output);
+            outputs.push(sentFrom(output));
         };
         host.clearAlarm = (name) => {
             const output = { type: 'clearAlarm', name: String(name) };
-            if (tab === undefined) output.popup = true; else output.tab = tab;
-            outputs.push(output);
+            outputs.push(sentFrom(output));
         };
         host.tabName = (tabId) => listedName(tabId) ?? '';
         host.actionSet = (target, property, text) => {
             const output = { type: 'actionSet', property: String(property), value: JSON.parse(String(text)) };
             if (target !== '') output.for = String(target);
-            if (tab === undefined) output.popup = true; else output.tab = tab;
-            outputs.push(output);
+            outputs.push(sentFrom(output));
         };
     }
     host.runQueued = runQueued;
