@@ -158,6 +158,24 @@ struct ContextHostTests {
         }
     }
 
+    /// A background page's document is jsdom's, whose objects every document in the host shares:
+    /// a host in which one changed them asks to be replaced as it opens its next incarnation, and
+    /// one whose pages only used their documents does not.
+    @Test(.enabled(if: PageRuntime.jsdomMissing == nil, "jsdom is not installed: a background page has no document"))
+    func aHostWhoseBackgroundPageChangedWhatEveryDocumentSharesIsReplaced() throws {
+        let scratch = try Scratch()
+        let runtime = try ExtensionRuntime.installed()
+        for (fixture, changed) in [("background-document-tampering", true), ("background-document", false)] {
+            let host = try host(fixture, runtime: runtime)
+            defer { host.kill() }
+            let first = try host.open(arguments: ["--storage", try scratch.folder(fixture + "1")], role: .background)
+            _ = try exchange(first, Self.started, now: Self.epoch, uptime: 5)
+            let second = try host.open(arguments: ["--storage", try scratch.folder(fixture + "2")], role: .background)
+            #expect(try second.awaitHello(timeoutMilliseconds: 20_000))
+            #expect(host.retiring == changed, "\(fixture)")
+        }
+    }
+
     /// A host that died (killed with an incarnation stuck in it) is replaced for the run's next
     /// background, as a process of its own would be started afresh.
     @Test func aRunsNextBackgroundStartsInANewHostWhenItsHostDied() throws {

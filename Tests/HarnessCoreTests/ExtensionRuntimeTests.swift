@@ -43,7 +43,7 @@ struct ExtensionRuntimeTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let session = try ExtensionRuntime.Session(node: try #require(Self.node), runtime: try ExtensionRuntime.installed(),
                                                    extension: Self.fixtures + "/" + fixture, storage: storage ?? folder,
-                                                   watchdogMilliseconds: watchdog, environment: environment)
+                                                   watchdogMilliseconds: watchdog, environment: ExtensionRuntime.environment.merging(environment) { _, given in given })
         var run = Run()
         for (input, now, uptime) in inputs {
             let frame = #"{"kind":"input","now":\#(now),"uptime":\#(uptime),"seed":\#(seed),"flaws":[],"input":\#(input)}"#
@@ -70,6 +70,24 @@ struct ExtensionRuntimeTests {
         #expect(run.end(0) == done([.listen([.message, .tabActivated]), .setTimer(.script(1), at: Int64(Self.epoch + 1_000))]))
         #expect(run.end(1) == done([.listen([.message, .tabActivated, .windowFocus])]))
         #expect(run.logs.contains("timer \(Self.epoch + 1_000) 1005"))
+    }
+
+    /// A background page whose scripts name the DOM has its document, jsdom's, over its own
+    /// page: the page's elements, DOMParser, the document's events and location; mutation records
+    /// in the turn that made them, each round of observers in turn; jsdom's own later work on the
+    /// harness's timers, at the harness's time.
+    @Test(.enabled(if: PageRuntime.jsdomMissing == nil, "jsdom is not installed: a background page has no document"))
+    func aBackgroundPageThatNamesTheDOMHasItsOwnDocument() throws {
+        let run = try run("background-document", [(Self.started, Self.epoch, 5), (#"{"type":"timerFired","timer":{"script":1}}"#, Self.epoch + 7, 12)])
+        #expect(run.logs == [
+            "parsed 2 safari-web-extension://extension/background.html function true true",
+            "ping 3 true",
+            "mutations SPAN DETAILS \(Self.epoch)",
+            "mutations EM \(Self.epoch)",
+            "loading loading | DOMContentLoaded interactive kept in the page | load complete",
+            "toggled \(Self.epoch + 7)",
+        ], "\(run.logs)")
+        #expect(run.end(0) == done([.listen([]), .setTimer(.script(1), at: Int64(Self.epoch))]))
     }
 
     @Test func scriptsReadTheHarnesssClockAndRandomNumbersSeededByTheRun() throws {

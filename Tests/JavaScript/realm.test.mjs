@@ -9,10 +9,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { realmModule, url } from '../../Sources/HarnessCore/Extension/JavaScript/runtime-common.mjs';
-import { changedShared, openDocument, pageContext, plainPage, unavailable } from '../../Sources/HarnessCore/Extension/JavaScript/dom.mjs';
+import { attachWindow, changedShared, loadDOM, openDocument, pageContext, plainPage } from '../../Sources/HarnessCore/Extension/JavaScript/dom.mjs';
 
 // A page's realm is installed over a document of its own (jsdom's: NODE_PATH=/usr/share/nodejs);
 // without jsdom, the tests of pages say they skipped and why.
+const unavailable = loadDOM();
 const needsPages = { skip: unavailable ?? false };
 const pageSetup = (setup) => JSON.stringify({ ...setup, plain: true });
 // A context for `file`'s realm as the runtimes make it, and for a page's realm its document's
@@ -169,7 +170,7 @@ const quietHost = (given) => Object.fromEntries(names.map((name) => [name, given
 const names = ['now', 'utcOffset', 'uptime', 'seed', 'setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup',
     'connectNative', 'answerPage', 'messageTab', 'messagePopup', 'portPost', 'portClose', 'connectTab', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts',
     'failure', 'threw', 'thrown', 'sendMessage', 'connect', 'portDisconnect', 'answer', 'tabs', 'ownPages', 'messages', 'isProxy', 'url', 'platform',
-    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'permissionsRemoved', 'action', 'safariState', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow', 'openTabs'];
+    'webStorage', 'tabNumber', 'tabName', 'activeTab', 'actionSet', 'menusChanged', 'permissionsRemoved', 'action', 'safariState', 'keep', 'tabsCall', 'tabWindow', 'activeIn', 'frontWindow', 'focusedWindow', 'openTabs', 'noDocument', 'runQueued'];
 
 for (const [file, prefix, setup] of [
     ['runtime-realm.mjs', 'runtime:', JSON.stringify({ manifest_version: 3, name: 'x', version: '1', permissions: ['storage', 'alarms', 'nativeMessaging'] })],
@@ -363,6 +364,7 @@ test('the web\'s globals a small extension reaches for are in a service worker, 
     const manifest = JSON.stringify({ manifest_version: 3, name: 'x', version: '1' });
     const stored = new Map();
     const host = quietHost({ ownPages: () => false, messages: () => '{}', isProxy: () => false, now: () => epoch, utcOffset: () => 0, url, platform: () => 'ios',
+                             noDocument: () => 'its scripts name no part of the DOM',
                              webStorage: (kind, op, key, value) => {
                                  if (op === 'set') stored.set(key, value);
                                  return op === 'get' ? JSON.stringify(stored.get(key) ?? null) : op === 'keys' ? JSON.stringify([...stored.keys()]) : 'null';
@@ -400,7 +402,31 @@ test('the web\'s globals a small extension reaches for are in a service worker, 
     assert.equal(background('heard.join(" ")'), 'load onload');
     assert.equal(stored.get('seen'), '1');
     assert.equal(background('window === self && window === globalThis && localStorage.getItem("seen")'), '1');
-    assert.throws(() => background('document.body'), /document \(a background page's\) is not provided by the harness's runtime/);
+    assert.throws(() => background('document.body'), /document \(a background page's\) is not provided by the harness's runtime: its scripts name no part of the DOM/);
+
+    // A background page whose scripts name the DOM is given its document (runtime.mjs): its
+    // window's names are read from it, behind the realm's own, and its window is the document's
+    // event target, which hears DOMContentLoaded through the document, then load.
+    const sandbox = Object.create(null);
+    const context = vm.createContext(sandbox, { microtaskMode: 'afterEvaluate', codeGeneration: { strings: false, wasm: false } });
+    const installed = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(host, backgroundPage);
+    const window = openDocument(plainPage, 'safari-web-extension://x/_generated_background_page.html', () => {});
+    attachWindow(sandbox, window);
+    installed.attach(window);
+    const withDocument = (code) => vm.runInContext(code, context);
+    const domNames = ['document', 'DOMParser', 'Node', 'HTMLElement', 'MutationObserver', 'XMLSerializer', 'location', 'getComputedStyle'];
+    assert.deepEqual(domNames.filter((name) => withDocument(`typeof ${name}`) === 'undefined'), [], 'a background page with its document');
+    assert.deepEqual(everywhere.filter((name) => withDocument(`typeof ${name}`) === 'undefined'), []);
+    assert.equal(withDocument('typeof importScripts'), 'undefined');
+    assert.equal(withDocument('location.hostname + location.pathname + " " + (document instanceof Node) + " " + (new Event("x") instanceof document.defaultView.Event)'),
+                 'x/_generated_background_page.html true true');
+    // What the document's window reaches is the realm's clock, not node's.
+    assert.equal(withDocument('document.defaultView.Date === Date && document.defaultView.setTimeout === setTimeout'), true);
+    withDocument('window.heard = [document.readyState]; document.addEventListener("DOMContentLoaded", () => heard.push("DOMContentLoaded " + document.readyState)); '
+                 + 'addEventListener("load", () => heard.push("load")); window.onload = () => heard.push("onload")');
+    installed.post('loaded', 0, '');
+    withDocument('__runtimeTurn()');
+    assert.equal(withDocument('heard.join(" ")'), 'loading DOMContentLoaded interactive load onload');
 });
 
 // Headers, Request and Response (and the background's Blob) hold a body whole: it is read

@@ -103,8 +103,12 @@ package enum ExtensionRuntime {
 
     /// The background's command on the process transport: `node` running the runtime at `path`.
     static func background(node: String, runtime path: String, extension folder: String, ownPages: Bool = false) -> ProcessExecutables.Command {
-        ProcessExecutables.Command(path: node, arguments: arguments(runtime: path, extension: folder, ownPages: ownPages))
+        ProcessExecutables.Command(path: node, arguments: arguments(runtime: path, extension: folder, ownPages: ownPages), environment: environment)
     }
+
+    /// A background's environment: `NODE_PATH`, where a background page's DOM, jsdom, is
+    /// looked for (the page host's: `PageRuntime.environment`).
+    static let environment = PageRuntime.environment
 
     /// Why a run cannot have an extension's JavaScript as its background.
     package enum Unavailable: Error, CustomStringConvertible {
@@ -193,9 +197,9 @@ package enum ExtensionRuntime {
         private let limits: Limits?
 
         /// Starts `node` on the runtime at `runtime` for the extension in `folder`, its storage in
-        /// `storage`, with exactly `environment`.
+        /// `storage`, with exactly `environment` (a background's, by default).
         init(node: String, runtime: String, extension folder: String, storage: String, watchdogMilliseconds: Int = ExtensionRuntime.watchdogMilliseconds,
-                     environment: [String: String] = [:]) throws(ChildProcess.SpawnError) {
+                     environment: [String: String] = ExtensionRuntime.environment) throws(ChildProcess.SpawnError) {
             let command = ProcessExecutables.Command(path: node, arguments: arguments(runtime: runtime, extension: folder, watchdogMilliseconds: watchdogMilliseconds))
             limits = Limits(command)
             child = try ChildProcess(executable: node, arguments: command.arguments + ["--storage", storage], environment: environment, role: .background)

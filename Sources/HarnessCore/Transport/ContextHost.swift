@@ -49,7 +49,7 @@ final class ContextHost: @unchecked Sendable {
         self.command = command
         let failure = spawnFailure
         starting = StartingProcess {
-            do { return try ChildProcess(executable: command.path, arguments: command.arguments, replyLimit: ContextHost.replyLimit) } catch {
+            do { return try ChildProcess(executable: command.path, arguments: command.arguments, environment: command.environment, replyLimit: ContextHost.replyLimit) } catch {
                 failure.error.withLock { $0 = error as? ChildProcess.SpawnError }
                 return nil
             }

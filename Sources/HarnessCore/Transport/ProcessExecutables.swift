@@ -5,14 +5,18 @@ import ProcessKit
 /// a user names for a role (`--background-exec`), each speaking the frame protocol
 /// (`Sources/ProcessKit/PROTOCOL.md`).
 package struct ProcessExecutables: Equatable, Sendable {
-    /// One role's executable and the arguments given before the harness's own.
+    /// One role's executable, the arguments given before the harness's own, and what its
+    /// environment needs beside what the harness gives it (the JavaScript runtime's `NODE_PATH`,
+    /// where a background page's DOM is looked for).
     package struct Command: Equatable, Sendable {
         package var path: String
         package var arguments: [String]
+        package var environment: [String: String]
 
-        package init(path: String, arguments: [String] = []) {
+        package init(path: String, arguments: [String] = [], environment: [String: String] = [:]) {
             self.path = path
             self.arguments = arguments
+            self.environment = environment
         }
     }
 
@@ -70,7 +74,8 @@ package struct ProcessExecutables: Equatable, Sendable {
     func start(_ role: ProcessName, _ arguments: [String], replyLimit: Int = Framing.replyLimit, environment: [String: String] = [:],
                        in group: ChildGroup? = nil) throws(ChildProcess.SpawnError) -> ChildProcess {
         let command = self[role]
-        let child = try ChildProcess(executable: command.path, arguments: command.arguments + arguments, environment: environment,
+        let child = try ChildProcess(executable: command.path, arguments: command.arguments + arguments,
+                                     environment: command.environment.merging(environment) { _, given in given },
                                      replyLimit: replyLimit, role: role.wireRole)
         group?.add(child)
         return child

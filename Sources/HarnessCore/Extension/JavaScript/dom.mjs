@@ -22,14 +22,32 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-// Why jsdom cannot be had here, or null once it is loaded.
-export let unavailable = null;
+// Why jsdom cannot be had here, or null once it is loaded (`loadDOM`).
+export let unavailable = 'jsdom is not loaded: loadDOM loads it';
 // Told of each window jsdom makes (a document's, an iframe's): keepTime.
 let windowMade = null;
 // The context jsdom's selector engine compiles in.
 let compiler = null;
 let JSDOM = null, VirtualConsole = null;
-try {
+
+// Loads jsdom, once per process (about 0.4 s and 70 MB: the background's runtime loads it only
+// for a background page whose scripts name the DOM), and reads what every page shares. Returns
+// `unavailable`: null, or why jsdom cannot be had.
+export function loadDOM() {
+    if (JSDOM !== null || compiler !== null) return unavailable;
+    try {
+        load();
+        unavailable = null;
+    } catch (error) {
+        unavailable = `jsdom cannot be loaded (${String(error.message).split('\n')[0]}): install it with apt-get install node-jsdom`;
+        return unavailable;
+    }
+    readNames();
+    readShared();
+    return unavailable;
+}
+
+function load() {
     const selectors = require.resolve('nwsapi');
     compiler = vm.createContext(Object.create(null), { name: 'selectors', codeGeneration: { strings: true, wasm: false } });
     vm.runInContext('globalThis.module = { exports: {} }; globalThis.exports = module.exports;', compiler);
@@ -59,8 +77,14 @@ try {
     const offline = (name) => class { constructor() { throw new TypeError(`a scenario cannot stub the network: ${name} is not provided by the harness's runtime`); } };
     require('jsdom/lib/jsdom/living/xhr/XMLHttpRequest-impl.js').implementation = offline('XMLHttpRequest');
     require('jsdom/lib/jsdom/living/websockets/WebSocket-impl.js').implementation = offline('WebSocket');
-} catch (error) {
-    unavailable = `jsdom cannot be loaded (${String(error.message).split('\n')[0]}): install it with apt-get install node-jsdom`;
+}
+
+// The interfaces jsdom gives a window (the list it installs them from), read without loading
+// jsdom; [] when it is not installed.
+export function domInterfaces() {
+    let text;
+    try { text = fs.readFileSync(require.resolve('jsdom/lib/jsdom/living/interfaces.js'), 'utf8'); } catch { return []; }
+    return [...text.matchAll(/^ {2}(\w+): require\(/gm)].map(([, name]) => name);
 }
 
 // A plain page: nothing but the color-scheme its natively dark rules set (pages-realm.mjs).
@@ -82,37 +106,46 @@ export function openDocument(html, url, report) {
 // The names a document's window has: jsdom's interfaces (the list jsdom installs them from) and
 // the members of a blank window. A page's realm reads each from its own document's window.
 const domNames = [];
-// Two blank documents' windows, read once here (what every window shares: below).
+// Two blank documents' windows, read once as jsdom loads (what every window shares: below).
 const blanks = [];
-if (unavailable === null) {
-    const interfaces = fs.readFileSync(require.resolve('jsdom/lib/jsdom/living/interfaces.js'), 'utf8');
-    for (const [, name] of interfaces.matchAll(/^ {2}(\w+): require\(/gm)) domNames.push(name);
-    blanks.push(openDocument(plainPage, 'about:blank', () => {}), openDocument(plainPage, 'https://blank.example/', () => {}));
-    for (const name of ['HTMLDocument', 'Option', 'Image', 'Audio', ...Object.getOwnPropertyNames(blanks[0])]) if (!domNames.includes(name)) domNames.push(name);
-}
 
 // What a page's realm reads from its document's window: every name jsdom's window has (its
-// interfaces, its members), made once per host as accessors on the prototype of every page
+// interfaces, its members), made once per process as accessors on the prototype of every page
 // realm's sandbox, each reading the window of the sandbox it is read through. A realm's own
-// globals, its builtins and what pages-realm.mjs defines, come first. A window's function is
-// bound to it, so that `window.getSelection()` called on the realm's global works.
+// globals, its builtins and what pages-realm.mjs (or runtime-realm.mjs, for a background page)
+// defines, come first. A window's function is bound to it, so that `window.getSelection()`
+// called on the realm's global works.
 // (A context's global asks its sandbox first, so the names every realm has built in, `Object`,
 // `Function`, `Array` and the rest, are left out: a page's are its own.)
 const windows = new WeakMap();
 const documentNames = Object.create(null);
-const builtIn = new Set(vm.runInContext('Object.getOwnPropertyNames(globalThis)', vm.createContext(Object.create(null))));
-for (const name of domNames) {
-    if (name.startsWith('_') || builtIn.has(name) || ['window', 'self', 'top', 'parent', 'frames'].includes(name)) continue;
-    const capitalized = /^[A-Z]/.test(name);
-    Object.defineProperty(documentNames, name, {
-        get() {
-            const window = windows.get(this);
-            if (window === undefined) return undefined;
-            const value = window[name];
-            return typeof value === 'function' && !capitalized ? value.bind(window) : value;
-        },
-        set(value) { const window = windows.get(this); if (window !== undefined) window[name] = value; },
-    });
+
+function readNames() {
+    domNames.push(...domInterfaces());
+    blanks.push(openDocument(plainPage, 'about:blank', () => {}), openDocument(plainPage, 'https://blank.example/', () => {}));
+    for (const name of ['HTMLDocument', 'Option', 'Image', 'Audio', ...Object.getOwnPropertyNames(blanks[0])]) if (!domNames.includes(name)) domNames.push(name);
+    const builtIn = new Set(vm.runInContext('Object.getOwnPropertyNames(globalThis)', vm.createContext(Object.create(null), {})));
+    for (const name of domNames) {
+        if (name.startsWith('_') || builtIn.has(name) || ['window', 'self', 'top', 'parent', 'frames'].includes(name)) continue;
+        const capitalized = /^[A-Z]/.test(name);
+        Object.defineProperty(documentNames, name, {
+            get() {
+                const window = windows.get(this);
+                if (window === undefined) return undefined;
+                const value = window[name];
+                return typeof value === 'function' && !capitalized ? value.bind(window) : value;
+            },
+            set(value) { const window = windows.get(this); if (window !== undefined) window[name] = value; },
+        });
+    }
+    Object.freeze(documentNames);
+}
+
+// Gives the context made over `sandbox` (one whose prototype is null) the names of `window`, its
+// document's: its sandbox's prototype becomes the document's names (above).
+export function attachWindow(sandbox, window) {
+    if (Object.getPrototypeOf(sandbox) !== documentNames) Object.setPrototypeOf(sandbox, documentNames);
+    windows.set(sandbox, window);
 }
 
 // A context for a page's scripts (named `name`, making no code from strings), and `attach`,
@@ -123,7 +156,7 @@ for (const name of domNames) {
 export function pageContext(name) {
     const sandbox = Object.create(documentNames);
     const context = vm.createContext(sandbox, { name, codeGeneration: { strings: false, wasm: false } });
-    return { context, attach: (window) => { windows.set(sandbox, window); } };
+    return { context, attach: (window) => attachWindow(sandbox, window) };
 }
 
 // MARK: - What every page shares
@@ -142,10 +175,9 @@ export function pageContext(name) {
 // accessors or attributes): the page host asks before it serves another run, and a host whose
 // shared objects changed serves no other. (A change inside an object, such as a Map's entries,
 // or to an object made after this, is not seen: PROTOCOL.md, section 15.)
-Object.freeze(documentNames);
 const shared = [];
 const sharedRecords = [];
-if (unavailable === null) {
+function readShared() {
     const reached = (roots, seen = new Set()) => {
         const pending = [...roots];
         while (pending.length > 0) {

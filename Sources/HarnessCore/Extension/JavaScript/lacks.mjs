@@ -18,8 +18,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { backgroundScripts, option, popupOf, readIn, realmModule, url, write } from './runtime-common.mjs';
-import { openDocument, pageContext, plainPage, unavailable } from './dom.mjs';
+import { attachWindow, loadDOM, openDocument, pageContext, plainPage } from './dom.mjs';
 import { optionsPageOf } from './realm-common.mjs';
+
+// Why the pages' parts cannot be looked at (jsdom is not installed), or null.
+const unavailable = loadDOM();
 
 // The web's globals a script may reach for and a realm may lack.
 export const webGlobals = [
@@ -54,7 +57,7 @@ const quietHost = () => {
     const kept = { 'session-access': '{"accessLevel":"TRUSTED_AND_UNTRUSTED_CONTEXTS"}' };
     const names = ['setTimer', 'cancelTimer', 'storage', 'sendNative', 'decide', 'showPopup', 'answerPopup', 'connectNative', 'answerPage',
                    'messageTab', 'messagePopup', 'portPost', 'portClose', 'connectTab', 'setAlarm', 'clearAlarm', 'log', 'fetch', 'importScripts', 'thrown',
-                   'sendMessage', 'connect', 'portDisconnect', 'answer', 'webStorage', 'activeTab', 'tabNumber', 'tabName', 'actionSet', 'menusChanged', 'permissionsRemoved', 'action', 'safariState', 'keep', ...Object.keys(answers)];
+                   'sendMessage', 'connect', 'portDisconnect', 'answer', 'webStorage', 'activeTab', 'tabNumber', 'tabName', 'actionSet', 'menusChanged', 'permissionsRemoved', 'action', 'safariState', 'keep', 'noDocument', 'runQueued', ...Object.keys(answers)];
     // A page's address is read as the runtime reads it.
     return { ...Object.fromEntries(names.map((name) => [name, () => (Object.hasOwn(answers, name) ? answers[name] : '')])), url,
              keep: (name) => kept[String(name)] ?? '' };
@@ -64,8 +67,15 @@ const quietHost = () => {
 function realmFor(part, manifest) {
     const manifestText = JSON.stringify(manifest);
     if (part === 'background') {
-        const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
-        realmModule(context, 'runtime-realm.mjs', 'runtime:').install(quietHost(), manifestText);
+        const sandbox = Object.create(null);
+        const context = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false } });
+        const realm = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(quietHost(), manifestText);
+        // A background page whose scripts name the DOM has its document (runtime.mjs).
+        if (typeof manifest.background?.service_worker !== 'string' && unavailable === null) {
+            const window = openDocument(plainPage, 'safari-web-extension://extension/_generated_background_page.html', () => {});
+            attachWindow(sandbox, window);
+            realm.attach(window);
+        }
         return (code) => vm.runInContext(code, context);
     }
     const own = part === 'popup' || part === 'options';

@@ -8,8 +8,8 @@
 // objects node's realm (PROTOCOL.md section 15 says what that leaves open).
 
 import {
-    commandsOf, define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, tabAddress,
-    sessionAccessLevels, storageAreaMembers, webStorageArea,
+    commandsOf, define, eventOf, frameGlobals, giveWindow, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, tabAddress,
+    sessionAccessLevels, storageAreaMembers, webStorageArea, windowGlobals,
 } from './realm-common.mjs';
 import { actionNamespaces } from './realm-action.mjs';
 import { alarmMembers } from './realm-alarms.mjs';
@@ -781,16 +781,7 @@ export function install(hostFunctions, setupText, page) {
     // The document's window has this realm's builtins (`Date`, `Intl`, `Object`, ...), time,
     // timers, randomness, storage and network, so that `document.defaultView` reaches no real
     // clock and no request leaves.
-    // (A name the window holds fixed, such as `undefined`, stays its own.)
-    const give = (window, names) => {
-        for (const name of names) {
-            if (name === 'globalThis' || Object.getOwnPropertyDescriptor(window, name)?.configurable === false) continue;
-            Object.defineProperty(window, name, { value: globalThis[name], writable: true, configurable: true });
-        }
-    };
-    give(page, [...builtins, 'performance', 'crypto', 'navigator', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval',
-                'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask', 'localStorage', 'sessionStorage', 'matchMedia', 'history', 'console',
-                'fetch', 'XMLHttpRequest', 'WebSocket']);
+    giveWindow(page, [...builtins, ...windowGlobals, 'requestAnimationFrame', 'cancelAnimationFrame', 'sessionStorage', 'matchMedia', 'history', 'WebSocket']);
     // jsdom's own later work (pages.mjs, keepTime) runs as the page's timers do, numbered
     // apart from them (realm-common.mjs, installTimers).
     return {
@@ -803,7 +794,7 @@ export function install(hostFunctions, setupText, page) {
         cancel(timer) { timers.cancel(timer); },
         // A frame's window (an iframe's, which jsdom makes a realm of its own) reads this realm's
         // clock and random numbers too.
-        adopt(frame) { give(frame, ['Date', 'Math', 'Intl', 'performance', 'crypto']); },
+        adopt(frame) { giveWindow(frame, frameGlobals); },
         // What a module's import() rejects with, made in the page's realm.
         refusal(what) { return new Error(what + ' is not provided in pages by the harness\'s runtime'); },
     };

@@ -56,8 +56,9 @@ import {
 } from './runtime-common.mjs';
 import * as storage from './storage-areas.mjs';
 import { matchesPattern } from './realm-common.mjs';
-import { changedShared, keepTime, nextTask, openDocument, pageContext, plainPage, runQueued, unavailable } from './dom.mjs';
+import { changedShared, keepTime, loadDOM, nextTask, openDocument, pageContext, plainPage, runQueued } from './dom.mjs';
 // Without jsdom no page can be had: the host says why and ends (the harness checks first).
+const unavailable = loadDOM();
 if (unavailable !== null) {
     process.stderr.write(unavailable + '\n');
     process.exit(3);

@@ -28,6 +28,21 @@ export function hostOf(hostFunctions) {
 // A global of the scripts' realm, as a browser's: writable and configurable, not enumerable.
 export const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
 
+// What a document's window (jsdom's, node's realm's: dom.mjs) is given of the realm that holds
+// it: `names`, each this realm's global of that name, so that `document.defaultView` reaches no
+// real clock and no request leaves. (A name the window holds fixed, such as `undefined`, stays
+// its own.) Besides the realm's builtins, a window takes `windowGlobals`, and a frame's window
+// (an iframe's, which jsdom makes a realm of its own) `frameGlobals`.
+export const windowGlobals = ['performance', 'crypto', 'navigator', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask',
+                              'localStorage', 'console', 'fetch', 'XMLHttpRequest'];
+export const frameGlobals = ['Date', 'Math', 'Intl', 'performance', 'crypto'];
+export function giveWindow(window, names) {
+    for (const name of names) {
+        if (name === 'globalThis' || !(name in globalThis) || Object.getOwnPropertyDescriptor(window, name)?.configurable === false) continue;
+        Object.defineProperty(window, name, { value: globalThis[name], writable: true, configurable: true });
+    }
+}
+
 // A value as JSON text for the host, or this realm's TypeError (a function, a symbol).
 export const jsonText = (value, what) => {
     const text = stringify(value === undefined ? null : value);

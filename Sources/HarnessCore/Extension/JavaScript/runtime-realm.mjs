@@ -3,10 +3,11 @@
 // events. runtime.mjs compiles it, with realm-common.mjs, in each incarnation's realm and calls
 // install there with the host functions it gives (each takes and gives strings and numbers only)
 // and the manifest's text; install returns the realm's side of the turn (post, result, refusal).
-// Nothing here reaches node.
+// Nothing here reaches node, but a background page's document, when its scripts name the DOM
+// (`attach`): its objects are jsdom's, made in node's realm (PROTOCOL.md, section 14).
 
 import {
-    commandsOf, define, eventOf, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea,
+    commandsOf, define, eventOf, frameGlobals, giveWindow, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea, windowGlobals,
 } from './realm-common.mjs';
 import { actionNamespaces } from './realm-action.mjs';
 import { alarmMembers } from './realm-alarms.mjs';
@@ -20,6 +21,9 @@ import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, manifestText) {
+    // This realm's own globals (its builtins), before anything is added: a background page's
+    // document's window is given them (attach).
+    const builtins = Object.getOwnPropertyNames(globalThis);
     const host = hostOf(hostFunctions);
     const manifest = JSON.parse(manifestText);
     // Its permissions as it starts: the manifest's, with what the user granted before.
@@ -367,11 +371,45 @@ export function install(hostFunctions, manifestText) {
             define(name, (...args) => apply(targetMethods[name], windowEvents, args));
         }
         define('localStorage', webStorageArea((op, key, value) => checked(host.webStorage('local', op, key, value))));
+        // Until the page's document is attached (`attach`, below): why it has none.
         Object.defineProperty(globalThis, 'document', {
-            get() { throw new Error('document (a background page\'s) is not provided by the harness\'s runtime'); },
+            get() { throw new Error('document (a background page\'s) is not provided by the harness\'s runtime: ' + host.noDocument()); },
             configurable: true,
         });
     }
+
+    // A background page's document, when its scripts name the DOM (runtime.mjs): jsdom's, as the
+    // extension's pages have theirs (pages-realm.mjs), over the page's HTML (Safari's generated
+    // page for `scripts`). Its window's names (Node, HTMLElement, DOMParser, MutationObserver,
+    // location, ...) are read from it behind this realm's own (dom.mjs, attachWindow), and this
+    // realm's window is the document's event target: its events and what takes them (a
+    // listener's `signal`) are the document's, as load and DOMContentLoaded are.
+    let page = null, readyState = 'loading', observed = false;
+    const fireOn = (target, type, bubbles = false) => target.dispatchEvent(new page.Event(type, { bubbles }));
+    const attach = (window) => {
+        page = window;
+        const document = window.document;
+        for (const name of ['Event', 'CustomEvent', 'EventTarget', 'AbortController', 'AbortSignal', 'DOMException']) define(name, window[name]);
+        for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) define(name, (...args) => apply(window[name], window, args));
+        define('document', document);
+        // The document is `loading` while the page's scripts run, as Safari parses its page.
+        Object.defineProperty(document, 'readyState', { get: () => readyState, configurable: true });
+        // An observer's records come on node's queue: the runtime runs them in the turn that made
+        // them (__runtimeSettle), and again while an observer's callback ran.
+        const Observer = window.MutationObserver;
+        const MutationObserver = function MutationObserver(callback) {
+            if (new.target === undefined) throw new TypeError("Failed to construct 'MutationObserver': Please use the 'new' operator");
+            if (typeof callback !== 'function') throw new TypeError("Failed to construct 'MutationObserver': parameter 1 is not of type 'Function'");
+            return new Observer(function (records, observer) { observed = true; return apply(callback, this, [records, observer]); });
+        };
+        MutationObserver.prototype = Observer.prototype;
+        define('MutationObserver', MutationObserver);
+        giveWindow(window, [...builtins, ...windowGlobals]);
+    };
+    Object.defineProperty(globalThis, '__runtimeSettle', {
+        value() { observed = false; host.runQueued(); return observed; },
+        writable: false, configurable: false, enumerable: false,
+    });
 
     // A turn's work: the other realm names it with a word and a number (post), the turn does it
     // under the watchdog (__runtimeTurn, which no script can replace), and its answer is a string
@@ -406,8 +444,18 @@ export function install(hostFunctions, manifestText) {
                 return;
             }
             if (next.kind === 'loaded') {
-                // A background page's scripts ran: its window hears DOMContentLoaded, then load.
-                for (const type of ['DOMContentLoaded', 'load']) apply(targetMethods.dispatchEvent, windowEvents, [new WindowEvent(type)]);
+                // A background page's scripts ran: its window hears DOMContentLoaded (its
+                // document's, when it has one, bubbling to the window), then load.
+                if (page === null) {
+                    for (const type of ['DOMContentLoaded', 'load']) apply(targetMethods.dispatchEvent, windowEvents, [new WindowEvent(type)]);
+                    return;
+                }
+                readyState = 'interactive';
+                fireOn(page.document, 'readystatechange');
+                fireOn(page.document, 'DOMContentLoaded', true);
+                readyState = 'complete';
+                fireOn(page.document, 'readystatechange');
+                fireOn(page, 'load');
                 return;
             }
             if (next.kind === 'lifecycle') {
@@ -649,6 +697,14 @@ export function install(hostFunctions, manifestText) {
     return {
         post(kind, id, text) { work = { kind, id, text }; },
         result() { return answer; },
+        // A background page's document (its window), given before its scripts run.
+        attach,
+        // jsdom's own later work (runtime.mjs, keepTime) runs as the page's timers do, numbered
+        // apart from them (realm-common.mjs, installTimers); a frame's window (an iframe's) reads
+        // this realm's clock and random numbers.
+        later(callback, delay) { return timers.later(callback, delay); },
+        cancel(timer) { timers.cancel(timer); },
+        adopt(frame) { giveWindow(frame, frameGlobals); },
         refusal(what) { return new TypeError(what + ' is not provided by the harness\'s runtime'); },
     };
 }

@@ -6,8 +6,10 @@
 // in a turn that an input frame begins, microtasks drain before the turn ends, and nothing
 // runs between turns. Everything a script can reach is made in the script's own realm: no
 // object of this file's realm (where `process` lives) is handed to it, and what crosses from
-// the scripts to this file is strings and numbers. The clock, the timers and the random
-// numbers come from the frames, so the same frames give the same run.
+// the scripts to this file is strings and numbers; but a background page whose scripts name the
+// DOM has its document, jsdom's, whose objects are this realm's (dom.mjs, and PROTOCOL.md).
+// The clock, the timers and the random numbers come from the frames, so the same frames give
+// the same run. (Run with NODE_PATH naming where jsdom is, as the harness starts it.)
 //
 // node --experimental-vm-modules --no-warnings --disallow-code-generation-from-strings runtime.mjs
 //     --extension FOLDER [--watchdog MS]
@@ -30,6 +32,7 @@ import {
 } from './runtime-common.mjs';
 import * as wire from './directives.mjs';
 import * as storage from './storage-areas.mjs';
+import { attachWindow, changedShared, domInterfaces, keepTime, loadDOM, nextTask, openDocument, runQueued } from './dom.mjs';
 
 // The files `keep` reads and writes, without .json.
 const keptFiles = ['net-request-dynamic', 'net-request-session', 'net-request-enabled', 'content-scripts', 'content-scripts-session', 'permissions', 'session-access'];
@@ -41,6 +44,7 @@ const ownPages = process.argv.includes('--own-pages');
 
 const turn = new vm.Script('__runtimeTurn()', { filename: 'runtime:turn' });
 const drain = new vm.Script('', { filename: 'runtime:drain' });
+const settleScript = new vm.Script('__runtimeSettle()', { filename: 'runtime:settle' });
 // What an incarnation waiting at a yield point throws when its input ends (the harness is gone,
 // or it dropped the incarnation): nothing more of it happens.
 const inputEnded = Symbol('the input ended');
@@ -123,7 +127,8 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
     // The global object's names fall back to its sandbox's, prototype and all: a sandbox of this
     // realm (whose Object.prototype has constructor, this realm's Object) would hand scripts this
     // realm's Function through globalThis.constructor. It has no prototype.
-    const context = vm.createContext(Object.create(null), {
+    const sandbox = Object.create(null);
+    const context = vm.createContext(sandbox, {
         name: 'background',
         microtaskMode: 'afterEvaluate',
         codeGeneration: { strings: false, wasm: false },
@@ -143,9 +148,26 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             uncaught('Uncaught', error);
             // The microtasks the script queued before it threw still run in this turn.
             try { drain.runInContext(context, evaluation); } catch (later) {
-                if (isTimeout(later)) timedOut = true; else uncaught('Uncaught', later);
+                if (isTimeout(later)) { timedOut = true; return; } else uncaught('Uncaught', later);
             }
         }
+        if (page !== null) settle();
+    }
+
+    // A background page's document queues its mutation records on node's queue, not the
+    // scripts' own: they run here, in the turn that made them (from a task of node's: handle runs
+    // in one for a page with a document, see serve), each round under the watchdog, while an
+    // observer's callback ran (its microtasks, run after it, may have changed the document again).
+    function settle() {
+        for (let round = 0; round < 1000; round++) {
+            let observed;
+            try { observed = settleScript.runInContext(context, evaluation); } catch (error) {
+                if (isTimeout(error)) timedOut = true; else uncaught('Uncaught', error);
+                return;
+            }
+            if (observed !== true) return;
+        }
+        log('error', 'Uncaught Error: the page\'s mutation observers changed its document in answer to each other 1000 times in one turn: the runtime stopped them');
     }
 
     const read = (file) => readIn(folder, file);
@@ -250,6 +272,10 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         // traps are the scripts' code), asked before its properties are read.
         isProxy: (value) => util.types.isProxy(value),
         // The error a script's own call gets back, as text for its realm to throw.
+        // Why a background page has no document (its scripts name no part of the DOM, or jsdom
+        // is not installed), and node's queue run (its mutation records: settle).
+        noDocument: () => documentProblem,
+        runQueued: () => runQueued(),
         // A background page's localStorage: the extension origin's, kept with its storage.
         webStorage: (kind, op, key, value) => storage.extensionWebStorage(storageFolder, String(op), String(key), String(value)),
         importScripts: (files) => {
@@ -372,6 +398,7 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
     // and reported then, as a load would report it.
     async function prepare() {
         if (manifest === null) return [];
+        const read = (file) => { const text = readIn(folder, file); sources.push(text); return text; };
         if (!isModule) {
             return backgroundScripts.map((file) => {
                 let source;
@@ -381,7 +408,36 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         }
         return linkModules(backgroundScripts, { context, read, importModuleDynamically });
     }
+    const sources = [];
     const prepared = await prepare();
+
+    // A background page's document: made when its scripts name the DOM (`document`, a name its
+    // window has that a worker's global lacks, such as DOMParser, Node or location), as the
+    // background starts, over its page (Safari's generated page for `scripts`). jsdom is loaded
+    // here, before the hello (about 0.4 s, once per process: dom.mjs), so that the background's
+    // load does not wait for it; a page whose scripts name none of it has no document, and does
+    // not load jsdom.
+    let page = null;
+    let documentProblem = 'its scripts name no part of the DOM (document, DOMParser, Node, location, ...), and the harness gives a background page its document only when they do';
+    const pageFile = typeof background.page === 'string' ? background.page : '_generated_background_page.html';
+    const wantsDocument = manifest !== null && typeof background.service_worker !== 'string' && namesTheDOM(sources, sandbox);
+    if (wantsDocument) {
+        documentProblem = loadDOM() ?? '';
+        if (documentProblem === '') keepDocumentTime();
+    }
+    function openPage() {
+        const report = (kind, value) => {
+            if (kind === 'uncaught') uncaught('Uncaught', value);
+            else log('warn', `${value} (the harness's DOM, jsdom, does not have it)`);
+        };
+        let html = `<!DOCTYPE html><html><head>${backgroundScripts.map((file) => `<script src="/${escapeAttribute(file)}"></script>`).join('')}</head><body></body></html>`;
+        if (typeof background.page === 'string') html = read(background.page);
+        page = openDocument(html, `safari-web-extension://extension/${pageFile.replace(/^\//, '')}`, report);
+        // jsdom's own loading of it (its load event) is over before any script can hear it.
+        runQueued();
+        attachWindow(sandbox, page);
+        scripts.attach(page);
+    }
 
     // Runs the prepared modules in order; the first that cannot load stops the rest.
     async function loadModules() {
@@ -397,7 +453,7 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             module.evaluate({ timeout: watchdog }).then(() => { outcome = { ok: true }; }, (error) => { outcome = { error }; });
             for (let round = 0; outcome === null && round < 1000; round++) {
                 drain.runInContext(context, evaluation);
-                await new Promise((resolve) => setImmediate(resolve));
+                await new Promise((resolve) => nextTask(resolve));
             }
             if (outcome === null) throw new Error(`${file} did not finish loading: its top-level await waits for something that never comes`);
             if (isTimeout(outcome.error)) { timedOut = true; return; }
@@ -434,6 +490,7 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         switch (input.type) {
         case 'started':
             clock.utcOffset = Number.isInteger(input.utcOffsetMinutes) ? input.utcOffsetMinutes : 0;
+            if (wantsDocument && documentProblem === '' && page === null) openPage();
             scripts.post('started', 0, JSON.stringify(input));
             evaluate(turn);
             if (isModule) {
@@ -524,11 +581,48 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             }
         }
         // Rejections nobody handled are reported before the input ends.
-        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => nextTask(resolve));
         write(wire.frame.done(directives));
     }
 
-    return { handle, uncaught };
+    // (For keepTime, below: the clock, and the realm that takes jsdom's later work.)
+    return { handle, uncaught, inTask: wantsDocument, now: () => clock.now, scripts };
+}
+
+// Whether a background page's scripts (`sources`, their text) name any of the DOM its document
+// would give: `document`, or a name jsdom's window has that the realm over `sandbox` (a
+// worker's names and the page's own) lacks. Comments are left out; a string that holds such a
+// name counts, as a script may reach a global by its name.
+function namesTheDOM(sources, sandbox) {
+    const own = new Set(Reflect.ownKeys(sandbox).filter((key) => typeof key === 'string' && key !== 'document'));
+    const names = new Set(['document', 'location', 'getComputedStyle', 'getSelection', 'matchMedia', 'Image', 'Option', 'Audio', 'customElements',
+                           ...domInterfaces()].filter((name) => !own.has(name)));
+    for (const text of sources) {
+        const code = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:\\'"`])\/\/.*$/gm, '$1');
+        for (const [word] of code.matchAll(/[A-Za-z_$][\w$]*/g)) if (names.has(word)) return true;
+    }
+    return false;
+}
+
+// An attribute's value, quoted in HTML.
+const escapeAttribute = (text) => String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+// jsdom's reading of the clock and its own later work (dom.mjs, keepTime) are the current
+// incarnation's: its clock, and its realm's timers, so that a page's document hears no real
+// clock and its later work runs in the background's turns, under the watchdog. A window jsdom
+// makes for a frame (an iframe's) reads the realm's clock and random numbers.
+let timeKept = false;
+function keepDocumentTime() {
+    if (timeKept) return;
+    timeKept = true;
+    keepTime(() => current?.now() ?? 0, {
+        window(made) { current?.scripts?.adopt(made); },
+        schedule(callback, delay) {
+            const scripts = current?.scripts;
+            return { scripts, timer: scripts === undefined || scripts === null ? null : scripts.later(callback, delay) };
+        },
+        cancel(task) { if (task?.timer !== null && task?.timer !== undefined) task.scripts.cancel(task.timer); },
+    });
 }
 
 // MARK: - Serving incarnations
@@ -555,7 +649,10 @@ async function serve(served, write, nextFrame, afterInput = () => {}) {
         try { frame = JSON.parse(next.value); } catch { write(wire.frame.error('a frame that is not JSON')); continue; }
         if (frame?.kind !== 'input') { write(wire.frame.error('expected an input frame')); continue; }
         current = served;
-        try { await served.handle(frame); } catch (error) {
+        // A page with a document is served from a task of node's, in which the runtime may run
+        // node's queue (settle): within a microtask, node runs no other.
+        const handled = served.inTask ? new Promise((resolve) => nextTask(() => resolve(served.handle(frame)))) : served.handle(frame);
+        try { await handled; } catch (error) {
             if (error === inputEnded) return;
             throw error;
         }
@@ -612,6 +709,12 @@ if (process.argv.includes('--host')) {
     // the error on standard error, and exit status 1 (`{"kind":"ended","code":1}`).
     const open = async (id, box, args) => {
         const say = (frame) => write(frame, id);
+        // A background page's document changed what every document in the host shares
+        // (dom.mjs, changedShared): the host is replaced once this run is over.
+        if (!retiring && changedShared() !== null) {
+            retiring = true;
+            write(wire.frame.retire(), 0);
+        }
         const next = () => box.next();
         try {
             const served = await incarnation(say, next, option('storage', null, args), option('installed', null, args));
@@ -644,7 +747,7 @@ if (process.argv.includes('--host')) {
         inboxes.set(id, opened);
         // Made once the frames already read are served: the harness opens the next
         // incarnation ahead of need, just before it speaks to the one it took.
-        setImmediate(() => open(id, opened, frame.arguments));
+        nextTask(() => open(id, opened, frame.arguments));
     }
     for (const box of inboxes.values()) box.end();
     process.exit(0);
