@@ -159,7 +159,8 @@ struct ContextHostTests {
     }
 
     /// A background page's document is jsdom's, whose objects every document in the host shares:
-    /// a host in which one changed them asks to be replaced as it opens its next incarnation, and
+    /// a host in which one changed them asks to be replaced before the input that changed them
+    /// ends (the next incarnation, opened ahead as the launcher opens it, is already there), and
     /// one whose pages only used their documents does not.
     @Test(.enabled(if: PageRuntime.jsdomMissing == nil, "jsdom is not installed: a background page has no document"))
     func aHostWhoseBackgroundPageChangedWhatEveryDocumentSharesIsReplaced() throws {
@@ -169,9 +170,9 @@ struct ContextHostTests {
             let host = try host(fixture, runtime: runtime)
             defer { host.kill() }
             let first = try host.open(arguments: ["--storage", try scratch.folder(fixture + "1")], role: .background)
+            let spare = try host.open(arguments: ["--storage", try scratch.folder(fixture + "2")], role: .background)
+            #expect(try spare.awaitHello(timeoutMilliseconds: 20_000))
             _ = try exchange(first, Self.started, now: Self.epoch, uptime: 5)
-            let second = try host.open(arguments: ["--storage", try scratch.folder(fixture + "2")], role: .background)
-            #expect(try second.awaitHello(timeoutMilliseconds: 20_000))
             #expect(host.retiring == changed, "\(fixture)")
         }
     }

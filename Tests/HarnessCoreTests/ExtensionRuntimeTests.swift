@@ -90,6 +90,26 @@ struct ExtensionRuntimeTests {
         #expect(run.end(0) == done([.listen([]), .setTimer(.script(1), at: Int64(Self.epoch))]))
     }
 
+    /// A module background page's changes to its document are heard in the turn that made them,
+    /// as a classic page's are: its top-level code's before its load, its load listener's
+    /// before onInstalled, each under the watchdog.
+    @Test(.enabled(if: PageRuntime.jsdomMissing == nil, "jsdom is not installed: a background page has no document"))
+    func aModuleBackgroundPageHearsItsDocumentsChangesInTheTurnThatMadeThem() throws {
+        let run = try run("background-document-module", [(#"{"type":"started","appearance":"light","tabs":{},"reason":"install"}"#, Self.epoch, 5)])
+        // (Records come once the turn's own microtasks ran, the await's among them: jsdom queues
+        // them on node's queue, not the realm's.)
+        #expect(run.logs == ["after the await", "mutations B", "loaded", "mutations I", "installed"], "\(run.logs)")
+    }
+
+    /// Mutation observers that answer each other without end are a script that never yields:
+    /// the incarnation ends with the watchdog's status.
+    @Test(.enabled(if: PageRuntime.jsdomMissing == nil, "jsdom is not installed: a background page has no document"))
+    func observersThatAnswerEachOtherWithoutEndEndTheIncarnation() throws {
+        let run = try run("background-document-endless", [(Self.started, Self.epoch, 5)])
+        #expect(run.logs.contains("Uncaught Error: the page's mutation observers changed its document in answer to each other 1000 times in one turn"), "\(run.logs)")
+        #expect(run.ended == "a script did not yield within 2 s, and its runtime ended it", "\(run.ended ?? "it went on")")
+    }
+
     @Test func scriptsReadTheHarnesssClockAndRandomNumbersSeededByTheRun() throws {
         let first = try run("runtime-classic", [(Self.started, Self.epoch, 5)])
         #expect(first.logs.contains("time \(Self.epoch) 2026-03-01T09:00:00.000Z 5"))

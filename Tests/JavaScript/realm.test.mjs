@@ -397,11 +397,14 @@ test('the web\'s globals a small extension reaches for are in a service worker, 
     // A background page is its window: it keeps localStorage with the extension's storage, and
     // hears that it loaded; its document is not provided, and says so.
     const background = realms[1][1];
-    background('window.heard = []; addEventListener("load", (event) => heard.push(event.type)); window.onload = () => heard.push("onload"); localStorage.seen = 1');
+    background('window.heard = []; addEventListener("load", (event) => heard.push(event.type)); window.onload = () => heard.push("onload"); localStorage.seen = 1; sessionStorage.setItem("tab", "x")');
     background.turn('loaded');
     assert.equal(background('heard.join(" ")'), 'load onload');
     assert.equal(stored.get('seen'), '1');
     assert.equal(background('window === self && window === globalThis && localStorage.getItem("seen")'), '1');
+    // Its sessionStorage is its own, kept in the page (not with the extension's storage).
+    assert.equal(background('sessionStorage.getItem("tab") + sessionStorage.length + sessionStorage.key(0)'), 'x1tab');
+    assert.equal(stored.has('tab'), false);
     assert.throws(() => background('document.body'), /document \(a background page's\) is not provided by the harness's runtime: its scripts name no part of the DOM/);
 
     // A background page whose scripts name the DOM is given its document (runtime.mjs): its

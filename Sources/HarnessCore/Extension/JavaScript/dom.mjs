@@ -159,6 +159,24 @@ export function pageContext(name) {
     return { context, attach: (window) => attachWindow(sandbox, window) };
 }
 
+// The members of a document's window that name the DOM where a script uses them (the window's
+// other members, `name`, `open`, `status`, ..., are words most scripts hold).
+export const domMembers = ['document', 'location', 'history', 'sessionStorage', 'getComputedStyle', 'getSelection', 'matchMedia', 'customElements',
+                           'Image', 'Option', 'Audio', 'alert', 'confirm', 'prompt', 'innerWidth', 'innerHeight', 'devicePixelRatio'];
+
+// Whether a background page's scripts (`sources`, their text) name any of the DOM its document
+// would give: `document`, or a name that the realm lacks of its own (`ownNames`: a worker's
+// names and the page's own) among jsdom's interfaces and `domMembers`. Anywhere in their text,
+// comments and strings too (a script may reach a global by its name): a name found where it is
+// not used only costs jsdom's load.
+export function namesTheDOM(sources, ownNames) {
+    const names = new Set([...domMembers, ...domInterfaces()].filter((name) => !ownNames.has(name) || name === 'document'));
+    for (const text of sources) {
+        for (const [word] of String(text).matchAll(/[A-Za-z_$][\w$]*/g)) if (names.has(word)) return true;
+    }
+    return false;
+}
+
 // MARK: - What every page shares
 
 // Every page's document is made by the same jsdom in node's one realm, so what a page's objects
@@ -279,6 +297,11 @@ export const runQueued = () => process._tickCallback();
 
 // node's own setImmediate, for the page host's tasks: after `keepTime`, the global one is jsdom's.
 export const nextTask = globalThis.setImmediate;
+
+// Runs `work` in a task of its own (a setImmediate callback): node runs its queued work
+// synchronously (runQueued) only from a task, never from within a microtask, where everything
+// after an `await` runs.
+export const inTask = (work) => new Promise((resolve, reject) => nextTask(() => { try { resolve(work()); } catch (error) { reject(error); } }));
 
 // jsdom reads node's clock (an event's `timeStamp`, a document's `lastModified`, a File's
 // `lastModified`) and puts its own later work on node's timers (a details element's toggle

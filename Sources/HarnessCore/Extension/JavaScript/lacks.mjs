@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { backgroundScripts, option, popupOf, readIn, realmModule, url, write } from './runtime-common.mjs';
-import { attachWindow, loadDOM, openDocument, pageContext, plainPage } from './dom.mjs';
+import { attachWindow, loadDOM, namesTheDOM, openDocument, pageContext, plainPage } from './dom.mjs';
 import { optionsPageOf } from './realm-common.mjs';
 
 // Why the pages' parts cannot be looked at (jsdom is not installed), or null.
@@ -63,15 +63,17 @@ const quietHost = () => {
              keep: (name) => kept[String(name)] ?? '' };
 };
 
-// A realm as the runtime makes it for `part` of the extension, with its install run.
-function realmFor(part, manifest) {
+// A realm as the runtime makes it for `part` of the extension, with its install run (`sources`:
+// the part's scripts' text).
+function realmFor(part, manifest, sources) {
     const manifestText = JSON.stringify(manifest);
     if (part === 'background') {
         const sandbox = Object.create(null);
         const context = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false } });
         const realm = realmModule(context, 'runtime-realm.mjs', 'runtime:').install(quietHost(), manifestText);
         // A background page whose scripts name the DOM has its document (runtime.mjs).
-        if (typeof manifest.background?.service_worker !== 'string' && unavailable === null) {
+        const ownNames = new Set(Reflect.ownKeys(sandbox).filter((key) => typeof key === 'string'));
+        if (typeof manifest.background?.service_worker !== 'string' && unavailable === null && namesTheDOM(sources, ownNames)) {
             const window = openDocument(plainPage, 'safari-web-extension://extension/_generated_background_page.html', () => {});
             attachWindow(sandbox, window);
             realm.attach(window);
@@ -96,7 +98,10 @@ function lacking(run, used) {
                         + (member === undefined ? '' : ` && ${JSON.stringify(member)} in n`) + '; })()');
         return has !== true;
     }).map((chain) => 'browser.' + chain);
-    const globals = used.globals.filter((name) => run(`typeof globalThis[${JSON.stringify(name)}] === 'undefined'`));
+    // (A global whose getter throws, such as an opaque origin's sessionStorage, is lacking too.)
+    const globals = used.globals.filter((name) => {
+        try { return run(`typeof globalThis[${JSON.stringify(name)}] === 'undefined'`); } catch { return true; }
+    });
     return { api, globals };
 }
 
@@ -142,14 +147,16 @@ export function lacks(folder) {
     for (const [part, files] of Object.entries(parts(folder, manifest))) {
         if (part !== 'background' && unavailable !== null) continue;
         const used = { api: new Set(), globals: new Set() };
+        const sources = [];
         for (const file of files) {
             let text;
             try { text = readIn(folder, file); } catch { continue; }
+            sources.push(text);
             const found = uses(text);
             for (const chain of found.api) used.api.add(chain);
             for (const name of found.globals) used.globals.add(name);
         }
-        report[part] = lacking(realmFor(part, manifest), { api: [...used.api].sort(), globals: [...used.globals].sort() });
+        report[part] = lacking(realmFor(part, manifest, sources), { api: [...used.api].sort(), globals: [...used.globals].sort() });
     }
     return report;
 }

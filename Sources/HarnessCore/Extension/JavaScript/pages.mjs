@@ -56,7 +56,7 @@ import {
 } from './runtime-common.mjs';
 import * as storage from './storage-areas.mjs';
 import { matchesPattern } from './realm-common.mjs';
-import { changedShared, keepTime, loadDOM, nextTask, openDocument, pageContext, plainPage, runQueued } from './dom.mjs';
+import { changedShared, inTask, keepTime, loadDOM, nextTask, openDocument, pageContext, plainPage, runQueued } from './dom.mjs';
 // Without jsdom no page can be had: the host says why and ends (the harness checks first).
 const unavailable = loadDOM();
 if (unavailable !== null) {
@@ -850,10 +850,6 @@ function settleDocument(page) {
     }
 }
 
-// Runs `work` in a task of its own (a setImmediate callback): node runs its queued work
-// synchronously (dom.mjs, runQueued) only from a task, never from within a microtask, where
-// everything after an `await` runs.
-const inTask = (work) => new Promise((resolve, reject) => nextTask(() => { try { resolve(work()); } catch (error) { reject(error); } }));
 
 // A turn: the page's realm runs the input named, in a task of its own; what it answers.
 async function turn(page, kind, id, text, value) {

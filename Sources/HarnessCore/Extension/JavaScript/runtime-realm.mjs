@@ -371,6 +371,19 @@ export function install(hostFunctions, manifestText) {
             define(name, (...args) => apply(targetMethods[name], windowEvents, args));
         }
         define('localStorage', webStorageArea((op, key, value) => checked(host.webStorage('local', op, key, value))));
+        // Its sessionStorage is the page's own, in memory: it goes with the page when Safari
+        // unloads it.
+        const session = new Map();
+        define('sessionStorage', webStorageArea((op, key, value) => {
+            switch (op) {
+            case 'get': return session.has(key) ? stringify(session.get(key)) : 'null';
+            case 'keys': return stringify([...session.keys()]);
+            case 'set': session.set(key, value); return 'null';
+            case 'remove': session.delete(key); return 'null';
+            case 'clear': session.clear(); return 'null';
+            default: return 'null';
+            }
+        }));
         // Until the page's document is attached (`attach`, below): why it has none.
         Object.defineProperty(globalThis, 'document', {
             get() { throw new Error('document (a background page\'s) is not provided by the harness\'s runtime: ' + host.noDocument()); },

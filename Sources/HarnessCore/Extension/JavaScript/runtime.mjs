@@ -32,7 +32,7 @@ import {
 } from './runtime-common.mjs';
 import * as wire from './directives.mjs';
 import * as storage from './storage-areas.mjs';
-import { attachWindow, changedShared, domInterfaces, keepTime, loadDOM, nextTask, openDocument, runQueued } from './dom.mjs';
+import { attachWindow, changedShared, inTask, keepTime, loadDOM, namesTheDOM, nextTask, openDocument, runQueued } from './dom.mjs';
 
 // The files `keep` reads and writes, without .json.
 const keptFiles = ['net-request-dynamic', 'net-request-session', 'net-request-enabled', 'content-scripts', 'content-scripts-session', 'permissions', 'session-access'];
@@ -55,8 +55,9 @@ const inputEnded = Symbol('the input ended');
 // It says what it has to say through `write`, and reads the answers at its yield points with
 // `nextFrame` (an iterator's next, done when its input ends: it then stops where it is, by
 // throwing `inputEnded`). Returns its `handle` for each input
-// frame, and `uncaught` for what node reports of its realm.
-async function incarnation(write, nextFrame, storageFolder, installed) {
+// frame, and `uncaught` for what node reports of its realm. (`documentsChanged`, in a host: told
+// when a background page's document changed what every document in the host shares.)
+async function incarnation(write, nextFrame, storageFolder, installed, documentsChanged = undefined) {
     // The extension's files: the run's, or those an update installed (--installed FOLDER).
     const folder = installed === null ? runFolder : path.resolve(installed);
 
@@ -157,7 +158,8 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
     // A background page's document queues its mutation records on node's queue, not the
     // scripts' own: they run here, in the turn that made them (from a task of node's: handle runs
     // in one for a page with a document, see serve), each round under the watchdog, while an
-    // observer's callback ran (its microtasks, run after it, may have changed the document again).
+    // observer's callback ran (its microtasks, run after it, may have changed the document again),
+    // up to 1000 rounds: then the incarnation ends as one whose script never yields.
     function settle() {
         for (let round = 0; round < 1000; round++) {
             let observed;
@@ -167,7 +169,9 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             }
             if (observed !== true) return;
         }
-        log('error', 'Uncaught Error: the page\'s mutation observers changed its document in answer to each other 1000 times in one turn: the runtime stopped them');
+        // Observers that answer each other without end are a script that never yields.
+        log('error', 'Uncaught Error: the page\'s mutation observers changed its document in answer to each other 1000 times in one turn');
+        timedOut = true;
     }
 
     const read = (file) => readIn(folder, file);
@@ -420,7 +424,8 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
     let page = null;
     let documentProblem = 'its scripts name no part of the DOM (document, DOMParser, Node, location, ...), and the harness gives a background page its document only when they do';
     const pageFile = typeof background.page === 'string' ? background.page : '_generated_background_page.html';
-    const wantsDocument = manifest !== null && typeof background.service_worker !== 'string' && namesTheDOM(sources, sandbox);
+    const ownNames = new Set(Reflect.ownKeys(sandbox).filter((key) => typeof key === 'string'));
+    const wantsDocument = manifest !== null && typeof background.service_worker !== 'string' && namesTheDOM(sources, ownNames);
     if (wantsDocument) {
         documentProblem = loadDOM() ?? '';
         if (documentProblem === '') keepDocumentTime();
@@ -431,7 +436,9 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             else log('warn', `${value} (the harness's DOM, jsdom, does not have it)`);
         };
         let html = `<!DOCTYPE html><html><head>${backgroundScripts.map((file) => `<script src="/${escapeAttribute(file)}"></script>`).join('')}</head><body></body></html>`;
-        if (typeof background.page === 'string') html = read(background.page);
+        if (typeof background.page === 'string') {
+            try { html = read(background.page); } catch (error) { log('error', `the background page ${background.page} cannot be read: ${error.message}; its document is a generated one`); }
+        }
         page = openDocument(html, `safari-web-extension://extension/${pageFile.replace(/^\//, '')}`, report);
         // jsdom's own loading of it (its load event) is over before any script can hear it.
         runQueued();
@@ -449,12 +456,19 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             }
             // A module's top-level await settles through the scripts' own microtask queue, which
             // drains only after an evaluation in their realm.
+            // (Each in a task of node's, where a page's document's mutation records can run: settle.)
             let outcome = null;
-            module.evaluate({ timeout: watchdog }).then(() => { outcome = { ok: true }; }, (error) => { outcome = { error }; });
-            for (let round = 0; outcome === null && round < 1000; round++) {
-                drain.runInContext(context, evaluation);
-                await new Promise((resolve) => nextTask(resolve));
+            await inTask(() => {
+                module.evaluate({ timeout: watchdog }).then(() => { outcome = { ok: true }; }, (error) => { outcome = { error }; });
+                if (page !== null) settle();
+            });
+            for (let round = 0; outcome === null && round < 1000 && !timedOut; round++) {
+                await inTask(() => {
+                    drain.runInContext(context, evaluation);
+                    if (page !== null) settle();
+                });
             }
+            if (timedOut) return;
             if (outcome === null) throw new Error(`${file} did not finish loading: its top-level await waits for something that never comes`);
             if (isTimeout(outcome.error)) { timedOut = true; return; }
             if (outcome.error) throw outcome.error;
@@ -462,6 +476,21 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
     }
 
     // MARK: - Inputs
+
+    // The load's end, once its scripts ran: a background page's window hears that it loaded,
+    // then runtime.onStartup or onInstalled, when the load is for one (WebKit fires it once the
+    // background loaded).
+    function loadEnded(input) {
+        if (typeof background.service_worker !== 'string') {
+            scripts.post('loaded', 0, '');
+            evaluate(turn);
+            if (timedOut) return;
+        }
+        if (input.reason === 'startup' || input.reason === 'install' || input.reason === 'update') {
+            scripts.post('lifecycle', 0, JSON.stringify({ reason: input.reason, previousVersion: input.previousVersion }));
+            evaluate(turn);
+        }
+    }
 
     async function handle(frame) {
         clock.now = frame.now;
@@ -495,6 +524,10 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
             evaluate(turn);
             if (isModule) {
                 try { await loadModules(); } catch (error) { uncaught('Uncaught', error); }
+                if (timedOut) break;
+                // After an await, in a microtask, where node runs no other: a page with a
+                // document ends its load in a task of node's (settle).
+                if (page !== null) await inTask(() => loadEnded(input)); else loadEnded(input);
             } else {
                 for (const { file, script, unreadable, error } of prepared) {
                     if (unreadable !== undefined) { log('error', `Uncaught Error: ${file} cannot be read: ${unreadable.message}`, String(file)); continue; }
@@ -502,19 +535,7 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
                     evaluate(script);
                     if (timedOut) break;
                 }
-            }
-            if (timedOut) break;
-            // A background page's window hears that it loaded.
-            if (typeof background.service_worker !== 'string') {
-                scripts.post('loaded', 0, '');
-                evaluate(turn);
-                if (timedOut) break;
-            }
-            // Then runtime.onStartup or onInstalled, when the load is for one (WebKit fires it
-            // once the background loaded).
-            if (input.reason === 'startup' || input.reason === 'install' || input.reason === 'update') {
-                scripts.post('lifecycle', 0, JSON.stringify({ reason: input.reason, previousVersion: input.previousVersion }));
-                evaluate(turn);
+                if (!timedOut) loadEnded(input);
             }
             break;
         case 'timerFired':
@@ -582,26 +603,14 @@ async function incarnation(write, nextFrame, storageFolder, installed) {
         }
         // Rejections nobody handled are reported before the input ends.
         await new Promise((resolve) => nextTask(resolve));
+        // What every document shares, changed by this page's (dom.mjs): said before the input
+        // ends, so that the harness knows before it gives its host to another run.
+        if (page !== null && documentsChanged !== undefined && changedShared() !== null) documentsChanged();
         write(wire.frame.done(directives));
     }
 
     // (For keepTime, below: the clock, and the realm that takes jsdom's later work.)
     return { handle, uncaught, inTask: wantsDocument, now: () => clock.now, scripts };
-}
-
-// Whether a background page's scripts (`sources`, their text) name any of the DOM its document
-// would give: `document`, or a name jsdom's window has that the realm over `sandbox` (a
-// worker's names and the page's own) lacks. Comments are left out; a string that holds such a
-// name counts, as a script may reach a global by its name.
-function namesTheDOM(sources, sandbox) {
-    const own = new Set(Reflect.ownKeys(sandbox).filter((key) => typeof key === 'string' && key !== 'document'));
-    const names = new Set(['document', 'location', 'getComputedStyle', 'getSelection', 'matchMedia', 'Image', 'Option', 'Audio', 'customElements',
-                           ...domInterfaces()].filter((name) => !own.has(name)));
-    for (const text of sources) {
-        const code = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:\\'"`])\/\/.*$/gm, '$1');
-        for (const [word] of code.matchAll(/[A-Za-z_$][\w$]*/g)) if (names.has(word)) return true;
-    }
-    return false;
 }
 
 // An attribute's value, quoted in HTML.
@@ -651,7 +660,7 @@ async function serve(served, write, nextFrame, afterInput = () => {}) {
         current = served;
         // A page with a document is served from a task of node's, in which the runtime may run
         // node's queue (settle): within a microtask, node runs no other.
-        const handled = served.inTask ? new Promise((resolve) => nextTask(() => resolve(served.handle(frame)))) : served.handle(frame);
+        const handled = served.inTask ? inTask(() => served.handle(frame)) : served.handle(frame);
         try { await handled; } catch (error) {
             if (error === inputEnded) return;
             throw error;
@@ -699,25 +708,24 @@ if (process.argv.includes('--host')) {
     const given = process.execArgv.map((option) => /^--max-old-space-size=(\d+)$/.exec(option)).find(Boolean);
     const limit = given ? Number(given[1]) * 1024 * 1024 : v8.getHeapStatistics().heap_size_limit;
     let retiring = false;
-    const afterInput = () => {
+    // Asks to be replaced, once: after an input that left the heap half full (afterInput), or
+    // before the end of one in which a background page's document changed what every document
+    // in the host shares (the incarnation's documentsChanged).
+    const retire = () => {
         if (retiring) return;
-        if (v8.getHeapStatistics().used_heap_size < limit / 2) return;
         retiring = true;
         write(wire.frame.retire(), 0);
+    };
+    const afterInput = () => {
+        if (v8.getHeapStatistics().used_heap_size >= limit / 2) retire();
     };
     // An incarnation in which the runtime itself fails ends as a process of its own would:
     // the error on standard error, and exit status 1 (`{"kind":"ended","code":1}`).
     const open = async (id, box, args) => {
         const say = (frame) => write(frame, id);
-        // A background page's document changed what every document in the host shares
-        // (dom.mjs, changedShared): the host is replaced once this run is over.
-        if (!retiring && changedShared() !== null) {
-            retiring = true;
-            write(wire.frame.retire(), 0);
-        }
         const next = () => box.next();
         try {
-            const served = await incarnation(say, next, option('storage', null, args), option('installed', null, args));
+            const served = await incarnation(say, next, option('storage', null, args), option('installed', null, args), retire);
             say(wire.frame.hello());
             await serve(served, say, next, afterInput);
         } catch (error) {

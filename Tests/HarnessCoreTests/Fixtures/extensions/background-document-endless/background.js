@@ -1,0 +1,3 @@
+new MutationObserver(() => { Promise.resolve().then(() => document.body.append(document.createElement('p'))); })
+    .observe(document.body, { childList: true });
+document.body.append(document.createElement('p'));
