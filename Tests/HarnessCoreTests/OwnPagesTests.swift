@@ -303,12 +303,18 @@ struct OwnPagesTests {
         #expect(safari.handle(.pageAnswerSent(id: 2, answer: nil, unreachable: true), now: 0) == [.answerBackground(incarnation: 1, id: 7, answer: nil, unreachable: true)])
         // A page that goes before it answers is answered for with nothing.
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 8, message: toggle)]), now: 0)
-        // (The open popup hears the tab load, as tabs.onUpdated: its end once the new page is there.)
+        // (The open popup hears the tab load, as tabs.onUpdated and webNavigation's stages: its
+        // end once the new page is there.)
+        let profile = safari.profile
         #expect(safari.handle(.tabReloaded(t1), now: 0) ==
-                [.note("tab t1 loads \(url)"), .pagesTabEvent(.tabUpdated(t1, url: url, status: .loading), window: 1, profile: safari.profile),
+                [.note("tab t1 loads \(url)"), .pagesTabEvent(.navigated(t1, url: url, stage: .beforeNavigate), window: 1, profile: profile),
+                 .pagesTabEvent(.tabUpdated(t1, url: url, status: .loading), window: 1, profile: profile),
+                 .pagesTabEvent(.navigated(t1, url: url, stage: .committed), window: 1, profile: profile),
                  .note("tab t1 went before it answered message 3: it is answered with nothing"),
                  .answerBackground(incarnation: 1, id: 8, answer: nil), .loadPage(p1, url: url, visible: true),
-                 .pagesTabEvent(.tabUpdated(t1, url: url, status: .complete), window: 1, profile: safari.profile)])
+                 .pagesTabEvent(.navigated(t1, url: url, stage: .domContentLoaded), window: 1, profile: profile),
+                 .pagesTabEvent(.navigated(t1, url: url, stage: .completed), window: 1, profile: profile),
+                 .pagesTabEvent(.tabUpdated(t1, url: url, status: .complete), window: 1, profile: profile)])
         // An answer for a background that died since goes nowhere.
         _ = safari.handle(.backgroundFinished(incarnation: 1, [.messageTab(t1, id: 5, message: toggle)]), now: 0)
         _ = safari.handle(.backgroundDied(incarnation: 1, stop: .killed), now: 1)

@@ -331,6 +331,65 @@ struct JavaScriptBackgroundTests {
                 "the sender does not hear its own message")
     }
 
+    /// An extension page's `tabs.connect` opens a port to the tab's content script, whose
+    /// `runtime.onConnect` takes it with the page as its sender: each end hears what the other
+    /// posts, and the one left hears the other close it. A tab that is not open, and a tab whose
+    /// page does not listen, close the port at once, in WebKit's words as for the background's.
+    @Test func anExtensionPagesPortReachesItsTabsContentScript() throws {
+        let outcome = try Self.outcome(of: """
+            extension \(Self.fixtures)/page-ports pages
+            tab open t1 https://a.example/
+            tab open t2 https://b.example/
+            settle
+            popup open t1
+            settle
+            popup click talk
+            settle
+            expect console tab t1 contains "content took talk from safari-web-extension://extension/popup.html"
+            expect console popup contains "the popup heard heard hello"
+            expect console popup contains "the port to tab 1 closed: by the page"
+            popup click nobody
+            settle
+            expect console popup contains "the port to tab 999 closed: Invalid call to tabs.connect(). Tab not found."
+            popup close
+            popup open t2
+            settle
+            popup click talk
+            settle
+            expect console popup contains "the port to tab 2 closed: Invalid call to tabs.connect(). No runtime.onConnect listeners found."
+
+            """)
+        #expect(outcome.passed, "\(outcome.failures)")
+    }
+
+    /// An open extension page hears `webNavigation`'s stages of every tab's load, in order, as
+    /// the background would, with a listener's filter of the address kept; the worker, which
+    /// does not listen, is not woken for them.
+    @Test func anOpenPopupHearsEachStageOfATabsLoad() throws {
+        let outcome = try Self.outcome(of: """
+            extension \(Self.fixtures)/page-navigation pages
+            tab open t1 https://a.example/
+            settle
+            popup open t1
+            settle
+            tab navigate t1 https://b.example/x
+            settle
+            tab navigate t1 https://c.example/
+            settle
+            expect console popup contains "onBeforeNavigate 1 0 https://b.example/x"
+            expect console popup contains "onCompleted 1 0 https://c.example/"
+            expect console popup contains "b.example loaded https://b.example/x"
+
+            """)
+        #expect(outcome.passed, "\(outcome.failures)")
+        let heard = outcome.log.entries.map(\.what).filter { $0.contains("https://b.example/x") && $0.contains("popup") }
+        #expect(heard.map { $0.components(separatedBy: "console.log ").last ?? $0 } == [
+            "onBeforeNavigate 1 0 https://b.example/x", "onCommitted 1 0 https://b.example/x", "onDOMContentLoaded 1 0 https://b.example/x",
+            "onCompleted 1 0 https://b.example/x", "b.example loaded https://b.example/x",
+        ], "\(heard)")
+        #expect(!outcome.log.entries.contains { $0.what.contains("b.example loaded https://c.example/") }, "the filter keeps c.example out")
+    }
+
     /// `permission revoke ITEM` takes back what the user granted: an item the user did not grant
     /// (a manifest's own included) is a step the user cannot take, and the run fails naming what
     /// is granted.

@@ -271,8 +271,9 @@ extension SafariMachine {
         /// Another of Safari's windows has focus (-1: none, another app is in front): the pages of
         /// `profile` hear it (`windows.onFocusChanged`), as the background does.
         case pagesWindowFocus(window: Int, profile: String)
-        /// A tab's event (`tabCreated`, `tabUpdated`, `tabActivated`, `tabClosed`) in `window`:
-        /// the pages of `profile` hear it (`tabs.onCreated` and its kin), as the background does.
+        /// A tab's event (`tabCreated`, `tabUpdated`, `tabActivated`, `tabClosed`, or a stage of
+        /// its load, `navigated`) in `window`: the pages of `profile` hear it (`tabs.onCreated` and
+        /// its kin, `webNavigation`'s events), as the background does.
         case pagesTabEvent(ExtensionWire.Event, window: Int, profile: String)
         /// The alarms Safari holds for the extension in `profile` changed, or that profile came
         /// to the front: its pages read them now (`alarms.get`, `getAll`).

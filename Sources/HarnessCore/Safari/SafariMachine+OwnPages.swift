@@ -86,13 +86,23 @@ extension SafariMachine {
         let visible = isShown(id)
         if visible { shownPages.insert(pageKey(id)) } else { shownPages.remove(pageKey(id)) }
         effects.append(.loadPage(pageKey(id), url: tab.url, visible: visible, nativeDark: tab.nativeDark))
-        // The pages hear the load complete (tabs.onUpdated) once the new page is there, as a
-        // browser's page that listens hears its own tab's load end.
-        let complete = effects.lastIndex { effect in
-            if case .pagesTabEvent(.tabUpdated(let loaded, _, .complete, _), _, _) = effect { return loaded == id }
+        // The pages hear the load end (webNavigation's onDOMContentLoaded and onCompleted,
+        // tabs.onUpdated's complete) once the new page is there, as a browser's page that
+        // listens hears its own tab's load end: this load's, after its start.
+        let start = effects.lastIndex { effect in
+            if case .pagesTabEvent(.navigated(let loaded, _, .beforeNavigate), _, _) = effect { return loaded == id }
             return false
+        } ?? effects.startIndex
+        let ending = effects.indices.filter { index in
+            guard index >= start, case .pagesTabEvent(let event, _, _) = effects[index] else { return false }
+            switch event {
+            case .tabUpdated(let loaded, _, .complete, _), .navigated(let loaded, _, .domContentLoaded), .navigated(let loaded, _, .completed): return loaded == id
+            default: return false
+            }
         }
-        if let complete { effects.append(effects.remove(at: complete)) }
+        let moved = ending.map { effects[$0] }
+        for index in ending.reversed() { effects.remove(at: index) }
+        effects.append(contentsOf: moved)
     }
 
     /// A page is gone (it loads afresh, its tab closes, the popup closes): the background's

@@ -27,12 +27,15 @@ extension SafariMachine {
     /// `webNavigation`'s stages and `tabs.onUpdated` (`loading`, with the address when it is a new
     /// one, then `complete`), in the order a load reaches them (WebKit's listener types
     /// `WebNavigationOnBeforeNavigate` … `WebNavigationOnCompleted`; `fireTabsUpdatedEventIfNeeded`).
+    /// The extension's own pages that are open hear them too.
     private func tabLoads(_ id: TabID, url: String, to newAddress: Bool, _ effects: inout [Effect]) {
+        let window = tabs[id]?.window ?? 1
         func stage(_ stage: ExtensionWire.NavigationStage) {
-            if listens(for: stage.listener) { effects.append(.dispatch(.navigated(id, url: url, stage: stage))) }
+            let event = ExtensionWire.Event.navigated(id, url: url, stage: stage)
+            if listens(for: stage.listener) { effects.append(.dispatch(event)) }
+            if runsOwnPages, ownPageOpen { effects.append(.pagesTabEvent(event, window: window, profile: profile)) }
         }
         stage(.beforeNavigate)
-        let window = tabs[id]?.window ?? 1
         tabEvent(.tabUpdated(id, url: url, status: .loading, urlChanged: newAddress), window: window, &effects)
         stage(.committed)
         stage(.domContentLoaded)

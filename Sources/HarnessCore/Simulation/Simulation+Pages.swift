@@ -228,7 +228,7 @@ extension Simulation {
             guard let folder = storageFolder(profile) else { return nil }
             let tab: TabID
             switch event {
-            case .tabCreated(let id, _), .tabUpdated(let id, _, _, _), .tabActivated(let id), .tabClosed(let id): tab = id
+            case .tabCreated(let id, _), .tabUpdated(let id, _, _, _), .tabActivated(let id), .tabClosed(let id), .navigated(let id, _, _): tab = id
             default: return nil
             }
             // The tab as the pages number it (a closed one's too).

@@ -17,7 +17,8 @@ import { installFetchTypes } from './realm-fetch.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
 import { permissionMembers, permissionNames } from './realm-permissions.mjs';
 import { scriptingMembers } from './realm-scripting.mjs';
-import { windowMembers } from './realm-tabs.mjs';
+import { connectArguments, windowMembers } from './realm-tabs.mjs';
+import { navigationMembers } from './realm-navigation.mjs';
 import { installWeb } from './realm-web.mjs';
 
 export function install(hostFunctions, setupText, page) {
@@ -247,13 +248,15 @@ export function install(hostFunctions, setupText, page) {
     const ports = new Map();
     const portOptions = { listenerCall: (listener, args) => call(listener, undefined, args), setLastError: (error) => { lastError = error; } };
     // runtime.onConnect: the ports the background opens to this page's tab (tabs.connect),
-    // numbered by Safari below 0. Its listeners take each; a page with none leaves it unheard,
-    // which closes the background's end with why.
+    // numbered by Safari below 0, and those an extension page opens to it, numbered by the page
+    // host (with their sender). Its listeners take each; a page with none leaves it unheard,
+    // which closes the other end with why.
     const connectListeners = [];
     runtime.onConnect = eventOf(connectListeners);
     const portOpened = (number, input) => {
         if (connectListeners.length === 0) { host.portDisconnect(number, true); return; }
-        const end = portEnd({ name: typeof input.name === 'string' ? input.name : '', sender: { id: setup.extensionID } },
+        const sender = input.sender !== null && typeof input.sender === 'object' ? input.sender : { id: setup.extensionID };
+        const end = portEnd({ name: typeof input.name === 'string' ? input.name : '', sender },
                             (text) => host.portPost(number, text), () => { ports.delete(number); host.portDisconnect(number); }, portOptions);
         ports.set(number, end);
         for (const listener of [...connectListeners]) call(listener, undefined, [end.port]);
@@ -403,6 +406,15 @@ export function install(hostFunctions, setupText, page) {
                 const found = current === undefined ? undefined : tabs.find((tab) => tab.id === current);
                 return Promise.resolve(found === undefined ? undefined : wholeTab(found, tabs));
             }),
+            // A port to a tab's content scripts, whose runtime.onConnect takes it; none listening,
+            // or a tab that is not open, closes it at once, saying so.
+            connect: (...args) => {
+                const { tab, name } = connectArguments(args);
+                const number = host.connectTab(String(tab), name);
+                const end = portEnd({ name }, (text) => host.portPost(number, text), () => { ports.delete(number); host.portDisconnect(number); }, portOptions);
+                ports.set(number, end);
+                return end.port;
+            },
             // A message to a tab's content scripts (WebKit's `tabsSendMessage`): their first
             // answer, or nothing when none listens; a tab that is not open fails.
             sendMessage: withCallback((tab, message) => {
@@ -423,7 +435,15 @@ export function install(hostFunctions, setupText, page) {
         Object.assign(namespaces.tabs, { onCreated: eventOf(tabListeners.tabCreated), onUpdated: eventOf(tabListeners.tabUpdated),
                                          onActivated: eventOf(tabListeners.tabActivated), onRemoved: eventOf(tabListeners.tabClosed) });
     }
+    // webNavigation in an extension page: a tab's load, stage by stage, as the background hears it.
+    const navigationLists = new Map();
+    const navigation = setup.extensionPage && present.has('webNavigation') ? navigationMembers({
+        event: () => { const list = []; const made = eventOf(list); navigationLists.set(made, list); return made; },
+        call: (listener, args) => call(listener, undefined, args), tabId: (tab) => tab,
+    }) : null;
+    if (navigation !== null) namespaces.webNavigation = navigation.members;
     const tabEvent = ({ event, tabId, windowId }) => {
+        if (event.type === 'webNavigation') { navigation?.fire({ ...event, tab: tabId }, (made) => navigationLists.get(made)); return; }
         const listeners = tabListeners[event.type];
         if (listeners === undefined) return;
         const { tabs } = parse(host.tabs());

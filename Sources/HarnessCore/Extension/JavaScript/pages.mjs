@@ -337,19 +337,54 @@ async function settlePageMessage({ from, id, message }) {
     return hearing;
 }
 
+// MARK: - Ports between pages
+
+// An extension page's tabs.connect to a tab: a port whose two ends are both pages of the host
+// (the page's, and the tab's page's, whose runtime.onConnect takes it), so that what goes on it
+// stays here, as a page's messages to another page do. Each end's number leads to the other's.
+const pagePortPeers = new Map();
+// What the ports between pages carry, in order, each for the end numbered `port`: its opening
+// (`portOpened`), a message (`portMessage`), or its closing (`portDisconnected`).
+let portEvents = [];
+
+// The end numbered `port` hears `kind` (its page, if it is still there).
+async function settlePortEvent({ port, kind, input }) {
+    const page = portPages.get(port);
+    if (page === undefined || pages.get(page.name) !== page) return [];
+    if (kind === 'portDisconnected') portPages.delete(port);
+    await turn(page, kind, port, JSON.stringify({ type: kind, ...input }));
+    return [page];
+}
+
+// The other end of a port between pages hears that this one closed (with why, when it never
+// connected), and neither leads to the other any more.
+function closePagePort(port, error) {
+    const peer = pagePortPeers.get(port);
+    pagePortPeers.delete(port);
+    pagePortPeers.delete(peer);
+    portEvents.push({ port: peer, kind: 'portDisconnected', input: error === undefined ? {} : { error } });
+}
+
+// Why such a port closed at once, in WebKit's words (`tabsConnect`, as for the background's).
+const noTab = 'Invalid call to tabs.connect(). Tab not found.';
+const noListener = 'Invalid call to tabs.connect(). No runtime.onConnect listeners found.';
+
 // What the pages did to each other in this input, heard in turn until nothing is left or the
-// input's budget is spent: answers first, then messages, then changes of storage.
+// input's budget is spent: answers first, then messages, then what ports carry, then changes of
+// storage.
 async function settlePages(touched) {
-    for (let count = 0; pageReplies.length > 0 || pageMessages.length > 0 || storageChanges.length > 0; count++) {
+    for (let count = 0; pageReplies.length > 0 || pageMessages.length > 0 || portEvents.length > 0 || storageChanges.length > 0; count++) {
         if (count >= heardPerInput) {
             log('pages', 'error', `the pages changed storage, sent each other messages and answered them ${heardPerInput} times in one input: the rest are not heard`);
             pageReplies = [];
             pageMessages = [];
+            portEvents = [];
             storageChanges = [];
             break;
         }
         const heard = pageReplies.length > 0 ? await settleReply(pageReplies.shift())
-            : pageMessages.length > 0 ? await settlePageMessage(pageMessages.shift()) : await settleStorageChange(storageChanges.shift());
+            : pageMessages.length > 0 ? await settlePageMessage(pageMessages.shift())
+                : portEvents.length > 0 ? await settlePortEvent(portEvents.shift()) : await settleStorageChange(storageChanges.shift());
         for (const page of heard) if (!touched.includes(page)) touched.push(page);
         await settle();
     }
@@ -537,13 +572,34 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             return port;
         },
         portPost: (port, text) => {
-            if (portPages.get(port) === page) outputs.push({ type: 'portPost', port, message: JSON.parse(String(text)) });
+            if (portPages.get(port) !== page) return;
+            if (pagePortPeers.has(port)) portEvents.push({ port: pagePortPeers.get(port), kind: 'portMessage', input: { message: JSON.parse(String(text)) } });
+            else outputs.push({ type: 'portPost', port, message: JSON.parse(String(text)) });
         },
-        // `unheard`: a port the background opened, which no runtime.onConnect listener took.
+        // `unheard`: a port the background or another page opened, which no runtime.onConnect
+        // listener took.
         portDisconnect: (port, unheard) => {
             if (portPages.get(port) !== page) return;
             portPages.delete(port);
-            outputs.push(unheard === true ? { type: 'portDisconnect', port, unheard: true } : { type: 'portDisconnect', port });
+            if (pagePortPeers.has(port)) closePagePort(port, unheard === true ? noListener : undefined);
+            else outputs.push(unheard === true ? { type: 'portDisconnect', port, unheard: true } : { type: 'portDisconnect', port });
+        },
+        // An extension page's tabs.connect to a tab (by its number, or its name where Safari gave
+        // none): the page's end's number. Its other end is the tab's page's; a tab Safari did not
+        // hand over, or whose page is not there, closes it at once, saying so.
+        connectTab: (tabId, name) => {
+            const port = nextPort++, peer = nextPort++;
+            portPages.set(port, page);
+            pagePortPeers.set(port, peer);
+            pagePortPeers.set(peer, port);
+            const to = listedName(tabId);
+            // (The tab's page of the same profile: over the same extension storage.)
+            const target = to === undefined ? undefined
+                : [...pages.values()].find((other) => other.tab !== undefined && String(other.tab).split('/').pop() === to && other.storage === page.storage);
+            if (target === undefined) { closePagePort(peer, noTab); return port; }
+            portPages.set(peer, target);
+            portEvents.push({ port: peer, kind: 'portOpened', input: { name: String(name), sender: senderOf(page) } });
+            return port;
         },
         answer: (id, text, unreachable) => {
             const output = { type: 'answer', id };
@@ -618,12 +674,13 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // What a page that is gone still asks (through what it left behind in an object every page
     // shares) does nothing: it sends, logs and stores nothing.
     for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
-                        'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall', 'actionSet', 'answerPage', 'setAlarm', 'clearAlarm']) {
+                        'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall', 'actionSet', 'answerPage', 'setAlarm', 'clearAlarm',
+                        'connectTab']) {
         const live = host[name];
         if (live === undefined) continue;
         host[name] = (...args) => {
             if (!page.gone) return live(...args);
-            return name === 'sendMessage' || name === 'messageTab' ? nextMessage++ : name === 'connect' ? nextPort++ : name === 'requestPermissions' ? nextPermissionRequest++
+            return name === 'sendMessage' || name === 'messageTab' ? nextMessage++ : name === 'connect' || name === 'connectTab' ? nextPort++ : name === 'requestPermissions' ? nextPermissionRequest++
                 : name === 'tabsCall' ? nextTabsCall++
                 : name === 'storage' ? JSON.stringify({ error: 'the page is gone' }) : '';
         };
@@ -691,7 +748,11 @@ function dropPage(name) {
     pages.delete(name);
     // Its ports go with it (Safari closes the other ends), and the messages it heard from other
     // pages are answered by it no more.
-    for (const [port, holder] of portPages) if (holder === page) portPages.delete(port);
+    for (const [port, holder] of portPages) {
+        if (holder !== page) continue;
+        portPages.delete(port);
+        if (pagePortPeers.has(port)) closePagePort(port);
+    }
     for (const [number, asking] of pageAsks) {
         if (asking.page !== page) continue;
         pageAsks.delete(number);
@@ -905,7 +966,8 @@ function reset(input) {
     runFolder = folder;
     seed = String(input.seed ?? '0');
     platform = input.platform === 'macos' ? 'macos' : 'ios';
-    for (const map of [localStores, sessionStores, asked, portPages, injections, permissionPages, tabsCallPages, pageAsks, safariSaidNothing]) map.clear();
+    for (const map of [localStores, sessionStores, asked, portPages, pagePortPeers, injections, permissionPages, tabsCallPages, pageAsks, safariSaidNothing]) map.clear();
+    portEvents = [];
     pageMessages = [];
     pageReplies = [];
     nextMessage = 1;
@@ -1142,6 +1204,7 @@ for (;;) {
     storageChanges = [];
     pageMessages = [];
     pageReplies = [];
+    portEvents = [];
     const touched = await handle(frame.input ?? {});
     // Rejections nobody handled are reported before the input ends.
     await settle();

@@ -161,6 +161,18 @@ export function tabsAndWindows({ host, safari, callbackForm, event, text }) {
 // promise and callback forms. A window as windows.* gives it (`WebExtensionWindow::parameters`):
 // focused only while Safari is in front with it frontmost, its tabs with `populate`, every one
 // `normal`; its place and size are not known here and are left out.
+// tabs.connect's arguments, checked as WebKit checks them: the tab (a number, or a name where
+// Safari gave none) and the port's name.
+export function connectArguments(args) {
+    if (args.length === 0) throw new Error('Invalid call to tabs.connect(). A required argument is missing.');
+    const [tab, info] = args;
+    const invalid = (key, why) => new TypeError(`Invalid call to tabs.connect(). The '${key}' value is invalid, because ${why}.`);
+    if (typeof tab !== 'number' && typeof tab !== 'string') throw invalid('tabId', 'a number is expected');
+    if (info !== undefined && info !== null && typeof info !== 'object') throw invalid('options', 'an object is expected');
+    if (info?.name !== undefined && typeof info.name !== 'string') throw invalid('name', 'a string is expected');
+    return { tab, name: info?.name ?? '' };
+}
+
 export function windowMembers({ form, current, front, focused, ids, tabsIn }) {
     const normal = (info) => !Array.isArray(info?.windowTypes) || info.windowTypes.includes('normal');
     const windowInfo = (id, info) => {

@@ -16,7 +16,7 @@ import { menuMembers } from './realm-menus.mjs';
 import { navigationMembers } from './realm-navigation.mjs';
 import { permissionMembers, permissionNames } from './realm-permissions.mjs';
 import { scriptingMembers } from './realm-scripting.mjs';
-import { tabsAndWindows } from './realm-tabs.mjs';
+import { connectArguments, tabsAndWindows } from './realm-tabs.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { installWeb } from './realm-web.mjs';
 
@@ -601,13 +601,7 @@ export function install(hostFunctions, manifestText) {
     // disconnect).
     let nextTabPort = -1;
     const connectTab = (...args) => {
-        if (args.length === 0) throw new Error('Invalid call to tabs.connect(). A required argument is missing.');
-        const [tab, info] = args;
-        const invalid = (key, why) => new TypeError(`Invalid call to tabs.connect(). The '${key}' value is invalid, because ${why}.`);
-        if (typeof tab !== 'number' && typeof tab !== 'string') throw invalid('tabId', 'a number is expected');
-        if (info !== undefined && info !== null && typeof info !== 'object') throw invalid('options', 'an object is expected');
-        if (info?.name !== undefined && typeof info.name !== 'string') throw invalid('name', 'a string is expected');
-        const name = info?.name ?? '';
+        const { tab, name } = connectArguments(args);
         const number = nextTabPort--;
         const end = portEnd({ name }, (text) => host.portPost(number, text), () => { pagePorts.delete(number); host.portClose(number); }, portOptions);
         pagePorts.set(number, end);
