@@ -309,9 +309,9 @@ struct OwnPagesTests {
         #expect(safari.handle(.tabReloaded(t1), now: 0) ==
                 [.note("tab t1 loads \(url)"), .pagesTabEvent(.navigated(t1, url: url, stage: .beforeNavigate), window: 1, profile: profile),
                  .pagesTabEvent(.tabUpdated(t1, url: url, status: .loading), window: 1, profile: profile),
-                 .pagesTabEvent(.navigated(t1, url: url, stage: .committed), window: 1, profile: profile),
                  .note("tab t1 went before it answered message 3: it is answered with nothing"),
                  .answerBackground(incarnation: 1, id: 8, answer: nil), .loadPage(p1, url: url, visible: true),
+                 .pagesTabEvent(.navigated(t1, url: url, stage: .committed), window: 1, profile: profile),
                  .pagesTabEvent(.navigated(t1, url: url, stage: .domContentLoaded), window: 1, profile: profile),
                  .pagesTabEvent(.navigated(t1, url: url, stage: .completed), window: 1, profile: profile),
                  .pagesTabEvent(.tabUpdated(t1, url: url, status: .complete), window: 1, profile: profile)])

@@ -71,6 +71,11 @@ struct PageHostCodecTests {
         (.tabEvent(.tabClosed(t1), tabId: .integer(1), windowId: 2, storage: "/run/extension-storage"),
          #"{"event":{"tab":"t1","type":"tabClosed"},"storage":"/run/extension-storage","tabId":1,"type":"tabEvent","windowId":2}"#),
         (.alarmFired(name: "", storage: "/run/extension-storage"), #"{"name":"","storage":"/run/extension-storage","type":"alarmFired"}"#),
+        (.menus([ExtensionMenuItem(id: .string("save"), title: "Save")], storage: "/run/extension-storage"),
+         #"{"items":[{"checked":false,"contexts":["page"],"enabled":true,"id":"save","title":"Save","type":"normal","visible":true}],"storage":"/run/extension-storage","type":"menus"}"#),
+        (.menuClicked(.menuClicked(id: .string("save"), parentId: nil, tab: t1, url: "https://a.example/", checked: nil, wasChecked: nil), tabId: .integer(1),
+                      storage: "/run/extension-storage"),
+         #"{"event":{"id":"save","tab":"t1","type":"menuClicked","url":"https://a.example/"},"storage":"/run/extension-storage","tabId":1,"type":"menuClicked"}"#),
         (.commandPressed("toggle", tab: nil, storage: "/run/extension-storage"), #"{"name":"toggle","storage":"/run/extension-storage","type":"commandPressed"}"#),
         (.actionClicked(PageHost.PopupTab(id: t1, url: "https://a.example/", windowId: 1, active: true, number: 1), storage: "/run/extension-storage"),
          #"{"storage":"/run/extension-storage","tab":{"active":true,"id":"t1","number":1,"url":"https://a.example/","windowId":1},"type":"actionClicked"}"#),
@@ -120,13 +125,16 @@ struct PageHostCodecTests {
         case .windowFocus: "windowFocus"
         case .alarmFired: "alarmFired"
         case .tabsAnswered: "tabsAnswered"
+        case .menus: "menus"
+        case .menuClicked: "menuClicked"
         }
     }
 
     @Test func theExamplesHaveEveryInputAndEachIsNamedByItsType() {
         #expect(Set(Self.inputs.map { Self.type($0.0) }) == ["load", "close", "show", "appearance", "answer", "nativeDark", "message", "openPopup", "tabs",
                                                              "closePopup", "click", "choose", "portMessage", "portDisconnected", "portOpened", "timer", "query",
-                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "actionClicked", "commandPressed", "alarms", "alarmFired", "tabEvent", "windowFocus", "tabsAnswered"])
+                                                             "storageChanged", "reset", "inject", "permissionsAnswered", "permissionsChanged", "action", "actionClicked", "commandPressed", "alarms", "alarmFired", "tabEvent", "windowFocus", "tabsAnswered",
+                                                             "menus", "menuClicked"])
         for (input, _) in Self.inputs { #expect(input.json.member("type") == .string(Self.type(input)), "\(input)") }
     }
 
@@ -202,6 +210,8 @@ struct PageHostCodecTests {
         (#"{"type":"actionSet","tab":"options","for":"t1","property":"title","value":"Large"}"#,
          .actionSet(from: .tab(PageKey(name: "options")), tab: TabID("t1"), property: .title, value: .string("Large"))),
         (#"{"type":"actionSet","popup":true,"property":"badgeText","value":null}"#, .actionSet(from: .popup, tab: nil, property: .badgeText, value: .null)),
+        (#"{"type":"menusChanged","popup":true,"items":[{"id":"save","title":"Save","contexts":["page"],"type":"normal","checked":false,"enabled":true,"visible":true}]}"#,
+         .menusChanged(from: .popup, items: [ExtensionMenuItem(id: .string("save"), title: "Save")])),
     ]
 
     @Test(arguments: outputs)
@@ -221,6 +231,7 @@ struct PageHostCodecTests {
         (#"{"type":"foo","port":1}"#, "output 2: unknown type 'foo'"),
         (#"{"type":"setAlarm","popup":true,"at":1,"name":"x","period":0}"#, "output 2 (setAlarm): 'period' is not an integer above 0"),
         (#"{"type":"actionSet","popup":true,"property":"colour","value":1}"#, "output 2 (actionSet): 'property': \(ExtensionAction.expectedProperty)"),
+        (#"{"type":"menusChanged","popup":true,"items":{}}"#, "output 2 (menusChanged): 'items' is not an array of menu items"),
         (#"3"#, "output 2: not an object"),
         (#"{"port":1}"#, "output 2: no string 'type'"),
         (#"{"type":"setTimer","page":"tab t1#1","timer":"2","at":5}"#, "output 2 (setTimer): no integer 'timer'"),

@@ -116,6 +116,7 @@ struct RuntimeWireTests {
         .actionClicked(TabID("t1"), url: "https://a.example/"),
         .navigated(TabID("t1"), url: "https://a.example/", stage: .completed),
         .permissionsChanged(added: false, permissions: ["tabs"], origins: []),
+        .menusChanged(items: [ExtensionMenuItem(id: .string("save"), title: "Save")]),
     ]
 
     private static func caseNumber(_ event: ExtensionWire.Event) -> Int {
@@ -154,11 +155,12 @@ struct RuntimeWireTests {
         case .navigated: 31
         case .actionClicked: 32
         case .permissionsChanged: 33
+        case .menusChanged: 34
         }
     }
 
     @Test func theRuntimeTakesExactlyTheInputsTheCodecWrites() throws {
-        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...33), "a sample of every input")
+        #expect(Set(Self.inputs.map(Self.caseNumber)) == Set(0...34), "a sample of every input")
         #expect(try samples().inputs == Set(Self.inputs.map(ExtensionWire.name)).sorted())
     }
 

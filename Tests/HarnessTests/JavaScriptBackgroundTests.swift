@@ -273,7 +273,7 @@ struct JavaScriptBackgroundTests {
     @Test func pagesThatAnswerEachOtherWithoutEndAreStoppedWithinTheInput() throws {
         let outcome = try Self.outcome(of: "extension \(Self.fixtures)/page-loop pages\noptions open\nsettle\npopup open options\nsettle\n")
         #expect(outcome.log.entries.contains {
-            $0.what.contains("the pages changed storage, sent each other messages and answered them 1000 times in one input: the rest are not heard")
+            $0.what.contains("the pages changed storage, sent each other messages, answered them and posted on ports between them 1000 times in one input: the rest are not heard")
         }, "\(outcome.failures)")
     }
 
@@ -333,8 +333,9 @@ struct JavaScriptBackgroundTests {
 
     /// An extension page's `tabs.connect` opens a port to the tab's content script, whose
     /// `runtime.onConnect` takes it with the page as its sender: each end hears what the other
-    /// posts, and the one left hears the other close it. A tab that is not open, and a tab whose
-    /// page does not listen, close the port at once, in WebKit's words as for the background's.
+    /// posts, and the one left hears the other close it (what it posts after goes nowhere). A tab
+    /// that is not open, and a tab whose page does not listen, close the port at once, in
+    /// WebKit's words as for the background's.
     @Test func anExtensionPagesPortReachesItsTabsContentScript() throws {
         let outcome = try Self.outcome(of: """
             extension \(Self.fixtures)/page-ports pages
@@ -360,6 +361,9 @@ struct JavaScriptBackgroundTests {
 
             """)
         #expect(outcome.passed, "\(outcome.failures)")
+        // What the popup posted after the content script closed the port ("bye"), and the ports
+        // that never connected, went nowhere: Safari never heard of them.
+        #expect(!outcome.log.entries.contains { $0.what.contains("open to no background") || $0.what.contains("bye") }, "\(outcome.log.entries.map(\.what))")
     }
 
     /// An open extension page hears `webNavigation`'s stages of every tab's load, in order, as
@@ -388,6 +392,36 @@ struct JavaScriptBackgroundTests {
             "onCompleted 1 0 https://b.example/x", "b.example loaded https://b.example/x",
         ], "\(heard)")
         #expect(!outcome.log.entries.contains { $0.what.contains("b.example loaded https://c.example/") }, "the filter keeps c.example out")
+    }
+
+    /// An extension page's `menus` are Safari's, as the background's are: the popup makes an item,
+    /// the loaded worker hears the list and makes its next item after the popup's, the popup
+    /// renames the worker's (it reads what Safari holds), and a choice reaches both.
+    @Test func thePopupsMenuItemsAreSafarisAsTheWorkersAre() throws {
+        let outcome = try Self.outcome(of: """
+            extension \(Self.fixtures)/page-menus pages
+            tab open t1 https://a.example/
+            settle
+            popup open t1
+            settle
+            popup click add
+            settle
+            expect console popup contains "popup made pin"
+            expect console popup contains "worker made later"
+            popup click rename
+            settle
+            expect console popup contains "popup renamed"
+            menu click pin t1
+            settle
+            expect console popup contains "popup heard pin checked true on tab 1"
+            expect console background contains "worker heard pin on tab 1"
+            menu click later t1
+            settle
+            expect console background contains "worker heard later on tab 1"
+            expect console popup contains "popup heard later checked undefined on tab 1"
+
+            """)
+        #expect(outcome.passed, "\(outcome.failures)")
     }
 
     /// `permission revoke ITEM` takes back what the user granted: an item the user did not grant

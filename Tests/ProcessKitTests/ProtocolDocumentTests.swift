@@ -332,7 +332,7 @@ private enum BackgroundInput: CaseIterable {
     case safariCameToForeground, safariWentToBackground, appMessageArrived, appearanceChanged
     case popupOpened, popupClosed, popupChoseScope, popupEdited, popupForgotSite, popupPaused
     case nativeReplyArrived, timerFired, alarmFired, alarmsChanged, pageMessage, pageAnswered, portOpened, portMessage, portClosed, storageChanged
-    case tabCreated, tabUpdated, tabsAnswered, menuClicked, commandPressed, actionClicked, navigated, permissionsChanged
+    case tabCreated, tabUpdated, tabsAnswered, menuClicked, commandPressed, actionClicked, navigated, permissionsChanged, menusChanged
 
     init(of event: ExtensionWire.Event) {
         switch event {
@@ -370,6 +370,7 @@ private enum BackgroundInput: CaseIterable {
         case .actionClicked: self = .actionClicked
         case .navigated: self = .navigated
         case .permissionsChanged: self = .permissionsChanged
+        case .menusChanged: self = .menusChanged
         }
     }
 
@@ -406,6 +407,7 @@ private enum BackgroundInput: CaseIterable {
         case .tabUpdated: .tabUpdated(t1, url: "https://a.example/", status: .loading, urlChanged: true)
         case .tabsAnswered: .tabsAnswered(request: 1, tab: TabID("x1"), url: "https://a.example/", error: nil)
         case .menuClicked: .menuClicked(id: .string("save"), parentId: nil, tab: t1, url: "https://a.example/", checked: true, wasChecked: false)
+        case .menusChanged: .menusChanged(items: [])
         case .commandPressed: .commandPressed(name: "toggle", tab: t1, url: "https://a.example/")
         case .actionClicked: .actionClicked(t1, url: "https://a.example/")
         case .navigated: .navigated(t1, url: "https://a.example/", stage: .committed)

@@ -564,7 +564,7 @@ struct SafariRules: Sendable {
         case .navigated(_, _, let stage): stage.listener
         case .permissionsChanged(let added, _, _): added ? .permissionsAdded : .permissionsRemoved
         case .tabsAnswered: nil
-        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .menusChanged, .pageAnswered, .portMessage,
              .portClosed: nil
         }
     }

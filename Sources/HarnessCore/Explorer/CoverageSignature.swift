@@ -177,7 +177,7 @@ package struct CoverageSignature: Equatable, Sendable {
                                      "reply-unchanged", "reply-error", "reply-handler-ended", "reply-too-many", "reply-unreadable",
                                      "reply-late", "native-timeout", "alarm", "reply-enabled", "script-timer", "page-message",
                                      "page-answered", "port-opened", "port-message", "port-closed", "alarms-changed", "reply-empty",
-                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated", "tabs-answered", "safari-background", "menu-clicked", "command-pressed", "web-navigation", "action-clicked", "permissions-changed"]
+                                     "reply-canceled", "storage-changed", "tab-created", "tab-updated", "tabs-answered", "safari-background", "menu-clicked", "command-pressed", "web-navigation", "action-clicked", "permissions-changed", "menus-changed"]
     private static let lateReply: UInt64 = 21
 
     private static func code(_ event: ExtensionWire.Event) -> UInt64 {
@@ -226,6 +226,7 @@ package struct CoverageSignature: Equatable, Sendable {
         case .navigated: 41
         case .actionClicked: 42
         case .permissionsChanged: 43
+        case .menusChanged: 44
         }
     }
 

@@ -91,6 +91,13 @@ extension PageHost {
         /// The alarm `name` fell due: the extension's pages over the folder `storage` hear it
         /// (`alarms.onAlarm`).
         case alarmFired(name: String, storage: String)
+        /// The menu items Safari holds for the profile whose extension storage is the folder
+        /// `storage`: its extension pages read them (`menus.update` and its kin check them).
+        case menus([ExtensionMenuItem], storage: String)
+        /// The user chose one of the extension's menu items (`event`: the background's
+        /// `menuClicked`), on the tab numbered `tabId` as the pages read it: the extension's pages
+        /// over the folder `storage` hear it (`menus.onClicked`).
+        case menuClicked(ExtensionWire.Event, tabId: JSONValue, storage: String)
         /// Safari's tabs or windows changed while the popup or a page of the extension's own is
         /// open: all the tabs now, and the frontmost window and the focused one (-1: another app
         /// is in front); nil leaves a window out, which the pages read as the popup's window.
@@ -185,6 +192,8 @@ extension PageHost {
         case setAlarm(from: Page, at: EpochMillis, name: String, period: EpochMillis?)
         /// An extension page cleared an alarm.
         case clearAlarm(from: Page, name: String)
+        /// An extension page changed the menu items (`menus.create` and its kin): all of them now.
+        case menusChanged(from: Page, items: [ExtensionMenuItem])
     }
 }
 
@@ -235,6 +244,9 @@ extension PageHost.Input {
             }
             return input("alarms", ["alarms": .object(held), "storage": .string(storage)])
         case .alarmFired(let name, let storage): return input("alarmFired", ["name": .string(name), "storage": .string(storage)])
+        case .menus(let items, let storage): return input("menus", ["items": .array(items.map(\.json)), "storage": .string(storage)])
+        case .menuClicked(let event, let tabId, let storage):
+            return input("menuClicked", ["event": ExtensionWire.encode(event), "tabId": tabId, "storage": .string(storage)])
         case .windowFocus(let windowId, let storage): return input("windowFocus", ["windowId": .integer(Int64(windowId)), "storage": .string(storage)])
         case .tabEvent(let event, let tabId, let windowId, let storage):
             return input("tabEvent", ["event": ExtensionWire.encode(event), "tabId": tabId, "windowId": .integer(Int64(windowId)), "storage": .string(storage)])
@@ -313,7 +325,7 @@ extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
         case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions, messageTab, tabsCall,
-             permissionsRemoved, actionSet, setAlarm, clearAlarm
+             permissionsRemoved, actionSet, setAlarm, clearAlarm, menusChanged
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -431,6 +443,16 @@ extension PageHost.Output {
         case .clearAlarm:
             try output.allow(["tab", "popup", "name"])
             return .clearAlarm(from: try output.page(), name: try output.string("name"))
+        case .menusChanged:
+            try output.allow(["tab", "popup", "items"])
+            guard case .array(let listed)? = members["items"] else { throw output.problem("'items' is not an array of menu items") }
+            var items: [ExtensionMenuItem] = []
+            for (index, item) in listed.enumerated() {
+                do { items.append(try ExtensionMenuItem.decode(item, at: JSONPath.root.key("items").index(index))) } catch {
+                    throw output.problem(error.description)
+                }
+            }
+            return .menusChanged(from: try output.page(), items: items)
         case .permissionsRemoved:
             try output.allow(["tab", "popup", "permissions", "origins"])
             return .permissionsRemoved(from: try output.page(), permissions: try output.strings("permissions"), origins: try output.strings("origins"))

@@ -96,7 +96,7 @@ extension SafariMachine {
         case .appMessageArrived: effects.append(.reconciliationPoint("the app's change arrived on the port", invariant: 8))
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabClosed, .appearanceChanged, .popupOpened,
              .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused, .nativeReplyArrived, .timerFired, .alarmFired,
-             .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered,
+             .alarmsChanged, .menusChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered,
              .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated, .permissionsChanged:
             break
         }
@@ -459,7 +459,7 @@ extension ExtensionWire.Event {
         case .actionClicked: .actionClicked
         case .navigated(_, _, let stage): stage.listener
         case .permissionsChanged(let added, _, _): added ? .permissionsAdded : .permissionsRemoved
-        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .pageAnswered, .portMessage,
+        case .started, .storageCompleted, .nativeReplyArrived, .timerFired, .appMessageArrived, .alarmsChanged, .menusChanged, .pageAnswered, .portMessage,
              .portClosed, .tabsAnswered: nil
         }
     }
@@ -470,7 +470,7 @@ extension ExtensionWire.Event {
         switch self {
         case .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite, .popupPaused: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
-             .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered,
+             .appMessageArrived, .appearanceChanged, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .menusChanged, .pageMessage, .pageAnswered,
              .portOpened, .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated,
              .permissionsChanged: false
         }
@@ -490,7 +490,7 @@ extension ExtensionWire.Event {
         case .nativeReplyArrived, .timerFired: true
         case .started, .storageCompleted, .tabRequestedDecision, .tabNativeDarkChanged, .tabActivated, .tabClosed, .safariCameToForeground,
              .appMessageArrived, .appearanceChanged, .popupOpened, .popupClosed, .popupChoseScope, .popupEdited, .popupForgotSite,
-             .popupPaused, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged,
+             .popupPaused, .alarmFired, .alarmsChanged, .menusChanged, .pageMessage, .pageAnswered, .portOpened, .portMessage, .portClosed, .storageChanged,
              .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated,
              .permissionsChanged: false
         }

@@ -125,6 +125,10 @@ extension SafariMachine {
         /// Safari's list (`alarmsChanged`).
         case pageAlarmSet(at: EpochMillis, name: String, period: EpochMillis?)
         case pageAlarmCleared(name: String)
+        /// One of the extension's own pages of the front profile changed its menu items
+        /// (`menus.create` and its kin): all of them now. Safari holds them, and the loaded
+        /// background hears its list (`menusChanged`).
+        case pageMenusChanged([ExtensionMenuItem])
         /// One of the extension's own pages of the front profile set a property of its toolbar
         /// item (`action.setBadgeText` and its kin), for `tab` alone or for every tab (nil).
         case pageActionSet(tab: TabID?, property: ExtensionAction.Property, value: JSONValue)
@@ -280,6 +284,12 @@ extension SafariMachine {
         case pagesAlarmsChanged([String: ExtensionWire.Alarm], profile: String)
         /// An alarm fell due: the pages of `profile` hear it (`alarms.onAlarm`), as the background does.
         case pagesAlarmFired(String, profile: String)
+        /// The menu items Safari holds for the extension in `profile` changed, or that profile
+        /// came to the front: its pages read them now (`menus.update` and its kin check them).
+        case pagesMenusChanged([ExtensionMenuItem], profile: String)
+        /// The user chose one of the extension's menu items (`event`: the background's
+        /// `menuClicked`): the pages of `profile` hear it (`menus.onClicked`), as the background does.
+        case pagesMenuClicked(ExtensionWire.Event, profile: String)
         /// The user pressed the keys of the extension's command `name`, over the front window's
         /// active tab: the pages of `profile` hear it (`commands.onCommand`), as the background does.
         case pagesCommandPressed(String, tab: TabID?, profile: String)

@@ -120,6 +120,9 @@ extension SafariMachine {
         default: break
         }
         if let checked { menus[index].checked = checked }
-        effects.append(.dispatch(.menuClicked(id: item.id, parentId: item.parentId, tab: tab, url: url, checked: checked, wasChecked: wasChecked)))
+        let clicked = ExtensionWire.Event.menuClicked(id: item.id, parentId: item.parentId, tab: tab, url: url, checked: checked, wasChecked: wasChecked)
+        effects.append(.dispatch(clicked))
+        // The extension's own pages that listen hear it too (WebKit sends it to every process).
+        if runsOwnPages { effects.append(.pagesMenuClicked(clicked, profile: profile)) }
     }
 }

@@ -61,15 +61,16 @@ extension SafariMachine {
         return key.profile == profile
     }
 
-    /// The pages read the toolbar item and the alarms as Safari holds them: they are told whenever
-    /// an input changed them from what they were (`action`, `alarms`, in `profile`: a set, a tab
-    /// closing, a restart or an update dropping them) or another profile's are in front, before
-    /// any page the input loads, which reads them as it loads.
-    mutating func tellPagesSafarisState(action before: ExtensionAction, alarms alarmsBefore: [String: Alarm], profile profileBefore: String,
-                                        _ effects: inout [Effect]) {
+    /// The pages read the toolbar item, the alarms and the menu items as Safari holds them: they
+    /// are told whenever an input changed them from what they were (`action`, `alarms`, `menus`,
+    /// in `profile`: a set, a tab closing, a restart or an update dropping them) or another
+    /// profile's are in front, before any page the input loads, which reads them as it loads.
+    mutating func tellPagesSafarisState(action before: ExtensionAction, alarms alarmsBefore: [String: Alarm], menus menusBefore: [ExtensionMenuItem],
+                                        profile profileBefore: String, _ effects: inout [Effect]) {
         var told: [Effect] = []
         if action != before || profile != profileBefore { told.append(.pagesActionChanged(action, profile: profile)) }
         if alarms != alarmsBefore || profile != profileBefore { told.append(.pagesAlarmsChanged(heldAlarms, profile: profile)) }
+        if menus != menusBefore || profile != profileBefore { told.append(.pagesMenusChanged(menus, profile: profile)) }
         let firstLoad = effects.firstIndex { effect in
             switch effect {
             case .loadPage, .openPopupPage: true
@@ -86,9 +87,11 @@ extension SafariMachine {
         let visible = isShown(id)
         if visible { shownPages.insert(pageKey(id)) } else { shownPages.remove(pageKey(id)) }
         effects.append(.loadPage(pageKey(id), url: tab.url, visible: visible, nativeDark: tab.nativeDark))
-        // The pages hear the load end (webNavigation's onDOMContentLoaded and onCompleted,
-        // tabs.onUpdated's complete) once the new page is there, as a browser's page that
-        // listens hears its own tab's load end: this load's, after its start.
+        // The pages hear the load's commit and end (webNavigation's onCommitted,
+        // onDOMContentLoaded and onCompleted, tabs.onUpdated's complete) once the new page is
+        // there, as a browser's page that listens hears its own tab's load end (the page host
+        // gives the commit to neither the tab's old page nor its new one): this load's, after
+        // its start.
         let start = effects.lastIndex { effect in
             if case .pagesTabEvent(.navigated(let loaded, _, .beforeNavigate), _, _) = effect { return loaded == id }
             return false
@@ -96,7 +99,8 @@ extension SafariMachine {
         let ending = effects.indices.filter { index in
             guard index >= start, case .pagesTabEvent(let event, _, _) = effects[index] else { return false }
             switch event {
-            case .tabUpdated(let loaded, _, .complete, _), .navigated(let loaded, _, .domContentLoaded), .navigated(let loaded, _, .completed): return loaded == id
+            case .tabUpdated(let loaded, _, .complete, _), .navigated(let loaded, _, .committed), .navigated(let loaded, _, .domContentLoaded),
+                 .navigated(let loaded, _, .completed): return loaded == id
             default: return false
             }
         }

@@ -374,7 +374,7 @@ package struct SafariMachine: Sendable {
     /// Acts on what happened at `now`; returns everything the shell must do, in order.
     mutating func handle(_ input: Input, now: EpochMillis) -> [Effect] {
         var effects: [Effect] = []
-        let (actionBefore, alarmsBefore, profileBefore) = (action, alarms, profile)
+        let (actionBefore, alarmsBefore, menusBefore, profileBefore) = (action, alarms, menus, profile)
         switch input {
         case .tabOpened(let id, let url, let nativeDark, let window):
             openTab(id, url: url, nativeDark: nativeDark, window: window, now: now, &effects)
@@ -570,6 +570,9 @@ package struct SafariMachine: Sendable {
         case .pageAlarmCleared(let name):
             alarms[Self.alarmKey(name)] = nil
             tellAlarmsChanged(&effects)
+        case .pageMenusChanged(let items):
+            menus = items
+            if loaded != nil { effects.append(.dispatch(.menusChanged(items: items))) }
         case .popupUsed(let gesture):
             guard userReachesThePopup(to: gesture.verb, now: now, &effects) else { break }
             effects.append(.useInPage(.popup, gesture))
@@ -593,7 +596,7 @@ package struct SafariMachine: Sendable {
         }
         if runsOwnPages {
             showPages(&effects)
-            tellPagesSafarisState(action: actionBefore, alarms: alarmsBefore, profile: profileBefore, &effects)
+            tellPagesSafarisState(action: actionBefore, alarms: alarmsBefore, menus: menusBefore, profile: profileBefore, &effects)
         }
         return effects
     }

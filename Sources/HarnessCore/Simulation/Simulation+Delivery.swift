@@ -105,7 +105,7 @@ extension Simulation {
             break
         case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
              .useInPage, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .pagesPermissionsChanged, .pagesActionChanged,
-             .pagesActionClicked, .pagesCommandPressed, .pagesAlarmsChanged, .pagesAlarmFired,
+             .pagesActionClicked, .pagesCommandPressed, .pagesAlarmsChanged, .pagesAlarmFired, .pagesMenusChanged, .pagesMenuClicked,
              .pagesTabEvent, .pagesWindowFocus:
             toPages(effect)
         case .answerBackground(let incarnation, let id, let answer, let unreachable):
@@ -338,7 +338,7 @@ struct BackgroundKnowledge {
         case .appearanceChanged(let value): appearance = value
         case .popupPaused: paused = true
         case .storageCompleted, .tabActivated, .safariCameToForeground, .safariWentToBackground, .appMessageArrived, .popupOpened, .popupClosed, .popupChoseScope,
-             .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .pageMessage, .pageAnswered, .portOpened,
+             .popupEdited, .popupForgotSite, .nativeReplyArrived, .timerFired, .alarmFired, .alarmsChanged, .menusChanged, .pageMessage, .pageAnswered, .portOpened,
              .portMessage, .portClosed, .storageChanged, .tabCreated, .tabUpdated, .tabsAnswered, .menuClicked, .commandPressed, .actionClicked, .navigated,
              .permissionsChanged: break
         }

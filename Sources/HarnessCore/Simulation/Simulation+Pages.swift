@@ -12,7 +12,7 @@ extension Simulation {
         // that hears a content script's message as it loads reads the tab it came from, and one
         // that hears a toolbar click reads the tab it was over as the click showed it.
         switch effect {
-        case .loadPage, .pagesActionClicked, .pagesCommandPressed, .pagesTabEvent, .pagesWindowFocus: refreshPageTabs()
+        case .loadPage, .pagesActionClicked, .pagesCommandPressed, .pagesTabEvent, .pagesWindowFocus, .pagesMenuClicked: refreshPageTabs()
         default: break
         }
         guard let input = pageInput(effect) else { return }
@@ -240,6 +240,13 @@ extension Simulation {
         case .pagesAlarmFired(let name, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .alarmFired(name: name, storage: folder)
+        case .pagesMenusChanged(let items, let profile):
+            guard let folder = storageFolder(profile) else { return nil }
+            return .menus(items, storage: folder)
+        case .pagesMenuClicked(let event, let profile):
+            guard let folder = storageFolder(profile), case .menuClicked(_, _, let tab, _, _, _) = event else { return nil }
+            let number = tabNumbers[PageKey(tab, profile: profile)]
+            return .menuClicked(event, tabId: number.map { .integer(Int64($0)) } ?? .string(tab.rawValue), storage: folder)
         case .pagesCommandPressed(let name, let tab, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .commandPressed(name, tab: tab.flatMap { id in pageTabs.first { $0.id == id } }, storage: folder)
@@ -346,6 +353,10 @@ extension Simulation {
             guard sender(page) != nil else { return }
             trace.record(now, "pages", "\(page.name) clears the alarm \(name.isEmpty ? "with no name" : "\"\(name)\"")")
             handle(.pageAlarmCleared(name: name))
+        case .menusChanged(let page, let items):
+            guard sender(page) != nil else { return }
+            trace.record(now, "pages", "\(page.name) changes the menu items: \(items.isEmpty ? "none" : items.map(\.name).joined(separator: ", "))")
+            handle(.pageMenusChanged(items))
         case .actionSet(let page, let tab, let property, let value):
             trace.record(now, "pages", "\(page.name) sets the action's \(property.rawValue)\(tab.map { " for tab \($0.rawValue)" } ?? "")", value)
             guard sender(page) != nil else { return }

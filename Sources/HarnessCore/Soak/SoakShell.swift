@@ -290,7 +290,7 @@ final class SoakShell: Sendable {
             case .loadPage, .pageNativeDark, .closePage, .showPage, .pagesAppearance, .answerPage, .messagePage, .openPopupPage, .closePopupPage,
                  .useInPage, .answerBackground, .messageOnPagePort, .pagePortDisconnected, .connectPage, .pagesStorageChanged, .extensionTabsCall,
                  .permissionsDecided, .pagesPermissionsChanged, .pagesActionChanged, .pagesActionClicked, .pagesCommandPressed,
-                 .pagesAlarmsChanged, .pagesAlarmFired, .pagesTabEvent, .pagesWindowFocus:
+                 .pagesAlarmsChanged, .pagesAlarmFired, .pagesMenusChanged, .pagesMenuClicked, .pagesTabEvent, .pagesWindowFocus:
                 // The soak runs the built-in background and the reference content script: no
                 // extension's own pages.
                 break

@@ -80,6 +80,7 @@ extension ExtensionWire {
         case .timerFired(let timer): return input("timerFired", ["timer": json(timer)])
         case .alarmFired(let name): return name.isEmpty ? input("alarmFired") : input("alarmFired", ["name": .string(name)])
         case .alarmsChanged(let alarms): return input("alarmsChanged", ["alarms": encode(alarms)])
+        case .menusChanged(let items): return input("menusChanged", ["items": .array(items.map(\.json))])
         case .pageMessage(let id, let from, let message, let active, let userGesture):
             var members: [String: JSONValue] = ["id": .integer(Int64(id)), "message": message]
             if let active { members["active"] = .string(active.rawValue) }
@@ -235,6 +236,11 @@ extension ExtensionWire {
             let timer = try WireObject(members["timer"] ?? .null, at: root.key("timer"))
             return .timerFired(try Self.timer(timer))
         case "alarmsChanged": return .alarmsChanged(alarms: try Self.alarms(members["alarms"] ?? .null, at: root.key("alarms")))
+        case "menusChanged":
+            guard case .array(let items)? = members["items"] else { throw NativeMessageError(root.key("items"), "expected an array of menu items") }
+            var menus: [ExtensionMenuItem] = []
+            for (index, item) in items.enumerated() { menus.append(try ExtensionMenuItem.decode(item, at: root.key("items").index(index))) }
+            return .menusChanged(items: menus)
         case "alarmFired":
             guard let name = members["name"] else { return .alarmFired(name: "") }
             guard case .string(let text) = name else { throw NativeMessageError(root.key("name"), "expected a string") }
@@ -318,6 +324,8 @@ extension ExtensionWire {
         case .alarmFired: return .machine(.alarmFired(now: now))
         // The built-in background sets its one alarm afresh each time: Safari's list is not its.
         case .alarmsChanged: return .ignored
+        // It makes no menu items, and no page of its own runs.
+        case .menusChanged: return .ignored
         // It listens for neither: Safari never sends them to it.
         case .tabCreated, .tabUpdated, .tabsAnswered, .safariWentToBackground, .menuClicked, .commandPressed, .actionClicked, .navigated, .permissionsChanged:
             return .ignored

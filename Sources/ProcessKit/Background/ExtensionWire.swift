@@ -126,6 +126,9 @@ public enum ExtensionWire {
         /// Safari changed the alarms it holds on its own (raised one to its minimum, moved a
         /// periodic alarm no listener heard to its next time, moved them later by a sleep): all of them now.
         case alarmsChanged(alarms: [String: Alarm])
+        /// One of the extension's own pages changed the menu items Safari holds for it: all of
+        /// them now, for a loaded background's copy (`menus.create` answers from it at once).
+        case menusChanged(items: [ExtensionMenuItem])
         /// An extension's own page sent the background a message (`runtime.sendMessage`), the
         /// `id`th Safari carried; the background answers it with `answerPage`. `active` is the
         /// active tab of the window in front as the page sent it (`tabs.query` reads it).
@@ -303,6 +306,7 @@ public enum ExtensionWire {
         case .timerFired: "timerFired"
         case .alarmFired: "alarmFired"
         case .alarmsChanged: "alarmsChanged"
+        case .menusChanged: "menusChanged"
         case .pageMessage: "pageMessage"
         case .pageAnswered: "pageAnswered"
         case .portOpened: "portOpened"

@@ -75,6 +75,6 @@ export const eventInputs = new Set([
     'tabRequestedDecision', 'tabNativeDarkChanged', 'appearanceChanged', 'tabActivated', 'tabClosed', 'safariCameToForeground', 'safariWentToBackground',
     'appMessageArrived', 'alarmFired', 'alarmsChanged', 'popupOpened', 'popupChoseScope', 'popupEdited', 'popupForgotSite',
     'popupPaused', 'popupClosed', 'pageMessage', 'pageAnswered', 'portOpened', 'portMessage', 'portClosed', 'storageChanged',
-    'tabCreated', 'tabUpdated', 'tabsAnswered', 'menuClicked', 'commandPressed', 'actionClicked', 'webNavigation', 'permissionsChanged',
+    'tabCreated', 'tabUpdated', 'tabsAnswered', 'menuClicked', 'commandPressed', 'actionClicked', 'webNavigation', 'permissionsChanged', 'menusChanged',
 ]);
 export const inputs = new Set(['started', 'timerFired', 'storageCompleted', 'nativeReplyArrived', ...eventInputs]);

@@ -13,6 +13,7 @@ import {
 } from './realm-common.mjs';
 import { actionNamespaces } from './realm-action.mjs';
 import { alarmMembers } from './realm-alarms.mjs';
+import { menuMembers } from './realm-menus.mjs';
 import { installFetchTypes } from './realm-fetch.mjs';
 import { netRequestMembers } from './realm-dnr.mjs';
 import { permissionMembers, permissionNames } from './realm-permissions.mjs';
@@ -406,8 +407,9 @@ export function install(hostFunctions, setupText, page) {
                 const found = current === undefined ? undefined : tabs.find((tab) => tab.id === current);
                 return Promise.resolve(found === undefined ? undefined : wholeTab(found, tabs));
             }),
-            // A port to a tab's content scripts, whose runtime.onConnect takes it; none listening,
-            // or a tab that is not open, closes it at once, saying so.
+            // A port to a tab's page (its content scripts, or the extension's page it shows),
+            // whose runtime.onConnect takes it; none listening, or a tab that is not open, closes
+            // it at once, saying so.
             connect: (...args) => {
                 const { tab, name } = connectArguments(args);
                 const number = host.connectTab(String(tab), name);
@@ -501,14 +503,24 @@ export function install(hostFunctions, setupText, page) {
                          onAlarm: eventOf(alarmListeners) })
         : null;
     if (alarms !== null) namespaces.alarms = alarms.members;
-    // Safari's toolbar item and alarms, taken once in each input (the host gives them once).
+    // menus (and contextMenus) in an extension page, as the background's (realm-menus.mjs): Safari
+    // holds the items, each change sends it all of them, and the page reads what Safari last
+    // handed over, taken again in each input.
+    const menuClickListeners = [];
+    const menus = setup.extensionPage && (present.has('menus') || present.has('contextMenus'))
+        ? menuMembers({ host: { menusChanged: (text) => host.menusChanged(text) }, callbackForm: withCallback,
+                        event: () => eventOf(menuClickListeners), setLastError: (error) => { lastError = error; } })
+        : null;
+    if (menus !== null) { namespaces.menus = menus.members; namespaces.contextMenus = menus.members; }
+    // Safari's toolbar item, alarms and menu items, taken once in each input (the host gives them once).
     const holdSafariState = () => {
         if (!setup.extensionPage) return;
         const text = host.safariState();
         if (text === '') return;
-        const { action, alarms: held } = parse(text);
+        const { action, alarms: held, menus: items } = parse(text);
         toolbar.hold(action);
         alarms?.hold(held);
+        menus?.hold(items);
     };
     holdSafariState();
     // The user's gesture: its events' listeners run inside it.
@@ -695,6 +707,15 @@ export function install(hostFunctions, setupText, page) {
             case 'windowFocus':
                 for (const listener of [...focusListeners]) call(listener, undefined, [Number(input.windowId)]);
                 return;
+            case 'menuClicked': {
+                if (menus === null) return;
+                const { tabs } = parse(host.tabs());
+                const listed = tabs.find((tab) => tab.id === input.tabId);
+                const [info, tab] = menus.clicked(input.event, listed === undefined ? undefined : wholeTab(listed, tabs));
+                // (Safari's copy follows the click: a checkbox or a radio item checked.)
+                inGesture(() => { for (const listener of [...menuClickListeners]) call(listener, undefined, [info, tab]); });
+                return;
+            }
             case 'alarmFired': {
                 const alarm = alarms?.fired(String(input.name));
                 if (alarm !== undefined) for (const listener of [...alarmListeners]) call(listener, undefined, [alarm]);

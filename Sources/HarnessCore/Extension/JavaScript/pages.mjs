@@ -21,8 +21,9 @@
 //       | {"type": "action", "storage", "action": {"default"?, "tabs"?}} | {"type": "actionClicked", "storage", "tab"}
 //       | {"type": "commandPressed", "storage", "name", "tab"?}
 //       | {"type": "alarms", "storage", "alarms": {NAME: {"at", "period"?}}} | {"type": "alarmFired", "storage", "name"}
+//       | {"type": "menus", "storage", "items"} | {"type": "menuClicked", "storage", "event" (the background's menuClicked), "tabId"}
 //       | {"type": "windowFocus", "storage", "windowId"}
-//       | {"type": "tabEvent", "storage", "event" (the background's tabCreated, tabUpdated, tabActivated or tabClosed), "tabId", "windowId"}
+//       | {"type": "tabEvent", "storage", "event" (the background's tabCreated, tabUpdated, tabActivated, tabClosed or webNavigation), "tabId", "windowId"}
 //       | {"type": "tabs", "tabs": [...], "frontWindow"?, "focusedWindow"? (-1: none)} | {"type": "closePopup", "hide"}
 //       | {"type": "click", "tab" | "popup": true, "element"} | {"type": "choose", "tab" | "popup": true, "element", "value"}
 //       | {"type": "portMessage", "port", "message"} | {"type": "portDisconnected", "port", "error"?}
@@ -43,6 +44,7 @@
 //       | {"type": "permissionsRemoved", "tab" | "popup": true, "permissions", "origins"}
 //       | {"type": "actionSet", "tab" | "popup": true, "for"?, "property", "value"}
 //       | {"type": "setAlarm", "tab" | "popup": true, "at", "name", "period"?} | {"type": "clearAlarm", "tab" | "popup": true, "name"}
+//       | {"type": "menusChanged", "tab" | "popup": true, "items"}
 //       | {"type": "tabsCall", "id", "tab" | "popup": true, "call": {"method": "create" | "update" | "reload" | "remove", ...}}]}
 
 process.env.TZ = 'UTC';
@@ -251,8 +253,8 @@ const ownPagesOver = (folder) => [...pages.values()].filter((page) => page.exten
 
 // What Safari tells the extension's own pages over `folder`: each hears it in a turn of `kind`,
 // with `value` as its JSON. Returns them.
-async function hearOwn(folder, kind, value) {
-    const heard = ownPagesOver(folder);
+async function hearOwn(folder, kind, value, except = () => false) {
+    const heard = ownPagesOver(folder).filter((page) => !except(page));
     for (const page of heard) await turn(page, kind, 0, JSON.stringify(value));
     return heard;
 }
@@ -350,18 +352,20 @@ let portEvents = [];
 // The end numbered `port` hears `kind` (its page, if it is still there).
 async function settlePortEvent({ port, kind, input }) {
     const page = portPages.get(port);
+    if (kind === 'portDisconnected') { portPages.delete(port); pagePortPeers.delete(port); }
     if (page === undefined || pages.get(page.name) !== page) return [];
-    if (kind === 'portDisconnected') portPages.delete(port);
     await turn(page, kind, port, JSON.stringify({ type: kind, ...input }));
     return [page];
 }
 
 // The other end of a port between pages hears that this one closed (with why, when it never
-// connected), and neither leads to the other any more.
+// connected), and neither leads to the other any more: until it hears it, what the other end
+// posts or closes goes nowhere (its peer is null).
 function closePagePort(port, error) {
     const peer = pagePortPeers.get(port);
     pagePortPeers.delete(port);
-    pagePortPeers.delete(peer);
+    if (peer === null || peer === undefined) return;
+    pagePortPeers.set(peer, null);
     portEvents.push({ port: peer, kind: 'portDisconnected', input: error === undefined ? {} : { error } });
 }
 
@@ -375,7 +379,7 @@ const noListener = 'Invalid call to tabs.connect(). No runtime.onConnect listene
 async function settlePages(touched) {
     for (let count = 0; pageReplies.length > 0 || pageMessages.length > 0 || portEvents.length > 0 || storageChanges.length > 0; count++) {
         if (count >= heardPerInput) {
-            log('pages', 'error', `the pages changed storage, sent each other messages and answered them ${heardPerInput} times in one input: the rest are not heard`);
+            log('pages', 'error', `the pages changed storage, sent each other messages, answered them and posted on ports between them ${heardPerInput} times in one input: the rest are not heard`);
             pageReplies = [];
             pageMessages = [];
             portEvents = [];
@@ -453,6 +457,8 @@ let focusedWindow = 1;
 // and `alarms` inputs give them).
 const safariActions = new Map();
 const safariAlarms = new Map();
+// The menu items Safari holds for the extension, by storage folder (JSON text).
+const safariMenus = new Map();
 // A tab as an extension page's tabs.query gives it: its number (tabs.Tab.id) when Safari gave
 // one, else its name; `name` is the page host's own, left out of what a page reads.
 const listedTabs = (tabs) => (tabs ?? []).map((tab) => ({
@@ -573,8 +579,8 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         },
         portPost: (port, text) => {
             if (portPages.get(port) !== page) return;
-            if (pagePortPeers.has(port)) portEvents.push({ port: pagePortPeers.get(port), kind: 'portMessage', input: { message: JSON.parse(String(text)) } });
-            else outputs.push({ type: 'portPost', port, message: JSON.parse(String(text)) });
+            if (!pagePortPeers.has(port)) outputs.push({ type: 'portPost', port, message: JSON.parse(String(text)) });
+            else if (pagePortPeers.get(port) !== null) portEvents.push({ port: pagePortPeers.get(port), kind: 'portMessage', input: { message: JSON.parse(String(text)) } });
         },
         // `unheard`: a port the background or another page opened, which no runtime.onConnect
         // listener took.
@@ -586,7 +592,9 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
         },
         // An extension page's tabs.connect to a tab (by its number, or its name where Safari gave
         // none): the page's end's number. Its other end is the tab's page's; a tab Safari did not
-        // hand over, or whose page is not there, closes it at once, saying so.
+        // hand over, or whose page is not there, closes it at once, saying so. A page's own tab
+        // is not one: WebKit sends no connection to the sender's own page, and the port closes
+        // with no error.
         connectTab: (tabId, name) => {
             const port = nextPort++, peer = nextPort++;
             portPages.set(port, page);
@@ -594,9 +602,9 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             pagePortPeers.set(peer, port);
             const to = listedName(tabId);
             // (The tab's page of the same profile: over the same extension storage.)
-            const target = to === undefined ? undefined
-                : [...pages.values()].find((other) => other.tab !== undefined && String(other.tab).split('/').pop() === to && other.storage === page.storage);
-            if (target === undefined) { closePagePort(peer, noTab); return port; }
+            const shows = (other) => other.tab !== undefined && String(other.tab).split('/').pop() === to && other.storage === page.storage;
+            const target = to === undefined ? undefined : [...pages.values()].find((other) => other !== page && shows(other));
+            if (target === undefined) { closePagePort(peer, to !== undefined && shows(page) ? undefined : noTab); return port; }
             portPages.set(peer, target);
             portEvents.push({ port: peer, kind: 'portOpened', input: { name: String(name), sender: senderOf(page) } });
             return port;
@@ -644,14 +652,16 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     if (own !== undefined) {
         host.tabs = () => pageTabs(tab);
         host.openOptionsPage = () => { outputs.push(sentFrom({ type: 'openOptionsPage' })); };
-        // What Safari holds for it, its toolbar item and its alarms (`{action, alarms}` as JSON
+        // What Safari holds for it, its toolbar item, its alarms and its menu items (`{action, alarms, menus}` as JSON
         // text), as Safari last handed them over: given once in each input ('' after), so that
         // what the page sets in the input's later turns stays until Safari hands it back.
         host.safariState = () => {
             if (page.stateTakenIn === inputsHandled) return '';
             page.stateTakenIn = inputsHandled;
-            return `{"action":${safariActions.get(storageFolder) ?? '{}'},"alarms":${safariAlarms.get(storageFolder) ?? '{}'}}`;
+            return `{"action":${safariActions.get(storageFolder) ?? '{}'},"alarms":${safariAlarms.get(storageFolder) ?? '{}'},"menus":${safariMenus.get(storageFolder) ?? '[]'}}`;
         };
+        // Its menu items are Safari's: what it changes goes out, all of them.
+        host.menusChanged = (text) => { outputs.push(sentFrom({ type: 'menusChanged', items: JSON.parse(String(text)) })); };
         // Its alarms are Safari's: what it makes or clears goes out.
         host.setAlarm = (at, name, period) => {
             if (!Number.isSafeInteger(at)) return;
@@ -675,7 +685,7 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
     // shares) does nothing: it sends, logs and stores nothing.
     for (const name of ['storage', 'webStorage', 'log', 'sendMessage', 'setTimer', 'cancelTimer', 'connect', 'portPost', 'portDisconnect', 'answer', 'injected',
                         'openOptionsPage', 'requestPermissions', 'permissionsRemoved', 'keep', 'messageTab', 'tabsCall', 'actionSet', 'answerPage', 'setAlarm', 'clearAlarm',
-                        'connectTab']) {
+                        'connectTab', 'menusChanged']) {
         const live = host[name];
         if (live === undefined) continue;
         host[name] = (...args) => {
@@ -982,6 +992,7 @@ function reset(input) {
     focusedWindow = 1;
     safariActions.clear();
     safariAlarms.clear();
+    safariMenus.clear();
 }
 
 async function handle(input) {
@@ -1066,7 +1077,11 @@ async function handle(input) {
     case 'tabEvent':
         // A tab opened, loaded, came to the front of its window or closed: the extension's own
         // pages over that storage hear it (tabs.onCreated, onUpdated, onActivated, onRemoved).
-        return await hearOwn(input.storage, 'tabEvent', { event: input.event, tabId: input.tabId, windowId: input.windowId });
+        // (A load's commit replaces the tab's page: the page that loads does not hear its own,
+        // nor does the page it replaces.)
+        return await hearOwn(input.storage, 'tabEvent', { event: input.event, tabId: input.tabId, windowId: input.windowId },
+                             (page) => input.event?.type === 'webNavigation' && input.event.stage === 'committed' && page.tab !== undefined
+                                 && String(page.tab).split('/').pop() === String(input.event.tab));
     case 'alarms':
         // The alarms Safari holds changed (the background or a page made or cleared one, one fell due).
         safariAlarms.set(String(input.storage), JSON.stringify(input.alarms ?? {}));
@@ -1075,6 +1090,13 @@ async function handle(input) {
         // An alarm fell due: the extension's own pages over that storage hear it (alarms.onAlarm).
         return await hearOwn(input.storage, 'alarmFired', { name: input.name });
     }
+    case 'menus':
+        // The menu items Safari holds changed (the background or a page changed them, a restart dropped them).
+        safariMenus.set(String(input.storage), JSON.stringify(input.items ?? []));
+        return [];
+    case 'menuClicked':
+        // The user chose one of the extension's menu items: its own pages over that storage hear it (menus.onClicked).
+        return await hearOwn(input.storage, 'menuClicked', { event: input.event, tabId: input.tabId });
     case 'commandPressed': {
         // The user pressed one of the extension's commands: its own pages over that storage hear
         // it (commands.onCommand), with the front window's active tab, if it has one.

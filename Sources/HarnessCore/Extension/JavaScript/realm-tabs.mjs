@@ -154,13 +154,6 @@ export function tabsAndWindows({ host, safari, callbackForm, event, text }) {
     };
 }
 
-// The windows namespace (WebKit's `windowsGet`, `windowsGetLastFocused`, `windowsGetAll`) over
-// Safari's windows as a context knows them: `current()` (its own window), `front()` (the
-// frontmost), `focused()` (-1 while another app is in front), `ids()` (every window, in order)
-// and `tabsIn(id)` (a window's tabs, as tabs.query gives them); `form` gives each call its
-// promise and callback forms. A window as windows.* gives it (`WebExtensionWindow::parameters`):
-// focused only while Safari is in front with it frontmost, its tabs with `populate`, every one
-// `normal`; its place and size are not known here and are left out.
 // tabs.connect's arguments, checked as WebKit checks them: the tab (a number, or a name where
 // Safari gave none) and the port's name.
 export function connectArguments(args) {
@@ -173,6 +166,13 @@ export function connectArguments(args) {
     return { tab, name: info?.name ?? '' };
 }
 
+// The windows namespace (WebKit's `windowsGet`, `windowsGetLastFocused`, `windowsGetAll`) over
+// Safari's windows as a context knows them: `current()` (its own window), `front()` (the
+// frontmost), `focused()` (-1 while another app is in front), `ids()` (every window, in order)
+// and `tabsIn(id)` (a window's tabs, as tabs.query gives them); `form` gives each call its
+// promise and callback forms. A window as windows.* gives it (`WebExtensionWindow::parameters`):
+// focused only while Safari is in front with it frontmost, its tabs with `populate`, every one
+// `normal`; its place and size are not known here and are left out.
 export function windowMembers({ form, current, front, focused, ids, tabsIn }) {
     const normal = (info) => !Array.isArray(info?.windowTypes) || info.windowTypes.includes('normal');
     const windowInfo = (id, info) => {

@@ -697,6 +697,8 @@ export function install(hostFunctions, manifestText) {
             fire(input.change === 'added' ? 'permissionsAdded' : 'permissionsRemoved', { permissions: [...input.permissions].map(String), origins: [...input.origins].map(String) });
             return;
         case 'alarmsChanged': holdAlarms(input.alarms); return;
+        // One of the extension's pages changed the menu items Safari holds: the copy follows.
+        case 'menusChanged': menus?.hold(input.items); return;
         case 'alarmFired': fire('alarm', alarms.fired(typeof input.name === 'string' ? input.name : '')); return;
         }
     };

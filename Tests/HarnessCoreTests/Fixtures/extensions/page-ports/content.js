@@ -1,7 +1,9 @@
-// Answers what comes on a port the popup opens, and closes it when told goodbye.
+// Answers the first message that comes on a port the popup opens, and closes the port at once:
+// what the popup posts in answer goes nowhere.
 browser.runtime.onConnect.addListener((port) => {
     console.log(`content took ${port.name} from ${port.sender.url}`);
     port.onMessage.addListener((message) => {
-        if (message === 'bye') port.disconnect(); else port.postMessage(`heard ${message}`);
+        port.postMessage(`heard ${message}`);
+        port.disconnect();
     });
 });
