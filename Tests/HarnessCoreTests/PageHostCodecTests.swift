@@ -210,8 +210,12 @@ struct PageHostCodecTests {
         (#"{"type":"actionSet","tab":"options","for":"t1","property":"title","value":"Large"}"#,
          .actionSet(from: .tab(PageKey(name: "options")), tab: TabID("t1"), property: .title, value: .string("Large"))),
         (#"{"type":"actionSet","popup":true,"property":"badgeText","value":null}"#, .actionSet(from: .popup, tab: nil, property: .badgeText, value: .null)),
-        (#"{"type":"menusChanged","popup":true,"items":[{"id":"save","title":"Save","contexts":["page"],"type":"normal","checked":false,"enabled":true,"visible":true}]}"#,
-         .menusChanged(from: .popup, items: [ExtensionMenuItem(id: .string("save"), title: "Save")])),
+        (#"{"type":"menuChanged","popup":true,"op":"create","item":{"id":"save","title":"Save","contexts":["page"],"type":"normal","checked":false,"enabled":true,"visible":true}}"#,
+         .menuChanged(from: .popup, .create(ExtensionMenuItem(id: .string("save"), title: "Save")))),
+        (#"{"type":"menuChanged","tab":"options","op":"update","item":{"id":1,"title":"Pin","type":"checkbox","checked":true}}"#,
+         .menuChanged(from: .tab(PageKey(name: "options")), .update(ExtensionMenuItem(id: .integer(1), title: "Pin", type: "checkbox", checked: true)))),
+        (#"{"type":"menuChanged","popup":true,"op":"remove","id":"save"}"#, .menuChanged(from: .popup, .remove(.string("save")))),
+        (#"{"type":"menuChanged","popup":true,"op":"removeAll"}"#, .menuChanged(from: .popup, .removeAll)),
     ]
 
     @Test(arguments: outputs)
@@ -231,7 +235,9 @@ struct PageHostCodecTests {
         (#"{"type":"foo","port":1}"#, "output 2: unknown type 'foo'"),
         (#"{"type":"setAlarm","popup":true,"at":1,"name":"x","period":0}"#, "output 2 (setAlarm): 'period' is not an integer above 0"),
         (#"{"type":"actionSet","popup":true,"property":"colour","value":1}"#, "output 2 (actionSet): 'property': \(ExtensionAction.expectedProperty)"),
-        (#"{"type":"menusChanged","popup":true,"items":{}}"#, "output 2 (menusChanged): 'items' is not an array of menu items"),
+        (#"{"type":"menuChanged","popup":true,"op":"add"}"#, "output 2 (menuChanged): 'op' is not create, update, remove or removeAll"),
+        (#"{"type":"menuChanged","popup":true,"op":"remove","id":1.5}"#, "output 2 (menuChanged): 'id' is not a string or a whole number"),
+        (#"{"type":"menuChanged","popup":true,"op":"create","item":{"title":"x"}}"#, "output 2 (menuChanged): item.id: expected a string or an integer"),
         (#"3"#, "output 2: not an object"),
         (#"{"port":1}"#, "output 2: no string 'type'"),
         (#"{"type":"setTimer","page":"tab t1#1","timer":"2","at":5}"#, "output 2 (setTimer): no integer 'timer'"),

@@ -324,6 +324,28 @@ struct SafariMachineTests {
         #expect(safari.action.isEmpty, "Safari keeps it in memory only")
     }
 
+    /// A page's change to the menu items is made in Safari's list one call at a time: an item
+    /// made twice, or changed or removed once gone, is refused; a removal takes the items under
+    /// the item with it.
+    @Test func aPagesMenuChangeIsMadeInSafarisListOrRefused() {
+        let tools = ExtensionMenuItem(id: .string("tools"), title: "Tools"), pin = ExtensionMenuItem(id: .integer(1), title: "Pin", parentId: .string("tools"))
+        let under = ExtensionMenuItem(id: .string("deep"), title: "Deep", parentId: .integer(1)), other = ExtensionMenuItem(id: .string("other"), title: "Other")
+        let items = [tools, pin, under, other]
+        #expect(MenuChange.create(other).applied(to: items) == .failure(MenuChange.Refusal("an item other is there already")))
+        #expect(MenuChange.update(ExtensionMenuItem(id: .string("gone"), title: "x")).applied(to: items) == .failure(MenuChange.Refusal("no item gone is there")))
+        #expect(MenuChange.remove(.string("tools")).applied(to: items) == .success([other]))
+        #expect(MenuChange.remove(.integer(1)).applied(to: items) == .success([tools, other]))
+        #expect(MenuChange.remove(.string("gone")).applied(to: items) == .failure(MenuChange.Refusal("no item gone is there")))
+        #expect(MenuChange.removeAll.applied(to: items) == .success([]))
+        var renamed = other
+        renamed.title = "Renamed"
+        #expect(MenuChange.update(renamed).applied(to: items) == .success([tools, pin, under, renamed]))
+        // The loaded background hears Safari's list before anything queued for it.
+        var safari = loaded(listeners: [], now: 0)
+        #expect(safari.handle(.pageMenuChanged(.create(other)), now: 0) == [.dispatchFirst([.menusChanged(items: [other])])])
+        #expect(safari.handle(.pageMenuChanged(.create(other)), now: 0) == [.note("a page's menu change is refused: an item other is there already")])
+    }
+
     /// A page's menu shows only visible items for a page under visible, enabled parents; an
     /// enabled one chosen fires menus.onClicked (a checkbox flips, a radio item is checked and
     /// its neighbours not), and the list is Safari's until it quits.

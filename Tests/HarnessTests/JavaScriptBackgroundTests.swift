@@ -396,7 +396,8 @@ struct JavaScriptBackgroundTests {
 
     /// An extension page's `menus` are Safari's, as the background's are: the popup makes an item,
     /// the loaded worker hears the list and makes its next item after the popup's, the popup
-    /// renames the worker's (it reads what Safari holds), and a choice reaches both.
+    /// renames the worker's (it reads what Safari holds), and a choice reaches both, each of
+    /// which makes one more item in it: Safari keeps both.
     @Test func thePopupsMenuItemsAreSafarisAsTheWorkersAre() throws {
         let outcome = try Self.outcome(of: """
             extension \(Self.fixtures)/page-menus pages
@@ -419,6 +420,11 @@ struct JavaScriptBackgroundTests {
             settle
             expect console background contains "worker heard later on tab 1"
             expect console popup contains "popup heard later checked undefined on tab 1"
+            menu click from-popup t1
+            menu click from-worker t1
+            settle
+            expect console background contains "worker heard from-popup on tab 1"
+            expect console popup contains "popup heard from-worker checked undefined on tab 1"
 
             """)
         #expect(outcome.passed, "\(outcome.failures)")

@@ -55,7 +55,7 @@ struct PendingPageTimers {
             case .setTimer(let page, let number, let at): due[page, default: [:]][number] = at
             case .cancelTimer(let page, let number): due[page]?[number] = nil
             case .sendMessage, .answer, .state, .log, .connect, .postOnPort, .disconnectPort, .queried, .storageChanged, .injected, .openOptionsPage, .requestPermissions, .messageTab, .tabsCall,
-                 .permissionsRemoved, .actionSet, .setAlarm, .clearAlarm, .menusChanged: break
+                 .permissionsRemoved, .actionSet, .setAlarm, .clearAlarm, .menuChanged: break
             }
         }
     }

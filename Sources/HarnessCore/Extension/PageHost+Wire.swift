@@ -192,8 +192,9 @@ extension PageHost {
         case setAlarm(from: Page, at: EpochMillis, name: String, period: EpochMillis?)
         /// An extension page cleared an alarm.
         case clearAlarm(from: Page, name: String)
-        /// An extension page changed the menu items (`menus.create` and its kin): all of them now.
-        case menusChanged(from: Page, items: [ExtensionMenuItem])
+        /// An extension page changed the menu items (`menus.create` and its kin): the change, for
+        /// Safari to make in the list it holds.
+        case menuChanged(from: Page, MenuChange)
     }
 }
 
@@ -325,7 +326,7 @@ extension PageHost.Output {
     /// The outputs' `type` names on the wire.
     private enum Kind: String {
         case sendMessage, answer, page, log, setTimer, cancelTimer, connect, portPost, portDisconnect, queried, storageChanged, injected, openOptionsPage, requestPermissions, messageTab, tabsCall,
-             permissionsRemoved, actionSet, setAlarm, clearAlarm, menusChanged
+             permissionsRemoved, actionSet, setAlarm, clearAlarm, menuChanged
     }
 
     /// The outputs of one frame the pages wrote, `{"outputs": [...]}`, in order; a frame of
@@ -443,16 +444,25 @@ extension PageHost.Output {
         case .clearAlarm:
             try output.allow(["tab", "popup", "name"])
             return .clearAlarm(from: try output.page(), name: try output.string("name"))
-        case .menusChanged:
-            try output.allow(["tab", "popup", "items"])
-            guard case .array(let listed)? = members["items"] else { throw output.problem("'items' is not an array of menu items") }
-            var items: [ExtensionMenuItem] = []
-            for (index, item) in listed.enumerated() {
-                do { items.append(try ExtensionMenuItem.decode(item, at: JSONPath.root.key("items").index(index))) } catch {
-                    throw output.problem(error.description)
-                }
+        case .menuChanged:
+            try output.allow(["tab", "popup", "op", "item", "id"])
+            func item() throws(PageHost.Failure) -> ExtensionMenuItem {
+                do { return try ExtensionMenuItem.decode(members["item"] ?? .null, at: JSONPath.root.key("item")) } catch { throw output.problem(error.description) }
             }
-            return .menusChanged(from: try output.page(), items: items)
+            let change: MenuChange
+            switch try output.string("op") {
+            case "create": change = .create(try item())
+            case "update": change = .update(try item())
+            case "remove":
+                switch members["id"] {
+                case .string(let text)?: change = .remove(.string(text))
+                case .integer(let number)?: change = .remove(.integer(number))
+                default: throw output.problem("'id' is not a string or a whole number")
+                }
+            case "removeAll": change = .removeAll
+            default: throw output.problem("'op' is not create, update, remove or removeAll")
+            }
+            return .menuChanged(from: try output.page(), change)
         case .permissionsRemoved:
             try output.allow(["tab", "popup", "permissions", "origins"])
             return .permissionsRemoved(from: try output.page(), permissions: try output.strings("permissions"), origins: try output.strings("origins"))

@@ -126,9 +126,9 @@ extension SafariMachine {
         case pageAlarmSet(at: EpochMillis, name: String, period: EpochMillis?)
         case pageAlarmCleared(name: String)
         /// One of the extension's own pages of the front profile changed its menu items
-        /// (`menus.create` and its kin): all of them now. Safari holds them, and the loaded
-        /// background hears its list (`menusChanged`).
-        case pageMenusChanged([ExtensionMenuItem])
+        /// (`menus.create` and its kin): Safari makes the change in the list it holds, and the
+        /// loaded background hears its list (`menusChanged`) before anything queued for it.
+        case pageMenuChanged(MenuChange)
         /// One of the extension's own pages of the front profile set a property of its toolbar
         /// item (`action.setBadgeText` and its kin), for `tab` alone or for every tab (nil).
         case pageActionSet(tab: TabID?, property: ExtensionAction.Property, value: JSONValue)

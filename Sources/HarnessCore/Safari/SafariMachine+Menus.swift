@@ -126,3 +126,54 @@ extension SafariMachine {
         if runsOwnPages { effects.append(.pagesMenuClicked(clicked, profile: profile)) }
     }
 }
+
+/// A change an extension page made to the menu items (`menus.create`, `update`, `remove`,
+/// `removeAll`), which Safari makes in the list it holds, one call at a time as WebKit does:
+/// pages and the background may change the list in the same step, and neither overwrites the
+/// other's items. A change the list no longer allows (an item made twice, one gone) is refused.
+package enum MenuChange: Equatable, Sendable {
+    case create(ExtensionMenuItem)
+    case update(ExtensionMenuItem)
+    case remove(JSONValue)
+    case removeAll
+
+    /// `items` with the change made, or why it cannot be.
+    package func applied(to items: [ExtensionMenuItem]) -> Result<[ExtensionMenuItem], Refusal> {
+        switch self {
+        case .create(let item):
+            guard !items.contains(where: { $0.id == item.id }) else { return .failure(Refusal("an item \(item.name) is there already")) }
+            return .success(items + [item])
+        case .update(let item):
+            guard let at = items.firstIndex(where: { $0.id == item.id }) else { return .failure(Refusal("no item \(item.name) is there")) }
+            var changed = items
+            changed[at] = item
+            return .success(changed)
+        case .remove(let id):
+            guard items.contains(where: { $0.id == id }) else { return .failure(Refusal("no item \(ExtensionMenuItem.name(id)) is there")) }
+            // An item goes with the items under it.
+            var gone: Set<String> = [ExtensionMenuItem.name(id)]
+            var grew = true
+            while grew {
+                grew = false
+                for item in items where item.parentId.map({ gone.contains(ExtensionMenuItem.name($0)) }) == true && gone.insert(item.name).inserted { grew = true }
+            }
+            return .success(items.filter { !gone.contains($0.name) })
+        case .removeAll: return .success([])
+        }
+    }
+
+    package struct Refusal: Error, Equatable {
+        package let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    /// The change as the trace says it.
+    package var said: String {
+        switch self {
+        case .create(let item): "makes the menu item \(item.name)"
+        case .update(let item): "changes the menu item \(item.name)"
+        case .remove(let id): "removes the menu item \(ExtensionMenuItem.name(id))"
+        case .removeAll: "removes every menu item"
+        }
+    }
+}

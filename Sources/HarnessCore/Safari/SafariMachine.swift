@@ -570,9 +570,15 @@ package struct SafariMachine: Sendable {
         case .pageAlarmCleared(let name):
             alarms[Self.alarmKey(name)] = nil
             tellAlarmsChanged(&effects)
-        case .pageMenusChanged(let items):
-            menus = items
-            if loaded != nil { effects.append(.dispatch(.menusChanged(items: items))) }
+        case .pageMenuChanged(let change):
+            switch change.applied(to: menus) {
+            case .success(let items):
+                menus = items
+                // Before what is queued for it: what it does next is over Safari's list.
+                if loaded != nil { effects.append(.dispatchFirst([.menusChanged(items: items)])) }
+            case .failure(let refusal):
+                effects.append(.note("a page's menu change is refused: \(refusal.reason)"))
+            }
         case .popupUsed(let gesture):
             guard userReachesThePopup(to: gesture.verb, now: now, &effects) else { break }
             effects.append(.useInPage(.popup, gesture))

@@ -242,7 +242,9 @@ extension Simulation {
             return .alarmFired(name: name, storage: folder)
         case .pagesMenusChanged(let items, let profile):
             guard let folder = storageFolder(profile) else { return nil }
-            return .menus(items, storage: folder)
+            // The items as Safari holds them now: a page's change carried out since the effect
+            // was made (in a turn of an effect before it) is not undone.
+            return .menus(profile == safari.profile ? safari.menus : items, storage: folder)
         case .pagesMenuClicked(let event, let profile):
             guard let folder = storageFolder(profile), case .menuClicked(_, _, let tab, _, _, _) = event else { return nil }
             let number = tabNumbers[PageKey(tab, profile: profile)]
@@ -353,10 +355,10 @@ extension Simulation {
             guard sender(page) != nil else { return }
             trace.record(now, "pages", "\(page.name) clears the alarm \(name.isEmpty ? "with no name" : "\"\(name)\"")")
             handle(.pageAlarmCleared(name: name))
-        case .menusChanged(let page, let items):
+        case .menuChanged(let page, let change):
             guard sender(page) != nil else { return }
-            trace.record(now, "pages", "\(page.name) changes the menu items: \(items.isEmpty ? "none" : items.map(\.name).joined(separator: ", "))")
-            handle(.pageMenusChanged(items))
+            trace.record(now, "pages", "\(page.name) \(change.said)")
+            handle(.pageMenuChanged(change))
         case .actionSet(let page, let tab, let property, let value):
             trace.record(now, "pages", "\(page.name) sets the action's \(property.rawValue)\(tab.map { " for tab \($0.rawValue)" } ?? "")", value)
             guard sender(page) != nil else { return }

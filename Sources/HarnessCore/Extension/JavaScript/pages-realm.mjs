@@ -504,11 +504,11 @@ export function install(hostFunctions, setupText, page) {
         : null;
     if (alarms !== null) namespaces.alarms = alarms.members;
     // menus (and contextMenus) in an extension page, as the background's (realm-menus.mjs): Safari
-    // holds the items, each change sends it all of them, and the page reads what Safari last
-    // handed over, taken again in each input.
+    // holds the items, and makes each change the page sends it in its list; the page reads what
+    // Safari last handed over, taken again in each input.
     const menuClickListeners = [];
     const menus = setup.extensionPage && (present.has('menus') || present.has('contextMenus'))
-        ? menuMembers({ host: { menusChanged: (text) => host.menusChanged(text) }, callbackForm: withCallback,
+        ? menuMembers({ host: { menusChanged: (text, change) => host.menusChanged(text, change) }, callbackForm: withCallback,
                         event: () => eventOf(menuClickListeners), setLastError: (error) => { lastError = error; } })
         : null;
     if (menus !== null) { namespaces.menus = menus.members; namespaces.contextMenus = menus.members; }

@@ -44,7 +44,8 @@
 //       | {"type": "permissionsRemoved", "tab" | "popup": true, "permissions", "origins"}
 //       | {"type": "actionSet", "tab" | "popup": true, "for"?, "property", "value"}
 //       | {"type": "setAlarm", "tab" | "popup": true, "at", "name", "period"?} | {"type": "clearAlarm", "tab" | "popup": true, "name"}
-//       | {"type": "menusChanged", "tab" | "popup": true, "items"}
+//       | {"type": "menuChanged", "tab" | "popup": true, "op": "create" | "update", "item"} | {"type": "menuChanged", ..., "op": "remove", "id"}
+//       | {"type": "menuChanged", ..., "op": "removeAll"}
 //       | {"type": "tabsCall", "id", "tab" | "popup": true, "call": {"method": "create" | "update" | "reload" | "remove", ...}}]}
 
 process.env.TZ = 'UTC';
@@ -660,8 +661,8 @@ async function load(name, tab, url, visible, appearance, html, nativeDark = fals
             page.stateTakenIn = inputsHandled;
             return `{"action":${safariActions.get(storageFolder) ?? '{}'},"alarms":${safariAlarms.get(storageFolder) ?? '{}'},"menus":${safariMenus.get(storageFolder) ?? '[]'}}`;
         };
-        // Its menu items are Safari's: what it changes goes out, all of them.
-        host.menusChanged = (text) => { outputs.push(sentFrom({ type: 'menusChanged', items: JSON.parse(String(text)) })); };
+        // Its menu items are Safari's: each change goes out, for Safari to make in its list.
+        host.menusChanged = (text, change) => { outputs.push(sentFrom({ type: 'menuChanged', ...JSON.parse(String(change)) })); };
         // Its alarms are Safari's: what it makes or clears goes out.
         host.setAlarm = (at, name, period) => {
             if (!Number.isSafeInteger(at)) return;

@@ -7,8 +7,10 @@
 
 import { jsonText } from './realm-common.mjs';
 
-// `host.menusChanged(itemsText)` tells Safari; `callbackForm`, `event` and `setLastError` are
-// the runtime's. Returns the namespace's members, `hold(items)`, which takes Safari's copy, and
+// `host.menusChanged(itemsText, changeText)` tells Safari: every item now, and the change made
+// (`{op: "create" | "update", item}`, `{op: "remove", id}` or `{op: "removeAll"}`), for a context
+// that tells Safari each change rather than its whole list (an extension page); `callbackForm`,
+// `event` and `setLastError` are the runtime's. Returns the namespace's members, `hold(items)`, which takes Safari's copy, and
 // `clicked(input, tab)`, the listeners' arguments for a `menuClicked` input.
 export function menuMembers({ host, callbackForm, event, setLastError }) {
     const isArray = Array.isArray, hasOwn = Object.hasOwn, isSafeInteger = Number.isSafeInteger;
@@ -18,7 +20,7 @@ export function menuMembers({ host, callbackForm, event, setLastError }) {
     let items = [];
     let generated = 0;
     const find = (id) => items.find((item) => item.id === id);
-    const told = () => host.menusChanged(jsonText(items, 'the menu items'));
+    const told = (change) => host.menusChanged(jsonText(items, 'the menu items'), jsonText(change, 'a change of the menu items'));
     // An item with a script's properties, each read once and checked as Safari checks it: a
     // copy of `item`, which stays as it was when a property is refused. A parent must exist and
     // be neither the item nor one of the items under it.
@@ -63,7 +65,7 @@ export function menuMembers({ host, callbackForm, event, setLastError }) {
                 if (find(id) !== undefined) throw new Error(`Invalid call to menus.create(). A menu item with the identifier '${id}' already exists.`);
                 const item = read(properties ?? {}, { id, title: '', contexts: ['page'], type: 'normal', checked: false, enabled: true, visible: true }, 'create');
                 items.push(item);
-                told();
+                told({ op: 'create', item });
             } catch (error) {
                 failure(callback, error);
                 return id;
@@ -75,7 +77,7 @@ export function menuMembers({ host, callbackForm, event, setLastError }) {
             const at = items.findIndex((item) => item.id === id);
             if (at < 0) return Promise.reject(new Error('Invalid call to menus.update(). Menu item not found.'));
             try { items[at] = read(properties ?? {}, items[at], 'update'); } catch (error) { return Promise.reject(error); }
-            told();
+            told({ op: 'update', item: items[at] });
             return Promise.resolve(undefined);
         }),
         // An item goes with the items made under it.
@@ -87,12 +89,12 @@ export function menuMembers({ host, callbackForm, event, setLastError }) {
                 for (const item of items) if (item.parentId !== undefined && gone.has(item.parentId) && !gone.has(item.id)) { gone.add(item.id); grew = true; }
             }
             items = items.filter((item) => !gone.has(item.id));
-            told();
+            told({ op: 'remove', id });
             return Promise.resolve(undefined);
         }),
         removeAll: callbackForm(() => {
             items = [];
-            told();
+            told({ op: 'removeAll' });
             return Promise.resolve(undefined);
         }),
     };

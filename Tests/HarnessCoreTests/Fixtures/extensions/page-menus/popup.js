@@ -10,4 +10,7 @@ document.getElementById('add').addEventListener('click', () => {
 document.getElementById('rename').addEventListener('click', () => {
     browser.menus.update('later', { title: 'Renamed' }).then(() => console.log('popup renamed'), (error) => console.log(`popup could not rename: ${error.message}`));
 });
-browser.menus.onClicked.addListener((info, tab) => console.log(`popup heard ${info.menuItemId} checked ${info.checked} on tab ${tab.id}`));
+browser.menus.onClicked.addListener((info, tab) => {
+    console.log(`popup heard ${info.menuItemId} checked ${info.checked} on tab ${tab.id}`);
+    if (info.menuItemId === 'pin') browser.menus.create({ id: 'from-popup', title: 'From the popup' });
+});
