@@ -430,6 +430,27 @@ struct JavaScriptBackgroundTests {
         #expect(outcome.passed, "\(outcome.failures)")
     }
 
+    /// What Safari hands the pages of its toolbar item is what it holds when it hands it over:
+    /// the worker sets the badge as it answers the popup, the popup sets it again in the turn the
+    /// answer brings, and a later read in the popup finds the popup's, as Safari holds it.
+    @Test func thePagesReadTheToolbarItemAsSafariHoldsItAfterAnAnswerTheyActedOn() throws {
+        let outcome = try Self.outcome(of: """
+            extension \(Self.fixtures)/page-badge-answer pages
+            tab open t1 https://a.example/
+            settle
+            popup open t1
+            settle
+            popup click go
+            settle
+            expect action badge="P"
+            popup click read
+            settle
+            expect console popup contains "badge P"
+
+            """)
+        #expect(outcome.passed, "\(outcome.failures)")
+    }
+
     /// `permission revoke ITEM` takes back what the user granted: an item the user did not grant
     /// (a manifest's own included) is a step the user cannot take, and the run fails naming what
     /// is granted.

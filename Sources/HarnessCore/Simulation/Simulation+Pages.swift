@@ -234,16 +234,17 @@ extension Simulation {
             // The tab as the pages number it (a closed one's too).
             let number = tabNumbers[PageKey(tab, profile: profile)]
             return .tabEvent(event, tabId: number.map { .integer(Int64($0)) } ?? .string(tab.rawValue), windowId: window, storage: folder)
+        // (What Safari holds, the alarms, the toolbar item and the menu items, goes to the pages
+        // as Safari holds it when the input is sent: a page's change carried out since the
+        // effect was made, in a turn of an effect before it, is not undone.)
         case .pagesAlarmsChanged(let alarms, let profile):
             guard let folder = storageFolder(profile) else { return nil }
-            return .alarms(alarms, storage: folder)
+            return .alarms(profile == safari.profile ? safari.heldAlarms : alarms, storage: folder)
         case .pagesAlarmFired(let name, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .alarmFired(name: name, storage: folder)
         case .pagesMenusChanged(let items, let profile):
             guard let folder = storageFolder(profile) else { return nil }
-            // The items as Safari holds them now: a page's change carried out since the effect
-            // was made (in a turn of an effect before it) is not undone.
             return .menus(profile == safari.profile ? safari.menus : items, storage: folder)
         case .pagesMenuClicked(let event, let profile):
             guard let folder = storageFolder(profile), case .menuClicked(_, _, let tab, _, _, _) = event else { return nil }
@@ -257,7 +258,7 @@ extension Simulation {
             return .actionClicked(listed, storage: folder)
         case .pagesActionChanged(let action, let profile):
             guard let folder = storageFolder(profile) else { return nil }
-            return .action(action, storage: folder)
+            return .action(profile == safari.profile ? safari.action : action, storage: folder)
         case .pagesPermissionsChanged(let added, let permissions, let origins, let profile):
             guard let folder = storageFolder(profile) else { return nil }
             return .permissionsChanged(storage: folder, added: added, permissions: permissions, origins: origins)
