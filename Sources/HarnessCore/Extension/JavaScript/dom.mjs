@@ -80,11 +80,15 @@ function load() {
 }
 
 // The interfaces jsdom gives a window (the list it installs them from), read without loading
-// jsdom; [] when it is not installed.
-export function domInterfaces() {
-    let text;
-    try { text = fs.readFileSync(require.resolve('jsdom/lib/jsdom/living/interfaces.js'), 'utf8'); } catch { return []; }
-    return [...text.matchAll(/^ {2}(\w+): require\(/gm)].map(([, name]) => name);
+// jsdom, once per process (each background page's incarnation asks: namesTheDOM); [] when it is
+// not installed.
+let interfaces = null;
+function domInterfaces() {
+    if (interfaces !== null) return interfaces;
+    let text = '';
+    try { text = fs.readFileSync(require.resolve('jsdom/lib/jsdom/living/interfaces.js'), 'utf8'); } catch {}
+    interfaces = [...text.matchAll(/^ {2}(\w+): require\(/gm)].map(([, name]) => name);
+    return interfaces;
 }
 
 // A plain page: nothing but the color-scheme its natively dark rules set (pages-realm.mjs).

@@ -8,7 +8,7 @@
 // objects node's realm (PROTOCOL.md section 15 says what that leaves open).
 
 import {
-    commandsOf, define, eventOf, frameGlobals, giveWindow, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, tabAddress,
+    commandsOf, define, eventOf, frameGlobals, giveWindow, hostOf, windowAsEventTarget, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, tabAddress,
     sessionAccessLevels, storageAreaMembers, webStorageArea, windowGlobals,
 } from './realm-common.mjs';
 import { actionNamespaces } from './realm-action.mjs';
@@ -58,8 +58,7 @@ export function install(hostFunctions, setupText, page) {
     // whose clock, timers and randomness are this realm's too.
     const document = page.document;
     // The DOM's own events and what takes them (a listener's `signal`) are the document's.
-    for (const name of ['Event', 'CustomEvent', 'EventTarget', 'AbortController', 'AbortSignal', 'DOMException']) define(name, page[name]);
-    for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) define(name, (...args) => apply(page[name], page, args));
+    windowAsEventTarget(page);
     define('window', globalThis);
     define('self', globalThis);
     define('top', globalThis);

@@ -36,6 +36,14 @@ export const define = (name, value) => Object.defineProperty(globalThis, name, {
 export const windowGlobals = ['performance', 'crypto', 'navigator', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask',
                               'localStorage', 'console', 'fetch', 'XMLHttpRequest'];
 export const frameGlobals = ['Date', 'Math', 'Intl', 'performance', 'crypto'];
+// A document's window as its realm's event target: the DOM's events and what takes them (a
+// listener's `signal`) are the document's, and the realm's add/remove/dispatchEvent are the
+// window's.
+export function windowAsEventTarget(window) {
+    for (const name of ['Event', 'CustomEvent', 'EventTarget', 'AbortController', 'AbortSignal', 'DOMException']) define(name, window[name]);
+    for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) define(name, (...args) => apply(window[name], window, args));
+}
+
 export function giveWindow(window, names) {
     for (const name of names) {
         if (name === 'globalThis' || !(name in globalThis) || Object.getOwnPropertyDescriptor(window, name)?.configurable === false) continue;

@@ -7,7 +7,7 @@
 // (`attach`): its objects are jsdom's, made in node's realm (PROTOCOL.md, section 14).
 
 import {
-    commandsOf, define, eventOf, frameGlobals, giveWindow, hostOf, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea, windowGlobals,
+    commandsOf, define, eventOf, frameGlobals, giveWindow, hostOf, windowAsEventTarget, installCollector, installDate, installRandom, installStacks, installTimers, jsonText, localizer, optionsPageOf, portEnd, safariLacks, safariNamespaces, storageAreaMembers, webStorageArea, windowGlobals,
 } from './realm-common.mjs';
 import { actionNamespaces } from './realm-action.mjs';
 import { alarmMembers } from './realm-alarms.mjs';
@@ -402,8 +402,7 @@ export function install(hostFunctions, manifestText) {
     const attach = (window) => {
         page = window;
         const document = window.document;
-        for (const name of ['Event', 'CustomEvent', 'EventTarget', 'AbortController', 'AbortSignal', 'DOMException']) define(name, window[name]);
-        for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent']) define(name, (...args) => apply(window[name], window, args));
+        windowAsEventTarget(window);
         define('document', document);
         // The document is `loading` while the page's scripts run, as Safari parses its page.
         Object.defineProperty(document, 'readyState', { get: () => readyState, configurable: true });
